@@ -1,0 +1,230 @@
+package types
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/big"
+	"strings"
+)
+
+type bigInt = big.Int
+
+// Decimal is an exact decimal number: an unscaled integer and a scale, as
+// Flink's DecimalData. Values whose unscaled integer fits in 18 digits are
+// held without allocation; wider ones use math/big.
+type Decimal struct {
+	compact int64    // unscaled value when big == nil
+	big     *big.Int // unscaled value when it does not fit compactly
+	scale   int32
+}
+
+// maxCompactDigits is the largest number of digits always held compactly.
+const maxCompactDigits = 18
+
+var pow10 = func() [19]int64 {
+	var p [19]int64
+	p[0] = 1
+	for i := 1; i < len(p); i++ {
+		p[i] = p[i-1] * 10
+	}
+	return p
+}()
+
+// ErrDecimalOverflow is returned when a decimal does not fit the requested
+// precision.
+var ErrDecimalOverflow = errors.New("decimal value out of range for its precision")
+
+// NewDecimal returns unscaled × 10^-scale.
+func NewDecimal(unscaled int64, scale int) Decimal {
+	return Decimal{compact: unscaled, scale: int32(scale)}
+}
+
+// NewDecimalBig returns unscaled × 10^-scale. It does not retain unscaled.
+func NewDecimalBig(unscaled *big.Int, scale int) Decimal {
+	if unscaled.IsInt64() {
+		return Decimal{compact: unscaled.Int64(), scale: int32(scale)}
+	}
+	return Decimal{big: new(big.Int).Set(unscaled), scale: int32(scale)}
+}
+
+// Scale returns the number of digits after the decimal point.
+func (d Decimal) Scale() int { return int(d.scale) }
+
+// Unscaled returns the unscaled integer.
+func (d Decimal) Unscaled() *big.Int {
+	if d.big != nil {
+		return new(big.Int).Set(d.big)
+	}
+	return big.NewInt(d.compact)
+}
+
+// UnscaledInt64 returns the unscaled integer and whether it fits an int64.
+func (d Decimal) UnscaledInt64() (int64, bool) {
+	if d.big != nil {
+		return 0, false
+	}
+	return d.compact, true
+}
+
+// Sign returns -1, 0 or +1.
+func (d Decimal) Sign() int {
+	if d.big != nil {
+		return d.big.Sign()
+	}
+	switch {
+	case d.compact < 0:
+		return -1
+	case d.compact > 0:
+		return 1
+	}
+	return 0
+}
+
+// Precision returns the number of significant digits of the unscaled value
+// (at least 1).
+func (d Decimal) Precision() int {
+	if d.big == nil {
+		u := d.compact
+		if u < 0 {
+			if u == math.MinInt64 {
+				return 19
+			}
+			u = -u
+		}
+		n := 1
+		for n < len(pow10) && u >= pow10[n] {
+			n++
+		}
+		return n
+	}
+	return len(new(big.Int).Abs(d.big).String())
+}
+
+// Rescale returns d with the given scale and checks it against precision,
+// rounding half-up (away from zero on .5) when digits are dropped, as Flink
+// does. It returns ErrDecimalOverflow when the result needs more than
+// precision digits.
+func (d Decimal) Rescale(precision, scale int) (Decimal, error) {
+	u := d.Unscaled()
+	diff := scale - int(d.scale)
+	switch {
+	case diff > 0:
+		u.Mul(u, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(diff)), nil))
+	case diff < 0:
+		div := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(-diff)), nil)
+		q, r := new(big.Int).QuoRem(u, div, new(big.Int))
+		r.Abs(r).Mul(r, big.NewInt(2))
+		if r.Cmp(div) >= 0 {
+			if u.Sign() < 0 {
+				q.Sub(q, big.NewInt(1))
+			} else {
+				q.Add(q, big.NewInt(1))
+			}
+		}
+		u = q
+	}
+	out := NewDecimalBig(u, scale)
+	if out.Precision() > precision && out.Sign() != 0 {
+		return Decimal{}, fmt.Errorf("%w: %s does not fit DECIMAL(%d, %d)", ErrDecimalOverflow, d, precision, scale)
+	}
+	return out, nil
+}
+
+// Cmp compares d and e numerically: -1, 0 or +1.
+func (d Decimal) Cmp(e Decimal) int {
+	if d.big == nil && e.big == nil && d.scale == e.scale {
+		switch {
+		case d.compact < e.compact:
+			return -1
+		case d.compact > e.compact:
+			return 1
+		}
+		return 0
+	}
+	return d.Rat().Cmp(e.Rat())
+}
+
+// Rat returns d as an exact rational number.
+func (d Decimal) Rat() *big.Rat {
+	den := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(d.scale)), nil)
+	return new(big.Rat).SetFrac(d.Unscaled(), den)
+}
+
+// Float64 returns the nearest float64.
+func (d Decimal) Float64() float64 {
+	if d.big == nil && d.scale >= 0 && int(d.scale) < len(pow10) {
+		f := float64(d.compact) / float64(pow10[d.scale])
+		if float64(int64(f*float64(pow10[d.scale]))) == float64(d.compact) {
+			return f
+		}
+	}
+	f, _ := d.Rat().Float64()
+	return f
+}
+
+// String returns the plain (non-scientific) decimal text with exactly Scale
+// digits after the point, for example "-12.50".
+func (d Decimal) String() string {
+	var digits string
+	neg := false
+	if d.big == nil {
+		u := d.compact
+		if u < 0 {
+			neg = true
+		}
+		digits = new(big.Int).Abs(big.NewInt(u)).String()
+	} else {
+		neg = d.big.Sign() < 0
+		digits = new(big.Int).Abs(d.big).String()
+	}
+	scale := int(d.scale)
+	var b strings.Builder
+	if neg {
+		b.WriteByte('-')
+	}
+	if scale <= 0 {
+		b.WriteString(digits)
+		b.WriteString(strings.Repeat("0", -scale))
+		return b.String()
+	}
+	if len(digits) <= scale {
+		b.WriteString("0.")
+		b.WriteString(strings.Repeat("0", scale-len(digits)))
+		b.WriteString(digits)
+		return b.String()
+	}
+	b.WriteString(digits[:len(digits)-scale])
+	b.WriteByte('.')
+	b.WriteString(digits[len(digits)-scale:])
+	return b.String()
+}
+
+// ParseDecimal parses a decimal number in plain or scientific notation
+// ("12.5", "-0.001", "1e3") exactly, keeping the scale of the text.
+func ParseDecimal(s string) (Decimal, error) {
+	r, ok := new(big.Rat).SetString(s)
+	if !ok || strings.ContainsAny(s, "/") {
+		return Decimal{}, fmt.Errorf("invalid decimal %q", s)
+	}
+	// Scale of the text: digits after the point minus the exponent.
+	mant, exp := s, 0
+	if i := strings.IndexAny(s, "eE"); i >= 0 {
+		mant = s[:i]
+		if _, err := fmt.Sscan(s[i+1:], &exp); err != nil {
+			return Decimal{}, fmt.Errorf("invalid decimal %q", s)
+		}
+	}
+	scale := 0
+	if i := strings.IndexByte(mant, '.'); i >= 0 {
+		scale = len(mant) - i - 1
+	}
+	scale -= exp
+	if scale < 0 {
+		scale = 0
+	}
+	den := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(scale)), nil)
+	num := new(big.Int).Mul(r.Num(), den)
+	num.Quo(num, r.Denom())
+	return NewDecimalBig(num, scale), nil
+}
