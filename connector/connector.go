@@ -1,0 +1,144 @@
+// Package connector defines what a table source or sink implements: the
+// contract between connectors (built-in or an embedder's own) and the
+// runtime that runs them. Factories (package factory) create Sources and
+// Sinks from validated options; the runtime opens readers and writers in
+// tasks, snapshots their positions at checkpoint barriers, and drives the
+// two-phase commit of sinks.
+//
+// Interfaces here are small and blocking; the runtime owns goroutines,
+// retries and shutdown. Optional capabilities are separate interfaces that
+// the runtime discovers by type assertion.
+package connector
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+
+	"github.com/streamsql/streamsql/types"
+)
+
+// TaskInfo tells a reader or writer where it runs.
+type TaskInfo struct {
+	// Job is the job's name (DESIGN.md, "Job identity"). It is stable across
+	// restarts.
+	Job string
+	// Table is the catalog name of the table the task reads or writes.
+	Table string
+	// Index is the task's index among Parallelism tasks of its operator.
+	Index int
+	// Parallelism is the number of tasks of the operator.
+	Parallelism int
+	// Logger is the task's logger; never nil.
+	Logger *slog.Logger
+}
+
+// Split is a unit of parallel reading: a Kafka partition, a file, a
+// generator's sequence. Splits are assigned to readers by the runtime.
+type Split struct {
+	// ID is stable across runs; checkpoint state is stored under it.
+	ID string
+}
+
+// SplitState is a split and the reader's position in it, as stored in a
+// checkpoint. State is nil when the split has no checkpointed position; the
+// reader then starts as its options say (for example scan.startup.mode).
+type SplitState struct {
+	ID    string
+	State []byte
+}
+
+// Source is a table source created by a factory.
+type Source interface {
+	// Splits lists the splits to read. It is called once per run, before
+	// any reader is opened.
+	Splits(ctx context.Context) ([]Split, error)
+	// Open returns a reader for the given splits, each with the state
+	// restored from the checkpoint (nil state: start from the options).
+	Open(ctx context.Context, task TaskInfo, splits []SplitState) (Reader, error)
+	// Bounded reports whether every reader eventually returns io.EOF.
+	Bounded() bool
+}
+
+// Reader reads rows from its assigned splits.
+type Reader interface {
+	// Read blocks until rows are available and returns them. It returns
+	// io.EOF when a bounded reader is done, and ctx.Err() when ctx is done.
+	// The returned rows belong to the caller: the reader must not modify
+	// them afterwards.
+	Read(ctx context.Context) ([]types.Row, error)
+	// Snapshot returns the position of every assigned split after the last
+	// row returned by Read. The runtime calls it between Reads when it
+	// injects a checkpoint barrier.
+	Snapshot(checkpointID int64) ([]SplitState, error)
+	// Close releases the reader's resources.
+	Close() error
+}
+
+// CheckpointListener is implemented by readers and writers that want to
+// know when a checkpoint is complete (durably written), for example to
+// commit consumer-group offsets for lag tools.
+type CheckpointListener interface {
+	CheckpointComplete(ctx context.Context, checkpointID int64) error
+}
+
+// Sink is a table sink created by a factory.
+type Sink interface {
+	// Open returns a writer for one sink task.
+	Open(ctx context.Context, task TaskInfo) (Writer, error)
+}
+
+// Writer writes rows of one sink task.
+type Writer interface {
+	// Write writes rows. It may buffer.
+	Write(ctx context.Context, rows []types.Row) error
+	// PreCommit is phase one of two-phase commit, called when the task
+	// receives the barrier of checkpoint checkpointID, after every row
+	// before the barrier was passed to Write. A non-transactional writer
+	// flushes and returns no committables; a transactional one completes
+	// (but does not commit) its current transaction and returns its
+	// handle. Any write failure since the last PreCommit must be returned
+	// here, so that the checkpoint fails.
+	PreCommit(ctx context.Context, checkpointID int64) ([]Committable, error)
+	// Close releases the writer; work not pre-committed is discarded
+	// (a transactional writer aborts its open transaction).
+	Close() error
+}
+
+// Committable is a small serializable handle on pre-committed work (for
+// Kafka: transactional id, producer id, epoch and transaction version). The
+// runtime stores it in the checkpoint and hands it back to the Committer.
+type Committable []byte
+
+// TwoPhaseSink is implemented by sinks whose writers return committables.
+type TwoPhaseSink interface {
+	Sink
+	// Committer returns the sink's committer. It is created once per run,
+	// before any writer is opened.
+	Committer(ctx context.Context, job string) (Committer, error)
+}
+
+// Committer commits and aborts committables. All methods must be safe to
+// call again after a failure or a crash: committing an already committed
+// committable succeeds.
+type Committer interface {
+	// Commit is phase two. It returns an error wrapping ErrCommitLost when
+	// the other side definitely discarded the work (it will never commit);
+	// any other error is retried by the runtime with backoff.
+	Commit(ctx context.Context, c Committable) error
+	// Abort discards pre-committed work. Aborting what is already aborted
+	// or unknown succeeds.
+	Abort(ctx context.Context, c Committable) error
+	// Recover is called once at start, before any writer is opened, with
+	// the committables of the restored checkpoint that are not known to be
+	// committed. It commits them, then aborts any work that earlier runs
+	// left open and that is not among them.
+	Recover(ctx context.Context, pending []Committable) error
+	// Close releases the committer.
+	Close() error
+}
+
+// ErrCommitLost is wrapped by Commit errors that mean the pre-committed
+// work is gone for good (for Kafka: the broker aborted the transaction).
+// The runtime fails the job with it instead of retrying or restarting.
+var ErrCommitLost = errors.New("pre-committed work was lost")
