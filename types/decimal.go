@@ -19,9 +19,6 @@ type Decimal struct {
 	scale   int32
 }
 
-// maxCompactDigits is the largest number of digits always held compactly.
-const maxCompactDigits = 18
-
 var pow10 = func() [19]int64 {
 	var p [19]int64
 	p[0] = 1

@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# Runs real Apache Kafka brokers (KRaft, one combined broker+controller each)
+# for streamsql's tests, using only Java 17, Maven and Go.
+#
+#   scripts/kafka.sh fetch
+#       Downloads the broker's jars from Maven Central (scripts/kafka-rig/pom.xml)
+#       into the cache, once. Cache: $STREAMSQL_CACHE (default ~/.cache/streamsql).
+#   scripts/kafka.sh start [--tv1] [--prop key=value]...
+#       Formats KRaft storage in a new temporary directory, starts a broker on free
+#       ports of 127.0.0.1, waits until it answers a metadata request, and prints
+#           STREAMSQL_KAFKA_BOOTSTRAP=127.0.0.1:PORT
+#           STREAMSQL_KAFKA_DIR=/tmp/streamsql-kafka.XXXX
+#       so that `eval "$(scripts/kafka.sh start)"` exports both. --tv1 formats the
+#       cluster with transaction.version=1 (how Kafka 3.x and not-yet-upgraded 4.x
+#       clusters behave); --prop adds a server property (e.g.
+#       transaction.max.timeout.ms=5000). Several brokers can run at once.
+#   scripts/kafka.sh stop DIR
+#       Stops the broker started in DIR (that PID only) and removes DIR.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+rig=$here/kafka-rig
+version=$(sed -n 's:.*<kafka.version>\(.*\)</kafka.version>.*:\1:p' "$rig/pom.xml")
+cache=${STREAMSQL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/streamsql}
+libs=$cache/kafka-$version/libs
+
+die() { echo "kafka.sh: $*" >&2; exit 1; }
+
+fetch() {
+  if [ -f "$libs/.complete" ]; then return 0; fi
+  command -v mvn >/dev/null || die "Maven (mvn) is needed to fetch the broker; install it (apt-get install maven)"
+  command -v java >/dev/null || die "Java 17 is needed to run the broker; install it (apt-get install openjdk-17-jre-headless)"
+  echo "kafka.sh: fetching Apache Kafka $version from Maven Central into $libs" >&2
+  rm -rf "$libs"
+  mkdir -p "$libs"
+  local build
+  build=$(mktemp -d)
+  # The POM has no sources; build in a temporary copy so the work tree stays clean.
+  cp "$rig/pom.xml" "$build/"
+  (cd "$build" && mvn -q -B package -Dlibs.dir="$libs") >&2 || { rm -rf "$build"; die "mvn failed to fetch the broker"; }
+  rm -rf "$build"
+  touch "$libs/.complete"
+}
+
+rigtool() {
+  # Built from this repository; go's build cache makes repeat builds instant.
+  local bin=$cache/bin/rigtool
+  (cd "$here/.." && go build -o "$bin" ./scripts/rigtool) >&2
+  "$bin" "$@"
+}
+
+start() {
+  local tv1=0 props=()
+  while [ $# -gt 0 ]; do
+    case $1 in
+      --tv1) tv1=1; shift ;;
+      --prop) [ $# -ge 2 ] || die "--prop needs key=value"; props+=("$2"); shift 2 ;;
+      *) die "start: unknown argument $1" ;;
+    esac
+  done
+  fetch
+  local dir ports port cport
+  dir=$(mktemp -d "${TMPDIR:-/tmp}/streamsql-kafka.XXXXXX")
+  mapfile -t ports < <(rigtool freeport 2)
+  port=${ports[0]} cport=${ports[1]}
+  cat >"$dir/server.properties" <<PROPS
+process.roles=broker,controller
+node.id=1
+controller.quorum.voters=1@127.0.0.1:$cport
+listeners=PLAINTEXT://127.0.0.1:$port,CONTROLLER://127.0.0.1:$cport
+advertised.listeners=PLAINTEXT://127.0.0.1:$port
+controller.listener.names=CONTROLLER
+inter.broker.listener.name=PLAINTEXT
+listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT
+log.dirs=$dir/data
+num.partitions=1
+auto.create.topics.enable=false
+offsets.topic.replication.factor=1
+offsets.topic.num.partitions=1
+transaction.state.log.replication.factor=1
+transaction.state.log.min.isr=1
+transaction.state.log.num.partitions=1
+share.coordinator.state.topic.replication.factor=1
+share.coordinator.state.topic.min.isr=1
+group.initial.rebalance.delay.ms=0
+PROPS
+  local p
+  for p in "${props[@]}"; do echo "$p" >>"$dir/server.properties"; done
+
+  local cp="$libs/*" cid features=()
+  [ "$tv1" = 1 ] && features=(--feature transaction.version=1)
+  cid=$(java -cp "$cp" kafka.tools.StorageTool random-uuid)
+  java -cp "$cp" -Dlog4j2.configurationFile="file:$rig/log4j2.properties" \
+    kafka.tools.StorageTool format -t "$cid" -c "$dir/server.properties" "${features[@]}" \
+    >"$dir/format.log" 2>&1 || { cat "$dir/format.log" >&2; rm -rf "$dir"; die "formatting KRaft storage failed"; }
+
+  # setsid: the broker must not receive the terminal's signals meant for a test run.
+  setsid java -Xms128m -Xmx512m -XX:+UseSerialGC \
+    -Dlog4j2.configurationFile="file:$rig/log4j2.properties" \
+    -cp "$cp" kafka.Kafka "$dir/server.properties" >"$dir/broker.log" 2>&1 </dev/null &
+  echo $! >"$dir/pid"
+
+  if ! rigtool wait "127.0.0.1:$port" 90s; then
+    tail -n 30 "$dir/broker.log" >&2 || true
+    stop "$dir"
+    die "the broker did not start; its log is above"
+  fi
+  echo "STREAMSQL_KAFKA_BOOTSTRAP=127.0.0.1:$port"
+  echo "STREAMSQL_KAFKA_DIR=$dir"
+}
+
+stop() {
+  local dir=${1:-}
+  [ -n "$dir" ] || die "usage: kafka.sh stop DIR"
+  [ -d "$dir" ] || return 0
+  case $(basename "$dir") in streamsql-kafka.*) ;; *) die "refusing to remove $dir: not a broker directory" ;; esac
+  if [ -f "$dir/pid" ]; then
+    local pid i
+    pid=$(cat "$dir/pid")
+    if kill -0 "$pid" 2>/dev/null; then
+      kill "$pid" 2>/dev/null || true
+      for i in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
+      kill -9 "$pid" 2>/dev/null || true
+    fi
+  fi
+  rm -rf "$dir"
+}
+
+case ${1:-} in
+  fetch) fetch ;;
+  start) shift; start "$@" ;;
+  stop) shift; stop "$@" ;;
+  *) die "usage: kafka.sh fetch | start [--tv1] [--prop k=v]... | stop DIR" ;;
+esac
