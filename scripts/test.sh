@@ -13,23 +13,30 @@ cleanup() {
   local d
   for d in "${dirs[@]}"; do scripts/kafka.sh stop "$d" || true; done
 }
+child=
 trap cleanup EXIT
-trap 'exit 130' INT TERM
+# bash runs traps only between foreground commands, so go test runs in the
+# background and is waited for: a signal then stops it and the brokers at once.
+trap '[ -n "$child" ] && kill "$child" 2>/dev/null; exit 130' INT TERM
 
 # Transactions left open by tests are aborted within a second of their
 # timeout, so that timeout tests do not wait for the 10 s default scan.
 common=(--prop transaction.abort.timed.out.transaction.cleanup.interval.ms=1000)
 
+# start runs a broker and sets $addr; it must run in this shell (not in a
+# command substitution) so that the trap above sees the broker's directory.
 start() {
   local out
   out=$(scripts/kafka.sh start "$@")
   dirs+=("$(sed -n 's/^STREAMSQL_KAFKA_DIR=//p' <<<"$out")")
-  sed -n 's/^STREAMSQL_KAFKA_BOOTSTRAP=//p' <<<"$out"
+  addr=$(sed -n 's/^STREAMSQL_KAFKA_BOOTSTRAP=//p' <<<"$out")
 }
 
 echo "== starting Kafka brokers (transaction version 2, and 1)"
-STREAMSQL_KAFKA_BOOTSTRAP=$(start "${common[@]}")
-STREAMSQL_KAFKA_BOOTSTRAP_TV1=$(start --tv1 "${common[@]}")
+start "${common[@]}"
+STREAMSQL_KAFKA_BOOTSTRAP=$addr
+start --tv1 "${common[@]}"
+STREAMSQL_KAFKA_BOOTSTRAP_TV1=$addr
 export STREAMSQL_KAFKA_BOOTSTRAP STREAMSQL_KAFKA_BOOTSTRAP_TV1
 # Broker tests fail, never skip, when a broker is missing.
 export CI=true
@@ -47,4 +54,6 @@ if [ ${#pkgs[@]} -eq 0 ]; then
   go tool staticcheck ./...
 fi
 echo "== go test"
-go test -race -count=1 -timeout 15m "${pkgs[@]}"
+go test -race -count=1 -timeout 15m "${pkgs[@]}" &
+child=$!
+wait "$child"
