@@ -1,0 +1,39 @@
+// Package blackhole is the blackhole connector: a sink that accepts every
+// row and discards it, for benchmarks and for testing a pipeline's source
+// side. It counts what it discarded.
+package blackhole
+
+import (
+	"context"
+	"sync/atomic"
+
+	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/types"
+)
+
+// Sink discards rows. It implements connector.Sink.
+type Sink struct {
+	rows atomic.Int64
+}
+
+// New returns a blackhole sink.
+func New() *Sink { return &Sink{} }
+
+// Rows returns how many rows all writers of the sink have discarded.
+func (s *Sink) Rows() int64 { return s.rows.Load() }
+
+// Open returns a writer that discards rows.
+func (s *Sink) Open(context.Context, connector.TaskInfo) (connector.Writer, error) {
+	return writer{s}, nil
+}
+
+type writer struct{ sink *Sink }
+
+func (w writer) Write(_ context.Context, rows []types.Row) error {
+	w.sink.rows.Add(int64(len(rows)))
+	return nil
+}
+
+func (writer) PreCommit(context.Context, int64) ([]connector.Committable, error) { return nil, nil }
+
+func (writer) Close() error { return nil }

@@ -1,0 +1,103 @@
+// Package print is the print connector: a sink that writes every row to
+// standard output (or standard error) in Flink's shape, "+I[1, foo]", with
+// an optional identifier prefix. It is meant for looking at results, not for
+// production output: it commits nothing and keeps no state.
+package print
+
+import (
+	"context"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/types"
+)
+
+// Config is the print sink's validated configuration, named after Flink's
+// options.
+type Config struct {
+	// Identifier is print-identifier: a prefix of every line.
+	Identifier string
+	// StandardError is standard-error: print to stderr instead of stdout.
+	StandardError bool
+}
+
+// Sink prints rows. It implements connector.Sink.
+type Sink struct {
+	cfg      Config
+	colTypes []types.Type
+	out      *lockedWriter
+}
+
+// lockedWriter serialises writes of several tasks so that lines never
+// interleave.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) write(p []byte) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	_, err := l.w.Write(p)
+	return err
+}
+
+// New returns a print sink for rows whose fields have colTypes.
+func New(cfg Config, colTypes []types.Type) *Sink {
+	var w io.Writer = os.Stdout
+	if cfg.StandardError {
+		w = os.Stderr
+	}
+	return NewTo(cfg, colTypes, w)
+}
+
+// NewTo returns a print sink that writes to w instead of a standard stream.
+func NewTo(cfg Config, colTypes []types.Type, w io.Writer) *Sink {
+	return &Sink{cfg: cfg, colTypes: colTypes, out: &lockedWriter{w: w}}
+}
+
+// Open returns the writer of one task. With several tasks each line carries
+// the task's number (1-based) after the identifier, as in Flink:
+// "id:2> +I[...]", or "2> +I[...]" without an identifier.
+func (s *Sink) Open(_ context.Context, task connector.TaskInfo) (connector.Writer, error) {
+	prefix := s.cfg.Identifier
+	if task.Parallelism > 1 {
+		if prefix != "" {
+			prefix += ":"
+		}
+		prefix += strconv.Itoa(task.Index + 1)
+	}
+	if prefix != "" {
+		prefix += "> "
+	}
+	return &writer{sink: s, prefix: prefix}, nil
+}
+
+type writer struct {
+	sink   *Sink
+	prefix string
+	buf    strings.Builder
+}
+
+// Write prints rows, one line each, in one write to the stream.
+func (w *writer) Write(_ context.Context, rows []types.Row) error {
+	w.buf.Reset()
+	for _, r := range rows {
+		w.buf.WriteString(w.prefix)
+		AppendRow(&w.buf, r.Kind, r.Fields, w.sink.colTypes)
+		w.buf.WriteByte('\n')
+	}
+	return w.sink.out.write([]byte(w.buf.String()))
+}
+
+// PreCommit has nothing to flush: every Write reached the stream.
+func (w *writer) PreCommit(context.Context, int64) ([]connector.Committable, error) {
+	return nil, nil
+}
+
+// Close does nothing.
+func (w *writer) Close() error { return nil }
