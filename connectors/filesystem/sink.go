@@ -1,0 +1,359 @@
+package filesystem
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/streamsql/streamsql/connector"
+	print "github.com/streamsql/streamsql/connectors/print"
+	"github.com/streamsql/streamsql/types"
+)
+
+// Sink is the filesystem sink. It implements connector.TwoPhaseSink.
+type Sink struct {
+	cfg      Config
+	colTypes []types.Type
+	newEnc   func() Encoder
+	tag      string // job and table, so jobs sharing a directory stay apart
+	now      func() time.Time
+}
+
+// NewSink returns a filesystem sink for rows whose physical columns have
+// colTypes. newEncoder makes one encoder per task; it is given the data
+// columns only (partition columns are in the directory names). job and
+// table name the sink's files.
+func NewSink(cfg Config, colTypes []types.Type, newEncoder func() Encoder, job, table string) (*Sink, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	return &Sink{cfg: cfg, colTypes: colTypes, newEnc: newEncoder, tag: fileTag(job, table), now: time.Now}, nil
+}
+
+var unsafeNameChars = regexp.MustCompile(`[^A-Za-z0-9_]+`)
+
+// fileTag makes a file-name-safe tag of the job and table names.
+func fileTag(job, table string) string {
+	return unsafeNameChars.ReplaceAllString(job+"_"+table, "_")
+}
+
+// committable is the JSON form of a connector.Committable of this sink.
+type committable struct {
+	InProgress string `json:"in_progress"` // path of the in-progress file
+	Final      string `json:"final"`       // path it is renamed to
+}
+
+// Open returns the writer of one task. Each writer has a random run id in
+// its file names, so that writers of a restarted job never reuse a name.
+func (s *Sink) Open(_ context.Context, task connector.TaskInfo) (connector.Writer, error) {
+	var b [6]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return nil, fmt.Errorf("filesystem sink: run id: %w", err)
+	}
+	return &writer{sink: s, task: task.Index, run: hex.EncodeToString(b[:]), enc: s.newEnc(), open: map[string]*partFile{}}, nil
+}
+
+// Committer returns the sink's committer.
+func (s *Sink) Committer(context.Context, string) (connector.Committer, error) {
+	return &committer{sink: s}, nil
+}
+
+// partFile is an in-progress file being written.
+type partFile struct {
+	f        *os.File
+	w        *bufio.Writer
+	inProg   string
+	final    string
+	size     int64
+	openedAt time.Time
+}
+
+type writer struct {
+	sink      *Sink
+	task      int
+	run       string
+	enc       Encoder
+	open      map[string]*partFile // by partition directory ("" unpartitioned)
+	rolled    []committable        // rolled since the last PreCommit
+	counter   int
+	lastCheck time.Time
+	buf       []byte
+	data      []types.Value
+	failed    error
+}
+
+// Write appends each row to the in-progress file of its partition, rolling
+// files that reached the size limit.
+func (w *writer) Write(_ context.Context, rows []types.Row) error {
+	if w.failed != nil {
+		return w.failed
+	}
+	for _, r := range rows {
+		if r.Kind == types.UpdateBefore || r.Kind == types.Delete {
+			return fmt.Errorf("filesystem sink: got a %s row; the filesystem sink is append-only", r.Kind)
+		}
+		dir, data := w.split(r.Fields)
+		pf, err := w.file(dir)
+		if err != nil {
+			return w.fail(err)
+		}
+		w.buf, err = w.enc.Encode(w.buf[:0], data)
+		if err != nil {
+			return w.fail(fmt.Errorf("filesystem sink: encoding a row: %w", err))
+		}
+		w.buf = append(w.buf, '\n')
+		if _, err := pf.w.Write(w.buf); err != nil {
+			return w.fail(fmt.Errorf("filesystem sink: writing %s: %w", pf.inProg, err))
+		}
+		pf.size += int64(len(w.buf))
+		if pf.size >= w.sink.cfg.FileSize {
+			if err := w.roll(dir); err != nil {
+				return w.fail(err)
+			}
+		}
+	}
+	if now := w.sink.now(); now.Sub(w.lastCheck) >= w.sink.cfg.CheckInterval {
+		w.lastCheck = now
+		for dir, pf := range w.open {
+			if now.Sub(pf.openedAt) >= w.sink.cfg.RolloverInterval {
+				if err := w.roll(dir); err != nil {
+					return w.fail(err)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func (w *writer) fail(err error) error {
+	w.failed = err
+	return err
+}
+
+// split returns the partition directory of a row and its data fields.
+func (w *writer) split(fields []types.Value) (string, []types.Value) {
+	keys := w.sink.cfg.PartitionKeys
+	if len(keys) == 0 {
+		return "", fields
+	}
+	var dir strings.Builder
+	w.data = w.data[:0]
+	for i, k := range keys {
+		if i > 0 {
+			dir.WriteByte('/')
+		}
+		dir.WriteString(w.sink.cfg.ColumnNames[k])
+		dir.WriteByte('=')
+		if fields[k].IsNull() {
+			dir.WriteString(w.sink.cfg.DefaultPartitionName)
+		} else {
+			var v strings.Builder
+			print.AppendValue(&v, fields[k], w.sink.colTypes[k])
+			dir.WriteString(escapePartitionValue(v.String()))
+		}
+	}
+next:
+	for i, v := range fields {
+		for _, k := range keys {
+			if i == k {
+				continue next
+			}
+		}
+		w.data = append(w.data, v)
+	}
+	return dir.String(), w.data
+}
+
+// file returns the open in-progress file of a partition, creating it.
+func (w *writer) file(dir string) (*partFile, error) {
+	if pf := w.open[dir]; pf != nil {
+		return pf, nil
+	}
+	full := filepath.Join(w.sink.cfg.Path, dir)
+	if err := os.MkdirAll(full, 0o755); err != nil {
+		return nil, fmt.Errorf("filesystem sink: %w", err)
+	}
+	name := "part-" + w.sink.tag + "-" + w.run + "-" + strconv.Itoa(w.task) + "-" + strconv.Itoa(w.counter) + w.sink.cfg.Extension
+	w.counter++
+	pf := &partFile{
+		inProg:   filepath.Join(full, "."+name+".inprogress"),
+		final:    filepath.Join(full, name),
+		openedAt: w.sink.now(),
+	}
+	f, err := os.OpenFile(pf.inProg, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("filesystem sink: %w", err)
+	}
+	pf.f, pf.w = f, bufio.NewWriterSize(f, 64<<10)
+	w.open[dir] = pf
+	return pf, nil
+}
+
+// roll flushes, fsyncs and closes a partition's in-progress file and keeps
+// it for the next PreCommit.
+func (w *writer) roll(dir string) error {
+	pf := w.open[dir]
+	delete(w.open, dir)
+	if err := pf.w.Flush(); err != nil {
+		pf.f.Close()
+		return fmt.Errorf("filesystem sink: writing %s: %w", pf.inProg, err)
+	}
+	if err := pf.f.Sync(); err != nil {
+		pf.f.Close()
+		return fmt.Errorf("filesystem sink: fsync %s: %w", pf.inProg, err)
+	}
+	if err := pf.f.Close(); err != nil {
+		return fmt.Errorf("filesystem sink: closing %s: %w", pf.inProg, err)
+	}
+	w.rolled = append(w.rolled, committable{InProgress: pf.inProg, Final: pf.final})
+	return nil
+}
+
+// PreCommit rolls every open file and returns one committable per file
+// rolled since the last PreCommit. Empty files are never written: a file
+// is created by its first row.
+func (w *writer) PreCommit(context.Context, int64) ([]connector.Committable, error) {
+	if w.failed != nil {
+		return nil, w.failed
+	}
+	for dir := range w.open {
+		if err := w.roll(dir); err != nil {
+			return nil, w.fail(err)
+		}
+	}
+	out := make([]connector.Committable, 0, len(w.rolled))
+	for _, c := range w.rolled {
+		b, err := json.Marshal(c)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, b)
+	}
+	w.rolled = w.rolled[:0]
+	return out, nil
+}
+
+// Close discards the work not pre-committed: open and rolled in-progress
+// files are deleted.
+func (w *writer) Close() error {
+	var errs []error
+	for _, pf := range w.open {
+		pf.f.Close()
+		if err := os.Remove(pf.inProg); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	for _, c := range w.rolled {
+		if err := os.Remove(c.InProgress); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	w.open, w.rolled = nil, nil
+	return errors.Join(errs...)
+}
+
+type committer struct {
+	sink *Sink
+	mu   sync.Mutex // serialises directory fsyncs
+}
+
+func decode(c connector.Committable) (committable, error) {
+	var out committable
+	if err := json.Unmarshal(c, &out); err != nil || out.InProgress == "" || out.Final == "" {
+		return out, fmt.Errorf("filesystem sink: malformed committable %q", c)
+	}
+	return out, nil
+}
+
+// Commit renames the in-progress file into place and makes the rename
+// durable. It succeeds when the file was already renamed.
+func (c *committer) Commit(_ context.Context, raw connector.Committable) error {
+	cm, err := decode(raw)
+	if err != nil {
+		return err
+	}
+	if err := os.Rename(cm.InProgress, cm.Final); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			if _, statErr := os.Stat(cm.Final); statErr == nil {
+				return nil // committed before
+			}
+			return fmt.Errorf("filesystem sink: %w: neither %s nor %s exists", connector.ErrCommitLost, cm.InProgress, cm.Final)
+		}
+		return fmt.Errorf("filesystem sink: committing %s: %w", cm.Final, err)
+	}
+	return c.syncDir(filepath.Dir(cm.Final))
+}
+
+func (c *committer) syncDir(dir string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("filesystem sink: %w", err)
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil {
+		return fmt.Errorf("filesystem sink: fsync %s: %w", dir, err)
+	}
+	return nil
+}
+
+// Abort deletes the in-progress file.
+func (c *committer) Abort(_ context.Context, raw connector.Committable) error {
+	cm, err := decode(raw)
+	if err != nil {
+		return err
+	}
+	if err := os.Remove(cm.InProgress); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("filesystem sink: aborting %s: %w", cm.InProgress, err)
+	}
+	return nil
+}
+
+// Recover commits the pending committables, then deletes every in-progress
+// file of this sink that none of them owns.
+func (c *committer) Recover(ctx context.Context, pending []connector.Committable) error {
+	keep := map[string]bool{}
+	for _, raw := range pending {
+		if err := c.Commit(ctx, raw); err != nil {
+			return err
+		}
+		cm, _ := decode(raw)
+		keep[cm.InProgress] = true
+	}
+	prefix := ".part-" + c.sink.tag + "-"
+	err := filepath.WalkDir(c.sink.cfg.Path, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			return err
+		}
+		if d.IsDir() || !strings.HasPrefix(d.Name(), prefix) || !strings.HasSuffix(d.Name(), ".inprogress") || keep[p] {
+			return nil
+		}
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("filesystem sink: removing leftover in-progress files: %w", err)
+	}
+	return nil
+}
+
+// Close does nothing.
+func (c *committer) Close() error { return nil }

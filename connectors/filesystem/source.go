@@ -1,0 +1,314 @@
+package filesystem
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/types"
+)
+
+// Source reads every complete (not hidden) file under the configured path,
+// one row per line. It is bounded. It implements connector.Source.
+type Source struct {
+	cfg      Config
+	colTypes []types.Type
+	newDec   func() Decoder
+}
+
+// NewSource returns a filesystem source for rows whose physical columns have
+// colTypes. newDecoder makes one decoder per reader, for the data columns
+// (partition columns come from the directory names).
+func NewSource(cfg Config, colTypes []types.Type, newDecoder func() Decoder) (*Source, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	return &Source{cfg: cfg, colTypes: colTypes, newDec: newDecoder}, nil
+}
+
+// Bounded is true: the source reads the files present at start.
+func (s *Source) Bounded() bool { return true }
+
+// Splits returns one split per file, identified by its path relative to the
+// source's directory, in lexical order.
+func (s *Source) Splits(context.Context) ([]connector.Split, error) {
+	var out []connector.Split
+	err := filepath.WalkDir(s.cfg.Path, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if p != s.cfg.Path && hidden(d.Name()) {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.Type().IsRegular() {
+			rel, err := filepath.Rel(s.cfg.Path, p)
+			if err != nil {
+				return err
+			}
+			out = append(out, connector.Split{ID: filepath.ToSlash(rel)})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("filesystem source: listing %s: %w", s.cfg.Path, err)
+	}
+	slices.SortFunc(out, func(a, b connector.Split) int { return strings.Compare(a.ID, b.ID) })
+	return out, nil
+}
+
+// Open returns a reader of the given files. A split's state is the byte
+// offset of its next line (8 bytes, big endian).
+func (s *Source) Open(_ context.Context, _ connector.TaskInfo, splits []connector.SplitState) (connector.Reader, error) {
+	r := &fileReader{src: s, dec: s.newDec()}
+	for _, sp := range splits {
+		var off int64
+		if sp.State != nil {
+			if len(sp.State) != 8 {
+				return nil, fmt.Errorf("filesystem source: file %s: checkpoint state has %d bytes, want 8", sp.ID, len(sp.State))
+			}
+			off = int64(binary.BigEndian.Uint64(sp.State))
+		}
+		part, err := s.partitionValues(sp.ID)
+		if err != nil {
+			return nil, err
+		}
+		r.files = append(r.files, &fileSplit{id: sp.ID, offset: off, part: part})
+	}
+	return r, nil
+}
+
+// partitionValues parses the col=value directories of a file's path into
+// values of the partition columns, in PartitionKeys order.
+func (s *Source) partitionValues(rel string) ([]types.Value, error) {
+	keys := s.cfg.PartitionKeys
+	if len(keys) == 0 {
+		return nil, nil
+	}
+	found := map[string]string{}
+	dirs := strings.Split(rel, "/")
+	for _, d := range dirs[:len(dirs)-1] {
+		if k, v, ok := strings.Cut(d, "="); ok {
+			found[k] = unescapePartitionValue(v)
+		}
+	}
+	out := make([]types.Value, len(keys))
+	for i, k := range keys {
+		name := s.cfg.ColumnNames[k]
+		raw, ok := found[name]
+		if !ok {
+			return nil, fmt.Errorf("filesystem source: file %s is not under a %s=... directory, but %s is a partition column", rel, name, name)
+		}
+		if raw == s.cfg.DefaultPartitionName {
+			continue
+		}
+		v, err := parsePartitionValue(raw, s.colTypes[k])
+		if err != nil {
+			return nil, fmt.Errorf("filesystem source: file %s: partition %s=%s: %w", rel, name, raw, err)
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+// parsePartitionValue reads a directory value as a column value.
+func parsePartitionValue(raw string, t types.Type) (types.Value, error) {
+	switch {
+	case t.IsString():
+		return types.Str(raw), nil
+	case t.IsInteger():
+		n, err := strconv.ParseInt(raw, 10, 64)
+		if err != nil {
+			return types.Value{}, err
+		}
+		return types.Int64(n), nil
+	case t.Kind == types.KindBoolean:
+		b, err := strconv.ParseBool(raw)
+		if err != nil {
+			return types.Value{}, err
+		}
+		return types.Bool(b), nil
+	case t.Kind == types.KindDouble || t.Kind == types.KindFloat:
+		f, err := strconv.ParseFloat(raw, 64)
+		if err != nil {
+			return types.Value{}, err
+		}
+		return types.Float64(f), nil
+	case t.Kind == types.KindDecimal:
+		d, err := types.ParseDecimal(raw)
+		if err == nil {
+			d, err = d.Rescale(t.Precision, t.Scale)
+		}
+		if err != nil {
+			return types.Value{}, err
+		}
+		return types.DecimalValue(d), nil
+	case t.Kind == types.KindDate:
+		tm, err := parseDate(raw)
+		if err != nil {
+			return types.Value{}, err
+		}
+		return types.DateValue(int32(tm)), nil
+	}
+	return types.Value{}, fmt.Errorf("partition columns of type %s are not supported", t)
+}
+
+func parseDate(raw string) (int64, error) {
+	var y, m, d int
+	if _, err := fmt.Sscanf(raw, "%4d-%2d-%2d", &y, &m, &d); err != nil {
+		return 0, fmt.Errorf("not a date (yyyy-MM-dd): %w", err)
+	}
+	days := daysFromCivil(y, m, d)
+	return days, nil
+}
+
+// daysFromCivil returns days since 1970-01-01 of a proleptic Gregorian date.
+func daysFromCivil(y, m, d int) int64 {
+	if m <= 2 {
+		y--
+	}
+	era := y / 400
+	if y < 0 && y%400 != 0 {
+		era = (y - 399) / 400
+	}
+	yoe := y - era*400
+	mp := (m + 9) % 12
+	doy := (153*mp+2)/5 + d - 1
+	doe := yoe*365 + yoe/4 - yoe/100 + doy
+	return int64(era)*146097 + int64(doe) - 719468
+}
+
+type fileSplit struct {
+	id     string
+	offset int64
+	part   []types.Value
+}
+
+type fileReader struct {
+	src   *Source
+	dec   Decoder
+	files []*fileSplit
+	cur   int
+	f     *os.File
+	br    *bufio.Reader
+}
+
+// readBatch is the most rows one Read returns.
+const readBatch = 512
+
+// Read returns the next lines of the current file as rows, moving on to the
+// next file at the end of one; io.EOF after the last.
+func (r *fileReader) Read(ctx context.Context) ([]types.Row, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	for r.cur < len(r.files) {
+		fsp := r.files[r.cur]
+		if r.f == nil {
+			f, err := os.Open(filepath.Join(r.src.cfg.Path, filepath.FromSlash(fsp.id)))
+			if err != nil {
+				return nil, fmt.Errorf("filesystem source: %w", err)
+			}
+			if _, err := f.Seek(fsp.offset, io.SeekStart); err != nil {
+				f.Close()
+				return nil, fmt.Errorf("filesystem source: %s: %w", fsp.id, err)
+			}
+			r.f, r.br = f, bufio.NewReaderSize(f, 64<<10)
+		}
+		rows, err := r.readLines(fsp)
+		if len(rows) > 0 || err != nil {
+			return rows, err
+		}
+		r.f.Close()
+		r.f, r.br = nil, nil
+		r.cur++
+	}
+	return nil, io.EOF
+}
+
+func (r *fileReader) readLines(fsp *fileSplit) ([]types.Row, error) {
+	nData := len(r.src.colTypes) - len(r.src.cfg.PartitionKeys)
+	var rows []types.Row
+	for len(rows) < readBatch {
+		line, err := r.br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			// A line longer than the buffer: collect it whole.
+			long := append([]byte(nil), line...)
+			for errors.Is(err, bufio.ErrBufferFull) {
+				line, err = r.br.ReadSlice('\n')
+				long = append(long, line...)
+			}
+			line = long
+		}
+		if len(line) > 0 {
+			start := fsp.offset
+			fsp.offset += int64(len(line))
+			content := bytes.TrimRight(line, "\r\n")
+			if len(content) == 0 {
+				continue
+			}
+			data := make([]types.Value, nData)
+			if derr := r.dec.Decode(content, data); derr != nil {
+				return nil, fmt.Errorf("filesystem source: file %s, byte offset %d: %w", fsp.id, start, derr)
+			}
+			rows = append(rows, types.Row{Fields: r.merge(data, fsp.part)})
+		}
+		if errors.Is(err, io.EOF) {
+			return rows, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("filesystem source: reading %s: %w", fsp.id, err)
+		}
+	}
+	return rows, nil
+}
+
+// merge places the data fields and the partition values at their column
+// positions.
+func (r *fileReader) merge(data, part []types.Value) []types.Value {
+	keys := r.src.cfg.PartitionKeys
+	if len(keys) == 0 {
+		return data
+	}
+	out := make([]types.Value, len(r.src.colTypes))
+	di := 0
+	for i := range out {
+		if j := slices.Index(keys, i); j >= 0 {
+			out[i] = part[j]
+			continue
+		}
+		out[i] = data[di]
+		di++
+	}
+	return out
+}
+
+// Snapshot returns each file's next byte offset.
+func (r *fileReader) Snapshot(int64) ([]connector.SplitState, error) {
+	out := make([]connector.SplitState, len(r.files))
+	for i, f := range r.files {
+		out[i] = connector.SplitState{ID: f.id, State: binary.BigEndian.AppendUint64(nil, uint64(f.offset))}
+	}
+	return out, nil
+}
+
+// Close closes the current file.
+func (r *fileReader) Close() error {
+	if r.f != nil {
+		return r.f.Close()
+	}
+	return nil
+}
