@@ -8,8 +8,8 @@
 #   scripts/kafka.sh start [--tv1] [--prop key=value]...
 #       Formats KRaft storage in a new temporary directory, starts a broker on free
 #       ports of 127.0.0.1, waits until it answers a metadata request, and prints
-#           STREAMSQL_KAFKA_BOOTSTRAP=127.0.0.1:PORT
-#           STREAMSQL_KAFKA_DIR=/tmp/streamsql-kafka.XXXX
+#           export STREAMSQL_KAFKA_BOOTSTRAP=127.0.0.1:PORT
+#           export STREAMSQL_KAFKA_DIR=/tmp/streamsql-kafka.XXXX
 #       so that `eval "$(scripts/kafka.sh start)"` exports both. --tv1 formats the
 #       cluster with transaction.version=1 (how Kafka 3.x and not-yet-upgraded 4.x
 #       clusters behave); --prop adds a server property (e.g.
@@ -105,8 +105,8 @@ PROPS
     stop "$dir"
     die "the broker did not start; its log is above"
   fi
-  echo "STREAMSQL_KAFKA_BOOTSTRAP=127.0.0.1:$port"
-  echo "STREAMSQL_KAFKA_DIR=$dir"
+  echo "export STREAMSQL_KAFKA_BOOTSTRAP=127.0.0.1:$port"
+  echo "export STREAMSQL_KAFKA_DIR=$dir"
 }
 
 stop() {

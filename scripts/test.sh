@@ -28,8 +28,8 @@ common=(--prop transaction.abort.timed.out.transaction.cleanup.interval.ms=1000)
 start() {
   local out
   out=$(scripts/kafka.sh start "$@")
-  dirs+=("$(sed -n 's/^STREAMSQL_KAFKA_DIR=//p' <<<"$out")")
-  addr=$(sed -n 's/^STREAMSQL_KAFKA_BOOTSTRAP=//p' <<<"$out")
+  dirs+=("$(sed -n 's/^export STREAMSQL_KAFKA_DIR=//p' <<<"$out")")
+  addr=$(sed -n 's/^export STREAMSQL_KAFKA_BOOTSTRAP=//p' <<<"$out")
 }
 
 echo "== starting Kafka brokers (transaction version 2, and 1)"

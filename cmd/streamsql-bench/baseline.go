@@ -1,0 +1,228 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// ClientSettings are the franz-go settings a pipe runs with. BENCHMARKS.md
+// lists the values of each set.
+type ClientSettings struct {
+	Linger            time.Duration
+	BatchMaxBytes     int32
+	MaxBuffered       int
+	Compression       string // none, lz4, snappy, zstd, gzip
+	FetchMaxBytes     int32
+	FetchMaxPartBytes int32
+	FetchMaxWait      time.Duration
+}
+
+// defaultSettings are franz-go v1.22.3's defaults (kgo defaultCfg), which
+// streamsql's Kafka connector keeps unless properties.* override them.
+var defaultSettings = ClientSettings{
+	Linger:            10 * time.Millisecond,
+	BatchMaxBytes:     1_000_012,
+	MaxBuffered:       50_000,
+	Compression:       "snappy",
+	FetchMaxBytes:     50 << 20,
+	FetchMaxPartBytes: 1 << 20,
+	FetchMaxWait:      5 * time.Second,
+}
+
+// tunedSettings are the best settings found for the hand-written pipe on
+// this machine class (see BENCHMARKS.md for how they were chosen).
+var tunedSettings = ClientSettings{
+	Linger:            5 * time.Millisecond,
+	BatchMaxBytes:     1_000_000,
+	MaxBuffered:       100_000,
+	Compression:       "none",
+	FetchMaxBytes:     50 << 20,
+	FetchMaxPartBytes: 4 << 20,
+	FetchMaxWait:      100 * time.Millisecond,
+}
+
+func (s ClientSettings) producerOpts() []kgo.Opt {
+	opts := []kgo.Opt{
+		kgo.ProducerLinger(s.Linger),
+		kgo.ProducerBatchMaxBytes(s.BatchMaxBytes),
+		kgo.MaxBufferedRecords(s.MaxBuffered),
+	}
+	switch s.Compression {
+	case "lz4":
+		opts = append(opts, kgo.ProducerBatchCompression(kgo.Lz4Compression()))
+	case "snappy":
+		opts = append(opts, kgo.ProducerBatchCompression(kgo.SnappyCompression()))
+	case "zstd":
+		opts = append(opts, kgo.ProducerBatchCompression(kgo.ZstdCompression()))
+	case "gzip":
+		opts = append(opts, kgo.ProducerBatchCompression(kgo.GzipCompression()))
+	default:
+		opts = append(opts, kgo.ProducerBatchCompression(kgo.NoCompression()))
+	}
+	return opts
+}
+
+func (s ClientSettings) consumerOpts() []kgo.Opt {
+	return []kgo.Opt{
+		kgo.FetchMaxBytes(s.FetchMaxBytes),
+		kgo.FetchMaxPartitionBytes(s.FetchMaxPartBytes),
+		kgo.FetchMaxWait(s.FetchMaxWait),
+	}
+}
+
+// pipeResult is what a pipe reports.
+type pipeResult struct {
+	In         int64 `json:"in"`
+	Out        int64 `json:"out"`
+	BytesIn    int64 `json:"bytes_in"`
+	ElapsedNS  int64 `json:"elapsed_ns"`   // first fetch to last ack
+	FirstOutNS int64 `json:"first_out_ns"` // unix nanos of the first acknowledged output record
+	Commits    int64 `json:"commits"`      // transactions committed
+}
+
+// runBaseline is the hand-written franz-go pipe: consume every partition of
+// src directly, decode JSON, filter, project 5 columns, encode JSON and
+// produce to dst. It reads until it has consumed `expect` records (or, with
+// expect 0, until the end offsets that src had at start). With txn it writes
+// in transactions committed every second; otherwise at least once.
+//
+// ready is called once both clients have reached the broker.
+func runBaseline(ctx context.Context, bootstrap, src, dst string, expect int64, txn bool, set ClientSettings, ready func()) (pipeResult, error) {
+	var res pipeResult
+	copts := append([]kgo.Opt{kgo.SeedBrokers(bootstrap), kgo.ConsumeTopics(src),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart())}, set.consumerOpts()...)
+	if txn {
+		copts = append(copts, kgo.FetchIsolationLevel(kgo.ReadCommitted()))
+	}
+	consumer, err := kgo.NewClient(copts...)
+	if err != nil {
+		return res, err
+	}
+	defer consumer.Close()
+
+	popts := append([]kgo.Opt{kgo.SeedBrokers(bootstrap), kgo.DefaultProduceTopic(dst)}, set.producerOpts()...)
+	if txn {
+		popts = append(popts, kgo.TransactionalID(fmt.Sprintf("bench-baseline-%d", time.Now().UnixNano())),
+			kgo.TransactionTimeout(time.Minute))
+	}
+	producer, err := kgo.NewClient(popts...)
+	if err != nil {
+		return res, err
+	}
+	defer producer.Close()
+
+	if err := producer.Ping(ctx); err != nil {
+		return res, err
+	}
+	if err := consumer.Ping(ctx); err != nil {
+		return res, err
+	}
+	ready()
+	if expect == 0 {
+		ends, err := kadm.NewClient(consumer).ListEndOffsets(ctx, src)
+		if err != nil {
+			return res, err
+		}
+		ends.Each(func(o kadm.ListedOffset) { expect += o.Offset })
+	}
+
+	var (
+		out      atomic.Int64
+		firstOut atomic.Int64
+		errMu    sync.Mutex
+		prodErr  error
+	)
+	onAck := func(_ *kgo.Record, err error) {
+		if err != nil {
+			errMu.Lock()
+			if prodErr == nil {
+				prodErr = err
+			}
+			errMu.Unlock()
+			return
+		}
+		if out.Add(1) == 1 {
+			firstOut.Store(time.Now().UnixNano())
+		}
+	}
+	if txn {
+		if err := producer.BeginTransaction(); err != nil {
+			return res, err
+		}
+	}
+	commit := func() error {
+		if err := producer.Flush(ctx); err != nil {
+			return err
+		}
+		if err := producer.EndTransaction(ctx, kgo.TryCommit); err != nil {
+			return err
+		}
+		res.Commits++
+		return producer.BeginTransaction()
+	}
+	lastCommit := time.Now()
+	var start time.Time
+	var in sourceRecord
+	for res.In < expect {
+		fs := consumer.PollFetches(ctx)
+		if err := ctx.Err(); err != nil {
+			return res, err
+		}
+		if errs := fs.Errors(); len(errs) > 0 {
+			return res, fmt.Errorf("fetch %s/%d: %w", errs[0].Topic, errs[0].Partition, errs[0].Err)
+		}
+		if start.IsZero() {
+			start = time.Now()
+		}
+		for it := fs.RecordIter(); !it.Done(); {
+			r := it.Next()
+			res.In++
+			res.BytesIn += int64(len(r.Value))
+			in = sourceRecord{}
+			if err := json.Unmarshal(r.Value, &in); err != nil {
+				return res, fmt.Errorf("decoding %s/%d@%d: %w", r.Topic, r.Partition, r.Offset, err)
+			}
+			if !in.passes() {
+				continue
+			}
+			b, err := json.Marshal(sinkRecord{ID: in.ID, User: in.User, Amount: in.Amount, Country: in.Country, TS: in.TS})
+			if err != nil {
+				return res, err
+			}
+			producer.Produce(ctx, &kgo.Record{Key: r.Key, Value: b}, onAck)
+		}
+		if txn && time.Since(lastCommit) >= time.Second {
+			if err := commit(); err != nil {
+				return res, err
+			}
+			lastCommit = time.Now()
+		}
+	}
+	if txn {
+		if err := producer.Flush(ctx); err != nil {
+			return res, err
+		}
+		if err := producer.EndTransaction(ctx, kgo.TryCommit); err != nil {
+			return res, err
+		}
+		res.Commits++
+	} else if err := producer.Flush(ctx); err != nil {
+		return res, err
+	}
+	errMu.Lock()
+	defer errMu.Unlock()
+	if prodErr != nil {
+		return res, fmt.Errorf("producing to %s: %w", dst, prodErr)
+	}
+	res.Out = out.Load()
+	res.ElapsedNS = int64(time.Since(start))
+	res.FirstOutNS = firstOut.Load()
+	return res, nil
+}

@@ -1,0 +1,408 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"slices"
+	"sort"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// scenario is one pipe configuration.
+type scenario struct {
+	Name      string
+	Guarantee string // "at-least-once" or "exactly-once"
+	Baseline  string // "default" or "tuned" for the hand-written pipe
+	run       func(ctx context.Context, bootstrap, src, dst string, expect int64, ready func()) (pipeResult, error)
+}
+
+func baselineScenario(name, guarantee, which string, set ClientSettings) scenario {
+	txn := guarantee == "exactly-once"
+	return scenario{Name: name, Guarantee: guarantee, Baseline: which,
+		run: func(ctx context.Context, bootstrap, src, dst string, expect int64, ready func()) (pipeResult, error) {
+			return runBaseline(ctx, bootstrap, src, dst, expect, txn, set, ready)
+		}}
+}
+
+// scenarios are the pipes the benchmark runs, baselines first.
+var scenarios = []scenario{
+	baselineScenario("baseline-alo-default", "at-least-once", "default", defaultSettings),
+	baselineScenario("baseline-alo-tuned", "at-least-once", "tuned", tunedSettings),
+	baselineScenario("baseline-txn-default", "exactly-once", "default", defaultSettings),
+	baselineScenario("baseline-txn-tuned", "exactly-once", "tuned", tunedSettings),
+}
+
+func scenarioByName(name string) (scenario, bool) {
+	for _, s := range scenarios {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return scenario{}, false
+}
+
+// options are the benchmark's flags.
+type options struct {
+	bootstrap      string
+	records        int64
+	partitions     int
+	runs           int
+	latencyRate    int
+	latencySeconds int
+	jsonOut        string
+	only           string
+}
+
+// Result is one scenario's figures, as written to the JSON file.
+type Result struct {
+	Scenario        string  `json:"scenario"`
+	Guarantee       string  `json:"guarantee"`
+	Records         int64   `json:"records"`
+	RecordsOut      int64   `json:"records_out"`
+	RecordsPerSec   float64 `json:"records_per_sec"`  // median of the runs
+	MBPerSec        float64 `json:"mb_per_sec"`       // median of the runs
+	RatioDefault    float64 `json:"ratio_to_default"` // to baseline with the same guarantee, default settings
+	RatioTuned      float64 `json:"ratio_to_tuned"`   // to baseline with the same guarantee, tuned settings
+	PeakRSSMB       float64 `json:"peak_rss_mb"`      // largest of the runs
+	CPUSecPerMillon float64 `json:"cpu_sec_per_million"`
+	StartToFirstMS  float64 `json:"start_to_first_record_ms"` // median
+	LatencyP50MS    float64 `json:"latency_p50_ms"`
+	LatencyP99MS    float64 `json:"latency_p99_ms"`
+	Runs            int     `json:"runs"`
+}
+
+func benchMain(ctx context.Context, args []string, stdout io.Writer) error {
+	var o options
+	fs := flag.NewFlagSet("streamsql-bench", flag.ContinueOnError)
+	fs.StringVar(&o.bootstrap, "bootstrap", os.Getenv("STREAMSQL_KAFKA_BOOTSTRAP"), "Kafka bootstrap address")
+	fs.Int64Var(&o.records, "records", 1_000_000, "records to load into the source topic")
+	fs.IntVar(&o.partitions, "partitions", 6, "partitions of the source topic")
+	fs.IntVar(&o.runs, "runs", 3, "runs per scenario (the median is reported)")
+	fs.IntVar(&o.latencyRate, "latency-rate", 20_000, "offered load of the latency run, records/s (0 skips it)")
+	fs.IntVar(&o.latencySeconds, "latency-seconds", 10, "duration of the latency run")
+	fs.StringVar(&o.jsonOut, "json", "", "write the results as JSON to this file")
+	fs.StringVar(&o.only, "only", "", "comma-separated scenario names to run (default all)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if o.bootstrap == "" {
+		return errors.New("no broker: pass -bootstrap or set STREAMSQL_KAFKA_BOOTSTRAP (scripts/bench.sh starts one)")
+	}
+	results, err := runAll(ctx, o, stdout)
+	if err != nil {
+		return err
+	}
+	printTable(stdout, results)
+	if o.jsonOut != "" {
+		b, _ := json.MarshalIndent(results, "", "  ")
+		if err := os.WriteFile(o.jsonOut, append(b, '\n'), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func runAll(ctx context.Context, o options, log io.Writer) ([]Result, error) {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(o.bootstrap))
+	if err != nil {
+		return nil, err
+	}
+	defer cl.Close()
+	adm := kadm.NewClient(cl)
+	stamp := time.Now().UnixNano()
+	topic := func(kind string, n int) string { return fmt.Sprintf("bench-%d-%s-%d", stamp, kind, n) }
+	var created []string
+	defer func() {
+		dctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if len(created) > 0 {
+			_, _ = adm.DeleteTopics(dctx, created...)
+		}
+	}()
+	mk := func(name string, partitions int) error {
+		resp, err := adm.CreateTopic(ctx, int32(partitions), 1, nil, name)
+		if err == nil {
+			err = resp.Err
+		}
+		if err != nil {
+			return fmt.Errorf("creating topic %s: %w", name, err)
+		}
+		created = append(created, name)
+		return nil
+	}
+
+	src := topic("src", 0)
+	if err := mk(src, o.partitions); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(log, "loading %d records into %s (%d partitions)\n", o.records, src, o.partitions)
+	passing, _, err := load(ctx, o.bootstrap, src, o.records)
+	if err != nil {
+		return nil, err
+	}
+
+	var results []Result
+	n := 0
+	for _, sc := range scenarios {
+		if o.only != "" && !slices.Contains(strings.Split(o.only, ","), sc.Name) {
+			continue
+		}
+		res := Result{Scenario: sc.Name, Guarantee: sc.Guarantee, Records: o.records, Runs: o.runs}
+		var rates, mbs, starts []float64
+		var cpu float64
+		for run := range o.runs {
+			n++
+			dst := topic("dst", n)
+			if err := mk(dst, o.partitions); err != nil {
+				return nil, err
+			}
+			m, err := runChild(ctx, sc.Name, o.bootstrap, src, dst, 0, nil)
+			if err != nil {
+				return nil, fmt.Errorf("%s run %d: %w", sc.Name, run+1, err)
+			}
+			if m.res.In != o.records || m.res.Out != passing {
+				return nil, fmt.Errorf("%s run %d: consumed %d and produced %d records, want %d and %d",
+					sc.Name, run+1, m.res.In, m.res.Out, o.records, passing)
+			}
+			secs := float64(m.res.ElapsedNS) / 1e9
+			rates = append(rates, float64(m.res.In)/secs)
+			mbs = append(mbs, float64(m.res.BytesIn)/secs/1e6)
+			starts = append(starts, float64(m.res.FirstOutNS-m.started.UnixNano())/1e6)
+			cpu += m.cpu.Seconds()
+			res.PeakRSSMB = max(res.PeakRSSMB, m.maxRSSMB)
+			res.RecordsOut = m.res.Out
+			fmt.Fprintf(log, "%-24s run %d: %.0f records/s, %.1f MB/s, peak RSS %.0f MB\n", sc.Name, run+1, rates[run], mbs[run], m.maxRSSMB)
+		}
+		res.RecordsPerSec, res.MBPerSec, res.StartToFirstMS = median(rates), median(mbs), median(starts)
+		res.CPUSecPerMillon = cpu / float64(o.runs) / (float64(o.records) / 1e6)
+		if o.latencyRate > 0 {
+			p50, p99, err := latencyRun(ctx, o, sc, mk, topic)
+			if err != nil {
+				return nil, fmt.Errorf("%s latency run: %w", sc.Name, err)
+			}
+			res.LatencyP50MS, res.LatencyP99MS = p50, p99
+		}
+		results = append(results, res)
+	}
+	fillRatios(results)
+	return results, nil
+}
+
+// fillRatios sets each result's ratios to the baselines of its guarantee.
+func fillRatios(results []Result) {
+	for i := range results {
+		for _, b := range results {
+			sc, _ := scenarioByName(b.Scenario)
+			if b.Guarantee != results[i].Guarantee || sc.Baseline == "" || b.RecordsPerSec == 0 {
+				continue
+			}
+			ratio := results[i].RecordsPerSec / b.RecordsPerSec
+			if sc.Baseline == "default" {
+				results[i].RatioDefault = ratio
+			} else {
+				results[i].RatioTuned = ratio
+			}
+		}
+	}
+}
+
+type measured struct {
+	res      pipeResult
+	started  time.Time
+	cpu      time.Duration
+	maxRSSMB float64
+}
+
+// runChild runs one pipe in a child process (this binary, in pipe mode).
+// ready, when not nil, is closed once the pipe has connected.
+func runChild(ctx context.Context, name, bootstrap, src, dst string, expect int64, ready chan<- struct{}) (measured, error) {
+	var m measured
+	exe, err := os.Executable()
+	if err != nil {
+		return m, err
+	}
+	cmd := exec.CommandContext(ctx, exe, "-scenario", name, "-bootstrap", bootstrap, "-src", src, "-dst", dst,
+		"-expect", fmt.Sprint(expect))
+	cmd.Env = append(os.Environ(), envPipe+"=1")
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return m, err
+	}
+	m.started = time.Now()
+	if err := cmd.Start(); err != nil {
+		return m, err
+	}
+	// The child writes "ready" on a line of its own, then its result.
+	sc := bufio.NewScanner(stdout)
+	var result []byte
+	for sc.Scan() {
+		if sc.Text() == readyLine {
+			if ready != nil {
+				close(ready)
+				ready = nil
+			}
+			continue
+		}
+		result = append(result, sc.Bytes()...)
+	}
+	if err := cmd.Wait(); err != nil {
+		return m, fmt.Errorf("%w: %s", err, strings.TrimSpace(errb.String()))
+	}
+	if err := json.Unmarshal(result, &m.res); err != nil {
+		return m, fmt.Errorf("reading the pipe's result %q: %w", result, err)
+	}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		m.maxRSSMB = float64(ru.Maxrss) / 1024 // KiB on Linux
+		m.cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	}
+	return m, nil
+}
+
+// latencyRun offers load at a fixed rate to a running pipe and measures, for
+// each output record, the time from its production to the moment a consumer
+// with the matching isolation level sees it.
+func latencyRun(ctx context.Context, o options, sc scenario, mk func(string, int) error, topic func(string, int) string) (p50, p99 float64, err error) {
+	src, dst := topic("lsrc-"+sc.Name, 0), topic("ldst-"+sc.Name, 0)
+	if err := mk(src, o.partitions); err != nil {
+		return 0, 0, err
+	}
+	if err := mk(dst, o.partitions); err != nil {
+		return 0, 0, err
+	}
+	total := int64(o.latencyRate * o.latencySeconds)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	childErr := make(chan error, 1)
+	ready := make(chan struct{})
+	go func() {
+		_, err := runChild(ctx, sc.Name, o.bootstrap, src, dst, total, ready)
+		childErr <- err
+	}()
+	select {
+	case <-ready:
+	case err := <-childErr:
+		return 0, 0, fmt.Errorf("the pipe ended before it was ready: %v", err)
+	}
+
+	iso := kgo.ReadUncommitted()
+	if sc.Guarantee == "exactly-once" {
+		iso = kgo.ReadCommitted()
+	}
+	consumer, err := kgo.NewClient(kgo.SeedBrokers(o.bootstrap), kgo.ConsumeTopics(dst),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchIsolationLevel(iso), kgo.FetchMaxWait(50*time.Millisecond))
+	if err != nil {
+		return 0, 0, err
+	}
+	defer consumer.Close()
+	producer, err := kgo.NewClient(kgo.SeedBrokers(o.bootstrap), kgo.DefaultProduceTopic(src), kgo.ProducerLinger(0))
+	if err != nil {
+		return 0, 0, err
+	}
+	defer producer.Close()
+
+	var passing int64
+	go func() {
+		tick := time.NewTicker(10 * time.Millisecond)
+		defer tick.Stop()
+		perTick := int64(o.latencyRate / 100)
+		for i := int64(0); i < total; {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+			for j := int64(0); j < perTick && i < total; j++ {
+				rec := makeRecord(i, time.Now())
+				b, _ := json.Marshal(rec)
+				producer.Produce(ctx, &kgo.Record{Value: b}, nil)
+				i++
+			}
+		}
+	}()
+	for i := range total {
+		if makeRecord(i, zeroTime).passes() {
+			passing++
+		}
+	}
+	// Records produced in the first second are warm-up: counted, not measured.
+	warmUntil := time.Now().Add(time.Second).UnixMicro()
+	var lats []float64
+	seen := int64(0)
+	deadline := time.Now().Add(time.Duration(o.latencySeconds)*time.Second + 2*time.Minute)
+	for seen < passing {
+		if time.Now().After(deadline) {
+			return 0, 0, fmt.Errorf("saw %d of %d output records before the deadline", seen, passing)
+		}
+		pctx, pcancel := context.WithTimeout(ctx, time.Second)
+		fs := consumer.PollFetches(pctx)
+		pcancel()
+		now := time.Now()
+		fs.EachRecord(func(r *kgo.Record) {
+			var s sinkRecord
+			if json.Unmarshal(r.Value, &s) == nil {
+				seen++
+				if s.TS >= warmUntil {
+					lats = append(lats, float64(now.UnixMicro()-s.TS)/1000)
+				}
+			}
+		})
+		select {
+		case err := <-childErr:
+			if err != nil {
+				return 0, 0, err
+			}
+			childErr <- nil
+		default:
+		}
+	}
+	if err := <-childErr; err != nil {
+		return 0, 0, err
+	}
+	sort.Float64s(lats)
+	return quantile(lats, 0.5), quantile(lats, 0.99), nil
+}
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	sort.Float64s(s)
+	return quantile(s, 0.5)
+}
+
+// quantile returns the q-quantile of sorted xs (nearest rank).
+func quantile(sorted []float64, q float64) float64 {
+	if len(sorted) == 0 {
+		return 0
+	}
+	i := int(q*float64(len(sorted)) + 0.5)
+	if i >= len(sorted) {
+		i = len(sorted) - 1
+	}
+	return sorted[i]
+}
+
+func printTable(w io.Writer, results []Result) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "scenario\tguarantee\trecords/s\tMB/s\t×default\t×tuned\tpeak RSS MB\tCPU s/M\tstart→first ms\tp50 ms\tp99 ms\t")
+	for _, r := range results {
+		fmt.Fprintf(tw, "%s\t%s\t%.0f\t%.1f\t%.2f\t%.2f\t%.0f\t%.2f\t%.0f\t%.1f\t%.1f\t\n", r.Scenario, r.Guarantee,
+			r.RecordsPerSec, r.MBPerSec, r.RatioDefault, r.RatioTuned, r.PeakRSSMB, r.CPUSecPerMillon, r.StartToFirstMS,
+			r.LatencyP50MS, r.LatencyP99MS)
+	}
+	tw.Flush()
+}

@@ -1,0 +1,53 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"testing"
+
+	"github.com/streamsql/streamsql/internal/kafkatest"
+)
+
+// TestMain lets the test binary serve as the benchmark's pipe child.
+func TestMain(m *testing.M) {
+	if os.Getenv(envPipe) == "1" {
+		if err := pipeMain(context.Background(), os.Args[1:], os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// TestBenchSmoke runs a reduced benchmark end to end on the real broker. It
+// checks that every pipe consumed every record and produced exactly the
+// records that pass the filter, and that every figure was measured; it
+// asserts nothing about speed.
+func TestBenchSmoke(t *testing.T) {
+	b := kafkatest.Require(t)
+	o := options{bootstrap: b.Addr, records: 5000, partitions: 3, runs: 1, latencyRate: 1000, latencySeconds: 2}
+	results, err := runAll(context.Background(), o, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(results) != len(scenarios) {
+		t.Fatalf("%d results for %d scenarios", len(results), len(scenarios))
+	}
+	var passing int64
+	for i := range o.records {
+		if makeRecord(i, zeroTime).passes() {
+			passing++
+		}
+	}
+	for _, r := range results {
+		if r.RecordsOut != passing {
+			t.Errorf("%s produced %d records, want %d", r.Scenario, r.RecordsOut, passing)
+		}
+		if r.RecordsPerSec <= 0 || r.PeakRSSMB <= 0 || r.CPUSecPerMillon <= 0 || r.LatencyP99MS <= 0 || r.RatioDefault <= 0 || r.RatioTuned <= 0 {
+			t.Errorf("%s: a figure was not measured: %+v", r.Scenario, r)
+		}
+	}
+}

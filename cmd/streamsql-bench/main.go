@@ -1,0 +1,72 @@
+// Command streamsql-bench measures pipelines on a real Kafka broker:
+// throughput, CPU, peak memory, start-up time and end-to-end latency of
+// consume → decode JSON → filter → project 5 columns → encode JSON → produce.
+//
+// It runs a hand-written franz-go pipe (the baseline) with franz-go's
+// default client settings and with tuned ones, at least once and
+// transactionally (a commit every second), each as a child process so that
+// its peak RSS and CPU time are its own. streamsql's own modes join the
+// table once its job runner can be embedded (see BENCHMARKS.md).
+//
+// Usage:
+//
+//	streamsql-bench [-bootstrap ADDR] [-records N] [-partitions P] [-runs R]
+//	                [-latency-rate RPS] [-latency-seconds S] [-json FILE]
+//
+// The broker address defaults to $STREAMSQL_KAFKA_BOOTSTRAP; scripts/bench.sh
+// starts a broker, runs the benchmark and stops it.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// envPipe marks a child process that runs one pipe.
+const envPipe = "STREAMSQL_BENCH_PIPE"
+
+// readyLine is what a pipe prints once it has connected.
+const readyLine = "ready"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	var err error
+	if os.Getenv(envPipe) == "1" {
+		err = pipeMain(ctx, os.Args[1:], os.Stdout)
+	} else {
+		err = benchMain(ctx, os.Args[1:], os.Stdout)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "streamsql-bench:", err)
+		os.Exit(1)
+	}
+}
+
+// pipeMain runs one pipe in a child process and prints its result as JSON.
+func pipeMain(ctx context.Context, args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("pipe", flag.ContinueOnError)
+	name := fs.String("scenario", "", "scenario name")
+	bootstrap := fs.String("bootstrap", "", "broker")
+	src := fs.String("src", "", "source topic")
+	dst := fs.String("dst", "", "sink topic")
+	expect := fs.Int64("expect", 0, "records to consume (0: up to the end offsets at start)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	sc, ok := scenarioByName(*name)
+	if !ok {
+		return fmt.Errorf("unknown scenario %q", *name)
+	}
+	res, err := sc.run(ctx, *bootstrap, *src, *dst, *expect, func() { fmt.Fprintln(stdout, readyLine) })
+	if err != nil {
+		return err
+	}
+	return json.NewEncoder(stdout).Encode(res)
+}

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Runs the benchmark program (cmd/streamsql-bench) against a fresh real
+# Kafka broker, which it starts and stops. Arguments go to the program, e.g.
+#
+#   scripts/bench.sh                          # defaults: 1,000,000 records, 6 partitions, 3 runs
+#   scripts/bench.sh -records 200000 -runs 1 -json /tmp/bench.json
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+dir=
+trap '[ -n "$dir" ] && scripts/kafka.sh stop "$dir"' EXIT
+out=$(scripts/kafka.sh start)
+dir=$(sed -n 's/^export STREAMSQL_KAFKA_DIR=//p' <<<"$out")
+bootstrap=$(sed -n 's/^export STREAMSQL_KAFKA_BOOTSTRAP=//p' <<<"$out")
+go build -o "${TMPDIR:-/tmp}/streamsql-bench" ./cmd/streamsql-bench
+"${TMPDIR:-/tmp}/streamsql-bench" -bootstrap "$bootstrap" "$@"
