@@ -67,8 +67,11 @@ func FormatDuration(d time.Duration) string {
 		d    time.Duration
 	}{{"d", 24 * time.Hour}, {"h", time.Hour}, {"min", time.Minute}, {"s", time.Second},
 		{"ms", time.Millisecond}, {"µs", time.Microsecond}}
+	if d == 0 {
+		return "0 ms"
+	}
 	for _, u := range units {
-		if d != 0 && d%u.d == 0 {
+		if d%u.d == 0 {
 			return strconv.FormatInt(int64(d/u.d), 10) + " " + u.name
 		}
 	}
