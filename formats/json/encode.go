@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/streamsql/streamsql/factory"
 	"github.com/streamsql/streamsql/formats/internal/text"
@@ -89,7 +91,8 @@ func (e *encoder) value(dst []byte, n *node, v types.Value) ([]byte, error) {
 				return dst, &factory.EncodeError{Format: "json", Field: n.path, Err: err}
 			}
 		}
-		return text.AppendDecimal(dst, d, e.plainDecimal), nil
+		// Jackson's decimal nodes strip trailing zeros (1.50 is written 1.5).
+		return text.AppendDecimal(dst, text.StripTrailingZeros(d), e.plainDecimal), nil
 	case types.KindChar, types.KindVarChar:
 		return appendString(dst, v.Str()), nil
 	case types.KindBinary, types.KindVarBinary:
@@ -190,6 +193,10 @@ func (e *encoder) mapValue(dst []byte, n *node, m *types.MapData) ([]byte, error
 
 const hexDigits = "0123456789ABCDEF"
 
+func appendU(dst []byte, r rune) []byte {
+	return append(dst, '\\', 'u', hexDigits[r>>12&0xF], hexDigits[r>>8&0xF], hexDigits[r>>4&0xF], hexDigits[r&0xF])
+}
+
 // appendString appends s as a JSON string the way Jackson escapes it: ",
 // \ and control characters only (\b \t \n \f \r by name, others as
 // \u00XX); everything else, non-ASCII included, is written as is.
@@ -198,6 +205,19 @@ func appendString(dst []byte, s string) []byte {
 	start := 0
 	for i := 0; i < len(s); i++ {
 		c := s[i]
+		if c >= 0xF0 {
+			// Jackson (before 2.18) writes characters outside the BMP as
+			// escaped UTF-16 surrogate pairs.
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if size == 4 {
+				dst = append(dst, s[start:i]...)
+				r1, r2 := utf16.EncodeRune(r)
+				dst = appendU(appendU(dst, r1), r2)
+				i += size - 1
+				start = i + 1
+			}
+			continue
+		}
 		if c >= 0x20 && c != '"' && c != '\\' {
 			continue
 		}

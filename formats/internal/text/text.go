@@ -204,10 +204,15 @@ func parseDate(b []byte) (int64, int, error) {
 	return daysFromCivil(y, m, d), j + 6, nil
 }
 
-// ParseTime parses HH:mm[:ss[.fffffffff]] into nanoseconds of the day.
+// ParseTime parses HH:mm:ss[.fffffffff] into nanoseconds of the day, as
+// Flink's SQL time format does (seconds are required).
 func ParseTime(b []byte) (int64, error) {
+	return parseTimeFull(b, false)
+}
+
+func parseTimeFull(b []byte, optionalSeconds bool) (int64, error) {
 	ns, n, err := parseTime(b)
-	if err != nil || n != len(b) {
+	if err != nil || n != len(b) || (!optionalSeconds && n < 8) {
 		return 0, ErrSyntax
 	}
 	return ns, nil
@@ -253,7 +258,8 @@ func parseTime(b []byte) (int64, int, error) {
 }
 
 // ParseTimestamp parses date, sep, time and, if zone is set, a required
-// trailing 'Z'.
+// trailing 'Z'. Seconds are optional with sep 'T' (java.time's
+// ISO_LOCAL_TIME) and required otherwise (Flink's SQL format).
 func ParseTimestamp(b []byte, sep byte, zone bool) (types.Timestamp, error) {
 	days, n, err := parseDate(b)
 	if err != nil || n >= len(b) || b[n] != sep {
@@ -266,7 +272,7 @@ func ParseTimestamp(b []byte, sep byte, zone bool) (types.Timestamp, error) {
 		}
 		rest = rest[:len(rest)-1]
 	}
-	ns, err := ParseTime(rest)
+	ns, err := parseTimeFull(rest, sep == 'T')
 	if err != nil {
 		return types.Timestamp{}, err
 	}
@@ -402,6 +408,36 @@ func AppendDecimal(dst []byte, d types.Decimal, plain bool) []byte {
 		dst = append(dst, '+')
 	}
 	return strconv.AppendInt(dst, int64(adjusted), 10)
+}
+
+// StripTrailingZeros returns d with trailing zeros of its unscaled value
+// removed (the scale may become negative), and zero as 0 with scale 0, as
+// Java's BigDecimal.stripTrailingZeros (which Jackson applies to decimal
+// nodes).
+func StripTrailingZeros(d types.Decimal) types.Decimal {
+	if d.Sign() == 0 {
+		return types.NewDecimal(0, 0)
+	}
+	scale := d.Scale()
+	if u, ok := d.UnscaledInt64(); ok {
+		for u%10 == 0 {
+			u /= 10
+			scale--
+		}
+		return types.NewDecimal(u, scale)
+	}
+	u := d.Unscaled()
+	ten := big.NewInt(10)
+	q, r := new(big.Int), new(big.Int)
+	for {
+		q.QuoRem(u, ten, r)
+		if r.Sign() != 0 {
+			break
+		}
+		u.Set(q)
+		scale--
+	}
+	return types.NewDecimalBig(u, scale)
 }
 
 // ParseInt parses an optionally signed decimal integer within [lo, hi].
