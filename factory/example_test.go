@@ -54,8 +54,10 @@ func (w *memWriter) Write(_ context.Context, rows []types.Row) error {
 	return nil
 }
 
-func (w *memWriter) PreCommit(context.Context, int64) ([]connector.Committable, error) { return nil, nil }
-func (w *memWriter) Close() error                                                     { return nil }
+func (w *memWriter) PreCommit(context.Context, int64) ([]connector.Committable, error) {
+	return nil, nil
+}
+func (w *memWriter) Close() error { return nil }
 
 // pipeFormat is the example's own format: fields joined by '|'. It only
 // encodes (a real format would also set NewDecoder).
