@@ -266,6 +266,27 @@ func (d *decoder) strBytes() ([]byte, error) {
 	return d.scratch, nil
 }
 
+// element decodes an array element or map value. With ignore-parse-errors
+// an element of the wrong kind becomes NULL, as in Flink; the array or map
+// itself is kept.
+func (d *decoder) element(n *node) (types.Value, error) {
+	d.s.ws()
+	start := d.s.pos
+	v, err := d.value(n)
+	if err == nil || !d.ignore {
+		return v, err
+	}
+	var ce *convError
+	if !errors.As(err, &ce) {
+		return v, err
+	}
+	d.s.pos = start
+	if err := d.s.skip(); err != nil {
+		return types.Value{}, err
+	}
+	return types.Value{}, nil
+}
+
 func (d *decoder) value(n *node) (types.Value, error) {
 	s := &d.s
 	c := s.peek()
@@ -323,7 +344,7 @@ func (d *decoder) value(n *node) (types.Value, error) {
 			return types.List([]types.Value{}), nil
 		}
 		for {
-			v, err := d.value(n.elem)
+			v, err := d.element(n.elem)
 			if err != nil {
 				return types.Value{}, err
 			}
@@ -542,7 +563,7 @@ func (d *decoder) mapValue(n *node) (types.Value, error) {
 		if err := s.expect(':'); err != nil {
 			return types.Value{}, err
 		}
-		v, err := d.value(n.val)
+		v, err := d.element(n.val)
 		if err != nil {
 			return types.Value{}, err
 		}

@@ -122,8 +122,8 @@ public final class Gen {
             {"DATE", "{\"f\":\"2020-02-29\"}", "{\"f\":\"2021-02-29\"}"},
             {"TIME(3)", "{\"f\":\"10:11:12\"}", "{\"f\":\"10:11\"}"},
             {"BYTES", "{\"f\":\"AQI=\"}"},
-            {"ARRAY<INT>", "{\"f\":[1,null,3]}", "{\"f\":[]}"},
-            {"MAP<STRING, INT>", "{\"f\":{\"a\":1,\"b\":null}}"},
+            {"ARRAY<INT>", "{\"f\":[1,null,3]}", "{\"f\":[]}", "{\"f\":[1,\"x\",3]}"},
+            {"MAP<STRING, INT>", "{\"f\":{\"a\":1,\"b\":null}}", "{\"f\":{\"a\":\"x\"}}"},
             {"ROW<`x` INT, `y` STRING>", "{\"f\":{\"y\":\"b\",\"x\":1,\"z\":0}}", "{\"f\":{}}"},
         };
         boolean[][] deserOpts = {{false, false}, {true, false}, {false, true}};
