@@ -77,6 +77,7 @@ func convErr(format string, args ...any) error { return &convError{msg: fmt.Spri
 
 type decoder struct {
 	root        *node
+	hasDecimal  bool // Flink then reads JSON floats as BigDecimal
 	failMissing bool
 	ignore      bool
 	iso         bool
@@ -314,12 +315,13 @@ func (d *decoder) value(n *node) (types.Value, error) {
 			}
 			return types.Str(string(b)), nil
 		}
-		// Flink keeps the JSON text of a non-string value.
-		start := s.pos
-		if err := s.skip(); err != nil {
+		// Flink keeps the JSON text of a non-string value, as Jackson
+		// re-serializes it (compact, numbers normalized).
+		out, err := d.canonical(nil, 0)
+		if err != nil {
 			return types.Value{}, err
 		}
-		return types.Str(d.substr(start, s.pos)), nil
+		return types.Str(string(out)), nil
 	case types.KindBoolean:
 		switch c {
 		case 't':
@@ -579,4 +581,91 @@ func (d *decoder) mapValue(n *node) (types.Value, error) {
 		}
 		return types.Value{}, s.fail("expected ',' or '}' in object")
 	}
+}
+
+// canonical appends the value at the scanner's position as Jackson writes
+// a parsed tree: no whitespace, strings re-escaped, floating-point numbers
+// as Java doubles (or, when the schema has a DECIMAL column, as Jackson's
+// normalized BigDecimal).
+func (d *decoder) canonical(dst []byte, depth int) ([]byte, error) {
+	s := &d.s
+	if depth > 1000 {
+		return dst, s.fail("JSON nested too deeply")
+	}
+	switch c := s.peek(); c {
+	case '{', '[':
+		closer := byte('}')
+		if c == '[' {
+			closer = ']'
+		}
+		s.pos++
+		dst = append(dst, c)
+		if s.peek() == closer {
+			s.pos++
+			return append(dst, closer), nil
+		}
+		for {
+			if c == '{' {
+				if s.peek() != '"' {
+					return dst, s.fail("expected a field name")
+				}
+				b, err := d.strBytes()
+				if err != nil {
+					return dst, err
+				}
+				dst = appendString(dst, string(b))
+				if err := s.expect(':'); err != nil {
+					return dst, err
+				}
+				dst = append(dst, ':')
+			}
+			var err error
+			if dst, err = d.canonical(dst, depth+1); err != nil {
+				return dst, err
+			}
+			switch s.peek() {
+			case ',':
+				s.pos++
+				dst = append(dst, ',')
+				continue
+			case closer:
+				s.pos++
+				return append(dst, closer), nil
+			}
+			return dst, s.fail("expected ',' or '" + string(closer) + "'")
+		}
+	case '"':
+		b, err := d.strBytes()
+		if err != nil {
+			return dst, err
+		}
+		return appendString(dst, string(b)), nil
+	case 't', 'f', 'n':
+		start := s.pos
+		if err := s.skip(); err != nil {
+			return dst, err
+		}
+		return append(dst, s.data[start:s.pos]...), nil
+	}
+	start, end, err := s.number()
+	if err != nil {
+		return dst, err
+	}
+	num := s.data[start:end]
+	isFloat := false
+	for _, c := range num {
+		if c == '.' || c == 'e' || c == 'E' {
+			isFloat = true
+		}
+	}
+	if !isFloat {
+		return append(dst, num...), nil
+	}
+	if d.hasDecimal {
+		if v, err := types.ParseDecimal(string(num)); err == nil {
+			return text.AppendDecimal(dst, text.StripTrailingZeros(v), false), nil
+		}
+	}
+	f, _ := strconv.ParseFloat(string(num), 64)
+	return text.AppendJavaDouble(dst, f, 64), nil
 }

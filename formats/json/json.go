@@ -38,6 +38,7 @@ package json
 
 import (
 	"github.com/streamsql/streamsql/factory"
+	"github.com/streamsql/streamsql/types"
 )
 
 // Identifier is the format's name in 'format' = 'json'.
@@ -97,6 +98,7 @@ func NewDecoder(ctx factory.FormatContext) (factory.Decoder, error) {
 	}
 	return &decoder{
 		root:        root,
+		hasDecimal:  hasDecimal(root),
 		failMissing: FailOnMissingField.Get(ctx.Options),
 		ignore:      IgnoreParseErrors.Get(ctx.Options),
 		iso:         TimestampStandard.Get(ctx.Options) == "ISO-8601",
@@ -130,4 +132,16 @@ func compileRoot(ctx factory.FormatContext) (*node, error) {
 		root.index[f.Name] = i
 	}
 	return root, nil
+}
+
+func hasDecimal(n *node) bool {
+	if n.typ.Kind == types.KindDecimal {
+		return true
+	}
+	for _, c := range append(n.fields, n.elem, n.val) {
+		if c != nil && hasDecimal(c) {
+			return true
+		}
+	}
+	return false
 }

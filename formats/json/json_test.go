@@ -121,7 +121,7 @@ func TestDecodeFlinkLeniency(t *testing.T) {
 	if row.Fields[0].Int64() != 42 || !row.Fields[1].Bool() || !math.IsNaN(row.Fields[2].Float64()) {
 		t.Errorf("quoted scalars: %v", row.Fields)
 	}
-	if row.Fields[3].Str() != `{"a": 1}` {
+	if row.Fields[3].Str() != `{"a":1}` {
 		t.Errorf("non-string for STRING kept as JSON text: %q", row.Fields[3].Str())
 	}
 	if row.Fields[4].Decimal().String() != "1.01" {
