@@ -64,7 +64,8 @@ public final class Gen {
         "ROW<`a` INT, `b` STRING, `c` ARRAY<ROW<`x` DOUBLE>>>",
     };
     static final String[] CSV_NESTED = {
-        "ARRAY<INT>", "ARRAY<STRING>", "ARRAY<DECIMAL(10, 2)>",
+        "ARRAY<INT>", "ARRAY<STRING>", "ARRAY<DECIMAL(10, 2)>", "ROW<`a` INT, `b` STRING>",
+        "ROW<`a` TIMESTAMP(3), `b` DOUBLE, `c` BOOLEAN>",
     };
 
     public static void main(String[] args) throws Exception {
