@@ -13,22 +13,26 @@ import (
 	"github.com/streamsql/streamsql/types"
 )
 
-// span is one field of a record: its text bounds in the record, or in the
-// decoder's unescape buffer when it had quotes or escapes.
+// span is one field of a record: its bounds in the record and, when it had
+// quotes or escapes, the bounds of its unescaped content in the decoder's
+// scratch buffer.
 type span struct {
 	start, end int // in the record
-	unq        []byte
+	us, ue     int // in scratch, when rewritten
 	quoted     bool
 	rewritten  bool
 }
 
 type decoder struct {
-	cfg    config
-	fields []types.Field
-	spans  []span
-	str    string
-	hasStr bool
-	data   []byte
+	cfg      config
+	fields   []types.Field
+	spans    []span
+	scratch  []byte // unescaped contents of rewritten fields
+	str      string // copy of the record, made on first use
+	hasStr   bool
+	arena    string // copy of scratch, made on first use
+	hasArena bool
+	data     []byte
 }
 
 // Decode implements factory.Decoder.
@@ -41,7 +45,7 @@ func (d *decoder) Decode(data []byte, row *types.Row) error {
 		row.Fields = make([]types.Value, n)
 	}
 	row.Kind = types.Insert
-	d.data, d.str, d.hasStr = data, "", false
+	d.data, d.str, d.hasStr, d.arena, d.hasArena = data, "", false, "", false
 	defer func() { d.data = nil }()
 
 	// One record per message; tolerate a trailing line break.
@@ -91,35 +95,33 @@ func (d *decoder) recordErr(err error) error {
 // split finds the fields of data.
 func (d *decoder) split(data []byte) error {
 	d.spans = d.spans[:0]
+	d.scratch = d.scratch[:0]
 	q, esc := d.cfg.quote, d.cfg.escape
 	i := 0
 	for {
 		sp := span{start: i}
 		if q >= 0 && i < len(data) && int(data[i]) == q {
 			sp.quoted, sp.rewritten = true, true
+			sp.us = len(d.scratch)
 			i++
-			var buf []byte
 			closed := false
-			for i < len(data) {
+			for i < len(data) && !closed {
 				c := data[i]
 				switch {
 				case esc >= 0 && int(c) == esc && i+1 < len(data):
-					buf = append(buf, data[i+1])
+					d.scratch = append(d.scratch, data[i+1])
 					i += 2
 				case int(c) == q:
 					if i+1 < len(data) && int(data[i+1]) == q {
-						buf = append(buf, c)
+						d.scratch = append(d.scratch, c)
 						i += 2
 						continue
 					}
 					i++
 					closed = true
 				default:
-					buf = append(buf, c)
+					d.scratch = append(d.scratch, c)
 					i++
-				}
-				if closed {
-					break
 				}
 			}
 			if !closed {
@@ -128,27 +130,28 @@ func (d *decoder) split(data []byte) error {
 			if i < len(data) && data[i] != d.cfg.delim {
 				return &factory.DecodeError{Format: Identifier, Offset: i, Err: errors.New("unexpected character after a closing quote")}
 			}
-			sp.unq = buf
+			sp.ue = len(d.scratch)
 			sp.end = i
 		} else {
-			var buf []byte
 			for i < len(data) && data[i] != d.cfg.delim {
 				if esc >= 0 && int(data[i]) == esc && i+1 < len(data) {
-					if buf == nil {
-						buf = append([]byte(nil), data[sp.start:i]...)
+					if !sp.rewritten {
+						sp.rewritten = true
+						sp.us = len(d.scratch)
+						d.scratch = append(d.scratch, data[sp.start:i]...)
 					}
-					buf = append(buf, data[i+1])
+					d.scratch = append(d.scratch, data[i+1])
 					i += 2
 					continue
 				}
-				if buf != nil {
-					buf = append(buf, data[i])
+				if sp.rewritten {
+					d.scratch = append(d.scratch, data[i])
 				}
 				i++
 			}
 			sp.end = i
-			if buf != nil {
-				sp.unq, sp.rewritten = buf, true
+			if sp.rewritten {
+				sp.ue = len(d.scratch)
 			}
 		}
 		d.spans = append(d.spans, sp)
@@ -162,16 +165,24 @@ func (d *decoder) split(data []byte) error {
 // text returns the field's content for transient use.
 func (d *decoder) text(sp span) []byte {
 	if sp.rewritten {
-		return sp.unq
+		return d.scratch[sp.us:sp.ue]
 	}
 	return d.data[sp.start:sp.end]
 }
 
 // string returns the field's content b as a string that does not alias the
-// input: a slice of one copy of the record, made on first use.
+// input: a slice of one copy of the record (or of the unescaped contents),
+// made on first use.
 func (d *decoder) string(sp span, b []byte) string {
+	if sp.us < 0 {
+		return string(b) // an element of an ARRAY or ROW field
+	}
 	if sp.rewritten {
-		return string(b)
+		if !d.hasArena {
+			d.arena = string(d.scratch)
+			d.hasArena = true
+		}
+		return d.arena[sp.us:sp.ue]
 	}
 	if !d.hasStr {
 		d.str = string(d.data)
@@ -203,7 +214,7 @@ func (d *decoder) value(t types.Type, sp span, b []byte) (types.Value, error) {
 			} else {
 				et = t.Fields[i].Type
 			}
-			v, err := d.value(et, span{rewritten: true, unq: []byte(p)}, []byte(p))
+			v, err := d.value(et, span{us: -1}, []byte(p))
 			if err != nil {
 				if d.cfg.ignore {
 					continue // as Flink: a bad element becomes NULL
