@@ -6,9 +6,11 @@ import (
 	"strings"
 )
 
-// ErrSkipRecord is returned (wrapped) by a Decoder when the format's
-// ignore-parse-errors option made it discard a record that could not be
-// decoded. The caller drops the record and counts it; it is not a failure.
+// ErrSkipRecord is returned (wrapped) by a Decoder when a record is to be
+// dropped: the format's ignore-parse-errors option made it discard a record
+// that could not be decoded, or the record holds no row (json's null or
+// empty record, as Flink skips them). The caller drops the record and
+// counts it; it is not a failure.
 var ErrSkipRecord = errors.New("record skipped: it could not be decoded and parse errors are ignored")
 
 // MissingOptionsError is returned when required options are absent.

@@ -96,8 +96,9 @@ type Decoder interface {
 	// allows; it sets row.Kind to Insert unless the format carries a change
 	// kind. Decoded values never alias data: the caller may reuse data
 	// once Decode returns. Errors are *DecodeError values naming the field
-	// and byte offset, or wrap ErrSkipRecord when the format was told to
-	// ignore parse errors and the record is to be dropped.
+	// and byte offset, or wrap ErrSkipRecord when the record is to be
+	// dropped: the format was told to ignore parse errors, or the record
+	// holds no row (json's null or empty record, as in Flink).
 	Decode(data []byte, row *types.Row) error
 }
 

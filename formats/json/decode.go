@@ -75,6 +75,11 @@ func (e *convError) Error() string { return e.msg }
 
 func convErr(format string, args ...any) error { return &convError{msg: fmt.Sprintf(format, args...)} }
 
+var (
+	errSkipEmpty = fmt.Errorf("%w: the record is empty", factory.ErrSkipRecord)
+	errSkipNull  = fmt.Errorf("%w: the record is JSON null", factory.ErrSkipRecord)
+)
+
 type decoder struct {
 	root        *node
 	hasDecimal  bool // Flink then reads JSON floats as BigDecimal
@@ -104,6 +109,9 @@ func (d *decoder) Decode(data []byte, row *types.Row) error {
 	if err == nil {
 		return nil
 	}
+	if errors.Is(err, factory.ErrSkipRecord) {
+		return err
+	}
 	var se *syntaxError
 	if errors.As(err, &se) {
 		err = &factory.DecodeError{Format: "json", Offset: se.off, Err: errors.New(se.msg)}
@@ -117,7 +125,8 @@ func (d *decoder) Decode(data []byte, row *types.Row) error {
 func (d *decoder) record(out []types.Value) error {
 	switch d.s.peek() {
 	case 0:
-		return d.s.fail("empty record")
+		// As Flink: an empty or blank record is no row.
+		return errSkipEmpty
 	case 'n':
 		if err := d.s.literal("null"); err != nil {
 			return err
@@ -125,7 +134,7 @@ func (d *decoder) record(out []types.Value) error {
 		if d.s.peek() != 0 {
 			return d.s.fail("data after the top-level value")
 		}
-		return &factory.DecodeError{Format: "json", Offset: 0, Err: errors.New("the record is JSON null")}
+		return errSkipNull
 	case '{':
 	default:
 		return d.s.fail("a record must be a JSON object")

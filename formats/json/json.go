@@ -25,7 +25,9 @@
 // (MULTISET counts as values; non-string keys as the text of their value);
 // ROW as nested objects. When reading, numbers, booleans and temporal
 // values are also accepted as strings, a non-string JSON value for a STRING
-// column is kept as its JSON text, and unknown fields are ignored.
+// column is kept as its JSON text, and unknown fields are ignored. A record
+// that is empty, blank or JSON null holds no row: Decode returns an error
+// wrapping factory.ErrSkipRecord, as Flink skips it.
 //
 // Deliberate deviation: a DECIMAL that does not fit its precision is a
 // decode error (Flink silently reads NULL); with ignore-parse-errors it is
