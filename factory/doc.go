@@ -1,4 +1,92 @@
 // Package factory is the dynamic table factory: registries of connector and
 // format factories, typed option declarations and the one validation path
-// every factory uses. It is the public extension point for embedders.
+// every factory uses. It is the public extension point for programs that
+// embed streamsql; the built-in connectors and formats use it exactly as an
+// embedder does.
+//
+// # Registries
+//
+// A [Registry] maps the 'connector' option to a [ConnectorFactory] and the
+// 'format', 'key.format' and 'value.format' options to a [FormatFactory].
+// Built-ins register into [Default] from init() with [MustRegisterConnector]
+// and [MustRegisterFormat], which panic on an empty, malformed or duplicate
+// declaration as database/sql.Register does; [Registry.RegisterConnector]
+// and [Registry.RegisterFormat] return the error instead. [Registry.Clone]
+// gives a test or an embedder a registry of its own; [Registry.Connectors]
+// and [Registry.Formats] list identifiers sorted.
+//
+// # Declaring options
+//
+// Options are typed values built by constructors and refined by chained
+// methods that return copies:
+//
+//	var (
+//		Topic    = factory.List("topic").Description("Topics, ';'-separated.")
+//		Servers  = factory.String("properties.bootstrap.servers").Required()
+//		Props    = factory.Prefix("properties.")
+//		Mode     = factory.Enum("scan.startup.mode", "earliest-offset", "latest-offset").Default("latest-offset")
+//		Interval = factory.Duration("scan.topic-partition-discovery.interval").Default(5 * time.Minute)
+//		Delivery = factory.Enum("sink.delivery-guarantee", "at-least-once", "exactly-once", "none").
+//				Default("at-least-once").
+//				DeprecatedKey("sink.semantic", nil)
+//		Password = factory.String("sasl.password").Sensitive()
+//		Value    = factory.FormatOption("value.format").FallbackKeys("format")
+//	)
+//
+// Types: [String], [Int], [Long], [Float], [Bool], [Duration] (Flink syntax:
+// "10s", "1 min", "500 ms"), [Size] (memory sizes: "64mb"), [Enum]
+// (case-insensitive, read back in the declared spelling), [List]
+// (';'-separated), [Map] ("k1:v1,k2:v2"), [Prefix] (pass-through keys such
+// as properties.*) and [FormatOption]. A connector reads validated values
+// with Get (Topic.Get(ctx.Options)), never by parsing strings.
+//
+// Relationships between options are data, each with the reason shown to
+// the user: [RequiredWhen], [Conflicts], [OneOf] and [Check].
+//
+// Format options are namespaced as Flink does: with 'format'='json' the
+// json format's options are written json.*, with 'key.format'='json'
+// key.json.*, with 'value.format'='json' value.json.*. A format declares
+// them without prefix.
+//
+// # Validation
+//
+// [Registry.Validate] (and [Registry.CreateSource] / [Registry.CreateSink],
+// which validate and then call the factory) checks a table's options once,
+// eagerly, into a typed [Config]. Errors are typed so that callers classify
+// them with errors.As, never by text:
+//
+//   - [MissingOptionsError]: required options absent;
+//   - [UnsupportedOptionsError]: unknown keys, with the sorted list of
+//     supported ones (deprecated keys marked) and the nearest key for typos;
+//   - [InvalidValueError]: a value that does not parse as the option's type
+//     or is outside its enum (the allowed values are listed);
+//   - [ConflictError]: options that exclude each other, or an option and its
+//     deprecated alias with different values;
+//   - [RequirementError] and [RuleError]: conditional requirements and
+//     custom checks;
+//   - [UnknownFactoryError] and [CapabilityError]: an unknown connector or
+//     format, or a sink-only connector used as a source (and the reverse).
+//
+// Several problems are reported together (errors.Join), unknown keys first
+// since a typo often explains a "missing" option. Everything is wrapped in a
+// [TableError] that names the table and lists its options, with the values
+// of sensitive options and secret-looking keys ([IsSensitiveKey]) shown as
+// [Mask]. Deprecation warnings are returned as data ([Validated].Warnings),
+// not logged.
+//
+// # Formats
+//
+// A format creates a [Decoder], which decodes a record's bytes into a
+// caller-owned [types.Row] (reusing its Fields), and an [Encoder], which
+// appends a row's encoding to a byte slice. Decode errors are
+// [DecodeError] values naming the field and the byte offset; a decoder told
+// to ignore parse errors returns an error wrapping [ErrSkipRecord] for a
+// record to drop. Formats reject column types they cannot represent with an
+// [UnsupportedTypeError] when the decoder or encoder is created.
+//
+// # Documentation
+//
+// [Registry.WriteMarkdown] renders every declaration as a configuration
+// reference (options, types, defaults, deprecated and fallback keys,
+// rules), so the docs cannot drift from the code.
 package factory

@@ -1,0 +1,125 @@
+package factory
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// WriteMarkdown writes a configuration reference for every connector and
+// format in r, in identifier order: one section per factory with a table of
+// its options (key, required, default, type, description; deprecated keys,
+// fallback keys and sensitivity noted) and its rules. The CLI uses it to
+// generate docs/connectors.md.
+func (r *Registry) WriteMarkdown(w io.Writer) error {
+	var b strings.Builder
+	b.WriteString("# Connector and format options\n")
+	for _, id := range r.Connectors() {
+		f, _ := r.Connector(id)
+		b.WriteString("\n")
+		b.WriteString(ConnectorMarkdown(f))
+	}
+	for _, id := range r.Formats() {
+		f, _ := r.Format(id)
+		b.WriteString("\n")
+		b.WriteString(FormatMarkdown(f))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// ConnectorMarkdown returns the configuration reference of one connector.
+func ConnectorMarkdown(f *ConnectorFactory) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "## Connector `%s`\n\n", f.Identifier)
+	if f.Description != "" {
+		b.WriteString(f.Description + "\n\n")
+	}
+	var roles []string
+	if f.NewSource != nil {
+		roles = append(roles, "source")
+	}
+	if f.NewSink != nil {
+		roles = append(roles, "sink")
+	}
+	fmt.Fprintf(&b, "Can be used as: %s.\n\n", strings.Join(roles, " and "))
+	conn := String("connector").Required().Description(fmt.Sprintf("Must be `%s`.", f.Identifier))
+	writeOptionTable(&b, "", append([]Option{conn}, f.Options...))
+	writeRules(&b, f.Rules)
+	return b.String()
+}
+
+// FormatMarkdown returns the configuration reference of one format, its
+// keys shown with the prefix of 'format' (json.*); with key.format and
+// value.format they take key.<id>. and value.<id>.
+func FormatMarkdown(f *FormatFactory) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "## Format `%s`\n\n", f.Identifier)
+	if f.Description != "" {
+		b.WriteString(f.Description + "\n\n")
+	}
+	fmt.Fprintf(&b, "Options are written `%[1]s.*` with `'format'='%[1]s'`, `key.%[1]s.*` with `'key.format'='%[1]s'` and `value.%[1]s.*` with `'value.format'='%[1]s'`.\n\n", f.Identifier)
+	writeOptionTable(&b, f.Identifier+".", f.Options)
+	writeRules(&b, f.Rules)
+	return b.String()
+}
+
+func writeOptionTable(b *strings.Builder, prefix string, opts []Option) {
+	if len(opts) == 0 {
+		b.WriteString("No options.\n")
+		return
+	}
+	b.WriteString("| Option | Required | Default | Type | Description |\n")
+	b.WriteString("|---|---|---|---|---|\n")
+	for _, o := range opts {
+		s := o.decl()
+		key := "`" + prefix + s.key + "`"
+		if s.prefix {
+			key = "`" + prefix + s.key + "*`"
+		}
+		req := "optional"
+		if s.required {
+			req = "required"
+		}
+		def := "(none)"
+		if s.hasDefault {
+			def = "`" + s.defText + "`"
+		}
+		typ := s.typ.String()
+		if s.typ == TypeEnum {
+			typ = "Enum: `" + strings.Join(s.enum, "`, `") + "`"
+		}
+		if s.prefix {
+			typ = "pass-through"
+		}
+		desc := s.description
+		var notes []string
+		for _, d := range s.deprecated {
+			notes = append(notes, "Deprecated key: `"+prefix+d.Key+"`.")
+		}
+		for _, fb := range s.fallback {
+			notes = append(notes, "Falls back to `"+prefix+fb+"`.")
+		}
+		if s.sensitive {
+			notes = append(notes, "Sensitive: masked in errors and listings.")
+		}
+		if len(notes) > 0 {
+			desc = strings.TrimSpace(desc + " " + strings.Join(notes, " "))
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", key, req, def, typ, escapeCell(desc))
+	}
+}
+
+func writeRules(b *strings.Builder, rules []Rule) {
+	if len(rules) == 0 {
+		return
+	}
+	b.WriteString("\nRules:\n\n")
+	for _, r := range rules {
+		b.WriteString("- " + r.describe() + "\n")
+	}
+}
+
+func escapeCell(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "|", "\\|"), "\n", " ")
+}

@@ -1,0 +1,287 @@
+package factory
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// ErrSkipRecord is returned (wrapped) by a Decoder when a record is to be
+// dropped: the format's ignore-parse-errors option made it discard a record
+// that could not be decoded, or the record holds no row (json's null or
+// empty record, as Flink skips them). The caller drops the record and
+// counts it; it is not a failure.
+var ErrSkipRecord = errors.New("record skipped: it could not be decoded and parse errors are ignored")
+
+// MissingOptionsError is returned when required options are absent.
+type MissingOptionsError struct {
+	// Keys are the missing options, sorted.
+	Keys []string
+}
+
+func (e *MissingOptionsError) Error() string {
+	return "one or more required options are missing.\n\nMissing required options are:\n\n" +
+		strings.Join(e.Keys, "\n")
+}
+
+// SupportedKey is one entry of the supported-options list of an
+// UnsupportedOptionsError.
+type SupportedKey struct {
+	Key        string
+	Deprecated bool // a deprecated alias of another option
+	Prefix     bool // a pass-through prefix such as properties.
+}
+
+func (k SupportedKey) String() string {
+	switch {
+	case k.Prefix:
+		return k.Key + "*"
+	case k.Deprecated:
+		return k.Key + " (deprecated)"
+	}
+	return k.Key
+}
+
+// UnsupportedOptionsError is returned when options are set that neither the
+// connector nor its formats declare.
+type UnsupportedOptionsError struct {
+	// Factory is the connector's identifier.
+	Factory string
+	// Keys are the unsupported options, sorted.
+	Keys []string
+	// Suggestions maps an unsupported key to the nearest supported one,
+	// when one is close enough to be a likely typo.
+	Suggestions map[string]string
+	// Supported lists every accepted key, sorted.
+	Supported []SupportedKey
+}
+
+func (e *UnsupportedOptionsError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "unsupported options found for '%s'.\n\nUnsupported options:\n\n", e.Factory)
+	for _, k := range e.Keys {
+		b.WriteString(k)
+		if s, ok := e.Suggestions[k]; ok {
+			fmt.Fprintf(&b, " (did you mean '%s'?)", s)
+		}
+		b.WriteByte('\n')
+	}
+	b.WriteString("\nSupported options:\n\n")
+	for i, k := range e.Supported {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(k.String())
+	}
+	return b.String()
+}
+
+// InvalidValueError is returned when an option's value does not parse as
+// its type or is not one of its allowed values.
+type InvalidValueError struct {
+	// Key is the key as written (possibly a deprecated alias).
+	Key string
+	// Value is the value as written, or Mask for a sensitive option.
+	Value string
+	// Type is the option's declared type.
+	Type ValueType
+	// Allowed lists the allowed values of an enum option.
+	Allowed []string
+	// Err says what is wrong.
+	Err error
+}
+
+func (e *InvalidValueError) Error() string {
+	msg := fmt.Sprintf("invalid value for option '%s': '%s' is not a valid %s", e.Key, e.Value, e.Type)
+	if len(e.Allowed) > 0 {
+		msg += "; allowed values are: " + strings.Join(e.Allowed, ", ")
+	} else if e.Err != nil {
+		msg += ": " + e.Err.Error()
+	}
+	return msg
+}
+
+func (e *InvalidValueError) Unwrap() error { return e.Err }
+
+// ConflictError is returned when options that exclude each other are set
+// together, or an option and its deprecated alias disagree.
+type ConflictError struct {
+	// Keys are the conflicting options as written.
+	Keys []string
+	// Reason says why they conflict.
+	Reason string
+}
+
+func (e *ConflictError) Error() string {
+	quoted := make([]string, len(e.Keys))
+	for i, k := range e.Keys {
+		quoted[i] = "'" + k + "'"
+	}
+	return fmt.Sprintf("options %s conflict: %s", strings.Join(quoted, " and "), e.Reason)
+}
+
+// RequirementError is returned when a conditional requirement is not met:
+// an option that another option's value makes necessary is absent (or one
+// of several alternatives must be set).
+type RequirementError struct {
+	// Keys are the options of which (at least) one is required.
+	Keys []string
+	// When is the option that makes them required ("" for a plain
+	// one-of requirement), and Value its value.
+	When, Value string
+	// Reason says why.
+	Reason string
+}
+
+func (e *RequirementError) Error() string {
+	quoted := make([]string, len(e.Keys))
+	for i, k := range e.Keys {
+		quoted[i] = "'" + k + "'"
+	}
+	what := strings.Join(quoted, " or ")
+	if e.When == "" {
+		return fmt.Sprintf("%s must be set: %s", what, e.Reason)
+	}
+	return fmt.Sprintf("%s is required when '%s' is '%s': %s", what, e.When, e.Value, e.Reason)
+}
+
+// RuleError is returned when a custom rule (see Check) rejects the options.
+type RuleError struct {
+	Keys   []string
+	Reason string
+	Err    error
+}
+
+func (e *RuleError) Error() string {
+	if e.Err != nil {
+		return e.Reason + ": " + e.Err.Error()
+	}
+	return e.Reason
+}
+
+func (e *RuleError) Unwrap() error { return e.Err }
+
+// UnknownFactoryError is returned when the connector or a format names an
+// identifier that is not registered.
+type UnknownFactoryError struct {
+	// Key is the option that names it: connector, format, key.format, ...
+	Key string
+	// Identifier is the unknown name.
+	Identifier string
+	// Available lists the registered identifiers of that kind, sorted.
+	Available []string
+}
+
+func (e *UnknownFactoryError) Error() string {
+	kind := "connector"
+	if e.Key != "connector" {
+		kind = "format"
+	}
+	msg := fmt.Sprintf("could not find any %s for '%s'='%s'.\n\nAvailable %s identifiers are:\n\n%s",
+		kind, e.Key, e.Identifier, kind, strings.Join(e.Available, "\n"))
+	if s := nearest(e.Identifier, e.Available); s != "" {
+		msg += fmt.Sprintf("\n\nDid you mean '%s'?", s)
+	}
+	return msg
+}
+
+// CapabilityError is returned when a connector is used as a source but can
+// only be a sink, or the reverse.
+type CapabilityError struct {
+	Connector string
+	// Wanted is "source" or "sink".
+	Wanted string
+}
+
+func (e *CapabilityError) Error() string {
+	other := "sink"
+	if e.Wanted == "sink" {
+		other = "source"
+	}
+	return fmt.Sprintf("connector '%s' can only be used as a %s. It cannot be used as a %s.", e.Connector, other, e.Wanted)
+}
+
+// UnsupportedTypeError is returned when a format cannot represent a column
+// type (csv and MAP, raw and anything but one STRING or BYTES column).
+type UnsupportedTypeError struct {
+	Format string
+	Field  string
+	Type   string
+	Reason string
+}
+
+func (e *UnsupportedTypeError) Error() string {
+	return fmt.Sprintf("format '%s' does not support column %s of type %s: %s", e.Format, e.Field, e.Type, e.Reason)
+}
+
+// DecodeError is returned when a record cannot be decoded. The Kafka
+// connector wraps it with topic, partition and offset.
+type DecodeError struct {
+	Format string
+	// Field is the column (dotted for nested fields), or "" when the
+	// record as a whole is malformed.
+	Field string
+	// Offset is the byte offset in the record where the problem was found.
+	Offset int
+	Err    error
+}
+
+func (e *DecodeError) Error() string {
+	if e.Field == "" {
+		return fmt.Sprintf("%s: cannot decode record at byte %d: %v", e.Format, e.Offset, e.Err)
+	}
+	return fmt.Sprintf("%s: cannot decode field '%s' at byte %d: %v", e.Format, e.Field, e.Offset, e.Err)
+}
+
+func (e *DecodeError) Unwrap() error { return e.Err }
+
+// EncodeError is returned when a row cannot be encoded.
+type EncodeError struct {
+	Format string
+	Field  string
+	Err    error
+}
+
+func (e *EncodeError) Error() string {
+	return fmt.Sprintf("%s: cannot encode field '%s': %v", e.Format, e.Field, e.Err)
+}
+
+func (e *EncodeError) Unwrap() error { return e.Err }
+
+// KeyValue is one table option, its value masked when sensitive.
+type KeyValue struct {
+	Key, Value string
+}
+
+// TableError is the outer error of everything that goes wrong while
+// validating a table's options or creating its source or sink: it names
+// the table and lists its options, sensitive values masked.
+type TableError struct {
+	Table string
+	// Action is "source", "sink" or "validate".
+	Action string
+	// Options are the table's options, sorted by key, masked.
+	Options []KeyValue
+	Err     error
+}
+
+func (e *TableError) Error() string {
+	var b strings.Builder
+	switch e.Action {
+	case "source":
+		fmt.Fprintf(&b, "unable to create a source for reading table '%s'", e.Table)
+	case "sink":
+		fmt.Fprintf(&b, "unable to create a sink for writing table '%s'", e.Table)
+	default:
+		fmt.Fprintf(&b, "invalid options for table '%s'", e.Table)
+	}
+	b.WriteString(": ")
+	b.WriteString(e.Err.Error())
+	b.WriteString("\n\nTable options are:\n")
+	for _, kv := range e.Options {
+		fmt.Fprintf(&b, "\n'%s'='%s'", kv.Key, kv.Value)
+	}
+	return b.String()
+}
+
+func (e *TableError) Unwrap() error { return e.Err }

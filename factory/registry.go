@@ -1,0 +1,350 @@
+package factory
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/types"
+)
+
+// ColumnKind says where a column's value comes from.
+type ColumnKind uint8
+
+// The column kinds of a CREATE TABLE.
+const (
+	// Physical columns are read from and written to the record's payload
+	// by the formats.
+	Physical ColumnKind = iota
+	// Metadata columns map to connector metadata (METADATA [FROM 'key']).
+	Metadata
+	// Computed columns are expressions (name AS expr); connectors never
+	// see their values.
+	Computed
+)
+
+// Column is a column of a resolved table schema.
+type Column struct {
+	Name string
+	Type types.Type
+	Kind ColumnKind
+	// MetadataKey is the metadata key of a Metadata column (the FROM
+	// 'key', else the column name).
+	MetadataKey string
+	// Virtual marks a read-only metadata column (METADATA VIRTUAL): it is
+	// not written by sinks.
+	Virtual bool
+	// Expr is the expression text of a Computed column.
+	Expr string
+}
+
+// Schema is a table's resolved schema, filled by the planner.
+type Schema struct {
+	Columns []Column
+	// PrimaryKey lists the primary-key column names (NOT ENFORCED), or is
+	// empty.
+	PrimaryKey []string
+}
+
+// PhysicalFields returns the physical columns as row fields, in order: the
+// layout formats decode into and encode from.
+func (s Schema) PhysicalFields() []types.Field {
+	var out []types.Field
+	for _, c := range s.Columns {
+		if c.Kind == Physical {
+			out = append(out, types.Field{Name: c.Name, Type: c.Type})
+		}
+	}
+	return out
+}
+
+// Context is what a connector factory receives to create a source or sink.
+type Context struct {
+	// Table is the table's catalog name.
+	Table string
+	// Schema is the table's resolved schema.
+	Schema Schema
+	// Options are the validated options; read them with each Opt's Get.
+	Options *Config
+}
+
+// ConnectorFactory declares a connector: its identifier (the value of the
+// 'connector' option), its options and rules, and how to create a source
+// and/or sink. A nil NewSource (NewSink) means the connector cannot be a
+// source (sink).
+type ConnectorFactory struct {
+	// Identifier is the value of the 'connector' option, such as "kafka".
+	Identifier string
+	// Description is one paragraph for the configuration reference.
+	Description string
+	// Options are the declared options ('connector' is implicit).
+	Options []Option
+	// Rules relate options: conditional requirements, conflicts, checks.
+	Rules []Rule
+	// NewSource creates a table source from validated options.
+	NewSource func(ctx Context) (connector.Source, error)
+	// NewSink creates a table sink from validated options.
+	NewSink func(ctx Context) (connector.Sink, error)
+}
+
+// Decoder decodes one record's bytes into a row. Implementations are not
+// safe for concurrent use: each task creates its own.
+type Decoder interface {
+	// Decode decodes data into row, reusing row.Fields when its capacity
+	// allows; it sets row.Kind to Insert unless the format carries a change
+	// kind. Decoded values never alias data: the caller may reuse data
+	// once Decode returns. Errors are *DecodeError values naming the field
+	// and byte offset, or wrap ErrSkipRecord when the record is to be
+	// dropped: the format was told to ignore parse errors, or the record
+	// holds no row (json's null or empty record, as in Flink).
+	Decode(data []byte, row *types.Row) error
+}
+
+// Encoder encodes rows. Implementations are not safe for concurrent use.
+type Encoder interface {
+	// Encode appends the encoding of row to dst and returns the extended
+	// slice.
+	Encode(dst []byte, row types.Row) ([]byte, error)
+}
+
+// FormatContext is what a format factory receives to create a decoder or
+// encoder.
+type FormatContext struct {
+	// Table is the table's catalog name.
+	Table string
+	// Fields are the columns the format handles, in row order (for Kafka:
+	// the key fields or the value fields).
+	Fields []types.Field
+	// Options are the format's validated options, read with each Opt's Get
+	// (the keys are declared without the json./value.json. prefix).
+	Options *Config
+}
+
+// FormatFactory declares a format: its identifier (the value of 'format',
+// 'key.format' or 'value.format'), its options (declared without prefix)
+// and how to create decoders and encoders. Type checks against the fields
+// happen in NewDecoder / NewEncoder, which return *UnsupportedTypeError.
+type FormatFactory struct {
+	Identifier  string
+	Description string
+	Options     []Option
+	Rules       []Rule
+	NewDecoder  func(ctx FormatContext) (Decoder, error)
+	NewEncoder  func(ctx FormatContext) (Encoder, error)
+}
+
+// Format is a format resolved from a table's options: the factory and its
+// validated options. FormatOption.Get returns it.
+type Format struct {
+	// Key is the option that named the format as written (format,
+	// value.format, key.format).
+	Key string
+	// Prefix is the prefix of the format's options: json., key.json., ...
+	Prefix  string
+	Factory *FormatFactory
+	Options *Config
+	table   string
+}
+
+// Identifier returns the format's identifier, such as "json".
+func (f *Format) Identifier() string { return f.Factory.Identifier }
+
+// NewDecoder creates a decoder for rows of fields.
+func (f *Format) NewDecoder(fields []types.Field) (Decoder, error) {
+	if f.Factory.NewDecoder == nil {
+		return nil, fmt.Errorf("format '%s' cannot decode (it is write-only)", f.Factory.Identifier)
+	}
+	return f.Factory.NewDecoder(FormatContext{Table: f.table, Fields: fields, Options: f.Options})
+}
+
+// NewEncoder creates an encoder for rows of fields.
+func (f *Format) NewEncoder(fields []types.Field) (Encoder, error) {
+	if f.Factory.NewEncoder == nil {
+		return nil, fmt.Errorf("format '%s' cannot encode (it is read-only)", f.Factory.Identifier)
+	}
+	return f.Factory.NewEncoder(FormatContext{Table: f.table, Fields: fields, Options: f.Options})
+}
+
+// Registry holds connector and format factories. The zero Registry is not
+// usable; create one with NewRegistry or Clone. A Registry is safe for
+// concurrent use.
+type Registry struct {
+	mu         sync.RWMutex
+	connectors map[string]*ConnectorFactory
+	formats    map[string]*FormatFactory
+}
+
+// NewRegistry returns an empty registry.
+func NewRegistry() *Registry {
+	return &Registry{connectors: map[string]*ConnectorFactory{}, formats: map[string]*FormatFactory{}}
+}
+
+// Default is the registry that built-in connectors and formats register
+// into from init(), and that embedders extend with Register calls.
+var Default = NewRegistry()
+
+// ErrDuplicate is returned when an identifier is registered twice.
+var ErrDuplicate = errors.New("identifier already registered")
+
+// ErrInvalidFactory is returned when a factory declaration is malformed
+// (empty identifier, duplicate option keys, a bad default, ...).
+var ErrInvalidFactory = errors.New("invalid factory declaration")
+
+// RegisterConnector adds a connector factory. It returns an error wrapping
+// ErrInvalidFactory or ErrDuplicate.
+func (r *Registry) RegisterConnector(f ConnectorFactory) error {
+	if err := checkDecl(f.Identifier, f.Options, f.Rules, true); err != nil {
+		return err
+	}
+	if f.NewSource == nil && f.NewSink == nil {
+		return fmt.Errorf("%w: connector '%s' creates neither sources nor sinks", ErrInvalidFactory, f.Identifier)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, dup := r.connectors[f.Identifier]; dup {
+		return fmt.Errorf("connector '%s': %w", f.Identifier, ErrDuplicate)
+	}
+	r.connectors[f.Identifier] = &f
+	return nil
+}
+
+// RegisterFormat adds a format factory. It returns an error wrapping
+// ErrInvalidFactory or ErrDuplicate.
+func (r *Registry) RegisterFormat(f FormatFactory) error {
+	if err := checkDecl(f.Identifier, f.Options, f.Rules, false); err != nil {
+		return err
+	}
+	if f.NewDecoder == nil && f.NewEncoder == nil {
+		return fmt.Errorf("%w: format '%s' creates neither decoders nor encoders", ErrInvalidFactory, f.Identifier)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, dup := r.formats[f.Identifier]; dup {
+		return fmt.Errorf("format '%s': %w", f.Identifier, ErrDuplicate)
+	}
+	r.formats[f.Identifier] = &f
+	return nil
+}
+
+// MustRegisterConnector is RegisterConnector that panics on error, for use
+// in init().
+func (r *Registry) MustRegisterConnector(f ConnectorFactory) {
+	if err := r.RegisterConnector(f); err != nil {
+		panic("factory: " + err.Error())
+	}
+}
+
+// MustRegisterFormat is RegisterFormat that panics on error, for use in
+// init().
+func (r *Registry) MustRegisterFormat(f FormatFactory) {
+	if err := r.RegisterFormat(f); err != nil {
+		panic("factory: " + err.Error())
+	}
+}
+
+// RegisterConnector adds a connector factory to Default.
+func RegisterConnector(f ConnectorFactory) error { return Default.RegisterConnector(f) }
+
+// RegisterFormat adds a format factory to Default.
+func RegisterFormat(f FormatFactory) error { return Default.RegisterFormat(f) }
+
+// MustRegisterConnector adds a connector factory to Default and panics on
+// a nil, empty or duplicate declaration, as database/sql.Register does.
+func MustRegisterConnector(f ConnectorFactory) { Default.MustRegisterConnector(f) }
+
+// MustRegisterFormat adds a format factory to Default and panics on error.
+func MustRegisterFormat(f FormatFactory) { Default.MustRegisterFormat(f) }
+
+// Clone returns a copy of r that shares its factories but not its tables:
+// registering into the copy does not change r.
+func (r *Registry) Clone() *Registry {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	c := NewRegistry()
+	for k, v := range r.connectors {
+		c.connectors[k] = v
+	}
+	for k, v := range r.formats {
+		c.formats[k] = v
+	}
+	return c
+}
+
+// Connectors returns the registered connector identifiers, sorted.
+func (r *Registry) Connectors() []string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return sortedKeys(r.connectors)
+}
+
+// Formats returns the registered format identifiers, sorted.
+func (r *Registry) Formats() []string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return sortedKeys(r.formats)
+}
+
+// Connector returns the connector factory registered as id.
+func (r *Registry) Connector(id string) (*ConnectorFactory, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	f, ok := r.connectors[id]
+	return f, ok
+}
+
+// Format returns the format factory registered as id.
+func (r *Registry) Format(id string) (*FormatFactory, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	f, ok := r.formats[id]
+	return f, ok
+}
+
+// checkDecl checks a factory's declarations once, at registration.
+func checkDecl(id string, opts []Option, rules []Rule, isConnector bool) error {
+	if id == "" || strings.TrimSpace(id) != id {
+		return fmt.Errorf("%w: empty or padded identifier %q", ErrInvalidFactory, id)
+	}
+	seen := map[string]bool{}
+	if isConnector {
+		seen["connector"] = true
+	}
+	for _, o := range opts {
+		if o == nil || o.decl() == nil {
+			return fmt.Errorf("%w: '%s' declares a nil option", ErrInvalidFactory, id)
+		}
+		s := o.decl()
+		keys := []string{s.key}
+		for _, d := range s.deprecated {
+			keys = append(keys, d.Key)
+		}
+		keys = append(keys, s.fallback...)
+		for _, k := range keys {
+			if k == "" || seen[k] {
+				return fmt.Errorf("%w: '%s' declares option key %q twice (or empty)", ErrInvalidFactory, id, k)
+			}
+			seen[k] = true
+		}
+		if s.typ == TypeEnum && len(s.enum) == 0 {
+			return fmt.Errorf("%w: '%s': enum option '%s' has no values", ErrInvalidFactory, id, s.key)
+		}
+		if s.hasDefault && s.typ == TypeEnum {
+			if _, err := s.parse(s.defText, s); err != nil {
+				return fmt.Errorf("%w: '%s': default %q of '%s' is not an allowed value", ErrInvalidFactory, id, s.defText, s.key)
+			}
+		}
+		if s.typ == TypeFormat && !isConnector {
+			return fmt.Errorf("%w: format '%s' declares a format option '%s'", ErrInvalidFactory, id, s.key)
+		}
+	}
+	for _, r := range rules {
+		for _, o := range r.options() {
+			if o == nil || !seen[o.Key()] {
+				return fmt.Errorf("%w: '%s': a rule refers to an undeclared option", ErrInvalidFactory, id)
+			}
+		}
+	}
+	return nil
+}

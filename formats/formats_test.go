@@ -1,0 +1,14 @@
+package formats
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/streamsql/streamsql/factory"
+)
+
+func TestBuiltinsRegistered(t *testing.T) {
+	if got := factory.Default.Formats(); !reflect.DeepEqual(got, []string{"csv", "json", "raw"}) {
+		t.Errorf("registered formats %v", got)
+	}
+}

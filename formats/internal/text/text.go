@@ -1,0 +1,573 @@
+// Package text holds the textual encodings that Flink's json and csv formats
+// share: ISO dates, times and timestamps as java.time prints them, Java's
+// Double.toString and BigDecimal.toString, and allocation-free parsers of
+// numbers from bytes.
+package text
+
+import (
+	"errors"
+	"math"
+	"math/big"
+	"strconv"
+	"unsafe"
+
+	"github.com/streamsql/streamsql/types"
+)
+
+// Errors returned by the parsers; callers wrap them with the field and
+// offset.
+var (
+	ErrSyntax = errors.New("invalid syntax")
+	ErrRange  = errors.New("value out of range")
+)
+
+// UnsafeString returns b as a string without copying. The result must not
+// outlive b's next modification; use it only for transient parsing.
+func UnsafeString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
+
+// daysFromCivil returns days since 1970-01-01 of a proleptic Gregorian date.
+func daysFromCivil(y, m, d int64) int64 {
+	if m <= 2 {
+		y--
+	}
+	era := y / 400
+	if y < 0 && y%400 != 0 {
+		era = (y - 399) / 400
+	}
+	yoe := y - era*400
+	mp := (m + 9) % 12
+	doy := (153*mp+2)/5 + d - 1
+	doe := yoe*365 + yoe/4 - yoe/100 + doy
+	return era*146097 + doe - 719468
+}
+
+// civilFromDays is the inverse of daysFromCivil.
+func civilFromDays(z int64) (y, m, d int64) {
+	z += 719468
+	era := z / 146097
+	if z < 0 && z%146097 != 0 {
+		era = (z - 146096) / 146097
+	}
+	doe := z - era*146097
+	yoe := (doe - doe/1460 + doe/36524 - doe/146096) / 365
+	y = yoe + era*400
+	doy := doe - (365*yoe + yoe/4 - yoe/100)
+	mp := (5*doy + 2) / 153
+	d = doy - (153*mp+2)/5 + 1
+	m = mp + 3
+	if m > 12 {
+		m -= 12
+	}
+	if m <= 2 {
+		y++
+	}
+	return y, m, d
+}
+
+func daysIn(y, m int64) int64 {
+	switch m {
+	case 2:
+		if y%4 == 0 && (y%100 != 0 || y%400 == 0) {
+			return 29
+		}
+		return 28
+	case 4, 6, 9, 11:
+		return 30
+	}
+	return 31
+}
+
+func pad(dst []byte, v int64, width int) []byte {
+	var buf [20]byte
+	i := len(buf)
+	for v > 0 || i == len(buf) {
+		i--
+		buf[i] = byte('0' + v%10)
+		v /= 10
+	}
+	for n := len(buf) - i; n < width; n++ {
+		dst = append(dst, '0')
+	}
+	return append(dst, buf[i:]...)
+}
+
+// AppendDate appends days since the epoch as ISO_LOCAL_DATE (yyyy-MM-dd;
+// years beyond 9999 get a '+', negative years a '-', as java.time prints).
+func AppendDate(dst []byte, days int64) []byte {
+	y, m, d := civilFromDays(days)
+	switch {
+	case y > 9999:
+		dst = append(dst, '+')
+		dst = pad(dst, y, 4)
+	case y < 0:
+		dst = append(dst, '-')
+		dst = pad(dst, -y, 4)
+	default:
+		dst = pad(dst, y, 4)
+	}
+	dst = append(dst, '-')
+	dst = pad(dst, m, 2)
+	dst = append(dst, '-')
+	return pad(dst, d, 2)
+}
+
+// AppendTime appends nanoseconds of the day as ISO_LOCAL_TIME: HH:mm:ss and,
+// when the nanoseconds are not zero and fraction is set, a fraction with
+// trailing zeros removed.
+func AppendTime(dst []byte, nanos int64, fraction bool) []byte {
+	sec := nanos / 1e9
+	dst = pad(dst, sec/3600, 2)
+	dst = append(dst, ':')
+	dst = pad(dst, sec/60%60, 2)
+	dst = append(dst, ':')
+	dst = pad(dst, sec%60, 2)
+	if ns := nanos % 1e9; fraction && ns != 0 {
+		dst = append(dst, '.')
+		digits := 9
+		for ns%10 == 0 {
+			ns /= 10
+			digits--
+		}
+		dst = pad(dst, ns, digits)
+	}
+	return dst
+}
+
+// AppendTimestamp appends ts as date, sep, time (with minimal fraction) and,
+// if zone is set, a literal 'Z'.
+func AppendTimestamp(dst []byte, ts types.Timestamp, sep byte, zone bool) []byte {
+	days := floorDiv(ts.Millis, 86400000)
+	msOfDay := ts.Millis - days*86400000
+	dst = AppendDate(dst, days)
+	dst = append(dst, sep)
+	dst = AppendTime(dst, msOfDay*1e6+int64(ts.NanoOfMilli), true)
+	if zone {
+		dst = append(dst, 'Z')
+	}
+	return dst
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if (a%b != 0) && ((a < 0) != (b < 0)) {
+		q--
+	}
+	return q
+}
+
+func digits(b []byte, n int) (int64, bool) {
+	if len(b) < n {
+		return 0, false
+	}
+	var v int64
+	for i := 0; i < n; i++ {
+		c := b[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		v = v*10 + int64(c-'0')
+	}
+	return v, true
+}
+
+// ParseDate parses yyyy-MM-dd into days since the epoch.
+func ParseDate(b []byte) (int64, error) {
+	days, n, err := parseDate(b)
+	if err != nil || n != len(b) {
+		return 0, ErrSyntax
+	}
+	return days, nil
+}
+
+func parseDate(b []byte) (int64, int, error) {
+	i, neg := 0, false
+	if len(b) > 0 && (b[0] == '+' || b[0] == '-') {
+		neg = b[0] == '-'
+		i = 1
+	}
+	j := i
+	for j < len(b) && b[j] >= '0' && b[j] <= '9' {
+		j++
+	}
+	if j-i < 4 || j-i > 9 || j+6 > len(b) || b[j] != '-' || b[j+3] != '-' {
+		return 0, 0, ErrSyntax
+	}
+	y, _ := digits(b[i:], j-i)
+	if neg {
+		y = -y
+	}
+	m, ok1 := digits(b[j+1:], 2)
+	d, ok2 := digits(b[j+4:], 2)
+	if !ok1 || !ok2 || m < 1 || m > 12 || d < 1 || d > daysIn(y, m) {
+		return 0, 0, ErrSyntax
+	}
+	return daysFromCivil(y, m, d), j + 6, nil
+}
+
+// ParseTime parses HH:mm:ss[.fffffffff] into nanoseconds of the day, as
+// Flink's SQL time format does (seconds are required).
+func ParseTime(b []byte) (int64, error) {
+	return parseTimeFull(b, false)
+}
+
+func parseTimeFull(b []byte, optionalSeconds bool) (int64, error) {
+	ns, n, err := parseTime(b)
+	if err != nil || n != len(b) || (!optionalSeconds && n < 8) {
+		return 0, ErrSyntax
+	}
+	return ns, nil
+}
+
+func parseTime(b []byte) (int64, int, error) {
+	h, ok1 := digits(b, 2)
+	if !ok1 || len(b) < 5 || b[2] != ':' {
+		return 0, 0, ErrSyntax
+	}
+	mi, ok2 := digits(b[3:], 2)
+	if !ok2 || h > 23 || mi > 59 {
+		return 0, 0, ErrSyntax
+	}
+	n := 5
+	var s, frac int64
+	if n < len(b) && b[n] == ':' {
+		var ok bool
+		if s, ok = digits(b[n+1:], 2); !ok || s > 59 {
+			return 0, 0, ErrSyntax
+		}
+		n += 3
+		if n < len(b) && b[n] == '.' {
+			n++
+			k := 0
+			for n < len(b) && b[n] >= '0' && b[n] <= '9' {
+				if k == 9 {
+					return 0, 0, ErrSyntax
+				}
+				frac = frac*10 + int64(b[n]-'0')
+				k++
+				n++
+			}
+			if k == 0 {
+				return 0, 0, ErrSyntax
+			}
+			for ; k < 9; k++ {
+				frac *= 10
+			}
+		}
+	}
+	return ((h*60+mi)*60+s)*1e9 + frac, n, nil
+}
+
+// ParseTimestamp parses date, sep, time and, if zone is set, a required
+// trailing 'Z'. Seconds are optional with sep 'T' (java.time's
+// ISO_LOCAL_TIME) and required otherwise (Flink's SQL format).
+func ParseTimestamp(b []byte, sep byte, zone bool) (types.Timestamp, error) {
+	days, n, err := parseDate(b)
+	if err != nil || n >= len(b) || b[n] != sep {
+		return types.Timestamp{}, ErrSyntax
+	}
+	rest := b[n+1:]
+	if zone {
+		if len(rest) == 0 || rest[len(rest)-1] != 'Z' {
+			return types.Timestamp{}, ErrSyntax
+		}
+		rest = rest[:len(rest)-1]
+	}
+	ns, err := parseTimeFull(rest, sep == 'T')
+	if err != nil {
+		return types.Timestamp{}, err
+	}
+	return types.Timestamp{Millis: days*86400000 + ns/1e6, NanoOfMilli: int32(ns % 1e6)}, nil
+}
+
+// AppendJavaDouble appends f as Java's Double.toString (bits 64) or
+// Float.toString (bits 32) prints it: plain notation with at least one
+// fractional digit for 1e-3 <= |f| < 1e7, else computerized scientific
+// notation such as 1.0E10 or 1.234E-5; NaN and Infinity by name.
+func AppendJavaDouble(dst []byte, f float64, bits int) []byte {
+	switch {
+	case math.IsNaN(f):
+		return append(dst, "NaN"...)
+	case math.IsInf(f, 1):
+		return append(dst, "Infinity"...)
+	case math.IsInf(f, -1):
+		return append(dst, "-Infinity"...)
+	case f == 0:
+		if math.Signbit(f) {
+			return append(dst, "-0.0"...)
+		}
+		return append(dst, "0.0"...)
+	}
+	var buf [32]byte
+	e := strconv.AppendFloat(buf[:0], f, 'e', -1, bits) // -d.dddde±XX
+	neg := e[0] == '-'
+	if neg {
+		e = e[1:]
+		dst = append(dst, '-')
+	}
+	ei := 0
+	for e[ei] != 'e' {
+		ei++
+	}
+	mant := e[:ei]
+	exp, _ := strconv.Atoi(string(e[ei+1:]))
+	var ds [24]byte
+	nd := 0
+	for _, c := range mant {
+		if c != '.' {
+			ds[nd] = c
+			nd++
+		}
+	}
+	d := ds[:nd]
+	abs := math.Abs(f)
+	if abs >= 1e-3 && abs < 1e7 {
+		if exp >= 0 {
+			intLen := exp + 1
+			for i := 0; i < intLen; i++ {
+				if i < len(d) {
+					dst = append(dst, d[i])
+				} else {
+					dst = append(dst, '0')
+				}
+			}
+			dst = append(dst, '.')
+			if intLen < len(d) {
+				dst = append(dst, d[intLen:]...)
+			} else {
+				dst = append(dst, '0')
+			}
+			return dst
+		}
+		dst = append(dst, '0', '.')
+		for i := 0; i < -exp-1; i++ {
+			dst = append(dst, '0')
+		}
+		return append(dst, d...)
+	}
+	dst = append(dst, d[0], '.')
+	if len(d) > 1 {
+		dst = append(dst, d[1:]...)
+	} else {
+		dst = append(dst, '0')
+	}
+	dst = append(dst, 'E')
+	return strconv.AppendInt(dst, int64(exp), 10)
+}
+
+// AppendDecimal appends d as Java's BigDecimal.toString (plain false:
+// scientific notation when the scale is negative or the adjusted exponent
+// is below -6) or toPlainString (plain true).
+func AppendDecimal(dst []byte, d types.Decimal, plain bool) []byte {
+	var digitsBuf [40]byte
+	var ds []byte
+	neg := d.Sign() < 0
+	if u, ok := d.UnscaledInt64(); ok {
+		if u < 0 {
+			ds = strconv.AppendUint(digitsBuf[:0], uint64(-u), 10)
+			if u == math.MinInt64 {
+				ds = strconv.AppendUint(digitsBuf[:0], 1<<63, 10)
+			}
+		} else {
+			ds = strconv.AppendUint(digitsBuf[:0], uint64(u), 10)
+		}
+	} else {
+		ds = new(big.Int).Abs(d.Unscaled()).Append(digitsBuf[:0], 10)
+	}
+	scale := d.Scale()
+	if neg {
+		dst = append(dst, '-')
+	}
+	adjusted := len(ds) - 1 - scale
+	if plain || (scale >= 0 && adjusted >= -6) {
+		switch {
+		case scale <= 0:
+			dst = append(dst, ds...)
+			for i := 0; i < -scale; i++ {
+				dst = append(dst, '0')
+			}
+		case len(ds) > scale:
+			dst = append(dst, ds[:len(ds)-scale]...)
+			dst = append(dst, '.')
+			dst = append(dst, ds[len(ds)-scale:]...)
+		default:
+			dst = append(dst, '0', '.')
+			for i := 0; i < scale-len(ds); i++ {
+				dst = append(dst, '0')
+			}
+			dst = append(dst, ds...)
+		}
+		return dst
+	}
+	dst = append(dst, ds[0])
+	if len(ds) > 1 {
+		dst = append(dst, '.')
+		dst = append(dst, ds[1:]...)
+	}
+	dst = append(dst, 'E')
+	if adjusted >= 0 {
+		dst = append(dst, '+')
+	}
+	return strconv.AppendInt(dst, int64(adjusted), 10)
+}
+
+// StripTrailingZeros returns d with trailing zeros of its unscaled value
+// removed (the scale may become negative), and zero as 0 with scale 0, as
+// Java's BigDecimal.stripTrailingZeros (which Jackson applies to decimal
+// nodes).
+func StripTrailingZeros(d types.Decimal) types.Decimal {
+	if d.Sign() == 0 {
+		return types.NewDecimal(0, 0)
+	}
+	scale := d.Scale()
+	if u, ok := d.UnscaledInt64(); ok {
+		for u%10 == 0 {
+			u /= 10
+			scale--
+		}
+		return types.NewDecimal(u, scale)
+	}
+	u := d.Unscaled()
+	ten := big.NewInt(10)
+	q, r := new(big.Int), new(big.Int)
+	for {
+		q.QuoRem(u, ten, r)
+		if r.Sign() != 0 {
+			break
+		}
+		u.Set(q)
+		scale--
+	}
+	return types.NewDecimalBig(u, scale)
+}
+
+// ParseInt parses an optionally signed decimal integer within [lo, hi].
+func ParseInt(b []byte, lo, hi int64) (int64, error) {
+	i, neg := 0, false
+	if len(b) > 0 && (b[0] == '-' || b[0] == '+') {
+		neg = b[0] == '-'
+		i = 1
+	}
+	if i == len(b) {
+		return 0, ErrSyntax
+	}
+	var u uint64
+	for ; i < len(b); i++ {
+		c := b[i]
+		if c < '0' || c > '9' {
+			return 0, ErrSyntax
+		}
+		if u > (math.MaxUint64-9)/10 {
+			return 0, ErrRange
+		}
+		u = u*10 + uint64(c-'0')
+	}
+	var v int64
+	if neg {
+		if u > 1<<63 {
+			return 0, ErrRange
+		}
+		v = -int64(u)
+	} else {
+		if u > math.MaxInt64 {
+			return 0, ErrRange
+		}
+		v = int64(u)
+	}
+	if v < lo || v > hi {
+		return 0, ErrRange
+	}
+	return v, nil
+}
+
+// IntRange returns the range of an integer kind.
+func IntRange(k types.Kind) (int64, int64) {
+	switch k {
+	case types.KindTinyInt:
+		return math.MinInt8, math.MaxInt8
+	case types.KindSmallInt:
+		return math.MinInt16, math.MaxInt16
+	case types.KindInt:
+		return math.MinInt32, math.MaxInt32
+	}
+	return math.MinInt64, math.MaxInt64
+}
+
+var pow10 = [19]int64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18}
+
+// ParseDecimal parses a decimal number (plain or scientific) and rescales it
+// to DECIMAL(precision, scale), rounding half-up as Flink does. Numbers of up
+// to 18 digits in plain notation take an allocation-free path. It returns
+// ErrRange (wrapping types.ErrDecimalOverflow) when the value does not fit.
+func ParseDecimal(b []byte, precision, scale int) (types.Decimal, error) {
+	if d, ok := fastDecimal(b, precision, scale); ok {
+		return d, nil
+	}
+	d, err := types.ParseDecimal(string(b))
+	if err != nil {
+		return types.Decimal{}, ErrSyntax
+	}
+	r, err := d.Rescale(precision, scale)
+	if err != nil {
+		return types.Decimal{}, ErrRange
+	}
+	return r, nil
+}
+
+func fastDecimal(b []byte, precision, scale int) (types.Decimal, bool) {
+	if scale > 18 || precision > 18 {
+		return types.Decimal{}, false
+	}
+	i, neg := 0, false
+	if len(b) > 0 && (b[0] == '-' || b[0] == '+') {
+		neg = b[0] == '-'
+		i++
+	}
+	var u int64
+	nd, frac, dot, seen := 0, 0, false, false
+	for ; i < len(b); i++ {
+		c := b[i]
+		switch {
+		case c >= '0' && c <= '9':
+			if nd == 18 {
+				return types.Decimal{}, false
+			}
+			if u != 0 || c != '0' {
+				nd++
+			}
+			u = u*10 + int64(c-'0')
+			seen = true
+			if dot {
+				frac++
+			}
+		case c == '.' && !dot:
+			dot = true
+		default:
+			return types.Decimal{}, false
+		}
+	}
+	if !seen {
+		return types.Decimal{}, false
+	}
+	if frac > scale {
+		// Round half-up dropping frac-scale digits.
+		div := pow10[frac-scale]
+		q, r := u/div, u%div
+		if r*2 >= div {
+			q++
+		}
+		u = q
+	} else if frac < scale {
+		m := pow10[scale-frac]
+		if u > math.MaxInt64/m {
+			return types.Decimal{}, false
+		}
+		u *= m
+	}
+	if u >= pow10[precision] {
+		return types.Decimal{}, false // the slow path reports the overflow
+	}
+	if neg {
+		u = -u
+	}
+	return types.NewDecimal(u, scale), true
+}

@@ -1,0 +1,168 @@
+package text
+
+import (
+	"math"
+	"math/big"
+	"math/rand/v2"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/streamsql/streamsql/types"
+)
+
+func TestDatesAgainstTimePackage(t *testing.T) {
+	for days := int64(-800000); days <= 3000000; days += 97 {
+		tm := time.Unix(days*86400, 0).UTC()
+		y, m, d := civilFromDays(days)
+		if y != int64(tm.Year()) || m != int64(tm.Month()) || d != int64(tm.Day()) {
+			t.Fatalf("civilFromDays(%d) = %d-%d-%d, time says %s", days, y, m, d, tm)
+		}
+		if back := daysFromCivil(y, m, d); back != days {
+			t.Fatalf("daysFromCivil(%d-%d-%d) = %d, want %d", y, m, d, back, days)
+		}
+		if tm.Year() >= 1 && tm.Year() <= 9999 {
+			got := string(AppendDate(nil, days))
+			if want := tm.Format("2006-01-02"); got != want {
+				t.Fatalf("AppendDate(%d) = %s, want %s", days, got, want)
+			}
+			if p, err := ParseDate([]byte(got)); err != nil || p != days {
+				t.Fatalf("ParseDate(%s) = %d, %v", got, p, err)
+			}
+		}
+	}
+	for _, bad := range []string{"2021-02-29", "2020-13-01", "2020-00-10", "20-01-01", "2020-1-01", "2020-01-01x", ""} {
+		if _, err := ParseDate([]byte(bad)); err == nil {
+			t.Errorf("ParseDate(%q) succeeded", bad)
+		}
+	}
+}
+
+func TestTimestampsAgainstTimePackage(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < 20000; i++ {
+		sec := r.Int64N(253402300800+62135596800) - 62135596800
+		ns := r.Int64N(1e9)
+		ts := types.Timestamp{Millis: sec*1000 + ns/1e6, NanoOfMilli: int32(ns % 1e6)}
+		got := string(AppendTimestamp(nil, ts, ' ', false))
+		want := ts.Time().Format("2006-01-02 15:04:05.999999999")
+		if got != want {
+			t.Fatalf("AppendTimestamp = %s, want %s", got, want)
+		}
+		back, err := ParseTimestamp([]byte(got), ' ', false)
+		if err != nil || back != ts {
+			t.Fatalf("ParseTimestamp(%s) = %v, %v", got, back, err)
+		}
+	}
+	for _, bad := range []string{"2020-01-01 24:00:00", "2020-01-01 12:60:00", "2020-01-01 12:00:00.", "2020-01-01 12:00:00.1234567890", "2020-01-01 12:00"} {
+		if _, err := ParseTimestamp([]byte(bad), ' ', false); err == nil {
+			t.Errorf("ParseTimestamp(%q) succeeded", bad)
+		}
+	}
+	if _, err := ParseTimestamp([]byte("2020-01-01T12:00"), 'T', false); err != nil {
+		t.Errorf("ISO timestamps may omit seconds: %v", err)
+	}
+	if _, err := ParseTimestamp([]byte("2020-01-01 12:00:00"), ' ', true); err == nil {
+		t.Error("LTZ without Z accepted")
+	}
+}
+
+func TestParseInt(t *testing.T) {
+	for _, c := range []struct {
+		in     string
+		lo, hi int64
+		ok     bool
+	}{
+		{"127", math.MinInt8, math.MaxInt8, true}, {"128", math.MinInt8, math.MaxInt8, false},
+		{"-9223372036854775808", math.MinInt64, math.MaxInt64, true}, {"9223372036854775808", math.MinInt64, math.MaxInt64, false},
+		{"99999999999999999999999", math.MinInt64, math.MaxInt64, false}, {"+5", 0, 10, true}, {"-", 0, 10, false}, {"1e3", 0, 1e6, false},
+	} {
+		v, err := ParseInt([]byte(c.in), c.lo, c.hi)
+		if (err == nil) != c.ok {
+			t.Errorf("ParseInt(%q) = %d, %v", c.in, v, err)
+		}
+		if c.ok {
+			want, _ := strconv.ParseInt(c.in, 10, 64)
+			if v != want {
+				t.Errorf("ParseInt(%q) = %d", c.in, v)
+			}
+		}
+	}
+}
+
+// The allocation-free decimal path agrees with the exact one.
+func TestFastDecimalMatchesSlowPath(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for i := 0; i < 20000; i++ {
+		p := 1 + r.IntN(18)
+		s := r.IntN(p + 1)
+		intDigits := r.IntN(p + 2)
+		fracDigits := r.IntN(s + 3)
+		b := []byte{}
+		if r.IntN(2) == 0 {
+			b = append(b, '-')
+		}
+		for j := 0; j < intDigits; j++ {
+			b = append(b, byte('0'+r.IntN(10)))
+		}
+		if intDigits == 0 {
+			b = append(b, '0')
+		}
+		if fracDigits > 0 {
+			b = append(b, '.')
+			for j := 0; j < fracDigits; j++ {
+				b = append(b, byte('0'+r.IntN(10)))
+			}
+		}
+		fast, fok := fastDecimal(b, p, s)
+		d, err := types.ParseDecimal(string(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		slow, serr := d.Rescale(p, s)
+		if fok {
+			if serr != nil || fast.Cmp(slow) != 0 || fast.Scale() != slow.Scale() {
+				t.Fatalf("%s as DECIMAL(%d, %d): fast %s, slow %s (%v)", b, p, s, fast, slow, serr)
+			}
+		}
+		got, err := ParseDecimal(b, p, s)
+		if (err == nil) != (serr == nil) || (err == nil && got.Cmp(slow) != 0) {
+			t.Fatalf("ParseDecimal(%s, %d, %d) = %s, %v; want %s, %v", b, p, s, got, err, slow, serr)
+		}
+	}
+}
+
+func TestAppendDecimalMatchesBigFloatText(t *testing.T) {
+	// Plain notation must be exact: compare with math/big's rendering.
+	r := rand.New(rand.NewPCG(9, 9))
+	for i := 0; i < 5000; i++ {
+		digits := make([]byte, 1+r.IntN(38))
+		for j := range digits {
+			digits[j] = byte('0' + r.IntN(10))
+		}
+		u, _ := new(big.Int).SetString(string(digits), 10)
+		if r.IntN(2) == 0 {
+			u.Neg(u)
+		}
+		scale := r.IntN(20)
+		d := types.NewDecimalBig(u, scale)
+		if got, want := string(AppendDecimal(nil, d, true)), d.String(); got != want {
+			t.Fatalf("plain %s: got %s", want, got)
+		}
+	}
+}
+
+func TestAppendJavaDoubleParsesBack(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 3))
+	for i := 0; i < 20000; i++ {
+		f := math.Float64frombits(r.Uint64())
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			continue
+		}
+		s := string(AppendJavaDouble(nil, f, 64))
+		back, err := strconv.ParseFloat(s, 64)
+		if err != nil || back != f {
+			t.Fatalf("%v printed %s parses as %v (%v)", f, s, back, err)
+		}
+	}
+}

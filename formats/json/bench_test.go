@@ -1,0 +1,97 @@
+package json
+
+import (
+	stdjson "encoding/json"
+	"testing"
+
+	"github.com/streamsql/streamsql/types"
+)
+
+// benchFields is a typical 10-field record.
+var benchFields = []types.Field{
+	{Name: "id", Type: types.BigInt()},
+	{Name: "customer", Type: types.String()},
+	{Name: "amount", Type: types.DecimalType(10, 2)},
+	{Name: "quantity", Type: types.Int()},
+	{Name: "price", Type: types.Double()},
+	{Name: "paid", Type: types.Boolean()},
+	{Name: "country", Type: types.String()},
+	{Name: "created", Type: types.TimestampType(3)},
+	{Name: "day", Type: types.Date()},
+	{Name: "note", Type: types.String()},
+}
+
+var benchRecord = []byte(`{"id":1234567890,"customer":"Alice Example","amount":1234.56,"quantity":7,` +
+	`"price":176.365,"paid":true,"country":"NL","created":"2026-11-29 08:30:15.123",` +
+	`"day":"2026-11-29","note":"deliver to the back door"}`)
+
+func BenchmarkDecode(b *testing.B) {
+	dec, _ := codecs(b, benchFields)
+	var row types.Row
+	b.SetBytes(int64(len(benchRecord)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := dec.Decode(benchRecord, &row); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkDecodeStdlibMap is the baseline: encoding/json into map[string]any.
+func BenchmarkDecodeStdlibMap(b *testing.B) {
+	b.SetBytes(int64(len(benchRecord)))
+	b.ReportAllocs()
+	for b.Loop() {
+		var m map[string]any
+		if err := stdjson.Unmarshal(benchRecord, &m); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkEncode(b *testing.B) {
+	dec, enc := codecs(b, benchFields)
+	var row types.Row
+	if err := dec.Decode(benchRecord, &row); err != nil {
+		b.Fatal(err)
+	}
+	var buf []byte
+	b.SetBytes(int64(len(benchRecord)))
+	b.ReportAllocs()
+	for b.Loop() {
+		var err error
+		if buf, err = enc.Encode(buf[:0], row); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkEncodeStdlibMap is the baseline: encoding/json from map[string]any.
+func BenchmarkEncodeStdlibMap(b *testing.B) {
+	var m map[string]any
+	if err := stdjson.Unmarshal(benchRecord, &m); err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(benchRecord)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := stdjson.Marshal(m); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func TestBenchRecordDecodes(t *testing.T) {
+	dec, enc := codecs(t, benchFields)
+	var row types.Row
+	if err := dec.Decode(benchRecord, &row); err != nil {
+		t.Fatal(err)
+	}
+	out, err := enc.Encode(nil, row)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(out) != string(benchRecord) {
+		t.Errorf("re-encoded\n%s\nwant\n%s", out, benchRecord)
+	}
+}

@@ -1,0 +1,680 @@
+package json
+
+import (
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/streamsql/streamsql/factory"
+	"github.com/streamsql/streamsql/formats/internal/text"
+	"github.com/streamsql/streamsql/types"
+)
+
+// node is the compiled decoding and encoding plan of one field.
+type node struct {
+	name   string
+	path   string // dotted path for errors
+	typ    types.Type
+	key    []byte // `"name":` for the encoder
+	elem   *node  // ARRAY and MULTISET element, MAP key
+	val    *node  // MAP value, MULTISET count
+	fields []*node
+	index  map[string]int
+}
+
+func compile(name, path string, t types.Type) (*node, error) {
+	n := &node{name: name, path: path, typ: t}
+	n.key = appendString(nil, name)
+	n.key = append(n.key, ':')
+	var err error
+	switch t.Kind {
+	case types.KindArray:
+		n.elem, err = compile("", path, *t.Elem)
+	case types.KindMultiset:
+		if n.elem, err = compile("", path, *t.Elem); err == nil {
+			n.val, err = compile("", path, types.Int().NotNullable())
+		}
+	case types.KindMap:
+		if n.elem, err = compile("", path, *t.Elem); err == nil {
+			n.val, err = compile("", path, *t.Value)
+		}
+	case types.KindRow:
+		n.index = make(map[string]int, len(t.Fields))
+		for i, f := range t.Fields {
+			p := f.Name
+			if path != "" {
+				p = path + "." + f.Name
+			}
+			c, err := compile(f.Name, p, f.Type)
+			if err != nil {
+				return nil, err
+			}
+			n.fields = append(n.fields, c)
+			n.index[f.Name] = i
+		}
+	case types.KindInvalid, types.KindNull:
+		return nil, &factory.UnsupportedTypeError{Format: "json", Field: path, Type: t.String(), Reason: "the type has no JSON representation"}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if n.elem != nil && t.Kind != types.KindArray && n.elem.typ.Kind == types.KindRow {
+		// Row-typed map keys cannot be written as JSON object keys.
+		return nil, &factory.UnsupportedTypeError{Format: "json", Field: path, Type: t.String(), Reason: "map keys must be scalar"}
+	}
+	return n, nil
+}
+
+// convError is a value that is well-formed JSON but does not convert to
+// the field's type: with ignore-parse-errors the field becomes NULL.
+type convError struct{ msg string }
+
+func (e *convError) Error() string { return e.msg }
+
+func convErr(format string, args ...any) error { return &convError{msg: fmt.Sprintf(format, args...)} }
+
+var (
+	errSkipEmpty = fmt.Errorf("%w: the record is empty", factory.ErrSkipRecord)
+	errSkipNull  = fmt.Errorf("%w: the record is JSON null", factory.ErrSkipRecord)
+)
+
+type decoder struct {
+	root        *node
+	hasDecimal  bool // Flink then reads JSON floats as BigDecimal
+	failMissing bool
+	ignore      bool
+	iso         bool
+	s           scanner
+	str         string // copy of the record, made on first use
+	hasStr      bool
+	scratch     []byte
+}
+
+// Decode implements factory.Decoder.
+func (d *decoder) Decode(data []byte, row *types.Row) error {
+	n := len(d.root.fields)
+	if cap(row.Fields) >= n {
+		row.Fields = row.Fields[:n]
+		clear(row.Fields)
+	} else {
+		row.Fields = make([]types.Value, n)
+	}
+	row.Kind = types.Insert
+	d.s = scanner{data: data}
+	d.str, d.hasStr = "", false
+	err := d.record(row.Fields)
+	d.s.data = nil
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, factory.ErrSkipRecord) {
+		return err
+	}
+	var se *syntaxError
+	if errors.As(err, &se) {
+		err = &factory.DecodeError{Format: "json", Offset: se.off, Err: errors.New(se.msg)}
+	}
+	if d.ignore {
+		return fmt.Errorf("%w: %v", factory.ErrSkipRecord, err)
+	}
+	return err
+}
+
+func (d *decoder) record(out []types.Value) error {
+	switch d.s.peek() {
+	case 0:
+		// As Flink: an empty or blank record is no row.
+		return errSkipEmpty
+	case 'n':
+		if err := d.s.literal("null"); err != nil {
+			return err
+		}
+		if d.s.peek() != 0 {
+			return d.s.fail("data after the top-level value")
+		}
+		return errSkipNull
+	case '{':
+	default:
+		return d.s.fail("a record must be a JSON object")
+	}
+	if err := d.row(d.root, out); err != nil {
+		return err
+	}
+	if d.s.peek() != 0 {
+		return d.s.fail("data after the top-level value")
+	}
+	return nil
+}
+
+// row decodes an object into out (which the caller has cleared).
+func (d *decoder) row(n *node, out []types.Value) error {
+	var seenSmall uint64
+	var seenBig []bool
+	if len(n.fields) > 64 {
+		seenBig = make([]bool, len(n.fields))
+	}
+	s := &d.s
+	s.pos++ // '{'
+	next := 0
+	if s.peek() == '}' {
+		s.pos++
+	} else {
+		for {
+			if s.peek() != '"' {
+				return s.fail("expected a field name")
+			}
+			ks, ke, esc, err := s.str()
+			if err != nil {
+				return err
+			}
+			keyb := s.data[ks:ke]
+			if esc {
+				var ok bool
+				d.scratch, ok = unescape(d.scratch[:0], keyb)
+				if !ok {
+					return &syntaxError{off: ks, msg: "invalid escape in field name"}
+				}
+				keyb = d.scratch
+			}
+			idx := -1
+			if next < len(n.fields) && n.fields[next].name == string(keyb) {
+				idx = next
+			} else if i, ok := n.index[string(keyb)]; ok {
+				idx = i
+			}
+			if err := s.expect(':'); err != nil {
+				return err
+			}
+			if idx < 0 {
+				if err := s.skip(); err != nil {
+					return err
+				}
+			} else {
+				next = idx + 1
+				if seenBig != nil {
+					seenBig[idx] = true
+				} else {
+					seenSmall |= 1 << uint(idx)
+				}
+				f := n.fields[idx]
+				s.ws()
+				start := s.pos
+				v, err := d.value(f)
+				if err != nil {
+					var ce *convError
+					var de *factory.DecodeError
+					if errors.As(err, &de) || !errors.As(err, &ce) {
+						return err
+					}
+					// Well-formed JSON of the wrong kind, or malformed?
+					s.pos = start
+					if err := s.skip(); err != nil {
+						return err
+					}
+					if !d.ignore {
+						return &factory.DecodeError{Format: "json", Field: f.path, Offset: start, Err: err}
+					}
+					v = types.Value{}
+				}
+				out[idx] = v
+			}
+			switch s.peek() {
+			case ',':
+				s.pos++
+				continue
+			case '}':
+				s.pos++
+			default:
+				return s.fail("expected ',' or '}' in object")
+			}
+			break
+		}
+	}
+	if d.failMissing {
+		for i, f := range n.fields {
+			seen := false
+			if seenBig != nil {
+				seen = seenBig[i]
+			} else {
+				seen = seenSmall&(1<<uint(i)) != 0
+			}
+			if !seen {
+				return &factory.DecodeError{Format: "json", Field: f.path, Offset: s.pos,
+					Err: errors.New("field is missing and json.fail-on-missing-field is true")}
+			}
+		}
+	}
+	return nil
+}
+
+// substr returns data[start:end] as a string that does not alias data: a
+// slice of one copy of the record made on first use.
+func (d *decoder) substr(start, end int) string {
+	if !d.hasStr {
+		d.str = string(d.s.data)
+		d.hasStr = true
+	}
+	return d.str[start:end]
+}
+
+// strBytes scans a string token and returns its content for transient use.
+func (d *decoder) strBytes() ([]byte, error) {
+	start, end, esc, err := d.s.str()
+	if err != nil {
+		return nil, err
+	}
+	if !esc {
+		return d.s.data[start:end], nil
+	}
+	var ok bool
+	d.scratch, ok = unescape(d.scratch[:0], d.s.data[start:end])
+	if !ok {
+		return nil, &syntaxError{off: start, msg: "invalid escape in string"}
+	}
+	return d.scratch, nil
+}
+
+// element decodes an array element or map value. With ignore-parse-errors
+// an element of the wrong kind becomes NULL, as in Flink; the array or map
+// itself is kept.
+func (d *decoder) element(n *node) (types.Value, error) {
+	d.s.ws()
+	start := d.s.pos
+	v, err := d.value(n)
+	if err == nil || !d.ignore {
+		return v, err
+	}
+	var ce *convError
+	if !errors.As(err, &ce) {
+		return v, err
+	}
+	d.s.pos = start
+	if err := d.s.skip(); err != nil {
+		return types.Value{}, err
+	}
+	return types.Value{}, nil
+}
+
+func (d *decoder) value(n *node) (types.Value, error) {
+	s := &d.s
+	c := s.peek()
+	if c == 'n' {
+		return types.Value{}, s.literal("null")
+	}
+	if c == 0 {
+		return types.Value{}, s.fail(errUnexpectedEnd.Error())
+	}
+	k := n.typ.Kind
+	switch k {
+	case types.KindChar, types.KindVarChar:
+		if c == '"' {
+			start, end, esc, err := s.str()
+			if err != nil {
+				return types.Value{}, err
+			}
+			if !esc {
+				return types.Str(d.substr(start, end)), nil
+			}
+			b, ok := unescape(d.scratch[:0], s.data[start:end])
+			d.scratch = b
+			if !ok {
+				return types.Value{}, &syntaxError{off: start, msg: "invalid escape in string"}
+			}
+			return types.Str(string(b)), nil
+		}
+		// Flink keeps the JSON text of a non-string value, as Jackson
+		// re-serializes it (compact, numbers normalized).
+		out, err := d.canonical(nil, 0)
+		if err != nil {
+			return types.Value{}, err
+		}
+		return types.Str(string(out)), nil
+	case types.KindBoolean:
+		switch c {
+		case 't':
+			return types.Bool(true), s.literal("true")
+		case 'f':
+			return types.Bool(false), s.literal("false")
+		case '"':
+			b, err := d.strBytes()
+			if err != nil {
+				return types.Value{}, err
+			}
+			return d.fromText(n, b)
+		}
+	case types.KindArray:
+		if c != '[' {
+			break
+		}
+		s.pos++
+		var elems []types.Value
+		if s.peek() == ']' {
+			s.pos++
+			return types.List([]types.Value{}), nil
+		}
+		for {
+			v, err := d.element(n.elem)
+			if err != nil {
+				return types.Value{}, err
+			}
+			elems = append(elems, v)
+			switch s.peek() {
+			case ',':
+				s.pos++
+				continue
+			case ']':
+				s.pos++
+				return types.List(elems), nil
+			}
+			return types.Value{}, s.fail("expected ',' or ']' in array")
+		}
+	case types.KindMap, types.KindMultiset:
+		if c != '{' {
+			break
+		}
+		return d.mapValue(n)
+	case types.KindRow:
+		if c != '{' {
+			break
+		}
+		out := make([]types.Value, len(n.fields))
+		if err := d.row(n, out); err != nil {
+			return types.Value{}, err
+		}
+		return types.List(out), nil
+	default:
+		if c == '"' {
+			b, err := d.strBytes()
+			if err != nil {
+				return types.Value{}, err
+			}
+			return d.fromText(n, b)
+		}
+		if c == '-' || (c >= '0' && c <= '9') {
+			start, end, err := s.number()
+			if err != nil {
+				return types.Value{}, err
+			}
+			return d.number(n, s.data[start:end])
+		}
+	}
+	return types.Value{}, convErr("expected %s, found %s", expected(k), found(c))
+}
+
+func expected(k types.Kind) string {
+	switch k {
+	case types.KindBoolean:
+		return "a boolean"
+	case types.KindArray:
+		return "an array"
+	case types.KindMap, types.KindMultiset, types.KindRow:
+		return "an object"
+	case types.KindTinyInt, types.KindSmallInt, types.KindInt, types.KindBigInt, types.KindFloat, types.KindDouble, types.KindDecimal:
+		return "a number"
+	}
+	return "a string"
+}
+
+func found(c byte) string {
+	switch c {
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	}
+	return "a number"
+}
+
+func (d *decoder) number(n *node, b []byte) (types.Value, error) {
+	switch k := n.typ.Kind; k {
+	case types.KindTinyInt, types.KindSmallInt, types.KindInt, types.KindBigInt:
+		lo, hi := text.IntRange(k)
+		v, err := text.ParseInt(b, lo, hi)
+		if err != nil {
+			return types.Value{}, convErr("%s is not a valid %s: %v", b, k, err)
+		}
+		return types.Int64(v), nil
+	case types.KindFloat, types.KindDouble:
+		bits := 64
+		if k == types.KindFloat {
+			bits = 32
+		}
+		f, err := strconv.ParseFloat(text.UnsafeString(b), bits)
+		if err != nil {
+			return types.Value{}, convErr("%s is not a valid %s", b, k)
+		}
+		return types.Float64(f), nil
+	case types.KindDecimal:
+		v, err := text.ParseDecimal(b, n.typ.Precision, n.typ.Scale)
+		if err != nil {
+			return types.Value{}, convErr("%s does not fit %s", b, n.typ)
+		}
+		return types.DecimalValue(v), nil
+	}
+	return types.Value{}, convErr("expected %s, found a number", expected(n.typ.Kind))
+}
+
+// fromText converts a string's content to a scalar, as Flink does for
+// quoted numbers, booleans, dates, times, timestamps and base64 bytes.
+func (d *decoder) fromText(n *node, b []byte) (types.Value, error) {
+	k := n.typ.Kind
+	switch k {
+	case types.KindBoolean:
+		// Boolean.parseBoolean: anything but "true" is false.
+		return types.Bool(strings.EqualFold(strings.TrimSpace(text.UnsafeString(b)), "true")), nil
+	case types.KindTinyInt, types.KindSmallInt, types.KindInt, types.KindBigInt,
+		types.KindFloat, types.KindDouble, types.KindDecimal:
+		return d.number(n, trimSpace(b))
+	case types.KindChar, types.KindVarChar:
+		return types.Str(string(b)), nil
+	case types.KindBinary, types.KindVarBinary:
+		out := make([]byte, base64.StdEncoding.DecodedLen(len(b)))
+		m, err := base64.StdEncoding.Decode(out, b)
+		if err != nil {
+			return types.Value{}, convErr("invalid base64: %v", err)
+		}
+		return types.BytesValue(out[:m]), nil
+	case types.KindDate:
+		days, err := text.ParseDate(b)
+		if err != nil {
+			return types.Value{}, convErr("'%s' is not a date (yyyy-MM-dd)", b)
+		}
+		return types.DateValue(int32(days)), nil
+	case types.KindTime:
+		ns, err := text.ParseTime(b)
+		if err != nil {
+			return types.Value{}, convErr("'%s' is not a time (HH:mm:ss[.fraction])", b)
+		}
+		return types.TimeValue(ns), nil
+	case types.KindTimestamp, types.KindTimestampLTZ:
+		sep := byte(' ')
+		if d.iso {
+			sep = 'T'
+		}
+		ltz := k == types.KindTimestampLTZ
+		ts, err := text.ParseTimestamp(b, sep, ltz)
+		if err != nil {
+			return types.Value{}, convErr("'%s' is not a %s in the %s format (%s)", b, k, d.standard(), timestampPattern(sep, ltz))
+		}
+		return types.TimestampValue(ts), nil
+	}
+	return types.Value{}, convErr("expected %s, found a string", expected(k))
+}
+
+func (d *decoder) standard() string {
+	if d.iso {
+		return "ISO-8601"
+	}
+	return "SQL"
+}
+
+func timestampPattern(sep byte, ltz bool) string {
+	p := "yyyy-MM-dd" + string(sep) + "HH:mm:ss[.fraction]"
+	if ltz {
+		p += "Z"
+	}
+	return p
+}
+
+func trimSpace(b []byte) []byte {
+	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t' || b[0] == '\n' || b[0] == '\r') {
+		b = b[1:]
+	}
+	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\t' || b[len(b)-1] == '\n' || b[len(b)-1] == '\r') {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+func (d *decoder) mapValue(n *node) (types.Value, error) {
+	s := &d.s
+	s.pos++ // '{'
+	m := &types.MapData{}
+	if s.peek() == '}' {
+		s.pos++
+		return types.MapValue(m), nil
+	}
+	for {
+		if s.peek() != '"' {
+			return types.Value{}, s.fail("expected a map key")
+		}
+		ks, ke, esc, err := s.str()
+		if err != nil {
+			return types.Value{}, err
+		}
+		var key types.Value
+		if n.elem.typ.IsString() {
+			if esc {
+				b, ok := unescape(nil, s.data[ks:ke])
+				if !ok {
+					return types.Value{}, &syntaxError{off: ks, msg: "invalid escape in map key"}
+				}
+				key = types.Str(string(b))
+			} else {
+				key = types.Str(d.substr(ks, ke))
+			}
+		} else {
+			kb := s.data[ks:ke]
+			if esc {
+				var ok bool
+				if kb, ok = unescape(nil, kb); !ok {
+					return types.Value{}, &syntaxError{off: ks, msg: "invalid escape in map key"}
+				}
+			}
+			if key, err = d.fromText(n.elem, kb); err != nil {
+				return types.Value{}, err
+			}
+		}
+		if err := s.expect(':'); err != nil {
+			return types.Value{}, err
+		}
+		v, err := d.element(n.val)
+		if err != nil {
+			return types.Value{}, err
+		}
+		m.Keys = append(m.Keys, key)
+		m.Values = append(m.Values, v)
+		switch s.peek() {
+		case ',':
+			s.pos++
+			continue
+		case '}':
+			s.pos++
+			return types.MapValue(m), nil
+		}
+		return types.Value{}, s.fail("expected ',' or '}' in object")
+	}
+}
+
+// canonical appends the value at the scanner's position as Jackson writes
+// a parsed tree: no whitespace, strings re-escaped, floating-point numbers
+// as Java doubles (or, when the schema has a DECIMAL column, as Jackson's
+// normalized BigDecimal).
+func (d *decoder) canonical(dst []byte, depth int) ([]byte, error) {
+	s := &d.s
+	if depth > 1000 {
+		return dst, s.fail("JSON nested too deeply")
+	}
+	switch c := s.peek(); c {
+	case '{', '[':
+		closer := byte('}')
+		if c == '[' {
+			closer = ']'
+		}
+		s.pos++
+		dst = append(dst, c)
+		if s.peek() == closer {
+			s.pos++
+			return append(dst, closer), nil
+		}
+		for {
+			if c == '{' {
+				if s.peek() != '"' {
+					return dst, s.fail("expected a field name")
+				}
+				b, err := d.strBytes()
+				if err != nil {
+					return dst, err
+				}
+				dst = appendString(dst, string(b))
+				if err := s.expect(':'); err != nil {
+					return dst, err
+				}
+				dst = append(dst, ':')
+			}
+			var err error
+			if dst, err = d.canonical(dst, depth+1); err != nil {
+				return dst, err
+			}
+			switch s.peek() {
+			case ',':
+				s.pos++
+				dst = append(dst, ',')
+				continue
+			case closer:
+				s.pos++
+				return append(dst, closer), nil
+			}
+			return dst, s.fail("expected ',' or '" + string(closer) + "'")
+		}
+	case '"':
+		b, err := d.strBytes()
+		if err != nil {
+			return dst, err
+		}
+		return appendString(dst, string(b)), nil
+	case 't', 'f', 'n':
+		start := s.pos
+		if err := s.skip(); err != nil {
+			return dst, err
+		}
+		return append(dst, s.data[start:s.pos]...), nil
+	}
+	start, end, err := s.number()
+	if err != nil {
+		return dst, err
+	}
+	num := s.data[start:end]
+	isFloat := false
+	for _, c := range num {
+		if c == '.' || c == 'e' || c == 'E' {
+			isFloat = true
+		}
+	}
+	if !isFloat {
+		return append(dst, num...), nil
+	}
+	if d.hasDecimal {
+		if v, err := types.ParseDecimal(string(num)); err == nil {
+			return text.AppendDecimal(dst, text.StripTrailingZeros(v), false), nil
+		}
+	}
+	f, _ := strconv.ParseFloat(string(num), 64)
+	return text.AppendJavaDouble(dst, f, 64), nil
+}

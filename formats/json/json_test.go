@@ -1,0 +1,295 @@
+package json
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/factory"
+	"github.com/streamsql/streamsql/formats/internal/formattest"
+	"github.com/streamsql/streamsql/types"
+)
+
+var formatOpt = factory.FormatOption("format").Required()
+
+// resolve validates json.* options through a throwaway connector and
+// returns the resolved format, exactly as a connector sees it.
+func resolve(t testing.TB, kv ...string) (*factory.Format, error) {
+	t.Helper()
+	r := factory.NewRegistry()
+	r.MustRegisterFormat(Factory())
+	r.MustRegisterConnector(factory.ConnectorFactory{Identifier: "t", Options: []factory.Option{formatOpt},
+		NewSink: func(factory.Context) (connector.Sink, error) { return nil, nil }})
+	opts := map[string]string{"connector": "t", "format": "json"}
+	for i := 0; i < len(kv); i += 2 {
+		opts["json."+kv[i]] = kv[i+1]
+	}
+	v, err := r.Validate(factory.Table{Name: "t", Options: opts})
+	if err != nil {
+		return nil, err
+	}
+	return formatOpt.Get(v.Config), nil
+}
+
+func codecs(t testing.TB, fields []types.Field, kv ...string) (factory.Decoder, factory.Encoder) {
+	t.Helper()
+	f, err := resolve(t, kv...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec, err := f.NewDecoder(fields)
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc, err := f.NewEncoder(fields)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dec, enc
+}
+
+func allFields() []types.Field {
+	var fs []types.Field
+	for i, ty := range append(formattest.ScalarTypes(), formattest.NestedTypes()...) {
+		fs = append(fs, types.Field{Name: "f" + string(rune('a'+i%26)) + strings.Repeat("x", i/26), Type: ty})
+	}
+	return fs
+}
+
+func TestRoundTripEveryType(t *testing.T) {
+	fields := allFields()
+	for _, opts := range [][]string{
+		nil,
+		{"timestamp-format.standard", "ISO-8601", "encode.decimal-as-plain-number", "true"},
+		{"encode.ignore-null-fields", "true"},
+	} {
+		dec, enc := codecs(t, fields, opts...)
+		r := rand.New(rand.NewPCG(1, uint64(len(opts))))
+		var row types.Row
+		for i := 0; i < 2000; i++ {
+			in := types.NewRow(len(fields))
+			for j, f := range fields {
+				in.Fields[j] = formattest.Value(r, f.Type, formattest.Limits{TimeWholeSeconds: true}, 0)
+			}
+			data, err := enc.Encode(nil, in)
+			if err != nil {
+				t.Fatalf("encode: %v", err)
+			}
+			if err := dec.Decode(data, &row); err != nil {
+				t.Fatalf("decode %s: %v", data, err)
+			}
+			for j, f := range fields {
+				if !formattest.Equal(f.Type, in.Fields[j], row.Fields[j]) {
+					t.Fatalf("opts %v field %s %s: wrote %s, read %s\njson: %s", opts, f.Name, f.Type,
+						formattest.Show(f.Type, in.Fields[j]), formattest.Show(f.Type, row.Fields[j]), data)
+				}
+			}
+		}
+	}
+}
+
+func TestDecodedValuesDoNotAliasInput(t *testing.T) {
+	fields := []types.Field{{Name: "s", Type: types.String()}, {Name: "b", Type: types.Bytes()}}
+	dec, _ := codecs(t, fields)
+	data := []byte(`{"s":"hello","b":"AQI="}`)
+	var row types.Row
+	if err := dec.Decode(data, &row); err != nil {
+		t.Fatal(err)
+	}
+	for i := range data {
+		data[i] = 'x'
+	}
+	if row.Fields[0].Str() != "hello" || string(row.Fields[1].Bytes()) != "\x01\x02" {
+		t.Fatalf("values changed with the input buffer: %q %q", row.Fields[0].Str(), row.Fields[1].Bytes())
+	}
+}
+
+func TestDecodeFlinkLeniency(t *testing.T) {
+	fields := []types.Field{
+		{Name: "i", Type: types.Int()}, {Name: "b", Type: types.Boolean()}, {Name: "d", Type: types.Double()},
+		{Name: "s", Type: types.String()}, {Name: "dec", Type: types.DecimalType(5, 2)}, {Name: "t", Type: types.Time(3)},
+	}
+	dec, _ := codecs(t, fields)
+	var row types.Row
+	in := `{"extra":{"x":[1,2]},"i":" 42 ","b":"TRUE","d":"NaN","s":{"a": 1},"dec":"1.005","t":"10:11:12.5"}`
+	if err := dec.Decode([]byte(in), &row); err != nil {
+		t.Fatal(err)
+	}
+	if row.Fields[0].Int64() != 42 || !row.Fields[1].Bool() || !math.IsNaN(row.Fields[2].Float64()) {
+		t.Errorf("quoted scalars: %v", row.Fields)
+	}
+	if row.Fields[3].Str() != `{"a":1}` {
+		t.Errorf("non-string for STRING kept as JSON text: %q", row.Fields[3].Str())
+	}
+	if row.Fields[4].Decimal().String() != "1.01" {
+		t.Errorf("decimal rounds half-up to the column scale: %s", row.Fields[4].Decimal())
+	}
+	if row.Fields[5].Time() != ((10*60+11)*60+12)*1e9+5e8 {
+		t.Errorf("time %d", row.Fields[5].Time())
+	}
+	// Missing fields are NULL; a reused row is cleared.
+	if err := dec.Decode([]byte(`{"i":1}`), &row); err != nil {
+		t.Fatal(err)
+	}
+	for j := 1; j < len(fields); j++ {
+		if !row.Fields[j].IsNull() {
+			t.Errorf("field %d not NULL after reuse", j)
+		}
+	}
+}
+
+func TestDecodeErrorsNameFieldAndOffset(t *testing.T) {
+	fields := []types.Field{{Name: "id", Type: types.BigInt()}, {Name: "r", Type: types.RowType(types.Field{Name: "ts", Type: types.TimestampType(3)})}, {Name: "dec", Type: types.DecimalType(3, 1)}}
+	dec, _ := codecs(t, fields)
+	cases := []struct {
+		in     string
+		field  string
+		offset int
+	}{
+		{`{"id":"x"}`, "id", 6},
+		{`{"id":1.5}`, "id", 6},
+		{`{"id":99999999999999999999}`, "id", 6},
+		{`{"id":1, "r":{"ts":"2020-01-01T00:00:00"}}`, "r.ts", 19},
+		{`{"dec":123.4}`, "dec", 7},
+		{`{"id":[1]}`, "id", 6},
+		{`{"id":1,}`, "", 8},
+		{`{"id":1`, "", 7},
+		{`[1]`, "", 0},
+		{`{"id":1} x`, "", 9},
+		{`{"id":tru}`, "", 6},
+		{`{"id":"\x"}`, "", 7},
+	}
+	var row types.Row
+	for _, tc := range cases {
+		err := dec.Decode([]byte(tc.in), &row)
+		var de *factory.DecodeError
+		if !errors.As(err, &de) {
+			t.Errorf("%s: got %v", tc.in, err)
+			continue
+		}
+		if de.Field != tc.field || de.Offset != tc.offset {
+			t.Errorf("%s: field %q offset %d, want %q %d (%v)", tc.in, de.Field, de.Offset, tc.field, tc.offset, err)
+		}
+	}
+}
+
+func TestIgnoreParseErrorsAndFailOnMissing(t *testing.T) {
+	fields := []types.Field{{Name: "a", Type: types.Int()}, {Name: "b", Type: types.String()}}
+	dec, _ := codecs(t, fields, "ignore-parse-errors", "true")
+	var row types.Row
+	if err := dec.Decode([]byte(`{"a":"nope","b":"ok"}`), &row); err != nil {
+		t.Fatal(err)
+	}
+	if !row.Fields[0].IsNull() || row.Fields[1].Str() != "ok" {
+		t.Errorf("bad field should be NULL: %v", row.Fields)
+	}
+	if err := dec.Decode([]byte(`{"a":`), &row); !errors.Is(err, factory.ErrSkipRecord) {
+		t.Errorf("malformed record should be skipped: %v", err)
+	}
+	dec, _ = codecs(t, fields, "fail-on-missing-field", "true")
+	err := dec.Decode([]byte(`{"a":1}`), &row)
+	var de *factory.DecodeError
+	if !errors.As(err, &de) || de.Field != "b" {
+		t.Errorf("missing field: %v", err)
+	}
+	_, err = resolve(t, "fail-on-missing-field", "true", "ignore-parse-errors", "true")
+	var re *factory.RuleError
+	if !errors.As(err, &re) {
+		t.Errorf("both true: %v", err)
+	}
+	for _, in := range []string{"null", "", " \n"} {
+		if err := dec.Decode([]byte(in), &row); !errors.Is(err, factory.ErrSkipRecord) {
+			t.Errorf("%q: want a skipped record as in Flink, got %v", in, err)
+		}
+	}
+}
+
+func TestEncodeLikeFlink(t *testing.T) {
+	fields := []types.Field{
+		{Name: "d", Type: types.DecimalType(10, 8)}, {Name: "f", Type: types.Double()}, {Name: "g", Type: types.Float()},
+		{Name: "s", Type: types.String()}, {Name: "ts", Type: types.TimestampType(3)}, {Name: "ltz", Type: types.TimestampLTZ(6)},
+		{Name: "t", Type: types.Time(3)}, {Name: "n", Type: types.Int()},
+	}
+	row := types.Row{Fields: []types.Value{
+		types.DecimalValue(types.NewDecimal(1, 8)), types.Float64(1e20), types.Float64(float64(float32(0.1))),
+		types.Str("q\"\\\n\x01é"), types.TimestampValue(types.Timestamp{Millis: 1577880000100}),
+		types.TimestampValue(types.Timestamp{Millis: 0, NanoOfMilli: 1000}), types.TimeValue(3723500 * 1e6), {},
+	}}
+	_, enc := codecs(t, fields)
+	got, err := enc.Encode(nil, row)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"d":1E-8,"f":1.0E20,"g":0.1,"s":"q\"\\\n\u0001é","ts":"2020-01-01 12:00:00.1","ltz":"1970-01-01 00:00:00.000001Z","t":"01:02:03","n":null}`
+	if string(got) != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	_, enc = codecs(t, fields, "encode.decimal-as-plain-number", "true", "timestamp-format.standard", "iso-8601", "encode.ignore-null-fields", "true")
+	got, _ = enc.Encode(nil, row)
+	want = `{"d":0.00000001,"f":1.0E20,"g":0.1,"s":"q\"\\\n\u0001é","ts":"2020-01-01T12:00:00.1","ltz":"1970-01-01T00:00:00.000001Z","t":"01:02:03"}`
+	if string(got) != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
+
+func TestMapNullKeyModes(t *testing.T) {
+	fields := []types.Field{{Name: "m", Type: types.Map(types.String(), types.Int())}}
+	row := types.Row{Fields: []types.Value{types.MapValue(&types.MapData{
+		Keys: []types.Value{types.Str("a"), {}}, Values: []types.Value{types.Int64(1), types.Int64(2)}})}}
+	_, enc := codecs(t, fields)
+	_, err := enc.Encode(nil, row)
+	var ee *factory.EncodeError
+	if !errors.As(err, &ee) || ee.Field != "m" {
+		t.Errorf("FAIL mode: %v", err)
+	}
+	_, enc = codecs(t, fields, "map-null-key.mode", "DROP")
+	if got, _ := enc.Encode(nil, row); string(got) != `{"m":{"a":1}}` {
+		t.Errorf("DROP: %s", got)
+	}
+	_, enc = codecs(t, fields, "map-null-key.mode", "LITERAL", "map-null-key.literal", "nil")
+	if got, _ := enc.Encode(nil, row); string(got) != `{"m":{"a":1,"nil":2}}` {
+		t.Errorf("LITERAL: %s", got)
+	}
+}
+
+func TestEncodeRowWidthMismatch(t *testing.T) {
+	_, enc := codecs(t, []types.Field{{Name: "a", Type: types.Int()}})
+	var ee *factory.EncodeError
+	if _, err := enc.Encode(nil, types.NewRow(2)); !errors.As(err, &ee) {
+		t.Errorf("got %v", err)
+	}
+}
+
+func TestUnsupportedType(t *testing.T) {
+	f, err := resolve(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = f.NewDecoder([]types.Field{{Name: "n", Type: types.Null()}})
+	var ue *factory.UnsupportedTypeError
+	if !errors.As(err, &ue) || ue.Field != "n" {
+		t.Errorf("got %v", err)
+	}
+}
+
+func TestOptionValidation(t *testing.T) {
+	_, err := resolve(t, "timestamp-format.standard", "RFC3339")
+	var ie *factory.InvalidValueError
+	if !errors.As(err, &ie) || ie.Key != "json.timestamp-format.standard" || len(ie.Allowed) != 2 {
+		t.Errorf("got %v", err)
+	}
+	_, err = resolve(t, "fail-on-missing-fields", "true")
+	var ue *factory.UnsupportedOptionsError
+	if !errors.As(err, &ue) || ue.Suggestions["json.fail-on-missing-fields"] != "json.fail-on-missing-field" {
+		t.Errorf("got %v", err)
+	}
+}
+
+func TestRegisteredInDefault(t *testing.T) {
+	if _, ok := factory.Default.Format(Identifier); !ok {
+		t.Error("json not registered in factory.Default")
+	}
+}

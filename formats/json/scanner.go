@@ -1,0 +1,287 @@
+package json
+
+import (
+	"errors"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// errSyntax marks malformed JSON: the record cannot be parsed further.
+type syntaxError struct {
+	off int
+	msg string
+}
+
+func (e *syntaxError) Error() string { return e.msg }
+
+var errUnexpectedEnd = errors.New("unexpected end of JSON input")
+
+// scanner walks JSON bytes. It never allocates except to unescape strings.
+type scanner struct {
+	data []byte
+	pos  int
+}
+
+func (s *scanner) fail(msg string) error {
+	return &syntaxError{off: s.pos, msg: msg}
+}
+
+func (s *scanner) ws() {
+	for s.pos < len(s.data) {
+		switch s.data[s.pos] {
+		case ' ', '\t', '\n', '\r':
+			s.pos++
+		default:
+			return
+		}
+	}
+}
+
+// peek returns the next non-space byte, or 0 at the end.
+func (s *scanner) peek() byte {
+	s.ws()
+	if s.pos >= len(s.data) {
+		return 0
+	}
+	return s.data[s.pos]
+}
+
+func (s *scanner) expect(c byte) error {
+	if s.peek() != c {
+		if s.pos >= len(s.data) {
+			return s.fail("unexpected end of JSON input, expected '" + string(c) + "'")
+		}
+		return s.fail("expected '" + string(c) + "', found '" + string(s.data[s.pos]) + "'")
+	}
+	s.pos++
+	return nil
+}
+
+// literal consumes an exact word such as true.
+func (s *scanner) literal(w string) error {
+	if len(s.data)-s.pos < len(w) || string(s.data[s.pos:s.pos+len(w)]) != w {
+		return s.fail("invalid literal, expected " + w)
+	}
+	s.pos += len(w)
+	return nil
+}
+
+// str scans a string whose opening quote is at pos. It returns the raw
+// content bounds and whether it contains escapes.
+func (s *scanner) str() (start, end int, escaped bool, err error) {
+	s.pos++ // opening quote
+	start = s.pos
+	for s.pos < len(s.data) {
+		c := s.data[s.pos]
+		switch {
+		case c == '"':
+			end = s.pos
+			s.pos++
+			return start, end, escaped, nil
+		case c == '\\':
+			escaped = true
+			s.pos += 2
+		case c < 0x20:
+			return 0, 0, false, s.fail("control character in string")
+		default:
+			s.pos++
+		}
+	}
+	return 0, 0, false, s.fail("unterminated string")
+}
+
+// number scans a JSON number at pos and returns its bounds.
+func (s *scanner) number() (int, int, error) {
+	start := s.pos
+	d := s.data
+	i := s.pos
+	if i < len(d) && d[i] == '-' {
+		i++
+	}
+	digits := i
+	for i < len(d) && d[i] >= '0' && d[i] <= '9' {
+		i++
+	}
+	if i == digits {
+		s.pos = i
+		return 0, 0, s.fail("invalid number")
+	}
+	if i < len(d) && d[i] == '.' {
+		i++
+		f := i
+		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
+			i++
+		}
+		if i == f {
+			s.pos = i
+			return 0, 0, s.fail("invalid number")
+		}
+	}
+	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
+		i++
+		if i < len(d) && (d[i] == '+' || d[i] == '-') {
+			i++
+		}
+		f := i
+		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
+			i++
+		}
+		if i == f {
+			s.pos = i
+			return 0, 0, s.fail("invalid number")
+		}
+	}
+	s.pos = i
+	return start, i, nil
+}
+
+// skip skips one value of any kind.
+func (s *scanner) skip() error {
+	return s.skipDepth(0)
+}
+
+func (s *scanner) skipDepth(depth int) error {
+	if depth > 1000 {
+		return s.fail("JSON nested too deeply")
+	}
+	switch c := s.peek(); c {
+	case '{':
+		s.pos++
+		if s.peek() == '}' {
+			s.pos++
+			return nil
+		}
+		for {
+			if s.peek() != '"' {
+				return s.fail("expected a field name")
+			}
+			if _, _, _, err := s.str(); err != nil {
+				return err
+			}
+			if err := s.expect(':'); err != nil {
+				return err
+			}
+			if err := s.skipDepth(depth + 1); err != nil {
+				return err
+			}
+			switch s.peek() {
+			case ',':
+				s.pos++
+			case '}':
+				s.pos++
+				return nil
+			default:
+				return s.fail("expected ',' or '}' in object")
+			}
+		}
+	case '[':
+		s.pos++
+		if s.peek() == ']' {
+			s.pos++
+			return nil
+		}
+		for {
+			if err := s.skipDepth(depth + 1); err != nil {
+				return err
+			}
+			switch s.peek() {
+			case ',':
+				s.pos++
+			case ']':
+				s.pos++
+				return nil
+			default:
+				return s.fail("expected ',' or ']' in array")
+			}
+		}
+	case '"':
+		_, _, _, err := s.str()
+		return err
+	case 't':
+		return s.literal("true")
+	case 'f':
+		return s.literal("false")
+	case 'n':
+		return s.literal("null")
+	case 0:
+		return s.fail(errUnexpectedEnd.Error())
+	default:
+		if c == '-' || (c >= '0' && c <= '9') {
+			_, _, err := s.number()
+			return err
+		}
+		return s.fail("invalid character '" + string(c) + "' looking for a value")
+	}
+}
+
+// unescape appends the unescaped content of a string with escapes.
+func unescape(dst, raw []byte) ([]byte, bool) {
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		if c != '\\' {
+			dst = append(dst, c)
+			continue
+		}
+		i++
+		if i >= len(raw) {
+			return dst, false
+		}
+		switch raw[i] {
+		case '"', '\\', '/':
+			dst = append(dst, raw[i])
+		case 'b':
+			dst = append(dst, '\b')
+		case 'f':
+			dst = append(dst, '\f')
+		case 'n':
+			dst = append(dst, '\n')
+		case 'r':
+			dst = append(dst, '\r')
+		case 't':
+			dst = append(dst, '\t')
+		case 'u':
+			r, ok := hex4(raw[i+1:])
+			if !ok {
+				return dst, false
+			}
+			i += 4
+			if utf16.IsSurrogate(r) {
+				if i+6 < len(raw) && raw[i+1] == '\\' && raw[i+2] == 'u' {
+					if r2, ok := hex4(raw[i+3:]); ok {
+						if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
+							dst = utf8.AppendRune(dst, dec)
+							i += 6
+							continue
+						}
+					}
+				}
+				r = utf8.RuneError
+			}
+			dst = utf8.AppendRune(dst, r)
+		default:
+			return dst, false
+		}
+	}
+	return dst, true
+}
+
+func hex4(b []byte) (rune, bool) {
+	if len(b) < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[:4] {
+		r <<= 4
+		switch {
+		case c >= '0' && c <= '9':
+			r |= rune(c - '0')
+		case c >= 'a' && c <= 'f':
+			r |= rune(c - 'a' + 10)
+		case c >= 'A' && c <= 'F':
+			r |= rune(c - 'A' + 10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
+}
