@@ -296,7 +296,7 @@ func (p *parser) stringLit(what string) (string, Pos) {
 // options parses ( 'k' = 'v', ... ) and rejects duplicate keys.
 func (p *parser) options(what string) []Option {
 	p.expectOp("(")
-	var opts []Option
+	opts := []Option{}
 	seen := map[string]Pos{}
 	if p.acceptOp(")") {
 		return opts
