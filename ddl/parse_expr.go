@@ -545,6 +545,9 @@ func (p *parser) cast(try bool) Expr {
 func (p *parser) caseExpr() Expr {
 	t := p.next()
 	c := &Case{Pos: p.pos(t)}
+	if p.isKw("END") || p.isKw("ELSE") {
+		p.failExpected("WHEN in CASE")
+	}
 	if !p.isKw("WHEN") {
 		c.Operand = p.expr()
 	}
