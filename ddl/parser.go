@@ -585,11 +585,12 @@ func (p *parser) tableConstraint() *PrimaryKey {
 	p.expectKw("PRIMARY")
 	p.expectKw("KEY")
 	pk.Columns = p.identList()
-	p.notEnforced()
+	p.notEnforced(pk.Pos)
 	return pk
 }
 
-func (p *parser) notEnforced() {
+// notEnforced requires NOT ENFORCED after the PRIMARY KEY at pk.
+func (p *parser) notEnforced(pk Pos) {
 	t := p.peek()
 	if isKw(t, "NOT") && p.isKwAt(1, "ENFORCED") {
 		p.next()
@@ -597,9 +598,9 @@ func (p *parser) notEnforced() {
 		return
 	}
 	if isKw(t, "ENFORCED") {
-		p.failTok(t, "PRIMARY KEY must be NOT ENFORCED: streamsql, like Flink, does not own the data and cannot enforce the key")
+		pk = p.pos(t)
 	}
-	p.failTok(t, "PRIMARY KEY must be declared NOT ENFORCED: streamsql, like Flink, does not own the data and cannot enforce the key")
+	p.fail(pk, ErrSyntax, "PRIMARY KEY must be declared NOT ENFORCED: streamsql, like Flink, does not own the data and cannot enforce the key")
 }
 
 func (p *parser) column(ct *CreateTable) *Column {
@@ -625,7 +626,7 @@ func (p *parser) column(ct *CreateTable) *Column {
 			}
 			p.expectKw("PRIMARY")
 			p.expectKw("KEY")
-			p.notEnforced()
+			p.notEnforced(pk.Pos)
 			pk.Columns = []Ident{name}
 			if ct.PrimaryKey != nil {
 				p.fail(pk.Pos, ErrSyntax, "a table can have only one PRIMARY KEY (the first is at line %d)", ct.PrimaryKey.Pos.Line)
