@@ -58,8 +58,8 @@
 // # Lexical rules
 //
 // Keywords are case-insensitive; identifiers keep their case and may be
-// back-quoted (`name`, with “ for a back-quote). Strings use single quotes
-// with ” for a quote. Comments are -- to end of line and /* ... */; a
+// back-quoted (`name`; a doubled back-quote stands for one). Strings use
+// single quotes; a doubled single quote stands for one. Comments are -- to end of line and /* ... */; a
 // comment that starts with /*+ is a hint. Semicolons inside strings,
 // quoted identifiers and comments do not end statements. A small set of
 // words (SELECT, FROM, WHERE, PARTITION, ...) is reserved and must be
