@@ -59,11 +59,11 @@
 //
 // Keywords are case-insensitive; identifiers keep their case and may be
 // back-quoted (`name`; a doubled back-quote stands for one). Strings use
-// single quotes; a doubled single quote stands for one. Comments are -- to end of line and /* ... */; a
-// comment that starts with /*+ is a hint. Semicolons inside strings,
-// quoted identifiers and comments do not end statements. A small set of
-// words (SELECT, FROM, WHERE, PARTITION, ...) is reserved and must be
-// back-quoted to be used as a name, as in Flink.
+// single quotes; a doubled single quote stands for one. Comments are --
+// to end of line and /* ... */; a comment that starts with /*+ is a hint.
+// Semicolons inside strings, quoted identifiers and comments do not end
+// statements. A small set of words (SELECT, FROM, WHERE, PARTITION, ...) is
+// reserved and must be back-quoted to be used as a name, as in Flink.
 //
 // # Variables
 //
