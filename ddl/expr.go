@@ -286,3 +286,51 @@ func (*Like) expr()        {}
 func (*Is) expr()          {}
 func (*Subscript) expr()   {}
 func (*FieldAccess) expr() {}
+
+// Walk calls fn for e and then, if fn returns true, for each of e's
+// sub-expressions in source order, depth first. A nil e is skipped.
+func Walk(e Expr, fn func(Expr) bool) {
+	if e == nil || !fn(e) {
+		return
+	}
+	switch e := e.(type) {
+	case *Call:
+		for _, a := range e.Args {
+			Walk(a, fn)
+		}
+	case *Binary:
+		Walk(e.Left, fn)
+		Walk(e.Right, fn)
+	case *Unary:
+		Walk(e.Expr, fn)
+	case *Cast:
+		Walk(e.Expr, fn)
+	case *Case:
+		Walk(e.Operand, fn)
+		for _, w := range e.Whens {
+			Walk(w.Cond, fn)
+			Walk(w.Result, fn)
+		}
+		Walk(e.Else, fn)
+	case *In:
+		Walk(e.Expr, fn)
+		for _, a := range e.List {
+			Walk(a, fn)
+		}
+	case *Between:
+		Walk(e.Expr, fn)
+		Walk(e.Low, fn)
+		Walk(e.High, fn)
+	case *Like:
+		Walk(e.Expr, fn)
+		Walk(e.Pattern, fn)
+		Walk(e.Escape, fn)
+	case *Is:
+		Walk(e.Expr, fn)
+	case *Subscript:
+		Walk(e.Expr, fn)
+		Walk(e.Index, fn)
+	case *FieldAccess:
+		Walk(e.Expr, fn)
+	}
+}

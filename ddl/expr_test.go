@@ -2,6 +2,7 @@ package ddl
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/streamsql/streamsql/types"
@@ -283,5 +284,27 @@ func TestExprErrors(t *testing.T) {
 		if pe.Message != c.msg || pe.Column != c.col || !errors.Is(err, c.class) {
 			t.Errorf("ParseExpr(%q) = %q at column %d (%v), want %q at %d (%v)", c.in, pe.Message, pe.Column, pe.Err, c.msg, c.col, c.class)
 		}
+	}
+}
+
+func TestWalk(t *testing.T) {
+	e, err := ParseExpr("", "CASE WHEN a IN (b, 1) THEN CAST(c AS INT) ELSE f(d[e], g.h) END BETWEEN i AND j OR k LIKE l ESCAPE m OR -n IS NULL")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cols []string
+	Walk(e, func(x Expr) bool {
+		if c, ok := x.(*ColumnRef); ok {
+			cols = append(cols, c.Parts[len(c.Parts)-1])
+		}
+		return true
+	})
+	if got := strings.Join(cols, ","); got != "a,b,c,d,e,h,i,j,k,l,m,n" {
+		t.Errorf("Walk visited columns %s", got)
+	}
+	n := 0
+	Walk(e, func(Expr) bool { n++; return false })
+	if n != 1 {
+		t.Errorf("Walk descended after fn returned false: %d calls", n)
 	}
 }
