@@ -2,6 +2,7 @@ package ddl
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -90,6 +91,20 @@ func lex(text string) []token {
 				break
 			}
 			emit(tQIdent, val, start, end)
+		case (c == 'u' || c == 'U') && strings.HasPrefix(text[i+1:], "&'"):
+			raw, end, ok := lexQuoted(text, i+2, '\'')
+			if !ok {
+				emit(tIllegal, "unterminated string literal: missing closing quote", start, len(text))
+				i = len(text)
+				break
+			}
+			i = end
+			val, msg := unicodeUnescape(raw)
+			if msg != "" {
+				emit(tIllegal, msg, start, end)
+				break
+			}
+			emit(tString, val, start, end)
 		case (c == 'x' || c == 'X') && i+1 < len(text) && text[i+1] == '\'':
 			val, end, ok := lexQuoted(text, i+1, '\'')
 			if !ok {
@@ -214,4 +229,41 @@ func lexOp(s string) string {
 		}
 	}
 	return ""
+}
+
+// unicodeUnescape decodes the body of a U&'...' literal: \XXXX and
+// \+XXXXXX are code points in hex, \\ is a backslash. It returns a message
+// when an escape is malformed.
+func unicodeUnescape(s string) (string, string) {
+	if !strings.Contains(s, "\\") {
+		return s, ""
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		if s[i] != '\\' {
+			b.WriteByte(s[i])
+			i++
+			continue
+		}
+		n := 4
+		j := i + 1
+		switch {
+		case strings.HasPrefix(s[j:], "\\"):
+			b.WriteByte('\\')
+			i += 2
+			continue
+		case strings.HasPrefix(s[j:], "+"):
+			n, j = 6, j+1
+		}
+		if j+n > len(s) {
+			return "", "invalid escape in U&'' literal: expected \\XXXX, \\+XXXXXX or \\\\"
+		}
+		cp, err := strconv.ParseUint(s[j:j+n], 16, 32)
+		if err != nil || cp > unicode.MaxRune || cp >= 0xD800 && cp <= 0xDFFF {
+			return "", "invalid escape in U&'' literal: \\" + s[i+1:j+n] + " is not a Unicode code point in hex"
+		}
+		b.WriteRune(rune(cp))
+		i = j + n
+	}
+	return b.String(), ""
 }

@@ -215,6 +215,11 @@ func (p *parser) failExpected(what string) {
 	if t.kind == tIllegal {
 		p.failTok(t, "%s", t.val)
 	}
+	if t.kind == tEOF && p.i > 0 {
+		// Point just after the last token rather than at the end of the
+		// file, which is often on a later, empty line.
+		p.fail(p.src.pos(p.toks[p.i-1].end), ErrSyntax, "expected %s, found %s", what, describe(t))
+	}
 	p.failTok(t, "expected %s, found %s", what, describe(t))
 }
 
@@ -410,9 +415,15 @@ func (p *parser) set() Statement {
 		s.Value, s.ValuePos = p.stringLit("a property value (a string literal such as '10s')")
 		return s
 	}
-	// Flink 1.13 form: SET key = value, both free-form up to ';'.
+	// Flink 1.13 form: SET key = value, both free-form up to ';'. A value
+	// that is one string literal is unquoted.
 	s.Key, s.KeyPos = p.rawUntil("=", "a property key")
 	p.expectOp("=")
+	if v := p.peek(); v.kind == tString && (p.peekAt(1).kind == tEOF || p.peekAt(1).kind == tOp && p.peekAt(1).val == ";") {
+		p.next()
+		s.Value, s.ValuePos = v.val, p.pos(v)
+		return s
+	}
 	s.Value, s.ValuePos = p.rawUntil(";", "a property value")
 	return s
 }

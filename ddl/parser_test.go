@@ -25,6 +25,7 @@ func TestStatements(t *testing.T) {
 		{`set 'k' = 'it''s; fine'`, `SET 'k'='it''s; fine'`},
 		{`SET execution.checkpointing.interval = 10s`, `SET 'execution.checkpointing.interval'='10s'`},
 		{`SET pipeline.name = my job`, `SET 'pipeline.name'='my job'`},
+		{`SET table.planner = 'blink'`, `SET 'table.planner'='blink'`},
 		{`SET`, `SET`},
 		{`RESET 'table.planner'`, `RESET 'table.planner'`},
 		{`RESET table.planner`, `RESET 'table.planner'`},
@@ -56,6 +57,8 @@ func TestStatements(t *testing.T) {
 			`CREATE TABLE u (id BIGINT NOT NULL COMMENT 'key') PK k(id)`},
 		{`CREATE TABLE p (a INT, dt STRING) COMMENT 'tbl' PARTITIONED BY (dt) WITH ('connector' = 'filesystem')`,
 			`CREATE TABLE p (a INT; dt STRING) COMMENT 'tbl' PARTITIONED(dt) WITH('connector'='filesystem')`},
+		{`CREATE TABLE c (a INT) WITH ('csv.field-delimiter' = U&'\0001', 'x' = u&'caf\00e9 \+01F600 \\')`,
+			"CREATE TABLE c (a INT) WITH('csv.field-delimiter'='\x01','x'='café 😀 \\')"},
 		{`CREATE TABLE d (a INT) WITH ('connector'='x') LIKE src`,
 			`CREATE TABLE d (a INT) WITH('connector'='x') LIKE src`},
 		{`CREATE TABLE d WITH ('scan.startup.mode' = 'latest-offset') LIKE db.src (EXCLUDING ALL)`,
@@ -311,5 +314,17 @@ func TestErrorClasses(t *testing.T) {
 		if pe.Line != 1 || pe.Column < 1 || pe.File != "job.sql" {
 			t.Errorf("Parse(%q): position %s:%d:%d", c.in, pe.File, pe.Line, pe.Column)
 		}
+	}
+}
+
+func TestErrorAtEndOfInputPointsAfterLastToken(t *testing.T) {
+	_, err := Parse("job.sql", "CREATE TABLE t (a INT) WITH ('k' = 'v'\n\n\n", Config{})
+	var pe *Error
+	if !errors.As(err, &pe) || pe.Line != 1 || pe.Column != 39 || pe.Message != "expected ')', found end of input" {
+		t.Errorf("got %v", err)
+	}
+	_, err = Parse("job.sql", "SET 'a' = U&'\\zzzz'", Config{})
+	if !errors.As(err, &pe) || !strings.Contains(pe.Message, "invalid escape") || pe.Column != 11 {
+		t.Errorf("bad unicode escape: %v", err)
 	}
 }
