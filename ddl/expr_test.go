@@ -72,21 +72,21 @@ func TestExpressions(t *testing.T) {
 		{"CURRENT_TIMESTAMP", "CURRENT_TIMESTAMP"},
 		{"LOCALTIMESTAMP", "LOCALTIMESTAMP"},
 		{"CURRENT_DATE", "CURRENT_DATE"},
-		{"CEIL(ts TO DAY)", "CEIL(`ts`, DAY)"},
-		{"FLOOR(ts TO HOUR)", "FLOOR(`ts`, HOUR)"},
+		{"CEIL(ts TO DAY)", "CEIL(`ts` TO DAY)"},
+		{"FLOOR(ts TO HOUR)", "FLOOR(`ts` TO HOUR)"},
 		{"CEILING(x)", "CEIL(`x`)"},
 		{"FLOOR(x)", "FLOOR(`x`)"},
-		{"EXTRACT(DAY FROM ts)", "EXTRACT(DAY, `ts`)"},
+		{"EXTRACT(DAY FROM ts)", "EXTRACT(DAY FROM `ts`)"},
 		{"TIMESTAMPADD(DAY, 1, ts)", "TIMESTAMPADD(DAY, 1, `ts`)"},
 		{"TIMESTAMPDIFF(HOUR, a, b)", "TIMESTAMPDIFF(HOUR, `a`, `b`)"},
-		{"POSITION('a' IN s)", "POSITION('a', `s`)"},
+		{"POSITION('a' IN s)", "POSITION('a' IN `s`)"},
 		{"SUBSTRING(s FROM 2 FOR 3)", "SUBSTRING(`s`, 2, 3)"},
 		{"SUBSTRING(s, 2)", "SUBSTRING(`s`, 2)"},
-		{"TRIM(BOTH ' ' FROM s)", "TRIM(BOTH, ' ', `s`)"},
-		{"TRIM(LEADING FROM s)", "TRIM(LEADING, ' ', `s`)"},
-		{"TRIM(s)", "TRIM(BOTH, ' ', `s`)"},
-		{"TRIM('x' FROM s)", "TRIM(BOTH, 'x', `s`)"},
-		{"OVERLAY(s PLACING 'x' FROM 2 FOR 1)", "OVERLAY(`s`, 'x', 2, 1)"},
+		{"TRIM(BOTH ' ' FROM s)", "TRIM(BOTH ' ' FROM `s`)"},
+		{"TRIM(LEADING FROM s)", "TRIM(LEADING ' ' FROM `s`)"},
+		{"TRIM(s)", "TRIM(BOTH ' ' FROM `s`)"},
+		{"TRIM('x' FROM s)", "TRIM(BOTH 'x' FROM `s`)"},
+		{"OVERLAY(s PLACING 'x' FROM 2 FOR 1)", "OVERLAY(`s` PLACING 'x' FROM 2 FOR 1)"},
 		{"LEFT(s, 2)", "LEFT(`s`, 2)"},
 		{"JSON_VALUE(payload, '$.a')", "JSON_VALUE(`payload`, '$.a')"},
 		{"DATE_FORMAT(ts, 'yyyy-MM-dd')", "DATE_FORMAT(`ts`, 'yyyy-MM-dd')"},
@@ -98,8 +98,8 @@ func TestExpressions(t *testing.T) {
 		{"m['k']", "`m`['k']"},
 		{"arr[1]", "`arr`[1]"},
 		{"m['k'][2].f", "`m`['k'][2].`f`"},
-		{"ARRAY[1, 2]", "ARRAY(1, 2)"},
-		{"MAP['a', 1, 'b', 2]", "MAP('a', 1, 'b', 2)"},
+		{"ARRAY[1, 2]", "ARRAY[1, 2]"},
+		{"MAP['a', 1, 'b', 2]", "MAP['a', 1, 'b', 2]"},
 		{"ROW(1, 'x')", "ROW(1, 'x')"},
 		{"(1, 'x')", "ROW(1, 'x')"},
 		{"CAST(r AS ROW<f INT>).f", "CAST(`r` AS ROW<`f` INT>).`f`"},
@@ -113,6 +113,21 @@ func TestExpressions(t *testing.T) {
 		if got := FormatExpr(e); got != c.want {
 			t.Errorf("ParseExpr(%q) = %s, want %s", c.in, got, c.want)
 		}
+		checkRoundTrip(t, e)
+	}
+}
+
+// checkRoundTrip asserts that FormatExpr(e) parses back to a tree that
+// prints the same.
+func checkRoundTrip(t *testing.T, e Expr) {
+	t.Helper()
+	text := FormatExpr(e)
+	again, err := ParseExpr("", text)
+	if err != nil {
+		t.Fatalf("FormatExpr output %q does not parse: %v", text, err)
+	}
+	if got := FormatExpr(again); got != text {
+		t.Fatalf("round trip changed %q into %q", text, got)
 	}
 }
 

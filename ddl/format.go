@@ -2,8 +2,10 @@ package ddl
 
 import "strings"
 
-// FormatExpr returns e as SQL text, fully parenthesised so that the tree's
-// shape is visible: "(`a` + 1)". EXPLAIN output and tests use it.
+// FormatExpr returns e as Flink SQL text, fully parenthesised so that the
+// tree's shape is visible: "(`a` + 1)". Special call syntax is printed as
+// written (CEIL(`ts` TO DAY), EXTRACT(DAY FROM `ts`), ARRAY[1, 2]), so the
+// result parses back to the same tree. EXPLAIN output and tests use it.
 func FormatExpr(e Expr) string {
 	var b strings.Builder
 	formatExpr(&b, e)
@@ -48,21 +50,7 @@ func formatExpr(b *strings.Builder, e Expr) {
 	case *Symbol:
 		b.WriteString(e.Name)
 	case *Call:
-		b.WriteString(e.Name)
-		if e.NoParens {
-			return
-		}
-		b.WriteByte('(')
-		if e.Star {
-			b.WriteByte('*')
-		}
-		for i, a := range e.Args {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			formatExpr(b, a)
-		}
-		b.WriteByte(')')
+		formatCall(b, e)
 	case *Binary:
 		b.WriteByte('(')
 		formatExpr(b, e.Left)
@@ -170,3 +158,93 @@ func formatExpr(b *strings.Builder, e Expr) {
 }
 
 func quoteIdentAlways(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
+
+func formatArgs(b *strings.Builder, args []Expr) {
+	for i, a := range args {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		formatExpr(b, a)
+	}
+}
+
+func symbolAt(args []Expr, i int) (*Symbol, bool) {
+	if i >= len(args) {
+		return nil, false
+	}
+	s, ok := args[i].(*Symbol)
+	return s, ok
+}
+
+// formatCall prints a call, using the special syntax it was parsed from.
+func formatCall(b *strings.Builder, e *Call) {
+	b.WriteString(e.Name)
+	if e.NoParens {
+		return
+	}
+	args := e.Args
+	switch e.Name {
+	case "ARRAY", "MAP":
+		b.WriteByte('[')
+		formatArgs(b, args)
+		b.WriteByte(']')
+		return
+	case "EXTRACT":
+		if u, ok := symbolAt(args, 0); ok && len(args) == 2 {
+			b.WriteString("(" + u.Name + " FROM ")
+			formatExpr(b, args[1])
+			b.WriteByte(')')
+			return
+		}
+	case "CEIL", "FLOOR":
+		if u, ok := symbolAt(args, 1); ok && len(args) == 2 {
+			b.WriteByte('(')
+			formatExpr(b, args[0])
+			b.WriteString(" TO " + u.Name + ")")
+			return
+		}
+	case "TRIM":
+		if m, ok := symbolAt(args, 0); ok && len(args) == 3 {
+			b.WriteString("(" + m.Name + " ")
+			formatExpr(b, args[1])
+			b.WriteString(" FROM ")
+			formatExpr(b, args[2])
+			b.WriteByte(')')
+			return
+		}
+	case "POSITION":
+		if len(args) == 2 || len(args) == 3 {
+			b.WriteByte('(')
+			formatExpr(b, args[0])
+			b.WriteString(" IN ")
+			formatExpr(b, args[1])
+			if len(args) == 3 {
+				b.WriteString(" FROM ")
+				formatExpr(b, args[2])
+			}
+			b.WriteByte(')')
+			return
+		}
+	case "OVERLAY":
+		if len(args) == 3 || len(args) == 4 {
+			b.WriteByte('(')
+			formatExpr(b, args[0])
+			b.WriteString(" PLACING ")
+			formatExpr(b, args[1])
+			b.WriteString(" FROM ")
+			formatExpr(b, args[2])
+			if len(args) == 4 {
+				b.WriteString(" FOR ")
+				formatExpr(b, args[3])
+			}
+			b.WriteByte(')')
+			return
+		}
+	}
+	b.WriteByte('(')
+	if e.Star {
+		b.WriteByte('*')
+	}
+	formatArgs(b, args)
+	b.WriteByte(')')
+}

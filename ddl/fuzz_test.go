@@ -6,8 +6,10 @@ import (
 	"unicode/utf8"
 )
 
-// FuzzParse checks that no input makes Parse panic or loop, and that every
-// error is an *Error whose position lies inside the input. The seed corpus
+// FuzzParse checks that no input makes Parse or ParseExpr panic or loop,
+// that every error is an *Error whose position lies inside the input, and
+// that a parsed expression printed with FormatExpr parses back to the same
+// tree. The seed corpus
 // in testdata/fuzz/FuzzParse holds the documentation examples, the error
 // cases and hand-written edge cases. Run it with
 //
@@ -15,6 +17,9 @@ import (
 func FuzzParse(f *testing.F) {
 	f.Add("SET 'a' = 'b'; INSERT INTO t SELECT CAST(a AS INT), m['k'] FROM s /*+ OPTIONS('x'='y') */ WHERE a IS NOT DISTINCT FROM b")
 	f.Fuzz(func(t *testing.T, src string) {
+		if e, err := ParseExpr("fuzz.sql", src); err == nil {
+			checkRoundTrip(t, e)
+		}
 		cfg := Config{Vars: map[string]string{"V": "x'y", "EMPTY": ""}}
 		stmts, err := Parse("fuzz.sql", src, cfg)
 		if err != nil {

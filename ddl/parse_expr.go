@@ -223,11 +223,25 @@ func (p *parser) unary() Expr {
 // negateLiteral returns -lit for numeric literals.
 func negateLiteral(lit *Literal) (*Literal, bool) {
 	out := *lit
-	out.Text = "-" + lit.Text
+	if t, ok := strings.CutPrefix(lit.Text, "-"); ok {
+		out.Text = t
+	} else {
+		out.Text = "-" + lit.Text
+	}
 	switch lit.Kind {
 	case IntLit:
-		v := -lit.Value.Int64()
+		v := lit.Value.Int64()
+		if v == math.MinInt64 {
+			d, err := types.ParseDecimal(out.Text)
+			if err != nil {
+				return nil, false
+			}
+			out.Kind, out.Type, out.Value = DecimalLit, types.DecimalType(19, 0).NotNullable(), types.DecimalValue(d)
+			return &out, true
+		}
+		v = -v
 		out.Value = types.Int64(v)
+		out.Type = types.BigInt().NotNullable()
 		if v >= math.MinInt32 && v <= math.MaxInt32 {
 			out.Type = types.Int().NotNullable()
 		}
@@ -240,6 +254,9 @@ func negateLiteral(lit *Literal) (*Literal, bool) {
 		out.Value = types.DecimalValue(d)
 		if lit.Type.Scale == 0 && d.Cmp(types.NewDecimal(math.MinInt64, 0)) == 0 {
 			out.Kind, out.Type, out.Value = IntLit, types.BigInt().NotNullable(), types.Int64(math.MinInt64)
+		}
+		if d.Sign() == 0 {
+			out.Text = lit.Text // -0.0 is 0.0
 		}
 		return &out, true
 	case DoubleLit:
