@@ -116,9 +116,9 @@ type Column struct {
 	Pos  Pos // of the name
 	Name string
 	Kind ColumnKind
-	// Type is the declared type (physical and metadata columns); the zero
-	// Type (KindInvalid) for computed columns, whose type the planner
-	// derives from Expr.
+	// Type is the declared type (physical and metadata columns), made NOT
+	// NULL for primary key columns; the zero Type (KindInvalid) for
+	// computed columns, whose type the planner derives from Expr.
 	Type    types.Type
 	TypePos Pos
 	// MetadataKey is the FROM 'key' of a metadata column; "" means the key

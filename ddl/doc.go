@@ -24,7 +24,11 @@
 // options as an ordered list with the positions of each key and value
 // (duplicate keys are an error), and the LIKE clause with its options
 // (OVERWRITING is rejected for ALL, CONSTRAINTS and PARTITIONS, as Flink
-// does). Column types are [types.Type] values from the shared types package.
+// does). Column types are [types.Type] values from the shared types package;
+// primary key columns are made NOT NULL, as in Flink. Without a LIKE
+// clause, the PRIMARY KEY, PARTITIONED BY and WATERMARK columns must be
+// declared (and key columns physical); with one, they may come from the
+// source table and the planner checks them after merging.
 // INSERT keeps the target, its OPTIONS hint, the optional column list and
 // the query; a FROM table keeps its own OPTIONS hint. Both statement-set
 // forms (EXECUTE STATEMENT SET BEGIN ... END and the older BEGIN STATEMENT

@@ -48,11 +48,11 @@ func TestStatements(t *testing.T) {
 		) WITH ('connector' = 'kafka')`,
 			`CREATE TABLE k (event_time TIMESTAMP_LTZ(3) METADATA FROM 'timestamp'; partition BIGINT METADATA VIRTUAL; headers MAP<STRING, BYTES> METADATA; user_id BIGINT; cost AS (` + "`price` * `quantity`" + `)) WATERMARK event_time AS (` + "`event_time`" + ` - INTERVAL '5' SECOND) WITH('connector'='kafka')`},
 		{`CREATE TABLE u (id BIGINT, name STRING, PRIMARY KEY (id) NOT ENFORCED) WITH ('connector'='upsert-kafka')`,
-			`CREATE TABLE u (id BIGINT; name STRING) PK(id) WITH('connector'='upsert-kafka')`},
+			`CREATE TABLE u (id BIGINT NOT NULL; name STRING) PK(id) WITH('connector'='upsert-kafka')`},
 		{`CREATE TABLE u (id BIGINT, b INT, CONSTRAINT pk PRIMARY KEY (id, b) NOT ENFORCED)`,
-			`CREATE TABLE u (id BIGINT; b INT) PK pk(id,b)`},
+			`CREATE TABLE u (id BIGINT NOT NULL; b INT NOT NULL) PK pk(id,b)`},
 		{`CREATE TABLE u (id BIGINT PRIMARY KEY NOT ENFORCED, b INT)`,
-			`CREATE TABLE u (id BIGINT; b INT) PK(id)`},
+			`CREATE TABLE u (id BIGINT NOT NULL; b INT) PK(id)`},
 		{`CREATE TABLE u (id BIGINT NOT NULL CONSTRAINT k PRIMARY KEY NOT ENFORCED COMMENT 'key')`,
 			`CREATE TABLE u (id BIGINT NOT NULL COMMENT 'key') PK k(id)`},
 		{`CREATE TABLE p (a INT, dt STRING) COMMENT 'tbl' PARTITIONED BY (dt) WITH ('connector' = 'filesystem')`,
@@ -297,6 +297,10 @@ func TestErrorClasses(t *testing.T) {
 		{`CREATE TABLE t (a INT) WITH ('k'='1', 'k'='2')`, ErrSyntax, "duplicate option key 'k'"},
 		{`CREATE TABLE t (a STRIN)`, ErrSyntax, "unknown type 'STRIN' (did you mean STRING?)"},
 		{`FOO BAR`, ErrSyntax, "unknown statement"},
+		{`CREATE TABLE t (id INT, PRIMARY KEY (idd) NOT ENFORCED)`, ErrSyntax, "PRIMARY KEY column 'idd' is not a column of t (did you mean id?)"},
+		{`CREATE TABLE t (id INT METADATA, PRIMARY KEY (id) NOT ENFORCED)`, ErrSyntax, "PRIMARY KEY column 'id' is a metadata column; a primary key must consist of physical columns"},
+		{`CREATE TABLE t (a INT) PARTITIONED BY (b)`, ErrSyntax, "PARTITIONED BY column 'b' is not a column of t"},
+		{`CREATE TABLE t (a INT, WATERMARK FOR ts AS ts)`, ErrSyntax, "WATERMARK column 'ts' is not a column of t"},
 	}
 	for _, c := range cases {
 		_, err := Parse("job.sql", c.in, Config{})
@@ -314,6 +318,16 @@ func TestErrorClasses(t *testing.T) {
 		if pe.Line != 1 || pe.Column < 1 || pe.File != "job.sql" {
 			t.Errorf("Parse(%q): position %s:%d:%d", c.in, pe.File, pe.Line, pe.Column)
 		}
+	}
+}
+
+func TestLikeDefersColumnChecks(t *testing.T) {
+	// With LIKE, the watermark, key and partition columns may come from the
+	// source table; the planner checks them after merging.
+	s := parseOne(t, `CREATE TABLE t (WATERMARK FOR ts AS ts, PRIMARY KEY (id) NOT ENFORCED) PARTITIONED BY (dt) WITH ('a'='b') LIKE src`)
+	ct := s.(*CreateTable)
+	if ct.Watermark == nil || ct.PrimaryKey == nil || len(ct.PartitionKeys) != 1 || ct.Like == nil {
+		t.Errorf("got %s", dump(s))
 	}
 }
 
