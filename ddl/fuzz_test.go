@@ -23,18 +23,27 @@ func FuzzParse(f *testing.F) {
 		cfg := Config{Vars: map[string]string{"V": "x'y", "EMPTY": ""}}
 		stmts, err := Parse("fuzz.sql", src, cfg)
 		if err != nil {
-			var pe *Error
-			if !errors.As(err, &pe) {
-				t.Fatalf("error is %T, not *Error: %v", err, err)
+			var errs ErrorList
+			if !errors.As(err, &errs) {
+				var pe *Error
+				if !errors.As(err, &pe) {
+					t.Fatalf("error is %T, not *Error: %v", err, err)
+				}
+				errs = ErrorList{pe}
 			}
-			if pe.Line < 1 || pe.Column < 1 || pe.Offset < 0 || pe.Offset > len(src) {
-				t.Fatalf("error position %d:%d (offset %d) outside input of %d bytes: %v", pe.Line, pe.Column, pe.Offset, len(src), err)
+			if len(errs) == 0 || len(errs) > maxErrors || stmts != nil {
+				t.Fatalf("%d errors and %d statements", len(errs), len(stmts))
 			}
-			if pe.Err == nil || pe.Message == "" {
-				t.Fatalf("error without class or message: %#v", pe)
-			}
-			if utf8.ValidString(src) && !utf8.ValidString(pe.Error()) {
-				t.Fatalf("error text is not valid UTF-8: %q", pe.Error())
+			for _, pe := range errs {
+				if pe.Line < 1 || pe.Column < 1 || pe.Offset < 0 || pe.Offset > len(src) {
+					t.Fatalf("error position %d:%d (offset %d) outside input of %d bytes: %v", pe.Line, pe.Column, pe.Offset, len(src), err)
+				}
+				if pe.Err == nil || pe.Message == "" {
+					t.Fatalf("error without class or message: %#v", pe)
+				}
+				if utf8.ValidString(src) && !utf8.ValidString(pe.Error()) {
+					t.Fatalf("error text is not valid UTF-8: %q", pe.Error())
+				}
 			}
 			return
 		}

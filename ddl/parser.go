@@ -36,23 +36,58 @@ type parser struct {
 	i     int
 	depth int
 	err   *Error
+	inSet bool // inside a statement set, for error recovery
 }
+
+// maxErrors bounds how many statement errors Parse reports.
+const maxErrors = 10
 
 // Parse parses the text of a job file named name (used in error messages)
 // into statements, after replacing ${NAME} and ${NAME:-default} from cfg.
-// It stops at the first error, an *Error wrapping ErrSyntax,
-// ErrUnsupported or ErrUndefinedVariable.
+//
+// Errors are *Error values wrapping ErrSyntax, ErrUnsupported or
+// ErrUndefinedVariable. A statement with an error is skipped (up to its
+// ';', or the END of its statement set) and parsing goes on, so that one
+// run reports the first error of each failing statement: a single error is
+// returned as an *Error, several as an ErrorList. No statements are
+// returned when there is an error.
 func Parse(name, text string, cfg Config) ([]Statement, error) {
 	src := newSource(name, text)
 	if err := src.substitute(cfg); err != nil {
 		return nil, err
 	}
 	p := &parser{src: src, toks: lex(src.text)}
-	var stmts []Statement
-	if !p.run(func() { stmts = p.file() }) {
-		return nil, p.err
+	stmts, errs := p.file()
+	switch len(errs) {
+	case 0:
+		return stmts, nil
+	case 1:
+		return nil, errs[0]
 	}
-	return stmts, nil
+	return nil, errs
+}
+
+// ErrorList is the error Parse returns when several statements fail: the
+// first error of each, in source order (at most ten). errors.As with an
+// *Error target finds the first one.
+type ErrorList []*Error
+
+// Error returns the errors' texts, one after the other.
+func (l ErrorList) Error() string {
+	parts := make([]string, len(l))
+	for i, e := range l {
+		parts[i] = e.Error()
+	}
+	return strings.Join(parts, "\n")
+}
+
+// Unwrap returns the errors, for errors.Is and errors.As.
+func (l ErrorList) Unwrap() []error {
+	errs := make([]error, len(l))
+	for i, e := range l {
+		errs[i] = e
+	}
+	return errs
 }
 
 // ParseFile reads and parses the job file at path, substituting ${NAME}
@@ -332,20 +367,44 @@ func (p *parser) options(what string) []Option {
 
 // ---- file and statements ----
 
-func (p *parser) file() []Statement {
+func (p *parser) file() ([]Statement, ErrorList) {
 	var stmts []Statement
+	var errs ErrorList
 	for {
 		for p.acceptOp(";") {
 		}
 		if p.peek().kind == tEOF {
-			return stmts
+			return stmts, errs
 		}
-		stmts = append(stmts, p.statement())
-		if p.peek().kind != tEOF {
-			if !p.isOp(";") {
+		ok := p.run(func() {
+			stmts = append(stmts, p.statement())
+			if p.peek().kind != tEOF && !p.isOp(";") {
 				p.failExpected("';' after the statement")
 			}
+		})
+		if ok {
+			continue
 		}
+		errs = append(errs, p.err)
+		if len(errs) == maxErrors {
+			return nil, errs
+		}
+		p.skipStatement()
+	}
+}
+
+// skipStatement moves past the statement in which an error occurred: to its
+// ';', or past the END of the statement set it was in.
+func (p *parser) skipStatement() {
+	p.err, p.depth = nil, 0
+	if p.inSet {
+		p.inSet = false
+		for t := p.peek(); t.kind != tEOF && !isKw(t, "END"); t = p.peek() {
+			p.i++
+		}
+	}
+	for t := p.peek(); t.kind != tEOF && !(t.kind == tOp && t.val == ";"); t = p.peek() {
+		p.i++
 	}
 }
 
@@ -848,6 +907,7 @@ func (p *parser) tableHints() []Option {
 func (p *parser) statementSet() Statement {
 	start := p.next()
 	set := &StatementSet{Pos: p.pos(start)}
+	p.inSet = true
 	older := isKw(start, "BEGIN")
 	if older {
 		// BEGIN STATEMENT SET; INSERT ...; ... END
@@ -887,6 +947,7 @@ func (p *parser) statementSet() Statement {
 	if len(set.Inserts) == 0 {
 		p.fail(set.Pos, ErrSyntax, "statement set has no INSERT statements")
 	}
+	p.inSet = false
 	return set
 }
 

@@ -342,3 +342,34 @@ func TestErrorAtEndOfInputPointsAfterLastToken(t *testing.T) {
 		t.Errorf("bad unicode escape: %v", err)
 	}
 }
+
+func TestSeveralErrors(t *testing.T) {
+	src := "CREATE TABLE a (id STRIN);\nSET 'ok' = 'x';\nBEGIN STATEMENT SET;\nINSERT INTO b SELECT FROM a;\nINSERT INTO c SELECT 1;\nEND;\nSELECT * FROM a ORDER BY id;\nSET 'ok2' = 'y'"
+	stmts, err := Parse("job.sql", src, Config{})
+	if stmts != nil {
+		t.Errorf("statements returned with errors: %d", len(stmts))
+	}
+	var list ErrorList
+	if !errors.As(err, &list) || len(list) != 3 {
+		t.Fatalf("want an ErrorList of 3, got %v", err)
+	}
+	lines := []int{1, 4, 7}
+	for i, e := range list {
+		if e.Line != lines[i] {
+			t.Errorf("error %d at line %d, want %d: %v", i, e.Line, lines[i], e)
+		}
+	}
+	var first *Error
+	if !errors.As(err, &first) || first != list[0] || !errors.Is(err, ErrUnsupported) || !errors.Is(err, ErrSyntax) {
+		t.Errorf("errors.As/Is through the list: %v", err)
+	}
+	if n := strings.Count(err.Error(), "job.sql:"); n != 3 {
+		t.Errorf("Error() names %d positions, want 3", n)
+	}
+
+	// At most maxErrors are reported.
+	_, err = Parse("job.sql", strings.Repeat("FOO;\n", 30), Config{})
+	if !errors.As(err, &list) || len(list) != maxErrors {
+		t.Errorf("got %d errors, want %d", len(list), maxErrors)
+	}
+}
