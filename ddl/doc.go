@@ -82,14 +82,16 @@
 //
 // # Errors
 //
-// Parsing stops at the first error, an [*Error] carrying File, Line, Column
-// (in characters, 1-based), the source line and a caret, for example
+// Each error is an [*Error] carrying File, Line, Column (in characters,
+// 1-based), the source line and a caret, for example
 //
 //	job.sql:4:12: unknown type 'STRIN' (did you mean STRING?)
 //	    customer STRIN,
 //	             ^
 //
 // Its Err field is [ErrSyntax], [ErrUnsupported] or [ErrUndefinedVariable];
-// use errors.Is and errors.As. Bad input never panics: FuzzParse guards
+// use errors.Is and errors.As. A statement with an error is skipped and
+// parsing continues, so [Parse] reports the first error of each failing
+// statement (an [ErrorList] when there are several, at most ten). Bad input never panics: FuzzParse guards
 // this, and nesting deeper than 200 levels is an error.
 package ddl
