@@ -92,6 +92,7 @@
 // Its Err field is [ErrSyntax], [ErrUnsupported] or [ErrUndefinedVariable];
 // use errors.Is and errors.As. A statement with an error is skipped and
 // parsing continues, so [Parse] reports the first error of each failing
-// statement (an [ErrorList] when there are several, at most ten). Bad input never panics: FuzzParse guards
-// this, and nesting deeper than 200 levels is an error.
+// statement (an [ErrorList] when there are several, at most ten). Bad
+// input never panics: FuzzParse guards this, and nesting deeper than 200
+// levels is an error.
 package ddl
