@@ -112,20 +112,23 @@ func (p *parser) baseType() types.Type {
 		return types.DecimalType(prec, scale)
 	case "CHAR", "CHARACTER":
 		if p.acceptKw("VARYING") {
-			return types.VarChar(p.intParam("VARCHAR", 1, 1, types.MaxLength, "length"))
+			return types.VarChar(p.intParam("VARCHAR", types.MaxLength, 1, types.MaxLength, "length"))
 		}
 		return types.Char(p.intParam("CHAR", 1, 1, types.MaxLength, "length"))
 	case "VARCHAR":
-		return types.VarChar(p.intParam(name, 1, 1, types.MaxLength, "length"))
+		// Without a length, VARCHAR is STRING and VARBINARY is BYTES, as in
+		// Flink SQL (its type system's default precision for both is the
+		// maximum), while CHAR and BINARY default to length 1.
+		return types.VarChar(p.intParam(name, types.MaxLength, 1, types.MaxLength, "length"))
 	case "STRING":
 		return types.String()
 	case "BINARY":
 		if p.acceptKw("VARYING") {
-			return types.VarBinary(p.intParam("VARBINARY", 1, 1, types.MaxLength, "length"))
+			return types.VarBinary(p.intParam("VARBINARY", types.MaxLength, 1, types.MaxLength, "length"))
 		}
 		return types.Binary(p.intParam(name, 1, 1, types.MaxLength, "length"))
 	case "VARBINARY":
-		return types.VarBinary(p.intParam(name, 1, 1, types.MaxLength, "length"))
+		return types.VarBinary(p.intParam(name, types.MaxLength, 1, types.MaxLength, "length"))
 	case "BYTES":
 		return types.Bytes()
 	case "DATE":
