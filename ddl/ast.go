@@ -1,6 +1,7 @@
 package ddl
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/streamsql/streamsql/types"
@@ -170,7 +171,11 @@ const (
 
 // String returns the keyword.
 func (s LikeStrategy) String() string {
-	return [...]string{"INCLUDING", "EXCLUDING", "OVERWRITING"}[s]
+	names := [...]string{"INCLUDING", "EXCLUDING", "OVERWRITING"}
+	if int(s) < len(names) {
+		return names[s]
+	}
+	return "LikeStrategy(" + strconv.Itoa(int(s)) + ")"
 }
 
 // LikeFeature is what a LIKE option applies to.
@@ -190,7 +195,12 @@ const (
 var likeFeatureNames = [...]string{"ALL", "CONSTRAINTS", "GENERATED", "METADATA", "OPTIONS", "PARTITIONS", "WATERMARKS"}
 
 // String returns the keyword.
-func (f LikeFeature) String() string { return likeFeatureNames[f] }
+func (f LikeFeature) String() string {
+	if int(f) < len(likeFeatureNames) {
+		return likeFeatureNames[f]
+	}
+	return "LikeFeature(" + strconv.Itoa(int(f)) + ")"
+}
 
 // LikeOption is one "INCLUDING ALL", "OVERWRITING OPTIONS", ... entry.
 type LikeOption struct {

@@ -101,7 +101,8 @@ func ParseFile(path string, cfg Config) ([]Statement, error) {
 }
 
 // ParseExpr parses a single scalar expression, as written in a computed
-// column or a WHERE clause.
+// column or a WHERE clause. No ${NAME} substitution is done; name is used
+// in error messages.
 func ParseExpr(name, text string) (Expr, error) {
 	src := newSource(name, text)
 	p := &parser{src: src, toks: lex(text)}
