@@ -13,7 +13,7 @@ type tokKind uint8
 const (
 	tEOF       tokKind = iota
 	tIdent             // unquoted identifier or keyword; val as written
-	tQIdent            // `quoted` (or "quoted") identifier; val unescaped
+	tQIdent            // `quoted` identifier; val unescaped
 	tString            // 'string'; val unescaped
 	tBinary            // X'0A1B'; val is the hex digits
 	tNumber            // 12, 1.5, .5, 1e3
@@ -78,10 +78,10 @@ func lex(text string) []token {
 			}
 			i = end
 			emit(tString, val, start, end)
-		case c == '`' || c == '"':
+		case c == '`':
 			val, end, ok := lexQuoted(text, i, c)
 			if !ok {
-				emit(tIllegal, "unterminated quoted identifier: missing closing "+string(c), start, len(text))
+				emit(tIllegal, "unterminated quoted identifier: missing closing `", start, len(text))
 				i = len(text)
 				break
 			}
@@ -91,6 +91,10 @@ func lex(text string) []token {
 				break
 			}
 			emit(tQIdent, val, start, end)
+		case c == '"':
+			_, end, _ := lexQuoted(text, i, c)
+			i = end
+			emit(tIllegal, "double quotes are not used in Flink SQL: write 'text' for a string or `name` for an identifier", start, end)
 		case (c == 'u' || c == 'U') && strings.HasPrefix(text[i+1:], "&'"):
 			raw, end, ok := lexQuoted(text, i+2, '\'')
 			if !ok {

@@ -586,6 +586,12 @@ func (p *parser) createTable(start token, temporary bool) Statement {
 	if t := p.peek(); isKw(t, "AS") {
 		p.unsupported(start, "CREATE TABLE ... AS SELECT")
 	}
+	if t := p.peek(); t.kind != tEOF && !(t.kind == tOp && t.val == ";") {
+		if len(ct.Columns) == 0 && ct.Options == nil && ct.Like == nil {
+			p.failExpected("'(' starting the column list")
+		}
+		p.failExpected("';' after the statement")
+	}
 	if len(ct.Columns) == 0 && ct.Like == nil {
 		p.fail(ct.Pos, ErrSyntax, "CREATE TABLE %s needs a column list or a LIKE clause", ct.Name)
 	}
