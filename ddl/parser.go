@@ -377,10 +377,16 @@ func (p *parser) file() ([]Statement, ErrorList) {
 		if p.peek().kind == tEOF {
 			return stmts, errs
 		}
+		complete := false
 		ok := p.run(func() {
 			stmts = append(stmts, p.statement())
-			if p.peek().kind != tEOF && !p.isOp(";") {
-				p.failExpected("';' after the statement")
+			complete = true
+			if t := p.peek(); t.kind != tEOF && !p.isOp(";") {
+				if t.kind == tIllegal {
+					p.failTok(t, "%s", t.val)
+				}
+				// Point where the ';' is missing, after the statement.
+				p.fail(p.src.pos(p.toks[p.i-1].end), ErrSyntax, "expected ';' after the statement, found %s", describe(t))
 			}
 		})
 		if ok {
@@ -389,6 +395,11 @@ func (p *parser) file() ([]Statement, ErrorList) {
 		errs = append(errs, p.err)
 		if len(errs) == maxErrors {
 			return nil, errs
+		}
+		if complete && startsStatement(p.peek()) {
+			// Only the ';' is missing: go on with the next statement.
+			p.err, p.depth, p.inSet = nil, 0, false
+			continue
 		}
 		p.skipStatement()
 	}
@@ -407,6 +418,18 @@ func (p *parser) skipStatement() {
 	for t := p.peek(); t.kind != tEOF && !(t.kind == tOp && t.val == ";"); t = p.peek() {
 		p.i++
 	}
+}
+
+// startsStatement reports whether t can begin a statement.
+func startsStatement(t token) bool {
+	if t.kind == tOp {
+		return t.val == "("
+	}
+	switch strings.ToUpper(t.val) {
+	case "SET", "RESET", "CREATE", "DROP", "INSERT", "EXECUTE", "BEGIN", "EXPLAIN", "SELECT", "VALUES", "WITH":
+		return t.kind == tIdent
+	}
+	return false
 }
 
 // statementKeywords lists, for error messages, what may start a statement.

@@ -367,6 +367,12 @@ func TestSeveralErrors(t *testing.T) {
 		t.Errorf("Error() names %d positions, want 3", n)
 	}
 
+	// A missing ';' does not swallow the next statement.
+	_, err = Parse("job.sql", "SET 'a' = 'b'\nSET 'c' = 'd' 'e';\nSET 'f' = 'g'", Config{})
+	if !errors.As(err, &list) || len(list) != 2 || list[0].Line != 1 || list[0].Column != 14 || list[1].Line != 2 || list[1].Column != 14 {
+		t.Errorf("missing semicolons: %v", err)
+	}
+
 	// At most maxErrors are reported.
 	_, err = Parse("job.sql", strings.Repeat("FOO;\n", 30), Config{})
 	if !errors.As(err, &list) || len(list) != maxErrors {
