@@ -198,6 +198,7 @@ func TestIntervals(t *testing.T) {
 		{"INTERVAL '1 02:03:04.005' DAY TO SECOND", 0, 86400000 + 2*3600000 + 3*60000 + 4005, types.KindIntervalDayTime},
 		{"INTERVAL '02:30' HOUR TO MINUTE", 0, 2*3600000 + 30*60000, types.KindIntervalDayTime},
 		{"INTERVAL '01:30' MINUTE TO SECOND", 0, 90000, types.KindIntervalDayTime},
+		{"INTERVAL '1 2:3:4.567' DAY(2) TO SECOND(3)", 0, 86400000 + 2*3600000 + 3*60000 + 4567, types.KindIntervalDayTime},
 		{"INTERVAL '2' YEAR", 24, 0, types.KindIntervalYearMonth},
 		{"INTERVAL '1-6' YEAR TO MONTH", 18, 0, types.KindIntervalYearMonth},
 		{"INTERVAL '7' MONTH", 7, 0, types.KindIntervalYearMonth},
@@ -288,6 +289,9 @@ func TestExprErrors(t *testing.T) {
 		{"select", "subqueries in expressions is not supported yet", 1, ErrUnsupported},
 		{"FROM", "expected an expression, found reserved word FROM", 1, ErrSyntax},
 		{"a b", "expected end of input, found 'b'", 3, ErrSyntax},
+		{"JSON_VALUE(j, '$.a' RETURNING INT)", "RETURNING clauses in JSON_VALUE(...) is not supported yet", 21, ErrUnsupported},
+		{"JSON_OBJECT(KEY 'a' VALUE b)", "KEY clauses in JSON_OBJECT(...) is not supported yet", 13, ErrUnsupported},
+		{"f(a b)", "expected ',' or ')' in the arguments of F, found 'b'", 5, ErrSyntax},
 	}
 	for _, c := range cases {
 		_, err := ParseExpr("", c.in)

@@ -149,7 +149,14 @@ func formatExpr(b *strings.Builder, e Expr) {
 		formatExpr(b, e.Index)
 		b.WriteByte(']')
 	case *FieldAccess:
-		formatExpr(b, e.Expr)
+		if _, ok := e.Expr.(*Literal); ok {
+			// 1.`f` would lex as the number "1." followed by `f`.
+			b.WriteByte('(')
+			formatExpr(b, e.Expr)
+			b.WriteByte(')')
+		} else {
+			formatExpr(b, e.Expr)
+		}
 		b.WriteByte('.')
 		b.WriteString(quoteIdentAlways(e.Field))
 	default:

@@ -507,7 +507,7 @@ func (p *parser) call(t token, name string) Expr {
 			p.unsupported(p.peek(), "DISTINCT in function arguments")
 		default:
 			p.acceptKw("ALL")
-			c.Args = p.exprList(")")
+			c.Args = p.callArgs(name)
 		}
 	}
 	switch u := p.peek(); {
@@ -520,6 +520,37 @@ func (p *parser) call(t token, name string) Expr {
 	}
 	return c
 }
+
+// callArgs parses the comma-separated arguments of a plain call up to its
+// ')'. Keyword clauses inside the parentheses (JSON_VALUE(... RETURNING
+// INT), JSON_OBJECT(KEY ... VALUE ...), ... ON ERROR) are reported as not
+// supported yet rather than as a missing ')'.
+func (p *parser) callArgs(name string) []Expr {
+	var args []Expr
+	for {
+		if t := p.peek(); isKw(t, "KEY") && p.peekAt(1).kind != tOp {
+			p.unsupported(t, "KEY clauses in "+name+"(...)")
+		}
+		args = append(args, p.expr())
+		if p.acceptOp(",") {
+			continue
+		}
+		if t := p.peek(); t.kind == tIdent && callClauseWords[strings.ToUpper(t.val)] {
+			p.unsupported(t, strings.ToUpper(t.val)+" clauses in "+name+"(...)")
+		}
+		if !p.isOp(")") {
+			p.failExpected("',' or ')' in the arguments of " + name)
+		}
+		p.next()
+		return args
+	}
+}
+
+// callClauseWords start the keyword clauses of JSON and other special
+// functions that are not supported yet.
+var callClauseWords = map[string]bool{"RETURNING": true, "NULL": true, "ABSENT": true, "DEFAULT": true,
+	"ERROR": true, "EMPTY": true, "VALUE": true, "ON": true, "WITH": true, "WITHOUT": true,
+	"FORMAT": true, "SEPARATOR": true, "ORDER": true}
 
 // trimArgs parses TRIM([[BOTH|LEADING|TRAILING] [chars] FROM] s).
 func (p *parser) trimArgs(c *Call) {
@@ -690,6 +721,10 @@ func (p *parser) intervalLit() Expr {
 	}
 	if p.acceptKw("TO") {
 		lit.To, _ = p.intervalUnit()
+		if p.acceptOp("(") {
+			p.intInRange("INTERVAL "+lit.To, 0, 9, "precision")
+			p.expectOp(")")
+		}
 	}
 	p.checkIntervalQualifier(lit.From, lit.To)
 	text := strings.TrimSpace(vt.val)
