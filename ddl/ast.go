@@ -422,13 +422,18 @@ type TableName struct {
 	Name  ObjectName
 	Hints []Option // OPTIONS hint entries overriding the table's options
 	Alias string
+	// ColumnAliases renames the columns: FROM t AS x (a, b).
+	ColumnAliases []Ident
 }
 
-// Subquery is (query) [AS] alias in FROM.
+// Subquery is (query) [AS] alias [(columns)] in FROM, for example
+// FROM (VALUES (1, 'a')) AS t (id, name).
 type Subquery struct {
 	Pos   Pos
 	Query Query
 	Alias string
+	// ColumnAliases renames the query's columns.
+	ColumnAliases []Ident
 }
 
 // Position implements TableRef.

@@ -196,12 +196,18 @@ func dumpQuery(b *strings.Builder, q Query) {
 			if f.Alias != "" {
 				b.WriteString(" " + f.Alias)
 			}
+			if f.ColumnAliases != nil {
+				b.WriteString("(" + dumpIdents(f.ColumnAliases) + ")")
+			}
 		case *Subquery:
 			b.WriteString(" FROM (")
 			dumpQuery(b, f.Query)
 			b.WriteString(")")
 			if f.Alias != "" {
 				b.WriteString(" " + f.Alias)
+			}
+			if f.ColumnAliases != nil {
+				b.WriteString("(" + dumpIdents(f.ColumnAliases) + ")")
 			}
 		}
 		if q.Where != nil {

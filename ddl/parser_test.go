@@ -92,6 +92,9 @@ func TestStatements(t *testing.T) {
 		{`INSERT INTO s SELECT a FROM (SELECT a FROM t WHERE a > 1) sub WHERE a < 5`,
 			"INSERT INTO s SELECT `a` FROM (SELECT `a` FROM t WHERE (`a` > 1)) sub WHERE (`a` < 5)"},
 		{`EXECUTE INSERT INTO s SELECT 1`, `INSERT INTO s SELECT 1`},
+		{`INSERT INTO s SELECT id, name FROM (VALUES (1, 'a'), (2, 'b')) AS t (id, name)`,
+			"INSERT INTO s SELECT `id`, `name` FROM (VALUES (1, 'a'), (2, 'b')) t(id,name)"},
+		{`SELECT x FROM db.t u (x, y)`, "SELECT `x` FROM db.t u(x,y)"},
 
 		// statement sets
 		{`EXECUTE STATEMENT SET BEGIN INSERT INTO a SELECT * FROM x; INSERT INTO b SELECT * FROM x; END`,

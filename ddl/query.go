@@ -181,7 +181,7 @@ func (p *parser) tableRef() TableRef {
 		}
 		sq := &Subquery{Pos: p.pos(t), Query: p.query()}
 		p.expectOp(")")
-		sq.Alias = p.alias()
+		sq.Alias, sq.ColumnAliases = p.alias()
 		return sq
 	case isKw(t, "TABLE") && p.peekAt(1).kind == tOp && p.peekAt(1).val == "(":
 		p.unsupported(t, "table functions (TABLE(...), such as window TVFs TUMBLE, HOP, CUMULATE)")
@@ -198,27 +198,24 @@ func (p *parser) tableRef() TableRef {
 		tn.Hints = p.tableHints()
 	}
 	p.rejectJoin()
-	tn.Alias = p.alias()
+	tn.Alias, tn.ColumnAliases = p.alias()
 	return tn
 }
 
-// alias parses [AS] alias after a FROM source.
-func (p *parser) alias() string {
-	if p.acceptKw("AS") {
-		name := p.ident().Name
-		p.rejectAliasColumns()
-		return name
+// alias parses [AS] alias [(columns)] after a FROM source.
+func (p *parser) alias() (string, []Ident) {
+	var name string
+	switch t := p.peek(); {
+	case isKw(t, "AS"):
+		p.next()
+		name = p.ident().Name
+	case isIdent(t) && !isKw(t, "MATCH_RECOGNIZE"):
+		name = p.ident().Name
+	default:
+		return "", nil
 	}
-	if t := p.peek(); isIdent(t) && !isKw(t, "MATCH_RECOGNIZE") {
-		name := p.ident().Name
-		p.rejectAliasColumns()
-		return name
-	}
-	return ""
-}
-
-func (p *parser) rejectAliasColumns() {
 	if p.isOp("(") {
-		p.unsupported(p.peek(), "column aliases on a FROM source")
+		return name, p.identList()
 	}
+	return name, nil
 }
