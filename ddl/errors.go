@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // The classes of parse errors. Every *Error wraps exactly one of them, so
@@ -68,7 +69,8 @@ func (e *Error) Short() string {
 }
 
 // Caret returns a line that puts '^' under Column of Excerpt, keeping the
-// excerpt's tabs so that the caret lines up in a terminal.
+// excerpt's tabs and using two spaces for wide (East Asian) characters so
+// that the caret lines up in a terminal.
 func (e *Error) Caret() string {
 	var b strings.Builder
 	n := 0
@@ -76,9 +78,12 @@ func (e *Error) Caret() string {
 		if n >= e.Column-1 {
 			break
 		}
-		if r == '\t' {
+		switch {
+		case r == '\t':
 			b.WriteByte('\t')
-		} else {
+		case isWide(r):
+			b.WriteString("  ")
+		default:
 			b.WriteByte(' ')
 		}
 		n++
@@ -93,3 +98,11 @@ func (e *Error) Caret() string {
 // Unwrap returns the error class (ErrSyntax, ErrUnsupported or
 // ErrUndefinedVariable).
 func (e *Error) Unwrap() error { return e.Err }
+
+// isWide reports whether r takes two columns in a terminal: CJK ideographs,
+// kana, Hangul and fullwidth forms (an approximation of Unicode's East Asian
+// Width property that covers the common cases).
+func isWide(r rune) bool {
+	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul) ||
+		r >= 0xFF01 && r <= 0xFF60 || r >= 0xFFE0 && r <= 0xFFE6 || r >= 0x3000 && r <= 0x303F
+}
