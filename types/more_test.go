@@ -141,3 +141,16 @@ func TestCompositeAndTemporalValues(t *testing.T) {
 		t.Errorf("Truncate(0) of a negative timestamp = %+v", got)
 	}
 }
+
+func TestTimestampOutsideUnixNanoRange(t *testing.T) {
+	for _, tm := range []time.Time{
+		time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.UTC),
+		time.Date(1000, 1, 1, 0, 0, 0, 123456789, time.UTC),
+		time.Date(1969, 12, 31, 23, 59, 59, 999999999, time.UTC),
+	} {
+		ts := TimestampFromTime(tm)
+		if ts.NanoOfMilli < 0 || ts.NanoOfMilli > 999999 || !ts.Time().Equal(tm) {
+			t.Errorf("TimestampFromTime(%v) = %+v, back %v", tm, ts, ts.Time())
+		}
+	}
+}
