@@ -232,6 +232,10 @@ type CreateTable struct {
 	// Options are the WITH options in the order written; keys are unique.
 	Options []Option
 	Like    *LikeClause // nil when absent
+
+	// src is the file the statement came from, for errors found later
+	// (MergeLike); nil for tables built by hand.
+	src *source
 }
 
 // Option returns the value of the WITH option key and whether it is set.

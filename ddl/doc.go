@@ -11,7 +11,10 @@
 //   - [Parse] and [ParseFile] parse a whole job file into []Statement.
 //   - [ParseExpr] parses one scalar expression; [ParseType] one Flink type.
 //   - [FormatExpr] prints an expression back as fully parenthesised SQL
-//     (for EXPLAIN and tests).
+//     (for EXPLAIN and tests) that parses to the same tree.
+//   - [MergeLike] applies a CREATE TABLE's LIKE clause to the source table
+//     the caller looked up, with Flink's merging rules ([LikeStrategies]).
+//   - [Walk] visits an expression tree.
 //
 // # Statements
 //
@@ -28,7 +31,7 @@
 // primary key columns are made NOT NULL, as in Flink. Without a LIKE
 // clause, the PRIMARY KEY, PARTITIONED BY and WATERMARK columns must be
 // declared (and key columns physical); with one, they may come from the
-// source table and the planner checks them after merging.
+// source table and [MergeLike] checks them after merging.
 // INSERT keeps the target, its OPTIONS hint, the optional column list and
 // the query; a FROM table keeps its own OPTIONS hint. Both statement-set
 // forms (EXECUTE STATEMENT SET BEGIN ... END and the older BEGIN STATEMENT

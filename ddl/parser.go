@@ -579,7 +579,7 @@ func (p *parser) ifNotExists() bool {
 
 func (p *parser) createTable(start token, temporary bool) Statement {
 	p.next() // TABLE
-	ct := &CreateTable{Pos: p.pos(start), Temporary: temporary}
+	ct := &CreateTable{Pos: p.pos(start), Temporary: temporary, src: p.src}
 	ct.IfNotExists = p.ifNotExists()
 	ct.Name = p.objectName()
 	if p.isOp("(") {
@@ -618,46 +618,57 @@ func (p *parser) createTable(start token, temporary bool) Statement {
 	if len(ct.Columns) == 0 && ct.Like == nil {
 		p.fail(ct.Pos, ErrSyntax, "CREATE TABLE %s needs a column list or a LIKE clause", ct.Name)
 	}
-	p.checkColumnRefs(ct)
+	if err := ct.checkColumnRefs(); err != nil {
+		p.err = err
+		panic(bailout{})
+	}
 	return ct
 }
 
 // checkColumnRefs checks that the PRIMARY KEY, PARTITIONED BY and WATERMARK
 // name declared columns, and makes primary key columns NOT NULL, as Flink
 // does. With a LIKE clause, names that are not declared here may come from
-// the source table, so only the declared ones are checked; the planner
-// checks the merged schema.
-func (p *parser) checkColumnRefs(ct *CreateTable) {
+// the source table, so only the declared ones are checked; MergeLike checks
+// the merged schema.
+func (ct *CreateTable) checkColumnRefs() *Error {
 	byName := make(map[string]*Column, len(ct.Columns))
 	for _, c := range ct.Columns {
 		byName[c.Name] = c
 	}
-	missing := func(id Ident, what string) {
-		if ct.Like == nil {
-			p.fail(id.Pos, ErrSyntax, "%s column '%s' is not a column of %s%s", what, id.Name, ct.Name, didYouMean(id.Name, ct.Columns))
+	missing := func(id Ident, what string) *Error {
+		if ct.Like != nil {
+			return nil
 		}
+		return ct.errorAt(id.Pos, fmt.Sprintf("%s column '%s' is not a column of %s%s", what, id.Name, ct.Name, didYouMean(id.Name, ct.Columns)))
 	}
 	if pk := ct.PrimaryKey; pk != nil {
 		for _, id := range pk.Columns {
 			c := byName[id.Name]
 			switch {
 			case c == nil:
-				missing(id, "PRIMARY KEY")
+				if err := missing(id, "PRIMARY KEY"); err != nil {
+					return err
+				}
 			case c.Kind != PhysicalColumn:
-				p.fail(id.Pos, ErrSyntax, "PRIMARY KEY column '%s' is a %s column; a primary key must consist of physical columns", id.Name, c.Kind)
+				return ct.errorAt(id.Pos, fmt.Sprintf("PRIMARY KEY column '%s' is a %s column; a primary key must consist of physical columns", id.Name, c.Kind))
 			default:
 				c.Type.NotNull = true
 			}
 		}
 	}
 	for _, id := range ct.PartitionKeys {
-		if c := byName[id.Name]; c == nil {
-			missing(id, "PARTITIONED BY")
+		if byName[id.Name] == nil {
+			if err := missing(id, "PARTITIONED BY"); err != nil {
+				return err
+			}
 		}
 	}
 	if w := ct.Watermark; w != nil && byName[w.Column.Name] == nil {
-		missing(w.Column, "WATERMARK")
+		if err := missing(w.Column, "WATERMARK"); err != nil {
+			return err
+		}
 	}
+	return nil
 }
 
 func didYouMean(name string, cols []*Column) string {
