@@ -53,7 +53,9 @@ func LikeStrategies(opts []LikeOption) map[LikeFeature]LikeStrategy {
 //     OVERWRITING, and conflict with one under INCLUDING.
 //   - WATERMARKS, CONSTRAINTS (the primary key) and PARTITIONS: source's is
 //     kept unless EXCLUDING; defining one in both tables is an error under
-//     INCLUDING, and t's wins under OVERWRITING (watermarks only).
+//     INCLUDING. Under OVERWRITING (watermarks only) t's replaces source's
+//     for the same column; for another column it is an error, as a table
+//     has only one watermark.
 //   - OPTIONS: source's come first; a key in both is an error under
 //     INCLUDING, and t's value wins under OVERWRITING (the default).
 //
@@ -115,8 +117,11 @@ func MergeLike(t, source *CreateTable) (*CreateTable, error) {
 		out.Watermark = t.Watermark
 	case t.Watermark == nil:
 		out.Watermark = source.Watermark
-	case strat[LikeWatermarks] == LikeOverwriting:
+	case strat[LikeWatermarks] == LikeOverwriting && t.Watermark.Column.Name == source.Watermark.Column.Name:
 		out.Watermark = t.Watermark
+	case strat[LikeWatermarks] == LikeOverwriting:
+		return fail(t.Watermark.Pos, "the LIKE source %s has a WATERMARK for column '%s'; a table has only one, so use EXCLUDING WATERMARKS to define one for '%s'",
+			srcName, source.Watermark.Column.Name, t.Watermark.Column.Name)
 	default:
 		return fail(t.Watermark.Pos, "the LIKE source %s already has a WATERMARK: use EXCLUDING WATERMARKS or OVERWRITING WATERMARKS", srcName)
 	}

@@ -115,6 +115,8 @@ func TestMergeLikeErrors(t *testing.T) {
 			"the LIKE source s is already PARTITIONED BY: use EXCLUDING PARTITIONS"},
 		{"option under INCLUDING ALL", `CREATE TABLE s (id INT) WITH ('k' = '1'); CREATE TABLE d WITH ('k' = '2') LIKE s (INCLUDING ALL)`,
 			"like.sql:1:64: option 'k' is also set in the LIKE source s: use EXCLUDING OPTIONS or OVERWRITING OPTIONS"},
+		{"overwriting a watermark on another column", `CREATE TABLE s (ts TIMESTAMP(3), t2 TIMESTAMP(3), WATERMARK FOR ts AS ts); CREATE TABLE d (WATERMARK FOR t2 AS t2) LIKE s (OVERWRITING WATERMARKS)`,
+			"the LIKE source s has a WATERMARK for column 'ts'; a table has only one, so use EXCLUDING WATERMARKS to define one for 't2'"},
 		{"key column missing after merge", `CREATE TABLE s (id INT); CREATE TABLE d (PRIMARY KEY (idx) NOT ENFORCED) LIKE s`,
 			"PRIMARY KEY column 'idx' is not a column of d (did you mean id?)"},
 		{"watermark column excluded", `CREATE TABLE s (id INT, ts AS NOW()); CREATE TABLE d (WATERMARK FOR ts AS ts) LIKE s (EXCLUDING GENERATED)`,
