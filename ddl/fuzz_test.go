@@ -47,6 +47,18 @@ func FuzzParse(f *testing.F) {
 			}
 			return
 		}
+		// MergeLike on any parsed pair of tables must not panic either.
+		var tables []*CreateTable
+		for _, s := range stmts {
+			if ct, ok := s.(*CreateTable); ok {
+				tables = append(tables, ct)
+			}
+		}
+		if len(tables) >= 2 && tables[len(tables)-1].Like != nil {
+			if merged, err := MergeLike(tables[len(tables)-1], tables[0]); err == nil {
+				_ = dump(merged)
+			}
+		}
 		for _, s := range stmts {
 			p := s.Position()
 			if p.Line < 1 || p.Offset > len(src) {

@@ -828,6 +828,9 @@ func (p *parser) likeOptions() []LikeOption {
 			}
 		}
 		if !found {
+			if isKw(f, "DISTRIBUTION") {
+				p.unsupported(f, "LIKE options for DISTRIBUTION")
+			}
 			p.failExpected("ALL, CONSTRAINTS, GENERATED, METADATA, OPTIONS, PARTITIONS or WATERMARKS")
 		}
 		p.next()
