@@ -34,7 +34,7 @@ type LiteralKind uint8
 
 // The literal kinds.
 const (
-	NullLit      LiteralKind = iota // NULL: Type is types.Null()
+	NullLit      LiteralKind = iota // NULL: Type is types.Null(); UNKNOWN: BOOLEAN (nullable)
 	BoolLit                         // TRUE, FALSE: BOOLEAN NOT NULL
 	IntLit                          // 42: INT NOT NULL, or BIGINT NOT NULL beyond INT; Value.Int64
 	DecimalLit                      // 1.50 (and integers beyond BIGINT): DECIMAL(p, s) NOT NULL; Value.Decimal
