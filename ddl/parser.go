@@ -14,17 +14,17 @@ const maxDepth = 200
 // (column names, aliases). It is smaller than Flink's list: a word is
 // reserved here only where treating it as a name would make the grammar
 // ambiguous.
-var reserved = map[string]bool{}
-
-func init() {
+var reserved = func() map[string]bool {
+	m := map[string]bool{}
 	for _, w := range strings.Fields(`ALL AND AS BETWEEN BY CASE CAST CONSTRAINT CREATE CROSS
 		DISTINCT DROP ELSE END EXCEPT EXISTS FALSE FETCH FOR FROM FULL GROUP HAVING IN INNER
 		INSERT INTERSECT INTERVAL IS JOIN LEFT LIKE LIMIT MINUS NATURAL NOT NULL OFFSET ON OR
 		ORDER OUTER OVER PARTITION PRIMARY QUALIFY RIGHT SELECT SET SIMILAR TABLE THEN TRUE
 		UNION UNKNOWN USING VALUES WHEN WHERE WINDOW WITH LATERAL ESCAPE TRY_CAST`) {
-		reserved[w] = true
+		m[w] = true
 	}
-}
+	return m
+}()
 
 // bailout is the panic value the parser uses to unwind after recording its
 // first error; Parse recovers only this value.
