@@ -37,6 +37,9 @@ func lex(text string) []token {
 	var toks []token
 	inHint := false
 	i := 0
+	if strings.HasPrefix(text, "\uFEFF") {
+		i = len("\uFEFF") // a byte order mark written by some editors
+	}
 	emit := func(k tokKind, val string, start, end int) {
 		toks = append(toks, token{kind: k, val: val, off: start, end: end})
 	}

@@ -334,6 +334,17 @@ func TestLikeDefersColumnChecks(t *testing.T) {
 	}
 }
 
+func TestByteOrderMark(t *testing.T) {
+	stmts, err := Parse("bom.sql", "\uFEFFSET 'a' = 'b';\nSET 'c' = 1", Config{})
+	var pe *Error
+	if stmts != nil || !errors.As(err, &pe) || pe.Line != 2 || pe.Column != 11 {
+		t.Fatalf("got %v", err)
+	}
+	if _, err := Parse("bom.sql", "\uFEFFSET 'a' = 'b'", Config{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestErrorAtEndOfInputPointsAfterLastToken(t *testing.T) {
 	_, err := Parse("job.sql", "CREATE TABLE t (a INT) WITH ('k' = 'v'\n\n\n", Config{})
 	var pe *Error
