@@ -343,6 +343,10 @@ func TestByteOrderMark(t *testing.T) {
 	if _, err := Parse("bom.sql", "\uFEFFSET 'a' = 'b'", Config{}); err != nil {
 		t.Fatal(err)
 	}
+	_, err = Parse("bom.sql", "\uFEFFSET 'a' = 1", Config{})
+	if !errors.As(err, &pe) || pe.Line != 1 || pe.Column != 11 || pe.Excerpt != "SET 'a' = 1" {
+		t.Fatalf("error on the first line after a BOM: %v (column %d, excerpt %q)", err, pe.Column, pe.Excerpt)
+	}
 }
 
 func TestErrorAtEndOfInputPointsAfterLastToken(t *testing.T) {

@@ -176,6 +176,9 @@ func (s *source) posOrig(off int) Pos {
 	}
 	line := sort.Search(len(s.lineStarts), func(i int) bool { return s.lineStarts[i] > off }) - 1
 	start := s.lineStarts[line]
+	if line == 0 && strings.HasPrefix(s.orig, "\uFEFF") && off >= len("\uFEFF") {
+		start = len("\uFEFF") // the byte order mark is not a column
+	}
 	return Pos{Offset: off, Line: line + 1, Column: utf8.RuneCountInString(s.orig[start:off]) + 1}
 }
 
@@ -188,6 +191,9 @@ func (s *source) lineText(p Pos) string {
 		return ""
 	}
 	start := s.lineStarts[p.Line-1]
+	if p.Line == 1 {
+		start = len(s.orig) - len(strings.TrimPrefix(s.orig, "\uFEFF"))
+	}
 	end := len(s.orig)
 	if p.Line < len(s.lineStarts) {
 		end = s.lineStarts[p.Line] - 1
