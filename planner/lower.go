@@ -1,0 +1,375 @@
+package planner
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/streamsql/streamsql/ddl"
+	"github.com/streamsql/streamsql/planner/expr"
+	"github.com/streamsql/streamsql/types"
+)
+
+// scopeCol is a column visible to an expression: its name, the qualifiers
+// that may prefix it (table name parts or alias) and its value as an
+// expression over the input row.
+type scopeCol struct {
+	name string
+	e    expr.Expr
+}
+
+// scope is the set of columns an expression may reference.
+type scope struct {
+	cols []scopeCol
+	// quals are the names that may qualify a column: the alias, or the
+	// table's name, db.name and catalog.db.name.
+	quals [][]string
+}
+
+func (s *scope) names() []string {
+	out := make([]string, len(s.cols))
+	for i, c := range s.cols {
+		out[i] = c.name
+	}
+	return out
+}
+
+func (s *scope) lookup(name string) (expr.Expr, bool) {
+	for _, c := range s.cols {
+		if c.name == name {
+			return c.e, true
+		}
+	}
+	return nil, false
+}
+
+func (s *scope) isQualifier(parts []string) bool {
+	for _, q := range s.quals {
+		if slices.Equal(q, parts) {
+			return true
+		}
+	}
+	return false
+}
+
+// aggregates are Flink's aggregate functions: a call of one needs GROUP BY
+// or OVER, which the planner does not support yet.
+var aggregates = map[string]bool{
+	"COUNT": true, "SUM": true, "AVG": true, "MIN": true, "MAX": true, "LISTAGG": true, "COLLECT": true,
+	"FIRST_VALUE": true, "LAST_VALUE": true, "STDDEV_POP": true, "STDDEV_SAMP": true, "VAR_POP": true,
+	"VAR_SAMP": true, "ARRAY_AGG": true, "JSON_ARRAYAGG": true, "JSON_OBJECTAGG": true,
+	"ROW_NUMBER": true, "RANK": true, "DENSE_RANK": true,
+}
+
+// unsupportedFunctions are Flink functions the planner recognises but
+// cannot run yet, with the reason.
+var unsupportedFunctions = map[string]string{
+	"PROCTIME":              "processing-time attributes are used by windows and temporal joins, which are stateful",
+	"CURRENT_WATERMARK":     "watermarks are not tracked",
+	"TUMBLE":                "group windows are stateful",
+	"HOP":                   "group windows are stateful",
+	"SESSION":               "group windows are stateful",
+	"CUMULATE":              "group windows are stateful",
+	"TUMBLE_START":          "group windows are stateful",
+	"TUMBLE_END":            "group windows are stateful",
+	"SOURCE_WATERMARK":      "watermarks are not tracked",
+	"CURRENT_ROW_TIMESTAMP": "not in the function library",
+}
+
+// extractShorthands are the functions that are EXTRACT of one unit.
+var extractShorthands = map[string]expr.TimeUnit{
+	"YEAR": expr.UnitYear, "QUARTER": expr.UnitQuarter, "MONTH": expr.UnitMonth, "WEEK": expr.UnitWeek,
+	"DAYOFYEAR": expr.UnitDayOfYear, "DAYOFMONTH": expr.UnitDay, "DAYOFWEEK": expr.UnitDayOfWeek,
+	"HOUR": expr.UnitHour, "MINUTE": expr.UnitMinute, "SECOND": expr.UnitSecond,
+}
+
+// lowerer turns ddl expressions into resolved planner/expr trees, with
+// errors at the position of the offending node.
+type lowerer struct {
+	f  *file
+	sc *scope
+}
+
+func (l *lowerer) fail(pos ddl.Pos, class error, cause error, format string, args ...any) error {
+	return l.f.errorAt(pos, class, cause, fmt.Sprintf(format, args...))
+}
+
+// resolved resolves n (whose children are resolved) and reports a failure
+// at pos.
+func (l *lowerer) resolved(pos ddl.Pos, n expr.Expr) (expr.Expr, error) {
+	r, err := expr.Resolve(n)
+	if err != nil {
+		class := ErrType
+		var uf *expr.UnknownFunctionError
+		if errors.As(err, &uf) {
+			class = ErrUnknownName
+		}
+		return nil, l.f.errorAt(pos, class, err, err.Error())
+	}
+	return r, nil
+}
+
+func (l *lowerer) lower(e ddl.Expr) (expr.Expr, error) {
+	switch n := e.(type) {
+	case *ddl.Literal:
+		if n.Kind == ddl.NullLit {
+			if n.Type.Kind == types.KindBoolean {
+				return expr.Lit(types.Boolean(), types.Value{}), nil
+			}
+			return expr.NullLit(), nil
+		}
+		return expr.Lit(n.Type, n.Value), nil
+	case *ddl.IntervalLit:
+		if n.Type.Kind == types.KindIntervalYearMonth {
+			return expr.Lit(n.Type, types.Int64(n.Months)), nil
+		}
+		return expr.Lit(n.Type, types.Int64(n.Millis)), nil
+	case *ddl.ColumnRef:
+		return l.column(n)
+	case *ddl.Call:
+		return l.call(n)
+	case *ddl.Symbol:
+		return nil, l.fail(n.Pos, ErrType, nil, "%s is not a value here", n.Name)
+	case *ddl.Binary:
+		a, err := l.lower(n.Left)
+		if err != nil {
+			return nil, err
+		}
+		b, err := l.lower(n.Right)
+		if err != nil {
+			return nil, err
+		}
+		return l.resolved(n.Pos, expr.Fn(string(n.Op), a, b))
+	case *ddl.Unary:
+		a, err := l.lower(n.Expr)
+		if err != nil {
+			return nil, err
+		}
+		switch n.Op {
+		case ddl.OpPlus:
+			return a, nil
+		case ddl.OpNeg:
+			return l.resolved(n.Pos, expr.Fn("NEGATE", a))
+		}
+		return l.resolved(n.Pos, expr.Fn("NOT", a))
+	case *ddl.Cast:
+		a, err := l.lower(n.Expr)
+		if err != nil {
+			return nil, err
+		}
+		return l.resolved(n.Pos, &expr.Cast{Expr: a, Target: n.Type, Try: n.Try})
+	case *ddl.Case:
+		c := &expr.Case{}
+		var err error
+		if n.Operand != nil {
+			if c.Operand, err = l.lower(n.Operand); err != nil {
+				return nil, err
+			}
+		}
+		for _, w := range n.Whens {
+			cond, err := l.lower(w.Cond)
+			if err != nil {
+				return nil, err
+			}
+			res, err := l.lower(w.Result)
+			if err != nil {
+				return nil, err
+			}
+			c.Whens = append(c.Whens, expr.When{Cond: cond, Result: res})
+		}
+		if n.Else != nil {
+			if c.Else, err = l.lower(n.Else); err != nil {
+				return nil, err
+			}
+		}
+		return l.resolved(n.Pos, c)
+	case *ddl.In:
+		args, err := l.lowerAll(append([]ddl.Expr{n.Expr}, n.List...))
+		if err != nil {
+			return nil, err
+		}
+		name := "IN"
+		if n.Not {
+			name = "NOT IN"
+		}
+		return l.resolved(n.Pos, expr.Fn(name, args...))
+	case *ddl.Between:
+		if n.Symmetric {
+			return nil, l.fail(n.Pos, ddl.ErrUnsupported, nil, "BETWEEN SYMMETRIC is not supported yet")
+		}
+		args, err := l.lowerAll([]ddl.Expr{n.Expr, n.Low, n.High})
+		if err != nil {
+			return nil, err
+		}
+		name := "BETWEEN"
+		if n.Not {
+			name = "NOT BETWEEN"
+		}
+		return l.resolved(n.Pos, expr.Fn(name, args...))
+	case *ddl.Like:
+		if n.Similar {
+			return nil, l.fail(n.Pos, ddl.ErrUnsupported, nil, "SIMILAR TO is not supported yet")
+		}
+		list := []ddl.Expr{n.Expr, n.Pattern}
+		if n.Escape != nil {
+			list = append(list, n.Escape)
+		}
+		args, err := l.lowerAll(list)
+		if err != nil {
+			return nil, err
+		}
+		name := "LIKE"
+		if n.Not {
+			name = "NOT LIKE"
+		}
+		return l.resolved(n.Pos, expr.Fn(name, args...))
+	case *ddl.Is:
+		a, err := l.lower(n.Expr)
+		if err != nil {
+			return nil, err
+		}
+		what := n.What
+		if what == "UNKNOWN" {
+			what = "NULL"
+		}
+		name := "IS " + what
+		if n.Not {
+			name = "IS NOT " + what
+		}
+		return l.resolved(n.Pos, expr.Fn(name, a))
+	case *ddl.Subscript:
+		args, err := l.lowerAll([]ddl.Expr{n.Expr, n.Index})
+		if err != nil {
+			return nil, err
+		}
+		return l.resolved(n.Pos, expr.Fn("ITEM", args...))
+	case *ddl.FieldAccess:
+		return nil, l.fail(n.Pos, ddl.ErrUnsupported, nil, "access to the ROW field '%s' is not supported yet", n.Field)
+	}
+	return nil, l.fail(e.Position(), ddl.ErrUnsupported, nil, "expression %s is not supported yet", ddl.FormatExpr(e))
+}
+
+func (l *lowerer) lowerAll(list []ddl.Expr) ([]expr.Expr, error) {
+	out := make([]expr.Expr, len(list))
+	for i, e := range list {
+		var err error
+		if out[i], err = l.lower(e); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func (l *lowerer) column(n *ddl.ColumnRef) (expr.Expr, error) {
+	if l.sc == nil {
+		return nil, l.fail(n.Pos, ErrUnknownName, nil, "column '%s' cannot be used here: there is no FROM clause", strings.Join(n.Parts, "."))
+	}
+	// The longest qualifier that names the source, then the column.
+	for q := len(n.Parts) - 1; q >= 0; q-- {
+		if q > 0 && !l.sc.isQualifier(n.Parts[:q]) {
+			continue
+		}
+		e, ok := l.sc.lookup(n.Parts[q])
+		if !ok {
+			continue
+		}
+		if q < len(n.Parts)-1 {
+			return nil, l.fail(n.Pos, ddl.ErrUnsupported, nil, "access to the ROW field '%s' is not supported yet", strings.Join(n.Parts[q+1:], "."))
+		}
+		return e, nil
+	}
+	name := n.Parts[len(n.Parts)-1]
+	if len(n.Parts) > 1 && !l.sc.isQualifier(n.Parts[:len(n.Parts)-1]) {
+		if _, ok := l.sc.lookup(n.Parts[0]); !ok {
+			return nil, l.fail(n.Pos, ErrUnknownName, nil, "unknown table or alias '%s' in '%s'", strings.Join(n.Parts[:len(n.Parts)-1], "."), strings.Join(n.Parts, "."))
+		}
+	}
+	return nil, l.fail(n.Pos, ErrUnknownName, nil, "column '%s' not found; available columns are %s%s",
+		name, strings.Join(l.sc.names(), ", "), didYouMean(name, l.sc.names()))
+}
+
+func (l *lowerer) call(n *ddl.Call) (expr.Expr, error) {
+	if aggregates[n.Name] {
+		return nil, l.fail(n.Pos, ddl.ErrUnsupported, nil, "aggregate function %s is not supported yet (it needs GROUP BY or OVER, which are stateful)", n.Name)
+	}
+	if n.Star {
+		return nil, l.fail(n.Pos, ddl.ErrUnsupported, nil, "%s(*) is not supported yet", n.Name)
+	}
+	if unsupportedFunctions[n.Name] != "" {
+		return nil, l.fail(n.Pos, ddl.ErrUnsupported, nil, "%s is not supported yet (%s)", n.Name, unsupportedFunctions[n.Name])
+	}
+	args := n.Args
+	unit := expr.UnitNone
+	name := n.Name
+	if u, ok := extractShorthands[name]; ok && len(args) == 1 {
+		// HOUR(ts) is EXTRACT(HOUR FROM ts), as in Flink.
+		lowered, err := l.lowerAll(args)
+		if err != nil {
+			return nil, err
+		}
+		return l.resolved(n.Pos, expr.FnUnit("EXTRACT", u, lowered...))
+	}
+	switch name {
+	case "CEIL", "CEILING", "FLOOR":
+		if len(args) == 2 {
+			if s, ok := args[1].(*ddl.Symbol); ok {
+				u, err := l.unit(s)
+				if err != nil {
+					return nil, err
+				}
+				unit, args = u, args[:1]
+			}
+		}
+	case "EXTRACT", "TIMESTAMPADD", "TIMESTAMPDIFF":
+		if len(args) > 0 {
+			if s, ok := args[0].(*ddl.Symbol); ok {
+				u, err := l.unit(s)
+				if err != nil {
+					return nil, err
+				}
+				unit, args = u, args[1:]
+			}
+		}
+	case "TRIM":
+		// ddl: TRIM(mode, chars, s); expr: TRIM/LTRIM/RTRIM(s, chars).
+		if len(args) == 3 {
+			if s, ok := args[0].(*ddl.Symbol); ok {
+				switch s.Name {
+				case "LEADING":
+					name = "LTRIM"
+				case "TRAILING":
+					name = "RTRIM"
+				}
+				args = []ddl.Expr{args[2], args[1]}
+			}
+		}
+	}
+	lowered, err := l.lowerAll(args)
+	if err != nil {
+		return nil, err
+	}
+	c := expr.Fn(name, lowered...)
+	c.Unit = unit
+	return l.resolved(n.Pos, c)
+}
+
+func (l *lowerer) unit(s *ddl.Symbol) (expr.TimeUnit, error) {
+	u, ok := expr.ParseTimeUnit(s.Name)
+	if !ok {
+		return 0, l.fail(s.Pos, ErrType, nil, "unknown time unit %s", s.Name)
+	}
+	return u, nil
+}
+
+// lowerCondition lowers a WHERE condition, which must be BOOLEAN.
+func (l *lowerer) lowerCondition(e ddl.Expr) (expr.Expr, error) {
+	c, err := l.lower(e)
+	if err != nil {
+		return nil, err
+	}
+	if k := c.Type().Kind; k != types.KindBoolean && k != types.KindNull {
+		return nil, l.fail(e.Position(), ErrType, nil, "WHERE condition must be BOOLEAN, not %s", c.Type())
+	}
+	return c, nil
+}

@@ -1,0 +1,719 @@
+package planner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/streamsql/streamsql/ddl"
+	"github.com/streamsql/streamsql/factory"
+	"github.com/streamsql/streamsql/planner/expr"
+	"github.com/streamsql/streamsql/types"
+)
+
+// Options configure planning.
+type Options struct {
+	// Registry validates table options; nil means factory.Default.
+	Registry *factory.Registry
+	// Catalog holds tables and views registered by the program before the
+	// file's statements run; nil means an empty catalog. It is cloned, not
+	// modified.
+	Catalog *Catalog
+	// Vars and Env give values for ${NAME} references (see ddl.Config);
+	// pass os.LookupEnv as Env for the process environment.
+	Vars map[string]string
+	Env  func(string) (string, bool)
+	// Set are settings applied after the file's SET statements (the
+	// CLI's --set key=value); they win over the file.
+	Set map[string]string
+	// JobName overrides the job's name (pipeline.name, else the file's
+	// base name without extension).
+	JobName string
+	// Traits adds or replaces connector traits (metadata keys, changelog
+	// modes) for connectors the built-in table does not know; see
+	// BuiltinTraits.
+	Traits map[string]ConnectorTraits
+}
+
+// Plan is a planned job file: the job's name and settings, and one
+// pipeline per INSERT (a statement set's INSERTs and a file's INSERTs all
+// belong to the one job).
+type Plan struct {
+	// JobName is the job's name (DESIGN.md, "Job identity").
+	JobName string
+	// File is the file name given to the planner.
+	File string
+	// Settings are the effective SET options (file, then Options.Set).
+	Settings map[string]string
+	// Checkpoint are the checkpoint settings in effect.
+	Checkpoint CheckpointSettings
+	// Inserts are the job's pipelines, in file order. Those planned from
+	// an EXPLAIN statement have Explain set and are not run.
+	Inserts []*Insert
+	// Warnings are findings that do not stop the job.
+	Warnings []Warning
+	// Catalog is the catalog after the file's statements.
+	Catalog *Catalog
+
+	registry *factory.Registry
+}
+
+// Warning is a non-fatal finding, shown by EXPLAIN and the CLI.
+type Warning struct {
+	// Pos is where in the file the warning is about, if anywhere.
+	Pos ddl.Pos
+	// Message is the text shown to the user.
+	Message string
+}
+
+// Insert is one INSERT (or bare query) planned into a pipeline: flows
+// (one per source; UNION ALL gives several) into one sink.
+type Insert struct {
+	Pos ddl.Pos
+	// Statement is a short description: "INSERT INTO big_orders" or
+	// "SELECT (printed)".
+	Statement string
+	Flows     []*Flow
+	Sink      *Sink
+	// Explain is set for the statement of an EXPLAIN: it is explained,
+	// not run.
+	Explain bool
+	// InStatementSet is set for INSERTs of a statement set.
+	InStatementSet bool
+}
+
+// Flow is one source with its filter and projection into the sink's row.
+type Flow struct {
+	Source *Source
+	// Filter is the WHERE condition over the source row (nil: keep all).
+	Filter expr.Expr
+	// Projection computes the sink row's fields from the source row.
+	Projection []expr.Expr
+	// Names are the query's column names, for EXPLAIN.
+	Names []string
+}
+
+// Source is a table read by a flow (or literal rows of VALUES).
+type Source struct {
+	Pos ddl.Pos
+	// Table is the table read; nil for VALUES.
+	Table *Table
+	// Options are the table's WITH options with the FROM clause's OPTIONS
+	// hint applied.
+	Options map[string]string
+	// RowTypes are the types of the fields the source delivers (physical,
+	// then metadata; see the package documentation).
+	RowTypes []types.Type
+	// Values are the rows of a VALUES source (resolved constant
+	// expressions).
+	Values [][]expr.Expr
+	// Validated holds the factory's validated options; nil for VALUES.
+	Validated *factory.Validated
+	// Changelog is what the source produces.
+	Changelog ChangelogMode
+}
+
+// Sink is the table an INSERT writes (or the CLI's printing sink for a
+// bare query).
+type Sink struct {
+	Pos   ddl.Pos
+	Table *Table
+	// Options are the WITH options with the INSERT's OPTIONS hint applied
+	// (and a derived transactional-id prefix).
+	Options map[string]string
+	// Fields are the sink row's fields: physical columns, then writable
+	// metadata columns.
+	Fields []types.Field
+	// Validated holds the factory's validated options; nil for Print.
+	Validated *factory.Validated
+	// Print is set for the printing sink of a bare query.
+	Print bool
+	// Changelog is what the sink accepts.
+	Changelog ChangelogMode
+	// DeliveryGuarantee is "exactly-once", "at-least-once" or "none".
+	DeliveryGuarantee string
+	// TransactionalIDPrefix is the Kafka transactional-id prefix of an
+	// exactly-once Kafka sink; PrefixDerived is set when the planner
+	// derived it from the job name and table.
+	TransactionalIDPrefix string
+	PrefixDerived         bool
+}
+
+// Name returns the source's table name, or "VALUES".
+func (s *Source) Name() string {
+	if s.Table == nil {
+		return "VALUES"
+	}
+	return s.Table.ID.Short()
+}
+
+// Name returns the sink's table name, or "print" for a bare query.
+func (s *Sink) Name() string {
+	if s.Table == nil {
+		return "print"
+	}
+	return s.Table.ID.Short()
+}
+
+// Connector returns the value of the sink's 'connector' option.
+func (s *Sink) Connector() string { return s.Options["connector"] }
+
+// Connector returns the value of the source's 'connector' option, or
+// "values".
+func (s *Source) Connector() string {
+	if s.Table == nil {
+		return "values"
+	}
+	return s.Options["connector"]
+}
+
+// planner holds the state of planning one file.
+type planner struct {
+	f        *file
+	cat      *Catalog
+	reg      *factory.Registry
+	traits   map[string]ConnectorTraits
+	plan     *Plan
+	errs     ErrorList
+	failed   map[Identifier]bool
+	validate map[string]*factory.Validated
+	setPos   map[string]ddl.Option
+}
+
+// CompileFile reads and plans the job file at path.
+func CompileFile(ctx context.Context, path string, opts Options) (*Plan, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("planner: %w", err)
+	}
+	return Compile(ctx, path, string(data), opts)
+}
+
+// Compile parses and plans the text of a job file. name is the file name
+// used in errors and, without directory and extension, the default job
+// name. It connects nowhere: options are validated by the factories, not
+// by creating sources and sinks. Errors are an ErrorList of *ddl.Error and
+// *Error values (see Errors); the Plan is returned only when there are
+// none.
+func Compile(ctx context.Context, name, text string, opts Options) (*Plan, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	stmts, perr := ddl.Parse(name, text, ddl.Config{Vars: opts.Vars, Env: opts.Env})
+	p := &planner{
+		f:        newFile(name, text),
+		reg:      opts.Registry,
+		traits:   BuiltinTraits(),
+		failed:   map[Identifier]bool{},
+		validate: map[string]*factory.Validated{},
+		setPos:   map[string]ddl.Option{},
+	}
+	if p.reg == nil {
+		p.reg = factory.Default
+	}
+	maps.Copy(p.traits, opts.Traits)
+	if opts.Catalog != nil {
+		p.cat = opts.Catalog.Clone()
+	} else {
+		p.cat = NewCatalog()
+	}
+	p.plan = &Plan{File: name, Settings: map[string]string{}, Catalog: p.cat, registry: p.reg}
+	if perr != nil {
+		p.errs = append(p.errs, Errors(perr)...)
+	}
+	// Settings first: the job name and checkpoint settings are needed by
+	// every INSERT, wherever the SET is in the file (Flink applies a SET
+	// to the statements after it; a job file's settings are the job's).
+	for _, s := range stmts {
+		switch s := s.(type) {
+		case *ddl.Set:
+			if s.Key != "" {
+				p.plan.Settings[s.Key] = s.Value
+				p.setPos[s.Key] = s.Option
+			}
+		case *ddl.Reset:
+			if s.Key == "" {
+				clear(p.plan.Settings)
+			} else {
+				delete(p.plan.Settings, s.Key)
+			}
+		}
+	}
+	maps.Copy(p.plan.Settings, opts.Set)
+	p.plan.JobName = jobName(name, p.plan.Settings, opts.JobName)
+	cp, err := p.checkpointSettings()
+	if err != nil {
+		p.errs = append(p.errs, err)
+	}
+	p.plan.Checkpoint = cp
+
+	for _, s := range stmts {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		p.statement(s, false)
+	}
+	if len(p.errs) == 0 && len(p.plan.Inserts) == 0 {
+		p.errs = append(p.errs, &Error{File: name, Message: ErrNoJob.Error(), Err: ErrNoJob})
+	}
+	if len(p.errs) > 0 {
+		return nil, p.errs
+	}
+	p.warnings()
+	return p.plan, nil
+}
+
+func jobName(file string, settings map[string]string, override string) string {
+	if override != "" {
+		return override
+	}
+	if n := settings["pipeline.name"]; n != "" {
+		return n
+	}
+	base := filepath.Base(file)
+	return strings.TrimSuffix(base, filepath.Ext(base))
+}
+
+func (p *planner) statement(s ddl.Statement, explain bool) {
+	switch s := s.(type) {
+	case *ddl.CreateTable:
+		p.createTable(s)
+	case *ddl.CreateView:
+		if err := p.cat.addView(p.f, s); err != nil {
+			p.errs = append(p.errs, err)
+		}
+	case *ddl.Drop:
+		if err := p.cat.drop(p.f, s); err != nil {
+			p.errs = append(p.errs, err)
+		}
+	case *ddl.Insert:
+		p.insert(s, explain, false)
+	case *ddl.StatementSet:
+		for _, ins := range s.Inserts {
+			p.insert(ins, explain, true)
+		}
+	case *ddl.QueryStatement:
+		p.query(s, explain)
+	case *ddl.Explain:
+		p.statement(s.Statement, true)
+	}
+}
+
+func (p *planner) createTable(s *ddl.CreateTable) {
+	def := s
+	if s.Like != nil {
+		src, err := p.cat.lookupTable(p.f, s.Like.Source, "LIKE")
+		if err != nil {
+			p.fail(s.Name, err)
+			return
+		}
+		if def, err = ddl.MergeLike(s, src.Def); err != nil {
+			p.fail(s.Name, err)
+			return
+		}
+	}
+	if err := p.cat.addTable(p.f, def); err != nil {
+		p.fail(s.Name, err)
+	}
+}
+
+// fail records err and marks the table name as failed, so that statements
+// using it do not report it as unknown too.
+func (p *planner) fail(n ddl.ObjectName, err error) {
+	p.errs = append(p.errs, err)
+	if id, ierr := identOf(n); ierr == nil && !p.cat.exists(id) {
+		p.failed[id] = true
+	}
+}
+
+// dependsOnFailed reports whether err is an unknown-name error about a
+// table whose definition already failed.
+func (p *planner) dependsOnFailed(err error) bool {
+	var pe *Error
+	if !errors.As(err, &pe) || !errors.Is(pe.Err, ErrUnknownName) {
+		return false
+	}
+	for id := range p.failed {
+		if strings.Contains(pe.Message, "'"+id.Short()+"'") {
+			return true
+		}
+	}
+	return false
+}
+
+func (p *planner) addErr(err error) {
+	if !p.dependsOnFailed(err) {
+		p.errs = append(p.errs, err)
+	}
+}
+
+func (p *planner) insert(s *ddl.Insert, explain, inSet bool) {
+	t, err := p.cat.lookupTable(p.f, s.Target, "INSERT INTO")
+	if err != nil {
+		p.addErr(err)
+		return
+	}
+	rel, err := p.resolveQuery(s.Query, 0)
+	if err != nil {
+		p.addErr(err)
+		return
+	}
+	sink, err := p.newSink(t, s)
+	if err != nil {
+		p.addErr(err)
+		return
+	}
+	ins := &Insert{Pos: s.Pos, Statement: "INSERT INTO " + t.ID.Short(), Sink: sink, Explain: explain, InStatementSet: inSet}
+	if err := p.connect(ins, rel, s); err != nil {
+		p.addErr(err)
+		return
+	}
+	p.plan.Inserts = append(p.plan.Inserts, ins)
+}
+
+func (p *planner) query(s *ddl.QueryStatement, explain bool) {
+	rel, err := p.resolveQuery(s.Query, 0)
+	if err != nil {
+		p.addErr(err)
+		return
+	}
+	sink := &Sink{Pos: s.Pos, Print: true, Options: map[string]string{"connector": "print"}, Changelog: AllKinds,
+		DeliveryGuarantee: "at-least-once"}
+	for i, n := range rel.names {
+		sink.Fields = append(sink.Fields, types.Field{Name: n, Type: rel.types[i]})
+	}
+	ins := &Insert{Pos: s.Pos, Statement: "SELECT (printed)", Sink: sink, Explain: explain}
+	for _, b := range rel.branches {
+		fl := &Flow{Source: b.src, Filter: and(b.filters), Names: rel.names}
+		for i, c := range b.cols {
+			e, err := expr.AssignTo(c, rel.types[i])
+			if err != nil {
+				p.addErr(p.f.errorAt(s.Pos, ErrType, err, err.Error()))
+				return
+			}
+			fl.Projection = append(fl.Projection, e)
+		}
+		ins.Flows = append(ins.Flows, fl)
+	}
+	p.plan.Inserts = append(p.plan.Inserts, ins)
+}
+
+func and(filters []expr.Expr) expr.Expr {
+	switch len(filters) {
+	case 0:
+		return nil
+	case 1:
+		return filters[0]
+	}
+	r, err := expr.Resolve(expr.Fn("AND", filters...))
+	if err != nil {
+		// Every filter is BOOLEAN; AND of BOOLEANs always resolves.
+		return filters[0]
+	}
+	return r
+}
+
+// connect maps the query's columns onto the sink's (with the INSERT's
+// column list), type-checks each assignment and checks changelog modes.
+func (p *planner) connect(ins *Insert, rel *relation, s *ddl.Insert) error {
+	sink := ins.Sink
+	cols, _ := p.sinkColumns(sink.Table)
+	// target[i] is the query column written to sink column i, or -1.
+	target := make([]int, len(cols))
+	if len(s.Columns) == 0 {
+		if len(rel.names) != len(cols) {
+			return p.f.errorAt(s.Pos, ErrType, nil, fmt.Sprintf(
+				"the query has %d columns but table '%s' has %d writable columns\n  query: %s\n  sink:  %s",
+				len(rel.names), sink.Name(), len(cols), describeColumns(rel.names, rel.types), describeSink(cols)))
+		}
+		for i := range target {
+			target[i] = i
+		}
+	} else {
+		for i := range target {
+			target[i] = -1
+		}
+		if len(s.Columns) != len(rel.names) {
+			return p.f.errorAt(s.Pos, ErrType, nil, fmt.Sprintf("the INSERT names %d columns but the query has %d\n  query: %s",
+				len(s.Columns), len(rel.names), describeColumns(rel.names, rel.types)))
+		}
+		for qi, c := range s.Columns {
+			idx := slices.IndexFunc(cols, func(col *ddl.Column) bool { return col.Name == c.Name })
+			if idx < 0 {
+				names := make([]string, len(cols))
+				for i, col := range cols {
+					names[i] = col.Name
+				}
+				return p.f.errorAt(c.Pos, ErrUnknownName, nil, fmt.Sprintf("table '%s' has no writable column '%s'; writable columns are %s%s",
+					sink.Name(), c.Name, strings.Join(names, ", "), didYouMean(c.Name, names)))
+			}
+			if target[idx] >= 0 {
+				return p.f.errorAt(c.Pos, ErrDuplicateName, nil, fmt.Sprintf("column '%s' is listed twice", c.Name))
+			}
+			target[idx] = qi
+		}
+		for i, col := range cols {
+			if target[i] < 0 && col.Type.NotNull {
+				return p.f.errorAt(s.Pos, ErrType, nil, fmt.Sprintf("column '%s' of table '%s' is %s and not in the INSERT's column list, so it would be NULL",
+					col.Name, sink.Name(), col.Type))
+			}
+		}
+	}
+	for _, b := range rel.branches {
+		if !sink.Changelog.accepts(b.src.Changelog) {
+			return p.f.errorAt(s.Pos, ErrInvalidTable, nil, fmt.Sprintf(
+				"table '%s' (connector '%s') accepts only %s rows, but source '%s' (connector '%s') produces updates and deletes: %s; write to a sink that accepts them, such as upsert-kafka",
+				sink.Name(), sink.Connector(), sink.Changelog, b.src.Name(), b.src.Connector(), b.src.Changelog))
+		}
+		fl := &Flow{Source: b.src, Filter: and(b.filters), Names: rel.names}
+		for i, col := range cols {
+			if target[i] < 0 {
+				fl.Projection = append(fl.Projection, expr.Lit(col.Type, types.Value{}))
+				continue
+			}
+			e, err := expr.AssignTo(b.cols[target[i]], col.Type)
+			if err != nil {
+				qn := rel.names[target[i]]
+				return p.f.errorAt(s.Pos, ErrType, err, fmt.Sprintf(
+					"query column '%s' (%s) cannot be written to column '%s' (%s) of table '%s': %v\n  query: %s\n  sink:  %s",
+					qn, b.cols[target[i]].Type(), col.Name, col.Type, sink.Name(), err,
+					describeColumns(rel.names, rel.types), describeSink(cols)))
+			}
+			fl.Projection = append(fl.Projection, e)
+		}
+		ins.Flows = append(ins.Flows, fl)
+	}
+	return nil
+}
+
+func describeColumns(names []string, ts []types.Type) string {
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = n + " " + ts[i].String()
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}
+
+func describeSink(cols []*ddl.Column) string {
+	parts := make([]string, len(cols))
+	for i, c := range cols {
+		parts[i] = c.Name + " " + c.Type.String()
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}
+
+// withHints returns the table's options with hints applied.
+func withHints(t *Table, hints []ddl.Option) map[string]string {
+	opts := t.Options()
+	for _, h := range hints {
+		opts[h.Key] = h.Value
+	}
+	if len(t.Def.PartitionKeys) > 0 && opts["connector"] == "filesystem" {
+		if _, ok := opts["partition.keys"]; !ok {
+			keys := make([]string, len(t.Def.PartitionKeys))
+			for i, k := range t.Def.PartitionKeys {
+				keys[i] = k.Name
+			}
+			opts["partition.keys"] = strings.Join(keys, ";")
+		}
+	}
+	return opts
+}
+
+// optionPos returns the position of key in hints or the table's WITH
+// clause (its value when value is set), else the table's name.
+func optionPos(t *Table, hints []ddl.Option, key string, value bool) ddl.Pos {
+	for _, list := range [][]ddl.Option{hints, t.Def.Options} {
+		for _, o := range list {
+			if o.Key == key {
+				if value {
+					return o.ValuePos
+				}
+				return o.KeyPos
+			}
+		}
+	}
+	return t.Def.Name.Pos
+}
+
+func (p *planner) newSource(t *Table, ref *ddl.TableName, rowTypes []types.Type) (*Source, error) {
+	opts := withHints(t, ref.Hints)
+	v, err := p.validateTable(t, ref.Hints, opts, "source")
+	if err != nil {
+		return nil, err
+	}
+	src := &Source{Pos: ref.Pos, Table: t, Options: opts, RowTypes: rowTypes, Validated: v}
+	if tr, ok := p.traitsOf(t.Connector()); ok {
+		src.Changelog = tr.Source
+	}
+	return src, nil
+}
+
+func (p *planner) newSink(t *Table, s *ddl.Insert) (*Sink, error) {
+	cols, err := p.sinkColumns(t)
+	if err != nil {
+		return nil, err
+	}
+	opts := withHints(t, s.Hints)
+	sink := &Sink{Pos: s.Pos, Table: t, Options: opts, DeliveryGuarantee: "at-least-once"}
+	for _, c := range cols {
+		sink.Fields = append(sink.Fields, types.Field{Name: c.Name, Type: c.Type})
+	}
+	tr, known := p.traitsOf(t.Connector())
+	if known {
+		sink.Changelog = tr.Sink
+		if tr.ExactlyOnceSink != nil && tr.ExactlyOnceSink(opts) {
+			sink.DeliveryGuarantee = "exactly-once"
+		}
+	}
+	if c := t.Connector(); c == "kafka" || c == "upsert-kafka" {
+		sink.DeliveryGuarantee = deliveryGuarantee(opts)
+		if sink.DeliveryGuarantee == "exactly-once" {
+			if err := p.kafkaTransactions(t, s, sink); err != nil {
+				return nil, err
+			}
+		}
+	}
+	v, err := p.validateTable(t, s.Hints, opts, "sink")
+	if err != nil {
+		return nil, err
+	}
+	sink.Validated = v
+	return sink, nil
+}
+
+// kafkaTransactions derives the transactional-id prefix of an exactly-once
+// Kafka sink when none is given, and checks the transaction timeout
+// against the checkpoint settings.
+func (p *planner) kafkaTransactions(t *Table, s *ddl.Insert, sink *Sink) error {
+	const prefixKey = "sink.transactional-id-prefix"
+	if v, ok := sink.Options[prefixKey]; ok && v != "" {
+		sink.TransactionalIDPrefix = v
+	} else {
+		sink.TransactionalIDPrefix = p.plan.JobName + "-" + t.ID.Name
+		sink.PrefixDerived = true
+		sink.Options[prefixKey] = sink.TransactionalIDPrefix
+	}
+	const timeoutKey = "properties.transaction.timeout.ms"
+	v, ok := sink.Options[timeoutKey]
+	if !ok {
+		return nil
+	}
+	ms, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+	pos := optionPos(t, s.Hints, timeoutKey, true)
+	if err != nil || ms <= 0 {
+		return p.f.errorAt(pos, ErrInvalidTable, nil, fmt.Sprintf("'%s' = '%s' of table '%s' is not a positive number of milliseconds", timeoutKey, v, t.ID.Short()))
+	}
+	cp := p.plan.Checkpoint
+	if cp.Interval <= 0 {
+		return nil
+	}
+	need := cp.Interval + cp.Timeout
+	if ms <= need.Milliseconds() {
+		return p.f.errorAt(pos, ErrInvalidTable, nil, fmt.Sprintf(
+			"'%s' = '%s' of exactly-once table '%s' must be above checkpoint interval + checkpoint timeout (%s + %s = %d ms): a transaction open across a slow checkpoint would be aborted by the broker and its records lost; raise it (up to the broker's transaction.max.timeout.ms) or lower execution.checkpointing.timeout",
+			timeoutKey, v, t.ID.Short(), formatDuration(cp.Interval), formatDuration(cp.Timeout), need.Milliseconds()))
+	}
+	return nil
+}
+
+// validateTable validates a table's options with the factory, once per
+// distinct set of options and role.
+func (p *planner) validateTable(t *Table, hints []ddl.Option, opts map[string]string, role string) (*factory.Validated, error) {
+	keys := slices.Sorted(maps.Keys(opts))
+	var kb strings.Builder
+	kb.WriteString(role + "\x00" + t.ID.String())
+	for _, k := range keys {
+		kb.WriteString("\x00" + k + "=" + opts[k])
+	}
+	if v, ok := p.validate[kb.String()]; ok {
+		return v, nil
+	}
+	ft := factory.Table{Name: t.ID.String(), Schema: t.Schema, Options: opts}
+	v, err := p.reg.Validate(ft)
+	if err == nil {
+		if role == "source" {
+			if f, ok := p.reg.Connector(t.Connector()); ok && f.NewSource == nil {
+				err = &factory.CapabilityError{Connector: t.Connector(), Wanted: "source"}
+			}
+		} else if f, ok := p.reg.Connector(t.Connector()); ok && f.NewSink == nil {
+			err = &factory.CapabilityError{Connector: t.Connector(), Wanted: "sink"}
+		}
+	}
+	if err != nil {
+		return nil, p.tableError(t, hints, role, err)
+	}
+	p.validate[kb.String()] = v
+	for _, w := range v.Warnings {
+		p.plan.Warnings = append(p.plan.Warnings, Warning{Pos: optionPos(t, hints, w.Key, false),
+			Message: fmt.Sprintf("table '%s': %s", t.ID.Short(), w.Message)})
+	}
+	return v, nil
+}
+
+// tableError turns a factory error into a positioned *Error: at the first
+// option it names, with "not supported yet" for Flink connectors and
+// formats streamsql does not have.
+func (p *planner) tableError(t *Table, hints []ddl.Option, role string, err error) error {
+	var uf *factory.UnknownFactoryError
+	if errors.As(err, &uf) {
+		what := "format"
+		known := unsupportedFormats[uf.Identifier]
+		if uf.Key == "connector" {
+			what = "connector"
+			known = unsupportedConnectors[uf.Identifier]
+		}
+		if known {
+			return p.f.errorAt(optionPos(t, hints, uf.Key, true), ddl.ErrUnsupported, err,
+				fmt.Sprintf("%s '%s' of table '%s' is not supported yet; available: %s", what, uf.Identifier, t.ID.Short(), strings.Join(uf.Available, ", ")))
+		}
+	}
+	var ce *factory.CapabilityError
+	if errors.As(err, &ce) {
+		return p.f.errorAt(optionPos(t, hints, "connector", true), ErrInvalidTable, err,
+			fmt.Sprintf("table '%s' cannot be used as a %s: %v", t.ID.Short(), role, err))
+	}
+	pos := t.Def.Name.Pos
+	if key := firstKey(err); key != "" {
+		pos = optionPos(t, hints, key, false)
+	}
+	msg := err.Error()
+	var te *factory.TableError
+	if !errors.As(err, &te) {
+		msg = fmt.Sprintf("invalid options for table '%s': %v", t.ID.Short(), err)
+	}
+	return p.f.errorAt(pos, ErrInvalidTable, err, msg)
+}
+
+// firstKey returns the first option key a factory error names.
+func firstKey(err error) string {
+	var (
+		uo *factory.UnsupportedOptionsError
+		iv *factory.InvalidValueError
+		co *factory.ConflictError
+		rq *factory.RequirementError
+		ru *factory.RuleError
+		uf *factory.UnknownFactoryError
+	)
+	switch {
+	case errors.As(err, &uo) && len(uo.Keys) > 0:
+		return uo.Keys[0]
+	case errors.As(err, &iv):
+		return iv.Key
+	case errors.As(err, &uf):
+		return uf.Key
+	case errors.As(err, &co) && len(co.Keys) > 0:
+		return co.Keys[0]
+	case errors.As(err, &rq) && len(rq.Keys) > 0:
+		return rq.Keys[0]
+	case errors.As(err, &ru) && len(ru.Keys) > 0:
+		return ru.Keys[0]
+	}
+	return ""
+}

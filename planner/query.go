@@ -1,0 +1,322 @@
+package planner
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/streamsql/streamsql/ddl"
+	"github.com/streamsql/streamsql/planner/expr"
+	"github.com/streamsql/streamsql/types"
+)
+
+// relation is a resolved query: named, typed output columns computed by
+// one or more branches (UNION ALL gives several), each reading one source.
+type relation struct {
+	names    []string
+	types    []types.Type
+	branches []*branch
+}
+
+// branch is one source with the filter and projection applied to its rows.
+type branch struct {
+	src *Source
+	// filters are ANDed; each is over the source row.
+	filters []expr.Expr
+	cols    []expr.Expr
+}
+
+// resolveQuery resolves q; views are inlined with their own names.
+func (p *planner) resolveQuery(q ddl.Query, depth int) (*relation, error) {
+	if depth > 50 {
+		return nil, p.f.errorAt(q.Position(), ErrUnknownName, nil, "views nest more than 50 levels deep (a view that refers to itself?)")
+	}
+	switch q := q.(type) {
+	case *ddl.Select:
+		return p.resolveSelect(q, depth)
+	case *ddl.Union:
+		left, err := p.resolveQuery(q.Left, depth)
+		if err != nil {
+			return nil, err
+		}
+		right, err := p.resolveQuery(q.Right, depth)
+		if err != nil {
+			return nil, err
+		}
+		if len(left.names) != len(right.names) {
+			return nil, p.f.errorAt(q.Pos, ErrType, nil, fmt.Sprintf("the inputs of UNION ALL have %d and %d columns; they must have the same number",
+				len(left.names), len(right.names)))
+		}
+		out := &relation{names: left.names, types: make([]types.Type, len(left.types))}
+		for i := range left.types {
+			t, ok := commonType(left.types[i], right.types[i])
+			if !ok {
+				return nil, p.f.errorAt(q.Pos, ErrType, nil, fmt.Sprintf("column %d ('%s') of UNION ALL is %s on the left and %s on the right, which have no common type",
+					i+1, left.names[i], left.types[i], right.types[i]))
+			}
+			out.types[i] = t
+		}
+		out.branches = append(slices.Clone(left.branches), right.branches...)
+		return out, nil
+	case *ddl.Values:
+		return p.resolveValues(q)
+	}
+	return nil, p.f.errorAt(q.Position(), ddl.ErrUnsupported, nil, "this query form is not supported yet")
+}
+
+// commonType returns the type both a and b convert to implicitly.
+func commonType(a, b types.Type) (types.Type, bool) {
+	nn := a.NotNull && b.NotNull
+	var t types.Type
+	switch {
+	case a.Nullable().Equal(b.Nullable()):
+		t = a
+	case a.Kind == types.KindNull:
+		t, nn = b, false
+	case b.Kind == types.KindNull:
+		t, nn = a, false
+	case expr.ImplicitCastAllowed(a, b):
+		t = b
+	case expr.ImplicitCastAllowed(b, a):
+		t = a
+	default:
+		return types.Type{}, false
+	}
+	t.NotNull = nn
+	return t, true
+}
+
+func (p *planner) resolveValues(q *ddl.Values) (*relation, error) {
+	l := &lowerer{f: p.f}
+	rows := make([][]expr.Expr, len(q.Rows))
+	var colTypes []types.Type
+	for i, r := range q.Rows {
+		rows[i] = make([]expr.Expr, len(r))
+		for j, e := range r {
+			le, err := l.lower(e)
+			if err != nil {
+				return nil, err
+			}
+			rows[i][j] = le
+			if i == 0 {
+				colTypes = append(colTypes, le.Type())
+				continue
+			}
+			t, ok := commonType(colTypes[j], le.Type())
+			if !ok {
+				return nil, p.f.errorAt(e.Position(), ErrType, nil, fmt.Sprintf("VALUES column %d is %s in the first row and %s here, which have no common type",
+					j+1, colTypes[j], le.Type()))
+			}
+			colTypes[j] = t
+		}
+	}
+	for j, t := range colTypes {
+		if t.Kind == types.KindNull {
+			return nil, p.f.errorAt(q.Rows[0][j].Position(), ErrType, nil, fmt.Sprintf("VALUES column %d is NULL in every row; cast it to give it a type", j+1))
+		}
+	}
+	src := &Source{Pos: q.Pos, Values: rows, RowTypes: colTypes}
+	b := &branch{src: src}
+	rel := &relation{types: colTypes, branches: []*branch{b}}
+	for j, t := range colTypes {
+		rel.names = append(rel.names, fmt.Sprintf("EXPR$%d", j))
+		b.cols = append(b.cols, expr.Col(j, rel.names[j], t))
+	}
+	return rel, nil
+}
+
+// fromRelation resolves a FROM source into a relation and the qualifiers
+// its columns may be referenced with.
+func (p *planner) fromRelation(ref ddl.TableRef, depth int) (*relation, [][]string, error) {
+	switch ref := ref.(type) {
+	case *ddl.Subquery:
+		rel, err := p.resolveQuery(ref.Query, depth+1)
+		if err != nil {
+			return nil, nil, err
+		}
+		rel, err = p.renameColumns(rel, ref.ColumnAliases, ref.Pos)
+		if err != nil {
+			return nil, nil, err
+		}
+		var quals [][]string
+		if ref.Alias != "" {
+			quals = [][]string{{ref.Alias}}
+		}
+		return rel, quals, nil
+	case *ddl.TableName:
+		id, err := identOf(ref.Name)
+		if err != nil {
+			return nil, nil, p.f.errorAt(ref.Name.Pos, ErrUnknownName, nil, err.Error())
+		}
+		quals := qualifiers(id)
+		if ref.Alias != "" {
+			quals = [][]string{{ref.Alias}}
+		}
+		var rel *relation
+		if v, ok := p.cat.View(id); ok {
+			if len(ref.Hints) > 0 {
+				return nil, nil, p.f.errorAt(ref.Hints[0].KeyPos, ErrInvalidTable, nil, fmt.Sprintf("'%s' is a view; OPTIONS hints apply to tables only", id.Short()))
+			}
+			rel, err = p.resolveQuery(v.Def.Query, depth+1)
+			if err != nil {
+				return nil, nil, err
+			}
+			if rel, err = p.renameColumns(rel, v.Def.Columns, v.Def.Pos); err != nil {
+				return nil, nil, err
+			}
+		} else if t, ok := p.cat.Table(id); ok {
+			rel, err = p.tableRelation(t, ref)
+			if err != nil {
+				return nil, nil, err
+			}
+		} else {
+			return nil, nil, p.cat.unknown(p.f, ref.Name, id)
+		}
+		rel, err = p.renameColumns(rel, ref.ColumnAliases, ref.Pos)
+		return rel, quals, err
+	}
+	return nil, nil, p.f.errorAt(ref.Position(), ddl.ErrUnsupported, nil, "this FROM source is not supported yet")
+}
+
+func (p *planner) tableRelation(t *Table, ref *ddl.TableName) (*relation, error) {
+	sc, rowTypes, err := p.sourceScope(t, ref.Pos)
+	if err != nil {
+		return nil, err
+	}
+	src, err := p.newSource(t, ref, rowTypes)
+	if err != nil {
+		return nil, err
+	}
+	b := &branch{src: src}
+	rel := &relation{branches: []*branch{b}}
+	for _, c := range sc.cols {
+		rel.names = append(rel.names, c.name)
+		rel.types = append(rel.types, c.e.Type())
+		b.cols = append(b.cols, c.e)
+	}
+	return rel, nil
+}
+
+func (p *planner) renameColumns(rel *relation, names []ddl.Ident, pos ddl.Pos) (*relation, error) {
+	if len(names) == 0 {
+		return rel, nil
+	}
+	if len(names) != len(rel.names) {
+		return nil, p.f.errorAt(pos, ErrType, nil, fmt.Sprintf("%d column names given for a query with %d columns", len(names), len(rel.names)))
+	}
+	out := *rel
+	out.names = make([]string, len(names))
+	for i, n := range names {
+		out.names[i] = n.Name
+	}
+	return &out, nil
+}
+
+func (p *planner) resolveSelect(q *ddl.Select, depth int) (*relation, error) {
+	var in *relation
+	var quals [][]string
+	if q.From != nil {
+		var err error
+		if in, quals, err = p.fromRelation(q.From, depth); err != nil {
+			return nil, err
+		}
+	} else {
+		// SELECT without FROM: one row of constants.
+		in = &relation{branches: []*branch{{src: &Source{Pos: q.Pos, Values: [][]expr.Expr{{}}}}}}
+	}
+	out := &relation{}
+	for bi, b := range in.branches {
+		var sc *scope
+		if q.From != nil {
+			sc = &scope{quals: quals}
+			for i, n := range in.names {
+				sc.cols = append(sc.cols, scopeCol{name: n, e: b.cols[i]})
+			}
+		}
+		l := &lowerer{f: p.f, sc: sc}
+		nb := &branch{src: b.src, filters: slices.Clone(b.filters)}
+		if q.Where != nil {
+			c, err := l.lowerCondition(q.Where)
+			if err != nil {
+				return nil, err
+			}
+			nb.filters = append(nb.filters, c)
+		}
+		var names []string
+		for _, it := range q.Items {
+			if it.Star {
+				if sc == nil {
+					return nil, p.f.errorAt(it.Pos, ErrUnknownName, nil, "SELECT * needs a FROM clause")
+				}
+				if len(it.StarQualifier) > 0 && !sc.isQualifier(it.StarQualifier) {
+					return nil, p.f.errorAt(it.Pos, ErrUnknownName, nil, fmt.Sprintf("unknown table or alias '%s' in '%s.*'",
+						joinDots(it.StarQualifier), joinDots(it.StarQualifier)))
+				}
+				for _, c := range sc.cols {
+					names = append(names, c.name)
+					nb.cols = append(nb.cols, c.e)
+				}
+				continue
+			}
+			e, err := l.lower(it.Expr)
+			if err != nil {
+				return nil, err
+			}
+			nb.cols = append(nb.cols, e)
+			names = append(names, itemName(it, len(names)))
+		}
+		if bi == 0 {
+			out.names = names
+			for _, c := range nb.cols {
+				out.types = append(out.types, c.Type())
+			}
+		} else {
+			for i, c := range nb.cols {
+				t, ok := commonType(out.types[i], c.Type())
+				if !ok {
+					return nil, p.f.errorAt(q.Pos, ErrType, nil, fmt.Sprintf("column '%s' is %s in one input of UNION ALL and %s in another, which have no common type",
+						out.names[i], out.types[i], c.Type()))
+				}
+				out.types[i] = t
+			}
+		}
+		out.branches = append(out.branches, nb)
+	}
+	if dup := duplicate(out.names); dup != "" && depth > 0 {
+		return nil, p.f.errorAt(q.Pos, ErrDuplicateName, nil, fmt.Sprintf("column '%s' appears twice in the query's result; give one an alias", dup))
+	}
+	return out, nil
+}
+
+func duplicate(names []string) string {
+	seen := map[string]bool{}
+	for _, n := range names {
+		if seen[n] {
+			return n
+		}
+		seen[n] = true
+	}
+	return ""
+}
+
+func joinDots(parts []string) string {
+	s := ""
+	for i, p := range parts {
+		if i > 0 {
+			s += "."
+		}
+		s += p
+	}
+	return s
+}
+
+// itemName is the name of a SELECT item: its alias, the column it names,
+// or Flink's EXPR$n.
+func itemName(it ddl.SelectItem, i int) string {
+	if it.Alias != "" {
+		return it.Alias
+	}
+	if c, ok := it.Expr.(*ddl.ColumnRef); ok {
+		return c.Parts[len(c.Parts)-1]
+	}
+	return fmt.Sprintf("EXPR$%d", i)
+}

@@ -1,0 +1,198 @@
+package planner
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/streamsql/streamsql/ddl"
+	"github.com/streamsql/streamsql/factory"
+	"github.com/streamsql/streamsql/planner/expr"
+	"github.com/streamsql/streamsql/types"
+)
+
+// The row layout between the planner and connectors: a source delivers
+// rows whose fields are the table's physical columns in declaration order
+// followed by its metadata columns in declaration order (each with the
+// type the connector gives that key, ConnectorTraits.ReadableMetadata);
+// computed columns are evaluated by the planner's transform. A sink
+// receives the physical columns followed by the non-VIRTUAL metadata
+// columns, each with its declared type.
+
+// sourceLayout returns, for each column of t, its index in the source row
+// (-1 for computed columns).
+func sourceLayout(t *ddl.CreateTable) []int {
+	idx := make([]int, len(t.Columns))
+	n := 0
+	for i, c := range t.Columns {
+		idx[i] = -1
+		if c.Kind == ddl.PhysicalColumn {
+			idx[i] = n
+			n++
+		}
+	}
+	for i, c := range t.Columns {
+		if c.Kind == ddl.MetadataColumn {
+			idx[i] = n
+			n++
+		}
+	}
+	return idx
+}
+
+// typeTable derives the types of computed columns and fills t.Schema.
+// Metadata columns are taken at their declared types here; whether the
+// connector can deliver them is checked when the table is read.
+func typeTable(f *file, t *Table) error {
+	def := t.Def
+	layout := sourceLayout(def)
+	base := &scope{}
+	for i, c := range def.Columns {
+		if c.Kind != ddl.ComputedColumn {
+			base.cols = append(base.cols, scopeCol{name: c.Name, e: expr.Col(layout[i], c.Name, c.Type)})
+		}
+	}
+	l := &lowerer{f: f, sc: base}
+	for _, c := range def.Columns {
+		col := factory.Column{Name: c.Name, Type: c.Type, MetadataKey: c.Key(), Virtual: c.Virtual}
+		switch c.Kind {
+		case ddl.MetadataColumn:
+			col.Kind = factory.Metadata
+		case ddl.ComputedColumn:
+			col.Kind = factory.Computed
+			col.MetadataKey = ""
+			e, err := l.lower(c.Expr)
+			if err != nil {
+				return err
+			}
+			col.Type = e.Type()
+			col.Expr = ddl.FormatExpr(c.Expr)
+		default:
+			col.MetadataKey = ""
+		}
+		t.Schema.Columns = append(t.Schema.Columns, col)
+	}
+	if def.PrimaryKey != nil {
+		for _, k := range def.PrimaryKey.Columns {
+			t.Schema.PrimaryKey = append(t.Schema.PrimaryKey, k.Name)
+		}
+	}
+	return nil
+}
+
+// traitsOf returns the traits of the connector named by options, and
+// whether they are known.
+func (p *planner) traitsOf(connectorID string) (ConnectorTraits, bool) {
+	tr, ok := p.traits[connectorID]
+	return tr, ok
+}
+
+// sourceScope builds the scope of a table read as a source: every column,
+// metadata cast from the connector's type to the declared one, computed
+// columns lowered over the source row. It checks the metadata keys against
+// the connector's traits.
+func (p *planner) sourceScope(t *Table, pos ddl.Pos) (*scope, []types.Type, error) {
+	def := t.Def
+	layout := sourceLayout(def)
+	tr, known := p.traitsOf(t.Connector())
+	rowTypes := make([]types.Type, 0, len(def.Columns))
+	base := &scope{}
+	for i, c := range def.Columns {
+		switch c.Kind {
+		case ddl.PhysicalColumn:
+			rowTypes = append(rowTypes, c.Type)
+			base.cols = append(base.cols, scopeCol{name: c.Name, e: expr.Col(layout[i], c.Name, c.Type)})
+		}
+	}
+	for i, c := range def.Columns {
+		if c.Kind != ddl.MetadataColumn {
+			continue
+		}
+		delivered := c.Type
+		if known {
+			mt, ok := tr.ReadableMetadata[c.Key()]
+			if !ok {
+				return nil, nil, p.metadataKeyError(t, c, tr.ReadableMetadata, "readable")
+			}
+			delivered = mt
+		}
+		rowTypes = append(rowTypes, delivered)
+		var e expr.Expr = expr.Col(layout[i], c.Name, delivered)
+		if !delivered.Equal(c.Type) {
+			r, err := expr.Resolve(expr.CastTo(e, c.Type))
+			if err != nil {
+				return nil, nil, p.f.errorAt(c.TypePos, ErrType, err,
+					fmt.Sprintf("metadata column '%s' of table '%s': the connector's '%s' is %s, which cannot be cast to the declared %s",
+						c.Name, t.ID.Short(), c.Key(), delivered, c.Type))
+			}
+			e = r
+		}
+		base.cols = append(base.cols, scopeCol{name: c.Name, e: e})
+	}
+	l := &lowerer{f: p.f, sc: base}
+	sc := &scope{quals: qualifiers(t.ID)}
+	for _, c := range def.Columns {
+		if c.Kind == ddl.ComputedColumn {
+			e, err := l.lower(c.Expr)
+			if err != nil {
+				return nil, nil, err
+			}
+			sc.cols = append(sc.cols, scopeCol{name: c.Name, e: e})
+			continue
+		}
+		e, _ := base.lookup(c.Name)
+		sc.cols = append(sc.cols, scopeCol{name: c.Name, e: e})
+	}
+	_ = pos
+	return sc, rowTypes, nil
+}
+
+func qualifiers(id Identifier) [][]string {
+	return [][]string{{id.Name}, {id.Database, id.Name}, {id.Catalog, id.Database, id.Name}}
+}
+
+func (p *planner) metadataKeyError(t *Table, c *ddl.Column, keys map[string]types.Type, what string) error {
+	names := make([]string, 0, len(keys))
+	for k := range keys {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	pos := c.MetadataKeyPos
+	if !pos.IsValid() {
+		pos = c.Pos
+	}
+	if len(names) == 0 {
+		return p.f.errorAt(pos, ErrInvalidTable, nil, fmt.Sprintf("metadata column '%s' of table '%s': connector '%s' has no %s metadata",
+			c.Name, t.ID.Short(), t.Connector(), what))
+	}
+	return p.f.errorAt(pos, ErrInvalidTable, nil, fmt.Sprintf("metadata column '%s' of table '%s': connector '%s' has no %s metadata key '%s'; %s keys are %s%s",
+		c.Name, t.ID.Short(), t.Connector(), what, c.Key(), what, strings.Join(names, ", "), didYouMean(c.Key(), names)))
+}
+
+// sinkColumns returns the columns of t that an INSERT writes, in sink row
+// order (physical, then non-VIRTUAL metadata), checking metadata against
+// the connector's writable keys.
+func (p *planner) sinkColumns(t *Table) ([]*ddl.Column, error) {
+	tr, known := p.traitsOf(t.Connector())
+	var phys, meta []*ddl.Column
+	for _, c := range t.Def.Columns {
+		switch {
+		case c.Kind == ddl.PhysicalColumn:
+			phys = append(phys, c)
+		case c.Kind == ddl.MetadataColumn && !c.Virtual:
+			if known {
+				if _, ok := tr.WritableMetadata[c.Key()]; !ok {
+					if _, readable := tr.ReadableMetadata[c.Key()]; readable {
+						pos := c.Pos
+						return nil, p.f.errorAt(pos, ErrInvalidTable, nil, fmt.Sprintf(
+							"metadata column '%s' of table '%s' is read-only ('%s' cannot be written by connector '%s'): declare it METADATA VIRTUAL to use the table as a sink",
+							c.Name, t.ID.Short(), c.Key(), t.Connector()))
+					}
+					return nil, p.metadataKeyError(t, c, tr.WritableMetadata, "writable")
+				}
+			}
+			meta = append(meta, c)
+		}
+	}
+	return append(phys, meta...), nil
+}
