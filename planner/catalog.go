@@ -164,6 +164,18 @@ func (c *Catalog) exists(id Identifier) bool {
 	return t || v
 }
 
+// Drop removes the table or view named name (which may be qualified) and
+// reports whether there was one.
+func (c *Catalog) Drop(name string) bool {
+	id, err := ParseIdentifier(name)
+	if err != nil || !c.exists(id) {
+		return false
+	}
+	delete(c.tables, id)
+	delete(c.views, id)
+	return true
+}
+
 // RegisterTable adds a table built by a program rather than a job file:
 // name may be qualified (db.name, catalog.db.name), schema gives its
 // columns (a computed column's Expr is SQL text, parsed here) and options

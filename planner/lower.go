@@ -65,7 +65,6 @@ var aggregates = map[string]bool{
 // unsupportedFunctions are Flink functions the planner recognises but
 // cannot run yet, with the reason.
 var unsupportedFunctions = map[string]string{
-	"PROCTIME":              "processing-time attributes are used by windows and temporal joins, which are stateful",
 	"CURRENT_WATERMARK":     "watermarks are not tracked",
 	"TUMBLE":                "group windows are stateful",
 	"HOP":                   "group windows are stateful",
@@ -298,6 +297,11 @@ func (l *lowerer) call(n *ddl.Call) (expr.Expr, error) {
 	}
 	if unsupportedFunctions[n.Name] != "" {
 		return nil, l.fail(n.Pos, ddl.ErrUnsupported, nil, "%s is not supported yet (%s)", n.Name, unsupportedFunctions[n.Name])
+	}
+	if n.Name == "PROCTIME" && len(n.Args) == 0 {
+		// A processing-time attribute read by a stateless query is the
+		// current time, as Flink materializes it (TIMESTAMP_LTZ(3)).
+		return l.resolved(n.Pos, expr.CastTo(expr.Fn("CURRENT_TIMESTAMP"), types.TimestampLTZ(3).NotNullable()))
 	}
 	args := n.Args
 	unit := expr.UnitNone

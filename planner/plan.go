@@ -202,6 +202,26 @@ func CompileFile(ctx context.Context, path string, opts Options) (*Plan, error) 
 // *Error values (see Errors); the Plan is returned only when there are
 // none.
 func Compile(ctx context.Context, name, text string, opts Options) (*Plan, error) {
+	p, err := run(ctx, name, text, opts, false)
+	if err != nil {
+		return nil, err
+	}
+	return p.plan, nil
+}
+
+// LoadCatalog runs the CREATE and DROP statements of a file of table
+// definitions on a copy of opts.Catalog and returns the copy, for programs
+// that keep shared definitions in a file of their own. SET statements are
+// ignored; an INSERT or query is an error.
+func LoadCatalog(ctx context.Context, name, text string, opts Options) (*Catalog, error) {
+	p, err := run(ctx, name, text, opts, true)
+	if err != nil {
+		return nil, err
+	}
+	return p.cat, nil
+}
+
+func run(ctx context.Context, name, text string, opts Options, catalogOnly bool) (*planner, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -257,7 +277,21 @@ func Compile(ctx context.Context, name, text string, opts Options) (*Plan, error
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
+		if catalogOnly {
+			switch s.(type) {
+			case *ddl.Insert, *ddl.StatementSet, *ddl.QueryStatement, *ddl.Explain:
+				p.errs = append(p.errs, p.f.errorAt(s.Position(), ErrInvalidSetting, nil,
+					"a catalog file holds only CREATE and DROP statements"))
+				continue
+			}
+		}
 		p.statement(s, false)
+	}
+	if catalogOnly {
+		if len(p.errs) > 0 {
+			return nil, p.errs
+		}
+		return p, nil
 	}
 	if len(p.errs) == 0 && len(p.plan.Inserts) == 0 {
 		p.errs = append(p.errs, &Error{File: name, Message: ErrNoJob.Error(), Err: ErrNoJob})
@@ -266,7 +300,7 @@ func Compile(ctx context.Context, name, text string, opts Options) (*Plan, error
 		return nil, p.errs
 	}
 	p.warnings()
-	return p.plan, nil
+	return p, nil
 }
 
 func jobName(file string, settings map[string]string, override string) string {
@@ -480,7 +514,11 @@ func (p *planner) connect(ins *Insert, rel *relation, s *ddl.Insert) error {
 			e, err := expr.AssignTo(b.cols[target[i]], col.Type)
 			if err != nil {
 				qn := rel.names[target[i]]
-				return p.f.errorAt(s.Pos, ErrType, err, fmt.Sprintf(
+				pos := s.Pos
+				if target[i] < len(rel.pos) && rel.pos[target[i]].IsValid() {
+					pos = rel.pos[target[i]]
+				}
+				return p.f.errorAt(pos, ErrType, err, fmt.Sprintf(
 					"query column '%s' (%s) cannot be written to column '%s' (%s) of table '%s': %v\n  query: %s\n  sink:  %s",
 					qn, b.cols[target[i]].Type(), col.Name, col.Type, sink.Name(), err,
 					describeColumns(rel.names, rel.types), describeSink(cols)))

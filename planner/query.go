@@ -12,7 +12,10 @@ import (
 // relation is a resolved query: named, typed output columns computed by
 // one or more branches (UNION ALL gives several), each reading one source.
 type relation struct {
-	names    []string
+	names []string
+	// pos are the positions of the expressions that produce each column
+	// (of the first branch), for errors about a column.
+	pos      []ddl.Pos
 	types    []types.Type
 	branches []*branch
 }
@@ -46,7 +49,7 @@ func (p *planner) resolveQuery(q ddl.Query, depth int) (*relation, error) {
 			return nil, p.f.errorAt(q.Pos, ErrType, nil, fmt.Sprintf("the inputs of UNION ALL have %d and %d columns; they must have the same number",
 				len(left.names), len(right.names)))
 		}
-		out := &relation{names: left.names, types: make([]types.Type, len(left.types))}
+		out := &relation{names: left.names, pos: left.pos, types: make([]types.Type, len(left.types))}
 		for i := range left.types {
 			t, ok := commonType(left.types[i], right.types[i])
 			if !ok {
@@ -89,6 +92,7 @@ func (p *planner) resolveValues(q *ddl.Values) (*relation, error) {
 	l := &lowerer{f: p.f}
 	rows := make([][]expr.Expr, len(q.Rows))
 	var colTypes []types.Type
+	var positions []ddl.Pos
 	for i, r := range q.Rows {
 		rows[i] = make([]expr.Expr, len(r))
 		for j, e := range r {
@@ -99,6 +103,7 @@ func (p *planner) resolveValues(q *ddl.Values) (*relation, error) {
 			rows[i][j] = le
 			if i == 0 {
 				colTypes = append(colTypes, le.Type())
+				positions = append(positions, e.Position())
 				continue
 			}
 			t, ok := commonType(colTypes[j], le.Type())
@@ -116,7 +121,7 @@ func (p *planner) resolveValues(q *ddl.Values) (*relation, error) {
 	}
 	src := &Source{Pos: q.Pos, Values: rows, RowTypes: colTypes}
 	b := &branch{src: src}
-	rel := &relation{types: colTypes, branches: []*branch{b}}
+	rel := &relation{types: colTypes, pos: positions, branches: []*branch{b}}
 	for j, t := range colTypes {
 		rel.names = append(rel.names, fmt.Sprintf("EXPR$%d", j))
 		b.cols = append(b.cols, expr.Col(j, rel.names[j], t))
@@ -178,7 +183,7 @@ func (p *planner) fromRelation(ref ddl.TableRef, depth int) (*relation, [][]stri
 }
 
 func (p *planner) tableRelation(t *Table, ref *ddl.TableName) (*relation, error) {
-	sc, rowTypes, err := p.sourceScope(t, ref.Pos)
+	sc, rowTypes, err := p.sourceScope(t)
 	if err != nil {
 		return nil, err
 	}
@@ -190,6 +195,7 @@ func (p *planner) tableRelation(t *Table, ref *ddl.TableName) (*relation, error)
 	rel := &relation{branches: []*branch{b}}
 	for _, c := range sc.cols {
 		rel.names = append(rel.names, c.name)
+		rel.pos = append(rel.pos, ref.Pos)
 		rel.types = append(rel.types, c.e.Type())
 		b.cols = append(b.cols, c.e)
 	}
@@ -242,6 +248,7 @@ func (p *planner) resolveSelect(q *ddl.Select, depth int) (*relation, error) {
 			nb.filters = append(nb.filters, c)
 		}
 		var names []string
+		var positions []ddl.Pos
 		for _, it := range q.Items {
 			if it.Star {
 				if sc == nil {
@@ -253,6 +260,7 @@ func (p *planner) resolveSelect(q *ddl.Select, depth int) (*relation, error) {
 				}
 				for _, c := range sc.cols {
 					names = append(names, c.name)
+					positions = append(positions, it.Pos)
 					nb.cols = append(nb.cols, c.e)
 				}
 				continue
@@ -263,9 +271,10 @@ func (p *planner) resolveSelect(q *ddl.Select, depth int) (*relation, error) {
 			}
 			nb.cols = append(nb.cols, e)
 			names = append(names, itemName(it, len(names)))
+			positions = append(positions, it.Expr.Position())
 		}
 		if bi == 0 {
-			out.names = names
+			out.names, out.pos = names, positions
 			for _, c := range nb.cols {
 				out.types = append(out.types, c.Type())
 			}

@@ -91,7 +91,7 @@ func (p *planner) traitsOf(connectorID string) (ConnectorTraits, bool) {
 // metadata cast from the connector's type to the declared one, computed
 // columns lowered over the source row. It checks the metadata keys against
 // the connector's traits.
-func (p *planner) sourceScope(t *Table, pos ddl.Pos) (*scope, []types.Type, error) {
+func (p *planner) sourceScope(t *Table) (*scope, []types.Type, error) {
 	def := t.Def
 	layout := sourceLayout(def)
 	tr, known := p.traitsOf(t.Connector())
@@ -118,7 +118,7 @@ func (p *planner) sourceScope(t *Table, pos ddl.Pos) (*scope, []types.Type, erro
 		}
 		rowTypes = append(rowTypes, delivered)
 		var e expr.Expr = expr.Col(layout[i], c.Name, delivered)
-		if !delivered.Equal(c.Type) {
+		if !delivered.Nullable().Equal(c.Type.Nullable()) {
 			r, err := expr.Resolve(expr.CastTo(e, c.Type))
 			if err != nil {
 				return nil, nil, p.f.errorAt(c.TypePos, ErrType, err,
@@ -143,7 +143,6 @@ func (p *planner) sourceScope(t *Table, pos ddl.Pos) (*scope, []types.Type, erro
 		e, _ := base.lookup(c.Name)
 		sc.cols = append(sc.cols, scopeCol{name: c.Name, e: e})
 	}
-	_ = pos
 	return sc, rowTypes, nil
 }
 

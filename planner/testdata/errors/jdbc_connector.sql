@@ -1,0 +1,3 @@
+CREATE TABLE src (id BIGINT, name STRING, amount DECIMAL(10, 2)) WITH ('connector' = 'datagen');
+CREATE TABLE snk (id BIGINT) WITH ('connector' = 'jdbc', 'url' = 'jdbc:mysql://db/x');
+INSERT INTO snk SELECT id FROM src;

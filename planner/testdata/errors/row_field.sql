@@ -1,0 +1,3 @@
+CREATE TABLE r (id BIGINT, addr ROW<city STRING>) WITH ('connector' = 'datagen');
+CREATE TABLE out1 (id BIGINT, city STRING) WITH ('connector' = 'blackhole');
+INSERT INTO out1 SELECT id, addr.city FROM r;

@@ -1,0 +1,1 @@
+CREATE TABLE t2 WITH ('connector' = 'blackhole') LIKE missing;

@@ -1,0 +1,2 @@
+CREATE TABLE src (id BIGINT, name STRING, amount DECIMAL(10, 2)) WITH ('connector' = 'datagen');
+INSERT INTO sink SELECT * FROM src;

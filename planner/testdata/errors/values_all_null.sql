@@ -1,0 +1,2 @@
+CREATE TABLE snk (id BIGINT) WITH ('connector' = 'blackhole');
+INSERT INTO snk VALUES (NULL), (NULL);
