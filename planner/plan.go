@@ -381,8 +381,12 @@ func (p *planner) dependsOnFailed(err error) bool {
 	return false
 }
 
+// errReported is returned for a table whose options already failed
+// validation in an earlier statement: the error is not repeated.
+var errReported = errors.New("reported already")
+
 func (p *planner) addErr(err error) {
-	if !p.dependsOnFailed(err) {
+	if err != errReported && !p.dependsOnFailed(err) {
 		p.errs = append(p.errs, err)
 	}
 }
@@ -671,6 +675,9 @@ func (p *planner) validateTable(t *Table, hints []ddl.Option, opts map[string]st
 		kb.WriteString("\x00" + k + "=" + opts[k])
 	}
 	if v, ok := p.validate[kb.String()]; ok {
+		if v == nil {
+			return nil, errReported
+		}
 		return v, nil
 	}
 	ft := factory.Table{Name: t.ID.String(), Schema: t.Schema, Options: opts}
@@ -685,6 +692,7 @@ func (p *planner) validateTable(t *Table, hints []ddl.Option, opts map[string]st
 		}
 	}
 	if err != nil {
+		p.validate[kb.String()] = nil
 		return nil, p.tableError(t, hints, role, err)
 	}
 	p.validate[kb.String()] = v

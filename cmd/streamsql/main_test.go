@@ -2,17 +2,149 @@ package main
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/factory"
 )
+
+// testRegistry has the formats of factory.Default plus stand-ins of the
+// datagen, blackhole and kafka connectors (options only), so that the
+// tests do not depend on which connectors are registered.
+func testRegistry() *factory.Registry {
+	r := factory.Default.Clone()
+	src := func(factory.Context) (connector.Source, error) { return nil, nil }
+	snk := func(factory.Context) (connector.Sink, error) { return nil, nil }
+	for _, f := range []factory.ConnectorFactory{
+		{Identifier: "datagen", NewSource: src, Options: []factory.Option{factory.Long("number-of-rows"), factory.Long("rows-per-second")}},
+		{Identifier: "blackhole", NewSink: snk},
+		{Identifier: "kafka", NewSource: src, NewSink: snk, Options: []factory.Option{
+			factory.List("topic"), factory.String("properties.bootstrap.servers").Required(), factory.Prefix("properties."),
+			factory.Enum("sink.delivery-guarantee", "at-least-once", "exactly-once", "none"),
+			factory.String("sink.transactional-id-prefix"), factory.FormatOption("format"),
+		}},
+	} {
+		if _, ok := r.Connector(f.Identifier); !ok {
+			r.MustRegisterConnector(f)
+		}
+	}
+	return r
+}
+
+func writeJob(t *testing.T, text string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "job.sql")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func cli(args ...string) (code int, stdout, stderr string) {
+	var out, errb bytes.Buffer
+	code = runWith(args, &out, &errb, testRegistry())
+	return code, out.String(), errb.String()
+}
+
+const cleanJob = `SET 'execution.checkpointing.interval' = '5s';
+CREATE TABLE src (id BIGINT, name STRING) WITH ('connector' = 'datagen');
+CREATE TABLE out1 (id BIGINT, name STRING) WITH ('connector' = 'kafka', 'topic' = 'out',
+  'properties.bootstrap.servers' = '${BOOTSTRAP:-localhost:9092}', 'format' = 'json',
+  'sink.delivery-guarantee' = 'exactly-once');
+INSERT INTO out1 SELECT id, UPPER(name) FROM src WHERE id > 0;
+`
 
 func TestVersionAndUsage(t *testing.T) {
 	var out, errb bytes.Buffer
 	if code := run([]string{"version"}, &out, &errb); code != 0 || !strings.HasPrefix(out.String(), "streamsql ") {
 		t.Fatalf("version: exit %d, output %q", code, out.String())
 	}
-	out.Reset()
-	if code := run([]string{"bogus"}, &out, &errb); code != 2 || !strings.Contains(errb.String(), "usage") {
-		t.Fatalf("unknown command: exit %d, stderr %q", code, errb.String())
+	for _, args := range [][]string{
+		{"bogus"}, {"validate"}, {"explain", "a.sql", "b.sql"}, {"validate", "--bogus", "a.sql"},
+		{"explain", "--set", "novalue", "a.sql"}, {"version", "extra"},
+	} {
+		code, _, stderr := cli(args...)
+		if code != 2 || !strings.Contains(stderr, "usage") {
+			t.Errorf("%q: exit %d, stderr %q; want exit 2 and a usage hint", args, code, stderr)
+		}
+	}
+}
+
+func TestHelpHasExamples(t *testing.T) {
+	for _, c := range []string{"validate", "explain"} {
+		code, stdout, _ := cli(c, "--help")
+		if code != 0 || !strings.Contains(stdout, "Examples:") || !strings.Contains(stdout, "--set key=value") {
+			t.Errorf("%s --help: exit %d, output %q", c, code, stdout)
+		}
+	}
+}
+
+func TestValidateClean(t *testing.T) {
+	code, stdout, stderr := cli("validate", writeJob(t, cleanJob))
+	if code != 0 || !strings.Contains(stdout, "OK (job job, 1 pipeline(s), 1 warning(s))") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	// The derived transactional-id prefix is warned about, with its position.
+	if !strings.Contains(stderr, "job.sql:6:1: warning: sink 'out1' has no 'sink.transactional-id-prefix'; using 'job-out1'") {
+		t.Errorf("stderr %q lacks the prefix warning", stderr)
+	}
+}
+
+func TestValidateListsEveryError(t *testing.T) {
+	job := `CREATE TABLE src (id BIGINT) WITH ('connector' = 'datagen', 'rows-per-secnd' = '1');
+CREATE TABLE out1 (id BIGINT) WITH ('connector' = 'blackhole');
+INSERT INTO out1 SELECT id FROM missing;
+INSERT INTO out1 SELECT nope FROM src;
+`
+	code, stdout, stderr := cli("validate", writeJob(t, job))
+	if code != 1 || stdout != "" {
+		t.Fatalf("exit %d, stdout %q", code, stdout)
+	}
+	for _, want := range []string{
+		"job.sql:1:61: invalid options for table 'default_catalog.default_database.src'",
+		"rows-per-secnd (did you mean 'rows-per-second'?)",
+		"job.sql:3:33: table or view 'missing' does not exist",
+		"job.sql: 2 error(s)",
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+}
+
+func TestValidateMissingFile(t *testing.T) {
+	code, _, stderr := cli("validate", filepath.Join(t.TempDir(), "none.sql"))
+	if code != 1 || !strings.Contains(stderr, "no such file") {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+}
+
+func TestExplainWithSet(t *testing.T) {
+	path := writeJob(t, cleanJob)
+	code, stdout, stderr := cli("explain", "--set", "pipeline.name=orders-v2", "--set", "execution.checkpointing.interval = 1 min", path)
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	for _, want := range []string{
+		"Job: orders-v2",
+		"Checkpointing: every 1 min, mode EXACTLY_ONCE",
+		"transactional-id prefix: orders-v2-out1 (derived from job name and table)",
+		"Filter: (`id` > CAST(0 AS BIGINT))",
+		"name := UPPER(`name`)",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("explain output lacks %q:\n%s", want, stdout)
+		}
+	}
+}
+
+func TestEnvironmentVariables(t *testing.T) {
+	t.Setenv("BOOTSTRAP", "broker:9999")
+	code, stdout, _ := cli("explain", writeJob(t, cleanJob))
+	if code != 0 || !strings.Contains(stdout, "'properties.bootstrap.servers'='broker:9999'") {
+		t.Fatalf("exit %d, output %q", code, stdout)
 	}
 }
