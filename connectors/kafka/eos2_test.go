@@ -1,0 +1,158 @@
+package kafka
+
+import (
+	"context"
+	"testing"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/streamsql/streamsql/internal/kafkatest"
+)
+
+// TestCommitAfterUnconfirmedAndClose: a commit whose in-process outcome is
+// unknown (here: its context is already done) leaves only the raw EndTxn
+// path; so does a writer that closed. Both commit exactly once.
+func TestCommitAfterUnconfirmedAndClose(t *testing.T) {
+	forEachBroker(t, func(t *testing.T, b kafkatest.Broker) {
+		topic := b.Topic(t, 1)
+		ack := &MemoryAckTracker{}
+		run, err := startEOS(t, eosConfig(b, topic, kafkatest.UniqueName(t), ack))
+		if err != nil {
+			t.Fatal(err)
+		}
+		mustWrite(t, run.w, rows("u1", "u2"))
+		c1 := mustPreCommit(t, run.w, 1)
+		done, cancel := context.WithCancel(context.Background())
+		cancel()
+		if err := run.cm.Commit(done, c1); err == nil {
+			t.Fatalf("Commit with a done context succeeded")
+		}
+		sl := run.sink.lookup(mustDecode(t, c1).TransactionalID)
+		if sl == nil || sl.client != nil {
+			t.Fatalf("after an unconfirmed commit the slot's client must be closed and dropped")
+		}
+		if err := run.cm.Commit(context.Background(), c1); err != nil {
+			t.Fatalf("retried Commit: %v", err)
+		}
+		if sl.state != slotCommitted {
+			t.Fatalf("slot state %d after the raw commit, want committed", sl.state)
+		}
+
+		mustWrite(t, run.w, rows("u3"))
+		c2 := mustPreCommit(t, run.w, 2)
+		if err := run.w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := run.cm.Commit(context.Background(), c2); err != nil {
+			t.Fatalf("Commit after the writer closed: %v", err)
+		}
+		expectValues(t, b, topic, true, []string{"u1", "u2", "u3"})
+	})
+}
+
+// TestAbort aborts a pre-committed transaction in-process and one whose
+// writer is gone; aborting again succeeds.
+func TestAbort(t *testing.T) {
+	forEachBroker(t, func(t *testing.T, b kafkatest.Broker) {
+		topic := b.Topic(t, 1)
+		ack := &MemoryAckTracker{}
+		run, err := startEOS(t, eosConfig(b, topic, kafkatest.UniqueName(t), ack))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.Background()
+		mustWrite(t, run.w, rows("a1"))
+		c1 := mustPreCommit(t, run.w, 1)
+		if err := run.cm.Abort(ctx, c1); err != nil {
+			t.Fatalf("in-process Abort: %v", err)
+		}
+		mustWrite(t, run.w, rows("a2"))
+		c2 := mustPreCommit(t, run.w, 2)
+		run.w.crash()
+		for i := 0; i < 2; i++ {
+			if err := run.cm.Abort(ctx, c2); err != nil {
+				t.Fatalf("raw Abort #%d: %v", i+1, err)
+			}
+		}
+		produceSentinel(t, b, topic)
+		expectValues(t, b, topic, true, []string{"sentinel"})
+	})
+}
+
+// TestIncrementingNames: INCREMENTING gives every transaction a new id.
+func TestIncrementingNames(t *testing.T) {
+	t.Parallel()
+	b := kafkatest.Require(t)
+	topic := b.Topic(t, 1)
+	ack := &MemoryAckTracker{}
+	prefix := kafkatest.UniqueName(t)
+	cfg := eosConfig(b, topic, prefix, ack)
+	cfg.TransactionNamingStrategy = Incrementing
+	run, err := startEOS(t, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for i := int64(1); i <= 4; i++ {
+		mustWrite(t, run.w, rows("i"+string(rune('0'+i))))
+		c := mustPreCommit(t, run.w, i)
+		if err := run.cm.Commit(context.Background(), c); err != nil {
+			t.Fatal(err)
+		}
+		ack.MarkDurable(c)
+		ids = append(ids, mustDecode(t, c).TransactionalID)
+	}
+	for i, id := range ids {
+		if want := transactionalID(prefix, 0, i); id != want {
+			t.Fatalf("transaction %d on %s, want %s", i, id, want)
+		}
+	}
+	if len(run.w.slots) > 2 {
+		t.Fatalf("%d slots kept after their commits became durable", len(run.w.slots))
+	}
+	expectValues(t, b, topic, true, []string{"i1", "i2", "i3", "i4"})
+}
+
+// TestLingeringAbortScope: recovery aborts open transactions of the prefix
+// from any task (an earlier run's parallelism may differ) but leaves a
+// longer prefix that merely starts with it alone.
+func TestLingeringAbortScope(t *testing.T) {
+	t.Parallel()
+	b := kafkatest.Require(t)
+	topic := b.Topic(t, 1)
+	other := b.Topic(t, 1)
+	prefix := kafkatest.UniqueName(t)
+	ctx := context.Background()
+	open := func(id, topic string) *kgo.Client {
+		cl := b.Client(t, kgo.TransactionalID(id), kgo.DefaultProduceTopic(topic))
+		if err := cl.BeginTransaction(); err != nil {
+			t.Fatal(err)
+		}
+		if err := cl.ProduceSync(ctx, kgo.StringRecord(id)).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+		return cl
+	}
+	ours := transactionalID(prefix, 3, 9)
+	foreign := transactionalID(prefix+"-x", 0, 0)
+	open(ours, topic).Close()
+	foreignCl := open(foreign, other)
+	if _, err := startEOS(t, eosConfig(b, topic, prefix, &MemoryAckTracker{})); err != nil {
+		t.Fatal(err)
+	}
+	d, err := b.Admin(t).DescribeTransactions(ctx, ours, foreign)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d[ours].State == "Ongoing" {
+		t.Fatalf("open transaction %s of the prefix was not aborted", ours)
+	}
+	if d[foreign].State != "Ongoing" {
+		t.Fatalf("transaction %s of another prefix was touched: %s", foreign, d[foreign].State)
+	}
+	if err := foreignCl.EndTransaction(ctx, kgo.TryAbort); err != nil {
+		t.Fatal(err)
+	}
+	produceSentinel(t, b, topic)
+	expectValues(t, b, topic, true, []string{"sentinel"})
+}
