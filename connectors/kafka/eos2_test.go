@@ -20,8 +20,14 @@ func TestCommitAfterUnconfirmedAndClose(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if !run.w.OldestUncommitted().IsZero() {
+			t.Fatalf("OldestUncommitted before any write is not zero")
+		}
 		mustWrite(t, run.w, rows("u1", "u2"))
 		c1 := mustPreCommit(t, run.w, 1)
+		if run.w.OldestUncommitted().IsZero() {
+			t.Fatalf("OldestUncommitted with a pre-committed transaction is zero")
+		}
 		done, cancel := context.WithCancel(context.Background())
 		cancel()
 		if err := run.cm.Commit(done, c1); err == nil {
@@ -36,6 +42,9 @@ func TestCommitAfterUnconfirmedAndClose(t *testing.T) {
 		}
 		if sl.state != slotCommitted {
 			t.Fatalf("slot state %d after the raw commit, want committed", sl.state)
+		}
+		if !run.w.OldestUncommitted().IsZero() {
+			t.Fatalf("OldestUncommitted after the commit is not zero")
 		}
 
 		mustWrite(t, run.w, rows("u3"))

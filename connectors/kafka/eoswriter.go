@@ -46,6 +46,7 @@ type slot struct {
 	used   bool        // client has begun a transaction
 	last   connector.Committable
 	lastC  committable
+	began  time.Time // when the open or last transaction began
 }
 
 // reusable reports whether a new transaction may start on sl: its last
@@ -158,7 +159,7 @@ func (w *ExactlyOnceWriter) begin(ctx context.Context) error {
 	if err := sl.client.BeginTransaction(); err != nil {
 		return fmt.Errorf("kafka sink: beginning a transaction on %q: %w", sl.id, err)
 	}
-	sl.state, sl.used, sl.last, sl.lastC = slotOpen, true, nil, committable{}
+	sl.state, sl.used, sl.last, sl.lastC, sl.began = slotOpen, true, nil, committable{}, time.Now()
 	w.p.reset()
 	w.cur = sl
 	return nil
@@ -266,6 +267,25 @@ func (w *ExactlyOnceWriter) CheckpointReady() (bool, string) {
 	}
 	return false, fmt.Sprintf("kafka sink %s, task %d: all %d transactional ids wait for their commits to be acknowledged",
 		w.task.Table, w.task.Index, len(w.slots))
+}
+
+// OldestUncommitted returns when the oldest transaction of this writer that
+// is not known to be committed (open, or pre-committed and not yet
+// committed) began; zero when there is none. The broker aborts a
+// transaction TransactionTimeout after it began, so the runtime fails over
+// to the last completed checkpoint well before that age (DESIGN.md,
+// "Failed checkpoints"). Safe to call from any goroutine that does not
+// run Write or PreCommit concurrently.
+func (w *ExactlyOnceWriter) OldestUncommitted() time.Time {
+	var oldest time.Time
+	for _, sl := range w.slots {
+		sl.mu.Lock()
+		if (sl.state == slotOpen || sl.state == slotPrecommitted) && (oldest.IsZero() || sl.began.Before(oldest)) {
+			oldest = sl.began
+		}
+		sl.mu.Unlock()
+	}
+	return oldest
 }
 
 // PreCommit flushes the open transaction and returns its committable, or
