@@ -37,6 +37,24 @@ func TestExactlyOnceEndToEnd(t *testing.T) {
 			t.Fatal(err)
 		}
 		ctx := context.Background()
+		// The coordinator asks the writer about its pool from another
+		// goroutine while the task writes (checked by the race detector).
+		stop := make(chan struct{})
+		polled := make(chan struct{})
+		go func() {
+			defer close(polled)
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+					run.w.CheckpointReady()
+					run.w.OldestUncommitted()
+					time.Sleep(time.Millisecond)
+				}
+			}
+		}()
+		defer func() { close(stop); <-polled }()
 		if cs, err := run.w.PreCommit(ctx, 1); err != nil || len(cs) != 0 {
 			t.Fatalf("PreCommit with nothing written = %q, %v; want no committable", cs, err)
 		}

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -89,6 +91,21 @@ type ExactlyOnceWriter struct {
 	cur     *slot   // slot of the open transaction, nil when none is open
 	nextSeq int     // next slot index (INCREMENTING)
 	failed  error   // sticky: a produce failed; only Close remains
+
+	// view is a copy of slots and cur for CheckpointReady and
+	// OldestUncommitted, which other goroutines call.
+	view atomic.Pointer[writerView]
+}
+
+type writerView struct {
+	slots []*slot
+	cur   *slot
+}
+
+// publish makes the current slots visible to other goroutines. It is
+// called when slots or cur change: per transaction, not per record.
+func (w *ExactlyOnceWriter) publish() {
+	w.view.Store(&writerView{slots: slices.Clone(w.slots), cur: w.cur})
 }
 
 func newExactlyOnceWriter(ctx context.Context, s *TransactionalSink, task connector.TaskInfo) (*ExactlyOnceWriter, error) {
@@ -162,6 +179,7 @@ func (w *ExactlyOnceWriter) begin(ctx context.Context) error {
 	sl.state, sl.used, sl.last, sl.lastC, sl.began = slotOpen, true, nil, committable{}, time.Now()
 	w.p.reset()
 	w.cur = sl
+	w.publish()
 	return nil
 }
 
@@ -225,6 +243,7 @@ func (w *ExactlyOnceWriter) newSlot() *slot {
 		if !used && !w.sink.isReserved(id) {
 			sl := &slot{id: id, index: idx}
 			w.slots = append(w.slots, sl)
+			w.publish()
 			w.sink.register(sl)
 			w.nextSeq = idx + 1
 			return sl
@@ -249,24 +268,27 @@ func (w *ExactlyOnceWriter) sweep() {
 	}
 	clear(w.slots[len(kept):])
 	w.slots = kept
+	w.publish()
 }
 
 // CheckpointReady reports whether a checkpoint may be triggered: after
 // this writer pre-commits, its next transaction will find a transactional
 // id (free now, creatable, or committed and made durable by that
 // checkpoint). When it is false the runtime should hold checkpoints back
-// (the job keeps running) and warn with the reason.
+// (the job keeps running) and warn with the reason. It is safe to call
+// from any goroutine.
 func (w *ExactlyOnceWriter) CheckpointReady() (bool, string) {
-	if len(w.slots) < w.sink.cfg.MaxTransactionSlots {
+	v := w.view.Load()
+	if v == nil || len(v.slots) < w.sink.cfg.MaxTransactionSlots {
 		return true, ""
 	}
-	for _, sl := range w.slots {
-		if sl != w.cur && (sl.reusable(w.sink.cfg.AckTracker) || sl.committedNotDurable()) {
+	for _, sl := range v.slots {
+		if sl != v.cur && (sl.reusable(w.sink.cfg.AckTracker) || sl.committedNotDurable()) {
 			return true, ""
 		}
 	}
 	return false, fmt.Sprintf("kafka sink %s, task %d: all %d transactional ids wait for their commits to be acknowledged",
-		w.task.Table, w.task.Index, len(w.slots))
+		w.task.Table, w.task.Index, len(v.slots))
 }
 
 // OldestUncommitted returns when the oldest transaction of this writer that
@@ -274,11 +296,14 @@ func (w *ExactlyOnceWriter) CheckpointReady() (bool, string) {
 // committed) began; zero when there is none. The broker aborts a
 // transaction TransactionTimeout after it began, so the runtime fails over
 // to the last completed checkpoint well before that age (DESIGN.md,
-// "Failed checkpoints"). Safe to call from any goroutine that does not
-// run Write or PreCommit concurrently.
+// "Failed checkpoints"). It is safe to call from any goroutine.
 func (w *ExactlyOnceWriter) OldestUncommitted() time.Time {
 	var oldest time.Time
-	for _, sl := range w.slots {
+	v := w.view.Load()
+	if v == nil {
+		return oldest
+	}
+	for _, sl := range v.slots {
 		sl.mu.Lock()
 		if (sl.state == slotOpen || sl.state == slotPrecommitted) && (oldest.IsZero() || sl.began.Before(oldest)) {
 			oldest = sl.began
@@ -322,6 +347,7 @@ func (w *ExactlyOnceWriter) PreCommit(ctx context.Context, checkpointID int64) (
 	sl.state, sl.last, sl.lastC = slotPrecommitted, b, c
 	sl.mu.Unlock()
 	w.cur = nil
+	w.publish()
 	return []connector.Committable{b}, nil
 }
 
@@ -336,6 +362,7 @@ func (w *ExactlyOnceWriter) Close() error {
 		}
 	}
 	w.slots, w.cur = nil, nil
+	w.publish()
 	w.meta.Close()
 	return errors.Join(errs...)
 }

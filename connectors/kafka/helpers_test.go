@@ -125,6 +125,7 @@ func (w *ExactlyOnceWriter) crash() {
 		sl.mu.Unlock()
 	}
 	w.slots, w.cur = nil, nil
+	w.publish()
 }
 
 func mustWrite(t *testing.T, w connector.Writer, rs []types.Row) {
