@@ -120,6 +120,19 @@ func TestIncrementingNames(t *testing.T) {
 		t.Fatalf("%d slots kept after their commits became durable", len(run.w.slots))
 	}
 	expectValues(t, b, topic, true, []string{"i1", "i2", "i3", "i4"})
+
+	// A restart continues after the restored checkpoint's ids.
+	mustWrite(t, run.w, rows("i5"))
+	c5 := mustPreCommit(t, run.w, 5)
+	run.w.crash()
+	run2, err := startEOS(t, cfg, c5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustWrite(t, run2.w, rows("i6"))
+	if got, want := mustDecode(t, mustPreCommit(t, run2.w, 6)).TransactionalID, transactionalID(prefix, 0, 5); got != want {
+		t.Fatalf("first transaction after the restart on %s, want %s", got, want)
+	}
 }
 
 // TestLingeringAbortScope: recovery aborts open transactions of the prefix

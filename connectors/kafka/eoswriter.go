@@ -117,7 +117,12 @@ func newExactlyOnceWriter(ctx context.Context, s *TransactionalSink, task connec
 	if log == nil {
 		log = s.cfg.Logger
 	}
-	return &ExactlyOnceWriter{sink: s, task: task, log: log, meta: meta, p: newProducer(s.cfg.Encoder)}, nil
+	w := &ExactlyOnceWriter{sink: s, task: task, log: log, meta: meta, p: newProducer(s.cfg.Encoder)}
+	if s.cfg.TransactionNamingStrategy == Incrementing {
+		// Continue after the ids of the restored checkpoint.
+		w.nextSeq = s.nextIndex(task.Index)
+	}
+	return w, nil
 }
 
 // Write produces rows in the task's open transaction, beginning one (on a

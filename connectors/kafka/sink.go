@@ -208,6 +208,20 @@ func (s *TransactionalSink) reserve(id string, c connector.Committable) {
 	s.mu.Unlock()
 }
 
+// nextIndex returns one more than the highest slot index of task among
+// the restored committables (0 when there is none).
+func (s *TransactionalSink) nextIndex(task int) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	next := 0
+	for id := range s.reserved {
+		if t, sl, ok := parseTransactionalID(s.cfg.TransactionalIDPrefix, id); ok && t == task && sl >= next {
+			next = sl + 1
+		}
+	}
+	return next
+}
+
 // isReserved reports whether id holds a restored committable whose commit
 // is not yet durably acknowledged.
 func (s *TransactionalSink) isReserved(id string) bool {

@@ -166,6 +166,11 @@ func TestSourceStartupModes(t *testing.T) {
 		if got := readToEOF(t, openReader(t, newSource(t, cfg), nil)); !slices.Equal(got, all[7:]) {
 			t.Fatalf("group offsets read %q, want %q", got, all[7:])
 		}
+		// Bounded by the group's offsets.
+		cfg.StartupMode, cfg.BoundedMode = StartEarliest, BoundedGroupOffsets
+		if got := readToEOF(t, openReader(t, newSource(t, cfg), nil)); !slices.Equal(got, all[:7]) {
+			t.Fatalf("bounded by group offsets read %q, want %q", got, all[:7])
+		}
 	})
 }
 
