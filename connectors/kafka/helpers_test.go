@@ -88,6 +88,9 @@ type eosRun struct {
 func startEOS(t *testing.T, cfg SinkConfig, pending ...connector.Committable) (*eosRun, error) {
 	t.Helper()
 	ctx := context.Background()
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.NewTextHandler(t.Output(), nil))
+	}
 	s, err := NewSink(cfg)
 	if err != nil {
 		t.Fatalf("NewSink: %v", err)
