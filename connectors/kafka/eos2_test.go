@@ -2,10 +2,12 @@ package kafka
 
 import (
 	"context"
+	"strconv"
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/internal/kafkatest"
 )
 
@@ -177,4 +179,62 @@ func TestLingeringAbortScope(t *testing.T) {
 	}
 	produceSentinel(t, b, topic)
 	expectValues(t, b, topic, true, []string{"sentinel"})
+}
+
+// TestDelayedCommits: commit notifications stop for many checkpoint
+// intervals. The writer keeps accepting rows, reports that checkpoints must
+// wait once its pool is full, never reuses an id whose commit is not
+// acknowledged, and the output is exact once commits resume.
+func TestDelayedCommits(t *testing.T) {
+	forEachBroker(t, func(t *testing.T, b kafkatest.Broker) {
+		topic := b.Topic(t, 1)
+		ack := &MemoryAckTracker{}
+		cfg := eosConfig(b, topic, kafkatest.UniqueName(t), ack)
+		cfg.MaxTransactionSlots = 3
+		run, err := startEOS(t, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.Background()
+		var want []string
+		var pending []connector.Committable
+		ids := map[string]bool{}
+		held := 0
+		for cp := int64(1); cp <= 10; cp++ {
+			vals := seq("d"+strconv.Itoa(int(cp))+"-", 0, 5)
+			mustWrite(t, run.w, rows(vals...))
+			want = append(want, vals...)
+			if ok, _ := run.w.CheckpointReady(); !ok {
+				held++ // the coordinator does not trigger this checkpoint
+				continue
+			}
+			c := mustPreCommit(t, run.w, cp)
+			id := mustDecode(t, c).TransactionalID
+			if ids[id] {
+				t.Fatalf("id %s reused while its commit was not acknowledged", id)
+			}
+			ids[id] = true
+			pending = append(pending, c)
+		}
+		if held == 0 || len(pending) != 2 {
+			t.Fatalf("%d checkpoints held back, %d pre-committed: want the pool (3) to fill and checkpoints to wait", held, len(pending))
+		}
+		// Commits resume; the next checkpoint makes their acks durable.
+		for _, c := range pending {
+			if err := run.cm.Commit(ctx, c); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if ok, why := run.w.CheckpointReady(); !ok {
+			t.Fatalf("CheckpointReady after the commits: %s", why)
+		}
+		last := mustPreCommit(t, run.w, 11)
+		for _, c := range pending {
+			ack.MarkDurable(c)
+		}
+		if err := run.cm.Commit(ctx, last); err != nil {
+			t.Fatal(err)
+		}
+		expectValues(t, b, topic, true, want)
+	})
 }
