@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"regexp"
 	"strings"
 	"time"
 
@@ -152,8 +153,14 @@ const (
 
 // SinkConfig is a validated Kafka sink. Field names follow Flink's options.
 type SinkConfig struct {
-	// Topic is 'topic': where records without a topic of their own go.
+	// Topic is 'topic' when it names one topic: where records without a
+	// topic of their own (the writable 'topic' metadata column) go.
 	Topic string
+	// AllowedTopics is 'topic' when it lists several topics, and
+	// TopicPattern is 'topic-pattern' (matched against the whole name):
+	// when either is set, a record's own topic must be allowed by it.
+	AllowedTopics []string
+	TopicPattern  *regexp.Regexp
 	// Properties are the 'properties.*' options without the prefix, with
 	// the Java client's names (bootstrap.servers is required).
 	Properties map[string]string
@@ -192,8 +199,8 @@ func (cfg *SinkConfig) validate() (clientSettings, error) {
 	if err != nil {
 		return s, err
 	}
-	if cfg.Topic == "" {
-		return s, errors.New("kafka sink: option 'topic' is required")
+	if cfg.Topic == "" && len(cfg.AllowedTopics) == 0 && cfg.TopicPattern == nil {
+		return s, errors.New("kafka sink: option 'topic' or 'topic-pattern' is required")
 	}
 	if cfg.Encoder == nil {
 		return s, errors.New("kafka sink: no record encoder")
@@ -225,6 +232,44 @@ func (cfg *SinkConfig) validate() (clientSettings, error) {
 		}
 	}
 	return s, nil
+}
+
+// topicCheck returns the per-record check of a record's own topic, or nil
+// when every record may go anywhere it says.
+func (cfg *SinkConfig) topicCheck() func(*kgo.Record) error {
+	if cfg.Topic != "" && len(cfg.AllowedTopics) == 0 && cfg.TopicPattern == nil {
+		return nil
+	}
+	allowed := make(map[string]bool, len(cfg.AllowedTopics))
+	for _, t := range cfg.AllowedTopics {
+		allowed[t] = true
+	}
+	pattern := anchored(cfg.TopicPattern)
+	def := cfg.Topic
+	return func(r *kgo.Record) error {
+		switch {
+		case r.Topic == "" && def == "":
+			return errors.New("the row has no topic: fill the 'topic' metadata column")
+		case r.Topic == "", r.Topic == def, allowed[r.Topic]:
+			return nil
+		case pattern != nil && pattern.MatchString(r.Topic):
+			return nil
+		}
+		return fmt.Errorf("the row's topic %q is not allowed by option 'topic' or 'topic-pattern'", r.Topic)
+	}
+}
+
+// anchored returns re matching whole strings only, as Java's
+// Matcher.matches() (nil for nil).
+func anchored(re *regexp.Regexp) *regexp.Regexp {
+	if re == nil {
+		return nil
+	}
+	full, err := regexp.Compile(`^(?:` + re.String() + `)$`)
+	if err != nil { // cannot happen: re compiled
+		return re
+	}
+	return full
 }
 
 // ValidateTransactionTimeout checks, without a broker, that a transaction

@@ -117,7 +117,7 @@ func newExactlyOnceWriter(ctx context.Context, s *TransactionalSink, task connec
 	if log == nil {
 		log = s.cfg.Logger
 	}
-	w := &ExactlyOnceWriter{sink: s, task: task, log: log, meta: meta, p: newProducer(s.cfg.Encoder)}
+	w := &ExactlyOnceWriter{sink: s, task: task, log: log, meta: meta, p: newProducer(s.cfg.Encoder, s.cfg.topicCheck())}
 	if s.cfg.TransactionNamingStrategy == Incrementing {
 		// Continue after the ids of the restored checkpoint.
 		w.nextSeq = s.nextIndex(task.Index)

@@ -16,6 +16,7 @@ import (
 // the produce promises.
 type producer struct {
 	enc     RecordEncoder
+	check   func(*kgo.Record) error // checks a record's own topic; nil: none
 	records sync.Pool
 	promise func(*kgo.Record, error) // p.done, bound once
 
@@ -28,8 +29,8 @@ type producer struct {
 	mixed    bool // records of one transaction reported different producer ids or epochs
 }
 
-func newProducer(enc RecordEncoder) *producer {
-	p := &producer{enc: enc}
+func newProducer(enc RecordEncoder, check func(*kgo.Record) error) *producer {
+	p := &producer{enc: enc, check: check}
 	p.records.New = func() any { return new(kgo.Record) }
 	p.promise = p.done
 	return p
@@ -70,6 +71,12 @@ func (p *producer) produce(cl *kgo.Client, rows []types.Row) (int, error) {
 		if err := p.enc.EncodeRecord(&rows[i], r); err != nil {
 			p.records.Put(r)
 			return i, fmt.Errorf("kafka sink: encoding a row: %w", err)
+		}
+		if p.check != nil {
+			if err := p.check(r); err != nil {
+				p.records.Put(r)
+				return i, fmt.Errorf("kafka sink: %w", err)
+			}
 		}
 		// The context only bounds waiting for buffer space and the life of
 		// the buffered record; transactions are aborted by Close instead.

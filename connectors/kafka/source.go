@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -181,8 +183,11 @@ type Decoder func(key, value []byte, row *types.Row) error
 // SourceConfig is a validated Kafka source. Field names follow Flink's
 // options.
 type SourceConfig struct {
-	// Topics is 'topic' (a list).
-	Topics []string
+	// Topics is 'topic' (a list); TopicPattern is 'topic-pattern'
+	// (matched against whole topic names, resolved when the splits are
+	// listed). One of them is required.
+	Topics       []string
+	TopicPattern *regexp.Regexp
 	// Properties are the 'properties.*' options without the prefix.
 	Properties map[string]string
 	// StartupMode and its parameters.
@@ -218,15 +223,17 @@ func NewSource(cfg SourceConfig) (*Source, error) {
 		return nil, err
 	}
 	switch {
-	case len(cfg.Topics) == 0:
-		return nil, errors.New("kafka source: option 'topic' is required")
+	case len(cfg.Topics) == 0 && cfg.TopicPattern == nil:
+		return nil, errors.New("kafka source: either 'topic' or 'topic-pattern' must be set")
+	case len(cfg.Topics) > 0 && cfg.TopicPattern != nil:
+		return nil, errors.New("kafka source: options 'topic' and 'topic-pattern' shouldn't be set together")
 	case cfg.Decoder == nil:
 		return nil, errors.New("kafka source: no decoder")
 	case cfg.StartupMode == StartSpecificOffsets && len(cfg.StartupSpecificOffsets) == 0:
 		return nil, errors.New("kafka source: 'scan.startup.specific-offsets' is required in 'specific-offsets' startup mode but missing")
 	case cfg.BoundedMode == BoundedSpecificOffsets && len(cfg.BoundedSpecificOffsets) == 0:
 		return nil, errors.New("kafka source: 'scan.bounded.specific-offsets' is required in 'specific-offsets' bounded mode but missing")
-	case (cfg.StartupMode == StartSpecificOffsets || cfg.BoundedMode == BoundedSpecificOffsets) && len(cfg.Topics) > 1:
+	case (cfg.StartupMode == StartSpecificOffsets || cfg.BoundedMode == BoundedSpecificOffsets) && len(cfg.Topics) != 1:
 		return nil, errors.New("kafka source: specific offsets need a single topic")
 	case (cfg.StartupMode == StartGroupOffsets || cfg.BoundedMode == BoundedGroupOffsets) && s.groupID == "":
 		return nil, errors.New("kafka source: 'group-offsets' needs 'properties.group.id'")
@@ -267,8 +274,18 @@ func (s *Source) Splits(ctx context.Context) ([]connector.Split, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kafka source: listing partitions: %w", err)
 	}
+	topics := s.cfg.Topics
+	if s.cfg.TopicPattern != nil {
+		re := anchored(s.cfg.TopicPattern)
+		for _, t := range md.Names() {
+			if re.MatchString(t) {
+				topics = append(topics, t)
+			}
+		}
+		slices.Sort(topics)
+	}
 	var out []connector.Split
-	for _, topic := range s.cfg.Topics {
+	for _, topic := range topics {
 		td, ok := md[topic]
 		if !ok || td.Err != nil {
 			return nil, fmt.Errorf("kafka source: topic %q: %v", topic, td.Err)
