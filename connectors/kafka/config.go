@@ -134,9 +134,16 @@ func (f EncoderFunc) EncodeRecord(row *types.Row, rec *kgo.Record) error { retur
 // checkpoint or an fsynced commit log). A transactional id is reused only
 // when the committable of its previous transaction is durably committed;
 // otherwise a crash could make recovery re-commit that committable against
-// the id's newer transaction. The runtime provides the real tracker; it
-// must be safe for concurrent use.
-type AckTracker interface {
+// the id's newer transaction. The runtime provides the real tracker
+// (SinkConfig.AckTracker or TransactionalSink.SetAckTracker); it must be
+// safe for concurrent use.
+//
+// AckTracker is an alias of an unnamed interface type so that a runtime
+// can hand its tracker over through an interface of its own, without
+// importing this package: any
+// SetAckTracker(interface{ IsDurablyCommitted(connector.Committable) bool })
+// method matches.
+type AckTracker = interface {
 	IsDurablyCommitted(c connector.Committable) bool
 }
 
@@ -187,7 +194,9 @@ type SinkConfig struct {
 	MaxBufferedRecords int
 	// Encoder turns rows into records; required.
 	Encoder RecordEncoder
-	// AckTracker is required for exactly-once.
+	// AckTracker is required for exactly-once, here or through
+	// TransactionalSink.SetAckTracker before the committer or a writer is
+	// created.
 	AckTracker AckTracker
 	// Logger receives warnings; nil means slog.Default().
 	Logger *slog.Logger
@@ -220,9 +229,6 @@ func (cfg *SinkConfig) validate() (clientSettings, error) {
 	if cfg.DeliveryGuarantee == ExactlyOnce {
 		if cfg.TransactionalIDPrefix == "" {
 			return s, errors.New("kafka sink: exactly-once needs 'sink.transactional-id-prefix'")
-		}
-		if cfg.AckTracker == nil {
-			return s, errors.New("kafka sink: exactly-once needs a commit acknowledgement tracker")
 		}
 		if cfg.MaxTransactionSlots < 2 {
 			return s, fmt.Errorf("kafka sink: at least 2 transaction slots are needed, got %d", cfg.MaxTransactionSlots)

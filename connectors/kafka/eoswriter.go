@@ -85,6 +85,7 @@ type ExactlyOnceWriter struct {
 	task connector.TaskInfo
 	log  *slog.Logger
 	meta *kgo.Client // non-transactional: reads the transaction version
+	ack  AckTracker
 	p    *producer
 
 	slots   []*slot // live slots
@@ -108,7 +109,7 @@ func (w *ExactlyOnceWriter) publish() {
 	w.view.Store(&writerView{slots: slices.Clone(w.slots), cur: w.cur})
 }
 
-func newExactlyOnceWriter(ctx context.Context, s *TransactionalSink, task connector.TaskInfo) (*ExactlyOnceWriter, error) {
+func newExactlyOnceWriter(s *TransactionalSink, task connector.TaskInfo, ack AckTracker) (*ExactlyOnceWriter, error) {
 	meta, err := s.newClient()
 	if err != nil {
 		return nil, err
@@ -117,7 +118,7 @@ func newExactlyOnceWriter(ctx context.Context, s *TransactionalSink, task connec
 	if log == nil {
 		log = s.cfg.Logger
 	}
-	w := &ExactlyOnceWriter{sink: s, task: task, log: log, meta: meta, p: newProducer(s.cfg.Encoder, s.cfg.topicCheck())}
+	w := &ExactlyOnceWriter{sink: s, task: task, log: log, meta: meta, ack: ack, p: newProducer(s.cfg.Encoder, s.cfg.topicCheck())}
 	if s.cfg.TransactionNamingStrategy == Incrementing {
 		// Continue after the ids of the restored checkpoint.
 		w.nextSeq = s.nextIndex(task.Index)
@@ -194,7 +195,7 @@ func (w *ExactlyOnceWriter) begin(ctx context.Context) error {
 // in flight to complete); with nothing to wait for it fails with
 // ErrSlotsExhausted.
 func (w *ExactlyOnceWriter) acquire(ctx context.Context) (*slot, error) {
-	ack := w.sink.cfg.AckTracker
+	ack := w.ack
 	backoff := 5 * time.Millisecond
 	for {
 		w.sweep()
@@ -265,7 +266,7 @@ func (w *ExactlyOnceWriter) sweep() {
 	}
 	kept := w.slots[:0]
 	for _, sl := range w.slots {
-		if sl != w.cur && sl.reusable(w.sink.cfg.AckTracker) {
+		if sl != w.cur && sl.reusable(w.ack) {
 			w.closeSlot(sl)
 			continue
 		}
@@ -288,7 +289,7 @@ func (w *ExactlyOnceWriter) CheckpointReady() (bool, string) {
 		return true, ""
 	}
 	for _, sl := range v.slots {
-		if sl != v.cur && (sl.reusable(w.sink.cfg.AckTracker) || sl.committedNotDurable()) {
+		if sl != v.cur && (sl.reusable(w.ack) || sl.committedNotDurable()) {
 			return true, ""
 		}
 	}

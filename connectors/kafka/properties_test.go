@@ -1,10 +1,13 @@
 package kafka
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/streamsql/streamsql/connector"
 )
 
 func TestParseProperties(t *testing.T) {
@@ -75,6 +78,24 @@ func TestSinkConfigValidation(t *testing.T) {
 	noIdem.Properties["acks"] = "1"
 	if _, err := NewSink(noIdem); err == nil {
 		t.Errorf("exactly-once with acks=1 accepted")
+	}
+	noAck := base()
+	noAck.AckTracker = nil
+	s, err := NewSink(noAck)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Open(context.Background(), task(0)); err == nil || !strings.Contains(err.Error(), "SetAckTracker") {
+		t.Errorf("Open without an ack tracker: %v", err)
+	}
+	// A runtime hands its tracker over through an interface of its own.
+	type runtimeSide interface {
+		SetAckTracker(interface {
+			IsDurablyCommitted(connector.Committable) bool
+		})
+	}
+	if _, ok := s.(runtimeSide); !ok {
+		t.Errorf("TransactionalSink.SetAckTracker does not match the unnamed interface")
 	}
 	if err := ValidateTransactionTimeout(time.Minute, time.Minute, 10*time.Minute); err == nil ||
 		!strings.Contains(err.Error(), "properties.transaction.timeout.ms") {

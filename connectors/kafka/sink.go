@@ -38,6 +38,25 @@ type TransactionalSink struct {
 	// reserved are committables restored by Recover, by transactional id:
 	// their ids are not reused until their commit is durably acknowledged.
 	reserved map[string]connector.Committable
+	ack      AckTracker
+}
+
+// SetAckTracker gives the sink the runtime's tracker of durable commit
+// acknowledgements. Call it before Committer and Open.
+func (s *TransactionalSink) SetAckTracker(t AckTracker) {
+	s.mu.Lock()
+	s.ack = t
+	s.mu.Unlock()
+}
+
+// tracker returns the AckTracker or an error saying it is missing.
+func (s *TransactionalSink) tracker() (AckTracker, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ack == nil {
+		return nil, errors.New("kafka sink: exactly-once needs the runtime's tracker of durable commit acknowledgements (SetAckTracker)")
+	}
+	return s.ack, nil
 }
 
 // NewSink validates cfg (no broker is contacted) and returns the sink.
@@ -49,7 +68,8 @@ func NewSink(cfg SinkConfig) (connector.Sink, error) {
 	if cfg.DeliveryGuarantee != ExactlyOnce {
 		return &Sink{cfg: cfg, settings: s}, nil
 	}
-	return &TransactionalSink{Sink: Sink{cfg: cfg, settings: s}, slots: map[string]*slot{}, reserved: map[string]connector.Committable{}}, nil
+	return &TransactionalSink{Sink: Sink{cfg: cfg, settings: s}, slots: map[string]*slot{}, reserved: map[string]connector.Committable{},
+		ack: cfg.AckTracker}, nil
 }
 
 // Open returns the writer of one sink task.
@@ -59,14 +79,21 @@ func (s *Sink) Open(ctx context.Context, task connector.TaskInfo) (connector.Wri
 
 // Open returns the exactly-once writer of one sink task.
 func (s *TransactionalSink) Open(ctx context.Context, task connector.TaskInfo) (connector.Writer, error) {
+	ack, err := s.tracker()
+	if err != nil {
+		return nil, err
+	}
 	if err := s.start(ctx); err != nil {
 		return nil, err
 	}
-	return newExactlyOnceWriter(ctx, s, task)
+	return newExactlyOnceWriter(s, task, ack)
 }
 
 // Committer returns the committer of the sink.
 func (s *TransactionalSink) Committer(ctx context.Context, job string) (connector.Committer, error) {
+	if _, err := s.tracker(); err != nil {
+		return nil, err
+	}
 	if err := s.start(ctx); err != nil {
 		return nil, err
 	}
@@ -231,7 +258,7 @@ func (s *TransactionalSink) isReserved(id string) bool {
 	if !ok {
 		return false
 	}
-	if s.cfg.AckTracker.IsDurablyCommitted(c) {
+	if s.ack.IsDurablyCommitted(c) {
 		delete(s.reserved, id)
 		return false
 	}
