@@ -33,6 +33,30 @@
 // hold checkpoints back, and Write fails with ErrSlotsExhausted if it is
 // not honoured.
 //
+// # Runtime integration
+//
+// The runtime gives the exactly-once sink its tracker of durable commit
+// acknowledgements (SetAckTracker, or SinkConfig.AckTracker) before it
+// creates the Committer (once per run; Recover before any writer opens)
+// and the writers. It should ask each ExactlyOnceWriter, from the
+// coordinator's goroutine, CheckpointReady before triggering a checkpoint
+// (false: hold the checkpoint back and warn with the reason) and
+// OldestUncommitted to fail over before a transaction nears the
+// transaction timeout (Sink.TransactionTimeout). A Commit error wrapping
+// connector.ErrCommitLost is terminal.
+//
+// # Source
+//
+// The Source has one split per partition ("<topic>:<partition>"), read by
+// direct assignment; a split's state is the next offset as decimal text.
+// Startup modes resolve to concrete offsets when a reader opens; bounded
+// modes give each partition an end offset (the last stable offset under
+// read_committed) and the reader returns io.EOF when every partition
+// reached it — control records are kept internally so that a trailing
+// transaction marker moves the position. Rows are built by a Decoder (the
+// formats) plus the requested metadata columns; offsets are committed to
+// 'properties.group.id' when a checkpoint completes.
+//
 // # Client properties
 //
 // 'properties.*' options use the Java client's names and are mapped onto
