@@ -268,9 +268,20 @@ func (r *Reader) resolveEnds(ctx context.Context, topics []string) error {
 	return nil
 }
 
-// Read returns the next rows. A bounded reader returns io.EOF once every
-// partition reached its end.
+// Read blocks until rows are available and returns them. A bounded reader
+// returns io.EOF once every partition reached its end.
 func (r *Reader) Read(ctx context.Context) ([]types.Row, error) {
+	for {
+		rows, err := r.poll(ctx)
+		if len(rows) > 0 || err != nil {
+			return rows, err
+		}
+	}
+}
+
+// poll reads one fetch; it may return no rows (only control records, or
+// records past the end).
+func (r *Reader) poll(ctx context.Context) ([]types.Row, error) {
 	if r.src.Bounded() && r.open == 0 {
 		return nil, io.EOF
 	}
