@@ -33,7 +33,7 @@ type Committer struct {
 func newCommitter(s *TransactionalSink) (*Committer, error) {
 	c := &Committer{sink: s}
 	for i, tv := range []int16{1, 2} {
-		cl, err := s.newClient(versionsFor(tv))
+		cl, err := s.newClient(kgo.MaxVersions(versionsFor(tv)))
 		if err != nil {
 			c.Close()
 			return nil, err

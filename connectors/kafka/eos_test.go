@@ -8,6 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+	"github.com/twmb/franz-go/pkg/kversion"
+
 	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/internal/kafkatest"
 )
@@ -278,6 +282,14 @@ func TestSlotReuseAfterDurableAck(t *testing.T) {
 		}
 		ctx := context.Background()
 		mustWrite(t, run.w, rows("1"))
+		// The slot's client is pinned to the cluster's transaction version.
+		v, _ := run.w.cur.client.OptValue(kgo.MaxVersions).(*kversion.Versions)
+		if v == nil {
+			t.Fatal("the slot's client has no MaxVersions")
+		}
+		if max, _ := v.LookupMaxKeyVersion(kmsg.EndTxn.Int16()); (b.TransactionVersion < 2) != (max == 4) {
+			t.Fatalf("slot client on transaction version %d may send EndTxn v%d", b.TransactionVersion, max)
+		}
 		c1 := mustPreCommit(t, run.w, 1)
 		if err := run.cm.Commit(ctx, c1); err != nil {
 			t.Fatal(err)

@@ -172,7 +172,7 @@ func (w *ExactlyOnceWriter) begin(ctx context.Context) error {
 			return fmt.Errorf("kafka sink: %w", err)
 		}
 		opts := append(w.sink.producerOpts(w.task), kgo.TransactionalID(sl.id),
-			kgo.TransactionTimeout(w.sink.TransactionTimeout()), versionsFor(tv))
+			kgo.TransactionTimeout(w.sink.TransactionTimeout()), kgo.MaxVersions(versionsFor(tv)))
 		cl, err := kgo.NewClient(opts...)
 		if err != nil {
 			return fmt.Errorf("kafka sink: creating the client of transactional id %q: %w", sl.id, err)

@@ -35,17 +35,17 @@ func transactionVersion(ctx context.Context, cl *kgo.Client) (int16, error) {
 	return 0, nil
 }
 
-// versionsFor returns the MaxVersions option pinning a client to the
-// transaction protocol of version tv: below 2, EndTxn is capped at v4 so
-// that neither a transactional client (which would switch to KIP-890 part 2
-// when it notices the cluster supports it) nor a raw EndTxn uses v5, which
-// the coordinator reads as transaction version 2.
-func versionsFor(tv int16) kgo.Opt {
+// versionsFor returns the request versions a client pinned to
+// transaction version tv may use (with kgo.MaxVersions): below 2, EndTxn is
+// capped at v4 so that neither a transactional client (which would switch
+// to KIP-890 part 2 when it notices the cluster supports it) nor a raw
+// EndTxn uses v5, which the coordinator reads as transaction version 2.
+func versionsFor(tv int16) *kversion.Versions {
 	v := kversion.Stable()
 	if tv < 2 {
 		v.SetMaxKeyVersion(kmsg.EndTxn.Int16(), 4)
 	}
-	return kgo.MaxVersions(v)
+	return v
 }
 
 // committable is what the exactly-once sink stores in a checkpoint for one
