@@ -3,6 +3,7 @@ package kafka
 import (
 	"context"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -237,4 +238,17 @@ func TestDelayedCommits(t *testing.T) {
 		}
 		expectValues(t, b, topic, true, want)
 	})
+}
+
+// TestRecoverForeignPrefix: a restored committable of another prefix (the
+// option was changed between runs) is refused with a message saying so,
+// before anything is committed or aborted.
+func TestRecoverForeignPrefix(t *testing.T) {
+	t.Parallel()
+	b := kafkatest.Require(t)
+	c := committable{TransactionalID: "old-prefix-0-0", ProducerID: 1, Epoch: 0, TransactionVersion: 2, CheckpointID: 3}.encode()
+	_, err := startEOS(t, eosConfig(b, "unused", kafkatest.UniqueName(t), &MemoryAckTracker{}), c)
+	if err == nil || !strings.Contains(err.Error(), "sink.transactional-id-prefix") {
+		t.Fatalf("recovery with another prefix's committable: %v", err)
+	}
 }
