@@ -114,6 +114,16 @@ func ParsePartitioner(s string) (PartitionerKind, error) {
 	return 0, fmt.Errorf("unsupported sink partitioner %q: want default, fixed or round-robin (partitioner classes are not supported)", s)
 }
 
+func (p PartitionerKind) String() string {
+	switch p {
+	case FixedPartitioner:
+		return "fixed"
+	case RoundRobinPartitioner:
+		return "round-robin"
+	}
+	return "default"
+}
+
 // RecordEncoder turns a row into a Kafka record. Implementations append
 // into rec.Key[:0] and rec.Value[:0] so that the writer's recycled records
 // reuse their buffers; they may set rec.Topic (writable metadata 'topic';

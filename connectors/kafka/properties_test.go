@@ -119,6 +119,21 @@ func TestParseEnums(t *testing.T) {
 	if p, err := ParsePartitioner("round-robin"); err != nil || p != RoundRobinPartitioner {
 		t.Errorf("ParsePartitioner: %v %v", p, err)
 	}
+	for _, m := range []string{"earliest-offset", "latest-offset", "group-offsets", "timestamp", "specific-offsets"} {
+		if sm, err := ParseStartupMode(m); err != nil || sm.String() != m {
+			t.Errorf("ParseStartupMode(%q) = %v, %v", m, sm, err)
+		}
+	}
+	for _, m := range []string{"unbounded", "latest-offset", "group-offsets", "timestamp", "specific-offsets"} {
+		if bm, err := ParseBoundedMode(m); err != nil || bm.String() != m {
+			t.Errorf("ParseBoundedMode(%q) = %v, %v", m, bm, err)
+		}
+	}
+	for _, k := range []string{"topic", "partition", "offset", "timestamp", "timestamp-type", "headers", "leader-epoch"} {
+		if mk, err := ParseMetadataKey(k); err != nil || mk.String() != k || mk.MetadataType().Kind == 0 {
+			t.Errorf("ParseMetadataKey(%q) = %v, %v", k, mk, err)
+		}
+	}
 	if _, err := ParsePartitioner("com.example.MyPartitioner"); err == nil {
 		t.Errorf("partitioner class accepted")
 	}

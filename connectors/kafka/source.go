@@ -56,6 +56,15 @@ func ParseStartupMode(s string) (StartupMode, error) {
 	return 0, fmt.Errorf("unknown scan.startup.mode %q: want earliest-offset, latest-offset, group-offsets, timestamp or specific-offsets", s)
 }
 
+var startupNames = []string{"group-offsets", "earliest-offset", "latest-offset", "timestamp", "specific-offsets"}
+
+func (m StartupMode) String() string {
+	if int(m) < len(startupNames) {
+		return startupNames[m]
+	}
+	return "StartupMode(" + strconv.Itoa(int(m)) + ")"
+}
+
 // BoundedMode is 'scan.bounded.mode'.
 type BoundedMode uint8
 
@@ -93,6 +102,15 @@ func ParseBoundedMode(s string) (BoundedMode, error) {
 		return BoundedSpecificOffsets, nil
 	}
 	return 0, fmt.Errorf("unknown scan.bounded.mode %q: want unbounded, latest-offset, group-offsets, timestamp or specific-offsets", s)
+}
+
+var boundedNames = []string{"unbounded", "latest-offset", "group-offsets", "timestamp", "specific-offsets"}
+
+func (m BoundedMode) String() string {
+	if int(m) < len(boundedNames) {
+		return boundedNames[m]
+	}
+	return "BoundedMode(" + strconv.Itoa(int(m)) + ")"
 }
 
 // ParseSpecificOffsets parses Flink's 'partition:0,offset:42;partition:1,offset:300'.
