@@ -333,17 +333,7 @@ func TestSlotReuseAfterDurableAck(t *testing.T) {
 // pre-commit; no committable is returned and nothing becomes visible.
 func TestPreCommitFailsOnProduceFailure(t *testing.T) {
 	forEachBroker(t, func(t *testing.T, b kafkatest.Broker) {
-		topic := kafkatest.UniqueName(t)
-		adm := b.Admin(t)
-		small := "200"
-		resp, err := adm.CreateTopic(context.Background(), 1, 1, map[string]*string{"max.message.bytes": &small}, topic)
-		if err == nil {
-			err = resp.Err
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _, _ = adm.DeleteTopic(context.Background(), topic) })
+		topic := b.TopicWithConfig(t, 1, map[string]string{"max.message.bytes": "200"})
 		run, err := startEOS(t, eosConfig(b, topic, kafkatest.UniqueName(t), &MemoryAckTracker{}))
 		if err != nil {
 			t.Fatal(err)

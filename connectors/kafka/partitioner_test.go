@@ -205,17 +205,7 @@ func TestPlainWriters(t *testing.T) {
 func TestPlainWriterFailure(t *testing.T) {
 	t.Parallel()
 	b := kafkatest.Require(t)
-	topic := kafkatest.UniqueName(t)
-	adm := b.Admin(t)
-	small := "200"
-	resp, err := adm.CreateTopic(context.Background(), 1, 1, map[string]*string{"max.message.bytes": &small}, topic)
-	if err == nil {
-		err = resp.Err
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _, _ = adm.DeleteTopic(context.Background(), topic) })
+	topic := b.TopicWithConfig(t, 1, map[string]string{"max.message.bytes": "200"})
 	s, err := NewSink(plainConfig(b, topic, AtLeastOnce, DefaultPartitioner))
 	if err != nil {
 		t.Fatal(err)
