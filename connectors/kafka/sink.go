@@ -121,12 +121,17 @@ func (s *Sink) start(ctx context.Context) error {
 	}
 	defer cl.Close()
 	max, err := brokerMaxTransactionTimeout(ctx, kadm.NewClient(cl))
-	if err != nil {
-		max = DefaultTransactionTimeout
-		s.cfg.Logger.Warn("kafka sink: cannot read the broker's transaction.max.timeout.ms; assuming Kafka's default",
-			"topic", s.cfg.Topic, "assumed", max, "error", err)
-	}
 	switch {
+	case err != nil && s.cfg.TransactionTimeout != 0:
+		// The broker's maximum is unknown: the configured timeout stands
+		// (the broker refuses a larger one when a transaction starts).
+		s.timeout = s.cfg.TransactionTimeout
+		s.cfg.Logger.Warn("kafka sink: cannot read the broker's transaction.max.timeout.ms to check the transaction timeout against it",
+			"topic", s.cfg.Topic, "transaction_timeout", s.timeout, "error", err)
+	case err != nil:
+		s.timeout = DefaultTransactionTimeout
+		s.cfg.Logger.Warn("kafka sink: cannot read the broker's transaction.max.timeout.ms; assuming Kafka's default",
+			"topic", s.cfg.Topic, "assumed", s.timeout, "error", err)
 	case s.cfg.TransactionTimeout == 0:
 		s.timeout = max
 	case s.cfg.TransactionTimeout > max:

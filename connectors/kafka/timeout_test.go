@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
@@ -52,6 +53,18 @@ func TestTimeoutFallback(t *testing.T) {
 	}
 	if !strings.Contains(logs.String(), "transaction.max.timeout.ms") || !strings.Contains(logs.String(), "WARN") {
 		t.Fatalf("no warning logged: %q", logs.String())
+	}
+	// A configured timeout stands when the maximum is unknown.
+	cfg.Properties["transaction.timeout.ms"] = "3600000"
+	if s, err = NewSink(cfg); err != nil {
+		t.Fatal(err)
+	}
+	ts = s.(*TransactionalSink)
+	if err := ts.start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := ts.TransactionTimeout(); got != time.Hour {
+		t.Fatalf("transaction timeout %v, want the configured 1h", got)
 	}
 }
 
