@@ -41,6 +41,7 @@ type clientSettings struct {
 	acksSet            bool
 	acksAll            bool
 	idempotence        *bool // nil: not set
+	maxInFlight        int
 
 	common   []kgo.Opt // every client
 	producer []kgo.Opt // producers only
@@ -202,8 +203,9 @@ var properties = map[string]propSpec{
 		d, err := parseMillis(v)
 		return kgo.ProduceRequestTimeout(d), err
 	}},
-	"max.in.flight.requests.per.connection": {roleProducer, func(_ *clientSettings, v string) (kgo.Opt, error) {
+	"max.in.flight.requests.per.connection": {roleProducer, func(s *clientSettings, v string) (kgo.Opt, error) {
 		n, err := parseInt32(v, 1)
+		s.maxInFlight = int(n)
 		return kgo.MaxProduceRequestsInflightPerBroker(int(n)), err
 	}},
 	"retries": {roleProducer, func(_ *clientSettings, v string) (kgo.Opt, error) {
@@ -292,6 +294,10 @@ func parseProperties(props map[string]string) (clientSettings, error) {
 	}
 	if s.idempotence != nil && !*s.idempotence {
 		s.producer = append(s.producer, kgo.DisableIdempotentWrite())
+	} else if s.maxInFlight > 5 {
+		// As the Java producer: idempotent writes keep order with at most 5.
+		return s, &PropertyError{Key: "max.in.flight.requests.per.connection", Value: props["max.in.flight.requests.per.connection"],
+			Reason: "must be at most 5 while idempotence is enabled (set enable.idempotence=false to raise it)"}
 	}
 	return s, nil
 }

@@ -45,6 +45,7 @@ func TestParsePropertiesErrors(t *testing.T) {
 		{map[string]string{"bootstrap.servers": "a", "linger.ms": "soon"}, "linger.ms"},
 		{map[string]string{"bootstrap.servers": "a", "acks": "1", "enable.idempotence": "true"}, "acks"},
 		{map[string]string{"bootstrap.servers": "a", "enable.auto.commit": "true"}, "enable.auto.commit"},
+		{map[string]string{"bootstrap.servers": "a", "max.in.flight.requests.per.connection": "6"}, "max.in.flight.requests.per.connection"},
 	} {
 		_, err := parseProperties(tc.props)
 		var pe *PropertyError
