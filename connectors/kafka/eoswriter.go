@@ -192,11 +192,15 @@ func (w *ExactlyOnceWriter) begin(ctx context.Context) error {
 // acquire returns a slot on which a transaction may begin: a reusable one,
 // else a new one while the pool has room, else it waits for a committed
 // slot's acknowledgement to become durable (that only needs the checkpoint
-// in flight to complete); with nothing to wait for it fails with
-// ErrSlotsExhausted.
+// in flight to complete, but it waits at most half the transaction
+// timeout); with nothing to wait for it fails with ErrSlotsExhausted.
 func (w *ExactlyOnceWriter) acquire(ctx context.Context) (*slot, error) {
 	ack := w.ack
 	backoff := 5 * time.Millisecond
+	// The wait normally ends when the checkpoint in flight completes; if it
+	// never does (it failed, and the next one cannot pass this task), give
+	// up well before the waiting transactions could time out.
+	deadline := time.Now().Add(w.sink.TransactionTimeout() / 2)
 	for {
 		w.sweep()
 		if w.sink.cfg.TransactionNamingStrategy == Pooling {
@@ -215,7 +219,7 @@ func (w *ExactlyOnceWriter) acquire(ctx context.Context) (*slot, error) {
 				waiting = true
 			}
 		}
-		if !waiting {
+		if !waiting || time.Now().After(deadline) {
 			return nil, fmt.Errorf("%w (task %d, %d slots, transactional id prefix %q)", ErrSlotsExhausted,
 				w.task.Index, len(w.slots), w.sink.cfg.TransactionalIDPrefix)
 		}
