@@ -204,6 +204,10 @@ type SinkConfig struct {
 	MaxBufferedRecords int
 	// Encoder turns rows into records; required.
 	Encoder RecordEncoder
+	// Metadata are the writable metadata columns (topic, headers,
+	// timestamp) the writer copies from each row into its record after the
+	// encoder ran. A NULL timestamp means the time of producing.
+	Metadata []MetadataColumn
 	// AckTracker is required for exactly-once, here or through
 	// TransactionalSink.SetAckTracker before the committer or a writer is
 	// created.
@@ -229,6 +233,14 @@ func (cfg *SinkConfig) validate() (clientSettings, error) {
 	} else if s.transactionTimeout != 0 && s.transactionTimeout != cfg.TransactionTimeout {
 		return s, &PropertyError{Key: "transaction.timeout.ms", Value: cfg.Properties["transaction.timeout.ms"],
 			Reason: fmt.Sprintf("conflicts with the configured transaction timeout %v", cfg.TransactionTimeout)}
+	}
+	for _, m := range cfg.Metadata {
+		if m.Key != MetaTopic && m.Key != MetaHeaders && m.Key != MetaTimestamp {
+			return s, fmt.Errorf("kafka sink: metadata %q is read-only: declare the column VIRTUAL", m.Key)
+		}
+		if m.Index < 0 {
+			return s, fmt.Errorf("kafka sink: metadata %s at position %d", m.Key, m.Index)
+		}
 	}
 	if cfg.MaxTransactionSlots == 0 {
 		cfg.MaxTransactionSlots = DefaultMaxTransactionSlots

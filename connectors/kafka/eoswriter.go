@@ -118,7 +118,7 @@ func newExactlyOnceWriter(s *TransactionalSink, task connector.TaskInfo, ack Ack
 	if log == nil {
 		log = s.cfg.Logger
 	}
-	w := &ExactlyOnceWriter{sink: s, task: task, log: log, meta: meta, ack: ack, p: newProducer(s.cfg.Encoder, s.cfg.topicCheck())}
+	w := &ExactlyOnceWriter{sink: s, task: task, log: log, meta: meta, ack: ack, p: newProducer(s.cfg.Encoder, s.cfg.Metadata, s.cfg.topicCheck())}
 	if s.cfg.TransactionNamingStrategy == Incrementing {
 		// Continue after the ids of the restored checkpoint.
 		w.nextSeq = s.nextIndex(task.Index)

@@ -16,6 +16,7 @@ import (
 // the produce promises.
 type producer struct {
 	enc     RecordEncoder
+	meta    []MetadataColumn // writable metadata to copy into records
 	check   func(*kgo.Record) error // checks a record's own topic; nil: none
 	records sync.Pool
 	promise func(*kgo.Record, error) // p.done, bound once
@@ -29,8 +30,8 @@ type producer struct {
 	mixed    bool // records of one transaction reported different producer ids or epochs
 }
 
-func newProducer(enc RecordEncoder, check func(*kgo.Record) error) *producer {
-	p := &producer{enc: enc, check: check}
+func newProducer(enc RecordEncoder, meta []MetadataColumn, check func(*kgo.Record) error) *producer {
+	p := &producer{enc: enc, meta: meta, check: check}
 	p.records.New = func() any { return new(kgo.Record) }
 	p.promise = p.done
 	return p
@@ -72,6 +73,9 @@ func (p *producer) produce(cl *kgo.Client, rows []types.Row) (int, error) {
 			p.records.Put(r)
 			return i, fmt.Errorf("kafka sink: encoding a row: %w", err)
 		}
+		if len(p.meta) > 0 {
+			writeMetadata(&rows[i], r, p.meta)
+		}
 		if p.check != nil {
 			if err := p.check(r); err != nil {
 				p.records.Put(r)
@@ -112,4 +116,34 @@ func (p *producer) reset() {
 	p.mu.Lock()
 	p.firstErr, p.failed, p.pidSet, p.pid, p.epoch, p.mixed = nil, 0, false, 0, 0, false
 	p.mu.Unlock()
+}
+
+// writeMetadata copies the writable metadata columns of row into r,
+// reusing r's header slice. Header values alias the row's immutable
+// string data: no copy.
+func writeMetadata(row *types.Row, r *kgo.Record, meta []MetadataColumn) {
+	for _, m := range meta {
+		v := row.Fields[m.Index]
+		if v.IsNull() {
+			continue
+		}
+		switch m.Key {
+		case MetaTopic:
+			r.Topic = v.Str()
+		case MetaTimestamp:
+			r.Timestamp = v.Timestamp().Time()
+		case MetaHeaders:
+			md := v.Map()
+			if md == nil {
+				continue
+			}
+			for j := range md.Keys {
+				var val []byte
+				if !md.Values[j].IsNull() {
+					val = md.Values[j].Bytes()
+				}
+				r.Headers = append(r.Headers, kgo.RecordHeader{Key: md.Keys[j].Str(), Value: val})
+			}
+		}
+	}
 }

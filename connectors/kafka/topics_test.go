@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
@@ -98,5 +99,63 @@ func TestSourceTopicPattern(t *testing.T) {
 	slices.Sort(got)
 	if !slices.Equal(got, []string{"p1", "p2"}) {
 		t.Fatalf("read %q", got)
+	}
+}
+
+// TestWritableMetadata writes headers and timestamps from metadata columns
+// and reads them back through the source's metadata columns.
+func TestWritableMetadata(t *testing.T) {
+	t.Parallel()
+	b := kafkatest.Require(t)
+	topic := b.Topic(t, 1)
+	cfg := plainConfig(b, topic, AtLeastOnce, DefaultPartitioner)
+	cfg.Metadata = []MetadataColumn{{Key: MetaHeaders, Index: 2}, {Key: MetaTimestamp, Index: 3}}
+	s, err := NewSink(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := s.Open(context.Background(), task(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := types.Timestamp{Millis: 1_700_000_000_123}
+	headers := &types.MapData{Keys: []types.Value{types.Str("trace"), types.Str("empty")},
+		Values: []types.Value{types.BytesValue([]byte("abc")), {}}}
+	mustWrite(t, w, []types.Row{
+		{Fields: []types.Value{types.Str("k"), types.Str("with"), types.MapValue(headers), types.TimestampValue(ts)}},
+		{Fields: []types.Value{types.Str("k"), types.Str("without"), {}, {}}},
+	})
+	if _, err := w.PreCommit(context.Background(), 1); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+
+	scfg := sourceConfig(b, topic)
+	scfg.RowWidth = 3
+	scfg.Metadata = []MetadataColumn{{Key: MetaHeaders, Index: 1}, {Key: MetaTimestamp, Index: 2}}
+	r := openReader(t, newSource(t, scfg), nil)
+	ctx, cancel := context.WithTimeout(context.Background(), waitLong)
+	defer cancel()
+	var got []types.Row
+	for len(got) < 2 {
+		rs, err := r.Read(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, rs...)
+	}
+	h := got[0].Fields[1].Map()
+	if h.Len() != 2 || h.Keys[0].Str() != "trace" || string(h.Values[0].Bytes()) != "abc" || h.Keys[1].Str() != "empty" {
+		t.Fatalf("headers read back %+v", h)
+	}
+	if got[0].Fields[2].Timestamp() != ts {
+		t.Fatalf("timestamp read back %+v, want %+v", got[0].Fields[2].Timestamp(), ts)
+	}
+	if got[1].Fields[1].Map().Len() != 0 || time.Since(got[1].Fields[2].Timestamp().Time()) > time.Hour {
+		t.Fatalf("a row without metadata got headers %+v or timestamp %v", got[1].Fields[1].Map(), got[1].Fields[2].Timestamp())
+	}
+	if _, err := NewSink(SinkConfig{Topic: "t", Properties: map[string]string{"bootstrap.servers": "a"}, Encoder: kvEncoder,
+		Metadata: []MetadataColumn{{Key: MetaOffset, Index: 2}}}); err == nil || !strings.Contains(err.Error(), "read-only") {
+		t.Fatalf("writable offset metadata: %v", err)
 	}
 }

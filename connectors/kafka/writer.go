@@ -34,7 +34,7 @@ func newPlainWriter(s *Sink, task connector.TaskInfo) (*PlainWriter, error) {
 	if log == nil {
 		log = s.cfg.Logger
 	}
-	return &PlainWriter{cl: cl, p: newProducer(s.cfg.Encoder, s.cfg.topicCheck()), guarantee: s.cfg.DeliveryGuarantee, log: log}, nil
+	return &PlainWriter{cl: cl, p: newProducer(s.cfg.Encoder, s.cfg.Metadata, s.cfg.topicCheck()), guarantee: s.cfg.DeliveryGuarantee, log: log}, nil
 }
 
 // Write hands rows to the producer. Under at-least-once a record failure
