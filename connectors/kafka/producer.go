@@ -16,7 +16,7 @@ import (
 // the produce promises.
 type producer struct {
 	enc     RecordEncoder
-	meta    []MetadataColumn // writable metadata to copy into records
+	meta    []MetadataColumn        // writable metadata to copy into records
 	check   func(*kgo.Record) error // checks a record's own topic; nil: none
 	records sync.Pool
 	promise func(*kgo.Record, error) // p.done, bound once
