@@ -1,0 +1,203 @@
+package planner
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/planner/expr"
+	"github.com/streamsql/streamsql/types"
+)
+
+// TransformFunc maps one input row to zero or more output rows appended to
+// out: the shape of the runtime's per-row transform. It is safe for
+// concurrent use and keeps neither in nor out.
+type TransformFunc = func(in types.Row, out []types.Row) ([]types.Row, error)
+
+// ExprOptions returns the evaluation options of the job's settings: the
+// session time zone table.local-time-zone ("default" or unset: the local
+// zone).
+func (pl *Plan) ExprOptions() (expr.Options, error) {
+	var o expr.Options
+	if tz := pl.Settings["table.local-time-zone"]; tz != "" && tz != "default" {
+		loc, err := time.LoadLocation(tz)
+		if err != nil {
+			return o, fmt.Errorf("%w: 'table.local-time-zone' = '%s': %v", ErrInvalidSetting, tz, err)
+		}
+		o.Location = loc
+	}
+	return o, nil
+}
+
+// Transform compiles the flow's filter and projection into a function
+// over source rows. Each output row gets a new Fields slice (rows travel
+// on to the sink); the row kind is kept.
+func (fl *Flow) Transform(opts expr.Options) (TransformFunc, error) {
+	var filter *expr.Filter
+	if fl.Filter != nil {
+		f, err := expr.CompileFilter(fl.Filter, opts)
+		if err != nil {
+			return nil, fmt.Errorf("compiling the filter %s: %w", fl.Filter, err)
+		}
+		filter = f
+	}
+	proj, err := expr.CompileProjection(fl.Projection, opts)
+	if err != nil {
+		return nil, fmt.Errorf("compiling the projection: %w", err)
+	}
+	n := len(fl.Projection)
+	return func(in types.Row, out []types.Row) ([]types.Row, error) {
+		if filter != nil {
+			keep, err := filter.Keep(in.Fields)
+			if err != nil || !keep {
+				return out, err
+			}
+		}
+		row := types.Row{Kind: in.Kind, Fields: make([]types.Value, n)}
+		if err := proj.Project(in.Fields, row.Fields); err != nil {
+			return out, err
+		}
+		return append(out, row), nil
+	}, nil
+}
+
+// valuesSource is the bounded source of a VALUES clause: one split whose
+// rows are read once.
+type valuesSource struct {
+	rows []types.Row
+}
+
+// newValuesSource evaluates the constant rows of a VALUES source.
+func newValuesSource(s *Source, opts expr.Options) (*valuesSource, error) {
+	vs := &valuesSource{}
+	for _, r := range s.Values {
+		row := types.Row{Fields: make([]types.Value, len(r))}
+		for i, e := range r {
+			var err error
+			if !e.Type().Equal(s.RowTypes[i]) {
+				if e, err = expr.AssignTo(e, s.RowTypes[i]); err != nil {
+					return nil, err
+				}
+			}
+			p, err := expr.Compile(e, opts)
+			if err != nil {
+				return nil, err
+			}
+			if row.Fields[i], err = p.Eval(nil); err != nil {
+				return nil, fmt.Errorf("VALUES row %d, column %d: %w", len(vs.rows)+1, i+1, err)
+			}
+		}
+		vs.rows = append(vs.rows, row)
+	}
+	return vs, nil
+}
+
+const valuesSplit = "values"
+
+func (s *valuesSource) Splits(context.Context) ([]connector.Split, error) {
+	return []connector.Split{{ID: valuesSplit}}, nil
+}
+
+func (s *valuesSource) Open(_ context.Context, _ connector.TaskInfo, splits []connector.SplitState) (connector.Reader, error) {
+	r := &valuesReader{}
+	for _, sp := range splits {
+		if sp.ID == valuesSplit {
+			r.rows = s.rows
+			r.done = string(sp.State) == "done"
+		}
+	}
+	if len(splits) == 0 {
+		r.done = true
+	}
+	return r, nil
+}
+
+func (s *valuesSource) Bounded() bool { return true }
+
+type valuesReader struct {
+	rows []types.Row
+	done bool
+}
+
+func (r *valuesReader) Read(ctx context.Context) ([]types.Row, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if r.done {
+		return nil, io.EOF
+	}
+	r.done = true
+	out := make([]types.Row, len(r.rows))
+	for i, row := range r.rows {
+		out[i] = types.Row{Kind: row.Kind, Fields: append([]types.Value(nil), row.Fields...)}
+	}
+	return out, nil
+}
+
+func (r *valuesReader) Snapshot(int64) ([]connector.SplitState, error) {
+	if r.rows == nil && r.done {
+		return nil, nil
+	}
+	st := connector.SplitState{ID: valuesSplit}
+	if r.done {
+		st.State = []byte("done")
+	}
+	return []connector.SplitState{st}, nil
+}
+
+func (r *valuesReader) Close() error { return nil }
+
+// transformingSource applies a flow's transform inside its readers, so that
+// the flows of a UNION ALL, each with its own projection, can feed one
+// pipeline (the runtime's transform is per pipeline, not per source).
+type transformingSource struct {
+	connector.Source
+	tf TransformFunc
+}
+
+func (s *transformingSource) Open(ctx context.Context, task connector.TaskInfo, splits []connector.SplitState) (connector.Reader, error) {
+	r, err := s.Source.Open(ctx, task, splits)
+	if err != nil {
+		return nil, err
+	}
+	tr := &transformingReader{Reader: r, tf: s.tf}
+	if l, ok := r.(connector.CheckpointListener); ok {
+		return &listeningReader{transformingReader: tr, l: l}, nil
+	}
+	return tr, nil
+}
+
+type transformingReader struct {
+	connector.Reader
+	tf TransformFunc
+}
+
+func (r *transformingReader) Read(ctx context.Context) ([]types.Row, error) {
+	for {
+		rows, err := r.Reader.Read(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]types.Row, 0, len(rows))
+		for _, row := range rows {
+			if out, err = r.tf(row, out); err != nil {
+				return nil, err
+			}
+		}
+		if len(out) > 0 {
+			return out, nil
+		}
+	}
+}
+
+// listeningReader keeps the wrapped reader's CheckpointListener visible.
+type listeningReader struct {
+	*transformingReader
+	l connector.CheckpointListener
+}
+
+func (r *listeningReader) CheckpointComplete(ctx context.Context, checkpointID int64) error {
+	return r.l.CheckpointComplete(ctx, checkpointID)
+}
