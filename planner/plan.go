@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -60,6 +61,9 @@ type Plan struct {
 	Warnings []Warning
 	// Catalog is the catalog after the file's statements.
 	Catalog *Catalog
+	// QueryOutput is where Build's printing sink of a bare query writes;
+	// nil means standard output.
+	QueryOutput io.Writer
 
 	registry *factory.Registry
 }

@@ -15,7 +15,7 @@ import (
 // its snapshot, and widens each literal to the column's common type.
 func TestValuesSource(t *testing.T) {
 	src := &Source{
-		Values:   [][]expr.Expr{{expr.Lit(types.Int().NotNullable(), types.Int64(1))}, {expr.Lit(types.BigInt().NotNullable(), types.Int64(1 << 40))}},
+		Values:   [][]expr.Expr{{expr.Lit(types.Int().NotNullable(), types.Int64(1))}, {expr.Lit(types.BigInt().NotNullable(), types.Int64(1<<40))}},
 		RowTypes: []types.Type{types.BigInt().NotNullable()},
 	}
 	vs, err := newValuesSource(src, expr.Options{})

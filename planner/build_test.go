@@ -1,0 +1,73 @@
+package planner_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"testing"
+
+	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/planner"
+)
+
+// TestBuildUnionOfValues builds a bare query over a UNION ALL of two VALUES
+// clauses: two sources, each applying its own flow's transform, into the
+// printing sink.
+func TestBuildUnionOfValues(t *testing.T) {
+	p := compile(t, `SELECT a + 1 AS n, b FROM (VALUES (1, 'x'), (2, 'y')) AS t (a, b) WHERE a > 1
+UNION ALL
+SELECT 10, UPPER('z');`)
+	var printed bytes.Buffer
+	p.QueryOutput = &printed
+	ctx := context.Background()
+	pipes, err := p.Build(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pipes) != 1 || len(pipes[0].Sources) != 2 || pipes[0].Transform != nil || pipes[0].Name != "print" {
+		t.Fatalf("pipelines %+v; want one with two transforming sources", pipes)
+	}
+	if pipes[0].Sources[0].Name != "VALUES" || pipes[0].Sources[1].Name != "VALUES#2" {
+		t.Errorf("source names %q, %q", pipes[0].Sources[0].Name, pipes[0].Sources[1].Name)
+	}
+	w, err := pipes[0].Sinks[0].Sink.Open(ctx, connector.TaskInfo{Parallelism: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range pipes[0].Sources {
+		splits, _ := s.Source.Splits(ctx)
+		states := make([]connector.SplitState, len(splits))
+		for i, sp := range splits {
+			states[i].ID = sp.ID
+		}
+		r, err := s.Source.Open(ctx, connector.TaskInfo{Parallelism: 1}, states)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for {
+			rows, err := r.Read(ctx)
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Write(ctx, rows); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if got, want := printed.String(), "+I[3, y]\n+I[10, Z]\n"; got != want {
+		t.Errorf("printed %q, want %q", got, want)
+	}
+}
+
+// TestBuildSkipsExplain leaves EXPLAIN statements out of the job; a file
+// with nothing else has no job to build.
+func TestBuildSkipsExplain(t *testing.T) {
+	p := compile(t, `EXPLAIN SELECT 1;`)
+	if _, err := p.Build(context.Background()); !errors.Is(err, planner.ErrNoJob) {
+		t.Fatalf("Build: %v, want ErrNoJob", err)
+	}
+}
