@@ -1,3 +1,86 @@
-// Package planner owns the catalog of tables and views, resolves names and
-// types, compiles expressions, and produces the job plan that EXPLAIN prints.
+// Package planner turns a parsed job file into a job plan: it owns the
+// catalog of tables and views, resolves names and types, type-checks each
+// INSERT against its sink, validates every table's options through the
+// factory registry, and compiles filters and projections (with
+// planner/expr) into per-row transforms. EXPLAIN prints the plan;
+// `streamsql validate` and `streamsql explain` are thin wrappers.
+//
+// # Entry points
+//
+//   - [Compile] and [CompileFile] plan a job file (all its INSERTs, statement
+//     sets and bare queries are one job) into a [*Plan]; [Options] carry the
+//     registry, a pre-filled [Catalog], ${NAME} values, --set overrides and
+//     connector traits.
+//   - [Plan.Explain] writes the EXPLAIN text; [Plan.Build] creates sources
+//     and sinks through the factories and returns runnable [Pipeline]s.
+//   - [Catalog.RegisterTable] registers a table from Go; [LoadCatalog] runs
+//     a file of CREATE statements.
+//
+// # Semantics
+//
+// Names are qualified as Flink does (default_catalog.default_database.t);
+// identifiers are case-sensitive. CREATE TABLE ... LIKE is merged with
+// ddl.MergeLike; IF NOT EXISTS keeps the first definition; DROP removes.
+// OPTIONS hints on a FROM table or an INSERT target override its WITH
+// options for that use. Views are inlined. A query is single-source: a
+// SELECT with WHERE over a table, view, subquery or VALUES, and UNION ALL
+// of such queries (each input becomes its own flow into the sink). Stateful
+// constructs (GROUP BY, windows, joins, ORDER BY, LIMIT, aggregate calls)
+// fail with an error wrapping ddl.ErrUnsupported.
+//
+// An INSERT's query columns are matched to the sink's writable columns
+// (physical columns and non-VIRTUAL metadata columns, in order, or the
+// INSERT's column list, other columns getting NULL) and converted with
+// Flink's implicit casts (expr.AssignTo); a mismatch names the columns and
+// types of both sides, and a nullable value for a NOT NULL column is an
+// error unless it is CAST.
+//
+// # Row layout between planner and connectors
+//
+// A source delivers rows whose fields are the table's physical columns in
+// declaration order followed by its metadata columns in declaration order,
+// each metadata column with the type the connector gives its key
+// ([ConnectorTraits].ReadableMetadata); the planner casts it to the
+// declared type (Kafka's INT partition may be declared BIGINT) and
+// evaluates computed columns. A sink receives its physical columns followed
+// by its non-VIRTUAL metadata columns, with their declared types; its
+// factory gets a schema of exactly those columns.
+//
+// # Connector traits
+//
+// factory.ConnectorFactory has no place for metadata keys or changelog
+// modes, so the planner keeps a table of the built-in connectors
+// ([BuiltinTraits]: kafka, upsert-kafka, datagen, print, blackhole,
+// filesystem); programs add theirs with [Options].Traits. A metadata key a
+// connector does not read is an error; a non-VIRTUAL metadata column whose
+// key the connector cannot write makes the table unusable as a sink (as in
+// Flink: declare it VIRTUAL). A source producing updates (upsert-kafka)
+// into an append-only sink (kafka, filesystem) is an error. A connector
+// without traits is trusted to deliver metadata as declared and is treated
+// as append-only.
+//
+// # Kafka exactly-once
+//
+// An exactly-once Kafka sink ('sink.delivery-guarantee', or Flink 1.13's
+// 'sink.semantic') without 'sink.transactional-id-prefix' gets
+// "<job name>-<table>" (a deliberate deviation from Flink 1.14+, which
+// requires it; see DESIGN.md), passed to the factory in the options and
+// warned about in EXPLAIN. 'properties.transaction.timeout.ms' not above
+// checkpoint interval + checkpoint timeout is an error. EXPLAIN also warns
+// when execution.checkpointing.mode is set to EXACTLY_ONCE while a Kafka
+// sink delivers at-least-once, when an exactly-once sink runs without
+// checkpointing, and when a read_uncommitted Kafka source reads a topic an
+// exactly-once sink of the same job writes.
+//
+// # Errors
+//
+// Planning continues after an error, so every independent error of a file
+// is reported: Compile returns an [ErrorList] of *ddl.Error (parsing) and
+// [*Error] values, each with file, line, column and a caret, classified by
+// [ErrUnknownName], [ErrDuplicateName], [ErrType], [ErrInvalidTable],
+// [ErrInvalidSetting] or ddl.ErrUnsupported, and wrapping the typed cause
+// (a *factory.TableError, an *expr.AssignmentError, ...). Errors that only
+// repeat an earlier one (a table whose definition failed, options already
+// reported) are left out. Option values that are secrets are masked in
+// errors and in EXPLAIN.
 package planner

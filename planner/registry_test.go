@@ -49,3 +49,6 @@ func testRegistry() *factory.Registry {
 	}})
 	return r
 }
+
+func noSource(factory.Context) (connector.Source, error) { return nil, nil }
+func noSink(factory.Context) (connector.Sink, error)     { return nil, nil }

@@ -1,0 +1,175 @@
+package planner_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/streamsql/streamsql/ddl"
+	"github.com/streamsql/streamsql/factory"
+	"github.com/streamsql/streamsql/planner"
+	"github.com/streamsql/streamsql/types"
+)
+
+// TestRegisterTable plans against a table registered by a program, with a
+// computed column given as SQL text; the program's catalog is not changed
+// by the file's statements.
+func TestRegisterTable(t *testing.T) {
+	cat := planner.NewCatalog()
+	err := cat.RegisterTable("shop.orders", factory.Schema{Columns: []factory.Column{
+		{Name: "id", Type: types.BigInt()},
+		{Name: "amount", Type: types.DecimalType(10, 2)},
+		{Name: "doubled", Kind: factory.Computed, Expr: "amount * 2"},
+	}}, map[string]string{"connector": "datagen"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cat.RegisterTable("shop.orders", factory.Schema{}, nil); !errors.Is(err, planner.ErrDuplicateName) {
+		t.Errorf("second registration: %v, want ErrDuplicateName", err)
+	}
+	if err := cat.RegisterTable("a.b.c.d", factory.Schema{}, nil); !errors.Is(err, planner.ErrUnknownName) {
+		t.Errorf("four-part name: %v, want ErrUnknownName", err)
+	}
+	if err := cat.RegisterTable("bad", factory.Schema{Columns: []factory.Column{{Name: "x", Kind: factory.Computed, Expr: "1 +"}}}, nil); err == nil {
+		t.Error("a computed column that does not parse was accepted")
+	}
+	p, err := planner.Compile(context.Background(), "job.sql", `
+CREATE TABLE out1 (id BIGINT, d DECIMAL(11, 2)) WITH ('connector' = 'blackhole');
+INSERT INTO out1 SELECT o.id, o.doubled FROM default_catalog.shop.orders AS o;`, planner.Options{Registry: testRegistry(), Catalog: cat})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl, ok := p.Catalog.Table(planner.Identifier{Catalog: "default_catalog", Database: "shop", Name: "orders"})
+	if !ok || tbl.Schema.Columns[2].Type.String() != "DECIMAL(21, 2)" {
+		t.Fatalf("computed column typed %v", tbl.Schema.Columns)
+	}
+	if _, ok := cat.Table(planner.Identifier{Catalog: "default_catalog", Database: "default_database", Name: "out1"}); ok {
+		t.Error("the program's catalog got the file's table")
+	}
+	if !cat.Drop("shop.orders") || cat.Drop("shop.orders") {
+		t.Error("Drop should remove the table once")
+	}
+}
+
+// TestSettingsAndJobName: Options.Set wins over the file's SET, and the
+// job name comes from pipeline.name, else Options.JobName, else the file.
+func TestSettingsAndJobName(t *testing.T) {
+	job := `SET 'execution.checkpointing.interval' = '5 s';
+SET 'execution.checkpointing.timeout' = '1 min';
+RESET 'execution.checkpointing.timeout';
+CREATE TABLE s (id BIGINT) WITH ('connector' = 'datagen');
+CREATE TABLE o (id BIGINT) WITH ('connector' = 'blackhole');
+INSERT INTO o SELECT * FROM s;`
+	ctx := context.Background()
+	p, err := planner.Compile(ctx, "dir/my-job.sql", job, planner.Options{Registry: testRegistry(),
+		Set: map[string]string{"execution.checkpointing.interval": "1 min"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.JobName != "my-job" || p.Checkpoint.Interval.String() != "1m0s" || p.Checkpoint.Timeout.String() != "10m0s" {
+		t.Errorf("job %q, interval %v, timeout %v", p.JobName, p.Checkpoint.Interval, p.Checkpoint.Timeout)
+	}
+	p, err = planner.Compile(ctx, "job.sql", job, planner.Options{Registry: testRegistry(), JobName: "given"})
+	if err != nil || p.JobName != "given" {
+		t.Fatalf("job name %v, %v", p, err)
+	}
+	_, err = planner.Compile(ctx, "job.sql", job, planner.Options{Registry: testRegistry(),
+		Set: map[string]string{"execution.checkpointing.mode": "sometimes"}})
+	var pe *planner.Error
+	if !errors.As(err, &pe) || !errors.Is(err, planner.ErrInvalidSetting) || !strings.Contains(pe.Error(), "(from --set)") {
+		t.Errorf("bad --set mode: %v", err)
+	}
+}
+
+// TestTraits lets a program declare its own connector's metadata and
+// changelog mode.
+func TestTraits(t *testing.T) {
+	reg := testRegistry()
+	ctx := context.Background()
+	traits := map[string]planner.ConnectorTraits{"mem": {
+		ReadableMetadata: map[string]types.Type{"op": types.String().NotNullable()},
+		Source:           planner.Upsert, Sink: planner.AllKinds,
+	}}
+	reg.MustRegisterConnector(factory.ConnectorFactory{Identifier: "mem", NewSource: noSource, NewSink: noSink})
+	text := `CREATE TABLE m (id BIGINT, op STRING METADATA) WITH ('connector' = 'mem');
+CREATE TABLE k (id BIGINT, op STRING) WITH ('connector' = 'kafka', 'topic' = 't', 'properties.bootstrap.servers' = 'b', 'format' = 'json');
+CREATE TABLE m2 (id BIGINT, op STRING) WITH ('connector' = 'mem');
+INSERT INTO m2 SELECT * FROM m;
+INSERT INTO k SELECT * FROM m;`
+	_, err := planner.Compile(ctx, "job.sql", text, planner.Options{Registry: reg, Traits: traits})
+	errs := planner.Errors(err)
+	if len(errs) != 1 || !errors.Is(errs[0], planner.ErrInvalidTable) || !strings.Contains(errs[0].Error(), "produces updates and deletes") {
+		t.Fatalf("got %v; want only the changelog error of the INSERT into kafka", err)
+	}
+	// Without traits, an unknown connector's metadata is taken as declared.
+	text = `CREATE TABLE m (id BIGINT, op STRING METADATA) WITH ('connector' = 'mem');
+CREATE TABLE m2 (id BIGINT, op STRING) WITH ('connector' = 'mem');
+INSERT INTO m2 SELECT * FROM m;`
+	if _, err := planner.Compile(ctx, "job.sql", text, planner.Options{Registry: reg}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestErrorClasses: errors are classified with errors.Is, carry their
+// position through errors.As, and wrap the factory's typed errors.
+func TestErrorClasses(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		text  string
+		class error
+		line  int
+	}{
+		{"INSERT INTO nowhere SELECT 1;", planner.ErrUnknownName, 1},
+		{"CREATE TABLE a (x INT) WITH ('connector' = 'datagen');\nCREATE TABLE a (x INT) WITH ('connector' = 'datagen');", planner.ErrDuplicateName, 2},
+		{"CREATE TABLE a (x INT) WITH ('connector' = 'blackhole');\nINSERT INTO a SELECT 'x';", planner.ErrType, 2},
+		{"CREATE TABLE a (x INT) WITH ('connector' = 'blackhole', 'nope' = '1');\nINSERT INTO a SELECT 1;", planner.ErrInvalidTable, 1},
+		{"CREATE TABLE a (x INT) WITH ('connector' = 'datagen');\nCREATE TABLE b (x BIGINT) WITH ('connector' = 'blackhole');\nINSERT INTO b SELECT COUNT(*) FROM a;", ddl.ErrUnsupported, 3},
+		{"SELECT 1 FROM t GROUP BY x;", ddl.ErrUnsupported, 1},
+	} {
+		_, err := planner.Compile(ctx, "job.sql", tc.text, planner.Options{Registry: testRegistry()})
+		if !errors.Is(err, tc.class) {
+			t.Errorf("%q: %v, want %v", tc.text, err, tc.class)
+			continue
+		}
+		errs := planner.Errors(err)
+		var pe *planner.Error
+		var de *ddl.Error
+		switch {
+		case errors.As(errs[0], &pe):
+			if pe.Pos.Line != tc.line || pe.File != "job.sql" {
+				t.Errorf("%q: at %s:%v, want line %d", tc.text, pe.File, pe.Pos, tc.line)
+			}
+		case errors.As(errs[0], &de):
+			if de.Line != tc.line {
+				t.Errorf("%q: at line %d, want %d", tc.text, de.Line, tc.line)
+			}
+		default:
+			t.Errorf("%q: %T carries no position", tc.text, errs[0])
+		}
+	}
+	_, err := planner.Compile(ctx, "job.sql", "CREATE TABLE a (x INT) WITH ('connector' = 'blackhole', 'nope' = '1');\nINSERT INTO a SELECT 1;",
+		planner.Options{Registry: testRegistry()})
+	var te *factory.TableError
+	var uo *factory.UnsupportedOptionsError
+	if !errors.As(err, &te) || !errors.As(err, &uo) || uo.Keys[0] != "nope" {
+		t.Errorf("factory errors not wrapped: %v", err)
+	}
+}
+
+func TestLoadCatalogAndCancel(t *testing.T) {
+	ctx := context.Background()
+	cat, err := planner.LoadCatalog(ctx, "tables.sql", "CREATE TABLE a (x INT) WITH ('connector' = 'datagen');\nCREATE VIEW v AS SELECT x FROM a;",
+		planner.Options{Registry: testRegistry()})
+	if err != nil || strings.Join(cat.Names(), ",") != "a,v" {
+		t.Fatalf("catalog %v, %v", cat, err)
+	}
+	if _, err := planner.LoadCatalog(ctx, "tables.sql", "SELECT 1;", planner.Options{}); !errors.Is(err, planner.ErrInvalidSetting) {
+		t.Errorf("a query in a catalog file: %v", err)
+	}
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := planner.Compile(cancelled, "job.sql", "SELECT 1;", planner.Options{}); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v", err)
+	}
+}
