@@ -672,6 +672,10 @@ func (p *planner) kafkaTransactions(t *Table, s *ddl.Insert, sink *Sink) error {
 // validateTable validates a table's options with the factory, once per
 // distinct set of options and role.
 func (p *planner) validateTable(t *Table, hints []ddl.Option, opts map[string]string, role string) (*factory.Validated, error) {
+	if tr, ok := p.traitsOf(opts["connector"]); ok && tr.RequiresPrimaryKey && len(t.Schema.PrimaryKey) == 0 {
+		return nil, p.f.errorAt(t.Def.Name.Pos, ErrInvalidTable, nil, fmt.Sprintf(
+			"table '%s' (connector '%s') needs a PRIMARY KEY (...) NOT ENFORCED: its key columns become the record key", t.ID.Short(), opts["connector"]))
+	}
 	keys := slices.Sorted(maps.Keys(opts))
 	var kb strings.Builder
 	kb.WriteString(role + "\x00" + t.ID.String())

@@ -57,6 +57,9 @@ type ConnectorTraits struct {
 	// Source and Sink are the changelog modes of the connector's source
 	// (what it produces) and sink (what it accepts).
 	Source, Sink ChangelogMode
+	// RequiresPrimaryKey is set for connectors whose tables must declare
+	// a PRIMARY KEY (upsert-kafka: the key of its records).
+	RequiresPrimaryKey bool
 	// ExactlyOnceSink, when set, reports whether a sink with these options
 	// commits its writes with checkpoints (two-phase commit).
 	ExactlyOnceSink func(options map[string]string) bool
@@ -107,7 +110,7 @@ func BuiltinTraits() map[string]ConnectorTraits {
 		"kafka": {ReadableMetadata: kafkaReadable, WritableMetadata: kafkaWritable,
 			Source: InsertOnly, Sink: InsertOnly, ExactlyOnceSink: kafkaExactlyOnce},
 		"upsert-kafka": {ReadableMetadata: kafkaReadable, WritableMetadata: kafkaWritable,
-			Source: Upsert, Sink: Upsert},
+			Source: Upsert, Sink: Upsert, RequiresPrimaryKey: true},
 		"datagen":    {Source: InsertOnly, Sink: InsertOnly},
 		"print":      {Source: InsertOnly, Sink: AllKinds},
 		"blackhole":  {Source: InsertOnly, Sink: AllKinds},
