@@ -1,0 +1,3 @@
+package runtime_test
+
+func childMain() bool { return false }
