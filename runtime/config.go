@@ -331,9 +331,9 @@ func ParseConfig(opts map[string]string) (Config, error) {
 		}
 		v = strings.TrimSpace(v)
 		var (
-			d time.Duration
-			i int
-			f float64
+			d   time.Duration
+			i   int
+			f   float64
 			err error
 		)
 		switch o.kind {

@@ -258,7 +258,7 @@ func (a *attempt) recover(ctx context.Context) ([]checkpoint.Committable, error)
 			return nil, fmt.Errorf("sink %q: recover from checkpoint %d: %w", s.id, a.restoredID, err)
 		}
 		recovered = append(recovered, cs...)
-		if err := a.j.fault(ctx, DuringRecovery, FaultInfo{Sink: s.id}); err != nil {
+		if err := a.j.fault(ctx, DuringRecovery, FaultInfo{Checkpoint: a.restoredID, Sink: s.id}); err != nil {
 			return nil, err
 		}
 	}
