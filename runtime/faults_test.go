@@ -129,7 +129,9 @@ func (lostCommitter) Commit(context.Context, connector.Committable) error {
 func TestCommitLostFailsJob(t *testing.T) {
 	r := newRig(t)
 	fs := &testkit.FileSink{Dir: t.TempDir()}
-	r.tweak = func(s *runtime.JobSpec) { s.Pipelines[0].Sinks = []runtime.SinkSpec{{Name: "lossy", Sink: lostSink{fs}}} }
+	r.tweak = func(s *runtime.JobSpec) {
+		s.Pipelines[0].Sinks = []runtime.SinkSpec{{Name: "lossy", Sink: lostSink{fs}}}
+	}
 	j := r.job(t)
 	err := runJob(t, j, 30*time.Second)
 	var cl *runtime.CommitLostError
