@@ -106,9 +106,6 @@ func finishChild(t *testing.T, dir string, per int64) {
 // times each, at different hits), restarts it, and checks that the
 // committed output equals the input exactly once, in order per partition.
 func TestFailurePointsSIGKILL(t *testing.T) {
-	if testing.Short() {
-		t.Skip("child processes in -short mode")
-	}
 	const per = 300
 	for _, p := range runtime.AllFaultPoints {
 		for at := 1; at <= 3; at++ {
@@ -141,9 +138,6 @@ func TestFailurePointsSIGKILL(t *testing.T) {
 // time, and checks the output. STREAMSQL_SOAK=1 makes it a soak test of at
 // least 100 kills.
 func TestRandomSIGKILL(t *testing.T) {
-	if testing.Short() {
-		t.Skip("child processes in -short mode")
-	}
 	kills, per := 6, int64(2000)
 	if os.Getenv("STREAMSQL_SOAK") == "1" {
 		kills, per = 100, 200000

@@ -29,7 +29,6 @@ type event struct {
 	states     []connector.SplitState
 	items      []item
 	key        checkpoint.Key
-	sink       *sinkRT
 }
 
 // item is a committable in the coordinator's books.
@@ -37,6 +36,7 @@ type item struct {
 	c      checkpoint.Committable
 	sink   *sinkRT
 	born   time.Time // when it was pre-committed
+	in     int64     // the completed checkpoint that carries it
 	warned bool
 }
 
@@ -187,8 +187,8 @@ func (c *coordinator) uncommittedCheckpoints() (int, *item) {
 		if oldest == nil || it.born.Before(oldest.born) {
 			oldest = it
 		}
-		if ck := it.c.Checkpoint; ck != last {
-			n, last = n+1, ck
+		if it.in != last { // items are appended in completion order
+			n, last = n+1, it.in
 		}
 	}
 	return n, oldest
@@ -315,6 +315,9 @@ func (c *coordinator) complete(ctx context.Context, f *inflight) error {
 	}
 	for _, it := range newItems {
 		md.Pending = append(md.Pending, it.c)
+	}
+	for i := range newItems {
+		newItems[i].in = f.id
 	}
 	durable := len(c.acked)
 	size, err := a.j.store.Write(md)

@@ -73,6 +73,8 @@ type CheckpointStatus struct {
 	LastDuration  time.Duration
 	LastSize      int64
 	LastCompleted time.Time
+	// TotalDuration sums the durations of completed checkpoints.
+	TotalDuration time.Duration
 }
 
 // LastAge returns the age of the last completed checkpoint at now, 0 when
@@ -96,6 +98,7 @@ type statsState struct {
 func (s *statsState) completed(id int64, d time.Duration, size int64, at time.Time) {
 	s.mu.Lock()
 	s.ckpt.Completed++
+	s.ckpt.TotalDuration += d
 	s.ckpt.LastID, s.ckpt.LastDuration, s.ckpt.LastSize, s.ckpt.LastCompleted = id, d, size, at
 	s.mu.Unlock()
 }

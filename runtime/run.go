@@ -53,6 +53,7 @@ type sinkRT struct {
 
 type pipeRT struct {
 	p     *Pipeline
+	name  string
 	sinks []*sinkRT
 	// number of source tasks feeding the pipeline
 	sourceTasks int
@@ -153,7 +154,7 @@ func (a *attempt) build() error {
 	for pi := range a.j.spec.Pipelines {
 		p := &a.j.spec.Pipelines[pi]
 		pn := pipelineName(p, pi)
-		pr := &pipeRT{p: p}
+		pr := &pipeRT{p: p, name: pn}
 		var pSources []*sourceRT
 		for si := range p.Sources {
 			s := &p.Sources[si]
@@ -420,7 +421,7 @@ func (t *sourceTask) run(ctx context.Context) error {
 			out = make([]types.Row, 0, len(rows))
 			for _, row := range rows {
 				if out, err = tf(row, out); err != nil {
-					return fmt.Errorf("pipeline %q: %w", pipelineName(pipe.p, 0), err)
+					return fmt.Errorf("pipeline %q: %w", pipe.name, err)
 				}
 			}
 		}

@@ -74,7 +74,6 @@ type trackSink struct {
 	committed map[string]bool
 	t         *testing.T
 	durable   map[int64]bool
-	maxSeen   int64
 }
 
 func (s *trackSink) Open(ctx context.Context, task connector.TaskInfo) (connector.Writer, error) {
