@@ -1,0 +1,238 @@
+package runtime_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/runtime"
+	"github.com/streamsql/streamsql/runtime/checkpoint"
+	"github.com/streamsql/streamsql/runtime/testkit"
+	"github.com/streamsql/streamsql/types"
+)
+
+func TestAtLeastOnceMode(t *testing.T) {
+	r := newRig(t)
+	r.tweak = func(s *runtime.JobSpec) { s.Config.Checkpoint.Mode = runtime.AtLeastOnce }
+	j := r.job(t)
+	if err := runJob(t, j, 30*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if j.Status().Checkpoints.Completed < 2 {
+		t.Fatal("fewer than 2 checkpoints")
+	}
+	r.verify(t, r.full()) // no failure: no replay, so exactly once
+}
+
+// TestBarrierInterruptsBlockedRead: a reader that blocks in Read (here
+// for an hour per batch) still lets checkpoints complete, because the
+// runtime interrupts it to inject barriers.
+func TestBarrierInterruptsBlockedRead(t *testing.T) {
+	r := newRig(t)
+	r.per, r.delay = 0, time.Hour
+	j := r.job(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- j.Run(ctx) }()
+	for j.Status().Checkpoints.Completed < 3 {
+		time.Sleep(time.Millisecond)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	counts := r.verify(t, nil)[0]
+	for p, n := range counts {
+		if n != 0 {
+			t.Fatalf("partition %d: %d rows from a reader that never finished a wait", p, n)
+		}
+	}
+}
+
+// stuckSink's writers never finish PreCommit.
+type stuckSink struct{ testkit.FileSink }
+
+func (s *stuckSink) Open(ctx context.Context, task connector.TaskInfo) (connector.Writer, error) {
+	w, err := s.FileSink.Open(ctx, task)
+	return stuckWriter{w}, err
+}
+
+type stuckWriter struct{ connector.Writer }
+
+func (stuckWriter) PreCommit(ctx context.Context, _ int64) ([]connector.Committable, error) {
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+func TestStopTimeout(t *testing.T) {
+	r := newRig(t)
+	r.per = 0
+	ss := &stuckSink{testkit.FileSink{Dir: t.TempDir()}}
+	r.tweak = func(s *runtime.JobSpec) {
+		s.Pipelines[0].Sinks = []runtime.SinkSpec{{Name: "stuck", Sink: ss}}
+		s.Config.StopTimeout = 50 * time.Millisecond
+		s.Config.Checkpoint.Interval = 0
+	}
+	j := r.job(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- j.Run(ctx) }()
+	for len(j.Status().Tasks) == 0 || j.Status().Tasks[0].RecordsOut == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "graceful stop timed out") {
+			t.Fatalf("Run returned %v; want a stop timeout", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("Run did not return after the stop timeout")
+	}
+}
+
+func TestRestorePathAndUnknownSink(t *testing.T) {
+	r := newRig(t)
+	r.per = 0
+	j := r.job(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- j.Run(ctx) }()
+	for j.Status().Checkpoints.Completed < 2 {
+		time.Sleep(time.Millisecond)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	// Fabricate a checkpoint of the same job with a pending commit of a
+	// sink the job does not have.
+	md, err := checkpoint.LoadPath(filepath.Join(r.dir, "checkpoints", "testjob"), "testjob")
+	if err != nil {
+		t.Fatal(err)
+	}
+	md.ID += 100
+	md.Pending = []checkpoint.Committable{{Key: checkpoint.Key{Sink: "main/gone", Run: "x", Checkpoint: 1}, Data: []byte("{}")}}
+	other, err := checkpoint.OpenDir(filepath.Join(t.TempDir(), "elsewhere"), "testjob")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.Write(md); err != nil {
+		t.Fatal(err)
+	}
+	r.tweak = func(s *runtime.JobSpec) { s.RestorePath = other.Path() }
+	err = runJob(t, r.job(t), 30*time.Second)
+	if !errors.Is(err, runtime.ErrInvalidSpec) || !strings.Contains(err.Error(), "main/gone") {
+		t.Fatalf("restoring pending commits of an unknown sink: %v", err)
+	}
+}
+
+// lockedBuffer is a concurrency-safe log sink.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// TestTransactionTimeoutGuards: pre-committed work that no checkpoint
+// completes to commit is warned about at half the sink's transaction
+// timeout, and the job fails over before it nears the timeout.
+func TestTransactionTimeoutGuards(t *testing.T) {
+	r := newRig(t)
+	r.per = 0
+	var logs lockedBuffer
+	f := &testkit.Faults{}
+	// The second checkpoint's pre-commit of one task hangs: checkpoints
+	// after it cannot complete, and the work of the other task is
+	// carried.
+	f.On(runtime.BeforePreCommit, 4, testkit.Block, 0)
+	r.faults = f
+	r.fileSinks = []*testkit.FileSink{{Dir: t.TempDir(), Timeout: 300 * time.Millisecond}}
+	r.tweak = func(s *runtime.JobSpec) {
+		s.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+		s.Config.Checkpoint.Timeout = 20 * time.Millisecond
+		s.Config.Checkpoint.TolerableFailed = 1000
+		s.Config.Restart.Strategy = runtime.RestartNone
+	}
+	j := r.job(t)
+	err := runJob(t, j, 30*time.Second)
+	f.Release(runtime.BeforePreCommit)
+	if err == nil || !strings.Contains(err.Error(), "near the sink's transaction timeout") {
+		t.Fatalf("Run returned %v; want a failover before the transaction timeout", err)
+	}
+	if !strings.Contains(logs.String(), "past half of the sink's transaction timeout") {
+		t.Fatalf("no warning at half the transaction timeout; log:\n%s", logs.String())
+	}
+	r.verify(t, nil)
+}
+
+// TestPartitionAndPipelines runs two pipelines, one routing rows by key
+// to three sink tasks, and checks both outputs.
+func TestPartitionAndPipelines(t *testing.T) {
+	r := newRig(t)
+	r.sinkPar = 3
+	second := &testkit.FileSink{Dir: filepath.Join(t.TempDir(), "second")}
+	r.tweak = func(s *runtime.JobSpec) {
+		s.Pipelines[0].Partition = func(row types.Row, n int) int { return int(row.Fields[0].Int64()) % n }
+		s.Pipelines[0].Transform = func(in types.Row, out []types.Row) ([]types.Row, error) {
+			return append(out, in), nil
+		}
+		s.Pipelines = append(s.Pipelines, runtime.Pipeline{Name: "copy",
+			Sources: []runtime.SourceSpec{{Name: "seq", Source: &testkit.SeqSource{Partitions: 2, PerPartition: 50}}},
+			Sinks:   []runtime.SinkSpec{{Name: "out", Sink: second}}})
+	}
+	j := r.job(t)
+	if err := runJob(t, j, 30*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	r.verify(t, r.full())
+	rows, err := testkit.ReadCommitted(second.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := testkit.CheckExactlyOnce(rows, 2, []int64{50, 50}); err != nil {
+		t.Fatal(err)
+	}
+	var bytesOut int64
+	for _, ts := range j.Status().Tasks {
+		bytesOut += ts.BytesOut
+	}
+	if bytesOut == 0 {
+		t.Fatal("no bytes counted by the writers")
+	}
+}
+
+func TestTransformError(t *testing.T) {
+	r := newRig(t)
+	boom := errors.New("division by zero")
+	r.tweak = func(s *runtime.JobSpec) {
+		s.Config.Restart.Strategy = runtime.RestartNone
+		s.Pipelines[0].Transform = func(in types.Row, out []types.Row) ([]types.Row, error) {
+			if in.Fields[1].Int64() == 100 {
+				return out, boom
+			}
+			return append(out, in), nil
+		}
+	}
+	if err := runJob(t, r.job(t), 30*time.Second); !errors.Is(err, boom) {
+		t.Fatalf("Run returned %v; want the transform's error", err)
+	}
+}
