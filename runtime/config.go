@@ -124,7 +124,9 @@ type RestartConfig struct {
 	FixedDelay time.Duration
 
 	// FailureRateMaxFailures is
-	// restart-strategy.failure-rate.max-failures-per-interval (1).
+	// restart-strategy.failure-rate.max-failures-per-interval (1). As in
+	// Flink, the job fails when this many failures, the latest included,
+	// fall within the interval.
 	FailureRateMaxFailures int
 	// FailureRateInterval is
 	// restart-strategy.failure-rate.failure-rate-interval (1 min).

@@ -42,7 +42,10 @@ func (r *restarter) next(started time.Time) (time.Duration, bool) {
 			}
 		}
 		r.failures = append(kept, now)
-		if len(r.failures) > r.cfg.FailureRateMaxFailures {
+		// As Flink's FailureRateRestartBackoffTimeStrategy: the job fails
+		// when max-failures-per-interval failures, this one included,
+		// fall within the interval (so the default of 1 never restarts).
+		if len(r.failures) >= r.cfg.FailureRateMaxFailures {
 			return 0, false
 		}
 		return r.cfg.FailureRateDelay, true

@@ -31,7 +31,7 @@ func TestRestartStrategies(t *testing.T) {
 	}
 
 	cfg.Restart.Strategy = RestartFailureRate
-	cfg.Restart.FailureRateMaxFailures = 2
+	cfg.Restart.FailureRateMaxFailures = 3
 	r = newRestarter(cfg, clock.now)
 	for i := range 2 {
 		if _, ok := r.next(clock.t); !ok {
