@@ -336,6 +336,8 @@ func (c *coordinator) complete(ctx context.Context, f *inflight) error {
 	c.acked = append(c.acked[:0], c.acked[durable:]...)
 	c.uncommitted = append(c.uncommitted, newItems...)
 	c.a.j.stats.completed(f.id, dur, size, c.lastEnd)
+	a.j.log.Debug("checkpoint complete", "checkpoint", f.id, "duration", dur, "size", size,
+		"new_committables", len(newItems), "pending_commits", len(c.uncommitted))
 	c.a.j.stats.setPending(c.pendingStats())
 	if err := a.j.store.Prune(c.cfg.NumRetained); err != nil {
 		c.log().Warn("cannot delete old checkpoints", "err", err)

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -234,5 +236,53 @@ func TestTransformError(t *testing.T) {
 	}
 	if err := runJob(t, r.job(t), 30*time.Second); !errors.Is(err, boom) {
 		t.Fatalf("Run returned %v; want the transform's error", err)
+	}
+}
+
+func TestRetention(t *testing.T) {
+	for _, tc := range []struct {
+		ret       runtime.Retention
+		bounded   bool
+		wantFiles bool
+	}{
+		{runtime.NoExternalizedCheckpoints, true, false},
+		{runtime.NoExternalizedCheckpoints, false, true},
+		{runtime.DeleteOnCancellation, false, false},
+		{runtime.RetainOnCancellation, true, true},
+	} {
+		t.Run(fmt.Sprintf("%s/bounded=%v", tc.ret, tc.bounded), func(t *testing.T) {
+			r := newRig(t)
+			if !tc.bounded {
+				r.per = 0
+			}
+			r.tweak = func(s *runtime.JobSpec) {
+				s.Config.Checkpoint.Retention = tc.ret
+				s.Config.Checkpoint.NumRetained = 2
+			}
+			j := r.job(t)
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan error, 1)
+			go func() { done <- j.Run(ctx) }()
+			if !tc.bounded {
+				for j.Status().Checkpoints.Completed < 3 {
+					time.Sleep(time.Millisecond)
+				}
+				cancel()
+			}
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+			cancel()
+			ents, err := os.ReadDir(filepath.Join(r.dir, "checkpoints", "testjob"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := len(ents) > 0; got != tc.wantFiles {
+				t.Fatalf("%d checkpoint files left; want files: %v", len(ents), tc.wantFiles)
+			}
+			if len(ents) > 2 {
+				t.Fatalf("%d checkpoints retained; num-retained is 2", len(ents))
+			}
+		})
 	}
 }

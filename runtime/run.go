@@ -104,11 +104,18 @@ func (j *Job) runOnce(ctx context.Context, first bool) (err error) {
 	if err := a.openCommitters(actx); err != nil {
 		return err
 	}
-	recovered, err := a.recover(actx)
-	if err != nil {
-		return err
+	// Recovery and split discovery stop at once when the caller stops the
+	// job: nothing has been written yet, and the next start recovers
+	// again.
+	recovered, err := a.recover(ctx)
+	if err == nil {
+		err = a.assignSplits(ctx)
 	}
-	if err := a.assignSplits(actx); err != nil {
+	if err != nil {
+		if ctx.Err() != nil {
+			j.log.Info("stopped during recovery", "err", err)
+			return nil
+		}
 		return err
 	}
 	a.coord = newCoordinator(a, nextID, recovered)
