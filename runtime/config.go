@@ -165,6 +165,24 @@ type Config struct {
 	// ChannelCapacity is the number of batches a channel between two
 	// tasks holds; it bounds memory. Default 8. (Not a Flink option.)
 	ChannelCapacity int
+	// Ignored lists the Flink options ParseConfig accepted without effect
+	// (IgnoredKeys), for the caller to warn about.
+	Ignored []string
+}
+
+// IgnoredKeys are Flink checkpointing options that job files written for
+// Flink may set and that have no effect here: storage choices (always
+// files), incremental and unaligned checkpoints (checkpoints are always
+// aligned and complete, which is correct, only slower under
+// backpressure), and scheduling refinements. ParseConfig accepts them and
+// lists them in Config.Ignored.
+var IgnoredKeys = []string{
+	"execution.checkpointing.storage", "state.checkpoint-storage",
+	"execution.checkpointing.savepoint-dir", "state.savepoints.dir",
+	"execution.checkpointing.incremental", "state.backend.incremental",
+	"execution.checkpointing.unaligned.enabled", "execution.checkpointing.unaligned",
+	"execution.checkpointing.aligned-checkpoint-timeout", "execution.checkpointing.interval-during-backlog",
+	"execution.checkpointing.checkpoints-after-tasks-finish",
 }
 
 // DefaultConfig returns Flink's defaults: checkpointing off.
@@ -310,6 +328,10 @@ func ParseConfig(opts map[string]string) (Config, error) {
 	slices.Sort(keys)
 	for _, k := range keys {
 		if known[k] {
+			continue
+		}
+		if slices.Contains(IgnoredKeys, k) {
+			c.Ignored = append(c.Ignored, k)
 			continue
 		}
 		for _, p := range ownedPrefixes {

@@ -47,9 +47,13 @@ func TestParseConfig(t *testing.T) {
 		"restart-strategy.fixed-delay.attempts":                     "7",
 		"restart-strategy.fixed-delay.delay":                        "2 s",
 		"pipeline.name":                                             "ignored: not ours",
+		"execution.checkpointing.unaligned.enabled":                 "true",
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(c.Ignored) != 1 || c.Ignored[0] != "execution.checkpointing.unaligned.enabled" {
+		t.Fatalf("ignored options: %v", c.Ignored)
 	}
 	cp := c.Checkpoint
 	if cp.Interval != 5*time.Second || cp.Mode != runtime.AtLeastOnce || cp.Timeout != time.Minute ||

@@ -89,6 +89,12 @@ func (r *rig) verify(t testing.TB, want []int64) [][]int64 {
 			t.Fatalf("sink %s: %v", fs.Dir, err)
 		}
 		counts = append(counts, n)
+		if want != nil {
+			left, err := testkit.PendingFiles(fs.Dir)
+			if err != nil || len(left) > 0 {
+				t.Fatalf("sink %s: transactions neither committed nor aborted: %v %v", fs.Dir, left, err)
+			}
+		}
 	}
 	return counts
 }

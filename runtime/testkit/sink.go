@@ -311,3 +311,18 @@ func CheckExactlyOnce(rows [][]int64, partitions int, want []int64) ([]int64, er
 	}
 	return next, nil
 }
+
+// PendingFiles lists the transaction files of a FileSink's folder that are
+// neither committed nor aborted. After a job has finished (or stopped
+// gracefully) there are none: recovery aborts what failed runs left.
+func PendingFiles(dir string) ([]string, error) {
+	ents, err := os.ReadDir(filepath.Join(dir, "pending"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	return names, err
+}
