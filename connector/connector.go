@@ -133,7 +133,11 @@ type Writer interface {
 	// here, so that the checkpoint fails.
 	PreCommit(ctx context.Context, checkpointID int64) ([]Committable, error)
 	// Close releases the writer; work not pre-committed is discarded
-	// (a transactional writer aborts its open transaction).
+	// (a transactional writer aborts its open transaction). When a job
+	// ends normally (stop or end of input), Close is called after the
+	// commits of the final checkpoint are acknowledged; after a failure it
+	// may be called before pending commits are done, which then happen
+	// through the Committer (in a later run's Recover if need be).
 	Close() error
 }
 

@@ -64,7 +64,10 @@ type coordinator struct {
 	cfg    CheckpointConfig
 	events chan event
 	stop   chan struct{}
-	once   sync.Once
+	// allCommitted is closed when the final checkpoint's commits are
+	// acknowledged.
+	allCommitted chan struct{}
+	once         sync.Once
 
 	// completed is the id of the latest completed checkpoint, read by
 	// tasks to notify CheckpointListeners.
@@ -95,7 +98,8 @@ type coordinator struct {
 func newCoordinator(a *attempt, nextID int64, recovered []checkpoint.Committable) *coordinator {
 	c := &coordinator{a: a, cfg: a.j.spec.Config.Checkpoint, nextID: nextID,
 		events: make(chan event, 64), stop: make(chan struct{}), cwake: make(chan struct{}, 1),
-		lastEnd: time.Now(), last: a.restored}
+		allCommitted: make(chan struct{}),
+		lastEnd:      time.Now(), last: a.restored}
 	for _, r := range recovered {
 		i := 0
 		for i < len(a.sinks) && a.sinks[i].id != r.Sink {
@@ -162,6 +166,7 @@ func (c *coordinator) run(ctx context.Context) error {
 			return ctx.Err()
 		}
 		if c.finalDone && len(c.uncommitted) == 0 {
+			close(c.allCommitted)
 			return nil
 		}
 		c.maybeTrigger()

@@ -600,7 +600,15 @@ func (t *sinkTask) run(ctx context.Context) (err error) {
 				}
 			case msgEOF:
 				if eofs++; eofs == n {
-					return nil
+					// Keep the writer open until the final checkpoint's
+					// commits are acknowledged: a sink may commit through
+					// its writers' clients.
+					select {
+					case <-a.coord.allCommitted:
+						return nil
+					case <-ctx.Done():
+						return ctx.Err()
+					}
 				}
 			}
 		case <-t.notify:
