@@ -25,6 +25,7 @@ type Job struct {
 	now   func() time.Time
 
 	restarts atomic.Int64
+	state    atomic.Value // State
 	cur      atomic.Pointer[attempt]
 	stats    statsState
 }
@@ -93,11 +94,18 @@ func (j *Job) Run(ctx context.Context) error {
 	first := true
 	for {
 		started := j.now()
+		j.state.Store(StateRestoring)
 		err := j.runOnce(ctx, first)
 		first = false
 		if err == nil {
+			if ctx.Err() != nil {
+				j.state.Store(StateStopped)
+			} else {
+				j.state.Store(StateFinished)
+			}
 			return nil
 		}
+		j.state.Store(StateFailed)
 		if errors.Is(err, connector.ErrCommitLost) || errors.Is(err, ErrInvalidSpec) || errors.Is(err, errStopTimeout) {
 			return err
 		}
@@ -109,6 +117,7 @@ func (j *Job) Run(ctx context.Context) error {
 			return fmt.Errorf("job %q failed (restart strategy %s gives up): %w", j.spec.Name, j.spec.Config.EffectiveStrategy(), err)
 		}
 		j.restarts.Add(1)
+		j.state.Store(StateRestarting)
 		j.log.Warn("job failed; restarting", "err", err, "delay", delay, "strategy", j.spec.Config.EffectiveStrategy().String())
 		t := time.NewTimer(delay)
 		select {

@@ -13,10 +13,26 @@ type Metrics interface {
 	Status() Status
 }
 
+// State is a job's lifecycle state.
+type State string
+
+// The job states.
+const (
+	StateCreated    State = "CREATED"
+	StateRestoring  State = "RESTORING"
+	StateRunning    State = "RUNNING"
+	StateRestarting State = "RESTARTING"
+	StateFinished   State = "FINISHED"
+	StateStopped    State = "STOPPED"
+	StateFailed     State = "FAILED"
+)
+
 // Status is a snapshot of a job's state and metrics.
 type Status struct {
 	// Job is the job's name.
 	Job string
+	// State is the job's lifecycle state.
+	State State
 	// Run identifies the current run (attempt); empty before the first.
 	Run string
 	// Restarts counts restarts after failures.
@@ -123,7 +139,10 @@ func (s *statsState) setPaused(p bool) {
 
 // Status implements Metrics.
 func (j *Job) Status() Status {
-	st := Status{Job: j.spec.Name, Restarts: j.restarts.Load()}
+	st := Status{Job: j.spec.Name, Restarts: j.restarts.Load(), State: StateCreated}
+	if s, ok := j.state.Load().(State); ok {
+		st.State = s
+	}
 	j.stats.mu.Lock()
 	st.Checkpoints = j.stats.ckpt
 	st.PendingCommits = j.stats.pending

@@ -120,6 +120,7 @@ func (j *Job) runOnce(ctx context.Context, first bool) (err error) {
 	}
 	a.coord = newCoordinator(a, nextID, recovered)
 	j.cur.Store(a)
+	j.state.Store(StateRunning)
 
 	stopCtx, stopCancel := context.WithCancel(context.Background())
 	defer stopCancel()

@@ -2,6 +2,8 @@ package runtime_test
 
 import (
 	"testing"
+
+	"github.com/streamsql/streamsql/runtime"
 	"time"
 
 	"go.uber.org/goleak"
@@ -23,8 +25,12 @@ func TestBoundedJobExactlyOnce(t *testing.T) {
 	}
 	r.verify(t, r.full())
 	st := j.Status()
-	if st.Checkpoints.Completed == 0 {
-		t.Fatal("no checkpoint completed")
+	if st.Checkpoints.Completed == 0 || st.Checkpoints.LastSize == 0 || st.Checkpoints.LastID == 0 ||
+		st.Checkpoints.LastCompleted.IsZero() || st.Checkpoints.TotalDuration < st.Checkpoints.LastDuration {
+		t.Fatalf("checkpoint status: %+v", st.Checkpoints)
+	}
+	if st.State != runtime.StateFinished {
+		t.Fatalf("state %s after the end of input", st.State)
 	}
 	var in, out int64
 	for _, ts := range st.Tasks {

@@ -33,6 +33,9 @@ func TestGracefulStopAndResume(t *testing.T) {
 		if err := <-done; err != nil {
 			t.Fatalf("run %d: %v", run, err)
 		}
+		if st := j.Status().State; st != runtime.StateStopped {
+			t.Fatalf("run %d: state %s after a graceful stop", run, st)
+		}
 		counts := r.verify(t, nil)[0]
 		// The latest checkpoint's source positions equal what was
 		// committed: the stop committed everything it read.
