@@ -286,3 +286,27 @@ func TestRetention(t *testing.T) {
 		})
 	}
 }
+
+func TestMinPauseAndConcurrency(t *testing.T) {
+	// A min-pause longer than the job leaves only the final checkpoint.
+	r := newRig(t)
+	r.tweak = func(s *runtime.JobSpec) { s.Config.Checkpoint.MinPause = time.Hour }
+	j := r.job(t)
+	if err := runJob(t, j, 30*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if n := j.Status().Checkpoints.Completed; n != 1 {
+		t.Fatalf("%d checkpoints completed with a min-pause of an hour; want only the final one", n)
+	}
+	r.verify(t, r.full())
+
+	// Several checkpoints in flight at once, one of them slow.
+	r = newRig(t)
+	r.faults = (&testkit.Faults{}).On(runtime.BeforePreCommit, 3, testkit.Delay, 50*time.Millisecond)
+	r.tweak = func(s *runtime.JobSpec) { s.Config.Checkpoint.MaxConcurrent = 3 }
+	j = r.job(t)
+	if err := runJob(t, j, 30*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	r.verify(t, r.full())
+}
