@@ -310,3 +310,19 @@ func TestMinPauseAndConcurrency(t *testing.T) {
 	}
 	r.verify(t, r.full())
 }
+
+func TestTransformPanic(t *testing.T) {
+	r := newRig(t)
+	r.tweak = func(s *runtime.JobSpec) {
+		s.Config.Restart.Strategy = runtime.RestartNone
+		s.Pipelines[0].Transform = func(in types.Row, out []types.Row) ([]types.Row, error) {
+			_ = in.Fields[7] // out of range
+			return out, nil
+		}
+	}
+	err := runJob(t, r.job(t), 30*time.Second)
+	var pe *runtime.PanicError
+	if !errors.As(err, &pe) || !strings.Contains(pe.Task, "main/seq") {
+		t.Fatalf("Run returned %v; want a PanicError naming the source task", err)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -138,13 +139,13 @@ func (j *Job) runOnce(ctx context.Context, first bool) (err error) {
 
 	g, gctx := errgroup.WithContext(actx)
 	for _, t := range a.srcTasks {
-		g.Go(func() error { return t.run(gctx) })
+		goSafe(g, fmt.Sprintf("source %q task %d", t.src.id, t.index), func() error { return t.run(gctx) })
 	}
 	for _, t := range a.snkTasks {
 		t.start(g, gctx)
 	}
-	g.Go(func() error { return a.coord.commitLoop(gctx) })
-	g.Go(func() error { return a.coord.run(gctx) })
+	goSafe(g, "commit loop", func() error { return a.coord.commitLoop(gctx) })
+	goSafe(g, "checkpoint coordinator", func() error { return a.coord.run(gctx) })
 	err = g.Wait()
 	stopCancel()
 	if cause := context.Cause(actx); errors.Is(cause, errStopTimeout) {
@@ -298,6 +299,32 @@ func (a *attempt) assignSplits(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// PanicError is returned when a task (or a connector or transform called
+// by it) panicked; the run fails like on any other error.
+type PanicError struct {
+	// Task names the task.
+	Task string
+	// Value is the panic's value; Stack the goroutine's stack.
+	Value any
+	Stack []byte
+}
+
+func (e *PanicError) Error() string {
+	return fmt.Sprintf("%s panicked: %v\n%s", e.Task, e.Value, e.Stack)
+}
+
+// goSafe runs fn in g, turning a panic into a *PanicError.
+func goSafe(g *errgroup.Group, task string, fn func() error) {
+	g.Go(func() (err error) {
+		defer func() {
+			if v := recover(); v != nil {
+				err = &PanicError{Task: task, Value: v, Stack: debug.Stack()}
+			}
+		}()
+		return fn()
+	})
 }
 
 type barrierReq struct {
@@ -549,7 +576,7 @@ func (t *sinkTask) start(g *errgroup.Group, ctx context.Context) {
 			}
 		})
 	}
-	g.Go(func() error { return t.run(ctx) })
+	goSafe(g, fmt.Sprintf("sink %q task %d", t.sink.id, t.index), func() error { return t.run(ctx) })
 }
 
 func (t *sinkTask) run(ctx context.Context) (err error) {
