@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -95,7 +96,7 @@ func (j *Job) Run(ctx context.Context) error {
 	for {
 		started := j.now()
 		j.state.Store(StateRestoring)
-		err := j.runOnce(ctx, first)
+		err := j.runOnceSafe(ctx, first)
 		first = false
 		if err == nil {
 			if ctx.Err() != nil {
@@ -127,6 +128,17 @@ func (j *Job) Run(ctx context.Context) error {
 		case <-t.C:
 		}
 	}
+}
+
+// runOnceSafe runs one attempt, turning a panic in its set-up (a
+// connector's Committer, Recover or Splits) into a *PanicError.
+func (j *Job) runOnceSafe(ctx context.Context, first bool) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = &PanicError{Task: "job set-up", Value: v, Stack: debug.Stack()}
+		}
+	}()
+	return j.runOnce(ctx, first)
 }
 
 func newRunID() string {
