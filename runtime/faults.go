@@ -36,7 +36,8 @@ var AllFaultPoints = []FaultPoint{BeforePreCommit, AfterPreCommit, AfterCheckpoi
 
 // FaultInfo says where a failure point was reached.
 type FaultInfo struct {
-	// Checkpoint is the checkpoint concerned (0 during recovery).
+	// Checkpoint is the checkpoint concerned (during recovery: the
+	// restored one, 0 when the job starts afresh).
 	Checkpoint int64
 	// Sink is the sink's id, when a sink is concerned.
 	Sink string

@@ -25,6 +25,7 @@ type Job struct {
 	store checkpoint.Storage
 	now   func() time.Time
 
+	running  atomic.Bool
 	restarts atomic.Int64
 	state    atomic.Value // State
 	cur      atomic.Pointer[attempt]
