@@ -90,8 +90,13 @@ func NewJob(spec JobSpec) (*Job, error) {
 // Run runs the job until its bounded sources are done, ctx is cancelled
 // (graceful stop: a final checkpoint is taken and committed), or it fails
 // and the restart strategy gives up. It returns nil after a finish or a
-// graceful stop.
+// graceful stop. A Job runs once at a time: Run returns an error while
+// another Run of the same Job is in progress.
 func (j *Job) Run(ctx context.Context) error {
+	if !j.running.CompareAndSwap(false, true) {
+		return fmt.Errorf("job %q is already running", j.spec.Name)
+	}
+	defer j.running.Store(false)
 	rs := newRestarter(j.spec.Config, j.now)
 	first := true
 	for {
