@@ -54,8 +54,9 @@ type CommitLostError struct {
 }
 
 func (e *CommitLostError) Error() string {
-	return fmt.Sprintf("checkpoint %d: sink %q lost committable %s (%q): %v; "+
-		"restore an earlier retained checkpoint to replay its interval, or accept the loss",
+	return fmt.Sprintf("checkpoint %d: sink %q lost committable %s (%q): %v; the job cannot go on by itself. "+
+		"Either restore an earlier retained checkpoint (replays its interval: nothing lost, possible duplicates in sinks whose commits succeeded), "+
+		"or accept the loss by dropping the committable from the latest checkpoint (checkpoint.DropPending) and start again",
 		e.Checkpoint, e.Sink, e.Key, e.Committable, e.Err)
 }
 

@@ -421,3 +421,47 @@ func (m *Memory) Clear() error {
 	m.all = nil
 	return nil
 }
+
+// ErrNoSuchCommittable is returned by DropPending when the latest
+// checkpoint has no pending committable with the given key.
+var ErrNoSuchCommittable = errors.New("no such pending committable")
+
+// DropPending is how an operator accepts the loss of pre-committed work
+// that a sink reported lost (runtime.CommitLostError): it writes a new
+// checkpoint, a copy of the latest one without the committable of key, so
+// that the next run neither commits it nor fails on it. The rows of that
+// committable are lost for good. The alternative, which loses nothing but
+// may duplicate rows in sinks whose commits succeeded, is to restore an
+// earlier retained checkpoint.
+func DropPending(s Storage, key Key) (*Metadata, error) {
+	md, err := s.Latest()
+	if err != nil {
+		return nil, err
+	}
+	if md == nil {
+		return nil, fmt.Errorf("%w: no checkpoint in %s", ErrNoSuchCommittable, s.Location())
+	}
+	cp := *md
+	cp.Pending = nil
+	found := false
+	for _, c := range md.Pending {
+		if c.Key == key {
+			found = true
+			continue
+		}
+		cp.Pending = append(cp.Pending, c)
+	}
+	if !found {
+		return nil, fmt.Errorf("%w: %s in checkpoint %d", ErrNoSuchCommittable, key, md.ID)
+	}
+	maxID, err := s.MaxID()
+	if err != nil {
+		return nil, err
+	}
+	cp.ID = max(maxID, md.ID) + 1
+	cp.Time = time.Now().UTC()
+	if _, err := s.Write(&cp); err != nil {
+		return nil, err
+	}
+	return &cp, nil
+}

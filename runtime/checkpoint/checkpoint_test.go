@@ -85,3 +85,24 @@ func TestCorruptCheckpoint(t *testing.T) {
 		t.Fatalf("Load of a corrupt file: %v", err)
 	}
 }
+
+func TestDropPending(t *testing.T) {
+	d, err := OpenDir(t.TempDir(), "job")
+	if err != nil {
+		t.Fatal(err)
+	}
+	k1, k2 := Key{Sink: "p/a", Run: "r", Checkpoint: 4}, Key{Sink: "p/a", Run: "r", Checkpoint: 5}
+	if _, err := d.Write(&Metadata{Version: FormatVersion, Job: "job", ID: 5, Pending: []Committable{{Key: k1}, {Key: k2}}}); err != nil {
+		t.Fatal(err)
+	}
+	md, err := DropPending(d, k1)
+	if err != nil || md.ID != 6 || len(md.Pending) != 1 || md.Pending[0].Key != k2 {
+		t.Fatalf("DropPending: %+v %v", md, err)
+	}
+	if latest, _ := d.Latest(); latest.ID != 6 {
+		t.Fatal("the new checkpoint is not the latest")
+	}
+	if _, err := DropPending(d, k1); !errors.Is(err, ErrNoSuchCommittable) {
+		t.Fatalf("dropping twice: %v", err)
+	}
+}
