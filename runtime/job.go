@@ -37,8 +37,8 @@ type Job struct {
 // without restarts: a restart would restore the same checkpoint and fail
 // again. The way on is to restore an earlier retained checkpoint
 // (replaying its interval: nothing lost, possible duplicates in sinks
-// whose commits succeeded) or to delete the pending committable from the
-// checkpoint, accepting the loss.
+// whose commits succeeded) or to drop the pending committable from the
+// latest checkpoint with checkpoint.DropPending, accepting the loss.
 type CommitLostError struct {
 	// Checkpoint is the checkpoint whose commit failed (the completed
 	// checkpoint that carried the committable, or the restored one during
