@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -515,7 +516,7 @@ func (c *coordinator) commitLoop(ctx context.Context) error {
 					return err
 				}
 			}
-			if err := c.commit(ctx, job.checkpoint, it); err != nil {
+			if err := commitRetrying(ctx, c.a.j.log, job.checkpoint, it.sink, it.c); err != nil {
 				return err
 			}
 			if err := a.j.fault(ctx, AfterCommit, FaultInfo{Checkpoint: job.checkpoint, Sink: it.sink.id, Task: it.c.Task}); err != nil {
@@ -528,20 +529,22 @@ func (c *coordinator) commitLoop(ctx context.Context) error {
 	}
 }
 
-func (c *coordinator) commit(ctx context.Context, ckpt int64, it item) error {
+// commitRetrying commits one committable, retrying failures other than
+// connector.ErrCommitLost with exponential backoff until ctx is done.
+func commitRetrying(ctx context.Context, log *slog.Logger, ckpt int64, sink *sinkRT, c checkpoint.Committable) error {
 	backoff := 50 * time.Millisecond
 	for attempt := 1; ; attempt++ {
-		err := it.sink.committer.Commit(ctx, it.c.Data)
+		err := sink.committer.Commit(ctx, c.Data)
 		if err == nil {
 			return nil
 		}
 		if errors.Is(err, connector.ErrCommitLost) {
-			return &CommitLostError{Checkpoint: ckpt, Sink: it.sink.id, Key: it.c.Key, Committable: it.c.Data, Err: err}
+			return &CommitLostError{Checkpoint: ckpt, Sink: sink.id, Key: c.Key, Committable: c.Data, Err: err}
 		}
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		c.log().Warn("commit failed; retrying", "checkpoint", ckpt, "committable", it.c.Key.String(), "attempt", attempt, "err", err, "retry_in", backoff)
+		log.Warn("commit failed; retrying", "checkpoint", ckpt, "committable", c.Key.String(), "attempt", attempt, "err", err, "retry_in", backoff)
 		t := time.NewTimer(backoff)
 		select {
 		case <-t.C:

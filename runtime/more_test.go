@@ -326,3 +326,52 @@ func TestTransformPanic(t *testing.T) {
 		t.Fatalf("Run returned %v; want a PanicError naming the source task", err)
 	}
 }
+
+// TestCommitLostDuringRecovery: a pending committable whose work vanished
+// (as a broker-aborted transaction) fails recovery with an error naming
+// it; dropping it from the checkpoint lets the job go on.
+func TestCommitLostDuringRecovery(t *testing.T) {
+	r := newRig(t)
+	r.sinkPar = 1
+	r.faults = (&testkit.Faults{}).On(runtime.AfterCheckpointWritten, 2, testkit.Fail, 0)
+	r.tweak = func(s *runtime.JobSpec) { s.Config.Restart.Strategy = runtime.RestartNone }
+	if err := runJob(t, r.job(t), 30*time.Second); !errors.Is(err, testkit.ErrInjected) {
+		t.Fatalf("first run: %v", err)
+	}
+	store, err := checkpoint.OpenDir(filepath.Join(r.dir, "checkpoints"), "testjob")
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, err := store.Latest()
+	if err != nil || len(md.Pending) == 0 {
+		t.Fatalf("no pending commits in the latest checkpoint: %v", err)
+	}
+	// Lose the first pending committable that is not committed yet.
+	var lost checkpoint.Committable
+	pending, _ := testkit.PendingFiles(r.fileSinks[0].Dir)
+	for _, c := range md.Pending {
+		for _, p := range pending {
+			if lost.Data == nil && strings.Contains(string(c.Data), p) {
+				lost = c
+				if err := os.Remove(filepath.Join(r.fileSinks[0].Dir, "pending", p)); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	if lost.Data == nil {
+		t.Fatal("no uncommitted pending committable")
+	}
+	r.faults = nil
+	err = runJob(t, r.job(t), 30*time.Second)
+	var cl *runtime.CommitLostError
+	if !errors.As(err, &cl) || cl.Key != lost.Key || cl.Checkpoint != md.ID {
+		t.Fatalf("recovery error %v; want a CommitLostError for %s in checkpoint %d", err, lost.Key, md.ID)
+	}
+	if _, err := checkpoint.DropPending(store, lost.Key); err != nil {
+		t.Fatal(err)
+	}
+	if err := runJob(t, r.job(t), 30*time.Second); err != nil {
+		t.Fatalf("after dropping the lost committable: %v", err)
+	}
+}

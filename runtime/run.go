@@ -257,13 +257,17 @@ func (a *attempt) recover(ctx context.Context) ([]checkpoint.Committable, error)
 			data[i] = c.Data
 			a.tracker.add(s.index, c.Checkpoint, 1)
 		}
+		// Commit each one first, retrying, so that a lost one is named
+		// exactly; then Recover, which commits them again (a no-op) and
+		// aborts the leftovers of earlier runs.
+		for _, c := range cs {
+			if err := commitRetrying(ctx, a.j.log, a.restoredID, s, c); err != nil {
+				return nil, err
+			}
+		}
 		if err := s.committer.Recover(ctx, data); err != nil {
 			if errors.Is(err, connector.ErrCommitLost) {
-				ce := &CommitLostError{Checkpoint: a.restoredID, Sink: s.id, Err: err}
-				if len(cs) > 0 {
-					ce.Key, ce.Committable = cs[0].Key, cs[0].Data
-				}
-				return nil, ce
+				return nil, &CommitLostError{Checkpoint: a.restoredID, Sink: s.id, Err: err}
 			}
 			return nil, fmt.Errorf("sink %q: recover from checkpoint %d: %w", s.id, a.restoredID, err)
 		}
