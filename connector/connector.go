@@ -168,7 +168,9 @@ type Committer interface {
 	// Recover is called once at start, before any writer is opened, with
 	// the committables of the restored checkpoint that are not known to be
 	// committed. It commits them, then aborts any work that earlier runs
-	// left open and that is not among them.
+	// left open and that is not among them. (The runtime has just
+	// committed each of them with Commit, retrying, so that a lost one is
+	// reported exactly; committing them again here is idempotent.)
 	Recover(ctx context.Context, pending []Committable) error
 	// Close releases the committer.
 	Close() error

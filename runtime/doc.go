@@ -93,9 +93,11 @@
 // # Recovery and restarts
 //
 // Each run (attempt) starts from the job's latest complete checkpoint (or
-// JobSpec.RestorePath on the first run): each sink's Committer.Recover
-// gets the checkpoint's pending committables of that sink, commits them
-// and aborts leftovers of earlier runs; then readers are opened with the
+// JobSpec.RestorePath on the first run): the checkpoint's pending
+// committables are committed one by one (Committer.Commit, with retries;
+// a lost one fails the job with a CommitLostError naming it), then each
+// sink's Committer.Recover gets them all and aborts leftovers of earlier
+// runs; then readers are opened with the
 // stored split positions, and writers start. Checkpoint ids keep growing
 // across runs. After a failure the restart strategy (restart-strategy.*:
 // none, fixed-delay, failure-rate, exponential-delay; exponential-delay
