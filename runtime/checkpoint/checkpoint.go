@@ -180,6 +180,15 @@ func OpenDir(base, job string) (*Dir, error) {
 	if err := os.MkdirAll(p, 0o755); err != nil {
 		return nil, fmt.Errorf("create checkpoint directory: %w", err)
 	}
+	// Temporary files of writes that a crash interrupted are not
+	// checkpoints; delete them.
+	if ents, err := os.ReadDir(p); err == nil {
+		for _, e := range ents {
+			if strings.HasPrefix(e.Name(), ".tmp-"+prefix) {
+				_ = os.Remove(filepath.Join(p, e.Name()))
+			}
+		}
+	}
 	return &Dir{path: p, job: job}, nil
 }
 

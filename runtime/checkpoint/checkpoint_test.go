@@ -50,6 +50,12 @@ func TestDirWriteLatestPrune(t *testing.T) {
 	if id, _ := d.MaxID(); id != 3 {
 		t.Fatalf("MaxID = %d with a stray temporary file", id)
 	}
+	if _, err := OpenDir(base, "job"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(base, "job", ".tmp-"+FileName(9)+"-1")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("stray temporary file not deleted on open: %v", err)
+	}
 	if err := d.Clear(); err != nil {
 		t.Fatal(err)
 	}
