@@ -74,21 +74,21 @@ type coordinator struct {
 	// tasks to notify CheckpointListeners.
 	completed atomic.Int64
 
-	nextID         int64
-	inflight       []*inflight
-	carried        []item // pre-committed for failed checkpoints
-	uncommitted    []item // in completed checkpoints, commit not acked
-	acked          []item // commit acked, not durable yet
-	lastEnd        time.Time
-	due            bool
-	failedInARow   int
-	finished       int
-	stopping       bool
-	finalID        int64
-	finalDone      bool
-	pausedWarned   bool
-	last           *checkpoint.Metadata
-	ackedSinceLast bool
+	nextID       int64
+	inflight     []*inflight
+	carried      []item // pre-committed for failed checkpoints
+	uncommitted  []item // in completed checkpoints, commit not acked
+	acked        []item // commit acked, not durable yet
+	lastEnd      time.Time
+	due          bool
+	failedInARow int
+	finished     int
+	stopping     bool
+	finalID      int64
+	finalDone    bool
+	pausedWarned bool
+	last         *checkpoint.Metadata
+	lastInStore  bool // last is a file of the job's own storage
 
 	cmu    sync.Mutex
 	cqueue []commitJob
@@ -165,6 +165,9 @@ func (c *coordinator) run(ctx context.Context) error {
 			c.startFinal("stop requested")
 		case <-ctx.Done():
 			return ctx.Err()
+		}
+		if len(c.uncommitted) == 0 || c.pausedWarned {
+			c.recordAcks()
 		}
 		if c.finalDone && len(c.uncommitted) == 0 {
 			close(c.allCommitted)
@@ -266,7 +269,6 @@ func (c *coordinator) handle(ctx context.Context, ev event) error {
 				break
 			}
 		}
-		c.ackedSinceLast = true
 		c.a.j.stats.setPending(c.pendingStats())
 		return nil
 	}
@@ -334,8 +336,7 @@ func (c *coordinator) complete(ctx context.Context, f *inflight) error {
 	dur := time.Since(f.started)
 	c.failedInARow = 0
 	c.lastEnd = time.Now()
-	c.last = md
-	c.ackedSinceLast = false
+	c.last, c.lastInStore = md, true
 	for _, it := range c.acked[:durable] {
 		a.tracker.durable(it.sink.index, it.c.Checkpoint)
 	}
@@ -444,22 +445,47 @@ func (c *coordinator) finish(stopped bool) error {
 		}
 		return nil
 	}
-	if c.last == nil || len(c.acked) == 0 {
-		return nil
+	return nil
+}
+
+// recordAcks makes the commit acknowledgements received since the last
+// checkpoint durable without waiting for the next one: it writes a copy
+// of the latest completed checkpoint (same source positions) without the
+// acknowledged committables, under a new id, and deletes the copied one,
+// which it supersedes. It runs only while no checkpoint is in flight, so
+// that checkpoint ids keep following completion order.
+func (c *coordinator) recordAcks() {
+	if len(c.acked) == 0 || len(c.inflight) > 0 || c.last == nil {
+		return
 	}
-	// Record the acknowledgements: a checkpoint with the same source
-	// positions as the final one and no pending commits.
-	md := *c.last
+	a := c.a
+	acked := make(map[checkpoint.Key]bool, len(c.acked))
+	for _, it := range c.acked {
+		acked[it.c.Key] = true
+	}
+	base := c.last
+	md := *base
 	md.ID, md.Run, md.Time, md.Pending = c.nextID, a.run, time.Now().UTC(), nil
 	c.nextID++
+	for _, p := range base.Pending {
+		if !acked[p.Key] {
+			md.Pending = append(md.Pending, p)
+		}
+	}
 	if _, err := a.j.store.Write(&md); err != nil {
-		return fmt.Errorf("record final commit acknowledgements: %w", err)
+		c.log().Warn("cannot record commit acknowledgements; the next checkpoint will", "err", err)
+		return
 	}
 	for _, it := range c.acked {
 		a.tracker.durable(it.sink.index, it.c.Checkpoint)
 	}
-	c.acked = nil
-	return a.j.store.Prune(c.cfg.NumRetained)
+	c.acked = c.acked[:0]
+	if c.lastInStore {
+		if err := a.j.store.Remove(base.ID); err != nil {
+			c.log().Warn("cannot delete superseded checkpoint", "checkpoint", base.ID, "err", err)
+		}
+	}
+	c.last, c.lastInStore = &md, true
 }
 
 func (c *coordinator) enqueue(j commitJob) {

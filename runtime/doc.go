@@ -58,9 +58,14 @@
 //     exponential backoff, and acknowledges each success to the
 //     coordinator. A committable stays pending, and is listed in every
 //     later checkpoint, until its commit is acknowledged. The
-//     acknowledgement becomes durable when the next checkpoint (which no
-//     longer lists the committable) completes; a graceful stop writes one
-//     more checkpoint for that purpose. Writers learn about durability
+//     acknowledgement becomes durable with the next checkpoint file that
+//     no longer lists the committable: as soon as the commits of a
+//     checkpoint are all acknowledged (or while commits lag), and no
+//     checkpoint is in flight, the coordinator writes an acknowledgement
+//     record — a copy of the latest checkpoint, same source positions,
+//     without the acknowledged committables, under a new id — and
+//     deletes the copied file; otherwise the next checkpoint records
+//     them. Writers learn about durability
 //     through connector.TaskInfo.Commits: a Kafka writer reuses a
 //     transactional id only once the commit of its previous transaction
 //     is durably acknowledged.

@@ -154,8 +154,9 @@ func newRunID() string {
 	return hex.EncodeToString(b[:])
 }
 
-// restore returns the checkpoint to restore and the first id to use.
-func (j *Job) restore(first bool) (*checkpoint.Metadata, int64, error) {
+// restore returns the checkpoint to restore, the first id to use, and
+// whether the checkpoint is one of the job's own storage.
+func (j *Job) restore(first bool) (*checkpoint.Metadata, int64, bool, error) {
 	var md *checkpoint.Metadata
 	var err error
 	if first && j.spec.RestorePath != "" {
@@ -164,16 +165,16 @@ func (j *Job) restore(first bool) (*checkpoint.Metadata, int64, error) {
 		md, err = j.store.Latest()
 	}
 	if err != nil {
-		return nil, 0, fmt.Errorf("find checkpoint to restore: %w", err)
+		return nil, 0, false, fmt.Errorf("find checkpoint to restore: %w", err)
 	}
 	maxID, err := j.store.MaxID()
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, false, err
 	}
 	if md != nil {
 		maxID = max(maxID, md.ID)
 	}
-	return md, maxID + 1, nil
+	return md, maxID + 1, !(first && j.spec.RestorePath != ""), nil
 }
 
 // tracker implements connector.CommitTracker for all sinks of a run.

@@ -159,7 +159,7 @@ func (l *lockedBuffer) String() string {
 // timeout, and the job fails over before it nears the timeout.
 func TestTransactionTimeoutGuards(t *testing.T) {
 	r := newRig(t)
-	r.per = 0
+	r.per, r.delay = 0, 0 // rows flow all the time: every pre-commit has work
 	var logs lockedBuffer
 	f := &testkit.Faults{}
 	// The second checkpoint's pre-commit of one task hangs: checkpoints

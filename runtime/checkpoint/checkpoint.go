@@ -108,6 +108,8 @@ type Storage interface {
 	MaxID() (int64, error)
 	// Prune deletes all but the retain newest checkpoints.
 	Prune(retain int) error
+	// Remove deletes checkpoint id; removing a missing one succeeds.
+	Remove(id int64) error
 	// Clear deletes every checkpoint of the job.
 	Clear() error
 	// Location describes where checkpoints are stored, for messages.
@@ -307,6 +309,14 @@ func (d *Dir) Prune(retain int) error {
 	return nil
 }
 
+// Remove implements Storage.
+func (d *Dir) Remove(id int64) error {
+	if err := os.Remove(filepath.Join(d.path, FileName(id))); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("delete checkpoint %d: %w", id, err)
+	}
+	return nil
+}
+
 // Clear implements Storage.
 func (d *Dir) Clear() error {
 	ids, err := d.ids()
@@ -420,6 +430,14 @@ func (m *Memory) Prune(retain int) error {
 	if n := len(m.all) - max(retain, 1); n > 0 {
 		m.all = append([]*Metadata(nil), m.all[n:]...)
 	}
+	return nil
+}
+
+// Remove implements Storage.
+func (m *Memory) Remove(id int64) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.all = slices.DeleteFunc(m.all, func(md *Metadata) bool { return md.ID == id })
 	return nil
 }
 
