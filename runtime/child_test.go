@@ -106,7 +106,7 @@ func finishChild(t *testing.T, dir string, per int64) {
 // times each, at different hits), restarts it, and checks that the
 // committed output equals the input exactly once, in order per partition.
 func TestFailurePointsSIGKILL(t *testing.T) {
-	const per = 300
+	const per = 800
 	for _, p := range runtime.AllFaultPoints {
 		for at := 1; at <= 3; at++ {
 			t.Run(fmt.Sprintf("%s@%d", p, at), func(t *testing.T) {

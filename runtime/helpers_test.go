@@ -30,7 +30,7 @@ type rig struct {
 }
 
 func newRig(t testing.TB) *rig {
-	return &rig{dir: t.TempDir(), partitions: 4, per: 400, srcPar: 2, sinkPar: 2, sinks: 1,
+	return &rig{dir: t.TempDir(), partitions: 4, per: 800, srcPar: 2, sinkPar: 2, sinks: 1,
 		interval: 10 * time.Millisecond, delay: 200 * time.Microsecond, batch: 8}
 }
 
