@@ -107,7 +107,7 @@ func finishChild(t *testing.T, dir string, per int64) {
 // committed output equals the input exactly once, in order per partition.
 func TestFailurePointsSIGKILL(t *testing.T) {
 	const per = 800
-	for _, p := range runtime.AllFaultPoints {
+	for _, p := range runtime.FaultPoints() {
 		for at := 1; at <= 3; at++ {
 			t.Run(fmt.Sprintf("%s@%d", p, at), func(t *testing.T) {
 				dir := t.TempDir()

@@ -166,17 +166,19 @@ type Config struct {
 	// tasks holds; it bounds memory. Default 8. (Not a Flink option.)
 	ChannelCapacity int
 	// Ignored lists the Flink options ParseConfig accepted without effect
-	// (IgnoredKeys), for the caller to warn about.
+	// (see IgnoredKeys), for the caller to warn about.
 	Ignored []string
 }
 
-// IgnoredKeys are Flink checkpointing options that job files written for
+// IgnoredKeys returns the Flink checkpointing options that job files written for
 // Flink may set and that have no effect here: storage choices (always
 // files), incremental and unaligned checkpoints (checkpoints are always
 // aligned and complete, which is correct, only slower under
 // backpressure), and scheduling refinements. ParseConfig accepts them and
 // lists them in Config.Ignored.
-var IgnoredKeys = []string{
+func IgnoredKeys() []string { return slices.Clone(ignoredKeys) }
+
+var ignoredKeys = []string{
 	"execution.checkpointing.storage", "state.checkpoint-storage",
 	"execution.checkpointing.savepoint-dir", "state.savepoints.dir",
 	"execution.checkpointing.incremental", "state.backend.incremental",
@@ -330,7 +332,7 @@ func ParseConfig(opts map[string]string) (Config, error) {
 		if known[k] {
 			continue
 		}
-		if slices.Contains(IgnoredKeys, k) {
+		if slices.Contains(ignoredKeys, k) {
 			c.Ignored = append(c.Ignored, k)
 			continue
 		}

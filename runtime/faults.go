@@ -30,9 +30,11 @@ const (
 	CommitDelay FaultPoint = "commit-delay"
 )
 
-// AllFaultPoints lists every failure point.
-var AllFaultPoints = []FaultPoint{BeforePreCommit, AfterPreCommit, AfterCheckpointWritten,
-	BetweenSinkCommits, AfterCommit, DuringRecovery, CommitDelay}
+// FaultPoints lists every failure point.
+func FaultPoints() []FaultPoint {
+	return []FaultPoint{BeforePreCommit, AfterPreCommit, AfterCheckpointWritten,
+		BetweenSinkCommits, AfterCommit, DuringRecovery, CommitDelay}
+}
 
 // FaultInfo says where a failure point was reached.
 type FaultInfo struct {

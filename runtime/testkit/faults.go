@@ -165,7 +165,7 @@ func ParseFaults(s string) (*Faults, error) {
 		name, atS, _ := strings.Cut(parts[0], "@")
 		p := runtime.FaultPoint(name)
 		known := false
-		for _, k := range runtime.AllFaultPoints {
+		for _, k := range runtime.FaultPoints() {
 			known = known || k == p
 		}
 		if !known {

@@ -15,7 +15,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -239,13 +238,9 @@ func (c *fileCommitter) Recover(ctx context.Context, pending []connector.Committ
 
 func (c *fileCommitter) Close() error { return nil }
 
-var committedMu sync.Mutex
-
 // ReadCommitted returns the rows committed under a FileSink's folder, in
 // commit order (by checkpoint, then task), as lines of integers.
 func ReadCommitted(dir string) ([][]int64, error) {
-	committedMu.Lock()
-	defer committedMu.Unlock()
 	d := filepath.Join(dir, "committed")
 	ents, err := os.ReadDir(d)
 	if errors.Is(err, fs.ErrNotExist) {
