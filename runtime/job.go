@@ -114,7 +114,10 @@ func (j *Job) Run(ctx context.Context) error {
 			return nil
 		}
 		j.state.Store(StateFailed)
-		if errors.Is(err, connector.ErrCommitLost) || errors.Is(err, ErrInvalidSpec) || errors.Is(err, errStopTimeout) {
+		// Restarting cannot help these: the same checkpoint or spec would
+		// fail the same way.
+		if errors.Is(err, connector.ErrCommitLost) || errors.Is(err, ErrInvalidSpec) ||
+			errors.Is(err, checkpoint.ErrCorrupt) || errors.Is(err, errStopTimeout) {
 			return err
 		}
 		if ctx.Err() != nil {
