@@ -100,7 +100,7 @@ func newCoordinator(a *attempt, nextID int64, recovered []checkpoint.Committable
 	c := &coordinator{a: a, cfg: a.j.spec.Config.Checkpoint, nextID: nextID,
 		events: make(chan event, 64), stop: make(chan struct{}), cwake: make(chan struct{}, 1),
 		allCommitted: make(chan struct{}),
-		lastEnd:      time.Now(), last: a.restored}
+		lastEnd:      time.Now(), last: a.restored, lastInStore: a.restoredInStore}
 	for _, r := range recovered {
 		i := 0
 		for i < len(a.sinks) && a.sinks[i].id != r.Sink {
@@ -126,12 +126,7 @@ func (c *coordinator) send(ctx context.Context, ev event) error {
 	}
 }
 
-func (c *coordinator) log() interface {
-	Info(string, ...any)
-	Warn(string, ...any)
-} {
-	return c.a.j.log
-}
+func (c *coordinator) log() *slog.Logger { return c.a.j.log }
 
 func (c *coordinator) run(ctx context.Context) error {
 	defer c.closeCommits()
@@ -466,6 +461,9 @@ func (c *coordinator) recordAcks() {
 	base := c.last
 	md := *base
 	md.ID, md.Run, md.Time, md.Pending = c.nextID, a.run, time.Now().UTC(), nil
+	if md.AcksOf == 0 {
+		md.AcksOf = base.ID
+	}
 	c.nextID++
 	for _, p := range base.Pending {
 		if !acked[p.Key] {

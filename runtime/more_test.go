@@ -375,3 +375,53 @@ func TestCommitLostDuringRecovery(t *testing.T) {
 		t.Fatalf("after dropping the lost committable: %v", err)
 	}
 }
+
+// TestAckRecordSupersedes: acknowledgement records replace the checkpoint
+// they copy, so they do not eat into num-retained, and the latest file
+// has no pending commits once the commits are done.
+func TestAckRecordSupersedes(t *testing.T) {
+	r := newRig(t)
+	r.per = 0
+	r.tweak = func(s *runtime.JobSpec) { s.Config.Checkpoint.NumRetained = 3 }
+	j := r.job(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- j.Run(ctx) }()
+	for j.Status().Checkpoints.Completed < 6 {
+		time.Sleep(time.Millisecond)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(r.dir, "checkpoints", "testjob")
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ents) != 3 {
+		t.Fatalf("%d checkpoint files; want num-retained = 3", len(ents))
+	}
+	// No retained file is superseded by another: an acknowledgement
+	// record replaces the checkpoint it copies.
+	ids, of := map[int64]bool{}, map[int64]bool{}
+	for _, e := range ents {
+		md, err := checkpoint.Load(filepath.Join(dir, e.Name()), "testjob")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[md.ID] = true
+		if md.AcksOf != 0 {
+			if of[md.AcksOf] {
+				t.Fatalf("two acknowledgement records of checkpoint %d retained", md.AcksOf)
+			}
+			of[md.AcksOf] = true
+		}
+	}
+	for id := range of {
+		if ids[id] {
+			t.Fatalf("checkpoint %d retained beside its acknowledgement record", id)
+		}
+	}
+
+}

@@ -47,6 +47,11 @@ type Metadata struct {
 	// Pending lists every committable that is not durably known to be
 	// committed: recovery commits them again (commits are idempotent).
 	Pending []Committable `json:"pending,omitempty"`
+	// AcksOf, when not 0, marks an acknowledgement record: a copy of
+	// checkpoint AcksOf (same source positions) written to record commit
+	// acknowledgements, with fewer pending committables. It supersedes
+	// that checkpoint.
+	AcksOf int64 `json:"acks_of,omitempty"`
 }
 
 // Committable is a sink's committable with the identity the runtime gives
