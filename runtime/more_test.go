@@ -288,15 +288,16 @@ func TestRetention(t *testing.T) {
 }
 
 func TestMinPauseAndConcurrency(t *testing.T) {
-	// A min-pause longer than the job leaves only the final checkpoint.
+	// A min-pause longer than the job leaves the first periodic
+	// checkpoint and the final one.
 	r := newRig(t)
 	r.tweak = func(s *runtime.JobSpec) { s.Config.Checkpoint.MinPause = time.Hour }
 	j := r.job(t)
 	if err := runJob(t, j, 30*time.Second); err != nil {
 		t.Fatal(err)
 	}
-	if n := j.Status().Checkpoints.Completed; n != 1 {
-		t.Fatalf("%d checkpoints completed with a min-pause of an hour; want only the final one", n)
+	if n := j.Status().Checkpoints.Completed; n != 2 {
+		t.Fatalf("%d checkpoints completed with a min-pause of an hour; want the first and the final one", n)
 	}
 	r.verify(t, r.full())
 
@@ -424,4 +425,41 @@ func TestAckRecordSupersedes(t *testing.T) {
 		}
 	}
 
+}
+
+// TestAcksDurableWithoutNextCheckpoint: after the first checkpoint's
+// commits, an acknowledgement record makes them durable although no other
+// checkpoint is taken (min-pause of an hour).
+func TestAcksDurableWithoutNextCheckpoint(t *testing.T) {
+	r := newRig(t)
+	r.per, r.interval = 0, 100*time.Millisecond // rows before the first checkpoint
+	r.tweak = func(s *runtime.JobSpec) { s.Config.Checkpoint.MinPause = time.Hour }
+	j := r.job(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- j.Run(ctx) }()
+	store, err := checkpoint.OpenDir(filepath.Join(r.dir, "checkpoints"), "testjob")
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		md, err := store.Latest() // may race with the deletion of a superseded file
+		if err == nil && md != nil && md.AcksOf != 0 {
+			if md.AcksOf != 1 || len(md.Pending) != 0 || j.Status().Checkpoints.Completed != 1 {
+				t.Fatalf("record of checkpoint %d with %d pending after %d checkpoints", md.AcksOf, len(md.Pending), j.Status().Checkpoints.Completed)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no acknowledgement record written")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	r.verify(t, nil)
 }
