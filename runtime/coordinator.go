@@ -100,7 +100,7 @@ func newCoordinator(a *attempt, nextID int64, recovered []checkpoint.Committable
 	c := &coordinator{a: a, cfg: a.j.spec.Config.Checkpoint, nextID: nextID,
 		events: make(chan event, 64), stop: make(chan struct{}), cwake: make(chan struct{}, 1),
 		allCommitted: make(chan struct{}),
-		last: a.restored, lastInStore: a.restoredInStore}
+		last:         a.restored, lastInStore: a.restoredInStore}
 	for _, r := range recovered {
 		i := 0
 		for i < len(a.sinks) && a.sinks[i].id != r.Sink {
