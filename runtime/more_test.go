@@ -463,3 +463,29 @@ func TestAcksDurableWithoutNextCheckpoint(t *testing.T) {
 	}
 	r.verify(t, nil)
 }
+
+// TestAtLeastOnceWithFailures: without alignment a failure may replay
+// rows, but none is lost.
+func TestAtLeastOnceWithFailures(t *testing.T) {
+	for _, p := range []runtime.FaultPoint{runtime.AfterPreCommit, runtime.AfterCheckpointWritten, runtime.AfterCommit} {
+		t.Run(string(p), func(t *testing.T) {
+			r := newRig(t)
+			f := (&testkit.Faults{}).On(p, 2, testkit.Fail, 0)
+			r.faults = f
+			r.tweak = func(s *runtime.JobSpec) { s.Config.Checkpoint.Mode = runtime.AtLeastOnce }
+			if err := runJob(t, r.job(t), 30*time.Second); err != nil {
+				t.Fatal(err)
+			}
+			if !f.Fired(p) {
+				t.Fatalf("%s not reached", p)
+			}
+			rows, err := testkit.ReadCommitted(r.fileSinks[0].Dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := testkit.CheckAtLeastOnce(rows, r.full()); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}

@@ -321,3 +321,32 @@ func PendingFiles(dir string) ([]string, error) {
 	}
 	return names, err
 }
+
+// CheckAtLeastOnce checks that rows hold every sequence number 0 ..
+// want[p]-1 of each partition p at least once (duplicates allowed, as
+// AT_LEAST_ONCE replays after failures). It returns the number of
+// duplicate rows.
+func CheckAtLeastOnce(rows [][]int64, want []int64) (int, error) {
+	seen := make([][]bool, len(want))
+	for p, n := range want {
+		seen[p] = make([]bool, n)
+	}
+	dups := 0
+	for i, r := range rows {
+		if len(r) != 2 || r[0] < 0 || r[0] >= int64(len(want)) || r[1] < 0 || r[1] >= want[r[0]] {
+			return dups, fmt.Errorf("row %d: %v is not an expected (partition, seq)", i, r)
+		}
+		if seen[r[0]][r[1]] {
+			dups++
+		}
+		seen[r[0]][r[1]] = true
+	}
+	for p, s := range seen {
+		for seq, ok := range s {
+			if !ok {
+				return dups, fmt.Errorf("partition %d: seq %d missing", p, seq)
+			}
+		}
+	}
+	return dups, nil
+}
