@@ -9,6 +9,7 @@ import (
 	"github.com/streamsql/streamsql/connectors/print"
 	"github.com/streamsql/streamsql/factory"
 	"github.com/streamsql/streamsql/planner/expr"
+	"github.com/streamsql/streamsql/runtime"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -142,4 +143,27 @@ func (pl *Plan) buildSink(ctx context.Context, s *Sink) (connector.Sink, error) 
 		return nil, fmt.Errorf("%w: %w", ErrInvalidTable, err)
 	}
 	return snk, nil
+}
+
+// RuntimeSpec builds the pipelines (see Build) and returns the runtime's
+// description of the job: its name, the runtime configuration parsed from
+// the job's settings, and one runtime pipeline per INSERT. It is what
+// `streamsql run` hands to runtime.NewJob.
+func (pl *Plan) RuntimeSpec(ctx context.Context) (runtime.JobSpec, error) {
+	pipes, err := pl.Build(ctx)
+	if err != nil {
+		return runtime.JobSpec{}, err
+	}
+	spec := runtime.JobSpec{Name: pl.JobName, Config: pl.Runtime}
+	for _, p := range pipes {
+		rp := runtime.Pipeline{Name: p.Name, Transform: p.Transform}
+		for _, s := range p.Sources {
+			rp.Sources = append(rp.Sources, runtime.SourceSpec{Name: s.Name, Source: s.Source, Parallelism: s.Parallelism})
+		}
+		for _, s := range p.Sinks {
+			rp.Sinks = append(rp.Sinks, runtime.SinkSpec{Name: s.Name, Sink: s.Sink, Parallelism: s.Parallelism})
+		}
+		spec.Pipelines = append(spec.Pipelines, rp)
+	}
+	return spec, nil
 }

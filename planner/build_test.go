@@ -5,10 +5,12 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log/slog"
 	"testing"
 
 	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/planner"
+	"github.com/streamsql/streamsql/runtime"
 )
 
 // TestBuildUnionOfValues builds a bare query over a UNION ALL of two VALUES
@@ -69,5 +71,34 @@ func TestBuildSkipsExplain(t *testing.T) {
 	p := compile(t, `EXPLAIN SELECT 1;`)
 	if _, err := p.Build(context.Background()); !errors.Is(err, planner.ErrNoJob) {
 		t.Fatalf("Build: %v, want ErrNoJob", err)
+	}
+}
+
+// TestRuntimeSpecRuns plans a job, turns it into the runtime's job
+// description and runs it to the end: VALUES through a filter and
+// projection into the printing sink.
+func TestRuntimeSpecRuns(t *testing.T) {
+	p := compile(t, `SET 'pipeline.name' = 'values-job';
+SELECT id * 10, UPPER(name) FROM (VALUES (1, 'a'), (2, 'b'), (3, CAST(NULL AS STRING))) AS t (id, name) WHERE id <> 2;`)
+	var printed bytes.Buffer
+	p.QueryOutput = &printed
+	ctx := context.Background()
+	spec, err := p.RuntimeSpec(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if spec.Name != "values-job" || len(spec.Pipelines) != 1 || spec.Pipelines[0].Transform == nil {
+		t.Fatalf("spec %+v", spec)
+	}
+	spec.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	job, err := runtime.NewJob(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := job.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := printed.String(), "+I[10, A]\n+I[30, null]\n"; got != want {
+		t.Errorf("printed %q, want %q", got, want)
 	}
 }

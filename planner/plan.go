@@ -15,6 +15,7 @@ import (
 	"github.com/streamsql/streamsql/ddl"
 	"github.com/streamsql/streamsql/factory"
 	"github.com/streamsql/streamsql/planner/expr"
+	"github.com/streamsql/streamsql/runtime"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -54,6 +55,8 @@ type Plan struct {
 	Settings map[string]string
 	// Checkpoint are the checkpoint settings in effect.
 	Checkpoint CheckpointSettings
+	// Runtime is the runtime configuration parsed from Settings.
+	Runtime runtime.Config
 	// Inserts are the job's pipelines, in file order. Those planned from
 	// an EXPLAIN statement have Explain set and are not run.
 	Inserts []*Insert
@@ -271,10 +274,8 @@ func run(ctx context.Context, name, text string, opts Options, catalogOnly bool)
 	}
 	maps.Copy(p.plan.Settings, opts.Set)
 	p.plan.JobName = jobName(name, p.plan.Settings, opts.JobName)
-	cp, err := p.checkpointSettings()
-	if err != nil {
-		p.errs = append(p.errs, err)
-	}
+	cp, errs := p.checkpointSettings()
+	p.errs = append(p.errs, errs...)
 	p.plan.Checkpoint = cp
 
 	for _, s := range stmts {

@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -8,6 +9,8 @@ import (
 
 	"github.com/streamsql/streamsql/ddl"
 	"github.com/streamsql/streamsql/factory"
+	"github.com/streamsql/streamsql/runtime"
+	"github.com/streamsql/streamsql/runtime/checkpoint"
 )
 
 // CheckpointSettings are the checkpoint settings in effect, as EXPLAIN
@@ -27,51 +30,68 @@ type CheckpointSettings struct {
 	Dir string
 }
 
-// checkpointSettings reads the checkpoint settings from the job's SET
-// options.
-func (p *planner) checkpointSettings() (CheckpointSettings, error) {
-	cp := CheckpointSettings{Mode: "EXACTLY_ONCE", Timeout: 10 * time.Minute}
-	s := p.plan.Settings
-	dur := func(key string, into *time.Duration) error {
-		v, ok := s[key]
-		if !ok {
-			return nil
-		}
-		d, err := factory.ParseDuration(v)
-		if err != nil || d < 0 {
-			return p.settingError(key, fmt.Sprintf("'%s' = '%s' is not a duration such as '10 s' or '5 min'", key, v))
-		}
-		*into = d
-		return nil
-	}
-	if err := dur("execution.checkpointing.interval", &cp.Interval); err != nil {
-		return cp, err
-	}
-	if err := dur("execution.checkpointing.timeout", &cp.Timeout); err != nil {
-		return cp, err
-	}
-	if v, ok := s["execution.checkpointing.mode"]; ok {
-		m := strings.ToUpper(strings.TrimSpace(v))
-		if m != "EXACTLY_ONCE" && m != "AT_LEAST_ONCE" {
-			return cp, p.settingError("execution.checkpointing.mode",
-				fmt.Sprintf("'execution.checkpointing.mode' = '%s' is not EXACTLY_ONCE or AT_LEAST_ONCE", v))
-		}
-		cp.Mode, cp.ModeSet = m, true
-	}
-	for _, k := range []string{"execution.checkpointing.dir", "state.checkpoints.dir"} {
-		if v, ok := s[k]; ok {
-			cp.Dir = v
-			break
+// checkpointSettings reads the runtime configuration (checkpointing and
+// restart strategy) from the job's SET options with runtime.ParseConfig,
+// so that validation and the runtime agree on every key.
+func (p *planner) checkpointSettings() (CheckpointSettings, []error) {
+	set := p.plan.Settings
+	cfg, err := runtime.ParseConfig(set)
+	p.plan.Runtime = cfg
+	var errs []error
+	if err != nil {
+		for _, e := range flatten(err) {
+			var ce *runtime.ConfigError
+			key := ""
+			if errors.As(e, &ce) {
+				key = ce.Key
+			}
+			if ce != nil && ce.Value == "" {
+				if o, ok := p.setPos[key]; ok {
+					errs = append(errs, p.f.errorAt(o.KeyPos, ErrInvalidSetting, e, e.Error()))
+					continue
+				}
+			}
+			errs = append(errs, p.settingError(key, e))
 		}
 	}
-	return cp, nil
+	cp := CheckpointSettings{
+		Interval: cfg.Checkpoint.Interval,
+		Mode:     cfg.Checkpoint.Mode.String(),
+		Timeout:  cfg.Checkpoint.Timeout,
+		Dir:      cfg.Checkpoint.Dir,
+	}
+	_, cp.ModeSet = set["execution.checkpointing.mode"]
+	for _, k := range cfg.Ignored {
+		p.plan.Warnings = append(p.plan.Warnings, Warning{Pos: p.setPos[k].KeyPos,
+			Message: fmt.Sprintf("'%s' has no effect in streamsql (checkpoints are always aligned, complete and stored as files)", k)})
+	}
+	if err := checkpoint.ValidJobName(p.plan.JobName); err != nil {
+		errs = append(errs, p.settingError("pipeline.name", fmt.Errorf("invalid job name: %w", err)))
+	}
+	return cp, errs
 }
 
-func (p *planner) settingError(key, msg string) error {
-	if o, ok := p.setPos[key]; ok {
-		return p.f.errorAt(o.ValuePos, ErrInvalidSetting, nil, msg)
+// flatten returns the errors joined in err.
+func flatten(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		var out []error
+		for _, e := range j.Unwrap() {
+			out = append(out, flatten(e)...)
+		}
+		return out
 	}
-	return &Error{File: p.f.name, Message: msg + " (from --set)", Err: ErrInvalidSetting}
+	return []error{err}
+}
+
+func (p *planner) settingError(key string, cause error) error {
+	if o, ok := p.setPos[key]; ok {
+		return p.f.errorAt(o.ValuePos, ErrInvalidSetting, cause, cause.Error())
+	}
+	msg := cause.Error()
+	if key != "" {
+		msg += " (from --set)"
+	}
+	return &Error{File: p.f.name, Message: msg, Err: ErrInvalidSetting, Cause: cause}
 }
 
 // formatDuration prints d the way Flink options are written.
