@@ -17,8 +17,10 @@ func (pl *Plan) Explain(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Job: %s\n", pl.JobName)
 	cp := pl.Checkpoint
+	rc := pl.Runtime.Checkpoint
 	if cp.Interval > 0 {
-		fmt.Fprintf(&b, "Checkpointing: every %s, mode %s, timeout %s\n", formatDuration(cp.Interval), cp.Mode, formatDuration(cp.Timeout))
+		fmt.Fprintf(&b, "Checkpointing: every %s, mode %s, timeout %s, min pause %s, at most %d concurrent, %d tolerable failures, %d retained\n",
+			formatDuration(cp.Interval), cp.Mode, formatDuration(cp.Timeout), formatDuration(rc.MinPause), rc.MaxConcurrent, rc.TolerableFailed, rc.NumRetained)
 	} else {
 		fmt.Fprintf(&b, "Checkpointing: off (execution.checkpointing.interval not set; one final checkpoint when the job stops)\n")
 	}
@@ -27,6 +29,7 @@ func (pl *Plan) Explain(w io.Writer) error {
 	} else {
 		b.WriteString("Checkpoint storage: in memory (execution.checkpointing.dir not set; a restarted process starts over)\n")
 	}
+	fmt.Fprintf(&b, "Restart strategy: %s\n", pl.Runtime.EffectiveStrategy())
 	for i, ins := range pl.Inserts {
 		b.WriteString("\n")
 		tag := ""
