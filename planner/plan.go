@@ -324,9 +324,7 @@ func (p *planner) statement(s ddl.Statement, explain bool) {
 	case *ddl.CreateTable:
 		p.createTable(s)
 	case *ddl.CreateView:
-		if err := p.cat.addView(p.f, s); err != nil {
-			p.errs = append(p.errs, err)
-		}
+		p.createView(s)
 	case *ddl.Drop:
 		if err := p.cat.drop(p.f, s); err != nil {
 			p.errs = append(p.errs, err)
@@ -358,6 +356,27 @@ func (p *planner) createTable(s *ddl.CreateTable) {
 		}
 	}
 	if err := p.cat.addTable(p.f, def); err != nil {
+		p.fail(s.Name, err)
+	}
+}
+
+// createView checks the view's query, as Flink does at CREATE VIEW, and
+// adds it to the catalog.
+func (p *planner) createView(s *ddl.CreateView) {
+	rel, err := p.resolveQuery(s.Query, 1)
+	if err == nil {
+		_, err = p.renameColumns(rel, s.Columns, s.Pos)
+	}
+	if err == nil {
+		err = p.cat.addView(p.f, s)
+	}
+	if err != nil {
+		if p.dependsOnFailed(err) || err == errReported {
+			if id, ierr := identOf(s.Name); ierr == nil && !p.cat.exists(id) {
+				p.failed[id] = true
+			}
+			return
+		}
 		p.fail(s.Name, err)
 	}
 }
