@@ -28,6 +28,10 @@ func TestRegisterTable(t *testing.T) {
 	if err := cat.RegisterTable("shop.orders", factory.Schema{}, nil); !errors.Is(err, planner.ErrDuplicateName) {
 		t.Errorf("second registration: %v, want ErrDuplicateName", err)
 	}
+	dup := factory.Schema{Columns: []factory.Column{{Name: "x", Type: types.Int()}, {Name: "x", Type: types.Int()}}}
+	if err := cat.RegisterTable("dup", dup, nil); !errors.Is(err, planner.ErrDuplicateName) {
+		t.Errorf("duplicate column: %v, want ErrDuplicateName", err)
+	}
 	if err := cat.RegisterTable("a.b.c.d", factory.Schema{}, nil); !errors.Is(err, planner.ErrUnknownName) {
 		t.Errorf("four-part name: %v, want ErrUnknownName", err)
 	}
