@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/streamsql/streamsql/ddl"
 	"github.com/streamsql/streamsql/planner/expr"
@@ -244,7 +245,11 @@ func (l *lowerer) lower(e ddl.Expr) (expr.Expr, error) {
 		}
 		return l.resolved(n.Pos, expr.Fn("ITEM", args...))
 	case *ddl.FieldAccess:
-		return nil, l.fail(n.Pos, ddl.ErrUnsupported, nil, "access to the ROW field '%s' is not supported yet", n.Field)
+		a, err := l.lower(n.Expr)
+		if err != nil {
+			return nil, err
+		}
+		return l.field(n.Pos, a, []string{n.Field})
 	}
 	return nil, l.fail(e.Position(), ddl.ErrUnsupported, nil, "expression %s is not supported yet", ddl.FormatExpr(e))
 }
@@ -273,10 +278,7 @@ func (l *lowerer) column(n *ddl.ColumnRef) (expr.Expr, error) {
 		if !ok {
 			continue
 		}
-		if q < len(n.Parts)-1 {
-			return nil, l.fail(n.Pos, ddl.ErrUnsupported, nil, "access to the ROW field '%s' is not supported yet", strings.Join(n.Parts[q+1:], "."))
-		}
-		return e, nil
+		return l.field(n.Pos, e, n.Parts[q+1:])
 	}
 	name := n.Parts[len(n.Parts)-1]
 	if len(n.Parts) > 1 && !l.sc.isQualifier(n.Parts[:len(n.Parts)-1]) {
@@ -286,6 +288,21 @@ func (l *lowerer) column(n *ddl.ColumnRef) (expr.Expr, error) {
 	}
 	return nil, l.fail(n.Pos, ErrUnknownName, nil, "column '%s' not found; available columns are %s%s",
 		name, strings.Join(l.sc.names(), ", "), didYouMean(name, l.sc.names()))
+}
+
+// field applies ROW field accesses r.a.b to e.
+func (l *lowerer) field(pos ddl.Pos, e expr.Expr, names []string) (expr.Expr, error) {
+	for _, name := range names {
+		if e.Type().Kind != types.KindRow {
+			return nil, l.fail(pos, ErrType, nil, "cannot access field '%s' of a value of type %s; only ROW values have fields", name, e.Type())
+		}
+		lit := expr.Lit(types.Char(utf8.RuneCountInString(name)).NotNullable(), types.Str(name))
+		var err error
+		if e, err = l.resolved(pos, expr.Fn("FIELD", e, lit)); err != nil {
+			return nil, err
+		}
+	}
+	return e, nil
 }
 
 func (l *lowerer) call(n *ddl.Call) (expr.Expr, error) {
