@@ -132,6 +132,9 @@ func (l *lowerer) lower(e ddl.Expr) (expr.Expr, error) {
 	case *ddl.Symbol:
 		return nil, l.fail(n.Pos, ErrType, nil, "%s is not a value here", n.Name)
 	case *ddl.Binary:
+		if e, ok, err := l.intervalArithmetic(n); ok {
+			return e, err
+		}
 		a, err := l.lower(n.Left)
 		if err != nil {
 			return nil, err
@@ -252,6 +255,52 @@ func (l *lowerer) lower(e ddl.Expr) (expr.Expr, error) {
 		return l.field(n.Pos, a, []string{n.Field})
 	}
 	return nil, l.fail(e.Position(), ddl.ErrUnsupported, nil, "expression %s is not supported yet", ddl.FormatExpr(e))
+}
+
+// intervalArithmetic lowers t + INTERVAL ..., INTERVAL ... + t and
+// t - INTERVAL ... to TIMESTAMPADD (expr.AddInterval): streamsql has no
+// INTERVAL type of its own.
+func (l *lowerer) intervalArithmetic(n *ddl.Binary) (expr.Expr, bool, error) {
+	if n.Op != ddl.OpAdd && n.Op != ddl.OpSub {
+		return nil, false, nil
+	}
+	other, iv := n.Left, n.Right
+	if li, ok := n.Left.(*ddl.IntervalLit); ok && n.Op == ddl.OpAdd {
+		other, iv = n.Right, li
+	}
+	lit, ok := iv.(*ddl.IntervalLit)
+	if !ok {
+		return nil, false, nil
+	}
+	t, err := l.lower(other)
+	if err != nil {
+		return nil, true, err
+	}
+	amount, unit := intervalAmount(lit)
+	if n.Op == ddl.OpSub {
+		amount = -amount
+	}
+	e, err := l.resolved(n.Pos, expr.AddInterval(t, amount, unit))
+	return e, true, err
+}
+
+// intervalAmount expresses an interval literal in its largest exact unit.
+func intervalAmount(lit *ddl.IntervalLit) (int64, expr.TimeUnit) {
+	if lit.Type.Kind == types.KindIntervalYearMonth {
+		if lit.Months%12 == 0 {
+			return lit.Months / 12, expr.UnitYear
+		}
+		return lit.Months, expr.UnitMonth
+	}
+	for _, u := range []struct {
+		ms   int64
+		unit expr.TimeUnit
+	}{{86_400_000, expr.UnitDay}, {3_600_000, expr.UnitHour}, {60_000, expr.UnitMinute}, {1000, expr.UnitSecond}} {
+		if lit.Millis%u.ms == 0 {
+			return lit.Millis / u.ms, u.unit
+		}
+	}
+	return lit.Millis, expr.UnitMillisecond
 }
 
 func (l *lowerer) lowerAll(list []ddl.Expr) ([]expr.Expr, error) {
