@@ -53,6 +53,7 @@ func typeTable(f *file, t *Table) error {
 		}
 	}
 	l := &lowerer{f: f, sc: base}
+	var computed []scopeCol
 	for _, c := range def.Columns {
 		col := factory.Column{Name: c.Name, Type: c.Type, MetadataKey: c.Key(), Virtual: c.Virtual}
 		switch c.Kind {
@@ -67,10 +68,24 @@ func typeTable(f *file, t *Table) error {
 			}
 			col.Type = e.Type()
 			col.Expr = ddl.FormatExpr(c.Expr)
+			computed = append(computed, scopeCol{name: c.Name, e: e})
 		default:
 			col.MetadataKey = ""
 		}
 		t.Schema.Columns = append(t.Schema.Columns, col)
+	}
+	if wm := def.Watermark; wm != nil {
+		// The watermark is not tracked (no stateful operators use it), but
+		// its expression must type-check as in Flink.
+		full := &scope{cols: append(slices.Clone(base.cols), computed...)}
+		e, err := (&lowerer{f: f, sc: full}).lower(wm.Expr)
+		if err != nil {
+			return err
+		}
+		if k := e.Type().Kind; k != types.KindTimestamp && k != types.KindTimestampLTZ {
+			return f.errorAt(wm.Expr.Position(), ErrType, nil,
+				fmt.Sprintf("the WATERMARK expression must be a TIMESTAMP or TIMESTAMP_LTZ, not %s", e.Type()))
+		}
 	}
 	if def.PrimaryKey != nil {
 		for _, k := range def.PrimaryKey.Columns {
