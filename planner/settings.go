@@ -65,6 +65,9 @@ func (p *planner) checkpointSettings() (CheckpointSettings, []error) {
 		p.plan.Warnings = append(p.plan.Warnings, Warning{Pos: p.setPos[k].KeyPos,
 			Message: fmt.Sprintf("'%s' has no effect in streamsql (checkpoints are always aligned, complete and stored as files)", k)})
 	}
+	if _, err := p.plan.ExprOptions(); err != nil {
+		errs = append(errs, p.settingError("table.local-time-zone", err))
+	}
 	if err := checkpoint.ValidJobName(p.plan.JobName); err != nil {
 		errs = append(errs, p.settingError("pipeline.name", fmt.Errorf("invalid job name: %w", err)))
 	}

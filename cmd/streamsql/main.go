@@ -24,6 +24,8 @@ import (
 	"os"
 	"runtime/debug"
 	"strings"
+	// Time zones for table.local-time-zone on machines without zoneinfo.
+	_ "time/tzdata"
 
 	"github.com/spf13/cobra"
 
