@@ -27,9 +27,10 @@ type Config struct {
 
 // Sink prints rows. It implements connector.Sink.
 type Sink struct {
-	cfg      Config
-	colTypes []types.Type
-	out      *lockedWriter
+	cfg         Config
+	colTypes    []types.Type
+	out         *lockedWriter
+	parallelism int
 }
 
 // lockedWriter serialises writes of several tasks so that lines never
