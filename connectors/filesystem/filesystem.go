@@ -37,30 +37,22 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/streamsql/streamsql/types"
 )
 
-// Encoder writes the fields of one row as one line, without the line
-// terminator, appending to dst. Formats (json, csv, raw) implement it.
-type Encoder interface {
-	Encode(dst []byte, fields []types.Value) ([]byte, error)
-}
-
-// Decoder reads the fields of one row from one line (without terminator)
-// into fields, which has one entry per data column. line is valid only
-// during the call: values must not keep references into it.
-type Decoder interface {
-	Decode(line []byte, fields []types.Value) error
-}
-
 // Config is the connector's validated configuration, with Flink's option
 // names.
 type Config struct {
 	// Path is path: a directory, as a plain path or a file:// URI.
 	Path string
+	// Table is the table's catalog name. With the job's name it makes the
+	// tag in the sink's file names, so that several jobs and tables can
+	// share a directory.
+	Table string
 	// Extension is appended to part file names, for example ".json".
 	Extension string
 	// FileSize is sink.rolling-policy.file-size (default 128 MiB).
@@ -72,10 +64,10 @@ type Config struct {
 	// PartitionKeys are the PARTITIONED BY columns, as indexes into the
 	// table's physical columns, in declaration order.
 	PartitionKeys []int
-	// ColumnNames are the names of the table's physical columns.
-	ColumnNames []string
+	// Parallelism is sink.parallelism; 0 lets the runtime choose.
+	Parallelism int
 	// DefaultPartitionName is partition.default-name, the directory value
-	// of a NULL partition column (default __DEFAULT_PARTITION__).
+	// of a NULL or empty partition value (default __DEFAULT_PARTITION__).
 	DefaultPartitionName string
 }
 
@@ -90,8 +82,9 @@ const (
 	DefaultPartitionDefaultName = "__DEFAULT_PARTITION__"
 )
 
-// validate fills defaults and resolves the path.
-func (c *Config) validate() error {
+// validate fills defaults, resolves the path and checks the partition
+// columns against the table's physical columns.
+func (c *Config) validate(columns []types.Field) error {
 	dir, err := LocalPath(c.Path)
 	if err != nil {
 		return err
@@ -109,10 +102,19 @@ func (c *Config) validate() error {
 	if c.DefaultPartitionName == "" {
 		c.DefaultPartitionName = DefaultPartitionDefaultName
 	}
-	for _, k := range c.PartitionKeys {
-		if k < 0 || k >= len(c.ColumnNames) {
+	for i, k := range c.PartitionKeys {
+		if k < 0 || k >= len(columns) {
 			return fmt.Errorf("%w: partition column index %d out of range", ErrConfig, k)
 		}
+		if slices.Contains(c.PartitionKeys[:i], k) {
+			return fmt.Errorf("%w: partition column %s is listed twice", ErrConfig, columns[k].Name)
+		}
+		if !partitionType(columns[k].Type) {
+			return fmt.Errorf("%w: partition column %s has type %s; partition columns must be string, integer, BOOLEAN, FLOAT, DOUBLE, DECIMAL or DATE columns", ErrConfig, columns[k].Name, columns[k].Type)
+		}
+	}
+	if len(c.PartitionKeys) > 0 && len(c.PartitionKeys) >= len(columns) {
+		return fmt.Errorf("%w: every column is a partition column; the files need at least one other column", ErrConfig)
 	}
 	return nil
 }
@@ -169,4 +171,30 @@ func unescapePartitionValue(s string) string {
 		return s
 	}
 	return v
+}
+
+// partitionType reports whether a column of type t can be a partition
+// column: its values must round-trip through a directory name.
+func partitionType(t types.Type) bool {
+	switch {
+	case t.IsString(), t.IsInteger():
+		return true
+	}
+	switch t.Kind {
+	case types.KindBoolean, types.KindFloat, types.KindDouble, types.KindDecimal, types.KindDate:
+		return true
+	}
+	return false
+}
+
+// dataFields returns the columns that are not partition columns: the
+// fields the format encodes and decodes.
+func dataFields(columns []types.Field, partitionKeys []int) []types.Field {
+	out := make([]types.Field, 0, len(columns)-len(partitionKeys))
+	for i, c := range columns {
+		if !slices.Contains(partitionKeys, i) {
+			out = append(out, c)
+		}
+	}
+	return out
 }
