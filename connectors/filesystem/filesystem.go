@@ -1,6 +1,51 @@
 // Package filesystem is the filesystem connector: a bounded source that
 // reads the files under a directory, and a sink whose writes are the
-// two-phase commit of the seed article made with files.
+// two-phase commit of the seed article made with files. Importing the
+// package registers it in factory.Default as 'filesystem'.
+//
+//	CREATE TABLE events (id BIGINT, name STRING, dt STRING)
+//	PARTITIONED BY (dt)
+//	WITH (
+//	  'connector' = 'filesystem',
+//	  'path'      = 'file:///data/events',
+//	  'format'    = 'json',
+//	  'sink.rolling-policy.file-size' = '64mb'
+//	)
+//
+// # Options
+//
+//   - path (String, required): the directory, a plain path or a file:// URI
+//     (local files only).
+//   - format (required): json, csv or raw, one record per line (a csv
+//     field may therefore not contain a line break). The format's options
+//     are written with its prefix: 'json.ignore-parse-errors' = 'true'.
+//   - sink.rolling-policy.file-size (MemorySize, default 128mb): the
+//     largest part file before rolling.
+//   - sink.rolling-policy.rollover-interval (Duration, default 30 min):
+//     the longest a part file stays open before rolling.
+//   - sink.rolling-policy.check-interval (Duration, default 1 min): how
+//     often the rollover interval is checked (on writes).
+//   - partition.default-name (String, default __DEFAULT_PARTITION__): the
+//     directory value of a NULL or empty partition value; reading it back
+//     gives NULL.
+//   - sink.parallelism (Integer, default: the upstream operator's).
+//   - partition.keys (List): the PARTITIONED BY columns. The factory's
+//     Schema has no place for them, so the planner passes them in this
+//     option (WithPartitionKeys); partition columns must be string,
+//     integer, BOOLEAN, FLOAT, DOUBLE, DECIMAL or DATE columns, and at
+//     least one column must not be one.
+//
+// # Source
+//
+// The source lists the files under path when the job starts, skipping
+// hidden files and directories (names starting with "." or "_"), and reads
+// them one split per file, one record per line; a split's checkpoint state
+// is the byte offset of its next line. Records the format asks to skip
+// (factory.ErrSkipRecord: json's null records, anything unparsable with
+// ignore-parse-errors) are dropped and counted (Source.Skipped); other
+// decode errors fail the read with a *DecodeError naming the file and the
+// line's byte offset. Partition columns take their values from the
+// col=value directories.
 //
 // # Sink protocol
 //
