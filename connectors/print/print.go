@@ -19,8 +19,8 @@
 //     "2> +I[1, foo]" without an identifier.
 //
 // Each line is the row kind (+I, -U, +U, -D) and the physical columns in
-// brackets, each printed as Java's toString of Flink's external type for
-// the column prints it (see FormatRow).
+// brackets, each printed as Flink prints it: Java's toString of the
+// column's external type (see FormatRow).
 package print
 
 import (
