@@ -275,6 +275,9 @@ func (r *reader) Read(ctx context.Context) ([]types.Row, error) {
 		return nil, err
 	}
 	rows := make([]types.Row, 0, want)
+	// One allocation for the fields of the whole batch; rows slice it.
+	nf := len(r.src.cfg.Fields)
+	slab := make([]types.Value, int(want)*nf)
 	p := int64(r.src.cfg.Parallelism)
 	for int64(len(rows)) < want {
 		live := false
@@ -285,7 +288,8 @@ func (r *reader) Read(ctx context.Context) ([]types.Row, error) {
 				continue
 			}
 			live = true
-			rows = append(rows, r.src.row(sp.next))
+			i := len(rows)
+			rows = append(rows, r.src.row(sp.next, slab[i*nf:(i+1)*nf:(i+1)*nf]))
 			sp.next += p
 			if int64(len(rows)) >= want {
 				break
@@ -313,9 +317,10 @@ func (r *reader) Snapshot(int64) ([]connector.SplitState, error) {
 
 func (r *reader) Close() error { return nil }
 
-// row generates row number n.
-func (s *Source) row(n int64) types.Row {
-	row := types.Row{Fields: make([]types.Value, len(s.cfg.Fields))}
+// row generates row number n into fields, which has one zero entry per
+// field.
+func (s *Source) row(n int64, fields []types.Value) types.Row {
+	row := types.Row{Fields: fields}
 	for i := range s.cfg.Fields {
 		f := &s.cfg.Fields[i]
 		rng := newRNG(uint64(s.cfg.Seed), uint64(n), uint64(i))
