@@ -265,7 +265,7 @@ func (r *fileReader) readLines(fsp *fileSplit) ([]types.Row, error) {
 	nData := len(r.src.data)
 	// One allocation for the fields of the whole batch; rows slice it.
 	slab := make([]types.Value, nData*readBatch)
-	var rows []types.Row
+	rows := make([]types.Row, 0, readBatch)
 	for len(rows) < readBatch {
 		line, err := r.br.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
