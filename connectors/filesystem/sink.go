@@ -206,8 +206,20 @@ func (w *writer) file(dir string) (*partFile, error) {
 		return pf, nil
 	}
 	full := filepath.Join(w.sink.cfg.Path, dir)
-	if err := os.MkdirAll(full, 0o755); err != nil {
-		return nil, fmt.Errorf("filesystem sink: %w", err)
+	if _, err := os.Stat(full); err != nil {
+		if err := os.MkdirAll(full, 0o755); err != nil {
+			return nil, fmt.Errorf("filesystem sink: %w", err)
+		}
+		// Make the new directories' entries durable, so that a file
+		// committed into them survives a power loss.
+		for d := full; d != filepath.Dir(d); d = filepath.Dir(d) {
+			if err := syncDir(filepath.Dir(d)); err != nil {
+				return nil, err
+			}
+			if d == filepath.Clean(w.sink.cfg.Path) {
+				break
+			}
+		}
 	}
 	name := "part-" + w.tag + "-" + w.run + "-" + strconv.Itoa(w.task) + "-" + strconv.Itoa(w.counter) + w.sink.cfg.Extension
 	w.counter++
@@ -324,6 +336,11 @@ func (c *committer) Commit(_ context.Context, raw connector.Committable) error {
 func (c *committer) syncDir(dir string) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	return syncDir(dir)
+}
+
+// syncDir fsyncs a directory, making the entries added to it durable.
+func syncDir(dir string) error {
 	d, err := os.Open(dir)
 	if err != nil {
 		return fmt.Errorf("filesystem sink: %w", err)
