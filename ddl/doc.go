@@ -1,3 +1,101 @@
 // Package ddl turns the text of a Flink SQL job file into typed statements:
-// SET and RESET, CREATE TABLE and VIEW, INSERT, statement sets and EXPLAIN.
+// SET and RESET, CREATE TABLE and VIEW, DROP, INSERT, statement sets,
+// EXPLAIN and bare queries. It is the first stage of streamsql
+// (ddl → planner → factory → runtime) and knows nothing about connectors or
+// catalogs: it checks syntax and the rules that need no catalog, and hands
+// the planner a tree in which every node carries its position in the user's
+// file.
+//
+// # Entry points
+//
+//   - [Parse] and [ParseFile] parse a whole job file into []Statement.
+//   - [ParseExpr] parses one scalar expression; [ParseType] one Flink type.
+//   - [FormatExpr] prints an expression back as fully parenthesised SQL
+//     (for EXPLAIN and tests) that parses to the same tree.
+//   - [MergeLike] applies a CREATE TABLE's LIKE clause to the source table
+//     the caller looked up, with Flink's merging rules ([LikeStrategies]).
+//   - [Walk] visits an expression tree.
+//
+// # Statements
+//
+// The statement kinds are [*Set], [*Reset], [*CreateTable], [*CreateView],
+// [*Drop], [*Insert], [*StatementSet], [*Explain] and [*QueryStatement].
+// CREATE TABLE keeps columns in order with their kind ([PhysicalColumn],
+// [MetadataColumn] with its key and VIRTUAL flag, [ComputedColumn] with its
+// expression), the WATERMARK, the PRIMARY KEY (column or table constraint;
+// NOT ENFORCED is required, as in Flink), COMMENT, PARTITIONED BY, the WITH
+// options as an ordered list with the positions of each key and value
+// (duplicate keys are an error), and the LIKE clause with its options
+// (OVERWRITING is rejected for ALL, CONSTRAINTS and PARTITIONS, as Flink
+// does). Column types are [types.Type] values from the shared types package;
+// primary key columns are made NOT NULL, as in Flink. Without a LIKE
+// clause, the PRIMARY KEY, PARTITIONED BY and WATERMARK columns must be
+// declared (and key columns physical); with one, they may come from the
+// source table and [MergeLike] checks them after merging.
+// INSERT keeps the target, its OPTIONS hint, the optional column list and
+// the query; a FROM table keeps its own OPTIONS hint. Both statement-set
+// forms (EXECUTE STATEMENT SET BEGIN ... END and the older BEGIN STATEMENT
+// SET; ... END) give a [*StatementSet] of INSERTs.
+//
+// # Queries and expressions
+//
+// A [Query] is a [*Select] (items with aliases and stars, one FROM source,
+// WHERE), a [*Union] (UNION ALL) or [*Values]. Clauses the planner cannot
+// run yet — GROUP BY, HAVING, JOIN (also comma joins and FOR SYSTEM_TIME AS
+// OF), ORDER BY, LIMIT, OFFSET/FETCH, WINDOW, DISTINCT, UNION without ALL,
+// INTERSECT/EXCEPT, WITH, window table functions, OVER, subqueries in
+// expressions, query hints — are rejected here with an error wrapping
+// [ErrUnsupported] that names the construct and points at it, so the
+// planner never receives a tree it would have to half-understand.
+// Aggregate function calls such as COUNT(*) without GROUP BY parse as
+// ordinary calls; the planner's function library rejects them.
+//
+// An [Expr] is a tree of plain structs with upper-cased function names, so
+// that it lowers directly into the planner's IR; special syntax becomes
+// ordinary calls with [*Symbol] arguments (see [Expr] for the mapping).
+// Literals carry their Flink type and their value in the row model
+// ([types.Value]): 42 is INT NOT NULL, 1.50 is DECIMAL(3, 2) NOT NULL, 1e3 is
+// DOUBLE NOT NULL, 'ab' is CHAR(2) NOT NULL. Interval literals carry months
+// or milliseconds.
+//
+// Expressions and queries are parsed by ddl's own recursive-descent parser,
+// not by TiDB's; parse_expr.go explains why. TiDB's parser is therefore not
+// imported by this package.
+//
+// # Lexical rules
+//
+// Keywords are case-insensitive; identifiers keep their case and may be
+// back-quoted (`name`; a doubled back-quote stands for one). Strings use
+// single quotes; a doubled single quote stands for one. Comments are --
+// to end of line and /* ... */; a comment that starts with /*+ is a hint.
+// Semicolons inside strings, quoted identifiers and comments do not end
+// statements. A small set of words (SELECT, FROM, WHERE, PARTITION, ...) is
+// reserved and must be back-quoted to be used as a name, as in Flink.
+//
+// # Variables
+//
+// Before parsing, ${NAME} and ${NAME:-default} are replaced by values from
+// [Config.Vars], then [Config.Env] (pass os.LookupEnv for the process
+// environment). Replacement happens everywhere except inside -- and /* */
+// comments (hints are substituted); values are inserted as they are, so a
+// value used inside a string literal must not contain a single quote. An
+// undefined name without a default is an error wrapping
+// [ErrUndefinedVariable]. Positions always refer to the original text: a
+// token that came from a substituted value is reported at its ${.
+//
+// # Errors
+//
+// Each error is an [*Error] carrying File, Line, Column (in characters,
+// 1-based), the source line and a caret, for example
+//
+//	job.sql:4:12: unknown type 'STRIN' (did you mean STRING?)
+//	    customer STRIN,
+//	             ^
+//
+// Its Err field is [ErrSyntax], [ErrUnsupported] or [ErrUndefinedVariable];
+// use errors.Is and errors.As. A statement with an error is skipped and
+// parsing continues, so [Parse] reports the first error of each failing
+// statement (an [ErrorList] when there are several, at most ten). Bad
+// input never panics: FuzzParse guards this, and nesting deeper than 200
+// levels is an error.
 package ddl

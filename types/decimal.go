@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"strconv"
 	"strings"
 )
 
@@ -197,31 +198,56 @@ func (d Decimal) String() string {
 	return b.String()
 }
 
+// maxDecimalExponent bounds the exponent ParseDecimal accepts, so that a
+// hostile input such as "1e-999999999" cannot make it compute a huge power
+// of ten. Any value beyond it is far outside every DECIMAL type.
+const maxDecimalExponent = 1000
+
 // ParseDecimal parses a decimal number in plain or scientific notation
-// ("12.5", "-0.001", "1e3") exactly, keeping the scale of the text.
+// ("12.5", "-0.001", "+.5", "1e3", "1.5E-2") exactly, keeping the scale of
+// the text (digits after the point minus the exponent, at least 0). Only
+// ASCII digits are accepted: no spaces, underscores, base prefixes, Inf or
+// NaN.
 func ParseDecimal(s string) (Decimal, error) {
-	r, ok := new(big.Rat).SetString(s)
-	if !ok || strings.ContainsAny(s, "/") {
-		return Decimal{}, fmt.Errorf("invalid decimal %q", s)
-	}
-	// Scale of the text: digits after the point minus the exponent.
+	invalid := func() (Decimal, error) { return Decimal{}, fmt.Errorf("invalid decimal %q", s) }
 	mant, exp := s, 0
 	if i := strings.IndexAny(s, "eE"); i >= 0 {
 		mant = s[:i]
-		if _, err := fmt.Sscan(s[i+1:], &exp); err != nil {
-			return Decimal{}, fmt.Errorf("invalid decimal %q", s)
+		n, err := strconv.Atoi(s[i+1:])
+		if err != nil {
+			return invalid()
+		}
+		if n < -maxDecimalExponent || n > maxDecimalExponent {
+			return Decimal{}, fmt.Errorf("%w: exponent of %q is beyond ±%d", ErrDecimalOverflow, s, maxDecimalExponent)
+		}
+		exp = n
+	}
+	neg := false
+	if mant != "" && (mant[0] == '+' || mant[0] == '-') {
+		neg = mant[0] == '-'
+		mant = mant[1:]
+	}
+	intPart, frac, _ := strings.Cut(mant, ".")
+	digits := intPart + frac
+	if digits == "" {
+		return invalid()
+	}
+	for i := 0; i < len(digits); i++ {
+		if digits[i] < '0' || digits[i] > '9' {
+			return invalid()
 		}
 	}
-	scale := 0
-	if i := strings.IndexByte(mant, '.'); i >= 0 {
-		scale = len(mant) - i - 1
+	u, ok := new(big.Int).SetString(digits, 10)
+	if !ok {
+		return invalid()
 	}
-	scale -= exp
+	scale := len(frac) - exp
 	if scale < 0 {
+		u.Mul(u, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(-scale)), nil))
 		scale = 0
 	}
-	den := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(scale)), nil)
-	num := new(big.Int).Mul(r.Num(), den)
-	num.Quo(num, r.Denom())
-	return NewDecimalBig(num, scale), nil
+	if neg {
+		u.Neg(u)
+	}
+	return NewDecimalBig(u, scale), nil
 }

@@ -36,6 +36,8 @@
 //	MAP<K, V>, MULTISET<T>       Value.Map: *MapData (parallel key and value
 //	                             lists; a multiset maps element to INT count)
 //	ROW<...>                     Value.List: []Value in field order
+//	INTERVAL YEAR TO MONTH       Value.Int64: months
+//	INTERVAL DAY TO SECOND       Value.Int64: milliseconds
 //
 // Which accessor is valid follows from the column's declared Type, which the
 // holder of a Row always knows; Values do not carry their logical type.

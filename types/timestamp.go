@@ -13,8 +13,9 @@ type Timestamp struct {
 
 // TimestampFromTime returns t as a Timestamp (an instant).
 func TimestampFromTime(t time.Time) Timestamp {
-	ms := t.UnixMilli()
-	return Timestamp{Millis: ms, NanoOfMilli: int32(t.UnixNano() - ms*1e6)}
+	// UnixMilli rounds down; the nanoseconds below the millisecond come from
+	// Nanosecond, because UnixNano overflows outside the years 1678–2262.
+	return Timestamp{Millis: t.UnixMilli(), NanoOfMilli: int32(t.Nanosecond() % 1e6)}
 }
 
 // TimestampFromLocal returns the wall-clock date-time of t, ignoring its

@@ -33,6 +33,12 @@ const (
 	KindMultiset
 	KindRow
 	KindNull // the type of an untyped NULL literal
+	// KindIntervalYearMonth is INTERVAL YEAR TO MONTH (and its coarser
+	// forms INTERVAL YEAR, INTERVAL MONTH): a number of months.
+	KindIntervalYearMonth
+	// KindIntervalDayTime is INTERVAL DAY TO SECOND (and its coarser
+	// forms such as INTERVAL SECOND): a number of milliseconds.
+	KindIntervalDayTime
 )
 
 var kindNames = [...]string{
@@ -58,6 +64,9 @@ var kindNames = [...]string{
 	KindMultiset:     "MULTISET",
 	KindRow:          "ROW",
 	KindNull:         "NULL",
+
+	KindIntervalYearMonth: "INTERVAL YEAR TO MONTH",
+	KindIntervalDayTime:   "INTERVAL DAY TO SECOND",
 }
 
 // String returns the SQL name of the kind.
@@ -187,6 +196,16 @@ func RowType(fields ...Field) Type { return Type{Kind: KindRow, Fields: fields} 
 // Null returns the type of an untyped NULL literal.
 func Null() Type { return Type{Kind: KindNull} }
 
+// IntervalYearMonth returns INTERVAL YEAR TO MONTH, the type of year-month
+// interval literals such as INTERVAL '1' YEAR. Its values are months
+// (Value.Int64).
+func IntervalYearMonth() Type { return Type{Kind: KindIntervalYearMonth} }
+
+// IntervalDayTime returns INTERVAL DAY TO SECOND(3), the type of day-time
+// interval literals such as INTERVAL '5' SECOND. Its values are
+// milliseconds (Value.Int64).
+func IntervalDayTime() Type { return Type{Kind: KindIntervalDayTime, Precision: 3} }
+
 // NotNullable returns t declared NOT NULL.
 func (t Type) NotNullable() Type { t.NotNull = true; return t }
 
@@ -264,6 +283,9 @@ func (t Type) write(b *strings.Builder) {
 		writeParams(b, t.Precision, t.Scale)
 	case KindTime, KindTimestamp, KindTimestampLTZ:
 		b.WriteString(t.Kind.String())
+		writeParams(b, t.Precision)
+	case KindIntervalDayTime:
+		b.WriteString("INTERVAL DAY TO SECOND")
 		writeParams(b, t.Precision)
 	case KindArray, KindMultiset:
 		b.WriteString(t.Kind.String())

@@ -20,6 +20,8 @@ func TestTypeString(t *testing.T) {
 		{Array(Int()), "ARRAY<INT>"},
 		{Map(String(), BigInt().NotNullable()), "MAP<STRING, BIGINT NOT NULL>"},
 		{RowType(Field{Name: "a", Type: Int()}, Field{Name: "b`c", Type: String(), Description: "it's"}), "ROW<`a` INT, `b``c` STRING 'it''s'>"},
+		{IntervalYearMonth(), "INTERVAL YEAR TO MONTH"},
+		{IntervalDayTime().NotNullable(), "INTERVAL DAY TO SECOND(3) NOT NULL"},
 	}
 	for _, c := range cases {
 		if got := c.typ.String(); got != c.want {

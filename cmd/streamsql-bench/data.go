@@ -41,9 +41,6 @@ type sinkRecord struct {
 // [0, 200)).
 const filterAmount = 100
 
-// The SQL job that streamsql runs for the same work.
-const benchSQLQuery = "INSERT INTO sink SELECT id, `user`, amount, country, ts FROM source WHERE amount > 100"
-
 var countries = []string{"DE", "FR", "US", "CN", "BR", "IN", "JP", "GB"}
 
 // makeRecord returns record i, deterministic in i.

@@ -1,0 +1,272 @@
+package kafka
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/streamsql/streamsql/connector"
+)
+
+// Committer commits the exactly-once sink's transactions (phase 2),
+// recovers them after a restart, and aborts transactions that earlier runs
+// left open.
+//
+// A transaction whose slot is still owned by a writer of this process is
+// committed on the slot's client (EndTransaction). Otherwise — after a
+// restart, after the writer closed, or when the in-process commit's outcome
+// is unconfirmed (after which the slot's client is only closed: any other
+// call would re-initialise its producer id and fence the transaction) — it
+// is committed by a raw EndTxn from a separate non-transactional client
+// whose EndTxn version matches the transaction version recorded in the
+// committable.
+type Committer struct {
+	sink *TransactionalSink
+	// raw[0] sends EndTxn ≤ v4 (transaction versions 0 and 1), raw[1] v5.
+	raw [2]*kgo.Client
+	adm *kadm.Client
+}
+
+func newCommitter(s *TransactionalSink) (*Committer, error) {
+	c := &Committer{sink: s}
+	for i, tv := range []int16{1, 2} {
+		cl, err := s.newClient(kgo.MaxVersions(versionsFor(tv)))
+		if err != nil {
+			c.Close()
+			return nil, err
+		}
+		c.raw[i] = cl
+	}
+	c.adm = kadm.NewClient(c.raw[1])
+	return c, nil
+}
+
+func (cm *Committer) rawClient(tv int16) *kgo.Client {
+	if tv >= 2 {
+		return cm.raw[1]
+	}
+	return cm.raw[0]
+}
+
+// Commit commits c. Committing a committed transaction succeeds. An error
+// wrapping connector.ErrCommitLost (a *CommitLostError) means the broker
+// aborted it; other errors are worth retrying.
+func (cm *Committer) Commit(ctx context.Context, b connector.Committable) error {
+	c, err := decodeCommittable(b)
+	if err != nil {
+		return err
+	}
+	if sl := cm.sink.lookup(c.TransactionalID); sl != nil {
+		if done := sl.commitInProcess(ctx, c); done {
+			return nil
+		}
+	}
+	err = retry(ctx, 10, func() error {
+		return rawEndTxn(ctx, cm.rawClient(c.TransactionVersion), c.TransactionalID, c.ProducerID, c.Epoch, true)
+	})
+	switch {
+	case err == nil:
+		if sl := cm.sink.lookup(c.TransactionalID); sl != nil {
+			sl.markCommitted(c)
+		}
+		return nil
+	case isLost(err):
+		return cm.lost(ctx, c, err)
+	}
+	return fmt.Errorf("kafka sink: committing %s: %w", c, err)
+}
+
+// commitInProcess commits c on the slot's own client when the slot still
+// holds c's transaction. It reports whether c is now known committed; when
+// it is not, the caller commits by raw EndTxn.
+func (sl *slot) commitInProcess(ctx context.Context, c committable) bool {
+	sl.mu.Lock()
+	defer sl.mu.Unlock()
+	if sl.lastC.ProducerID != c.ProducerID || sl.lastC.Epoch != c.Epoch || sl.lastC.TransactionalID != c.TransactionalID {
+		return false
+	}
+	switch sl.state {
+	case slotCommitted:
+		return true
+	case slotPrecommitted:
+		if sl.client == nil {
+			return false
+		}
+		if err := sl.client.EndTransaction(ctx, kgo.TryCommit); err == nil {
+			sl.state = slotCommitted
+			return true
+		}
+		// Unconfirmed or refused: nothing more may be sent from this
+		// client. Close sends nothing.
+		sl.client.Close()
+		sl.client = nil
+	}
+	return false
+}
+
+func (sl *slot) markCommitted(c committable) {
+	sl.mu.Lock()
+	defer sl.mu.Unlock()
+	if sl.state == slotPrecommitted && sl.lastC == c {
+		sl.state = slotCommitted
+	}
+}
+
+// lost describes the transactional id and returns the *CommitLostError.
+func (cm *Committer) lost(ctx context.Context, c committable, cause error) error {
+	e := &CommitLostError{TransactionalID: c.TransactionalID, ProducerID: c.ProducerID, Epoch: c.Epoch,
+		TransactionVersion: c.TransactionVersion, CheckpointID: c.CheckpointID, Cause: cause}
+	described, err := cm.adm.DescribeTransactions(ctx, c.TransactionalID)
+	if err == nil {
+		d, ok := described[c.TransactionalID]
+		switch {
+		case !ok:
+			err = errors.New("the broker did not describe it")
+		case d.Err != nil:
+			err = d.Err
+		default:
+			e.State, e.CurrentProducerID, e.CurrentEpoch, e.TimeoutMillis = d.State, d.ProducerID, d.ProducerEpoch, d.TimeoutMillis
+		}
+	}
+	e.DescribeErr = err
+	return e
+}
+
+// Abort aborts c. Aborting an aborted, fenced or unknown transaction
+// succeeds; so does aborting a committed one, which cannot be undone (a
+// warning says so).
+func (cm *Committer) Abort(ctx context.Context, b connector.Committable) error {
+	c, err := decodeCommittable(b)
+	if err != nil {
+		return err
+	}
+	if sl := cm.sink.lookup(c.TransactionalID); sl != nil && sl.abortInProcess(ctx, c) {
+		return nil
+	}
+	err = retry(ctx, 10, func() error {
+		return rawEndTxn(ctx, cm.rawClient(c.TransactionVersion), c.TransactionalID, c.ProducerID, c.Epoch, false)
+	})
+	switch {
+	case err == nil:
+		return nil
+	case isLost(err):
+		cm.sink.cfg.Logger.Warn("kafka sink: aborting a transaction that is already complete (aborted, or committed: then its records stay)",
+			"transaction", c.String(), "answer", err)
+		return nil
+	}
+	return fmt.Errorf("kafka sink: aborting %s: %w", c, err)
+}
+
+func (sl *slot) abortInProcess(ctx context.Context, c committable) bool {
+	sl.mu.Lock()
+	defer sl.mu.Unlock()
+	if sl.state != slotPrecommitted || sl.client == nil || sl.lastC != c {
+		return false
+	}
+	if err := sl.client.EndTransaction(ctx, kgo.TryAbort); err == nil {
+		sl.state, sl.last, sl.lastC = slotIdle, nil, committable{}
+		return true
+	}
+	sl.client.Close()
+	sl.client = nil
+	return false
+}
+
+// Recover commits the pending committables of the restored checkpoint by
+// raw EndTxn — before anything initialises their ids — and then aborts the
+// transactions of this sink's prefix that earlier runs left open. A
+// transaction the broker aborted fails recovery with *CommitLostError
+// (several are joined); nothing else is touched then.
+func (cm *Committer) Recover(ctx context.Context, pending []connector.Committable) error {
+	restored := make(map[producerEpoch]bool, len(pending))
+	var lost []error
+	for _, b := range pending {
+		c, err := decodeCommittable(b)
+		if err != nil {
+			return err
+		}
+		if _, _, ok := parseTransactionalID(cm.sink.cfg.TransactionalIDPrefix, c.TransactionalID); !ok {
+			return fmt.Errorf("kafka sink: restored %s does not belong to transactional id prefix %q: "+
+				"was 'sink.transactional-id-prefix' changed? Restore with the prefix the checkpoint was written with",
+				c, cm.sink.cfg.TransactionalIDPrefix)
+		}
+		cm.sink.reserve(c.TransactionalID, b)
+		restored[producerEpoch{c.ProducerID, c.Epoch}] = true
+		err = retry(ctx, 0, func() error {
+			return rawEndTxn(ctx, cm.rawClient(c.TransactionVersion), c.TransactionalID, c.ProducerID, c.Epoch, true)
+		})
+		switch {
+		case err == nil:
+			cm.sink.cfg.Logger.Info("kafka sink: recovered and committed a pre-committed transaction", "transaction", c.String())
+		case isLost(err):
+			lost = append(lost, cm.lost(ctx, c, err))
+		default:
+			return fmt.Errorf("kafka sink: recovering %s: %w", c, err)
+		}
+	}
+	if len(lost) > 0 {
+		return errors.Join(lost...)
+	}
+	return cm.abortLingering(ctx, restored)
+}
+
+type producerEpoch struct {
+	pid   int64
+	epoch int16
+}
+
+// abortLingering aborts every open transaction whose id has this sink's
+// prefix and whose (producer id, epoch) is not a restored committable —
+// compared by (producer id, epoch), not by id, because a pooled id may hold
+// a newer transaction — by initialising its id.
+func (cm *Committer) abortLingering(ctx context.Context, restored map[producerEpoch]bool) error {
+	prefix := cm.sink.cfg.TransactionalIDPrefix
+	listed, err := cm.adm.ListTransactions(ctx, nil, []string{"Ongoing"})
+	if err != nil {
+		return fmt.Errorf("kafka sink: listing open transactions to abort those left by earlier runs: %w", err)
+	}
+	var ids []string
+	for id := range listed {
+		if _, _, ok := parseTransactionalID(prefix, id); ok {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	described, err := cm.adm.DescribeTransactions(ctx, ids...)
+	if err != nil {
+		return fmt.Errorf("kafka sink: describing open transactions of prefix %q: %w", prefix, err)
+	}
+	for _, d := range described.Sorted() {
+		if d.Err != nil {
+			return fmt.Errorf("kafka sink: describing transaction %q: %w", d.TxnID, d.Err)
+		}
+		if d.State != "Ongoing" {
+			continue
+		}
+		if restored[producerEpoch{d.ProducerID, d.ProducerEpoch}] {
+			continue
+		}
+		if err := initProducerID(ctx, cm.raw[1], d.TxnID, cm.sink.TransactionTimeout()); err != nil {
+			return fmt.Errorf("kafka sink: aborting transaction %q (producer id %d, epoch %d) left open by an earlier run: %w",
+				d.TxnID, d.ProducerID, d.ProducerEpoch, err)
+		}
+		cm.sink.cfg.Logger.Info("kafka sink: aborted a transaction left open by an earlier run",
+			"transactional_id", d.TxnID, "producer_id", d.ProducerID, "epoch", d.ProducerEpoch)
+	}
+	return nil
+}
+
+// Close closes the committer's clients.
+func (cm *Committer) Close() error {
+	for _, cl := range cm.raw {
+		if cl != nil {
+			cl.Close()
+		}
+	}
+	return nil
+}

@@ -1,0 +1,315 @@
+package kafka
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/types"
+)
+
+// DeliveryGuarantee is the option 'sink.delivery-guarantee' (and its
+// deprecated alias 'sink.semantic').
+type DeliveryGuarantee uint8
+
+// Delivery guarantees.
+const (
+	// AtLeastOnce flushes on every checkpoint (Flink's default).
+	AtLeastOnce DeliveryGuarantee = iota
+	// ExactlyOnce writes in Kafka transactions committed when a checkpoint
+	// completes.
+	ExactlyOnce
+	// None is fire and forget: records may be lost.
+	None
+)
+
+// ParseDeliveryGuarantee parses the option's value (at-least-once,
+// exactly-once, none; case-insensitive, '_' accepted for '-').
+func ParseDeliveryGuarantee(s string) (DeliveryGuarantee, error) {
+	switch strings.ReplaceAll(strings.ToLower(strings.TrimSpace(s)), "_", "-") {
+	case "at-least-once":
+		return AtLeastOnce, nil
+	case "exactly-once":
+		return ExactlyOnce, nil
+	case "none":
+		return None, nil
+	}
+	return 0, fmt.Errorf("unknown delivery guarantee %q: want at-least-once, exactly-once or none", s)
+}
+
+func (g DeliveryGuarantee) String() string {
+	switch g {
+	case AtLeastOnce:
+		return "at-least-once"
+	case ExactlyOnce:
+		return "exactly-once"
+	case None:
+		return "none"
+	}
+	return fmt.Sprintf("DeliveryGuarantee(%d)", uint8(g))
+}
+
+// NamingStrategy is the option 'sink.transaction-naming-strategy'.
+type NamingStrategy uint8
+
+// Naming strategies.
+const (
+	// Pooling reuses a bounded pool of transactional ids per task
+	// (streamsql's default; DESIGN.md "Kafka exactly-once").
+	Pooling NamingStrategy = iota
+	// Incrementing gives every transaction a new id (one per checkpoint).
+	Incrementing
+)
+
+// ParseNamingStrategy parses POOLING or INCREMENTING (case-insensitive;
+// Flink's DEFAULT means INCREMENTING).
+func ParseNamingStrategy(s string) (NamingStrategy, error) {
+	switch strings.ToUpper(strings.TrimSpace(s)) {
+	case "POOLING":
+		return Pooling, nil
+	case "INCREMENTING", "DEFAULT":
+		return Incrementing, nil
+	}
+	return 0, fmt.Errorf("unknown transaction naming strategy %q: want POOLING or INCREMENTING", s)
+}
+
+func (n NamingStrategy) String() string {
+	if n == Incrementing {
+		return "INCREMENTING"
+	}
+	return "POOLING"
+}
+
+// PartitionerKind is the option 'sink.partitioner'.
+type PartitionerKind uint8
+
+// Partitioners.
+const (
+	// DefaultPartitioner hashes the key with Kafka's murmur2, as the Java
+	// producer does; records without a key go to a sticky partition.
+	DefaultPartitioner PartitionerKind = iota
+	// FixedPartitioner sends every record of sink task i to partition
+	// i mod the number of partitions.
+	FixedPartitioner
+	// RoundRobinPartitioner spreads records over partitions in turn.
+	RoundRobinPartitioner
+)
+
+// ParsePartitioner parses default, fixed or round-robin.
+func ParsePartitioner(s string) (PartitionerKind, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "default", "":
+		return DefaultPartitioner, nil
+	case "fixed":
+		return FixedPartitioner, nil
+	case "round-robin":
+		return RoundRobinPartitioner, nil
+	}
+	return 0, fmt.Errorf("unsupported sink partitioner %q: want default, fixed or round-robin (partitioner classes are not supported)", s)
+}
+
+func (p PartitionerKind) String() string {
+	switch p {
+	case FixedPartitioner:
+		return "fixed"
+	case RoundRobinPartitioner:
+		return "round-robin"
+	}
+	return "default"
+}
+
+// RecordEncoder turns a row into a Kafka record. Implementations append
+// into rec.Key[:0] and rec.Value[:0] so that the writer's recycled records
+// reuse their buffers; they may set rec.Topic (writable metadata 'topic';
+// empty means the sink's topic), rec.Headers and rec.Timestamp. The writer
+// resets every other field. Encode is called from one goroutine.
+type RecordEncoder interface {
+	EncodeRecord(row *types.Row, rec *kgo.Record) error
+}
+
+// EncoderFunc adapts a function to RecordEncoder.
+type EncoderFunc func(row *types.Row, rec *kgo.Record) error
+
+// EncodeRecord calls f.
+func (f EncoderFunc) EncodeRecord(row *types.Row, rec *kgo.Record) error { return f(row, rec) }
+
+// AckTracker tells the exactly-once writer whether the commit of a
+// committable has been acknowledged durably (recorded in a completed
+// checkpoint or an fsynced commit log). A transactional id is reused only
+// when the committable of its previous transaction is durably committed;
+// otherwise a crash could make recovery re-commit that committable against
+// the id's newer transaction. The runtime provides the real tracker
+// (SinkConfig.AckTracker or TransactionalSink.SetAckTracker); it must be
+// safe for concurrent use.
+//
+// AckTracker is an alias of an unnamed interface type so that a runtime
+// can hand its tracker over through an interface of its own, without
+// importing this package: any
+// SetAckTracker(interface{ IsDurablyCommitted(connector.Committable) bool })
+// method matches.
+type AckTracker = interface {
+	IsDurablyCommitted(c connector.Committable) bool
+}
+
+// Defaults.
+const (
+	// DefaultMaxTransactionSlots bounds the transactional ids one sink task
+	// holds at once (open, pre-committed, or committed but not yet durably
+	// acknowledged).
+	DefaultMaxTransactionSlots = 8
+	// DefaultTransactionTimeout is used when the broker's
+	// transaction.max.timeout.ms cannot be read (Kafka's default).
+	DefaultTransactionTimeout = 15 * time.Minute
+)
+
+// SinkConfig is a validated Kafka sink. Field names follow Flink's options.
+type SinkConfig struct {
+	// Topic is 'topic' when it names one topic: where records without a
+	// topic of their own (the writable 'topic' metadata column) go.
+	Topic string
+	// AllowedTopics is 'topic' when it lists several topics, and
+	// TopicPattern is 'topic-pattern' (matched against the whole name):
+	// when either is set, a record's own topic must be allowed by it.
+	AllowedTopics []string
+	TopicPattern  *regexp.Regexp
+	// Properties are the 'properties.*' options without the prefix, with
+	// the Java client's names (bootstrap.servers is required).
+	Properties map[string]string
+	// DeliveryGuarantee is 'sink.delivery-guarantee'.
+	DeliveryGuarantee DeliveryGuarantee
+	// TransactionalIDPrefix is 'sink.transactional-id-prefix' (required for
+	// exactly-once; the factory derives a default when it is absent).
+	TransactionalIDPrefix string
+	// TransactionNamingStrategy is 'sink.transaction-naming-strategy'.
+	TransactionNamingStrategy NamingStrategy
+	// TransactionTimeout is 'properties.transaction.timeout.ms'. Zero means
+	// the value of that property, or when absent the broker's
+	// transaction.max.timeout.ms read at start.
+	TransactionTimeout time.Duration
+	// Partitioner is 'sink.partitioner'.
+	Partitioner PartitionerKind
+	// MaxTransactionSlots bounds the transactional ids per task (zero:
+	// DefaultMaxTransactionSlots). When every slot waits for a durable
+	// commit acknowledgement, ExactlyOnceWriter.CheckpointReady reports
+	// false and Write fails with ErrSlotsExhausted.
+	MaxTransactionSlots int
+	// MaxBufferedRecords bounds the records a writer buffers before Write
+	// blocks (zero: franz-go's default, 10000).
+	MaxBufferedRecords int
+	// Encoder turns rows into records; required.
+	Encoder RecordEncoder
+	// Metadata are the writable metadata columns (topic, headers,
+	// timestamp) the writer copies from each row into its record after the
+	// encoder ran. A NULL timestamp means the time of producing.
+	Metadata []MetadataColumn
+	// AckTracker is required for exactly-once, here or through
+	// TransactionalSink.SetAckTracker before the committer or a writer is
+	// created.
+	AckTracker AckTracker
+	// Logger receives warnings; nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// validate checks cfg without a broker and returns the parsed properties.
+func (cfg *SinkConfig) validate() (clientSettings, error) {
+	s, err := parseProperties(cfg.Properties)
+	if err != nil {
+		return s, err
+	}
+	if cfg.Topic == "" && len(cfg.AllowedTopics) == 0 && cfg.TopicPattern == nil {
+		return s, errors.New("kafka sink: option 'topic' or 'topic-pattern' is required")
+	}
+	if cfg.Encoder == nil {
+		return s, errors.New("kafka sink: no record encoder")
+	}
+	if cfg.TransactionTimeout == 0 {
+		cfg.TransactionTimeout = s.transactionTimeout
+	} else if s.transactionTimeout != 0 && s.transactionTimeout != cfg.TransactionTimeout {
+		return s, &PropertyError{Key: "transaction.timeout.ms", Value: cfg.Properties["transaction.timeout.ms"],
+			Reason: fmt.Sprintf("conflicts with the configured transaction timeout %v", cfg.TransactionTimeout)}
+	}
+	for _, m := range cfg.Metadata {
+		if m.Key != MetaTopic && m.Key != MetaHeaders && m.Key != MetaTimestamp {
+			return s, fmt.Errorf("kafka sink: metadata %q is read-only: declare the column VIRTUAL", m.Key)
+		}
+		if m.Index < 0 {
+			return s, fmt.Errorf("kafka sink: metadata %s at position %d", m.Key, m.Index)
+		}
+	}
+	if cfg.MaxTransactionSlots == 0 {
+		cfg.MaxTransactionSlots = DefaultMaxTransactionSlots
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.DeliveryGuarantee == ExactlyOnce {
+		if cfg.TransactionalIDPrefix == "" {
+			return s, errors.New("kafka sink: exactly-once needs 'sink.transactional-id-prefix'")
+		}
+		if cfg.MaxTransactionSlots < 2 {
+			return s, fmt.Errorf("kafka sink: at least 2 transaction slots are needed, got %d", cfg.MaxTransactionSlots)
+		}
+		if s.idempotence != nil && !*s.idempotence {
+			return s, &PropertyError{Key: "enable.idempotence", Reason: "exactly-once needs idempotent writes (and acks=all)"}
+		}
+	}
+	return s, nil
+}
+
+// topicCheck returns the per-record check of a record's own topic, or nil
+// when every record may go anywhere it says.
+func (cfg *SinkConfig) topicCheck() func(*kgo.Record) error {
+	if cfg.Topic != "" && len(cfg.AllowedTopics) == 0 && cfg.TopicPattern == nil {
+		return nil
+	}
+	allowed := make(map[string]bool, len(cfg.AllowedTopics))
+	for _, t := range cfg.AllowedTopics {
+		allowed[t] = true
+	}
+	pattern := anchored(cfg.TopicPattern)
+	def := cfg.Topic
+	return func(r *kgo.Record) error {
+		switch {
+		case r.Topic == "" && def == "":
+			return errors.New("the row has no topic: fill the 'topic' metadata column")
+		case r.Topic == "", r.Topic == def, allowed[r.Topic]:
+			return nil
+		case pattern != nil && pattern.MatchString(r.Topic):
+			return nil
+		}
+		return fmt.Errorf("the row's topic %q is not allowed by option 'topic' or 'topic-pattern'", r.Topic)
+	}
+}
+
+// anchored returns re matching whole strings only, as Java's
+// Matcher.matches() (nil for nil).
+func anchored(re *regexp.Regexp) *regexp.Regexp {
+	if re == nil {
+		return nil
+	}
+	full, err := regexp.Compile(`^(?:` + re.String() + `)$`)
+	if err != nil { // cannot happen: re compiled
+		return re
+	}
+	return full
+}
+
+// ValidateTransactionTimeout checks, without a broker, that a transaction
+// timeout leaves room for a checkpoint: it must be above the checkpoint
+// interval plus the checkpoint timeout, or a transaction could expire
+// before the checkpoint that commits it completes. A zero timeout (the
+// broker's maximum, read at start) is not checked here.
+func ValidateTransactionTimeout(timeout, checkpointInterval, checkpointTimeout time.Duration) error {
+	if timeout == 0 || timeout > checkpointInterval+checkpointTimeout {
+		return nil
+	}
+	return fmt.Errorf("kafka sink: 'properties.transaction.timeout.ms' (%d) must be greater than "+
+		"'execution.checkpointing.interval' (%v) plus 'execution.checkpointing.timeout' (%v): raise the transaction timeout or lower those",
+		timeout.Milliseconds(), checkpointInterval, checkpointTimeout)
+}

@@ -1,0 +1,402 @@
+package kafka
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/types"
+)
+
+// ErrSlotsExhausted is returned by ExactlyOnceWriter.Write when it needs a
+// transactional id for a new transaction and every id of the task's pool
+// holds a transaction whose commit is not yet acknowledged. The runtime
+// avoids it by not triggering a checkpoint while CheckpointReady reports
+// false.
+var ErrSlotsExhausted = errors.New("kafka sink: every transactional id of the task holds a transaction whose commit is not acknowledged")
+
+type slotState uint8
+
+const (
+	slotIdle         slotState = iota // no open transaction
+	slotOpen                          // a transaction is open on client
+	slotPrecommitted                  // flushed and handed out as a committable; not known to be committed
+	slotCommitted                     // its last transaction is committed
+	slotClosed                        // its writer is closed
+)
+
+// slot is one transactional id of a writer's pool and the client that
+// writes its transactions. The writer drives open transactions; the
+// committer commits pre-committed ones on the same client when it can. mu
+// guards state, client and last across the two.
+type slot struct {
+	id    string
+	index int
+
+	mu     sync.Mutex
+	state  slotState
+	client *kgo.Client // nil: a new one is made at the next begin
+	tv     int16       // transaction version client is pinned to
+	used   bool        // client has begun a transaction
+	last   connector.Committable
+	lastC  committable
+	began  time.Time // when the open or last transaction began
+}
+
+// reusable reports whether a new transaction may start on sl: its last
+// committable (if any) is durably acknowledged as committed.
+func (sl *slot) reusable(ack AckTracker) bool {
+	sl.mu.Lock()
+	defer sl.mu.Unlock()
+	switch sl.state {
+	case slotIdle:
+		return true
+	case slotCommitted, slotPrecommitted:
+		// Precommitted: committed by a process that did not go through this
+		// slot (a raw commit after its client was lost) counts too.
+		return ack.IsDurablyCommitted(sl.last)
+	}
+	return false
+}
+
+// committedNotDurable reports whether sl's last transaction is committed
+// but the acknowledgement is not yet durable.
+func (sl *slot) committedNotDurable() bool {
+	sl.mu.Lock()
+	defer sl.mu.Unlock()
+	return sl.state == slotCommitted
+}
+
+// ExactlyOnceWriter writes one sink task's rows in Kafka transactions
+// (DESIGN.md "Kafka exactly-once"): one transaction per checkpoint, on
+// transactional ids <prefix>-<task>-<slot> from a bounded pool. Write and
+// PreCommit are called from the task's goroutine; the sink's committer may
+// commit the writer's pre-committed transactions concurrently.
+type ExactlyOnceWriter struct {
+	sink *TransactionalSink
+	task connector.TaskInfo
+	log  *slog.Logger
+	meta *kgo.Client // non-transactional: reads the transaction version
+	ack  AckTracker
+	p    *producer
+
+	slots   []*slot // live slots
+	cur     *slot   // slot of the open transaction, nil when none is open
+	nextSeq int     // next slot index (INCREMENTING)
+	failed  error   // sticky: a produce failed; only Close remains
+
+	// view is a copy of slots and cur for CheckpointReady and
+	// OldestUncommitted, which other goroutines call.
+	view atomic.Pointer[writerView]
+}
+
+type writerView struct {
+	slots []*slot
+	cur   *slot
+}
+
+// publish makes the current slots visible to other goroutines. It is
+// called when slots or cur change: per transaction, not per record.
+func (w *ExactlyOnceWriter) publish() {
+	w.view.Store(&writerView{slots: slices.Clone(w.slots), cur: w.cur})
+}
+
+func newExactlyOnceWriter(s *TransactionalSink, task connector.TaskInfo, ack AckTracker) (*ExactlyOnceWriter, error) {
+	meta, err := s.newClient()
+	if err != nil {
+		return nil, err
+	}
+	log := task.Logger
+	if log == nil {
+		log = s.cfg.Logger
+	}
+	w := &ExactlyOnceWriter{sink: s, task: task, log: log, meta: meta, ack: ack, p: newProducer(s.cfg.Encoder, s.cfg.Metadata, s.cfg.topicCheck())}
+	if s.cfg.TransactionNamingStrategy == Incrementing {
+		// Continue after the ids of the restored checkpoint.
+		w.nextSeq = s.nextIndex(task.Index)
+	}
+	return w, nil
+}
+
+// Write produces rows in the task's open transaction, beginning one (on a
+// free slot) when none is open. It blocks when the client's buffer is full.
+func (w *ExactlyOnceWriter) Write(ctx context.Context, rows []types.Row) error {
+	if w.failed != nil {
+		return w.failed
+	}
+	if err := w.p.err(); err != nil {
+		w.failed = err
+		return err
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	if w.cur == nil {
+		if err := w.begin(ctx); err != nil {
+			return err
+		}
+	}
+	_, err := w.p.produce(w.cur.client, rows)
+	if err != nil {
+		w.failed = err
+	}
+	return err
+}
+
+// begin starts a transaction on a free slot. Under transaction version
+// 0/1 every transaction on a reused slot starts on a new client, whose
+// first transaction sends InitProducerId: successive transactions of one
+// producer would otherwise share an epoch (FLINK-8132).
+func (w *ExactlyOnceWriter) begin(ctx context.Context) error {
+	sl, err := w.acquire(ctx)
+	if err != nil {
+		return err
+	}
+	sl.mu.Lock()
+	defer sl.mu.Unlock()
+	if sl.client != nil && sl.used && sl.tv < 2 {
+		sl.client.Close()
+		sl.client = nil
+	}
+	if sl.client == nil {
+		tv, err := transactionVersion(ctx, w.meta)
+		if err != nil {
+			return fmt.Errorf("kafka sink: %w", err)
+		}
+		opts := append(w.sink.producerOpts(w.task), kgo.TransactionalID(sl.id),
+			kgo.TransactionTimeout(w.sink.TransactionTimeout()), kgo.MaxVersions(versionsFor(tv)))
+		cl, err := kgo.NewClient(opts...)
+		if err != nil {
+			return fmt.Errorf("kafka sink: creating the client of transactional id %q: %w", sl.id, err)
+		}
+		sl.client, sl.tv, sl.used = cl, tv, false
+	}
+	if err := sl.client.BeginTransaction(); err != nil {
+		return fmt.Errorf("kafka sink: beginning a transaction on %q: %w", sl.id, err)
+	}
+	sl.state, sl.used, sl.last, sl.lastC, sl.began = slotOpen, true, nil, committable{}, time.Now()
+	w.p.reset()
+	w.cur = sl
+	w.publish()
+	return nil
+}
+
+// acquire returns a slot on which a transaction may begin: a reusable one,
+// else a new one while the pool has room, else it waits for a committed
+// slot's acknowledgement to become durable (that only needs the checkpoint
+// in flight to complete, but it waits at most half the transaction
+// timeout); with nothing to wait for it fails with ErrSlotsExhausted.
+func (w *ExactlyOnceWriter) acquire(ctx context.Context) (*slot, error) {
+	ack := w.ack
+	backoff := 5 * time.Millisecond
+	// The wait normally ends when the checkpoint in flight completes; if it
+	// never does (it failed, and the next one cannot pass this task), give
+	// up well before the waiting transactions could time out.
+	deadline := time.Now().Add(w.sink.TransactionTimeout() / 2)
+	for {
+		w.sweep()
+		if w.sink.cfg.TransactionNamingStrategy == Pooling {
+			for _, sl := range w.slots {
+				if sl.reusable(ack) && !w.sink.isReserved(sl.id) {
+					return sl, nil
+				}
+			}
+		}
+		if len(w.slots) < w.sink.cfg.MaxTransactionSlots {
+			return w.newSlot(), nil
+		}
+		waiting := false
+		for _, sl := range w.slots {
+			if sl.committedNotDurable() {
+				waiting = true
+			}
+		}
+		if !waiting || time.Now().After(deadline) {
+			return nil, fmt.Errorf("%w (task %d, %d slots, transactional id prefix %q)", ErrSlotsExhausted,
+				w.task.Index, len(w.slots), w.sink.cfg.TransactionalIDPrefix)
+		}
+		t := time.NewTimer(backoff)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, ctx.Err()
+		case <-t.C:
+		}
+		backoff = min(2*backoff, 200*time.Millisecond)
+	}
+}
+
+// newSlot adds a slot with the lowest free index (POOLING) or the next
+// index (INCREMENTING), skipping ids that hold restored committables not
+// yet durably committed.
+func (w *ExactlyOnceWriter) newSlot() *slot {
+	idx := 0
+	if w.sink.cfg.TransactionNamingStrategy == Incrementing {
+		idx = w.nextSeq
+	}
+	for {
+		used := false
+		for _, sl := range w.slots {
+			if sl.index == idx {
+				used = true
+			}
+		}
+		id := transactionalID(w.sink.cfg.TransactionalIDPrefix, w.task.Index, idx)
+		if !used && !w.sink.isReserved(id) {
+			sl := &slot{id: id, index: idx}
+			w.slots = append(w.slots, sl)
+			w.publish()
+			w.sink.register(sl)
+			w.nextSeq = idx + 1
+			return sl
+		}
+		idx++
+	}
+}
+
+// sweep drops (INCREMENTING) slots whose last transaction is durably
+// committed: their ids are never used again in this run.
+func (w *ExactlyOnceWriter) sweep() {
+	if w.sink.cfg.TransactionNamingStrategy != Incrementing {
+		return
+	}
+	kept := w.slots[:0]
+	for _, sl := range w.slots {
+		if sl != w.cur && sl.reusable(w.ack) {
+			w.closeSlot(sl)
+			continue
+		}
+		kept = append(kept, sl)
+	}
+	clear(w.slots[len(kept):])
+	w.slots = kept
+	w.publish()
+}
+
+// CheckpointReady reports whether a checkpoint may be triggered: after
+// this writer pre-commits, its next transaction will find a transactional
+// id (free now, creatable, or committed and made durable by that
+// checkpoint). When it is false the runtime should hold checkpoints back
+// (the job keeps running) and warn with the reason. It is safe to call
+// from any goroutine.
+func (w *ExactlyOnceWriter) CheckpointReady() (bool, string) {
+	v := w.view.Load()
+	if v == nil || len(v.slots) < w.sink.cfg.MaxTransactionSlots {
+		return true, ""
+	}
+	for _, sl := range v.slots {
+		if sl != v.cur && (sl.reusable(w.ack) || sl.committedNotDurable()) {
+			return true, ""
+		}
+	}
+	return false, fmt.Sprintf("kafka sink %s, task %d: all %d transactional ids wait for their commits to be acknowledged",
+		w.task.Table, w.task.Index, len(v.slots))
+}
+
+// OldestUncommitted returns when the oldest transaction of this writer that
+// is not known to be committed (open, or pre-committed and not yet
+// committed) began; zero when there is none. The broker aborts a
+// transaction TransactionTimeout after it began, so the runtime fails over
+// to the last completed checkpoint well before that age (DESIGN.md,
+// "Failed checkpoints"). It is safe to call from any goroutine.
+func (w *ExactlyOnceWriter) OldestUncommitted() time.Time {
+	var oldest time.Time
+	v := w.view.Load()
+	if v == nil {
+		return oldest
+	}
+	for _, sl := range v.slots {
+		sl.mu.Lock()
+		if (sl.state == slotOpen || sl.state == slotPrecommitted) && (oldest.IsZero() || sl.began.Before(oldest)) {
+			oldest = sl.began
+		}
+		sl.mu.Unlock()
+	}
+	return oldest
+}
+
+// PreCommit flushes the open transaction and returns its committable, or
+// nothing when no transaction is open (empty transactions are never
+// checkpointed: committing one fails on the broker). Any failed record
+// fails the pre-commit; the transaction is then aborted by Close.
+func (w *ExactlyOnceWriter) PreCommit(ctx context.Context, checkpointID int64) ([]connector.Committable, error) {
+	if w.failed != nil {
+		return nil, w.failed
+	}
+	sl := w.cur
+	if sl == nil {
+		return nil, nil
+	}
+	if err := sl.client.Flush(ctx); err != nil {
+		return nil, fmt.Errorf("kafka sink: flushing transaction %q for checkpoint %d: %w", sl.id, checkpointID, err)
+	}
+	o := w.p.outcome()
+	switch {
+	case o.err != nil:
+		w.failed = fmt.Errorf("kafka sink: %d records of checkpoint %d failed, transaction %q is not pre-committed: %w",
+			o.failed, checkpointID, sl.id, o.err)
+		return nil, w.failed
+	case !o.pidSet:
+		w.failed = fmt.Errorf("kafka sink: transaction %q of checkpoint %d: no record reported its producer id", sl.id, checkpointID)
+		return nil, w.failed
+	case o.mixed:
+		w.failed = fmt.Errorf("kafka sink: transaction %q of checkpoint %d: records reported different producer ids or epochs", sl.id, checkpointID)
+		return nil, w.failed
+	}
+	c := committable{TransactionalID: sl.id, ProducerID: o.pid, Epoch: o.epoch, TransactionVersion: sl.tv, CheckpointID: checkpointID}
+	b := c.encode()
+	sl.mu.Lock()
+	sl.state, sl.last, sl.lastC = slotPrecommitted, b, c
+	sl.mu.Unlock()
+	w.cur = nil
+	w.publish()
+	return []connector.Committable{b}, nil
+}
+
+// Close aborts the open transaction (if any) and closes every client.
+// Pre-committed transactions are left for the committer, which commits
+// them by raw EndTxn; closing a client sends nothing to the coordinator.
+func (w *ExactlyOnceWriter) Close() error {
+	var errs []error
+	for _, sl := range w.slots {
+		if err := w.closeSlot(sl); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	w.slots, w.cur = nil, nil
+	w.publish()
+	w.meta.Close()
+	return errors.Join(errs...)
+}
+
+func (w *ExactlyOnceWriter) closeSlot(sl *slot) error {
+	w.sink.unregister(sl)
+	sl.mu.Lock()
+	defer sl.mu.Unlock()
+	var err error
+	if sl.state == slotOpen && sl.client != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		err = sl.client.AbortBufferedRecords(ctx)
+		if err == nil {
+			err = sl.client.EndTransaction(ctx, kgo.TryAbort)
+		}
+		cancel()
+		if err != nil {
+			err = fmt.Errorf("kafka sink: aborting the open transaction of %q: %w (it is aborted by the broker's transaction timeout or at the next start)", sl.id, err)
+		}
+	}
+	if sl.client != nil {
+		sl.client.Close()
+		sl.client = nil
+	}
+	sl.state = slotClosed
+	return err
+}

@@ -1,0 +1,195 @@
+package kafka
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/internal/kafkatest"
+	"github.com/streamsql/streamsql/types"
+)
+
+const waitLong = 60 * time.Second
+
+// kvEncoder encodes rows (key STRING NULL, value STRING): field 0 is the
+// key (NULL: no key), field 1 the value.
+var kvEncoder = EncoderFunc(func(row *types.Row, rec *kgo.Record) error {
+	if row.Fields[0].IsNull() {
+		rec.Key = nil
+	} else {
+		rec.Key = append(rec.Key, row.Fields[0].Str()...)
+	}
+	rec.Value = append(rec.Value, row.Fields[1].Str()...)
+	return nil
+})
+
+func rows(values ...string) []types.Row {
+	out := make([]types.Row, len(values))
+	for i, v := range values {
+		out[i] = types.Row{Fields: []types.Value{{}, types.Str(v)}}
+	}
+	return out
+}
+
+func keyedRows(keys ...string) []types.Row {
+	out := make([]types.Row, len(keys))
+	for i, k := range keys {
+		out[i] = types.Row{Fields: []types.Value{types.Str(k), types.Str(k)}}
+	}
+	return out
+}
+
+func seq(prefix string, from, to int) []string {
+	var out []string
+	for i := from; i < to; i++ {
+		out = append(out, prefix+strconv.Itoa(i))
+	}
+	return out
+}
+
+func task(i int) connector.TaskInfo {
+	return connector.TaskInfo{Job: "test", Table: "out", Index: i, Parallelism: 1, Logger: slog.Default()}
+}
+
+type sinkOpt func(*SinkConfig)
+
+func withProps(kv ...string) sinkOpt {
+	return func(c *SinkConfig) {
+		for i := 0; i+1 < len(kv); i += 2 {
+			c.Properties[kv[i]] = kv[i+1]
+		}
+	}
+}
+
+func eosConfig(b kafkatest.Broker, topic, prefix string, ack AckTracker, opts ...sinkOpt) SinkConfig {
+	cfg := SinkConfig{Topic: topic, Properties: map[string]string{"bootstrap.servers": b.Addr},
+		DeliveryGuarantee: ExactlyOnce, TransactionalIDPrefix: prefix, Encoder: kvEncoder, AckTracker: ack}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	return cfg
+}
+
+// eosRun is one "process" of an exactly-once sink: sink, committer (after
+// Recover) and one writer.
+type eosRun struct {
+	sink *TransactionalSink
+	cm   *Committer
+	w    *ExactlyOnceWriter
+}
+
+func startEOS(t *testing.T, cfg SinkConfig, pending ...connector.Committable) (*eosRun, error) {
+	t.Helper()
+	ctx := context.Background()
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.NewTextHandler(t.Output(), nil))
+	}
+	s, err := NewSink(cfg)
+	if err != nil {
+		t.Fatalf("NewSink: %v", err)
+	}
+	ts := s.(*TransactionalSink)
+	c, err := ts.Committer(ctx, "test")
+	if err != nil {
+		return nil, err
+	}
+	cm := c.(*Committer)
+	t.Cleanup(func() { cm.Close() })
+	if err := cm.Recover(ctx, pending); err != nil {
+		return nil, err
+	}
+	w, err := ts.Open(ctx, task(0))
+	if err != nil {
+		return nil, err
+	}
+	ew := w.(*ExactlyOnceWriter)
+	t.Cleanup(func() { ew.Close() })
+	return &eosRun{sink: ts, cm: cm, w: ew}, nil
+}
+
+// crash closes every client of the writer without ending its transactions,
+// as a killed process would.
+func (w *ExactlyOnceWriter) crash() {
+	for _, sl := range w.slots {
+		w.sink.unregister(sl)
+		sl.mu.Lock()
+		if sl.client != nil {
+			sl.client.Close()
+			sl.client = nil
+		}
+		sl.state = slotClosed
+		sl.mu.Unlock()
+	}
+	w.slots, w.cur = nil, nil
+	w.publish()
+}
+
+func mustWrite(t *testing.T, w connector.Writer, rs []types.Row) {
+	t.Helper()
+	if err := w.Write(context.Background(), rs); err != nil {
+		t.Fatalf("Write: %v", err)
+	}
+}
+
+func mustPreCommit(t *testing.T, w connector.Writer, cp int64) connector.Committable {
+	t.Helper()
+	cs, err := w.PreCommit(context.Background(), cp)
+	if err != nil {
+		t.Fatalf("PreCommit(%d): %v", cp, err)
+	}
+	if len(cs) != 1 {
+		t.Fatalf("PreCommit(%d) returned %d committables, want 1", cp, len(cs))
+	}
+	return cs[0]
+}
+
+func mustDecode(t *testing.T, b connector.Committable) committable {
+	t.Helper()
+	c, err := decodeCommittable(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// readAll reads topic until want records arrived (or the timeout) and
+// checks they are exactly want, in order.
+func expectValues(t *testing.T, b kafkatest.Broker, topic string, readCommitted bool, want []string) {
+	t.Helper()
+	got := kafkatest.Values(b.Consume(t, topic, readCommitted, waitLong, func(r []*kgo.Record) bool { return len(r) >= len(want) }))
+	if !slices.Equal(got, want) {
+		t.Fatalf("read_committed=%v consumer saw %d records %q, want %d %q", readCommitted, len(got), trunc(got), len(want), trunc(want))
+	}
+}
+
+// expectNothingCommitted checks that a read_committed consumer sees nothing
+// for a while and that the last stable offset of partition 0 is 0.
+func expectNothingCommitted(t *testing.T, b kafkatest.Broker, topic string) {
+	t.Helper()
+	if got := b.Consume(t, topic, true, 1500*time.Millisecond, func(r []*kgo.Record) bool { return len(r) > 0 }); len(got) != 0 {
+		t.Fatalf("read_committed saw %q before the commit", kafkatest.Values(got))
+	}
+}
+
+func trunc(s []string) string {
+	if len(s) > 8 {
+		return fmt.Sprintf("%q…(%d more)", s[:8], len(s)-8)
+	}
+	return fmt.Sprintf("%q", s)
+}
+
+// produceSentinel writes one committed, non-transactional record.
+func produceSentinel(t *testing.T, b kafkatest.Broker, topic string) {
+	t.Helper()
+	cl := b.Client(t, kgo.DefaultProduceTopic(topic))
+	if err := cl.ProduceSync(context.Background(), kgo.StringRecord("sentinel")).FirstErr(); err != nil {
+		t.Fatalf("produce sentinel: %v", err)
+	}
+}

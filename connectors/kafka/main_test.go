@@ -1,0 +1,19 @@
+package kafka
+
+import (
+	"os"
+	"testing"
+
+	"go.uber.org/goleak"
+)
+
+// TestMain runs the crash tests' child process when asked to (see
+// crash_test.go), and otherwise the tests, failing the package when a test
+// leaves goroutines running: every client the writers, committers and
+// readers create must be closed.
+func TestMain(m *testing.M) {
+	if os.Getenv(crashChildEnv) != "" {
+		os.Exit(crashChild())
+	}
+	goleak.VerifyTestMain(m)
+}

@@ -1,0 +1,319 @@
+package kafka
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// PropertyError reports a `properties.*` option that streamsql cannot map
+// onto the franz-go client: an unknown key, a key with no franz-go
+// equivalent, a key streamsql sets itself, or a bad value.
+type PropertyError struct {
+	// Key is the Java client property name, without the "properties."
+	// prefix of the table option.
+	Key string
+	// Value is the value given (never a secret: security properties are
+	// rejected by key before their value is looked at).
+	Value string
+	// Reason says what is wrong and what to do.
+	Reason string
+}
+
+func (e *PropertyError) Error() string {
+	return fmt.Sprintf("option 'properties.%s': %s", e.Key, e.Reason)
+}
+
+// clientSettings is what the `properties.*` options say, split into franz-go
+// options and the values streamsql interprets itself. It is built once, by
+// parseProperties, the only place that knows Java client property names.
+type clientSettings struct {
+	seeds              []string
+	groupID            string
+	readCommitted      bool
+	autoOffsetReset    string // "", "earliest", "latest" or "none"
+	transactionTimeout time.Duration
+	maxPollRecords     int
+	acksSet            bool
+	acksAll            bool
+	idempotence        *bool // nil: not set
+	maxInFlight        int
+
+	common   []kgo.Opt // every client
+	producer []kgo.Opt // producers only
+	consumer []kgo.Opt // consumers only
+}
+
+type propRole uint8
+
+const (
+	roleCommon propRole = iota
+	roleProducer
+	roleConsumer
+)
+
+type propSpec struct {
+	role  propRole
+	apply func(s *clientSettings, v string) (kgo.Opt, error)
+}
+
+// properties maps each supported Java client property to franz-go. It is
+// read-only after package initialisation.
+var properties = map[string]propSpec{
+	"bootstrap.servers": {roleCommon, func(s *clientSettings, v string) (kgo.Opt, error) {
+		for _, h := range strings.Split(v, ",") {
+			if h = strings.TrimSpace(h); h != "" {
+				s.seeds = append(s.seeds, h)
+			}
+		}
+		if len(s.seeds) == 0 {
+			return nil, fmt.Errorf("no broker address given")
+		}
+		return nil, nil
+	}},
+	"client.id": {roleCommon, func(_ *clientSettings, v string) (kgo.Opt, error) { return kgo.ClientID(v), nil }},
+	"metadata.max.age.ms": {roleCommon, func(_ *clientSettings, v string) (kgo.Opt, error) {
+		d, err := parseMillis(v)
+		return kgo.MetadataMaxAge(d), err
+	}},
+	"security.protocol": {roleCommon, func(_ *clientSettings, v string) (kgo.Opt, error) {
+		if strings.EqualFold(v, "PLAINTEXT") {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("security protocol %q is not supported yet (TLS and SASL are not implemented); only PLAINTEXT is", v)
+	}},
+
+	// Consumer.
+	"group.id": {roleConsumer, func(s *clientSettings, v string) (kgo.Opt, error) { s.groupID = v; return nil, nil }},
+	"isolation.level": {roleConsumer, func(s *clientSettings, v string) (kgo.Opt, error) {
+		switch strings.ToLower(v) {
+		case "read_committed":
+			s.readCommitted = true
+		case "read_uncommitted":
+			s.readCommitted = false
+		default:
+			return nil, fmt.Errorf("want read_committed or read_uncommitted")
+		}
+		return nil, nil
+	}},
+	"auto.offset.reset": {roleConsumer, func(s *clientSettings, v string) (kgo.Opt, error) {
+		v = strings.ToLower(v)
+		switch v {
+		case "earliest", "latest", "none":
+			s.autoOffsetReset = v
+			return nil, nil
+		}
+		return nil, fmt.Errorf("want earliest, latest or none")
+	}},
+	"enable.auto.commit": {roleConsumer, func(_ *clientSettings, v string) (kgo.Opt, error) {
+		if strings.EqualFold(v, "false") {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("streamsql never auto-commits: offsets live in checkpoints and are committed to the group when a checkpoint completes; remove the option or set it to false")
+	}},
+	"fetch.min.bytes": {roleConsumer, func(_ *clientSettings, v string) (kgo.Opt, error) {
+		n, err := parseInt32(v, 1)
+		return kgo.FetchMinBytes(n), err
+	}},
+	"fetch.max.bytes": {roleConsumer, func(_ *clientSettings, v string) (kgo.Opt, error) {
+		n, err := parseInt32(v, 1)
+		return kgo.FetchMaxBytes(n), err
+	}},
+	"max.partition.fetch.bytes": {roleConsumer, func(_ *clientSettings, v string) (kgo.Opt, error) {
+		n, err := parseInt32(v, 1)
+		return kgo.FetchMaxPartitionBytes(n), err
+	}},
+	"fetch.max.wait.ms": {roleConsumer, func(_ *clientSettings, v string) (kgo.Opt, error) {
+		d, err := parseMillis(v)
+		return kgo.FetchMaxWait(d), err
+	}},
+	"max.poll.records": {roleConsumer, func(s *clientSettings, v string) (kgo.Opt, error) {
+		n, err := parseInt32(v, 1)
+		s.maxPollRecords = int(n)
+		return nil, err
+	}},
+
+	// Producer.
+	"transaction.timeout.ms": {roleProducer, func(s *clientSettings, v string) (kgo.Opt, error) {
+		d, err := parseMillis(v)
+		if err == nil && d < time.Second {
+			err = fmt.Errorf("must be at least 1000")
+		}
+		s.transactionTimeout = d
+		return nil, err
+	}},
+	"linger.ms": {roleProducer, func(_ *clientSettings, v string) (kgo.Opt, error) {
+		d, err := parseMillis(v)
+		return kgo.ProducerLinger(d), err
+	}},
+	"batch.size": {roleProducer, func(_ *clientSettings, v string) (kgo.Opt, error) {
+		n, err := parseInt32(v, 1)
+		return kgo.ProducerBatchMaxBytes(n), err
+	}},
+	"buffer.memory": {roleProducer, func(_ *clientSettings, v string) (kgo.Opt, error) {
+		n, err := parseInt32(v, 1)
+		return kgo.MaxBufferedBytes(int(n)), err
+	}},
+	"compression.type": {roleProducer, func(_ *clientSettings, v string) (kgo.Opt, error) {
+		var c kgo.CompressionCodec
+		switch strings.ToLower(v) {
+		case "none":
+			c = kgo.NoCompression()
+		case "gzip":
+			c = kgo.GzipCompression()
+		case "snappy":
+			c = kgo.SnappyCompression()
+		case "lz4":
+			c = kgo.Lz4Compression()
+		case "zstd":
+			c = kgo.ZstdCompression()
+		default:
+			return nil, fmt.Errorf("want none, gzip, snappy, lz4 or zstd")
+		}
+		return kgo.ProducerBatchCompression(c), nil
+	}},
+	"acks": {roleProducer, func(s *clientSettings, v string) (kgo.Opt, error) {
+		s.acksSet = true
+		switch strings.ToLower(v) {
+		case "all", "-1":
+			s.acksAll = true
+			return kgo.RequiredAcks(kgo.AllISRAcks()), nil
+		case "1":
+			return kgo.RequiredAcks(kgo.LeaderAck()), nil
+		case "0":
+			return kgo.RequiredAcks(kgo.NoAck()), nil
+		}
+		return nil, fmt.Errorf("want all, -1, 0 or 1")
+	}},
+	"enable.idempotence": {roleProducer, func(s *clientSettings, v string) (kgo.Opt, error) {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return nil, fmt.Errorf("want true or false")
+		}
+		s.idempotence = &b
+		return nil, nil
+	}},
+	"request.timeout.ms": {roleProducer, func(_ *clientSettings, v string) (kgo.Opt, error) {
+		// The Java producer sends request.timeout.ms as the produce
+		// request's timeout, as franz-go does with this option.
+		d, err := parseMillis(v)
+		return kgo.ProduceRequestTimeout(d), err
+	}},
+	"max.in.flight.requests.per.connection": {roleProducer, func(s *clientSettings, v string) (kgo.Opt, error) {
+		n, err := parseInt32(v, 1)
+		s.maxInFlight = int(n)
+		return kgo.MaxProduceRequestsInflightPerBroker(int(n)), err
+	}},
+	"retries": {roleProducer, func(_ *clientSettings, v string) (kgo.Opt, error) {
+		n, err := parseInt32(v, 0)
+		return kgo.RecordRetries(int(n)), err
+	}},
+	"delivery.timeout.ms": {roleProducer, func(_ *clientSettings, v string) (kgo.Opt, error) {
+		d, err := parseMillis(v)
+		return kgo.RecordDeliveryTimeout(d), err
+	}},
+}
+
+// reserved are Java client properties that streamsql sets itself.
+var reserved = map[string]string{
+	"transactional.id":   "streamsql derives transactional ids from 'sink.transactional-id-prefix'",
+	"key.serializer":     "records are serialized by 'key.format'",
+	"value.serializer":   "records are serialized by 'format' / 'value.format'",
+	"key.deserializer":   "records are deserialized by 'key.format'",
+	"value.deserializer": "records are deserialized by 'format' / 'value.format'",
+	"partitioner.class":  "use 'sink.partitioner'",
+}
+
+// SupportedProperties lists the Java client property names (without the
+// "properties." prefix) that streamsql maps onto franz-go, sorted.
+func SupportedProperties() []string {
+	keys := make([]string, 0, len(properties))
+	for k := range properties {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// parseProperties maps Java client properties onto franz-go. It is the one
+// place that knows their names. Properties of the other role (a consumer
+// property on a table that is only written, say) are validated but have no
+// effect, as in the Java client, because one table may be both read and
+// written. Every error is a *PropertyError.
+func parseProperties(props map[string]string) (clientSettings, error) {
+	var s clientSettings
+	keys := make([]string, 0, len(props))
+	for k := range props {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys) // deterministic: the first error is always the same
+	for _, k := range keys {
+		v := props[k]
+		if why, ok := reserved[k]; ok {
+			return s, &PropertyError{Key: k, Value: v, Reason: "cannot be set: " + why}
+		}
+		if strings.HasPrefix(k, "sasl.") || strings.HasPrefix(k, "ssl.") {
+			return s, &PropertyError{Key: k, Reason: "security settings (TLS, SASL) are not supported yet"}
+		}
+		spec, ok := properties[k]
+		if !ok {
+			return s, &PropertyError{Key: k, Value: v, Reason: "streamsql's Kafka client (franz-go) has no equivalent of this Java client property; supported: " +
+				strings.Join(SupportedProperties(), ", ")}
+		}
+		opt, err := spec.apply(&s, strings.TrimSpace(v))
+		if err != nil {
+			return s, &PropertyError{Key: k, Value: v, Reason: fmt.Sprintf("invalid value %q: %v", v, err)}
+		}
+		if opt == nil {
+			continue
+		}
+		switch spec.role {
+		case roleCommon:
+			s.common = append(s.common, opt)
+		case roleProducer:
+			s.producer = append(s.producer, opt)
+		case roleConsumer:
+			s.consumer = append(s.consumer, opt)
+		}
+	}
+	if len(s.seeds) == 0 {
+		return s, &PropertyError{Key: "bootstrap.servers", Reason: "is required"}
+	}
+	// As the Java producer: acks other than all turn idempotence off unless
+	// it was asked for, in which case they conflict.
+	if s.acksSet && !s.acksAll {
+		if s.idempotence != nil && *s.idempotence {
+			return s, &PropertyError{Key: "acks", Value: props["acks"], Reason: "must be all (or -1) when enable.idempotence is true"}
+		}
+		f := false
+		s.idempotence = &f
+	}
+	if s.idempotence != nil && !*s.idempotence {
+		s.producer = append(s.producer, kgo.DisableIdempotentWrite())
+	} else if s.maxInFlight > 5 {
+		// As the Java producer: idempotent writes keep order with at most 5.
+		return s, &PropertyError{Key: "max.in.flight.requests.per.connection", Value: props["max.in.flight.requests.per.connection"],
+			Reason: "must be at most 5 while idempotence is enabled (set enable.idempotence=false to raise it)"}
+	}
+	return s, nil
+}
+
+func parseMillis(v string) (time.Duration, error) {
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("want a non-negative number of milliseconds")
+	}
+	return time.Duration(n) * time.Millisecond, nil
+}
+
+func parseInt32(v string, min int32) (int32, error) {
+	n, err := strconv.ParseInt(v, 10, 32)
+	if err != nil || int32(n) < min {
+		return 0, fmt.Errorf("want an integer of at least %d", min)
+	}
+	return int32(n), nil
+}

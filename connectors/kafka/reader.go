@@ -1,0 +1,447 @@
+package kafka
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"sync"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/types"
+)
+
+type topicPartition struct {
+	topic     string
+	partition int32
+}
+
+// partState is a split's position: next is the next offset to read; end
+// (exclusive) is -1 when unbounded.
+type partState struct {
+	id   string
+	tp   topicPartition
+	next int64
+	end  int64
+	done bool
+}
+
+// Reader reads the partitions assigned to one source task, by direct
+// assignment. The split state is the next offset, as decimal text.
+//
+// Bounded reads end when every partition's position reaches its end
+// offset. The position moves past control records too (the client keeps
+// them and the reader drops them), so that a partition ending with a
+// transaction marker — which a read_committed consumer never sees as a
+// record — still ends.
+type Reader struct {
+	src      *Source
+	cl       *kgo.Client
+	adm      *kadm.Client
+	parts    map[topicPartition]*partState
+	order    []*partState
+	open     int // bounded partitions not done
+	maxPoll  int
+	groupID  string
+	metadata []MetadataColumn
+
+	mu        sync.Mutex // guards snapshots: CheckpointComplete may run on another goroutine
+	snapshots map[int64]kadm.Offsets
+}
+
+// Open resolves the start (and end) offset of each split and starts
+// fetching.
+func (s *Source) Open(ctx context.Context, task connector.TaskInfo, splits []connector.SplitState) (connector.Reader, error) {
+	return s.open(ctx, splits)
+}
+
+func (s *Source) open(ctx context.Context, splits []connector.SplitState) (*Reader, error) {
+	admCl, err := s.newClient()
+	if err != nil {
+		return nil, err
+	}
+	r := &Reader{src: s, adm: kadm.NewClient(admCl), parts: map[topicPartition]*partState{}, maxPoll: s.settings.maxPollRecords,
+		groupID: s.settings.groupID, metadata: s.cfg.Metadata, snapshots: map[int64]kadm.Offsets{}}
+	if r.maxPoll == 0 {
+		r.maxPoll = 10000
+	}
+	fail := func(err error) (*Reader, error) {
+		admCl.Close()
+		return nil, err
+	}
+	topics := map[string]bool{}
+	for _, sp := range splits {
+		topic, p, err := parseSplitID(sp.ID)
+		if err != nil {
+			return fail(err)
+		}
+		st := &partState{id: sp.ID, tp: topicPartition{topic, p}, next: -1, end: -1}
+		if sp.State != nil {
+			if st.next, err = strconv.ParseInt(string(sp.State), 10, 64); err != nil || st.next < 0 {
+				return fail(fmt.Errorf("kafka source: split %s: bad checkpointed offset %q", sp.ID, sp.State))
+			}
+		}
+		r.parts[st.tp] = st
+		r.order = append(r.order, st)
+		topics[topic] = true
+	}
+	var topicList []string
+	for t := range topics {
+		topicList = append(topicList, t)
+	}
+	if err := r.resolveStarts(ctx, topicList); err != nil {
+		return fail(err)
+	}
+	if err := r.resolveEnds(ctx, topicList); err != nil {
+		return fail(err)
+	}
+	assign := map[string]map[int32]kgo.Offset{}
+	for _, st := range r.order {
+		if st.end >= 0 && st.next >= st.end {
+			st.done = true
+			continue
+		}
+		if st.end >= 0 {
+			r.open++
+		}
+		if assign[st.tp.topic] == nil {
+			assign[st.tp.topic] = map[int32]kgo.Offset{}
+		}
+		assign[st.tp.topic][st.tp.partition] = kgo.NewOffset().At(st.next)
+	}
+	iso := kgo.ReadUncommitted()
+	if s.settings.readCommitted {
+		iso = kgo.ReadCommitted()
+	}
+	reset := kgo.NewOffset().AtStart()
+	if s.settings.autoOffsetReset == "latest" {
+		reset = kgo.NewOffset().AtEnd()
+	}
+	opts := []kgo.Opt{kgo.ConsumePartitions(assign), kgo.FetchIsolationLevel(iso), kgo.KeepControlRecords(), kgo.ConsumeResetOffset(reset)}
+	r.cl, err = s.newClient(append(opts, s.settings.consumer...)...)
+	if err != nil {
+		return fail(err)
+	}
+	return r, nil
+}
+
+// lookup returns the listed offset of tp or an error naming it.
+func lookup(l kadm.ListedOffsets, tp topicPartition, what string) (int64, error) {
+	o, ok := l.Lookup(tp.topic, tp.partition)
+	if !ok {
+		return 0, fmt.Errorf("kafka source: no %s offset for topic %s partition %d", what, tp.topic, tp.partition)
+	}
+	if o.Err != nil {
+		return 0, fmt.Errorf("kafka source: %s offset of topic %s partition %d: %w", what, tp.topic, tp.partition, o.Err)
+	}
+	return o.Offset, nil
+}
+
+func (r *Reader) resolveStarts(ctx context.Context, topics []string) error {
+	need := false
+	for _, st := range r.order {
+		need = need || st.next < 0
+	}
+	if !need {
+		return nil
+	}
+	cfg := r.src.cfg
+	starts, err := r.adm.ListStartOffsets(ctx, topics...)
+	if err != nil {
+		return fmt.Errorf("kafka source: listing start offsets: %w", err)
+	}
+	var ends, atTime kadm.ListedOffsets
+	var group kadm.OffsetResponses
+	switch cfg.StartupMode {
+	case StartLatest:
+		ends, err = r.adm.ListEndOffsets(ctx, topics...)
+	case StartTimestamp:
+		if ends, err = r.adm.ListEndOffsets(ctx, topics...); err == nil {
+			atTime, err = r.adm.ListOffsetsAfterMilli(ctx, cfg.StartupTimestampMillis, topics...)
+		}
+	case StartGroupOffsets:
+		if ends, err = r.adm.ListEndOffsets(ctx, topics...); err == nil {
+			group, err = r.adm.FetchOffsets(ctx, r.groupID)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("kafka source: resolving %v start offsets: %w", cfg.StartupMode, err)
+	}
+	for _, st := range r.order {
+		if st.next >= 0 {
+			continue
+		}
+		earliest, err := lookup(starts, st.tp, "start")
+		if err != nil {
+			return err
+		}
+		st.next = earliest
+		switch cfg.StartupMode {
+		case StartLatest:
+			st.next, err = lookup(ends, st.tp, "end")
+		case StartTimestamp:
+			var o int64
+			if o, err = lookup(atTime, st.tp, "timestamp"); err == nil && o >= 0 {
+				st.next = o
+			} else if err == nil {
+				st.next, err = lookup(ends, st.tp, "end")
+			}
+		case StartSpecificOffsets:
+			if o, ok := cfg.StartupSpecificOffsets[st.tp.partition]; ok {
+				st.next = o
+			}
+		case StartGroupOffsets:
+			o, ok := group.Lookup(st.tp.topic, st.tp.partition)
+			switch {
+			case ok && o.Err == nil && o.At >= 0:
+				st.next = o.At
+			case r.src.settings.autoOffsetReset == "latest":
+				st.next, err = lookup(ends, st.tp, "end")
+			case r.src.settings.autoOffsetReset == "earliest":
+			default:
+				return fmt.Errorf("kafka source: group %q has no committed offset for topic %s partition %d: "+
+					"set 'properties.auto.offset.reset' to earliest or latest, or use another 'scan.startup.mode'",
+					r.groupID, st.tp.topic, st.tp.partition)
+			}
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (r *Reader) resolveEnds(ctx context.Context, topics []string) error {
+	cfg := r.src.cfg
+	if cfg.BoundedMode == Unbounded {
+		return nil
+	}
+	var ends, atTime kadm.ListedOffsets
+	var group kadm.OffsetResponses
+	var err error
+	// Under read_committed the end is the last stable offset: what is
+	// committed when the reader opens.
+	if r.src.settings.readCommitted {
+		ends, err = r.adm.ListCommittedOffsets(ctx, topics...)
+	} else {
+		ends, err = r.adm.ListEndOffsets(ctx, topics...)
+	}
+	switch {
+	case err != nil:
+	case cfg.BoundedMode == BoundedTimestamp:
+		atTime, err = r.adm.ListOffsetsAfterMilli(ctx, cfg.BoundedTimestampMillis, topics...)
+	case cfg.BoundedMode == BoundedGroupOffsets:
+		group, err = r.adm.FetchOffsets(ctx, r.groupID)
+	}
+	if err != nil {
+		return fmt.Errorf("kafka source: resolving %v end offsets: %w", cfg.BoundedMode, err)
+	}
+	for _, st := range r.order {
+		end, err := lookup(ends, st.tp, "end")
+		if err != nil {
+			return err
+		}
+		st.end = end
+		switch cfg.BoundedMode {
+		case BoundedTimestamp:
+			if o, err := lookup(atTime, st.tp, "timestamp"); err != nil {
+				return err
+			} else if o >= 0 && o < end {
+				st.end = o
+			}
+		case BoundedSpecificOffsets:
+			if o, ok := cfg.BoundedSpecificOffsets[st.tp.partition]; ok {
+				st.end = o
+			} else {
+				st.end = 0 // not listed: not read
+			}
+		case BoundedGroupOffsets:
+			if o, ok := group.Lookup(st.tp.topic, st.tp.partition); ok && o.Err == nil && o.At >= 0 {
+				st.end = o.At
+			}
+		}
+	}
+	return nil
+}
+
+// Read blocks until rows are available and returns them. A bounded reader
+// returns io.EOF once every partition reached its end.
+func (r *Reader) Read(ctx context.Context) ([]types.Row, error) {
+	for {
+		rows, err := r.poll(ctx)
+		if len(rows) > 0 || err != nil {
+			return rows, err
+		}
+	}
+}
+
+// poll reads one fetch; it may return no rows (only control records, or
+// records past the end).
+func (r *Reader) poll(ctx context.Context) ([]types.Row, error) {
+	if r.src.Bounded() && r.open == 0 {
+		return nil, io.EOF
+	}
+	fs := r.cl.PollRecords(ctx, r.maxPoll)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var ferr error
+	fs.EachError(func(topic string, p int32, err error) {
+		if ferr == nil && !errors.Is(err, context.Canceled) {
+			ferr = fmt.Errorf("kafka source: fetching topic %s partition %d: %w", topic, p, err)
+		}
+	})
+	if ferr != nil {
+		return nil, ferr
+	}
+	n := fs.NumRecords()
+	if n == 0 {
+		return nil, nil
+	}
+	width := r.src.cfg.RowWidth
+	slab := make([]types.Value, n*width) // one allocation for every row of the batch
+	out := make([]types.Row, 0, n)
+	var derr error
+	var finished map[string][]int32
+	fs.EachPartition(func(p kgo.FetchTopicPartition) {
+		if derr != nil {
+			return
+		}
+		st := r.parts[topicPartition{p.Topic, p.Partition}]
+		if st == nil || st.done {
+			return
+		}
+		for _, rec := range p.Records {
+			if rec.Offset < st.next {
+				continue
+			}
+			if st.end >= 0 && rec.Offset >= st.end {
+				// Records are in offset order: everything before the end
+				// has been seen (hidden ones included).
+				st.next = st.end
+				break
+			}
+			if !rec.Attrs.IsControl() {
+				i := len(out)
+				row := types.Row{Fields: slab[i*width : (i+1)*width : (i+1)*width]}
+				if err := r.src.cfg.Decoder(rec.Key, rec.Value, &row); err != nil {
+					derr = fmt.Errorf("kafka source: decoding the record at topic %s partition %d offset %d: %w",
+						rec.Topic, rec.Partition, rec.Offset, err)
+					return
+				}
+				r.fillMetadata(rec, &row)
+				out = append(out, row)
+			}
+			st.next = rec.Offset + 1
+		}
+		if st.end >= 0 && st.next >= st.end {
+			st.done = true
+			r.open--
+			if finished == nil {
+				finished = map[string][]int32{}
+			}
+			finished[p.Topic] = append(finished[p.Topic], p.Partition)
+		}
+	})
+	if finished != nil {
+		r.cl.PauseFetchPartitions(finished)
+	}
+	return out, derr
+}
+
+func (r *Reader) fillMetadata(rec *kgo.Record, row *types.Row) {
+	for _, m := range r.metadata {
+		var v types.Value
+		switch m.Key {
+		case MetaTopic:
+			v = types.Str(rec.Topic)
+		case MetaPartition:
+			v = types.Int64(int64(rec.Partition))
+		case MetaOffset:
+			v = types.Int64(rec.Offset)
+		case MetaTimestamp:
+			v = types.TimestampValue(types.TimestampFromTime(rec.Timestamp))
+		case MetaTimestampType:
+			switch rec.Attrs.TimestampType() {
+			case 0:
+				v = types.Str("CreateTime")
+			case 1:
+				v = types.Str("LogAppendTime")
+			default:
+				v = types.Str("NoTimestampType")
+			}
+		case MetaHeaders:
+			md := &types.MapData{}
+			for _, h := range rec.Headers {
+				dup := false
+				for j, k := range md.Keys { // duplicate keys collapse, last wins (as Flink)
+					if k.Str() == h.Key {
+						md.Values[j], dup = types.BytesValue(h.Value), true
+					}
+				}
+				if !dup {
+					md.Keys = append(md.Keys, types.Str(h.Key))
+					md.Values = append(md.Values, types.BytesValue(h.Value))
+				}
+			}
+			v = types.MapValue(md)
+		case MetaLeaderEpoch:
+			if rec.LeaderEpoch >= 0 {
+				v = types.Int64(int64(rec.LeaderEpoch))
+			}
+		}
+		row.Fields[m.Index] = v
+	}
+}
+
+// Snapshot returns each split's next offset (decimal text) and remembers
+// them to commit to the group when the checkpoint completes.
+func (r *Reader) Snapshot(checkpointID int64) ([]connector.SplitState, error) {
+	out := make([]connector.SplitState, len(r.order))
+	offs := kadm.Offsets{}
+	for i, st := range r.order {
+		out[i] = connector.SplitState{ID: st.id, State: strconv.AppendInt(nil, st.next, 10)}
+		offs.Add(kadm.Offset{Topic: st.tp.topic, Partition: st.tp.partition, At: st.next, LeaderEpoch: -1})
+	}
+	if r.groupID != "" {
+		r.mu.Lock()
+		r.snapshots[checkpointID] = offs
+		r.mu.Unlock()
+	}
+	return out, nil
+}
+
+// CheckpointComplete commits the checkpoint's offsets to
+// 'properties.group.id' (for lag tools; the checkpoint stays the truth).
+func (r *Reader) CheckpointComplete(ctx context.Context, checkpointID int64) error {
+	r.mu.Lock()
+	offs, ok := r.snapshots[checkpointID]
+	for id := range r.snapshots {
+		if id <= checkpointID {
+			delete(r.snapshots, id)
+		}
+	}
+	r.mu.Unlock()
+	if !ok {
+		return nil
+	}
+	resp, err := r.adm.CommitOffsets(ctx, r.groupID, offs)
+	if err == nil {
+		err = resp.Error()
+	}
+	if err != nil {
+		return fmt.Errorf("kafka source: committing checkpoint %d's offsets to group %q: %w", checkpointID, r.groupID, err)
+	}
+	return nil
+}
+
+// Close stops fetching and closes the clients.
+func (r *Reader) Close() error {
+	r.cl.Close()
+	r.adm.Close()
+	return nil
+}

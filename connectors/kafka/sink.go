@@ -1,0 +1,296 @@
+package kafka
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/streamsql/streamsql/connector"
+)
+
+// Sink is a Kafka table sink. NewSink returns a *Sink for at-least-once
+// and none, and a *TransactionalSink (a connector.TwoPhaseSink) for
+// exactly-once.
+type Sink struct {
+	cfg      SinkConfig
+	settings clientSettings
+
+	startMu sync.Mutex
+	started bool
+	timeout time.Duration // resolved transaction timeout (exactly-once)
+}
+
+// TransactionalSink is the exactly-once Kafka sink. Its writers and its
+// committer share the registry of transactional ids of this process.
+type TransactionalSink struct {
+	Sink
+
+	mu sync.Mutex
+	// slots are the live slots of this process's writers, by transactional
+	// id, so that the committer commits on the slot's own client.
+	slots map[string]*slot
+	// reserved are committables restored by Recover, by transactional id:
+	// their ids are not reused until their commit is durably acknowledged.
+	reserved map[string]connector.Committable
+	ack      AckTracker
+}
+
+// SetAckTracker gives the sink the runtime's tracker of durable commit
+// acknowledgements. Call it before Committer and Open.
+func (s *TransactionalSink) SetAckTracker(t AckTracker) {
+	s.mu.Lock()
+	s.ack = t
+	s.mu.Unlock()
+}
+
+// tracker returns the AckTracker or an error saying it is missing.
+func (s *TransactionalSink) tracker() (AckTracker, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ack == nil {
+		return nil, errors.New("kafka sink: exactly-once needs the runtime's tracker of durable commit acknowledgements (SetAckTracker)")
+	}
+	return s.ack, nil
+}
+
+// NewSink validates cfg (no broker is contacted) and returns the sink.
+func NewSink(cfg SinkConfig) (connector.Sink, error) {
+	s, err := cfg.validate()
+	if err != nil {
+		return nil, err
+	}
+	if cfg.DeliveryGuarantee != ExactlyOnce {
+		return &Sink{cfg: cfg, settings: s}, nil
+	}
+	return &TransactionalSink{Sink: Sink{cfg: cfg, settings: s}, slots: map[string]*slot{}, reserved: map[string]connector.Committable{},
+		ack: cfg.AckTracker}, nil
+}
+
+// Open returns the writer of one sink task.
+func (s *Sink) Open(ctx context.Context, task connector.TaskInfo) (connector.Writer, error) {
+	return newPlainWriter(s, task)
+}
+
+// Open returns the exactly-once writer of one sink task.
+func (s *TransactionalSink) Open(ctx context.Context, task connector.TaskInfo) (connector.Writer, error) {
+	ack, err := s.tracker()
+	if err != nil {
+		return nil, err
+	}
+	if err := s.start(ctx); err != nil {
+		return nil, err
+	}
+	return newExactlyOnceWriter(s, task, ack)
+}
+
+// Committer returns the committer of the sink.
+func (s *TransactionalSink) Committer(ctx context.Context, job string) (connector.Committer, error) {
+	if _, err := s.tracker(); err != nil {
+		return nil, err
+	}
+	if err := s.start(ctx); err != nil {
+		return nil, err
+	}
+	return newCommitter(s)
+}
+
+// TransactionTimeout is the transaction timeout in use, known once a writer
+// or the committer was created.
+func (s *Sink) TransactionTimeout() time.Duration {
+	s.startMu.Lock()
+	defer s.startMu.Unlock()
+	return s.timeout
+}
+
+// start resolves the transaction timeout against the broker, once.
+func (s *Sink) start(ctx context.Context) error {
+	s.startMu.Lock()
+	defer s.startMu.Unlock()
+	if s.started {
+		return nil
+	}
+	cl, err := s.newClient()
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	max, err := brokerMaxTransactionTimeout(ctx, kadm.NewClient(cl))
+	switch {
+	case err != nil && s.cfg.TransactionTimeout != 0:
+		// The broker's maximum is unknown: the configured timeout stands
+		// (the broker refuses a larger one when a transaction starts).
+		s.timeout = s.cfg.TransactionTimeout
+		s.cfg.Logger.Warn("kafka sink: cannot read the broker's transaction.max.timeout.ms to check the transaction timeout against it",
+			"topic", s.cfg.Topic, "transaction_timeout", s.timeout, "error", err)
+	case err != nil:
+		s.timeout = DefaultTransactionTimeout
+		s.cfg.Logger.Warn("kafka sink: cannot read the broker's transaction.max.timeout.ms; assuming Kafka's default",
+			"topic", s.cfg.Topic, "assumed", s.timeout, "error", err)
+	case s.cfg.TransactionTimeout == 0:
+		s.timeout = max
+	case s.cfg.TransactionTimeout > max:
+		return &TimeoutError{Configured: s.cfg.TransactionTimeout, BrokerMax: max}
+	default:
+		s.timeout = s.cfg.TransactionTimeout
+	}
+	s.started = true
+	return nil
+}
+
+// TimeoutError is returned at start when the configured transaction
+// timeout exceeds the broker's transaction.max.timeout.ms.
+type TimeoutError struct {
+	Configured, BrokerMax time.Duration
+}
+
+func (e *TimeoutError) Error() string {
+	return fmt.Sprintf("kafka sink: 'properties.transaction.timeout.ms' (%d) exceeds the broker's transaction.max.timeout.ms (%d): "+
+		"lower 'properties.transaction.timeout.ms' to at most %d, or raise transaction.max.timeout.ms on the brokers",
+		e.Configured.Milliseconds(), e.BrokerMax.Milliseconds(), e.BrokerMax.Milliseconds())
+}
+
+// brokerMaxTransactionTimeout reads transaction.max.timeout.ms of every
+// broker and returns the smallest.
+func brokerMaxTransactionTimeout(ctx context.Context, adm *kadm.Client) (time.Duration, error) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	brokers, err := adm.ListBrokers(ctx)
+	if err != nil {
+		return 0, err
+	}
+	rcs, err := adm.DescribeBrokerConfigs(ctx, brokers.NodeIDs()...)
+	if err != nil {
+		return 0, err
+	}
+	var out time.Duration
+	for _, rc := range rcs {
+		if rc.Err != nil {
+			return 0, fmt.Errorf("broker %s: %w", rc.Name, rc.Err)
+		}
+		for _, c := range rc.Configs {
+			if c.Key != "transaction.max.timeout.ms" || c.Value == nil {
+				continue
+			}
+			ms, err := strconv.ParseInt(*c.Value, 10, 64)
+			if err != nil {
+				return 0, fmt.Errorf("broker %s: transaction.max.timeout.ms = %q: %w", rc.Name, *c.Value, err)
+			}
+			if d := time.Duration(ms) * time.Millisecond; out == 0 || d < out {
+				out = d
+			}
+		}
+	}
+	if out == 0 {
+		return 0, errors.New("no broker reported transaction.max.timeout.ms")
+	}
+	return out, nil
+}
+
+// newClient returns a plain client of the sink's cluster (no producer
+// options): for metadata, admin requests and raw transaction requests.
+func (s *Sink) newClient(extra ...kgo.Opt) (*kgo.Client, error) {
+	opts := append([]kgo.Opt{kgo.SeedBrokers(s.settings.seeds...)}, s.settings.common...)
+	cl, err := kgo.NewClient(append(opts, extra...)...)
+	if err != nil {
+		return nil, fmt.Errorf("kafka sink: creating a client: %w", err)
+	}
+	return cl, nil
+}
+
+// producerOpts are the options of a producing client of task.
+func (s *Sink) producerOpts(task connector.TaskInfo) []kgo.Opt {
+	opts := []kgo.Opt{kgo.SeedBrokers(s.settings.seeds...), kgo.DefaultProduceTopic(s.cfg.Topic),
+		kgo.RecordPartitioner(newPartitioner(s.cfg.Partitioner, task.Index))}
+	if s.cfg.MaxBufferedRecords > 0 {
+		opts = append(opts, kgo.MaxBufferedRecords(s.cfg.MaxBufferedRecords))
+	}
+	opts = append(opts, s.settings.common...)
+	return append(opts, s.settings.producer...)
+}
+
+func (s *TransactionalSink) register(sl *slot) {
+	s.mu.Lock()
+	s.slots[sl.id] = sl
+	s.mu.Unlock()
+}
+
+func (s *TransactionalSink) unregister(sl *slot) {
+	s.mu.Lock()
+	if s.slots[sl.id] == sl {
+		delete(s.slots, sl.id)
+	}
+	s.mu.Unlock()
+}
+
+func (s *TransactionalSink) lookup(id string) *slot {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.slots[id]
+}
+
+func (s *TransactionalSink) reserve(id string, c connector.Committable) {
+	s.mu.Lock()
+	s.reserved[id] = c
+	s.mu.Unlock()
+}
+
+// nextIndex returns one more than the highest slot index of task among
+// the restored committables (0 when there is none).
+func (s *TransactionalSink) nextIndex(task int) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	next := 0
+	for id := range s.reserved {
+		if t, sl, ok := parseTransactionalID(s.cfg.TransactionalIDPrefix, id); ok && t == task && sl >= next {
+			next = sl + 1
+		}
+	}
+	return next
+}
+
+// isReserved reports whether id holds a restored committable whose commit
+// is not yet durably acknowledged.
+func (s *TransactionalSink) isReserved(id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, ok := s.reserved[id]
+	if !ok {
+		return false
+	}
+	if s.ack.IsDurablyCommitted(c) {
+		delete(s.reserved, id)
+		return false
+	}
+	return true
+}
+
+// MemoryAckTracker is an in-memory AckTracker for tests and for programs
+// that record durable acknowledgements themselves. It is safe for
+// concurrent use.
+type MemoryAckTracker struct {
+	mu      sync.Mutex
+	durable map[string]bool
+}
+
+// MarkDurable records that the commit of c is durably acknowledged.
+func (t *MemoryAckTracker) MarkDurable(c connector.Committable) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.durable == nil {
+		t.durable = map[string]bool{}
+	}
+	t.durable[string(c)] = true
+}
+
+// IsDurablyCommitted implements AckTracker.
+func (t *MemoryAckTracker) IsDurablyCommitted(c connector.Committable) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.durable[string(c)]
+}

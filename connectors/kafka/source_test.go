@@ -1,0 +1,310 @@
+package kafka
+
+import (
+	"context"
+	"errors"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/internal/kafkatest"
+	"github.com/streamsql/streamsql/types"
+)
+
+// valueDecoder puts the value as a string in field 0.
+func valueDecoder(_, value []byte, row *types.Row) error {
+	if string(value) == "poison" {
+		return errors.New("poison record")
+	}
+	row.Fields[0] = types.Str(string(value))
+	return nil
+}
+
+func sourceConfig(b kafkatest.Broker, topic string, props ...string) SourceConfig {
+	cfg := SourceConfig{Topics: []string{topic}, Properties: map[string]string{"bootstrap.servers": b.Addr, "fetch.max.wait.ms": "100"},
+		StartupMode: StartEarliest, BoundedMode: BoundedLatest, RowWidth: 1, Decoder: valueDecoder}
+	for i := 0; i+1 < len(props); i += 2 {
+		cfg.Properties[props[i]] = props[i+1]
+	}
+	return cfg
+}
+
+// produce writes values to partition 0 of topic with the given timestamps
+// (zero: now).
+func produce(t *testing.T, b kafkatest.Broker, topic string, values ...string) {
+	t.Helper()
+	cl := b.Client(t, kgo.DefaultProduceTopic(topic), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	var recs []*kgo.Record
+	for _, v := range values {
+		recs = append(recs, &kgo.Record{Value: []byte(v), Headers: []kgo.RecordHeader{{Key: "h", Value: []byte("1")}, {Key: "h", Value: []byte(v)}}})
+	}
+	if err := cl.ProduceSync(context.Background(), recs...).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// openReader opens a reader of every split of src with the given states.
+func openReader(t *testing.T, src *Source, states map[string][]byte) *Reader {
+	t.Helper()
+	ctx := context.Background()
+	splits, err := src.Splits(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ss []connector.SplitState
+	for _, sp := range splits {
+		ss = append(ss, connector.SplitState{ID: sp.ID, State: states[sp.ID]})
+	}
+	r, err := src.open(ctx, ss)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r
+}
+
+// readToEOF reads a bounded reader to its end and returns field 0 of
+// every row.
+func readToEOF(t *testing.T, r *Reader) []string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), waitLong)
+	defer cancel()
+	var out []string
+	for {
+		rs, err := r.Read(ctx)
+		for _, row := range rs {
+			out = append(out, row.Fields[0].Str())
+		}
+		if errors.Is(err, io.EOF) {
+			return out
+		}
+		if err != nil {
+			t.Fatalf("Read after %d rows: %v", len(out), err)
+		}
+	}
+}
+
+func newSource(t *testing.T, cfg SourceConfig) *Source {
+	t.Helper()
+	s, err := NewSource(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestSourceStartupModes(t *testing.T) {
+	t.Parallel()
+	b := kafkatest.Require(t)
+	topic := b.Topic(t, 1)
+	produce(t, b, topic, seq("e", 0, 5)...)
+	time.Sleep(20 * time.Millisecond) // distinct timestamps for the timestamp mode
+	mid := time.Now().UnixMilli()
+	time.Sleep(20 * time.Millisecond)
+	produce(t, b, topic, seq("f", 0, 5)...)
+	all := append(seq("e", 0, 5), seq("f", 0, 5)...)
+
+	cases := []struct {
+		name string
+		edit func(*SourceConfig)
+		want []string
+	}{
+		{"earliest", func(*SourceConfig) {}, all},
+		{"latest", func(c *SourceConfig) { c.StartupMode = StartLatest }, nil},
+		{"timestamp", func(c *SourceConfig) { c.StartupMode, c.StartupTimestampMillis = StartTimestamp, mid }, all[5:]},
+		{"specific-offsets", func(c *SourceConfig) {
+			c.StartupMode, c.StartupSpecificOffsets = StartSpecificOffsets, map[int32]int64{0: 3}
+		}, all[3:]},
+		{"bounded specific-offsets", func(c *SourceConfig) {
+			c.BoundedMode, c.BoundedSpecificOffsets = BoundedSpecificOffsets, map[int32]int64{0: 4}
+		}, all[:4]},
+		{"bounded timestamp", func(c *SourceConfig) { c.BoundedMode, c.BoundedTimestampMillis = BoundedTimestamp, mid }, all[:5]},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := sourceConfig(b, topic)
+			tc.edit(&cfg)
+			got := readToEOF(t, openReader(t, newSource(t, cfg), nil))
+			if !slices.Equal(got, tc.want) {
+				t.Fatalf("read %q, want %q", got, tc.want)
+			}
+		})
+	}
+
+	t.Run("group-offsets", func(t *testing.T) {
+		group := kafkatest.UniqueName(t)
+		cfg := sourceConfig(b, topic, "group.id", group)
+		cfg.StartupMode = StartGroupOffsets
+		if _, err := NewSource(cfg); err != nil {
+			t.Fatal(err)
+		}
+		// No committed offset and no auto.offset.reset: a clear error.
+		splits, _ := newSource(t, cfg).Splits(context.Background())
+		_, err := newSource(t, cfg).open(context.Background(), []connector.SplitState{{ID: splits[0].ID}})
+		if err == nil {
+			t.Fatalf("group-offsets without a committed offset or auto.offset.reset opened")
+		}
+		t.Logf("%v", err)
+		// auto.offset.reset is the fallback.
+		cfg.Properties["auto.offset.reset"] = "earliest"
+		if got := readToEOF(t, openReader(t, newSource(t, cfg), nil)); !slices.Equal(got, all) {
+			t.Fatalf("fallback earliest read %q", got)
+		}
+		// Committed offsets win.
+		var offs kadm.Offsets
+		offs.Add(kadm.Offset{Topic: topic, Partition: 0, At: 7, LeaderEpoch: -1})
+		if _, err := b.Admin(t).CommitOffsets(context.Background(), group, offs); err != nil {
+			t.Fatal(err)
+		}
+		if got := readToEOF(t, openReader(t, newSource(t, cfg), nil)); !slices.Equal(got, all[7:]) {
+			t.Fatalf("group offsets read %q, want %q", got, all[7:])
+		}
+		// Bounded by the group's offsets.
+		cfg.StartupMode, cfg.BoundedMode = StartEarliest, BoundedGroupOffsets
+		if got := readToEOF(t, openReader(t, newSource(t, cfg), nil)); !slices.Equal(got, all[:7]) {
+			t.Fatalf("bounded by group offsets read %q, want %q", got, all[:7])
+		}
+	})
+}
+
+// TestSourceBoundedReadCommitted: a partition ends with transaction
+// markers (a committed then an aborted transaction). A read_committed
+// bounded reader still ends, with only the committed records.
+func TestSourceBoundedReadCommitted(t *testing.T) {
+	forEachBroker(t, func(t *testing.T, b kafkatest.Broker) {
+		topic := b.Topic(t, 1)
+		ctx := context.Background()
+		for i, commit := range []kgo.TransactionEndTry{kgo.TryCommit, kgo.TryAbort} {
+			cl := b.Client(t, kgo.TransactionalID(kafkatest.UniqueName(t)+strconv.Itoa(i)), kgo.DefaultProduceTopic(topic))
+			if err := cl.BeginTransaction(); err != nil {
+				t.Fatal(err)
+			}
+			if err := cl.ProduceSync(ctx, kgo.StringRecord("t"+strconv.Itoa(i)+"a"), kgo.StringRecord("t"+strconv.Itoa(i)+"b")).FirstErr(); err != nil {
+				t.Fatal(err)
+			}
+			if err := cl.EndTransaction(ctx, commit); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, rc := range []bool{true, false} {
+			iso := "read_uncommitted"
+			want := []string{"t0a", "t0b", "t1a", "t1b"}
+			if rc {
+				iso, want = "read_committed", []string{"t0a", "t0b"}
+			}
+			r := openReader(t, newSource(t, sourceConfig(b, topic, "isolation.level", iso)), nil)
+			if got := readToEOF(t, r); !slices.Equal(got, want) {
+				t.Fatalf("%s read %q, want %q", iso, got, want)
+			}
+			// The position is past the last marker: the end offset.
+			ss, _ := r.Snapshot(1)
+			if string(ss[0].State) != "6" {
+				t.Fatalf("%s: position %s after the end, want 6", iso, ss[0].State)
+			}
+		}
+	})
+}
+
+// TestSourceMetadataAndState reads metadata columns, snapshots the
+// position, resumes from it, and commits offsets to the group when the
+// checkpoint completes.
+func TestSourceMetadataAndState(t *testing.T) {
+	t.Parallel()
+	b := kafkatest.Require(t)
+	topic := b.Topic(t, 1)
+	produce(t, b, topic, "m0", "m1", "m2")
+	group := kafkatest.UniqueName(t)
+	cfg := sourceConfig(b, topic, "group.id", group, "max.poll.records", "2")
+	cfg.BoundedMode = Unbounded
+	cfg.RowWidth = 8
+	for i := MetaTopic; i <= MetaLeaderEpoch; i++ {
+		cfg.Metadata = append(cfg.Metadata, MetadataColumn{Key: i, Index: int(i) + 1})
+	}
+	src := newSource(t, cfg)
+	if src.Bounded() {
+		t.Fatal("unbounded source reports bounded")
+	}
+	r := openReader(t, src, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), waitLong)
+	defer cancel()
+	var got []types.Row
+	for len(got) < 2 {
+		rs, err := r.Read(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, rs...)
+	}
+	row := got[1]
+	if row.Fields[0].Str() != "m1" || row.Fields[1].Str() != topic || row.Fields[2].Int64() != 0 || row.Fields[3].Int64() != 1 ||
+		row.Fields[5].Str() != "CreateTime" || row.Fields[7].IsNull() {
+		t.Fatalf("metadata row %+v", row)
+	}
+	if ts := row.Fields[4].Timestamp().Millis; time.Since(time.UnixMilli(ts)) > time.Hour || ts <= 0 {
+		t.Fatalf("timestamp metadata %d", ts)
+	}
+	h := row.Fields[6].Map()
+	if h.Len() != 1 || h.Keys[0].Str() != "h" || string(h.Values[0].Bytes()) != "m1" {
+		t.Fatalf("headers metadata %+v, want h=m1 (duplicates collapse, last wins)", h)
+	}
+	ss, err := r.Snapshot(1)
+	if err != nil || len(ss) != 1 || string(ss[0].State) != "2" {
+		t.Fatalf("Snapshot = %+v, %v; want next offset 2", ss, err)
+	}
+	if err := r.CheckpointComplete(context.Background(), 1); err != nil {
+		t.Fatal(err)
+	}
+	committed, err := b.Admin(t).FetchOffsets(context.Background(), group)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o, ok := committed.Lookup(topic, 0); !ok || o.At != 2 {
+		t.Fatalf("group offset %+v after the checkpoint, want 2", o)
+	}
+	// Resume from the checkpointed position.
+	cfg.BoundedMode = BoundedLatest
+	resumed := readToEOF(t, openReader(t, newSource(t, cfg), map[string][]byte{ss[0].ID: ss[0].State}))
+	if !slices.Equal(resumed, []string{"m2"}) {
+		t.Fatalf("resumed read %q, want [m2]", resumed)
+	}
+}
+
+func TestSourceDecodeError(t *testing.T) {
+	t.Parallel()
+	b := kafkatest.Require(t)
+	topic := b.Topic(t, 1)
+	produce(t, b, topic, "ok", "poison")
+	r := openReader(t, newSource(t, sourceConfig(b, topic)), nil)
+	ctx, cancel := context.WithTimeout(context.Background(), waitLong)
+	defer cancel()
+	for {
+		_, err := r.Read(ctx)
+		if err == nil {
+			continue
+		}
+		want := "topic " + topic + " partition 0 offset 1"
+		if !errors.Is(err, io.EOF) && strings.Contains(err.Error(), want) {
+			return
+		}
+		t.Fatalf("Read: %v, want a decode error naming %q", err, want)
+	}
+}
+
+func TestParseSpecificOffsets(t *testing.T) {
+	got, err := ParseSpecificOffsets("partition:0,offset:42;partition:1,offset:300")
+	if err != nil || got[0] != 42 || got[1] != 300 || len(got) != 2 {
+		t.Fatalf("ParseSpecificOffsets = %v, %v", got, err)
+	}
+	for _, bad := range []string{"", "partition:0", "partition:x,offset:1", "offset:1,partition:0"} {
+		if _, err := ParseSpecificOffsets(bad); err == nil {
+			t.Errorf("ParseSpecificOffsets(%q) accepted", bad)
+		}
+	}
+}

@@ -1,0 +1,146 @@
+package kafka
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/types"
+)
+
+// KeyFunc appends the primary key of row to buf and returns the result. It
+// identifies rows of one key for UpsertBuffer.
+type KeyFunc func(row *types.Row, buf []byte) []byte
+
+// UpsertBuffer is upsert-kafka's 'sink.buffer-flush.max-rows' and
+// 'sink.buffer-flush.interval': it keeps only the latest row per primary
+// key and writes the buffer to the underlying writer when it holds maxRows
+// keys, when interval has passed since the first row after the last flush,
+// and at every PreCommit. UPDATE_BEFORE rows are dropped, as an upsert sink
+// needs only the latest image (and tombstones for DELETE). Write, PreCommit
+// and Close are called from the task's goroutine; the interval flush runs
+// on a timer and is serialised with them.
+type UpsertBuffer struct {
+	w        connector.Writer
+	key      KeyFunc
+	maxRows  int
+	interval time.Duration
+
+	mu     sync.Mutex // guards everything below, and calls into w
+	index  map[string]int
+	rows   []types.Row
+	keyBuf []byte
+	timer  *time.Timer
+	failed error // a timer flush failed; reported by the next call
+	closed bool
+}
+
+// NewUpsertBuffer wraps w. maxRows and interval must both be positive (the
+// options enable buffering only together).
+func NewUpsertBuffer(w connector.Writer, key KeyFunc, maxRows int, interval time.Duration) (*UpsertBuffer, error) {
+	if maxRows <= 0 || interval <= 0 {
+		return nil, errors.New("'sink.buffer-flush.max-rows' and 'sink.buffer-flush.interval' must be set to be greater than zero together to enable sink buffer flushing")
+	}
+	return &UpsertBuffer{w: w, key: key, maxRows: maxRows, interval: interval, index: make(map[string]int, maxRows)}, nil
+}
+
+// Write buffers rows (copies: the caller keeps its rows), writing the
+// buffer through when it is full.
+func (u *UpsertBuffer) Write(ctx context.Context, rows []types.Row) error {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.failed != nil {
+		return u.failed
+	}
+	for i := range rows {
+		r := &rows[i]
+		if r.Kind == types.UpdateBefore {
+			continue
+		}
+		u.keyBuf = u.key(r, u.keyBuf[:0])
+		if j, ok := u.index[string(u.keyBuf)]; ok {
+			u.rows[j] = r.Clone()
+			continue
+		}
+		u.index[string(u.keyBuf)] = len(u.rows)
+		u.rows = append(u.rows, r.Clone())
+		if len(u.rows) == 1 {
+			u.armTimer()
+		}
+		if len(u.rows) >= u.maxRows {
+			if err := u.flushLocked(ctx); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (u *UpsertBuffer) armTimer() {
+	if u.timer == nil {
+		u.timer = time.AfterFunc(u.interval, u.onTimer)
+		return
+	}
+	u.timer.Reset(u.interval)
+}
+
+func (u *UpsertBuffer) onTimer() {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.closed || u.failed != nil || len(u.rows) == 0 {
+		return
+	}
+	if err := u.flushLocked(context.Background()); err != nil {
+		u.failed = fmt.Errorf("kafka sink: interval flush of the upsert buffer: %w", err)
+	}
+}
+
+func (u *UpsertBuffer) flushLocked(ctx context.Context) error {
+	if len(u.rows) == 0 {
+		return nil
+	}
+	if u.timer != nil {
+		u.timer.Stop()
+	}
+	err := u.w.Write(ctx, u.rows)
+	clear(u.rows)
+	u.rows = u.rows[:0]
+	clear(u.index)
+	if err != nil {
+		u.failed = err
+	}
+	return err
+}
+
+// PreCommit writes the buffer through, then pre-commits the underlying
+// writer.
+func (u *UpsertBuffer) PreCommit(ctx context.Context, checkpointID int64) ([]connector.Committable, error) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.failed != nil {
+		return nil, u.failed
+	}
+	if err := u.flushLocked(ctx); err != nil {
+		return nil, err
+	}
+	return u.w.PreCommit(ctx, checkpointID)
+}
+
+// Close stops the timer and closes the underlying writer; buffered rows
+// that were not pre-committed are discarded.
+func (u *UpsertBuffer) Close() error {
+	u.mu.Lock()
+	u.closed = true
+	if u.timer != nil {
+		u.timer.Stop()
+	}
+	u.mu.Unlock()
+	return u.w.Close()
+}
+
+// Unwrap returns the underlying writer (for example an ExactlyOnceWriter,
+// whose CheckpointReady the runtime consults).
+func (u *UpsertBuffer) Unwrap() connector.Writer { return u.w }

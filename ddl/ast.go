@@ -1,0 +1,450 @@
+package ddl
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/streamsql/streamsql/types"
+)
+
+// Statement is one statement of a job file: *Set, *Reset, *CreateTable,
+// *CreateView, *Drop, *Insert, *StatementSet, *Explain or *QueryStatement.
+type Statement interface {
+	// Position returns where the statement starts.
+	Position() Pos
+	stmt()
+}
+
+// Ident is an identifier as written (back-quotes removed; case kept, as
+// Flink's identifiers are case-sensitive).
+type Ident struct {
+	Pos  Pos
+	Name string
+}
+
+// ObjectName is a possibly qualified name: name, db.name or
+// catalog.db.name.
+type ObjectName struct {
+	Pos   Pos
+	Parts []Ident
+}
+
+// Name returns the last part (the object's own name).
+func (n ObjectName) Name() string {
+	if len(n.Parts) == 0 {
+		return ""
+	}
+	return n.Parts[len(n.Parts)-1].Name
+}
+
+// String returns the parts joined with '.', each back-quoted when it is not
+// a plain identifier.
+func (n ObjectName) String() string {
+	var b strings.Builder
+	for i, p := range n.Parts {
+		if i > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(quoteIdentIfNeeded(p.Name))
+	}
+	return b.String()
+}
+
+func quoteIdentIfNeeded(s string) string {
+	for i, r := range s {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9') {
+			return types.QuoteIdent(s)
+		}
+	}
+	if s == "" || reserved[strings.ToUpper(s)] {
+		return types.QuoteIdent(s)
+	}
+	return s
+}
+
+// Option is one 'key' = 'value' pair of a WITH clause, an OPTIONS hint or a
+// SET statement, with the positions of the key and value literals.
+type Option struct {
+	Key      string
+	Value    string
+	KeyPos   Pos
+	ValuePos Pos
+}
+
+// Set is SET 'key' = 'value' (also the Flink 1.13 form SET key = value), or
+// a bare SET that lists the session properties (Key == "").
+type Set struct {
+	Pos Pos
+	// Option holds the key and value; both are empty for a bare SET.
+	Option
+}
+
+// Reset is RESET 'key' (also RESET key), or a bare RESET that resets all
+// properties (Key == "").
+type Reset struct {
+	Pos    Pos
+	Key    string
+	KeyPos Pos
+}
+
+// ColumnKind says how a column gets its value.
+type ColumnKind uint8
+
+// The column kinds.
+const (
+	// PhysicalColumn is read from and written to the connector's format.
+	PhysicalColumn ColumnKind = iota
+	// MetadataColumn is connector or format metadata: `col TYPE METADATA
+	// [FROM 'key'] [VIRTUAL]`.
+	MetadataColumn
+	// ComputedColumn is `col AS expr`, computed from other columns.
+	ComputedColumn
+)
+
+// String returns "physical", "metadata" or "computed".
+func (k ColumnKind) String() string {
+	switch k {
+	case MetadataColumn:
+		return "metadata"
+	case ComputedColumn:
+		return "computed"
+	}
+	return "physical"
+}
+
+// Column is one column of a CREATE TABLE.
+type Column struct {
+	Pos  Pos // of the name
+	Name string
+	Kind ColumnKind
+	// Type is the declared type (physical and metadata columns), made NOT
+	// NULL for primary key columns; the zero Type (KindInvalid) for
+	// computed columns, whose type the planner derives from Expr.
+	Type    types.Type
+	TypePos Pos
+	// MetadataKey is the FROM 'key' of a metadata column; "" means the key
+	// is the column name.
+	MetadataKey    string
+	MetadataKeyPos Pos
+	// Virtual marks a metadata column that is read-only (excluded when the
+	// table is a sink).
+	Virtual bool
+	// Expr is the expression of a computed column.
+	Expr    Expr
+	Comment string
+}
+
+// Key returns the metadata key of a metadata column: MetadataKey, or the
+// column name when no FROM was given.
+func (c *Column) Key() string {
+	if c.MetadataKey != "" {
+		return c.MetadataKey
+	}
+	return c.Name
+}
+
+// Watermark is WATERMARK FOR column AS expr.
+type Watermark struct {
+	Pos    Pos
+	Column Ident
+	Expr   Expr
+}
+
+// PrimaryKey is [CONSTRAINT name] PRIMARY KEY (cols) NOT ENFORCED, either
+// as a table constraint or on a single column. NOT ENFORCED is required (as
+// in Flink), so it is not recorded.
+type PrimaryKey struct {
+	Pos     Pos
+	Name    string // constraint name, "" when not given
+	Columns []Ident
+}
+
+// LikeStrategy is INCLUDING, EXCLUDING or OVERWRITING in a LIKE clause.
+type LikeStrategy uint8
+
+// The LIKE strategies.
+const (
+	LikeIncluding LikeStrategy = iota
+	LikeExcluding
+	LikeOverwriting
+)
+
+// String returns the keyword.
+func (s LikeStrategy) String() string {
+	names := [...]string{"INCLUDING", "EXCLUDING", "OVERWRITING"}
+	if int(s) < len(names) {
+		return names[s]
+	}
+	return "LikeStrategy(" + strconv.Itoa(int(s)) + ")"
+}
+
+// LikeFeature is what a LIKE option applies to.
+type LikeFeature uint8
+
+// The LIKE features.
+const (
+	LikeAll LikeFeature = iota
+	LikeConstraints
+	LikeGenerated
+	LikeMetadata
+	LikeOptions
+	LikePartitions
+	LikeWatermarks
+)
+
+var likeFeatureNames = [...]string{"ALL", "CONSTRAINTS", "GENERATED", "METADATA", "OPTIONS", "PARTITIONS", "WATERMARKS"}
+
+// String returns the keyword.
+func (f LikeFeature) String() string {
+	if int(f) < len(likeFeatureNames) {
+		return likeFeatureNames[f]
+	}
+	return "LikeFeature(" + strconv.Itoa(int(f)) + ")"
+}
+
+// LikeOption is one "INCLUDING ALL", "OVERWRITING OPTIONS", ... entry.
+type LikeOption struct {
+	Pos      Pos
+	Strategy LikeStrategy
+	Feature  LikeFeature
+}
+
+// LikeClause is the LIKE source [( options )] clause of a CREATE TABLE.
+type LikeClause struct {
+	Pos     Pos
+	Source  ObjectName
+	Options []LikeOption
+}
+
+// CreateTable is CREATE [TEMPORARY] TABLE [IF NOT EXISTS] name (...)
+// [COMMENT] [PARTITIONED BY (...)] [WITH (...)] [LIKE ...].
+type CreateTable struct {
+	Pos         Pos
+	Name        ObjectName
+	Temporary   bool
+	IfNotExists bool
+	Columns     []*Column
+	Watermark   *Watermark  // nil when absent
+	PrimaryKey  *PrimaryKey // nil when absent
+	Comment     string
+	// PartitionKeys are the PARTITIONED BY columns.
+	PartitionKeys []Ident
+	// Options are the WITH options in the order written; keys are unique.
+	Options []Option
+	Like    *LikeClause // nil when absent
+
+	// src is the file the statement came from, for errors found later
+	// (MergeLike); nil for tables built by hand.
+	src *source
+}
+
+// Option returns the value of the WITH option key and whether it is set.
+func (t *CreateTable) Option(key string) (string, bool) {
+	for _, o := range t.Options {
+		if o.Key == key {
+			return o.Value, true
+		}
+	}
+	return "", false
+}
+
+// CreateView is CREATE [TEMPORARY] VIEW [IF NOT EXISTS] name [(cols)]
+// [COMMENT '...'] AS query.
+type CreateView struct {
+	Pos         Pos
+	Name        ObjectName
+	Temporary   bool
+	IfNotExists bool
+	Columns     []Ident // optional column names
+	Comment     string
+	Query       Query
+}
+
+// DropKind is what a DROP statement drops.
+type DropKind uint8
+
+// The DROP kinds.
+const (
+	DropTable DropKind = iota
+	DropView
+)
+
+// String returns "TABLE" or "VIEW".
+func (k DropKind) String() string {
+	if k == DropView {
+		return "VIEW"
+	}
+	return "TABLE"
+}
+
+// Drop is DROP [TEMPORARY] TABLE|VIEW [IF EXISTS] name.
+type Drop struct {
+	Pos       Pos
+	Kind      DropKind
+	Temporary bool
+	IfExists  bool
+	Name      ObjectName
+}
+
+// Insert is INSERT INTO target [/*+ OPTIONS(...) */] [(cols)] query.
+type Insert struct {
+	Pos    Pos
+	Target ObjectName
+	// Hints are the target's OPTIONS hint entries, which override the
+	// table's WITH options for this statement.
+	Hints   []Option
+	Columns []Ident // optional target column list
+	Query   Query
+}
+
+// StatementSet is EXECUTE STATEMENT SET BEGIN ...; END or the older
+// BEGIN STATEMENT SET; ...; END: INSERTs that run as one job.
+type StatementSet struct {
+	Pos     Pos
+	Inserts []*Insert
+}
+
+// Explain is EXPLAIN [PLAN FOR | details] statement, where statement is an
+// *Insert, a *StatementSet or a *QueryStatement.
+type Explain struct {
+	Pos Pos
+	// Details are the upper-cased ExplainDetail names (ESTIMATED_COST,
+	// CHANGELOG_MODE, PLAN_ADVICE, JSON_EXECUTION_PLAN), if any.
+	Details   []string
+	Statement Statement
+}
+
+// QueryStatement is a bare query (SELECT, VALUES, UNION ALL) run for its
+// rows, as in Flink's SQL client.
+type QueryStatement struct {
+	Pos   Pos
+	Query Query
+}
+
+// Position implements Statement.
+func (s *Set) Position() Pos { return s.Pos }
+
+// Position implements Statement.
+func (s *Reset) Position() Pos { return s.Pos }
+
+// Position implements Statement.
+func (s *CreateTable) Position() Pos { return s.Pos }
+
+// Position implements Statement.
+func (s *CreateView) Position() Pos { return s.Pos }
+
+// Position implements Statement.
+func (s *Drop) Position() Pos { return s.Pos }
+
+// Position implements Statement.
+func (s *Insert) Position() Pos { return s.Pos }
+
+// Position implements Statement.
+func (s *StatementSet) Position() Pos { return s.Pos }
+
+// Position implements Statement.
+func (s *Explain) Position() Pos { return s.Pos }
+
+// Position implements Statement.
+func (s *QueryStatement) Position() Pos { return s.Pos }
+
+func (*Set) stmt()            {}
+func (*Reset) stmt()          {}
+func (*CreateTable) stmt()    {}
+func (*CreateView) stmt()     {}
+func (*Drop) stmt()           {}
+func (*Insert) stmt()         {}
+func (*StatementSet) stmt()   {}
+func (*Explain) stmt()        {}
+func (*QueryStatement) stmt() {}
+
+// Query is a query: *Select, *Union or *Values.
+type Query interface {
+	// Position returns where the query starts.
+	Position() Pos
+	query()
+}
+
+// Select is SELECT items [FROM source] [WHERE cond].
+type Select struct {
+	Pos   Pos
+	Items []SelectItem
+	From  TableRef // nil for SELECT without FROM
+	Where Expr     // nil when absent
+}
+
+// SelectItem is one entry of a SELECT list: an expression with an optional
+// alias, or a star (* or qualifier.*).
+type SelectItem struct {
+	Pos  Pos
+	Expr Expr // nil for a star
+	// Alias is the AS name ("" when not given).
+	Alias    string
+	AliasPos Pos
+	// Star is true for * and t.*; StarQualifier holds t's parts.
+	Star          bool
+	StarQualifier []string
+}
+
+// Union is left UNION ALL right. UNION without ALL is rejected as not
+// supported yet.
+type Union struct {
+	Pos         Pos
+	Left, Right Query
+}
+
+// Values is VALUES (row), (row), ...
+type Values struct {
+	Pos  Pos
+	Rows [][]Expr
+}
+
+// Position implements Query.
+func (q *Select) Position() Pos { return q.Pos }
+
+// Position implements Query.
+func (q *Union) Position() Pos { return q.Pos }
+
+// Position implements Query.
+func (q *Values) Position() Pos { return q.Pos }
+
+func (*Select) query() {}
+func (*Union) query()  {}
+func (*Values) query() {}
+
+// TableRef is the FROM source of a SELECT: *TableName or *Subquery.
+type TableRef interface {
+	// Position returns where the reference starts.
+	Position() Pos
+	tableRef()
+}
+
+// TableName is a table or view named in FROM, with its optional OPTIONS hint
+// and alias.
+type TableName struct {
+	Pos   Pos
+	Name  ObjectName
+	Hints []Option // OPTIONS hint entries overriding the table's options
+	Alias string
+	// ColumnAliases renames the columns: FROM t AS x (a, b).
+	ColumnAliases []Ident
+}
+
+// Subquery is (query) [AS] alias [(columns)] in FROM, for example
+// FROM (VALUES (1, 'a')) AS t (id, name).
+type Subquery struct {
+	Pos   Pos
+	Query Query
+	Alias string
+	// ColumnAliases renames the query's columns.
+	ColumnAliases []Ident
+}
+
+// Position implements TableRef.
+func (t *TableName) Position() Pos { return t.Pos }
+
+// Position implements TableRef.
+func (t *Subquery) Position() Pos { return t.Pos }
+
+func (*TableName) tableRef() {}
+func (*Subquery) tableRef()  {}

@@ -1,0 +1,1046 @@
+package ddl
+
+import (
+	"fmt"
+	"os"
+	"strings"
+)
+
+// maxDepth bounds the nesting of expressions, types and queries so that
+// hostile input cannot exhaust the stack.
+const maxDepth = 200
+
+// reserved are the keywords that cannot be used as unquoted identifiers
+// (column names, aliases). It is smaller than Flink's list: a word is
+// reserved here only where treating it as a name would make the grammar
+// ambiguous.
+var reserved = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`ALL AND AS BETWEEN BY CASE CAST CONSTRAINT CREATE CROSS
+		DISTINCT DROP ELSE END EXCEPT EXISTS FALSE FETCH FOR FROM FULL GROUP HAVING IN INNER
+		INSERT INTERSECT INTERVAL IS JOIN LEFT LIKE LIMIT MINUS NATURAL NOT NULL OFFSET ON OR
+		ORDER OUTER OVER PARTITION PRIMARY QUALIFY RIGHT SELECT SET SIMILAR TABLE THEN TRUE
+		UNION UNKNOWN USING VALUES WHEN WHERE WINDOW WITH LATERAL ESCAPE TRY_CAST`) {
+		m[w] = true
+	}
+	return m
+}()
+
+// bailout is the panic value the parser uses to unwind after recording its
+// first error; Parse recovers only this value.
+type bailout struct{}
+
+type parser struct {
+	src   *source
+	toks  []token
+	i     int
+	depth int
+	err   *Error
+	inSet bool // inside a statement set, for error recovery
+}
+
+// maxErrors bounds how many statement errors Parse reports.
+const maxErrors = 10
+
+// Parse parses the text of a job file named name (used in error messages)
+// into statements, after replacing ${NAME} and ${NAME:-default} from cfg.
+//
+// Errors are *Error values wrapping ErrSyntax, ErrUnsupported or
+// ErrUndefinedVariable. A statement with an error is skipped (up to its
+// ';', or the END of its statement set) and parsing goes on, so that one
+// run reports the first error of each failing statement: a single error is
+// returned as an *Error, several as an ErrorList. No statements are
+// returned when there is an error.
+func Parse(name, text string, cfg Config) ([]Statement, error) {
+	src := newSource(name, text)
+	if err := src.substitute(cfg); err != nil {
+		return nil, err
+	}
+	p := &parser{src: src, toks: lex(src.text)}
+	stmts, errs := p.file()
+	switch len(errs) {
+	case 0:
+		return stmts, nil
+	case 1:
+		return nil, errs[0]
+	}
+	return nil, errs
+}
+
+// ErrorList is the error Parse returns when several statements fail: the
+// first error of each, in source order (at most ten). errors.As with an
+// *Error target finds the first one.
+type ErrorList []*Error
+
+// Error returns the errors' texts, one after the other.
+func (l ErrorList) Error() string {
+	parts := make([]string, len(l))
+	for i, e := range l {
+		parts[i] = e.Error()
+	}
+	return strings.Join(parts, "\n")
+}
+
+// Unwrap returns the errors, for errors.Is and errors.As.
+func (l ErrorList) Unwrap() []error {
+	errs := make([]error, len(l))
+	for i, e := range l {
+		errs[i] = e
+	}
+	return errs
+}
+
+// ParseFile reads and parses the job file at path, substituting ${NAME}
+// from cfg.
+func ParseFile(path string, cfg Config) ([]Statement, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("ddl: %w", err)
+	}
+	return Parse(path, string(b), cfg)
+}
+
+// ParseExpr parses a single scalar expression, as written in a computed
+// column or a WHERE clause. No ${NAME} substitution is done; name is used
+// in error messages.
+func ParseExpr(name, text string) (Expr, error) {
+	src := newSource(name, text)
+	p := &parser{src: src, toks: lex(text)}
+	var e Expr
+	if !p.run(func() {
+		e = p.expr()
+		p.expectEOF()
+	}) {
+		return nil, p.err
+	}
+	return e, nil
+}
+
+// run calls f and reports whether it finished without a parse error.
+func (p *parser) run(f func()) (ok bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			if _, is := r.(bailout); !is {
+				panic(r)
+			}
+			ok = false
+		}
+	}()
+	f()
+	return true
+}
+
+// ---- token helpers ----
+
+func (p *parser) peek() token { return p.toks[p.i] }
+
+func (p *parser) peekAt(n int) token {
+	if p.i+n < len(p.toks) {
+		return p.toks[p.i+n]
+	}
+	return p.toks[len(p.toks)-1]
+}
+
+func (p *parser) next() token {
+	t := p.toks[p.i]
+	if t.kind == tIllegal {
+		p.failTok(t, "%s", t.val)
+	}
+	if t.kind != tEOF {
+		p.i++
+	}
+	return t
+}
+
+func (p *parser) pos(t token) Pos { return p.src.pos(t.off) }
+
+func isKw(t token, kw string) bool { return t.kind == tIdent && strings.EqualFold(t.val, kw) }
+
+func (p *parser) isKw(kw string) bool { return isKw(p.peek(), kw) }
+
+func (p *parser) isKwAt(n int, kw string) bool { return isKw(p.peekAt(n), kw) }
+
+func (p *parser) isOp(op string) bool {
+	t := p.peek()
+	return t.kind == tOp && t.val == op
+}
+
+func (p *parser) acceptKw(kw string) bool {
+	if p.isKw(kw) {
+		p.i++
+		return true
+	}
+	return false
+}
+
+func (p *parser) acceptOp(op string) bool {
+	if p.isOp(op) {
+		p.i++
+		return true
+	}
+	return false
+}
+
+func (p *parser) expectKw(kw string) token {
+	if !p.isKw(kw) {
+		p.failExpected(kw)
+	}
+	return p.next()
+}
+
+func (p *parser) expectOp(op string) token {
+	if !p.isOp(op) {
+		p.failExpected("'" + op + "'")
+	}
+	return p.next()
+}
+
+func (p *parser) expectEOF() {
+	if p.peek().kind != tEOF {
+		p.failExpected("end of input")
+	}
+}
+
+// describe names a token for error messages.
+func describe(t token) string {
+	switch t.kind {
+	case tEOF:
+		return "end of input"
+	case tString:
+		return "string '" + truncate(t.val) + "'"
+	case tNumber:
+		return "number " + t.val
+	case tQIdent:
+		return "identifier `" + truncate(t.val) + "`"
+	case tHintStart:
+		return "hint '/*+'"
+	case tHintEnd:
+		return "'*/'"
+	case tBinary:
+		return "binary literal"
+	}
+	return "'" + truncate(t.val) + "'"
+}
+
+func truncate(s string) string {
+	if len(s) > 40 {
+		cut := 40
+		for cut > 0 && s[cut]&0xC0 == 0x80 {
+			cut--
+		}
+		return s[:cut] + "..."
+	}
+	return s
+}
+
+// ---- errors ----
+
+func (p *parser) fail(pos Pos, class error, format string, args ...any) {
+	if p.err == nil {
+		p.err = p.src.errorAt(pos, class, fmt.Sprintf(format, args...))
+	}
+	panic(bailout{})
+}
+
+func (p *parser) failTok(t token, format string, args ...any) {
+	p.fail(p.pos(t), ErrSyntax, format, args...)
+}
+
+func (p *parser) failExpected(what string) {
+	t := p.peek()
+	if t.kind == tIllegal {
+		p.failTok(t, "%s", t.val)
+	}
+	if t.kind == tEOF && p.i > 0 {
+		// Point just after the last token rather than at the end of the
+		// file, which is often on a later, empty line.
+		p.fail(p.src.pos(p.toks[p.i-1].end), ErrSyntax, "expected %s, found %s", what, describe(t))
+	}
+	p.failTok(t, "expected %s, found %s", what, describe(t))
+}
+
+// unsupported fails with ErrUnsupported at t: "<what> is not supported yet".
+func (p *parser) unsupported(t token, what string) {
+	p.fail(p.pos(t), ErrUnsupported, "%s is not supported yet", what)
+}
+
+func (p *parser) enter() {
+	p.depth++
+	if p.depth > maxDepth {
+		p.failTok(p.peek(), "nesting deeper than %d levels", maxDepth)
+	}
+}
+
+func (p *parser) leave() { p.depth-- }
+
+// ---- names and literals ----
+
+// isIdent reports whether t can be an identifier (quoted, or unquoted and
+// not reserved).
+func isIdent(t token) bool {
+	return t.kind == tQIdent || t.kind == tIdent && !reserved[strings.ToUpper(t.val)]
+}
+
+func (p *parser) ident() Ident {
+	t := p.peek()
+	if !isIdent(t) {
+		if t.kind == tIdent {
+			p.failTok(t, "expected an identifier, found reserved word %s (quote it as `%s` to use it as a name)", strings.ToUpper(t.val), t.val)
+		}
+		p.failExpected("an identifier")
+	}
+	p.next()
+	return Ident{Pos: p.pos(t), Name: t.val}
+}
+
+func (p *parser) objectName() ObjectName {
+	first := p.ident()
+	n := ObjectName{Pos: first.Pos, Parts: []Ident{first}}
+	for p.isOp(".") {
+		dot := p.next()
+		if len(n.Parts) == 3 {
+			p.failTok(dot, "a name has at most three parts (catalog.database.object)")
+		}
+		n.Parts = append(n.Parts, p.ident())
+	}
+	return n
+}
+
+func (p *parser) identList() []Ident {
+	p.expectOp("(")
+	var ids []Ident
+	seen := map[string]bool{}
+	for {
+		id := p.ident()
+		if seen[id.Name] {
+			p.fail(id.Pos, ErrSyntax, "duplicate column '%s' in the list", id.Name)
+		}
+		seen[id.Name] = true
+		ids = append(ids, id)
+		if !p.acceptOp(",") {
+			break
+		}
+	}
+	p.expectOp(")")
+	return ids
+}
+
+func (p *parser) stringLit(what string) (string, Pos) {
+	t := p.peek()
+	if t.kind != tString {
+		p.failExpected(what)
+	}
+	p.next()
+	return t.val, p.pos(t)
+}
+
+// options parses ( 'k' = 'v', ... ) and rejects duplicate keys.
+func (p *parser) options(what string) []Option {
+	p.expectOp("(")
+	opts := []Option{}
+	seen := map[string]Pos{}
+	if p.acceptOp(")") {
+		return opts
+	}
+	for {
+		var o Option
+		if isIdent(p.peek()) && p.peekAt(1).kind == tOp && (p.peekAt(1).val == "=" || p.peekAt(1).val == ".") {
+			p.failTok(p.peek(), "%s keys must be string literals: write '%s'", what, p.peek().val)
+		}
+		o.Key, o.KeyPos = p.stringLit(what + " key (a string literal such as 'connector')")
+		if first, dup := seen[o.Key]; dup {
+			p.fail(o.KeyPos, ErrSyntax, "duplicate %s key '%s' (first set at line %d)", what, o.Key, first.Line)
+		}
+		seen[o.Key] = o.KeyPos
+		p.expectOp("=")
+		if t := p.peek(); t.kind == tNumber || t.kind == tIdent {
+			p.failTok(t, "%s values must be string literals: write '%s'", what, t.val)
+		}
+		o.Value, o.ValuePos = p.stringLit(what + " value (a string literal)")
+		opts = append(opts, o)
+		if !p.acceptOp(",") {
+			break
+		}
+	}
+	p.expectOp(")")
+	return opts
+}
+
+// ---- file and statements ----
+
+func (p *parser) file() ([]Statement, ErrorList) {
+	var stmts []Statement
+	var errs ErrorList
+	for {
+		for p.acceptOp(";") {
+		}
+		if p.peek().kind == tEOF {
+			return stmts, errs
+		}
+		complete := false
+		ok := p.run(func() {
+			stmts = append(stmts, p.statement())
+			complete = true
+			if t := p.peek(); t.kind != tEOF && !p.isOp(";") {
+				if t.kind == tIllegal {
+					p.failTok(t, "%s", t.val)
+				}
+				// Point where the ';' is missing, after the statement.
+				p.fail(p.src.pos(p.toks[p.i-1].end), ErrSyntax, "expected ';' after the statement, found %s", describe(t))
+			}
+		})
+		if ok {
+			continue
+		}
+		errs = append(errs, p.err)
+		if len(errs) == maxErrors {
+			return nil, errs
+		}
+		if complete && startsStatement(p.peek()) {
+			// Only the ';' is missing: go on with the next statement.
+			p.err, p.depth, p.inSet = nil, 0, false
+			continue
+		}
+		p.skipStatement()
+	}
+}
+
+// skipStatement moves past the statement in which an error occurred: to its
+// ';', or past the END of the statement set it was in.
+func (p *parser) skipStatement() {
+	p.err, p.depth = nil, 0
+	if p.inSet {
+		p.inSet = false
+		for t := p.peek(); t.kind != tEOF && !isKw(t, "END"); t = p.peek() {
+			p.i++
+		}
+	}
+	for t := p.peek(); t.kind != tEOF && !(t.kind == tOp && t.val == ";"); t = p.peek() {
+		p.i++
+	}
+}
+
+// startsStatement reports whether t can begin a statement.
+func startsStatement(t token) bool {
+	if t.kind == tOp {
+		return t.val == "("
+	}
+	switch strings.ToUpper(t.val) {
+	case "SET", "RESET", "CREATE", "DROP", "INSERT", "EXECUTE", "BEGIN", "EXPLAIN", "SELECT", "VALUES", "WITH":
+		return t.kind == tIdent
+	}
+	return false
+}
+
+// statementKeywords lists, for error messages, what may start a statement.
+const statementKeywords = "CREATE, DROP, SET, RESET, INSERT, EXECUTE STATEMENT SET, BEGIN STATEMENT SET, EXPLAIN, SELECT or VALUES"
+
+func (p *parser) statement() Statement {
+	t := p.peek()
+	if t.kind == tIllegal {
+		p.next()
+	}
+	if t.kind == tOp && t.val == "(" {
+		return p.queryStatement()
+	}
+	if t.kind != tIdent {
+		p.failTok(t, "expected a statement (%s), found %s", statementKeywords, describe(t))
+	}
+	switch kw := strings.ToUpper(t.val); kw {
+	case "SET":
+		return p.set()
+	case "RESET":
+		return p.reset()
+	case "CREATE":
+		return p.create()
+	case "DROP":
+		return p.drop()
+	case "INSERT":
+		return p.insert()
+	case "EXECUTE":
+		if p.isKwAt(1, "STATEMENT") {
+			return p.statementSet()
+		}
+		if p.isKwAt(1, "INSERT") {
+			p.next()
+			return p.insert()
+		}
+		p.unsupported(t, "EXECUTE "+strings.ToUpper(p.peekAt(1).val))
+	case "BEGIN":
+		return p.statementSet()
+	case "EXPLAIN":
+		return p.explain()
+	case "SELECT", "VALUES", "WITH":
+		return p.queryStatement()
+	case "USE", "SHOW", "DESCRIBE", "DESC", "ALTER", "LOAD", "UNLOAD", "ADD", "REMOVE", "CALL",
+		"DELETE", "UPDATE", "TRUNCATE", "ANALYZE", "REPLACE", "SAVEPOINT", "STOP", "COMPILE":
+		p.unsupported(t, "the "+kw+" statement")
+	case "END":
+		p.failTok(t, "END without a statement set (BEGIN STATEMENT SET; or EXECUTE STATEMENT SET BEGIN)")
+	}
+	hint := ""
+	if s := suggest(strings.ToUpper(t.val), []string{"CREATE", "DROP", "SET", "RESET", "INSERT", "EXECUTE", "BEGIN", "EXPLAIN", "SELECT", "VALUES"}); s != "" {
+		hint = " (did you mean " + s + "?)"
+	}
+	p.failTok(t, "unknown statement %s%s; expected %s", describe(t), hint, statementKeywords)
+	return nil
+}
+
+func (p *parser) set() Statement {
+	start := p.next()
+	s := &Set{Pos: p.pos(start)}
+	if p.isOp(";") || p.peek().kind == tEOF {
+		return s
+	}
+	if p.peek().kind == tString {
+		s.Key, s.KeyPos = p.stringLit("a property key")
+		p.expectOp("=")
+		s.Value, s.ValuePos = p.stringLit("a property value (a string literal such as '10s')")
+		return s
+	}
+	// Flink 1.13 form: SET key = value, both free-form up to ';'. A value
+	// that is one string literal is unquoted.
+	s.Key, s.KeyPos = p.rawUntil("=", "a property key")
+	p.expectOp("=")
+	if v := p.peek(); v.kind == tString && (p.peekAt(1).kind == tEOF || p.peekAt(1).kind == tOp && p.peekAt(1).val == ";") {
+		p.next()
+		s.Value, s.ValuePos = v.val, p.pos(v)
+		return s
+	}
+	s.Value, s.ValuePos = p.rawUntil(";", "a property value")
+	return s
+}
+
+// rawUntil returns the source text from the current token up to (not
+// including) the operator stop, or the end of input, trimmed.
+func (p *parser) rawUntil(stop, what string) (string, Pos) {
+	first := p.peek()
+	end := first.off
+	for {
+		t := p.peek()
+		if t.kind == tEOF || t.kind == tOp && (t.val == stop || t.val == ";") {
+			break
+		}
+		end = t.end
+		p.i++
+	}
+	if end == first.off {
+		p.failExpected(what)
+	}
+	return strings.TrimSpace(p.src.text[first.off:end]), p.pos(first)
+}
+
+func (p *parser) reset() Statement {
+	start := p.next()
+	r := &Reset{Pos: p.pos(start)}
+	if p.isOp(";") || p.peek().kind == tEOF {
+		return r
+	}
+	if p.peek().kind == tString {
+		r.Key, r.KeyPos = p.stringLit("a property key")
+		return r
+	}
+	r.Key, r.KeyPos = p.rawUntil(";", "a property key")
+	return r
+}
+
+func (p *parser) create() Statement {
+	start := p.next()
+	if p.isKw("OR") {
+		p.unsupported(start, "CREATE OR REPLACE")
+	}
+	temporary := p.acceptKw("TEMPORARY")
+	if p.isKw("SYSTEM") {
+		p.unsupported(start, "CREATE TEMPORARY SYSTEM FUNCTION")
+	}
+	t := p.peek()
+	switch {
+	case isKw(t, "TABLE"):
+		return p.createTable(start, temporary)
+	case isKw(t, "VIEW"):
+		return p.createView(start, temporary)
+	case isKw(t, "CATALOG"), isKw(t, "DATABASE"), isKw(t, "FUNCTION"), isKw(t, "MODEL"),
+		isKw(t, "MATERIALIZED"):
+		p.unsupported(start, "CREATE "+strings.ToUpper(t.val))
+	}
+	p.failExpected("TABLE or VIEW after CREATE")
+	return nil
+}
+
+func (p *parser) ifNotExists() bool {
+	if p.isKw("IF") {
+		p.next()
+		p.expectKw("NOT")
+		p.expectKw("EXISTS")
+		return true
+	}
+	return false
+}
+
+func (p *parser) createTable(start token, temporary bool) Statement {
+	p.next() // TABLE
+	ct := &CreateTable{Pos: p.pos(start), Temporary: temporary, src: p.src}
+	ct.IfNotExists = p.ifNotExists()
+	ct.Name = p.objectName()
+	if p.isOp("(") {
+		p.tableElements(ct)
+	}
+	if p.acceptKw("COMMENT") {
+		ct.Comment, _ = p.stringLit("a comment string")
+	}
+	if p.isKw("DISTRIBUTED") {
+		p.unsupported(p.peek(), "DISTRIBUTED BY")
+	}
+	if t := p.peek(); isKw(t, "PARTITIONED") {
+		p.next()
+		p.expectKw("BY")
+		ct.PartitionKeys = p.identList()
+	}
+	if p.acceptKw("WITH") {
+		ct.Options = p.options("option")
+	}
+	if t := p.peek(); isKw(t, "LIKE") {
+		p.next()
+		ct.Like = &LikeClause{Pos: p.pos(t), Source: p.objectName()}
+		if p.isOp("(") {
+			ct.Like.Options = p.likeOptions()
+		}
+	}
+	if t := p.peek(); isKw(t, "AS") {
+		p.unsupported(start, "CREATE TABLE ... AS SELECT")
+	}
+	if t := p.peek(); t.kind != tEOF && !(t.kind == tOp && t.val == ";") {
+		if len(ct.Columns) == 0 && ct.Options == nil && ct.Like == nil {
+			p.failExpected("'(' starting the column list")
+		}
+		p.failExpected("';' after the statement")
+	}
+	if len(ct.Columns) == 0 && ct.Like == nil {
+		p.fail(ct.Pos, ErrSyntax, "CREATE TABLE %s needs a column list or a LIKE clause", ct.Name)
+	}
+	if err := ct.checkColumnRefs(); err != nil {
+		p.err = err
+		panic(bailout{})
+	}
+	return ct
+}
+
+// checkColumnRefs checks that the PRIMARY KEY, PARTITIONED BY and WATERMARK
+// name declared columns, and makes primary key columns NOT NULL, as Flink
+// does. With a LIKE clause, names that are not declared here may come from
+// the source table, so only the declared ones are checked; MergeLike checks
+// the merged schema.
+func (ct *CreateTable) checkColumnRefs() *Error {
+	byName := make(map[string]*Column, len(ct.Columns))
+	for _, c := range ct.Columns {
+		byName[c.Name] = c
+	}
+	missing := func(id Ident, what string) *Error {
+		if ct.Like != nil {
+			return nil
+		}
+		return ct.errorAt(id.Pos, fmt.Sprintf("%s column '%s' is not a column of %s%s", what, id.Name, ct.Name, didYouMean(id.Name, ct.Columns)))
+	}
+	if pk := ct.PrimaryKey; pk != nil {
+		for _, id := range pk.Columns {
+			c := byName[id.Name]
+			switch {
+			case c == nil:
+				if err := missing(id, "PRIMARY KEY"); err != nil {
+					return err
+				}
+			case c.Kind != PhysicalColumn:
+				return ct.errorAt(id.Pos, fmt.Sprintf("PRIMARY KEY column '%s' is a %s column; a primary key must consist of physical columns", id.Name, c.Kind))
+			default:
+				c.Type.NotNull = true
+			}
+		}
+	}
+	for _, id := range ct.PartitionKeys {
+		if byName[id.Name] == nil {
+			if err := missing(id, "PARTITIONED BY"); err != nil {
+				return err
+			}
+		}
+	}
+	if w := ct.Watermark; w != nil && byName[w.Column.Name] == nil {
+		if err := missing(w.Column, "WATERMARK"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func didYouMean(name string, cols []*Column) string {
+	names := make([]string, len(cols))
+	for i, c := range cols {
+		names[i] = c.Name
+	}
+	if s := suggest(name, names); s != "" {
+		return " (did you mean " + s + "?)"
+	}
+	return ""
+}
+
+func (p *parser) tableElements(ct *CreateTable) {
+	open := p.expectOp("(")
+	seen := map[string]bool{}
+	for {
+		t := p.peek()
+		switch {
+		case isKw(t, "WATERMARK") && p.isKwAt(1, "FOR"):
+			p.next()
+			p.next()
+			if ct.Watermark != nil {
+				p.failTok(t, "a table can have only one WATERMARK (the first is at line %d)", ct.Watermark.Pos.Line)
+			}
+			w := &Watermark{Pos: p.pos(t), Column: p.ident()}
+			if p.isOp(".") {
+				p.unsupported(p.peek(), "WATERMARK on a nested field")
+			}
+			p.expectKw("AS")
+			w.Expr = p.expr()
+			ct.Watermark = w
+		case isKw(t, "CONSTRAINT") || isKw(t, "PRIMARY") && p.isKwAt(1, "KEY"):
+			pk := p.tableConstraint()
+			if ct.PrimaryKey != nil {
+				p.fail(pk.Pos, ErrSyntax, "a table can have only one PRIMARY KEY (the first is at line %d)", ct.PrimaryKey.Pos.Line)
+			}
+			ct.PrimaryKey = pk
+		case isKw(t, "UNIQUE") || isKw(t, "FOREIGN") || isKw(t, "CHECK"):
+			p.unsupported(t, strings.ToUpper(t.val)+" constraints")
+		default:
+			c := p.column(ct)
+			if seen[c.Name] {
+				p.fail(c.Pos, ErrSyntax, "duplicate column '%s'", c.Name)
+			}
+			seen[c.Name] = true
+			ct.Columns = append(ct.Columns, c)
+		}
+		if !p.acceptOp(",") {
+			break
+		}
+		if p.isOp(")") {
+			p.failTok(p.peek(), "unexpected ')' after ',' in the column list of CREATE TABLE")
+		}
+	}
+	if !p.isOp(")") {
+		if p.peek().kind == tEOF {
+			p.failTok(open, "unclosed '(' of the column list")
+		}
+		p.failExpected("',' or ')' in the column list")
+	}
+	p.next()
+}
+
+// tableConstraint parses [CONSTRAINT name] PRIMARY KEY (cols) NOT ENFORCED.
+func (p *parser) tableConstraint() *PrimaryKey {
+	t := p.peek()
+	pk := &PrimaryKey{Pos: p.pos(t)}
+	if p.acceptKw("CONSTRAINT") {
+		pk.Name = p.ident().Name
+		if u := p.peek(); isKw(u, "UNIQUE") || isKw(u, "FOREIGN") || isKw(u, "CHECK") {
+			p.unsupported(u, strings.ToUpper(u.val)+" constraints")
+		}
+	}
+	p.expectKw("PRIMARY")
+	p.expectKw("KEY")
+	pk.Columns = p.identList()
+	p.notEnforced(pk.Pos)
+	return pk
+}
+
+// notEnforced requires NOT ENFORCED after the PRIMARY KEY at pk.
+func (p *parser) notEnforced(pk Pos) {
+	t := p.peek()
+	if isKw(t, "NOT") && p.isKwAt(1, "ENFORCED") {
+		p.next()
+		p.next()
+		return
+	}
+	if isKw(t, "ENFORCED") {
+		pk = p.pos(t)
+	}
+	p.fail(pk, ErrSyntax, "PRIMARY KEY must be declared NOT ENFORCED: streamsql, like Flink, does not own the data and cannot enforce the key")
+}
+
+func (p *parser) column(ct *CreateTable) *Column {
+	name := p.ident()
+	c := &Column{Pos: name.Pos, Name: name.Name}
+	if p.acceptKw("AS") {
+		c.Kind = ComputedColumn
+		c.Expr = p.expr()
+	} else {
+		c.TypePos = p.pos(p.peek())
+		c.Type = p.typ()
+		if p.acceptKw("METADATA") {
+			c.Kind = MetadataColumn
+			if p.acceptKw("FROM") {
+				c.MetadataKey, c.MetadataKeyPos = p.stringLit("a metadata key (a string literal such as 'timestamp')")
+			}
+			c.Virtual = p.acceptKw("VIRTUAL")
+		}
+		if t := p.peek(); isKw(t, "CONSTRAINT") || isKw(t, "PRIMARY") {
+			pk := &PrimaryKey{Pos: p.pos(t)}
+			if p.acceptKw("CONSTRAINT") {
+				pk.Name = p.ident().Name
+			}
+			p.expectKw("PRIMARY")
+			p.expectKw("KEY")
+			p.notEnforced(pk.Pos)
+			pk.Columns = []Ident{name}
+			if ct.PrimaryKey != nil {
+				p.fail(pk.Pos, ErrSyntax, "a table can have only one PRIMARY KEY (the first is at line %d)", ct.PrimaryKey.Pos.Line)
+			}
+			ct.PrimaryKey = pk
+		}
+	}
+	if p.acceptKw("COMMENT") {
+		c.Comment, _ = p.stringLit("a comment string")
+	}
+	return c
+}
+
+func (p *parser) likeOptions() []LikeOption {
+	p.expectOp("(")
+	var opts []LikeOption
+	seen := map[LikeFeature]LikeStrategy{}
+	for !p.isOp(")") {
+		t := p.peek()
+		var o LikeOption
+		o.Pos = p.pos(t)
+		switch {
+		case isKw(t, "INCLUDING"):
+			o.Strategy = LikeIncluding
+		case isKw(t, "EXCLUDING"):
+			o.Strategy = LikeExcluding
+		case isKw(t, "OVERWRITING"):
+			o.Strategy = LikeOverwriting
+		default:
+			p.failExpected("INCLUDING, EXCLUDING or OVERWRITING")
+		}
+		p.next()
+		f := p.peek()
+		found := false
+		for i, n := range likeFeatureNames {
+			if isKw(f, n) {
+				o.Feature, found = LikeFeature(i), true
+			}
+		}
+		if !found {
+			if isKw(f, "DISTRIBUTION") {
+				p.unsupported(f, "LIKE options for DISTRIBUTION")
+			}
+			p.failExpected("ALL, CONSTRAINTS, GENERATED, METADATA, OPTIONS, PARTITIONS or WATERMARKS")
+		}
+		p.next()
+		if o.Strategy == LikeOverwriting && (o.Feature == LikeAll || o.Feature == LikeConstraints || o.Feature == LikePartitions) {
+			p.fail(o.Pos, ErrSyntax, "OVERWRITING cannot be used with %s: use INCLUDING or EXCLUDING", o.Feature)
+		}
+		if _, dup := seen[o.Feature]; dup {
+			p.fail(o.Pos, ErrSyntax, "LIKE option for %s given twice", o.Feature)
+		}
+		seen[o.Feature] = o.Strategy
+		opts = append(opts, o)
+	}
+	p.next()
+	return opts
+}
+
+func (p *parser) createView(start token, temporary bool) Statement {
+	p.next() // VIEW
+	v := &CreateView{Pos: p.pos(start), Temporary: temporary}
+	v.IfNotExists = p.ifNotExists()
+	v.Name = p.objectName()
+	if p.isOp("(") {
+		v.Columns = p.identList()
+	}
+	if p.acceptKw("COMMENT") {
+		v.Comment, _ = p.stringLit("a comment string")
+	}
+	p.expectKw("AS")
+	v.Query = p.query()
+	return v
+}
+
+func (p *parser) drop() Statement {
+	start := p.next()
+	d := &Drop{Pos: p.pos(start)}
+	d.Temporary = p.acceptKw("TEMPORARY")
+	t := p.peek()
+	switch {
+	case isKw(t, "TABLE"):
+		d.Kind = DropTable
+	case isKw(t, "VIEW"):
+		d.Kind = DropView
+	case isKw(t, "CATALOG"), isKw(t, "DATABASE"), isKw(t, "FUNCTION"), isKw(t, "SYSTEM"), isKw(t, "MODEL"):
+		p.unsupported(start, "DROP "+strings.ToUpper(t.val))
+	default:
+		p.failExpected("TABLE or VIEW after DROP")
+	}
+	p.next()
+	if p.acceptKw("IF") {
+		p.expectKw("EXISTS")
+		d.IfExists = true
+	}
+	d.Name = p.objectName()
+	return d
+}
+
+func (p *parser) insert() *Insert {
+	start := p.expectKw("INSERT")
+	if p.isKw("OVERWRITE") {
+		p.unsupported(start, "INSERT OVERWRITE")
+	}
+	if !p.isKw("INTO") {
+		p.failExpected("INTO after INSERT")
+	}
+	p.next()
+	ins := &Insert{Pos: p.pos(start), Target: p.objectName()}
+	if p.peek().kind == tHintStart {
+		ins.Hints = p.tableHints()
+	}
+	if t := p.peek(); isKw(t, "PARTITION") {
+		p.unsupported(t, "INSERT ... PARTITION")
+	}
+	if p.isOp("(") && !p.startsQueryAt(1) {
+		ins.Columns = p.identList()
+	}
+	ins.Query = p.query()
+	return ins
+}
+
+// startsQueryAt reports whether the token n ahead starts a query.
+func (p *parser) startsQueryAt(n int) bool {
+	t := p.peekAt(n)
+	return isKw(t, "SELECT") || isKw(t, "VALUES") || isKw(t, "WITH") || t.kind == tOp && t.val == "("
+}
+
+// tableHints parses /*+ OPTIONS('k' = 'v', ...) [, OPTIONS(...)] */.
+func (p *parser) tableHints() []Option {
+	p.next() // /*+
+	var opts []Option
+	seen := map[string]bool{}
+	for {
+		t := p.peek()
+		if !isKw(t, "OPTIONS") {
+			if t.kind == tIdent {
+				p.unsupported(t, "the "+strings.ToUpper(t.val)+" hint")
+			}
+			p.failExpected("OPTIONS hint")
+		}
+		p.next()
+		for _, o := range p.options("hint option") {
+			if seen[o.Key] {
+				p.fail(o.KeyPos, ErrSyntax, "duplicate hint option key '%s'", o.Key)
+			}
+			seen[o.Key] = true
+			opts = append(opts, o)
+		}
+		if !p.acceptOp(",") {
+			break
+		}
+	}
+	if p.peek().kind != tHintEnd {
+		p.failExpected("'*/' closing the hint")
+	}
+	p.next()
+	return opts
+}
+
+func (p *parser) statementSet() Statement {
+	start := p.next()
+	set := &StatementSet{Pos: p.pos(start)}
+	p.inSet = true
+	older := isKw(start, "BEGIN")
+	if older {
+		// BEGIN STATEMENT SET; INSERT ...; ... END
+		p.expectKw("STATEMENT")
+		p.expectKw("SET")
+		p.expectOp(";")
+	} else {
+		// [EXECUTE] STATEMENT SET BEGIN INSERT ...; ... END
+		if isKw(start, "EXECUTE") {
+			p.expectKw("STATEMENT")
+		}
+		p.expectKw("SET")
+		p.expectKw("BEGIN")
+	}
+	for {
+		for p.acceptOp(";") {
+		}
+		t := p.peek()
+		if isKw(t, "END") {
+			p.next()
+			break
+		}
+		if t.kind == tEOF {
+			p.fail(set.Pos, ErrSyntax, "statement set is not closed: missing END")
+		}
+		if !isKw(t, "INSERT") {
+			if t.kind == tIdent {
+				p.failTok(t, "a statement set may contain only INSERT statements, found %s", strings.ToUpper(t.val))
+			}
+			p.failExpected("INSERT or END in the statement set")
+		}
+		set.Inserts = append(set.Inserts, p.insert())
+		if !p.isOp(";") {
+			p.failExpected("';' after the INSERT in the statement set")
+		}
+	}
+	if len(set.Inserts) == 0 {
+		p.fail(set.Pos, ErrSyntax, "statement set has no INSERT statements")
+	}
+	p.inSet = false
+	return set
+}
+
+var explainDetails = []string{"ESTIMATED_COST", "CHANGELOG_MODE", "PLAN_ADVICE", "JSON_EXECUTION_PLAN"}
+
+func (p *parser) explain() Statement {
+	start := p.next()
+	e := &Explain{Pos: p.pos(start)}
+	if p.acceptKw("PLAN") {
+		p.expectKw("FOR")
+	} else {
+		for {
+			t := p.peek()
+			known := false
+			for _, d := range explainDetails {
+				if isKw(t, d) {
+					known = true
+				}
+			}
+			if !known {
+				break
+			}
+			p.next()
+			e.Details = append(e.Details, strings.ToUpper(t.val))
+			if !p.acceptOp(",") {
+				break
+			}
+		}
+	}
+	t := p.peek()
+	switch {
+	case isKw(t, "INSERT"):
+		e.Statement = p.insert()
+	case isKw(t, "EXECUTE") && p.isKwAt(1, "INSERT"):
+		p.next()
+		e.Statement = p.insert()
+	case isKw(t, "EXECUTE") && p.isKwAt(1, "STATEMENT"), isKw(t, "STATEMENT"), isKw(t, "BEGIN"):
+		e.Statement = p.statementSet()
+	case isKw(t, "SELECT"), isKw(t, "VALUES"), isKw(t, "WITH"), t.kind == tOp && t.val == "(":
+		e.Statement = p.queryStatement()
+	case isKw(t, "CREATE"):
+		p.unsupported(t, "EXPLAIN of CREATE statements")
+	default:
+		p.failExpected("INSERT, STATEMENT SET or a query after EXPLAIN")
+	}
+	return e
+}
+
+func (p *parser) queryStatement() Statement {
+	t := p.peek()
+	return &QueryStatement{Pos: p.pos(t), Query: p.query()}
+}

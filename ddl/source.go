@@ -1,0 +1,211 @@
+package ddl
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"unicode/utf8"
+)
+
+// Pos is a position in the user's original text (before ${NAME}
+// substitution). The zero Pos means "no position".
+type Pos struct {
+	Offset int // byte offset, 0-based
+	Line   int // 1-based line
+	Column int // 1-based column, counted in characters
+}
+
+// IsValid reports whether p is a real position.
+func (p Pos) IsValid() bool { return p.Line > 0 }
+
+// String returns "line:column".
+func (p Pos) String() string { return fmt.Sprintf("%d:%d", p.Line, p.Column) }
+
+// subst records one ${NAME} replacement: text[start:end] of the substituted
+// text came from orig[origStart:origEnd].
+type subst struct {
+	start, end         int
+	origStart, origEnd int
+}
+
+// source is one job file: its original text, the text after substitution
+// that the lexer reads, and what is needed to map offsets in the latter to
+// positions in the former.
+type source struct {
+	name       string
+	orig       string
+	text       string
+	substs     []subst // ordered by start
+	lineStarts []int   // byte offsets of line starts in orig
+}
+
+// Config controls parsing.
+type Config struct {
+	// Vars gives values for ${NAME} references; they take precedence over
+	// Env.
+	Vars map[string]string
+	// Env looks names up that Vars does not define; pass os.LookupEnv to use
+	// the process environment. Nil means no environment.
+	Env func(name string) (string, bool)
+}
+
+func (c Config) lookup(name string) (string, bool) {
+	if v, ok := c.Vars[name]; ok {
+		return v, true
+	}
+	if c.Env != nil {
+		return c.Env(name)
+	}
+	return "", false
+}
+
+func newSource(name, orig string) *source {
+	s := &source{name: name, orig: orig, text: orig, lineStarts: []int{0}}
+	for i := 0; i < len(orig); i++ {
+		if orig[i] == '\n' {
+			s.lineStarts = append(s.lineStarts, i+1)
+		}
+	}
+	return s
+}
+
+// substitute replaces ${NAME} and ${NAME:-default} outside comments. It
+// returns an *Error naming the first undefined variable or malformed
+// reference.
+func (s *source) substitute(cfg Config) error {
+	src := s.orig
+	if !strings.Contains(src, "${") {
+		return nil
+	}
+	var b strings.Builder
+	b.Grow(len(src))
+	var quote byte // the quote character of the literal or identifier we are in
+	for i := 0; i < len(src); {
+		switch {
+		case quote != 0 && src[i] == quote:
+			quote = 0
+			b.WriteByte(src[i])
+			i++
+		case quote == 0 && (src[i] == '\'' || src[i] == '`' || src[i] == '"'):
+			quote = src[i]
+			b.WriteByte(src[i])
+			i++
+		case quote == 0 && strings.HasPrefix(src[i:], "--"):
+			j := strings.IndexByte(src[i:], '\n')
+			if j < 0 {
+				j = len(src) - i
+			}
+			b.WriteString(src[i : i+j])
+			i += j
+		case quote == 0 && strings.HasPrefix(src[i:], "/*") && !strings.HasPrefix(src[i:], "/*+"):
+			j := strings.Index(src[i+2:], "*/")
+			if j < 0 {
+				j = len(src) - i
+			} else {
+				j += 4
+			}
+			b.WriteString(src[i : i+j])
+			i += j
+		case strings.HasPrefix(src[i:], "${"):
+			end := strings.IndexByte(src[i:], '}')
+			if end < 0 {
+				return s.errorAtOrig(i, ErrSyntax, "unterminated ${ reference: missing '}'")
+			}
+			ref := src[i+2 : i+end]
+			name, def, hasDef := strings.Cut(ref, ":-")
+			if !validVarName(name) {
+				return s.errorAtOrig(i, ErrSyntax, fmt.Sprintf("invalid variable reference ${%s}: names are letters, digits and '_', not starting with a digit", ref))
+			}
+			val, ok := cfg.lookup(name)
+			if !ok {
+				if !hasDef {
+					return s.errorAtOrig(i, ErrUndefinedVariable, fmt.Sprintf("undefined variable ${%s}: set it in the environment or give a default with ${%s:-value}", name, name))
+				}
+				val = def
+			}
+			start := b.Len()
+			b.WriteString(val)
+			s.substs = append(s.substs, subst{start: start, end: b.Len(), origStart: i, origEnd: i + end + 1})
+			i += end + 1
+		default:
+			b.WriteByte(src[i])
+			i++
+		}
+	}
+	s.text = b.String()
+	return nil
+}
+
+func validVarName(n string) bool {
+	if n == "" {
+		return false
+	}
+	for i := 0; i < len(n); i++ {
+		c := n[i]
+		switch {
+		case c == '_', c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z':
+		case c >= '0' && c <= '9' && i > 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// origOffset maps an offset in the substituted text to the original text.
+// An offset inside a substituted value maps to the '$' of its reference.
+func (s *source) origOffset(off int) int {
+	i := sort.Search(len(s.substs), func(i int) bool { return s.substs[i].start > off }) - 1
+	if i < 0 {
+		return off
+	}
+	sb := s.substs[i]
+	if off < sb.end {
+		return sb.origStart
+	}
+	return sb.origEnd + (off - sb.end)
+}
+
+// posOrig returns the position of a byte offset in the original text.
+func (s *source) posOrig(off int) Pos {
+	if off > len(s.orig) {
+		off = len(s.orig)
+	}
+	if off < 0 {
+		off = 0
+	}
+	line := sort.Search(len(s.lineStarts), func(i int) bool { return s.lineStarts[i] > off }) - 1
+	start := s.lineStarts[line]
+	if line == 0 && strings.HasPrefix(s.orig, "\uFEFF") && off >= len("\uFEFF") {
+		start = len("\uFEFF") // the byte order mark is not a column
+	}
+	return Pos{Offset: off, Line: line + 1, Column: utf8.RuneCountInString(s.orig[start:off]) + 1}
+}
+
+// pos returns the original position of an offset in the substituted text.
+func (s *source) pos(off int) Pos { return s.posOrig(s.origOffset(off)) }
+
+// lineText returns the original line (without terminator) that holds p.
+func (s *source) lineText(p Pos) string {
+	if p.Line < 1 || p.Line > len(s.lineStarts) {
+		return ""
+	}
+	start := s.lineStarts[p.Line-1]
+	if p.Line == 1 {
+		start = len(s.orig) - len(strings.TrimPrefix(s.orig, "\uFEFF"))
+	}
+	end := len(s.orig)
+	if p.Line < len(s.lineStarts) {
+		end = s.lineStarts[p.Line] - 1
+	}
+	return strings.TrimRight(s.orig[start:end], "\r")
+}
+
+func (s *source) errorAt(p Pos, class error, msg string) *Error {
+	return &Error{File: s.name, Line: p.Line, Column: p.Column, Offset: p.Offset,
+		Message: msg, Excerpt: s.lineText(p), Err: class}
+}
+
+func (s *source) errorAtOrig(off int, class error, msg string) *Error {
+	return s.errorAt(s.posOrig(off), class, msg)
+}

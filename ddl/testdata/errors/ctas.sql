@@ -1,0 +1,1 @@
+CREATE TABLE copy WITH ('connector' = 'blackhole') AS SELECT * FROM src;

@@ -1,0 +1,5 @@
+CREATE TABLE orders (id BIGINT) WITH (
+  'connector' = 'kafka',
+  'topic' = 'orders',
+  'topic' = 'orders-v2'
+);

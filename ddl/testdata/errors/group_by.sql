@@ -1,0 +1,4 @@
+INSERT INTO totals
+SELECT customer, SUM(amount)
+FROM orders
+GROUP BY customer;

@@ -1,0 +1,3 @@
+SET 'execution.checkpointing.interval' = '5s';
+
+INSERT OVERWRITE sink SELECT * FROM src;

@@ -1,0 +1,1 @@
+CREATE TABLE t WITH ('a' = 'b') LIKE src (OVERWRITING ALL);

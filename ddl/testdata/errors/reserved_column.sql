@@ -1,0 +1,4 @@
+CREATE TABLE t (
+  id BIGINT,
+  partition INT METADATA VIRTUAL
+);

@@ -1,0 +1,4 @@
+CREATE TABLE t (
+	id	BIGINT,
+	x	MAP<STRING>
+);

@@ -1,0 +1,4 @@
+CREATE TABLE orders (id BIGINT) WITH (
+  'connector' = 'kafka',
+  'properties.bootstrap.servers' = '${KAFKA_BOOTSTRAP}'
+);

@@ -1,0 +1,1 @@
+CREATE TABLE t (名前 STRING, 年齢 INTT);

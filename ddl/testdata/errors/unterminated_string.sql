@@ -1,0 +1,3 @@
+CREATE TABLE t (id INT) WITH (
+  'connector' = 'datagen
+);
