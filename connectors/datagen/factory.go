@@ -11,6 +11,7 @@ import (
 
 	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/factory"
+	"github.com/streamsql/streamsql/internal/suggest"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -390,37 +391,7 @@ func unsupportedFields(cols []types.Field, unknown []string) error {
 // nearest returns the candidate closest to key by edit distance, if it is
 // close enough to be a likely typo.
 func nearest(key string, cands []string) string {
-	best, bestD := "", math.MaxInt
-	for _, c := range cands {
-		if d := editDistance(key, c); d < bestD {
-			best, bestD = c, d
-		}
-	}
-	if bestD > max(2, len(key)/4) {
-		return ""
-	}
-	return best
-}
-
-// editDistance is the Levenshtein distance of a and b, in bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
+	return suggest.Nearest(key, cands, max(2, len(key)/4))
 }
 
 func sortedKeys(m map[string]string) []string {
