@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -219,8 +220,20 @@ func TestDatagenToFilesystemRoundTrip(t *testing.T) {
 		}
 	}
 	r.Close()
+	written := w.(connector.ByteCounter).Bytes()
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
+	}
+	var size int64
+	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			info, _ := d.Info()
+			size += info.Size()
+		}
+		return err
+	})
+	if written != size || size == 0 {
+		t.Errorf("the writer counted %d bytes, the files hold %d", written, size)
 	}
 	if len(want) != 3000 {
 		t.Fatalf("datagen produced %d rows, want 3000", len(want))
@@ -234,7 +247,11 @@ func TestDatagenToFilesystemRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := drain(t, openAll(t, src), colTypes)
+	reader := openAll(t, src)
+	got := drain(t, reader, colTypes)
+	if n := reader.(connector.ByteCounter).Bytes(); n != size {
+		t.Errorf("the reader counted %d bytes, the files hold %d", n, size)
+	}
 	slices.Sort(want)
 	slices.Sort(got)
 	if !slices.Equal(got, want) {

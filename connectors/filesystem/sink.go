@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/streamsql/streamsql/connector"
@@ -113,7 +114,12 @@ type writer struct {
 	buf       []byte
 	data      []types.Value
 	failed    error
+	bytes     atomic.Int64 // bytes written, for metrics
 }
+
+// Bytes returns the bytes the writer has written into files
+// (connector.ByteCounter).
+func (w *writer) Bytes() int64 { return w.bytes.Load() }
 
 // Write appends each row to the in-progress file of its partition, rolling
 // files that reached the size limit.
@@ -121,6 +127,8 @@ func (w *writer) Write(_ context.Context, rows []types.Row) error {
 	if w.failed != nil {
 		return w.failed
 	}
+	var written int64
+	defer func() { w.bytes.Add(written) }()
 	for _, r := range rows {
 		if r.Kind == types.UpdateBefore || r.Kind == types.Delete {
 			return fmt.Errorf("filesystem sink: got a %s row; the filesystem sink is append-only", r.Kind)
@@ -139,6 +147,7 @@ func (w *writer) Write(_ context.Context, rows []types.Row) error {
 			return w.fail(fmt.Errorf("filesystem sink: writing %s: %w", pf.inProg, err))
 		}
 		pf.size += int64(len(w.buf))
+		written += int64(len(w.buf))
 		if pf.size >= w.sink.cfg.FileSize {
 			if err := w.roll(dir); err != nil {
 				return w.fail(err)

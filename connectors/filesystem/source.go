@@ -220,6 +220,7 @@ type fileSplit struct {
 }
 
 type fileReader struct {
+	bytes atomic.Int64 // bytes read, for metrics
 	src   *Source
 	dec   factory.Decoder
 	files []*fileSplit
@@ -266,6 +267,8 @@ func (r *fileReader) readLines(fsp *fileSplit) ([]types.Row, error) {
 	// One allocation for the fields of the whole batch; rows slice it.
 	slab := make([]types.Value, nData*readBatch)
 	rows := make([]types.Row, 0, readBatch)
+	begin := fsp.offset
+	defer func() { r.bytes.Add(fsp.offset - begin) }()
 	for len(rows) < readBatch {
 		line, err := r.br.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
@@ -326,6 +329,10 @@ func (r *fileReader) merge(data, part []types.Value) []types.Value {
 	}
 	return out
 }
+
+// Bytes returns the bytes the reader has read from files
+// (connector.ByteCounter).
+func (r *fileReader) Bytes() int64 { return r.bytes.Load() }
 
 // Snapshot returns each file's next byte offset.
 func (r *fileReader) Snapshot(int64) ([]connector.SplitState, error) {
