@@ -75,7 +75,19 @@
 // is random per run, so that restarted runs never reuse a name.
 //
 // PARTITIONED BY columns become "col=value" directories (Hive-style escaped;
-// NULL is partition.default-name) and are not written into the files.
+// NULL and the empty string are partition.default-name) and are not written
+// into the files. New directories are fsynced into their parents.
+//
+// # Crash tests
+//
+// The package's tests run datagen → filesystem jobs under the runtime in a
+// child process and SIGKILL it at each of the runtime's failure points
+// (three times each) and at random times, restart it until it finishes,
+// and check that the committed files hold every generated row exactly once
+// and that no in-progress file is left:
+//
+//	go test -run Crash -v ./connectors/filesystem/
+//	STREAMSQL_SOAK=1 go test -run CrashAtRandomTimes -v ./connectors/filesystem/  # 100 kills
 package filesystem
 
 import (
