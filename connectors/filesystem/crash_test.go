@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -289,6 +290,13 @@ func TestCrashAtRandomTimes(t *testing.T) {
 	}
 	seed := uint64(time.Now().UnixNano())
 	rng := rand.New(rand.NewPCG(seed, 1))
+	// A lister watches the output while the children run and die: every
+	// file it can see must be complete and never change.
+	stop := make(chan struct{})
+	stopLister := sync.OnceFunc(func() { close(stop) })
+	defer stopLister() // also when a run fails the test
+	listed := make(chan error, 1)
+	go func() { listed <- listComplete(r.dir, stop) }()
 	got, runs := 0, 0
 	for got < kills {
 		runs++
@@ -298,9 +306,67 @@ func TestCrashAtRandomTimes(t *testing.T) {
 		got++
 	}
 	r.finish(t)
+	stopLister()
+	if err := <-listed; err != nil {
+		t.Fatal(err)
+	}
 	r.verify(t)
 	t.Logf("%d SIGKILLs in %d runs (seed %d); committed files hold every row exactly once", got, runs, seed)
 	if os.Getenv("STREAMSQL_SOAK") == "1" && got < kills {
 		t.Fatalf("only %d kills before the job finished", got)
+	}
+}
+
+// listComplete lists the sinks' directories until stop is closed and
+// returns an error when a visible (not hidden) file is incomplete — empty
+// or not ending with a line break — or changes after it was first seen.
+func listComplete(dir string, stop <-chan struct{}) error {
+	seen := map[string]int64{} // size of each file seen
+	tick := time.NewTicker(time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-stop:
+			if len(seen) == 0 {
+				return errors.New("the lister saw no committed file")
+			}
+			return nil
+		case <-tick.C:
+		}
+		for _, name := range crashSinks {
+			err := filepath.WalkDir(filepath.Join(dir, name), func(p string, d fs.DirEntry, err error) error {
+				if errors.Is(err, fs.ErrNotExist) {
+					return nil
+				}
+				if err != nil {
+					return err
+				}
+				if d.IsDir() || strings.HasPrefix(d.Name(), ".") {
+					return nil
+				}
+				if prev, ok := seen[p]; ok {
+					info, err := d.Info()
+					if err != nil {
+						return err
+					}
+					if info.Size() != prev {
+						return fmt.Errorf("%s changed size from %d to %d after it became visible", p, prev, info.Size())
+					}
+					return nil
+				}
+				b, err := os.ReadFile(p)
+				if err != nil {
+					return err
+				}
+				if len(b) == 0 || b[len(b)-1] != '\n' {
+					return fmt.Errorf("%s is visible but incomplete (%d bytes)", p, len(b))
+				}
+				seen[p] = int64(len(b))
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+		}
 	}
 }
