@@ -75,10 +75,16 @@ func crashGenTable(rows, rate int64) factory.Table {
 var crashSinks = []string{"out_a", "out_b"}
 
 // crashOutTable is a filesystem table the crash job writes, in dir/name.
-func crashOutTable(dir, name string) factory.Table {
+// Files are small, so that they roll between checkpoints too; for the
+// soak's many rows less so, to keep the number of files reasonable.
+func crashOutTable(dir, name string, rows int64) factory.Table {
+	size := "2kb"
+	if rows > 100000 {
+		size = "256kb"
+	}
 	return filesystem.WithPartitionKeys(factory.Table{Name: name, Schema: crashSchema, Options: map[string]string{
 		"connector": "filesystem", "path": filepath.Join(dir, name), "format": "json",
-		"sink.rolling-policy.file-size": "2kb",
+		"sink.rolling-policy.file-size": size,
 	}}, []string{"bucket"})
 }
 
@@ -107,7 +113,7 @@ func crashChild(dir string) int {
 	}
 	var sinks []runtime.SinkSpec
 	for _, name := range crashSinks {
-		sink, _, err := reg.CreateSink(ctx, crashOutTable(dir, name))
+		sink, _, err := reg.CreateSink(ctx, crashOutTable(dir, name, rows))
 		if err != nil {
 			return fail(err)
 		}
@@ -206,7 +212,7 @@ func (r crashRig) verify(t *testing.T) {
 // verifySink checks one sink's committed files against want (sorted).
 func (r crashRig) verifySink(t *testing.T, name string, want []string) {
 	t.Helper()
-	src, _, err := factory.Default.Clone().CreateSource(context.Background(), crashOutTable(r.dir, name))
+	src, _, err := factory.Default.Clone().CreateSource(context.Background(), crashOutTable(r.dir, name, r.rows))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -322,7 +328,7 @@ func TestCrashAtRandomTimes(t *testing.T) {
 // or not ending with a line break — or changes after it was first seen.
 func listComplete(dir string, stop <-chan struct{}) error {
 	seen := map[string]int64{} // size of each file seen
-	tick := time.NewTicker(time.Millisecond)
+	tick := time.NewTicker(5 * time.Millisecond)
 	defer tick.Stop()
 	for {
 		select {
