@@ -82,10 +82,12 @@ func crashOutTable(dir, name string, rows int64) factory.Table {
 	if rows > 100000 {
 		size = "256kb"
 	}
-	return filesystem.WithPartitionKeys(factory.Table{Name: name, Schema: crashSchema, Options: map[string]string{
+	schema := crashSchema
+	schema.PartitionKeys = []string{"bucket"}
+	return factory.Table{Name: name, Schema: schema, Options: map[string]string{
 		"connector": "filesystem", "path": filepath.Join(dir, name), "format": "json",
 		"sink.rolling-policy.file-size": size,
-	}}, []string{"bucket"})
+	}}
 }
 
 func crashChild(dir string) int {

@@ -14,13 +14,6 @@ import (
 // filesystem connector.
 const Identifier = "filesystem"
 
-// PartitionKeysOption is the option that carries the table's PARTITIONED
-// BY columns to the factory, ';'-separated in declaration order. The
-// factory's Schema has no place for them, so the planner sets this option
-// from the PARTITIONED BY clause (see WithPartitionKeys); a user may also
-// write it in WITH for a table declared without PARTITIONED BY.
-const PartitionKeysOption = "partition.keys"
-
 // The connector's options, with Flink's names, defaults and meaning.
 var (
 	optPath = factory.String("path").Required().
@@ -37,8 +30,6 @@ var (
 				Description("The directory value of a partition column that is NULL or the empty string.")
 	optParallelism = factory.Int("sink.parallelism").
 			Description("The parallelism of the sink. By default, the parallelism of the upstream operator.")
-	optPartitionKeys = factory.List(PartitionKeysOption).
-				Description("The PARTITIONED BY columns, ';'-separated; set by the planner from the PARTITIONED BY clause. Each becomes a 'column=value' directory level and is not written into the files.")
 )
 
 func init() {
@@ -53,7 +44,7 @@ func Factory() factory.ConnectorFactory {
 		Description: "Reads the files under a directory (bounded) and writes files with exactly-once two-phase commit: " +
 			"in-progress files are hidden and renamed into place when a checkpoint completes, so readers only see complete files.",
 		Options: []factory.Option{optPath, optFormat, optFileSize, optRolloverInterval, optCheckInterval,
-			optDefaultPartition, optParallelism, optPartitionKeys},
+			optDefaultPartition, optParallelism},
 		Rules: []factory.Rule{
 			factory.Check("sink.rolling-policy.file-size must be positive", func(c *factory.Config) error {
 				return positiveValue(int64(optFileSize.Get(c)))
@@ -121,32 +112,17 @@ func config(ctx factory.Context) (Config, []types.Field, error) {
 	if f := optFormat.Get(o); f != nil {
 		cfg.Extension = "." + f.Identifier()
 	}
-	for _, name := range optPartitionKeys.Get(o) {
+	for _, name := range ctx.Schema.PartitionKeys {
 		i := slices.IndexFunc(columns, func(c types.Field) bool { return c.Name == name })
 		if i < 0 {
 			names := make([]string, len(columns))
 			for j, c := range columns {
 				names[j] = c.Name
 			}
-			return cfg, nil, &factory.InvalidValueError{Key: PartitionKeysOption, Value: strings.Join(optPartitionKeys.Get(o), ";"),
-				Type: factory.TypeList, Err: fmt.Errorf("%w: %s is not a physical column (columns: %s)", ErrConfig, name, strings.Join(names, ", "))}
+			return cfg, nil, fmt.Errorf("%w: PARTITIONED BY column %s is not a physical column (physical columns: %s)",
+				ErrConfig, name, strings.Join(names, ", "))
 		}
 		cfg.PartitionKeys = append(cfg.PartitionKeys, i)
 	}
 	return cfg, columns, nil
-}
-
-// WithPartitionKeys returns t with its PARTITIONED BY columns set in the
-// options, as the planner passes them to this connector's factory.
-func WithPartitionKeys(t factory.Table, keys []string) factory.Table {
-	if len(keys) == 0 {
-		return t
-	}
-	opts := make(map[string]string, len(t.Options)+1)
-	for k, v := range t.Options {
-		opts[k] = v
-	}
-	opts[PartitionKeysOption] = strings.Join(keys, ";")
-	t.Options = opts
-	return t
 }

@@ -28,16 +28,24 @@ var schema = factory.Schema{Columns: []factory.Column{
 	{Name: "doubled", Type: types.BigInt(), Kind: factory.Computed, Expr: "id * 2"},
 }}
 
+// partitionKeysForTest is a pseudo option of fsTable: its ';'-separated
+// value becomes the schema's PARTITIONED BY columns.
+const partitionKeysForTest = "(partitioned by)"
+
 func fsTable(dir string, opts map[string]string) factory.Table {
 	all := map[string]string{"connector": "filesystem", "path": dir, "format": "json"}
+	sch := schema
 	for k, v := range opts {
-		if v == "" {
+		switch {
+		case k == partitionKeysForTest:
+			sch.PartitionKeys = strings.Split(v, ";")
+		case v == "":
 			delete(all, k)
-			continue
+		default:
+			all[k] = v
 		}
-		all[k] = v
 	}
-	return factory.Table{Name: "cat.db.files", Schema: schema, Options: all}
+	return factory.Table{Name: "cat.db.files", Schema: sch, Options: all}
 }
 
 // TestFilesystemFactoryValidation checks each kind of mistake is reported
@@ -77,10 +85,10 @@ func TestFilesystemFactoryValidation(t *testing.T) {
 			var e *factory.UnknownFactoryError
 			return errors.As(err, &e) && e.Key == "format" && e.Identifier == "parquet"
 		}},
-		{"partition key not a column", map[string]string{filesystem.PartitionKeysOption: "bukket"}, invalidKey(filesystem.PartitionKeysOption)},
-		{"partition key computed", map[string]string{filesystem.PartitionKeysOption: "doubled"}, invalidKey(filesystem.PartitionKeysOption)},
-		{"every column a partition", map[string]string{filesystem.PartitionKeysOption: "id;name;amount;bucket"}, isConfigErr},
-		{"partition key twice", map[string]string{filesystem.PartitionKeysOption: "bucket;bucket"}, isConfigErr},
+		{"partition key not a column", map[string]string{partitionKeysForTest: "bukket"}, isConfigErr},
+		{"partition key computed", map[string]string{partitionKeysForTest: "doubled"}, isConfigErr},
+		{"every column a partition", map[string]string{partitionKeysForTest: "id;name;amount;bucket"}, isConfigErr},
+		{"partition key twice", map[string]string{partitionKeysForTest: "bucket;bucket"}, isConfigErr},
 		{"format cannot hold the columns", map[string]string{"format": "raw"}, func(err error) bool {
 			return errors.As(err, new(*factory.UnsupportedTypeError))
 		}},
@@ -171,9 +179,8 @@ func TestDatagenToFilesystemRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := filesystem.WithPartitionKeys(fsTable("file://"+dir, map[string]string{
-		"sink.rolling-policy.file-size": "16kb",
-	}), []string{"bucket"})
+	out := fsTable("file://"+dir, map[string]string{"sink.rolling-policy.file-size": "16kb"})
+	out.Schema.PartitionKeys = []string{"bucket"}
 	sink, _, err := reg.CreateSink(ctx, out)
 	if err != nil {
 		t.Fatal(err)

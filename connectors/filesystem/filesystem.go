@@ -29,11 +29,11 @@
 //     directory value of a NULL or empty partition value; reading it back
 //     gives NULL.
 //   - sink.parallelism (Integer, default: the upstream operator's).
-//   - partition.keys (List): the PARTITIONED BY columns. The factory's
-//     Schema has no place for them, so the planner passes them in this
-//     option (WithPartitionKeys); partition columns must be string,
-//     integer, BOOLEAN, FLOAT, DOUBLE, DECIMAL or DATE columns, and at
-//     least one column must not be one.
+//
+// The PARTITIONED BY columns come from the table's schema
+// (factory.Schema.PartitionKeys); they must be string, integer, BOOLEAN,
+// FLOAT, DOUBLE, DECIMAL or DATE columns, and at least one column must not
+// be one.
 //
 // # Source
 //
