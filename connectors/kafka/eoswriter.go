@@ -110,6 +110,10 @@ func (w *ExactlyOnceWriter) publish() {
 }
 
 func newExactlyOnceWriter(s *TransactionalSink, task connector.TaskInfo, ack AckTracker) (*ExactlyOnceWriter, error) {
+	enc, err := s.cfg.encoder()
+	if err != nil {
+		return nil, err
+	}
 	meta, err := s.newClient()
 	if err != nil {
 		return nil, err
@@ -118,7 +122,7 @@ func newExactlyOnceWriter(s *TransactionalSink, task connector.TaskInfo, ack Ack
 	if log == nil {
 		log = s.cfg.Logger
 	}
-	w := &ExactlyOnceWriter{sink: s, task: task, log: log, meta: meta, ack: ack, p: newProducer(s.cfg.Encoder, s.cfg.Metadata, s.cfg.topicCheck())}
+	w := &ExactlyOnceWriter{sink: s, task: task, log: log, meta: meta, ack: ack, p: newProducer(enc, s.cfg.Metadata, s.cfg.topicCheck())}
 	if s.cfg.TransactionNamingStrategy == Incrementing {
 		// Continue after the ids of the restored checkpoint.
 		w.nextSeq = s.nextIndex(task.Index)

@@ -2,6 +2,7 @@ package kafka
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -71,6 +72,9 @@ func (p *producer) produce(cl *kgo.Client, rows []types.Row) (int, error) {
 		r := p.record()
 		if err := p.enc.EncodeRecord(&rows[i], r); err != nil {
 			p.records.Put(r)
+			if errors.Is(err, ErrSkipRow) {
+				continue
+			}
 			return i, fmt.Errorf("kafka sink: encoding a row: %w", err)
 		}
 		if len(p.meta) > 0 {

@@ -7,11 +7,13 @@ import (
 	"io"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/factory"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -48,6 +50,8 @@ type Reader struct {
 	maxPoll  int
 	groupID  string
 	metadata []MetadataColumn
+	decode   Decoder
+	skipped  atomic.Int64
 
 	mu        sync.Mutex // guards snapshots: CheckpointComplete may run on another goroutine
 	snapshots map[int64]kadm.Offsets
@@ -72,6 +76,12 @@ func (s *Source) open(ctx context.Context, splits []connector.SplitState) (*Read
 	fail := func(err error) (*Reader, error) {
 		admCl.Close()
 		return nil, err
+	}
+	r.decode = s.cfg.Decoder
+	if s.cfg.NewDecoder != nil {
+		if r.decode, err = s.cfg.NewDecoder(); err != nil {
+			return fail(fmt.Errorf("kafka source: %w", err))
+		}
 	}
 	topics := map[string]bool{}
 	for _, sp := range splits {
@@ -286,12 +296,14 @@ func (r *Reader) poll(ctx context.Context) ([]types.Row, error) {
 		return nil, io.EOF
 	}
 	fs := r.cl.PollRecords(ctx, r.maxPoll)
-	if err := ctx.Err(); err != nil {
+	// Records fetched while ctx was being cancelled (the runtime interrupts
+	// a blocked Read to inject a barrier) are returned, never dropped.
+	if err := ctx.Err(); err != nil && fs.NumRecords() == 0 {
 		return nil, err
 	}
 	var ferr error
 	fs.EachError(func(topic string, p int32, err error) {
-		if ferr == nil && !errors.Is(err, context.Canceled) {
+		if ferr == nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
 			ferr = fmt.Errorf("kafka source: fetching topic %s partition %d: %w", topic, p, err)
 		}
 	})
@@ -328,13 +340,19 @@ func (r *Reader) poll(ctx context.Context) ([]types.Row, error) {
 			if !rec.Attrs.IsControl() {
 				i := len(out)
 				row := types.Row{Fields: slab[i*width : (i+1)*width : (i+1)*width]}
-				if err := r.src.cfg.Decoder(rec.Key, rec.Value, &row); err != nil {
-					derr = fmt.Errorf("kafka source: decoding the record at topic %s partition %d offset %d: %w",
-						rec.Topic, rec.Partition, rec.Offset, err)
-					return
+				if err := r.decode(rec.Key, rec.Value, &row); err != nil {
+					if !errors.Is(err, factory.ErrSkipRecord) {
+						derr = fmt.Errorf("kafka source: decoding the record at topic %s partition %d offset %d: %w",
+							rec.Topic, rec.Partition, rec.Offset, err)
+						return
+					}
+					r.skipped.Add(1)
+					clear(row.Fields)
+					row.Kind = types.Insert
+				} else {
+					r.fillMetadata(rec, &row)
+					out = append(out, row)
 				}
-				r.fillMetadata(rec, &row)
-				out = append(out, row)
 			}
 			st.next = rec.Offset + 1
 		}
@@ -397,6 +415,11 @@ func (r *Reader) fillMetadata(rec *kgo.Record, row *types.Row) {
 		row.Fields[m.Index] = v
 	}
 }
+
+// Skipped returns the number of records dropped because their decoder
+// returned factory.ErrSkipRecord (a format told to ignore parse errors, or
+// a record holding no row). It is safe for concurrent use.
+func (r *Reader) Skipped() int64 { return r.skipped.Load() }
 
 // Snapshot returns each split's next offset (decimal text) and remembers
 // them to commit to the group when the checkpoint completes.

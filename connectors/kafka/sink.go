@@ -74,7 +74,52 @@ func NewSink(cfg SinkConfig) (connector.Sink, error) {
 
 // Open returns the writer of one sink task.
 func (s *Sink) Open(ctx context.Context, task connector.TaskInfo) (connector.Writer, error) {
-	return newPlainWriter(s, task)
+	w, err := newPlainWriter(s, task)
+	if err != nil {
+		return nil, err
+	}
+	return s.buffered(w)
+}
+
+// buffered wraps w in an UpsertBuffer when sink buffer flushing is on.
+func (s *Sink) buffered(w connector.Writer) (connector.Writer, error) {
+	if s.cfg.BufferFlushMaxRows <= 0 && s.cfg.BufferFlushInterval <= 0 {
+		return w, nil
+	}
+	key, err := s.cfg.NewKeyFunc()
+	if err == nil {
+		var b *UpsertBuffer
+		if b, err = NewUpsertBuffer(w, key, s.cfg.BufferFlushMaxRows, s.cfg.BufferFlushInterval); err == nil {
+			return b, nil
+		}
+	}
+	_ = w.Close()
+	return nil, fmt.Errorf("kafka sink: %w", err)
+}
+
+// resolvePrefix derives the transactional-id prefix from the job name when
+// the options did not set it. It runs before anything reads the prefix.
+func (s *Sink) resolvePrefix(job string) error {
+	s.startMu.Lock()
+	defer s.startMu.Unlock()
+	if s.cfg.TransactionalIDPrefix != "" {
+		return nil
+	}
+	if job == "" {
+		return errors.New("kafka sink: exactly-once without 'sink.transactional-id-prefix' needs the job name to derive one")
+	}
+	s.cfg.TransactionalIDPrefix = DefaultTransactionalIDPrefix(job, s.cfg.Table)
+	s.cfg.Logger.Warn("kafka sink: " + TransactionalIDPrefixWarning(s.cfg.TransactionalIDPrefix))
+	return nil
+}
+
+// TransactionalIDPrefix returns the prefix in use ("" while a derived one
+// is not yet known: it is derived when the committer or a writer is
+// created).
+func (s *Sink) TransactionalIDPrefix() string {
+	s.startMu.Lock()
+	defer s.startMu.Unlock()
+	return s.cfg.TransactionalIDPrefix
 }
 
 // Open returns the exactly-once writer of one sink task.
@@ -83,15 +128,25 @@ func (s *TransactionalSink) Open(ctx context.Context, task connector.TaskInfo) (
 	if err != nil {
 		return nil, err
 	}
+	if err := s.resolvePrefix(task.Job); err != nil {
+		return nil, err
+	}
 	if err := s.start(ctx); err != nil {
 		return nil, err
 	}
-	return newExactlyOnceWriter(s, task, ack)
+	w, err := newExactlyOnceWriter(s, task, ack)
+	if err != nil {
+		return nil, err
+	}
+	return s.buffered(w)
 }
 
 // Committer returns the committer of the sink.
 func (s *TransactionalSink) Committer(ctx context.Context, job string) (connector.Committer, error) {
 	if _, err := s.tracker(); err != nil {
+		return nil, err
+	}
+	if err := s.resolvePrefix(job); err != nil {
 		return nil, err
 	}
 	if err := s.start(ctx); err != nil {

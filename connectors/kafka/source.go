@@ -220,8 +220,15 @@ type SourceConfig struct {
 	RowWidth int
 	// Metadata are the metadata columns to fill.
 	Metadata []MetadataColumn
-	// Decoder decodes key and value; required.
+	// Decoder decodes key and value; one of Decoder and NewDecoder is
+	// required.
 	Decoder Decoder
+	// NewDecoder, when set, creates the decoder of each reader (the
+	// formats' decoders are not safe for concurrent use). A decoder error
+	// wrapping factory.ErrSkipRecord drops the record (Reader.Skipped
+	// counts them); any other fails the read, wrapped with the record's
+	// topic, partition and offset.
+	NewDecoder func() (Decoder, error)
 	// Logger receives warnings; nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -245,7 +252,7 @@ func NewSource(cfg SourceConfig) (*Source, error) {
 		return nil, errors.New("kafka source: either 'topic' or 'topic-pattern' must be set")
 	case len(cfg.Topics) > 0 && cfg.TopicPattern != nil:
 		return nil, errors.New("kafka source: options 'topic' and 'topic-pattern' shouldn't be set together")
-	case cfg.Decoder == nil:
+	case cfg.Decoder == nil && cfg.NewDecoder == nil:
 		return nil, errors.New("kafka source: no decoder")
 	case cfg.StartupMode == StartSpecificOffsets && len(cfg.StartupSpecificOffsets) == 0:
 		return nil, errors.New("kafka source: 'scan.startup.specific-offsets' is required in 'specific-offsets' startup mode but missing")
