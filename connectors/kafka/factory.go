@@ -86,7 +86,7 @@ var (
 
 // Rules shared by both connectors.
 var (
-	ruleTopic = factory.OneOf("either 'topic' or 'topic-pattern' must be set, not both", optTopic, optTopicPattern)
+	ruleTopic   = factory.OneOf("either 'topic' or 'topic-pattern' must be set, not both", optTopic, optTopicPattern)
 	rulePattern = factory.Check("'topic-pattern' must be a valid regular expression", func(c *factory.Config) error {
 		if p, ok := optTopicPattern.Lookup(c); ok {
 			_, err := regexp.Compile(p)
