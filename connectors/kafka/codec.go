@@ -130,6 +130,10 @@ type rowDecoder struct {
 	value    factory.Decoder
 	keyRow   types.Row
 	valueRow types.Row
+	// live holds the keys (record key bytes) whose latest record this
+	// reader saw is a value (upsert-kafka only): their next value is an
+	// UPDATE_AFTER, a value of any other key an INSERT.
+	live map[string]struct{}
 }
 
 // newDecoder returns the Decoder of one reader.
@@ -146,13 +150,18 @@ func (l *layout) newDecoder() (Decoder, error) {
 		return nil, fmt.Errorf("value format '%s': %w", l.valueFormat.Identifier(), err)
 	}
 	d.valueRow = types.NewRow(len(l.valueFields))
+	if l.upsert {
+		d.live = map[string]struct{}{}
+	}
 	return d.decode, nil
 }
 
 // decode fills row (zeroed, of the source width) from a record. Key fields
 // are decoded first; under value.fields-include ALL the value's copy of a
-// key column wins, as in Flink. For upsert-kafka a value makes an
-// UPDATE_AFTER row and a tombstone a DELETE row holding the key columns.
+// key column wins, as in Flink. For upsert-kafka a value makes an INSERT
+// row when its key is new to this reader and an UPDATE_AFTER row when the
+// key's previous record was a value; a tombstone makes a DELETE row holding
+// only the key columns.
 func (d *rowDecoder) decode(key, value []byte, row *types.Row) error {
 	if d.key != nil && key != nil {
 		if err := d.key.Decode(key, &d.keyRow); err != nil {
@@ -167,6 +176,7 @@ func (d *rowDecoder) decode(key, value []byte, row *types.Row) error {
 			return fmt.Errorf("tombstone without a key: %w", factory.ErrSkipRecord)
 		}
 		row.Kind = types.Delete
+		delete(d.live, string(key))
 		return nil
 	}
 	if err := d.value.Decode(value, &d.valueRow); err != nil {
@@ -176,8 +186,13 @@ func (d *rowDecoder) decode(key, value []byte, row *types.Row) error {
 		row.Fields[pos] = d.valueRow.Fields[i]
 	}
 	row.Kind = d.valueRow.Kind
-	if d.l.upsert && row.Kind == types.Insert {
-		row.Kind = types.UpdateAfter
+	if d.l.upsert {
+		if _, ok := d.live[string(key)]; ok {
+			row.Kind = types.UpdateAfter
+		} else {
+			row.Kind = types.Insert
+			d.live[string(key)] = struct{}{}
+		}
 	}
 	return nil
 }

@@ -2,6 +2,50 @@
 // guarantees none, at-least-once and exactly-once, and a source reader
 // with direct partition assignment, startup and bounded modes.
 //
+// # Tables
+//
+// Importing the package registers the connectors 'kafka' and
+// 'upsert-kafka' in factory.Default (Factory, UpsertFactory) with every
+// option of Flink's, under Flink's names and defaults; the configuration
+// reference (factory.Registry.WriteMarkdown) lists them. Validation checks
+// options and their relationships (topic or topic-pattern; the specific
+// offsets and timestamps each mode needs; 'key.format' with 'key.fields';
+// a key prefix only with EXCEPT_KEY; round-robin without key fields;
+// upsert-kafka's buffer options together; every 'properties.*' key mapped
+// onto franz-go) and reports typed factory errors. 'sink.semantic' is the
+// deprecated alias of 'sink.delivery-guarantee' (a warning; a conflicting
+// value is a *factory.ConflictError). Checks that need the schema —
+// upsert-kafka's PRIMARY KEY, key columns, metadata keys, the formats'
+// column types — run when the source or sink is created.
+//
+// Deviations from Flink, all documented in the option descriptions:
+// 'sink.transaction-naming-strategy' defaults to POOLING; an exactly-once
+// sink without 'sink.transactional-id-prefix' derives one from the job
+// name and the table (DefaultTransactionalIDPrefix, when the committer or
+// a writer is created, since factory.Context has no job name; the planner
+// shows it in EXPLAIN through TransactionalIDPrefix with
+// TransactionalIDPrefixWarning); 'properties.transaction.timeout.ms'
+// defaults to the brokers' maximum.
+//
+// Rows of a source have one field per physical and metadata column in
+// schema order (computed columns are not the connector's); rows of a sink
+// have one field per physical and non-virtual metadata column. The key
+// format handles the 'key.fields' (upsert-kafka: the PRIMARY KEY) with
+// 'key.fields-prefix' stripped from their names; the value format every
+// physical column (ALL) or those not in the key (EXCEPT_KEY). Each reader
+// and writer creates its own decoders and encoders. A decode error is
+// wrapped with the record's topic, partition and offset; a record the
+// format skips (factory.ErrSkipRecord) is counted by Reader.Skipped.
+//
+// upsert-kafka writes INSERT and UPDATE_AFTER rows as records and DELETE
+// rows as tombstones, and drops UPDATE_BEFORE rows (ErrSkipRow); with
+// 'sink.buffer-flush.*' an UpsertBuffer keeps the latest row per key. Its
+// source reads from the earliest offset and produces an upsert changelog:
+// a value is an INSERT when its key is new to the reader and an
+// UPDATE_AFTER otherwise (readers remember the keys they saw, as Flink's
+// changelog normalisation does; after a restore the first value of a key
+// is an INSERT again), a tombstone a DELETE carrying only the key columns.
+//
 // # Exactly-once
 //
 // The exactly-once sink follows DESIGN.md ("Kafka exactly-once"). Each

@@ -216,14 +216,20 @@ func changelog() []types.Row {
 // expected is the table the changelog leaves.
 var expectedUpsert = map[int64]string{1: "a2", 3: "c2", 4: "d"}
 
-// fold applies an upsert source's rows to a table keyed by id.
+// fold applies an upsert source's rows to a table keyed by id, checking
+// that a value is an INSERT exactly when its key is absent.
 func fold(t *testing.T, rows []types.Row) map[int64]string {
 	t.Helper()
 	table := map[int64]string{}
 	for _, r := range rows {
+		id := r.Fields[0].Int64()
+		_, present := table[id]
 		switch r.Kind {
-		case types.UpdateAfter:
-			table[r.Fields[0].Int64()] = r.Fields[1].Str()
+		case types.Insert, types.UpdateAfter:
+			if (r.Kind == types.Insert) == present {
+				t.Errorf("%v row for id %d, which is present: %v", r.Kind, id, present)
+			}
+			table[id] = r.Fields[1].Str()
 		case types.Delete:
 			if !r.Fields[1].IsNull() {
 				t.Errorf("a DELETE row carries a value: %v", r.Fields)
