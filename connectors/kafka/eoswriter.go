@@ -209,7 +209,7 @@ func (w *ExactlyOnceWriter) acquire(ctx context.Context) (*slot, error) {
 		w.sweep()
 		if w.sink.cfg.TransactionNamingStrategy == Pooling {
 			for _, sl := range w.slots {
-				if sl.reusable(ack) && !w.sink.isReserved(sl.id) {
+				if sl.reusable(ack) && !w.sink.isReserved(sl.id, ack) {
 					return sl, nil
 				}
 			}
@@ -254,7 +254,7 @@ func (w *ExactlyOnceWriter) newSlot() *slot {
 			}
 		}
 		id := transactionalID(w.sink.cfg.TransactionalIDPrefix, w.task.Index, idx)
-		if !used && !w.sink.isReserved(id) {
+		if !used && !w.sink.isReserved(id, w.ack) {
 			sl := &slot{id: id, index: idx}
 			w.slots = append(w.slots, sl)
 			w.publish()

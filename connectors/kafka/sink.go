@@ -143,9 +143,6 @@ func (s *TransactionalSink) Open(ctx context.Context, task connector.TaskInfo) (
 
 // Committer returns the committer of the sink.
 func (s *TransactionalSink) Committer(ctx context.Context, job string) (connector.Committer, error) {
-	if _, err := s.tracker(); err != nil {
-		return nil, err
-	}
 	if err := s.resolvePrefix(job); err != nil {
 		return nil, err
 	}
@@ -310,15 +307,15 @@ func (s *TransactionalSink) nextIndex(task int) int {
 }
 
 // isReserved reports whether id holds a restored committable whose commit
-// is not yet durably acknowledged.
-func (s *TransactionalSink) isReserved(id string) bool {
+// is not yet durably acknowledged (by ack, the asking writer's tracker).
+func (s *TransactionalSink) isReserved(id string, ack AckTracker) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c, ok := s.reserved[id]
 	if !ok {
 		return false
 	}
-	if s.ack.IsDurablyCommitted(c) {
+	if ack.IsDurablyCommitted(c) {
 		delete(s.reserved, id)
 		return false
 	}
