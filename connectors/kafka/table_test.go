@@ -344,3 +344,89 @@ func equalTables(a, b map[int64]string) bool {
 	}
 	return true
 }
+
+// TestTableExactlyOnce runs factory-created exactly-once sinks, one with
+// 'sink.semantic' and no prefix (derived from the job name and the table),
+// and a buffered upsert-kafka one, and reads them back read_committed.
+func TestTableExactlyOnce(t *testing.T) {
+	b := kafkatest.Require(t)
+	ctx := context.Background()
+	cols := []factory.Column{{Name: "id", Type: types.BigInt()}, {Name: "name", Type: types.String()}}
+	job := kafkatest.UniqueName(t)
+	for _, tc := range []struct {
+		name  string
+		table factory.Table
+	}{
+		{"semantic without prefix", brokerTable(b, "eos", cols, nil, "connector", "kafka", "topic", b.Topic(t, 2),
+			"format", "json", "sink.semantic", "exactly-once", "scan.startup.mode", "earliest-offset",
+			"scan.bounded.mode", "latest-offset", "properties.isolation.level", "read_committed")},
+		{"upsert buffered", brokerTable(b, "eosup", cols, []string{"id"}, "connector", "upsert-kafka", "topic", b.Topic(t, 2),
+			"key.format", "json", "value.format", "json", "sink.delivery-guarantee", "exactly-once",
+			"sink.buffer-flush.max-rows", "2", "sink.buffer-flush.interval", "1 h",
+			"scan.bounded.mode", "latest-offset", "properties.isolation.level", "read_committed")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sink, _, err := factory.Default.CreateSink(ctx, tc.table)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ts := sink.(*TransactionalSink)
+			ack := &MemoryAckTracker{}
+			ts.SetAckTracker(ack)
+			cm, err := ts.Committer(ctx, job)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cm.Close()
+			if err := cm.Recover(ctx, nil); err != nil {
+				t.Fatal(err)
+			}
+			info := task(0)
+			info.Job = job
+			w, err := ts.Open(ctx, info)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer w.Close()
+			upsert := len(tc.table.Schema.PrimaryKey) > 0
+			in := changelog()
+			if !upsert {
+				in = nil
+				for i := range 10 {
+					in = append(in, types.Row{Fields: []types.Value{types.Int64(int64(i)), types.Str(fmt.Sprint("n", i))}})
+				}
+			}
+			mustWrite(t, w, in)
+			c := mustPreCommit(t, w, 1)
+			if id := mustDecode(t, c).TransactionalID; !strings.HasPrefix(id, job+"-cat.db.") {
+				t.Errorf("transactional id %q does not start with the derived prefix %s-<table>", id, job)
+			}
+			// Nothing is visible read_committed before the commit.
+			if rows, _, err := readTable(t, tc.table); err != nil || len(rows) != 0 {
+				t.Fatalf("read %d rows before the commit (%v)", len(rows), err)
+			}
+			if err := cm.Commit(ctx, c); err != nil {
+				t.Fatal(err)
+			}
+			ack.MarkDurable(c)
+			rows, _, err := readTable(t, tc.table)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if upsert {
+				if got := fold(t, rows); !equalTables(got, expectedUpsert) {
+					t.Errorf("final table %v, want %v", got, expectedUpsert)
+				}
+				return
+			}
+			var ids []int64
+			for _, r := range rows {
+				ids = append(ids, r.Fields[0].Int64())
+			}
+			slices.Sort(ids)
+			if len(ids) != 10 || ids[0] != 0 || ids[9] != 9 {
+				t.Errorf("read ids %v, want 0..9", ids)
+			}
+		})
+	}
+}
