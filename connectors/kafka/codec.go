@@ -76,6 +76,9 @@ func newLayout(ctx factory.Context, spec layoutSpec) (*layout, error) {
 			if err != nil {
 				return nil, fmt.Errorf("column '%s': %w", c.Name, err)
 			}
+			if !metadataTypeFits(mk, c.Type) {
+				return nil, fmt.Errorf("column '%s' of type %s cannot hold Kafka metadata '%s' of type %s", c.Name, c.Type, mk, mk.MetadataType())
+			}
 			l.srcMeta = append(l.srcMeta, MetadataColumn{Key: mk, Index: l.srcWidth})
 			l.srcWidth++
 			if !c.Virtual {
@@ -120,6 +123,23 @@ func newLayout(ctx factory.Context, spec layoutSpec) (*layout, error) {
 		l.sinkValue = append(l.sinkValue, p.snk)
 	}
 	return l, nil
+}
+
+// metadataTypeFits reports whether a column of type t can hold metadata k
+// (Flink allows any type the metadata's type casts to; here: the same
+// family, with integers of any width).
+func metadataTypeFits(k MetadataKey, t types.Type) bool {
+	switch k {
+	case MetaTopic, MetaTimestampType:
+		return t.IsString()
+	case MetaPartition, MetaOffset, MetaLeaderEpoch:
+		return t.IsInteger()
+	case MetaTimestamp:
+		return t.IsTimestamp()
+	case MetaHeaders:
+		return t.Kind == types.KindMap && t.Elem != nil && t.Elem.IsString() && t.Value != nil && t.Value.IsBinary()
+	}
+	return false
 }
 
 // rowDecoder decodes records into source rows with the table's formats.

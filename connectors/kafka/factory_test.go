@@ -231,6 +231,8 @@ func TestCreateChecksSchema(t *testing.T) {
 	readOnlyMeta.Schema.Columns = append(readOnlyMeta.Schema.Columns, factory.Column{Name: "offset", Type: types.BigInt(), Kind: factory.Metadata})
 	unknownMeta := kafkaTable()
 	unknownMeta.Schema.Columns = append(unknownMeta.Schema.Columns, factory.Column{Name: "m", Type: types.BigInt(), Kind: factory.Metadata, MetadataKey: "value.source.ts"})
+	badMetaType := kafkaTable()
+	badMetaType.Schema.Columns = append(badMetaType.Schema.Columns, factory.Column{Name: "offset", Type: types.String(), Kind: factory.Metadata, Virtual: true})
 	patternSink := kafkaTable("topic", "<unset>", "topic-pattern", "t.*")
 	badType := kafkaTable("format", "raw")
 	for _, tc := range []struct {
@@ -246,6 +248,7 @@ func TestCreateChecksSchema(t *testing.T) {
 		{"key field without prefix", unprefixed, false, "prefixed with 'k_'"},
 		{"read-only metadata in a sink", readOnlyMeta, false, "VIRTUAL"},
 		{"unknown metadata key", unknownMeta, true, "value.source.ts"},
+		{"metadata column of the wrong type", badMetaType, true, "cannot hold Kafka metadata 'offset'"},
 		{"pattern sink without topic column", patternSink, false, "'topic' metadata column"},
 		{"raw format over two columns", badType, true, "raw"},
 	} {
