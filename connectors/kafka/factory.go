@@ -94,7 +94,7 @@ var (
 		}
 		return nil
 	}, optTopicPattern)
-	ruleProperties = factory.Check("a Kafka client property cannot be used", func(c *factory.Config) error {
+	ruleProperties = factory.Check("every 'properties.*' key must be a Java client property that streamsql maps onto franz-go", func(c *factory.Config) error {
 		_, err := parseProperties(optProperties.Get(c))
 		return err
 	}, optProperties)
