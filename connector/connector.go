@@ -14,6 +14,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"time"
 
 	"github.com/streamsql/streamsql/types"
 )
@@ -31,6 +32,30 @@ type TaskInfo struct {
 	Parallelism int
 	// Logger is the task's logger; never nil.
 	Logger *slog.Logger
+	// Commits reports the commit state of what a writer pre-committed. It
+	// is set for sink tasks and nil for source tasks.
+	Commits CommitTracker
+	// RestoredCheckpoint is the id of the checkpoint this run restored, 0
+	// when it started afresh. Checkpoint ids passed to PreCommit in this
+	// run are greater.
+	RestoredCheckpoint int64
+}
+
+// CommitTracker tells a sink writer whether pre-committed work has been
+// committed and whether that commit's acknowledgement is durable (it
+// survives a crash: recovery will not commit that work again). A writer
+// that reuses a resource per transaction, such as a Kafka transactional id,
+// may reuse it only once Durable reports true for the checkpoint in which
+// the resource's previous transaction was pre-committed; otherwise recovery
+// could commit the old committable against the resource's newer work.
+// Methods are safe for concurrent use.
+type CommitTracker interface {
+	// Durable reports whether every committable that any task of this
+	// sink, in this run or an earlier one, pre-committed at a checkpoint
+	// with an id <= checkpointID is committed with a durable
+	// acknowledgement. Resources last used by an earlier run are safe to
+	// reuse once Durable(TaskInfo.RestoredCheckpoint) is true.
+	Durable(checkpointID int64) bool
 }
 
 // Split is a unit of parallel reading: a Kafka partition, a file, a
@@ -66,6 +91,12 @@ type Reader interface {
 	// io.EOF when a bounded reader is done, and ctx.Err() when ctx is done.
 	// The returned rows belong to the caller: the reader must not modify
 	// them afterwards.
+	//
+	// The runtime cancels ctx to interrupt a blocked Read when it must
+	// inject a checkpoint barrier, and then calls Read again with a new
+	// context: an interrupted Read must not lose rows (rows it had fetched
+	// but not returned are returned by a later Read), and Snapshot must
+	// describe the position after the last rows actually returned.
 	Read(ctx context.Context) ([]types.Row, error)
 	// Snapshot returns the position of every assigned split after the last
 	// row returned by Read. The runtime calls it between Reads when it
@@ -90,7 +121,8 @@ type Sink interface {
 
 // Writer writes rows of one sink task.
 type Writer interface {
-	// Write writes rows. It may buffer.
+	// Write writes rows. It may buffer, and keep rows, but must not modify
+	// them: the same rows may go to several sinks.
 	Write(ctx context.Context, rows []types.Row) error
 	// PreCommit is phase one of two-phase commit, called when the task
 	// receives the barrier of checkpoint checkpointID, after every row
@@ -101,7 +133,11 @@ type Writer interface {
 	// here, so that the checkpoint fails.
 	PreCommit(ctx context.Context, checkpointID int64) ([]Committable, error)
 	// Close releases the writer; work not pre-committed is discarded
-	// (a transactional writer aborts its open transaction).
+	// (a transactional writer aborts its open transaction). When a job
+	// ends normally (stop or end of input), Close is called after the
+	// commits of the final checkpoint are acknowledged; after a failure it
+	// may be called before pending commits are done, which then happen
+	// through the Committer (in a later run's Recover if need be).
 	Close() error
 }
 
@@ -132,10 +168,29 @@ type Committer interface {
 	// Recover is called once at start, before any writer is opened, with
 	// the committables of the restored checkpoint that are not known to be
 	// committed. It commits them, then aborts any work that earlier runs
-	// left open and that is not among them.
+	// left open and that is not among them. (The runtime has just
+	// committed each of them with Commit, retrying, so that a lost one is
+	// reported exactly; committing them again here is idempotent.)
 	Recover(ctx context.Context, pending []Committable) error
 	// Close releases the committer.
 	Close() error
+}
+
+// TransactionTimeouter is implemented by Committers whose pre-committed
+// work expires on the other side after a time (for Kafka:
+// transaction.timeout.ms). The runtime warns when a pending committable's
+// age passes half of it and fails over to the last completed checkpoint
+// before a committable that is not yet in a completed checkpoint reaches
+// four fifths of it.
+type TransactionTimeouter interface {
+	TransactionTimeout() time.Duration
+}
+
+// ByteCounter is implemented by readers and writers that count the bytes
+// they read or wrote, for metrics. It must be safe for concurrent use: the
+// runtime calls it from other goroutines.
+type ByteCounter interface {
+	Bytes() int64
 }
 
 // ErrCommitLost is wrapped by Commit errors that mean the pre-committed

@@ -1,3 +1,128 @@
-// Package runtime runs a job plan: tasks connected by bounded channels,
-// barrier checkpoints, two-phase-commit sinks, recovery and restarts.
+// Package runtime runs a job: tasks connected by bounded channels, barrier
+// checkpoints, two-phase-commit sinks with durable commit
+// acknowledgements, recovery, and restarts.
+//
+// # Jobs
+//
+// A [JobSpec] names the job, carries its [Config] (parsed from SET options
+// by [ParseConfig], with Flink's option names and defaults) and lists
+// pipelines. A [Pipeline] has sources (each with a parallelism), a per-row
+// transform, and sinks (each with a parallelism). [NewJob] validates the
+// spec; [Job.Run] runs it until the bounded sources are done, the context
+// is cancelled (graceful stop), or a failure the restart strategy does not
+// absorb. [Job.Status] reports metrics (see [Metrics]).
+//
+// # Execution
+//
+// Each source task owns one connector.Reader and applies the pipeline's
+// transform ("chained", as Flink would); it sends batches of rows over a
+// bounded channel (Config.ChannelCapacity batches) to each sink task of
+// each sink of the pipeline: by default source task i feeds sink task
+// i mod n, which keeps every split's order; Pipeline.Partition routes rows
+// by key instead. A full channel blocks the sender (backpressure, counted
+// in TaskStatus.Backpressure), so memory stays bounded by the channel
+// capacities whatever the speed of the sinks. Every goroutine belongs to
+// the run's errgroup: the first error cancels all of them.
+//
+// # Checkpoints
+//
+// The protocol is Flink's barrier checkpointing (Chandy–Lamport) with a
+// two-phase commit whose second phase is acknowledged:
+//
+//  1. The coordinator triggers checkpoint N every
+//     execution.checkpointing.interval (never when it is unset), unless
+//     max-concurrent-checkpoints are in flight, min-pause has not passed
+//     since the last one ended, or commits lag (below).
+//  2. Each source task injects barrier N after its current batch: it
+//     interrupts a blocked Read by cancelling its context, snapshots the
+//     reader's split positions (Reader.Snapshot), acknowledges them to the
+//     coordinator and broadcasts the barrier to every sink task it feeds.
+//  3. A sink task has one input per upstream source task. Under
+//     EXACTLY_ONCE it aligns: an input that delivered barrier N is blocked
+//     until every input has (the blocking happens in a per-input forwarder
+//     goroutine, so the channel stays bounded). Under AT_LEAST_ONCE it does
+//     not block, and rows after a barrier may be replayed after a failure.
+//  4. On the aligned barrier the sink task calls Writer.PreCommit (phase
+//     one) and acknowledges the committables it returns, each identified by
+//     (sink, run, checkpoint, task, index).
+//  5. When every task has acknowledged, the coordinator writes checkpoint
+//     N — source positions and every committable not durably known to be
+//     committed — as one file, atomically and durably (temporary file,
+//     fsync, rename, fsync of the folder) under
+//     <execution.checkpointing.dir>/<job name>/ (package checkpoint). Only
+//     then is N complete. Without a directory, checkpoints live in memory
+//     and survive only restarts within the process.
+//  6. The coordinator notifies connector.CheckpointListeners and queues
+//     N's committables for the commit loop, which calls Committer.Commit
+//     (phase two) sink by sink, retrying failures in the process with
+//     exponential backoff, and acknowledges each success to the
+//     coordinator. A committable stays pending, and is listed in every
+//     later checkpoint, until its commit is acknowledged. The
+//     acknowledgement becomes durable with the next checkpoint file that
+//     no longer lists the committable: as soon as the commits of a
+//     checkpoint are all acknowledged (or while commits lag), and no
+//     checkpoint is in flight, the coordinator writes an acknowledgement
+//     record — a copy of the latest checkpoint, same source positions,
+//     without the acknowledged committables, under a new id — and
+//     deletes the copied file; otherwise the next checkpoint records
+//     them. Writers learn about durability
+//     through connector.TaskInfo.Commits: a Kafka writer reuses a
+//     transactional id only once the commit of its previous transaction
+//     is durably acknowledged.
+//
+// Pending commits and the age of the oldest are in [Status]. When
+// execution.checkpointing.max-uncommitted-checkpoints completed
+// checkpoints have commits pending, no new checkpoint is triggered (the
+// job keeps running, with a warning naming the lagging sink) until the
+// commits catch up. For sinks that declare a transaction timeout
+// (connector.TransactionTimeouter) a warning is logged when pending work
+// passes half of it.
+//
+// A commit error wrapping connector.ErrCommitLost fails the job at once
+// with a [CommitLostError] naming the checkpoint, the sink and the
+// committable; it is never retried, dropped or restarted.
+//
+// # Failed checkpoints
+//
+// A checkpoint that times out (execution.checkpointing.timeout) or cannot
+// be written fails while the job keeps running, up to
+// tolerable-failed-checkpoints in a row. Its pre-committed work is not
+// aborted: the committables (also those acknowledged after the timeout)
+// are carried into the next checkpoint and committed with it, since the
+// sources have moved past their rows. Carried work is aborted only by a
+// failover to an earlier checkpoint (recovery aborts it as a leftover).
+// When carried work nears four fifths of its sink's transaction timeout
+// without a checkpoint completing, the job fails over instead. A failure
+// of PreCommit, of a reader or writer, or of a transform fails the run.
+//
+// # Recovery and restarts
+//
+// Each run (attempt) starts from the job's latest complete checkpoint (or
+// JobSpec.RestorePath on the first run): the checkpoint's pending
+// committables are committed one by one (Committer.Commit, with retries;
+// a lost one fails the job with a CommitLostError naming it), then each
+// sink's Committer.Recover gets them all and aborts leftovers of earlier
+// runs; then readers are opened with the
+// stored split positions, and writers start. Checkpoint ids keep growing
+// across runs. After a failure the restart strategy (restart-strategy.*:
+// none, fixed-delay, failure-rate, exponential-delay; exponential-delay
+// by default when checkpointing is on) decides whether and when the next
+// run starts.
+//
+// # Stopping
+//
+// Cancelling Run's context stops the job gracefully: sources stop after
+// a final checkpoint barrier, the final checkpoint is completed and
+// committed, the acknowledgements are recorded, and Run returns nil — all
+// within Config.StopTimeout, past which the run is cancelled and its
+// pending commits are left to the next run's recovery. Bounded jobs end
+// the same way when every source is done.
+//
+// # Testing
+//
+// Package testkit provides a deterministic source, a two-phase file sink,
+// and fault injection at the protocol's failure points ([FaultPoint]);
+// the tests kill runs at each point, in the process and by SIGKILL of a
+// child process, and check that the committed output equals the input
+// exactly once and in order per partition.
 package runtime

@@ -1,0 +1,165 @@
+package runtime_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/streamsql/streamsql/runtime"
+	"github.com/streamsql/streamsql/runtime/testkit"
+)
+
+// Child processes: the test binary re-executes itself with childEnv set to
+// a directory; TestMain then runs childMain instead of the tests. The
+// child runs the rig's job in that directory with the faults of
+// testkit.FaultsEnv and exits 0 when the job finished.
+const (
+	childEnv    = "STREAMSQL_RUNTIME_CHILD"
+	childPerEnv = "STREAMSQL_RUNTIME_CHILD_PER"
+)
+
+func childRig(dir string, per int64) *rig {
+	return &rig{dir: dir, partitions: 4, per: per, srcPar: 2, sinkPar: 2, sinks: 2,
+		interval: 10 * time.Millisecond, delay: 200 * time.Microsecond, batch: 8}
+}
+
+func childMain() bool {
+	dir := os.Getenv(childEnv)
+	if dir == "" {
+		return false
+	}
+	per, err := strconv.ParseInt(os.Getenv(childPerEnv), 10, 64)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "child: bad", childPerEnv, err)
+		os.Exit(2)
+	}
+	f, err := testkit.FaultsFromEnv()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "child:", err)
+		os.Exit(2)
+	}
+	r := childRig(dir, per)
+	if f != nil {
+		r.faults = f
+	}
+	spec := r.spec()
+	spec.Config.Restart.Strategy = runtime.RestartNone
+	j, err := runtime.NewJob(spec)
+	if err == nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		err = j.Run(ctx)
+		cancel()
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "child:", err)
+		os.Exit(3)
+	}
+	os.Exit(0)
+	return true
+}
+
+// runChild runs the job in a child process, SIGKILLing it after killAfter
+// when that is positive. It reports whether the child died of SIGKILL.
+func runChild(t *testing.T, dir string, per int64, faults string, killAfter time.Duration) (killed bool) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), childEnv+"="+dir, childPerEnv+"="+strconv.FormatInt(per, 10), testkit.FaultsEnv+"="+faults)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if killAfter > 0 {
+		timer := time.AfterFunc(killAfter, func() { _ = cmd.Process.Signal(syscall.SIGKILL) })
+		defer timer.Stop()
+	}
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL {
+			return true
+		}
+	}
+	if err != nil {
+		t.Fatalf("child failed: %v\n%s", err, stderr.String())
+	}
+	return false
+}
+
+// finishChild runs the job without faults until it finishes.
+func finishChild(t *testing.T, dir string, per int64) {
+	t.Helper()
+	if runChild(t, dir, per, "", 0) {
+		t.Fatal("child killed without a fault")
+	}
+}
+
+// TestFailurePointsSIGKILL kills a child process at each failure point (3
+// times each, at different hits), restarts it, and checks that the
+// committed output equals the input exactly once, in order per partition.
+func TestFailurePointsSIGKILL(t *testing.T) {
+	const per = 800
+	for _, p := range runtime.FaultPoints() {
+		for at := 1; at <= 3; at++ {
+			t.Run(fmt.Sprintf("%s@%d", p, at), func(t *testing.T) {
+				dir := t.TempDir()
+				rule := fmt.Sprintf("%s@%d:kill", p, at)
+				switch p {
+				case runtime.DuringRecovery:
+					if !runChild(t, dir, per, fmt.Sprintf("%s@%d:kill", runtime.AfterCheckpointWritten, at), 0) {
+						t.Fatal("child was not killed after a checkpoint was written")
+					}
+					rule = fmt.Sprintf("%s@1:kill", p)
+				case runtime.CommitDelay:
+					// Hold the commit back for several intervals, then die.
+					rule = fmt.Sprintf("%s@%d:kill:60ms", p, at)
+				}
+				if !runChild(t, dir, per, rule, 0) {
+					t.Fatalf("child was not killed at %s", rule)
+				}
+				finishChild(t, dir, per)
+				r := childRig(dir, per)
+				r.spec()
+				r.verify(t, r.full())
+			})
+		}
+	}
+}
+
+// TestRandomSIGKILL kills the child at random times, restarts it each
+// time, and checks the output. STREAMSQL_SOAK=1 makes it a soak test of at
+// least 100 kills.
+func TestRandomSIGKILL(t *testing.T) {
+	kills, per := 6, int64(2000)
+	if os.Getenv("STREAMSQL_SOAK") == "1" {
+		kills, per = 100, 200000
+	}
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 1))
+	got := 0
+	runs := 0
+	for got < kills {
+		runs++
+		if runChild(t, dir, per, "", time.Duration(10+rng.IntN(190))*time.Millisecond) {
+			got++
+			continue
+		}
+		break // the job finished before the kill
+	}
+	finishChild(t, dir, per)
+	r := childRig(dir, per)
+	r.spec()
+	r.verify(t, r.full())
+	t.Logf("%d SIGKILLs in %d runs; output exactly once", got, runs)
+	if os.Getenv("STREAMSQL_SOAK") == "1" && got < kills {
+		t.Fatalf("only %d kills before the job finished", got)
+	}
+}

@@ -1,0 +1,558 @@
+package runtime
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/streamsql/streamsql/runtime/checkpoint"
+)
+
+// Mode is the checkpointing mode (execution.checkpointing.mode).
+type Mode uint8
+
+// The checkpointing modes.
+const (
+	// ExactlyOnce aligns barriers at tasks with several inputs.
+	ExactlyOnce Mode = iota
+	// AtLeastOnce does not align: rows after a barrier from a fast input
+	// may be included in the checkpoint and replayed after a failure.
+	AtLeastOnce
+)
+
+// String returns Flink's name of the mode.
+func (m Mode) String() string {
+	if m == AtLeastOnce {
+		return "AT_LEAST_ONCE"
+	}
+	return "EXACTLY_ONCE"
+}
+
+// Retention is execution.checkpointing.externalized-checkpoint-retention.
+type Retention uint8
+
+// The retention policies.
+const (
+	// NoExternalizedCheckpoints is Flink's default. Checkpoints are kept
+	// when the job stops gracefully (so that the next run resumes; a
+	// deliberate deviation from Flink, which has savepoints for that) and
+	// deleted when a bounded job finishes.
+	NoExternalizedCheckpoints Retention = iota
+	// DeleteOnCancellation deletes the checkpoints when the job stops
+	// gracefully or finishes.
+	DeleteOnCancellation
+	// RetainOnCancellation keeps the checkpoints whatever the job's end.
+	RetainOnCancellation
+)
+
+var retentionNames = []string{"NO_EXTERNALIZED_CHECKPOINTS", "DELETE_ON_CANCELLATION", "RETAIN_ON_CANCELLATION"}
+
+// String returns Flink's name of the policy.
+func (r Retention) String() string { return retentionNames[r] }
+
+// RestartStrategy is restart-strategy.type.
+type RestartStrategy uint8
+
+// The restart strategies.
+const (
+	// RestartDefault is exponential-delay when checkpointing is on, none
+	// otherwise (Flink 1.19+).
+	RestartDefault RestartStrategy = iota
+	// RestartNone fails the job at the first failure.
+	RestartNone
+	// RestartFixedDelay restarts a fixed number of times with a fixed delay.
+	RestartFixedDelay
+	// RestartFailureRate restarts unless too many failures happen within
+	// an interval.
+	RestartFailureRate
+	// RestartExponentialDelay restarts with growing delays.
+	RestartExponentialDelay
+)
+
+var strategyNames = []string{"default", "none", "fixed-delay", "failure-rate", "exponential-delay"}
+
+// String returns the strategy's name as restart-strategy.type spells it.
+func (s RestartStrategy) String() string { return strategyNames[s] }
+
+// CheckpointConfig holds the execution.checkpointing.* options.
+type CheckpointConfig struct {
+	// Interval between checkpoint triggers; 0 disables periodic
+	// checkpoints (a final checkpoint is still taken when a job stops or
+	// finishes, so that two-phase sinks commit).
+	Interval time.Duration
+	// Mode is EXACTLY_ONCE (default) or AT_LEAST_ONCE.
+	Mode Mode
+	// Timeout after which an in-flight checkpoint is declared failed.
+	// Default 10 min.
+	Timeout time.Duration
+	// MinPause is the least time between the end of one checkpoint and
+	// the trigger of the next. Default 0.
+	MinPause time.Duration
+	// MaxConcurrent is the number of checkpoints in flight at once.
+	// Default 1.
+	MaxConcurrent int
+	// TolerableFailed is the number of consecutive failed checkpoints
+	// tolerated before the job fails over. Default 0.
+	TolerableFailed int
+	// NumRetained is the number of completed checkpoints kept. Default 1.
+	NumRetained int
+	// Retention is the externalized-checkpoint-retention policy.
+	Retention Retention
+	// Dir is execution.checkpointing.dir (deprecated: state.checkpoints.dir)
+	// as given: a plain path or a file:// URI. Empty: checkpoints are kept
+	// in memory and do not survive the process.
+	Dir string
+	// MaxUncommitted (streamsql's
+	// execution.checkpointing.max-uncommitted-checkpoints, default 3) is
+	// the number of checkpoints whose commits may be pending at once; when
+	// it is reached no new checkpoint is triggered until commits catch up.
+	MaxUncommitted int
+}
+
+// RestartConfig holds the restart-strategy.* options.
+type RestartConfig struct {
+	// Strategy is restart-strategy.type.
+	Strategy RestartStrategy
+
+	// FixedDelayAttempts is restart-strategy.fixed-delay.attempts (1).
+	FixedDelayAttempts int
+	// FixedDelay is restart-strategy.fixed-delay.delay (1 s).
+	FixedDelay time.Duration
+
+	// FailureRateMaxFailures is
+	// restart-strategy.failure-rate.max-failures-per-interval (1). As in
+	// Flink, the job fails when this many failures, the latest included,
+	// fall within the interval.
+	FailureRateMaxFailures int
+	// FailureRateInterval is
+	// restart-strategy.failure-rate.failure-rate-interval (1 min).
+	FailureRateInterval time.Duration
+	// FailureRateDelay is restart-strategy.failure-rate.delay (1 s).
+	FailureRateDelay time.Duration
+
+	// InitialBackoff is restart-strategy.exponential-delay.initial-backoff
+	// (1 s).
+	InitialBackoff time.Duration
+	// MaxBackoff is restart-strategy.exponential-delay.max-backoff (1 min).
+	MaxBackoff time.Duration
+	// BackoffMultiplier is
+	// restart-strategy.exponential-delay.backoff-multiplier (1.5).
+	BackoffMultiplier float64
+	// ResetBackoffThreshold is
+	// restart-strategy.exponential-delay.reset-backoff-threshold (1 h): a
+	// run that lasted this long resets the backoff.
+	ResetBackoffThreshold time.Duration
+	// JitterFactor is restart-strategy.exponential-delay.jitter-factor (0.1).
+	JitterFactor float64
+	// AttemptsBeforeReset is
+	// restart-strategy.exponential-delay.attempts-before-reset-backoff
+	// (unlimited: math.MaxInt32).
+	AttemptsBeforeReset int
+}
+
+// Config is a job's runtime configuration.
+type Config struct {
+	Checkpoint CheckpointConfig
+	Restart    RestartConfig
+	// StopTimeout bounds a graceful stop: the final checkpoint and its
+	// commits. Past it the job is cancelled and the pending commits are
+	// left to recovery. Default 1 min. (Not a Flink option.)
+	StopTimeout time.Duration
+	// ChannelCapacity is the number of batches a channel between two
+	// tasks holds; it bounds memory. Default 8. (Not a Flink option.)
+	ChannelCapacity int
+	// Ignored lists the Flink options ParseConfig accepted without effect
+	// (see IgnoredKeys), for the caller to warn about.
+	Ignored []string
+}
+
+// IgnoredKeys returns the Flink checkpointing options that job files written for
+// Flink may set and that have no effect here: storage choices (always
+// files), incremental and unaligned checkpoints (checkpoints are always
+// aligned and complete, which is correct, only slower under
+// backpressure), and scheduling refinements. ParseConfig accepts them and
+// lists them in Config.Ignored.
+func IgnoredKeys() []string { return slices.Clone(ignoredKeys) }
+
+var ignoredKeys = []string{
+	"execution.checkpointing.storage", "state.checkpoint-storage",
+	"execution.checkpointing.savepoint-dir", "state.savepoints.dir",
+	"execution.checkpointing.incremental", "state.backend.incremental",
+	"execution.checkpointing.unaligned.enabled", "execution.checkpointing.unaligned",
+	"execution.checkpointing.aligned-checkpoint-timeout", "execution.checkpointing.interval-during-backlog",
+	"execution.checkpointing.checkpoints-after-tasks-finish",
+}
+
+// DefaultConfig returns Flink's defaults: checkpointing off.
+func DefaultConfig() Config {
+	return Config{
+		Checkpoint: CheckpointConfig{
+			Timeout:        10 * time.Minute,
+			MaxConcurrent:  1,
+			NumRetained:    1,
+			MaxUncommitted: 3,
+		},
+		Restart: RestartConfig{
+			FixedDelayAttempts:     1,
+			FixedDelay:             time.Second,
+			FailureRateMaxFailures: 1,
+			FailureRateInterval:    time.Minute,
+			FailureRateDelay:       time.Second,
+			InitialBackoff:         time.Second,
+			MaxBackoff:             time.Minute,
+			BackoffMultiplier:      1.5,
+			ResetBackoffThreshold:  time.Hour,
+			JitterFactor:           0.1,
+			AttemptsBeforeReset:    math.MaxInt32,
+		},
+		StopTimeout:     time.Minute,
+		ChannelCapacity: 8,
+	}
+}
+
+// EffectiveStrategy resolves RestartDefault.
+func (c Config) EffectiveStrategy() RestartStrategy {
+	if c.Restart.Strategy != RestartDefault {
+		return c.Restart.Strategy
+	}
+	if c.Checkpoint.Interval > 0 {
+		return RestartExponentialDelay
+	}
+	return RestartNone
+}
+
+// ConfigError is returned for an option with a bad value or an unknown
+// option in a namespace this package owns.
+type ConfigError struct {
+	// Key is the option; Value its value as given.
+	Key, Value string
+	// Reason says what is wrong and what to do.
+	Reason string
+}
+
+func (e *ConfigError) Error() string {
+	if e.Value == "" {
+		return fmt.Sprintf("option '%s': %s", e.Key, e.Reason)
+	}
+	return fmt.Sprintf("option '%s' = '%s': %s", e.Key, e.Value, e.Reason)
+}
+
+type optKind uint8
+
+const (
+	kDuration optKind = iota
+	kInt
+	kFloat
+	kEnum
+	kString
+)
+
+type option struct {
+	key        string
+	deprecated []string
+	kind       optKind
+	enum       []string // accepted values (case-insensitive) for kEnum
+	set        func(c *Config, d time.Duration, i int, f float64, s string)
+}
+
+var options = []option{
+	{key: "execution.checkpointing.interval", kind: kDuration, set: func(c *Config, d time.Duration, _ int, _ float64, _ string) { c.Checkpoint.Interval = d }},
+	{key: "execution.checkpointing.mode", kind: kEnum, enum: []string{"EXACTLY_ONCE", "AT_LEAST_ONCE"}, set: func(c *Config, _ time.Duration, i int, _ float64, _ string) {
+		c.Checkpoint.Mode = Mode(i)
+	}},
+	{key: "execution.checkpointing.timeout", kind: kDuration, set: func(c *Config, d time.Duration, _ int, _ float64, _ string) { c.Checkpoint.Timeout = d }},
+	{key: "execution.checkpointing.min-pause", kind: kDuration, set: func(c *Config, d time.Duration, _ int, _ float64, _ string) { c.Checkpoint.MinPause = d }},
+	{key: "execution.checkpointing.max-concurrent-checkpoints", kind: kInt, set: func(c *Config, _ time.Duration, i int, _ float64, _ string) { c.Checkpoint.MaxConcurrent = i }},
+	{key: "execution.checkpointing.tolerable-failed-checkpoints", kind: kInt, set: func(c *Config, _ time.Duration, i int, _ float64, _ string) { c.Checkpoint.TolerableFailed = i }},
+	{key: "execution.checkpointing.num-retained", deprecated: []string{"state.checkpoints.num-retained"}, kind: kInt, set: func(c *Config, _ time.Duration, i int, _ float64, _ string) { c.Checkpoint.NumRetained = i }},
+	{key: "execution.checkpointing.externalized-checkpoint-retention", kind: kEnum, enum: retentionNames, set: func(c *Config, _ time.Duration, i int, _ float64, _ string) {
+		c.Checkpoint.Retention = Retention(i)
+	}},
+	{key: "execution.checkpointing.dir", deprecated: []string{"state.checkpoints.dir", "state.backend.fs.checkpointdir"}, kind: kString, set: func(c *Config, _ time.Duration, _ int, _ float64, s string) { c.Checkpoint.Dir = s }},
+	{key: "execution.checkpointing.max-uncommitted-checkpoints", kind: kInt, set: func(c *Config, _ time.Duration, i int, _ float64, _ string) { c.Checkpoint.MaxUncommitted = i }},
+	{key: "restart-strategy.type", deprecated: []string{"restart-strategy"}, kind: kEnum,
+		enum: []string{"none", "disable", "off", "fixed-delay", "fixeddelay", "failure-rate", "failurerate", "exponential-delay", "exponentialdelay"},
+		set: func(c *Config, _ time.Duration, i int, _ float64, _ string) {
+			c.Restart.Strategy = []RestartStrategy{RestartNone, RestartNone, RestartNone, RestartFixedDelay, RestartFixedDelay,
+				RestartFailureRate, RestartFailureRate, RestartExponentialDelay, RestartExponentialDelay}[i]
+		}},
+	{key: "restart-strategy.fixed-delay.attempts", kind: kInt, set: func(c *Config, _ time.Duration, i int, _ float64, _ string) { c.Restart.FixedDelayAttempts = i }},
+	{key: "restart-strategy.fixed-delay.delay", kind: kDuration, set: func(c *Config, d time.Duration, _ int, _ float64, _ string) { c.Restart.FixedDelay = d }},
+	{key: "restart-strategy.failure-rate.max-failures-per-interval", kind: kInt, set: func(c *Config, _ time.Duration, i int, _ float64, _ string) { c.Restart.FailureRateMaxFailures = i }},
+	{key: "restart-strategy.failure-rate.failure-rate-interval", kind: kDuration, set: func(c *Config, d time.Duration, _ int, _ float64, _ string) { c.Restart.FailureRateInterval = d }},
+	{key: "restart-strategy.failure-rate.delay", kind: kDuration, set: func(c *Config, d time.Duration, _ int, _ float64, _ string) { c.Restart.FailureRateDelay = d }},
+	{key: "restart-strategy.exponential-delay.initial-backoff", kind: kDuration, set: func(c *Config, d time.Duration, _ int, _ float64, _ string) { c.Restart.InitialBackoff = d }},
+	{key: "restart-strategy.exponential-delay.max-backoff", kind: kDuration, set: func(c *Config, d time.Duration, _ int, _ float64, _ string) { c.Restart.MaxBackoff = d }},
+	{key: "restart-strategy.exponential-delay.backoff-multiplier", kind: kFloat, set: func(c *Config, _ time.Duration, _ int, f float64, _ string) { c.Restart.BackoffMultiplier = f }},
+	{key: "restart-strategy.exponential-delay.reset-backoff-threshold", kind: kDuration, set: func(c *Config, d time.Duration, _ int, _ float64, _ string) { c.Restart.ResetBackoffThreshold = d }},
+	{key: "restart-strategy.exponential-delay.jitter-factor", kind: kFloat, set: func(c *Config, _ time.Duration, _ int, f float64, _ string) { c.Restart.JitterFactor = f }},
+	{key: "restart-strategy.exponential-delay.attempts-before-reset-backoff", kind: kInt, set: func(c *Config, _ time.Duration, i int, _ float64, _ string) { c.Restart.AttemptsBeforeReset = i }},
+}
+
+// Keys returns the option keys ParseConfig understands, sorted, without
+// deprecated aliases.
+func Keys() []string {
+	ks := make([]string, len(options))
+	for i, o := range options {
+		ks[i] = o.key
+	}
+	slices.Sort(ks)
+	return ks
+}
+
+// ownedPrefixes are the namespaces in which unknown keys are errors.
+var ownedPrefixes = []string{"execution.checkpointing.", "restart-strategy."}
+
+// ParseConfig builds a Config from SET options, starting from
+// DefaultConfig, and validates it. Keys outside the namespaces this
+// package owns (execution.checkpointing.*, restart-strategy.*,
+// state.checkpoints.*) are ignored: they belong to other parts of the job.
+// Unknown keys inside them are errors that name the nearest known key.
+// When both an option and its deprecated alias are set, the option wins.
+func ParseConfig(opts map[string]string) (Config, error) {
+	c := DefaultConfig()
+	var errs []error
+	known := map[string]bool{}
+	for _, o := range options {
+		known[o.key] = true
+		for _, d := range o.deprecated {
+			known[d] = true
+		}
+	}
+	keys := make([]string, 0, len(opts))
+	for k := range opts {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if known[k] {
+			continue
+		}
+		if slices.Contains(ignoredKeys, k) {
+			c.Ignored = append(c.Ignored, k)
+			continue
+		}
+		for _, p := range ownedPrefixes {
+			if strings.HasPrefix(k, p) {
+				errs = append(errs, &ConfigError{Key: k, Reason: unknownReason(k)})
+			}
+		}
+	}
+	for _, o := range options {
+		key, v, ok := o.key, "", false
+		if v, ok = opts[o.key]; !ok {
+			for _, d := range o.deprecated {
+				if v, ok = opts[d]; ok {
+					key = d
+					break
+				}
+			}
+		}
+		if !ok {
+			continue
+		}
+		v = strings.TrimSpace(v)
+		var (
+			d   time.Duration
+			i   int
+			f   float64
+			err error
+		)
+		switch o.kind {
+		case kDuration:
+			d, err = ParseDuration(v)
+		case kInt:
+			var n int64
+			n, err = strconv.ParseInt(v, 10, 32)
+			i = int(n)
+			if err != nil {
+				err = errors.New("not an integer")
+			}
+		case kFloat:
+			f, err = strconv.ParseFloat(v, 64)
+			if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+				err = errors.New("not a number")
+			}
+		case kEnum:
+			i = slices.IndexFunc(o.enum, func(e string) bool { return strings.EqualFold(e, v) })
+			if i < 0 {
+				err = fmt.Errorf("must be one of %s", strings.Join(o.enum, ", "))
+			}
+		case kString:
+		}
+		if err != nil {
+			errs = append(errs, &ConfigError{Key: key, Value: v, Reason: err.Error()})
+			continue
+		}
+		o.set(&c, d, i, f, v)
+	}
+	if len(errs) > 0 {
+		return c, errors.Join(errs...)
+	}
+	return c, c.Validate()
+}
+
+func unknownReason(k string) string {
+	best, bd := "", math.MaxInt
+	for _, o := range options {
+		if d := editDistance(k, o.key); d < bd {
+			best, bd = o.key, d
+		}
+	}
+	if bd <= len(k)/3 {
+		return fmt.Sprintf("unknown option; did you mean '%s'?", best)
+	}
+	return "unknown option; supported: " + strings.Join(Keys(), ", ")
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// Validate checks the configuration; errors name the options involved.
+func (c Config) Validate() error {
+	var errs []error
+	bad := func(key, format string, args ...any) {
+		errs = append(errs, &ConfigError{Key: key, Reason: fmt.Sprintf(format, args...)})
+	}
+	cp := c.Checkpoint
+	if cp.Interval < 0 {
+		bad("execution.checkpointing.interval", "must not be negative")
+	} else if cp.Interval > 0 && cp.Interval < 10*time.Millisecond {
+		bad("execution.checkpointing.interval", "%s is below the minimum of 10 ms", cp.Interval)
+	}
+	if cp.Timeout < 10*time.Millisecond {
+		bad("execution.checkpointing.timeout", "%s is below the minimum of 10 ms", cp.Timeout)
+	}
+	if cp.MinPause < 0 {
+		bad("execution.checkpointing.min-pause", "must not be negative")
+	}
+	if cp.MaxConcurrent < 1 {
+		bad("execution.checkpointing.max-concurrent-checkpoints", "must be at least 1, is %d", cp.MaxConcurrent)
+	}
+	if cp.TolerableFailed < 0 {
+		bad("execution.checkpointing.tolerable-failed-checkpoints", "must not be negative")
+	}
+	if cp.NumRetained < 1 {
+		bad("execution.checkpointing.num-retained", "must be at least 1, is %d", cp.NumRetained)
+	}
+	if cp.MaxUncommitted < 1 {
+		bad("execution.checkpointing.max-uncommitted-checkpoints", "must be at least 1, is %d", cp.MaxUncommitted)
+	}
+	if cp.Dir != "" {
+		if _, err := checkpoint.ResolveDir(cp.Dir); err != nil {
+			bad("execution.checkpointing.dir", "%v", err)
+		}
+	}
+	r := c.Restart
+	switch c.Restart.Strategy {
+	case RestartFixedDelay:
+		if r.FixedDelayAttempts < 0 {
+			bad("restart-strategy.fixed-delay.attempts", "must not be negative")
+		}
+		if r.FixedDelay < 0 {
+			bad("restart-strategy.fixed-delay.delay", "must not be negative")
+		}
+	case RestartFailureRate:
+		if r.FailureRateMaxFailures < 1 {
+			bad("restart-strategy.failure-rate.max-failures-per-interval", "must be at least 1")
+		}
+		if r.FailureRateInterval <= 0 {
+			bad("restart-strategy.failure-rate.failure-rate-interval", "must be positive")
+		}
+		if r.FailureRateDelay < 0 {
+			bad("restart-strategy.failure-rate.delay", "must not be negative")
+		}
+	}
+	if c.EffectiveStrategy() == RestartExponentialDelay {
+		if r.InitialBackoff <= 0 {
+			bad("restart-strategy.exponential-delay.initial-backoff", "must be positive")
+		}
+		if r.MaxBackoff < r.InitialBackoff {
+			bad("restart-strategy.exponential-delay.max-backoff", "(%s) must not be below restart-strategy.exponential-delay.initial-backoff (%s)", r.MaxBackoff, r.InitialBackoff)
+		}
+		if r.BackoffMultiplier < 1 {
+			bad("restart-strategy.exponential-delay.backoff-multiplier", "must be at least 1.0, is %g", r.BackoffMultiplier)
+		}
+		if r.JitterFactor < 0 || r.JitterFactor > 1 {
+			bad("restart-strategy.exponential-delay.jitter-factor", "must be within [0, 1], is %g", r.JitterFactor)
+		}
+		if r.ResetBackoffThreshold <= 0 {
+			bad("restart-strategy.exponential-delay.reset-backoff-threshold", "must be positive")
+		}
+		if r.AttemptsBeforeReset < 1 {
+			bad("restart-strategy.exponential-delay.attempts-before-reset-backoff", "must be at least 1")
+		}
+	}
+	if c.StopTimeout <= 0 {
+		bad("StopTimeout", "must be positive")
+	}
+	if c.ChannelCapacity < 1 {
+		bad("ChannelCapacity", "must be at least 1")
+	}
+	return errors.Join(errs...)
+}
+
+var durationUnits = []struct {
+	names []string
+	unit  time.Duration
+}{
+	{[]string{"d", "day", "days"}, 24 * time.Hour},
+	{[]string{"h", "hour", "hours"}, time.Hour},
+	{[]string{"min", "m", "minute", "minutes", "mins"}, time.Minute},
+	{[]string{"s", "sec", "secs", "second", "seconds"}, time.Second},
+	{[]string{"ms", "milli", "millis", "millisecond", "milliseconds"}, time.Millisecond},
+	{[]string{"us", "µs", "micro", "micros", "microsecond", "microseconds"}, time.Microsecond},
+	{[]string{"ns", "nano", "nanos", "nanosecond", "nanoseconds"}, time.Nanosecond},
+}
+
+// ParseDuration parses a duration the way Flink does: an integer with an
+// optional unit (d, h, min/m, s, ms, us, ns and their long forms; no unit
+// means milliseconds), for example "10s", "1 min", "500".
+func ParseDuration(s string) (time.Duration, error) {
+	t := strings.TrimSpace(s)
+	i := 0
+	for i < len(t) && t[i] >= '0' && t[i] <= '9' {
+		i++
+	}
+	if i == 0 {
+		return 0, fmt.Errorf("duration %q must start with a number, as in '10 s' or '1 min'", s)
+	}
+	n, err := strconv.ParseInt(t[:i], 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("duration %q: %w", s, err)
+	}
+	u := strings.ToLower(strings.TrimSpace(t[i:]))
+	if u == "" {
+		u = "ms"
+	}
+	for _, du := range durationUnits {
+		if slices.Contains(du.names, u) {
+			if n > int64(math.MaxInt64/du.unit) {
+				return 0, fmt.Errorf("duration %q is too large", s)
+			}
+			return time.Duration(n) * du.unit, nil
+		}
+	}
+	return 0, fmt.Errorf("duration %q has unknown unit %q (use d, h, min, s, ms, us or ns)", s, u)
+}

@@ -1,0 +1,109 @@
+package runtime_test
+
+import (
+	"errors"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/streamsql/streamsql/runtime"
+)
+
+func TestParseConfigDefaults(t *testing.T) {
+	c, err := runtime.ParseConfig(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp := c.Checkpoint
+	if cp.Interval != 0 || cp.Mode != runtime.ExactlyOnce || cp.Timeout != 10*time.Minute || cp.MinPause != 0 ||
+		cp.MaxConcurrent != 1 || cp.TolerableFailed != 0 || cp.NumRetained != 1 || cp.Retention != runtime.NoExternalizedCheckpoints {
+		t.Fatalf("checkpoint defaults: %+v", cp)
+	}
+	r := c.Restart
+	if r.FixedDelayAttempts != 1 || r.FixedDelay != time.Second || r.FailureRateMaxFailures != 1 ||
+		r.FailureRateInterval != time.Minute || r.FailureRateDelay != time.Second || r.InitialBackoff != time.Second ||
+		r.MaxBackoff != time.Minute || r.BackoffMultiplier != 1.5 || r.ResetBackoffThreshold != time.Hour ||
+		r.JitterFactor != 0.1 || r.AttemptsBeforeReset != math.MaxInt32 {
+		t.Fatalf("restart defaults: %+v", r)
+	}
+	if c.EffectiveStrategy() != runtime.RestartNone {
+		t.Fatalf("default strategy without checkpointing: %s", c.EffectiveStrategy())
+	}
+}
+
+func TestParseConfig(t *testing.T) {
+	c, err := runtime.ParseConfig(map[string]string{
+		"execution.checkpointing.interval":                          "5s",
+		"execution.checkpointing.mode":                              "at_least_once",
+		"execution.checkpointing.timeout":                           "1 min",
+		"execution.checkpointing.min-pause":                         "500",
+		"execution.checkpointing.max-concurrent-checkpoints":        "2",
+		"execution.checkpointing.tolerable-failed-checkpoints":      "3",
+		"state.checkpoints.num-retained":                            "4",
+		"execution.checkpointing.externalized-checkpoint-retention": "RETAIN_ON_CANCELLATION",
+		"state.checkpoints.dir":                                     "file:///tmp/ck",
+		"restart-strategy":                                          "fixeddelay",
+		"restart-strategy.fixed-delay.attempts":                     "7",
+		"restart-strategy.fixed-delay.delay":                        "2 s",
+		"pipeline.name":                                             "ignored: not ours",
+		"execution.checkpointing.unaligned.enabled":                 "true",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Ignored) != 1 || c.Ignored[0] != "execution.checkpointing.unaligned.enabled" {
+		t.Fatalf("ignored options: %v", c.Ignored)
+	}
+	cp := c.Checkpoint
+	if cp.Interval != 5*time.Second || cp.Mode != runtime.AtLeastOnce || cp.Timeout != time.Minute ||
+		cp.MinPause != 500*time.Millisecond || cp.MaxConcurrent != 2 || cp.TolerableFailed != 3 || cp.NumRetained != 4 ||
+		cp.Retention != runtime.RetainOnCancellation || cp.Dir != "file:///tmp/ck" {
+		t.Fatalf("checkpoint config: %+v", cp)
+	}
+	if c.Restart.Strategy != runtime.RestartFixedDelay || c.Restart.FixedDelayAttempts != 7 || c.Restart.FixedDelay != 2*time.Second {
+		t.Fatalf("restart config: %+v", c.Restart)
+	}
+	c, err = runtime.ParseConfig(map[string]string{"execution.checkpointing.interval": "1s"})
+	if err != nil || c.EffectiveStrategy() != runtime.RestartExponentialDelay {
+		t.Fatalf("default strategy with checkpointing: %v %v", c.EffectiveStrategy(), err)
+	}
+}
+
+func TestParseConfigErrors(t *testing.T) {
+	for _, tc := range []struct {
+		opts map[string]string
+		key  string
+		want string
+	}{
+		{map[string]string{"execution.checkpointing.interval": "soon"}, "execution.checkpointing.interval", "number"},
+		{map[string]string{"execution.checkpointing.interval": "5 fortnights"}, "execution.checkpointing.interval", "unit"},
+		{map[string]string{"execution.checkpointing.mode": "MAYBE"}, "execution.checkpointing.mode", "EXACTLY_ONCE"},
+		{map[string]string{"execution.checkpointing.intervall": "5s"}, "execution.checkpointing.intervall", "did you mean 'execution.checkpointing.interval'"},
+		{map[string]string{"execution.checkpointing.max-concurrent-checkpoints": "0"}, "execution.checkpointing.max-concurrent-checkpoints", "at least 1"},
+		{map[string]string{"execution.checkpointing.dir": "s3://bucket/x"}, "execution.checkpointing.dir", "not supported"},
+		{map[string]string{"restart-strategy.type": "sometimes"}, "restart-strategy.type", "fixed-delay"},
+		{map[string]string{"restart-strategy.type": "exponential-delay", "restart-strategy.exponential-delay.max-backoff": "10ms",
+			"restart-strategy.exponential-delay.initial-backoff": "1s"}, "restart-strategy.exponential-delay.max-backoff", "initial-backoff (1s)"},
+	} {
+		_, err := runtime.ParseConfig(tc.opts)
+		var ce *runtime.ConfigError
+		if !errors.As(err, &ce) || ce.Key != tc.key || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: error %v; want a ConfigError for %s mentioning %q", tc.opts, err, tc.key, tc.want)
+		}
+	}
+}
+
+func TestParseDuration(t *testing.T) {
+	for in, want := range map[string]time.Duration{"10s": 10 * time.Second, "1 min": time.Minute, "500": 500 * time.Millisecond,
+		"2h": 2 * time.Hour, "1d": 24 * time.Hour, "3 ms": 3 * time.Millisecond, "10 SECONDS": 10 * time.Second} {
+		if got, err := runtime.ParseDuration(in); err != nil || got != want {
+			t.Errorf("ParseDuration(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "s", "-1s", "1.5s", "99999999999999999999d"} {
+		if _, err := runtime.ParseDuration(in); err == nil {
+			t.Errorf("ParseDuration(%q) succeeded", in)
+		}
+	}
+}

@@ -1,0 +1,581 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/runtime/checkpoint"
+)
+
+type evKind uint8
+
+const (
+	evSourceAck evKind = iota
+	evSinkAck
+	evSourceFinished
+	evCommitted
+)
+
+type event struct {
+	kind       evKind
+	checkpoint int64
+	task       int
+	source     string
+	states     []connector.SplitState
+	items      []item
+	key        checkpoint.Key
+}
+
+// item is a committable in the coordinator's books.
+type item struct {
+	c      checkpoint.Committable
+	sink   *sinkRT
+	born   time.Time // when it was pre-committed
+	in     int64     // the completed checkpoint that carries it
+	warned bool
+}
+
+type inflight struct {
+	id        int64
+	final     bool
+	started   time.Time
+	srcAcked  []bool
+	sinkAcked []bool
+	remaining int
+	states    map[string][]connector.SplitState
+	items     []item
+}
+
+type commitJob struct {
+	checkpoint int64
+	items      []item
+}
+
+// coordinator triggers checkpoints, collects acks, writes completed
+// checkpoints, and drives commits (commitLoop). Its state is owned by the
+// run goroutine; other goroutines talk to it through events.
+type coordinator struct {
+	a      *attempt
+	cfg    CheckpointConfig
+	events chan event
+	stop   chan struct{}
+	// allCommitted is closed when the final checkpoint's commits are
+	// acknowledged.
+	allCommitted chan struct{}
+	once         sync.Once
+
+	// completed is the id of the latest completed checkpoint, read by
+	// tasks to notify CheckpointListeners.
+	completed atomic.Int64
+
+	nextID       int64
+	inflight     []*inflight
+	carried      []item // pre-committed for failed checkpoints
+	uncommitted  []item // in completed checkpoints, commit not acked
+	acked        []item // commit acked, not durable yet
+	lastEnd      time.Time
+	due          bool
+	failedInARow int
+	finished     int
+	stopping     bool
+	finalID      int64
+	finalDone    bool
+	pausedWarned bool
+	last         *checkpoint.Metadata
+	lastInStore  bool // last is a file of the job's own storage
+
+	cmu    sync.Mutex
+	cqueue []commitJob
+	cclose bool
+	cwake  chan struct{}
+}
+
+func newCoordinator(a *attempt, nextID int64, recovered []checkpoint.Committable) *coordinator {
+	c := &coordinator{a: a, cfg: a.j.spec.Config.Checkpoint, nextID: nextID,
+		events: make(chan event, 64), stop: make(chan struct{}), cwake: make(chan struct{}, 1),
+		allCommitted: make(chan struct{}),
+		last:         a.restored, lastInStore: a.restoredInStore}
+	for _, r := range recovered {
+		i := 0
+		for i < len(a.sinks) && a.sinks[i].id != r.Sink {
+			i++
+		}
+		c.acked = append(c.acked, item{c: r, sink: a.sinks[i]})
+	}
+	if a.restored != nil {
+		c.completed.Store(a.restored.ID)
+	}
+	return c
+}
+
+func (c *coordinator) requestStop() { c.once.Do(func() { close(c.stop) }) }
+
+// send delivers an event to the coordinator.
+func (c *coordinator) send(ctx context.Context, ev event) error {
+	select {
+	case c.events <- ev:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (c *coordinator) log() *slog.Logger { return c.a.j.log }
+
+func (c *coordinator) run(ctx context.Context) error {
+	defer c.closeCommits()
+	var tick <-chan time.Time
+	if c.cfg.Interval > 0 {
+		t := time.NewTicker(c.cfg.Interval)
+		defer t.Stop()
+		tick = t.C
+	}
+	hk := min(time.Second, c.cfg.Timeout/4)
+	if c.cfg.Interval > 0 {
+		hk = min(hk, c.cfg.Interval)
+	}
+	house := time.NewTicker(max(hk, 5*time.Millisecond))
+	defer house.Stop()
+	stop := c.stop
+	for {
+		select {
+		case <-tick:
+			c.due = true
+		case ev := <-c.events:
+			if err := c.handle(ctx, ev); err != nil {
+				return err
+			}
+		case <-house.C:
+			if err := c.housekeeping(); err != nil {
+				return err
+			}
+		case <-stop:
+			stop = nil
+			c.startFinal("stop requested")
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		if len(c.uncommitted) == 0 || c.pausedWarned {
+			c.recordAcks()
+		}
+		if c.finalDone && len(c.uncommitted) == 0 {
+			close(c.allCommitted)
+			return nil
+		}
+		c.maybeTrigger()
+	}
+}
+
+func (c *coordinator) startFinal(why string) {
+	if c.stopping {
+		return
+	}
+	c.stopping = true
+	c.finalID = c.trigger(true)
+	c.log().Info("taking final checkpoint", "checkpoint", c.finalID, "reason", why)
+}
+
+// uncommittedCheckpoints counts the completed checkpoints whose commits
+// are pending.
+func (c *coordinator) uncommittedCheckpoints() (int, *item) {
+	n, last := 0, int64(-1)
+	var oldest *item
+	for i := range c.uncommitted {
+		it := &c.uncommitted[i]
+		if oldest == nil || it.born.Before(oldest.born) {
+			oldest = it
+		}
+		if it.in != last { // items are appended in completion order
+			n, last = n+1, it.in
+		}
+	}
+	return n, oldest
+}
+
+func (c *coordinator) maybeTrigger() {
+	if !c.due || c.stopping || len(c.inflight) >= c.cfg.MaxConcurrent {
+		return
+	}
+	if !c.lastEnd.IsZero() && time.Since(c.lastEnd) < c.cfg.MinPause {
+		return
+	}
+	if n, oldest := c.uncommittedCheckpoints(); n >= c.cfg.MaxUncommitted {
+		if !c.pausedWarned {
+			c.pausedWarned = true
+			c.a.j.stats.setPaused(true)
+			c.log().Warn("commits lag: not triggering checkpoints until they catch up",
+				"lagging_sink", oldest.sink.id, "uncommitted_checkpoints", n, "oldest", oldest.c.Key.String(), "age", time.Since(oldest.born).Round(time.Millisecond))
+		}
+		return
+	}
+	if c.pausedWarned {
+		c.pausedWarned = false
+		c.a.j.stats.setPaused(false)
+		c.log().Info("commits caught up: checkpoints resume")
+	}
+	c.due = false
+	c.trigger(false)
+}
+
+func (c *coordinator) trigger(final bool) int64 {
+	id := c.nextID
+	c.nextID++
+	a := c.a
+	f := &inflight{id: id, final: final, started: time.Now(), srcAcked: make([]bool, len(a.srcTasks)),
+		sinkAcked: make([]bool, len(a.snkTasks)), remaining: len(a.srcTasks) + len(a.snkTasks),
+		states: map[string][]connector.SplitState{}}
+	for _, s := range a.sources {
+		f.states[s.id] = []connector.SplitState{}
+	}
+	c.inflight = append(c.inflight, f)
+	for _, t := range a.srcTasks {
+		t.trigger(id, final)
+	}
+	return id
+}
+
+func (c *coordinator) find(id int64) *inflight {
+	for _, f := range c.inflight {
+		if f.id == id {
+			return f
+		}
+	}
+	return nil
+}
+
+func (c *coordinator) handle(ctx context.Context, ev event) error {
+	switch ev.kind {
+	case evSourceFinished:
+		if c.finished++; c.finished == len(c.a.srcTasks) {
+			c.startFinal("all sources finished")
+		}
+		return nil
+	case evCommitted:
+		for i := range c.uncommitted {
+			if c.uncommitted[i].c.Key == ev.key {
+				c.acked = append(c.acked, c.uncommitted[i])
+				c.uncommitted = append(c.uncommitted[:i], c.uncommitted[i+1:]...)
+				break
+			}
+		}
+		c.a.j.stats.setPending(c.pendingStats())
+		return nil
+	}
+	f := c.find(ev.checkpoint)
+	if f == nil {
+		// The checkpoint failed (timed out) before this ack: its
+		// pre-committed work is carried into the next checkpoint.
+		if ev.kind == evSinkAck {
+			c.carried = append(c.carried, ev.items...)
+		}
+		return nil
+	}
+	switch ev.kind {
+	case evSourceAck:
+		if !f.srcAcked[ev.task] {
+			f.srcAcked[ev.task] = true
+			f.remaining--
+			f.states[ev.source] = append(f.states[ev.source], ev.states...)
+		}
+	case evSinkAck:
+		if !f.sinkAcked[ev.task] {
+			f.sinkAcked[ev.task] = true
+			f.remaining--
+			f.items = append(f.items, ev.items...)
+		}
+	}
+	if f.remaining == 0 {
+		return c.complete(ctx, f)
+	}
+	return nil
+}
+
+func (c *coordinator) remove(f *inflight) {
+	for i, g := range c.inflight {
+		if g == f {
+			c.inflight = append(c.inflight[:i], c.inflight[i+1:]...)
+			return
+		}
+	}
+}
+
+func (c *coordinator) complete(ctx context.Context, f *inflight) error {
+	c.remove(f)
+	a := c.a
+	newItems := append(c.carried, f.items...)
+	c.carried = nil
+	sortItems(newItems)
+	md := &checkpoint.Metadata{Version: checkpoint.FormatVersion, Job: a.j.spec.Name, ID: f.id, Run: a.run,
+		Time: time.Now().UTC(), Sources: f.states}
+	for _, it := range c.uncommitted {
+		md.Pending = append(md.Pending, it.c)
+	}
+	for _, it := range newItems {
+		md.Pending = append(md.Pending, it.c)
+	}
+	for i := range newItems {
+		newItems[i].in = f.id
+	}
+	durable := len(c.acked)
+	size, err := a.j.store.Write(md)
+	if err != nil {
+		c.carried = newItems
+		return c.failed(f, fmt.Errorf("write checkpoint %d: %w", f.id, err))
+	}
+	dur := time.Since(f.started)
+	c.failedInARow = 0
+	c.lastEnd = time.Now()
+	c.last, c.lastInStore = md, true
+	for _, it := range c.acked[:durable] {
+		a.tracker.durable(it.sink.index, it.c.Checkpoint)
+	}
+	c.acked = append(c.acked[:0], c.acked[durable:]...)
+	c.uncommitted = append(c.uncommitted, newItems...)
+	c.a.j.stats.completed(f.id, dur, size, c.lastEnd)
+	a.j.log.Debug("checkpoint complete", "checkpoint", f.id, "duration", dur, "size", size,
+		"new_committables", len(newItems), "pending_commits", len(c.uncommitted))
+	c.a.j.stats.setPending(c.pendingStats())
+	if err := a.j.store.Prune(c.cfg.NumRetained); err != nil {
+		c.log().Warn("cannot delete old checkpoints", "err", err)
+	}
+	if err := a.j.fault(ctx, AfterCheckpointWritten, FaultInfo{Checkpoint: f.id}); err != nil {
+		return err
+	}
+	c.completed.Store(f.id)
+	for _, t := range a.snkTasks {
+		select {
+		case t.notify <- struct{}{}:
+		default:
+		}
+	}
+	if len(newItems) > 0 {
+		c.enqueue(commitJob{checkpoint: f.id, items: newItems})
+	}
+	if f.final {
+		c.finalDone = true
+	}
+	return nil
+}
+
+// failed handles a checkpoint that failed while the job keeps running:
+// its pre-committed work is already in c.carried.
+func (c *coordinator) failed(f *inflight, cause error) error {
+	c.a.j.stats.failed()
+	c.lastEnd = time.Now()
+	if f.final {
+		return fmt.Errorf("final checkpoint %d failed: %w", f.id, cause)
+	}
+	c.failedInARow++
+	if c.failedInARow > c.cfg.TolerableFailed {
+		return fmt.Errorf("checkpoint %d failed (%d in a row, execution.checkpointing.tolerable-failed-checkpoints is %d): %w",
+			f.id, c.failedInARow, c.cfg.TolerableFailed, cause)
+	}
+	c.log().Warn("checkpoint failed; its pre-committed work is carried into the next one",
+		"checkpoint", f.id, "err", cause, "failed_in_a_row", c.failedInARow)
+	return nil
+}
+
+func (c *coordinator) housekeeping() error {
+	now := time.Now()
+	for _, f := range append([]*inflight(nil), c.inflight...) {
+		if now.Sub(f.started) > c.cfg.Timeout {
+			c.remove(f)
+			c.carried = append(c.carried, f.items...)
+			if err := c.failed(f, fmt.Errorf("expired after execution.checkpointing.timeout (%s)", c.cfg.Timeout)); err != nil {
+				return err
+			}
+		}
+	}
+	for i := range c.uncommitted {
+		c.warnAge(&c.uncommitted[i], now)
+	}
+	for i := range c.carried {
+		it := &c.carried[i]
+		c.warnAge(it, now)
+		if t := it.sink.timeout; t > 0 && now.Sub(it.born) > t*4/5 {
+			return fmt.Errorf("pre-committed work %s is %s old, near the sink's transaction timeout %s, and no checkpoint has completed to commit it: failing over to the last completed checkpoint",
+				it.c.Key, now.Sub(it.born).Round(time.Millisecond), t)
+		}
+	}
+	c.a.j.stats.setPending(c.pendingStats())
+	return nil
+}
+
+func (c *coordinator) warnAge(it *item, now time.Time) {
+	if t := it.sink.timeout; t > 0 && !it.warned && now.Sub(it.born) > t/2 {
+		it.warned = true
+		c.log().Warn("pre-committed work is past half of the sink's transaction timeout and not committed",
+			"committable", it.c.Key.String(), "age", now.Sub(it.born).Round(time.Millisecond), "timeout", t)
+	}
+}
+
+func (c *coordinator) pendingStats() (int, time.Time) {
+	n := len(c.uncommitted) + len(c.carried)
+	var oldest time.Time
+	for _, l := range [][]item{c.uncommitted, c.carried} {
+		for _, it := range l {
+			if oldest.IsZero() || it.born.Before(oldest) {
+				oldest = it.born
+			}
+		}
+	}
+	return n, oldest
+}
+
+// finish runs after every task ended cleanly. It makes the last commit
+// acknowledgements durable and applies the retention policy.
+func (c *coordinator) finish(stopped bool) error {
+	a := c.a
+	ret := c.cfg.Retention
+	clear := ret == DeleteOnCancellation || (!stopped && ret == NoExternalizedCheckpoints)
+	if clear {
+		if err := a.j.store.Clear(); err != nil {
+			return fmt.Errorf("delete checkpoints: %w", err)
+		}
+		return nil
+	}
+	return nil
+}
+
+// recordAcks makes the commit acknowledgements received since the last
+// checkpoint durable without waiting for the next one: it writes a copy
+// of the latest completed checkpoint (same source positions) without the
+// acknowledged committables, under a new id, and deletes the copied one,
+// which it supersedes. It runs only while no checkpoint is in flight, so
+// that checkpoint ids keep following completion order.
+func (c *coordinator) recordAcks() {
+	if len(c.acked) == 0 || len(c.inflight) > 0 || c.last == nil {
+		return
+	}
+	a := c.a
+	acked := make(map[checkpoint.Key]bool, len(c.acked))
+	for _, it := range c.acked {
+		acked[it.c.Key] = true
+	}
+	base := c.last
+	md := *base
+	md.ID, md.Run, md.Time, md.Pending = c.nextID, a.run, time.Now().UTC(), nil
+	if md.AcksOf == 0 {
+		md.AcksOf = base.ID
+	}
+	c.nextID++
+	for _, p := range base.Pending {
+		if !acked[p.Key] {
+			md.Pending = append(md.Pending, p)
+		}
+	}
+	if _, err := a.j.store.Write(&md); err != nil {
+		c.log().Warn("cannot record commit acknowledgements; the next checkpoint will", "err", err)
+		return
+	}
+	for _, it := range c.acked {
+		a.tracker.durable(it.sink.index, it.c.Checkpoint)
+	}
+	c.acked = c.acked[:0]
+	if c.lastInStore {
+		if err := a.j.store.Remove(base.ID); err != nil {
+			c.log().Warn("cannot delete superseded checkpoint", "checkpoint", base.ID, "err", err)
+		}
+	}
+	c.last, c.lastInStore = &md, true
+}
+
+func (c *coordinator) enqueue(j commitJob) {
+	c.cmu.Lock()
+	c.cqueue = append(c.cqueue, j)
+	c.cmu.Unlock()
+	select {
+	case c.cwake <- struct{}{}:
+	default:
+	}
+}
+
+func (c *coordinator) closeCommits() {
+	c.cmu.Lock()
+	c.cclose = true
+	c.cmu.Unlock()
+	select {
+	case c.cwake <- struct{}{}:
+	default:
+	}
+}
+
+// commitLoop commits the committables of completed checkpoints in order,
+// sink by sink, retrying failures with backoff, and acknowledges each
+// commit to the coordinator.
+func (c *coordinator) commitLoop(ctx context.Context) error {
+	a := c.a
+	for {
+		c.cmu.Lock()
+		var job commitJob
+		ok, closed := len(c.cqueue) > 0, c.cclose
+		if ok {
+			job = c.cqueue[0]
+			c.cqueue = c.cqueue[1:]
+		}
+		c.cmu.Unlock()
+		if !ok {
+			if closed {
+				return nil
+			}
+			select {
+			case <-c.cwake:
+				continue
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		if err := a.j.fault(ctx, CommitDelay, FaultInfo{Checkpoint: job.checkpoint}); err != nil {
+			return err
+		}
+		for i, it := range job.items {
+			if i > 0 && job.items[i-1].sink != it.sink {
+				if err := a.j.fault(ctx, BetweenSinkCommits, FaultInfo{Checkpoint: job.checkpoint, Sink: it.sink.id}); err != nil {
+					return err
+				}
+			}
+			if err := commitRetrying(ctx, c.a.j.log, job.checkpoint, it.sink, it.c); err != nil {
+				return err
+			}
+			if err := a.j.fault(ctx, AfterCommit, FaultInfo{Checkpoint: job.checkpoint, Sink: it.sink.id, Task: it.c.Task}); err != nil {
+				return err
+			}
+			if err := c.send(ctx, event{kind: evCommitted, key: it.c.Key}); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// commitRetrying commits one committable, retrying failures other than
+// connector.ErrCommitLost with exponential backoff until ctx is done.
+func commitRetrying(ctx context.Context, log *slog.Logger, ckpt int64, sink *sinkRT, c checkpoint.Committable) error {
+	backoff := 50 * time.Millisecond
+	for attempt := 1; ; attempt++ {
+		err := sink.committer.Commit(ctx, c.Data)
+		if err == nil {
+			return nil
+		}
+		if errors.Is(err, connector.ErrCommitLost) {
+			return &CommitLostError{Checkpoint: ckpt, Sink: sink.id, Key: c.Key, Committable: c.Data, Err: err}
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		log.Warn("commit failed; retrying", "checkpoint", ckpt, "committable", c.Key.String(), "attempt", attempt, "err", err, "retry_in", backoff)
+		t := time.NewTimer(backoff)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		}
+		backoff = min(backoff*2, 10*time.Second)
+	}
+}

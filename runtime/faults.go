@@ -1,0 +1,63 @@
+package runtime
+
+import "context"
+
+// FaultPoint names a place in the checkpoint protocol where tests can make
+// the job fail (see package testkit).
+type FaultPoint string
+
+// The failure points.
+const (
+	// BeforePreCommit: a sink task got an aligned barrier and has not
+	// called PreCommit yet.
+	BeforePreCommit FaultPoint = "before-pre-commit"
+	// AfterPreCommit: PreCommit returned; the coordinator has no ack yet.
+	AfterPreCommit FaultPoint = "after-pre-commit"
+	// AfterCheckpointWritten: the checkpoint is durable; nothing is
+	// committed or notified yet.
+	AfterCheckpointWritten FaultPoint = "after-checkpoint-written"
+	// BetweenSinkCommits: the first sink's committables of a checkpoint
+	// are committed, the next sink's are not (the seed's partial commit).
+	BetweenSinkCommits FaultPoint = "between-sink-commits"
+	// AfterCommit: a commit succeeded; its acknowledgement is not durable.
+	AfterCommit FaultPoint = "after-commit"
+	// DuringRecovery: the first sink's Recover committed the restored
+	// committables; the job has not started.
+	DuringRecovery FaultPoint = "during-recovery"
+	// CommitDelay: the commits of a completed checkpoint are about to
+	// start. An injector that blocks here delays the commit notification
+	// (for several checkpoint intervals, say) while the job goes on.
+	CommitDelay FaultPoint = "commit-delay"
+)
+
+// FaultPoints lists every failure point.
+func FaultPoints() []FaultPoint {
+	return []FaultPoint{BeforePreCommit, AfterPreCommit, AfterCheckpointWritten,
+		BetweenSinkCommits, AfterCommit, DuringRecovery, CommitDelay}
+}
+
+// FaultInfo says where a failure point was reached.
+type FaultInfo struct {
+	// Checkpoint is the checkpoint concerned (during recovery: the
+	// restored one, 0 when the job starts afresh).
+	Checkpoint int64
+	// Sink is the sink's id, when a sink is concerned.
+	Sink string
+	// Task is the sink task's index, when a task is concerned.
+	Task int
+}
+
+// FaultInjector is consulted at each failure point. Hit returns an error
+// to make the job fail there (the runtime treats it like any task error)
+// or nil to go on; it may also block (to delay the protocol, until ctx is
+// done) or kill the process. Hit is called from several goroutines.
+type FaultInjector interface {
+	Hit(ctx context.Context, p FaultPoint, info FaultInfo) error
+}
+
+func (j *Job) fault(ctx context.Context, p FaultPoint, info FaultInfo) error {
+	if j.spec.Faults == nil {
+		return nil
+	}
+	return j.spec.Faults.Hit(ctx, p, info)
+}

@@ -1,0 +1,226 @@
+package runtime
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/runtime/checkpoint"
+)
+
+// Job runs a JobSpec: it restores the latest checkpoint, runs the tasks
+// and the checkpoint coordinator, and restarts after failures as the
+// restart strategy allows.
+type Job struct {
+	spec  JobSpec
+	log   *slog.Logger
+	store checkpoint.Storage
+	now   func() time.Time
+
+	running  atomic.Bool
+	restarts atomic.Int64
+	state    atomic.Value // State
+	cur      atomic.Pointer[attempt]
+	stats    statsState
+}
+
+// CommitLostError is returned when a sink reports that pre-committed work
+// is gone for good (it wraps connector.ErrCommitLost). It fails the job
+// without restarts: a restart would restore the same checkpoint and fail
+// again. The way on is to restore an earlier retained checkpoint
+// (replaying its interval: nothing lost, possible duplicates in sinks
+// whose commits succeeded) or to drop the pending committable from the
+// latest checkpoint with checkpoint.DropPending, accepting the loss.
+type CommitLostError struct {
+	// Checkpoint is the checkpoint whose commit failed (the completed
+	// checkpoint that carried the committable, or the restored one during
+	// recovery).
+	Checkpoint int64
+	// Sink is the sink's id.
+	Sink string
+	// Key identifies the committable; Committable is its data.
+	Key         checkpoint.Key
+	Committable connector.Committable
+	// Err is the sink's error.
+	Err error
+}
+
+func (e *CommitLostError) Error() string {
+	return fmt.Sprintf("checkpoint %d: sink %q lost committable %s (%q): %v; the job cannot go on by itself. "+
+		"Either restore an earlier retained checkpoint (replays its interval: nothing lost, possible duplicates in sinks whose commits succeeded), "+
+		"or accept the loss by dropping the committable from the latest checkpoint (checkpoint.DropPending) and start again",
+		e.Checkpoint, e.Sink, e.Key, e.Committable, e.Err)
+}
+
+// Unwrap returns the sink's error, which wraps connector.ErrCommitLost.
+func (e *CommitLostError) Unwrap() error { return e.Err }
+
+// errStopTimeout is the cause when a graceful stop takes too long.
+var errStopTimeout = errors.New("graceful stop timed out")
+
+// NewJob validates spec and opens its checkpoint storage.
+func NewJob(spec JobSpec) (*Job, error) {
+	if err := spec.validate(); err != nil {
+		return nil, err
+	}
+	j := &Job{spec: spec, log: spec.Logger, now: time.Now}
+	if j.log == nil {
+		j.log = slog.Default()
+	}
+	j.log = j.log.With("job", spec.Name)
+	if d := spec.Config.Checkpoint.Dir; d != "" {
+		st, err := checkpoint.OpenDir(d, spec.Name)
+		if err != nil {
+			return nil, err
+		}
+		j.store = st
+	} else {
+		j.store = &checkpoint.Memory{}
+	}
+	return j, nil
+}
+
+// Run runs the job until its bounded sources are done, ctx is cancelled
+// (graceful stop: a final checkpoint is taken and committed), or it fails
+// and the restart strategy gives up. It returns nil after a finish or a
+// graceful stop. A Job runs once at a time: Run returns an error while
+// another Run of the same Job is in progress.
+func (j *Job) Run(ctx context.Context) error {
+	if !j.running.CompareAndSwap(false, true) {
+		return fmt.Errorf("job %q is already running", j.spec.Name)
+	}
+	defer j.running.Store(false)
+	rs := newRestarter(j.spec.Config, j.now)
+	first := true
+	for {
+		started := j.now()
+		j.state.Store(StateRestoring)
+		err := j.runOnceSafe(ctx, first)
+		first = false
+		if err == nil {
+			if ctx.Err() != nil {
+				j.state.Store(StateStopped)
+			} else {
+				j.state.Store(StateFinished)
+			}
+			return nil
+		}
+		j.state.Store(StateFailed)
+		// Restarting cannot help these: the same checkpoint or spec would
+		// fail the same way.
+		if errors.Is(err, connector.ErrCommitLost) || errors.Is(err, ErrInvalidSpec) ||
+			errors.Is(err, checkpoint.ErrCorrupt) || errors.Is(err, errStopTimeout) {
+			return err
+		}
+		if ctx.Err() != nil {
+			return err
+		}
+		delay, ok := rs.next(started)
+		if !ok {
+			return fmt.Errorf("job %q failed (restart strategy %s gives up): %w", j.spec.Name, j.spec.Config.EffectiveStrategy(), err)
+		}
+		j.restarts.Add(1)
+		j.state.Store(StateRestarting)
+		j.log.Warn("job failed; restarting", "err", err, "delay", delay, "strategy", j.spec.Config.EffectiveStrategy().String())
+		t := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return err
+		case <-t.C:
+		}
+	}
+}
+
+// runOnceSafe runs one attempt, turning a panic in its set-up (a
+// connector's Committer, Recover or Splits) into a *PanicError.
+func (j *Job) runOnceSafe(ctx context.Context, first bool) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = &PanicError{Task: "job set-up", Value: v, Stack: debug.Stack()}
+		}
+	}()
+	return j.runOnce(ctx, first)
+}
+
+func newRunID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// restore returns the checkpoint to restore, the first id to use, and
+// whether the checkpoint is one of the job's own storage.
+func (j *Job) restore(first bool) (*checkpoint.Metadata, int64, bool, error) {
+	var md *checkpoint.Metadata
+	var err error
+	if first && j.spec.RestorePath != "" {
+		md, err = checkpoint.LoadPath(j.spec.RestorePath, j.spec.Name)
+	} else {
+		md, err = j.store.Latest()
+	}
+	if err != nil {
+		return nil, 0, false, fmt.Errorf("find checkpoint to restore: %w", err)
+	}
+	maxID, err := j.store.MaxID()
+	if err != nil {
+		return nil, 0, false, err
+	}
+	if md != nil {
+		maxID = max(maxID, md.ID)
+	}
+	return md, maxID + 1, !(first && j.spec.RestorePath != ""), nil
+}
+
+// tracker implements connector.CommitTracker for all sinks of a run.
+type tracker struct {
+	mu      sync.Mutex
+	pending []map[int64]int // per sink index: checkpoint id -> committables not durable
+}
+
+func newTracker(sinks int) *tracker {
+	t := &tracker{pending: make([]map[int64]int, sinks)}
+	for i := range t.pending {
+		t.pending[i] = map[int64]int{}
+	}
+	return t
+}
+
+func (t *tracker) add(sink int, ckpt int64, n int) {
+	t.mu.Lock()
+	t.pending[sink][ckpt] += n
+	t.mu.Unlock()
+}
+
+func (t *tracker) durable(sink int, ckpt int64) {
+	t.mu.Lock()
+	m := t.pending[sink]
+	if m[ckpt]--; m[ckpt] <= 0 {
+		delete(m, ckpt)
+	}
+	t.mu.Unlock()
+}
+
+type sinkTracker struct {
+	t    *tracker
+	sink int
+}
+
+func (s sinkTracker) Durable(ckpt int64) bool {
+	s.t.mu.Lock()
+	defer s.t.mu.Unlock()
+	for id := range s.t.pending[s.sink] {
+		if id <= ckpt {
+			return false
+		}
+	}
+	return true
+}

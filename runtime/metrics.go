@@ -1,0 +1,179 @@
+package runtime
+
+import (
+	"sync"
+	"time"
+)
+
+// Metrics is what the CLI serves (for example as Prometheus gauges and
+// counters, read at scrape time). *Job implements it.
+type Metrics interface {
+	// Status returns a consistent-enough snapshot of the job's numbers;
+	// it is safe to call at any time from any goroutine.
+	Status() Status
+}
+
+// State is a job's lifecycle state.
+type State string
+
+// The job states.
+const (
+	StateCreated    State = "CREATED"
+	StateRestoring  State = "RESTORING"
+	StateRunning    State = "RUNNING"
+	StateRestarting State = "RESTARTING"
+	StateFinished   State = "FINISHED"
+	StateStopped    State = "STOPPED"
+	StateFailed     State = "FAILED"
+)
+
+// Status is a snapshot of a job's state and metrics.
+type Status struct {
+	// Job is the job's name.
+	Job string
+	// State is the job's lifecycle state.
+	State State
+	// Run identifies the current run (attempt); empty before the first.
+	Run string
+	// Restarts counts restarts after failures.
+	Restarts int64
+	// Tasks lists the current run's tasks.
+	Tasks []TaskStatus
+	// Checkpoints summarizes checkpointing.
+	Checkpoints CheckpointStatus
+	// PendingCommits counts committables not yet committed (in completed
+	// checkpoints, or carried from failed ones).
+	PendingCommits int
+	// OldestPendingCommitAge is the age of the oldest pending committable
+	// (0 when none).
+	OldestPendingCommitAge time.Duration
+	// TriggeringPaused is true while commits lag so much that no new
+	// checkpoint is triggered.
+	TriggeringPaused bool
+}
+
+// TaskKind says whether a task reads a source or writes a sink.
+type TaskKind string
+
+// The task kinds.
+const (
+	SourceTask TaskKind = "source"
+	SinkTask   TaskKind = "sink"
+)
+
+// TaskStatus holds one task's counters.
+type TaskStatus struct {
+	// Kind is source or sink; Name the source's or sink's id; Index the
+	// task's index among its operator's tasks.
+	Kind  TaskKind
+	Name  string
+	Index int
+	// RecordsIn counts rows read (source) or received (sink);
+	// RecordsOut rows sent downstream after the transform (source).
+	RecordsIn, RecordsOut int64
+	// BytesIn and BytesOut are reported by readers and writers that
+	// implement connector.ByteCounter (0 otherwise).
+	BytesIn, BytesOut int64
+	// Backpressure is the total time the task was blocked on full
+	// channels.
+	Backpressure time.Duration
+}
+
+// CheckpointStatus summarizes checkpointing.
+type CheckpointStatus struct {
+	// Completed and Failed count checkpoints since the job started.
+	Completed, Failed int64
+	// LastID, LastDuration and LastSize describe the latest completed
+	// checkpoint; LastCompleted is when it completed (zero: none yet).
+	LastID        int64
+	LastDuration  time.Duration
+	LastSize      int64
+	LastCompleted time.Time
+	// TotalDuration sums the durations of completed checkpoints.
+	TotalDuration time.Duration
+}
+
+// LastAge returns the age of the last completed checkpoint at now, 0 when
+// there is none.
+func (c CheckpointStatus) LastAge(now time.Time) time.Duration {
+	if c.LastCompleted.IsZero() {
+		return 0
+	}
+	return now.Sub(c.LastCompleted)
+}
+
+// statsState holds the job-level numbers the coordinator updates.
+type statsState struct {
+	mu      sync.Mutex
+	ckpt    CheckpointStatus
+	pending int
+	oldest  time.Time
+	paused  bool
+}
+
+func (s *statsState) completed(id int64, d time.Duration, size int64, at time.Time) {
+	s.mu.Lock()
+	s.ckpt.Completed++
+	s.ckpt.TotalDuration += d
+	s.ckpt.LastID, s.ckpt.LastDuration, s.ckpt.LastSize, s.ckpt.LastCompleted = id, d, size, at
+	s.mu.Unlock()
+}
+
+func (s *statsState) failed() {
+	s.mu.Lock()
+	s.ckpt.Failed++
+	s.mu.Unlock()
+}
+
+func (s *statsState) setPending(n int, oldest time.Time) {
+	s.mu.Lock()
+	s.pending, s.oldest = n, oldest
+	s.mu.Unlock()
+}
+
+func (s *statsState) setPaused(p bool) {
+	s.mu.Lock()
+	s.paused = p
+	s.mu.Unlock()
+}
+
+// Status implements Metrics.
+func (j *Job) Status() Status {
+	st := Status{Job: j.spec.Name, Restarts: j.restarts.Load(), State: StateCreated}
+	if s, ok := j.state.Load().(State); ok {
+		st.State = s
+	}
+	j.stats.mu.Lock()
+	st.Checkpoints = j.stats.ckpt
+	st.PendingCommits = j.stats.pending
+	if !j.stats.oldest.IsZero() {
+		st.OldestPendingCommitAge = time.Since(j.stats.oldest)
+	}
+	st.TriggeringPaused = j.stats.paused
+	j.stats.mu.Unlock()
+	a := j.cur.Load()
+	if a == nil {
+		return st
+	}
+	st.Run = a.run
+	for _, t := range a.srcTasks {
+		ts := TaskStatus{Kind: SourceTask, Name: t.src.id, Index: t.index, RecordsIn: t.recordsIn.Load(),
+			RecordsOut: t.recordsOut.Load(), Backpressure: time.Duration(t.backpressure.Load())}
+		t.mu.Lock()
+		if t.bytes != nil {
+			ts.BytesIn = t.bytes.Bytes()
+		}
+		t.mu.Unlock()
+		st.Tasks = append(st.Tasks, ts)
+	}
+	for _, t := range a.snkTasks {
+		ts := TaskStatus{Kind: SinkTask, Name: t.sink.id, Index: t.index, RecordsIn: t.recordsIn.Load()}
+		t.mu.Lock()
+		if t.bytes != nil {
+			ts.BytesOut = t.bytes.Bytes()
+		}
+		t.mu.Unlock()
+		st.Tasks = append(st.Tasks, ts)
+	}
+	return st
+}

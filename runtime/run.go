@@ -1,0 +1,694 @@
+package runtime
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime/debug"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/runtime/checkpoint"
+	"github.com/streamsql/streamsql/types"
+)
+
+type msgKind uint8
+
+const (
+	msgData msgKind = iota
+	msgBarrier
+	msgEOF
+)
+
+// message is what flows on a channel between tasks: a batch of rows, a
+// checkpoint barrier, or the end of the input.
+type message struct {
+	kind  msgKind
+	final bool
+	input int32
+	id    int64
+	rows  []types.Row
+}
+
+type sourceRT struct {
+	id   string
+	spec *SourceSpec
+	pipe *pipeRT
+}
+
+type sinkRT struct {
+	id        string
+	index     int
+	spec      *SinkSpec
+	committer connector.Committer
+	timeout   time.Duration // transaction timeout declared by the committer
+	tasks     []*sinkTask
+}
+
+type pipeRT struct {
+	p     *Pipeline
+	name  string
+	sinks []*sinkRT
+	// number of source tasks feeding the pipeline
+	sourceTasks int
+}
+
+// attempt is one run of the job, from restore to the end or a failure.
+type attempt struct {
+	j          *Job
+	run        string
+	restored   *checkpoint.Metadata
+	restoredID int64
+	// restoredInStore is true when restored is a file of the job's own
+	// storage (not an explicit RestorePath elsewhere).
+	restoredInStore bool
+	sources         []*sourceRT
+	sinks           []*sinkRT
+	srcTasks        []*sourceTask
+	snkTasks        []*sinkTask
+	tracker         *tracker
+	coord           *coordinator
+	mode            Mode
+}
+
+func (j *Job) runOnce(ctx context.Context, first bool) (err error) {
+	restored, nextID, inStore, err := j.restore(first)
+	if err != nil {
+		return err
+	}
+	a := &attempt{j: j, run: newRunID(), restored: restored, restoredInStore: inStore, mode: j.spec.Config.Checkpoint.Mode}
+	if restored != nil {
+		a.restoredID = restored.ID
+		j.log.Info("restoring checkpoint", "checkpoint", restored.ID, "pending_commits", len(restored.Pending), "storage", j.store.Location())
+	}
+	// The run's own context is not the caller's: cancelling the caller's
+	// context requests a graceful stop, which still needs to run tasks.
+	actx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
+	defer cancel(nil)
+
+	if err := a.build(); err != nil {
+		return err
+	}
+	defer func() {
+		for _, s := range a.sinks {
+			if s.committer != nil {
+				if cerr := s.committer.Close(); cerr != nil && err == nil {
+					err = fmt.Errorf("close committer of sink %q: %w", s.id, cerr)
+				}
+			}
+		}
+	}()
+	if err := a.openCommitters(actx); err != nil {
+		return err
+	}
+	// Recovery and split discovery stop at once when the caller stops the
+	// job: nothing has been written yet, and the next start recovers
+	// again.
+	recovered, err := a.recover(ctx)
+	if err == nil {
+		err = a.assignSplits(ctx)
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			j.log.Info("stopped during recovery", "err", err)
+			return nil
+		}
+		return err
+	}
+	a.coord = newCoordinator(a, nextID, recovered)
+	j.cur.Store(a)
+	j.state.Store(StateRunning)
+
+	stopCtx, stopCancel := context.WithCancel(context.Background())
+	defer stopCancel()
+	unregister := context.AfterFunc(ctx, func() {
+		a.coord.requestStop()
+		t := time.NewTimer(j.spec.Config.StopTimeout)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			cancel(errStopTimeout)
+		case <-stopCtx.Done():
+		}
+	})
+	defer unregister()
+
+	g, gctx := errgroup.WithContext(actx)
+	for _, t := range a.srcTasks {
+		goSafe(g, fmt.Sprintf("source %q task %d", t.src.id, t.index), func() error { return t.run(gctx) })
+	}
+	for _, t := range a.snkTasks {
+		t.start(g, gctx)
+	}
+	goSafe(g, "commit loop", func() error { return a.coord.commitLoop(gctx) })
+	goSafe(g, "checkpoint coordinator", func() error { return a.coord.run(gctx) })
+	err = g.Wait()
+	stopCancel()
+	if cause := context.Cause(actx); errors.Is(cause, errStopTimeout) {
+		return fmt.Errorf("job %q: %w after %s; pending commits are left to recovery", j.spec.Name, errStopTimeout, j.spec.Config.StopTimeout)
+	}
+	if err != nil {
+		return err
+	}
+	return a.coord.finish(ctx.Err() != nil)
+}
+
+// build creates the runtime objects of sources, sinks and channels.
+func (a *attempt) build() error {
+	capacity := a.j.spec.Config.ChannelCapacity
+	for pi := range a.j.spec.Pipelines {
+		p := &a.j.spec.Pipelines[pi]
+		pn := pipelineName(p, pi)
+		pr := &pipeRT{p: p, name: pn}
+		var pSources []*sourceRT
+		for si := range p.Sources {
+			s := &p.Sources[si]
+			sr := &sourceRT{id: pn + "/" + s.Name, spec: s, pipe: pr}
+			a.sources = append(a.sources, sr)
+			pSources = append(pSources, sr)
+			pr.sourceTasks += max(s.Parallelism, 1)
+		}
+		for si := range p.Sinks {
+			s := &p.Sinks[si]
+			sk := &sinkRT{id: pn + "/" + s.Name, index: len(a.sinks), spec: s}
+			a.sinks = append(a.sinks, sk)
+			pr.sinks = append(pr.sinks, sk)
+			for ti := range max(s.Parallelism, 1) {
+				t := &sinkTask{a: a, sink: sk, index: ti, global: len(a.snkTasks),
+					merged: make(chan message, capacity), notify: make(chan struct{}, 1)}
+				for range pr.sourceTasks {
+					t.inputs = append(t.inputs, make(chan message, capacity))
+					t.release = append(t.release, make(chan struct{}, 1))
+				}
+				sk.tasks = append(sk.tasks, t)
+				a.snkTasks = append(a.snkTasks, t)
+			}
+		}
+		input := 0
+		for _, sr := range pSources {
+			for ti := range max(sr.spec.Parallelism, 1) {
+				t := &sourceTask{a: a, src: sr, index: ti, global: len(a.srcTasks), pipeIndex: input,
+					wake: make(chan struct{}, 1)}
+				for _, sk := range pr.sinks {
+					outs := make([]chan message, len(sk.tasks))
+					for k, st := range sk.tasks {
+						outs[k] = st.inputs[input]
+					}
+					t.outs = append(t.outs, outs)
+				}
+				a.srcTasks = append(a.srcTasks, t)
+				input++
+			}
+		}
+	}
+	a.tracker = newTracker(len(a.sinks))
+	return nil
+}
+
+func (a *attempt) openCommitters(ctx context.Context) error {
+	for _, s := range a.sinks {
+		tp, ok := s.spec.Sink.(connector.TwoPhaseSink)
+		if !ok {
+			continue
+		}
+		c, err := tp.Committer(ctx, a.j.spec.Name)
+		if err != nil {
+			return fmt.Errorf("sink %q: create committer: %w", s.id, err)
+		}
+		s.committer = c
+		if tt, ok := c.(connector.TransactionTimeouter); ok {
+			s.timeout = tt.TransactionTimeout()
+		}
+	}
+	return nil
+}
+
+// recover hands the restored checkpoint's pending committables to their
+// sinks' committers, which commit them and abort leftovers. It returns the
+// recovered committables: committed, but not durably acknowledged until
+// the run's first checkpoint completes.
+func (a *attempt) recover(ctx context.Context) ([]checkpoint.Committable, error) {
+	bySink := map[string][]checkpoint.Committable{}
+	if a.restored != nil {
+		for _, c := range a.restored.Pending {
+			bySink[c.Sink] = append(bySink[c.Sink], c)
+		}
+	}
+	for id, cs := range bySink {
+		i := slices.IndexFunc(a.sinks, func(s *sinkRT) bool { return s.id == id })
+		if i < 0 || a.sinks[i].committer == nil {
+			return nil, fmt.Errorf("%w: checkpoint %d has %d pending commits of sink %q, which is not a two-phase sink of this job; run the job with that sink or restore another checkpoint",
+				ErrInvalidSpec, a.restoredID, len(cs), id)
+		}
+	}
+	var recovered []checkpoint.Committable
+	for _, s := range a.sinks {
+		if s.committer == nil {
+			continue
+		}
+		cs := bySink[s.id]
+		slices.SortFunc(cs, func(x, y checkpoint.Committable) int { return x.Key.Compare(y.Key) })
+		data := make([]connector.Committable, len(cs))
+		for i, c := range cs {
+			data[i] = c.Data
+			a.tracker.add(s.index, c.Checkpoint, 1)
+		}
+		// Commit each one first, retrying, so that a lost one is named
+		// exactly; then Recover, which commits them again (a no-op) and
+		// aborts the leftovers of earlier runs.
+		for _, c := range cs {
+			if err := commitRetrying(ctx, a.j.log, a.restoredID, s, c); err != nil {
+				return nil, err
+			}
+		}
+		if err := s.committer.Recover(ctx, data); err != nil {
+			if errors.Is(err, connector.ErrCommitLost) {
+				return nil, &CommitLostError{Checkpoint: a.restoredID, Sink: s.id, Err: err}
+			}
+			return nil, fmt.Errorf("sink %q: recover from checkpoint %d: %w", s.id, a.restoredID, err)
+		}
+		recovered = append(recovered, cs...)
+		if err := a.j.fault(ctx, DuringRecovery, FaultInfo{Checkpoint: a.restoredID, Sink: s.id}); err != nil {
+			return nil, err
+		}
+	}
+	return recovered, nil
+}
+
+func (a *attempt) assignSplits(ctx context.Context) error {
+	for _, sr := range a.sources {
+		splits, err := sr.spec.Source.Splits(ctx)
+		if err != nil {
+			return fmt.Errorf("source %q: list splits: %w", sr.id, err)
+		}
+		states := map[string][]byte{}
+		if a.restored != nil {
+			for _, st := range a.restored.Sources[sr.id] {
+				states[st.ID] = st.State
+			}
+		}
+		var tasks []*sourceTask
+		for _, t := range a.srcTasks {
+			if t.src == sr {
+				tasks = append(tasks, t)
+			}
+		}
+		for i, sp := range splits {
+			t := tasks[i%len(tasks)]
+			t.splits = append(t.splits, connector.SplitState{ID: sp.ID, State: states[sp.ID]})
+		}
+	}
+	return nil
+}
+
+// PanicError is returned when a task (or a connector or transform called
+// by it) panicked; the run fails like on any other error.
+type PanicError struct {
+	// Task names the task.
+	Task string
+	// Value is the panic's value; Stack the goroutine's stack.
+	Value any
+	Stack []byte
+}
+
+func (e *PanicError) Error() string {
+	return fmt.Sprintf("%s panicked: %v\n%s", e.Task, e.Value, e.Stack)
+}
+
+// goSafe runs fn in g, turning a panic into a *PanicError.
+func goSafe(g *errgroup.Group, task string, fn func() error) {
+	g.Go(func() (err error) {
+		defer func() {
+			if v := recover(); v != nil {
+				err = &PanicError{Task: task, Value: v, Stack: debug.Stack()}
+			}
+		}()
+		return fn()
+	})
+}
+
+type barrierReq struct {
+	id    int64
+	final bool
+}
+
+// sourceTask reads one reader, applies the pipeline's transform and sends
+// batches to the sink tasks. It injects barriers between Reads.
+type sourceTask struct {
+	a         *attempt
+	src       *sourceRT
+	index     int
+	global    int
+	pipeIndex int
+	splits    []connector.SplitState
+	outs      [][]chan message // per sink of the pipeline, per sink task
+
+	mu         sync.Mutex
+	reqs       []barrierReq
+	cancelRead context.CancelFunc
+	wake       chan struct{}
+
+	recordsIn, recordsOut atomic.Int64
+	backpressure          atomic.Int64 // nanoseconds blocked on full channels
+	bytes                 connector.ByteCounter
+	notified              atomic.Int64
+}
+
+// trigger asks the task to inject barrier id after its current batch.
+func (t *sourceTask) trigger(id int64, final bool) {
+	t.mu.Lock()
+	t.reqs = append(t.reqs, barrierReq{id, final})
+	if t.cancelRead != nil {
+		t.cancelRead()
+	}
+	t.mu.Unlock()
+	select {
+	case t.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (t *sourceTask) run(ctx context.Context) error {
+	a := t.a
+	info := connector.TaskInfo{Job: a.j.spec.Name, Table: t.src.spec.Name, Index: t.index,
+		Parallelism: max(t.src.spec.Parallelism, 1), Logger: a.j.log.With("source", t.src.id, "task", t.index),
+		RestoredCheckpoint: a.restoredID}
+	r, err := t.src.spec.Source.Open(ctx, info, t.splits)
+	if err != nil {
+		return fmt.Errorf("source %q task %d: open: %w", t.src.id, t.index, err)
+	}
+	defer r.Close()
+	if bc, ok := r.(connector.ByteCounter); ok {
+		t.mu.Lock()
+		t.bytes = bc
+		t.mu.Unlock()
+	}
+	listener, _ := r.(connector.CheckpointListener)
+	pipe := t.src.pipe
+	var readCtx context.Context
+	var cancelRead context.CancelFunc = func() {}
+	defer func() { cancelRead() }()
+	eof := false
+	for {
+		t.mu.Lock()
+		reqs := t.reqs
+		t.reqs = nil
+		if readCtx == nil || readCtx.Err() != nil {
+			cancelRead()
+			readCtx, cancelRead = context.WithCancel(ctx)
+			t.cancelRead = cancelRead
+		}
+		t.mu.Unlock()
+		for _, b := range reqs {
+			states, err := r.Snapshot(b.id)
+			if err != nil {
+				return fmt.Errorf("source %q task %d: snapshot for checkpoint %d: %w", t.src.id, t.index, b.id, err)
+			}
+			if err := t.broadcast(ctx, message{kind: msgBarrier, id: b.id, final: b.final}); err != nil {
+				return err
+			}
+			if err := a.coord.send(ctx, event{kind: evSourceAck, checkpoint: b.id, task: t.global, source: t.src.id, states: states}); err != nil {
+				return err
+			}
+			if b.final {
+				return t.broadcast(ctx, message{kind: msgEOF})
+			}
+		}
+		if listener != nil {
+			if done := a.coord.completed.Load(); done > t.notified.Load() {
+				t.notified.Store(done)
+				if err := listener.CheckpointComplete(ctx, done); err != nil {
+					return fmt.Errorf("source %q task %d: checkpoint %d complete: %w", t.src.id, t.index, done, err)
+				}
+			}
+		}
+		if eof {
+			select {
+			case <-t.wake:
+				continue
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		rows, err := r.Read(readCtx)
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				eof = true
+				if err := a.coord.send(ctx, event{kind: evSourceFinished, task: t.global}); err != nil {
+					return err
+				}
+				continue
+			}
+			if readCtx.Err() != nil && ctx.Err() == nil {
+				continue // interrupted to inject a barrier
+			}
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return fmt.Errorf("source %q task %d: read: %w", t.src.id, t.index, err)
+		}
+		if len(rows) == 0 {
+			continue
+		}
+		t.recordsIn.Add(int64(len(rows)))
+		out := rows
+		if tf := pipe.p.Transform; tf != nil {
+			out = make([]types.Row, 0, len(rows))
+			for _, row := range rows {
+				if out, err = tf(row, out); err != nil {
+					return fmt.Errorf("pipeline %q: %w", pipe.name, err)
+				}
+			}
+		}
+		if len(out) == 0 {
+			continue
+		}
+		t.recordsOut.Add(int64(len(out)))
+		if err := t.route(ctx, out); err != nil {
+			return err
+		}
+	}
+}
+
+func (t *sourceTask) route(ctx context.Context, rows []types.Row) error {
+	part := t.src.pipe.p.Partition
+	for _, outs := range t.outs {
+		n := len(outs)
+		if part == nil || n == 1 {
+			if err := t.send(ctx, outs[t.pipeIndex%n], message{kind: msgData, rows: rows}); err != nil {
+				return err
+			}
+			continue
+		}
+		buckets := make([][]types.Row, n)
+		for _, row := range rows {
+			k := part(row, n)
+			if k < 0 || k >= n {
+				return fmt.Errorf("pipeline partitioner returned %d for %d sink tasks", k, n)
+			}
+			buckets[k] = append(buckets[k], row)
+		}
+		for k, b := range buckets {
+			if len(b) > 0 {
+				if err := t.send(ctx, outs[k], message{kind: msgData, rows: b}); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func (t *sourceTask) broadcast(ctx context.Context, m message) error {
+	for _, outs := range t.outs {
+		for _, ch := range outs {
+			if err := t.send(ctx, ch, m); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// send sends m, counting the time blocked on a full channel as
+// backpressure.
+func (t *sourceTask) send(ctx context.Context, ch chan message, m message) error {
+	select {
+	case ch <- m:
+		return nil
+	default:
+	}
+	start := time.Now()
+	select {
+	case ch <- m:
+		t.backpressure.Add(int64(time.Since(start)))
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// sinkTask writes one writer. Its inputs (one channel per upstream source
+// task) are merged by forwarders; under EXACTLY_ONCE a forwarder that
+// passed barrier N blocks until every input has passed N (alignment).
+type sinkTask struct {
+	a       *attempt
+	sink    *sinkRT
+	index   int
+	global  int
+	inputs  []chan message
+	release []chan struct{}
+	merged  chan message
+	notify  chan struct{}
+
+	recordsIn atomic.Int64
+	mu        sync.Mutex
+	bytes     connector.ByteCounter
+}
+
+func (t *sinkTask) start(g *errgroup.Group, ctx context.Context) {
+	align := t.a.mode == ExactlyOnce
+	for k, in := range t.inputs {
+		g.Go(func() error {
+			for {
+				var m message
+				select {
+				case m = <-in:
+				case <-ctx.Done():
+					return ctx.Err()
+				}
+				m.input = int32(k)
+				select {
+				case t.merged <- m:
+				case <-ctx.Done():
+					return ctx.Err()
+				}
+				switch {
+				case m.kind == msgEOF:
+					return nil
+				case m.kind == msgBarrier && align:
+					select {
+					case <-t.release[k]:
+					case <-ctx.Done():
+						return ctx.Err()
+					}
+				}
+			}
+		})
+	}
+	goSafe(g, fmt.Sprintf("sink %q task %d", t.sink.id, t.index), func() error { return t.run(ctx) })
+}
+
+func (t *sinkTask) run(ctx context.Context) (err error) {
+	a := t.a
+	info := connector.TaskInfo{Job: a.j.spec.Name, Table: t.sink.spec.Name, Index: t.index,
+		Parallelism: len(t.sink.tasks), Logger: a.j.log.With("sink", t.sink.id, "task", t.index),
+		Commits: sinkTracker{a.tracker, t.sink.index}, RestoredCheckpoint: a.restoredID}
+	w, err := t.sink.spec.Sink.Open(ctx, info)
+	if err != nil {
+		return fmt.Errorf("sink %q task %d: open: %w", t.sink.id, t.index, err)
+	}
+	defer func() {
+		if cerr := w.Close(); cerr != nil && err == nil {
+			err = fmt.Errorf("sink %q task %d: close: %w", t.sink.id, t.index, cerr)
+		}
+	}()
+	if bc, ok := w.(connector.ByteCounter); ok {
+		t.mu.Lock()
+		t.bytes = bc
+		t.mu.Unlock()
+	}
+	listener, _ := w.(connector.CheckpointListener)
+	var notified int64
+	n := len(t.inputs)
+	barriers := map[int64]int{}
+	eofs := 0
+	for {
+		select {
+		case m := <-t.merged:
+			switch m.kind {
+			case msgData:
+				t.recordsIn.Add(int64(len(m.rows)))
+				if err := w.Write(ctx, m.rows); err != nil {
+					return fmt.Errorf("sink %q task %d: write: %w", t.sink.id, t.index, err)
+				}
+			case msgBarrier:
+				barriers[m.id]++
+				if barriers[m.id] < n {
+					continue
+				}
+				delete(barriers, m.id)
+				if err := t.preCommit(ctx, w, m.id); err != nil {
+					return err
+				}
+				if a.mode == ExactlyOnce {
+					for _, r := range t.release {
+						r <- struct{}{}
+					}
+				}
+			case msgEOF:
+				if eofs++; eofs == n {
+					// Keep the writer open until the final checkpoint's
+					// commits are acknowledged: a sink may commit through
+					// its writers' clients.
+					select {
+					case <-a.coord.allCommitted:
+						return nil
+					case <-ctx.Done():
+						return ctx.Err()
+					}
+				}
+			}
+		case <-t.notify:
+			if done := a.coord.completed.Load(); listener != nil && done > notified {
+				notified = done
+				if err := listener.CheckpointComplete(ctx, done); err != nil {
+					return fmt.Errorf("sink %q task %d: checkpoint %d complete: %w", t.sink.id, t.index, done, err)
+				}
+			}
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+func (t *sinkTask) preCommit(ctx context.Context, w connector.Writer, id int64) error {
+	a := t.a
+	fi := FaultInfo{Checkpoint: id, Sink: t.sink.id, Task: t.index}
+	if err := a.j.fault(ctx, BeforePreCommit, fi); err != nil {
+		return err
+	}
+	cs, err := w.PreCommit(ctx, id)
+	if err != nil {
+		return fmt.Errorf("sink %q task %d: pre-commit for checkpoint %d: %w", t.sink.id, t.index, id, err)
+	}
+	if len(cs) > 0 && t.sink.committer == nil {
+		return fmt.Errorf("sink %q task %d returned committables but its sink is not a connector.TwoPhaseSink", t.sink.id, t.index)
+	}
+	now := time.Now()
+	items := make([]item, len(cs))
+	for i, c := range cs {
+		items[i] = item{c: checkpoint.Committable{Key: checkpoint.Key{Sink: t.sink.id, Run: a.run, Checkpoint: id, Task: t.index, Seq: i}, Data: c},
+			sink: t.sink, born: now}
+	}
+	if len(cs) > 0 {
+		a.tracker.add(t.sink.index, id, len(cs))
+	}
+	if err := a.j.fault(ctx, AfterPreCommit, fi); err != nil {
+		return err
+	}
+	return a.coord.send(ctx, event{kind: evSinkAck, checkpoint: id, task: t.global, items: items})
+}
+
+func sortItems(items []item) {
+	slices.SortFunc(items, func(x, y item) int {
+		return cmp.Or(cmp.Compare(x.sink.index, y.sink.index), x.c.Key.Compare(y.c.Key))
+	})
+}

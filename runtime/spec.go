@@ -1,0 +1,132 @@
+package runtime
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/runtime/checkpoint"
+	"github.com/streamsql/streamsql/types"
+)
+
+// JobSpec describes a job to run: what the planner produces for the
+// runtime.
+type JobSpec struct {
+	// Name is the job's name (DESIGN.md, "Job identity"): stable across
+	// restarts, it names the checkpoint folder.
+	Name string
+	// Config is the runtime configuration (see ParseConfig).
+	Config Config
+	// Pipelines are the job's independent dataflows (one per INSERT).
+	Pipelines []Pipeline
+	// RestorePath, when set, names the checkpoint to restore on the first
+	// run instead of the latest one of the job: a checkpoint file or a
+	// job's checkpoint folder (plain path or file:// URI).
+	RestorePath string
+	// Logger receives the job's log; nil: slog.Default().
+	Logger *slog.Logger
+	// Faults, when set, is consulted at the protocol's failure points
+	// (tests only; see package testkit).
+	Faults FaultInjector
+}
+
+// Pipeline is one dataflow: rows of its sources pass through Transform
+// and go to every one of its sinks.
+type Pipeline struct {
+	// Name identifies the pipeline in ids of its sources and sinks, which
+	// key checkpoint state; it must stay the same across restarts.
+	// Default: "pipeline-<index>".
+	Name string
+	// Sources feed the pipeline; each source task applies Transform.
+	Sources []SourceSpec
+	// Transform maps one input row to zero or more output rows, appended
+	// to out; nil passes rows through. It is called from several
+	// goroutines at once (one per source task) and must not keep in or
+	// out. An error fails the job.
+	Transform func(in types.Row, out []types.Row) ([]types.Row, error)
+	// Partition, when set, chooses the sink task (0 <= i < n) of each row;
+	// nil sends every row of source task i to sink task i mod n, which
+	// keeps each split's order.
+	Partition func(row types.Row, n int) int
+	// Sinks receive every output row.
+	Sinks []SinkSpec
+}
+
+// SourceSpec is a source with its parallelism.
+type SourceSpec struct {
+	// Name is the table's name; the source's id is "<pipeline>/<name>".
+	Name string
+	// Source is the connector's source.
+	Source connector.Source
+	// Parallelism is the number of reader tasks; default 1. Splits are
+	// assigned to tasks round robin.
+	Parallelism int
+}
+
+// SinkSpec is a sink with its parallelism.
+type SinkSpec struct {
+	// Name is the table's name; the sink's id is "<pipeline>/<name>".
+	Name string
+	// Sink is the connector's sink; a connector.TwoPhaseSink gets its
+	// committables committed after each completed checkpoint.
+	Sink connector.Sink
+	// Parallelism is the number of writer tasks; default 1.
+	Parallelism int
+}
+
+// ErrInvalidSpec is wrapped by errors about a JobSpec that cannot run.
+var ErrInvalidSpec = errors.New("invalid job spec")
+
+func pipelineName(p *Pipeline, i int) string {
+	if p.Name != "" {
+		return p.Name
+	}
+	return fmt.Sprintf("pipeline-%d", i)
+}
+
+func (s *JobSpec) validate() error {
+	if err := checkpoint.ValidJobName(s.Name); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalidSpec, err)
+	}
+	if err := s.Config.Validate(); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalidSpec, err)
+	}
+	if len(s.Pipelines) == 0 {
+		return fmt.Errorf("%w: job %q has no pipelines", ErrInvalidSpec, s.Name)
+	}
+	ids := map[string]bool{}
+	for i := range s.Pipelines {
+		p := &s.Pipelines[i]
+		pn := pipelineName(p, i)
+		if len(p.Sources) == 0 || len(p.Sinks) == 0 {
+			return fmt.Errorf("%w: pipeline %q needs at least one source and one sink", ErrInvalidSpec, pn)
+		}
+		check := func(kind, name string, par int, nilConn bool) error {
+			id := pn + "/" + name
+			switch {
+			case name == "":
+				return fmt.Errorf("%w: pipeline %q: a %s has no name", ErrInvalidSpec, pn, kind)
+			case nilConn:
+				return fmt.Errorf("%w: %s %q has no connector", ErrInvalidSpec, kind, id)
+			case par < 0:
+				return fmt.Errorf("%w: %s %q: parallelism %d is negative", ErrInvalidSpec, kind, id, par)
+			case ids[kind+id]:
+				return fmt.Errorf("%w: %s %q appears twice", ErrInvalidSpec, kind, id)
+			}
+			ids[kind+id] = true
+			return nil
+		}
+		for _, src := range p.Sources {
+			if err := check("source", src.Name, src.Parallelism, src.Source == nil); err != nil {
+				return err
+			}
+		}
+		for _, snk := range p.Sinks {
+			if err := check("sink", snk.Name, snk.Parallelism, snk.Sink == nil); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
