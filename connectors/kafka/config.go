@@ -144,9 +144,11 @@ func (f EncoderFunc) EncodeRecord(row *types.Row, rec *kgo.Record) error { retur
 // checkpoint or an fsynced commit log). A transactional id is reused only
 // when the committable of its previous transaction is durably committed;
 // otherwise a crash could make recovery re-commit that committable against
-// the id's newer transaction. The runtime provides the real tracker
-// (SinkConfig.AckTracker or TransactionalSink.SetAckTracker); it must be
-// safe for concurrent use.
+// the id's newer transaction. Under the runtime, writers use
+// connector.TaskInfo.Commits (Durable at the committable's checkpoint id)
+// instead; an AckTracker (SinkConfig.AckTracker or
+// TransactionalSink.SetAckTracker) serves writers opened without it, as in
+// tests and embedders' own drivers. It must be safe for concurrent use.
 //
 // AckTracker is an alias of an unnamed interface type so that a runtime
 // can hand its tracker over through an interface of its own, without
@@ -226,9 +228,9 @@ type SinkConfig struct {
 	// timestamp) the writer copies from each row into its record after the
 	// encoder ran. A NULL timestamp means the time of producing.
 	Metadata []MetadataColumn
-	// AckTracker is required for exactly-once, here or through
-	// TransactionalSink.SetAckTracker before the committer or a writer is
-	// created.
+	// AckTracker serves exactly-once writers opened without
+	// connector.TaskInfo.Commits (set it here or through
+	// TransactionalSink.SetAckTracker before they are opened).
 	AckTracker AckTracker
 	// Logger receives warnings; nil means slog.Default().
 	Logger *slog.Logger

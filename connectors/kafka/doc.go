@@ -70,24 +70,30 @@
 // restored committables first, then aborts every open transaction of the
 // prefix whose (producer id, epoch) is not restored.
 //
-// A slot is reused only when the AckTracker says the commit of its last
-// committable is durably acknowledged; under transaction version 0/1 each
-// reuse starts on a new client (a fresh InitProducerId). The pool is
-// bounded: ExactlyOnceWriter.CheckpointReady reports when the runtime must
-// hold checkpoints back, and Write fails with ErrSlotsExhausted if it is
-// not honoured.
+// A slot is reused only when the commit of its last committable is
+// durably acknowledged: under the runtime, when
+// connector.TaskInfo.Commits reports Durable for the committable's
+// checkpoint id (restored ids too: their committables carry theirs);
+// writers opened without it use an AckTracker. Under transaction version
+// 0/1 each reuse starts on a new client (a fresh InitProducerId). The pool
+// is bounded: when every slot waits for a durable acknowledgement, Write
+// waits for one (at most half the transaction timeout) and then fails with
+// ErrSlotsExhausted. The runtime's
+// execution.checkpointing.max-uncommitted-checkpoints keeps commits from
+// lagging that far; ExactlyOnceWriter.CheckpointReady and
+// OldestUncommitted report the same state for a driver that wants it.
 //
 // # Runtime integration
 //
-// The runtime gives the exactly-once sink its tracker of durable commit
-// acknowledgements (SetAckTracker, or SinkConfig.AckTracker) before it
-// creates the Committer (once per run; Recover before any writer opens)
-// and the writers. It should ask each ExactlyOnceWriter, from the
-// coordinator's goroutine, CheckpointReady before triggering a checkpoint
-// (false: hold the checkpoint back and warn with the reason) and
-// OldestUncommitted to fail over before a transaction nears the
-// transaction timeout (Sink.TransactionTimeout). A Commit error wrapping
-// connector.ErrCommitLost is terminal.
+// The runtime creates the Committer once per run (Committer(ctx, job),
+// which also derives a missing transactional-id prefix from the job name),
+// commits the restored committables and calls Recover before any writer
+// opens. The Committer implements connector.TransactionTimeouter, so the
+// runtime warns when pending transactions age and fails over before one
+// nears the timeout. A Commit error wrapping connector.ErrCommitLost is
+// terminal. Readers implement connector.CheckpointListener to commit
+// offsets to the group; an interrupted Read (the runtime cancels its
+// context to inject a barrier) returns the rows already fetched.
 //
 // # Source
 //

@@ -49,12 +49,26 @@ func (s *TransactionalSink) SetAckTracker(t AckTracker) {
 	s.mu.Unlock()
 }
 
-// tracker returns the AckTracker or an error saying it is missing.
+// commitsTracker is the runtime's connector.CommitTracker seen as an
+// AckTracker: a committable is durably committed when every committable
+// pre-committed at its checkpoint (or earlier) is, which the committable
+// records.
+type commitsTracker struct{ t connector.CommitTracker }
+
+// IsDurablyCommitted implements AckTracker.
+func (c commitsTracker) IsDurablyCommitted(b connector.Committable) bool {
+	cm, err := decodeCommittable(b)
+	return err == nil && cm.CheckpointID > 0 && c.t.Durable(cm.CheckpointID)
+}
+
+// tracker returns the AckTracker given by SetAckTracker (or
+// SinkConfig.AckTracker) for writers opened without
+// connector.TaskInfo.Commits, or an error saying it is missing.
 func (s *TransactionalSink) tracker() (AckTracker, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.ack == nil {
-		return nil, errors.New("kafka sink: exactly-once needs the runtime's tracker of durable commit acknowledgements (SetAckTracker)")
+		return nil, errors.New("kafka sink: exactly-once needs the runtime's tracker of durable commit acknowledgements (connector.TaskInfo.Commits, or SetAckTracker)")
 	}
 	return s.ack, nil
 }
@@ -124,9 +138,12 @@ func (s *Sink) TransactionalIDPrefix() string {
 
 // Open returns the exactly-once writer of one sink task.
 func (s *TransactionalSink) Open(ctx context.Context, task connector.TaskInfo) (connector.Writer, error) {
-	ack, err := s.tracker()
-	if err != nil {
-		return nil, err
+	var ack AckTracker = commitsTracker{task.Commits}
+	if task.Commits == nil {
+		var err error
+		if ack, err = s.tracker(); err != nil {
+			return nil, err
+		}
 	}
 	if err := s.resolvePrefix(task.Job); err != nil {
 		return nil, err

@@ -1,0 +1,223 @@
+package kafka
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/streamsql/streamsql/factory"
+	"github.com/streamsql/streamsql/internal/kafkatest"
+	"github.com/streamsql/streamsql/runtime"
+	"github.com/streamsql/streamsql/runtime/testkit"
+	"github.com/streamsql/streamsql/types"
+)
+
+// The runtime crash tests run a job — a deterministic source
+// (testkit.SeqSource: rows (p, seq)) feeding two factory-created Kafka
+// sinks — in a child process (this test binary, re-executed), which the
+// runtime's fault injector SIGKILLs at a failure point of the checkpoint
+// protocol. A second child restarts the job from its checkpoint and runs
+// it to the end. An independent read_committed reader then checks each
+// output topic.
+
+const rtChildEnv = "STREAMSQL_KAFKA_RUNTIME_CHILD"
+
+// rtJob describes the child's job; it is passed in the environment.
+type rtJob struct {
+	broker, job, dir, guarantee string
+	topics                      [2]string
+	per                         int64
+}
+
+const rtPartitions = 4
+
+func (j rtJob) env() []string {
+	return []string{rtChildEnv + "=1", "RT_BROKER=" + j.broker, "RT_JOB=" + j.job, "RT_DIR=" + j.dir,
+		"RT_GUARANTEE=" + j.guarantee, "RT_TOPIC_A=" + j.topics[0], "RT_TOPIC_B=" + j.topics[1],
+		"RT_PER=" + strconv.FormatInt(j.per, 10)}
+}
+
+func rtJobFromEnv() (rtJob, error) {
+	per, err := strconv.ParseInt(os.Getenv("RT_PER"), 10, 64)
+	return rtJob{broker: os.Getenv("RT_BROKER"), job: os.Getenv("RT_JOB"), dir: os.Getenv("RT_DIR"),
+		guarantee: os.Getenv("RT_GUARANTEE"), topics: [2]string{os.Getenv("RT_TOPIC_A"), os.Getenv("RT_TOPIC_B")}, per: per}, err
+}
+
+// table is output table i (0: an explicit transactional-id prefix, 1: a
+// derived one), keyed by the source partition p so that each p's rows
+// stay in one Kafka partition, in order.
+func (j rtJob) table(i int) factory.Table {
+	opts := map[string]string{"connector": "kafka", "topic": j.topics[i], "properties.bootstrap.servers": j.broker,
+		"key.format": "json", "key.fields": "p", "value.format": "json", "sink.delivery-guarantee": j.guarantee,
+		"scan.startup.mode": "earliest-offset", "scan.bounded.mode": "latest-offset", "properties.isolation.level": "read_committed"}
+	if i == 0 {
+		opts["sink.transactional-id-prefix"] = j.job + "-explicit"
+	}
+	return factory.Table{Name: fmt.Sprintf("cat.db.out_%d", i), Options: opts, Schema: factory.Schema{Columns: []factory.Column{
+		{Name: "p", Type: types.BigInt()}, {Name: "seq", Type: types.BigInt()}}}}
+}
+
+// spec is the child's job.
+func (j rtJob) spec(faults runtime.FaultInjector, log *slog.Logger) (runtime.JobSpec, error) {
+	cfg := runtime.DefaultConfig()
+	cfg.Checkpoint.Interval = 30 * time.Millisecond
+	cfg.Checkpoint.Dir = filepath.Join(j.dir, "checkpoints")
+	cfg.Checkpoint.Retention = runtime.RetainOnCancellation
+	cfg.Restart.Strategy = runtime.RestartNone
+	p := runtime.Pipeline{Name: "main", Sources: []runtime.SourceSpec{{Name: "seq", Parallelism: 2,
+		Source: &testkit.SeqSource{Partitions: rtPartitions, PerPartition: j.per, Batch: 16, Delay: 2 * time.Millisecond}}}}
+	for i := range 2 {
+		sink, _, err := factory.Default.CreateSink(context.Background(), j.table(i))
+		if err != nil {
+			return runtime.JobSpec{}, err
+		}
+		p.Sinks = append(p.Sinks, runtime.SinkSpec{Name: fmt.Sprintf("out_%d", i), Sink: sink, Parallelism: 2})
+	}
+	return runtime.JobSpec{Name: j.job, Config: cfg, Pipelines: []runtime.Pipeline{p}, Logger: log, Faults: faults}, nil
+}
+
+// runtimeChild runs the job with the faults of testkit.FaultsEnv; it exits
+// 0 when the job finished.
+func runtimeChild() int {
+	fail := func(err error) int { fmt.Fprintln(os.Stderr, "runtime child:", err); return 3 }
+	j, err := rtJobFromEnv()
+	if err != nil {
+		return fail(err)
+	}
+	f, err := testkit.FaultsFromEnv()
+	if err != nil {
+		return fail(err)
+	}
+	var faults runtime.FaultInjector
+	if f != nil {
+		faults = f
+	}
+	spec, err := j.spec(faults, slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError})))
+	if err != nil {
+		return fail(err)
+	}
+	job, err := runtime.NewJob(spec)
+	if err != nil {
+		return fail(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := job.Run(ctx); err != nil {
+		return fail(err)
+	}
+	return 0
+}
+
+// runChild runs the child with faults and reports whether it died of
+// SIGKILL; any other failure fails the test.
+func (j rtJob) runChild(t *testing.T, faults string) (killed bool) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(append(os.Environ(), j.env()...), testkit.FaultsEnv+"="+faults)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL {
+			return true
+		}
+	}
+	if err != nil {
+		t.Fatalf("child (faults %q) failed: %v\n%s", faults, err, stderr.String())
+	}
+	return false
+}
+
+// verify reads output table i read_committed and checks that it holds
+// every input row — exactly once and in order per source partition under
+// exactly-once, at least once otherwise.
+func (j rtJob) verify(t *testing.T, i int) {
+	t.Helper()
+	rows, _, err := readTable(t, j.table(i))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seqs := make([][]int64, rtPartitions)
+	for _, r := range rows {
+		p := r.Fields[0].Int64()
+		if p < 0 || p >= rtPartitions {
+			t.Fatalf("row of partition %d", p)
+		}
+		seqs[p] = append(seqs[p], r.Fields[1].Int64())
+	}
+	for p, got := range seqs {
+		if j.guarantee == "exactly-once" {
+			if int64(len(got)) != j.per {
+				t.Errorf("table %d, partition %d: %d rows, want %d exactly once", i, p, len(got), j.per)
+			}
+			for k, s := range got {
+				if s != int64(k) {
+					t.Errorf("table %d, partition %d: row %d is seq %d (duplicate, loss or reordering)", i, p, k, s)
+					break
+				}
+			}
+			continue
+		}
+		seen := make([]bool, j.per)
+		for _, s := range got {
+			if s >= 0 && s < j.per {
+				seen[s] = true
+			}
+		}
+		for s, ok := range seen {
+			if !ok {
+				t.Errorf("table %d, partition %d: seq %d lost", i, p, s)
+				break
+			}
+		}
+	}
+}
+
+// TestRuntimeCrash SIGKILLs a job writing two Kafka sinks at the runtime's
+// failure points — between pre-commit and commit, after the checkpoint is
+// written, between the two sinks' commits, after a commit whose
+// acknowledgement is not durable — restarts it, and checks the output on
+// both brokers: exactly once and in order under exactly-once (which also
+// shows that the killed run's lingering transactions do not hold back
+// read_committed readers), nothing lost under at-least-once.
+func TestRuntimeCrash(t *testing.T) {
+	for _, b := range kafkatest.RequireAll(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			for _, tc := range []struct {
+				guarantee string
+				point     runtime.FaultPoint
+			}{
+				{"exactly-once", runtime.AfterPreCommit},
+				{"exactly-once", runtime.AfterCheckpointWritten},
+				{"exactly-once", runtime.BetweenSinkCommits},
+				{"exactly-once", runtime.AfterCommit},
+				{"at-least-once", runtime.AfterPreCommit},
+				{"at-least-once", runtime.AfterCheckpointWritten},
+			} {
+				t.Run(tc.guarantee+"/"+string(tc.point), func(t *testing.T) {
+					j := rtJob{broker: b.Addr, job: kafkatest.UniqueName(t), dir: t.TempDir(), guarantee: tc.guarantee,
+						topics: [2]string{b.Topic(t, 3), b.Topic(t, 3)}, per: 400}
+					rule := fmt.Sprintf("%s@3:kill", tc.point)
+					if !j.runChild(t, rule) {
+						t.Fatalf("the job finished before %s", rule)
+					}
+					if j.runChild(t, "") {
+						t.Fatal("the restarted job was killed without a fault")
+					}
+					j.verify(t, 0)
+					j.verify(t, 1)
+				})
+			}
+		})
+	}
+}
