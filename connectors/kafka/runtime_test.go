@@ -14,6 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
 	"github.com/streamsql/streamsql/factory"
 	"github.com/streamsql/streamsql/internal/kafkatest"
 	"github.com/streamsql/streamsql/runtime"
@@ -22,7 +25,7 @@ import (
 )
 
 // The runtime crash tests run a job — a deterministic source
-// (testkit.SeqSource: rows (p, seq)) feeding two factory-created Kafka
+// (testkit.SeqSource: rows (p, seq)) feeding three factory-created Kafka
 // sinks — in a child process (this test binary, re-executed), which the
 // runtime's fault injector SIGKILLs at a failure point of the checkpoint
 // protocol. A second child restarts the job from its checkpoint and runs
@@ -34,7 +37,7 @@ const rtChildEnv = "STREAMSQL_KAFKA_RUNTIME_CHILD"
 // rtJob describes the child's job; it is passed in the environment.
 type rtJob struct {
 	broker, job, dir, guarantee string
-	topics                      [2]string
+	topics                      [3]string
 	per                         int64
 }
 
@@ -42,28 +45,36 @@ const rtPartitions = 4
 
 func (j rtJob) env() []string {
 	return []string{rtChildEnv + "=1", "RT_BROKER=" + j.broker, "RT_JOB=" + j.job, "RT_DIR=" + j.dir,
-		"RT_GUARANTEE=" + j.guarantee, "RT_TOPIC_A=" + j.topics[0], "RT_TOPIC_B=" + j.topics[1],
+		"RT_GUARANTEE=" + j.guarantee, "RT_TOPIC_A=" + j.topics[0], "RT_TOPIC_B=" + j.topics[1], "RT_TOPIC_C=" + j.topics[2],
 		"RT_PER=" + strconv.FormatInt(j.per, 10)}
 }
 
 func rtJobFromEnv() (rtJob, error) {
 	per, err := strconv.ParseInt(os.Getenv("RT_PER"), 10, 64)
 	return rtJob{broker: os.Getenv("RT_BROKER"), job: os.Getenv("RT_JOB"), dir: os.Getenv("RT_DIR"),
-		guarantee: os.Getenv("RT_GUARANTEE"), topics: [2]string{os.Getenv("RT_TOPIC_A"), os.Getenv("RT_TOPIC_B")}, per: per}, err
+		guarantee: os.Getenv("RT_GUARANTEE"), topics: [3]string{os.Getenv("RT_TOPIC_A"), os.Getenv("RT_TOPIC_B"), os.Getenv("RT_TOPIC_C")}, per: per}, err
 }
 
-// table is output table i (0: an explicit transactional-id prefix, 1: a
-// derived one), keyed by the source partition p so that each p's rows
-// stay in one Kafka partition, in order.
+// table is output table i (0: kafka with an explicit transactional-id
+// prefix, 1: kafka with a derived one, 2: upsert-kafka with PRIMARY KEY
+// p), keyed by the source partition p so that each p's rows stay in one
+// Kafka partition, in order.
 func (j rtJob) table(i int) factory.Table {
 	opts := map[string]string{"connector": "kafka", "topic": j.topics[i], "properties.bootstrap.servers": j.broker,
 		"key.format": "json", "key.fields": "p", "value.format": "json", "sink.delivery-guarantee": j.guarantee,
 		"scan.startup.mode": "earliest-offset", "scan.bounded.mode": "latest-offset", "properties.isolation.level": "read_committed"}
-	if i == 0 {
+	var pk []string
+	switch i {
+	case 0:
 		opts["sink.transactional-id-prefix"] = j.job + "-explicit"
+	case 2:
+		opts["connector"] = "upsert-kafka"
+		delete(opts, "key.fields")
+		delete(opts, "scan.startup.mode")
+		pk = []string{"p"}
 	}
 	return factory.Table{Name: fmt.Sprintf("cat.db.out_%d", i), Options: opts, Schema: factory.Schema{Columns: []factory.Column{
-		{Name: "p", Type: types.BigInt()}, {Name: "seq", Type: types.BigInt()}}}}
+		{Name: "p", Type: types.BigInt()}, {Name: "seq", Type: types.BigInt()}}, PrimaryKey: pk}}
 }
 
 // spec is the child's job.
@@ -75,7 +86,7 @@ func (j rtJob) spec(faults runtime.FaultInjector, log *slog.Logger) (runtime.Job
 	cfg.Restart.Strategy = runtime.RestartNone
 	p := runtime.Pipeline{Name: "main", Sources: []runtime.SourceSpec{{Name: "seq", Parallelism: 2,
 		Source: &testkit.SeqSource{Partitions: rtPartitions, PerPartition: j.per, Batch: 16, Delay: 2 * time.Millisecond}}}}
-	for i := range 2 {
+	for i := range len(j.topics) {
 		sink, _, err := factory.Default.CreateSink(context.Background(), j.table(i))
 		if err != nil {
 			return runtime.JobSpec{}, err
@@ -140,14 +151,33 @@ func (j rtJob) runChild(t *testing.T, faults string) (killed bool) {
 
 // verify reads output table i read_committed and checks that it holds
 // every input row — exactly once and in order per source partition under
-// exactly-once, at least once otherwise.
+// exactly-once, at least once otherwise. The upsert table's changelog
+// (INSERT then UPDATE_AFTERs per key) must also end with each key's last
+// row.
 func (j rtJob) verify(t *testing.T, i int) {
 	t.Helper()
+	waitSettled(t, j.broker, j.topics[i])
 	rows, _, err := readTable(t, j.table(i))
 	if err != nil {
 		t.Fatal(err)
 	}
 	seqs := make([][]int64, rtPartitions)
+	if i == 2 {
+		last := map[int64]int64{}
+		for _, r := range rows {
+			p := r.Fields[0].Int64()
+			_, present := last[p]
+			if r.Kind != types.UpdateAfter && (r.Kind != types.Insert || present) {
+				t.Fatalf("upsert table: %v row for key %d (present: %v)", r.Kind, p, present)
+			}
+			last[p] = r.Fields[1].Int64()
+		}
+		for p := range int64(rtPartitions) {
+			if last[p] != j.per-1 {
+				t.Errorf("upsert table: key %d holds %d, want %d", p, last[p], j.per-1)
+			}
+		}
+	}
 	for _, r := range rows {
 		p := r.Fields[0].Int64()
 		if p < 0 || p >= rtPartitions {
@@ -183,7 +213,46 @@ func (j rtJob) verify(t *testing.T, i int) {
 	}
 }
 
-// TestRuntimeCrash SIGKILLs a job writing two Kafka sinks at the runtime's
+// waitSettled waits until no transaction is open on topic: every
+// partition's last stable offset reached its end. A successful EndTxn
+// returns before the coordinator has written the commit markers, so the
+// last committed transaction becomes visible a moment later; and a
+// transaction the restarted job failed to abort would keep the last
+// stable offset down.
+func waitSettled(t *testing.T, broker, topic string) {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(broker))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	adm := kadm.NewClient(cl)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for {
+		lso, err1 := adm.ListCommittedOffsets(ctx, topic)
+		hwm, err2 := adm.ListEndOffsets(ctx, topic)
+		settled := err1 == nil && err2 == nil
+		if settled {
+			hwm.Each(func(o kadm.ListedOffset) {
+				if l, ok := lso.Lookup(o.Topic, o.Partition); !ok || l.Err != nil || o.Err != nil || l.Offset != o.Offset {
+					settled = false
+				}
+			})
+		}
+		if settled {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("topic %s: a transaction is still open (last stable offsets %v, end offsets %v, errors %v %v)", topic, lso, hwm, err1, err2)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// TestRuntimeCrash SIGKILLs a job writing three Kafka sinks (kafka twice,
+// upsert-kafka) at the runtime's
 // failure points — between pre-commit and commit, after the checkpoint is
 // written, between the two sinks' commits, after a commit whose
 // acknowledgement is not durable — restarts it, and checks the output on
@@ -206,7 +275,7 @@ func TestRuntimeCrash(t *testing.T) {
 			} {
 				t.Run(tc.guarantee+"/"+string(tc.point), func(t *testing.T) {
 					j := rtJob{broker: b.Addr, job: kafkatest.UniqueName(t), dir: t.TempDir(), guarantee: tc.guarantee,
-						topics: [2]string{b.Topic(t, 3), b.Topic(t, 3)}, per: 400}
+						topics: [3]string{b.Topic(t, 3), b.Topic(t, 3), b.Topic(t, 2)}, per: 400}
 					rule := fmt.Sprintf("%s@3:kill", tc.point)
 					if !j.runChild(t, rule) {
 						t.Fatalf("the job finished before %s", rule)
@@ -214,8 +283,9 @@ func TestRuntimeCrash(t *testing.T) {
 					if j.runChild(t, "") {
 						t.Fatal("the restarted job was killed without a fault")
 					}
-					j.verify(t, 0)
-					j.verify(t, 1)
+					for i := range len(j.topics) {
+						j.verify(t, i)
+					}
 				})
 			}
 		})

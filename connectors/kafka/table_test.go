@@ -409,6 +409,7 @@ func TestTableExactlyOnce(t *testing.T) {
 				t.Fatal(err)
 			}
 			ack.MarkDurable(c)
+			waitSettled(t, b.Addr, tc.table.Options["topic"])
 			rows, _, err := readTable(t, tc.table)
 			if err != nil {
 				t.Fatal(err)
