@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -287,6 +288,40 @@ func TestRuntimeCrash(t *testing.T) {
 						j.verify(t, i)
 					}
 				})
+			}
+		})
+	}
+}
+
+// TestRuntimeCommitDelay holds the commits of a checkpoint back for many
+// checkpoint intervals while the job runs in this process: the job goes on
+// without error (the runtime stops triggering checkpoints while commits
+// lag, the writers reuse no transactional id whose commit is not durably
+// acknowledged), and once commits resume the output is exactly once.
+func TestRuntimeCommitDelay(t *testing.T) {
+	for _, b := range kafkatest.RequireAll(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			j := rtJob{broker: b.Addr, job: kafkatest.UniqueName(t), dir: t.TempDir(), guarantee: "exactly-once",
+				topics: [3]string{b.Topic(t, 3), b.Topic(t, 3), b.Topic(t, 2)}, per: 1500}
+			faults := (&testkit.Faults{}).On(runtime.CommitDelay, 2, testkit.Delay, 20*30*time.Millisecond)
+			spec, err := j.spec(faults, slog.New(slog.NewTextHandler(io.Discard, nil)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			job, err := runtime.NewJob(spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			if err := job.Run(ctx); err != nil {
+				t.Fatalf("job failed while commits were delayed: %v", err)
+			}
+			if !faults.Fired(runtime.CommitDelay) {
+				t.Fatal("the commit delay never happened")
+			}
+			for i := range len(j.topics) {
+				j.verify(t, i)
 			}
 		})
 	}
