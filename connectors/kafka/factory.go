@@ -64,7 +64,7 @@ var (
 	optBoundedTimestamp = factory.Long("scan.bounded.timestamp-millis").
 				Description("End timestamp (milliseconds since the epoch) in 'timestamp' bounded mode.")
 	optDiscovery = factory.Duration("scan.topic-partition-discovery.interval").Default(5 * time.Minute).
-			Description("Interval of partition discovery; 0 disables it. Partitions are listed when a run starts.")
+			Description("How often an unbounded source looks for new partitions (and new topics matching 'topic-pattern'), which start at their earliest offset; 0 disables it.")
 	optScanParallelism = factory.Int("scan.parallelism").
 				Description("Parallelism of the source; default: the job's.")
 	optPartitioner = factory.Enum("sink.partitioner", "default", "fixed", "round-robin").Default("default").
@@ -243,11 +243,12 @@ func newTableSource(ctx factory.Context, upsert bool) (connector.Source, error) 
 	}
 	c := ctx.Options
 	cfg := SourceConfig{
-		Topics:     optTopic.Get(c),
-		Properties: maps.Clone(optProperties.Get(c)),
-		RowWidth:   l.srcWidth,
-		Metadata:   l.srcMeta,
-		NewDecoder: l.newDecoder,
+		Topics:            optTopic.Get(c),
+		Properties:        maps.Clone(optProperties.Get(c)),
+		DiscoveryInterval: optDiscovery.Get(c),
+		RowWidth:          l.srcWidth,
+		Metadata:          l.srcMeta,
+		NewDecoder:        l.newDecoder,
 	}
 	if p, ok := optTopicPattern.Lookup(c); ok {
 		if cfg.TopicPattern, err = regexp.Compile(p); err != nil {

@@ -286,6 +286,9 @@ func TestCreateSourceOptions(t *testing.T) {
 	if cfg.Properties["group.id"] != "KafkaSource-cat.db.t" {
 		t.Errorf("group.id = %q, want Flink's generated KafkaSource-<table>", cfg.Properties["group.id"])
 	}
+	if cfg.DiscoveryInterval != 5*time.Minute {
+		t.Errorf("discovery interval %v, want Flink's default 5 min", cfg.DiscoveryInterval)
+	}
 	if !src.(*Source).settings.readCommitted {
 		t.Error("isolation.level read_committed not honoured")
 	}
