@@ -404,3 +404,7 @@ func (w *ExactlyOnceWriter) closeSlot(sl *slot) error {
 	sl.state = slotClosed
 	return err
 }
+
+// Bytes returns the key and value bytes written so far
+// (connector.ByteCounter).
+func (w *ExactlyOnceWriter) Bytes() int64 { return w.p.bytes.Load() }

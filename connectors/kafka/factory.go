@@ -355,3 +355,24 @@ func TransactionalIDPrefix(v *factory.Validated, job string) (prefix string, der
 	}
 	return DefaultTransactionalIDPrefix(job, v.Table.Name), true, true
 }
+
+// CheckTransactionalIDPrefixes returns an error naming the tables when two
+// of the given validated tables, used as exactly-once Kafka sinks of job,
+// have the same effective transactional-id prefix (their writers would
+// fence each other and recovery would abort each other's transactions).
+// Tables that are not exactly-once Kafka sinks are ignored.
+func CheckTransactionalIDPrefixes(job string, sinks ...*factory.Validated) error {
+	seen := map[string]string{}
+	for _, v := range sinks {
+		prefix, _, ok := TransactionalIDPrefix(v, job)
+		if !ok {
+			continue
+		}
+		if other, dup := seen[prefix]; dup {
+			return fmt.Errorf("exactly-once Kafka sinks '%s' and '%s' have the same transactional-id prefix '%s': "+
+				"set a distinct 'sink.transactional-id-prefix' on each", other, v.Table.Name, prefix)
+		}
+		seen[prefix] = v.Table.Name
+	}
+	return nil
+}

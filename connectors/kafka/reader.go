@@ -56,6 +56,7 @@ type Reader struct {
 	metadata []MetadataColumn
 	decode   Decoder
 	skipped  atomic.Int64
+	bytes    atomic.Int64 // key and value bytes of the records read
 
 	// Partition discovery (unbounded readers): zero discovery means off.
 	discovery     time.Duration
@@ -428,6 +429,8 @@ func (r *Reader) poll(ctx context.Context) ([]types.Row, error) {
 	if n == 0 {
 		return nil, nil
 	}
+	var nbytes int64
+	defer func() { r.bytes.Add(nbytes) }()
 	width := r.src.cfg.RowWidth
 	slab := make([]types.Value, n*width) // one allocation for every row of the batch
 	out := make([]types.Row, 0, n)
@@ -452,6 +455,7 @@ func (r *Reader) poll(ctx context.Context) ([]types.Row, error) {
 				break
 			}
 			if !rec.Attrs.IsControl() {
+				nbytes += int64(len(rec.Key) + len(rec.Value))
 				i := len(out)
 				row := types.Row{Fields: slab[i*width : (i+1)*width : (i+1)*width]}
 				if err := r.decode(rec.Key, rec.Value, &row); err != nil {
@@ -534,6 +538,10 @@ func (r *Reader) fillMetadata(rec *kgo.Record, row *types.Row) {
 // returned factory.ErrSkipRecord (a format told to ignore parse errors, or
 // a record holding no row). It is safe for concurrent use.
 func (r *Reader) Skipped() int64 { return r.skipped.Load() }
+
+// Bytes returns the key and value bytes of the records read so far
+// (connector.ByteCounter). It is safe for concurrent use.
+func (r *Reader) Bytes() int64 { return r.bytes.Load() }
 
 // Snapshot returns each split's next offset (decimal text) and remembers
 // them to commit to the group when the checkpoint completes.

@@ -115,8 +115,13 @@ func TestTableKeyValueFormatsAndMetadata(t *testing.T) {
 	// The records as any Kafka client sees them.
 	raw := b.Consume(t, topic, false, waitLong, func(r []*kgo.Record) bool { return len(r) >= len(in) })
 	byKey := map[string]*kgo.Record{}
+	var rawBytes int64
 	for _, r := range raw {
 		byKey[string(r.Key)] = r
+		rawBytes += int64(len(r.Key) + len(r.Value))
+	}
+	if got := w.(connector.ByteCounter).Bytes(); got != rawBytes {
+		t.Errorf("writer counted %d bytes, the records hold %d", got, rawBytes)
 	}
 	for i := range in {
 		key := fmt.Sprintf(`{"id":%d}`, i)
@@ -139,9 +144,12 @@ func TestTableKeyValueFormatsAndMetadata(t *testing.T) {
 	}
 
 	// Read back through the source: every physical and metadata column.
-	got, _, err := readTable(t, tbl)
+	got, reader, err := readTable(t, tbl)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if reader.Bytes() != rawBytes {
+		t.Errorf("reader counted %d bytes, the records hold %d", reader.Bytes(), rawBytes)
 	}
 	if len(got) != len(in) {
 		t.Fatalf("read %d rows, want %d", len(got), len(in))

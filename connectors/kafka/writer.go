@@ -94,3 +94,7 @@ func (w *PlainWriter) Close() error {
 	w.cl.Close()
 	return nil
 }
+
+// Bytes returns the key and value bytes written so far
+// (connector.ByteCounter).
+func (w *PlainWriter) Bytes() int64 { return w.p.bytes.Load() }
