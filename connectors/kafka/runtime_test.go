@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -38,6 +39,7 @@ const rtChildEnv = "STREAMSQL_KAFKA_RUNTIME_CHILD"
 // rtJob describes the child's job; it is passed in the environment.
 type rtJob struct {
 	broker, job, dir, guarantee string
+	naming                      string // sink.transaction-naming-strategy; "": the default
 	topics                      [3]string
 	per                         int64
 }
@@ -46,14 +48,14 @@ const rtPartitions = 4
 
 func (j rtJob) env() []string {
 	return []string{rtChildEnv + "=1", "RT_BROKER=" + j.broker, "RT_JOB=" + j.job, "RT_DIR=" + j.dir,
-		"RT_GUARANTEE=" + j.guarantee, "RT_TOPIC_A=" + j.topics[0], "RT_TOPIC_B=" + j.topics[1], "RT_TOPIC_C=" + j.topics[2],
+		"RT_GUARANTEE=" + j.guarantee, "RT_NAMING=" + j.naming, "RT_TOPIC_A=" + j.topics[0], "RT_TOPIC_B=" + j.topics[1], "RT_TOPIC_C=" + j.topics[2],
 		"RT_PER=" + strconv.FormatInt(j.per, 10)}
 }
 
 func rtJobFromEnv() (rtJob, error) {
 	per, err := strconv.ParseInt(os.Getenv("RT_PER"), 10, 64)
 	return rtJob{broker: os.Getenv("RT_BROKER"), job: os.Getenv("RT_JOB"), dir: os.Getenv("RT_DIR"),
-		guarantee: os.Getenv("RT_GUARANTEE"), topics: [3]string{os.Getenv("RT_TOPIC_A"), os.Getenv("RT_TOPIC_B"), os.Getenv("RT_TOPIC_C")}, per: per}, err
+		guarantee: os.Getenv("RT_GUARANTEE"), naming: os.Getenv("RT_NAMING"), topics: [3]string{os.Getenv("RT_TOPIC_A"), os.Getenv("RT_TOPIC_B"), os.Getenv("RT_TOPIC_C")}, per: per}, err
 }
 
 // table is output table i (0: kafka with an explicit transactional-id
@@ -64,6 +66,9 @@ func (j rtJob) table(i int) factory.Table {
 	opts := map[string]string{"connector": "kafka", "topic": j.topics[i], "properties.bootstrap.servers": j.broker,
 		"key.format": "json", "key.fields": "p", "value.format": "json", "sink.delivery-guarantee": j.guarantee,
 		"scan.startup.mode": "earliest-offset", "scan.bounded.mode": "latest-offset", "properties.isolation.level": "read_committed"}
+	if j.naming != "" {
+		opts["sink.transaction-naming-strategy"] = j.naming
+	}
 	var pk []string
 	switch i {
 	case 0:
@@ -133,11 +138,25 @@ func runtimeChild() int {
 // SIGKILL; any other failure fails the test.
 func (j rtJob) runChild(t *testing.T, faults string) (killed bool) {
 	t.Helper()
+	return j.runChildKilledAfter(t, faults, 0)
+}
+
+// runChildKilledAfter is runChild, with a SIGKILL after killAfter when it
+// is positive.
+func (j rtJob) runChildKilledAfter(t *testing.T, faults string, killAfter time.Duration) (killed bool) {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(append(os.Environ(), j.env()...), testkit.FaultsEnv+"="+faults)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
-	err := cmd.Run()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if killAfter > 0 {
+		timer := time.AfterFunc(killAfter, func() { _ = cmd.Process.Signal(syscall.SIGKILL) })
+		defer timer.Stop()
+	}
+	err := cmd.Wait()
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
 		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL {
@@ -266,16 +285,18 @@ func TestRuntimeCrash(t *testing.T) {
 			for _, tc := range []struct {
 				guarantee string
 				point     runtime.FaultPoint
+				naming    string
 			}{
-				{"exactly-once", runtime.AfterPreCommit},
-				{"exactly-once", runtime.AfterCheckpointWritten},
-				{"exactly-once", runtime.BetweenSinkCommits},
-				{"exactly-once", runtime.AfterCommit},
-				{"at-least-once", runtime.AfterPreCommit},
-				{"at-least-once", runtime.AfterCheckpointWritten},
+				{"exactly-once", runtime.AfterPreCommit, ""},
+				{"exactly-once", runtime.AfterCheckpointWritten, ""},
+				{"exactly-once", runtime.BetweenSinkCommits, ""},
+				{"exactly-once", runtime.AfterCommit, ""},
+				{"exactly-once", runtime.AfterCommit, "INCREMENTING"},
+				{"at-least-once", runtime.AfterPreCommit, ""},
+				{"at-least-once", runtime.AfterCheckpointWritten, ""},
 			} {
-				t.Run(tc.guarantee+"/"+string(tc.point), func(t *testing.T) {
-					j := rtJob{broker: b.Addr, job: kafkatest.UniqueName(t), dir: t.TempDir(), guarantee: tc.guarantee,
+				t.Run(tc.guarantee+"/"+string(tc.point)+tc.naming, func(t *testing.T) {
+					j := rtJob{broker: b.Addr, job: kafkatest.UniqueName(t), dir: t.TempDir(), guarantee: tc.guarantee, naming: tc.naming,
 						topics: [3]string{b.Topic(t, 3), b.Topic(t, 3), b.Topic(t, 2)}, per: 400}
 					rule := fmt.Sprintf("%s@3:kill", tc.point)
 					if !j.runChild(t, rule) {
@@ -288,6 +309,37 @@ func TestRuntimeCrash(t *testing.T) {
 						j.verify(t, i)
 					}
 				})
+			}
+		})
+	}
+}
+
+// TestRuntimeRandomKills SIGKILLs the exactly-once job at random times,
+// three times, restarting it each time, then lets it finish: the output is
+// exactly once and in order.
+func TestRuntimeRandomKills(t *testing.T) {
+	for _, b := range kafkatest.RequireAll(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			j := rtJob{broker: b.Addr, job: kafkatest.UniqueName(t), dir: t.TempDir(), guarantee: "exactly-once",
+				topics: [3]string{b.Topic(t, 3), b.Topic(t, 3), b.Topic(t, 2)}, per: 5000}
+			rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7))
+			kills := 0
+			for kills < 3 {
+				after := time.Duration(200+rng.IntN(600)) * time.Millisecond
+				if !j.runChildKilledAfter(t, "", after) {
+					break // finished before the kill
+				}
+				kills++
+			}
+			if kills == 0 {
+				t.Fatal("the job finished before the first kill")
+			}
+			t.Logf("%d kills", kills)
+			if j.runChild(t, "") {
+				t.Fatal("the job was killed without a fault")
+			}
+			for i := range len(j.topics) {
+				j.verify(t, i)
 			}
 		})
 	}
