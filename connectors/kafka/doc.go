@@ -105,7 +105,14 @@
 // reached it — control records are kept internally so that a trailing
 // transaction marker moves the position. Rows are built by a Decoder (the
 // formats) plus the requested metadata columns; offsets are committed to
-// 'properties.group.id' when a checkpoint completes.
+// 'properties.group.id' when a checkpoint completes. Unbounded readers
+// discover partitions added during a run every
+// 'scan.topic-partition-discovery.interval': each new split goes to the
+// task its id hashes to, starts at the earliest offset and is snapshotted
+// like the others (the next run lists it among the splits).
+//
+// Readers and writers implement connector.ByteCounter (key and value
+// bytes) for the runtime's metrics.
 //
 // # Client properties
 //

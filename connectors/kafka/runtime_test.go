@@ -321,7 +321,7 @@ func TestRuntimeRandomKills(t *testing.T) {
 	for _, b := range kafkatest.RequireAll(t) {
 		t.Run(b.Name, func(t *testing.T) {
 			j := rtJob{broker: b.Addr, job: kafkatest.UniqueName(t), dir: t.TempDir(), guarantee: "exactly-once",
-				topics: [3]string{b.Topic(t, 3), b.Topic(t, 3), b.Topic(t, 2)}, per: 5000}
+				topics: [3]string{b.Topic(t, 3), b.Topic(t, 3), b.Topic(t, 2)}, per: 3000}
 			rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7))
 			kills := 0
 			for kills < 3 {
