@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -40,6 +41,7 @@ const rtChildEnv = "STREAMSQL_KAFKA_RUNTIME_CHILD"
 type rtJob struct {
 	broker, job, dir, guarantee string
 	naming                      string // sink.transaction-naming-strategy; "": the default
+	txnTimeout                  string // properties.transaction.timeout.ms; "": the default
 	topics                      [3]string
 	per                         int64
 }
@@ -48,14 +50,14 @@ const rtPartitions = 4
 
 func (j rtJob) env() []string {
 	return []string{rtChildEnv + "=1", "RT_BROKER=" + j.broker, "RT_JOB=" + j.job, "RT_DIR=" + j.dir,
-		"RT_GUARANTEE=" + j.guarantee, "RT_NAMING=" + j.naming, "RT_TOPIC_A=" + j.topics[0], "RT_TOPIC_B=" + j.topics[1], "RT_TOPIC_C=" + j.topics[2],
+		"RT_GUARANTEE=" + j.guarantee, "RT_NAMING=" + j.naming, "RT_TXN_TIMEOUT=" + j.txnTimeout, "RT_TOPIC_A=" + j.topics[0], "RT_TOPIC_B=" + j.topics[1], "RT_TOPIC_C=" + j.topics[2],
 		"RT_PER=" + strconv.FormatInt(j.per, 10)}
 }
 
 func rtJobFromEnv() (rtJob, error) {
 	per, err := strconv.ParseInt(os.Getenv("RT_PER"), 10, 64)
 	return rtJob{broker: os.Getenv("RT_BROKER"), job: os.Getenv("RT_JOB"), dir: os.Getenv("RT_DIR"),
-		guarantee: os.Getenv("RT_GUARANTEE"), naming: os.Getenv("RT_NAMING"), topics: [3]string{os.Getenv("RT_TOPIC_A"), os.Getenv("RT_TOPIC_B"), os.Getenv("RT_TOPIC_C")}, per: per}, err
+		guarantee: os.Getenv("RT_GUARANTEE"), naming: os.Getenv("RT_NAMING"), txnTimeout: os.Getenv("RT_TXN_TIMEOUT"), topics: [3]string{os.Getenv("RT_TOPIC_A"), os.Getenv("RT_TOPIC_B"), os.Getenv("RT_TOPIC_C")}, per: per}, err
 }
 
 // table is output table i (0: kafka with an explicit transactional-id
@@ -68,6 +70,9 @@ func (j rtJob) table(i int) factory.Table {
 		"scan.startup.mode": "earliest-offset", "scan.bounded.mode": "latest-offset", "properties.isolation.level": "read_committed"}
 	if j.naming != "" {
 		opts["sink.transaction-naming-strategy"] = j.naming
+	}
+	if j.txnTimeout != "" {
+		opts["properties.transaction.timeout.ms"] = j.txnTimeout
 	}
 	var pk []string
 	switch i {
@@ -145,6 +150,16 @@ func (j rtJob) runChild(t *testing.T, faults string) (killed bool) {
 // is positive.
 func (j rtJob) runChildKilledAfter(t *testing.T, faults string, killAfter time.Duration) (killed bool) {
 	t.Helper()
+	killed, stderr, err := j.exec(t, faults, killAfter)
+	if err != nil {
+		t.Fatalf("child (faults %q) failed: %v\n%s", faults, err, stderr)
+	}
+	return killed
+}
+
+// exec runs the child; err is its failure other than a SIGKILL.
+func (j rtJob) exec(t *testing.T, faults string, killAfter time.Duration) (killed bool, stderrText string, err error) {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(append(os.Environ(), j.env()...), testkit.FaultsEnv+"="+faults)
 	var stderr bytes.Buffer
@@ -156,17 +171,14 @@ func (j rtJob) runChildKilledAfter(t *testing.T, faults string, killAfter time.D
 		timer := time.AfterFunc(killAfter, func() { _ = cmd.Process.Signal(syscall.SIGKILL) })
 		defer timer.Stop()
 	}
-	err := cmd.Wait()
+	err = cmd.Wait()
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
 		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL {
-			return true
+			return true, stderr.String(), nil
 		}
 	}
-	if err != nil {
-		t.Fatalf("child (faults %q) failed: %v\n%s", faults, err, stderr.String())
-	}
-	return false
+	return false, stderr.String(), err
 }
 
 // verify reads output table i read_committed and checks that it holds
@@ -311,6 +323,71 @@ func TestRuntimeCrash(t *testing.T) {
 				})
 			}
 		})
+	}
+}
+
+// TestRuntimeLostCommit kills the job after a checkpoint is written and
+// before its commits, lets the broker abort the pre-committed transactions
+// (their timeout, 3 s, expires), and restarts the job: it fails loudly with
+// the lost commit, every time, instead of going on without the data.
+func TestRuntimeLostCommit(t *testing.T) {
+	t.Parallel()
+	for _, b := range kafkatest.RequireAll(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			t.Parallel()
+			j := rtJob{broker: b.Addr, job: kafkatest.UniqueName(t), dir: t.TempDir(), guarantee: "exactly-once", txnTimeout: "3000",
+				topics: [3]string{b.Topic(t, 3), b.Topic(t, 3), b.Topic(t, 2)}, per: 400}
+			if !j.runChild(t, string(runtime.AfterCheckpointWritten)+"@2:kill") {
+				t.Fatal("the job finished before the failure point")
+			}
+			waitNoOpenTransactions(t, b, j.job)
+			for attempt := range 2 {
+				killed, stderr, err := j.exec(t, "", 0)
+				if killed || err == nil {
+					t.Fatalf("attempt %d: the restarted job did not fail (killed %v)", attempt, killed)
+				}
+				for _, want := range []string{"lost committable", j.job, "aborted by the broker", "acknowledge the loss"} {
+					if !strings.Contains(stderr, want) {
+						t.Errorf("attempt %d: the failure does not mention %q:\n%s", attempt, want, stderr)
+					}
+				}
+			}
+		})
+	}
+}
+
+// waitNoOpenTransactions waits until no transaction of the job's ids is
+// open or aborting: the broker aborted them by timeout.
+func waitNoOpenTransactions(t *testing.T, b kafkatest.Broker, job string) {
+	t.Helper()
+	adm := b.Admin(t)
+	ctx, cancel := context.WithTimeout(context.Background(), waitLong)
+	defer cancel()
+	for {
+		list, err := adm.ListTransactions(context.Background(), nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		open := 0
+		for _, tx := range list.Sorted() {
+			if strings.HasPrefix(tx.TxnID, job) && (tx.State == "Ongoing" || tx.State == "PrepareAbort" || tx.State == "PrepareCommit") {
+				open++
+			}
+		}
+		if open == 0 {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			for _, tx := range list.Sorted() {
+				if strings.HasPrefix(tx.TxnID, job) {
+					d, _ := adm.DescribeTransactions(context.Background(), tx.TxnID)
+					t.Logf("%s %s %+v", tx.TxnID, tx.State, d[tx.TxnID])
+				}
+			}
+			t.Fatalf("%d transactions of %s are still open", open, job)
+		case <-time.After(100 * time.Millisecond):
+		}
 	}
 }
 
