@@ -376,3 +376,13 @@ func CheckTransactionalIDPrefixes(job string, sinks ...*factory.Validated) error
 	}
 	return nil
 }
+
+// Parallelism returns 'scan.parallelism' and 'sink.parallelism' of a
+// validated kafka or upsert-kafka table; 0 means not set (the job's
+// default applies).
+func Parallelism(v *factory.Validated) (scan, sink int) {
+	if v == nil || v.Factory == nil || (v.Factory.Identifier != Identifier && v.Factory.Identifier != UpsertIdentifier) {
+		return 0, 0
+	}
+	return optScanParallelism.Get(v.Config), optSinkParallelism.Get(v.Config)
+}

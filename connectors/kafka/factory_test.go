@@ -215,6 +215,16 @@ func TestSemanticAlias(t *testing.T) {
 	if _, _, ok := TransactionalIDPrefix(v, "job1"); ok {
 		t.Error("an at-least-once sink has a transactional-id prefix")
 	}
+	if scan, sink := Parallelism(v); scan != 0 || sink != 0 {
+		t.Errorf("parallelism %d/%d without the options, want 0/0", scan, sink)
+	}
+	v, err = factory.Default.Validate(kafkaTable("scan.parallelism", "3", "sink.parallelism", "5"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if scan, sink := Parallelism(v); scan != 3 || sink != 5 {
+		t.Errorf("parallelism %d/%d, want 3/5", scan, sink)
+	}
 }
 
 // TestCreateChecksSchema covers the rules that need the table's schema,
