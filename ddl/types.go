@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/streamsql/streamsql/types"
+
+	suggestpkg "github.com/streamsql/streamsql/internal/suggest"
 )
 
 // typeNames are the type keywords, for "did you mean" suggestions.
@@ -284,37 +286,8 @@ func (p *parser) checkIntervalQualifier(from, to string) {
 // suggest returns the candidate closest to s by edit distance when it is
 // close enough to be a likely typo, else "".
 func suggest(s string, candidates []string) string {
-	best, bestD := "", 3
 	if len(s) <= 3 {
-		bestD = 2
+		return suggestpkg.Nearest(s, candidates, 1)
 	}
-	for _, c := range candidates {
-		if d := editDistance(s, c); d < bestD {
-			best, bestD = c, d
-		}
-	}
-	return best
-}
-
-func editDistance(a, b string) int {
-	if len(a) > 64 || len(b) > 64 {
-		return 1 << 30
-	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
+	return suggestpkg.Nearest(s, candidates, 2)
 }

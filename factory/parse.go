@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/streamsql/streamsql/internal/suggest"
 )
 
 var durationUnits = map[string]time.Duration{}
@@ -178,38 +180,8 @@ func IsSensitiveKey(key string) bool {
 // Mask is what a sensitive value is shown as.
 const Mask = "******"
 
-// levenshtein returns the edit distance between a and b.
-func levenshtein(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}
-
 // nearest returns the candidate closest to key, if it is close enough to be
 // a plausible typo.
 func nearest(key string, candidates []string) string {
-	best, bestD := "", math.MaxInt
-	for _, c := range candidates {
-		if d := levenshtein(key, c); d < bestD {
-			best, bestD = c, d
-		}
-	}
-	if best == "" || bestD > max(2, len(key)/3) {
-		return ""
-	}
-	return best
+	return suggest.Nearest(key, candidates, max(2, len(key)/3))
 }

@@ -46,6 +46,9 @@ type Schema struct {
 	// PrimaryKey lists the primary-key column names (NOT ENFORCED), or is
 	// empty.
 	PrimaryKey []string
+	// PartitionKeys lists the PARTITIONED BY column names in declaration
+	// order, or is empty.
+	PartitionKeys []string
 }
 
 // PhysicalFields returns the physical columns as row fields, in order: the

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/streamsql/streamsql/runtime/checkpoint"
+
+	"github.com/streamsql/streamsql/internal/suggest"
 )
 
 // Mode is the checkpointing mode (execution.checkpointing.mode).
@@ -397,36 +399,14 @@ func ParseConfig(opts map[string]string) (Config, error) {
 }
 
 func unknownReason(k string) string {
-	best, bd := "", math.MaxInt
-	for _, o := range options {
-		if d := editDistance(k, o.key); d < bd {
-			best, bd = o.key, d
-		}
+	keys := make([]string, len(options))
+	for i, o := range options {
+		keys[i] = o.key
 	}
-	if bd <= len(k)/3 {
+	if best := suggest.Nearest(k, keys, len(k)/3); best != "" {
 		return fmt.Sprintf("unknown option; did you mean '%s'?", best)
 	}
 	return "unknown option; supported: " + strings.Join(Keys(), ", ")
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // Validate checks the configuration; errors name the options involved.

@@ -1,6 +1,11 @@
 // Package blackhole is the blackhole connector: a sink that accepts every
 // row and discards it, for benchmarks and for testing a pipeline's source
-// side. It counts what it discarded.
+// side. It counts what it discarded. Importing the package registers it in
+// factory.Default as 'blackhole'.
+//
+//	CREATE TABLE sink (id BIGINT) WITH ('connector' = 'blackhole')
+//
+// It has no options besides 'connector', as in Flink.
 package blackhole
 
 import (

@@ -1,7 +1,57 @@
-// Package datagen is the datagen connector: a source of generated rows, with
-// Flink's options (rows-per-second, number-of-rows, and per field kind
-// random or sequence, min, max, max-past, length, var-len, start, end,
-// null-rate) and a seed that makes runs reproducible.
+// Package datagen is the datagen connector: a source of generated rows,
+// configured with Flink's options plus a seed that makes runs reproducible.
+// Importing the package registers it in factory.Default as 'datagen'.
+//
+//	CREATE TABLE orders (
+//	  id     BIGINT,
+//	  amount DECIMAL(10, 2),
+//	  note   VARCHAR(20)
+//	) WITH (
+//	  'connector'            = 'datagen',
+//	  'number-of-rows'       = '1000',
+//	  'fields.id.kind'       = 'sequence',
+//	  'fields.id.start'      = '1',
+//	  'fields.id.end'        = '1000',
+//	  'fields.amount.min'    = '0',
+//	  'fields.amount.max'    = '500',
+//	  'fields.note.null-rate' = '0.1'
+//	)
+//
+// # Options
+//
+//   - rows-per-second (Long, default 10000): the emit rate of all readers
+//     together; 0 emits as fast as possible (Flink rejects 0).
+//   - number-of-rows (Long, default none): the total number of rows; the
+//     source is bounded when it is set.
+//   - scan.parallelism (Integer, default 1): the number of splits.
+//   - seed (Long, default 0; not a Flink option): the seed of random values.
+//
+// Per column, 'fields.<column>.<key>', where column is a physical column of
+// the table and key one of:
+//
+//   - kind: random (the default) or sequence.
+//   - min, max (random numeric columns): the bounds, inclusive; by default
+//     the type's range. In the column's type: integers for integer columns.
+//   - max-past (random DATE, TIMESTAMP and TIMESTAMP_LTZ columns, a
+//     duration, default 0): values lie between now minus max-past and now.
+//   - length (random VARCHAR, STRING, VARBINARY, BYTES, ARRAY, MAP and
+//     MULTISET columns): the length of strings and bytes (default 100,
+//     capped by the declared length) or the size of collections (default
+//     3). CHAR and BINARY always have their declared length.
+//   - var-len (random VARCHAR, STRING, VARBINARY and BYTES columns,
+//     default false): lengths vary from 1 to length.
+//   - start, end (sequence columns, both required): the sequence's first
+//     and last value, inclusive, as integers; sequences are supported for
+//     integer, DECIMAL, FLOAT, DOUBLE and string columns.
+//   - null-rate (0 to 1, default 0): the proportion of NULLs.
+//
+// A key that names no column or no known sub-key is reported with the
+// nearest valid key; a key that does not suit the column's type or kind
+// (min on a string, start on a random column), an unparsable value and a
+// sequence without start or end are reported with the factory's typed
+// errors (see package factory).
+//
+// # Rows and checkpoints
 //
 // Rows are numbered globally 0, 1, 2, ...; with parallelism P, split i
 // produces the rows i, i+P, i+2P, ... . Every value of row n is a function
@@ -10,7 +60,8 @@
 // the rows it would have produced without the restart — except for
 // timestamps and dates, which are drawn relative to the current time.
 // Sequence fields give row n the value start+n; the source ends after
-// number-of-rows rows, or when a sequence field passes its end.
+// number-of-rows rows, or when a sequence field passes its end, whichever
+// comes first.
 package datagen
 
 import (
@@ -224,6 +275,9 @@ func (r *reader) Read(ctx context.Context) ([]types.Row, error) {
 		return nil, err
 	}
 	rows := make([]types.Row, 0, want)
+	// One allocation for the fields of the whole batch; rows slice it.
+	nf := len(r.src.cfg.Fields)
+	slab := make([]types.Value, int(want)*nf)
 	p := int64(r.src.cfg.Parallelism)
 	for int64(len(rows)) < want {
 		live := false
@@ -234,7 +288,8 @@ func (r *reader) Read(ctx context.Context) ([]types.Row, error) {
 				continue
 			}
 			live = true
-			rows = append(rows, r.src.row(sp.next))
+			i := len(rows)
+			rows = append(rows, r.src.row(sp.next, slab[i*nf:(i+1)*nf:(i+1)*nf]))
 			sp.next += p
 			if int64(len(rows)) >= want {
 				break
@@ -262,9 +317,10 @@ func (r *reader) Snapshot(int64) ([]connector.SplitState, error) {
 
 func (r *reader) Close() error { return nil }
 
-// row generates row number n.
-func (s *Source) row(n int64) types.Row {
-	row := types.Row{Fields: make([]types.Value, len(s.cfg.Fields))}
+// row generates row number n into fields, which has one zero entry per
+// field.
+func (s *Source) row(n int64, fields []types.Value) types.Row {
+	row := types.Row{Fields: fields}
 	for i := range s.cfg.Fields {
 		f := &s.cfg.Fields[i]
 		rng := newRNG(uint64(s.cfg.Seed), uint64(n), uint64(i))

@@ -1,7 +1,6 @@
 package filesystem
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -17,43 +16,22 @@ import (
 	"time"
 
 	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/factory"
+	_ "github.com/streamsql/streamsql/formats/csv"
 	"github.com/streamsql/streamsql/types"
 )
 
-// lineCodec encodes BIGINT and STRING fields as comma-separated text.
-type lineCodec struct{ types []types.Type }
-
-func (c lineCodec) Encode(dst []byte, fields []types.Value) ([]byte, error) {
-	for i, f := range fields {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		if c.types[i].IsInteger() {
-			dst = strconv.AppendInt(dst, f.Int64(), 10)
-		} else {
-			dst = append(dst, f.Str()...)
-		}
+// csvFormat is the csv format with its default options, as the factory
+// resolves 'format' = 'csv'.
+func csvFormat(t *testing.T) *factory.Format {
+	t.Helper()
+	v, err := factory.Default.Validate(factory.Table{Name: "out", Options: map[string]string{
+		"connector": "filesystem", "path": "/unused", "format": "csv",
+	}})
+	if err != nil {
+		t.Fatal(err)
 	}
-	return dst, nil
-}
-
-func (c lineCodec) Decode(line []byte, fields []types.Value) error {
-	parts := bytes.Split(line, []byte(","))
-	if len(parts) != len(fields) {
-		return fmt.Errorf("want %d fields, got %d", len(fields), len(parts))
-	}
-	for i, p := range parts {
-		if c.types[i].IsInteger() {
-			n, err := strconv.ParseInt(string(p), 10, 64)
-			if err != nil {
-				return err
-			}
-			fields[i] = types.Int64(n)
-		} else {
-			fields[i] = types.Str(string(p))
-		}
-	}
-	return nil
+	return optFormat.Get(v.Config)
 }
 
 var ctx = context.Background()
@@ -62,11 +40,14 @@ func row(id int64, s string) types.Row {
 	return types.Row{Fields: []types.Value{types.Int64(id), types.Str(s)}}
 }
 
-var colTypes = []types.Type{types.BigInt(), types.String()}
+var columns = []types.Field{{Name: "id", Type: types.BigInt()}, {Name: "name", Type: types.String()}}
 
-func newSink(t *testing.T, cfg Config, job string) *Sink {
+// newSink returns a csv sink of columns for table "out"; job is the job
+// whose TaskInfo opens its writers.
+func newSink(t *testing.T, cfg Config) *Sink {
 	t.Helper()
-	s, err := NewSink(cfg, colTypes, func() Encoder { return lineCodec{colTypes} }, job, "out")
+	cfg.Table = "out"
+	s, err := NewSink(cfg, columns, csvFormat(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +57,7 @@ func newSink(t *testing.T, cfg Config, job string) *Sink {
 // visibleFiles lists the files a reader sees (not hidden) under dir.
 func visibleFiles(t *testing.T, dir string) []string {
 	t.Helper()
-	src, err := NewSource(Config{Path: dir}, colTypes, nil)
+	src, err := NewSource(Config{Path: dir}, columns, csvFormat(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,18 +72,10 @@ func visibleFiles(t *testing.T, dir string) []string {
 	return out
 }
 
-func readRows(t *testing.T, dir string, cfg Config, colTs []types.Type) []string {
+func readRows(t *testing.T, dir string, cfg Config, cols []types.Field) []string {
 	t.Helper()
 	cfg.Path = dir
-	src, err := NewSource(cfg, colTs, func() Decoder {
-		var dataTypes []types.Type
-		for i, ty := range colTs {
-			if !slices.Contains(cfg.PartitionKeys, i) {
-				dataTypes = append(dataTypes, ty)
-			}
-		}
-		return lineCodec{dataTypes}
-	})
+	src, err := NewSource(cfg, cols, csvFormat(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +107,7 @@ func readRows(t *testing.T, dir string, cfg Config, colTs []types.Type) []string
 				switch {
 				case f.IsNull():
 					parts = append(parts, "null")
-				case colTs[i].IsInteger():
+				case cols[i].Type.IsInteger():
 					parts = append(parts, strconv.FormatInt(f.Int64(), 10))
 				default:
 					parts = append(parts, f.Str())
@@ -149,8 +122,8 @@ func readRows(t *testing.T, dir string, cfg Config, colTs []types.Type) []string
 
 func TestTwoPhaseCommit(t *testing.T) {
 	dir := t.TempDir()
-	s := newSink(t, Config{Path: "file://" + dir, Extension: ".csv"}, "job")
-	w, err := s.Open(ctx, connector.TaskInfo{Index: 0, Parallelism: 1})
+	s := newSink(t, Config{Path: "file://" + dir, Extension: ".csv"})
+	w, err := s.Open(ctx, connector.TaskInfo{Job: "job", Index: 0, Parallelism: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +147,7 @@ func TestTwoPhaseCommit(t *testing.T) {
 	if err := cm.Commit(ctx, cs[0]); err != nil {
 		t.Fatalf("second commit of the same file: %v, want success", err)
 	}
-	if got := readRows(t, dir, Config{}, colTypes); !slices.Equal(got, []string{"1,a", "2,b"}) {
+	if got := readRows(t, dir, Config{}, columns); !slices.Equal(got, []string{"1,a", "2,b"}) {
 		t.Fatalf("committed rows %v", got)
 	}
 	if got := visibleFiles(t, dir); len(got) != 1 || !strings.HasSuffix(got[0], ".csv") || !strings.HasPrefix(got[0], "part-job_out-") {
@@ -195,8 +168,8 @@ func TestTwoPhaseCommit(t *testing.T) {
 
 func TestAbortAndCloseDiscard(t *testing.T) {
 	dir := t.TempDir()
-	s := newSink(t, Config{Path: dir}, "job")
-	w, _ := s.Open(ctx, connector.TaskInfo{})
+	s := newSink(t, Config{Path: dir})
+	w, _ := s.Open(ctx, connector.TaskInfo{Job: "job"})
 	w.Write(ctx, []types.Row{row(1, "a")})
 	cs, err := w.PreCommit(ctx, 1)
 	if err != nil {
@@ -224,8 +197,8 @@ func TestAbortAndCloseDiscard(t *testing.T) {
 
 func TestRecoverCommitsPendingAndRemovesLeftovers(t *testing.T) {
 	dir := t.TempDir()
-	s := newSink(t, Config{Path: dir}, "job")
-	w, _ := s.Open(ctx, connector.TaskInfo{})
+	s := newSink(t, Config{Path: dir})
+	w, _ := s.Open(ctx, connector.TaskInfo{Job: "job"})
 	w.Write(ctx, []types.Row{row(1, "pending")})
 	pending, _ := w.PreCommit(ctx, 1)
 	w.Write(ctx, []types.Row{row(2, "leftover")})
@@ -233,17 +206,17 @@ func TestRecoverCommitsPendingAndRemovesLeftovers(t *testing.T) {
 	w.Write(ctx, []types.Row{row(3, "open")})
 	// The process dies: nothing is closed. Another job's in-progress file
 	// in the same directory must survive recovery.
-	other := newSink(t, Config{Path: dir}, "otherjob")
-	ow, _ := other.Open(ctx, connector.TaskInfo{})
+	other := newSink(t, Config{Path: dir})
+	ow, _ := other.Open(ctx, connector.TaskInfo{Job: "otherjob"})
 	ow.Write(ctx, []types.Row{row(9, "other")})
 	otherCs, _ := ow.PreCommit(ctx, 1)
 
-	restarted := newSink(t, Config{Path: dir}, "job")
+	restarted := newSink(t, Config{Path: dir})
 	cm, _ := restarted.Committer(ctx, "job")
 	if err := cm.Recover(ctx, pending); err != nil {
 		t.Fatal(err)
 	}
-	if got := readRows(t, dir, Config{}, colTypes); !slices.Equal(got, []string{"1,pending"}) {
+	if got := readRows(t, dir, Config{}, columns); !slices.Equal(got, []string{"1,pending"}) {
 		t.Fatalf("after recovery readers see %v, want only the pending row", got)
 	}
 	var inprog []string
@@ -264,17 +237,20 @@ func TestRecoverCommitsPendingAndRemovesLeftovers(t *testing.T) {
 
 func TestPartitionsAndRolling(t *testing.T) {
 	dir := t.TempDir()
-	types3 := []types.Type{types.BigInt(), types.String(), types.String()}
-	cfg := Config{Path: dir, FileSize: 20, PartitionKeys: []int{2}, ColumnNames: []string{"id", "name", "dt"}}
-	s, err := NewSink(cfg, types3, func() Encoder { return lineCodec{colTypes} }, "job", "t")
+	cols3 := []types.Field{{Name: "id", Type: types.BigInt()}, {Name: "name", Type: types.String()}, {Name: "dt", Type: types.String()}}
+	cfg := Config{Path: dir, FileSize: 20, PartitionKeys: []int{2}, Table: "t"}
+	s, err := NewSink(cfg, cols3, csvFormat(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, _ := s.Open(ctx, connector.TaskInfo{})
+	w, _ := s.Open(ctx, connector.TaskInfo{Job: "job"})
 	var rows []types.Row
 	for i := range 10 {
 		dt := types.Str("2024-01-0" + strconv.Itoa(1+i%2))
-		if i == 9 {
+		switch i {
+		case 8:
+			dt = types.Str("")
+		case 9:
 			dt = types.Value{}
 		}
 		rows = append(rows, types.Row{Fields: []types.Value{types.Int64(int64(i)), types.Str("name/" + strconv.Itoa(i)), dt}})
@@ -300,12 +276,12 @@ func TestPartitionsAndRolling(t *testing.T) {
 			t.Fatalf("partition directory %s: %v", d, err)
 		}
 	}
-	got := readRows(t, dir, cfg, types3)
+	got := readRows(t, dir, cfg, cols3)
 	var want []string
 	for i := range 10 {
 		dt := "2024-01-0" + strconv.Itoa(1+i%2)
-		if i == 9 {
-			dt = "null"
+		if i >= 8 {
+			dt = "null" // NULL and '' are both the default partition
 		}
 		want = append(want, fmt.Sprintf("%d,name/%d,%s", i, i, dt))
 	}
@@ -321,7 +297,10 @@ func TestSourceRestoresOffsets(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(dir, ".hidden"), []byte("garbage\n"), 0o644)
-	src, _ := NewSource(Config{Path: dir}, colTypes, func() Decoder { return lineCodec{colTypes} })
+	src, err := NewSource(Config{Path: dir}, columns, csvFormat(t))
+	if err != nil {
+		t.Fatal(err)
+	}
 	r, _ := src.Open(ctx, connector.TaskInfo{}, []connector.SplitState{{ID: "a.csv"}})
 	first, err := r.Read(ctx)
 	if err != nil || len(first) != 3 {
@@ -335,8 +314,13 @@ func TestSourceRestoresOffsets(t *testing.T) {
 	// A decode error names the file and byte offset.
 	os.WriteFile(filepath.Join(dir, "b.csv"), []byte("1,x\nbad\n"), 0o644)
 	r3, _ := src.Open(ctx, connector.TaskInfo{}, []connector.SplitState{{ID: "b.csv"}})
-	if _, err := r3.Read(ctx); err == nil || !strings.Contains(err.Error(), "file b.csv, byte offset 4") {
-		t.Fatalf("decode error = %v, want it to name b.csv and byte offset 4", err)
+	_, err = r3.Read(ctx)
+	var de *DecodeError
+	if !errors.As(err, &de) || de.File != "b.csv" || de.Offset != 4 || !errors.As(err, new(*factory.DecodeError)) {
+		t.Fatalf("decode error = %v, want a DecodeError naming b.csv and byte offset 4 wrapping the format's", err)
+	}
+	if !strings.Contains(err.Error(), "file b.csv, line at byte offset 4") {
+		t.Errorf("message %q does not name the file and offset", err)
 	}
 }
 
@@ -345,9 +329,9 @@ func TestSourceRestoresOffsets(t *testing.T) {
 // complete: it never grows after it is first seen and ends with a full line.
 func TestListerSeesOnlyCompleteFiles(t *testing.T) {
 	dir := t.TempDir()
-	s := newSink(t, Config{Path: dir, FileSize: 200}, "job")
+	s := newSink(t, Config{Path: dir, FileSize: 200})
 	cm, _ := s.Committer(ctx, "job")
-	w, _ := s.Open(ctx, connector.TaskInfo{})
+	w, _ := s.Open(ctx, connector.TaskInfo{Job: "job"})
 
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
@@ -415,14 +399,14 @@ func TestListerSeesOnlyCompleteFiles(t *testing.T) {
 	if len(seen) == 0 {
 		t.Fatal("the lister saw no files at all")
 	}
-	if n := len(readRows(t, dir, Config{}, colTypes)); int64(n) != id {
+	if n := len(readRows(t, dir, Config{}, columns)); int64(n) != id {
 		t.Fatalf("read %d rows back, wrote %d", n, id)
 	}
 }
 
 func TestConfigErrors(t *testing.T) {
 	for _, p := range []string{"", "s3://bucket/x", "file://otherhost/x"} {
-		if _, err := NewSource(Config{Path: p}, colTypes, nil); !errors.Is(err, ErrConfig) {
+		if _, err := NewSource(Config{Path: p}, columns, csvFormat(t)); !errors.Is(err, ErrConfig) {
 			t.Errorf("path %q: %v, want ErrConfig", p, err)
 		}
 	}

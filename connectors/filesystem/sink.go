@@ -15,32 +15,46 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/streamsql/streamsql/connector"
 	print "github.com/streamsql/streamsql/connectors/print"
+	"github.com/streamsql/streamsql/factory"
 	"github.com/streamsql/streamsql/types"
 )
 
 // Sink is the filesystem sink. It implements connector.TwoPhaseSink.
 type Sink struct {
-	cfg      Config
-	colTypes []types.Type
-	newEnc   func() Encoder
-	tag      string // job and table, so jobs sharing a directory stay apart
-	now      func() time.Time
+	cfg     Config
+	columns []types.Field // the table's physical columns
+	data    []types.Field // the columns written into files
+	format  *factory.Format
+	now     func() time.Time
 }
 
-// NewSink returns a filesystem sink for rows whose physical columns have
-// colTypes. newEncoder makes one encoder per task; it is given the data
-// columns only (partition columns are in the directory names). job and
-// table name the sink's files.
-func NewSink(cfg Config, colTypes []types.Type, newEncoder func() Encoder, job, table string) (*Sink, error) {
-	if err := cfg.validate(); err != nil {
+// NewSink returns a filesystem sink for rows of the table's physical
+// columns. Each task encodes rows with its own encoder of format, made for
+// the data columns only (partition columns are in the directory names); a
+// format that cannot encode them is reported here, as the format's
+// *factory.UnsupportedTypeError.
+func NewSink(cfg Config, columns []types.Field, format *factory.Format) (*Sink, error) {
+	if err := cfg.validate(columns); err != nil {
 		return nil, err
 	}
-	return &Sink{cfg: cfg, colTypes: colTypes, newEnc: newEncoder, tag: fileTag(job, table), now: time.Now}, nil
+	if format == nil {
+		return nil, fmt.Errorf("%w: a format is required", ErrConfig)
+	}
+	s := &Sink{cfg: cfg, columns: columns, data: dataFields(columns, cfg.PartitionKeys), format: format, now: time.Now}
+	if _, err := format.NewEncoder(s.data); err != nil {
+		return nil, err
+	}
+	return s, nil
 }
+
+// Parallelism returns sink.parallelism, or 0 when it is not set (the
+// runtime then chooses).
+func (s *Sink) Parallelism() int { return s.cfg.Parallelism }
 
 var unsafeNameChars = regexp.MustCompile(`[^A-Za-z0-9_]+`)
 
@@ -62,12 +76,19 @@ func (s *Sink) Open(_ context.Context, task connector.TaskInfo) (connector.Write
 	if _, err := rand.Read(b[:]); err != nil {
 		return nil, fmt.Errorf("filesystem sink: run id: %w", err)
 	}
-	return &writer{sink: s, task: task.Index, run: hex.EncodeToString(b[:]), enc: s.newEnc(), open: map[string]*partFile{}}, nil
+	enc, err := s.format.NewEncoder(s.data)
+	if err != nil {
+		return nil, fmt.Errorf("filesystem sink: %w", err)
+	}
+	return &writer{
+		sink: s, task: task.Index, run: hex.EncodeToString(b[:]), tag: fileTag(task.Job, s.cfg.Table),
+		enc: enc, open: map[string]*partFile{}, lastCheck: s.now(),
+	}, nil
 }
 
-// Committer returns the sink's committer.
-func (s *Sink) Committer(context.Context, string) (connector.Committer, error) {
-	return &committer{sink: s}, nil
+// Committer returns the sink's committer for the job named job.
+func (s *Sink) Committer(_ context.Context, job string) (connector.Committer, error) {
+	return &committer{sink: s, tag: fileTag(job, s.cfg.Table)}, nil
 }
 
 // partFile is an in-progress file being written.
@@ -84,7 +105,8 @@ type writer struct {
 	sink      *Sink
 	task      int
 	run       string
-	enc       Encoder
+	tag       string
+	enc       factory.Encoder
 	open      map[string]*partFile // by partition directory ("" unpartitioned)
 	rolled    []committable        // rolled since the last PreCommit
 	counter   int
@@ -92,7 +114,12 @@ type writer struct {
 	buf       []byte
 	data      []types.Value
 	failed    error
+	bytes     atomic.Int64 // bytes written, for metrics
 }
+
+// Bytes returns the bytes the writer has written into files
+// (connector.ByteCounter).
+func (w *writer) Bytes() int64 { return w.bytes.Load() }
 
 // Write appends each row to the in-progress file of its partition, rolling
 // files that reached the size limit.
@@ -100,6 +127,8 @@ func (w *writer) Write(_ context.Context, rows []types.Row) error {
 	if w.failed != nil {
 		return w.failed
 	}
+	var written int64
+	defer func() { w.bytes.Add(written) }()
 	for _, r := range rows {
 		if r.Kind == types.UpdateBefore || r.Kind == types.Delete {
 			return fmt.Errorf("filesystem sink: got a %s row; the filesystem sink is append-only", r.Kind)
@@ -109,7 +138,7 @@ func (w *writer) Write(_ context.Context, rows []types.Row) error {
 		if err != nil {
 			return w.fail(err)
 		}
-		w.buf, err = w.enc.Encode(w.buf[:0], data)
+		w.buf, err = w.enc.Encode(w.buf[:0], types.Row{Kind: r.Kind, Fields: data})
 		if err != nil {
 			return w.fail(fmt.Errorf("filesystem sink: encoding a row: %w", err))
 		}
@@ -118,6 +147,7 @@ func (w *writer) Write(_ context.Context, rows []types.Row) error {
 			return w.fail(fmt.Errorf("filesystem sink: writing %s: %w", pf.inProg, err))
 		}
 		pf.size += int64(len(w.buf))
+		written += int64(len(w.buf))
 		if pf.size >= w.sink.cfg.FileSize {
 			if err := w.roll(dir); err != nil {
 				return w.fail(err)
@@ -154,13 +184,16 @@ func (w *writer) split(fields []types.Value) (string, []types.Value) {
 		if i > 0 {
 			dir.WriteByte('/')
 		}
-		dir.WriteString(w.sink.cfg.ColumnNames[k])
+		dir.WriteString(w.sink.columns[k].Name)
 		dir.WriteByte('=')
-		if fields[k].IsNull() {
+		var v strings.Builder
+		if !fields[k].IsNull() {
+			print.AppendValue(&v, fields[k], w.sink.columns[k].Type)
+		}
+		if v.Len() == 0 {
+			// NULL and the empty string, as in Flink.
 			dir.WriteString(w.sink.cfg.DefaultPartitionName)
 		} else {
-			var v strings.Builder
-			print.AppendValue(&v, fields[k], w.sink.colTypes[k])
 			dir.WriteString(escapePartitionValue(v.String()))
 		}
 	}
@@ -182,10 +215,22 @@ func (w *writer) file(dir string) (*partFile, error) {
 		return pf, nil
 	}
 	full := filepath.Join(w.sink.cfg.Path, dir)
-	if err := os.MkdirAll(full, 0o755); err != nil {
-		return nil, fmt.Errorf("filesystem sink: %w", err)
+	if _, err := os.Stat(full); err != nil {
+		if err := os.MkdirAll(full, 0o755); err != nil {
+			return nil, fmt.Errorf("filesystem sink: %w", err)
+		}
+		// Make the new directories' entries durable, so that a file
+		// committed into them survives a power loss.
+		for d := full; d != filepath.Dir(d); d = filepath.Dir(d) {
+			if err := syncDir(filepath.Dir(d)); err != nil {
+				return nil, err
+			}
+			if d == filepath.Clean(w.sink.cfg.Path) {
+				break
+			}
+		}
 	}
-	name := "part-" + w.sink.tag + "-" + w.run + "-" + strconv.Itoa(w.task) + "-" + strconv.Itoa(w.counter) + w.sink.cfg.Extension
+	name := "part-" + w.tag + "-" + w.run + "-" + strconv.Itoa(w.task) + "-" + strconv.Itoa(w.counter) + w.sink.cfg.Extension
 	w.counter++
 	pf := &partFile{
 		inProg:   filepath.Join(full, "."+name+".inprogress"),
@@ -266,6 +311,7 @@ func (w *writer) Close() error {
 
 type committer struct {
 	sink *Sink
+	tag  string
 	mu   sync.Mutex // serialises directory fsyncs
 }
 
@@ -299,6 +345,11 @@ func (c *committer) Commit(_ context.Context, raw connector.Committable) error {
 func (c *committer) syncDir(dir string) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	return syncDir(dir)
+}
+
+// syncDir fsyncs a directory, making the entries added to it durable.
+func syncDir(dir string) error {
 	d, err := os.Open(dir)
 	if err != nil {
 		return fmt.Errorf("filesystem sink: %w", err)
@@ -333,7 +384,7 @@ func (c *committer) Recover(ctx context.Context, pending []connector.Committable
 		cm, _ := decode(raw)
 		keep[cm.InProgress] = true
 	}
-	prefix := ".part-" + c.sink.tag + "-"
+	prefix := ".part-" + c.tag + "-"
 	err := filepath.WalkDir(c.sink.cfg.Path, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {

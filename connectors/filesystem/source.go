@@ -14,28 +14,46 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/factory"
 	"github.com/streamsql/streamsql/types"
 )
 
 // Source reads every complete (not hidden) file under the configured path,
-// one row per line. It is bounded. It implements connector.Source.
+// one record per line. It is bounded. It implements connector.Source.
 type Source struct {
-	cfg      Config
-	colTypes []types.Type
-	newDec   func() Decoder
+	cfg     Config
+	columns []types.Field // the table's physical columns
+	data    []types.Field // the columns read from the files
+	format  *factory.Format
+	skipped atomic.Int64
 }
 
-// NewSource returns a filesystem source for rows whose physical columns have
-// colTypes. newDecoder makes one decoder per reader, for the data columns
-// (partition columns come from the directory names).
-func NewSource(cfg Config, colTypes []types.Type, newDecoder func() Decoder) (*Source, error) {
-	if err := cfg.validate(); err != nil {
+// NewSource returns a filesystem source for rows of the table's physical
+// columns. Each reader decodes lines with its own decoder of format, made
+// for the data columns (partition columns come from the directory names);
+// a format that cannot decode them is reported here, as the format's
+// *factory.UnsupportedTypeError.
+func NewSource(cfg Config, columns []types.Field, format *factory.Format) (*Source, error) {
+	if err := cfg.validate(columns); err != nil {
 		return nil, err
 	}
-	return &Source{cfg: cfg, colTypes: colTypes, newDec: newDecoder}, nil
+	if format == nil {
+		return nil, fmt.Errorf("%w: a format is required", ErrConfig)
+	}
+	s := &Source{cfg: cfg, columns: columns, data: dataFields(columns, cfg.PartitionKeys), format: format}
+	if _, err := format.NewDecoder(s.data); err != nil {
+		return nil, err
+	}
+	return s, nil
 }
+
+// Skipped returns how many records the format asked to skip
+// (factory.ErrSkipRecord: a record it could not decode with
+// ignore-parse-errors set, or one that holds no row), over all readers.
+func (s *Source) Skipped() int64 { return s.skipped.Load() }
 
 // Bounded is true: the source reads the files present at start.
 func (s *Source) Bounded() bool { return true }
@@ -73,7 +91,11 @@ func (s *Source) Splits(context.Context) ([]connector.Split, error) {
 // Open returns a reader of the given files. A split's state is the byte
 // offset of its next line (8 bytes, big endian).
 func (s *Source) Open(_ context.Context, _ connector.TaskInfo, splits []connector.SplitState) (connector.Reader, error) {
-	r := &fileReader{src: s, dec: s.newDec()}
+	dec, err := s.format.NewDecoder(s.data)
+	if err != nil {
+		return nil, fmt.Errorf("filesystem source: %w", err)
+	}
+	r := &fileReader{src: s, dec: dec}
 	for _, sp := range splits {
 		var off int64
 		if sp.State != nil {
@@ -107,7 +129,7 @@ func (s *Source) partitionValues(rel string) ([]types.Value, error) {
 	}
 	out := make([]types.Value, len(keys))
 	for i, k := range keys {
-		name := s.cfg.ColumnNames[k]
+		name := s.columns[k].Name
 		raw, ok := found[name]
 		if !ok {
 			return nil, fmt.Errorf("filesystem source: file %s is not under a %s=... directory, but %s is a partition column", rel, name, name)
@@ -115,7 +137,7 @@ func (s *Source) partitionValues(rel string) ([]types.Value, error) {
 		if raw == s.cfg.DefaultPartitionName {
 			continue
 		}
-		v, err := parsePartitionValue(raw, s.colTypes[k])
+		v, err := parsePartitionValue(raw, s.columns[k].Type)
 		if err != nil {
 			return nil, fmt.Errorf("filesystem source: file %s: partition %s=%s: %w", rel, name, raw, err)
 		}
@@ -198,8 +220,9 @@ type fileSplit struct {
 }
 
 type fileReader struct {
+	bytes atomic.Int64 // bytes read, for metrics
 	src   *Source
-	dec   Decoder
+	dec   factory.Decoder
 	files []*fileSplit
 	cur   int
 	f     *os.File
@@ -240,8 +263,12 @@ func (r *fileReader) Read(ctx context.Context) ([]types.Row, error) {
 }
 
 func (r *fileReader) readLines(fsp *fileSplit) ([]types.Row, error) {
-	nData := len(r.src.colTypes) - len(r.src.cfg.PartitionKeys)
-	var rows []types.Row
+	nData := len(r.src.data)
+	// One allocation for the fields of the whole batch; rows slice it.
+	slab := make([]types.Value, nData*readBatch)
+	rows := make([]types.Row, 0, readBatch)
+	begin := fsp.offset
+	defer func() { r.bytes.Add(fsp.offset - begin) }()
 	for len(rows) < readBatch {
 		line, err := r.br.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
@@ -260,11 +287,18 @@ func (r *fileReader) readLines(fsp *fileSplit) ([]types.Row, error) {
 			if len(content) == 0 {
 				continue
 			}
-			data := make([]types.Value, nData)
-			if derr := r.dec.Decode(content, data); derr != nil {
-				return nil, fmt.Errorf("filesystem source: file %s, byte offset %d: %w", fsp.id, start, derr)
+			n := len(rows)
+			row := types.Row{Fields: slab[n*nData : (n+1)*nData : (n+1)*nData]}
+			if derr := r.dec.Decode(content, &row); derr != nil {
+				if errors.Is(derr, factory.ErrSkipRecord) {
+					clear(row.Fields)
+					r.src.skipped.Add(1)
+					continue
+				}
+				return nil, &DecodeError{File: fsp.id, Offset: start, Err: derr}
 			}
-			rows = append(rows, types.Row{Fields: r.merge(data, fsp.part)})
+			row.Fields = r.merge(row.Fields, fsp.part)
+			rows = append(rows, row)
 		}
 		if errors.Is(err, io.EOF) {
 			return rows, nil
@@ -283,7 +317,7 @@ func (r *fileReader) merge(data, part []types.Value) []types.Value {
 	if len(keys) == 0 {
 		return data
 	}
-	out := make([]types.Value, len(r.src.colTypes))
+	out := make([]types.Value, len(r.src.columns))
 	di := 0
 	for i := range out {
 		if j := slices.Index(keys, i); j >= 0 {
@@ -295,6 +329,10 @@ func (r *fileReader) merge(data, part []types.Value) []types.Value {
 	}
 	return out
 }
+
+// Bytes returns the bytes the reader has read from files
+// (connector.ByteCounter).
+func (r *fileReader) Bytes() int64 { return r.bytes.Load() }
 
 // Snapshot returns each file's next byte offset.
 func (r *fileReader) Snapshot(int64) ([]connector.SplitState, error) {
@@ -312,3 +350,19 @@ func (r *fileReader) Close() error {
 	}
 	return nil
 }
+
+// DecodeError is returned by a reader when a line of a file does not
+// decode: it names the file (relative to path) and the byte offset of the
+// line's start, and wraps the format's error (usually a
+// *factory.DecodeError, whose offset is within the line).
+type DecodeError struct {
+	File   string
+	Offset int64
+	Err    error
+}
+
+func (e *DecodeError) Error() string {
+	return fmt.Sprintf("filesystem source: file %s, line at byte offset %d: %v", e.File, e.Offset, e.Err)
+}
+
+func (e *DecodeError) Unwrap() error { return e.Err }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -43,6 +44,12 @@ func newCommitter(s *TransactionalSink) (*Committer, error) {
 	c.adm = kadm.NewClient(c.raw[1])
 	return c, nil
 }
+
+// TransactionTimeout is the transaction timeout in use
+// (connector.TransactionTimeouter): the broker aborts a transaction that
+// long after it began, so the runtime fails over before pending work gets
+// near it.
+func (cm *Committer) TransactionTimeout() time.Duration { return cm.sink.TransactionTimeout() }
 
 func (cm *Committer) rawClient(tv int16) *kgo.Client {
 	if tv >= 2 {

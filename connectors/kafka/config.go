@@ -144,9 +144,11 @@ func (f EncoderFunc) EncodeRecord(row *types.Row, rec *kgo.Record) error { retur
 // checkpoint or an fsynced commit log). A transactional id is reused only
 // when the committable of its previous transaction is durably committed;
 // otherwise a crash could make recovery re-commit that committable against
-// the id's newer transaction. The runtime provides the real tracker
-// (SinkConfig.AckTracker or TransactionalSink.SetAckTracker); it must be
-// safe for concurrent use.
+// the id's newer transaction. Under the runtime, writers use
+// connector.TaskInfo.Commits (Durable at the committable's checkpoint id)
+// instead; an AckTracker (SinkConfig.AckTracker or
+// TransactionalSink.SetAckTracker) serves writers opened without it, as in
+// tests and embedders' own drivers. It must be safe for concurrent use.
 //
 // AckTracker is an alias of an unnamed interface type so that a runtime
 // can hand its tracker over through an interface of its own, without
@@ -202,15 +204,33 @@ type SinkConfig struct {
 	// MaxBufferedRecords bounds the records a writer buffers before Write
 	// blocks (zero: franz-go's default, 10000).
 	MaxBufferedRecords int
-	// Encoder turns rows into records; required.
+	// Encoder turns rows into records; one of Encoder and NewEncoder is
+	// required.
 	Encoder RecordEncoder
+	// NewEncoder, when set, creates the encoder of each writer (the
+	// formats' encoders are not safe for concurrent use).
+	NewEncoder func() (RecordEncoder, error)
+	// BufferFlushMaxRows and BufferFlushInterval are upsert-kafka's
+	// 'sink.buffer-flush.max-rows' and 'sink.buffer-flush.interval': when
+	// both are positive each writer is wrapped in an UpsertBuffer keyed by
+	// the KeyFunc that NewKeyFunc creates.
+	BufferFlushMaxRows  int
+	BufferFlushInterval time.Duration
+	NewKeyFunc          func() (KeyFunc, error)
+	// DeriveTransactionalIDPrefix, when TransactionalIDPrefix is empty
+	// under exactly-once, derives the prefix from the job name and Table
+	// (DefaultTransactionalIDPrefix) when the committer or a writer is
+	// created — the factory does not know the job name.
+	DeriveTransactionalIDPrefix bool
+	// Table is the sink table's catalog name.
+	Table string
 	// Metadata are the writable metadata columns (topic, headers,
 	// timestamp) the writer copies from each row into its record after the
 	// encoder ran. A NULL timestamp means the time of producing.
 	Metadata []MetadataColumn
-	// AckTracker is required for exactly-once, here or through
-	// TransactionalSink.SetAckTracker before the committer or a writer is
-	// created.
+	// AckTracker serves exactly-once writers opened without
+	// connector.TaskInfo.Commits (set it here or through
+	// TransactionalSink.SetAckTracker before they are opened).
 	AckTracker AckTracker
 	// Logger receives warnings; nil means slog.Default().
 	Logger *slog.Logger
@@ -225,8 +245,11 @@ func (cfg *SinkConfig) validate() (clientSettings, error) {
 	if cfg.Topic == "" && len(cfg.AllowedTopics) == 0 && cfg.TopicPattern == nil {
 		return s, errors.New("kafka sink: option 'topic' or 'topic-pattern' is required")
 	}
-	if cfg.Encoder == nil {
+	if cfg.Encoder == nil && cfg.NewEncoder == nil {
 		return s, errors.New("kafka sink: no record encoder")
+	}
+	if (cfg.BufferFlushMaxRows > 0 || cfg.BufferFlushInterval > 0) && cfg.NewKeyFunc == nil {
+		return s, errors.New("kafka sink: sink buffer flushing needs the key of each row")
 	}
 	if cfg.TransactionTimeout == 0 {
 		cfg.TransactionTimeout = s.transactionTimeout
@@ -249,7 +272,7 @@ func (cfg *SinkConfig) validate() (clientSettings, error) {
 		cfg.Logger = slog.Default()
 	}
 	if cfg.DeliveryGuarantee == ExactlyOnce {
-		if cfg.TransactionalIDPrefix == "" {
+		if cfg.TransactionalIDPrefix == "" && !cfg.DeriveTransactionalIDPrefix {
 			return s, errors.New("kafka sink: exactly-once needs 'sink.transactional-id-prefix'")
 		}
 		if cfg.MaxTransactionSlots < 2 {
@@ -312,4 +335,34 @@ func ValidateTransactionTimeout(timeout, checkpointInterval, checkpointTimeout t
 	return fmt.Errorf("kafka sink: 'properties.transaction.timeout.ms' (%d) must be greater than "+
 		"'execution.checkpointing.interval' (%v) plus 'execution.checkpointing.timeout' (%v): raise the transaction timeout or lower those",
 		timeout.Milliseconds(), checkpointInterval, checkpointTimeout)
+}
+
+// encoder returns the record encoder of a new writer.
+func (cfg *SinkConfig) encoder() (RecordEncoder, error) {
+	if cfg.NewEncoder == nil {
+		return cfg.Encoder, nil
+	}
+	enc, err := cfg.NewEncoder()
+	if err != nil {
+		return nil, fmt.Errorf("kafka sink: %w", err)
+	}
+	return enc, nil
+}
+
+// DefaultTransactionalIDPrefix is the transactional-id prefix of an
+// exactly-once sink without 'sink.transactional-id-prefix' (a deliberate
+// deviation from Flink 1.14+, which requires the option, so that job files
+// written for Flink 1.12/1.13 run unchanged): the job name and the sink
+// table's catalog name. It must be unique among every job writing to the
+// cluster — two writers sharing transactional ids fence each other — so
+// EXPLAIN shows it with TransactionalIDPrefixWarning.
+func DefaultTransactionalIDPrefix(job, table string) string {
+	return job + "-" + table
+}
+
+// TransactionalIDPrefixWarning is the warning shown with a derived
+// transactional-id prefix.
+func TransactionalIDPrefixWarning(prefix string) string {
+	return fmt.Sprintf("'sink.transactional-id-prefix' is not set: using '%s' (job name and table); "+
+		"it must be unique among all jobs writing to the Kafka cluster, or their transactions fence each other — set the option explicitly", prefix)
 }

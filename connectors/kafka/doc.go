@@ -2,6 +2,50 @@
 // guarantees none, at-least-once and exactly-once, and a source reader
 // with direct partition assignment, startup and bounded modes.
 //
+// # Tables
+//
+// Importing the package registers the connectors 'kafka' and
+// 'upsert-kafka' in factory.Default (Factory, UpsertFactory) with every
+// option of Flink's, under Flink's names and defaults; the configuration
+// reference (factory.Registry.WriteMarkdown) lists them. Validation checks
+// options and their relationships (topic or topic-pattern; the specific
+// offsets and timestamps each mode needs; 'key.format' with 'key.fields';
+// a key prefix only with EXCEPT_KEY; round-robin without key fields;
+// upsert-kafka's buffer options together; every 'properties.*' key mapped
+// onto franz-go) and reports typed factory errors. 'sink.semantic' is the
+// deprecated alias of 'sink.delivery-guarantee' (a warning; a conflicting
+// value is a *factory.ConflictError). Checks that need the schema —
+// upsert-kafka's PRIMARY KEY, key columns, metadata keys, the formats'
+// column types — run when the source or sink is created.
+//
+// Deviations from Flink, all documented in the option descriptions:
+// 'sink.transaction-naming-strategy' defaults to POOLING; an exactly-once
+// sink without 'sink.transactional-id-prefix' derives one from the job
+// name and the table (DefaultTransactionalIDPrefix, when the committer or
+// a writer is created, since factory.Context has no job name; the planner
+// shows it in EXPLAIN through TransactionalIDPrefix with
+// TransactionalIDPrefixWarning); 'properties.transaction.timeout.ms'
+// defaults to the brokers' maximum.
+//
+// Rows of a source have one field per physical and metadata column in
+// schema order (computed columns are not the connector's); rows of a sink
+// have one field per physical and non-virtual metadata column. The key
+// format handles the 'key.fields' (upsert-kafka: the PRIMARY KEY) with
+// 'key.fields-prefix' stripped from their names; the value format every
+// physical column (ALL) or those not in the key (EXCEPT_KEY). Each reader
+// and writer creates its own decoders and encoders. A decode error is
+// wrapped with the record's topic, partition and offset; a record the
+// format skips (factory.ErrSkipRecord) is counted by Reader.Skipped.
+//
+// upsert-kafka writes INSERT and UPDATE_AFTER rows as records and DELETE
+// rows as tombstones, and drops UPDATE_BEFORE rows (ErrSkipRow); with
+// 'sink.buffer-flush.*' an UpsertBuffer keeps the latest row per key. Its
+// source reads from the earliest offset and produces an upsert changelog:
+// a value is an INSERT when its key is new to the reader and an
+// UPDATE_AFTER otherwise (readers remember the keys they saw, as Flink's
+// changelog normalisation does; after a restore the first value of a key
+// is an INSERT again), a tombstone a DELETE carrying only the key columns.
+//
 // # Exactly-once
 //
 // The exactly-once sink follows DESIGN.md ("Kafka exactly-once"). Each
@@ -26,24 +70,30 @@
 // restored committables first, then aborts every open transaction of the
 // prefix whose (producer id, epoch) is not restored.
 //
-// A slot is reused only when the AckTracker says the commit of its last
-// committable is durably acknowledged; under transaction version 0/1 each
-// reuse starts on a new client (a fresh InitProducerId). The pool is
-// bounded: ExactlyOnceWriter.CheckpointReady reports when the runtime must
-// hold checkpoints back, and Write fails with ErrSlotsExhausted if it is
-// not honoured.
+// A slot is reused only when the commit of its last committable is
+// durably acknowledged: under the runtime, when
+// connector.TaskInfo.Commits reports Durable for the committable's
+// checkpoint id (restored ids too: their committables carry theirs);
+// writers opened without it use an AckTracker. Under transaction version
+// 0/1 each reuse starts on a new client (a fresh InitProducerId). The pool
+// is bounded: when every slot waits for a durable acknowledgement, Write
+// waits for one (at most half the transaction timeout) and then fails with
+// ErrSlotsExhausted. The runtime's
+// execution.checkpointing.max-uncommitted-checkpoints keeps commits from
+// lagging that far; ExactlyOnceWriter.CheckpointReady and
+// OldestUncommitted report the same state for a driver that wants it.
 //
 // # Runtime integration
 //
-// The runtime gives the exactly-once sink its tracker of durable commit
-// acknowledgements (SetAckTracker, or SinkConfig.AckTracker) before it
-// creates the Committer (once per run; Recover before any writer opens)
-// and the writers. It should ask each ExactlyOnceWriter, from the
-// coordinator's goroutine, CheckpointReady before triggering a checkpoint
-// (false: hold the checkpoint back and warn with the reason) and
-// OldestUncommitted to fail over before a transaction nears the
-// transaction timeout (Sink.TransactionTimeout). A Commit error wrapping
-// connector.ErrCommitLost is terminal.
+// The runtime creates the Committer once per run (Committer(ctx, job),
+// which also derives a missing transactional-id prefix from the job name),
+// commits the restored committables and calls Recover before any writer
+// opens. The Committer implements connector.TransactionTimeouter, so the
+// runtime warns when pending transactions age and fails over before one
+// nears the timeout. A Commit error wrapping connector.ErrCommitLost is
+// terminal. Readers implement connector.CheckpointListener to commit
+// offsets to the group; an interrupted Read (the runtime cancels its
+// context to inject a barrier) returns the rows already fetched.
 //
 // # Source
 //
@@ -55,7 +105,14 @@
 // reached it — control records are kept internally so that a trailing
 // transaction marker moves the position. Rows are built by a Decoder (the
 // formats) plus the requested metadata columns; offsets are committed to
-// 'properties.group.id' when a checkpoint completes.
+// 'properties.group.id' when a checkpoint completes. Unbounded readers
+// discover partitions added during a run every
+// 'scan.topic-partition-discovery.interval': each new split goes to the
+// task its id hashes to, starts at the earliest offset and is snapshotted
+// like the others (the next run lists it among the splits).
+//
+// Readers and writers implement connector.ByteCounter (key and value
+// bytes) for the runtime's metrics.
 //
 // # Client properties
 //

@@ -371,6 +371,9 @@ func TestTransactionTimeout(t *testing.T) {
 	if got := s.(*TransactionalSink).TransactionTimeout(); got != 15*time.Minute {
 		t.Fatalf("default transaction timeout %v, want the broker's transaction.max.timeout.ms (15m)", got)
 	}
+	if got := c.(*Committer).TransactionTimeout(); got != 15*time.Minute {
+		t.Fatalf("the committer reports the transaction timeout %v, want 15m", got)
+	}
 
 	s, err = NewSink(eosConfig(b, topic, kafkatest.UniqueName(t), &MemoryAckTracker{}, withProps("transaction.timeout.ms", "3600000")))
 	if err != nil {

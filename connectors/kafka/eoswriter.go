@@ -110,6 +110,10 @@ func (w *ExactlyOnceWriter) publish() {
 }
 
 func newExactlyOnceWriter(s *TransactionalSink, task connector.TaskInfo, ack AckTracker) (*ExactlyOnceWriter, error) {
+	enc, err := s.cfg.encoder()
+	if err != nil {
+		return nil, err
+	}
 	meta, err := s.newClient()
 	if err != nil {
 		return nil, err
@@ -118,7 +122,7 @@ func newExactlyOnceWriter(s *TransactionalSink, task connector.TaskInfo, ack Ack
 	if log == nil {
 		log = s.cfg.Logger
 	}
-	w := &ExactlyOnceWriter{sink: s, task: task, log: log, meta: meta, ack: ack, p: newProducer(s.cfg.Encoder, s.cfg.Metadata, s.cfg.topicCheck())}
+	w := &ExactlyOnceWriter{sink: s, task: task, log: log, meta: meta, ack: ack, p: newProducer(enc, s.cfg.Metadata, s.cfg.topicCheck())}
 	if s.cfg.TransactionNamingStrategy == Incrementing {
 		// Continue after the ids of the restored checkpoint.
 		w.nextSeq = s.nextIndex(task.Index)
@@ -205,7 +209,7 @@ func (w *ExactlyOnceWriter) acquire(ctx context.Context) (*slot, error) {
 		w.sweep()
 		if w.sink.cfg.TransactionNamingStrategy == Pooling {
 			for _, sl := range w.slots {
-				if sl.reusable(ack) && !w.sink.isReserved(sl.id) {
+				if sl.reusable(ack) && !w.sink.isReserved(sl.id, ack) {
 					return sl, nil
 				}
 			}
@@ -250,7 +254,7 @@ func (w *ExactlyOnceWriter) newSlot() *slot {
 			}
 		}
 		id := transactionalID(w.sink.cfg.TransactionalIDPrefix, w.task.Index, idx)
-		if !used && !w.sink.isReserved(id) {
+		if !used && !w.sink.isReserved(id, w.ack) {
 			sl := &slot{id: id, index: idx}
 			w.slots = append(w.slots, sl)
 			w.publish()
@@ -400,3 +404,7 @@ func (w *ExactlyOnceWriter) closeSlot(sl *slot) error {
 	sl.state = slotClosed
 	return err
 }
+
+// Bytes returns the key and value bytes written so far
+// (connector.ByteCounter).
+func (w *ExactlyOnceWriter) Bytes() int64 { return w.p.bytes.Load() }

@@ -15,5 +15,8 @@ func TestMain(m *testing.M) {
 	if os.Getenv(crashChildEnv) != "" {
 		os.Exit(crashChild())
 	}
+	if os.Getenv(rtChildEnv) != "" {
+		os.Exit(runtimeChild())
+	}
 	goleak.VerifyTestMain(m)
 }

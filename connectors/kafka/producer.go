@@ -2,8 +2,10 @@ package kafka
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
@@ -20,6 +22,7 @@ type producer struct {
 	check   func(*kgo.Record) error // checks a record's own topic; nil: none
 	records sync.Pool
 	promise func(*kgo.Record, error) // p.done, bound once
+	bytes   atomic.Int64             // key and value bytes handed to the client
 
 	mu       sync.Mutex // guards the fields below; promises run on franz-go's goroutine
 	firstErr error
@@ -67,10 +70,15 @@ func (p *producer) done(r *kgo.Record, err error) {
 // produce encodes rows and hands them to cl. Produce blocks when the
 // client's buffer is full, which is the writer's backpressure.
 func (p *producer) produce(cl *kgo.Client, rows []types.Row) (int, error) {
+	var n int64
+	defer func() { p.bytes.Add(n) }()
 	for i := range rows {
 		r := p.record()
 		if err := p.enc.EncodeRecord(&rows[i], r); err != nil {
 			p.records.Put(r)
+			if errors.Is(err, ErrSkipRow) {
+				continue
+			}
 			return i, fmt.Errorf("kafka sink: encoding a row: %w", err)
 		}
 		if len(p.meta) > 0 {
@@ -82,6 +90,7 @@ func (p *producer) produce(cl *kgo.Client, rows []types.Row) (int, error) {
 				return i, fmt.Errorf("kafka sink: %w", err)
 			}
 		}
+		n += int64(len(r.Key) + len(r.Value))
 		// The context only bounds waiting for buffer space and the life of
 		// the buffered record; transactions are aborted by Close instead.
 		cl.Produce(context.Background(), r, p.promise)

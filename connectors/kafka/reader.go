@@ -4,14 +4,20 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
+	"maps"
+	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/factory"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -48,6 +54,14 @@ type Reader struct {
 	maxPoll  int
 	groupID  string
 	metadata []MetadataColumn
+	decode   Decoder
+	skipped  atomic.Int64
+	bytes    atomic.Int64 // key and value bytes of the records read
+
+	// Partition discovery (unbounded readers): zero discovery means off.
+	discovery     time.Duration
+	nextDiscovery time.Time
+	task          connector.TaskInfo
 
 	mu        sync.Mutex // guards snapshots: CheckpointComplete may run on another goroutine
 	snapshots map[int64]kadm.Offsets
@@ -55,8 +69,22 @@ type Reader struct {
 
 // Open resolves the start (and end) offset of each split and starts
 // fetching.
+//
+// An unbounded reader with 'scan.topic-partition-discovery.interval' set
+// also looks for partitions that appeared since the run listed its splits
+// (new partitions, or new topics matching 'topic-pattern') and takes those
+// whose split id hashes to its task index; they start at their earliest
+// offset, as in Flink, and are part of its snapshots from then on.
 func (s *Source) Open(ctx context.Context, task connector.TaskInfo, splits []connector.SplitState) (connector.Reader, error) {
-	return s.open(ctx, splits)
+	r, err := s.open(ctx, splits)
+	if err != nil {
+		return nil, err
+	}
+	if s.cfg.DiscoveryInterval > 0 && !s.Bounded() && task.Parallelism > 0 && s.listedSplits() != nil {
+		r.discovery, r.task = s.cfg.DiscoveryInterval, task
+		r.nextDiscovery = time.Now().Add(r.discovery)
+	}
+	return r, nil
 }
 
 func (s *Source) open(ctx context.Context, splits []connector.SplitState) (*Reader, error) {
@@ -72,6 +100,12 @@ func (s *Source) open(ctx context.Context, splits []connector.SplitState) (*Read
 	fail := func(err error) (*Reader, error) {
 		admCl.Close()
 		return nil, err
+	}
+	r.decode = s.cfg.Decoder
+	if s.cfg.NewDecoder != nil {
+		if r.decode, err = s.cfg.NewDecoder(); err != nil {
+			return fail(fmt.Errorf("kafka source: %w", err))
+		}
 	}
 	topics := map[string]bool{}
 	for _, sp := range splits {
@@ -99,7 +133,6 @@ func (s *Source) open(ctx context.Context, splits []connector.SplitState) (*Read
 	if err := r.resolveEnds(ctx, topicList); err != nil {
 		return fail(err)
 	}
-	assign := map[string]map[int32]kgo.Offset{}
 	for _, st := range r.order {
 		if st.end >= 0 && st.next >= st.end {
 			st.done = true
@@ -107,6 +140,22 @@ func (s *Source) open(ctx context.Context, splits []connector.SplitState) (*Read
 		}
 		if st.end >= 0 {
 			r.open++
+		}
+	}
+	if err := r.startConsumer(); err != nil {
+		return fail(err)
+	}
+	return r, nil
+}
+
+// startConsumer creates the fetching client, assigned every partition not
+// done at its next offset.
+func (r *Reader) startConsumer() error {
+	s := r.src
+	assign := map[string]map[int32]kgo.Offset{}
+	for _, st := range r.order {
+		if st.done {
+			continue
 		}
 		if assign[st.tp.topic] == nil {
 			assign[st.tp.topic] = map[int32]kgo.Offset{}
@@ -122,11 +171,72 @@ func (s *Source) open(ctx context.Context, splits []connector.SplitState) (*Read
 		reset = kgo.NewOffset().AtEnd()
 	}
 	opts := []kgo.Opt{kgo.ConsumePartitions(assign), kgo.FetchIsolationLevel(iso), kgo.KeepControlRecords(), kgo.ConsumeResetOffset(reset)}
-	r.cl, err = s.newClient(append(opts, s.settings.consumer...)...)
+	cl, err := s.newClient(append(opts, s.settings.consumer...)...)
 	if err != nil {
-		return fail(err)
+		return err
 	}
-	return r, nil
+	r.cl = cl
+	return nil
+}
+
+// discover takes the partitions that appeared since the run listed its
+// splits and that belong to this task (the FNV hash of the split id modulo
+// the parallelism is the task index, so that tasks agree without talking).
+// The client is recreated with the larger assignment at the current
+// positions: rows fetched but not returned are fetched again.
+func (r *Reader) discover(ctx context.Context) error {
+	splits, err := r.src.list(ctx)
+	if err != nil {
+		return err
+	}
+	listed := r.src.listedSplits()
+	var add []*partState
+	topics := map[string]bool{}
+	for _, sp := range splits {
+		if listed[sp.ID] || splitOwner(sp.ID, r.task.Parallelism) != r.task.Index {
+			continue
+		}
+		topic, p, err := parseSplitID(sp.ID)
+		if err != nil {
+			return err
+		}
+		tp := topicPartition{topic, p}
+		if r.parts[tp] != nil {
+			continue
+		}
+		add = append(add, &partState{id: sp.ID, tp: tp, next: -1, end: -1})
+		topics[topic] = true
+	}
+	if len(add) == 0 {
+		return nil
+	}
+	starts, err := r.adm.ListStartOffsets(ctx, slices.Collect(maps.Keys(topics))...)
+	if err != nil {
+		return fmt.Errorf("listing start offsets of new partitions: %w", err)
+	}
+	for _, st := range add {
+		if st.next, err = lookup(starts, st.tp, "start"); err != nil {
+			return err
+		}
+	}
+	for _, st := range add {
+		r.parts[st.tp] = st
+		r.order = append(r.order, st)
+	}
+	old := r.cl
+	if err := r.startConsumer(); err != nil {
+		return err
+	}
+	old.Close()
+	r.src.cfg.Logger.Info("kafka source: discovered new partitions", "task", r.task.Index, "count", len(add))
+	return nil
+}
+
+// splitOwner is the task that takes a split discovered during a run.
+func splitOwner(id string, parallelism int) int {
+	h := fnv.New32a()
+	h.Write([]byte(id))
+	return int(h.Sum32() % uint32(parallelism))
 }
 
 // lookup returns the listed offset of tp or an error naming it.
@@ -285,13 +395,30 @@ func (r *Reader) poll(ctx context.Context) ([]types.Row, error) {
 	if r.src.Bounded() && r.open == 0 {
 		return nil, io.EOF
 	}
-	fs := r.cl.PollRecords(ctx, r.maxPoll)
-	if err := ctx.Err(); err != nil {
+	pollCtx := ctx
+	if r.discovery > 0 {
+		if time.Now().After(r.nextDiscovery) {
+			if err := r.discover(ctx); err != nil {
+				if ctx.Err() != nil {
+					return nil, ctx.Err()
+				}
+				r.src.cfg.Logger.Warn("kafka source: partition discovery failed; retrying at the next interval", "error", err)
+			}
+			r.nextDiscovery = time.Now().Add(r.discovery)
+		}
+		var cancel context.CancelFunc
+		pollCtx, cancel = context.WithDeadline(ctx, r.nextDiscovery)
+		defer cancel()
+	}
+	fs := r.cl.PollRecords(pollCtx, r.maxPoll)
+	// Records fetched while ctx was being cancelled (the runtime interrupts
+	// a blocked Read to inject a barrier) are returned, never dropped.
+	if err := ctx.Err(); err != nil && fs.NumRecords() == 0 {
 		return nil, err
 	}
 	var ferr error
 	fs.EachError(func(topic string, p int32, err error) {
-		if ferr == nil && !errors.Is(err, context.Canceled) {
+		if ferr == nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
 			ferr = fmt.Errorf("kafka source: fetching topic %s partition %d: %w", topic, p, err)
 		}
 	})
@@ -302,6 +429,8 @@ func (r *Reader) poll(ctx context.Context) ([]types.Row, error) {
 	if n == 0 {
 		return nil, nil
 	}
+	var nbytes int64
+	defer func() { r.bytes.Add(nbytes) }()
 	width := r.src.cfg.RowWidth
 	slab := make([]types.Value, n*width) // one allocation for every row of the batch
 	out := make([]types.Row, 0, n)
@@ -326,15 +455,22 @@ func (r *Reader) poll(ctx context.Context) ([]types.Row, error) {
 				break
 			}
 			if !rec.Attrs.IsControl() {
+				nbytes += int64(len(rec.Key) + len(rec.Value))
 				i := len(out)
 				row := types.Row{Fields: slab[i*width : (i+1)*width : (i+1)*width]}
-				if err := r.src.cfg.Decoder(rec.Key, rec.Value, &row); err != nil {
-					derr = fmt.Errorf("kafka source: decoding the record at topic %s partition %d offset %d: %w",
-						rec.Topic, rec.Partition, rec.Offset, err)
-					return
+				if err := r.decode(rec.Key, rec.Value, &row); err != nil {
+					if !errors.Is(err, factory.ErrSkipRecord) {
+						derr = fmt.Errorf("kafka source: decoding the record at topic %s partition %d offset %d: %w",
+							rec.Topic, rec.Partition, rec.Offset, err)
+						return
+					}
+					r.skipped.Add(1)
+					clear(row.Fields)
+					row.Kind = types.Insert
+				} else {
+					r.fillMetadata(rec, &row)
+					out = append(out, row)
 				}
-				r.fillMetadata(rec, &row)
-				out = append(out, row)
 			}
 			st.next = rec.Offset + 1
 		}
@@ -397,6 +533,15 @@ func (r *Reader) fillMetadata(rec *kgo.Record, row *types.Row) {
 		row.Fields[m.Index] = v
 	}
 }
+
+// Skipped returns the number of records dropped because their decoder
+// returned factory.ErrSkipRecord (a format told to ignore parse errors, or
+// a record holding no row). It is safe for concurrent use.
+func (r *Reader) Skipped() int64 { return r.skipped.Load() }
+
+// Bytes returns the key and value bytes of the records read so far
+// (connector.ByteCounter). It is safe for concurrent use.
+func (r *Reader) Bytes() int64 { return r.bytes.Load() }
 
 // Snapshot returns each split's next offset (decimal text) and remembers
 // them to commit to the group when the checkpoint completes.

@@ -49,12 +49,26 @@ func (s *TransactionalSink) SetAckTracker(t AckTracker) {
 	s.mu.Unlock()
 }
 
-// tracker returns the AckTracker or an error saying it is missing.
+// commitsTracker is the runtime's connector.CommitTracker seen as an
+// AckTracker: a committable is durably committed when every committable
+// pre-committed at its checkpoint (or earlier) is, which the committable
+// records.
+type commitsTracker struct{ t connector.CommitTracker }
+
+// IsDurablyCommitted implements AckTracker.
+func (c commitsTracker) IsDurablyCommitted(b connector.Committable) bool {
+	cm, err := decodeCommittable(b)
+	return err == nil && cm.CheckpointID > 0 && c.t.Durable(cm.CheckpointID)
+}
+
+// tracker returns the AckTracker given by SetAckTracker (or
+// SinkConfig.AckTracker) for writers opened without
+// connector.TaskInfo.Commits, or an error saying it is missing.
 func (s *TransactionalSink) tracker() (AckTracker, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.ack == nil {
-		return nil, errors.New("kafka sink: exactly-once needs the runtime's tracker of durable commit acknowledgements (SetAckTracker)")
+		return nil, errors.New("kafka sink: exactly-once needs the runtime's tracker of durable commit acknowledgements (connector.TaskInfo.Commits, or SetAckTracker)")
 	}
 	return s.ack, nil
 }
@@ -74,24 +88,79 @@ func NewSink(cfg SinkConfig) (connector.Sink, error) {
 
 // Open returns the writer of one sink task.
 func (s *Sink) Open(ctx context.Context, task connector.TaskInfo) (connector.Writer, error) {
-	return newPlainWriter(s, task)
+	w, err := newPlainWriter(s, task)
+	if err != nil {
+		return nil, err
+	}
+	return s.buffered(w)
+}
+
+// buffered wraps w in an UpsertBuffer when sink buffer flushing is on.
+func (s *Sink) buffered(w connector.Writer) (connector.Writer, error) {
+	if s.cfg.BufferFlushMaxRows <= 0 && s.cfg.BufferFlushInterval <= 0 {
+		return w, nil
+	}
+	key, err := s.cfg.NewKeyFunc()
+	if err == nil {
+		var b *UpsertBuffer
+		if b, err = NewUpsertBuffer(w, key, s.cfg.BufferFlushMaxRows, s.cfg.BufferFlushInterval); err == nil {
+			return b, nil
+		}
+	}
+	_ = w.Close()
+	return nil, fmt.Errorf("kafka sink: %w", err)
+}
+
+// resolvePrefix derives the transactional-id prefix from the job name when
+// the options did not set it. It runs before anything reads the prefix.
+func (s *Sink) resolvePrefix(job string) error {
+	s.startMu.Lock()
+	defer s.startMu.Unlock()
+	if s.cfg.TransactionalIDPrefix != "" {
+		return nil
+	}
+	if job == "" {
+		return errors.New("kafka sink: exactly-once without 'sink.transactional-id-prefix' needs the job name to derive one")
+	}
+	s.cfg.TransactionalIDPrefix = DefaultTransactionalIDPrefix(job, s.cfg.Table)
+	s.cfg.Logger.Warn("kafka sink: " + TransactionalIDPrefixWarning(s.cfg.TransactionalIDPrefix))
+	return nil
+}
+
+// TransactionalIDPrefix returns the prefix in use ("" while a derived one
+// is not yet known: it is derived when the committer or a writer is
+// created).
+func (s *Sink) TransactionalIDPrefix() string {
+	s.startMu.Lock()
+	defer s.startMu.Unlock()
+	return s.cfg.TransactionalIDPrefix
 }
 
 // Open returns the exactly-once writer of one sink task.
 func (s *TransactionalSink) Open(ctx context.Context, task connector.TaskInfo) (connector.Writer, error) {
-	ack, err := s.tracker()
-	if err != nil {
+	var ack AckTracker = commitsTracker{task.Commits}
+	if task.Commits == nil {
+		var err error
+		if ack, err = s.tracker(); err != nil {
+			return nil, err
+		}
+	}
+	if err := s.resolvePrefix(task.Job); err != nil {
 		return nil, err
 	}
 	if err := s.start(ctx); err != nil {
 		return nil, err
 	}
-	return newExactlyOnceWriter(s, task, ack)
+	w, err := newExactlyOnceWriter(s, task, ack)
+	if err != nil {
+		return nil, err
+	}
+	return s.buffered(w)
 }
 
 // Committer returns the committer of the sink.
 func (s *TransactionalSink) Committer(ctx context.Context, job string) (connector.Committer, error) {
-	if _, err := s.tracker(); err != nil {
+	if err := s.resolvePrefix(job); err != nil {
 		return nil, err
 	}
 	if err := s.start(ctx); err != nil {
@@ -255,15 +324,15 @@ func (s *TransactionalSink) nextIndex(task int) int {
 }
 
 // isReserved reports whether id holds a restored committable whose commit
-// is not yet durably acknowledged.
-func (s *TransactionalSink) isReserved(id string) bool {
+// is not yet durably acknowledged (by ack, the asking writer's tracker).
+func (s *TransactionalSink) isReserved(id string, ack AckTracker) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c, ok := s.reserved[id]
 	if !ok {
 		return false
 	}
-	if s.ack.IsDurablyCommitted(c) {
+	if ack.IsDurablyCommitted(c) {
 		delete(s.reserved, id)
 		return false
 	}

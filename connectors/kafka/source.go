@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -216,12 +218,22 @@ type SourceConfig struct {
 	BoundedMode            BoundedMode
 	BoundedSpecificOffsets map[int32]int64
 	BoundedTimestampMillis int64
+	// DiscoveryInterval is 'scan.topic-partition-discovery.interval':
+	// how often unbounded readers look for new partitions; zero: never.
+	DiscoveryInterval time.Duration
 	// RowWidth is the number of fields of each row.
 	RowWidth int
 	// Metadata are the metadata columns to fill.
 	Metadata []MetadataColumn
-	// Decoder decodes key and value; required.
+	// Decoder decodes key and value; one of Decoder and NewDecoder is
+	// required.
 	Decoder Decoder
+	// NewDecoder, when set, creates the decoder of each reader (the
+	// formats' decoders are not safe for concurrent use). A decoder error
+	// wrapping factory.ErrSkipRecord drops the record (Reader.Skipped
+	// counts them); any other fails the read, wrapped with the record's
+	// topic, partition and offset.
+	NewDecoder func() (Decoder, error)
 	// Logger receives warnings; nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -232,6 +244,9 @@ type SourceConfig struct {
 type Source struct {
 	cfg      SourceConfig
 	settings clientSettings
+
+	mu     sync.Mutex
+	listed map[string]bool // split ids of the run (Splits)
 }
 
 // NewSource validates cfg without contacting a broker.
@@ -245,7 +260,7 @@ func NewSource(cfg SourceConfig) (*Source, error) {
 		return nil, errors.New("kafka source: either 'topic' or 'topic-pattern' must be set")
 	case len(cfg.Topics) > 0 && cfg.TopicPattern != nil:
 		return nil, errors.New("kafka source: options 'topic' and 'topic-pattern' shouldn't be set together")
-	case cfg.Decoder == nil:
+	case cfg.Decoder == nil && cfg.NewDecoder == nil:
 		return nil, errors.New("kafka source: no decoder")
 	case cfg.StartupMode == StartSpecificOffsets && len(cfg.StartupSpecificOffsets) == 0:
 		return nil, errors.New("kafka source: 'scan.startup.specific-offsets' is required in 'specific-offsets' startup mode but missing")
@@ -281,8 +296,33 @@ func (s *Source) newClient(extra ...kgo.Opt) (*kgo.Client, error) {
 }
 
 // Splits lists one split per partition of the topics, with IDs
-// "<topic>:<partition>".
+// "<topic>:<partition>". The runtime calls it once per run; readers
+// discover partitions that appear later (see Open).
 func (s *Source) Splits(ctx context.Context) ([]connector.Split, error) {
+	out, err := s.list(ctx)
+	if err != nil {
+		return nil, err
+	}
+	listed := make(map[string]bool, len(out))
+	for _, sp := range out {
+		listed[sp.ID] = true
+	}
+	s.mu.Lock()
+	s.listed = listed
+	s.mu.Unlock()
+	return out, nil
+}
+
+// listedSplits returns the split ids of the last Splits call (nil before
+// one): the splits the runtime assigned in this run.
+func (s *Source) listedSplits() map[string]bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.listed
+}
+
+// list returns the current splits.
+func (s *Source) list(ctx context.Context) ([]connector.Split, error) {
 	cl, err := s.newClient()
 	if err != nil {
 		return nil, err

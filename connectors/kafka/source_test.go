@@ -3,6 +3,7 @@ package kafka
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"slices"
 	"strconv"
@@ -306,5 +307,130 @@ func TestParseSpecificOffsets(t *testing.T) {
 		if _, err := ParseSpecificOffsets(bad); err == nil {
 			t.Errorf("ParseSpecificOffsets(%q) accepted", bad)
 		}
+	}
+}
+
+// TestSourcePartitionDiscovery adds partitions while two readers run: each
+// new partition is read by exactly one of them, from its start, and is in
+// that reader's snapshots.
+func TestSourcePartitionDiscovery(t *testing.T) {
+	b := kafkatest.Require(t)
+	topic := b.Topic(t, 1)
+	cfg := sourceConfig(b, topic)
+	cfg.BoundedMode, cfg.DiscoveryInterval = Unbounded, 50*time.Millisecond
+	src := newSource(t, cfg)
+	ctx := context.Background()
+	splits, err := src.Splits(ctx)
+	if err != nil || len(splits) != 1 {
+		t.Fatalf("Splits = %v, %v", splits, err)
+	}
+	var readers []*Reader
+	for i, ss := range [][]connector.SplitState{{{ID: splits[0].ID}}, nil} {
+		info := task(i)
+		info.Parallelism = 2
+		r, err := src.Open(ctx, info, ss)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { r.Close() })
+		readers = append(readers, r.(*Reader))
+	}
+	produce(t, b, topic, "p0-a")
+	resp, err := b.Admin(t).CreatePartitions(ctx, 3, topic)
+	if err == nil {
+		err = resp.Error()
+	}
+	if err != nil {
+		t.Fatalf("adding partitions: %v", err)
+	}
+	cl := b.Client(t, kgo.DefaultProduceTopic(topic), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	want := map[string]bool{"p0-a": true}
+	for p := int32(1); p < 4; p++ {
+		v := fmt.Sprintf("p%d-a", p)
+		want[v] = true
+		if err := cl.ProduceSync(ctx, &kgo.Record{Value: []byte(v), Partition: p}).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := map[string]int{}
+	deadline := time.Now().Add(waitLong)
+	for len(got) < len(want) && time.Now().Before(deadline) {
+		for _, r := range readers {
+			rctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+			rs, err := r.Read(rctx)
+			cancel()
+			if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+				t.Fatal(err)
+			}
+			for _, row := range rs {
+				got[row.Fields[0].Str()]++
+			}
+		}
+	}
+	for v := range want {
+		if got[v] != 1 {
+			t.Errorf("%s read %d times, want once", v, got[v])
+		}
+	}
+	owned := map[string]int{}
+	for _, r := range readers {
+		states, err := r.Snapshot(1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, st := range states {
+			owned[st.ID]++
+			if string(st.State) != "1" {
+				t.Errorf("split %s state %q, want 1 (after its one record)", st.ID, st.State)
+			}
+		}
+	}
+	if len(owned) != 4 {
+		t.Errorf("snapshots cover splits %v, want all 4 partitions once", owned)
+	}
+	for id, n := range owned {
+		if n != 1 {
+			t.Errorf("split %s in %d readers' snapshots", id, n)
+		}
+	}
+}
+
+// TestSourceInterruptedReads reads with contexts cancelled almost at once,
+// as the runtime interrupts a blocked Read to inject a barrier: no row is
+// lost or repeated, and each snapshot matches the rows returned. (The race
+// this guards against — the context ending between the client handing over
+// records and the reader looking at the context — is too narrow to force.)
+func TestSourceInterruptedReads(t *testing.T) {
+	b := kafkatest.Require(t)
+	topic := b.Topic(t, 1)
+	want := seq("v", 0, 300)
+	produce(t, b, topic, want...)
+	// Small polls: many Reads, each under a context that expires within
+	// 0–2 ms, before, during or after the fetch.
+	cfg := sourceConfig(b, topic, "max.poll.records", "10")
+	cfg.BoundedMode = Unbounded
+	r := openReader(t, newSource(t, cfg), nil)
+	var got []string
+	deadline := time.Now().Add(waitLong)
+	for i := 0; len(got) < len(want) && time.Now().Before(deadline); i++ {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Duration(i%3)*time.Millisecond)
+		rs, err := r.Read(ctx)
+		cancel()
+		if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatal(err)
+		}
+		for _, row := range rs {
+			got = append(got, row.Fields[0].Str())
+		}
+		states, err := r.Snapshot(int64(i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := string(states[0].State); s != strconv.Itoa(len(got)) {
+			t.Fatalf("after %d rows the snapshot says next offset %s", len(got), s)
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("read %d rows %s, want %d in order", len(got), trunc(got), len(want))
 	}
 }

@@ -144,3 +144,12 @@ func (u *UpsertBuffer) Close() error {
 // Unwrap returns the underlying writer (for example an ExactlyOnceWriter,
 // whose CheckpointReady the runtime consults).
 func (u *UpsertBuffer) Unwrap() connector.Writer { return u.w }
+
+// Bytes returns the bytes the underlying writer wrote, when it counts them
+// (connector.ByteCounter).
+func (u *UpsertBuffer) Bytes() int64 {
+	if bc, ok := u.w.(connector.ByteCounter); ok {
+		return bc.Bytes()
+	}
+	return 0
+}

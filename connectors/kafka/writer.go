@@ -25,6 +25,10 @@ type PlainWriter struct {
 }
 
 func newPlainWriter(s *Sink, task connector.TaskInfo) (*PlainWriter, error) {
+	enc, err := s.cfg.encoder()
+	if err != nil {
+		return nil, err
+	}
 	opts := s.producerOpts(task)
 	cl, err := kgo.NewClient(opts...)
 	if err != nil {
@@ -34,7 +38,7 @@ func newPlainWriter(s *Sink, task connector.TaskInfo) (*PlainWriter, error) {
 	if log == nil {
 		log = s.cfg.Logger
 	}
-	return &PlainWriter{cl: cl, p: newProducer(s.cfg.Encoder, s.cfg.Metadata, s.cfg.topicCheck()), guarantee: s.cfg.DeliveryGuarantee, log: log}, nil
+	return &PlainWriter{cl: cl, p: newProducer(enc, s.cfg.Metadata, s.cfg.topicCheck()), guarantee: s.cfg.DeliveryGuarantee, log: log}, nil
 }
 
 // Write hands rows to the producer. Under at-least-once a record failure
@@ -90,3 +94,7 @@ func (w *PlainWriter) Close() error {
 	w.cl.Close()
 	return nil
 }
+
+// Bytes returns the key and value bytes written so far
+// (connector.ByteCounter).
+func (w *PlainWriter) Bytes() int64 { return w.p.bytes.Load() }

@@ -1,7 +1,26 @@
 // Package print is the print connector: a sink that writes every row to
 // standard output (or standard error) in Flink's shape, "+I[1, foo]", with
 // an optional identifier prefix. It is meant for looking at results, not for
-// production output: it commits nothing and keeps no state.
+// production output: it commits nothing and keeps no state. Importing the
+// package registers it in factory.Default as 'print'.
+//
+//	CREATE TABLE out (id BIGINT, name STRING)
+//	WITH ('connector' = 'print', 'print-identifier' = 'orders')
+//
+// # Options
+//
+//   - print-identifier (String, default none): a prefix of every line,
+//     followed by "> " ("orders> +I[1, foo]").
+//   - standard-error (Boolean, default false): print to standard error
+//     instead of standard output.
+//   - sink.parallelism (Integer, default: the upstream operator's): the
+//     number of sink tasks. With more than one task each line carries the
+//     task's number, 1-based, as in Flink: "orders:2> +I[1, foo]", or
+//     "2> +I[1, foo]" without an identifier.
+//
+// Each line is the row kind (+I, -U, +U, -D) and the physical columns in
+// brackets, each printed as Flink prints it: Java's toString of the
+// column's external type (see FormatRow).
 package print
 
 import (
@@ -27,9 +46,10 @@ type Config struct {
 
 // Sink prints rows. It implements connector.Sink.
 type Sink struct {
-	cfg      Config
-	colTypes []types.Type
-	out      *lockedWriter
+	cfg         Config
+	colTypes    []types.Type
+	out         *lockedWriter
+	parallelism int
 }
 
 // lockedWriter serialises writes of several tasks so that lines never

@@ -1,0 +1,25 @@
+package blackhole
+
+import (
+	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/factory"
+)
+
+// Identifier is the value of the 'connector' option that selects blackhole.
+const Identifier = "blackhole"
+
+func init() {
+	factory.MustRegisterConnector(Factory())
+}
+
+// Factory returns the blackhole connector's declaration, as registered in
+// factory.Default. It has no options besides 'connector'.
+func Factory() factory.ConnectorFactory {
+	return factory.ConnectorFactory{
+		Identifier:  Identifier,
+		Description: "Accepts every row and discards it, for benchmarks and for testing the source side of a job. It has no options.",
+		NewSink: func(factory.Context) (connector.Sink, error) {
+			return New(), nil
+		},
+	}
+}

@@ -1,0 +1,128 @@
+package filesystem
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/factory"
+	"github.com/streamsql/streamsql/types"
+)
+
+// Identifier is the value of the 'connector' option that selects the
+// filesystem connector.
+const Identifier = "filesystem"
+
+// The connector's options, with Flink's names, defaults and meaning.
+var (
+	optPath = factory.String("path").Required().
+		Description("The path of a directory, as a plain path or a file:// URI.")
+	optFormat = factory.FormatOption("format").Required().
+			Description("The format of the files, one record per line: json, csv or raw. The format's own options are written with its prefix (json.*, csv.*, raw.*).")
+	optFileSize = factory.Size("sink.rolling-policy.file-size").Default(DefaultFileSize).
+			Description("The maximum part file size before rolling.")
+	optRolloverInterval = factory.Duration("sink.rolling-policy.rollover-interval").Default(DefaultRolloverInterval).
+				Description("The maximum time a part file can stay open before rolling. How often this is checked is set by sink.rolling-policy.check-interval. Files are also rolled at every checkpoint.")
+	optCheckInterval = factory.Duration("sink.rolling-policy.check-interval").Default(DefaultCheckInterval).
+				Description("The interval at which the sink checks whether a part file has been open longer than sink.rolling-policy.rollover-interval.")
+	optDefaultPartition = factory.String("partition.default-name").Default(DefaultPartitionDefaultName).
+				Description("The directory value of a partition column that is NULL or the empty string.")
+	optParallelism = factory.Int("sink.parallelism").
+			Description("The parallelism of the sink. By default, the parallelism of the upstream operator.")
+)
+
+func init() {
+	factory.MustRegisterConnector(Factory())
+}
+
+// Factory returns the filesystem connector's declaration, as registered in
+// factory.Default.
+func Factory() factory.ConnectorFactory {
+	return factory.ConnectorFactory{
+		Identifier: Identifier,
+		Description: "Reads the files under a directory (bounded) and writes files with exactly-once two-phase commit: " +
+			"in-progress files are hidden and renamed into place when a checkpoint completes, so readers only see complete files.",
+		Options: []factory.Option{optPath, optFormat, optFileSize, optRolloverInterval, optCheckInterval,
+			optDefaultPartition, optParallelism},
+		Rules: []factory.Rule{
+			factory.Check("sink.rolling-policy.file-size must be positive", func(c *factory.Config) error {
+				return positiveValue(int64(optFileSize.Get(c)))
+			}, optFileSize),
+			factory.Check("sink.rolling-policy.rollover-interval must be positive", func(c *factory.Config) error {
+				return positiveValue(int64(optRolloverInterval.Get(c)))
+			}, optRolloverInterval),
+			factory.Check("sink.rolling-policy.check-interval must be positive", func(c *factory.Config) error {
+				return positiveValue(int64(optCheckInterval.Get(c)))
+			}, optCheckInterval),
+			factory.Check("partition.default-name must not be empty nor contain '/'", func(c *factory.Config) error {
+				if v := optDefaultPartition.Get(c); v == "" || strings.ContainsRune(v, '/') {
+					return fmt.Errorf("%w: got %q", ErrConfig, v)
+				}
+				return nil
+			}, optDefaultPartition),
+			factory.Check("sink.parallelism must be at least 1", func(c *factory.Config) error {
+				if p, ok := optParallelism.Lookup(c); ok && p < 1 {
+					return fmt.Errorf("%w: got %d", ErrConfig, p)
+				}
+				return nil
+			}, optParallelism),
+			factory.Check("path must be a local directory", func(c *factory.Config) error {
+				_, err := LocalPath(optPath.Get(c))
+				return err
+			}, optPath),
+		},
+		NewSource: func(ctx factory.Context) (connector.Source, error) {
+			cfg, columns, err := config(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return NewSource(cfg, columns, optFormat.Get(ctx.Options))
+		},
+		NewSink: func(ctx factory.Context) (connector.Sink, error) {
+			cfg, columns, err := config(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return NewSink(cfg, columns, optFormat.Get(ctx.Options))
+		},
+	}
+}
+
+func positiveValue(v int64) error {
+	if v <= 0 {
+		return fmt.Errorf("%w: got %d", ErrConfig, v)
+	}
+	return nil
+}
+
+// config turns validated options and the schema into a Config.
+func config(ctx factory.Context) (Config, []types.Field, error) {
+	o := ctx.Options
+	columns := ctx.Schema.PhysicalFields()
+	cfg := Config{
+		Path:                 optPath.Get(o),
+		Table:                ctx.Table,
+		FileSize:             int64(optFileSize.Get(o)),
+		RolloverInterval:     optRolloverInterval.Get(o),
+		CheckInterval:        optCheckInterval.Get(o),
+		Parallelism:          optParallelism.Get(o),
+		DefaultPartitionName: optDefaultPartition.Get(o),
+	}
+	if f := optFormat.Get(o); f != nil {
+		cfg.Extension = "." + f.Identifier()
+	}
+	for _, name := range ctx.Schema.PartitionKeys {
+		i := slices.IndexFunc(columns, func(c types.Field) bool { return c.Name == name })
+		if i < 0 {
+			names := make([]string, len(columns))
+			for j, c := range columns {
+				names[j] = c.Name
+			}
+			return cfg, nil, fmt.Errorf("%w: PARTITIONED BY column %s is not a physical column (physical columns: %s)",
+				ErrConfig, name, strings.Join(names, ", "))
+		}
+		cfg.PartitionKeys = append(cfg.PartitionKeys, i)
+	}
+	return cfg, columns, nil
+}

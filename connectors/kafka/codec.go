@@ -1,0 +1,304 @@
+package kafka
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/streamsql/streamsql/factory"
+	"github.com/streamsql/streamsql/types"
+)
+
+// ErrSkipRow is returned (possibly wrapped) by a RecordEncoder for a row
+// that produces no record, such as an UPDATE_BEFORE row of upsert-kafka.
+// The writer drops the row.
+var ErrSkipRow = errors.New("kafka sink: row produces no record")
+
+// layout maps a table's rows onto Kafka records: which row positions the
+// key and value formats handle and where the metadata columns are.
+//
+// The rows of a source have one field per physical and metadata column,
+// in schema order (computed columns are not the connector's). The rows of
+// a sink have one field per physical and non-virtual metadata column, in
+// schema order.
+type layout struct {
+	table       string
+	keyFormat   *factory.Format // nil: records have no key
+	valueFormat *factory.Format
+	keyFields   []types.Field // as the key format sees them (key.fields-prefix stripped)
+	valueFields []types.Field
+	upsert      bool
+
+	srcWidth  int
+	srcKey    []int // source row positions of the key fields
+	srcValue  []int
+	srcMeta   []MetadataColumn
+	sinkWidth int
+	sinkKey   []int
+	sinkValue []int
+	sinkMeta  []MetadataColumn
+}
+
+// layoutSpec is what the options say about the mapping.
+type layoutSpec struct {
+	keyFormat, valueFormat *factory.Format
+	keyFields              []string // key.fields, or the primary key (upsert-kafka)
+	keyPrefix              string
+	exceptKey              bool
+	upsert                 bool
+}
+
+// newLayout checks the schema against spec and computes the mapping. It
+// does not create decoders or encoders (each task creates its own).
+func newLayout(ctx factory.Context, spec layoutSpec) (*layout, error) {
+	l := &layout{table: ctx.Table, keyFormat: spec.keyFormat, valueFormat: spec.valueFormat, upsert: spec.upsert}
+	type phys struct {
+		field    types.Field
+		src, snk int
+	}
+	var physical []phys
+	byName := map[string]int{}
+	for _, c := range ctx.Schema.Columns {
+		switch c.Kind {
+		case factory.Physical:
+			byName[c.Name] = len(physical)
+			physical = append(physical, phys{types.Field{Name: c.Name, Type: c.Type}, l.srcWidth, l.sinkWidth})
+			l.srcWidth++
+			l.sinkWidth++
+		case factory.Metadata:
+			key := c.MetadataKey
+			if key == "" {
+				key = c.Name
+			}
+			mk, err := ParseMetadataKey(key)
+			if err != nil {
+				return nil, fmt.Errorf("column '%s': %w", c.Name, err)
+			}
+			if !metadataTypeFits(mk, c.Type) {
+				return nil, fmt.Errorf("column '%s' of type %s cannot hold Kafka metadata '%s' of type %s", c.Name, c.Type, mk, mk.MetadataType())
+			}
+			l.srcMeta = append(l.srcMeta, MetadataColumn{Key: mk, Index: l.srcWidth})
+			l.srcWidth++
+			if !c.Virtual {
+				l.sinkMeta = append(l.sinkMeta, MetadataColumn{Key: mk, Index: l.sinkWidth})
+				l.sinkWidth++
+			}
+		}
+	}
+	inKey := make([]bool, len(physical))
+	for _, name := range spec.keyFields {
+		i, ok := byName[name]
+		if !ok {
+			what := "'key.fields'"
+			if spec.upsert {
+				what = "the PRIMARY KEY"
+			}
+			return nil, fmt.Errorf("column '%s' of %s is not a physical column of the table", name, what)
+		}
+		if inKey[i] {
+			return nil, fmt.Errorf("column '%s' appears twice in 'key.fields'", name)
+		}
+		inKey[i] = true
+		f := physical[i].field
+		if spec.keyPrefix != "" {
+			stripped, ok := strings.CutPrefix(name, spec.keyPrefix)
+			if !ok {
+				return nil, fmt.Errorf("all key fields must be prefixed with '%s' when option 'key.fields-prefix' is set, but field '%s' is not prefixed",
+					spec.keyPrefix, name)
+			}
+			f.Name = stripped
+		}
+		l.keyFields = append(l.keyFields, f)
+		l.srcKey = append(l.srcKey, physical[i].src)
+		l.sinkKey = append(l.sinkKey, physical[i].snk)
+	}
+	for i, p := range physical {
+		if spec.exceptKey && inKey[i] {
+			continue
+		}
+		l.valueFields = append(l.valueFields, p.field)
+		l.srcValue = append(l.srcValue, p.src)
+		l.sinkValue = append(l.sinkValue, p.snk)
+	}
+	return l, nil
+}
+
+// metadataTypeFits reports whether a column of type t can hold metadata k
+// (Flink allows any type the metadata's type casts to; here: the same
+// family, with integers of any width).
+func metadataTypeFits(k MetadataKey, t types.Type) bool {
+	switch k {
+	case MetaTopic, MetaTimestampType:
+		return t.IsString()
+	case MetaPartition, MetaOffset, MetaLeaderEpoch:
+		return t.IsInteger()
+	case MetaTimestamp:
+		return t.IsTimestamp()
+	case MetaHeaders:
+		return t.Kind == types.KindMap && t.Elem != nil && t.Elem.IsString() && t.Value != nil && t.Value.IsBinary()
+	}
+	return false
+}
+
+// rowDecoder decodes records into source rows with the table's formats.
+// One per reader: format decoders are not safe for concurrent use.
+type rowDecoder struct {
+	l        *layout
+	key      factory.Decoder // nil: no key format
+	value    factory.Decoder
+	keyRow   types.Row
+	valueRow types.Row
+	// live holds the keys (record key bytes) whose latest record this
+	// reader saw is a value (upsert-kafka only): their next value is an
+	// UPDATE_AFTER, a value of any other key an INSERT.
+	live map[string]struct{}
+}
+
+// newDecoder returns the Decoder of one reader.
+func (l *layout) newDecoder() (Decoder, error) {
+	d := &rowDecoder{l: l}
+	var err error
+	if l.keyFormat != nil {
+		if d.key, err = l.keyFormat.NewDecoder(l.keyFields); err != nil {
+			return nil, fmt.Errorf("key format '%s': %w", l.keyFormat.Identifier(), err)
+		}
+		d.keyRow = types.NewRow(len(l.keyFields))
+	}
+	if d.value, err = l.valueFormat.NewDecoder(l.valueFields); err != nil {
+		return nil, fmt.Errorf("value format '%s': %w", l.valueFormat.Identifier(), err)
+	}
+	d.valueRow = types.NewRow(len(l.valueFields))
+	if l.upsert {
+		d.live = map[string]struct{}{}
+	}
+	return d.decode, nil
+}
+
+// decode fills row (zeroed, of the source width) from a record. Key fields
+// are decoded first; under value.fields-include ALL the value's copy of a
+// key column wins, as in Flink. For upsert-kafka a value makes an INSERT
+// row when its key is new to this reader and an UPDATE_AFTER row when the
+// key's previous record was a value; a tombstone makes a DELETE row holding
+// only the key columns.
+func (d *rowDecoder) decode(key, value []byte, row *types.Row) error {
+	if d.key != nil && key != nil {
+		if err := d.key.Decode(key, &d.keyRow); err != nil {
+			return fmt.Errorf("key: %w", err)
+		}
+		for i, pos := range d.l.srcKey {
+			row.Fields[pos] = d.keyRow.Fields[i]
+		}
+	}
+	if d.l.upsert && value == nil {
+		if d.key == nil || key == nil {
+			return fmt.Errorf("tombstone without a key: %w", factory.ErrSkipRecord)
+		}
+		row.Kind = types.Delete
+		delete(d.live, string(key))
+		return nil
+	}
+	if err := d.value.Decode(value, &d.valueRow); err != nil {
+		return fmt.Errorf("value: %w", err)
+	}
+	for i, pos := range d.l.srcValue {
+		row.Fields[pos] = d.valueRow.Fields[i]
+	}
+	row.Kind = d.valueRow.Kind
+	if d.l.upsert {
+		if _, ok := d.live[string(key)]; ok {
+			row.Kind = types.UpdateAfter
+		} else {
+			row.Kind = types.Insert
+			d.live[string(key)] = struct{}{}
+		}
+	}
+	return nil
+}
+
+// rowEncoder encodes sink rows into records with the table's formats. One
+// per writer.
+type rowEncoder struct {
+	l        *layout
+	key      factory.Encoder // nil: records have no key
+	value    factory.Encoder
+	keyRow   types.Row
+	valueRow types.Row
+}
+
+// newEncoder returns the RecordEncoder of one writer.
+func (l *layout) newEncoder() (RecordEncoder, error) {
+	e := &rowEncoder{l: l}
+	var err error
+	if l.keyFormat != nil {
+		if e.key, err = l.keyFormat.NewEncoder(l.keyFields); err != nil {
+			return nil, fmt.Errorf("key format '%s': %w", l.keyFormat.Identifier(), err)
+		}
+		e.keyRow = types.NewRow(len(l.keyFields))
+	}
+	if e.value, err = l.valueFormat.NewEncoder(l.valueFields); err != nil {
+		return nil, fmt.Errorf("value format '%s': %w", l.valueFormat.Identifier(), err)
+	}
+	e.valueRow = types.NewRow(len(l.valueFields))
+	return e, nil
+}
+
+// EncodeRecord implements RecordEncoder. Under upsert-kafka a DELETE row
+// becomes a tombstone (nil value) and an UPDATE_BEFORE row no record.
+func (e *rowEncoder) EncodeRecord(row *types.Row, rec *kgo.Record) error {
+	if len(row.Fields) != e.l.sinkWidth {
+		return fmt.Errorf("row has %d fields, table '%s' writes %d", len(row.Fields), e.l.table, e.l.sinkWidth)
+	}
+	if e.l.upsert && row.Kind == types.UpdateBefore {
+		return ErrSkipRow
+	}
+	var err error
+	if e.key != nil {
+		for i, pos := range e.l.sinkKey {
+			e.keyRow.Fields[i] = row.Fields[pos]
+		}
+		if rec.Key, err = e.key.Encode(rec.Key[:0], e.keyRow); err != nil {
+			return fmt.Errorf("key: %w", err)
+		}
+	} else {
+		rec.Key = nil
+	}
+	if e.l.upsert && row.Kind == types.Delete {
+		rec.Value = nil
+		return nil
+	}
+	for i, pos := range e.l.sinkValue {
+		e.valueRow.Fields[i] = row.Fields[pos]
+	}
+	e.valueRow.Kind = row.Kind
+	if e.l.upsert {
+		e.valueRow.Kind = types.Insert
+	}
+	if rec.Value, err = e.value.Encode(rec.Value[:0], e.valueRow); err != nil {
+		return fmt.Errorf("value: %w", err)
+	}
+	return nil
+}
+
+// newKeyFunc returns the KeyFunc of one upsert writer's buffer: the key
+// format's encoding of the key columns, which is what Kafka compacts on.
+func (l *layout) newKeyFunc() (KeyFunc, error) {
+	enc, err := l.keyFormat.NewEncoder(l.keyFields)
+	if err != nil {
+		return nil, fmt.Errorf("key format '%s': %w", l.keyFormat.Identifier(), err)
+	}
+	keyRow := types.NewRow(len(l.keyFields))
+	return func(row *types.Row, buf []byte) []byte {
+		for i, pos := range l.sinkKey {
+			keyRow.Fields[i] = row.Fields[pos]
+		}
+		out, err := enc.Encode(buf, keyRow)
+		if err != nil {
+			// The writer's own encoder reports the error when the row is
+			// written; keep the row apart from every other key meanwhile.
+			return append(buf, err.Error()...)
+		}
+		return out
+	}, nil
+}

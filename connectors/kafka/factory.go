@@ -1,0 +1,388 @@
+package kafka
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/factory"
+)
+
+// The connector identifiers.
+const (
+	// Identifier is the value of 'connector' for the Kafka connector.
+	Identifier = "kafka"
+	// UpsertIdentifier is the value of 'connector' for upsert-kafka.
+	UpsertIdentifier = "upsert-kafka"
+)
+
+// The options of both connectors, with Flink's names and defaults. They
+// are declared once and shared by the two declarations.
+var (
+	optTopic = factory.List("topic").
+			Description("Topic names, separated by ';'. A source reads them all; a sink writes to the topic, or, when several are listed, to the topic named by the writable 'topic' metadata column, which must be one of them.")
+	optTopicPattern = factory.String("topic-pattern").
+			Description("Regular expression matched against whole topic names: a source reads every matching topic; a sink writes to the topic named by the 'topic' metadata column, which must match. Exactly one of 'topic' and 'topic-pattern' is set.")
+	optServers = factory.String("properties.bootstrap.servers").Required().
+			Description("Comma-separated host:port list of Kafka brokers.")
+	optGroupID = factory.String("properties.group.id").
+			Description("Consumer group of the source: the 'group-offsets' modes read its committed offsets, and checkpointed offsets are committed to it for lag tools. When absent and a group-offsets mode is used, 'KafkaSource-<table>' is used as in Flink.")
+	optTxnTimeout = factory.Long("properties.transaction.timeout.ms").
+			Description("Transaction timeout of the exactly-once sink in milliseconds. Default: the brokers' transaction.max.timeout.ms, read at start (a deviation from Flink's one hour); it must exceed the checkpoint interval plus the checkpoint timeout.")
+	optProperties = factory.Prefix("properties.").
+			Description("Kafka client properties with the Java client's names (properties.linger.ms, properties.isolation.level, ...), mapped onto franz-go; a property without an equivalent is an error.")
+	optValueFormat = factory.FormatOption("value.format").FallbackKeys("format").Required().
+			Description("Format of the record value ('format' is a synonym). Its options are prefixed with the format name: json.* after 'format', value.json.* after 'value.format'.")
+	optUpsertValueFormat = factory.FormatOption("value.format").Required().
+				Description("Format of the record value; its options are value.<format>.*.")
+	optKeyFormat = factory.FormatOption("key.format").
+			Description("Format of the record key; its options are key.<format>.*. Requires 'key.fields'.")
+	optUpsertKeyFormat = factory.FormatOption("key.format").Required().
+				Description("Format of the record key, which holds the PRIMARY KEY columns; its options are key.<format>.*.")
+	optKeyFields = factory.List("key.fields").Default([]string{}).
+			Description("Physical columns that form the record key, separated by ';', in key order. Requires 'key.format'.")
+	optKeyFieldsPrefix = factory.String("key.fields-prefix").
+				Description("Prefix of the key columns' names in the table, stripped to give the names the key format sees (avoids clashes with value columns). Requires 'value.fields-include' = 'EXCEPT_KEY'.")
+	optValueFieldsInclude = factory.Enum("value.fields-include", "ALL", "EXCEPT_KEY").Default("ALL").
+				Description("Whether the value holds every physical column (ALL) or every column except the key columns (EXCEPT_KEY).")
+	optStartupMode = factory.Enum("scan.startup.mode", "earliest-offset", "latest-offset", "group-offsets", "timestamp", "specific-offsets").
+			Default("group-offsets").
+			Description("Where the source starts when there is no checkpoint: the earliest or latest offset, the group's committed offsets (falling back to 'properties.auto.offset.reset'), the first record at a timestamp, or given offsets.")
+	optStartupSpecificOffsets = factory.String("scan.startup.specific-offsets").
+					Description("Start offsets in 'specific-offsets' mode: 'partition:0,offset:42;partition:1,offset:300' (a single topic). Unlisted partitions start at the earliest offset.")
+	optStartupTimestamp = factory.Long("scan.startup.timestamp-millis").
+				Description("Start timestamp (milliseconds since the epoch) in 'timestamp' startup mode.")
+	optBoundedMode = factory.Enum("scan.bounded.mode", "unbounded", "latest-offset", "group-offsets", "timestamp", "specific-offsets").
+			Default("unbounded").
+			Description("Where a bounded source ends: never (unbounded), at the latest offsets when it starts (the last stable offsets under read_committed), at the group's committed offsets, before a timestamp, or at given offsets.")
+	optBoundedSpecificOffsets = factory.String("scan.bounded.specific-offsets").
+					Description("End offsets (exclusive) in 'specific-offsets' bounded mode, same syntax as 'scan.startup.specific-offsets'; unlisted partitions are not read.")
+	optBoundedTimestamp = factory.Long("scan.bounded.timestamp-millis").
+				Description("End timestamp (milliseconds since the epoch) in 'timestamp' bounded mode.")
+	optDiscovery = factory.Duration("scan.topic-partition-discovery.interval").Default(5 * time.Minute).
+			Description("How often an unbounded source looks for new partitions (and new topics matching 'topic-pattern'), which start at their earliest offset; 0 disables it.")
+	optScanParallelism = factory.Int("scan.parallelism").
+				Description("Parallelism of the source; default: the job's.")
+	optPartitioner = factory.Enum("sink.partitioner", "default", "fixed", "round-robin").Default("default").
+			Description("How records are spread over partitions: default (murmur2 hash of the key as the Java producer; records without a key stick to a partition), fixed (sink task i writes partition i mod n) or round-robin. Partitioner classes are not supported.")
+	optSinkParallelism = factory.Int("sink.parallelism").
+				Description("Parallelism of the sink; default: the upstream operator's.")
+	optDelivery = factory.Enum("sink.delivery-guarantee", "at-least-once", "exactly-once", "none").Default("at-least-once").
+			DeprecatedKey("sink.semantic", map[string]string{"at_least_once": "at-least-once", "exactly_once": "exactly-once"}).
+			Description("none: fire and forget; at-least-once: flush on every checkpoint; exactly-once: Kafka transactions committed when the checkpoint completes (consumers must read with isolation.level read_committed). 'sink.semantic' is its deprecated alias.")
+	optTxnPrefix = factory.String("sink.transactional-id-prefix").
+			Description("Prefix of the exactly-once sink's transactional ids, unique among all jobs writing to the cluster. When absent a prefix is derived from the job name and the table (a deviation from Flink, which requires it), shown in EXPLAIN with a warning.")
+	optNaming = factory.Enum("sink.transaction-naming-strategy", "POOLING", "INCREMENTING").Default("POOLING").
+			Description("POOLING reuses a bounded pool of transactional ids per sink task, each once its previous commit is durably acknowledged (the default here, a deviation from Flink's INCREMENTING); INCREMENTING takes a new id for every transaction.")
+	optBufferRows = factory.Int("sink.buffer-flush.max-rows").Default(0).
+			Description("Rows the upsert sink buffers, keeping the latest per key, before writing; 0 disables buffering. Set together with 'sink.buffer-flush.interval'.")
+	optBufferInterval = factory.Duration("sink.buffer-flush.interval").Default(0).
+				Description("Interval after which the upsert sink writes its buffer; 0 disables buffering. Set together with 'sink.buffer-flush.max-rows'.")
+)
+
+// Rules shared by both connectors.
+var (
+	ruleTopic   = factory.OneOf("either 'topic' or 'topic-pattern' must be set, not both", optTopic, optTopicPattern)
+	rulePattern = factory.Check("'topic-pattern' must be a valid regular expression", func(c *factory.Config) error {
+		if p, ok := optTopicPattern.Lookup(c); ok {
+			_, err := regexp.Compile(p)
+			return err
+		}
+		return nil
+	}, optTopicPattern)
+	ruleProperties = factory.Check("every 'properties.*' key must be a Java client property that streamsql maps onto franz-go", func(c *factory.Config) error {
+		_, err := parseProperties(optProperties.Get(c))
+		return err
+	}, optProperties)
+	ruleKeyPrefix = factory.Check("a key prefix is not allowed when 'value.fields-include' is 'ALL': set it to 'EXCEPT_KEY' to avoid field overlaps", func(c *factory.Config) error {
+		if p, _ := optKeyFieldsPrefix.Lookup(c); p != "" && optValueFieldsInclude.Get(c) != "EXCEPT_KEY" {
+			return errors.New("'key.fields-prefix' needs 'value.fields-include' = 'EXCEPT_KEY'")
+		}
+		return nil
+	}, optKeyFieldsPrefix, optValueFieldsInclude)
+	ruleBoundedSpecific = factory.RequiredWhen(optBoundedSpecificOffsets, optBoundedMode, []string{"specific-offsets"},
+		"'scan.bounded.specific-offsets' is required in 'specific-offsets' bounded mode but missing")
+	ruleBoundedTimestamp = factory.RequiredWhen(optBoundedTimestamp, optBoundedMode, []string{"timestamp"},
+		"'scan.bounded.timestamp-millis' is required in 'timestamp' bounded mode but missing")
+	ruleBoundedOffsets = factory.Check("invalid 'scan.bounded.specific-offsets'", func(c *factory.Config) error {
+		return checkSpecificOffsets(c, optBoundedSpecificOffsets)
+	}, optBoundedSpecificOffsets, optTopic, optTopicPattern)
+)
+
+// Rules of the kafka connector only.
+var (
+	ruleStartupSpecific = factory.RequiredWhen(optStartupSpecificOffsets, optStartupMode, []string{"specific-offsets"},
+		"'scan.startup.specific-offsets' is required in 'specific-offsets' startup mode but missing")
+	ruleStartupTimestamp = factory.RequiredWhen(optStartupTimestamp, optStartupMode, []string{"timestamp"},
+		"'scan.startup.timestamp-millis' is required in 'timestamp' startup mode but missing")
+	ruleStartupOffsets = factory.Check("invalid 'scan.startup.specific-offsets'", func(c *factory.Config) error {
+		return checkSpecificOffsets(c, optStartupSpecificOffsets)
+	}, optStartupSpecificOffsets, optTopic, optTopicPattern)
+	ruleRoundRobin = factory.Check("currently the 'round-robin' partitioner only works when option 'key.fields' is not specified", func(c *factory.Config) error {
+		if optPartitioner.Get(c) == "round-robin" && len(optKeyFields.Get(c)) > 0 {
+			return errors.New("'sink.partitioner' = 'round-robin' with 'key.fields'")
+		}
+		return nil
+	}, optPartitioner, optKeyFields)
+	ruleKeyFormat = factory.Check("'key.format' and 'key.fields' go together", func(c *factory.Config) error {
+		hasFormat, hasFields := c.Has(optKeyFormat), len(optKeyFields.Get(c)) > 0
+		switch {
+		case hasFormat && !hasFields:
+			return errors.New("a key format 'key.format' requires the declaration of one or more key fields using 'key.fields'")
+		case hasFields && !hasFormat:
+			return errors.New("the option 'key.fields' can only be declared if a key format is defined using 'key.format'")
+		}
+		return nil
+	}, optKeyFormat, optKeyFields)
+)
+
+// ruleBuffer is upsert-kafka's buffer rule.
+var ruleBuffer = factory.Check("'sink.buffer-flush.max-rows' and 'sink.buffer-flush.interval' must be set to be greater than zero together to enable sink buffer flushing",
+	func(c *factory.Config) error {
+		rows, interval := optBufferRows.Get(c), optBufferInterval.Get(c)
+		if rows < 0 || interval < 0 || (rows > 0) != (interval > 0) {
+			return fmt.Errorf("'sink.buffer-flush.max-rows' = %d, 'sink.buffer-flush.interval' = %s", rows, factory.FormatDuration(interval))
+		}
+		return nil
+	}, optBufferRows, optBufferInterval)
+
+// checkSpecificOffsets parses a specific-offsets option when it is set and
+// checks that the table reads a single topic.
+func checkSpecificOffsets(c *factory.Config, o factory.Opt[string]) error {
+	v, ok := o.Lookup(c)
+	if !ok {
+		return nil
+	}
+	if _, err := ParseSpecificOffsets(v); err != nil {
+		return fmt.Errorf("'%s' should follow the format 'partition:0,offset:42;partition:1,offset:300', but is '%s'", o.Key(), v)
+	}
+	if c.Has(optTopicPattern) || len(optTopic.Get(c)) != 1 {
+		return errors.New("currently Kafka source only supports specific offset for single topic")
+	}
+	return nil
+}
+
+// Factory returns the declaration of the 'kafka' connector, registered in
+// factory.Default by this package's init.
+func Factory() factory.ConnectorFactory {
+	return factory.ConnectorFactory{
+		Identifier: Identifier,
+		Description: "Reads from and writes to Apache Kafka topics, with the delivery guarantees none, at-least-once and exactly-once " +
+			"(transactions committed when a checkpoint completes).",
+		Options: []factory.Option{optTopic, optTopicPattern, optServers, optGroupID, optTxnTimeout, optProperties,
+			optValueFormat, optKeyFormat, optKeyFields, optKeyFieldsPrefix, optValueFieldsInclude,
+			optStartupMode, optStartupSpecificOffsets, optStartupTimestamp,
+			optBoundedMode, optBoundedSpecificOffsets, optBoundedTimestamp, optDiscovery, optScanParallelism,
+			optPartitioner, optSinkParallelism, optDelivery, optTxnPrefix, optNaming},
+		Rules: []factory.Rule{ruleTopic, rulePattern, ruleProperties, ruleKeyFormat, ruleKeyPrefix, ruleRoundRobin,
+			ruleStartupSpecific, ruleStartupTimestamp, ruleStartupOffsets,
+			ruleBoundedSpecific, ruleBoundedTimestamp, ruleBoundedOffsets},
+		NewSource: func(ctx factory.Context) (connector.Source, error) { return newTableSource(ctx, false) },
+		NewSink:   func(ctx factory.Context) (connector.Sink, error) { return newTableSink(ctx, false) },
+	}
+}
+
+// UpsertFactory returns the declaration of the 'upsert-kafka' connector,
+// registered in factory.Default by this package's init.
+func UpsertFactory() factory.ConnectorFactory {
+	return factory.ConnectorFactory{
+		Identifier: UpsertIdentifier,
+		Description: "Reads a Kafka topic as a changelog keyed by the PRIMARY KEY (a value is an upsert, a tombstone a delete) and " +
+			"writes a changelog as upserts and tombstones.",
+		Options: []factory.Option{optTopic, optTopicPattern, optServers, optGroupID, optTxnTimeout, optProperties,
+			optUpsertValueFormat, optUpsertKeyFormat, optKeyFieldsPrefix, optValueFieldsInclude,
+			optBoundedMode, optBoundedSpecificOffsets, optBoundedTimestamp, optDiscovery, optScanParallelism,
+			optSinkParallelism, optDelivery, optTxnPrefix, optNaming, optBufferRows, optBufferInterval},
+		Rules: []factory.Rule{ruleTopic, rulePattern, ruleProperties, ruleKeyPrefix,
+			ruleBoundedSpecific, ruleBoundedTimestamp, ruleBoundedOffsets, ruleBuffer},
+		NewSource: func(ctx factory.Context) (connector.Source, error) { return newTableSource(ctx, true) },
+		NewSink:   func(ctx factory.Context) (connector.Sink, error) { return newTableSink(ctx, true) },
+	}
+}
+
+func init() {
+	factory.MustRegisterConnector(Factory())
+	factory.MustRegisterConnector(UpsertFactory())
+}
+
+// tableLayout checks the schema against the options and returns the
+// row ↔ record mapping.
+func tableLayout(ctx factory.Context, upsert bool) (*layout, error) {
+	c := ctx.Options
+	spec := layoutSpec{
+		valueFormat: optValueFormat.Get(c),
+		keyFormat:   optKeyFormat.Get(c),
+		keyFields:   optKeyFields.Get(c),
+		keyPrefix:   optKeyFieldsPrefix.Get(c),
+		exceptKey:   optValueFieldsInclude.Get(c) == "EXCEPT_KEY",
+		upsert:      upsert,
+	}
+	if upsert {
+		if len(ctx.Schema.PrimaryKey) == 0 {
+			return nil, errors.New("'upsert-kafka' tables require to define a PRIMARY KEY constraint: " +
+				"the PRIMARY KEY specifies which columns are read from or written to the Kafka message key")
+		}
+		spec.keyFields = ctx.Schema.PrimaryKey
+	} else if len(ctx.Schema.PrimaryKey) > 0 {
+		return nil, fmt.Errorf("the Kafka table '%s' with '%s' format doesn't support defining PRIMARY KEY constraint on the table, "+
+			"because it can't guarantee the semantic of primary key: use the 'upsert-kafka' connector", ctx.Table, spec.valueFormat.Identifier())
+	}
+	return newLayout(ctx, spec)
+}
+
+// newTableSource creates the source of a validated kafka or upsert-kafka
+// table.
+func newTableSource(ctx factory.Context, upsert bool) (connector.Source, error) {
+	l, err := tableLayout(ctx, upsert)
+	if err != nil {
+		return nil, err
+	}
+	c := ctx.Options
+	cfg := SourceConfig{
+		Topics:            optTopic.Get(c),
+		Properties:        maps.Clone(optProperties.Get(c)),
+		DiscoveryInterval: optDiscovery.Get(c),
+		RowWidth:          l.srcWidth,
+		Metadata:          l.srcMeta,
+		NewDecoder:        l.newDecoder,
+	}
+	if p, ok := optTopicPattern.Lookup(c); ok {
+		if cfg.TopicPattern, err = regexp.Compile(p); err != nil {
+			return nil, fmt.Errorf("option 'topic-pattern': %w", err)
+		}
+	}
+	if upsert {
+		cfg.StartupMode = StartEarliest // upsert-kafka always reads the whole changelog
+	} else if cfg.StartupMode, err = ParseStartupMode(optStartupMode.Get(c)); err != nil {
+		return nil, err
+	}
+	if cfg.BoundedMode, err = ParseBoundedMode(optBoundedMode.Get(c)); err != nil {
+		return nil, err
+	}
+	if v, ok := optStartupSpecificOffsets.Lookup(c); ok && !upsert {
+		if cfg.StartupSpecificOffsets, err = ParseSpecificOffsets(v); err != nil {
+			return nil, err
+		}
+	}
+	if v, ok := optBoundedSpecificOffsets.Lookup(c); ok {
+		if cfg.BoundedSpecificOffsets, err = ParseSpecificOffsets(v); err != nil {
+			return nil, err
+		}
+	}
+	cfg.StartupTimestampMillis = optStartupTimestamp.Get(c)
+	cfg.BoundedTimestampMillis = optBoundedTimestamp.Get(c)
+	if (cfg.StartupMode == StartGroupOffsets || cfg.BoundedMode == BoundedGroupOffsets) && cfg.Properties["group.id"] == "" {
+		cfg.Properties["group.id"] = "KafkaSource-" + ctx.Table
+	}
+	return NewSource(cfg)
+}
+
+// newTableSink creates the sink of a validated kafka or upsert-kafka
+// table.
+func newTableSink(ctx factory.Context, upsert bool) (connector.Sink, error) {
+	l, err := tableLayout(ctx, upsert)
+	if err != nil {
+		return nil, err
+	}
+	c := ctx.Options
+	cfg := SinkConfig{
+		Properties:                  optProperties.Get(c),
+		Metadata:                    l.sinkMeta,
+		NewEncoder:                  l.newEncoder,
+		TransactionalIDPrefix:       optTxnPrefix.Get(c),
+		DeriveTransactionalIDPrefix: true,
+		Table:                       ctx.Table,
+	}
+	topics := optTopic.Get(c)
+	if len(topics) == 1 {
+		cfg.Topic = topics[0]
+	} else {
+		cfg.AllowedTopics = topics
+	}
+	if p, ok := optTopicPattern.Lookup(c); ok {
+		if cfg.TopicPattern, err = regexp.Compile(p); err != nil {
+			return nil, fmt.Errorf("option 'topic-pattern': %w", err)
+		}
+	}
+	if cfg.Topic == "" && !hasMeta(l.sinkMeta, MetaTopic) {
+		return nil, errors.New("a sink with 'topic-pattern' or several topics needs a writable 'topic' metadata column naming each row's topic")
+	}
+	if cfg.DeliveryGuarantee, err = ParseDeliveryGuarantee(optDelivery.Get(c)); err != nil {
+		return nil, err
+	}
+	if cfg.TransactionNamingStrategy, err = ParseNamingStrategy(optNaming.Get(c)); err != nil {
+		return nil, err
+	}
+	if !upsert {
+		if cfg.Partitioner, err = ParsePartitioner(optPartitioner.Get(c)); err != nil {
+			return nil, err
+		}
+	} else if rows, interval := optBufferRows.Get(c), optBufferInterval.Get(c); rows > 0 && interval > 0 {
+		cfg.BufferFlushMaxRows, cfg.BufferFlushInterval, cfg.NewKeyFunc = rows, interval, l.newKeyFunc
+	}
+	return NewSink(cfg)
+}
+
+func hasMeta(meta []MetadataColumn, k MetadataKey) bool {
+	for _, m := range meta {
+		if m.Key == k {
+			return true
+		}
+	}
+	return false
+}
+
+// TransactionalIDPrefix returns the effective transactional-id prefix of a
+// validated kafka or upsert-kafka table used as an exactly-once sink in
+// job: the option's value, or when it is absent the derived default
+// (derived is then true, and EXPLAIN should show
+// TransactionalIDPrefixWarning). ok is false when the table is not an
+// exactly-once Kafka sink. The planner uses it for EXPLAIN and to reject
+// two sinks with the same effective prefix.
+func TransactionalIDPrefix(v *factory.Validated, job string) (prefix string, derived, ok bool) {
+	if v == nil || v.Factory == nil || (v.Factory.Identifier != Identifier && v.Factory.Identifier != UpsertIdentifier) {
+		return "", false, false
+	}
+	if !strings.EqualFold(optDelivery.Get(v.Config), "exactly-once") {
+		return "", false, false
+	}
+	if p, _ := optTxnPrefix.Lookup(v.Config); p != "" {
+		return p, false, true
+	}
+	return DefaultTransactionalIDPrefix(job, v.Table.Name), true, true
+}
+
+// CheckTransactionalIDPrefixes returns an error naming the tables when two
+// of the given validated tables, used as exactly-once Kafka sinks of job,
+// have the same effective transactional-id prefix (their writers would
+// fence each other and recovery would abort each other's transactions).
+// Tables that are not exactly-once Kafka sinks are ignored.
+func CheckTransactionalIDPrefixes(job string, sinks ...*factory.Validated) error {
+	seen := map[string]string{}
+	for _, v := range sinks {
+		prefix, _, ok := TransactionalIDPrefix(v, job)
+		if !ok {
+			continue
+		}
+		if other, dup := seen[prefix]; dup {
+			return fmt.Errorf("exactly-once Kafka sinks '%s' and '%s' have the same transactional-id prefix '%s': "+
+				"set a distinct 'sink.transactional-id-prefix' on each", other, v.Table.Name, prefix)
+		}
+		seen[prefix] = v.Table.Name
+	}
+	return nil
+}
+
+// Parallelism returns 'scan.parallelism' and 'sink.parallelism' of a
+// validated kafka or upsert-kafka table; 0 means not set (the job's
+// default applies).
+func Parallelism(v *factory.Validated) (scan, sink int) {
+	if v == nil || v.Factory == nil || (v.Factory.Identifier != Identifier && v.Factory.Identifier != UpsertIdentifier) {
+		return 0, 0
+	}
+	return optScanParallelism.Get(v.Config), optSinkParallelism.Get(v.Config)
+}

@@ -1,0 +1,457 @@
+package kafka
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/streamsql/streamsql/factory"
+	"github.com/streamsql/streamsql/internal/kafkatest"
+	"github.com/streamsql/streamsql/runtime"
+	"github.com/streamsql/streamsql/runtime/testkit"
+	"github.com/streamsql/streamsql/types"
+)
+
+// The runtime crash tests run a job — a deterministic source
+// (testkit.SeqSource: rows (p, seq)) feeding three factory-created Kafka
+// sinks — in a child process (this test binary, re-executed), which the
+// runtime's fault injector SIGKILLs at a failure point of the checkpoint
+// protocol. A second child restarts the job from its checkpoint and runs
+// it to the end. An independent read_committed reader then checks each
+// output topic.
+
+const rtChildEnv = "STREAMSQL_KAFKA_RUNTIME_CHILD"
+
+// rtJob describes the child's job; it is passed in the environment.
+type rtJob struct {
+	broker, job, dir, guarantee string
+	naming                      string // sink.transaction-naming-strategy; "": the default
+	txnTimeout                  string // properties.transaction.timeout.ms; "": the default
+	topics                      [3]string
+	per                         int64
+}
+
+const rtPartitions = 4
+
+func (j rtJob) env() []string {
+	return []string{rtChildEnv + "=1", "RT_BROKER=" + j.broker, "RT_JOB=" + j.job, "RT_DIR=" + j.dir,
+		"RT_GUARANTEE=" + j.guarantee, "RT_NAMING=" + j.naming, "RT_TXN_TIMEOUT=" + j.txnTimeout, "RT_TOPIC_A=" + j.topics[0], "RT_TOPIC_B=" + j.topics[1], "RT_TOPIC_C=" + j.topics[2],
+		"RT_PER=" + strconv.FormatInt(j.per, 10)}
+}
+
+func rtJobFromEnv() (rtJob, error) {
+	per, err := strconv.ParseInt(os.Getenv("RT_PER"), 10, 64)
+	return rtJob{broker: os.Getenv("RT_BROKER"), job: os.Getenv("RT_JOB"), dir: os.Getenv("RT_DIR"),
+		guarantee: os.Getenv("RT_GUARANTEE"), naming: os.Getenv("RT_NAMING"), txnTimeout: os.Getenv("RT_TXN_TIMEOUT"), topics: [3]string{os.Getenv("RT_TOPIC_A"), os.Getenv("RT_TOPIC_B"), os.Getenv("RT_TOPIC_C")}, per: per}, err
+}
+
+// table is output table i (0: kafka with an explicit transactional-id
+// prefix, 1: kafka with a derived one, 2: upsert-kafka with PRIMARY KEY
+// p), keyed by the source partition p so that each p's rows stay in one
+// Kafka partition, in order.
+func (j rtJob) table(i int) factory.Table {
+	opts := map[string]string{"connector": "kafka", "topic": j.topics[i], "properties.bootstrap.servers": j.broker,
+		"key.format": "json", "key.fields": "p", "value.format": "json", "sink.delivery-guarantee": j.guarantee,
+		"scan.startup.mode": "earliest-offset", "scan.bounded.mode": "latest-offset", "properties.isolation.level": "read_committed"}
+	if j.naming != "" {
+		opts["sink.transaction-naming-strategy"] = j.naming
+	}
+	if j.txnTimeout != "" {
+		opts["properties.transaction.timeout.ms"] = j.txnTimeout
+	}
+	var pk []string
+	switch i {
+	case 0:
+		opts["sink.transactional-id-prefix"] = j.job + "-explicit"
+	case 2:
+		opts["connector"] = "upsert-kafka"
+		delete(opts, "key.fields")
+		delete(opts, "scan.startup.mode")
+		pk = []string{"p"}
+	}
+	return factory.Table{Name: fmt.Sprintf("cat.db.out_%d", i), Options: opts, Schema: factory.Schema{Columns: []factory.Column{
+		{Name: "p", Type: types.BigInt()}, {Name: "seq", Type: types.BigInt()}}, PrimaryKey: pk}}
+}
+
+// spec is the child's job.
+func (j rtJob) spec(faults runtime.FaultInjector, log *slog.Logger) (runtime.JobSpec, error) {
+	cfg := runtime.DefaultConfig()
+	cfg.Checkpoint.Interval = 30 * time.Millisecond
+	cfg.Checkpoint.Dir = filepath.Join(j.dir, "checkpoints")
+	cfg.Checkpoint.Retention = runtime.RetainOnCancellation
+	cfg.Restart.Strategy = runtime.RestartNone
+	p := runtime.Pipeline{Name: "main", Sources: []runtime.SourceSpec{{Name: "seq", Parallelism: 2,
+		Source: &testkit.SeqSource{Partitions: rtPartitions, PerPartition: j.per, Batch: 16, Delay: 2 * time.Millisecond}}}}
+	for i := range len(j.topics) {
+		sink, _, err := factory.Default.CreateSink(context.Background(), j.table(i))
+		if err != nil {
+			return runtime.JobSpec{}, err
+		}
+		p.Sinks = append(p.Sinks, runtime.SinkSpec{Name: fmt.Sprintf("out_%d", i), Sink: sink, Parallelism: 2})
+	}
+	return runtime.JobSpec{Name: j.job, Config: cfg, Pipelines: []runtime.Pipeline{p}, Logger: log, Faults: faults}, nil
+}
+
+// runtimeChild runs the job with the faults of testkit.FaultsEnv; it exits
+// 0 when the job finished.
+func runtimeChild() int {
+	fail := func(err error) int { fmt.Fprintln(os.Stderr, "runtime child:", err); return 3 }
+	j, err := rtJobFromEnv()
+	if err != nil {
+		return fail(err)
+	}
+	f, err := testkit.FaultsFromEnv()
+	if err != nil {
+		return fail(err)
+	}
+	var faults runtime.FaultInjector
+	if f != nil {
+		faults = f
+	}
+	spec, err := j.spec(faults, slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError})))
+	if err != nil {
+		return fail(err)
+	}
+	job, err := runtime.NewJob(spec)
+	if err != nil {
+		return fail(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := job.Run(ctx); err != nil {
+		return fail(err)
+	}
+	return 0
+}
+
+// runChild runs the child with faults and reports whether it died of
+// SIGKILL; any other failure fails the test.
+func (j rtJob) runChild(t *testing.T, faults string) (killed bool) {
+	t.Helper()
+	return j.runChildKilledAfter(t, faults, 0)
+}
+
+// runChildKilledAfter is runChild, with a SIGKILL after killAfter when it
+// is positive.
+func (j rtJob) runChildKilledAfter(t *testing.T, faults string, killAfter time.Duration) (killed bool) {
+	t.Helper()
+	killed, stderr, err := j.exec(t, faults, killAfter)
+	if err != nil {
+		t.Fatalf("child (faults %q) failed: %v\n%s", faults, err, stderr)
+	}
+	return killed
+}
+
+// exec runs the child; err is its failure other than a SIGKILL.
+func (j rtJob) exec(t *testing.T, faults string, killAfter time.Duration) (killed bool, stderrText string, err error) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(append(os.Environ(), j.env()...), testkit.FaultsEnv+"="+faults)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if killAfter > 0 {
+		timer := time.AfterFunc(killAfter, func() { _ = cmd.Process.Signal(syscall.SIGKILL) })
+		defer timer.Stop()
+	}
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL {
+			return true, stderr.String(), nil
+		}
+	}
+	return false, stderr.String(), err
+}
+
+// verify reads output table i read_committed and checks that it holds
+// every input row — exactly once and in order per source partition under
+// exactly-once, at least once otherwise. The upsert table's changelog
+// (INSERT then UPDATE_AFTERs per key) must also end with each key's last
+// row.
+func (j rtJob) verify(t *testing.T, i int) {
+	t.Helper()
+	waitSettled(t, j.broker, j.topics[i])
+	rows, _, err := readTable(t, j.table(i))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seqs := make([][]int64, rtPartitions)
+	if i == 2 {
+		last := map[int64]int64{}
+		for _, r := range rows {
+			p := r.Fields[0].Int64()
+			_, present := last[p]
+			if r.Kind != types.UpdateAfter && (r.Kind != types.Insert || present) {
+				t.Fatalf("upsert table: %v row for key %d (present: %v)", r.Kind, p, present)
+			}
+			last[p] = r.Fields[1].Int64()
+		}
+		for p := range int64(rtPartitions) {
+			if last[p] != j.per-1 {
+				t.Errorf("upsert table: key %d holds %d, want %d", p, last[p], j.per-1)
+			}
+		}
+	}
+	for _, r := range rows {
+		p := r.Fields[0].Int64()
+		if p < 0 || p >= rtPartitions {
+			t.Fatalf("row of partition %d", p)
+		}
+		seqs[p] = append(seqs[p], r.Fields[1].Int64())
+	}
+	for p, got := range seqs {
+		if j.guarantee == "exactly-once" {
+			if int64(len(got)) != j.per {
+				t.Errorf("table %d, partition %d: %d rows, want %d exactly once", i, p, len(got), j.per)
+			}
+			for k, s := range got {
+				if s != int64(k) {
+					t.Errorf("table %d, partition %d: row %d is seq %d (duplicate, loss or reordering)", i, p, k, s)
+					break
+				}
+			}
+			continue
+		}
+		seen := make([]bool, j.per)
+		for _, s := range got {
+			if s >= 0 && s < j.per {
+				seen[s] = true
+			}
+		}
+		for s, ok := range seen {
+			if !ok {
+				t.Errorf("table %d, partition %d: seq %d lost", i, p, s)
+				break
+			}
+		}
+	}
+}
+
+// waitSettled waits until no transaction is open on topic: every
+// partition's last stable offset reached its end. A successful EndTxn
+// returns before the coordinator has written the commit markers, so the
+// last committed transaction becomes visible a moment later; and a
+// transaction the restarted job failed to abort would keep the last
+// stable offset down.
+func waitSettled(t *testing.T, broker, topic string) {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(broker))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	adm := kadm.NewClient(cl)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for {
+		lso, err1 := adm.ListCommittedOffsets(ctx, topic)
+		hwm, err2 := adm.ListEndOffsets(ctx, topic)
+		settled := err1 == nil && err2 == nil
+		if settled {
+			hwm.Each(func(o kadm.ListedOffset) {
+				if l, ok := lso.Lookup(o.Topic, o.Partition); !ok || l.Err != nil || o.Err != nil || l.Offset != o.Offset {
+					settled = false
+				}
+			})
+		}
+		if settled {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("topic %s: a transaction is still open (last stable offsets %v, end offsets %v, errors %v %v)", topic, lso, hwm, err1, err2)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// TestRuntimeCrash SIGKILLs a job writing three Kafka sinks (kafka twice,
+// upsert-kafka) at the runtime's
+// failure points — between pre-commit and commit, after the checkpoint is
+// written, between the two sinks' commits, after a commit whose
+// acknowledgement is not durable — restarts it, and checks the output on
+// both brokers: exactly once and in order under exactly-once (which also
+// shows that the killed run's lingering transactions do not hold back
+// read_committed readers), nothing lost under at-least-once.
+func TestRuntimeCrash(t *testing.T) {
+	for _, b := range kafkatest.RequireAll(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			for _, tc := range []struct {
+				guarantee string
+				point     runtime.FaultPoint
+				naming    string
+			}{
+				{"exactly-once", runtime.AfterPreCommit, ""},
+				{"exactly-once", runtime.AfterCheckpointWritten, ""},
+				{"exactly-once", runtime.BetweenSinkCommits, ""},
+				{"exactly-once", runtime.AfterCommit, ""},
+				{"exactly-once", runtime.AfterCommit, "INCREMENTING"},
+				{"at-least-once", runtime.AfterPreCommit, ""},
+				{"at-least-once", runtime.AfterCheckpointWritten, ""},
+			} {
+				t.Run(tc.guarantee+"/"+string(tc.point)+tc.naming, func(t *testing.T) {
+					j := rtJob{broker: b.Addr, job: kafkatest.UniqueName(t), dir: t.TempDir(), guarantee: tc.guarantee, naming: tc.naming,
+						topics: [3]string{b.Topic(t, 3), b.Topic(t, 3), b.Topic(t, 2)}, per: 400}
+					rule := fmt.Sprintf("%s@3:kill", tc.point)
+					if !j.runChild(t, rule) {
+						t.Fatalf("the job finished before %s", rule)
+					}
+					if j.runChild(t, "") {
+						t.Fatal("the restarted job was killed without a fault")
+					}
+					for i := range len(j.topics) {
+						j.verify(t, i)
+					}
+				})
+			}
+		})
+	}
+}
+
+// TestRuntimeLostCommit kills the job after a checkpoint is written and
+// before its commits, lets the broker abort the pre-committed transactions
+// (their timeout, 3 s, expires), and restarts the job: it fails loudly with
+// the lost commit, every time, instead of going on without the data.
+func TestRuntimeLostCommit(t *testing.T) {
+	t.Parallel()
+	for _, b := range kafkatest.RequireAll(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			t.Parallel()
+			j := rtJob{broker: b.Addr, job: kafkatest.UniqueName(t), dir: t.TempDir(), guarantee: "exactly-once", txnTimeout: "3000",
+				topics: [3]string{b.Topic(t, 3), b.Topic(t, 3), b.Topic(t, 2)}, per: 400}
+			if !j.runChild(t, string(runtime.AfterCheckpointWritten)+"@2:kill") {
+				t.Fatal("the job finished before the failure point")
+			}
+			waitNoOpenTransactions(t, b, j.job)
+			for attempt := range 2 {
+				killed, stderr, err := j.exec(t, "", 0)
+				if killed || err == nil {
+					t.Fatalf("attempt %d: the restarted job did not fail (killed %v)", attempt, killed)
+				}
+				for _, want := range []string{"lost committable", j.job, "aborted by the broker", "acknowledge the loss"} {
+					if !strings.Contains(stderr, want) {
+						t.Errorf("attempt %d: the failure does not mention %q:\n%s", attempt, want, stderr)
+					}
+				}
+			}
+		})
+	}
+}
+
+// waitNoOpenTransactions waits until no transaction of the job's ids is
+// open or aborting: the broker aborted them by timeout.
+func waitNoOpenTransactions(t *testing.T, b kafkatest.Broker, job string) {
+	t.Helper()
+	adm := b.Admin(t)
+	ctx, cancel := context.WithTimeout(context.Background(), waitLong)
+	defer cancel()
+	for {
+		list, err := adm.ListTransactions(context.Background(), nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		open := 0
+		for _, tx := range list.Sorted() {
+			if strings.HasPrefix(tx.TxnID, job) && (tx.State == "Ongoing" || tx.State == "PrepareAbort" || tx.State == "PrepareCommit") {
+				open++
+			}
+		}
+		if open == 0 {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			for _, tx := range list.Sorted() {
+				if strings.HasPrefix(tx.TxnID, job) {
+					d, _ := adm.DescribeTransactions(context.Background(), tx.TxnID)
+					t.Logf("%s %s %+v", tx.TxnID, tx.State, d[tx.TxnID])
+				}
+			}
+			t.Fatalf("%d transactions of %s are still open", open, job)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// TestRuntimeRandomKills SIGKILLs the exactly-once job at random times,
+// three times, restarting it each time, then lets it finish: the output is
+// exactly once and in order.
+func TestRuntimeRandomKills(t *testing.T) {
+	for _, b := range kafkatest.RequireAll(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			j := rtJob{broker: b.Addr, job: kafkatest.UniqueName(t), dir: t.TempDir(), guarantee: "exactly-once",
+				topics: [3]string{b.Topic(t, 3), b.Topic(t, 3), b.Topic(t, 2)}, per: 3000}
+			rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7))
+			kills := 0
+			for kills < 3 {
+				after := time.Duration(200+rng.IntN(600)) * time.Millisecond
+				if !j.runChildKilledAfter(t, "", after) {
+					break // finished before the kill
+				}
+				kills++
+			}
+			if kills == 0 {
+				t.Fatal("the job finished before the first kill")
+			}
+			t.Logf("%d kills", kills)
+			if j.runChild(t, "") {
+				t.Fatal("the job was killed without a fault")
+			}
+			for i := range len(j.topics) {
+				j.verify(t, i)
+			}
+		})
+	}
+}
+
+// TestRuntimeCommitDelay holds the commits of a checkpoint back for many
+// checkpoint intervals while the job runs in this process: the job goes on
+// without error (the runtime stops triggering checkpoints while commits
+// lag, the writers reuse no transactional id whose commit is not durably
+// acknowledged), and once commits resume the output is exactly once.
+func TestRuntimeCommitDelay(t *testing.T) {
+	for _, b := range kafkatest.RequireAll(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			j := rtJob{broker: b.Addr, job: kafkatest.UniqueName(t), dir: t.TempDir(), guarantee: "exactly-once",
+				topics: [3]string{b.Topic(t, 3), b.Topic(t, 3), b.Topic(t, 2)}, per: 1500}
+			faults := (&testkit.Faults{}).On(runtime.CommitDelay, 2, testkit.Delay, 20*30*time.Millisecond)
+			spec, err := j.spec(faults, slog.New(slog.NewTextHandler(io.Discard, nil)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			job, err := runtime.NewJob(spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			if err := job.Run(ctx); err != nil {
+				t.Fatalf("job failed while commits were delayed: %v", err)
+			}
+			if !faults.Fired(runtime.CommitDelay) {
+				t.Fatal("the commit delay never happened")
+			}
+			for i := range len(j.topics) {
+				j.verify(t, i)
+			}
+		})
+	}
+}
