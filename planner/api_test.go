@@ -177,3 +177,21 @@ func TestLoadCatalogAndCancel(t *testing.T) {
 		t.Errorf("cancelled: %v", err)
 	}
 }
+
+// TestExplainMasksSecrets: values of sensitive options never appear in
+// EXPLAIN.
+func TestExplainMasksSecrets(t *testing.T) {
+	reg := testRegistry()
+	reg.MustRegisterConnector(factory.ConnectorFactory{Identifier: "vault", NewSource: noSource,
+		Options: []factory.Option{factory.String("token").Sensitive(), factory.String("auth.secret-key")}})
+	p, err := planner.Compile(context.Background(), "job.sql", `
+CREATE TABLE v (id BIGINT) WITH ('connector' = 'vault', 'token' = 'hunter2', 'auth.secret-key' = 'swordfish');
+SELECT * FROM v;`, planner.Options{Registry: reg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := p.String()
+	if strings.Contains(out, "hunter2") || strings.Contains(out, "swordfish") || !strings.Contains(out, "'token'='******'") {
+		t.Errorf("secrets not masked:\n%s", out)
+	}
+}

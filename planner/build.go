@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strconv"
+	"strings"
 
 	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/connectors/print"
@@ -48,9 +50,15 @@ type NamedSink struct {
 // parallelism option (sink.parallelism, scan.parallelism).
 type parallelism interface{ Parallelism() int }
 
-func parallelismOf(v any) int {
+// parallelismOf returns the parallelism a source or sink asks for: its
+// Parallelism method, else the validated option key (scan.parallelism,
+// sink.parallelism), else 0 (the runtime's default).
+func parallelismOf(v any, options map[string]string, key string) int {
 	if p, ok := v.(parallelism); ok && p.Parallelism() > 0 {
 		return p.Parallelism()
+	}
+	if n, err := strconv.Atoi(strings.TrimSpace(options[key])); err == nil && n > 0 {
+		return n
 	}
 	return 0
 }
@@ -94,13 +102,13 @@ func (pl *Plan) Build(ctx context.Context) ([]Pipeline, error) {
 			if srcNames[name]++; srcNames[name] > 1 {
 				name = fmt.Sprintf("%s#%d", name, srcNames[name])
 			}
-			p.Sources = append(p.Sources, NamedSource{Name: name, Source: src, Parallelism: parallelismOf(src)})
+			p.Sources = append(p.Sources, NamedSource{Name: name, Source: src, Parallelism: parallelismOf(src, fl.Source.Options, "scan.parallelism")})
 		}
 		snk, err := pl.buildSink(ctx, ins.Sink)
 		if err != nil {
 			return nil, err
 		}
-		p.Sinks = []NamedSink{{Name: ins.Sink.Name(), Sink: snk, Parallelism: parallelismOf(snk)}}
+		p.Sinks = []NamedSink{{Name: ins.Sink.Name(), Sink: snk, Parallelism: parallelismOf(snk, ins.Sink.Options, "sink.parallelism")}}
 		out = append(out, p)
 	}
 	if len(out) == 0 {
@@ -132,7 +140,7 @@ func (pl *Plan) buildSink(ctx context.Context, s *Sink) (connector.Sink, error) 
 		}
 		return print.NewTo(print.Config{}, colTypes, w), nil
 	}
-	schema := factory.Schema{PrimaryKey: s.Table.Schema.PrimaryKey}
+	schema := factory.Schema{PrimaryKey: s.Table.Schema.PrimaryKey, PartitionKeys: s.Table.Schema.PartitionKeys}
 	for _, c := range s.Table.Schema.Columns {
 		if c.Kind != factory.Computed && !(c.Kind == factory.Metadata && c.Virtual) {
 			schema.Columns = append(schema.Columns, c)

@@ -292,12 +292,14 @@ func run(ctx context.Context, name, text string, opts Options, catalogOnly bool)
 		}
 		p.statement(s, false)
 	}
+	p.maskSecrets(stmts)
 	if catalogOnly {
 		if len(p.errs) > 0 {
 			return nil, p.errs
 		}
 		return p, nil
 	}
+	p.checkPrefixes()
 	if len(p.errs) == 0 && len(p.plan.Inserts) == 0 {
 		p.errs = append(p.errs, &Error{File: name, Message: ErrNoJob.Error(), Err: ErrNoJob})
 	}
@@ -574,20 +576,79 @@ func describeSink(cols []*ddl.Column) string {
 	return "[" + strings.Join(parts, ", ") + "]"
 }
 
+// maskSecrets replaces the values of sensitive options (declared
+// sensitive by a factory, or with a secret-looking key) in the source
+// lines and messages of the errors.
+func (p *planner) maskSecrets(stmts []ddl.Statement) {
+	if len(p.errs) == 0 {
+		return
+	}
+	var secrets []string
+	collect := func(opts []ddl.Option) {
+		m := make(map[string]string, len(opts))
+		for _, o := range opts {
+			m[o.Key] = o.Value
+		}
+		for _, kv := range factory.MaskedOptions(m, p.reg) {
+			if kv.Value == factory.Mask && m[kv.Key] != factory.Mask && m[kv.Key] != "" {
+				secrets = append(secrets, m[kv.Key])
+			}
+		}
+	}
+	for _, s := range stmts {
+		switch s := s.(type) {
+		case *ddl.CreateTable:
+			collect(s.Options)
+		case *ddl.Insert:
+			collect(s.Hints)
+		}
+	}
+	if len(secrets) == 0 {
+		return
+	}
+	for _, err := range p.errs {
+		var pe *Error
+		if errors.As(err, &pe) {
+			for _, sec := range secrets {
+				pe.Excerpt = strings.ReplaceAll(pe.Excerpt, sec, factory.Mask)
+				pe.Message = strings.ReplaceAll(pe.Message, sec, factory.Mask)
+			}
+		}
+	}
+}
+
+// checkPrefixes rejects two exactly-once Kafka sinks of the job with the
+// same transactional-id prefix (also the same table written by two
+// INSERTs): their transactions would fence each other.
+func (p *planner) checkPrefixes() {
+	seen := map[string]*Insert{}
+	for _, ins := range p.plan.Inserts {
+		s := ins.Sink
+		if ins.Explain || s.TransactionalIDPrefix == "" {
+			continue
+		}
+		first, dup := seen[s.TransactionalIDPrefix]
+		if !dup {
+			seen[s.TransactionalIDPrefix] = ins
+			continue
+		}
+		what := fmt.Sprintf("exactly-once Kafka sinks '%s' (line %d) and '%s' have the same transactional-id prefix '%s'",
+			first.Sink.Name(), first.Pos.Line, s.Name(), s.TransactionalIDPrefix)
+		fix := "set a distinct 'sink.transactional-id-prefix' on each"
+		if first.Sink.Table == s.Table {
+			what = fmt.Sprintf("exactly-once Kafka table '%s' is written by two INSERTs (lines %d and %d), whose sinks would share the transactional-id prefix '%s'",
+				s.Name(), first.Pos.Line, ins.Pos.Line, s.TransactionalIDPrefix)
+			fix = "combine the queries with UNION ALL, or give one INSERT its own prefix with /*+ OPTIONS('sink.transactional-id-prefix' = '...') */"
+		}
+		p.errs = append(p.errs, p.f.errorAt(ins.Pos, ErrInvalidTable, nil, what+": their transactions would fence each other; "+fix))
+	}
+}
+
 // withHints returns the table's options with hints applied.
 func withHints(t *Table, hints []ddl.Option) map[string]string {
 	opts := t.Options()
 	for _, h := range hints {
 		opts[h.Key] = h.Value
-	}
-	if len(t.Def.PartitionKeys) > 0 && opts["connector"] == "filesystem" {
-		if _, ok := opts["partition.keys"]; !ok {
-			keys := make([]string, len(t.Def.PartitionKeys))
-			for i, k := range t.Def.PartitionKeys {
-				keys[i] = k.Name
-			}
-			opts["partition.keys"] = strings.Join(keys, ";")
-		}
 	}
 	return opts
 }

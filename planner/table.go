@@ -92,6 +92,9 @@ func typeTable(f *file, t *Table) error {
 			t.Schema.PrimaryKey = append(t.Schema.PrimaryKey, k.Name)
 		}
 	}
+	for _, k := range def.PartitionKeys {
+		t.Schema.PartitionKeys = append(t.Schema.PartitionKeys, k.Name)
+	}
 	return nil
 }
 

@@ -29,10 +29,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	// The built-in connectors and formats.
+	_ "github.com/streamsql/streamsql/connectors/all"
 	"github.com/streamsql/streamsql/factory"
-	// The built-in formats; the connectors register themselves the same
-	// way once connectors/all is merged.
-	_ "github.com/streamsql/streamsql/formats"
 	"github.com/streamsql/streamsql/planner"
 )
 

@@ -6,33 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/streamsql/streamsql/connector"
-	"github.com/streamsql/streamsql/factory"
 )
-
-// testRegistry has the formats of factory.Default plus stand-ins of the
-// datagen, blackhole and kafka connectors (options only), so that the
-// tests do not depend on which connectors are registered.
-func testRegistry() *factory.Registry {
-	r := factory.Default.Clone()
-	src := func(factory.Context) (connector.Source, error) { return nil, nil }
-	snk := func(factory.Context) (connector.Sink, error) { return nil, nil }
-	for _, f := range []factory.ConnectorFactory{
-		{Identifier: "datagen", NewSource: src, Options: []factory.Option{factory.Long("number-of-rows"), factory.Long("rows-per-second")}},
-		{Identifier: "blackhole", NewSink: snk},
-		{Identifier: "kafka", NewSource: src, NewSink: snk, Options: []factory.Option{
-			factory.List("topic"), factory.String("properties.bootstrap.servers").Required(), factory.Prefix("properties."),
-			factory.Enum("sink.delivery-guarantee", "at-least-once", "exactly-once", "none"),
-			factory.String("sink.transactional-id-prefix"), factory.FormatOption("format"),
-		}},
-	} {
-		if _, ok := r.Connector(f.Identifier); !ok {
-			r.MustRegisterConnector(f)
-		}
-	}
-	return r
-}
 
 func writeJob(t *testing.T, text string) string {
 	t.Helper()
@@ -45,7 +19,7 @@ func writeJob(t *testing.T, text string) string {
 
 func cli(args ...string) (code int, stdout, stderr string) {
 	var out, errb bytes.Buffer
-	code = runWith(args, &out, &errb, testRegistry())
+	code = run(args, &out, &errb)
 	return code, out.String(), errb.String()
 }
 

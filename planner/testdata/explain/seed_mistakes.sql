@@ -9,7 +9,6 @@ CREATE TABLE orders (
 ) WITH (
   'connector' = 'kafka', 'topic' = 'orders',
   'properties.bootstrap.servers' = '${KAFKA_BOOTSTRAP}',
-  'properties.sasl.jaas.config' = 'org.apache.kafka.common.security.plain.PlainLoginModule required username="u" password="p";',
   'scan.startup.mode' = 'earliest-offset', 'format' = 'json'
 );
 
