@@ -121,7 +121,7 @@ func (pl *Plan) buildSource(ctx context.Context, s *Source, opts expr.Options) (
 	if s.Table == nil {
 		return newValuesSource(s, opts)
 	}
-	src, _, err := pl.registry.CreateSource(ctx, factory.Table{Name: s.Table.ID.String(), Schema: s.Table.Schema, Options: s.Options})
+	src, _, err := pl.registry.CreateSource(ctx, factory.Table{Name: s.Table.ID.String(), Schema: s.Schema, Options: s.Options})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidTable, err)
 	}
@@ -140,13 +140,7 @@ func (pl *Plan) buildSink(ctx context.Context, s *Sink) (connector.Sink, error) 
 		}
 		return print.NewTo(print.Config{}, colTypes, w), nil
 	}
-	schema := factory.Schema{PrimaryKey: s.Table.Schema.PrimaryKey, PartitionKeys: s.Table.Schema.PartitionKeys}
-	for _, c := range s.Table.Schema.Columns {
-		if c.Kind != factory.Computed && !(c.Kind == factory.Metadata && c.Virtual) {
-			schema.Columns = append(schema.Columns, c)
-		}
-	}
-	snk, _, err := pl.registry.CreateSink(ctx, factory.Table{Name: s.Table.ID.String(), Schema: schema, Options: s.Options})
+	snk, _, err := pl.registry.CreateSink(ctx, factory.Table{Name: s.Table.ID.String(), Schema: s.Schema, Options: s.Options})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidTable, err)
 	}

@@ -2,6 +2,7 @@ package planner_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/streamsql/streamsql/planner"
@@ -19,8 +20,9 @@ func compile(t testing.TB, text string) *planner.Plan {
 }
 
 const kafkaOrders = `CREATE TABLE orders (
-  id BIGINT, amount DECIMAL(10, 2), customer STRING,
+  id BIGINT,
   part BIGINT METADATA FROM 'partition' VIRTUAL,
+  amount DECIMAL(10, 2), customer STRING,
   big AS amount > 100
 ) WITH ('connector' = 'kafka', 'topic' = 'orders', 'properties.bootstrap.servers' = 'b:9092', 'format' = 'json');
 CREATE TABLE out1 (id BIGINT, customer STRING, part BIGINT, big BOOLEAN) WITH ('connector' = 'blackhole');
@@ -33,8 +35,13 @@ CREATE TABLE out1 (id BIGINT, customer STRING, part BIGINT, big BOOLEAN) WITH ('
 func TestTransform(t *testing.T) {
 	p := compile(t, kafkaOrders+`INSERT INTO out1 SELECT id, UPPER(customer), part, big FROM orders WHERE customer <> 'skip';`)
 	fl := p.Inserts[0].Flows[0]
-	if got := fl.Source.RowTypes; len(got) != 4 || got[3].Kind != types.KindInt {
-		t.Fatalf("source row types %v; want 3 physical columns and the INT partition", got)
+	// Declaration order without the computed column; the partition as
+	// Kafka delivers it (INT), also in the schema the factory gets.
+	if got := fl.Source.RowTypes; len(got) != 4 || got[1].Kind != types.KindInt || got[2].Kind != types.KindDecimal {
+		t.Fatalf("source row types %v; want id, the INT partition, amount, customer", got)
+	}
+	if sc := fl.Source.Schema.Columns; len(sc) != 4 || sc[1].Type.Kind != types.KindInt {
+		t.Fatalf("factory schema %v", sc)
 	}
 	tf, err := fl.Transform(expr.Options{})
 	if err != nil {
@@ -48,10 +55,10 @@ func TestTransform(t *testing.T) {
 		return types.DecimalValue(d)
 	}
 	in := []types.Row{
-		{Kind: types.Insert, Fields: []types.Value{types.Int64(1), dec("150.00"), types.Str("ann"), types.Int64(3)}},
-		{Kind: types.Insert, Fields: []types.Value{types.Int64(2), dec("5.00"), types.Str("skip"), types.Int64(0)}},
-		{Kind: types.UpdateAfter, Fields: []types.Value{types.Int64(3), {}, types.Str("bob"), types.Int64(1)}},
-		{Kind: types.Insert, Fields: []types.Value{types.Int64(4), dec("1.00"), {}, types.Int64(1)}},
+		{Kind: types.Insert, Fields: []types.Value{types.Int64(1), types.Int64(3), dec("150.00"), types.Str("ann")}},
+		{Kind: types.Insert, Fields: []types.Value{types.Int64(2), types.Int64(0), dec("5.00"), types.Str("skip")}},
+		{Kind: types.UpdateAfter, Fields: []types.Value{types.Int64(3), types.Int64(1), {}, types.Str("bob")}},
+		{Kind: types.Insert, Fields: []types.Value{types.Int64(4), types.Int64(1), dec("1.00"), {}}},
 	}
 	var out []types.Row
 	for _, r := range in {
@@ -99,5 +106,33 @@ WHERE amount > 100 AND active AND country IN ('US', 'DE');`)
 		if out, err = tf(rows[i%len(rows)], out[:0]); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestSinkMetadataLayout: a sink row holds physical and writable metadata
+// columns in declaration order (VIRTUAL ones left out), metadata cast to
+// the type the connector writes.
+func TestSinkMetadataLayout(t *testing.T) {
+	p := compile(t, `CREATE TABLE src (id BIGINT, ts TIMESTAMP(3)) WITH ('connector' = 'datagen');
+CREATE TABLE k (
+  id BIGINT,
+  ts TIMESTAMP(3) METADATA FROM 'timestamp',
+  off BIGINT METADATA FROM 'offset' VIRTUAL,
+  note STRING
+) WITH ('connector' = 'kafka', 'topic' = 'k', 'properties.bootstrap.servers' = 'b:9092', 'format' = 'json');
+INSERT INTO k SELECT id, ts, 'n' FROM src;`)
+	s := p.Inserts[0].Sink
+	var names []string
+	for _, f := range s.Fields {
+		names = append(names, f.Name+" "+f.Type.String())
+	}
+	if got := strings.Join(names, ", "); got != "id BIGINT, ts TIMESTAMP_LTZ(3), note STRING" {
+		t.Errorf("sink fields %s", got)
+	}
+	if len(s.Schema.Columns) != 3 || s.Schema.Columns[1].Type.Kind != types.KindTimestampLTZ {
+		t.Errorf("factory schema %v", s.Schema.Columns)
+	}
+	if got := p.Inserts[0].Flows[0].Projection[1].String(); !strings.Contains(got, "TIMESTAMP_LTZ(3)") {
+		t.Errorf("ts projection %s; want a cast to TIMESTAMP_LTZ(3)", got)
 	}
 }

@@ -37,14 +37,16 @@
 //
 // # Row layout between planner and connectors
 //
-// A source delivers rows whose fields are the table's physical columns in
-// declaration order followed by its metadata columns in declaration order,
-// each metadata column with the type the connector gives its key
-// ([ConnectorTraits].ReadableMetadata); the planner casts it to the
-// declared type (Kafka's INT partition may be declared BIGINT) and
-// evaluates computed columns. A sink receives its physical columns followed
-// by its non-VIRTUAL metadata columns, with their declared types; its
-// factory gets a schema of exactly those columns.
+// A source delivers rows whose fields are the table's physical and
+// metadata columns in declaration order (computed columns are left out;
+// the planner evaluates them), each metadata column with the type the
+// connector gives its key ([ConnectorTraits].ReadableMetadata): the
+// factory's schema carries that type, and the planner casts to the
+// declared one, so a metadata column may be declared with any type its
+// metadata casts to (Kafka's INT partition as BIGINT). A sink receives its
+// physical and non-VIRTUAL metadata columns in declaration order, metadata
+// cast to the type the connector writes; its factory's schema has exactly
+// those columns.
 //
 // # Connector traits
 //

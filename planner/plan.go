@@ -114,8 +114,11 @@ type Source struct {
 	// Options are the table's WITH options with the FROM clause's OPTIONS
 	// hint applied.
 	Options map[string]string
-	// RowTypes are the types of the fields the source delivers (physical,
-	// then metadata; see the package documentation).
+	// Schema is the schema the connector's factory gets (see the package
+	// documentation: no computed columns, metadata typed as delivered).
+	Schema factory.Schema
+	// RowTypes are the types of the fields the source delivers (physical
+	// and metadata columns in declaration order).
 	RowTypes []types.Type
 	// Values are the rows of a VALUES source (resolved constant
 	// expressions).
@@ -134,9 +137,12 @@ type Sink struct {
 	// Options are the WITH options with the INSERT's OPTIONS hint applied
 	// (and a derived transactional-id prefix).
 	Options map[string]string
-	// Fields are the sink row's fields: physical columns, then writable
-	// metadata columns.
+	// Fields are the sink row's fields: physical and non-VIRTUAL metadata
+	// columns in declaration order, metadata typed as the connector writes
+	// it.
 	Fields []types.Field
+	// Schema is the schema the connector's factory gets.
+	Schema factory.Schema
 	// Validated holds the factory's validated options; nil for Print.
 	Validated *factory.Validated
 	// Print is set for the printing sink of a bare query.
@@ -553,6 +559,13 @@ func (p *planner) connect(ins *Insert, rel *relation, s *ddl.Insert) error {
 					qn, b.cols[target[i]].Type(), col.Name, col.Type, sink.Name(), err,
 					describeColumns(rel.names, rel.types), describeSink(cols)))
 			}
+			if w := sink.Fields[i].Type; !w.Equal(col.Type) {
+				// A metadata column written with the connector's type.
+				if e, err = expr.Resolve(expr.CastTo(e, w)); err != nil {
+					return p.f.errorAt(col.Pos, ErrType, err, fmt.Sprintf("metadata column '%s' of table '%s' is %s, which cannot be cast to %s, the type of the connector's '%s'",
+						col.Name, sink.Name(), col.Type, w, col.Key()))
+				}
+			}
 			fl.Projection = append(fl.Projection, e)
 		}
 		ins.Flows = append(ins.Flows, fl)
@@ -671,11 +684,12 @@ func optionPos(t *Table, hints []ddl.Option, key string, value bool) ddl.Pos {
 
 func (p *planner) newSource(t *Table, ref *ddl.TableName, rowTypes []types.Type) (*Source, error) {
 	opts := withHints(t, ref.Hints)
-	v, err := p.validateTable(t, ref.Hints, opts, "source")
+	schema := p.connectorSchema(t, false)
+	v, err := p.validateTable(t, ref.Hints, opts, schema, "source")
 	if err != nil {
 		return nil, err
 	}
-	src := &Source{Pos: ref.Pos, Table: t, Options: opts, RowTypes: rowTypes, Validated: v}
+	src := &Source{Pos: ref.Pos, Table: t, Options: opts, Schema: schema, RowTypes: rowTypes, Validated: v}
 	if tr, ok := p.traitsOf(t.Connector()); ok {
 		src.Changelog = tr.Source
 	}
@@ -688,9 +702,10 @@ func (p *planner) newSink(t *Table, s *ddl.Insert) (*Sink, error) {
 		return nil, err
 	}
 	opts := withHints(t, s.Hints)
-	sink := &Sink{Pos: s.Pos, Table: t, Options: opts, DeliveryGuarantee: "at-least-once"}
-	for _, c := range cols {
-		sink.Fields = append(sink.Fields, types.Field{Name: c.Name, Type: c.Type})
+	schema := p.connectorSchema(t, true)
+	sink := &Sink{Pos: s.Pos, Table: t, Options: opts, Schema: schema, DeliveryGuarantee: "at-least-once"}
+	for i, c := range cols {
+		sink.Fields = append(sink.Fields, types.Field{Name: c.Name, Type: schema.Columns[i].Type})
 	}
 	tr, known := p.traitsOf(t.Connector())
 	if known {
@@ -707,7 +722,7 @@ func (p *planner) newSink(t *Table, s *ddl.Insert) (*Sink, error) {
 			}
 		}
 	}
-	v, err := p.validateTable(t, s.Hints, opts, "sink")
+	v, err := p.validateTable(t, s.Hints, opts, schema, "sink")
 	if err != nil {
 		return nil, err
 	}
@@ -752,7 +767,7 @@ func (p *planner) kafkaTransactions(t *Table, s *ddl.Insert, sink *Sink) error {
 
 // validateTable validates a table's options with the factory, once per
 // distinct set of options and role.
-func (p *planner) validateTable(t *Table, hints []ddl.Option, opts map[string]string, role string) (*factory.Validated, error) {
+func (p *planner) validateTable(t *Table, hints []ddl.Option, opts map[string]string, schema factory.Schema, role string) (*factory.Validated, error) {
 	if tr, ok := p.traitsOf(opts["connector"]); ok && tr.RequiresPrimaryKey && len(t.Schema.PrimaryKey) == 0 {
 		return nil, p.f.errorAt(t.Def.Name.Pos, ErrInvalidTable, nil, fmt.Sprintf(
 			"table '%s' (connector '%s') needs a PRIMARY KEY (...) NOT ENFORCED: its key columns become the record key", t.ID.Short(), opts["connector"]))
@@ -769,7 +784,7 @@ func (p *planner) validateTable(t *Table, hints []ddl.Option, opts map[string]st
 		}
 		return v, nil
 	}
-	ft := factory.Table{Name: t.ID.String(), Schema: t.Schema, Options: opts}
+	ft := factory.Table{Name: t.ID.String(), Schema: schema, Options: opts}
 	v, err := p.reg.Validate(ft)
 	if err == nil {
 		if role == "source" {

@@ -12,12 +12,13 @@ import (
 )
 
 // The row layout between the planner and connectors: a source delivers
-// rows whose fields are the table's physical columns in declaration order
-// followed by its metadata columns in declaration order (each with the
-// type the connector gives that key, ConnectorTraits.ReadableMetadata);
-// computed columns are evaluated by the planner's transform. A sink
-// receives the physical columns followed by the non-VIRTUAL metadata
-// columns, each with its declared type.
+// rows whose fields are the table's physical and metadata columns in
+// declaration order (computed columns left out; the planner evaluates
+// them), each metadata column with the type the connector gives its key
+// (ConnectorTraits.ReadableMetadata; the factory is given that type in the
+// schema, and the planner casts to the declared one). A sink receives its
+// physical and non-VIRTUAL metadata columns in declaration order, metadata
+// with the type the connector writes (ConnectorTraits.WritableMetadata).
 
 // sourceLayout returns, for each column of t, its index in the source row
 // (-1 for computed columns).
@@ -26,13 +27,7 @@ func sourceLayout(t *ddl.CreateTable) []int {
 	n := 0
 	for i, c := range t.Columns {
 		idx[i] = -1
-		if c.Kind == ddl.PhysicalColumn {
-			idx[i] = n
-			n++
-		}
-	}
-	for i, c := range t.Columns {
-		if c.Kind == ddl.MetadataColumn {
+		if c.Kind != ddl.ComputedColumn {
 			idx[i] = n
 			n++
 		}
@@ -120,32 +115,28 @@ func (p *planner) sourceScope(t *Table) (*scope, []types.Type, error) {
 		case ddl.PhysicalColumn:
 			rowTypes = append(rowTypes, c.Type)
 			base.cols = append(base.cols, scopeCol{name: c.Name, e: expr.Col(layout[i], c.Name, c.Type)})
-		}
-	}
-	for i, c := range def.Columns {
-		if c.Kind != ddl.MetadataColumn {
-			continue
-		}
-		delivered := c.Type
-		if known {
-			mt, ok := tr.ReadableMetadata[c.Key()]
-			if !ok {
-				return nil, nil, p.metadataKeyError(t, c, tr.ReadableMetadata, "readable")
+		case ddl.MetadataColumn:
+			delivered := c.Type
+			if known {
+				mt, ok := tr.ReadableMetadata[c.Key()]
+				if !ok {
+					return nil, nil, p.metadataKeyError(t, c, tr.ReadableMetadata, "readable")
+				}
+				delivered = mt
 			}
-			delivered = mt
-		}
-		rowTypes = append(rowTypes, delivered)
-		var e expr.Expr = expr.Col(layout[i], c.Name, delivered)
-		if !delivered.Nullable().Equal(c.Type.Nullable()) {
-			r, err := expr.Resolve(expr.CastTo(e, c.Type))
-			if err != nil {
-				return nil, nil, p.f.errorAt(c.TypePos, ErrType, err,
-					fmt.Sprintf("metadata column '%s' of table '%s': the connector's '%s' is %s, which cannot be cast to the declared %s",
-						c.Name, t.ID.Short(), c.Key(), delivered, c.Type))
+			rowTypes = append(rowTypes, delivered)
+			var e expr.Expr = expr.Col(layout[i], c.Name, delivered)
+			if !delivered.Nullable().Equal(c.Type.Nullable()) {
+				r, err := expr.Resolve(expr.CastTo(e, c.Type))
+				if err != nil {
+					return nil, nil, p.f.errorAt(c.TypePos, ErrType, err,
+						fmt.Sprintf("metadata column '%s' of table '%s': the connector's '%s' is %s, which cannot be cast to the declared %s",
+							c.Name, t.ID.Short(), c.Key(), delivered, c.Type))
+				}
+				e = r
 			}
-			e = r
+			base.cols = append(base.cols, scopeCol{name: c.Name, e: e})
 		}
-		base.cols = append(base.cols, scopeCol{name: c.Name, e: e})
 	}
 	l := &lowerer{f: p.f, sc: base}
 	sc := &scope{quals: qualifiers(t.ID)}
@@ -191,11 +182,11 @@ func (p *planner) metadataKeyError(t *Table, c *ddl.Column, keys map[string]type
 // the connector's writable keys.
 func (p *planner) sinkColumns(t *Table) ([]*ddl.Column, error) {
 	tr, known := p.traitsOf(t.Connector())
-	var phys, meta []*ddl.Column
+	var cols []*ddl.Column
 	for _, c := range t.Def.Columns {
 		switch {
 		case c.Kind == ddl.PhysicalColumn:
-			phys = append(phys, c)
+			cols = append(cols, c)
 		case c.Kind == ddl.MetadataColumn && !c.Virtual:
 			if known {
 				if _, ok := tr.WritableMetadata[c.Key()]; !ok {
@@ -208,8 +199,34 @@ func (p *planner) sinkColumns(t *Table) ([]*ddl.Column, error) {
 					return nil, p.metadataKeyError(t, c, tr.WritableMetadata, "writable")
 				}
 			}
-			meta = append(meta, c)
+			cols = append(cols, c)
 		}
 	}
-	return append(phys, meta...), nil
+	return cols, nil
+}
+
+// connectorSchema returns the schema the factory of t is given: computed
+// columns (and for a sink, VIRTUAL metadata columns) left out, metadata
+// columns typed as the connector delivers (source) or writes (sink) them.
+func (p *planner) connectorSchema(t *Table, sink bool) factory.Schema {
+	tr, known := p.traitsOf(t.Connector())
+	out := factory.Schema{PrimaryKey: t.Schema.PrimaryKey, PartitionKeys: t.Schema.PartitionKeys}
+	for _, c := range t.Schema.Columns {
+		switch {
+		case c.Kind == factory.Computed:
+			continue
+		case c.Kind == factory.Metadata && sink && c.Virtual:
+			continue
+		case c.Kind == factory.Metadata && known:
+			m := tr.ReadableMetadata
+			if sink {
+				m = tr.WritableMetadata
+			}
+			if mt, ok := m[c.MetadataKey]; ok {
+				c.Type = mt
+			}
+		}
+		out.Columns = append(out.Columns, c)
+	}
+	return out
 }
