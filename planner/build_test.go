@@ -5,7 +5,12 @@ import (
 	"context"
 	"errors"
 	"io"
+	"io/fs"
 	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/streamsql/streamsql/connector"
@@ -100,5 +105,53 @@ SELECT id * 10, UPPER(name) FROM (VALUES (1, 'a'), (2, 'b'), (3, CAST(NULL AS ST
 	}
 	if got, want := printed.String(), "+I[10, A]\n+I[30, null]\n"; got != want {
 		t.Errorf("printed %q, want %q", got, want)
+	}
+}
+
+// TestRunDatagenToFiles runs a job end to end with the real connectors:
+// datagen's sequence through a filter and projection into json files,
+// committed by the final checkpoint.
+func TestRunDatagenToFiles(t *testing.T) {
+	dir := t.TempDir()
+	p, err := planner.Compile(context.Background(), "job.sql", `
+SET 'execution.checkpointing.dir' = '`+filepath.Join(dir, "checkpoints")+`';
+CREATE TABLE seq (id BIGINT, name STRING) WITH ('connector' = 'datagen', 'number-of-rows' = '10',
+  'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '10', 'fields.name.length' = '3');
+CREATE TABLE out1 (id BIGINT, big BOOLEAN) WITH ('connector' = 'filesystem', 'path' = '`+filepath.Join(dir, "out")+`', 'format' = 'json');
+INSERT INTO out1 SELECT id * 100, id > 5 FROM seq WHERE MOD(id, 2) = 0;`, planner.Options{Registry: testRegistry()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err := p.RuntimeSpec(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	job, err := runtime.NewJob(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := job.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	err = filepath.WalkDir(filepath.Join(dir, "out"), func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || strings.HasPrefix(d.Name(), ".") {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		lines = append(lines, strings.Fields(string(data))...)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(lines)
+	want := []string{`{"id":1000,"big":true}`, `{"id":200,"big":false}`, `{"id":400,"big":false}`, `{"id":600,"big":true}`, `{"id":800,"big":true}`}
+	if !slices.Equal(lines, want) {
+		t.Errorf("files hold %q, want %q", lines, want)
 	}
 }
