@@ -43,10 +43,22 @@ fetch() {
 }
 
 rigtool() {
-  # Built from this repository; go's build cache makes repeat builds instant.
-  local bin=$cache/bin/rigtool
-  (cd "$here/.." && go build -o "$bin" ./scripts/rigtool) >&2
-  "$bin" "$@"
+  # Built from this repository once per call of this script; go's build
+  # cache makes it fast. Several scripts may build at once (parallel test
+  # brokers), so each builds to its own file, and a failed build (go's
+  # cache can trip over a concurrent build of the same package) is retried.
+  if [ -z "${rigtool_bin:-}" ]; then
+    mkdir -p "$cache/bin"
+    rigtool_bin=$cache/bin/rigtool.$$
+    local try
+    for try in 1 2 3; do
+      if (cd "$here/.." && go build -o "$rigtool_bin" ./scripts/rigtool) >&2; then break; fi
+      [ "$try" = 3 ] && die "building scripts/rigtool failed"
+      sleep 1
+    done
+    trap 'rm -f "$rigtool_bin"' EXIT
+  fi
+  "$rigtool_bin" "$@"
 }
 
 start() {
