@@ -1,0 +1,191 @@
+package expr
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/streamsql/streamsql/types"
+)
+
+// JSON functions with Flink's defaults: JSON_VALUE returns the scalar at
+// the path as STRING (NULL ON EMPTY, NULL ON ERROR), JSON_QUERY returns the
+// object or array at the path as JSON text (WITHOUT ARRAY WRAPPER, NULL ON
+// EMPTY, NULL ON ERROR), JSON_EXISTS tests the path (FALSE ON ERROR). Paths
+// are SQL/JSON paths in lax mode: $, .key, ."key", ['key'], [n]; a leading
+// "lax" or "strict" keyword is accepted.
+
+func init() {
+	register(
+		&funcDef{name: "JSON_VALUE", minArgs: 2, maxArgs: 2, expected: "JSON_VALUE(STRING json, STRING path)",
+			check: checkStringsNullable(types.String()), build: buildJSON(jsonValue)},
+		&funcDef{name: "JSON_QUERY", minArgs: 2, maxArgs: 2, expected: "JSON_QUERY(STRING json, STRING path)",
+			check: checkStringsNullable(types.String()), build: buildJSON(jsonQuery)},
+		&funcDef{name: "JSON_EXISTS", minArgs: 2, maxArgs: 2, expected: "JSON_EXISTS(STRING json, STRING path)",
+			check: checkStrings(types.Boolean()), build: buildJSON(jsonExists)},
+	)
+}
+
+type pathStep struct {
+	key   string
+	index int // -1 for a key step
+}
+
+func parseJSONPath(p string) ([]pathStep, error) {
+	s := strings.TrimSpace(p)
+	for _, mode := range []string{"lax ", "strict "} {
+		if strings.HasPrefix(strings.ToLower(s), mode) {
+			s = strings.TrimSpace(s[len(mode):])
+		}
+	}
+	if !strings.HasPrefix(s, "$") {
+		return nil, fmt.Errorf("%w: JSON path %q must start with $", ErrInvalidArgument, p)
+	}
+	s = s[1:]
+	var steps []pathStep
+	for len(s) > 0 {
+		switch s[0] {
+		case '.':
+			s = s[1:]
+			if strings.HasPrefix(s, `"`) {
+				end := strings.IndexByte(s[1:], '"')
+				if end < 0 {
+					return nil, fmt.Errorf("%w: JSON path %q: unterminated name", ErrInvalidArgument, p)
+				}
+				steps = append(steps, pathStep{key: s[1 : end+1], index: -1})
+				s = s[end+2:]
+				continue
+			}
+			end := strings.IndexAny(s, ".[")
+			if end < 0 {
+				end = len(s)
+			}
+			if end == 0 {
+				return nil, fmt.Errorf("%w: JSON path %q: empty name", ErrInvalidArgument, p)
+			}
+			steps = append(steps, pathStep{key: s[:end], index: -1})
+			s = s[end:]
+		case '[':
+			end := strings.IndexByte(s, ']')
+			if end < 0 {
+				return nil, fmt.Errorf("%w: JSON path %q: missing ]", ErrInvalidArgument, p)
+			}
+			inner := strings.TrimSpace(s[1:end])
+			s = s[end+1:]
+			if len(inner) >= 2 && (inner[0] == '\'' || inner[0] == '"') && inner[len(inner)-1] == inner[0] {
+				steps = append(steps, pathStep{key: inner[1 : len(inner)-1], index: -1})
+				continue
+			}
+			n, err := strconv.Atoi(inner)
+			if err != nil || n < 0 {
+				return nil, fmt.Errorf("%w: JSON path %q: bad index %q", ErrInvalidArgument, p, inner)
+			}
+			steps = append(steps, pathStep{index: n})
+		default:
+			return nil, fmt.Errorf("%w: JSON path %q: unexpected %q", ErrInvalidArgument, p, s[0])
+		}
+	}
+	return steps, nil
+}
+
+// walkJSON returns the raw JSON at the path, found reports whether it
+// exists; err is set when the document is not valid JSON.
+func walkJSON(doc string, steps []pathStep) (raw json.RawMessage, found bool, err error) {
+	cur := json.RawMessage(doc)
+	if !json.Valid(cur) {
+		return nil, false, fmt.Errorf("%w: invalid JSON", ErrInvalidArgument)
+	}
+	for _, st := range steps {
+		cur = bytes.TrimSpace(cur)
+		if st.index < 0 {
+			if len(cur) == 0 || cur[0] != '{' {
+				return nil, false, nil
+			}
+			var obj map[string]json.RawMessage
+			if err := json.Unmarshal(cur, &obj); err != nil {
+				return nil, false, err
+			}
+			next, ok := obj[st.key]
+			if !ok {
+				return nil, false, nil
+			}
+			cur = next
+			continue
+		}
+		if len(cur) == 0 || cur[0] != '[' {
+			return nil, false, nil
+		}
+		var arr []json.RawMessage
+		if err := json.Unmarshal(cur, &arr); err != nil {
+			return nil, false, err
+		}
+		if st.index >= len(arr) {
+			return nil, false, nil
+		}
+		cur = arr[st.index]
+	}
+	return bytes.TrimSpace(cur), true, nil
+}
+
+type jsonKind int
+
+const (
+	jsonValue jsonKind = iota
+	jsonQuery
+	jsonExists
+)
+
+func buildJSON(kind jsonKind) func(*builder, *Call, []evalFn) (evalFn, error) {
+	return func(b *builder, c *Call, a []evalFn) (evalFn, error) {
+		var constPath []pathStep
+		if isConstant(c.Args[1]) {
+			v, err := a[1](nil)
+			if err != nil {
+				return nil, err
+			}
+			if v.IsNull() {
+				return constFn(types.Value{}), nil
+			}
+			if constPath, err = parseJSONPath(v.Str()); err != nil {
+				return nil, err
+			}
+		}
+		return strict2(a[0], a[1], func(doc, path types.Value) (types.Value, error) {
+			steps := constPath
+			if steps == nil {
+				var err error
+				if steps, err = parseJSONPath(path.Str()); err != nil {
+					return types.Value{}, err
+				}
+			}
+			raw, found, err := walkJSON(doc.Str(), steps)
+			switch kind {
+			case jsonExists:
+				return types.Bool(err == nil && found), nil
+			case jsonValue:
+				if err != nil || !found || len(raw) == 0 || raw[0] == '{' || raw[0] == '[' || string(raw) == "null" {
+					return types.Value{}, nil
+				}
+				if raw[0] == '"' {
+					var s string
+					if json.Unmarshal(raw, &s) != nil {
+						return types.Value{}, nil
+					}
+					return types.Str(s), nil
+				}
+				return types.Str(string(raw)), nil
+			default:
+				if err != nil || !found || len(raw) == 0 || (raw[0] != '{' && raw[0] != '[') {
+					return types.Value{}, nil
+				}
+				var out bytes.Buffer
+				if json.Compact(&out, raw) != nil {
+					return types.Value{}, nil
+				}
+				return types.Str(out.String()), nil
+			}
+		}), nil
+	}
+}

@@ -1,0 +1,877 @@
+package expr
+
+import (
+	"bytes"
+	"math"
+	"math/big"
+	"strings"
+
+	"github.com/streamsql/streamsql/types"
+)
+
+// Operators: arithmetic, comparison, boolean logic, NULL tests, BETWEEN,
+// IN, LIKE, || and subscripts.
+
+func init() {
+	for _, op := range []string{"+", "-", "*", "/", "%"} {
+		register(&funcDef{name: op, minArgs: 2, maxArgs: 2,
+			expected: "(NUMERIC " + op + " NUMERIC)" + map[bool]string{true: " or (TIMESTAMP/DATE " + op + " INTERVAL)", false: ""}[op == "+" || op == "-"],
+			check:    checkArithmetic, build: buildArithmetic})
+	}
+	alias("MOD", "%")
+	register(&funcDef{name: "NEGATE", minArgs: 1, maxArgs: 1, expected: "-NUMERIC",
+		check: func(c *Call) (types.Type, error) {
+			t := c.Args[0].Type()
+			if !t.IsNumeric() && t.Kind != types.KindNull {
+				return t, errArgs
+			}
+			return t, nil
+		},
+		build: buildNegate})
+	for _, op := range []string{"=", "<>", "<", "<=", ">", ">="} {
+		register(&funcDef{name: op, minArgs: 2, maxArgs: 2, expected: "two comparable values",
+			check: checkComparison, build: buildComparison})
+	}
+	alias("!=", "<>")
+	register(
+		&funcDef{name: "AND", minArgs: 2, maxArgs: -1, expected: "BOOLEAN AND BOOLEAN", check: checkBoolean, build: buildAnd},
+		&funcDef{name: "OR", minArgs: 2, maxArgs: -1, expected: "BOOLEAN OR BOOLEAN", check: checkBoolean, build: buildOr},
+		&funcDef{name: "NOT", minArgs: 1, maxArgs: 1, expected: "NOT BOOLEAN", check: checkBoolean, build: buildNot},
+		&funcDef{name: "IS NULL", minArgs: 1, maxArgs: 1, expected: "any value", check: checkIsNull, build: buildIsNull(false)},
+		&funcDef{name: "IS NOT NULL", minArgs: 1, maxArgs: 1, expected: "any value", check: checkIsNull, build: buildIsNull(true)},
+		&funcDef{name: "IS TRUE", minArgs: 1, maxArgs: 1, expected: "BOOLEAN", check: checkIsBool, build: buildIsBool(true, false)},
+		&funcDef{name: "IS NOT TRUE", minArgs: 1, maxArgs: 1, expected: "BOOLEAN", check: checkIsBool, build: buildIsBool(true, true)},
+		&funcDef{name: "IS FALSE", minArgs: 1, maxArgs: 1, expected: "BOOLEAN", check: checkIsBool, build: buildIsBool(false, false)},
+		&funcDef{name: "IS NOT FALSE", minArgs: 1, maxArgs: 1, expected: "BOOLEAN", check: checkIsBool, build: buildIsBool(false, true)},
+		&funcDef{name: "IS DISTINCT FROM", minArgs: 2, maxArgs: 2, expected: "two comparable values", check: checkDistinct, build: buildDistinct(true)},
+		&funcDef{name: "IS NOT DISTINCT FROM", minArgs: 2, maxArgs: 2, expected: "two comparable values", check: checkDistinct, build: buildDistinct(false)},
+		&funcDef{name: "BETWEEN", minArgs: 3, maxArgs: 3, expected: "x BETWEEN low AND high, all comparable", check: checkBetween, build: buildBetween(false)},
+		&funcDef{name: "NOT BETWEEN", minArgs: 3, maxArgs: 3, expected: "x NOT BETWEEN low AND high, all comparable", check: checkBetween, build: buildBetween(true)},
+		&funcDef{name: "IN", minArgs: 2, maxArgs: -1, expected: "x IN (values comparable with x)", check: checkIn, build: buildIn(false)},
+		&funcDef{name: "NOT IN", minArgs: 2, maxArgs: -1, expected: "x NOT IN (values comparable with x)", check: checkIn, build: buildIn(true)},
+		&funcDef{name: "LIKE", minArgs: 2, maxArgs: 3, expected: "STRING LIKE STRING [ESCAPE CHAR]", check: checkLike, build: buildLike(false)},
+		&funcDef{name: "NOT LIKE", minArgs: 2, maxArgs: 3, expected: "STRING NOT LIKE STRING [ESCAPE CHAR]", check: checkLike, build: buildLike(true)},
+		&funcDef{name: "||", minArgs: 2, maxArgs: 2, expected: "STRING || STRING", check: checkConcatOp, build: buildConcat},
+		&funcDef{name: "ITEM", minArgs: 2, maxArgs: 2, expected: "ARRAY[INT] or MAP[KEY]", check: checkItem, build: buildItem},
+	)
+}
+
+// ---- arithmetic ----
+
+func checkArithmetic(c *Call) (types.Type, error) {
+	a, b := c.Args[0].Type(), c.Args[1].Type()
+	if a.Kind == types.KindNull {
+		a = b
+	}
+	if b.Kind == types.KindNull {
+		b = a
+	}
+	if a.Kind == types.KindNull {
+		return types.Null(), nil
+	}
+	t, ok := arithmeticType(arithOp(c), a, b)
+	if !ok {
+		return t, errArgs
+	}
+	if c.Args[0].Type().Kind == types.KindNull || c.Args[1].Type().Kind == types.KindNull {
+		t = t.Nullable()
+	}
+	if arithOp(c) == "/" && t.IsNumeric() {
+		// Division by zero raises, so the type keeps the arguments'
+		// nullability.
+		t.NotNull = a.NotNull && b.NotNull
+	}
+	return t, nil
+}
+
+func buildArithmetic(b *builder, c *Call, args []evalFn) (evalFn, error) {
+	t := c.typ
+	ta, tb := c.Args[0].Type(), c.Args[1].Type()
+	if t.Kind == types.KindNull {
+		return constFn(types.Value{}), nil
+	}
+	x, y := args[0], args[1]
+	switch {
+	case t.IsInteger():
+		wrap := intWrapper(t.Kind)
+		switch arithOp(c) {
+		case "+":
+			return intOp(x, y, func(a, b int64) (int64, error) { return wrap(a + b), nil }), nil
+		case "-":
+			return intOp(x, y, func(a, b int64) (int64, error) { return wrap(a - b), nil }), nil
+		case "*":
+			return intOp(x, y, func(a, b int64) (int64, error) { return wrap(a * b), nil }), nil
+		case "/":
+			return intOp(x, y, func(a, b int64) (int64, error) {
+				if b == 0 {
+					return 0, ErrDivisionByZero
+				}
+				return wrap(a / b), nil
+			}), nil
+		case "%":
+			return intOp(x, y, func(a, b int64) (int64, error) {
+				if b == 0 {
+					return 0, ErrDivisionByZero
+				}
+				return wrap(a % b), nil
+			}), nil
+		}
+	case t.Kind == types.KindFloat || t.Kind == types.KindDouble:
+		fa, fb := floatConv(ta), floatConv(tb)
+		round := func(f float64) float64 { return f }
+		if t.Kind == types.KindFloat {
+			round = func(f float64) float64 { return float64(float32(f)) }
+		}
+		var op func(a, b float64) float64
+		switch arithOp(c) {
+		case "+":
+			op = func(a, b float64) float64 { return a + b }
+		case "-":
+			op = func(a, b float64) float64 { return a - b }
+		case "*":
+			op = func(a, b float64) float64 { return a * b }
+		case "/":
+			op = func(a, b float64) float64 { return a / b }
+		case "%":
+			op = math.Mod
+		}
+		return strict2(x, y, func(a, b types.Value) (types.Value, error) {
+			return types.Float64(round(op(fa(a), fb(b)))), nil
+		}), nil
+	case t.Kind == types.KindDecimal:
+		da, db := decimalConv(ta), decimalConv(tb)
+		p, s := t.Precision, t.Scale
+		var op func(a, b types.Decimal) (types.Decimal, error)
+		switch arithOp(c) {
+		case "+":
+			op = decAdd
+		case "-":
+			op = decSub
+		case "*":
+			op = decMul
+		case "/":
+			op = func(a, b types.Decimal) (types.Decimal, error) { return decDiv(a, b, s) }
+		case "%":
+			op = decMod
+		}
+		return strict2(x, y, func(a, b types.Value) (types.Value, error) {
+			r, err := op(da(a), db(b))
+			if err != nil {
+				return types.Value{}, err
+			}
+			return decimalResult(r, p, s), nil
+		}), nil
+	}
+	return nil, argError(c)
+}
+
+// arithOp returns the operator of an arithmetic call; MOD is %.
+func arithOp(c *Call) string {
+	if c.Name == "MOD" {
+		return "%"
+	}
+	return c.Name
+}
+
+func intOp(x, y evalFn, op func(a, b int64) (int64, error)) evalFn {
+	return func(row []types.Value) (types.Value, error) {
+		a, err := x(row)
+		if err != nil || a.IsNull() {
+			return types.Value{}, err
+		}
+		b, err := y(row)
+		if err != nil || b.IsNull() {
+			return types.Value{}, err
+		}
+		r, err := op(a.Int64(), b.Int64())
+		if err != nil {
+			return types.Value{}, err
+		}
+		return types.Int64(r), nil
+	}
+}
+
+// intWrapper returns the two's-complement wrap-around of an integer kind,
+// as Java's int arithmetic (Flink's generated code) overflows.
+func intWrapper(k types.Kind) func(int64) int64 {
+	switch k {
+	case types.KindTinyInt:
+		return func(v int64) int64 { return int64(int8(v)) }
+	case types.KindSmallInt:
+		return func(v int64) int64 { return int64(int16(v)) }
+	case types.KindInt:
+		return func(v int64) int64 { return int64(int32(v)) }
+	}
+	return func(v int64) int64 { return v }
+}
+
+// floatConv returns the conversion of a numeric value of type t to float64.
+func floatConv(t types.Type) func(types.Value) float64 {
+	switch {
+	case t.IsInteger():
+		return func(v types.Value) float64 { return float64(v.Int64()) }
+	case t.Kind == types.KindDecimal:
+		return func(v types.Value) float64 { return v.Decimal().Float64() }
+	}
+	return func(v types.Value) float64 { return v.Float64() }
+}
+
+// decimalConv returns the conversion of an exact numeric value of type t to
+// a Decimal.
+func decimalConv(t types.Type) func(types.Value) types.Decimal {
+	if t.IsInteger() {
+		return func(v types.Value) types.Decimal { return types.NewDecimal(v.Int64(), 0) }
+	}
+	return func(v types.Value) types.Decimal { return v.Decimal() }
+}
+
+// decimalResult rescales r to DECIMAL(p, s), giving NULL on overflow as
+// Flink does for DECIMAL arithmetic.
+func decimalResult(r types.Decimal, p, s int) types.Value {
+	if r.Scale() == s {
+		if u, ok := r.UnscaledInt64(); ok && u != math.MinInt64 && absLess(u, p) {
+			return types.DecimalValue(r)
+		}
+	}
+	out, err := r.Rescale(p, s)
+	if err != nil {
+		return types.Value{}
+	}
+	return types.DecimalValue(out)
+}
+
+func absLess(u int64, p int) bool {
+	if u < 0 {
+		u = -u
+	}
+	return p >= len(pow10) || u < pow10[p]
+}
+
+var pow10 = func() [19]int64 {
+	var p [19]int64
+	p[0] = 1
+	for i := 1; i < len(p); i++ {
+		p[i] = p[i-1] * 10
+	}
+	return p
+}()
+
+// align returns the unscaled values of a and b at their common scale.
+func align(a, b types.Decimal) (*big.Int, *big.Int, int) {
+	s := max(a.Scale(), b.Scale())
+	return scaleUp(a.Unscaled(), s-a.Scale()), scaleUp(b.Unscaled(), s-b.Scale()), s
+}
+
+func scaleUp(u *big.Int, n int) *big.Int {
+	if n == 0 {
+		return u
+	}
+	return u.Mul(u, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(n)), nil))
+}
+
+func decAdd(a, b types.Decimal) (types.Decimal, error) {
+	if ua, ok := a.UnscaledInt64(); ok && a.Scale() == b.Scale() {
+		if ub, ok := b.UnscaledInt64(); ok {
+			if r := ua + ub; (r > ua) == (ub > 0) {
+				return types.NewDecimal(r, a.Scale()), nil
+			}
+		}
+	}
+	x, y, s := align(a, b)
+	return types.NewDecimalBig(x.Add(x, y), s), nil
+}
+
+func decSub(a, b types.Decimal) (types.Decimal, error) {
+	if ua, ok := a.UnscaledInt64(); ok && a.Scale() == b.Scale() {
+		if ub, ok := b.UnscaledInt64(); ok {
+			if r := ua - ub; (r < ua) == (ub > 0) {
+				return types.NewDecimal(r, a.Scale()), nil
+			}
+		}
+	}
+	x, y, s := align(a, b)
+	return types.NewDecimalBig(x.Sub(x, y), s), nil
+}
+
+func decMul(a, b types.Decimal) (types.Decimal, error) {
+	if ua, ok := a.UnscaledInt64(); ok {
+		if ub, ok := b.UnscaledInt64(); ok {
+			if ua == 0 || ub == 0 {
+				return types.NewDecimal(0, a.Scale()+b.Scale()), nil
+			}
+			r := ua * ub
+			if r/ub == ua && !(ua == -1 && ub == math.MinInt64) && !(ub == -1 && ua == math.MinInt64) {
+				return types.NewDecimal(r, a.Scale()+b.Scale()), nil
+			}
+		}
+	}
+	x := a.Unscaled()
+	return types.NewDecimalBig(x.Mul(x, b.Unscaled()), a.Scale()+b.Scale()), nil
+}
+
+// decDiv divides a by b and rounds half-up to scale digits.
+func decDiv(a, b types.Decimal, scale int) (types.Decimal, error) {
+	if b.Sign() == 0 {
+		return types.Decimal{}, ErrDivisionByZero
+	}
+	// a/b at scale+1 digits, then round half-up: num = ua * 10^(scale+1+sb-sa).
+	n := scale + 1 + b.Scale() - a.Scale()
+	num, den := a.Unscaled(), b.Unscaled()
+	if n >= 0 {
+		num = scaleUp(num, n)
+	} else {
+		den = scaleUp(den, -n)
+	}
+	q := num.Quo(num, den)
+	return types.NewDecimalBig(q, scale+1).Rescale(types.MaxDecimalPrecision+1, scale)
+}
+
+func decMod(a, b types.Decimal) (types.Decimal, error) {
+	if b.Sign() == 0 {
+		return types.Decimal{}, ErrDivisionByZero
+	}
+	x, y, s := align(a, b)
+	return types.NewDecimalBig(x.Rem(x, y), s), nil
+}
+
+func buildNegate(b *builder, c *Call, args []evalFn) (evalFn, error) {
+	t := c.typ
+	switch {
+	case t.IsInteger():
+		wrap := intWrapper(t.Kind)
+		return strict1(args[0], func(v types.Value) (types.Value, error) { return types.Int64(wrap(-v.Int64())), nil }), nil
+	case t.Kind == types.KindDecimal:
+		return strict1(args[0], func(v types.Value) (types.Value, error) {
+			d := v.Decimal()
+			u := d.Unscaled()
+			return types.DecimalValue(types.NewDecimalBig(u.Neg(u), d.Scale())), nil
+		}), nil
+	case t.Kind == types.KindFloat || t.Kind == types.KindDouble:
+		return strict1(args[0], func(v types.Value) (types.Value, error) { return types.Float64(-v.Float64()), nil }), nil
+	}
+	return constFn(types.Value{}), nil
+}
+
+// ---- comparison ----
+
+func checkComparison(c *Call) (types.Type, error) {
+	a, b := c.Args[0].Type(), c.Args[1].Type()
+	if !comparableTypes(a, b) {
+		return types.Type{}, errArgs
+	}
+	ct, _ := commonType(a, b)
+	if ct.Kind == types.KindMap && c.Name != "=" && c.Name != "<>" {
+		return types.Type{}, errArgs
+	}
+	coerceArgs(c, ct)
+	return withNull(types.Boolean(), a.NotNull && b.NotNull), nil
+}
+
+// comparator returns a total order over non-NULL values of type t.
+func comparator(t types.Type) func(a, b types.Value) int {
+	switch familyOf(t) {
+	case famBool:
+		return func(a, b types.Value) int { return cmpInt(a.Int64(), b.Int64()) }
+	case famNumeric:
+		switch {
+		case t.IsInteger():
+			return func(a, b types.Value) int { return cmpInt(a.Int64(), b.Int64()) }
+		case t.Kind == types.KindDecimal:
+			return func(a, b types.Value) int { return a.Decimal().Cmp(b.Decimal()) }
+		}
+		return func(a, b types.Value) int { return cmpFloat(a.Float64(), b.Float64()) }
+	case famString:
+		return func(a, b types.Value) int { return strings.Compare(a.Str(), b.Str()) }
+	case famBinary:
+		return func(a, b types.Value) int { return bytes.Compare(a.Bytes(), b.Bytes()) }
+	case famDate:
+		return func(a, b types.Value) int { return cmpInt(int64(a.Date()), int64(b.Date())) }
+	case famTime:
+		return func(a, b types.Value) int { return cmpInt(a.Time(), b.Time()) }
+	case famTimestamp:
+		return func(a, b types.Value) int { return a.Timestamp().Compare(b.Timestamp()) }
+	case famArray:
+		elem := comparator(*t.Elem)
+		return func(a, b types.Value) int { return cmpList(a.List(), b.List(), func(int) func(a, b types.Value) int { return elem }) }
+	case famRow:
+		fields := make([]func(a, b types.Value) int, len(t.Fields))
+		for i, f := range t.Fields {
+			fields[i] = comparator(f.Type)
+		}
+		return func(a, b types.Value) int {
+			return cmpList(a.List(), b.List(), func(i int) func(a, b types.Value) int { return fields[i] })
+		}
+	case famMap:
+		key, val := comparator(*t.Elem), comparator(*t.Value)
+		return func(a, b types.Value) int { return cmpMap(a.Map(), b.Map(), key, val) }
+	}
+	return func(a, b types.Value) int { return 0 }
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// cmpFloat orders as Java's Double.compare: NaN above everything.
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	case a == b:
+		return 0
+	case math.IsNaN(a) && math.IsNaN(b):
+		return 0
+	case math.IsNaN(a):
+		return 1
+	}
+	return -1
+}
+
+func cmpList(a, b []types.Value, elem func(i int) func(a, b types.Value) int) int {
+	for i := 0; i < len(a) && i < len(b); i++ {
+		x, y := a[i], b[i]
+		switch {
+		case x.IsNull() && y.IsNull():
+			continue
+		case x.IsNull():
+			return -1
+		case y.IsNull():
+			return 1
+		}
+		if c := elem(i)(x, y); c != 0 {
+			return c
+		}
+	}
+	return cmpInt(int64(len(a)), int64(len(b)))
+}
+
+// cmpMap returns 0 when the maps hold the same entries, regardless of order.
+func cmpMap(a, b *types.MapData, key, val func(a, b types.Value) int) int {
+	if a.Len() != b.Len() {
+		return 1
+	}
+	for i := range a.Keys {
+		found := false
+		for j := range b.Keys {
+			if nullSafeCmp(a.Keys[i], b.Keys[j], key) == 0 {
+				found = nullSafeCmp(a.Values[i], b.Values[j], val) == 0
+				break
+			}
+		}
+		if !found {
+			return 1
+		}
+	}
+	return 0
+}
+
+func nullSafeCmp(a, b types.Value, cmp func(a, b types.Value) int) int {
+	switch {
+	case a.IsNull() && b.IsNull():
+		return 0
+	case a.IsNull():
+		return -1
+	case b.IsNull():
+		return 1
+	}
+	return cmp(a, b)
+}
+
+func buildComparison(b *builder, c *Call, args []evalFn) (evalFn, error) {
+	ct, _ := commonType(c.Args[0].Type(), c.Args[1].Type())
+	x, y := args[0], args[1]
+	var test func(int) bool
+	switch c.Name {
+	case "=":
+		test = func(r int) bool { return r == 0 }
+	case "<>":
+		test = func(r int) bool { return r != 0 }
+	case "<":
+		test = func(r int) bool { return r < 0 }
+	case "<=":
+		test = func(r int) bool { return r <= 0 }
+	case ">":
+		test = func(r int) bool { return r > 0 }
+	case ">=":
+		test = func(r int) bool { return r >= 0 }
+	}
+	// Fast paths for the common kinds avoid the indirect comparator call.
+	if ct.IsInteger() || ct.Kind == types.KindDate || ct.Kind == types.KindTime || ct.Kind == types.KindBoolean {
+		return func(row []types.Value) (types.Value, error) {
+			a, err := x(row)
+			if err != nil || a.IsNull() {
+				return types.Value{}, err
+			}
+			b, err := y(row)
+			if err != nil || b.IsNull() {
+				return types.Value{}, err
+			}
+			return types.Bool(test(cmpInt(a.Int64(), b.Int64()))), nil
+		}, nil
+	}
+	cmp := comparator(ct)
+	return func(row []types.Value) (types.Value, error) {
+		a, err := x(row)
+		if err != nil || a.IsNull() {
+			return types.Value{}, err
+		}
+		b, err := y(row)
+		if err != nil || b.IsNull() {
+			return types.Value{}, err
+		}
+		return types.Bool(test(cmp(a, b))), nil
+	}, nil
+}
+
+// ---- boolean logic ----
+
+func checkBoolean(c *Call) (types.Type, error) {
+	for _, a := range c.Args {
+		if !is(a.Type(), famBool) {
+			return types.Type{}, errArgs
+		}
+	}
+	return withNull(types.Boolean(), allNotNull(c)), nil
+}
+
+// buildAnd implements three-valued AND: FALSE if any operand is FALSE, else
+// NULL if any is NULL, else TRUE. Evaluation stops at the first FALSE.
+func buildAnd(b *builder, c *Call, args []evalFn) (evalFn, error) {
+	if len(args) == 2 {
+		x, y := args[0], args[1]
+		return func(row []types.Value) (types.Value, error) {
+			a, err := x(row)
+			if err != nil {
+				return a, err
+			}
+			if !a.IsNull() && !a.Bool() {
+				return a, nil
+			}
+			v, err := y(row)
+			if err != nil {
+				return v, err
+			}
+			if a.IsNull() && (v.IsNull() || v.Bool()) {
+				return types.Value{}, nil
+			}
+			return v, nil
+		}, nil
+	}
+	return func(row []types.Value) (types.Value, error) {
+		sawNull := false
+		for _, f := range args {
+			v, err := f(row)
+			if err != nil {
+				return v, err
+			}
+			if v.IsNull() {
+				sawNull = true
+			} else if !v.Bool() {
+				return v, nil
+			}
+		}
+		if sawNull {
+			return types.Value{}, nil
+		}
+		return types.Bool(true), nil
+	}, nil
+}
+
+// buildOr implements three-valued OR: TRUE if any operand is TRUE, else NULL
+// if any is NULL, else FALSE.
+func buildOr(b *builder, c *Call, args []evalFn) (evalFn, error) {
+	return func(row []types.Value) (types.Value, error) {
+		sawNull := false
+		for _, f := range args {
+			v, err := f(row)
+			if err != nil {
+				return v, err
+			}
+			if v.IsNull() {
+				sawNull = true
+			} else if v.Bool() {
+				return v, nil
+			}
+		}
+		if sawNull {
+			return types.Value{}, nil
+		}
+		return types.Bool(false), nil
+	}, nil
+}
+
+func buildNot(b *builder, c *Call, args []evalFn) (evalFn, error) {
+	return strict1(args[0], func(v types.Value) (types.Value, error) { return types.Bool(!v.Bool()), nil }), nil
+}
+
+func checkIsNull(c *Call) (types.Type, error) { return types.Boolean().NotNullable(), nil }
+
+func buildIsNull(negated bool) func(*builder, *Call, []evalFn) (evalFn, error) {
+	return func(b *builder, c *Call, args []evalFn) (evalFn, error) {
+		x := args[0]
+		return func(row []types.Value) (types.Value, error) {
+			v, err := x(row)
+			if err != nil {
+				return v, err
+			}
+			return types.Bool(v.IsNull() != negated), nil
+		}, nil
+	}
+}
+
+func checkIsBool(c *Call) (types.Type, error) {
+	if !is(c.Args[0].Type(), famBool) {
+		return types.Type{}, errArgs
+	}
+	return types.Boolean().NotNullable(), nil
+}
+
+func buildIsBool(want, negated bool) func(*builder, *Call, []evalFn) (evalFn, error) {
+	return func(b *builder, c *Call, args []evalFn) (evalFn, error) {
+		x := args[0]
+		return func(row []types.Value) (types.Value, error) {
+			v, err := x(row)
+			if err != nil {
+				return v, err
+			}
+			is := !v.IsNull() && v.Bool() == want
+			return types.Bool(is != negated), nil
+		}, nil
+	}
+}
+
+func checkDistinct(c *Call) (types.Type, error) {
+	a, b := c.Args[0].Type(), c.Args[1].Type()
+	if !comparableTypes(a, b) {
+		return types.Type{}, errArgs
+	}
+	ct, _ := commonType(a, b)
+	coerceArgs(c, ct)
+	return types.Boolean().NotNullable(), nil
+}
+
+// buildDistinct: IS DISTINCT FROM treats two NULLs as equal and NULL as
+// different from every value; it is never NULL.
+func buildDistinct(distinct bool) func(*builder, *Call, []evalFn) (evalFn, error) {
+	return func(b *builder, c *Call, args []evalFn) (evalFn, error) {
+		ct, _ := commonType(c.Args[0].Type(), c.Args[1].Type())
+		cmp := comparator(ct)
+		x, y := args[0], args[1]
+		return func(row []types.Value) (types.Value, error) {
+			a, err := x(row)
+			if err != nil {
+				return a, err
+			}
+			v, err := y(row)
+			if err != nil {
+				return v, err
+			}
+			var same bool
+			switch {
+			case a.IsNull() || v.IsNull():
+				same = a.IsNull() && v.IsNull()
+			default:
+				same = cmp(a, v) == 0
+			}
+			return types.Bool(same != distinct), nil
+		}, nil
+	}
+}
+
+func checkBetween(c *Call) (types.Type, error) {
+	ts := argTypes(c)
+	ct, ok := commonType(ts...)
+	if !ok || ct.Kind == types.KindMap {
+		return types.Type{}, errArgs
+	}
+	coerceArgs(c, ct)
+	return withNull(types.Boolean(), allNotNull(c)), nil
+}
+
+// buildBetween: x BETWEEN a AND b is x >= a AND x <= b, with AND's NULL
+// logic.
+func buildBetween(negated bool) func(*builder, *Call, []evalFn) (evalFn, error) {
+	return func(b *builder, c *Call, args []evalFn) (evalFn, error) {
+		ct, _ := commonType(argTypes(c)...)
+		cmp := comparator(ct)
+		x, lo, hi := args[0], args[1], args[2]
+		return func(row []types.Value) (types.Value, error) {
+			v, err := x(row)
+			if err != nil {
+				return v, err
+			}
+			l, err := lo(row)
+			if err != nil {
+				return l, err
+			}
+			h, err := hi(row)
+			if err != nil {
+				return h, err
+			}
+			// Each half is NULL, TRUE or FALSE.
+			ge, geNull := false, v.IsNull() || l.IsNull()
+			if !geNull {
+				ge = cmp(v, l) >= 0
+			}
+			le, leNull := false, v.IsNull() || h.IsNull()
+			if !leNull {
+				le = cmp(v, h) <= 0
+			}
+			var r types.Value
+			switch {
+			case (!geNull && !ge) || (!leNull && !le):
+				r = types.Bool(false)
+			case geNull || leNull:
+				return types.Value{}, nil
+			default:
+				r = types.Bool(true)
+			}
+			if negated {
+				r = types.Bool(!r.Bool())
+			}
+			return r, nil
+		}, nil
+	}
+}
+
+func checkIn(c *Call) (types.Type, error) {
+	ct, ok := commonType(argTypes(c)...)
+	if !ok {
+		return types.Type{}, errArgs
+	}
+	coerceArgs(c, ct)
+	return withNull(types.Boolean(), allNotNull(c)), nil
+}
+
+// buildIn: x IN (a, b, ...) is TRUE when x equals one of them, else NULL
+// when x or any of them is NULL, else FALSE. Constant lists of integers or
+// strings are looked up in a set.
+func buildIn(negated bool) func(*builder, *Call, []evalFn) (evalFn, error) {
+	return func(b *builder, c *Call, args []evalFn) (evalFn, error) {
+		ct, _ := commonType(argTypes(c)...)
+		cmp := comparator(ct)
+		x, list := args[0], args[1:]
+		result := func(found, sawNull bool) types.Value {
+			switch {
+			case found:
+				return types.Bool(!negated)
+			case sawNull:
+				return types.Value{}
+			}
+			return types.Bool(negated)
+		}
+		constant := true
+		for _, a := range c.Args[1:] {
+			constant = constant && isConstant(a)
+		}
+		if constant && (ct.IsInteger() || ct.IsString()) {
+			ints, strs, listNull := map[int64]bool{}, map[string]bool{}, false
+			for _, f := range list {
+				v, err := f(nil)
+				if err != nil {
+					return nil, err
+				}
+				switch {
+				case v.IsNull():
+					listNull = true
+				case ct.IsInteger():
+					ints[v.Int64()] = true
+				default:
+					strs[v.Str()] = true
+				}
+			}
+			isInt := ct.IsInteger()
+			return func(row []types.Value) (types.Value, error) {
+				v, err := x(row)
+				if err != nil || v.IsNull() {
+					return types.Value{}, err
+				}
+				var found bool
+				if isInt {
+					found = ints[v.Int64()]
+				} else {
+					found = strs[v.Str()]
+				}
+				return result(found, listNull), nil
+			}, nil
+		}
+		return func(row []types.Value) (types.Value, error) {
+			v, err := x(row)
+			if err != nil || v.IsNull() {
+				return types.Value{}, err
+			}
+			sawNull := false
+			for _, f := range list {
+				e, err := f(row)
+				if err != nil {
+					return e, err
+				}
+				if e.IsNull() {
+					sawNull = true
+				} else if cmp(v, e) == 0 {
+					return result(true, false), nil
+				}
+			}
+			return result(false, sawNull), nil
+		}, nil
+	}
+}
+
+// ---- subscripts ----
+
+func checkItem(c *Call) (types.Type, error) {
+	a, k := c.Args[0].Type(), c.Args[1].Type()
+	switch a.Kind {
+	case types.KindArray:
+		if !k.IsInteger() && k.Kind != types.KindNull {
+			return types.Type{}, errArgs
+		}
+		return a.Elem.Nullable(), nil
+	case types.KindMap:
+		if !comparableTypes(*a.Elem, k) {
+			return types.Type{}, errArgs
+		}
+		c.Args[1] = coerce(c.Args[1], *a.Elem)
+		return a.Value.Nullable(), nil
+	case types.KindRow:
+		return types.Type{}, errArgs
+	}
+	return types.Type{}, errArgs
+}
+
+// buildItem: arr[i] is 1-based and NULL out of range; m[k] is NULL for a
+// missing key.
+func buildItem(b *builder, c *Call, args []evalFn) (evalFn, error) {
+	a := c.Args[0].Type()
+	if a.Kind == types.KindArray {
+		return strict2(args[0], args[1], func(arr, i types.Value) (types.Value, error) {
+			l := arr.List()
+			n := i.Int64()
+			if n < 1 || n > int64(len(l)) {
+				return types.Value{}, nil
+			}
+			return l[n-1], nil
+		}), nil
+	}
+	cmp := comparator(*a.Elem)
+	return strict2(args[0], args[1], func(m, k types.Value) (types.Value, error) {
+		md := m.Map()
+		if md == nil {
+			return types.Value{}, nil
+		}
+		for i, key := range md.Keys {
+			if !key.IsNull() && cmp(key, k) == 0 {
+				return md.Values[i], nil
+			}
+		}
+		return types.Value{}, nil
+	}), nil
+}
