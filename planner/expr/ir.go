@@ -90,13 +90,11 @@ func (c *ColumnRef) Type() types.Type { return c.Typ }
 // Type returns the call's result type; it is valid after [Resolve].
 func (c *Call) Type() types.Type { return c.typ }
 
-// Type returns the target type, nullable when the operand is nullable or
-// for TRY_CAST.
+// Type returns the target type, NOT NULL when the operand is NOT NULL
+// (except for TRY_CAST, which is always nullable).
 func (c *Cast) Type() types.Type {
 	t := c.Target
-	if c.Try || (c.Expr != nil && !c.Expr.Type().NotNull) {
-		t = t.Nullable()
-	}
+	t.NotNull = !c.Try && c.Expr != nil && c.Expr.Type().NotNull
 	return t
 }
 

@@ -392,7 +392,9 @@ func comparator(t types.Type) func(a, b types.Value) int {
 		return func(a, b types.Value) int { return a.Timestamp().Compare(b.Timestamp()) }
 	case famArray:
 		elem := comparator(*t.Elem)
-		return func(a, b types.Value) int { return cmpList(a.List(), b.List(), func(int) func(a, b types.Value) int { return elem }) }
+		return func(a, b types.Value) int {
+			return cmpList(a.List(), b.List(), func(int) func(a, b types.Value) int { return elem })
+		}
 	case famRow:
 		fields := make([]func(a, b types.Value) int, len(t.Fields))
 		for i, f := range t.Fields {

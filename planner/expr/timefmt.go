@@ -13,7 +13,7 @@ import (
 // MMMM), d (day), D (day of year), H (0-23), h (1-12), k (1-24), K (0-11),
 // m, s, S (fraction of second), a (AM/PM), E (day name: E..EEE, EEEE), Z
 // (+0800), X/XX/XXX (Z or +08, +0800, +08:00) and x/xx/xxx; text in single
-// quotes ('' for a quote) and any other non-letter is literal.
+// quotes (” for a quote) and any other non-letter is literal.
 type javaFormat struct {
 	toks []fmtTok
 }
