@@ -69,6 +69,20 @@ func benchRows() [][]types.Value {
 
 var benchOpts = Options{Location: time.UTC}
 
+// cpuMeter reports the process CPU time per row as "cpu-ns/row".
+type cpuMeter struct{ start int64 }
+
+func startCPU() cpuMeter {
+	n, _ := processCPUNanos()
+	return cpuMeter{start: n}
+}
+
+func (m cpuMeter) report(b *testing.B) {
+	if n, ok := processCPUNanos(); ok && b.N > 0 {
+		b.ReportMetric(float64(n-m.start)/float64(b.N), "cpu-ns/row")
+	}
+}
+
 func BenchmarkFilterProjectClosures(b *testing.B) {
 	refs := benchRefs()
 	f, err := CompileFilter(benchFilter(refs), benchOpts)
@@ -83,6 +97,8 @@ func BenchmarkFilterProjectClosures(b *testing.B) {
 	out := make([]types.Value, 5)
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu := startCPU()
+	defer cpu.report(b)
 	kept := 0
 	for i := 0; i < b.N; i++ {
 		row := rows[i%len(rows)]
@@ -102,7 +118,7 @@ func BenchmarkFilterProjectClosures(b *testing.B) {
 	}
 }
 
-// BenchmarkFilterProjectAllRows projects every row (no filter), the worst
+// BenchmarkProjectOnlyClosures projects every row (no filter), the worst
 // case of the projection alone.
 func BenchmarkProjectOnlyClosures(b *testing.B) {
 	p, err := CompileProjection(benchProjection(benchRefs()), benchOpts)
@@ -113,6 +129,8 @@ func BenchmarkProjectOnlyClosures(b *testing.B) {
 	out := make([]types.Value, 5)
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu := startCPU()
+	defer cpu.report(b)
 	for i := 0; i < b.N; i++ {
 		if err := p.Project(rows[i%len(rows)], out); err != nil {
 			b.Fatal(err)
@@ -138,6 +156,8 @@ func BenchmarkFilterProjectExprLang(b *testing.B) {
 	out := make([]types.Value, 5)
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu := startCPU()
+	defer cpu.report(b)
 	kept := 0
 	for i := 0; i < b.N; i++ {
 		row := rows[i%len(rows)]

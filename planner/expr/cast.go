@@ -259,6 +259,9 @@ func (b *builder) toNumericConv(from, to types.Type) convFn {
 				return decimalResult(types.NewDecimal(v.Int64(), 0), p, s), nil
 			}
 		case from.Kind == types.KindDecimal:
+			if from.Scale == s && from.Precision <= p {
+				return nil // every value already fits
+			}
 			return func(v types.Value) (types.Value, error) { return decimalResult(v.Decimal(), p, s), nil }
 		default:
 			bits := 64

@@ -28,6 +28,10 @@ type Options struct {
 type builder struct {
 	loc *time.Location
 	now func() time.Time
+	// viaArgs makes operators read their arguments only through the
+	// evaluators they are given, never straight from the row (the expr-lang
+	// backend passes argument slots, not rows).
+	viaArgs bool
 }
 
 func newBuilder(opts Options) *builder {
@@ -104,9 +108,9 @@ func CompileFilter(cond Expr, opts Options) (*Filter, error) {
 // Keep reports whether row passes the condition: TRUE passes, FALSE and
 // NULL do not (SQL's WHERE).
 func (f *Filter) Keep(row []types.Value) (bool, error) {
-	v, err := f.p.Eval(row)
+	v, err := f.p.fn(row)
 	if err != nil {
-		return false, err
+		return false, wrapEval(f.p.expr, err)
 	}
 	return !v.IsNull() && v.Bool(), nil
 }
@@ -117,17 +121,24 @@ func (f *Filter) Program() *Program { return f.p }
 // Projection is a compiled list of output expressions.
 type Projection struct {
 	progs []*Program
+	// cols[i] is the input field copied to output i when that output is a
+	// bare column reference (no call needed), else -1.
+	cols []int
 }
 
 // CompileProjection compiles the output expressions of a SELECT list.
 func CompileProjection(exprs []Expr, opts Options) (*Projection, error) {
-	p := &Projection{progs: make([]*Program, len(exprs))}
+	p := &Projection{progs: make([]*Program, len(exprs)), cols: make([]int, len(exprs))}
 	for i, e := range exprs {
 		prog, err := Compile(e, opts)
 		if err != nil {
 			return nil, fmt.Errorf("projection column %d: %w", i+1, err)
 		}
 		p.progs[i] = prog
+		p.cols[i] = -1
+		if c, ok := prog.expr.(*ColumnRef); ok {
+			p.cols[i] = c.Index
+		}
 	}
 	return p, nil
 }
@@ -145,6 +156,10 @@ func (p *Projection) Types() []types.Type {
 // in out, which must have one slot per expression.
 func (p *Projection) Project(in, out []types.Value) error {
 	for i, prog := range p.progs {
+		if c := p.cols[i]; c >= 0 && c < len(in) {
+			out[i] = in[c]
+			continue
+		}
 		v, err := prog.fn(in)
 		if err != nil {
 			return wrapEval(prog.expr, err)
@@ -385,15 +400,6 @@ func strictN(args []evalFn, f func(xs []types.Value) (types.Value, error)) evalF
 		}
 		return f(xs)
 	}
-}
-
-// strict lifts f over len(args) arguments with the helper of that arity.
-func strict(args []evalFn, f func(xs []types.Value) (types.Value, error)) evalFn {
-	switch len(args) {
-	case 1:
-		return strict1(args[0], func(x types.Value) (types.Value, error) { return f([]types.Value{x}) })
-	}
-	return strictN(args, f)
 }
 
 func constFn(v types.Value) evalFn {

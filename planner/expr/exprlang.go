@@ -42,7 +42,9 @@ func CompileExprLang(e Expr, opts Options) (*ExprLangProgram, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &exprLangCompiler{b: newBuilder(opts), env: &exprLangEnv{}}
+	b := newBuilder(opts)
+	b.viaArgs = true
+	c := &exprLangCompiler{b: b, env: &exprLangEnv{}}
 	src, err := c.source(r)
 	if err != nil {
 		return nil, err

@@ -94,26 +94,27 @@ func buildArithmetic(b *builder, c *Call, args []evalFn) (evalFn, error) {
 	switch {
 	case t.IsInteger():
 		wrap := intWrapper(t.Kind)
+		ox, oy := b.operandOf(c.Args[0], x), b.operandOf(c.Args[1], y)
 		switch arithOp(c) {
 		case "+":
-			return intOp(x, y, func(a, b int64) (int64, error) { return wrap(a + b), nil }), nil
+			return binop(ox, oy, func(a, b types.Value) (types.Value, error) { return types.Int64(wrap(a.Int64() + b.Int64())), nil }), nil
 		case "-":
-			return intOp(x, y, func(a, b int64) (int64, error) { return wrap(a - b), nil }), nil
+			return binop(ox, oy, func(a, b types.Value) (types.Value, error) { return types.Int64(wrap(a.Int64() - b.Int64())), nil }), nil
 		case "*":
-			return intOp(x, y, func(a, b int64) (int64, error) { return wrap(a * b), nil }), nil
+			return binop(ox, oy, func(a, b types.Value) (types.Value, error) { return types.Int64(wrap(a.Int64() * b.Int64())), nil }), nil
 		case "/":
-			return intOp(x, y, func(a, b int64) (int64, error) {
-				if b == 0 {
-					return 0, ErrDivisionByZero
+			return binop(ox, oy, func(a, b types.Value) (types.Value, error) {
+				if b.Int64() == 0 {
+					return types.Value{}, ErrDivisionByZero
 				}
-				return wrap(a / b), nil
+				return types.Int64(wrap(a.Int64() / b.Int64())), nil
 			}), nil
 		case "%":
-			return intOp(x, y, func(a, b int64) (int64, error) {
-				if b == 0 {
-					return 0, ErrDivisionByZero
+			return binop(ox, oy, func(a, b types.Value) (types.Value, error) {
+				if b.Int64() == 0 {
+					return types.Value{}, ErrDivisionByZero
 				}
-				return wrap(a % b), nil
+				return types.Int64(wrap(a.Int64() % b.Int64())), nil
 			}), nil
 		}
 	case t.Kind == types.KindFloat || t.Kind == types.KindDouble:
@@ -135,7 +136,16 @@ func buildArithmetic(b *builder, c *Call, args []evalFn) (evalFn, error) {
 		case "%":
 			op = math.Mod
 		}
-		return strict2(x, y, func(a, b types.Value) (types.Value, error) {
+		ox, oy := b.operandOf(c.Args[0], x), b.operandOf(c.Args[1], y)
+		if t.Kind == types.KindDouble && ta.Kind == types.KindDouble && tb.Kind == types.KindDouble {
+			switch arithOp(c) {
+			case "+":
+				return binop(ox, oy, func(a, b types.Value) (types.Value, error) { return types.Float64(a.Float64() + b.Float64()), nil }), nil
+			case "*":
+				return binop(ox, oy, func(a, b types.Value) (types.Value, error) { return types.Float64(a.Float64() * b.Float64()), nil }), nil
+			}
+		}
+		return binop(ox, oy, func(a, b types.Value) (types.Value, error) {
 			return types.Float64(round(op(fa(a), fb(b)))), nil
 		}), nil
 	case t.Kind == types.KindDecimal:
@@ -154,7 +164,7 @@ func buildArithmetic(b *builder, c *Call, args []evalFn) (evalFn, error) {
 		case "%":
 			op = decMod
 		}
-		return strict2(x, y, func(a, b types.Value) (types.Value, error) {
+		return binop(b.operandOf(c.Args[0], x), b.operandOf(c.Args[1], y), func(a, b types.Value) (types.Value, error) {
 			r, err := op(da(a), db(b))
 			if err != nil {
 				return types.Value{}, err
@@ -494,7 +504,7 @@ func buildComparison(b *builder, c *Call, args []evalFn) (evalFn, error) {
 	switch c.Name {
 	case "=":
 		test = func(r int) bool { return r == 0 }
-	case "<>":
+	case "<>", "!=":
 		test = func(r int) bool { return r != 0 }
 	case "<":
 		test = func(r int) bool { return r < 0 }
@@ -505,32 +515,28 @@ func buildComparison(b *builder, c *Call, args []evalFn) (evalFn, error) {
 	case ">=":
 		test = func(r int) bool { return r >= 0 }
 	}
-	// Fast paths for the common kinds avoid the indirect comparator call.
+	ox, oy := b.operandOf(c.Args[0], x), b.operandOf(c.Args[1], y)
+	// Integer-like kinds compare inline, without a comparator call.
 	if ct.IsInteger() || ct.Kind == types.KindDate || ct.Kind == types.KindTime || ct.Kind == types.KindBoolean {
-		return func(row []types.Value) (types.Value, error) {
-			a, err := x(row)
-			if err != nil || a.IsNull() {
-				return types.Value{}, err
-			}
-			b, err := y(row)
-			if err != nil || b.IsNull() {
-				return types.Value{}, err
-			}
-			return types.Bool(test(cmpInt(a.Int64(), b.Int64()))), nil
-		}, nil
+		var f func(a, b types.Value) (types.Value, error)
+		switch c.Name {
+		case "=":
+			f = func(a, b types.Value) (types.Value, error) { return types.Bool(a.Int64() == b.Int64()), nil }
+		case "<>", "!=":
+			f = func(a, b types.Value) (types.Value, error) { return types.Bool(a.Int64() != b.Int64()), nil }
+		case "<":
+			f = func(a, b types.Value) (types.Value, error) { return types.Bool(a.Int64() < b.Int64()), nil }
+		case "<=":
+			f = func(a, b types.Value) (types.Value, error) { return types.Bool(a.Int64() <= b.Int64()), nil }
+		case ">":
+			f = func(a, b types.Value) (types.Value, error) { return types.Bool(a.Int64() > b.Int64()), nil }
+		default:
+			f = func(a, b types.Value) (types.Value, error) { return types.Bool(a.Int64() >= b.Int64()), nil }
+		}
+		return binop(ox, oy, f), nil
 	}
 	cmp := comparator(ct)
-	return func(row []types.Value) (types.Value, error) {
-		a, err := x(row)
-		if err != nil || a.IsNull() {
-			return types.Value{}, err
-		}
-		b, err := y(row)
-		if err != nil || b.IsNull() {
-			return types.Value{}, err
-		}
-		return types.Bool(test(cmp(a, b))), nil
-	}, nil
+	return binop(ox, oy, func(a, b types.Value) (types.Value, error) { return types.Bool(test(cmp(a, b))), nil }), nil
 }
 
 // ---- boolean logic ----

@@ -107,6 +107,18 @@ func resolveCall(n *Call) (Expr, error) {
 		}
 		c.Args[i] = r
 	}
+	if name == "AND" || name == "OR" {
+		// a AND (b AND c) is one n-ary AND: one closure instead of two.
+		var flat []Expr
+		for _, a := range c.Args {
+			if inner, ok := a.(*Call); ok && inner.Name == name {
+				flat = append(flat, inner.Args...)
+			} else {
+				flat = append(flat, a)
+			}
+		}
+		c.Args = flat
+	}
 	if len(c.Args) < def.minArgs || (def.maxArgs >= 0 && len(c.Args) > def.maxArgs) {
 		return nil, argError(c)
 	}
