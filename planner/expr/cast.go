@@ -3,6 +3,7 @@ package expr
 import (
 	"fmt"
 	"math"
+	"math/big"
 	"strconv"
 	"strings"
 	"time"
@@ -101,7 +102,9 @@ func (b *builder) castFunc(from, to types.Type) (convFn, error) {
 		case famTimestamp:
 			loc := b.locFor(from)
 			return func(v types.Value) (types.Value, error) {
-				return types.DateValue(int32(floorDiv(localMillis(v.Timestamp(), loc), msPerDay))), nil
+				// Flink divides with truncation, so times before 1970 land
+				// on the next day (its behaviour, kept for fidelity).
+				return types.DateValue(int32(localMillis(v.Timestamp(), loc) / msPerDay)), nil
 			}, nil
 		}
 	case famTime:
@@ -161,11 +164,6 @@ func (b *builder) castFunc(from, to types.Type) (convFn, error) {
 				}
 				return types.TimestampValue(ts.Truncate(p)), nil
 			}, nil
-		case famNumeric:
-			// BIGINT -> TIMESTAMP_LTZ: seconds since the epoch.
-			return func(v types.Value) (types.Value, error) {
-				return types.TimestampValue(types.Timestamp{Millis: v.Int64() * 1000}), nil
-			}, nil
 		}
 	case famArray:
 		ec, err := b.castFunc(*from.Elem, *to.Elem)
@@ -216,12 +214,6 @@ func (b *builder) toNumericConv(from, to types.Type) convFn {
 			return func(v types.Value) (types.Value, error) { return types.Float64(float64(v.Int64())), nil }
 		}
 		return func(v types.Value) (types.Value, error) { return types.Int64(v.Int64()), nil }
-	case ff == famTimestamp:
-		// TIMESTAMP_LTZ -> integer: seconds since the epoch.
-		wrap := intWrapper(to.Kind)
-		return func(v types.Value) (types.Value, error) {
-			return types.Int64(wrap(floorDiv(v.Timestamp().Millis, 1000))), nil
-		}
 	case ff == famString:
 		return stringToNumeric(to)
 	}
@@ -273,15 +265,21 @@ func (b *builder) toNumericConv(from, to types.Type) convFn {
 				if math.IsNaN(f) || math.IsInf(f, 0) {
 					return types.Value{}, nil
 				}
-				d, err := types.ParseDecimal(strconv.FormatFloat(f, 'g', -1, bits))
-				if err != nil {
-					return types.Value{}, nil
-				}
-				return decimalResult(d, p, s), nil
+				_ = bits
+				// The exact binary value, rounded half-up: CAST(2.675e0 AS
+				// DECIMAL(10, 2)) is 2.67 in Flink.
+				return decimalResult(decimalFromRat(new(big.Rat).SetFloat64(f), s), p, s), nil
 			}
 		}
 	}
 	return nil
+}
+
+// decimalFromRat rounds r half-up to scale digits.
+func decimalFromRat(r *big.Rat, scale int) types.Decimal {
+	num := new(big.Int).Mul(r.Num(), bigPow10(scale+1))
+	q := num.Quo(num, r.Denom()) // truncated, one extra digit
+	return roundHalfUp(types.NewDecimalBig(q, scale+1), scale)
 }
 
 func mustRescale(d types.Decimal, t types.Type) types.Decimal {
@@ -315,13 +313,19 @@ func floatToInt(f float64, k types.Kind) int64 {
 	}
 	f = math.Trunc(f)
 	if k == types.KindBigInt {
-		switch {
-		case f >= math.MaxInt64:
-			return math.MaxInt64
-		case f <= math.MinInt64:
+		if f > -9.2e18 && f < 9.2e18 {
+			return int64(f)
+		}
+		if math.IsInf(f, 0) {
+			if f > 0 {
+				return math.MaxInt64
+			}
 			return math.MinInt64
 		}
-		return int64(f)
+		// Out of range: the low 64 bits of the exact integer, as Flink's
+		// conversion through BigDecimal.longValue gives.
+		bi, _ := new(big.Float).SetFloat64(f).Int(nil)
+		return int64(bi.Uint64() & math.MaxUint64)
 	}
 	var i int32
 	switch {
@@ -340,9 +344,8 @@ func stringToNumeric(to types.Type) convFn {
 	case to.IsInteger():
 		bits := map[types.Kind]int{types.KindTinyInt: 8, types.KindSmallInt: 16, types.KindInt: 32, types.KindBigInt: 64}[to.Kind]
 		return func(v types.Value) (types.Value, error) {
-			s := strings.TrimSpace(v.Str())
-			i, err := strconv.ParseInt(strings.TrimPrefix(s, "+"), 10, bits)
-			if err != nil || strings.HasPrefix(s, "+-") {
+			i, ok := parseFlinkInt(strings.TrimSpace(v.Str()), bits)
+			if !ok {
 				return types.Value{}, castErr(v.Str(), to)
 			}
 			return types.Int64(i), nil
@@ -357,6 +360,9 @@ func stringToNumeric(to types.Type) convFn {
 			if err != nil {
 				return types.Value{}, castErr(v.Str(), to)
 			}
+			if f == 0 {
+				f = 0 // Flink's parse gives +0.0 for "-0.0"
+			}
 			return types.Float64(f), nil
 		}
 	default:
@@ -364,11 +370,42 @@ func stringToNumeric(to types.Type) convFn {
 		return func(v types.Value) (types.Value, error) {
 			d, err := types.ParseDecimal(strings.TrimSpace(v.Str()))
 			if err != nil {
-				return types.Value{}, castErr(v.Str(), to)
+				// Flink's cast gives zero for text that is not a number.
+				return types.DecimalValue(types.NewDecimal(0, s)), nil
 			}
-			return decimalResult(d, p, s), nil
+			r, err := d.Rescale(p, s)
+			if err != nil {
+				return types.Value{}, fmt.Errorf("%w: %q overflows %s", ErrCast, v.Str(), to.Nullable())
+			}
+			return types.DecimalValue(r), nil
 		}
 	}
+}
+
+// parseFlinkInt parses an integer as Flink's string-to-integer cast: an
+// optional sign, digits, and optionally a '.' followed by digits that are
+// dropped (CAST('1.5' AS INT) is 1); anything else, or a value out of range
+// for the bit size, fails.
+func parseFlinkInt(s string, bits int) (int64, bool) {
+	if i := strings.IndexByte(s, '.'); i >= 0 {
+		for _, r := range s[i+1:] {
+			if r < '0' || r > '9' {
+				return 0, false
+			}
+		}
+		s = s[:i]
+		if s == "" || s == "-" || s == "+" {
+			s += "0"
+		}
+	}
+	if strings.HasPrefix(s, "+") {
+		s = s[1:]
+		if strings.HasPrefix(s, "-") || strings.HasPrefix(s, "+") {
+			return 0, false
+		}
+	}
+	i, err := strconv.ParseInt(s, 10, bits)
+	return i, err == nil
 }
 
 // parseJavaDouble parses like Java's Double.parseDouble for the forms SQL

@@ -44,7 +44,7 @@ func TestResolveTypes(t *testing.T) {
 		{Fn("+", a, b), "BIGINT"},
 		{Fn("/", a, a), "INT NOT NULL"},
 		{Fn("+", d, e), "DECIMAL(12, 3)"},
-		{Fn("*", d, e), "DECIMAL(15, 5)"},
+		{Fn("*", d, e), "DECIMAL(16, 5)"},
 		{Fn("/", d, e), "DECIMAL(19, 8)"},
 		{Fn("%", d, e), "DECIMAL(5, 3)"},
 		{Fn("+", d, a), "DECIMAL(13, 2) NOT NULL"},

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 
@@ -163,7 +164,8 @@ func buildJSON(kind jsonKind) func(*builder, *Call, []evalFn) (evalFn, error) {
 			raw, found, err := walkJSON(doc.Str(), steps)
 			switch kind {
 			case jsonExists:
-				return types.Bool(err == nil && found), nil
+				// A JSON null at the path counts as absent, as in Flink.
+				return types.Bool(err == nil && found && string(raw) != "null"), nil
 			case jsonValue:
 				if err != nil || !found || len(raw) == 0 || raw[0] == '{' || raw[0] == '[' || string(raw) == "null" {
 					return types.Value{}, nil
@@ -175,17 +177,111 @@ func buildJSON(kind jsonKind) func(*builder, *Call, []evalFn) (evalFn, error) {
 					}
 					return types.Str(s), nil
 				}
+				if raw[0] != 't' && raw[0] != 'f' {
+					return types.Str(jacksonNumber(string(raw))), nil
+				}
 				return types.Str(string(raw)), nil
 			default:
 				if err != nil || !found || len(raw) == 0 || (raw[0] != '{' && raw[0] != '[') {
 					return types.Value{}, nil
 				}
-				var out bytes.Buffer
-				if json.Compact(&out, raw) != nil {
+				out, err := compactJSON(raw)
+				if err != nil {
 					return types.Value{}, nil
 				}
-				return types.Str(out.String()), nil
+				return types.Str(out), nil
 			}
 		}), nil
+	}
+}
+
+// jacksonNumber prints a JSON number as Flink's JSON functions do (Jackson
+// reads fractions and exponents as doubles): 2.50 is 2.5, 1e2 is 100.0;
+// integers keep their text.
+func jacksonNumber(s string) string {
+	if !strings.ContainsAny(s, ".eE") {
+		return s
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return s
+	}
+	return javaFloatString(f, 64)
+}
+
+// compactJSON re-serializes a JSON value without spaces, keeping the order
+// of object members and printing numbers as jacksonNumber does.
+func compactJSON(raw []byte) (string, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	type frame struct {
+		obj bool
+		n   int
+	}
+	var stack []frame
+	var sb strings.Builder
+	enc := json.NewEncoder(&sb)
+	enc.SetEscapeHTML(false)
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return "", err
+		}
+		if d, ok := tok.(json.Delim); ok && (d == '}' || d == ']') {
+			stack = stack[:len(stack)-1]
+			sb.WriteRune(rune(d))
+			if len(stack) > 0 {
+				stack[len(stack)-1].n++
+			}
+			continue
+		}
+		if len(stack) > 0 {
+			top := &stack[len(stack)-1]
+			if top.obj && top.n%2 == 0 { // a member name
+				if top.n > 0 {
+					sb.WriteByte(',')
+				}
+				if err := enc.Encode(tok); err != nil {
+					return "", err
+				}
+				trimNewline(&sb)
+				sb.WriteByte(':')
+				top.n++
+				continue
+			}
+			if !top.obj && top.n > 0 {
+				sb.WriteByte(',')
+			}
+		}
+		switch v := tok.(type) {
+		case json.Delim:
+			sb.WriteRune(rune(v))
+			stack = append(stack, frame{obj: v == '{'})
+			continue
+		case json.Number:
+			sb.WriteString(jacksonNumber(v.String()))
+		case nil:
+			sb.WriteString("null")
+		default:
+			if err := enc.Encode(v); err != nil {
+				return "", err
+			}
+			trimNewline(&sb)
+		}
+		if len(stack) > 0 {
+			stack[len(stack)-1].n++
+		}
+	}
+	return sb.String(), nil
+}
+
+func trimNewline(sb *strings.Builder) {
+	s := sb.String()
+	if strings.HasSuffix(s, "\n") {
+		sb.Reset()
+		sb.WriteString(s[:len(s)-1])
 	}
 }

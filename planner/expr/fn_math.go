@@ -269,7 +269,8 @@ func checkFloorCeil(c *Call) (types.Type, error) {
 		return t, errArgs
 	}
 	if t.Kind == types.KindDecimal {
-		return roundDecimalType(t.Precision, t.Scale, 0, t.NotNull), nil
+		// DECIMAL(p, s) -> DECIMAL(p, 0) (Calcite's ARG0_OR_EXACT_NO_SCALE).
+		return withNull(types.DecimalType(t.Precision, 0), t.NotNull), nil
 	}
 	return t, nil
 }

@@ -19,7 +19,7 @@ import (
 func init() {
 	register(
 		&funcDef{name: "UPPER", minArgs: 1, maxArgs: 1, expected: "UPPER(STRING)", check: checkSameString,
-			build: mapString(strings.ToUpper)},
+			build: mapString(javaUpper)},
 		&funcDef{name: "LOWER", minArgs: 1, maxArgs: 1, expected: "LOWER(STRING)", check: checkSameString,
 			build: mapString(strings.ToLower)},
 		&funcDef{name: "TRIM", minArgs: 1, maxArgs: 2, expected: "TRIM([BOTH] [STRING FROM] STRING)", check: checkTrim, build: buildTrim(true, true)},
@@ -70,6 +70,19 @@ func init() {
 	)
 	alias("SUBSTR", "SUBSTRING")
 }
+
+// javaUpper upper-cases like Java's String.toUpperCase: Go's simple case
+// mapping plus the characters whose upper case is several characters.
+func javaUpper(s string) string {
+	u := strings.ToUpper(s)
+	if !strings.ContainsAny(u, "ßŉǰΐΰևﬀﬁﬂﬃﬄﬅﬆ") {
+		return u
+	}
+	return javaUpperSpecial.Replace(u)
+}
+
+var javaUpperSpecial = strings.NewReplacer("ß", "SS", "ŉ", "ʼN", "ǰ", "J̌", "ΐ", "Ϊ́", "ΰ", "Ϋ́", "և", "ԵՒ",
+	"ﬀ", "FF", "ﬁ", "FI", "ﬂ", "FL", "ﬃ", "FFI", "ﬄ", "FFL", "ﬅ", "ST", "ﬆ", "ST")
 
 func stringLen(t types.Type) int {
 	if t.IsString() {
@@ -349,33 +362,6 @@ func (b *builder) regex(pattern evalFn, isConst bool) (func(row []types.Value) (
 	}, nil
 }
 
-// javaReplacement converts a java.util.regex replacement ($1, \$) to Go's
-// template syntax (${1}, $$).
-func javaReplacement(r string) string {
-	var sb strings.Builder
-	for i := 0; i < len(r); i++ {
-		switch {
-		case r[i] == '\\' && i+1 < len(r):
-			i++
-			if r[i] == '$' {
-				sb.WriteString("$$")
-			} else {
-				sb.WriteByte(r[i])
-			}
-		case r[i] == '$':
-			j := i + 1
-			for j < len(r) && r[j] >= '0' && r[j] <= '9' {
-				j++
-			}
-			sb.WriteString("${" + r[i+1:j] + "}")
-			i = j - 1
-		default:
-			sb.WriteByte(r[i])
-		}
-	}
-	return sb.String()
-}
-
 // buildRegexpReplace: an invalid pattern gives NULL (Flink logs and returns
 // null).
 func buildRegexpReplace(b *builder, c *Call, a []evalFn) (evalFn, error) {
@@ -396,7 +382,8 @@ func buildRegexpReplace(b *builder, c *Call, a []evalFn) (evalFn, error) {
 		if err != nil || rep.IsNull() {
 			return types.Value{}, err
 		}
-		return types.Str(r.ReplaceAllString(s.Str(), javaReplacement(rep.Str()))), nil
+		// Flink quotes the replacement: $1 is literal text, not a group.
+		return types.Str(r.ReplaceAllLiteralString(s.Str(), rep.Str())), nil
 	}, nil
 }
 

@@ -3,6 +3,7 @@ package expr
 import (
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/streamsql/streamsql/types"
@@ -183,6 +184,19 @@ func buildToTimestamp(ltz bool) func(*builder, *Call, []evalFn) (evalFn, error) 
 			return nil, err
 		}
 		loc := b.loc
+		if len(a) == 1 {
+			// Without a pattern Flink accepts 'yyyy-MM-dd[ HH:mm[:ss[.f...]]]'.
+			return strict1(a[0], func(v types.Value) (types.Value, error) {
+				ts, ok := parseTimestamp(strings.TrimSpace(v.Str()))
+				if !ok {
+					return types.Value{}, nil
+				}
+				if ltz {
+					ts = fromLocal(ts, loc)
+				}
+				return types.TimestampValue(ts.Truncate(3)), nil
+			}), nil
+		}
 		return func(row []types.Value) (types.Value, error) {
 			v, err := a[0](row)
 			if err != nil || v.IsNull() {
@@ -372,11 +386,12 @@ func buildExtract(b *builder, c *Call, a []evalFn) (evalFn, error) {
 		case UnitSecond:
 			r = int64(ct.Second())
 		case UnitMillisecond:
-			r = int64(ct.Second()*1000 + ct.Nanosecond()/1e6)
+			// Within the second, as Flink (not Calcite's seconds*1000+ms).
+			r = int64(ct.Nanosecond() / 1e6)
 		case UnitMicrosecond:
-			r = int64(ct.Second())*1e6 + int64(ct.Nanosecond()/1e3)
+			r = int64(ct.Nanosecond() / 1e3)
 		case UnitNanosecond:
-			r = int64(ct.Second())*1e9 + int64(ct.Nanosecond())
+			r = int64(ct.Nanosecond())
 		case UnitEpoch:
 			if t.Kind == types.KindTimestampLTZ {
 				r = floorDiv(v.Timestamp().Millis, 1000)

@@ -51,7 +51,6 @@ func decimalIn(s string, p, sc int) types.Value {
 // Literal helpers with Flink's literal types.
 func li(i int64) Expr  { return Lit(types.Int().NotNullable(), types.Int64(i)) }
 func ls(s string) Expr { return Lit(types.Char(len([]rune(s))).NotNullable(), types.Str(s)) }
-func lb(b bool) Expr   { return Lit(types.Boolean().NotNullable(), types.Bool(b)) }
 
 func col(name string, t types.Type) gcol { return gcol{name: name, typ: t} }
 

@@ -13,11 +13,12 @@ import (
 // IN, LIKE, || and subscripts.
 
 func init() {
-	for _, op := range []string{"+", "-", "*", "/", "%"} {
-		register(&funcDef{name: op, minArgs: 2, maxArgs: 2,
-			expected: "(NUMERIC " + op + " NUMERIC)" + map[bool]string{true: " or (TIMESTAMP/DATE " + op + " INTERVAL)", false: ""}[op == "+" || op == "-"],
-			check:    checkArithmetic, build: buildArithmetic})
+	for _, op := range []string{"+", "-", "*", "/"} {
+		register(&funcDef{name: op, minArgs: 2, maxArgs: 2, expected: "(NUMERIC " + op + " NUMERIC)",
+			check: checkArithmetic, build: buildArithmetic})
 	}
+	register(&funcDef{name: "%", minArgs: 2, maxArgs: 2, expected: "MOD(EXACT_NUMERIC, EXACT_NUMERIC)",
+		check: checkArithmetic, build: buildArithmetic})
 	alias("MOD", "%")
 	register(&funcDef{name: "NEGATE", minArgs: 1, maxArgs: 1, expected: "-NUMERIC",
 		check: func(c *Call) (types.Type, error) {
@@ -68,6 +69,9 @@ func checkArithmetic(c *Call) (types.Type, error) {
 	}
 	if a.Kind == types.KindNull {
 		return types.Null(), nil
+	}
+	if arithOp(c) == "%" && (numericRank(a.Kind) > 5 || numericRank(b.Kind) > 5) {
+		return types.Type{}, errArgs // MOD takes exact numerics only
 	}
 	t, ok := arithmeticType(arithOp(c), a, b)
 	if !ok {
@@ -181,24 +185,6 @@ func arithOp(c *Call) string {
 		return "%"
 	}
 	return c.Name
-}
-
-func intOp(x, y evalFn, op func(a, b int64) (int64, error)) evalFn {
-	return func(row []types.Value) (types.Value, error) {
-		a, err := x(row)
-		if err != nil || a.IsNull() {
-			return types.Value{}, err
-		}
-		b, err := y(row)
-		if err != nil || b.IsNull() {
-			return types.Value{}, err
-		}
-		r, err := op(a.Int64(), b.Int64())
-		if err != nil {
-			return types.Value{}, err
-		}
-		return types.Int64(r), nil
-	}
 }
 
 // intWrapper returns the two's-complement wrap-around of an integer kind,
@@ -373,7 +359,9 @@ func checkComparison(c *Call) (types.Type, error) {
 	if ct.Kind == types.KindMap && c.Name != "=" && c.Name != "<>" {
 		return types.Type{}, errArgs
 	}
-	coerceArgs(c, ct)
+	if !mixedApproxDecimal(a, b) {
+		coerceArgs(c, ct)
+	}
 	return withNull(types.Boolean(), a.NotNull && b.NotNull), nil
 }
 
@@ -418,6 +406,40 @@ func comparator(t types.Type) func(a, b types.Value) int {
 		return func(a, b types.Value) int { return cmpMap(a.Map(), b.Map(), key, val) }
 	}
 	return func(a, b types.Value) int { return 0 }
+}
+
+// mixedApproxDecimal reports a comparison of FLOAT/DOUBLE with DECIMAL.
+// Flink decides = and <> on the exact values (0.1e0 = 0.1 is FALSE: the
+// double nearest 0.1 is not 0.1) but <, <=, > and >= on doubles
+// (0.1e0 <= 0.1 is TRUE); streamsql does the same.
+func mixedApproxDecimal(a, b types.Type) bool {
+	approx := func(t types.Type) bool { return t.Kind == types.KindFloat || t.Kind == types.KindDouble }
+	return (approx(a) && b.Kind == types.KindDecimal) || (a.Kind == types.KindDecimal && approx(b))
+}
+
+// exactNumericComparator compares a FLOAT/DOUBLE with a DECIMAL exactly.
+func exactNumericComparator(ta, tb types.Type) func(a, b types.Value) int {
+	toRat := func(t types.Type) func(v types.Value) (*big.Rat, float64) {
+		if t.Kind == types.KindDecimal {
+			return func(v types.Value) (*big.Rat, float64) { return v.Decimal().Rat(), v.Decimal().Float64() }
+		}
+		return func(v types.Value) (*big.Rat, float64) {
+			f := v.Float64()
+			if math.IsNaN(f) || math.IsInf(f, 0) {
+				return nil, f
+			}
+			return new(big.Rat).SetFloat64(f), f
+		}
+	}
+	ra, rb := toRat(ta), toRat(tb)
+	return func(a, b types.Value) int {
+		x, fx := ra(a)
+		y, fy := rb(b)
+		if x == nil || y == nil {
+			return cmpFloat(fx, fy)
+		}
+		return x.Cmp(y)
+	}
 }
 
 func cmpInt(a, b int64) int {
@@ -536,6 +558,14 @@ func buildComparison(b *builder, c *Call, args []evalFn) (evalFn, error) {
 		return binop(ox, oy, f), nil
 	}
 	cmp := comparator(ct)
+	if ta, tb := c.Args[0].Type(), c.Args[1].Type(); mixedApproxDecimal(ta, tb) {
+		if c.Name == "=" || c.Name == "<>" || c.Name == "!=" {
+			cmp = exactNumericComparator(ta, tb)
+		} else {
+			fa, fb := floatConv(ta), floatConv(tb)
+			cmp = func(a, b types.Value) int { return cmpFloat(fa(a), fb(b)) }
+		}
+	}
 	return binop(ox, oy, func(a, b types.Value) (types.Value, error) { return types.Bool(test(cmp(a, b))), nil }), nil
 }
 
@@ -797,6 +827,26 @@ func buildIn(negated bool) func(*builder, *Call, []evalFn) (evalFn, error) {
 				}
 			}
 			isInt := ct.IsInteger()
+			if !isInt && len(strs) <= 8 {
+				// A short list is faster to scan than to hash.
+				small := make([]string, 0, len(strs))
+				for k := range strs {
+					small = append(small, k)
+				}
+				return func(row []types.Value) (types.Value, error) {
+					v, err := x(row)
+					if err != nil || v.IsNull() {
+						return types.Value{}, err
+					}
+					s := v.Str()
+					for _, k := range small {
+						if s == k {
+							return result(true, listNull), nil
+						}
+					}
+					return result(false, listNull), nil
+				}, nil
+			}
 			return func(row []types.Value) (types.Value, error) {
 				v, err := x(row)
 				if err != nil || v.IsNull() {

@@ -70,9 +70,6 @@ func fromLocal(ts types.Timestamp, loc *time.Location) types.Timestamp {
 	return types.TimestampFromTime(lt)
 }
 
-// civil returns the calendar fields of a local timestamp.
-func civil(ts types.Timestamp) time.Time { return ts.Time() }
-
 func epochDays(y int, m time.Month, d int) int32 {
 	return int32(floorDiv(time.Date(y, m, d, 0, 0, 0, 0, time.UTC).Unix(), 86400))
 }
@@ -134,11 +131,11 @@ func parseTime(s string) (int64, bool) {
 	return (int64(hms[0])*3600+int64(hms[1])*60+int64(hms[2]))*1e9 + frac, true
 }
 
-// parseTimestamp parses 'yyyy-MM-dd[( |T)HH:mm[:ss[.fffffffff]]]' as a
-// local date-time.
+// parseTimestamp parses 'yyyy-MM-dd[ HH:mm[:ss[.fffffffff]]]' as a local
+// date-time (Flink rejects the ISO 'T' separator in casts).
 func parseTimestamp(s string) (types.Timestamp, bool) {
 	datePart, timePart := s, ""
-	if i := strings.IndexAny(s, " T"); i >= 0 {
+	if i := strings.IndexByte(s, ' '); i >= 0 {
 		datePart, timePart = s[:i], strings.TrimSpace(s[i+1:])
 	}
 	d, ok := parseDate(datePart)

@@ -108,7 +108,7 @@ func arithmeticType(op string, a, b types.Type) (types.Type, bool) {
 		s := max(s1, s2)
 		return decimalOf(max(p1-s1, p2-s2)+s+1, s, notNull), true
 	case "*":
-		return decimalOf(p1+p2, s1+s2, notNull), true
+		return decimalOf(p1+p2+1, s1+s2, notNull), true
 	case "/":
 		s := max(6, s1+p2+1)
 		return decimalOf(p1-s1+s2+s, s, notNull), true
@@ -326,11 +326,13 @@ func castAllowed(from, to types.Type) bool {
 	case famBool:
 		return ft == famNumeric
 	case famNumeric:
-		return ft == famBool || (ft == famTimestamp && from.IsInteger() && to.Kind == types.KindTimestampLTZ)
+		// Flink 1.20 rejects numeric <-> TIMESTAMP_LTZ casts and
+		// recommends TO_TIMESTAMP_LTZ.
+		return ft == famBool
 	case famDate:
 		return ft == famTimestamp
 	case famTimestamp:
-		return ft == famDate || ft == famTime || (ft == famNumeric && to.IsInteger() && from.Kind == types.KindTimestampLTZ)
+		return ft == famDate || ft == famTime
 	case famBinary:
 		return false
 	}
