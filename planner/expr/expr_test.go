@@ -411,3 +411,27 @@ func TestNullInputs(t *testing.T) {
 		}
 	}
 }
+
+// TestNullInputsTemporalForms covers the forms with a time unit and the
+// casts: NULL in, NULL out.
+func TestNullInputsTemporalForms(t *testing.T) {
+	ts := Col(0, "t", types.TimestampType(3))
+	n := Col(1, "n", types.Int())
+	exprs := []Expr{
+		FnUnit("EXTRACT", UnitYear, ts),
+		FnUnit("CEIL", UnitDay, ts),
+		FnUnit("FLOOR", UnitHour, ts),
+		FnUnit("TIMESTAMPADD", UnitDay, n, ts),
+		FnUnit("TIMESTAMPDIFF", UnitDay, ts, ts),
+		CastTo(ts, types.Date()),
+		TryCastTo(n, types.String()),
+		Fn("NOT BETWEEN", n, li(1), li(2)),
+		Fn("NOT IN", n, li(1)),
+		Fn("NEGATE", n),
+	}
+	for _, e := range exprs {
+		if got := eval(t, e, utcOpts, null, null); got != "NULL" {
+			t.Errorf("%s with NULL inputs = %s, want NULL", e, got)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/streamsql/streamsql/types"
@@ -21,7 +22,7 @@ func init() {
 		&funcDef{name: "UPPER", minArgs: 1, maxArgs: 1, expected: "UPPER(STRING)", check: checkSameString,
 			build: mapString(javaUpper)},
 		&funcDef{name: "LOWER", minArgs: 1, maxArgs: 1, expected: "LOWER(STRING)", check: checkSameString,
-			build: mapString(strings.ToLower)},
+			build: mapString(javaLower)},
 		&funcDef{name: "TRIM", minArgs: 1, maxArgs: 2, expected: "TRIM([BOTH] [STRING FROM] STRING)", check: checkTrim, build: buildTrim(true, true)},
 		&funcDef{name: "LTRIM", minArgs: 1, maxArgs: 2, expected: "LTRIM(STRING) or TRIM(LEADING [STRING] FROM STRING)", check: checkTrim, build: buildTrim(true, false)},
 		&funcDef{name: "RTRIM", minArgs: 1, maxArgs: 2, expected: "RTRIM(STRING) or TRIM(TRAILING [STRING] FROM STRING)", check: checkTrim, build: buildTrim(false, true)},
@@ -83,6 +84,33 @@ func javaUpper(s string) string {
 
 var javaUpperSpecial = strings.NewReplacer("ß", "SS", "ŉ", "ʼN", "ǰ", "J̌", "ΐ", "Ϊ́", "ΰ", "Ϋ́", "և", "ԵՒ",
 	"ﬀ", "FF", "ﬁ", "FI", "ﬂ", "FL", "ﬃ", "FFI", "ﬄ", "FFL", "ﬅ", "ST", "ﬆ", "ST")
+
+// javaLower lower-cases like Java's String.toLowerCase(Locale.ROOT): Go's
+// simple case mapping, plus İ to "i̇" and a word-final Σ to ς.
+func javaLower(s string) string {
+	if !strings.ContainsAny(s, "İΣ") {
+		return strings.ToLower(s)
+	}
+	rs := []rune(s)
+	var sb strings.Builder
+	for i, r := range rs {
+		switch r {
+		case 'İ':
+			sb.WriteString("i\u0307")
+		case 'Σ':
+			before := i > 0 && unicode.IsLetter(rs[i-1])
+			after := i+1 < len(rs) && unicode.IsLetter(rs[i+1])
+			if before && !after {
+				sb.WriteRune('ς')
+			} else {
+				sb.WriteRune('σ')
+			}
+		default:
+			sb.WriteRune(unicode.ToLower(r))
+		}
+	}
+	return sb.String()
+}
 
 func stringLen(t types.Type) int {
 	if t.IsString() {

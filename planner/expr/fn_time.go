@@ -135,7 +135,7 @@ func (b *builder) format(c *Call, i int, args []evalFn, def string) (func(row []
 }
 
 func checkDateFormat(c *Call) (types.Type, error) {
-	if !is(c.Args[0].Type(), famTimestamp, famString, famDate) || !is(c.Args[1].Type(), famString) {
+	if !is(c.Args[0].Type(), famTimestamp, famString) || !is(c.Args[1].Type(), famString) {
 		return types.Type{}, errArgs
 	}
 	return withNull(types.String(), allNotNull(c)), nil
@@ -503,7 +503,7 @@ func checkTimestampAdd(c *Call) (types.Type, error) {
 		switch c.Unit {
 		case UnitYear, UnitQuarter, UnitMonth, UnitWeek, UnitDay:
 		default:
-			t = withNull(types.TimestampType(0), t.NotNull)
+			t = withNull(types.TimestampType(types.DefaultTimestampPrecision), t.NotNull)
 		}
 	}
 	return withNull(t, allNotNull(c)), nil

@@ -187,6 +187,7 @@ func goldenCases() []gcase {
 	cs = append(cs, mathCases()...)
 	cs = append(cs, timeCases()...)
 	cs = append(cs, jsonCases()...)
+	cs = append(cs, moreCases()...)
 	return cs
 }
 

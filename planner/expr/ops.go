@@ -2,6 +2,7 @@ package expr
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"math/big"
 	"strings"
@@ -781,7 +782,7 @@ func buildBetween(negated bool) func(*builder, *Call, []evalFn) (evalFn, error) 
 }
 
 func checkIn(c *Call) (types.Type, error) {
-	ct, ok := commonType(argTypes(c)...)
+	ct, ok := inCommonType(argTypes(c))
 	if !ok {
 		return types.Type{}, errArgs
 	}
@@ -789,12 +790,39 @@ func checkIn(c *Call) (types.Type, error) {
 	return withNull(types.Boolean(), allNotNull(c)), nil
 }
 
+// inCommonType is the type IN compares in. Unlike =, IN lets strings meet
+// numbers (Flink's '1' IN (1) is TRUE): the strings are cast to the
+// numbers' common type.
+func inCommonType(ts []types.Type) (types.Type, bool) {
+	if ct, ok := commonType(ts...); ok {
+		return ct, true
+	}
+	var nums []types.Type
+	notNull := true
+	for _, t := range ts {
+		notNull = notNull && t.NotNull
+		switch familyOf(t) {
+		case famNumeric:
+			nums = append(nums, t)
+		case famString, famNull:
+		default:
+			return types.Type{}, false
+		}
+	}
+	if len(nums) == 0 {
+		return types.Type{}, false
+	}
+	ct, ok := commonType(nums...)
+	ct.NotNull = notNull
+	return ct, ok
+}
+
 // buildIn: x IN (a, b, ...) is TRUE when x equals one of them, else NULL
 // when x or any of them is NULL, else FALSE. Constant lists of integers or
 // strings are looked up in a set.
 func buildIn(negated bool) func(*builder, *Call, []evalFn) (evalFn, error) {
 	return func(b *builder, c *Call, args []evalFn) (evalFn, error) {
-		ct, _ := commonType(argTypes(c)...)
+		ct, _ := inCommonType(argTypes(c))
 		cmp := comparator(ct)
 		x, list := args[0], args[1:]
 		result := func(found, sawNull bool) types.Value {
@@ -905,15 +933,18 @@ func checkItem(c *Call) (types.Type, error) {
 	return types.Type{}, errArgs
 }
 
-// buildItem: arr[i] is 1-based and NULL out of range; m[k] is NULL for a
-// missing key.
+// buildItem: arr[i] is 1-based, NULL past the end and an error below 1 (as
+// in Flink); m[k] is NULL for a missing key.
 func buildItem(b *builder, c *Call, args []evalFn) (evalFn, error) {
 	a := c.Args[0].Type()
 	if a.Kind == types.KindArray {
 		return strict2(args[0], args[1], func(arr, i types.Value) (types.Value, error) {
 			l := arr.List()
 			n := i.Int64()
-			if n < 1 || n > int64(len(l)) {
+			if n < 1 {
+				return types.Value{}, fmt.Errorf("%w: array index %d; indexes start at 1", ErrInvalidArgument, n)
+			}
+			if n > int64(len(l)) {
 				return types.Value{}, nil
 			}
 			return l[n-1], nil

@@ -39,6 +39,10 @@ func literalSQL(v types.Value, t types.Type) string {
 	case types.KindDecimal:
 		d := v.Decimal()
 		s := d.String()
+		if d.Precision() > 18 {
+			// Flink's parser refuses numeric literals this long.
+			return "CAST('" + s + "' AS " + tn + ")"
+		}
 		if d.Sign() < 0 {
 			s = "(" + s + ")"
 		}

@@ -269,7 +269,12 @@ func (f *javaFormat) parse(s string) (parsed, bool) {
 			}
 		}
 		if tk.letter == 'S' {
-			minW, maxW = tk.count, tk.count
+			// Flink accepts fewer fraction digits than the pattern has
+			// ('.5' for SSS) unless another number follows directly.
+			minW, maxW = 1, 9
+			if adjacent {
+				minW, maxW = tk.count, tk.count
+			}
 		}
 		j := pos
 		for j < len(s) && j-pos < maxW && s[j] >= '0' && s[j] <= '9' {

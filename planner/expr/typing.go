@@ -187,9 +187,9 @@ func familyOf(t types.Type) family {
 // conversion allows): NULL merges with anything; integers widen; integers
 // and DECIMAL merge to a DECIMAL wide enough for both; anything with
 // FLOAT/DOUBLE gives DOUBLE (FLOAT when no DOUBLE); CHAR and VARCHAR merge
-// to the longer VARCHAR (CHAR when all are CHAR); DATE and TIMESTAMP merge
-// to TIMESTAMP; TIMESTAMP and TIMESTAMP_LTZ merge to TIMESTAMP_LTZ; the
-// precision is the largest. The result is nullable when any input is.
+// to the longer VARCHAR (CHAR when all are CHAR of one length); TIMESTAMP
+// and TIMESTAMP_LTZ merge to TIMESTAMP_LTZ; the precision is the largest.
+// DATE does not merge with TIMESTAMP (Flink refuses DATE < TIMESTAMP). The result is nullable when any input is.
 func commonType(ts ...types.Type) (types.Type, bool) {
 	var out types.Type
 	have := false
@@ -219,12 +219,6 @@ func commonType(ts ...types.Type) (types.Type, bool) {
 
 func merge2(a, b types.Type) (types.Type, bool) {
 	fa, fb := familyOf(a), familyOf(b)
-	if fa == famDate && fb == famTimestamp {
-		return b, true
-	}
-	if fa == famTimestamp && fb == famDate {
-		return a, true
-	}
 	if fa != fb {
 		return types.Type{}, false
 	}
@@ -315,7 +309,7 @@ func castAllowed(from, to types.Type) bool {
 		return true
 	}
 	if ft == famString {
-		return ff != famArray && ff != famMap && ff != famRow && ff != famOther
+		return ff != famOther
 	}
 	switch ff {
 	case famString:

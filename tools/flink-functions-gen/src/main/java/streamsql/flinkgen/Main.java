@@ -50,6 +50,12 @@ public final class Main {
     out.put("timeZone", zone);
     ObjectNode results = out.putObject("results");
     String only = System.getenv("ONLY");
+    File resultsFile = new File(dir, "results.json");
+    if (only != null && resultsFile.exists()) {
+      // Re-running a subset: keep the other cases' results.
+      JsonNode old = om.readTree(resultsFile).get("results");
+      old.fields().forEachRemaining(e -> results.set(e.getKey(), e.getValue()));
+    }
     int n = 0;
     for (JsonNode c : spec.get("cases")) {
       String id = c.get("id").asText();
@@ -62,8 +68,14 @@ public final class Main {
         System.err.println(n + " cases done");
       }
     }
-    om.writeValue(new File(dir, "results.json"), out);
-    System.err.println("wrote " + n + " results to " + new File(dir, "results.json"));
+    // Drop results of cases that no longer exist.
+    java.util.Set<String> ids = new java.util.HashSet<>();
+    for (JsonNode c : spec.get("cases")) {
+      ids.add(c.get("id").asText());
+    }
+    results.retain(ids);
+    om.writeValue(resultsFile, out);
+    System.err.println("evaluated " + n + " cases; wrote " + results.size() + " results to " + resultsFile);
     System.exit(0);
   }
 
