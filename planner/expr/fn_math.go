@@ -43,9 +43,26 @@ func checkCoalesce(c *Call) (types.Type, error) {
 
 // buildCoalesce returns the first non-NULL argument, evaluating no further.
 func buildCoalesce(b *builder, c *Call, a []evalFn) (evalFn, error) {
+	ops := make([]operand, len(a))
+	for i := range a {
+		ops[i] = b.operandOf(c.Args[i], a[i])
+	}
+	if len(ops) == 2 && ops[0].col >= 0 && ops[1].konst {
+		// COALESCE(column, default): the common case, without calls.
+		xc, def := ops[0].col, ops[1].val
+		return func(row []types.Value) (types.Value, error) {
+			if xc >= len(row) {
+				return types.Value{}, errColumn(xc, len(row))
+			}
+			if v := row[xc]; !v.IsNull() {
+				return v, nil
+			}
+			return def, nil
+		}, nil
+	}
 	return func(row []types.Value) (types.Value, error) {
-		for _, f := range a {
-			v, err := f(row)
+		for i := range ops {
+			v, err := ops[i].read(row)
 			if err != nil || !v.IsNull() {
 				return v, err
 			}

@@ -75,6 +75,16 @@ func init() {
 // javaUpper upper-cases like Java's String.toUpperCase: Go's simple case
 // mapping plus the characters whose upper case is several characters.
 func javaUpper(s string) string {
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return strings.ToUpper(s)
+	}
 	u := strings.ToUpper(s)
 	if !strings.ContainsAny(u, "ßŉǰΐΰևﬀﬁﬂﬃﬄﬅﬆ") {
 		return u
@@ -156,7 +166,7 @@ func checkStringsNullable(result types.Type) func(c *Call) (types.Type, error) {
 
 func mapString(f func(string) string) func(*builder, *Call, []evalFn) (evalFn, error) {
 	return func(b *builder, c *Call, a []evalFn) (evalFn, error) {
-		return strict1(a[0], func(s types.Value) (types.Value, error) { return types.Str(f(s.Str())), nil }), nil
+		return unop(b.operandOf(c.Args[0], a[0]), func(s types.Value) (types.Value, error) { return types.Str(f(s.Str())), nil }), nil
 	}
 }
 

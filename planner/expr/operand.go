@@ -50,6 +50,38 @@ func errColumn(i, n int) error {
 	return fmt.Errorf("%w: row has %d fields, no field #%d", ErrInvalidArgument, n, i)
 }
 
+// read evaluates the operand.
+func (o *operand) read(row []types.Value) (types.Value, error) {
+	switch {
+	case o.col >= 0:
+		if o.col >= len(row) {
+			return types.Value{}, errColumn(o.col, len(row))
+		}
+		return row[o.col], nil
+	case o.konst:
+		return o.val, nil
+	}
+	return o.fn(row)
+}
+
+// unop returns a strict evaluator of f(x): NULL when x is NULL.
+func unop(x operand, f func(a types.Value) (types.Value, error)) evalFn {
+	if x.col >= 0 {
+		xc := x.col
+		return func(row []types.Value) (types.Value, error) {
+			if xc >= len(row) {
+				return types.Value{}, errColumn(xc, len(row))
+			}
+			a := row[xc]
+			if a.IsNull() {
+				return types.Value{}, nil
+			}
+			return f(a)
+		}
+	}
+	return strict1(x.fn, f)
+}
+
 // binop returns a strict evaluator of f(x, y): NULL when either is NULL.
 func binop(x, y operand, f func(a, b types.Value) (types.Value, error)) evalFn {
 	switch {

@@ -558,6 +558,24 @@ func buildComparison(b *builder, c *Call, args []evalFn) (evalFn, error) {
 		}
 		return binop(ox, oy, f), nil
 	}
+	if ct.Kind == types.KindDecimal && !mixedApproxDecimal(c.Args[0].Type(), c.Args[1].Type()) {
+		var f func(a, b types.Value) (types.Value, error)
+		switch c.Name {
+		case "=":
+			f = func(a, b types.Value) (types.Value, error) { return types.Bool(a.Decimal().Cmp(b.Decimal()) == 0), nil }
+		case "<>", "!=":
+			f = func(a, b types.Value) (types.Value, error) { return types.Bool(a.Decimal().Cmp(b.Decimal()) != 0), nil }
+		case "<":
+			f = func(a, b types.Value) (types.Value, error) { return types.Bool(a.Decimal().Cmp(b.Decimal()) < 0), nil }
+		case "<=":
+			f = func(a, b types.Value) (types.Value, error) { return types.Bool(a.Decimal().Cmp(b.Decimal()) <= 0), nil }
+		case ">":
+			f = func(a, b types.Value) (types.Value, error) { return types.Bool(a.Decimal().Cmp(b.Decimal()) > 0), nil }
+		default:
+			f = func(a, b types.Value) (types.Value, error) { return types.Bool(a.Decimal().Cmp(b.Decimal()) >= 0), nil }
+		}
+		return binop(ox, oy, f), nil
+	}
 	cmp := comparator(ct)
 	if ta, tb := c.Args[0].Type(), c.Args[1].Type(); mixedApproxDecimal(ta, tb) {
 		if c.Name == "=" || c.Name == "<>" || c.Name == "!=" {
@@ -604,10 +622,14 @@ func buildAnd(b *builder, c *Call, args []evalFn) (evalFn, error) {
 			return v, nil
 		}, nil
 	}
+	ops := make([]operand, len(args))
+	for i := range args {
+		ops[i] = b.operandOf(c.Args[i], args[i])
+	}
 	return func(row []types.Value) (types.Value, error) {
 		sawNull := false
-		for _, f := range args {
-			v, err := f(row)
+		for i := range ops {
+			v, err := ops[i].read(row)
 			if err != nil {
 				return v, err
 			}
@@ -861,8 +883,9 @@ func buildIn(negated bool) func(*builder, *Call, []evalFn) (evalFn, error) {
 				for k := range strs {
 					small = append(small, k)
 				}
+				ox := b.operandOf(c.Args[0], x)
 				return func(row []types.Value) (types.Value, error) {
-					v, err := x(row)
+					v, err := ox.read(row)
 					if err != nil || v.IsNull() {
 						return types.Value{}, err
 					}
