@@ -31,6 +31,7 @@
 //	TIMESTAMPADD(unit, n, t)            "TIMESTAMPADD" with Call.Unit, args (n, t)
 //	TIMESTAMPDIFF(unit, a, b)           "TIMESTAMPDIFF" with Call.Unit, args (a, b)
 //	CURRENT_TIMESTAMP, LOCALTIMESTAMP   calls without arguments (NOW() is an alias)
+//	JSON_VALUE(j, p RETURNING t)        "JSON_VALUE" with Call.Returning = t
 //
 // [Expr.String] prints a tree back as Flink SQL; the golden tests send
 // exactly that text to Flink.
@@ -80,6 +81,14 @@
 // ESCAPE character quotes the next one; REGEXP_* take Java-style patterns
 // (run by Go's RE2, so back-references and look-around are not supported)
 // and give NULL for an invalid pattern; replacement strings use Java's $n.
+//
+// JSON: paths are SQL/JSON lax paths ($, .key, ['key'], [n]). JSON_VALUE
+// returns the scalar as STRING, numbers printed as Jackson does (2.50 is
+// 2.5); RETURNING BOOLEAN, INT or DOUBLE requires the JSON value to be of
+// that kind and fails otherwise, the only types Flink 1.20 supports there.
+// JSON_QUERY returns objects and arrays (WITHOUT ARRAY WRAPPER); JSON_EXISTS
+// is FALSE for a JSON null. The ON EMPTY / ON ERROR clauses take their
+// defaults (NULL, and FALSE for JSON_EXISTS) and cannot be changed yet.
 //
 // Numbers: ROUND rounds half away from zero (DOUBLE through its shortest
 // decimal text, as BigDecimal.valueOf does); CAST from DOUBLE to an integer

@@ -20,13 +20,76 @@ import (
 
 func init() {
 	register(
-		&funcDef{name: "JSON_VALUE", minArgs: 2, maxArgs: 2, expected: "JSON_VALUE(STRING json, STRING path)",
-			check: checkStringsNullable(types.String()), build: buildJSON(jsonValue)},
+		&funcDef{name: "JSON_VALUE", minArgs: 2, maxArgs: 2, expected: "JSON_VALUE(STRING json, STRING path [RETURNING type])",
+			check: checkJSONValue, build: buildJSONValue},
 		&funcDef{name: "JSON_QUERY", minArgs: 2, maxArgs: 2, expected: "JSON_QUERY(STRING json, STRING path)",
 			check: checkStringsNullable(types.String()), build: buildJSON(jsonQuery)},
 		&funcDef{name: "JSON_EXISTS", minArgs: 2, maxArgs: 2, expected: "JSON_EXISTS(STRING json, STRING path)",
 			check: checkStrings(types.Boolean()), build: buildJSON(jsonExists)},
 	)
+}
+
+func checkJSONValue(c *Call) (types.Type, error) {
+	if _, err := checkStrings(types.String())(c); err != nil {
+		return types.Type{}, err
+	}
+	if r := c.Returning; r.Kind != types.KindInvalid {
+		switch r.Kind {
+		case types.KindVarChar, types.KindChar, types.KindBoolean, types.KindInt, types.KindDouble:
+			return r.Nullable(), nil
+		}
+		// Flink 1.20 fails to generate code for the other types.
+		return types.Type{}, &ArgumentError{Function: c.Name, Given: argTypes(c), Expected: "RETURNING STRING, BOOLEAN, INT or DOUBLE"}
+	}
+	return types.String(), nil
+}
+
+// buildJSONValue extracts the scalar as a string or, with RETURNING
+// BOOLEAN/INT/DOUBLE, as that type. As in Flink, the JSON value must already
+// be of that kind (true/false; an integer that fits INT; a number with a
+// fraction or exponent): anything else fails the evaluation (Flink throws
+// ClassCastException) rather than being converted.
+func buildJSONValue(b *builder, c *Call, a []evalFn) (evalFn, error) {
+	fn, err := buildJSON(jsonValue)(b, c, a)
+	if err != nil {
+		return nil, err
+	}
+	r := c.Returning
+	switch r.Kind {
+	case types.KindInvalid, types.KindVarChar, types.KindChar:
+		if r.Kind == types.KindInvalid {
+			return fn, nil
+		}
+		return b.castEval(fn, types.String(), r, false)
+	}
+	raw := buildJSON(jsonRaw)
+	rawFn, err := raw(b, c, a)
+	if err != nil {
+		return nil, err
+	}
+	mismatch := func(s string) error {
+		return fmt.Errorf("%w: JSON value %s is not of type %s", ErrInvalidArgument, s, r.Nullable())
+	}
+	return strict1(rawFn, func(v types.Value) (types.Value, error) {
+		s := v.Str()
+		switch r.Kind {
+		case types.KindBoolean:
+			if s == "true" || s == "false" {
+				return types.Bool(s == "true"), nil
+			}
+		case types.KindInt:
+			if n, err := strconv.ParseInt(s, 10, 32); err == nil {
+				return types.Int64(n), nil
+			}
+		case types.KindDouble:
+			if strings.ContainsAny(s, ".eE") && !strings.HasPrefix(s, `"`) {
+				if f, err := strconv.ParseFloat(s, 64); err == nil {
+					return types.Float64(f), nil
+				}
+			}
+		}
+		return types.Value{}, mismatch(s)
+	}), nil
 }
 
 type pathStep struct {
@@ -136,6 +199,7 @@ const (
 	jsonValue jsonKind = iota
 	jsonQuery
 	jsonExists
+	jsonRaw // the scalar's JSON text, for JSON_VALUE ... RETURNING
 )
 
 func buildJSON(kind jsonKind) func(*builder, *Call, []evalFn) (evalFn, error) {
@@ -166,6 +230,11 @@ func buildJSON(kind jsonKind) func(*builder, *Call, []evalFn) (evalFn, error) {
 			case jsonExists:
 				// A JSON null at the path counts as absent, as in Flink.
 				return types.Bool(err == nil && found && string(raw) != "null"), nil
+			case jsonRaw:
+				if err != nil || !found || len(raw) == 0 || raw[0] == '{' || raw[0] == '[' || string(raw) == "null" {
+					return types.Value{}, nil
+				}
+				return types.Str(string(raw)), nil
 			case jsonValue:
 				if err != nil || !found || len(raw) == 0 || raw[0] == '{' || raw[0] == '[' || string(raw) == "null" {
 					return types.Value{}, nil

@@ -111,6 +111,24 @@ func moreCases() []gcase {
 		unary("more/fn/JSON_VALUE/exp", tStr, rows1(vs(`{"f": 1e2, "g": -0.5}`)), func(x Expr) Expr { return Fn("JSON_VALUE", x, ls("$.f")) }),
 		unary("more/fn/JSON_QUERY/nested", tStr, rows1(vs(`{"o": {"z": 1.0, "a": [true, "x<y"], "e": {}}}`)), func(x Expr) Expr { return Fn("JSON_QUERY", x, ls("$.o")) }),
 		unary("more/fn/JSON_VALUE/quoted-key", tStr, rows1(vs(`{"a b": 1}`)), func(x Expr) Expr { return Fn("JSON_VALUE", x, ls(`$['a b']`)) }),
+		unary("more/fn/JSON_VALUE/returning-int", tStr, rows1(vs(`{"a": 42}`), vs(`{"a": "7"}`), vs(`{"a": 1.5}`), vs(`{"a": "x"}`), vs(`{}`), null),
+			func(x Expr) Expr { c := Fn("JSON_VALUE", x, ls("$.a")); c.Returning = types.Int(); return c }),
+		unary("more/fn/JSON_VALUE/returning-double", tStr, rows1(vs(`{"a": 1.5}`), vs(`{"a": true}`), vs(`{"a": 42}`), vs(`{"a": "2.5"}`), vs(`{"a": 1e2}`)),
+			func(x Expr) Expr { c := Fn("JSON_VALUE", x, ls("$.a")); c.Returning = types.Double(); return c }),
+		unary("more/fn/JSON_VALUE/returning-bigint", tStr, rows1(vs(`{"a": 42}`), vs(`{"a": 12345678901}`)),
+			func(x Expr) Expr { c := Fn("JSON_VALUE", x, ls("$.a")); c.Returning = types.BigInt(); return c }),
+		unary("more/fn/JSON_VALUE/returning-decimal", tStr, rows1(vs(`{"a": 42}`), vs(`{"a": 1.25}`), vs(`{"a": "3.5"}`)),
+			func(x Expr) Expr {
+				c := Fn("JSON_VALUE", x, ls("$.a"))
+				c.Returning = types.DecimalType(10, 2)
+				return c
+			}),
+		unary("more/fn/JSON_VALUE/returning-string", tStr, rows1(vs(`{"a": 42}`), vs(`{"a": true}`)),
+			func(x Expr) Expr { c := Fn("JSON_VALUE", x, ls("$.a")); c.Returning = types.String(); return c }),
+		unary("more/fn/JSON_VALUE/returning-date", tStr, rows1(vs(`{"a": "2024-03-05"}`), vs(`{"a": 5}`)),
+			func(x Expr) Expr { c := Fn("JSON_VALUE", x, ls("$.a")); c.Returning = types.Date(); return c }),
+		unary("more/fn/JSON_VALUE/returning-boolean", tStr, rows1(vs(`{"a": true}`), vs(`{"a": "false"}`), vs(`{"a": 1}`)),
+			func(x Expr) Expr { c := Fn("JSON_VALUE", x, ls("$.a")); c.Returning = types.Boolean(); return c }),
 		unary("more/fn/LOWER/special", tStr, rows1(vs("İSTANBUL ΣΑΣ")), func(x Expr) Expr { return Fn("LOWER", x) }),
 		unary("more/cast/time-string", tTime, rows1(types.TimeValue(((7*60+8)*60+9)*1e9), null), castTo(tStr)),
 		unary("more/cast/string-time", tStr, rows1(vs("07:08:09"), vs("7:8"), vs("25:00:00"), null), castTo(tTime)),

@@ -179,10 +179,10 @@ func checkGolden(t *testing.T, c gcase, r resultRecord, opts Options) {
 }
 
 // rejectedAtRuntime reports a case Flink planned but refused, for every row,
-// with a ValidationException when the job started.
+// with a ValidationException or CodeGenException when the job started.
 func rejectedAtRuntime(r resultRecord) bool {
 	for _, row := range r.Rows {
-		if !strings.HasPrefix(row.Error, "ValidationException") {
+		if !strings.HasPrefix(row.Error, "ValidationException") && !strings.HasPrefix(row.Error, "CodeGenException") {
 			return false
 		}
 	}

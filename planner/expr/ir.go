@@ -39,11 +39,13 @@ type ColumnRef struct {
 // package documentation ("+", "=", "AND", "IS NULL", "BETWEEN", "IN",
 // "LIKE", "ITEM", ...). Unit is set for the forms that take a time unit:
 // CEIL/FLOOR(x TO unit), EXTRACT(unit FROM x), TIMESTAMPADD and
-// TIMESTAMPDIFF.
+// TIMESTAMPDIFF. Returning is set for JSON_VALUE(... RETURNING type); its
+// zero value (KindInvalid) means the default, STRING.
 type Call struct {
-	Name string
-	Args []Expr
-	Unit TimeUnit
+	Name      string
+	Args      []Expr
+	Unit      TimeUnit
+	Returning types.Type
 
 	typ types.Type
 	fn  *funcDef

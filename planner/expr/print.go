@@ -175,6 +175,10 @@ func (c *Call) String() string {
 		return c.Name + "(" + c.Unit.String() + ", " + strings.Join(a, ", ") + ")"
 	case "CURRENT_TIMESTAMP", "LOCALTIMESTAMP", "CURRENT_DATE":
 		return c.Name
+	case "JSON_VALUE":
+		if c.Returning.Kind != types.KindInvalid {
+			return "JSON_VALUE(" + strings.Join(a, ", ") + " RETURNING " + c.Returning.Nullable().String() + ")"
+		}
 	}
 	return c.Name + "(" + strings.Join(a, ", ") + ")"
 }

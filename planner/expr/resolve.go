@@ -99,7 +99,7 @@ func resolveCall(n *Call) (Expr, error) {
 	if !ok {
 		return nil, &UnknownFunctionError{Name: name, Suggestion: nearest(name, userFunctionNames())}
 	}
-	c := &Call{Name: name, Unit: n.Unit, fn: def, Args: make([]Expr, len(n.Args))}
+	c := &Call{Name: name, Unit: n.Unit, Returning: n.Returning, fn: def, Args: make([]Expr, len(n.Args))}
 	for i, a := range n.Args {
 		r, err := Resolve(a)
 		if err != nil {
@@ -121,6 +121,9 @@ func resolveCall(n *Call) (Expr, error) {
 	}
 	if len(c.Args) < def.minArgs || (def.maxArgs >= 0 && len(c.Args) > def.maxArgs) {
 		return nil, argError(c)
+	}
+	if c.Returning.Kind != types.KindInvalid && name != "JSON_VALUE" {
+		return nil, &ArgumentError{Function: name, Given: argTypes(c), Expected: "no RETURNING clause (only JSON_VALUE takes one)"}
 	}
 	t, err := def.check(c)
 	if err == errArgs {
