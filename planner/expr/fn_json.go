@@ -25,7 +25,7 @@ func init() {
 		&funcDef{name: "JSON_QUERY", minArgs: 2, maxArgs: 2, expected: "JSON_QUERY(STRING json, STRING path)",
 			check: checkStringsNullable(types.String()), build: buildJSON(jsonQuery)},
 		&funcDef{name: "JSON_EXISTS", minArgs: 2, maxArgs: 2, expected: "JSON_EXISTS(STRING json, STRING path)",
-			check: checkStrings(types.Boolean()), build: buildJSON(jsonExists)},
+			check: checkStringsNullable(types.Boolean()), build: buildJSON(jsonExists)},
 	)
 }
 

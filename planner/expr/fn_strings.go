@@ -54,7 +54,7 @@ func init() {
 		&funcDef{name: "LPAD", minArgs: 3, maxArgs: 3, expected: "LPAD(STRING, INT, STRING)", check: checkPad, build: buildPad(true)},
 		&funcDef{name: "RPAD", minArgs: 3, maxArgs: 3, expected: "RPAD(STRING, INT, STRING)", check: checkPad, build: buildPad(false)},
 		&funcDef{name: "REGEXP_REPLACE", minArgs: 3, maxArgs: 3, expected: "REGEXP_REPLACE(STRING, STRING regex, STRING replacement)",
-			check: checkStringsNullable(types.String()), build: buildRegexpReplace},
+			check: checkStrings(types.String()), build: buildRegexpReplace},
 		&funcDef{name: "REGEXP_EXTRACT", minArgs: 2, maxArgs: 3, expected: "REGEXP_EXTRACT(STRING, STRING regex [, INT group])",
 			check: checkRegexpExtract, build: buildRegexpExtract},
 		&funcDef{name: "SPLIT_INDEX", minArgs: 3, maxArgs: 3, expected: "SPLIT_INDEX(STRING, STRING delimiter, INT index)",
@@ -296,7 +296,7 @@ func checkSubstring(c *Call) (types.Type, error) {
 			return types.Type{}, errArgs
 		}
 	}
-	return withNull(types.VarChar(stringLen(t)), allNotNull(c)), nil
+	return types.VarChar(stringLen(t)), nil // always nullable in Flink
 }
 
 // substring is Flink's SUBSTRING: 1-based start; a negative start counts
@@ -348,7 +348,7 @@ func checkPad(c *Call) (types.Type, error) {
 		c.Args[1].Type().Kind == types.KindDecimal {
 		return types.Type{}, errArgs
 	}
-	return types.String(), nil
+	return withNull(types.String(), allNotNull(c)), nil
 }
 
 // buildPad is LPAD/RPAD: a negative length or an empty pad gives NULL; a

@@ -55,7 +55,7 @@ func init() {
 					(len(c.Args) == 2 && !is(c.Args[1].Type(), famString)) {
 					return types.Type{}, errArgs
 				}
-				return withNull(types.String(), allNotNull(c)), nil
+				return types.String(), nil // always nullable in Flink
 			}, build: buildFromUnixtime},
 		&funcDef{name: "UNIX_TIMESTAMP", minArgs: 0, maxArgs: 2, expected: "UNIX_TIMESTAMP() or UNIX_TIMESTAMP(STRING [, STRING format])",
 			nonDeterministic: true,
@@ -138,7 +138,7 @@ func checkDateFormat(c *Call) (types.Type, error) {
 	if !is(c.Args[0].Type(), famTimestamp, famString) || !is(c.Args[1].Type(), famString) {
 		return types.Type{}, errArgs
 	}
-	return withNull(types.String(), allNotNull(c)), nil
+	return types.String(), nil // always nullable in Flink
 }
 
 // buildDateFormat formats a timestamp (or a string parsed as one) with a
@@ -235,7 +235,7 @@ func checkToTimestampLTZ(c *Call) (types.Type, error) {
 			return types.Type{}, &ArgumentError{Function: c.Name, Given: argTypes(c), Expected: "precision literal 0 (seconds) or 3 (milliseconds)"}
 		}
 	}
-	return withNull(types.TimestampLTZ(3), allNotNull(c)), nil
+	return types.TimestampLTZ(3), nil // always nullable in Flink
 }
 
 // buildToTimestampLTZ converts epoch seconds (precision 0) or milliseconds

@@ -162,6 +162,10 @@ func checkGolden(t *testing.T, c gcase, r resultRecord, opts Options) {
 		want := r.Rows[i]
 		v, err := prog.Eval(row)
 		switch {
+		case c.typeOnly:
+			if err != nil || want.Error != "" {
+				t.Errorf("row %d: error %v, Flink: %s", i, err, showWant(want))
+			}
 		case want.Error != "":
 			if err == nil {
 				t.Errorf("row %d %s: got %s, Flink fails: %s", i, showRow(c, row), show(v), want.Error)
