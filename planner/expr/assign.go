@@ -14,6 +14,7 @@ type AssignmentError struct {
 	NotNull  bool
 }
 
+// Error describes the problem for the user.
 func (e *AssignmentError) Error() string {
 	if e.NotNull {
 		return fmt.Sprintf("cannot write nullable %s to a NOT NULL column of type %s; cast it or filter out NULLs", e.From, e.To)

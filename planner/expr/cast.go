@@ -185,13 +185,67 @@ func (b *builder) castFunc(from, to types.Type) (convFn, error) {
 			}
 			return types.List(out), nil
 		}, nil
-	case famMap, famRow:
-		// Element-wise casts of MAP and ROW values are not needed by the
-		// implicit conversions; explicit ones keep the representation when
-		// the field types only differ in nullability.
-		return nil, nil
+	case famMap:
+		kc, err := b.castFunc(*from.Elem, *to.Elem)
+		if err != nil {
+			return nil, err
+		}
+		vc, err := b.castFunc(*from.Value, *to.Value)
+		if err != nil || (kc == nil && vc == nil) {
+			return nil, err
+		}
+		return func(v types.Value) (types.Value, error) {
+			in := v.Map()
+			out := &types.MapData{Keys: make([]types.Value, in.Len()), Values: make([]types.Value, in.Len())}
+			for i := range in.Keys {
+				k, err := castElem(kc, in.Keys[i])
+				if err != nil {
+					return types.Value{}, err
+				}
+				val, err := castElem(vc, in.Values[i])
+				if err != nil {
+					return types.Value{}, err
+				}
+				out.Keys[i], out.Values[i] = k, val
+			}
+			return types.MapValue(out), nil
+		}, nil
+	case famRow:
+		convs := make([]convFn, len(to.Fields))
+		changed := false
+		for i := range to.Fields {
+			c, err := b.castFunc(from.Fields[i].Type, to.Fields[i].Type)
+			if err != nil {
+				return nil, err
+			}
+			convs[i], changed = c, changed || c != nil
+		}
+		if !changed {
+			return nil, nil
+		}
+		return func(v types.Value) (types.Value, error) {
+			in := v.List()
+			out := make([]types.Value, len(in))
+			for i, f := range in {
+				c, err := castElem(convs[i], f)
+				if err != nil {
+					return types.Value{}, err
+				}
+				out[i] = c
+			}
+			return types.List(out), nil
+		}, nil
 	}
 	return nil, &CastError{From: from, To: to}
+}
+
+// castElem converts one element of a collection: NULL stays NULL and a nil
+// conversion keeps the value.
+func castElem(c convFn, v types.Value) (types.Value, error) {
+	if c == nil || v.IsNull() {
+		return v, nil
+	}
+	return c(v)
 }
 
 func (b *builder) locFor(t types.Type) *time.Location {

@@ -15,6 +15,7 @@ type UnknownFunctionError struct {
 	Suggestion string
 }
 
+// Error describes the problem for the user.
 func (e *UnknownFunctionError) Error() string {
 	msg := "unknown function " + e.Name
 	if e.Suggestion != "" {
@@ -32,6 +33,7 @@ type ArgumentError struct {
 	Expected string
 }
 
+// Error describes the problem for the user.
 func (e *ArgumentError) Error() string {
 	given := make([]string, len(e.Given))
 	for i, t := range e.Given {
@@ -47,6 +49,7 @@ type CastError struct {
 	From, To types.Type
 }
 
+// Error describes the problem for the user.
 func (e *CastError) Error() string {
 	return fmt.Sprintf("cannot cast %s to %s", e.From, e.To)
 }
@@ -72,6 +75,7 @@ type EvalError struct {
 	Err  error
 }
 
+// Error describes the problem for the user.
 func (e *EvalError) Error() string { return "evaluating " + e.Expr + ": " + e.Err.Error() }
 
 // Unwrap returns the cause.

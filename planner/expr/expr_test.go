@@ -435,3 +435,26 @@ func TestNullInputsTemporalForms(t *testing.T) {
 		}
 	}
 }
+
+func TestCastCollections(t *testing.T) {
+	m := Col(0, "m", types.Map(types.String(), types.Int()))
+	r := Col(0, "r", types.RowType(types.Field{Name: "a", Type: types.Int()}, types.Field{Name: "b", Type: types.String()}))
+	a := Col(0, "a", types.Array(types.Int()))
+	mv := types.MapValue(&types.MapData{Keys: []types.Value{vs("k")}, Values: []types.Value{vi(7)}})
+	rv := types.List([]types.Value{vi(1), vs("x")})
+	av := types.List([]types.Value{vi(1), null})
+	cases := []struct {
+		e    Expr
+		row  types.Value
+		want string
+	}{
+		{CastTo(m, types.Map(types.String(), types.String())), mv, "{k=7}"},
+		{CastTo(r, types.RowType(types.Field{Name: "a", Type: types.String()}, types.Field{Name: "b", Type: types.String()})), rv, "(1, x)"},
+		{CastTo(a, types.Array(types.DecimalType(5, 2))), av, "[1.00, NULL]"},
+	}
+	for _, c := range cases {
+		if got := eval(t, c.e, utcOpts, c.row); got != c.want {
+			t.Errorf("%s = %s, want %s", c.e, got, c.want)
+		}
+	}
+}
