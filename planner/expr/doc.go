@@ -32,6 +32,7 @@
 //	TIMESTAMPDIFF(unit, a, b)           "TIMESTAMPDIFF" with Call.Unit, args (a, b)
 //	CURRENT_TIMESTAMP, LOCALTIMESTAMP   calls without arguments (NOW() is an alias)
 //	JSON_VALUE(j, p RETURNING t)        "JSON_VALUE" with Call.Returning = t
+//	ts +/- INTERVAL 'n' unit            TIMESTAMPADD, built by [AddInterval]
 //
 // [Expr.String] prints a tree back as Flink SQL; the golden tests send
 // exactly that text to Flink.

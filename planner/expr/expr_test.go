@@ -458,3 +458,17 @@ func TestCastCollections(t *testing.T) {
 		}
 	}
 }
+
+func TestAddInterval(t *testing.T) {
+	ts := Col(0, "ts", types.TimestampType(3))
+	if got := eval(t, AddInterval(ts, -5, UnitSecond), utcOpts, vts("2024-01-01 00:00:02")); got != "2023-12-31 23:59:57.000" {
+		t.Errorf("ts - INTERVAL '5' SECOND = %s", got)
+	}
+	if got := eval(t, AddInterval(ts, 1, UnitMonth), utcOpts, vts("2024-01-31 10:00:00")); got != "2024-02-29 10:00:00.000" {
+		t.Errorf("ts + INTERVAL '1' MONTH = %s", got)
+	}
+	r, err := Resolve(AddInterval(ts, 1, UnitDay))
+	if err != nil || r.Type().String() != "TIMESTAMP(3)" {
+		t.Errorf("type of ts + INTERVAL '1' DAY: %v, %v", r, err)
+	}
+}

@@ -190,3 +190,13 @@ func CastTo(e Expr, t types.Type) *Cast { return &Cast{Expr: e, Target: t} }
 
 // TryCastTo returns TRY_CAST(e AS t).
 func TryCastTo(e Expr, t types.Type) *Cast { return &Cast{Expr: e, Target: t, Try: true} }
+
+// AddInterval returns t + amount units, the IR of Flink's interval
+// arithmetic: `ts - INTERVAL '5' SECOND` is AddInterval(ts, -5, UnitSecond)
+// and `d + INTERVAL '1' MONTH` is AddInterval(d, 1, UnitMonth). streamsql has
+// no INTERVAL type; the front end lowers interval literals to this call
+// (TIMESTAMPADD), which has the same semantics (months clamp to the end of
+// the month; fractional seconds become milliseconds).
+func AddInterval(t Expr, amount int64, unit TimeUnit) *Call {
+	return FnUnit("TIMESTAMPADD", unit, Lit(types.BigInt().NotNullable(), types.Int64(amount)), t)
+}
