@@ -472,3 +472,23 @@ func TestAddInterval(t *testing.T) {
 		t.Errorf("type of ts + INTERVAL '1' DAY: %v, %v", r, err)
 	}
 }
+
+func TestRowField(t *testing.T) {
+	rt := types.RowType(types.Field{Name: "id", Type: types.BigInt().NotNullable()}, types.Field{Name: "name", Type: types.String()})
+	r := Col(0, "r", rt)
+	e := Fn("FIELD", r, ls("id"))
+	if got := eval(t, e, utcOpts, types.List([]types.Value{vi(7), vs("x")})); got != "7" {
+		t.Errorf("r.id = %s", got)
+	}
+	if got := eval(t, e, utcOpts, null); got != "NULL" {
+		t.Errorf("NULL row .id = %s", got)
+	}
+	res, err := Resolve(e)
+	if err != nil || res.Type().String() != "BIGINT" || res.String() != "`r`.`id`" {
+		t.Errorf("Resolve(r.id) = %v (%v), %v", res, res.Type(), err)
+	}
+	var ae *ArgumentError
+	if _, err := Resolve(Fn("FIELD", r, ls("nope"))); !errors.As(err, &ae) || !strings.Contains(err.Error(), "[id name]") {
+		t.Errorf("unknown field: %v", err)
+	}
+}

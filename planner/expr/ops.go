@@ -55,6 +55,7 @@ func init() {
 		&funcDef{name: "NOT LIKE", minArgs: 2, maxArgs: 3, expected: "STRING NOT LIKE STRING [ESCAPE CHAR]", check: checkLike, build: buildLike(true)},
 		&funcDef{name: "||", minArgs: 2, maxArgs: 2, expected: "STRING || STRING", check: checkConcatOp, build: buildConcat},
 		&funcDef{name: "ITEM", minArgs: 2, maxArgs: 2, expected: "ARRAY[INT] or MAP[KEY]", check: checkItem, build: buildItem},
+		&funcDef{name: "FIELD", minArgs: 2, maxArgs: 2, expected: "ROW.field (a ROW and a field-name literal)", check: checkField, build: buildField},
 	)
 }
 
@@ -954,6 +955,47 @@ func checkItem(c *Call) (types.Type, error) {
 		return types.Type{}, errArgs
 	}
 	return types.Type{}, errArgs
+}
+
+// checkField types r.name: the field's type, nullable when the row is.
+func checkField(c *Call) (types.Type, error) {
+	r := c.Args[0].Type()
+	l, ok := c.Args[1].(*Literal)
+	if r.Kind != types.KindRow || !ok || !l.Typ.IsString() || l.Val.IsNull() {
+		return types.Type{}, errArgs
+	}
+	for _, f := range r.Fields {
+		if f.Name == l.Val.Str() {
+			t := f.Type
+			if !r.NotNull {
+				t = t.Nullable()
+			}
+			return t, nil
+		}
+	}
+	names := make([]string, len(r.Fields))
+	for i, f := range r.Fields {
+		names[i] = f.Name
+	}
+	return types.Type{}, &ArgumentError{Function: "FIELD", Given: argTypes(c),
+		Expected: fmt.Sprintf("one of the fields %v (no field %q)", names, l.Val.Str())}
+}
+
+func buildField(b *builder, c *Call, a []evalFn) (evalFn, error) {
+	name := c.Args[1].(*Literal).Val.Str()
+	idx := 0
+	for i, f := range c.Args[0].Type().Fields {
+		if f.Name == name {
+			idx = i
+		}
+	}
+	return unop(b.operandOf(c.Args[0], a[0]), func(r types.Value) (types.Value, error) {
+		l := r.List()
+		if idx >= len(l) {
+			return types.Value{}, nil
+		}
+		return l[idx], nil
+	}), nil
 }
 
 // buildItem: arr[i] is 1-based, NULL past the end and an error below 1 (as

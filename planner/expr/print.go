@@ -158,6 +158,10 @@ func (c *Call) String() string {
 		return s + ")"
 	case "ITEM":
 		return a[0] + "[" + a[1] + "]"
+	case "FIELD":
+		if l, ok := c.Args[1].(*Literal); ok && l.Typ.IsString() {
+			return a[0] + "." + types.QuoteIdent(l.Val.Str())
+		}
 	case "TRIM", "LTRIM", "RTRIM":
 		if len(a) == 2 {
 			mode := map[string]string{"TRIM": "BOTH", "LTRIM": "LEADING", "RTRIM": "TRAILING"}[c.Name]
