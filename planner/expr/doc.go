@@ -49,20 +49,27 @@
 //     toward zero; MOD takes the type of its second argument.
 //   - DECIMAL arithmetic follows Flink's LogicalTypeMerging: + and - give
 //     DECIMAL(max(p1-s1, p2-s2) + max(s1, s2) + 1, max(s1, s2)); * gives
-//     DECIMAL(p1+p2, s1+s2); / gives scale max(6, s1+p2+1) and precision
+//     DECIMAL(p1+p2+1, s1+s2); / gives scale max(6, s1+p2+1) and precision
 //     p1-s1+s2+scale; a precision above 38 gives up scale down to at least
 //     6. Integers take part as DECIMAL(3|5|10|19, 0). A result that does
 //     not fit its precision is NULL, as in Flink.
 //   - Any FLOAT or DOUBLE operand makes the result approximate.
 //   - Comparisons, IN, BETWEEN, CASE, COALESCE and IF widen their operands
-//     to a common type (integers to the wider integer or a DECIMAL, DATE
-//     with TIMESTAMP to TIMESTAMP, CHAR/VARCHAR to the longer VARCHAR);
-//     operands without a common type (STRING = INT) are errors, as Flink
-//     has no implicit string-number conversion.
+//     to a common type (integers to the wider integer or a DECIMAL,
+//     CHAR/VARCHAR to the longer VARCHAR, TIMESTAMP with TIMESTAMP_LTZ to
+//     TIMESTAMP_LTZ); operands without a common type (STRING = INT, DATE <
+//     TIMESTAMP) are errors, as in Flink. IN alone lets strings meet numbers
+//     ('1' IN (1) is TRUE in Flink). DOUBLE = DECIMAL compares exact values,
+//     DOUBLE < DECIMAL compares doubles (Flink's behaviour).
 //   - The result is nullable when an input is, except for IS [NOT] NULL,
 //     IS [NOT] DISTINCT FROM (never NULL), COALESCE (NOT NULL if any
-//     argument is), TRY_CAST and functions that can return NULL on any
-//     input (REGEXP_EXTRACT, JSON_VALUE, TO_TIMESTAMP, ...).
+//     argument is), and what Flink declares always nullable: TRY_CAST,
+//     SUBSTRING, REGEXP_EXTRACT, SPLIT_INDEX, JSON_*, TO_TIMESTAMP,
+//     TO_TIMESTAMP_LTZ, DATE_FORMAT, FROM_UNIXTIME. The golden cases
+//     check each of these against Flink.
+//   - [AssignTo] applies Flink's implicit assignment rules for INSERT
+//     (widening only; a nullable value into a NOT NULL column needs an
+//     explicit CAST) and reports an [*AssignmentError] otherwise.
 //
 // Errors are typed: [*UnknownFunctionError] (with the nearest known name as
 // a suggestion), [*ArgumentError] (the given argument types and the expected
