@@ -196,6 +196,9 @@ func (b *builder) castFunc(from, to types.Type) (convFn, error) {
 		}
 		return func(v types.Value) (types.Value, error) {
 			in := v.Map()
+			if in == nil {
+				in = &types.MapData{}
+			}
 			out := &types.MapData{Keys: make([]types.Value, in.Len()), Values: make([]types.Value, in.Len())}
 			for i := range in.Keys {
 				k, err := castElem(kc, in.Keys[i])
@@ -574,6 +577,9 @@ func formatValue(v types.Value, t types.Type, loc *time.Location) string {
 		var sb strings.Builder
 		sb.WriteByte('{')
 		m := v.Map()
+		if m == nil {
+			m = &types.MapData{}
+		}
 		for i := range m.Keys {
 			if i > 0 {
 				sb.WriteString(", ")

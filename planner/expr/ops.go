@@ -491,6 +491,12 @@ func cmpList(a, b []types.Value, elem func(i int) func(a, b types.Value) int) in
 
 // cmpMap returns 0 when the maps hold the same entries, regardless of order.
 func cmpMap(a, b *types.MapData, key, val func(a, b types.Value) int) int {
+	if a == nil || b == nil {
+		if a == b {
+			return 0
+		}
+		return 1
+	}
 	if a.Len() != b.Len() {
 		return 1
 	}
