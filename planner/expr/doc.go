@@ -24,7 +24,7 @@
 //	a [NOT] LIKE p [ESCAPE e]           "LIKE", "NOT LIKE" (2 or 3 args)
 //	a || b                              "||"
 //	arr[i], map[k]                      "ITEM"
-//	r.name (ROW field)                  "FIELD" with args (r, 'name' literal)
+//	r.name (ROW field)                  "FIELD" with args (r, 'name' literal); printed r['name']
 //	TRIM([BOTH|LEADING|TRAILING] c FROM s)  "TRIM", "LTRIM", "RTRIM" with args (s, c)
 //	POSITION(a IN b)                    "POSITION" (a, b)
 //	CEIL/FLOOR(x TO unit)               "CEIL"/"FLOOR" with Call.Unit

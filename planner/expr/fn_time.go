@@ -47,7 +47,7 @@ func init() {
 				}
 				return types.TimestampType(3), nil
 			}, build: buildToTimestamp(false)},
-		&funcDef{name: "TO_TIMESTAMP_LTZ", minArgs: 1, maxArgs: 2, expected: "TO_TIMESTAMP_LTZ(NUMERIC, INT precision 0 or 3) or TO_TIMESTAMP_LTZ(STRING [, STRING format])",
+		&funcDef{name: "TO_TIMESTAMP_LTZ", minArgs: 2, maxArgs: 2, expected: "TO_TIMESTAMP_LTZ(NUMERIC, INT precision 0 or 3)",
 			check: checkToTimestampLTZ, build: buildToTimestampLTZ},
 		&funcDef{name: "FROM_UNIXTIME", minArgs: 1, maxArgs: 2, expected: "FROM_UNIXTIME(BIGINT [, STRING format])",
 			check: func(c *Call) (types.Type, error) {
@@ -220,12 +220,6 @@ func buildToTimestamp(ltz bool) func(*builder, *Call, []evalFn) (evalFn, error) 
 
 func checkToTimestampLTZ(c *Call) (types.Type, error) {
 	t := c.Args[0].Type()
-	if is(t, famString) && t.Kind != types.KindNull {
-		if len(c.Args) == 2 && !is(c.Args[1].Type(), famString) {
-			return types.Type{}, errArgs
-		}
-		return types.TimestampLTZ(3), nil
-	}
 	if !is(t, famNumeric) {
 		return types.Type{}, errArgs
 	}
@@ -242,9 +236,6 @@ func checkToTimestampLTZ(c *Call) (types.Type, error) {
 // (precision 3, the default) to an instant.
 func buildToTimestampLTZ(b *builder, c *Call, a []evalFn) (evalFn, error) {
 	t := c.Args[0].Type()
-	if t.IsString() {
-		return buildToTimestamp(true)(b, c, a)
-	}
 	scale := int64(1)
 	if len(c.Args) == 2 && c.Args[1].(*Literal).Val.Int64() == 0 {
 		scale = 1000

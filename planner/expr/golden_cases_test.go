@@ -192,6 +192,7 @@ func goldenCases() []gcase {
 	cs = append(cs, jsonCases()...)
 	cs = append(cs, moreCases()...)
 	cs = append(cs, constCases()...)
+	cs = append(cs, lateCases()...)
 	return cs
 }
 

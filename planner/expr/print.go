@@ -159,9 +159,9 @@ func (c *Call) String() string {
 	case "ITEM":
 		return a[0] + "[" + a[1] + "]"
 	case "FIELD":
-		if l, ok := c.Args[1].(*Literal); ok && l.Typ.IsString() {
-			return a[0] + "." + types.QuoteIdent(l.Val.Str())
-		}
+		// r['name']: Flink reads r.name as a table-qualified column when
+		// r is not qualified itself; the subscript form is unambiguous.
+		return a[0] + "[" + a[1] + "]"
 	case "TRIM", "LTRIM", "RTRIM":
 		if len(a) == 2 {
 			mode := map[string]string{"TRIM": "BOTH", "LTRIM": "LEADING", "RTRIM": "TRAILING"}[c.Name]
