@@ -160,6 +160,10 @@ func buildDateFormat(b *builder, c *Call, a []evalFn) (evalFn, error) {
 		if err != nil || null {
 			return types.Value{}, err
 		}
+		if f.zoned {
+			// Flink formats a LocalDateTime and fails on offset fields.
+			return types.Value{}, fmt.Errorf("%w: DATE_FORMAT cannot print a time-zone offset (Z, X, x)", ErrInvalidArgument)
+		}
 		var ct time.Time
 		if isStr {
 			ts, ok := parseTimestamp(v.Str())
@@ -401,6 +405,23 @@ func (b *builder) buildTruncTime(c *Call, a evalFn, ceil bool) (evalFn, error) {
 	t := c.Args[0].Type()
 	civ, back := b.civilOf(t), b.fromCivil(t)
 	unit := c.Unit
+	if t.Kind == types.KindTimestampLTZ {
+		// Flink rounds the local time and converts back with the offset
+		// of the original instant, not the one in force at the result.
+		loc := b.loc
+		return strict1(a, func(v types.Value) (types.Value, error) {
+			ts := v.Timestamp()
+			off := offsetMillis(ts.Millis, loc)
+			ct := types.Timestamp{Millis: ts.Millis + off, NanoOfMilli: ts.NanoOfMilli}.Time()
+			fl := floorTime(ct, unit)
+			if ceil && !fl.Equal(ct) {
+				fl = addUnit(fl, unit, 1)
+			}
+			r := types.TimestampFromTime(fl)
+			r.Millis -= off
+			return types.TimestampValue(r), nil
+		}), nil
+	}
 	return strict1(a, func(v types.Value) (types.Value, error) {
 		ct := civ(v)
 		fl := floorTime(ct, unit)
@@ -505,14 +526,11 @@ func buildTimestampAdd(b *builder, c *Call, a []evalFn) (evalFn, error) {
 	civ, back := b.civilOf(in), b.fromCivil(c.typ)
 	unit := c.Unit
 	if in.Kind == types.KindTimestampLTZ {
-		switch unit {
-		case UnitYear, UnitQuarter, UnitMonth, UnitWeek, UnitDay:
-		default:
-			// Fixed-length units move the instant itself.
-			return strict2(a[0], a[1], func(n, v types.Value) (types.Value, error) {
-				return types.TimestampValue(types.TimestampFromTime(addUnit(v.Timestamp().Time(), unit, n.Int64()))), nil
-			}), nil
-		}
+		// Flink adds to the instant as if it were a UTC date-time: a day
+		// is always 24 hours, whatever DST does to the session zone.
+		return strict2(a[0], a[1], func(n, v types.Value) (types.Value, error) {
+			return types.TimestampValue(types.TimestampFromTime(addUnit(v.Timestamp().Time(), unit, n.Int64()))), nil
+		}), nil
 	}
 	return strict2(a[0], a[1], func(n, v types.Value) (types.Value, error) {
 		return back(addUnit(civ(v), unit, n.Int64())), nil

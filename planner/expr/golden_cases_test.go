@@ -24,6 +24,9 @@ type gcase struct {
 	// typeOnly marks non-deterministic expressions (NOW(), UUID()): only
 	// their type and the absence of errors are compared.
 	typeOnly bool
+	// zone, when set, is the case's session time zone instead of
+	// goldenZone.
+	zone string
 }
 
 // Value helpers.
@@ -193,6 +196,7 @@ func goldenCases() []gcase {
 	cs = append(cs, moreCases()...)
 	cs = append(cs, constCases()...)
 	cs = append(cs, lateCases()...)
+	cs = append(cs, dstCases()...)
 	return cs
 }
 

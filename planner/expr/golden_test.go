@@ -23,10 +23,11 @@ type casesFile struct {
 }
 
 type caseRecord struct {
-	ID      string         `json:"id"`
-	Columns []columnRecord `json:"columns"`
-	Rows    [][]string     `json:"rows"`
-	Expr    string         `json:"expr"`
+	ID       string         `json:"id"`
+	TimeZone string         `json:"timeZone,omitempty"`
+	Columns  []columnRecord `json:"columns"`
+	Rows     [][]string     `json:"rows"`
+	Expr     string         `json:"expr"`
 }
 
 type columnRecord struct {
@@ -63,7 +64,7 @@ func (c gcase) columns() []Expr {
 func buildCasesFile() casesFile {
 	f := casesFile{TimeZone: goldenZone}
 	for _, c := range goldenCases() {
-		r := caseRecord{ID: c.id, Expr: c.expr(c.columns()).String()}
+		r := caseRecord{ID: c.id, TimeZone: c.zone, Expr: c.expr(c.columns()).String()}
 		for _, cl := range c.cols {
 			r.Columns = append(r.Columns, columnRecord{Name: cl.name, Type: cl.typ.Nullable().String()})
 		}
@@ -127,7 +128,15 @@ func TestFlinkGolden(t *testing.T) {
 			if !ok {
 				t.Fatalf("no Flink result for %s; run tools/flink-functions-gen/generate.sh", c.id)
 			}
-			checkGolden(t, c, r, opts)
+			o := opts
+			if c.zone != "" {
+				z, err := time.LoadLocation(c.zone)
+				if err != nil {
+					t.Fatal(err)
+				}
+				o.Location = z
+			}
+			checkGolden(t, c, r, o)
 		})
 	}
 }

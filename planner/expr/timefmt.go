@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/streamsql/streamsql/types"
 )
 
 // javaFormat is a compiled Java date-time pattern ('yyyy-MM-dd HH:mm:ss'),
@@ -16,6 +18,9 @@ import (
 // quotes (” for a quote) and any other non-letter is literal.
 type javaFormat struct {
 	toks []fmtTok
+	// zoned is set when the pattern prints a zone or offset (Z, X, x),
+	// which DATE_FORMAT cannot do: it formats a date-time without a zone.
+	zoned bool
 }
 
 type fmtTok struct {
@@ -61,6 +66,7 @@ func compileJavaFormat(p string) (*javaFormat, error) {
 				return nil, fmt.Errorf("%w: unsupported pattern letter %q in date format %q", ErrInvalidArgument, c, p)
 			}
 			f.toks = append(f.toks, fmtTok{letter: c, count: j - i})
+			f.zoned = f.zoned || c == 'Z' || c == 'X' || c == 'x'
 			i = j
 		default:
 			f.toks = append(f.toks, fmtTok{lit: string(c)})
@@ -378,9 +384,11 @@ func (p parsed) localTime() time.Time {
 // instant returns the parsed fields as an instant: in the parsed offset
 // when there was one, otherwise in loc.
 func (p parsed) instant(loc *time.Location) time.Time {
-	if p.hasOffset {
-		loc = time.FixedZone("", p.offsetSecs)
-	}
 	lt := p.localTime()
-	return time.Date(lt.Year(), lt.Month(), lt.Day(), lt.Hour(), lt.Minute(), lt.Second(), lt.Nanosecond(), loc)
+	if p.hasOffset {
+		return lt.Add(-time.Duration(p.offsetSecs) * time.Second)
+	}
+	// An ambiguous wall time takes standard time, a time in a gap moves
+	// forward, as Flink's UNIX_TIMESTAMP does (java.util.TimeZone rules).
+	return fromLocalPick(types.TimestampFromTime(lt), loc, true).Time()
 }

@@ -59,15 +59,41 @@ func toLocal(ts types.Timestamp, loc *time.Location) types.Timestamp {
 }
 
 // fromLocal converts a local date-time (TIMESTAMP) in loc to an instant
-// (TIMESTAMP_LTZ), as Java's LocalDateTime.atZone: a time in a DST gap moves
-// forward by the gap, an ambiguous time takes the earlier offset.
+// (TIMESTAMP_LTZ), as Java's LocalDateTime.atZone (CAST to TIMESTAMP_LTZ):
+// a time in a DST gap moves forward by the gap, an ambiguous time takes the
+// earlier offset.
 func fromLocal(ts types.Timestamp, loc *time.Location) types.Timestamp {
+	return fromLocalPick(ts, loc, false)
+}
+
+// fromLocalPick converts a local date-time in loc to an instant. In a DST
+// gap the time moves forward by the gap (both Java's atZone and its
+// lenient legacy parsing do so); an ambiguous time takes the earlier
+// offset (summer time, as atZone) or, with later, the later one (standard
+// time, as java.util.TimeZone, which UNIX_TIMESTAMP's parsing uses).
+func fromLocalPick(ts types.Timestamp, loc *time.Location, later bool) types.Timestamp {
 	if loc == time.UTC {
 		return ts
 	}
-	t := ts.Time()
-	lt := time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), loc)
-	return types.TimestampFromTime(lt)
+	wall := ts.Millis
+	// The offsets in force half a day before and after: transitions are
+	// further apart than that.
+	early := offsetMillis(wall-12*3600*1000, loc)
+	late := offsetMillis(wall+12*3600*1000, loc)
+	earlyOK := offsetMillis(wall-early, loc) == early
+	lateOK := offsetMillis(wall-late, loc) == late
+	off := early
+	switch {
+	case earlyOK && lateOK:
+		if later {
+			off = late
+		}
+	case lateOK:
+		off = late
+	case !earlyOK:
+		off = early // a gap: keep the offset before it, landing after it
+	}
+	return types.Timestamp{Millis: wall - off, NanoOfMilli: ts.NanoOfMilli}
 }
 
 func epochDays(y int, m time.Month, d int) int32 {

@@ -62,6 +62,9 @@ public final class Main {
       if (only != null && !id.startsWith(only)) {
         continue;
       }
+      // A case may run in its own session time zone (DST cases).
+      String caseZone = c.has("timeZone") ? c.get("timeZone").asText() : zone;
+      env.getConfig().setLocalTimeZone(ZoneId.of(caseZone));
       results.set(id, runCase(env, om, c));
       n++;
       if (n % 20 == 0) {
