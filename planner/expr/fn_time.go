@@ -547,7 +547,10 @@ func checkTimestampDiff(c *Call) (types.Type, error) {
 // buildTimestampDiff returns the number of whole units from the first to
 // the second argument (negative when the second is earlier).
 func buildTimestampDiff(b *builder, c *Call, a []evalFn) (evalFn, error) {
-	ca, cb := b.civilOf(c.Args[0].Type()), b.civilOf(c.Args[1].Type())
+	// TIMESTAMP_LTZ arguments count in UTC, as Flink does (24 hours
+	// between two instants are one day whatever DST does locally).
+	utc := &builder{loc: time.UTC, now: b.now}
+	ca, cb := utc.civilOf(c.Args[0].Type()), utc.civilOf(c.Args[1].Type())
 	unit := c.Unit
 	return strict2(a[0], a[1], func(x, y types.Value) (types.Value, error) {
 		t1, t2 := ca(x), cb(y)

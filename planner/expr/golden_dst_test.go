@@ -27,6 +27,16 @@ func dstCases() []gcase {
 		binary("more/dst/add-day", tInt, tLTZ3, [][]types.Value{{vi(1), vltz(1710025200000)}, {vi(1), vltz(1730606400000)}}, func(a, b Expr) Expr { return FnUnit("TIMESTAMPADD", UnitDay, a, b) }),
 		binary("more/dst/add-hour", tInt, tLTZ3, [][]types.Value{{vi(1), vltz(1710053999000)}, {vi(1), vltz(1730611800000)}}, func(a, b Expr) Expr { return FnUnit("TIMESTAMPADD", UnitHour, a, b) }),
 		unary("more/dst/extract-hour", tLTZ3, instants, func(x Expr) Expr { return FnUnit("EXTRACT", UnitHour, x) }),
+		binary("more/dst/diff-hour", tLTZ3, tLTZ3, [][]types.Value{{vltz(1710025200000), vltz(1710111600000)}, {vltz(1730606400000), vltz(1730692800000)}},
+			func(a, b Expr) Expr { return FnUnit("TIMESTAMPDIFF", UnitHour, a, b) }),
+		binary("more/dst/diff-day", tLTZ3, tLTZ3, [][]types.Value{{vltz(1710025200000), vltz(1710108000000)}},
+			func(a, b Expr) Expr { return FnUnit("TIMESTAMPDIFF", UnitDay, a, b) }),
+		binary("more/dst/add-month", tInt, tLTZ3, [][]types.Value{{vi(1), vltz(1707624000000)}},
+			func(a, b Expr) Expr { return FnUnit("TIMESTAMPADD", UnitMonth, a, b) }),
+		unary("more/dst/from-unixtime-zone", tBig, rows1(vi(1710054000)), func(x Expr) Expr { return Fn("FROM_UNIXTIME", x, ls("yyyy-MM-dd HH:mm:ss Z")) }),
+		unary("more/dst/to-timestamp-zone", tStr, rows1(vs("2024-03-10 12:00:00 +01:00")), func(x Expr) Expr { return Fn("TO_TIMESTAMP", x, ls("yyyy-MM-dd HH:mm:ss XXX")) }),
+		unary("more/dst/ltz-to-time", tLTZ3, instants, castTo(types.Time(0))),
+		unary("more/dst/string-to-ltz", tStr, rows1(vs("2024-03-10 02:30:00"), vs("2024-11-03 01:30:00")), castTo(tLTZ3)),
 		unary("more/dst/localtimestamp", tInt, rows1(vi(1)), func(x Expr) Expr { return Fn("IS NOT NULL", Fn("LOCALTIMESTAMP")) }),
 	}
 	for i := range cs {
