@@ -18,6 +18,10 @@ func lateCases() []gcase {
 		unary("more/late/to-ts-ltz-double", tDbl, rows1(vf(1700000000.5), null), func(x Expr) Expr { return Fn("TO_TIMESTAMP_LTZ", x, li(0)) }),
 		unary("more/late/to-ts-ltz-decimal", types.DecimalType(12, 2), rows1(decimalIn("1700000000.25", 12, 2), null), func(x Expr) Expr { return Fn("TO_TIMESTAMP_LTZ", x, li(3)) }),
 		unary("more/late/to-ts-ltz-default", tBig, rows1(vi(1700000000123)), func(x Expr) Expr { return Fn("TO_TIMESTAMP_LTZ", x) }),
+		binary("more/late/bang-equals", tInt, tInt, [][]types.Value{{vi(1), vi(2)}, {vi(1), vi(1)}, {null, vi(1)}}, op("!=")),
+		unary("more/late/ceiling", tDbl, rows1(vf(1.2), null), func(x Expr) Expr { return Fn("CEILING", x) }),
+		unary("more/late/current-date", tInt, rows1(vi(1)), func(x Expr) Expr { return Fn("IS NOT NULL", Fn("CURRENT_DATE")) }),
+		{id: "more/late/current-date-type", rows: [][]types.Value{{}}, expr: func([]Expr) Expr { return Fn("CURRENT_DATE") }, typeOnly: true},
 		unary("more/late/field-int", types.RowType(types.Field{Name: "id", Type: types.BigInt()}), rows1(types.List([]types.Value{vi(7)})), func(x Expr) Expr { return Fn("FIELD", x, ls("id")) }),
 	}
 }

@@ -34,7 +34,6 @@ func init() {
 		register(&funcDef{name: op, minArgs: 2, maxArgs: 2, expected: "two comparable values",
 			check: checkComparison, build: buildComparison})
 	}
-	alias("!=", "<>")
 	register(
 		&funcDef{name: "AND", minArgs: 2, maxArgs: -1, expected: "BOOLEAN AND BOOLEAN", check: checkBoolean, build: buildAnd},
 		&funcDef{name: "OR", minArgs: 2, maxArgs: -1, expected: "BOOLEAN OR BOOLEAN", check: checkBoolean, build: buildOr},
@@ -534,7 +533,7 @@ func buildComparison(b *builder, c *Call, args []evalFn) (evalFn, error) {
 	switch c.Name {
 	case "=":
 		test = func(r int) bool { return r == 0 }
-	case "<>", "!=":
+	case "<>":
 		test = func(r int) bool { return r != 0 }
 	case "<":
 		test = func(r int) bool { return r < 0 }
@@ -552,7 +551,7 @@ func buildComparison(b *builder, c *Call, args []evalFn) (evalFn, error) {
 		switch c.Name {
 		case "=":
 			f = func(a, b types.Value) (types.Value, error) { return types.Bool(a.Int64() == b.Int64()), nil }
-		case "<>", "!=":
+		case "<>":
 			f = func(a, b types.Value) (types.Value, error) { return types.Bool(a.Int64() != b.Int64()), nil }
 		case "<":
 			f = func(a, b types.Value) (types.Value, error) { return types.Bool(a.Int64() < b.Int64()), nil }
@@ -570,7 +569,7 @@ func buildComparison(b *builder, c *Call, args []evalFn) (evalFn, error) {
 		switch c.Name {
 		case "=":
 			f = func(a, b types.Value) (types.Value, error) { return types.Bool(a.Decimal().Cmp(b.Decimal()) == 0), nil }
-		case "<>", "!=":
+		case "<>":
 			f = func(a, b types.Value) (types.Value, error) { return types.Bool(a.Decimal().Cmp(b.Decimal()) != 0), nil }
 		case "<":
 			f = func(a, b types.Value) (types.Value, error) { return types.Bool(a.Decimal().Cmp(b.Decimal()) < 0), nil }
@@ -585,7 +584,7 @@ func buildComparison(b *builder, c *Call, args []evalFn) (evalFn, error) {
 	}
 	cmp := comparator(ct)
 	if ta, tb := c.Args[0].Type(), c.Args[1].Type(); mixedApproxDecimal(ta, tb) {
-		if c.Name == "=" || c.Name == "<>" || c.Name == "!=" {
+		if c.Name == "=" || c.Name == "<>" {
 			cmp = exactNumericComparator(ta, tb)
 		} else {
 			fa, fb := floatConv(ta), floatConv(tb)

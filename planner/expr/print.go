@@ -120,9 +120,12 @@ func (c *Case) String() string {
 	return sb.String()
 }
 
+// infix lists the operators printed between their operands. "!=" is not
+// a Flink operator (Resolve refuses it, as Flink does) but prints as
+// written.
 var infix = map[string]bool{
-	"+": true, "-": true, "*": true, "/": true, "=": true, "<>": true, "!=": true, "<": true,
-	"<=": true, ">": true, ">=": true, "||": true, "AND": true, "OR": true,
+	"+": true, "-": true, "*": true, "/": true, "=": true, "<>": true, "!=": true,
+	"<": true, "<=": true, ">": true, ">=": true, "||": true, "AND": true, "OR": true,
 }
 
 // String renders the call in Flink SQL syntax.
