@@ -22,6 +22,17 @@ func lateCases() []gcase {
 		unary("more/late/ceiling", tDbl, rows1(vf(1.2), null), func(x Expr) Expr { return Fn("CEILING", x) }),
 		unary("more/late/current-date", tInt, rows1(vi(1)), func(x Expr) Expr { return Fn("IS NOT NULL", Fn("CURRENT_DATE")) }),
 		{id: "more/late/current-date-type", rows: [][]types.Value{{}}, expr: func([]Expr) Expr { return Fn("CURRENT_DATE") }, typeOnly: true},
+		unary("more/late/md5-bytes", types.Bytes(), rows1(types.BytesValue([]byte("abc")), null), func(x Expr) Expr { return Fn("MD5", x) }),
+		unary("more/late/bytes-string", types.Bytes(), rows1(types.BytesValue([]byte("hi")), null), castTo(tStr)),
+		binary("more/late/bytes-cmp", types.Bytes(), types.Bytes(), [][]types.Value{{types.BytesValue([]byte{1, 2}), types.BytesValue([]byte{1, 3})}, {types.BytesValue([]byte{1}), types.BytesValue([]byte{1})}}, op("<")),
+		binary("more/late/time-cmp", types.Time(0), types.Time(0), [][]types.Value{{types.TimeValue(3600e9), types.TimeValue(7200e9)}}, op("<")),
+		unary("more/late/float-string", types.Float(), rows1(vf(float64(float32(3.4e38))), vf(float64(float32(1.0e-5))), vf(float64(float32(123456.7)))), castTo(tStr)),
+		unary("more/late/case-nested", tInt, rows1(vi(1), vi(2), vi(3), null), func(x Expr) Expr {
+			return &Case{Whens: []When{{Fn(">", x, li(1)), &Case{Operand: x, Whens: []When{{li(2), ls("two")}}, Else: ls("many")}}}, Else: ls("small")}
+		}),
+		binary("more/late/or-many", tBool, tBool, boolPairs, func(a, b Expr) Expr { return Fn("OR", Fn("OR", a, b), Fn("IS NULL", a)) }),
+		unary("more/late/like-percent-mid", tStr, rows1(vs("abXYcd"), vs("abcd"), vs("acd")), func(x Expr) Expr { return Fn("LIKE", x, ls("ab%cd")) }),
+		unary("more/late/like-escape-pct", tStr, rows1(vs("50%"), vs("50")), func(x Expr) Expr { return Fn("LIKE", x, ls("50#%"), ls("#")) }),
 		unary("more/late/field-int", types.RowType(types.Field{Name: "id", Type: types.BigInt()}), rows1(types.List([]types.Value{vi(7)})), func(x Expr) Expr { return Fn("FIELD", x, ls("id")) }),
 	}
 }
