@@ -313,16 +313,11 @@ func (b *builder) toNumericConv(from, to types.Type) convFn {
 			}
 			return func(v types.Value) (types.Value, error) { return decimalResult(v.Decimal(), p, s), nil }
 		default:
-			bits := 64
-			if from.Kind == types.KindFloat {
-				bits = 32
-			}
 			return func(v types.Value) (types.Value, error) {
 				f := v.Float64()
 				if math.IsNaN(f) || math.IsInf(f, 0) {
 					return types.Value{}, nil
 				}
-				_ = bits
 				// The exact binary value, rounded half-up: CAST(2.675e0 AS
 				// DECIMAL(10, 2)) is 2.67 in Flink.
 				return decimalResult(decimalFromRat(new(big.Rat).SetFloat64(f), s), p, s), nil
@@ -527,8 +522,6 @@ func (b *builder) formatter(t types.Type) func(types.Value) string {
 		return nil
 	case famBinary:
 		return func(v types.Value) string { return v.Str() }
-	case famArray, famMap, famRow:
-		return func(v types.Value) string { return formatValue(v, t, b.loc) }
 	}
 	return func(v types.Value) string { return formatValue(v, t, b.loc) }
 }
