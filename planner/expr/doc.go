@@ -116,6 +116,15 @@
 // UNIX_TIMESTAMP() and UUID are evaluated per record (Flink's streaming
 // behaviour) and never folded.
 //
+// Daylight saving time follows Flink, as the America/New_York golden cases
+// show: a wall time in a DST gap moves forward by the gap; an ambiguous wall
+// time becomes the earlier instant in CAST(... AS TIMESTAMP_LTZ) and the
+// later one in UNIX_TIMESTAMP; CEIL/FLOOR(ltz TO unit) round the local time
+// and convert back with the original instant's offset; TIMESTAMPADD and
+// TIMESTAMPDIFF on TIMESTAMP_LTZ count in UTC (a day is 24 hours).
+// TIMESTAMP to DATE divides with truncation, so 1969-12-31 23:00 becomes
+// 1970-01-01, as in Flink. DATE_FORMAT cannot print offsets (Z, X, x).
+//
 // CAST(x AS STRING) prints as Flink does: TRUE/FALSE, DOUBLE as Java's
 // Double.toString (1.0E10), DECIMAL with its scale, TIMESTAMP(p) with
 // exactly p fractional digits.
