@@ -386,7 +386,7 @@ func (b *builder) regex(pattern evalFn, isConst bool) (func(row []types.Value) (
 		}
 		var re *regexp.Regexp
 		if !v.IsNull() {
-			re, _ = regexp.Compile(v.Str())
+			re, _ = regexp.Compile(javaRegex(v.Str()))
 		}
 		return func([]types.Value) (*regexp.Regexp, bool, error) { return re, v.IsNull(), nil }, nil
 	}
@@ -395,9 +395,63 @@ func (b *builder) regex(pattern evalFn, isConst bool) (func(row []types.Value) (
 		if err != nil || v.IsNull() {
 			return nil, true, err
 		}
-		re, _ := regexp.Compile(v.Str())
+		re, _ := regexp.Compile(javaRegex(v.Str()))
 		return re, false, nil
 	}, nil
+}
+
+// posixClasses maps Java's \p{Name} ASCII classes to RE2's POSIX classes.
+var posixClasses = map[string]string{
+	"Alpha": "alpha", "Digit": "digit", "Alnum": "alnum", "Upper": "upper", "Lower": "lower",
+	"Punct": "punct", "Space": "space", "XDigit": "xdigit", "Blank": "blank", "Cntrl": "cntrl",
+	"Graph": "graph", "Print": "print", "ASCII": "ascii",
+}
+
+// javaRegex rewrites the java.util.regex syntax that RE2 spells differently:
+// the POSIX classes \p{Alpha}, \P{Digit}, ... Everything else is passed
+// through; constructs RE2 lacks (look-around, back-references, possessive
+// quantifiers) make the pattern invalid, which gives NULL.
+func javaRegex(p string) string {
+	if !strings.Contains(p, `\p{`) && !strings.Contains(p, `\P{`) {
+		return p
+	}
+	var sb strings.Builder
+	inClass := false
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		switch {
+		case c == '\\' && i+1 < len(p):
+			if (p[i+1] == 'p' || p[i+1] == 'P') && i+2 < len(p) && p[i+2] == '{' {
+				if end := strings.IndexByte(p[i+3:], '}'); end >= 0 {
+					if cls, ok := posixClasses[p[i+3:i+3+end]]; ok {
+						neg := ""
+						if p[i+1] == 'P' {
+							neg = "^"
+						}
+						if inClass {
+							sb.WriteString("[:" + neg + cls + ":]")
+						} else {
+							sb.WriteString("[" + neg + "[:" + cls + ":]]")
+						}
+						i += 3 + end
+						continue
+					}
+				}
+			}
+			sb.WriteByte(c)
+			sb.WriteByte(p[i+1])
+			i++
+		case c == '[' && !inClass:
+			inClass = true
+			sb.WriteByte(c)
+		case c == ']' && inClass:
+			inClass = false
+			sb.WriteByte(c)
+		default:
+			sb.WriteByte(c)
+		}
+	}
+	return sb.String()
 }
 
 // buildRegexpReplace: an invalid pattern gives NULL (Flink logs and returns

@@ -33,6 +33,10 @@ func lateCases() []gcase {
 		binary("more/late/or-many", tBool, tBool, boolPairs, func(a, b Expr) Expr { return Fn("OR", Fn("OR", a, b), Fn("IS NULL", a)) }),
 		unary("more/late/like-percent-mid", tStr, rows1(vs("abXYcd"), vs("abcd"), vs("acd")), func(x Expr) Expr { return Fn("LIKE", x, ls("ab%cd")) }),
 		unary("more/late/like-escape-pct", tStr, rows1(vs("50%"), vs("50")), func(x Expr) Expr { return Fn("LIKE", x, ls("50#%"), ls("#")) }),
+		unary("more/late/regex-posix", tStr, rows1(vs("ab12CD_"), null), func(x Expr) Expr { return Fn("REGEXP_REPLACE", x, ls(`\p{Alpha}`), ls("x")) }),
+		unary("more/late/regex-posix-class", tStr, rows1(vs("ab12CD_")), func(x Expr) Expr { return Fn("REGEXP_EXTRACT", x, ls(`[\p{Upper}_]+`), li(0)) }),
+		unary("more/late/regex-posix-neg", tStr, rows1(vs("ab12CD_")), func(x Expr) Expr { return Fn("REGEXP_REPLACE", x, ls(`\P{Digit}`), ls("")) }),
+		unary("more/late/regex-lookahead", tStr, rows1(vs("price: 10USD")), func(x Expr) Expr { return Fn("REGEXP_EXTRACT", x, ls(`\d+(?=USD)`), li(0)) }),
 		unary("more/late/field-int", types.RowType(types.Field{Name: "id", Type: types.BigInt()}), rows1(types.List([]types.Value{vi(7)})), func(x Expr) Expr { return Fn("FIELD", x, ls("id")) }),
 	}
 }
