@@ -7,6 +7,7 @@ import (
 	"crypto/ecdsa"
 	"crypto/ed25519"
 	"crypto/rsa"
+	"crypto/sha1"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/pem"
@@ -413,6 +414,16 @@ func publicKeysEqual(a, b crypto.PublicKey) bool {
 // jksTrustedCerts returns the trusted certificate entries of a JKS store. An
 // empty password skips the integrity check, as Java does.
 func jksTrustedCerts(data []byte, pass string) ([]*x509.Certificate, error) {
+	if pass == "" && len(data) > sha1.Size {
+		// Java reads a trust store without a password, unchecked. The
+		// store's digest is SHA-1(password || "Mighty Aphrodite" || body);
+		// recompute it for the empty password so the reader accepts it.
+		body := data[:len(data)-sha1.Size]
+		h := sha1.New()
+		h.Write([]byte("Mighty Aphrodite"))
+		h.Write(body)
+		data = h.Sum(slices.Clip(body))
+	}
 	ks := keystore.New()
 	if err := ks.Load(bytes.NewReader(data), []byte(pass)); err != nil {
 		return nil, err
@@ -490,24 +501,25 @@ func describeCert(c *x509.Certificate) string {
 // dialer returns the kgo option that dials brokers with TLS, verifying the
 // broker's chain against the configured roots (and its host name unless
 // disabled) and explaining a failure in terms of the configuration.
-func (c *clientTLS) dialer() kgo.Opt {
-	return kgo.Dialer(func(ctx context.Context, network, addr string) (net.Conn, error) {
-		d := net.Dialer{Timeout: c.dialTimeout}
-		raw, err := d.DialContext(ctx, network, addr)
-		if err != nil {
-			return nil, err
-		}
-		host, _, err := net.SplitHostPort(addr)
-		if err != nil {
-			host = addr
-		}
-		conn := tls.Client(raw, c.config(host))
-		if err := conn.HandshakeContext(ctx); err != nil {
-			_ = raw.Close()
-			return nil, c.describeHandshake(addr, err)
-		}
-		return &tlsConn{Conn: conn, c: c, addr: addr}, nil
-	})
+func (c *clientTLS) dialer() kgo.Opt { return kgo.Dialer(c.dial) }
+
+// dial connects to addr and completes the TLS handshake.
+func (c *clientTLS) dial(ctx context.Context, network, addr string) (net.Conn, error) {
+	d := net.Dialer{Timeout: c.dialTimeout}
+	raw, err := d.DialContext(ctx, network, addr)
+	if err != nil {
+		return nil, err
+	}
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		host = addr
+	}
+	conn := tls.Client(raw, c.config(host))
+	if err := conn.HandshakeContext(ctx); err != nil {
+		_ = raw.Close()
+		return nil, c.describeHandshake(addr, err)
+	}
+	return &tlsConn{Conn: conn, c: c, addr: addr}, nil
 }
 
 // tlsConn explains TLS alerts that arrive after the handshake: with TLS 1.3
