@@ -1,10 +1,13 @@
 package kafka
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
 	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // AuthContext says what a client was doing when it failed, so that
@@ -162,4 +165,20 @@ func orUnknown(s string) string {
 		return "(unknown)"
 	}
 	return s
+}
+
+// CheckConnection sends one metadata request through cl and returns the
+// explained error if the connection, TLS or SASL fails or ac's principal may
+// not describe the cluster's topics. Call it when a client is created: the
+// producer and consumer retry connection failures until their own timeouts,
+// while this fails at the first non-retryable error, in about a round trip.
+func CheckConnection(ctx context.Context, cl *kgo.Client, ac AuthContext) error {
+	req := kmsg.NewPtrMetadataRequest()
+	if ac.Topic != "" {
+		t := kmsg.NewMetadataRequestTopic()
+		t.Topic = kmsg.StringPtr(ac.Topic)
+		req.Topics = append(req.Topics, t)
+	}
+	_, err := req.RequestWith(ctx, cl)
+	return DescribeAuthError(err, ac)
 }

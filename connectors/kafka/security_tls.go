@@ -622,14 +622,14 @@ func (c *clientTLS) describeHandshake(addr string, err error) error {
 		return &TLSError{Broker: addr, Reason: ce.reason, Err: ce.err}
 	}
 	msg := err.Error()
+	certAlert := strings.Contains(msg, "remote error: tls: certificate required") ||
+		strings.Contains(msg, "remote error: tls: bad certificate") ||
+		strings.Contains(msg, "remote error: tls: unknown certificate authority")
 	switch {
-	case strings.Contains(msg, "remote error: tls: certificate required"):
-		return &TLSError{Broker: addr, Reason: "the broker requires a client certificate; set ssl.keystore.location (or ssl.keystore.certificate.chain and ssl.keystore.key)", Err: err}
-	case strings.Contains(msg, "remote error: tls: bad certificate"), strings.Contains(msg, "remote error: tls: unknown certificate authority"):
-		if c.cert != nil {
-			return &TLSError{Broker: addr, Reason: fmt.Sprintf("the broker rejected the client certificate %s from %s: it does not trust its issuer", describeCert(c.cert.Leaf), c.certFrom), Err: err}
-		}
-		return &TLSError{Broker: addr, Reason: "the broker rejected the connection for want of a client certificate", Err: err}
+	case certAlert && c.cert == nil:
+		return &TLSError{Broker: addr, Reason: "the broker requires a client certificate and none is configured; set ssl.keystore.location (or ssl.keystore.certificate.chain and ssl.keystore.key)", Err: err}
+	case certAlert:
+		return &TLSError{Broker: addr, Reason: fmt.Sprintf("the broker rejected the client certificate %s from %s: check that the broker trusts its issuer and that it is valid for client authentication", describeCert(c.cert.Leaf), c.certFrom), Err: err}
 	case strings.Contains(msg, "first record does not look like a TLS handshake"):
 		return &TLSError{Broker: addr, Reason: "the broker's listener does not speak TLS; check security.protocol and the port", Err: err}
 	}
