@@ -13,6 +13,8 @@ import (
 // AuthContext says what a client was doing when it failed, so that
 // DescribeAuthError can name the principal and the missing ACL.
 type AuthContext struct {
+	// Protocol is the security.protocol in use ("" is PLAINTEXT).
+	Protocol string
 	// User and Mechanism identify the SASL principal ("" without SASL).
 	User      string
 	Mechanism string
@@ -67,7 +69,7 @@ func authContextFromProperties(props map[string]string) AuthContext {
 	if err != nil {
 		return AuthContext{}
 	}
-	return AuthContext{User: s.user, Mechanism: s.mechanism}
+	return AuthContext{Protocol: s.protocol, User: s.user, Mechanism: s.mechanism}
 }
 
 // AuthError is an authentication or authorization failure explained: who was
@@ -97,6 +99,12 @@ func DescribeAuthError(err error, ac AuthContext) error {
 	if errors.As(err, &ae) {
 		return err // already explained
 	}
+	var te *TLSError
+	if errors.As(err, &te) {
+		// Already explained; franz-go may have wrapped it in a message
+		// of its own that hides it (ErrFirstReadEOF).
+		return te
+	}
 	who := "the client"
 	if ac.User != "" {
 		who = fmt.Sprintf("user %q", ac.User)
@@ -110,7 +118,14 @@ func DescribeAuthError(err error, ac AuthContext) error {
 		doing = " while " + ac.Operation.String()
 	}
 	var msg string
+	var eof *kgo.ErrFirstReadEOF
 	switch {
+	case errors.As(err, &eof):
+		proto := ac.Protocol
+		if proto == "" {
+			proto = "PLAINTEXT"
+		}
+		msg = fmt.Sprintf("the broker closed the connection at once: its listener probably expects another security protocol than properties.security.protocol=%s (SASL, TLS or both); check security.protocol against the listener of the bootstrap address", proto)
 	case errors.Is(err, kerr.SaslAuthenticationFailed):
 		mech := ac.Mechanism
 		if mech == "" {

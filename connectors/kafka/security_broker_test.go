@@ -53,9 +53,12 @@ func TestSecurityBroker(t *testing.T) {
 	// "not authorized" rather than "unknown topic") but not write to it.
 	describeOnly := kadm.NewACLs().Allow("User:alice").AllowHosts().Topics(denied).ResourcePatternType(kadm.ACLPatternLiteral).
 		Operations(kadm.OpDescribe)
+	// Exactly-once sinks need WRITE and DESCRIBE on their transactional ids.
+	txnACLs := kadm.NewACLs().Allow("User:alice").AllowHosts().TransactionalIDs("eos-").ResourcePatternType(kadm.ACLPatternPrefixed).
+		Operations(kadm.OpWrite, kadm.OpDescribe)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	for _, b := range []*kadm.ACLBuilder{acls, describeOnly} {
+	for _, b := range []*kadm.ACLBuilder{acls, describeOnly, txnACLs} {
 		res, err := adm.CreateACLs(ctx, b)
 		if err != nil {
 			t.Fatalf("CreateACLs: %v", err)
@@ -122,6 +125,29 @@ func TestSecurityBroker(t *testing.T) {
 			}
 		})
 	}
+
+	t.Run("transactions over SASL_SSL with SCRAM-SHA-512", func(t *testing.T) {
+		props := scram("alice", alicePass)
+		cl := secureClient(t, sb.SASLSSL, props, kgo.TransactionalID("eos-"+topic), kgo.DefaultProduceTopic(topic))
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := cl.BeginTransaction(); err != nil {
+			t.Fatal(err)
+		}
+		if err := cl.ProduceSync(ctx, kgo.StringRecord("committed")).FirstErr(); err != nil {
+			t.Fatalf("produce: %v", DescribeAuthError(err, authContextFromProperties(props)))
+		}
+		if err := cl.EndTransaction(ctx, kgo.TryCommit); err != nil {
+			t.Fatalf("commit: %v", err)
+		}
+		consumer := secureClient(t, sb.SASLSSL, props, kgo.ConsumeTopics(topic), kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+			kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchMaxWait(200*time.Millisecond))
+		for !slices.Contains(kafkatest.Values(consumer.PollFetches(ctx).Records()), "committed") {
+			if ctx.Err() != nil {
+				t.Fatal("did not read the committed record with read_committed")
+			}
+		}
+	})
 
 	// Failure cases: each must return its explanation, not a deadline.
 	var messages []string
@@ -191,6 +217,28 @@ func TestSecurityBroker(t *testing.T) {
 	t.Run("client certificate missing", func(t *testing.T) {
 		props := map[string]string{"security.protocol": "SSL", "ssl.truststore.location": trustJKS, "ssl.truststore.password": trustPass}
 		fail(t, produce(props, sb.SSL, topic, AuthContext{}), "requires a client certificate")
+	})
+	t.Run("SASL_SSL client at the PLAINTEXT listener", func(t *testing.T) {
+		props := scram("alice", alicePass)
+		err := produce(props, sb.Plain.Addr, topic, authContextFromProperties(props))
+		var te *TLSError
+		if !errors.As(err, &te) {
+			t.Errorf("got %v, want a *TLSError", err)
+		}
+		fail(t, err, "listener probably does not use TLS")
+	})
+	t.Run("PLAINTEXT client at the SASL_PLAINTEXT listener", func(t *testing.T) {
+		props := map[string]string{"security.protocol": "PLAINTEXT"}
+		fail(t, produce(props, sb.SASLPlaintext, topic, authContextFromProperties(props)),
+			"expects another security protocol than properties.security.protocol=PLAINTEXT")
+	})
+	t.Run("mechanism not enabled", func(t *testing.T) {
+		props := scram("alice", alicePass)
+		props["security.protocol"] = "SASL_PLAINTEXT"
+		delete(props, "ssl.truststore.location")
+		delete(props, "ssl.truststore.password")
+		fail(t, produce(props, sb.SASLPlaintext, topic, authContextFromProperties(props)),
+			"does not enable SASL mechanism SCRAM-SHA-512")
 	})
 	t.Run("write denied", func(t *testing.T) {
 		props := scram("alice", alicePass)

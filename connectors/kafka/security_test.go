@@ -16,6 +16,7 @@ import (
 
 	"github.com/pavlo-v-chernykh/keystore-go/v4"
 	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
 	"software.sslmate.com/src/go-pkcs12"
 
 	"github.com/streamsql/streamsql/internal/kafkatest"
@@ -562,6 +563,7 @@ func TestDescribeAuthError(t *testing.T) {
 		{"list txns", kerr.TransactionalIDAuthorizationFailed, AuthContext{User: "bob", TransactionalID: "job-1", Operation: OpListTransactions}, "DESCRIBE on the transactional ids (prefix job-1)"},
 		{"cluster configs", kerr.ClusterAuthorizationFailed, AuthContext{User: "bob", Operation: OpDescribeClusterConfigs}, "the ACL DESCRIBE_CONFIGS on the cluster"},
 		{"idempotent", kerr.ClusterAuthorizationFailed, AuthContext{User: "bob", Operation: OpIdempotentProduce}, "IDEMPOTENT_WRITE on the cluster"},
+		{"protocol mismatch", fmt.Errorf("x: %w", &kgo.ErrFirstReadEOF{}), AuthContext{Protocol: "SASL_PLAINTEXT"}, "expects another security protocol than properties.security.protocol=SASL_PLAINTEXT"},
 		{"no user", kerr.TopicAuthorizationFailed, AuthContext{Topic: "t", Operation: OpProduce}, "the client is not authorized while producing: grant the client's principal the ACL WRITE on topic t"},
 	}
 	for _, tc := range tests {
@@ -578,6 +580,10 @@ func TestDescribeAuthError(t *testing.T) {
 				t.Error("describing twice changed the error")
 			}
 		})
+	}
+	te := &TLSError{Broker: "b:1", Reason: "r", Err: errors.New("x")}
+	if got := DescribeAuthError(fmt.Errorf("wrapped: %w", te), AuthContext{}); got != te {
+		t.Errorf("a TLSError must come back unwrapped, got %v", got)
 	}
 	other := errors.New("boom")
 	if DescribeAuthError(other, AuthContext{}) != other || DescribeAuthError(nil, AuthContext{}) != nil {

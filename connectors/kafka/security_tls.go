@@ -13,10 +13,12 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/pavlo-v-chernykh/keystore-go/v4"
@@ -630,6 +632,8 @@ func (c *clientTLS) describeHandshake(addr string, err error) error {
 		return &TLSError{Broker: addr, Reason: "the broker requires a client certificate and none is configured; set ssl.keystore.location (or ssl.keystore.certificate.chain and ssl.keystore.key)", Err: err}
 	case certAlert:
 		return &TLSError{Broker: addr, Reason: fmt.Sprintf("the broker rejected the client certificate %s from %s: check that the broker trusts its issuer and that it is valid for client authentication", describeCert(c.cert.Leaf), c.certFrom), Err: err}
+	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET):
+		return &TLSError{Broker: addr, Reason: "the broker closed the connection during the TLS handshake: its listener probably does not use TLS; check security.protocol (SSL and SASL_SSL use TLS) against the listener of that port", Err: err}
 	case strings.Contains(msg, "first record does not look like a TLS handshake"):
 		return &TLSError{Broker: addr, Reason: "the broker's listener does not speak TLS; check security.protocol and the port", Err: err}
 	}
