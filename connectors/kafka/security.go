@@ -89,8 +89,14 @@ func SensitiveProperty(key string) bool {
 			return true
 		}
 	}
-	return k == "sasl.oauthbearer.token" || strings.HasSuffix(k, ".key")
+	return strings.HasSuffix(k, ".key")
 }
+
+// SensitiveProperties returns the security properties (Java client names,
+// without the "properties." prefix) whose values are secrets, for option
+// declarations: sasl.jaas.config, the store and key passwords and the
+// inline private key ssl.keystore.key.
+func SensitiveProperties() []string { return slices.Clone(sensitiveProperties) }
 
 // securityProtocol is a value of security.protocol.
 type securityProtocol struct {

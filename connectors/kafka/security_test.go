@@ -598,6 +598,11 @@ func TestSensitiveProperty(t *testing.T) {
 			t.Errorf("%s not sensitive", k)
 		}
 	}
+	for _, k := range SensitiveProperties() {
+		if !SensitiveProperty(k) {
+			t.Errorf("listed %s not sensitive", k)
+		}
+	}
 	for _, k := range []string{"security.protocol", "sasl.mechanism", "ssl.truststore.location", "ssl.keystore.certificate.chain",
 		"ssl.truststore.certificates", "bootstrap.servers", "ssl.keystore.type"} {
 		if SensitiveProperty(k) {
