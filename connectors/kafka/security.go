@@ -98,6 +98,15 @@ func SensitiveProperty(key string) bool {
 // inline private key ssl.keystore.key.
 func SensitiveProperties() []string { return slices.Clone(sensitiveProperties) }
 
+// securityProperties lists the security properties securityOptions
+// honours (Java client names without the "properties." prefix), sorted, for
+// SupportedProperties and the configuration reference.
+func securityProperties() []string {
+	keys := append([]string{propProtocol, propMechanism, propJAAS}, sslKeys...)
+	slices.Sort(keys)
+	return keys
+}
+
 // securityProtocol is a value of security.protocol.
 type securityProtocol struct {
 	tls, sasl bool

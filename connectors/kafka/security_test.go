@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -208,6 +209,18 @@ func TestSecurityProtocols(t *testing.T) {
 				t.Errorf("user %q, want %q", ac.User, tc.user)
 			}
 		})
+	}
+}
+
+func TestSecurityPropertiesAllAccepted(t *testing.T) {
+	keys := securityProperties()
+	if len(keys) != 18 || !slices.IsSorted(keys) {
+		t.Fatalf("securityProperties() = %v", keys)
+	}
+	for _, k := range keys {
+		if !(k == propProtocol || strings.HasPrefix(k, "sasl.") || strings.HasPrefix(k, "ssl.")) {
+			t.Errorf("%s is not a security property", k)
+		}
 	}
 }
 
