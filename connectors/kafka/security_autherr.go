@@ -131,7 +131,11 @@ func DescribeAuthError(err error, ac AuthContext) error {
 		if mech == "" {
 			mech = "SASL"
 		}
-		msg = fmt.Sprintf("authentication failed for %s with mechanism %s: check the username and password in properties.sasl.jaas.config and that the user exists for that mechanism on the cluster", who, mech)
+		hint := "check the username and password in properties.sasl.jaas.config and that the user exists for that mechanism on the cluster"
+		if mech == "OAUTHBEARER" {
+			hint = "check the token in properties.sasl.jaas.config: it may have expired, or the broker may not accept its issuer, audience or signature"
+		}
+		msg = fmt.Sprintf("authentication failed for %s with mechanism %s: %s", who, mech, hint)
 	case errors.Is(err, kerr.UnsupportedSaslMechanism):
 		msg = fmt.Sprintf("the broker does not enable SASL mechanism %s on this listener: check properties.sasl.mechanism against the listener's sasl.enabled.mechanisms", ac.Mechanism)
 	case errors.Is(err, kerr.IllegalSaslState):

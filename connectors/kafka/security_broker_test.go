@@ -26,6 +26,8 @@ const (
 	bobPass     = "bob-Secret-plain"
 	clientStore = "carol-Store-Secret"
 	trustPass   = "trust-Store-Secret"
+	// badToken is an unsigned JWT for "mallory" that expired in 2001.
+	badToken = "eyJhbGciOiJub25lIn0.eyJzdWIiOiJtYWxsb3J5IiwiZXhwIjoxMDAwMDAwMDAwLCJpYXQiOjk5OTk5OTk5OX0."
 )
 
 // failFast bounds every failure case: an error must come back as itself,
@@ -151,6 +153,7 @@ func TestSecurityBroker(t *testing.T) {
 
 	// Failure cases: each must return its explanation, not a deadline.
 	var messages []string
+	var rogueKey string
 	fail := func(t *testing.T, err error, want ...string) {
 		t.Helper()
 		if err == nil {
@@ -217,6 +220,20 @@ func TestSecurityBroker(t *testing.T) {
 	t.Run("client certificate missing", func(t *testing.T) {
 		props := map[string]string{"security.protocol": "SSL", "ssl.truststore.location": trustJKS, "ssl.truststore.password": trustPass}
 		fail(t, produce(props, sb.SSL, topic, AuthContext{}), "requires a client certificate")
+	})
+	t.Run("client certificate of an untrusted CA", func(t *testing.T) {
+		rogue := kafkatest.NewCA(t, "rogue CA").Issue(t, "mallory")
+		props := map[string]string{"security.protocol": "SSL", "ssl.truststore.location": trustJKS, "ssl.truststore.password": trustPass,
+			"ssl.keystore.type": "PEM", "ssl.keystore.certificate.chain": string(rogue.CertPEM()), "ssl.keystore.key": string(rogue.KeyPEM(t))}
+		fail(t, produce(props, sb.SSL, topic, AuthContext{}), `the broker rejected the client certificate "CN=mallory,O=streamsql tests"`,
+			"from ssl.keystore.certificate.chain")
+		rogueKey = string(rogue.KeyPEM(t))
+	})
+	t.Run("invalid OAUTHBEARER token", func(t *testing.T) {
+		props := map[string]string{"security.protocol": "SASL_PLAINTEXT", "sasl.mechanism": "OAUTHBEARER",
+			"sasl.jaas.config": oauthModule + ` required token="` + badToken + `";`}
+		fail(t, produce(props, sb.SASLPlaintext, topic, authContextFromProperties(props)),
+			`authentication failed for user "mallory" with mechanism OAUTHBEARER`)
 	})
 	t.Run("SASL_SSL client at the PLAINTEXT listener", func(t *testing.T) {
 		props := scram("alice", alicePass)
@@ -289,7 +306,7 @@ func TestSecurityBroker(t *testing.T) {
 			t.Fatalf("only %d failure messages collected", len(messages))
 		}
 		for _, m := range messages {
-			for _, s := range []string{alicePass, bobPass, clientStore, trustPass} {
+			for _, s := range []string{alicePass, bobPass, clientStore, trustPass, badToken, rogueKey, "PRIVATE KEY"} {
 				if strings.Contains(m, s) {
 					t.Errorf("message shows a secret: %s", m)
 				}

@@ -626,7 +626,7 @@ func (c *clientTLS) describeHandshake(addr string, err error) error {
 	msg := err.Error()
 	certAlert := strings.Contains(msg, "remote error: tls: certificate required") ||
 		strings.Contains(msg, "remote error: tls: bad certificate") ||
-		strings.Contains(msg, "remote error: tls: unknown certificate authority")
+		strings.Contains(msg, "remote error: tls: unknown certificate") // also "... authority"
 	switch {
 	case certAlert && c.cert == nil:
 		return &TLSError{Broker: addr, Reason: "the broker requires a client certificate and none is configured; set ssl.keystore.location (or ssl.keystore.certificate.chain and ssl.keystore.key)", Err: err}
