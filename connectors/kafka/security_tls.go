@@ -331,14 +331,15 @@ func pemCertificates(data []byte) ([]*x509.Certificate, error) {
 }
 
 // pemKeyPair builds a certificate from PEM certificates and a PEM private
-// key. An encrypted key (ENCRYPTED PRIVATE KEY, PKCS#8) is not supported by
-// Go's standard library and is an error naming ssl.key.password.
+// key: unencrypted (PKCS#8, PKCS#1 or SEC 1), or an encrypted PKCS#8 key
+// (ENCRYPTED PRIVATE KEY, PBES2) with ssl.key.password, as Kafka reads them.
 func pemKeyPair(chainPEM, keyPEM []byte, keyPass string, hasKeyPass bool, chainKey, keyKey string) (*tls.Certificate, error) {
 	certs, err := pemCertificates(chainPEM)
 	if err != nil {
 		return nil, &SecurityError{Key: chainKey, Reason: "holds no usable certificate", Err: err}
 	}
 	var keyDER []byte
+	encrypted := false
 	rest := keyPEM
 	for {
 		var b *pem.Block
@@ -347,11 +348,12 @@ func pemKeyPair(chainPEM, keyPEM []byte, keyPass string, hasKeyPass bool, chainK
 			break
 		}
 		if b.Type == "ENCRYPTED PRIVATE KEY" {
-			return nil, secErr(propKeyKeyPass, "encrypted PKCS#8 PEM keys are not supported; give the key unencrypted (and protect the file), or use a PKCS12 or JKS key store")
+			keyDER, encrypted = b.Bytes, true
+			break
 		}
 		if strings.HasSuffix(b.Type, "PRIVATE KEY") {
 			if _, enc := b.Headers["Proc-Type"]; enc {
-				return nil, secErr(propKeyKeyPass, "legacy encrypted PEM keys are not supported; give the key unencrypted, or use a PKCS12 or JKS key store")
+				return nil, secErr(propKeyKeyPass, "legacy OpenSSL-encrypted PEM keys (Proc-Type header) are not supported; convert the key to encrypted PKCS#8 with `openssl pkcs8 -topk8 -v2 aes-256-cbc`, or use a PKCS12 key store")
 			}
 			keyDER = b.Bytes
 			break
@@ -360,7 +362,15 @@ func pemKeyPair(chainPEM, keyPEM []byte, keyPass string, hasKeyPass bool, chainK
 	if keyDER == nil {
 		return nil, secErr(keyKey, "holds no PEM PRIVATE KEY block")
 	}
-	if hasKeyPass && keyPass != "" {
+	switch {
+	case encrypted && !hasKeyPass:
+		return nil, secErr(propKeyKeyPass, "is required: the PEM private key is encrypted")
+	case encrypted:
+		keyDER, err = decryptPKCS8(keyDER, keyPass)
+		if err != nil {
+			return nil, &SecurityError{Key: propKeyKeyPass, Reason: "cannot decrypt the PEM private key", Err: err}
+		}
+	case hasKeyPass && keyPass != "":
 		return nil, secErr(propKeyKeyPass, "is set but the PEM key is not encrypted; remove it")
 	}
 	priv, err := parsePrivateKey(keyDER)
