@@ -82,7 +82,7 @@ func parseJAAS(s string) ([]jaasEntry, error) {
 				return nil, err
 			}
 			if eq.kind != tokEquals {
-				return nil, p.errAt(eq.pos, fmt.Sprintf("expected '=' after option %s", name.text))
+				return nil, p.errAt(eq.pos, "expected '=' after an option name")
 			}
 			val, err := p.next()
 			if err != nil {
@@ -249,27 +249,24 @@ func (p *jaasParser) errAt(pos int, reason string) error {
 	return &JAASError{Column: pos + 1, Reason: reason, Excerpt: maskedExcerpt(p.src, pos)}
 }
 
-// maskedExcerpt returns up to 60 characters of src around pos, with every
-// quoted string (and an unterminated one to the end) replaced by "***"-style
-// masks of fixed length, and a caret under pos. Unquoted option values are
-// masked too, since a password may be written bare.
+// maskedExcerpt returns up to 60 characters of src around pos, with a
+// caret under pos. Everything that may be a secret is replaced by "***":
+// every quoted string (quotes kept), and every bare word other than a login
+// module, its flag and an option name (a word followed by '='), so that a
+// password written bare or in a wrong place is not shown either.
 func maskedExcerpt(src []rune, pos int) string {
-	// Build a masked copy with a position map so the caret stays right.
 	var out []rune
 	caret := -1
-	i := 0
-	afterEquals := false
-	for i <= len(src) {
-		if i == pos {
+	wordsInEntry := 0            // words since the last ';'
+	mark := func(from, to int) { // src[from:to] becomes the next output
+		if caret < 0 && pos >= from && pos < to {
 			caret = len(out)
 		}
-		if i == len(src) {
-			break
-		}
+	}
+	for i := 0; i < len(src); {
 		r := src[i]
 		switch {
 		case r == '"' || r == '\'':
-			// Mask the quoted string, keeping the quotes.
 			j := i + 1
 			for j < len(src) && src[j] != r && src[j] != '\n' {
 				if src[j] == '\\' {
@@ -277,41 +274,45 @@ func maskedExcerpt(src []rune, pos int) string {
 				}
 				j++
 			}
-			closed := j < len(src) && src[j] == r
-			if pos > i && pos <= j {
-				caret = len(out)
-			}
-			out = append(out, r)
-			out = append(out, []rune("***")...)
-			if closed {
-				out = append(out, r)
+			if j < len(src) && src[j] == r {
 				j++
 			}
-			i = min(j, len(src))
-			afterEquals = false
-			continue
-		case r == '=':
-			afterEquals = true
-			out = append(out, r)
-		case isWordRune(r) && afterEquals:
+			j = min(j, len(src))
+			mark(i, j)
+			out = append(out, r, '*', '*', '*')
+			if j-i >= 2 && src[j-1] == r {
+				out = append(out, r)
+			}
+			i = j
+			wordsInEntry++
+		case isWordRune(r):
 			j := i
 			for j < len(src) && isWordRune(src[j]) {
 				j++
 			}
-			if pos > i && pos < j {
-				caret = len(out)
+			k := j
+			for k < len(src) && isSpace(src[k]) {
+				k++
 			}
-			out = append(out, []rune("***")...)
+			mark(i, j)
+			if wordsInEntry < 2 || k < len(src) && src[k] == '=' {
+				out = append(out, src[i:j]...)
+			} else {
+				out = append(out, '*', '*', '*')
+			}
 			i = j
-			afterEquals = false
-			continue
-		case isSpace(r):
-			out = append(out, ' ')
+			wordsInEntry++
 		default:
-			afterEquals = false
+			mark(i, i+1)
+			if r == ';' {
+				wordsInEntry = 0
+			}
+			if isSpace(r) {
+				r = ' '
+			}
 			out = append(out, r)
+			i++
 		}
-		i++
 	}
 	if caret < 0 {
 		caret = len(out)

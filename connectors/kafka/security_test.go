@@ -128,12 +128,31 @@ func TestJAASExcerptMasksValues(t *testing.T) {
 	if strings.Contains(msg, secretPass) || strings.Contains(msg, "bob") {
 		t.Errorf("excerpt shows option values: %v", msg)
 	}
-	// The caret points at the '"' of "oops" (masked), just after "x ".
+	// The caret points at the '"' of "oops" (masked), after the masked x.
 	lines := strings.Split(msg, "\n")
 	excerpt, caret := lines[len(lines)-2], lines[len(lines)-1]
 	at := strings.Index(caret, "^")
-	if at < 0 || at >= len(excerpt) || excerpt[at] != '"' || excerpt[at-2] != 'x' {
+	if at < 0 || at >= len(excerpt) || excerpt[at] != '"' || excerpt[at-4:at] != "*** " {
 		t.Errorf("caret not under the quoted value:\n%s\n%s", excerpt, caret)
+	}
+}
+
+func TestJAASExcerptMasksMisplacedSecrets(t *testing.T) {
+	for _, in := range []string{
+		`m.Mod required username="bob" ` + secretPass + `;`,
+		`m.Mod required username="bob" password: ` + secretPass + `;`,
+		`m.Mod required username="bob" password ` + secretPass + ` x="y";`,
+	} {
+		_, err := parseJAAS(in)
+		if err == nil {
+			t.Fatalf("%q: want an error", in)
+		}
+		if strings.Contains(err.Error(), secretPass) || strings.Contains(err.Error(), "pa55") {
+			t.Errorf("error shows the password: %v", err)
+		}
+		if !strings.Contains(err.Error(), "m.Mod required username=") {
+			t.Errorf("excerpt lost the structure: %v", err)
+		}
 	}
 }
 
