@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -61,15 +62,25 @@ func (o AuthOperation) String() string {
 	return fmt.Sprintf("AuthOperation(%d)", o)
 }
 
-// authContextFromProperties fills User and Mechanism from the security
-// properties (nothing if they do not parse: the error then is the
-// configuration's, reported elsewhere).
+// authContextFromProperties fills Protocol, User and Mechanism from the
+// security properties, without reading any trust or key store. User and
+// Mechanism stay empty if the SASL properties do not parse: that error is
+// the configuration's, reported by securityOptions.
 func authContextFromProperties(props map[string]string) AuthContext {
-	s, err := parseSecurity(props)
-	if err != nil {
-		return AuthContext{}
+	proto := strings.ToUpper(strings.TrimSpace(props[propProtocol]))
+	if proto == "" {
+		proto = "PLAINTEXT"
 	}
-	return AuthContext{Protocol: s.protocol, User: s.user, Mechanism: s.mechanism}
+	ac := AuthContext{Protocol: proto}
+	if !securityProtocols[proto].sasl {
+		return ac
+	}
+	s := &security{protocol: proto, consumed: map[string]bool{}}
+	get := func(k string) (string, bool) { v, ok := props[k]; return v, ok }
+	if _, err := s.saslMechanism(props, get); err == nil {
+		ac.User, ac.Mechanism = s.user, s.mechanism
+	}
+	return ac
 }
 
 // AuthError is an authentication or authorization failure explained: who was

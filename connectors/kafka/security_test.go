@@ -667,3 +667,21 @@ func TestSecretsNeverInErrors(t *testing.T) {
 		t.Errorf("only %d failure cases checked", n)
 	}
 }
+
+func TestAuthContextFromProperties(t *testing.T) {
+	ac := authContextFromProperties(map[string]string{
+		"security.protocol": "sasl_ssl", "sasl.mechanism": "scram-sha-256",
+		"sasl.jaas.config":        jaas(scramModule, `username="alice" password="`+secretPass+`"`),
+		"ssl.truststore.location": "/nonexistent/trust.jks", // not read
+	})
+	if ac != (AuthContext{Protocol: "SASL_SSL", User: "alice", Mechanism: "SCRAM-SHA-256"}) {
+		t.Errorf("got %+v", ac)
+	}
+	if ac := authContextFromProperties(nil); ac != (AuthContext{Protocol: "PLAINTEXT"}) {
+		t.Errorf("no properties: got %+v", ac)
+	}
+	bad := authContextFromProperties(map[string]string{"security.protocol": "SASL_PLAINTEXT", "sasl.mechanism": "PLAIN", "sasl.jaas.config": "broken"})
+	if bad != (AuthContext{Protocol: "SASL_PLAINTEXT"}) {
+		t.Errorf("malformed JAAS: got %+v", bad)
+	}
+}
