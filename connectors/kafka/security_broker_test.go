@@ -283,6 +283,23 @@ func TestSecurityBroker(t *testing.T) {
 		}
 		fail(t, DescribeAuthError(err, ac), "grant User:alice the ACL READ on group job-group")
 	})
+	t.Run("describing transactional ids denied", func(t *testing.T) {
+		props := scram("alice", alicePass)
+		ac := authContextFromProperties(props)
+		ac.TransactionalID, ac.Operation = "job-txn", OpListTransactions
+		cl := secureClient(t, sb.SASLSSL, props)
+		ctx, cancel := context.WithTimeout(context.Background(), failFast)
+		defer cancel()
+		described, err := kadm.NewClient(cl).DescribeTransactions(ctx, "job-txn-0")
+		if err == nil {
+			for _, d := range described {
+				if d.Err != nil {
+					err = d.Err
+				}
+			}
+		}
+		fail(t, DescribeAuthError(err, ac), "grant User:alice the ACL DESCRIBE on the transactional ids (prefix job-txn)")
+	})
 	t.Run("cluster configs denied", func(t *testing.T) {
 		props := scram("alice", alicePass)
 		ac := authContextFromProperties(props)
