@@ -35,6 +35,7 @@ const (
 const failFast = 20 * time.Second
 
 func TestSecurityBroker(t *testing.T) {
+	t.Parallel() // most of its time is the broker's start
 	sb := kafkatest.StartSecure(t, kafkatest.SecureOptions{
 		ScramUsers: map[string]string{"alice": alicePass},
 		PlainUsers: map[string]string{"bob": bobPass},
