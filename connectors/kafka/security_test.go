@@ -303,7 +303,7 @@ func securityErrorCases(t *testing.T, f *tlsFiles) []secErrCase {
 		{"missing trust store", scram("ssl.truststore.location", filepath.Join(t.TempDir(), "none.jks")), "ssl.truststore.location"},
 		{"wrong JKS trust store password", scram("ssl.truststore.location", f.trustJKS, "ssl.truststore.password", secretStorePass+"x"), "ssl.truststore.location"},
 		{"wrong PKCS12 trust store password", scram("ssl.truststore.location", f.trustP12, "ssl.truststore.type", "PKCS12", "ssl.truststore.password", secretStorePass+"x"), "ssl.truststore.location"},
-		{"JKS read as PKCS12", scram("ssl.truststore.location", f.trustJKS, "ssl.truststore.type", "PKCS12", "ssl.truststore.password", secretStorePass), "ssl.truststore.location"},
+		{"PEM read as JKS", scram("ssl.truststore.location", f.caPEM, "ssl.truststore.password", secretStorePass), "ssl.truststore.location"},
 		{"inline certs without PEM type", scram("ssl.truststore.certificates", string(f.ca.PEM)), "ssl.truststore.type"},
 		{"inline certs and location", scram("ssl.truststore.certificates", string(f.ca.PEM), "ssl.truststore.type", "PEM", "ssl.truststore.location", f.caPEM), "ssl.truststore.certificates"},
 		{"trust password without store", scram("ssl.truststore.password", secretStorePass), "ssl.truststore.password"},
@@ -404,8 +404,11 @@ func TestTLSStores(t *testing.T) {
 		"JKS":         {"ssl.truststore.location": f.trustJKS, "ssl.truststore.password": secretStorePass},
 		"JKS no pass": {"ssl.truststore.location": f.trustJKS},
 		"PKCS12":      {"ssl.truststore.location": f.trustP12, "ssl.truststore.type": "PKCS12", "ssl.truststore.password": secretStorePass},
-		"PEM file":    {"ssl.truststore.location": f.caPEM, "ssl.truststore.type": "pem"},
-		"PEM inline":  {"ssl.truststore.certificates": string(f.ca.PEM), "ssl.truststore.type": "PEM"},
+		// Java 17 reads either format whichever type is configured.
+		"PKCS12 as the default JKS": {"ssl.truststore.location": f.trustP12, "ssl.truststore.password": secretStorePass},
+		"JKS typed PKCS12":          {"ssl.truststore.location": f.trustJKS, "ssl.truststore.type": "PKCS12", "ssl.truststore.password": secretStorePass},
+		"PEM file":                  {"ssl.truststore.location": f.caPEM, "ssl.truststore.type": "pem"},
+		"PEM inline":                {"ssl.truststore.certificates": string(f.ca.PEM), "ssl.truststore.type": "PEM"},
 	}
 	for name, props := range trusts {
 		t.Run("trust "+name, func(t *testing.T) {
@@ -422,10 +425,11 @@ func TestTLSStores(t *testing.T) {
 		})
 	}
 	keys := map[string]map[string]string{
-		"JKS":        {"ssl.keystore.location": f.keyJKS, "ssl.keystore.password": secretStorePass, "ssl.key.password": secretKeyPass},
-		"PKCS12":     {"ssl.keystore.location": f.keyP12, "ssl.keystore.type": "PKCS12", "ssl.keystore.password": secretStorePass},
-		"PEM file":   {"ssl.keystore.location": f.keyPEMFile, "ssl.keystore.type": "PEM"},
-		"PEM inline": {"ssl.keystore.certificate.chain": string(f.chainPEM), "ssl.keystore.key": string(f.keyPEM), "ssl.keystore.type": "PEM"},
+		"JKS":                       {"ssl.keystore.location": f.keyJKS, "ssl.keystore.password": secretStorePass, "ssl.key.password": secretKeyPass},
+		"PKCS12":                    {"ssl.keystore.location": f.keyP12, "ssl.keystore.type": "PKCS12", "ssl.keystore.password": secretStorePass},
+		"PKCS12 as the default JKS": {"ssl.keystore.location": f.keyP12, "ssl.keystore.password": secretStorePass},
+		"PEM file":                  {"ssl.keystore.location": f.keyPEMFile, "ssl.keystore.type": "PEM"},
+		"PEM inline":                {"ssl.keystore.certificate.chain": string(f.chainPEM), "ssl.keystore.key": string(f.keyPEM), "ssl.keystore.type": "PEM"},
 	}
 	for name, props := range keys {
 		t.Run("key "+name, func(t *testing.T) {

@@ -145,6 +145,20 @@ func storeType(get func(string) (string, bool), key, def string) (string, error)
 	return "", secErr(key, "unsupported store type %q; want JKS, PKCS12 or PEM", v)
 }
 
+// storeFormat returns the format of a JKS or PKCS12 store's data. Java 17
+// reads either format whichever of the two types is configured (its
+// keystore.type.compat), so JKS and PKCS12 are told apart by content here
+// too: a JKS store starts with the magic number 0xFEEDFEED.
+func storeFormat(typ string, data []byte) string {
+	if typ == "PEM" {
+		return typ
+	}
+	if bytes.HasPrefix(data, []byte{0xFE, 0xED, 0xFE, 0xED}) {
+		return "JKS"
+	}
+	return "PKCS12"
+}
+
 func readStore(key, path string) ([]byte, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -191,6 +205,7 @@ func (c *clientTLS) loadTrust(get func(string) (string, bool)) error {
 		return err
 	}
 	var certs []*x509.Certificate
+	typ = storeFormat(typ, data)
 	switch typ {
 	case "PEM":
 		if hasPass {
@@ -272,6 +287,7 @@ func (c *clientTLS) loadKey(get func(string) (string, bool)) error {
 	}
 	from := fmt.Sprintf("ssl.keystore.location (%s)", loc)
 	var cert *tls.Certificate
+	typ = storeFormat(typ, data)
 	switch typ {
 	case "PEM":
 		if hasPass {
