@@ -147,12 +147,19 @@ func WriteFile(t testing.TB, dir, name string, data []byte) string {
 // otherwise.
 func (ca *CA) KeytoolTrustStore(t testing.TB, path, password string) string {
 	t.Helper()
+	return ca.KeytoolTrustStoreOfType(t, path, password, "JKS")
+}
+
+// KeytoolTrustStoreOfType is KeytoolTrustStore with the store type (JKS or
+// PKCS12).
+func (ca *CA) KeytoolTrustStoreOfType(t testing.TB, path, password, storeType string) string {
+	t.Helper()
 	keytool, err := exec.LookPath("keytool")
 	if err != nil {
 		needTool(t, "keytool (the JDK) is needed to make a JKS trust store")
 	}
 	certFile := WriteFile(t, filepath.Dir(path), filepath.Base(path)+".ca.pem", ca.PEM)
-	cmd := exec.Command(keytool, "-importcert", "-noprompt", "-storetype", "JKS",
+	cmd := exec.Command(keytool, "-importcert", "-noprompt", "-storetype", storeType,
 		"-keystore", path, "-storepass", password, "-alias", "ca", "-file", certFile)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("keytool -importcert: %v\n%s", err, out)
