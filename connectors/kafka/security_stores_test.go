@@ -1,12 +1,11 @@
 package kafka
 
 import (
+	"crypto/x509"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
-
-	"crypto/x509"
 
 	"github.com/streamsql/streamsql/internal/kafkatest"
 )
