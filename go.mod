@@ -12,7 +12,7 @@ require (
 	github.com/coreos/go-semver v0.3.1 // indirect
 	github.com/expr-lang/expr v1.17.8
 	github.com/klauspost/compress v1.20.3 // indirect
-	github.com/pavlo-v-chernykh/keystore-go/v4 v4.5.0 // indirect
+	github.com/pavlo-v-chernykh/keystore-go/v4 v4.5.0
 	github.com/pierrec/lz4/v4 v4.1.33 // indirect
 	github.com/pingcap/errors v0.11.5-0.20250523034308-74f78ae071ee // indirect
 	github.com/pingcap/failpoint v0.0.0-20240528011301-b51a646c7c86 // indirect
@@ -35,7 +35,7 @@ require (
 	gopkg.in/natefinch/lumberjack.v2 v2.2.1 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect
 	honnef.co/go/tools v0.8.2 // indirect
-	software.sslmate.com/src/go-pkcs12 v0.7.4 // indirect
+	software.sslmate.com/src/go-pkcs12 v0.7.4
 )
 
 tool honnef.co/go/tools/cmd/staticcheck
