@@ -655,12 +655,12 @@ func TestParseListAndMap(t *testing.T) {
 }
 
 func TestIsSensitiveKey(t *testing.T) {
-	for _, k := range []string{"properties.sasl.jaas.config", "password", "x.API-KEY", "properties.ssl.keystore.password", "oauth.token"} {
+	for _, k := range []string{"properties.sasl.jaas.config", "password", "x.API-KEY", "properties.ssl.keystore.password", "oauth.token", "properties.ssl.keystore.key"} {
 		if !IsSensitiveKey(k) {
 			t.Errorf("%s not sensitive", k)
 		}
 	}
-	for _, k := range []string{"topic", "properties.bootstrap.servers"} {
+	for _, k := range []string{"topic", "properties.bootstrap.servers", "key.fields", "properties.ssl.truststore.certificates"} {
 		if IsSensitiveKey(k) {
 			t.Errorf("%s sensitive", k)
 		}

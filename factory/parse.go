@@ -157,11 +157,13 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-// sensitiveWords are the substrings that mark a key as secret, as Flink's
-// GlobalConfiguration.SENSITIVE_KEYS.
+// sensitiveWords are the substrings that mark a key as secret: Flink's
+// GlobalConfiguration.SENSITIVE_KEYS, plus private keys given inline
+// (Kafka's ssl.keystore.key).
 var sensitiveWords = []string{
 	"password", "secret", "fs.azure.account.key", "apikey", "api-key", "auth-params",
 	"service-key", "token", "basic-auth", "jaas.config", "http-headers",
+	"keystore.key", "private-key", "private.key",
 }
 
 // IsSensitiveKey reports whether an option key looks like it holds a

@@ -14,6 +14,23 @@
 #       cluster with transaction.version=1 (how Kafka 3.x and not-yet-upgraded 4.x
 #       clusters behave); --prop adds a server property (e.g.
 #       transaction.max.timeout.ms=5000). Several brokers can run at once.
+#   scripts/kafka.sh start --security DIR [--acl] [other start options]
+#       Adds three listeners beside PLAINTEXT, using files a test wrote into DIR:
+#         DIR/server.p12     the broker's key and certificate chain (PKCS12),
+#                            its password in DIR/server.pass
+#         DIR/ca.pem         the CA(s) whose client certificates the broker
+#                            trusts (PEM)
+#         DIR/scram-users    optional; one StorageTool --add-scram argument a
+#                            line, e.g. SCRAM-SHA-512=[name=alice,password=alice-secret]
+#         DIR/plain-users    optional; one name=password a line, for PLAIN
+#       and prints, besides the two lines above,
+#           export STREAMSQL_KAFKA_SASL_SSL_BOOTSTRAP=127.0.0.1:PORT        SCRAM-SHA-256/512
+#           export STREAMSQL_KAFKA_SASL_PLAINTEXT_BOOTSTRAP=127.0.0.1:PORT  PLAIN, OAUTHBEARER (unsecured tokens)
+#           export STREAMSQL_KAFKA_SSL_BOOTSTRAP=127.0.0.1:PORT             TLS, client certificate required
+#       The SSL listener's principal is the client certificate's CN. --acl
+#       enables the standard authorizer with no ACLs; the PLAINTEXT listener's
+#       principal (User:ANONYMOUS, also the broker's own) is a super user, so
+#       tests administer topics and ACLs through it.
 #   scripts/kafka.sh stop DIR
 #       Stops the broker started in DIR (that PID only) and removes DIR.
 set -euo pipefail
@@ -43,17 +60,31 @@ fetch() {
 }
 
 rigtool() {
-  # Built from this repository; go's build cache makes repeat builds instant.
-  local bin=$cache/bin/rigtool
-  (cd "$here/.." && go build -o "$bin" ./scripts/rigtool) >&2
-  "$bin" "$@"
+  # Built from this repository once per call of this script; go's build
+  # cache makes it fast. Several scripts may build at once (parallel test
+  # brokers), so each builds to its own file, and a failed build (go's
+  # cache can trip over a concurrent build of the same package) is retried.
+  if [ -z "${rigtool_bin:-}" ]; then
+    mkdir -p "$cache/bin"
+    rigtool_bin=$cache/bin/rigtool.$$
+    local try
+    for try in 1 2 3; do
+      if (cd "$here/.." && go build -o "$rigtool_bin" ./scripts/rigtool) >&2; then break; fi
+      [ "$try" = 3 ] && die "building scripts/rigtool failed"
+      sleep 1
+    done
+    trap 'rm -f "$rigtool_bin"' EXIT
+  fi
+  "$rigtool_bin" "$@"
 }
 
 start() {
-  local tv1=0 props=()
+  local tv1=0 props=() secdir="" acl=0
   while [ $# -gt 0 ]; do
     case $1 in
       --tv1) tv1=1; shift ;;
+      --security) [ $# -ge 2 ] || die "--security needs a directory"; secdir=$(cd "$2" && pwd) || die "--security: no directory $2"; shift 2 ;;
+      --acl) acl=1; shift ;;
       --prop) [ $# -ge 2 ] || die "--prop needs key=value"; props+=("$2"); shift 2 ;;
       *) die "start: unknown argument $1" ;;
     esac
@@ -61,17 +92,27 @@ start() {
   fetch
   local dir ports port cport
   dir=$(mktemp -d "${TMPDIR:-/tmp}/streamsql-kafka.XXXXXX")
-  mapfile -t ports < <(rigtool freeport 2)
+  mapfile -t ports < <(rigtool freeport 5)
   port=${ports[0]} cport=${ports[1]}
+  local listeners="PLAINTEXT://127.0.0.1:$port,CONTROLLER://127.0.0.1:$cport"
+  local advertised="PLAINTEXT://127.0.0.1:$port"
+  local protomap="CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT"
+  if [ -n "$secdir" ]; then
+    [ -f "$secdir/server.p12" ] && [ -f "$secdir/server.pass" ] && [ -f "$secdir/ca.pem" ] ||
+      { rm -rf "$dir"; die "--security $secdir: want server.p12, server.pass and ca.pem there"; }
+    listeners+=",SASL_SSL://127.0.0.1:${ports[2]},SASL_PLAINTEXT://127.0.0.1:${ports[3]},SSL://127.0.0.1:${ports[4]}"
+    advertised+=",SASL_SSL://127.0.0.1:${ports[2]},SASL_PLAINTEXT://127.0.0.1:${ports[3]},SSL://127.0.0.1:${ports[4]}"
+    protomap+=",SASL_SSL:SASL_SSL,SASL_PLAINTEXT:SASL_PLAINTEXT,SSL:SSL"
+  fi
   cat >"$dir/server.properties" <<PROPS
 process.roles=broker,controller
 node.id=1
 controller.quorum.voters=1@127.0.0.1:$cport
-listeners=PLAINTEXT://127.0.0.1:$port,CONTROLLER://127.0.0.1:$cport
-advertised.listeners=PLAINTEXT://127.0.0.1:$port
+listeners=$listeners
+advertised.listeners=$advertised
 controller.listener.names=CONTROLLER
 inter.broker.listener.name=PLAINTEXT
-listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT
+listener.security.protocol.map=$protomap
 log.dirs=$dir/data
 num.partitions=1
 auto.create.topics.enable=false
@@ -84,11 +125,47 @@ share.coordinator.state.topic.replication.factor=1
 share.coordinator.state.topic.min.isr=1
 group.initial.rebalance.delay.ms=0
 PROPS
+  local scram=()
+  if [ -n "$secdir" ]; then
+    local jaas_users="" line
+    if [ -f "$secdir/plain-users" ]; then
+      while IFS= read -r line; do
+        [ -n "$line" ] || continue
+        jaas_users+=" user_${line%%=*}=\"${line#*=}\""
+      done <"$secdir/plain-users"
+    fi
+    if [ -f "$secdir/scram-users" ]; then
+      while IFS= read -r line; do [ -n "$line" ] && scram+=(--add-scram "$line"); done <"$secdir/scram-users"
+    fi
+    cat >>"$dir/server.properties" <<PROPS
+ssl.keystore.type=PKCS12
+ssl.keystore.location=$secdir/server.p12
+ssl.keystore.password=$(cat "$secdir/server.pass")
+ssl.truststore.type=PEM
+ssl.truststore.location=$secdir/ca.pem
+listener.name.ssl.ssl.client.auth=required
+ssl.principal.mapping.rules=RULE:^CN=([^,]+).*\$/\$1/,DEFAULT
+listener.name.sasl_ssl.sasl.enabled.mechanisms=SCRAM-SHA-256,SCRAM-SHA-512
+listener.name.sasl_ssl.scram-sha-256.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;
+listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;
+listener.name.sasl_plaintext.sasl.enabled.mechanisms=PLAIN,OAUTHBEARER
+listener.name.sasl_plaintext.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required$jaas_users;
+listener.name.sasl_plaintext.oauthbearer.sasl.jaas.config=org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required unsecuredLoginStringClaim_sub="broker" unsecuredValidatorAllowableClockSkewMs="5000";
+PROPS
+  fi
+  if [ "$acl" = 1 ]; then
+    cat >>"$dir/server.properties" <<PROPS
+authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer
+super.users=User:ANONYMOUS
+allow.everyone.if.no.acl.found=false
+PROPS
+  fi
   local p
   for p in "${props[@]}"; do echo "$p" >>"$dir/server.properties"; done
 
   local cp="$libs/*" cid features=()
   [ "$tv1" = 1 ] && features=(--feature transaction.version=1)
+  features+=("${scram[@]}")
   cid=$(java -cp "$cp" kafka.tools.StorageTool random-uuid)
   java -cp "$cp" -Dlog4j2.configurationFile="file:$rig/log4j2.properties" \
     kafka.tools.StorageTool format -t "$cid" -c "$dir/server.properties" "${features[@]}" \
@@ -107,6 +184,12 @@ PROPS
   fi
   echo "export STREAMSQL_KAFKA_BOOTSTRAP=127.0.0.1:$port"
   echo "export STREAMSQL_KAFKA_DIR=$dir"
+  if [ -n "$secdir" ]; then
+    # All listeners open together, once the PLAINTEXT one answers.
+    echo "export STREAMSQL_KAFKA_SASL_SSL_BOOTSTRAP=127.0.0.1:${ports[2]}"
+    echo "export STREAMSQL_KAFKA_SASL_PLAINTEXT_BOOTSTRAP=127.0.0.1:${ports[3]}"
+    echo "export STREAMSQL_KAFKA_SSL_BOOTSTRAP=127.0.0.1:${ports[4]}"
+  fi
 }
 
 stop() {
@@ -130,5 +213,5 @@ case ${1:-} in
   fetch) fetch ;;
   start) shift; start "$@" ;;
   stop) shift; stop "$@" ;;
-  *) die "usage: kafka.sh fetch | start [--tv1] [--prop k=v]... | stop DIR" ;;
+  *) die "usage: kafka.sh fetch | start [--tv1] [--security DIR [--acl]] [--prop k=v]... | stop DIR" ;;
 esac

@@ -114,7 +114,7 @@ func TestValidation(t *testing.T) {
 		{"key prefix with ALL", kafkaTable("key.format", "json", "key.fields", "id", "key.fields-prefix", "k_"),
 			new(*factory.RuleError), "EXCEPT_KEY"},
 		{"unknown property", kafkaTable("properties.frobnicate.ms", "5"), new(*PropertyError), "properties.frobnicate.ms"},
-		{"security property", kafkaTable("properties.sasl.mechanism", "PLAIN"), new(*PropertyError), "properties.sasl.mechanism"},
+		{"security property without SASL", kafkaTable("properties.sasl.mechanism", "PLAIN"), new(*SecurityError), "properties.sasl.mechanism"},
 		{"bad property value", kafkaTable("properties.linger.ms", "soon"), new(*PropertyError), "properties.linger.ms"},
 		{"unknown option", kafkaTable("scan.startup.mod", "x"), new(*factory.UnsupportedOptionsError), "scan.startup.mode"},
 		{"bad format option", kafkaTable("json.ignore-parse-errors", "maybe"), new(*factory.InvalidValueError), "json.ignore-parse-errors"},

@@ -46,6 +46,8 @@ type clientSettings struct {
 	common   []kgo.Opt // every client
 	producer []kgo.Opt // producers only
 	consumer []kgo.Opt // consumers only
+
+	auth AuthContext // the principal, for explaining authentication and ACL errors
 }
 
 type propRole uint8
@@ -79,12 +81,6 @@ var properties = map[string]propSpec{
 	"metadata.max.age.ms": {roleCommon, func(_ *clientSettings, v string) (kgo.Opt, error) {
 		d, err := parseMillis(v)
 		return kgo.MetadataMaxAge(d), err
-	}},
-	"security.protocol": {roleCommon, func(_ *clientSettings, v string) (kgo.Opt, error) {
-		if strings.EqualFold(v, "PLAINTEXT") {
-			return nil, nil
-		}
-		return nil, fmt.Errorf("security protocol %q is not supported yet (TLS and SASL are not implemented); only PLAINTEXT is", v)
 	}},
 
 	// Consumer.
@@ -231,7 +227,7 @@ var reserved = map[string]string{
 // SupportedProperties lists the Java client property names (without the
 // "properties." prefix) that streamsql maps onto franz-go, sorted.
 func SupportedProperties() []string {
-	keys := make([]string, 0, len(properties))
+	keys := securityProperties()
 	for k := range properties {
 		keys = append(keys, k)
 	}
@@ -251,13 +247,21 @@ func parseProperties(props map[string]string) (clientSettings, error) {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys) // deterministic: the first error is always the same
+	// Security (security.protocol, sasl.*, ssl.*) is mapped by
+	// securityOptions, which refuses what it cannot honour by name.
+	secOpts, secKeys, err := securityOptions(props)
+	if err != nil {
+		return s, err
+	}
+	s.common = append(s.common, secOpts...)
+	s.auth = authContextFromProperties(props)
 	for _, k := range keys {
+		if secKeys[k] {
+			continue
+		}
 		v := props[k]
 		if why, ok := reserved[k]; ok {
 			return s, &PropertyError{Key: k, Value: v, Reason: "cannot be set: " + why}
-		}
-		if strings.HasPrefix(k, "sasl.") || strings.HasPrefix(k, "ssl.") {
-			return s, &PropertyError{Key: k, Reason: "security settings (TLS, SASL) are not supported yet"}
 		}
 		spec, ok := properties[k]
 		if !ok {

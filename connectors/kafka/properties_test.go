@@ -33,23 +33,29 @@ func TestParseProperties(t *testing.T) {
 
 func TestParsePropertiesErrors(t *testing.T) {
 	for _, tc := range []struct {
-		props map[string]string
-		key   string
+		props    map[string]string
+		key      string
+		security bool // a *SecurityError from the security mapping
 	}{
-		{map[string]string{}, "bootstrap.servers"},
-		{map[string]string{"bootstrap.servers": "a", "no.such.property": "1"}, "no.such.property"},
-		{map[string]string{"bootstrap.servers": "a", "sasl.jaas.config": "secret"}, "sasl.jaas.config"},
-		{map[string]string{"bootstrap.servers": "a", "security.protocol": "SASL_SSL"}, "security.protocol"},
-		{map[string]string{"bootstrap.servers": "a", "transactional.id": "x"}, "transactional.id"},
-		{map[string]string{"bootstrap.servers": "a", "isolation.level": "serializable"}, "isolation.level"},
-		{map[string]string{"bootstrap.servers": "a", "linger.ms": "soon"}, "linger.ms"},
-		{map[string]string{"bootstrap.servers": "a", "acks": "1", "enable.idempotence": "true"}, "acks"},
-		{map[string]string{"bootstrap.servers": "a", "enable.auto.commit": "true"}, "enable.auto.commit"},
-		{map[string]string{"bootstrap.servers": "a", "max.in.flight.requests.per.connection": "6"}, "max.in.flight.requests.per.connection"},
+		{map[string]string{}, "bootstrap.servers", false},
+		{map[string]string{"bootstrap.servers": "a", "no.such.property": "1"}, "no.such.property", false},
+		{map[string]string{"bootstrap.servers": "a", "sasl.jaas.config": "secret"}, "sasl.jaas.config", true},
+		{map[string]string{"bootstrap.servers": "a", "security.protocol": "SASL_SSL"}, "sasl.mechanism", true},
+		{map[string]string{"bootstrap.servers": "a", "transactional.id": "x"}, "transactional.id", false},
+		{map[string]string{"bootstrap.servers": "a", "isolation.level": "serializable"}, "isolation.level", false},
+		{map[string]string{"bootstrap.servers": "a", "linger.ms": "soon"}, "linger.ms", false},
+		{map[string]string{"bootstrap.servers": "a", "acks": "1", "enable.idempotence": "true"}, "acks", false},
+		{map[string]string{"bootstrap.servers": "a", "enable.auto.commit": "true"}, "enable.auto.commit", false},
+		{map[string]string{"bootstrap.servers": "a", "max.in.flight.requests.per.connection": "6"}, "max.in.flight.requests.per.connection", false},
 	} {
 		_, err := parseProperties(tc.props)
 		var pe *PropertyError
-		if !errors.As(err, &pe) || pe.Key != tc.key {
+		var se *SecurityError
+		switch {
+		case tc.security && (!errors.As(err, &se) || se.Key != tc.key):
+			t.Errorf("parseProperties(%v) = %v, want a SecurityError for %s", tc.props, err, tc.key)
+			continue
+		case !tc.security && (!errors.As(err, &pe) || pe.Key != tc.key):
 			t.Errorf("parseProperties(%v) = %v, want a PropertyError for %s", tc.props, err, tc.key)
 			continue
 		}

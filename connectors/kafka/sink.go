@@ -189,6 +189,13 @@ func (s *Sink) start(ctx context.Context) error {
 		return err
 	}
 	defer cl.Close()
+	ac := s.settings.auth
+	ac.Topic, ac.Operation = s.cfg.Topic, OpProduce
+	// A bad password, certificate or missing ACL fails here at once, with
+	// an explanation, instead of after the client's retries run out.
+	if err := CheckConnection(ctx, cl, ac); err != nil {
+		return fmt.Errorf("kafka sink: %w", err)
+	}
 	max, err := brokerMaxTransactionTimeout(ctx, kadm.NewClient(cl))
 	switch {
 	case err != nil && s.cfg.TransactionTimeout != 0:

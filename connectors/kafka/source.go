@@ -328,9 +328,19 @@ func (s *Source) list(ctx context.Context) ([]connector.Split, error) {
 		return nil, err
 	}
 	defer cl.Close()
+	ac := s.settings.auth
+	ac.Operation = OpConsume
+	if len(s.cfg.Topics) == 1 {
+		ac.Topic = s.cfg.Topics[0]
+	}
+	// A bad password, certificate or missing ACL fails here at once, with
+	// an explanation, instead of after the client's retries run out.
+	if err := CheckConnection(ctx, cl, ac); err != nil {
+		return nil, fmt.Errorf("kafka source: %w", err)
+	}
 	md, err := kadm.NewClient(cl).ListTopics(ctx, s.cfg.Topics...)
 	if err != nil {
-		return nil, fmt.Errorf("kafka source: listing partitions: %w", err)
+		return nil, fmt.Errorf("kafka source: listing partitions: %w", DescribeAuthError(err, ac))
 	}
 	topics := s.cfg.Topics
 	if s.cfg.TopicPattern != nil {

@@ -1,0 +1,407 @@
+package expr
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/streamsql/streamsql/types"
+)
+
+// evalFn evaluates one compiled node over a positional row.
+type evalFn func(row []types.Value) (types.Value, error)
+
+// Options are the session settings that evaluation depends on.
+type Options struct {
+	// Location is the session time zone, Flink's table.local-time-zone.
+	// It is used by TIMESTAMP_LTZ conversions, CURRENT_TIMESTAMP,
+	// LOCALTIMESTAMP, FROM_UNIXTIME, UNIX_TIMESTAMP and TO_TIMESTAMP_LTZ.
+	// Nil means time.Local, as Flink's default ("default": the JVM's zone).
+	Location *time.Location
+	// Now returns the current time for CURRENT_TIMESTAMP, NOW,
+	// LOCALTIMESTAMP and UNIX_TIMESTAMP(). Nil means time.Now. It is called
+	// once per evaluation of such a function (per record, as Flink does in
+	// streaming mode).
+	Now func() time.Time
+}
+
+type builder struct {
+	loc *time.Location
+	now func() time.Time
+	// viaArgs makes operators read their arguments only through the
+	// evaluators they are given, never straight from the row (the expr-lang
+	// backend passes argument slots, not rows).
+	viaArgs bool
+}
+
+func newBuilder(opts Options) *builder {
+	b := &builder{loc: opts.Location, now: opts.Now}
+	if b.loc == nil {
+		b.loc = time.Local
+	}
+	if b.now == nil {
+		b.now = time.Now
+	}
+	return b
+}
+
+// Program is a compiled scalar expression. It is immutable and safe for
+// concurrent use.
+type Program struct {
+	expr Expr
+	fn   evalFn
+}
+
+// Compile resolves e (see [Resolve]) and compiles it into a [Program] of Go
+// closures. Constant sub-expressions are evaluated once here.
+func Compile(e Expr, opts Options) (*Program, error) {
+	r, err := Resolve(e)
+	if err != nil {
+		return nil, err
+	}
+	fn, err := newBuilder(opts).compile(r)
+	if err != nil {
+		return nil, err
+	}
+	return &Program{expr: r, fn: fn}, nil
+}
+
+// Expr returns the resolved expression.
+func (p *Program) Expr() Expr { return p.expr }
+
+// Type returns the result type.
+func (p *Program) Type() types.Type { return p.expr.Type() }
+
+// Eval evaluates the expression over row (the positional fields of the
+// input). Errors are [*EvalError].
+func (p *Program) Eval(row []types.Value) (types.Value, error) {
+	v, err := p.fn(row)
+	if err != nil {
+		return types.Value{}, wrapEval(p.expr, err)
+	}
+	return v, nil
+}
+
+func wrapEval(e Expr, err error) error {
+	var ee *EvalError
+	if errors.As(err, &ee) {
+		return err
+	}
+	return &EvalError{Expr: e.String(), Err: err}
+}
+
+// Filter is a compiled WHERE condition.
+type Filter struct{ p *Program }
+
+// CompileFilter compiles a BOOLEAN condition.
+func CompileFilter(cond Expr, opts Options) (*Filter, error) {
+	p, err := Compile(cond, opts)
+	if err != nil {
+		return nil, err
+	}
+	if k := p.Type().Kind; k != types.KindBoolean && k != types.KindNull {
+		return nil, &ArgumentError{Function: "WHERE", Given: []types.Type{p.Type()}, Expected: "a BOOLEAN condition"}
+	}
+	return &Filter{p: p}, nil
+}
+
+// Keep reports whether row passes the condition: TRUE passes, FALSE and
+// NULL do not (SQL's WHERE).
+func (f *Filter) Keep(row []types.Value) (bool, error) {
+	v, err := f.p.fn(row)
+	if err != nil {
+		return false, wrapEval(f.p.expr, err)
+	}
+	return !v.IsNull() && v.Bool(), nil
+}
+
+// Program returns the compiled condition.
+func (f *Filter) Program() *Program { return f.p }
+
+// Projection is a compiled list of output expressions.
+type Projection struct {
+	progs []*Program
+	// cols[i] is the input field copied to output i when that output is a
+	// bare column reference (no call needed), else -1.
+	cols []int
+}
+
+// CompileProjection compiles the output expressions of a SELECT list.
+func CompileProjection(exprs []Expr, opts Options) (*Projection, error) {
+	p := &Projection{progs: make([]*Program, len(exprs)), cols: make([]int, len(exprs))}
+	for i, e := range exprs {
+		prog, err := Compile(e, opts)
+		if err != nil {
+			return nil, fmt.Errorf("projection column %d: %w", i+1, err)
+		}
+		p.progs[i] = prog
+		p.cols[i] = -1
+		if c, ok := prog.expr.(*ColumnRef); ok {
+			p.cols[i] = c.Index
+		}
+	}
+	return p, nil
+}
+
+// Types returns the output column types.
+func (p *Projection) Types() []types.Type {
+	out := make([]types.Type, len(p.progs))
+	for i, prog := range p.progs {
+		out[i] = prog.Type()
+	}
+	return out
+}
+
+// Project evaluates every output expression over in and stores the results
+// in out, which must have one slot per expression.
+func (p *Projection) Project(in, out []types.Value) error {
+	for i, prog := range p.progs {
+		if c := p.cols[i]; c >= 0 && c < len(in) {
+			out[i] = in[c]
+			continue
+		}
+		v, err := prog.fn(in)
+		if err != nil {
+			return wrapEval(prog.expr, err)
+		}
+		out[i] = v
+	}
+	return nil
+}
+
+func (b *builder) compile(e Expr) (evalFn, error) {
+	switch n := e.(type) {
+	case *Literal:
+		v := n.Val
+		return func([]types.Value) (types.Value, error) { return v, nil }, nil
+	case *ColumnRef:
+		i := n.Index
+		return func(row []types.Value) (types.Value, error) {
+			if i >= len(row) {
+				return types.Value{}, fmt.Errorf("%w: row has %d fields, column %s is #%d", ErrInvalidArgument, len(row), n.Name, i)
+			}
+			return row[i], nil
+		}, nil
+	}
+	fn, err := b.compileComposite(e)
+	if err != nil {
+		return nil, err
+	}
+	if isConstant(e) {
+		v, err := fn(nil)
+		if err == nil {
+			return func([]types.Value) (types.Value, error) { return v, nil }, nil
+		}
+		// Keep the evaluator: the error belongs to each evaluation.
+	}
+	return fn, nil
+}
+
+func (b *builder) compileComposite(e Expr) (evalFn, error) {
+	switch n := e.(type) {
+	case *Cast:
+		inner, err := b.compile(n.Expr)
+		if err != nil {
+			return nil, err
+		}
+		return b.castEval(inner, n.Expr.Type(), n.Target, n.Try)
+	case *Case:
+		return b.compileCase(n)
+	case *Call:
+		args := make([]evalFn, len(n.Args))
+		for i, a := range n.Args {
+			f, err := b.compile(a)
+			if err != nil {
+				return nil, err
+			}
+			args[i] = f
+		}
+		if n.fn == nil {
+			return nil, fmt.Errorf("expr: call %s is not resolved", n.Name)
+		}
+		return n.fn.build(b, n, args)
+	}
+	return nil, fmt.Errorf("expr: unknown node %T", e)
+}
+
+// isConstant reports whether e depends on neither the row nor the clock.
+func isConstant(e Expr) bool {
+	switch n := e.(type) {
+	case *Literal:
+		return true
+	case *ColumnRef:
+		return false
+	case *Cast:
+		return isConstant(n.Expr)
+	case *Case:
+		if n.Operand != nil && !isConstant(n.Operand) {
+			return false
+		}
+		for _, w := range n.Whens {
+			if !isConstant(w.Cond) || !isConstant(w.Result) {
+				return false
+			}
+		}
+		return n.Else == nil || isConstant(n.Else)
+	case *Call:
+		if n.fn == nil || n.fn.nonDeterministic {
+			return false
+		}
+		for _, a := range n.Args {
+			if !isConstant(a) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+func (b *builder) compileCase(n *Case) (evalFn, error) {
+	conds := make([]evalFn, len(n.Whens))
+	results := make([]evalFn, len(n.Whens))
+	var operand evalFn
+	var eq func(a, b types.Value) int
+	if n.Operand != nil {
+		var err error
+		if operand, err = b.compile(n.Operand); err != nil {
+			return nil, err
+		}
+		ts := []types.Type{n.Operand.Type()}
+		for _, w := range n.Whens {
+			ts = append(ts, w.Cond.Type())
+		}
+		ct, _ := commonType(ts...)
+		if operand, err = b.castEval(operand, n.Operand.Type(), ct, false); err != nil {
+			return nil, err
+		}
+		eq = comparator(ct)
+		for i, w := range n.Whens {
+			c, err := b.compile(w.Cond)
+			if err != nil {
+				return nil, err
+			}
+			if conds[i], err = b.castEval(c, w.Cond.Type(), ct, false); err != nil {
+				return nil, err
+			}
+		}
+	} else {
+		for i, w := range n.Whens {
+			c, err := b.compile(w.Cond)
+			if err != nil {
+				return nil, err
+			}
+			conds[i] = c
+		}
+	}
+	for i, w := range n.Whens {
+		r, err := b.compile(w.Result)
+		if err != nil {
+			return nil, err
+		}
+		results[i] = r
+	}
+	elseFn := func([]types.Value) (types.Value, error) { return types.Value{}, nil }
+	if n.Else != nil {
+		var err error
+		if elseFn, err = b.compile(n.Else); err != nil {
+			return nil, err
+		}
+	}
+	if operand == nil {
+		return func(row []types.Value) (types.Value, error) {
+			for i, c := range conds {
+				v, err := c(row)
+				if err != nil {
+					return v, err
+				}
+				if !v.IsNull() && v.Bool() {
+					return results[i](row)
+				}
+			}
+			return elseFn(row)
+		}, nil
+	}
+	return func(row []types.Value) (types.Value, error) {
+		op, err := operand(row)
+		if err != nil {
+			return op, err
+		}
+		if !op.IsNull() {
+			for i, c := range conds {
+				v, err := c(row)
+				if err != nil {
+					return v, err
+				}
+				if !v.IsNull() && eq(op, v) == 0 {
+					return results[i](row)
+				}
+			}
+		}
+		return elseFn(row)
+	}, nil
+}
+
+// Helpers that lift value functions to evaluators with SQL's NULL
+// propagation: a NULL argument gives NULL without calling f.
+
+func strict1(a evalFn, f func(x types.Value) (types.Value, error)) evalFn {
+	return func(row []types.Value) (types.Value, error) {
+		x, err := a(row)
+		if err != nil || x.IsNull() {
+			return types.Value{}, err
+		}
+		return f(x)
+	}
+}
+
+func strict2(a, b evalFn, f func(x, y types.Value) (types.Value, error)) evalFn {
+	return func(row []types.Value) (types.Value, error) {
+		x, err := a(row)
+		if err != nil || x.IsNull() {
+			return types.Value{}, err
+		}
+		y, err := b(row)
+		if err != nil || y.IsNull() {
+			return types.Value{}, err
+		}
+		return f(x, y)
+	}
+}
+
+func strict3(a, b, c evalFn, f func(x, y, z types.Value) (types.Value, error)) evalFn {
+	return func(row []types.Value) (types.Value, error) {
+		x, err := a(row)
+		if err != nil || x.IsNull() {
+			return types.Value{}, err
+		}
+		y, err := b(row)
+		if err != nil || y.IsNull() {
+			return types.Value{}, err
+		}
+		z, err := c(row)
+		if err != nil || z.IsNull() {
+			return types.Value{}, err
+		}
+		return f(x, y, z)
+	}
+}
+
+// strictN evaluates every argument and gives NULL when any is NULL.
+func strictN(args []evalFn, f func(xs []types.Value) (types.Value, error)) evalFn {
+	return func(row []types.Value) (types.Value, error) {
+		xs := make([]types.Value, len(args))
+		for i, a := range args {
+			v, err := a(row)
+			if err != nil || v.IsNull() {
+				return types.Value{}, err
+			}
+			xs[i] = v
+		}
+		return f(xs)
+	}
+}
+
+func constFn(v types.Value) evalFn {
+	return func([]types.Value) (types.Value, error) { return v, nil }
+}

@@ -1,0 +1,356 @@
+package expr
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/streamsql/streamsql/types"
+)
+
+// JSON functions with Flink's defaults: JSON_VALUE returns the scalar at
+// the path as STRING (NULL ON EMPTY, NULL ON ERROR), JSON_QUERY returns the
+// object or array at the path as JSON text (WITHOUT ARRAY WRAPPER, NULL ON
+// EMPTY, NULL ON ERROR), JSON_EXISTS tests the path (FALSE ON ERROR). Paths
+// are SQL/JSON paths in lax mode: $, .key, ."key", ['key'], [n]; a leading
+// "lax" or "strict" keyword is accepted.
+
+func init() {
+	register(
+		&funcDef{name: "JSON_VALUE", minArgs: 2, maxArgs: 2, expected: "JSON_VALUE(STRING json, STRING path [RETURNING type])",
+			check: checkJSONValue, build: buildJSONValue},
+		&funcDef{name: "JSON_QUERY", minArgs: 2, maxArgs: 2, expected: "JSON_QUERY(STRING json, STRING path)",
+			check: checkStringsNullable(types.String()), build: buildJSON(jsonQuery)},
+		&funcDef{name: "JSON_EXISTS", minArgs: 2, maxArgs: 2, expected: "JSON_EXISTS(STRING json, STRING path)",
+			check: checkStringsNullable(types.Boolean()), build: buildJSON(jsonExists)},
+	)
+}
+
+func checkJSONValue(c *Call) (types.Type, error) {
+	if _, err := checkStrings(types.String())(c); err != nil {
+		return types.Type{}, err
+	}
+	if r := c.Returning; r.Kind != types.KindInvalid {
+		switch r.Kind {
+		case types.KindVarChar, types.KindChar, types.KindBoolean, types.KindInt, types.KindDouble:
+			return r.Nullable(), nil
+		}
+		// Flink 1.20 fails to generate code for the other types.
+		return types.Type{}, &ArgumentError{Function: c.Name, Given: argTypes(c), Expected: "RETURNING STRING, BOOLEAN, INT or DOUBLE"}
+	}
+	return types.String(), nil
+}
+
+// buildJSONValue extracts the scalar as a string or, with RETURNING
+// BOOLEAN/INT/DOUBLE, as that type. As in Flink, the JSON value must already
+// be of that kind (true/false; an integer that fits INT; a number with a
+// fraction or exponent): anything else fails the evaluation (Flink throws
+// ClassCastException) rather than being converted.
+func buildJSONValue(b *builder, c *Call, a []evalFn) (evalFn, error) {
+	fn, err := buildJSON(jsonValue)(b, c, a)
+	if err != nil {
+		return nil, err
+	}
+	r := c.Returning
+	switch r.Kind {
+	case types.KindInvalid, types.KindVarChar, types.KindChar:
+		if r.Kind == types.KindInvalid {
+			return fn, nil
+		}
+		return b.castEval(fn, types.String(), r, false)
+	}
+	raw := buildJSON(jsonRaw)
+	rawFn, err := raw(b, c, a)
+	if err != nil {
+		return nil, err
+	}
+	mismatch := func(s string) error {
+		return fmt.Errorf("%w: JSON value %s is not of type %s", ErrInvalidArgument, s, r.Nullable())
+	}
+	return strict1(rawFn, func(v types.Value) (types.Value, error) {
+		s := v.Str()
+		switch r.Kind {
+		case types.KindBoolean:
+			if s == "true" || s == "false" {
+				return types.Bool(s == "true"), nil
+			}
+		case types.KindInt:
+			if n, err := strconv.ParseInt(s, 10, 32); err == nil {
+				return types.Int64(n), nil
+			}
+		case types.KindDouble:
+			if strings.ContainsAny(s, ".eE") && !strings.HasPrefix(s, `"`) {
+				if f, err := strconv.ParseFloat(s, 64); err == nil {
+					return types.Float64(f), nil
+				}
+			}
+		}
+		return types.Value{}, mismatch(s)
+	}), nil
+}
+
+type pathStep struct {
+	key   string
+	index int // -1 for a key step
+}
+
+func parseJSONPath(p string) ([]pathStep, error) {
+	s := strings.TrimSpace(p)
+	for _, mode := range []string{"lax ", "strict "} {
+		if strings.HasPrefix(strings.ToLower(s), mode) {
+			s = strings.TrimSpace(s[len(mode):])
+		}
+	}
+	if !strings.HasPrefix(s, "$") {
+		return nil, fmt.Errorf("%w: JSON path %q must start with $", ErrInvalidArgument, p)
+	}
+	s = s[1:]
+	var steps []pathStep
+	for len(s) > 0 {
+		switch s[0] {
+		case '.':
+			s = s[1:]
+			if strings.HasPrefix(s, `"`) {
+				end := strings.IndexByte(s[1:], '"')
+				if end < 0 {
+					return nil, fmt.Errorf("%w: JSON path %q: unterminated name", ErrInvalidArgument, p)
+				}
+				steps = append(steps, pathStep{key: s[1 : end+1], index: -1})
+				s = s[end+2:]
+				continue
+			}
+			end := strings.IndexAny(s, ".[")
+			if end < 0 {
+				end = len(s)
+			}
+			if end == 0 {
+				return nil, fmt.Errorf("%w: JSON path %q: empty name", ErrInvalidArgument, p)
+			}
+			steps = append(steps, pathStep{key: s[:end], index: -1})
+			s = s[end:]
+		case '[':
+			end := strings.IndexByte(s, ']')
+			if end < 0 {
+				return nil, fmt.Errorf("%w: JSON path %q: missing ]", ErrInvalidArgument, p)
+			}
+			inner := strings.TrimSpace(s[1:end])
+			s = s[end+1:]
+			if len(inner) >= 2 && (inner[0] == '\'' || inner[0] == '"') && inner[len(inner)-1] == inner[0] {
+				steps = append(steps, pathStep{key: inner[1 : len(inner)-1], index: -1})
+				continue
+			}
+			n, err := strconv.Atoi(inner)
+			if err != nil || n < 0 {
+				return nil, fmt.Errorf("%w: JSON path %q: bad index %q", ErrInvalidArgument, p, inner)
+			}
+			steps = append(steps, pathStep{index: n})
+		default:
+			return nil, fmt.Errorf("%w: JSON path %q: unexpected %q", ErrInvalidArgument, p, s[0])
+		}
+	}
+	return steps, nil
+}
+
+// walkJSON returns the raw JSON at the path, found reports whether it
+// exists; err is set when the document is not valid JSON.
+func walkJSON(doc string, steps []pathStep) (raw json.RawMessage, found bool, err error) {
+	cur := json.RawMessage(doc)
+	if !json.Valid(cur) {
+		return nil, false, fmt.Errorf("%w: invalid JSON", ErrInvalidArgument)
+	}
+	for _, st := range steps {
+		cur = bytes.TrimSpace(cur)
+		if st.index < 0 {
+			if len(cur) == 0 || cur[0] != '{' {
+				return nil, false, nil
+			}
+			var obj map[string]json.RawMessage
+			if err := json.Unmarshal(cur, &obj); err != nil {
+				return nil, false, err
+			}
+			next, ok := obj[st.key]
+			if !ok {
+				return nil, false, nil
+			}
+			cur = next
+			continue
+		}
+		if len(cur) == 0 || cur[0] != '[' {
+			return nil, false, nil
+		}
+		var arr []json.RawMessage
+		if err := json.Unmarshal(cur, &arr); err != nil {
+			return nil, false, err
+		}
+		if st.index >= len(arr) {
+			return nil, false, nil
+		}
+		cur = arr[st.index]
+	}
+	return bytes.TrimSpace(cur), true, nil
+}
+
+type jsonKind int
+
+const (
+	jsonValue jsonKind = iota
+	jsonQuery
+	jsonExists
+	jsonRaw // the scalar's JSON text, for JSON_VALUE ... RETURNING
+)
+
+func buildJSON(kind jsonKind) func(*builder, *Call, []evalFn) (evalFn, error) {
+	return func(b *builder, c *Call, a []evalFn) (evalFn, error) {
+		var constPath []pathStep
+		if isConstant(c.Args[1]) {
+			v, err := a[1](nil)
+			if err != nil {
+				return nil, err
+			}
+			if v.IsNull() {
+				return constFn(types.Value{}), nil
+			}
+			if constPath, err = parseJSONPath(v.Str()); err != nil {
+				return nil, err
+			}
+		}
+		return strict2(a[0], a[1], func(doc, path types.Value) (types.Value, error) {
+			steps := constPath
+			if steps == nil {
+				var err error
+				if steps, err = parseJSONPath(path.Str()); err != nil {
+					return types.Value{}, err
+				}
+			}
+			raw, found, err := walkJSON(doc.Str(), steps)
+			switch kind {
+			case jsonExists:
+				// A JSON null at the path counts as absent, as in Flink.
+				return types.Bool(err == nil && found && string(raw) != "null"), nil
+			case jsonRaw:
+				if err != nil || !found || len(raw) == 0 || raw[0] == '{' || raw[0] == '[' || string(raw) == "null" {
+					return types.Value{}, nil
+				}
+				return types.Str(string(raw)), nil
+			case jsonValue:
+				if err != nil || !found || len(raw) == 0 || raw[0] == '{' || raw[0] == '[' || string(raw) == "null" {
+					return types.Value{}, nil
+				}
+				if raw[0] == '"' {
+					var s string
+					if json.Unmarshal(raw, &s) != nil {
+						return types.Value{}, nil
+					}
+					return types.Str(s), nil
+				}
+				if raw[0] != 't' && raw[0] != 'f' {
+					return types.Str(jacksonNumber(string(raw))), nil
+				}
+				return types.Str(string(raw)), nil
+			default:
+				if err != nil || !found || len(raw) == 0 || (raw[0] != '{' && raw[0] != '[') {
+					return types.Value{}, nil
+				}
+				out, err := compactJSON(raw)
+				if err != nil {
+					return types.Value{}, nil
+				}
+				return types.Str(out), nil
+			}
+		}), nil
+	}
+}
+
+// jacksonNumber prints a JSON number as Flink's JSON functions do (Jackson
+// reads fractions and exponents as doubles): 2.50 is 2.5, 1e2 is 100.0;
+// integers keep their text.
+func jacksonNumber(s string) string {
+	if !strings.ContainsAny(s, ".eE") {
+		return s
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return s
+	}
+	return javaFloatString(f, 64)
+}
+
+// compactJSON re-serializes a JSON value without spaces, keeping the order
+// of object members and printing numbers as jacksonNumber does.
+func compactJSON(raw []byte) (string, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	type frame struct {
+		obj bool
+		n   int
+	}
+	var stack []frame
+	var sb strings.Builder
+	enc := json.NewEncoder(&sb)
+	enc.SetEscapeHTML(false)
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return "", err
+		}
+		if d, ok := tok.(json.Delim); ok && (d == '}' || d == ']') {
+			stack = stack[:len(stack)-1]
+			sb.WriteRune(rune(d))
+			if len(stack) > 0 {
+				stack[len(stack)-1].n++
+			}
+			continue
+		}
+		if len(stack) > 0 {
+			top := &stack[len(stack)-1]
+			if top.obj && top.n%2 == 0 { // a member name
+				if top.n > 0 {
+					sb.WriteByte(',')
+				}
+				if err := enc.Encode(tok); err != nil {
+					return "", err
+				}
+				trimNewline(&sb)
+				sb.WriteByte(':')
+				top.n++
+				continue
+			}
+			if !top.obj && top.n > 0 {
+				sb.WriteByte(',')
+			}
+		}
+		switch v := tok.(type) {
+		case json.Delim:
+			sb.WriteRune(rune(v))
+			stack = append(stack, frame{obj: v == '{'})
+			continue
+		case json.Number:
+			sb.WriteString(jacksonNumber(v.String()))
+		case nil:
+			sb.WriteString("null")
+		default:
+			if err := enc.Encode(v); err != nil {
+				return "", err
+			}
+			trimNewline(&sb)
+		}
+		if len(stack) > 0 {
+			stack[len(stack)-1].n++
+		}
+	}
+	return sb.String(), nil
+}
+
+func trimNewline(sb *strings.Builder) {
+	s := sb.String()
+	if strings.HasSuffix(s, "\n") {
+		sb.Reset()
+		sb.WriteString(s[:len(s)-1])
+	}
+}

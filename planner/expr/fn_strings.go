@@ -1,0 +1,689 @@
+package expr
+
+import (
+	"crypto/md5"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/streamsql/streamsql/types"
+)
+
+// String functions. Positions are 1-based and count characters (Unicode
+// code points), as Flink's BinaryStringData does.
+
+func init() {
+	register(
+		&funcDef{name: "UPPER", minArgs: 1, maxArgs: 1, expected: "UPPER(STRING)", check: checkSameString,
+			build: mapString(javaUpper)},
+		&funcDef{name: "LOWER", minArgs: 1, maxArgs: 1, expected: "LOWER(STRING)", check: checkSameString,
+			build: mapString(javaLower)},
+		&funcDef{name: "TRIM", minArgs: 1, maxArgs: 2, expected: "TRIM([BOTH] [STRING FROM] STRING)", check: checkTrim, build: buildTrim(true, true)},
+		&funcDef{name: "LTRIM", minArgs: 1, maxArgs: 2, expected: "LTRIM(STRING) or TRIM(LEADING [STRING] FROM STRING)", check: checkTrim, build: buildTrim(true, false)},
+		&funcDef{name: "RTRIM", minArgs: 1, maxArgs: 2, expected: "RTRIM(STRING) or TRIM(TRAILING [STRING] FROM STRING)", check: checkTrim, build: buildTrim(false, true)},
+		&funcDef{name: "CONCAT", minArgs: 1, maxArgs: -1, expected: "CONCAT(STRING, ...)", check: checkConcat, build: buildConcat},
+		&funcDef{name: "CONCAT_WS", minArgs: 1, maxArgs: -1, expected: "CONCAT_WS(STRING separator, STRING, ...)", check: checkConcat, build: buildConcatWS},
+		&funcDef{name: "SUBSTRING", minArgs: 2, maxArgs: 3, expected: "SUBSTRING(STRING FROM INT [FOR INT])", check: checkSubstring, build: buildSubstring},
+		&funcDef{name: "REPLACE", minArgs: 3, maxArgs: 3, expected: "REPLACE(STRING, STRING, STRING)", check: checkStrings(types.String()),
+			build: func(b *builder, c *Call, a []evalFn) (evalFn, error) {
+				return strict3(a[0], a[1], a[2], func(s, old, nw types.Value) (types.Value, error) {
+					return types.Str(strings.ReplaceAll(s.Str(), old.Str(), nw.Str())), nil
+				}), nil
+			}},
+		&funcDef{name: "CHAR_LENGTH", minArgs: 1, maxArgs: 1, expected: "CHAR_LENGTH(STRING)", check: checkStrings(types.Int()),
+			build: func(b *builder, c *Call, a []evalFn) (evalFn, error) {
+				return strict1(a[0], func(s types.Value) (types.Value, error) {
+					return types.Int64(int64(utf8.RuneCountInString(s.Str()))), nil
+				}), nil
+			}},
+		&funcDef{name: "POSITION", minArgs: 2, maxArgs: 2, expected: "POSITION(STRING IN STRING)", check: checkStrings(types.Int()),
+			build: func(b *builder, c *Call, a []evalFn) (evalFn, error) {
+				return strict2(a[0], a[1], func(needle, hay types.Value) (types.Value, error) {
+					i := strings.Index(hay.Str(), needle.Str())
+					if i < 0 {
+						return types.Int64(0), nil
+					}
+					return types.Int64(int64(utf8.RuneCountInString(hay.Str()[:i]) + 1)), nil
+				}), nil
+			}},
+		&funcDef{name: "LPAD", minArgs: 3, maxArgs: 3, expected: "LPAD(STRING, INT, STRING)", check: checkPad, build: buildPad(true)},
+		&funcDef{name: "RPAD", minArgs: 3, maxArgs: 3, expected: "RPAD(STRING, INT, STRING)", check: checkPad, build: buildPad(false)},
+		&funcDef{name: "REGEXP_REPLACE", minArgs: 3, maxArgs: 3, expected: "REGEXP_REPLACE(STRING, STRING regex, STRING replacement)",
+			check: checkStrings(types.String()), build: buildRegexpReplace},
+		&funcDef{name: "REGEXP_EXTRACT", minArgs: 2, maxArgs: 3, expected: "REGEXP_EXTRACT(STRING, STRING regex [, INT group])",
+			check: checkRegexpExtract, build: buildRegexpExtract},
+		&funcDef{name: "SPLIT_INDEX", minArgs: 3, maxArgs: 3, expected: "SPLIT_INDEX(STRING, STRING delimiter, INT index)",
+			check: checkSplitIndex, build: buildSplitIndex},
+		&funcDef{name: "MD5", minArgs: 1, maxArgs: 1, expected: "MD5(STRING)", check: checkHash(32),
+			build: buildHash(func(b []byte) string { h := md5.Sum(b); return hex.EncodeToString(h[:]) })},
+		&funcDef{name: "SHA256", minArgs: 1, maxArgs: 1, expected: "SHA256(STRING)", check: checkHash(64),
+			build: buildHash(func(b []byte) string { h := sha256.Sum256(b); return hex.EncodeToString(h[:]) })},
+		&funcDef{name: "UUID", minArgs: 0, maxArgs: 0, expected: "UUID()", nonDeterministic: true,
+			check: func(c *Call) (types.Type, error) { return types.Char(36).NotNullable(), nil },
+			build: func(b *builder, c *Call, a []evalFn) (evalFn, error) {
+				return func([]types.Value) (types.Value, error) { return types.Str(newUUID()), nil }, nil
+			}},
+	)
+	alias("SUBSTR", "SUBSTRING")
+}
+
+// javaUpper upper-cases like Java's String.toUpperCase: Go's simple case
+// mapping plus the characters whose upper case is several characters.
+func javaUpper(s string) string {
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return strings.ToUpper(s)
+	}
+	u := strings.ToUpper(s)
+	if !strings.ContainsAny(u, "ßŉǰΐΰևﬀﬁﬂﬃﬄﬅﬆ") {
+		return u
+	}
+	return javaUpperSpecial.Replace(u)
+}
+
+var javaUpperSpecial = strings.NewReplacer("ß", "SS", "ŉ", "ʼN", "ǰ", "J̌", "ΐ", "Ϊ́", "ΰ", "Ϋ́", "և", "ԵՒ",
+	"ﬀ", "FF", "ﬁ", "FI", "ﬂ", "FL", "ﬃ", "FFI", "ﬄ", "FFL", "ﬅ", "ST", "ﬆ", "ST")
+
+// javaLower lower-cases like Java's String.toLowerCase(Locale.ROOT): Go's
+// simple case mapping, plus İ to "i̇" and a word-final Σ to ς.
+func javaLower(s string) string {
+	if !strings.ContainsAny(s, "İΣ") {
+		return strings.ToLower(s)
+	}
+	rs := []rune(s)
+	var sb strings.Builder
+	for i, r := range rs {
+		switch r {
+		case 'İ':
+			sb.WriteString("i\u0307")
+		case 'Σ':
+			before := i > 0 && unicode.IsLetter(rs[i-1])
+			after := i+1 < len(rs) && unicode.IsLetter(rs[i+1])
+			if before && !after {
+				sb.WriteRune('ς')
+			} else {
+				sb.WriteRune('σ')
+			}
+		default:
+			sb.WriteRune(unicode.ToLower(r))
+		}
+	}
+	return sb.String()
+}
+
+func stringLen(t types.Type) int {
+	if t.IsString() {
+		return t.Length
+	}
+	return types.MaxLength
+}
+
+// checkSameString: the result has the argument's type (UPPER, LOWER).
+func checkSameString(c *Call) (types.Type, error) {
+	t := c.Args[0].Type()
+	if !is(t, famString) {
+		return t, errArgs
+	}
+	if t.Kind == types.KindNull {
+		return types.String(), nil
+	}
+	return t, nil
+}
+
+// checkStrings accepts string arguments and returns result, nullable when
+// any argument is.
+func checkStrings(result types.Type) func(c *Call) (types.Type, error) {
+	return func(c *Call) (types.Type, error) {
+		for _, a := range c.Args {
+			if !is(a.Type(), famString) {
+				return types.Type{}, errArgs
+			}
+		}
+		return withNull(result, allNotNull(c)), nil
+	}
+}
+
+// checkStringsNullable is checkStrings with an always nullable result.
+func checkStringsNullable(result types.Type) func(c *Call) (types.Type, error) {
+	return func(c *Call) (types.Type, error) {
+		if _, err := checkStrings(result)(c); err != nil {
+			return types.Type{}, err
+		}
+		return result.Nullable(), nil
+	}
+}
+
+func mapString(f func(string) string) func(*builder, *Call, []evalFn) (evalFn, error) {
+	return func(b *builder, c *Call, a []evalFn) (evalFn, error) {
+		return unop(b.operandOf(c.Args[0], a[0]), func(s types.Value) (types.Value, error) { return types.Str(f(s.Str())), nil }), nil
+	}
+}
+
+func checkTrim(c *Call) (types.Type, error) {
+	t := c.Args[0].Type()
+	for _, a := range c.Args {
+		if !is(a.Type(), famString) {
+			return types.Type{}, errArgs
+		}
+	}
+	return withNull(types.VarChar(stringLen(t)), allNotNull(c)), nil
+}
+
+// buildTrim removes spaces, or the characters of the optional second
+// argument, from the chosen ends.
+func buildTrim(left, right bool) func(*builder, *Call, []evalFn) (evalFn, error) {
+	return func(b *builder, c *Call, a []evalFn) (evalFn, error) {
+		trim := func(s, set string) string {
+			if left {
+				s = strings.TrimLeft(s, set)
+			}
+			if right {
+				s = strings.TrimRight(s, set)
+			}
+			return s
+		}
+		if len(a) == 1 {
+			return strict1(a[0], func(s types.Value) (types.Value, error) { return types.Str(trim(s.Str(), " ")), nil }), nil
+		}
+		return strict2(a[0], a[1], func(s, set types.Value) (types.Value, error) {
+			return types.Str(trim(s.Str(), set.Str())), nil
+		}), nil
+	}
+}
+
+func checkConcat(c *Call) (types.Type, error) {
+	n := 0
+	for _, a := range c.Args {
+		t := a.Type()
+		if !is(t, famString) {
+			return types.Type{}, errArgs
+		}
+		n += stringLen(t)
+		if n > types.MaxLength || n < 0 {
+			n = types.MaxLength
+		}
+	}
+	if c.Name == "CONCAT_WS" {
+		// NULL arguments are skipped; only a NULL separator gives NULL.
+		return withNull(types.String(), c.Args[0].Type().NotNull), nil
+	}
+	return withNull(types.String(), allNotNull(c)), nil
+}
+
+// checkConcatOp types a || b: VARCHAR of the summed lengths (CHAR when
+// both are CHAR).
+func checkConcatOp(c *Call) (types.Type, error) {
+	a, b := c.Args[0].Type(), c.Args[1].Type()
+	if !is(a, famString) || !is(b, famString) {
+		return types.Type{}, errArgs
+	}
+	n := stringLen(a) + stringLen(b)
+	if n > types.MaxLength || n < 0 {
+		n = types.MaxLength
+	}
+	t := types.VarChar(n)
+	if a.Kind == types.KindChar && b.Kind == types.KindChar {
+		t = types.Char(n)
+	}
+	return withNull(t, allNotNull(c)), nil
+}
+
+// buildConcat: CONCAT and || give NULL when any argument is NULL.
+func buildConcat(b *builder, c *Call, a []evalFn) (evalFn, error) {
+	if len(a) == 2 {
+		return strict2(a[0], a[1], func(x, y types.Value) (types.Value, error) {
+			return types.Str(x.Str() + y.Str()), nil
+		}), nil
+	}
+	return func(row []types.Value) (types.Value, error) {
+		var sb strings.Builder
+		for _, f := range a {
+			v, err := f(row)
+			if err != nil || v.IsNull() {
+				return types.Value{}, err
+			}
+			sb.WriteString(v.Str())
+		}
+		return types.Str(sb.String()), nil
+	}, nil
+}
+
+// buildConcatWS joins the non-NULL arguments with the separator.
+func buildConcatWS(b *builder, c *Call, a []evalFn) (evalFn, error) {
+	return func(row []types.Value) (types.Value, error) {
+		sep, err := a[0](row)
+		if err != nil || sep.IsNull() {
+			return types.Value{}, err
+		}
+		var sb strings.Builder
+		first := true
+		for _, f := range a[1:] {
+			v, err := f(row)
+			if err != nil {
+				return v, err
+			}
+			if v.IsNull() {
+				continue
+			}
+			if !first {
+				sb.WriteString(sep.Str())
+			}
+			first = false
+			sb.WriteString(v.Str())
+		}
+		return types.Str(sb.String()), nil
+	}, nil
+}
+
+func checkSubstring(c *Call) (types.Type, error) {
+	t := c.Args[0].Type()
+	if !is(t, famString) {
+		return types.Type{}, errArgs
+	}
+	for _, a := range c.Args[1:] {
+		if !is(a.Type(), famNumeric) || a.Type().Kind == types.KindDecimal {
+			return types.Type{}, errArgs
+		}
+	}
+	return types.VarChar(stringLen(t)), nil // always nullable in Flink
+}
+
+// substring is Flink's SUBSTRING: 1-based start; a negative start counts
+// from the end; 0 is treated as 1; a negative length gives NULL.
+func substring(s string, pos, length int64, hasLen bool) (string, bool) {
+	if hasLen && length < 0 {
+		return "", false
+	}
+	r := []rune(s)
+	n := int64(len(r))
+	var start int64
+	switch {
+	case pos > 0:
+		start = pos - 1
+		if start >= n {
+			return "", true
+		}
+	case pos < 0:
+		start = n + pos
+		if start < 0 {
+			return "", true
+		}
+	}
+	end := n
+	if hasLen && n-start > length {
+		end = start + length
+	}
+	return string(r[start:end]), true
+}
+
+func buildSubstring(b *builder, c *Call, a []evalFn) (evalFn, error) {
+	if len(a) == 2 {
+		return strict2(a[0], a[1], func(s, p types.Value) (types.Value, error) {
+			r, _ := substring(s.Str(), p.Int64(), 0, false)
+			return types.Str(r), nil
+		}), nil
+	}
+	return strict3(a[0], a[1], a[2], func(s, p, l types.Value) (types.Value, error) {
+		r, ok := substring(s.Str(), p.Int64(), l.Int64(), true)
+		if !ok {
+			return types.Value{}, nil
+		}
+		return types.Str(r), nil
+	}), nil
+}
+
+func checkPad(c *Call) (types.Type, error) {
+	if !is(c.Args[0].Type(), famString) || !is(c.Args[1].Type(), famNumeric) || !is(c.Args[2].Type(), famString) ||
+		c.Args[1].Type().Kind == types.KindDecimal {
+		return types.Type{}, errArgs
+	}
+	return withNull(types.String(), allNotNull(c)), nil
+}
+
+// buildPad is LPAD/RPAD: a negative length or an empty pad gives NULL; a
+// length below the string's truncates it.
+func buildPad(left bool) func(*builder, *Call, []evalFn) (evalFn, error) {
+	return func(b *builder, c *Call, a []evalFn) (evalFn, error) {
+		return strict3(a[0], a[1], a[2], func(s, l, p types.Value) (types.Value, error) {
+			n := l.Int64()
+			pad := []rune(p.Str())
+			if n < 0 || len(pad) == 0 {
+				return types.Value{}, nil
+			}
+			base := []rune(s.Str())
+			if int64(len(base)) >= n {
+				return types.Str(string(base[:n])), nil
+			}
+			fill := make([]rune, 0, n-int64(len(base)))
+			for int64(len(fill)) < n-int64(len(base)) {
+				fill = append(fill, pad[len(fill)%len(pad)])
+			}
+			if left {
+				return types.Str(string(fill) + string(base)), nil
+			}
+			return types.Str(string(base) + string(fill)), nil
+		}), nil
+	}
+}
+
+// regexCache compiles constant patterns once; others per call.
+func (b *builder) regex(pattern evalFn, isConst bool) (func(row []types.Value) (*regexp.Regexp, bool, error), error) {
+	if isConst {
+		v, err := pattern(nil)
+		if err != nil {
+			return nil, err
+		}
+		var re *regexp.Regexp
+		if !v.IsNull() {
+			re, _ = regexp.Compile(javaRegex(v.Str()))
+		}
+		return func([]types.Value) (*regexp.Regexp, bool, error) { return re, v.IsNull(), nil }, nil
+	}
+	return func(row []types.Value) (*regexp.Regexp, bool, error) {
+		v, err := pattern(row)
+		if err != nil || v.IsNull() {
+			return nil, true, err
+		}
+		re, _ := regexp.Compile(javaRegex(v.Str()))
+		return re, false, nil
+	}, nil
+}
+
+// posixClasses maps Java's \p{Name} ASCII classes to RE2's POSIX classes.
+var posixClasses = map[string]string{
+	"Alpha": "alpha", "Digit": "digit", "Alnum": "alnum", "Upper": "upper", "Lower": "lower",
+	"Punct": "punct", "Space": "space", "XDigit": "xdigit", "Blank": "blank", "Cntrl": "cntrl",
+	"Graph": "graph", "Print": "print", "ASCII": "ascii",
+}
+
+// javaRegex rewrites the java.util.regex syntax that RE2 spells differently:
+// the POSIX classes \p{Alpha}, \P{Digit}, ... Everything else is passed
+// through; constructs RE2 lacks (look-around, back-references, possessive
+// quantifiers) make the pattern invalid, which gives NULL.
+func javaRegex(p string) string {
+	if !strings.Contains(p, `\p{`) && !strings.Contains(p, `\P{`) {
+		return p
+	}
+	var sb strings.Builder
+	inClass := false
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		switch {
+		case c == '\\' && i+1 < len(p):
+			if (p[i+1] == 'p' || p[i+1] == 'P') && i+2 < len(p) && p[i+2] == '{' {
+				if end := strings.IndexByte(p[i+3:], '}'); end >= 0 {
+					if cls, ok := posixClasses[p[i+3:i+3+end]]; ok {
+						neg := ""
+						if p[i+1] == 'P' {
+							neg = "^"
+						}
+						if inClass {
+							sb.WriteString("[:" + neg + cls + ":]")
+						} else {
+							sb.WriteString("[" + neg + "[:" + cls + ":]]")
+						}
+						i += 3 + end
+						continue
+					}
+				}
+			}
+			sb.WriteByte(c)
+			sb.WriteByte(p[i+1])
+			i++
+		case c == '[' && !inClass:
+			inClass = true
+			sb.WriteByte(c)
+		case c == ']' && inClass:
+			inClass = false
+			sb.WriteByte(c)
+		default:
+			sb.WriteByte(c)
+		}
+	}
+	return sb.String()
+}
+
+// buildRegexpReplace: an invalid pattern gives NULL (Flink logs and returns
+// null).
+func buildRegexpReplace(b *builder, c *Call, a []evalFn) (evalFn, error) {
+	re, err := b.regex(a[1], isConstant(c.Args[1]))
+	if err != nil {
+		return nil, err
+	}
+	return func(row []types.Value) (types.Value, error) {
+		s, err := a[0](row)
+		if err != nil || s.IsNull() {
+			return types.Value{}, err
+		}
+		r, null, err := re(row)
+		if err != nil || null || r == nil {
+			return types.Value{}, err
+		}
+		rep, err := a[2](row)
+		if err != nil || rep.IsNull() {
+			return types.Value{}, err
+		}
+		// Flink quotes the replacement: $1 is literal text, not a group.
+		return types.Str(r.ReplaceAllLiteralString(s.Str(), rep.Str())), nil
+	}, nil
+}
+
+func checkRegexpExtract(c *Call) (types.Type, error) {
+	if !is(c.Args[0].Type(), famString) || !is(c.Args[1].Type(), famString) {
+		return types.Type{}, errArgs
+	}
+	if len(c.Args) == 3 && (!is(c.Args[2].Type(), famNumeric) || c.Args[2].Type().Kind == types.KindDecimal) {
+		return types.Type{}, errArgs
+	}
+	return types.String(), nil
+}
+
+// buildRegexpExtract returns group idx (default 0, the whole match) of the
+// first match, or NULL when nothing matches or the group does not exist.
+func buildRegexpExtract(b *builder, c *Call, a []evalFn) (evalFn, error) {
+	re, err := b.regex(a[1], isConstant(c.Args[1]))
+	if err != nil {
+		return nil, err
+	}
+	idx := constFn(types.Int64(0))
+	if len(a) == 3 {
+		idx = a[2]
+	}
+	return func(row []types.Value) (types.Value, error) {
+		s, err := a[0](row)
+		if err != nil || s.IsNull() {
+			return types.Value{}, err
+		}
+		r, null, err := re(row)
+		if err != nil || null || r == nil {
+			return types.Value{}, err
+		}
+		i, err := idx(row)
+		if err != nil || i.IsNull() {
+			return types.Value{}, err
+		}
+		g := i.Int64()
+		if g < 0 || g > int64(r.NumSubexp()) {
+			return types.Value{}, nil
+		}
+		m := r.FindStringSubmatchIndex(s.Str())
+		if m == nil || m[2*g] < 0 {
+			return types.Value{}, nil
+		}
+		return types.Str(s.Str()[m[2*g]:m[2*g+1]]), nil
+	}, nil
+}
+
+func checkSplitIndex(c *Call) (types.Type, error) {
+	if !is(c.Args[0].Type(), famString) || !is(c.Args[1].Type(), famString) || !c.Args[2].Type().IsInteger() && c.Args[2].Type().Kind != types.KindNull {
+		return types.Type{}, errArgs
+	}
+	return types.String(), nil
+}
+
+// buildSplitIndex splits by the whole delimiter and returns the 0-based
+// index-th token, or NULL when out of range.
+func buildSplitIndex(b *builder, c *Call, a []evalFn) (evalFn, error) {
+	return strict3(a[0], a[1], a[2], func(s, d, i types.Value) (types.Value, error) {
+		n := i.Int64()
+		if n < 0 {
+			return types.Value{}, nil
+		}
+		var parts []string
+		if d.Str() == "" {
+			parts = strings.Fields(s.Str())
+		} else {
+			parts = strings.Split(s.Str(), d.Str())
+		}
+		if n >= int64(len(parts)) {
+			return types.Value{}, nil
+		}
+		return types.Str(parts[n]), nil
+	}), nil
+}
+
+func checkHash(n int) func(c *Call) (types.Type, error) {
+	return func(c *Call) (types.Type, error) {
+		if !is(c.Args[0].Type(), famString, famBinary) {
+			return types.Type{}, errArgs
+		}
+		return withNull(types.Char(n), allNotNull(c)), nil
+	}
+}
+
+func buildHash(h func([]byte) string) func(*builder, *Call, []evalFn) (evalFn, error) {
+	return func(b *builder, c *Call, a []evalFn) (evalFn, error) {
+		return strict1(a[0], func(s types.Value) (types.Value, error) { return types.Str(h(s.Bytes())), nil }), nil
+	}
+}
+
+func newUUID() string {
+	var u [16]byte
+	_, _ = rand.Read(u[:]) // crypto/rand.Read never fails (Go 1.24+)
+	u[6] = u[6]&0x0f | 0x40
+	u[8] = u[8]&0x3f | 0x80
+	h := hex.EncodeToString(u[:])
+	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
+}
+
+// ---- LIKE ----
+
+func checkLike(c *Call) (types.Type, error) {
+	for _, a := range c.Args {
+		if !is(a.Type(), famString) {
+			return types.Type{}, errArgs
+		}
+	}
+	return withNull(types.Boolean(), allNotNull(c)), nil
+}
+
+// likeMatcher compiles a LIKE pattern: % matches any sequence, _ any one
+// character, and the escape character makes the next one literal.
+func likeMatcher(pattern, escape string) (func(string) bool, error) {
+	var esc rune = -1
+	if escape != "" {
+		if utf8.RuneCountInString(escape) != 1 {
+			return nil, fmt.Errorf("%w: LIKE escape must be one character, got %q", ErrInvalidArgument, escape)
+		}
+		esc, _ = utf8.DecodeRuneInString(escape)
+	}
+	var sb strings.Builder
+	sb.WriteString("(?s)^")
+	rs := []rune(pattern)
+	for i := 0; i < len(rs); i++ {
+		r := rs[i]
+		switch {
+		case r == esc:
+			if i+1 >= len(rs) {
+				return nil, fmt.Errorf("%w: LIKE pattern %q ends with the escape character", ErrInvalidArgument, pattern)
+			}
+			i++
+			sb.WriteString(regexp.QuoteMeta(string(rs[i])))
+		case r == '%':
+			sb.WriteString(".*")
+		case r == '_':
+			sb.WriteString(".")
+		default:
+			sb.WriteString(regexp.QuoteMeta(string(r)))
+		}
+	}
+	sb.WriteString("$")
+	// Plain prefix/suffix/contains patterns avoid the regexp engine.
+	if escape == "" && !strings.ContainsAny(pattern, "_") {
+		inner := strings.Trim(pattern, "%")
+		if !strings.Contains(inner, "%") {
+			pre, suf := strings.HasPrefix(pattern, "%"), strings.HasSuffix(pattern, "%") && len(pattern) > 1
+			switch {
+			case pre && suf:
+				return func(s string) bool { return strings.Contains(s, inner) }, nil
+			case pre:
+				return func(s string) bool { return strings.HasSuffix(s, inner) }, nil
+			case suf:
+				return func(s string) bool { return strings.HasPrefix(s, inner) }, nil
+			default:
+				return func(s string) bool { return s == inner }, nil
+			}
+		}
+	}
+	re, err := regexp.Compile(sb.String())
+	if err != nil {
+		return nil, fmt.Errorf("%w: LIKE pattern %q: %v", ErrInvalidArgument, pattern, err)
+	}
+	return re.MatchString, nil
+}
+
+func buildLike(negated bool) func(*builder, *Call, []evalFn) (evalFn, error) {
+	return func(b *builder, c *Call, a []evalFn) (evalFn, error) {
+		escFn := constFn(types.Value{})
+		escConst := true
+		if len(a) == 3 {
+			escFn, escConst = a[2], isConstant(c.Args[2])
+		}
+		if isConstant(c.Args[1]) && escConst {
+			p, err := a[1](nil)
+			if err != nil {
+				return nil, err
+			}
+			e, err := escFn(nil)
+			if err != nil {
+				return nil, err
+			}
+			if p.IsNull() || (len(a) == 3 && e.IsNull()) {
+				return constFn(types.Value{}), nil
+			}
+			m, err := likeMatcher(p.Str(), e.Str())
+			if err != nil {
+				return nil, err
+			}
+			return strict1(a[0], func(s types.Value) (types.Value, error) {
+				return types.Bool(m(s.Str()) != negated), nil
+			}), nil
+		}
+		args := a
+		if len(a) == 2 {
+			args = []evalFn{a[0], a[1]}
+		}
+		return strictN(args, func(xs []types.Value) (types.Value, error) {
+			esc := ""
+			if len(xs) == 3 {
+				esc = xs[2].Str()
+			}
+			m, err := likeMatcher(xs[1].Str(), esc)
+			if err != nil {
+				return types.Value{}, err
+			}
+			return types.Bool(m(xs[0].Str()) != negated), nil
+		}), nil
+	}
+}

@@ -1,0 +1,602 @@
+package expr
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/streamsql/streamsql/types"
+)
+
+// Temporal functions. TIMESTAMP values are wall-clock date-times;
+// TIMESTAMP_LTZ values are instants shown in the session time zone.
+
+const defaultTimeFormat = "yyyy-MM-dd HH:mm:ss"
+
+func init() {
+	register(
+		&funcDef{name: "CURRENT_TIMESTAMP", minArgs: 0, maxArgs: 0, expected: "CURRENT_TIMESTAMP", nonDeterministic: true,
+			check: func(*Call) (types.Type, error) { return types.TimestampLTZ(3).NotNullable(), nil },
+			build: func(b *builder, c *Call, a []evalFn) (evalFn, error) {
+				return func([]types.Value) (types.Value, error) {
+					return types.TimestampValue(types.TimestampFromTime(b.now()).Truncate(3)), nil
+				}, nil
+			}},
+		&funcDef{name: "LOCALTIMESTAMP", minArgs: 0, maxArgs: 0, expected: "LOCALTIMESTAMP", nonDeterministic: true,
+			check: func(*Call) (types.Type, error) { return types.TimestampType(3).NotNullable(), nil },
+			build: func(b *builder, c *Call, a []evalFn) (evalFn, error) {
+				return func([]types.Value) (types.Value, error) {
+					return types.TimestampValue(types.TimestampFromLocal(b.now().In(b.loc)).Truncate(3)), nil
+				}, nil
+			}},
+		&funcDef{name: "CURRENT_DATE", minArgs: 0, maxArgs: 0, expected: "CURRENT_DATE", nonDeterministic: true,
+			check: func(*Call) (types.Type, error) { return types.Date().NotNullable(), nil },
+			build: func(b *builder, c *Call, a []evalFn) (evalFn, error) {
+				return func([]types.Value) (types.Value, error) {
+					t := b.now().In(b.loc)
+					return types.DateValue(epochDays(t.Year(), t.Month(), t.Day())), nil
+				}, nil
+			}},
+		&funcDef{name: "DATE_FORMAT", minArgs: 2, maxArgs: 2, expected: "DATE_FORMAT(TIMESTAMP|STRING, STRING format)",
+			check: checkDateFormat, build: buildDateFormat},
+		&funcDef{name: "TO_TIMESTAMP", minArgs: 1, maxArgs: 2, expected: "TO_TIMESTAMP(STRING [, STRING format])",
+			check: func(c *Call) (types.Type, error) {
+				if _, err := checkStrings(types.String())(c); err != nil {
+					return types.Type{}, err
+				}
+				return types.TimestampType(3), nil
+			}, build: buildToTimestamp(false)},
+		&funcDef{name: "TO_TIMESTAMP_LTZ", minArgs: 2, maxArgs: 2, expected: "TO_TIMESTAMP_LTZ(NUMERIC, INT precision 0 or 3)",
+			check: checkToTimestampLTZ, build: buildToTimestampLTZ},
+		&funcDef{name: "FROM_UNIXTIME", minArgs: 1, maxArgs: 2, expected: "FROM_UNIXTIME(BIGINT [, STRING format])",
+			check: func(c *Call) (types.Type, error) {
+				if !is(c.Args[0].Type(), famNumeric) || c.Args[0].Type().Kind == types.KindDecimal ||
+					(len(c.Args) == 2 && !is(c.Args[1].Type(), famString)) {
+					return types.Type{}, errArgs
+				}
+				return types.String(), nil // always nullable in Flink
+			}, build: buildFromUnixtime},
+		&funcDef{name: "UNIX_TIMESTAMP", minArgs: 0, maxArgs: 2, expected: "UNIX_TIMESTAMP() or UNIX_TIMESTAMP(STRING [, STRING format])",
+			nonDeterministic: true,
+			check: func(c *Call) (types.Type, error) {
+				if _, err := checkStrings(types.String())(c); err != nil {
+					return types.Type{}, err
+				}
+				return withNull(types.BigInt(), allNotNull(c)), nil
+			}, build: buildUnixTimestamp},
+		&funcDef{name: "EXTRACT", minArgs: 1, maxArgs: 1, expected: "EXTRACT(unit FROM DATE|TIME|TIMESTAMP)", check: checkExtract, build: buildExtract},
+		&funcDef{name: "TIMESTAMPADD", minArgs: 2, maxArgs: 2, expected: "TIMESTAMPADD(unit, INT, DATE|TIMESTAMP)", check: checkTimestampAdd, build: buildTimestampAdd},
+		&funcDef{name: "TIMESTAMPDIFF", minArgs: 2, maxArgs: 2, expected: "TIMESTAMPDIFF(unit, DATE|TIMESTAMP, DATE|TIMESTAMP)", check: checkTimestampDiff, build: buildTimestampDiff},
+	)
+	alias("NOW", "CURRENT_TIMESTAMP")
+	// UNIX_TIMESTAMP(s) is deterministic; only the no-argument form reads
+	// the clock. isConstant treats the whole function as non-deterministic,
+	// which only forgoes folding of constant arguments.
+}
+
+// civilOf returns the wall-clock time of a DATE, TIMESTAMP or
+// TIMESTAMP_LTZ value (in the session zone for the last).
+func (b *builder) civilOf(t types.Type) func(types.Value) time.Time {
+	switch t.Kind {
+	case types.KindDate:
+		return func(v types.Value) time.Time { return time.Unix(int64(v.Date())*86400, 0).UTC() }
+	case types.KindTimestampLTZ:
+		loc := b.loc
+		return func(v types.Value) time.Time { return toLocal(v.Timestamp(), loc).Time() }
+	}
+	return func(v types.Value) time.Time { return v.Timestamp().Time() }
+}
+
+// fromCivil is the inverse of civilOf.
+func (b *builder) fromCivil(t types.Type) func(time.Time) types.Value {
+	switch t.Kind {
+	case types.KindDate:
+		return func(c time.Time) types.Value { return types.DateValue(epochDays(c.Year(), c.Month(), c.Day())) }
+	case types.KindTimestampLTZ:
+		loc := b.loc
+		return func(c time.Time) types.Value { return types.TimestampValue(fromLocal(types.TimestampFromTime(c), loc)) }
+	}
+	return func(c time.Time) types.Value { return types.TimestampValue(types.TimestampFromTime(c)) }
+}
+
+// formatCache compiles a constant pattern once.
+func (b *builder) format(c *Call, i int, args []evalFn, def string) (func(row []types.Value) (*javaFormat, bool, error), error) {
+	if i >= len(args) {
+		f, err := compileJavaFormat(def)
+		if err != nil {
+			return nil, err
+		}
+		return func([]types.Value) (*javaFormat, bool, error) { return f, false, nil }, nil
+	}
+	if isConstant(c.Args[i]) {
+		v, err := args[i](nil)
+		if err != nil {
+			return nil, err
+		}
+		if v.IsNull() {
+			return func([]types.Value) (*javaFormat, bool, error) { return nil, true, nil }, nil
+		}
+		f, err := compileJavaFormat(v.Str())
+		if err != nil {
+			return nil, err
+		}
+		return func([]types.Value) (*javaFormat, bool, error) { return f, false, nil }, nil
+	}
+	fn := args[i]
+	return func(row []types.Value) (*javaFormat, bool, error) {
+		v, err := fn(row)
+		if err != nil || v.IsNull() {
+			return nil, true, err
+		}
+		f, err := compileJavaFormat(v.Str())
+		return f, false, err
+	}, nil
+}
+
+func checkDateFormat(c *Call) (types.Type, error) {
+	if !is(c.Args[0].Type(), famTimestamp, famString) || !is(c.Args[1].Type(), famString) {
+		return types.Type{}, errArgs
+	}
+	return types.String(), nil // always nullable in Flink
+}
+
+// buildDateFormat formats a timestamp (or a string parsed as one) with a
+// Java pattern; a string that does not parse gives NULL.
+func buildDateFormat(b *builder, c *Call, a []evalFn) (evalFn, error) {
+	t := c.Args[0].Type()
+	fmtFn, err := b.format(c, 1, a, defaultTimeFormat)
+	if err != nil {
+		return nil, err
+	}
+	civ := b.civilOf(t)
+	isStr := t.IsString()
+	return func(row []types.Value) (types.Value, error) {
+		v, err := a[0](row)
+		if err != nil || v.IsNull() {
+			return types.Value{}, err
+		}
+		f, null, err := fmtFn(row)
+		if err != nil || null {
+			return types.Value{}, err
+		}
+		if f.zoned {
+			// Flink formats a LocalDateTime and fails on offset fields.
+			return types.Value{}, fmt.Errorf("%w: DATE_FORMAT cannot print a time-zone offset (Z, X, x)", ErrInvalidArgument)
+		}
+		var ct time.Time
+		if isStr {
+			ts, ok := parseTimestamp(v.Str())
+			if !ok {
+				return types.Value{}, nil
+			}
+			ct = ts.Time()
+		} else {
+			ct = civ(v)
+		}
+		return types.Str(f.format(ct)), nil
+	}, nil
+}
+
+// buildToTimestamp parses a string with a Java pattern ('yyyy-MM-dd
+// HH:mm:ss' by default) into TIMESTAMP(3); a string that does not parse
+// gives NULL. With ltz, the wall clock is read in the session zone.
+func buildToTimestamp(ltz bool) func(*builder, *Call, []evalFn) (evalFn, error) {
+	return func(b *builder, c *Call, a []evalFn) (evalFn, error) {
+		fmtFn, err := b.format(c, 1, a, defaultTimeFormat)
+		if err != nil {
+			return nil, err
+		}
+		loc := b.loc
+		if len(a) == 1 {
+			// Without a pattern Flink accepts 'yyyy-MM-dd[ HH:mm[:ss[.f...]]]'.
+			return strict1(a[0], func(v types.Value) (types.Value, error) {
+				ts, ok := parseTimestamp(strings.TrimSpace(v.Str()))
+				if !ok {
+					return types.Value{}, nil
+				}
+				if ltz {
+					ts = fromLocal(ts, loc)
+				}
+				return types.TimestampValue(ts.Truncate(3)), nil
+			}), nil
+		}
+		return func(row []types.Value) (types.Value, error) {
+			v, err := a[0](row)
+			if err != nil || v.IsNull() {
+				return types.Value{}, err
+			}
+			f, null, err := fmtFn(row)
+			if err != nil || null {
+				return types.Value{}, err
+			}
+			p, ok := f.parse(v.Str())
+			if !ok {
+				return types.Value{}, nil
+			}
+			if ltz {
+				return types.TimestampValue(types.TimestampFromTime(p.instant(loc)).Truncate(3)), nil
+			}
+			return types.TimestampValue(types.TimestampFromTime(p.localTime()).Truncate(3)), nil
+		}, nil
+	}
+}
+
+func checkToTimestampLTZ(c *Call) (types.Type, error) {
+	t := c.Args[0].Type()
+	if !is(t, famNumeric) {
+		return types.Type{}, errArgs
+	}
+	if len(c.Args) == 2 {
+		l, ok := c.Args[1].(*Literal)
+		if !ok || !l.Typ.IsInteger() || (l.Val.Int64() != 0 && l.Val.Int64() != 3) {
+			return types.Type{}, &ArgumentError{Function: c.Name, Given: argTypes(c), Expected: "precision literal 0 (seconds) or 3 (milliseconds)"}
+		}
+	}
+	return types.TimestampLTZ(3), nil // always nullable in Flink
+}
+
+// buildToTimestampLTZ converts epoch seconds (precision 0) or milliseconds
+// (precision 3, the default) to an instant.
+func buildToTimestampLTZ(b *builder, c *Call, a []evalFn) (evalFn, error) {
+	t := c.Args[0].Type()
+	scale := int64(1)
+	if len(c.Args) == 2 && c.Args[1].(*Literal).Val.Int64() == 0 {
+		scale = 1000
+	}
+	if t.IsInteger() {
+		return strict1(a[0], func(v types.Value) (types.Value, error) {
+			return types.TimestampValue(types.Timestamp{Millis: v.Int64() * scale}), nil
+		}), nil
+	}
+	f := floatConv(t)
+	return strict1(a[0], func(v types.Value) (types.Value, error) {
+		ms := f(v) * float64(scale)
+		if math.IsNaN(ms) || math.IsInf(ms, 0) {
+			return types.Value{}, nil
+		}
+		return types.TimestampValue(types.Timestamp{Millis: int64(math.Floor(ms))}), nil
+	}), nil
+}
+
+// buildFromUnixtime formats epoch seconds in the session zone.
+func buildFromUnixtime(b *builder, c *Call, a []evalFn) (evalFn, error) {
+	fmtFn, err := b.format(c, 1, a, defaultTimeFormat)
+	if err != nil {
+		return nil, err
+	}
+	loc := b.loc
+	f := floatConv(c.Args[0].Type())
+	isInt := c.Args[0].Type().IsInteger()
+	return func(row []types.Value) (types.Value, error) {
+		v, err := a[0](row)
+		if err != nil || v.IsNull() {
+			return types.Value{}, err
+		}
+		jf, null, err := fmtFn(row)
+		if err != nil || null {
+			return types.Value{}, err
+		}
+		secs := v.Int64()
+		if !isInt {
+			secs = int64(f(v))
+		}
+		return types.Str(jf.format(time.Unix(secs, 0).In(loc))), nil
+	}, nil
+}
+
+// buildUnixTimestamp: without arguments, the current epoch second; with a
+// string, its epoch second read in the session zone (or the zone the
+// string names), or math.MinInt64 when it does not parse, as Flink does.
+func buildUnixTimestamp(b *builder, c *Call, a []evalFn) (evalFn, error) {
+	if len(a) == 0 {
+		return func([]types.Value) (types.Value, error) { return types.Int64(b.now().Unix()), nil }, nil
+	}
+	fmtFn, err := b.format(c, 1, a, defaultTimeFormat)
+	if err != nil {
+		return nil, err
+	}
+	loc := b.loc
+	return func(row []types.Value) (types.Value, error) {
+		v, err := a[0](row)
+		if err != nil || v.IsNull() {
+			return types.Value{}, err
+		}
+		f, null, err := fmtFn(row)
+		if err != nil || null {
+			return types.Value{}, err
+		}
+		p, ok := f.parse(v.Str())
+		if !ok {
+			return types.Int64(math.MinInt64), nil
+		}
+		return types.Int64(p.instant(loc).Unix()), nil
+	}, nil
+}
+
+func checkExtract(c *Call) (types.Type, error) {
+	t := c.Args[0].Type()
+	if !is(t, famDate, famTime, famTimestamp) {
+		return types.Type{}, errArgs
+	}
+	if c.Unit == UnitNone {
+		return types.Type{}, &ArgumentError{Function: "EXTRACT", Given: argTypes(c), Expected: "EXTRACT(unit FROM value) with a unit"}
+	}
+	return withNull(types.BigInt(), t.NotNull), nil
+}
+
+func buildExtract(b *builder, c *Call, a []evalFn) (evalFn, error) {
+	t := c.Args[0].Type()
+	unit := c.Unit
+	if t.Kind == types.KindTime {
+		return strict1(a[0], func(v types.Value) (types.Value, error) {
+			n := v.Time()
+			switch unit {
+			case UnitHour:
+				return types.Int64(n / 3600e9), nil
+			case UnitMinute:
+				return types.Int64(n / 60e9 % 60), nil
+			case UnitSecond:
+				return types.Int64(n / 1e9 % 60), nil
+			case UnitMillisecond:
+				return types.Int64(n / 1e6 % 60000), nil
+			case UnitMicrosecond:
+				return types.Int64(n / 1e3 % 60000000), nil
+			case UnitNanosecond:
+				return types.Int64(n % 60e9), nil
+			}
+			return types.Value{}, fmt.Errorf("%w: EXTRACT(%s FROM TIME)", ErrInvalidArgument, unit)
+		}), nil
+	}
+	civ := b.civilOf(t)
+	return strict1(a[0], func(v types.Value) (types.Value, error) {
+		ct := civ(v)
+		var r int64
+		switch unit {
+		case UnitMillennium:
+			r = int64((ct.Year() + 999) / 1000)
+		case UnitCentury:
+			r = int64((ct.Year() + 99) / 100)
+		case UnitDecade:
+			r = int64(ct.Year() / 10)
+		case UnitYear:
+			r = int64(ct.Year())
+		case UnitQuarter:
+			r = int64((ct.Month()-1)/3 + 1)
+		case UnitMonth:
+			r = int64(ct.Month())
+		case UnitWeek:
+			_, w := ct.ISOWeek()
+			r = int64(w)
+		case UnitDay:
+			r = int64(ct.Day())
+		case UnitDayOfWeek:
+			r = int64(ct.Weekday()) + 1
+		case UnitDayOfYear:
+			r = int64(ct.YearDay())
+		case UnitHour:
+			r = int64(ct.Hour())
+		case UnitMinute:
+			r = int64(ct.Minute())
+		case UnitSecond:
+			r = int64(ct.Second())
+		case UnitMillisecond:
+			// Within the second, as Flink (not Calcite's seconds*1000+ms).
+			r = int64(ct.Nanosecond() / 1e6)
+		case UnitMicrosecond:
+			r = int64(ct.Nanosecond() / 1e3)
+		case UnitNanosecond:
+			r = int64(ct.Nanosecond())
+		case UnitEpoch:
+			if t.Kind == types.KindTimestampLTZ {
+				r = floorDiv(v.Timestamp().Millis, 1000)
+			} else {
+				r = floorDiv(ct.UnixMilli(), 1000)
+			}
+		default:
+			return types.Value{}, fmt.Errorf("%w: EXTRACT(%s ...)", ErrInvalidArgument, unit)
+		}
+		return types.Int64(r), nil
+	}), nil
+}
+
+// buildTruncTime is FLOOR/CEIL(x TO unit).
+func (b *builder) buildTruncTime(c *Call, a evalFn, ceil bool) (evalFn, error) {
+	t := c.Args[0].Type()
+	civ, back := b.civilOf(t), b.fromCivil(t)
+	unit := c.Unit
+	if t.Kind == types.KindTimestampLTZ {
+		// Flink rounds the local time and converts back with the offset
+		// of the original instant, not the one in force at the result.
+		loc := b.loc
+		return strict1(a, func(v types.Value) (types.Value, error) {
+			ts := v.Timestamp()
+			off := offsetMillis(ts.Millis, loc)
+			ct := types.Timestamp{Millis: ts.Millis + off, NanoOfMilli: ts.NanoOfMilli}.Time()
+			fl := floorTime(ct, unit)
+			if ceil && !fl.Equal(ct) {
+				fl = addUnit(fl, unit, 1)
+			}
+			r := types.TimestampFromTime(fl)
+			r.Millis -= off
+			return types.TimestampValue(r), nil
+		}), nil
+	}
+	return strict1(a, func(v types.Value) (types.Value, error) {
+		ct := civ(v)
+		fl := floorTime(ct, unit)
+		if ceil && !fl.Equal(ct) {
+			fl = addUnit(fl, unit, 1)
+		}
+		return back(fl), nil
+	}), nil
+}
+
+func floorTime(t time.Time, u TimeUnit) time.Time {
+	y, m, d := t.Date()
+	switch u {
+	case UnitYear:
+		return time.Date(y, 1, 1, 0, 0, 0, 0, time.UTC)
+	case UnitQuarter:
+		return time.Date(y, (m-1)/3*3+1, 1, 0, 0, 0, 0, time.UTC)
+	case UnitMonth:
+		return time.Date(y, m, 1, 0, 0, 0, 0, time.UTC)
+	case UnitWeek:
+		// Weeks start on Sunday, as Calcite's FLOOR(x TO WEEK).
+		day := time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+		return day.AddDate(0, 0, -int(day.Weekday()))
+	case UnitDay:
+		return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+	case UnitHour:
+		return t.Truncate(time.Hour)
+	case UnitMinute:
+		return t.Truncate(time.Minute)
+	case UnitSecond:
+		return t.Truncate(time.Second)
+	case UnitMillisecond:
+		return t.Truncate(time.Millisecond)
+	}
+	return t
+}
+
+// addUnit adds n units; months and years clamp the day to the month's end,
+// as Java's plusMonths.
+func addUnit(t time.Time, u TimeUnit, n int64) time.Time {
+	switch u {
+	case UnitYear:
+		return addMonths(t, n*12)
+	case UnitQuarter:
+		return addMonths(t, n*3)
+	case UnitMonth:
+		return addMonths(t, n)
+	case UnitWeek:
+		return t.AddDate(0, 0, int(n*7))
+	case UnitDay:
+		return t.AddDate(0, 0, int(n))
+	case UnitHour:
+		return t.Add(time.Duration(n) * time.Hour)
+	case UnitMinute:
+		return t.Add(time.Duration(n) * time.Minute)
+	case UnitSecond:
+		return t.Add(time.Duration(n) * time.Second)
+	case UnitMillisecond:
+		return t.Add(time.Duration(n) * time.Millisecond)
+	case UnitMicrosecond:
+		return t.Add(time.Duration(n) * time.Microsecond)
+	case UnitNanosecond:
+		return t.Add(time.Duration(n))
+	}
+	return t
+}
+
+func addMonths(t time.Time, n int64) time.Time {
+	y, m, d := t.Date()
+	total := int64(y)*12 + int64(m-1) + n
+	ny, nm := int(floorDiv(total, 12)), time.Month(floorMod(total, 12)+1)
+	d = min(d, daysIn(ny, nm))
+	return time.Date(ny, nm, d, t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), time.UTC)
+}
+
+func timeUnitSupported(u TimeUnit) bool {
+	switch u {
+	case UnitYear, UnitQuarter, UnitMonth, UnitWeek, UnitDay, UnitHour, UnitMinute, UnitSecond, UnitMillisecond, UnitMicrosecond, UnitNanosecond:
+		return true
+	}
+	return false
+}
+
+func checkTimestampAdd(c *Call) (types.Type, error) {
+	if !timeUnitSupported(c.Unit) || !c.Args[0].Type().IsInteger() && c.Args[0].Type().Kind != types.KindNull ||
+		!is(c.Args[1].Type(), famDate, famTimestamp) {
+		return types.Type{}, errArgs
+	}
+	t := c.Args[1].Type()
+	if t.Kind == types.KindDate {
+		switch c.Unit {
+		case UnitYear, UnitQuarter, UnitMonth, UnitWeek, UnitDay:
+		default:
+			t = withNull(types.TimestampType(types.DefaultTimestampPrecision), t.NotNull)
+		}
+	}
+	return withNull(t, allNotNull(c)), nil
+}
+
+func buildTimestampAdd(b *builder, c *Call, a []evalFn) (evalFn, error) {
+	in := c.Args[1].Type()
+	civ, back := b.civilOf(in), b.fromCivil(c.typ)
+	unit := c.Unit
+	if in.Kind == types.KindTimestampLTZ {
+		// Flink adds to the instant as if it were a UTC date-time: a day
+		// is always 24 hours, whatever DST does to the session zone.
+		return strict2(a[0], a[1], func(n, v types.Value) (types.Value, error) {
+			return types.TimestampValue(types.TimestampFromTime(addUnit(v.Timestamp().Time(), unit, n.Int64()))), nil
+		}), nil
+	}
+	return strict2(a[0], a[1], func(n, v types.Value) (types.Value, error) {
+		return back(addUnit(civ(v), unit, n.Int64())), nil
+	}), nil
+}
+
+func checkTimestampDiff(c *Call) (types.Type, error) {
+	if !timeUnitSupported(c.Unit) || !is(c.Args[0].Type(), famDate, famTimestamp) || !is(c.Args[1].Type(), famDate, famTimestamp) {
+		return types.Type{}, errArgs
+	}
+	return withNull(types.Int(), allNotNull(c)), nil
+}
+
+// buildTimestampDiff returns the number of whole units from the first to
+// the second argument (negative when the second is earlier).
+func buildTimestampDiff(b *builder, c *Call, a []evalFn) (evalFn, error) {
+	// TIMESTAMP_LTZ arguments count in UTC, as Flink does (24 hours
+	// between two instants are one day whatever DST does locally).
+	utc := &builder{loc: time.UTC, now: b.now}
+	ca, cb := utc.civilOf(c.Args[0].Type()), utc.civilOf(c.Args[1].Type())
+	unit := c.Unit
+	return strict2(a[0], a[1], func(x, y types.Value) (types.Value, error) {
+		t1, t2 := ca(x), cb(y)
+		var r int64
+		switch unit {
+		case UnitYear, UnitQuarter, UnitMonth:
+			months := int64(t2.Year()-t1.Year())*12 + int64(t2.Month()-t1.Month())
+			// Drop a month not completed.
+			rest1 := t1.AddDate(0, 0, 0)
+			shifted := addMonths(rest1, months)
+			if months > 0 && shifted.After(t2) {
+				months--
+			} else if months < 0 && shifted.Before(t2) {
+				months++
+			}
+			switch unit {
+			case UnitYear:
+				r = months / 12
+			case UnitQuarter:
+				r = months / 3
+			default:
+				r = months
+			}
+		default:
+			d := t2.Sub(t1)
+			var per time.Duration
+			switch unit {
+			case UnitWeek:
+				per = 7 * 24 * time.Hour
+			case UnitDay:
+				per = 24 * time.Hour
+			case UnitHour:
+				per = time.Hour
+			case UnitMinute:
+				per = time.Minute
+			case UnitSecond:
+				per = time.Second
+			case UnitMillisecond:
+				per = time.Millisecond
+			case UnitMicrosecond:
+				per = time.Microsecond
+			default:
+				per = 1
+			}
+			r = int64(d / per)
+		}
+		return types.Int64(int64(int32(r))), nil
+	}), nil
+}

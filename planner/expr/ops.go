@@ -1,0 +1,1036 @@
+package expr
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"math/big"
+	"strings"
+
+	"github.com/streamsql/streamsql/types"
+)
+
+// Operators: arithmetic, comparison, boolean logic, NULL tests, BETWEEN,
+// IN, LIKE, || and subscripts.
+
+func init() {
+	for _, op := range []string{"+", "-", "*", "/"} {
+		register(&funcDef{name: op, minArgs: 2, maxArgs: 2, expected: "(NUMERIC " + op + " NUMERIC)",
+			check: checkArithmetic, build: buildArithmetic})
+	}
+	register(&funcDef{name: "%", minArgs: 2, maxArgs: 2, expected: "MOD(EXACT_NUMERIC, EXACT_NUMERIC)",
+		check: checkArithmetic, build: buildArithmetic})
+	alias("MOD", "%")
+	register(&funcDef{name: "NEGATE", minArgs: 1, maxArgs: 1, expected: "-NUMERIC",
+		check: func(c *Call) (types.Type, error) {
+			t := c.Args[0].Type()
+			if !t.IsNumeric() && t.Kind != types.KindNull {
+				return t, errArgs
+			}
+			return t, nil
+		},
+		build: buildNegate})
+	for _, op := range []string{"=", "<>", "<", "<=", ">", ">="} {
+		register(&funcDef{name: op, minArgs: 2, maxArgs: 2, expected: "two comparable values",
+			check: checkComparison, build: buildComparison})
+	}
+	register(
+		&funcDef{name: "AND", minArgs: 2, maxArgs: -1, expected: "BOOLEAN AND BOOLEAN", check: checkBoolean, build: buildAnd},
+		&funcDef{name: "OR", minArgs: 2, maxArgs: -1, expected: "BOOLEAN OR BOOLEAN", check: checkBoolean, build: buildOr},
+		&funcDef{name: "NOT", minArgs: 1, maxArgs: 1, expected: "NOT BOOLEAN", check: checkBoolean, build: buildNot},
+		&funcDef{name: "IS NULL", minArgs: 1, maxArgs: 1, expected: "any value", check: checkIsNull, build: buildIsNull(false)},
+		&funcDef{name: "IS NOT NULL", minArgs: 1, maxArgs: 1, expected: "any value", check: checkIsNull, build: buildIsNull(true)},
+		&funcDef{name: "IS TRUE", minArgs: 1, maxArgs: 1, expected: "BOOLEAN", check: checkIsBool, build: buildIsBool(true, false)},
+		&funcDef{name: "IS NOT TRUE", minArgs: 1, maxArgs: 1, expected: "BOOLEAN", check: checkIsBool, build: buildIsBool(true, true)},
+		&funcDef{name: "IS FALSE", minArgs: 1, maxArgs: 1, expected: "BOOLEAN", check: checkIsBool, build: buildIsBool(false, false)},
+		&funcDef{name: "IS NOT FALSE", minArgs: 1, maxArgs: 1, expected: "BOOLEAN", check: checkIsBool, build: buildIsBool(false, true)},
+		&funcDef{name: "IS DISTINCT FROM", minArgs: 2, maxArgs: 2, expected: "two comparable values", check: checkDistinct, build: buildDistinct(true)},
+		&funcDef{name: "IS NOT DISTINCT FROM", minArgs: 2, maxArgs: 2, expected: "two comparable values", check: checkDistinct, build: buildDistinct(false)},
+		&funcDef{name: "BETWEEN", minArgs: 3, maxArgs: 3, expected: "x BETWEEN low AND high, all comparable", check: checkBetween, build: buildBetween(false)},
+		&funcDef{name: "NOT BETWEEN", minArgs: 3, maxArgs: 3, expected: "x NOT BETWEEN low AND high, all comparable", check: checkBetween, build: buildBetween(true)},
+		&funcDef{name: "IN", minArgs: 2, maxArgs: -1, expected: "x IN (values comparable with x)", check: checkIn, build: buildIn(false)},
+		&funcDef{name: "NOT IN", minArgs: 2, maxArgs: -1, expected: "x NOT IN (values comparable with x)", check: checkIn, build: buildIn(true)},
+		&funcDef{name: "LIKE", minArgs: 2, maxArgs: 3, expected: "STRING LIKE STRING [ESCAPE CHAR]", check: checkLike, build: buildLike(false)},
+		&funcDef{name: "NOT LIKE", minArgs: 2, maxArgs: 3, expected: "STRING NOT LIKE STRING [ESCAPE CHAR]", check: checkLike, build: buildLike(true)},
+		&funcDef{name: "||", minArgs: 2, maxArgs: 2, expected: "STRING || STRING", check: checkConcatOp, build: buildConcat},
+		&funcDef{name: "ITEM", minArgs: 2, maxArgs: 2, expected: "ARRAY[INT] or MAP[KEY]", check: checkItem, build: buildItem},
+		&funcDef{name: "FIELD", minArgs: 2, maxArgs: 2, expected: "ROW.field (a ROW and a field-name literal)", check: checkField, build: buildField},
+	)
+}
+
+// ---- arithmetic ----
+
+func checkArithmetic(c *Call) (types.Type, error) {
+	a, b := c.Args[0].Type(), c.Args[1].Type()
+	if a.Kind == types.KindNull {
+		a = b
+	}
+	if b.Kind == types.KindNull {
+		b = a
+	}
+	if a.Kind == types.KindNull {
+		return types.Null(), nil
+	}
+	if arithOp(c) == "%" && (numericRank(a.Kind) > 5 || numericRank(b.Kind) > 5) {
+		return types.Type{}, errArgs // MOD takes exact numerics only
+	}
+	t, ok := arithmeticType(arithOp(c), a, b)
+	if !ok {
+		return t, errArgs
+	}
+	if c.Args[0].Type().Kind == types.KindNull || c.Args[1].Type().Kind == types.KindNull {
+		t = t.Nullable()
+	}
+	if arithOp(c) == "/" && t.IsNumeric() {
+		// Division by zero raises, so the type keeps the arguments'
+		// nullability.
+		t.NotNull = a.NotNull && b.NotNull
+	}
+	return t, nil
+}
+
+func buildArithmetic(b *builder, c *Call, args []evalFn) (evalFn, error) {
+	t := c.typ
+	ta, tb := c.Args[0].Type(), c.Args[1].Type()
+	if t.Kind == types.KindNull {
+		return constFn(types.Value{}), nil
+	}
+	x, y := args[0], args[1]
+	switch {
+	case t.IsInteger():
+		wrap := intWrapper(t.Kind)
+		ox, oy := b.operandOf(c.Args[0], x), b.operandOf(c.Args[1], y)
+		switch arithOp(c) {
+		case "+":
+			return binop(ox, oy, func(a, b types.Value) (types.Value, error) { return types.Int64(wrap(a.Int64() + b.Int64())), nil }), nil
+		case "-":
+			return binop(ox, oy, func(a, b types.Value) (types.Value, error) { return types.Int64(wrap(a.Int64() - b.Int64())), nil }), nil
+		case "*":
+			return binop(ox, oy, func(a, b types.Value) (types.Value, error) { return types.Int64(wrap(a.Int64() * b.Int64())), nil }), nil
+		case "/":
+			return binop(ox, oy, func(a, b types.Value) (types.Value, error) {
+				if b.Int64() == 0 {
+					return types.Value{}, ErrDivisionByZero
+				}
+				return types.Int64(wrap(a.Int64() / b.Int64())), nil
+			}), nil
+		case "%":
+			return binop(ox, oy, func(a, b types.Value) (types.Value, error) {
+				if b.Int64() == 0 {
+					return types.Value{}, ErrDivisionByZero
+				}
+				return types.Int64(wrap(a.Int64() % b.Int64())), nil
+			}), nil
+		}
+	case t.Kind == types.KindFloat || t.Kind == types.KindDouble:
+		fa, fb := floatConv(ta), floatConv(tb)
+		round := func(f float64) float64 { return f }
+		if t.Kind == types.KindFloat {
+			round = func(f float64) float64 { return float64(float32(f)) }
+		}
+		var op func(a, b float64) float64
+		switch arithOp(c) {
+		case "+":
+			op = func(a, b float64) float64 { return a + b }
+		case "-":
+			op = func(a, b float64) float64 { return a - b }
+		case "*":
+			op = func(a, b float64) float64 { return a * b }
+		case "/":
+			op = func(a, b float64) float64 { return a / b }
+		case "%":
+			op = math.Mod
+		}
+		ox, oy := b.operandOf(c.Args[0], x), b.operandOf(c.Args[1], y)
+		if t.Kind == types.KindDouble && ta.Kind == types.KindDouble && tb.Kind == types.KindDouble {
+			switch arithOp(c) {
+			case "+":
+				return binop(ox, oy, func(a, b types.Value) (types.Value, error) { return types.Float64(a.Float64() + b.Float64()), nil }), nil
+			case "*":
+				return binop(ox, oy, func(a, b types.Value) (types.Value, error) { return types.Float64(a.Float64() * b.Float64()), nil }), nil
+			}
+		}
+		return binop(ox, oy, func(a, b types.Value) (types.Value, error) {
+			return types.Float64(round(op(fa(a), fb(b)))), nil
+		}), nil
+	case t.Kind == types.KindDecimal:
+		da, db := decimalConv(ta), decimalConv(tb)
+		p, s := t.Precision, t.Scale
+		var op func(a, b types.Decimal) (types.Decimal, error)
+		switch arithOp(c) {
+		case "+":
+			op = decAdd
+		case "-":
+			op = decSub
+		case "*":
+			op = decMul
+		case "/":
+			op = func(a, b types.Decimal) (types.Decimal, error) { return decDiv(a, b, s) }
+		case "%":
+			op = decMod
+		}
+		return binop(b.operandOf(c.Args[0], x), b.operandOf(c.Args[1], y), func(a, b types.Value) (types.Value, error) {
+			r, err := op(da(a), db(b))
+			if err != nil {
+				return types.Value{}, err
+			}
+			return decimalResult(r, p, s), nil
+		}), nil
+	}
+	return nil, argError(c)
+}
+
+// arithOp returns the operator of an arithmetic call; MOD is %.
+func arithOp(c *Call) string {
+	if c.Name == "MOD" {
+		return "%"
+	}
+	return c.Name
+}
+
+// intWrapper returns the two's-complement wrap-around of an integer kind,
+// as Java's int arithmetic (Flink's generated code) overflows.
+func intWrapper(k types.Kind) func(int64) int64 {
+	switch k {
+	case types.KindTinyInt:
+		return func(v int64) int64 { return int64(int8(v)) }
+	case types.KindSmallInt:
+		return func(v int64) int64 { return int64(int16(v)) }
+	case types.KindInt:
+		return func(v int64) int64 { return int64(int32(v)) }
+	}
+	return func(v int64) int64 { return v }
+}
+
+// floatConv returns the conversion of a numeric value of type t to float64.
+func floatConv(t types.Type) func(types.Value) float64 {
+	switch {
+	case t.IsInteger():
+		return func(v types.Value) float64 { return float64(v.Int64()) }
+	case t.Kind == types.KindDecimal:
+		return func(v types.Value) float64 { return v.Decimal().Float64() }
+	}
+	return func(v types.Value) float64 { return v.Float64() }
+}
+
+// decimalConv returns the conversion of an exact numeric value of type t to
+// a Decimal.
+func decimalConv(t types.Type) func(types.Value) types.Decimal {
+	if t.IsInteger() {
+		return func(v types.Value) types.Decimal { return types.NewDecimal(v.Int64(), 0) }
+	}
+	return func(v types.Value) types.Decimal { return v.Decimal() }
+}
+
+// decimalResult rescales r to DECIMAL(p, s), giving NULL on overflow as
+// Flink does for DECIMAL arithmetic.
+func decimalResult(r types.Decimal, p, s int) types.Value {
+	if r.Scale() == s {
+		if u, ok := r.UnscaledInt64(); ok && u != math.MinInt64 && absLess(u, p) {
+			return types.DecimalValue(r)
+		}
+	}
+	out, err := r.Rescale(p, s)
+	if err != nil {
+		return types.Value{}
+	}
+	return types.DecimalValue(out)
+}
+
+func absLess(u int64, p int) bool {
+	if u < 0 {
+		u = -u
+	}
+	return p >= len(pow10) || u < pow10[p]
+}
+
+var pow10 = func() [19]int64 {
+	var p [19]int64
+	p[0] = 1
+	for i := 1; i < len(p); i++ {
+		p[i] = p[i-1] * 10
+	}
+	return p
+}()
+
+// align returns the unscaled values of a and b at their common scale.
+func align(a, b types.Decimal) (*big.Int, *big.Int, int) {
+	s := max(a.Scale(), b.Scale())
+	return scaleUp(a.Unscaled(), s-a.Scale()), scaleUp(b.Unscaled(), s-b.Scale()), s
+}
+
+func scaleUp(u *big.Int, n int) *big.Int {
+	if n == 0 {
+		return u
+	}
+	return u.Mul(u, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(n)), nil))
+}
+
+func decAdd(a, b types.Decimal) (types.Decimal, error) {
+	if ua, ok := a.UnscaledInt64(); ok && a.Scale() == b.Scale() {
+		if ub, ok := b.UnscaledInt64(); ok {
+			if r := ua + ub; (r > ua) == (ub > 0) {
+				return types.NewDecimal(r, a.Scale()), nil
+			}
+		}
+	}
+	x, y, s := align(a, b)
+	return types.NewDecimalBig(x.Add(x, y), s), nil
+}
+
+func decSub(a, b types.Decimal) (types.Decimal, error) {
+	if ua, ok := a.UnscaledInt64(); ok && a.Scale() == b.Scale() {
+		if ub, ok := b.UnscaledInt64(); ok {
+			if r := ua - ub; (r < ua) == (ub > 0) {
+				return types.NewDecimal(r, a.Scale()), nil
+			}
+		}
+	}
+	x, y, s := align(a, b)
+	return types.NewDecimalBig(x.Sub(x, y), s), nil
+}
+
+func decMul(a, b types.Decimal) (types.Decimal, error) {
+	if ua, ok := a.UnscaledInt64(); ok {
+		if ub, ok := b.UnscaledInt64(); ok {
+			if ua == 0 || ub == 0 {
+				return types.NewDecimal(0, a.Scale()+b.Scale()), nil
+			}
+			r := ua * ub
+			if r/ub == ua && !(ua == -1 && ub == math.MinInt64) && !(ub == -1 && ua == math.MinInt64) {
+				return types.NewDecimal(r, a.Scale()+b.Scale()), nil
+			}
+		}
+	}
+	x := a.Unscaled()
+	return types.NewDecimalBig(x.Mul(x, b.Unscaled()), a.Scale()+b.Scale()), nil
+}
+
+// decDiv divides a by b and rounds half-up to scale digits.
+func decDiv(a, b types.Decimal, scale int) (types.Decimal, error) {
+	if b.Sign() == 0 {
+		return types.Decimal{}, ErrDivisionByZero
+	}
+	// a/b at scale+1 digits, then round half-up: num = ua * 10^(scale+1+sb-sa).
+	n := scale + 1 + b.Scale() - a.Scale()
+	num, den := a.Unscaled(), b.Unscaled()
+	if n >= 0 {
+		num = scaleUp(num, n)
+	} else {
+		den = scaleUp(den, -n)
+	}
+	q := num.Quo(num, den)
+	return types.NewDecimalBig(q, scale+1).Rescale(types.MaxDecimalPrecision+1, scale)
+}
+
+func decMod(a, b types.Decimal) (types.Decimal, error) {
+	if b.Sign() == 0 {
+		return types.Decimal{}, ErrDivisionByZero
+	}
+	x, y, s := align(a, b)
+	return types.NewDecimalBig(x.Rem(x, y), s), nil
+}
+
+func buildNegate(b *builder, c *Call, args []evalFn) (evalFn, error) {
+	t := c.typ
+	switch {
+	case t.IsInteger():
+		wrap := intWrapper(t.Kind)
+		return strict1(args[0], func(v types.Value) (types.Value, error) { return types.Int64(wrap(-v.Int64())), nil }), nil
+	case t.Kind == types.KindDecimal:
+		return strict1(args[0], func(v types.Value) (types.Value, error) {
+			d := v.Decimal()
+			u := d.Unscaled()
+			return types.DecimalValue(types.NewDecimalBig(u.Neg(u), d.Scale())), nil
+		}), nil
+	case t.Kind == types.KindFloat || t.Kind == types.KindDouble:
+		return strict1(args[0], func(v types.Value) (types.Value, error) { return types.Float64(-v.Float64()), nil }), nil
+	}
+	return constFn(types.Value{}), nil
+}
+
+// ---- comparison ----
+
+func checkComparison(c *Call) (types.Type, error) {
+	a, b := c.Args[0].Type(), c.Args[1].Type()
+	if !comparableTypes(a, b) {
+		return types.Type{}, errArgs
+	}
+	ct, _ := commonType(a, b)
+	if ct.Kind == types.KindMap && c.Name != "=" && c.Name != "<>" {
+		return types.Type{}, errArgs
+	}
+	if !mixedApproxDecimal(a, b) {
+		coerceArgs(c, ct)
+	}
+	return withNull(types.Boolean(), a.NotNull && b.NotNull), nil
+}
+
+// comparator returns a total order over non-NULL values of type t.
+func comparator(t types.Type) func(a, b types.Value) int {
+	switch familyOf(t) {
+	case famBool:
+		return func(a, b types.Value) int { return cmpInt(a.Int64(), b.Int64()) }
+	case famNumeric:
+		switch {
+		case t.IsInteger():
+			return func(a, b types.Value) int { return cmpInt(a.Int64(), b.Int64()) }
+		case t.Kind == types.KindDecimal:
+			return func(a, b types.Value) int { return a.Decimal().Cmp(b.Decimal()) }
+		}
+		return func(a, b types.Value) int { return cmpFloat(a.Float64(), b.Float64()) }
+	case famString:
+		return func(a, b types.Value) int { return strings.Compare(a.Str(), b.Str()) }
+	case famBinary:
+		return func(a, b types.Value) int { return bytes.Compare(a.Bytes(), b.Bytes()) }
+	case famDate:
+		return func(a, b types.Value) int { return cmpInt(int64(a.Date()), int64(b.Date())) }
+	case famTime:
+		return func(a, b types.Value) int { return cmpInt(a.Time(), b.Time()) }
+	case famTimestamp:
+		return func(a, b types.Value) int { return a.Timestamp().Compare(b.Timestamp()) }
+	case famArray:
+		elem := comparator(*t.Elem)
+		return func(a, b types.Value) int {
+			return cmpList(a.List(), b.List(), func(int) func(a, b types.Value) int { return elem })
+		}
+	case famRow:
+		fields := make([]func(a, b types.Value) int, len(t.Fields))
+		for i, f := range t.Fields {
+			fields[i] = comparator(f.Type)
+		}
+		return func(a, b types.Value) int {
+			return cmpList(a.List(), b.List(), func(i int) func(a, b types.Value) int { return fields[i] })
+		}
+	case famMap:
+		key, val := comparator(*t.Elem), comparator(*t.Value)
+		return func(a, b types.Value) int { return cmpMap(a.Map(), b.Map(), key, val) }
+	}
+	return func(a, b types.Value) int { return 0 }
+}
+
+// mixedApproxDecimal reports a comparison of FLOAT/DOUBLE with DECIMAL.
+// Flink decides = and <> on the exact values (0.1e0 = 0.1 is FALSE: the
+// double nearest 0.1 is not 0.1) but <, <=, > and >= on doubles
+// (0.1e0 <= 0.1 is TRUE); streamsql does the same.
+func mixedApproxDecimal(a, b types.Type) bool {
+	approx := func(t types.Type) bool { return t.Kind == types.KindFloat || t.Kind == types.KindDouble }
+	return (approx(a) && b.Kind == types.KindDecimal) || (a.Kind == types.KindDecimal && approx(b))
+}
+
+// exactNumericComparator compares a FLOAT/DOUBLE with a DECIMAL exactly.
+func exactNumericComparator(ta, tb types.Type) func(a, b types.Value) int {
+	toRat := func(t types.Type) func(v types.Value) (*big.Rat, float64) {
+		if t.Kind == types.KindDecimal {
+			return func(v types.Value) (*big.Rat, float64) { return v.Decimal().Rat(), v.Decimal().Float64() }
+		}
+		return func(v types.Value) (*big.Rat, float64) {
+			f := v.Float64()
+			if math.IsNaN(f) || math.IsInf(f, 0) {
+				return nil, f
+			}
+			return new(big.Rat).SetFloat64(f), f
+		}
+	}
+	ra, rb := toRat(ta), toRat(tb)
+	return func(a, b types.Value) int {
+		x, fx := ra(a)
+		y, fy := rb(b)
+		if x == nil || y == nil {
+			return cmpFloat(fx, fy)
+		}
+		return x.Cmp(y)
+	}
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// cmpFloat orders as Java's Double.compare: NaN above everything.
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	case a == b:
+		return 0
+	case math.IsNaN(a) && math.IsNaN(b):
+		return 0
+	case math.IsNaN(a):
+		return 1
+	}
+	return -1
+}
+
+func cmpList(a, b []types.Value, elem func(i int) func(a, b types.Value) int) int {
+	for i := 0; i < len(a) && i < len(b); i++ {
+		x, y := a[i], b[i]
+		switch {
+		case x.IsNull() && y.IsNull():
+			continue
+		case x.IsNull():
+			return -1
+		case y.IsNull():
+			return 1
+		}
+		if c := elem(i)(x, y); c != 0 {
+			return c
+		}
+	}
+	return cmpInt(int64(len(a)), int64(len(b)))
+}
+
+// cmpMap returns 0 when the maps hold the same entries, regardless of order.
+func cmpMap(a, b *types.MapData, key, val func(a, b types.Value) int) int {
+	if a == nil || b == nil {
+		if a == b {
+			return 0
+		}
+		return 1
+	}
+	if a.Len() != b.Len() {
+		return 1
+	}
+	for i := range a.Keys {
+		found := false
+		for j := range b.Keys {
+			if nullSafeCmp(a.Keys[i], b.Keys[j], key) == 0 {
+				found = nullSafeCmp(a.Values[i], b.Values[j], val) == 0
+				break
+			}
+		}
+		if !found {
+			return 1
+		}
+	}
+	return 0
+}
+
+func nullSafeCmp(a, b types.Value, cmp func(a, b types.Value) int) int {
+	switch {
+	case a.IsNull() && b.IsNull():
+		return 0
+	case a.IsNull():
+		return -1
+	case b.IsNull():
+		return 1
+	}
+	return cmp(a, b)
+}
+
+func buildComparison(b *builder, c *Call, args []evalFn) (evalFn, error) {
+	ct, _ := commonType(c.Args[0].Type(), c.Args[1].Type())
+	x, y := args[0], args[1]
+	var test func(int) bool
+	switch c.Name {
+	case "=":
+		test = func(r int) bool { return r == 0 }
+	case "<>":
+		test = func(r int) bool { return r != 0 }
+	case "<":
+		test = func(r int) bool { return r < 0 }
+	case "<=":
+		test = func(r int) bool { return r <= 0 }
+	case ">":
+		test = func(r int) bool { return r > 0 }
+	case ">=":
+		test = func(r int) bool { return r >= 0 }
+	}
+	ox, oy := b.operandOf(c.Args[0], x), b.operandOf(c.Args[1], y)
+	// Integer-like kinds compare inline, without a comparator call.
+	if ct.IsInteger() || ct.Kind == types.KindDate || ct.Kind == types.KindTime || ct.Kind == types.KindBoolean {
+		var f func(a, b types.Value) (types.Value, error)
+		switch c.Name {
+		case "=":
+			f = func(a, b types.Value) (types.Value, error) { return types.Bool(a.Int64() == b.Int64()), nil }
+		case "<>":
+			f = func(a, b types.Value) (types.Value, error) { return types.Bool(a.Int64() != b.Int64()), nil }
+		case "<":
+			f = func(a, b types.Value) (types.Value, error) { return types.Bool(a.Int64() < b.Int64()), nil }
+		case "<=":
+			f = func(a, b types.Value) (types.Value, error) { return types.Bool(a.Int64() <= b.Int64()), nil }
+		case ">":
+			f = func(a, b types.Value) (types.Value, error) { return types.Bool(a.Int64() > b.Int64()), nil }
+		default:
+			f = func(a, b types.Value) (types.Value, error) { return types.Bool(a.Int64() >= b.Int64()), nil }
+		}
+		return binop(ox, oy, f), nil
+	}
+	if ct.Kind == types.KindDecimal && !mixedApproxDecimal(c.Args[0].Type(), c.Args[1].Type()) {
+		var f func(a, b types.Value) (types.Value, error)
+		switch c.Name {
+		case "=":
+			f = func(a, b types.Value) (types.Value, error) { return types.Bool(a.Decimal().Cmp(b.Decimal()) == 0), nil }
+		case "<>":
+			f = func(a, b types.Value) (types.Value, error) { return types.Bool(a.Decimal().Cmp(b.Decimal()) != 0), nil }
+		case "<":
+			f = func(a, b types.Value) (types.Value, error) { return types.Bool(a.Decimal().Cmp(b.Decimal()) < 0), nil }
+		case "<=":
+			f = func(a, b types.Value) (types.Value, error) { return types.Bool(a.Decimal().Cmp(b.Decimal()) <= 0), nil }
+		case ">":
+			f = func(a, b types.Value) (types.Value, error) { return types.Bool(a.Decimal().Cmp(b.Decimal()) > 0), nil }
+		default:
+			f = func(a, b types.Value) (types.Value, error) { return types.Bool(a.Decimal().Cmp(b.Decimal()) >= 0), nil }
+		}
+		return binop(ox, oy, f), nil
+	}
+	cmp := comparator(ct)
+	if ta, tb := c.Args[0].Type(), c.Args[1].Type(); mixedApproxDecimal(ta, tb) {
+		if c.Name == "=" || c.Name == "<>" {
+			cmp = exactNumericComparator(ta, tb)
+		} else {
+			fa, fb := floatConv(ta), floatConv(tb)
+			cmp = func(a, b types.Value) int { return cmpFloat(fa(a), fb(b)) }
+		}
+	}
+	return binop(ox, oy, func(a, b types.Value) (types.Value, error) { return types.Bool(test(cmp(a, b))), nil }), nil
+}
+
+// ---- boolean logic ----
+
+func checkBoolean(c *Call) (types.Type, error) {
+	for _, a := range c.Args {
+		if !is(a.Type(), famBool) {
+			return types.Type{}, errArgs
+		}
+	}
+	return withNull(types.Boolean(), allNotNull(c)), nil
+}
+
+// buildAnd implements three-valued AND: FALSE if any operand is FALSE, else
+// NULL if any is NULL, else TRUE. Evaluation stops at the first FALSE.
+func buildAnd(b *builder, c *Call, args []evalFn) (evalFn, error) {
+	if len(args) == 2 {
+		x, y := args[0], args[1]
+		return func(row []types.Value) (types.Value, error) {
+			a, err := x(row)
+			if err != nil {
+				return a, err
+			}
+			if !a.IsNull() && !a.Bool() {
+				return a, nil
+			}
+			v, err := y(row)
+			if err != nil {
+				return v, err
+			}
+			if a.IsNull() && (v.IsNull() || v.Bool()) {
+				return types.Value{}, nil
+			}
+			return v, nil
+		}, nil
+	}
+	ops := make([]operand, len(args))
+	for i := range args {
+		ops[i] = b.operandOf(c.Args[i], args[i])
+	}
+	return func(row []types.Value) (types.Value, error) {
+		sawNull := false
+		for i := range ops {
+			v, err := ops[i].read(row)
+			if err != nil {
+				return v, err
+			}
+			if v.IsNull() {
+				sawNull = true
+			} else if !v.Bool() {
+				return v, nil
+			}
+		}
+		if sawNull {
+			return types.Value{}, nil
+		}
+		return types.Bool(true), nil
+	}, nil
+}
+
+// buildOr implements three-valued OR: TRUE if any operand is TRUE, else NULL
+// if any is NULL, else FALSE.
+func buildOr(b *builder, c *Call, args []evalFn) (evalFn, error) {
+	return func(row []types.Value) (types.Value, error) {
+		sawNull := false
+		for _, f := range args {
+			v, err := f(row)
+			if err != nil {
+				return v, err
+			}
+			if v.IsNull() {
+				sawNull = true
+			} else if v.Bool() {
+				return v, nil
+			}
+		}
+		if sawNull {
+			return types.Value{}, nil
+		}
+		return types.Bool(false), nil
+	}, nil
+}
+
+func buildNot(b *builder, c *Call, args []evalFn) (evalFn, error) {
+	return strict1(args[0], func(v types.Value) (types.Value, error) { return types.Bool(!v.Bool()), nil }), nil
+}
+
+func checkIsNull(c *Call) (types.Type, error) { return types.Boolean().NotNullable(), nil }
+
+func buildIsNull(negated bool) func(*builder, *Call, []evalFn) (evalFn, error) {
+	return func(b *builder, c *Call, args []evalFn) (evalFn, error) {
+		x := args[0]
+		return func(row []types.Value) (types.Value, error) {
+			v, err := x(row)
+			if err != nil {
+				return v, err
+			}
+			return types.Bool(v.IsNull() != negated), nil
+		}, nil
+	}
+}
+
+func checkIsBool(c *Call) (types.Type, error) {
+	if !is(c.Args[0].Type(), famBool) {
+		return types.Type{}, errArgs
+	}
+	return types.Boolean().NotNullable(), nil
+}
+
+func buildIsBool(want, negated bool) func(*builder, *Call, []evalFn) (evalFn, error) {
+	return func(b *builder, c *Call, args []evalFn) (evalFn, error) {
+		x := args[0]
+		return func(row []types.Value) (types.Value, error) {
+			v, err := x(row)
+			if err != nil {
+				return v, err
+			}
+			is := !v.IsNull() && v.Bool() == want
+			return types.Bool(is != negated), nil
+		}, nil
+	}
+}
+
+func checkDistinct(c *Call) (types.Type, error) {
+	a, b := c.Args[0].Type(), c.Args[1].Type()
+	if !comparableTypes(a, b) {
+		return types.Type{}, errArgs
+	}
+	ct, _ := commonType(a, b)
+	coerceArgs(c, ct)
+	return types.Boolean().NotNullable(), nil
+}
+
+// buildDistinct: IS DISTINCT FROM treats two NULLs as equal and NULL as
+// different from every value; it is never NULL.
+func buildDistinct(distinct bool) func(*builder, *Call, []evalFn) (evalFn, error) {
+	return func(b *builder, c *Call, args []evalFn) (evalFn, error) {
+		ct, _ := commonType(c.Args[0].Type(), c.Args[1].Type())
+		cmp := comparator(ct)
+		x, y := args[0], args[1]
+		return func(row []types.Value) (types.Value, error) {
+			a, err := x(row)
+			if err != nil {
+				return a, err
+			}
+			v, err := y(row)
+			if err != nil {
+				return v, err
+			}
+			var same bool
+			switch {
+			case a.IsNull() || v.IsNull():
+				same = a.IsNull() && v.IsNull()
+			default:
+				same = cmp(a, v) == 0
+			}
+			return types.Bool(same != distinct), nil
+		}, nil
+	}
+}
+
+func checkBetween(c *Call) (types.Type, error) {
+	ts := argTypes(c)
+	ct, ok := commonType(ts...)
+	if !ok || ct.Kind == types.KindMap {
+		return types.Type{}, errArgs
+	}
+	coerceArgs(c, ct)
+	return withNull(types.Boolean(), allNotNull(c)), nil
+}
+
+// buildBetween: x BETWEEN a AND b is x >= a AND x <= b, with AND's NULL
+// logic.
+func buildBetween(negated bool) func(*builder, *Call, []evalFn) (evalFn, error) {
+	return func(b *builder, c *Call, args []evalFn) (evalFn, error) {
+		ct, _ := commonType(argTypes(c)...)
+		cmp := comparator(ct)
+		x, lo, hi := args[0], args[1], args[2]
+		return func(row []types.Value) (types.Value, error) {
+			v, err := x(row)
+			if err != nil {
+				return v, err
+			}
+			l, err := lo(row)
+			if err != nil {
+				return l, err
+			}
+			h, err := hi(row)
+			if err != nil {
+				return h, err
+			}
+			// Each half is NULL, TRUE or FALSE.
+			ge, geNull := false, v.IsNull() || l.IsNull()
+			if !geNull {
+				ge = cmp(v, l) >= 0
+			}
+			le, leNull := false, v.IsNull() || h.IsNull()
+			if !leNull {
+				le = cmp(v, h) <= 0
+			}
+			var r types.Value
+			switch {
+			case (!geNull && !ge) || (!leNull && !le):
+				r = types.Bool(false)
+			case geNull || leNull:
+				return types.Value{}, nil
+			default:
+				r = types.Bool(true)
+			}
+			if negated {
+				r = types.Bool(!r.Bool())
+			}
+			return r, nil
+		}, nil
+	}
+}
+
+func checkIn(c *Call) (types.Type, error) {
+	ct, ok := inCommonType(argTypes(c))
+	if !ok {
+		return types.Type{}, errArgs
+	}
+	coerceArgs(c, ct)
+	return withNull(types.Boolean(), allNotNull(c)), nil
+}
+
+// inCommonType is the type IN compares in. Unlike =, IN lets strings meet
+// numbers (Flink's '1' IN (1) is TRUE): the strings are cast to the
+// numbers' common type.
+func inCommonType(ts []types.Type) (types.Type, bool) {
+	if ct, ok := commonType(ts...); ok {
+		return ct, true
+	}
+	var nums []types.Type
+	notNull := true
+	for _, t := range ts {
+		notNull = notNull && t.NotNull
+		switch familyOf(t) {
+		case famNumeric:
+			nums = append(nums, t)
+		case famString, famNull:
+		default:
+			return types.Type{}, false
+		}
+	}
+	if len(nums) == 0 {
+		return types.Type{}, false
+	}
+	ct, ok := commonType(nums...)
+	ct.NotNull = notNull
+	return ct, ok
+}
+
+// buildIn: x IN (a, b, ...) is TRUE when x equals one of them, else NULL
+// when x or any of them is NULL, else FALSE. Constant lists of integers or
+// strings are looked up in a set.
+func buildIn(negated bool) func(*builder, *Call, []evalFn) (evalFn, error) {
+	return func(b *builder, c *Call, args []evalFn) (evalFn, error) {
+		ct, _ := inCommonType(argTypes(c))
+		cmp := comparator(ct)
+		x, list := args[0], args[1:]
+		result := func(found, sawNull bool) types.Value {
+			switch {
+			case found:
+				return types.Bool(!negated)
+			case sawNull:
+				return types.Value{}
+			}
+			return types.Bool(negated)
+		}
+		constant := true
+		for _, a := range c.Args[1:] {
+			constant = constant && isConstant(a)
+		}
+		if constant && (ct.IsInteger() || ct.IsString()) {
+			ints, strs, listNull := map[int64]bool{}, map[string]bool{}, false
+			for _, f := range list {
+				v, err := f(nil)
+				if err != nil {
+					return nil, err
+				}
+				switch {
+				case v.IsNull():
+					listNull = true
+				case ct.IsInteger():
+					ints[v.Int64()] = true
+				default:
+					strs[v.Str()] = true
+				}
+			}
+			isInt := ct.IsInteger()
+			if !isInt && len(strs) <= 8 {
+				// A short list is faster to scan than to hash.
+				small := make([]string, 0, len(strs))
+				for k := range strs {
+					small = append(small, k)
+				}
+				ox := b.operandOf(c.Args[0], x)
+				return func(row []types.Value) (types.Value, error) {
+					v, err := ox.read(row)
+					if err != nil || v.IsNull() {
+						return types.Value{}, err
+					}
+					s := v.Str()
+					for _, k := range small {
+						if s == k {
+							return result(true, listNull), nil
+						}
+					}
+					return result(false, listNull), nil
+				}, nil
+			}
+			return func(row []types.Value) (types.Value, error) {
+				v, err := x(row)
+				if err != nil || v.IsNull() {
+					return types.Value{}, err
+				}
+				var found bool
+				if isInt {
+					found = ints[v.Int64()]
+				} else {
+					found = strs[v.Str()]
+				}
+				return result(found, listNull), nil
+			}, nil
+		}
+		return func(row []types.Value) (types.Value, error) {
+			v, err := x(row)
+			if err != nil || v.IsNull() {
+				return types.Value{}, err
+			}
+			sawNull := false
+			for _, f := range list {
+				e, err := f(row)
+				if err != nil {
+					return e, err
+				}
+				if e.IsNull() {
+					sawNull = true
+				} else if cmp(v, e) == 0 {
+					return result(true, false), nil
+				}
+			}
+			return result(false, sawNull), nil
+		}, nil
+	}
+}
+
+// ---- subscripts ----
+
+func checkItem(c *Call) (types.Type, error) {
+	a, k := c.Args[0].Type(), c.Args[1].Type()
+	switch a.Kind {
+	case types.KindArray:
+		if !k.IsInteger() && k.Kind != types.KindNull {
+			return types.Type{}, errArgs
+		}
+		return a.Elem.Nullable(), nil
+	case types.KindMap:
+		if !comparableTypes(*a.Elem, k) {
+			return types.Type{}, errArgs
+		}
+		c.Args[1] = coerce(c.Args[1], *a.Elem)
+		return a.Value.Nullable(), nil
+	case types.KindRow:
+		return types.Type{}, errArgs
+	}
+	return types.Type{}, errArgs
+}
+
+// checkField types r.name: the field's type, nullable when the row is.
+func checkField(c *Call) (types.Type, error) {
+	r := c.Args[0].Type()
+	l, ok := c.Args[1].(*Literal)
+	if r.Kind != types.KindRow || !ok || !l.Typ.IsString() || l.Val.IsNull() {
+		return types.Type{}, errArgs
+	}
+	for _, f := range r.Fields {
+		if f.Name == l.Val.Str() {
+			t := f.Type
+			if !r.NotNull {
+				t = t.Nullable()
+			}
+			return t, nil
+		}
+	}
+	names := make([]string, len(r.Fields))
+	for i, f := range r.Fields {
+		names[i] = f.Name
+	}
+	return types.Type{}, &ArgumentError{Function: "FIELD", Given: argTypes(c),
+		Expected: fmt.Sprintf("one of the fields %v (no field %q)", names, l.Val.Str())}
+}
+
+func buildField(b *builder, c *Call, a []evalFn) (evalFn, error) {
+	name := c.Args[1].(*Literal).Val.Str()
+	idx := 0
+	for i, f := range c.Args[0].Type().Fields {
+		if f.Name == name {
+			idx = i
+		}
+	}
+	return unop(b.operandOf(c.Args[0], a[0]), func(r types.Value) (types.Value, error) {
+		l := r.List()
+		if idx >= len(l) {
+			return types.Value{}, nil
+		}
+		return l[idx], nil
+	}), nil
+}
+
+// buildItem: arr[i] is 1-based, NULL past the end and an error below 1 (as
+// in Flink); m[k] is NULL for a missing key.
+func buildItem(b *builder, c *Call, args []evalFn) (evalFn, error) {
+	a := c.Args[0].Type()
+	if a.Kind == types.KindArray {
+		return strict2(args[0], args[1], func(arr, i types.Value) (types.Value, error) {
+			l := arr.List()
+			n := i.Int64()
+			if n < 1 {
+				return types.Value{}, fmt.Errorf("%w: array index %d; indexes start at 1", ErrInvalidArgument, n)
+			}
+			if n > int64(len(l)) {
+				return types.Value{}, nil
+			}
+			return l[n-1], nil
+		}), nil
+	}
+	cmp := comparator(*a.Elem)
+	return strict2(args[0], args[1], func(m, k types.Value) (types.Value, error) {
+		md := m.Map()
+		if md == nil {
+			return types.Value{}, nil
+		}
+		for i, key := range md.Keys {
+			if !key.IsNull() && cmp(key, k) == 0 {
+				return md.Values[i], nil
+			}
+		}
+		return types.Value{}, nil
+	}), nil
+}
