@@ -134,6 +134,11 @@ func (pl *Plan) explainSink(b *strings.Builder, s *Sink) {
 			how = "derived from job name and table"
 		}
 		fmt.Fprintf(b, "    transactional-id prefix: %s (%s)\n", s.TransactionalIDPrefix, how)
+		if v, ok := o["properties.transaction.timeout.ms"]; ok {
+			fmt.Fprintf(b, "    transaction timeout: %s ms\n", v)
+		} else {
+			b.WriteString("    transaction timeout: the brokers' transaction.max.timeout.ms, read at start\n")
+		}
 	}
 	writeFormat(b, o)
 	fmt.Fprintf(b, "    accepts: %s\n", s.Changelog)
