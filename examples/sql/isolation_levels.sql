@@ -55,6 +55,6 @@ CREATE TABLE events_committed (id BIGINT, temperature INT) WITH (
 
 INSERT INTO events SELECT id, temperature FROM gen;
 
-SELECT 'read_uncommitted' AS reader, id, temperature FROM events_uncommitted
+SELECT CAST('read_uncommitted' AS STRING) AS reader, id, temperature FROM events_uncommitted
 UNION ALL
-SELECT 'read_committed' AS reader, id, temperature FROM events_committed;
+SELECT CAST('read_committed' AS STRING) AS reader, id, temperature FROM events_committed;

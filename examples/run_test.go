@@ -1,0 +1,265 @@
+package examples_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/streamsql/streamsql/internal/kafkatest"
+	"github.com/streamsql/streamsql/job"
+)
+
+// runCase is the bounded variant of one example: the hints that bound it
+// and point it at a topic or directory of its own, the pipelines to run in
+// order (each phase is a run of the job with only those pipelines), and
+// how its output is collected as lines.
+type runCase struct {
+	// setup prepares the case (topics, input records) and returns the
+	// hints.
+	setup func(t *testing.T, b kafkatest.Broker, dir string) map[string]map[string]string
+	// phases lists the pipelines of each run, in order.
+	phases [][]string
+	// collect returns the output lines; printed is what the job's bare
+	// SELECTs printed.
+	collect func(t *testing.T, b kafkatest.Broker, dir, printed string) []string
+	// sort is set when the output's order is not deterministic (several
+	// sources into one sink, several files); otherwise the lines are
+	// compared in the order they came (one partition, read in order).
+	sort bool
+}
+
+// bounded are the hints that make a Kafka table's reads stop at the
+// topic's latest offset when the reading run starts (after the writing run
+// committed everything), on a topic of the test's own.
+func boundedKafka(topic string) map[string]string {
+	return map[string]string{
+		"topic":                        topic,
+		"scan.bounded.mode":            "latest-offset",
+		"sink.transactional-id-prefix": topic,
+	}
+}
+
+func printedLines(_ *testing.T, _ kafkatest.Broker, _, printed string) []string {
+	return lines(printed)
+}
+
+var runCases = map[string]runCase{
+	"quickstart": {
+		setup: func(t *testing.T, b kafkatest.Broker, _ string) map[string]map[string]string {
+			topic := b.Topic(t, 1)
+			return map[string]map[string]string{
+				"orders_gen": {"number-of-rows": "10", "rows-per-second": "0"},
+				"orders":     boundedKafka(topic),
+			}
+		},
+		phases:  [][]string{{"orders"}, {"print"}},
+		collect: printedLines,
+	},
+	"isolation_levels": {
+		setup: func(t *testing.T, b kafkatest.Broker, _ string) map[string]map[string]string {
+			topic := b.Topic(t, 1)
+			reader := map[string]string{"topic": topic, "scan.bounded.mode": "latest-offset"}
+			return map[string]map[string]string{
+				"gen":                {"number-of-rows": "6", "rows-per-second": "0"},
+				"events":             {"topic": topic, "sink.transactional-id-prefix": topic},
+				"events_uncommitted": reader,
+				"events_committed":   reader,
+			}
+		},
+		phases:  [][]string{{"events"}, {"print"}},
+		collect: printedLines,
+		sort:    true,
+	},
+	"upsert_low_latency": {
+		setup: func(t *testing.T, b kafkatest.Broker, _ string) map[string]map[string]string {
+			topic := b.Topic(t, 1)
+			return map[string]map[string]string{
+				"readings":      {"number-of-rows": "12", "rows-per-second": "0"},
+				"sensor_latest": {"topic": topic, "scan.bounded.mode": "latest-offset"},
+			}
+		},
+		phases:  [][]string{{"sensor_latest"}, {"print"}},
+		collect: printedLines,
+	},
+	"filesystem_2pc": {
+		setup: func(*testing.T, kafkatest.Broker, string) map[string]map[string]string {
+			return map[string]map[string]string{"gen": {"number-of-rows": "8", "rows-per-second": "0"}}
+		},
+		phases:  [][]string{{"files"}},
+		collect: committedFiles,
+		sort:    true,
+	},
+	"exactly_once": {
+		setup: func(t *testing.T, b kafkatest.Broker, dir string) map[string]map[string]string {
+			in, out := b.Topic(t, 1), b.Topic(t, 1)
+			produce(t, b, in, exactlyOnceInput)
+			if err := os.WriteFile(filepath.Join(dir, "out-topic"), []byte(out), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			return map[string]map[string]string{
+				"orders":     {"topic": in, "scan.bounded.mode": "latest-offset", "properties.group.id": in},
+				"big_orders": {"topic": out, "sink.transactional-id-prefix": out},
+			}
+		},
+		phases: [][]string{{"big_orders"}},
+		collect: func(t *testing.T, b kafkatest.Broker, dir, _ string) []string {
+			out, err := os.ReadFile(filepath.Join(dir, "out-topic"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return readTopic(t, b, string(out))
+		},
+	},
+}
+
+// exactlyOnceInput are the orders exactly_once.sql reads: two above 100,
+// one at exactly 100 (left out), one below and one with a NULL amount.
+var exactlyOnceInput = []string{
+	`{"id":1,"amount":250.00,"customer":"alice"}`,
+	`{"id":2,"amount":100.00,"customer":"bob"}`,
+	`{"id":3,"amount":100.01,"customer":"Carol"}`,
+	`{"id":4,"amount":12.50,"customer":"dave"}`,
+	`{"id":5,"amount":null,"customer":"erin"}`,
+}
+
+// TestRun runs every example's bounded variant against the real broker
+// and compares its output with sql/<name>.expected (-update rewrites the
+// files from this run: review them before committing).
+func TestRun(t *testing.T) {
+	b := kafkatest.Require(t)
+	for _, file := range exampleFiles(t) {
+		name := strings.TrimSuffix(filepath.Base(file), ".sql")
+		t.Run(name, func(t *testing.T) {
+			rc, ok := runCases[name]
+			if !ok {
+				t.Fatalf("%s has no bounded variant in run_test.go: add one", file)
+			}
+			dir := t.TempDir()
+			hints := rc.setup(t, b, dir)
+			var printed bytes.Buffer
+			for _, phase := range rc.phases {
+				j, err := job.CompileFile(context.Background(), file, job.Options{
+					Vars:      map[string]string{"KAFKA_BOOTSTRAP": b.Addr, "OUTPUT_DIR": filepath.Join(dir, "out")},
+					Hints:     hints,
+					Pipelines: phase,
+					Output:    &printed,
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+				err = j.Run(ctx)
+				cancel()
+				if err != nil {
+					t.Fatalf("running %v: %v", phase, err)
+				}
+			}
+			got := rc.collect(t, b, dir, printed.String())
+			if rc.sort {
+				slices.Sort(got)
+			}
+			compareExpected(t, filepath.Join("sql", name+".expected"), got)
+		})
+	}
+}
+
+func compareExpected(t *testing.T, path string, got []string) {
+	t.Helper()
+	text := strings.Join(got, "\n") + "\n"
+	if *update {
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go test ./examples -run TestRun -update writes it; review it)", err)
+	}
+	if text != string(want) {
+		t.Errorf("output differs from %s:\ngot:\n%swant:\n%s", path, text, want)
+	}
+}
+
+func lines(s string) []string {
+	var out []string
+	for l := range strings.SplitSeq(s, "\n") {
+		if l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// committedFiles returns the lines of the committed files under dir/out,
+// each prefixed with its partition directory, and fails if an in-progress
+// file remains.
+func committedFiles(t *testing.T, _ kafkatest.Broker, dir, _ string) []string {
+	t.Helper()
+	root := filepath.Join(dir, "out")
+	var out []string
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		if strings.HasPrefix(d.Name(), ".") {
+			return fmt.Errorf("in-progress file left after the job finished: %s", path)
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, filepath.Dir(path))
+		for _, l := range lines(string(data)) {
+			out = append(out, rel+" "+l)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func produce(t *testing.T, b kafkatest.Broker, topic string, values []string) {
+	t.Helper()
+	cl := b.Client(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for _, v := range values {
+		if err := cl.ProduceSync(ctx, &kgo.Record{Topic: topic, Value: []byte(v)}).FirstErr(); err != nil {
+			t.Fatalf("producing to %s: %v", topic, err)
+		}
+	}
+}
+
+// readTopic reads topic's committed records to its end through a job of
+// its own (raw format, bounded), so the values are the exact bytes.
+func readTopic(t *testing.T, b kafkatest.Broker, topic string) []string {
+	t.Helper()
+	var printed bytes.Buffer
+	j, err := job.Compile(context.Background(), "read_back.sql", `
+CREATE TABLE t (v STRING) WITH (
+  'connector' = 'kafka', 'topic' = '${TOPIC}', 'properties.bootstrap.servers' = '${KAFKA_BOOTSTRAP}',
+  'properties.isolation.level' = 'read_committed', 'scan.startup.mode' = 'earliest-offset',
+  'scan.bounded.mode' = 'latest-offset', 'format' = 'raw'
+);
+SELECT v FROM t;`, job.Options{Vars: map[string]string{"TOPIC": topic, "KAFKA_BOOTSTRAP": b.Addr}, Output: &printed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := j.Run(ctx); err != nil {
+		t.Fatalf("reading %s back: %v", topic, err)
+	}
+	return lines(printed.String())
+}
