@@ -1,0 +1,17 @@
+package main
+
+import "testing"
+
+// TestRun runs the bounded example: with every user kept, the sink counts
+// every generated row; with none kept, no row.
+func TestRun(t *testing.T) {
+	for _, c := range []struct{ maxUser, want int }{{100, 20}, {0, 0}} {
+		got, err := run(20, c.maxUser)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != int64(c.want) {
+			t.Errorf("max-user %d: sink kept %d rows, want %d", c.maxUser, got, c.want)
+		}
+	}
+}
