@@ -78,6 +78,9 @@ func TestFilesystemFactoryValidation(t *testing.T) {
 		{"zero check interval", map[string]string{"sink.rolling-policy.check-interval": "0 s"}, ruleKey("sink.rolling-policy.check-interval")},
 		{"zero file size", map[string]string{"sink.rolling-policy.file-size": "0"}, ruleKey("sink.rolling-policy.file-size")},
 		{"parallelism 0", map[string]string{"sink.parallelism": "0"}, ruleKey("sink.parallelism")},
+		{"Flink option not supported yet", map[string]string{"sink.partition-commit.policy.kind": "success-file"}, func(err error) bool {
+			return ruleKey("sink.partition-commit.policy.kind")(err) && strings.Contains(err.Error(), "not supported yet")
+		}},
 		{"parallelism not a number", map[string]string{"sink.parallelism": "x"}, invalidKey("sink.parallelism")},
 		{"remote path", map[string]string{"path": "s3://bucket/t"}, ruleKey("path")},
 		{"default partition name with slash", map[string]string{"partition.default-name": "a/b"}, ruleKey("partition.default-name")},
