@@ -9,10 +9,12 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/factory"
 	"github.com/streamsql/streamsql/job"
+	"github.com/streamsql/streamsql/runtime"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -198,4 +200,44 @@ INSERT INTO kept SELECT id, CASE WHEN id = 2 THEN CAST(NULL AS STRING) ELSE 'use
 	// 1;user-1
 	// 2;
 	// 3;user-3
+}
+
+// ExampleJob_Status runs an unbounded job, watches its status, and stops
+// it by cancelling the context: a graceful stop with a final checkpoint.
+func ExampleJob_Status() {
+	j, err := job.Compile(context.Background(), "forever.sql", `
+CREATE TABLE ticks (n BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '100');
+CREATE TABLE sink (n BIGINT) WITH ('connector' = 'blackhole');
+INSERT INTO sink SELECT n FROM ticks;`, job.Options{Logger: quiet})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("before Run:", j.Status().State)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- j.Run(ctx) }()
+	for sinkRecords(j.Status()) == 0 { // wait until rows flow
+		time.Sleep(10 * time.Millisecond)
+	}
+	fmt.Println("while rows flow:", j.Status().State)
+	cancel()
+	fmt.Println("Run returned:", <-done)
+	fmt.Println("after the stop:", j.Status().State)
+	// Output:
+	// before Run: CREATED
+	// while rows flow: RUNNING
+	// Run returned: <nil>
+	// after the stop: STOPPED
+}
+
+// sinkRecords sums the rows the sink tasks of a status have received.
+func sinkRecords(st runtime.Status) int64 {
+	var n int64
+	for _, t := range st.Tasks {
+		if t.Kind == runtime.SinkTask {
+			n += t.RecordsIn
+		}
+	}
+	return n
 }
