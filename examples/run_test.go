@@ -31,6 +31,9 @@ type runCase struct {
 	// collect returns the output lines; printed is what the job's bare
 	// SELECTs printed.
 	collect func(t *testing.T, b kafkatest.Broker, dir, printed string) []string
+	// stdout is set when the job prints with the print connector, which
+	// writes to the process's standard output: the test captures it.
+	stdout bool
 	// sort is set when the output's order is not deterministic (several
 	// sources into one sink, several files); otherwise the lines are
 	// compared in the order they came (one partition, read in order).
@@ -98,6 +101,14 @@ var runCases = map[string]runCase{
 		collect: committedFiles,
 		sort:    true,
 	},
+	"datagen_print_blackhole": {
+		setup: func(*testing.T, kafkatest.Broker, string) map[string]map[string]string {
+			return map[string]map[string]string{"users": {"rows-per-second": "0"}}
+		},
+		phases:  [][]string{nil},
+		stdout:  true,
+		collect: printedLines,
+	},
 	"exactly_once": {
 		setup: func(t *testing.T, b kafkatest.Broker, dir string) map[string]map[string]string {
 			in, out := b.Topic(t, 1), b.Topic(t, 1)
@@ -157,7 +168,11 @@ func TestRun(t *testing.T) {
 					t.Fatal(err)
 				}
 				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-				err = j.Run(ctx)
+				if rc.stdout {
+					err = captureStdout(t, &printed, func() error { return j.Run(ctx) })
+				} else {
+					err = j.Run(ctx)
+				}
 				cancel()
 				if err != nil {
 					t.Fatalf("running %v: %v", phase, err)
@@ -262,4 +277,25 @@ SELECT v FROM t;`, job.Options{Vars: map[string]string{"TOPIC": topic, "KAFKA_BO
 		t.Fatalf("reading %s back: %v", topic, err)
 	}
 	return lines(printed.String())
+}
+
+// captureStdout runs f with os.Stdout pointing to a temporary file and
+// appends what was written there to buf.
+func captureStdout(t *testing.T, buf *bytes.Buffer, f func() error) error {
+	t.Helper()
+	tmp, err := os.CreateTemp(t.TempDir(), "stdout")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tmp.Close()
+	saved := os.Stdout
+	os.Stdout = tmp
+	err = f()
+	os.Stdout = saved
+	data, rerr := os.ReadFile(tmp.Name())
+	if rerr != nil {
+		t.Fatal(rerr)
+	}
+	buf.Write(data)
+	return err
 }
