@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/streamsql/streamsql/internal/kafkatest"
@@ -27,8 +28,8 @@ type runCase struct {
 	// others run in every `go test`.
 	kafka bool
 	// setup prepares the case (topics, input records) and returns the
-	// hints.
-	setup func(t *testing.T, b kafkatest.Broker, dir string) map[string]map[string]string
+	// hints and the topics the job writes.
+	setup func(t *testing.T, b kafkatest.Broker, dir string) (map[string]map[string]string, []string)
 	// phases lists the pipelines of each run, in order.
 	phases [][]string
 	// collect returns the output lines; printed is what the job's bare
@@ -61,19 +62,19 @@ func printedLines(_ *testing.T, _ kafkatest.Broker, _, printed string) []string 
 var runCases = map[string]runCase{
 	"quickstart": {
 		kafka: true,
-		setup: func(t *testing.T, b kafkatest.Broker, _ string) map[string]map[string]string {
+		setup: func(t *testing.T, b kafkatest.Broker, _ string) (map[string]map[string]string, []string) {
 			topic := b.Topic(t, 1)
 			return map[string]map[string]string{
 				"orders_gen": {"number-of-rows": "10", "rows-per-second": "0"},
 				"orders":     boundedKafka(topic),
-			}
+			}, []string{topic}
 		},
 		phases:  [][]string{{"orders"}, {"print"}},
 		collect: printedLines,
 	},
 	"isolation_levels": {
 		kafka: true,
-		setup: func(t *testing.T, b kafkatest.Broker, _ string) map[string]map[string]string {
+		setup: func(t *testing.T, b kafkatest.Broker, _ string) (map[string]map[string]string, []string) {
 			topic := b.Topic(t, 1)
 			reader := map[string]string{"topic": topic, "scan.bounded.mode": "latest-offset"}
 			return map[string]map[string]string{
@@ -81,7 +82,7 @@ var runCases = map[string]runCase{
 				"events":             {"topic": topic, "sink.transactional-id-prefix": topic},
 				"events_uncommitted": reader,
 				"events_committed":   reader,
-			}
+			}, []string{topic}
 		},
 		phases:  [][]string{{"events"}, {"print"}},
 		collect: printedLines,
@@ -89,27 +90,27 @@ var runCases = map[string]runCase{
 	},
 	"upsert_low_latency": {
 		kafka: true,
-		setup: func(t *testing.T, b kafkatest.Broker, _ string) map[string]map[string]string {
+		setup: func(t *testing.T, b kafkatest.Broker, _ string) (map[string]map[string]string, []string) {
 			topic := b.Topic(t, 1)
 			return map[string]map[string]string{
 				"readings":      {"number-of-rows": "12", "rows-per-second": "0"},
 				"sensor_latest": {"topic": topic, "scan.bounded.mode": "latest-offset"},
-			}
+			}, []string{topic}
 		},
 		phases:  [][]string{{"sensor_latest"}, {"print"}},
 		collect: printedLines,
 	},
 	"filesystem_2pc": {
-		setup: func(*testing.T, kafkatest.Broker, string) map[string]map[string]string {
-			return map[string]map[string]string{"gen": {"number-of-rows": "8", "rows-per-second": "0"}}
+		setup: func(*testing.T, kafkatest.Broker, string) (map[string]map[string]string, []string) {
+			return map[string]map[string]string{"gen": {"number-of-rows": "8", "rows-per-second": "0"}}, nil
 		},
 		phases:  [][]string{{"files"}},
 		collect: committedFiles,
 		sort:    true,
 	},
 	"datagen_print_blackhole": {
-		setup: func(*testing.T, kafkatest.Broker, string) map[string]map[string]string {
-			return map[string]map[string]string{"users": {"rows-per-second": "0"}}
+		setup: func(*testing.T, kafkatest.Broker, string) (map[string]map[string]string, []string) {
+			return map[string]map[string]string{"users": {"rows-per-second": "0"}}, nil
 		},
 		phases:  [][]string{nil},
 		stdout:  true,
@@ -117,7 +118,7 @@ var runCases = map[string]runCase{
 	},
 	"exactly_once": {
 		kafka: true,
-		setup: func(t *testing.T, b kafkatest.Broker, dir string) map[string]map[string]string {
+		setup: func(t *testing.T, b kafkatest.Broker, dir string) (map[string]map[string]string, []string) {
 			in, out := b.Topic(t, 1), b.Topic(t, 1)
 			produce(t, b, in, exactlyOnceInput)
 			if err := os.WriteFile(filepath.Join(dir, "out-topic"), []byte(out), 0o600); err != nil {
@@ -126,7 +127,7 @@ var runCases = map[string]runCase{
 			return map[string]map[string]string{
 				"orders":     {"topic": in, "scan.bounded.mode": "latest-offset", "properties.group.id": in},
 				"big_orders": {"topic": out, "sink.transactional-id-prefix": out},
-			}
+			}, []string{out}
 		},
 		phases: [][]string{{"big_orders"}},
 		collect: func(t *testing.T, b kafkatest.Broker, dir, _ string) []string {
@@ -165,7 +166,7 @@ func TestRun(t *testing.T) {
 				b = kafkatest.Require(t)
 			}
 			dir := t.TempDir()
-			hints := rc.setup(t, b, dir)
+			hints, written := rc.setup(t, b, dir)
 			var printed bytes.Buffer
 			for _, phase := range rc.phases {
 				j, err := job.CompileFile(context.Background(), file, job.Options{
@@ -187,6 +188,7 @@ func TestRun(t *testing.T) {
 				if err != nil {
 					t.Fatalf("running %v: %v", phase, err)
 				}
+				awaitStable(t, b, written)
 			}
 			got := rc.collect(t, b, dir, printed.String())
 			if rc.sort {
@@ -308,4 +310,46 @@ func captureStdout(t *testing.T, buf *bytes.Buffer, f func() error) error {
 	}
 	buf.Write(data)
 	return err
+}
+
+// awaitStable waits until every partition of topics has its last stable
+// offset at its high watermark. A job's Run returns once its transactions
+// are committed, but the broker writes the commit markers to the
+// partitions after answering the commit: until then a read_committed
+// reader bounded at the latest offset stops before the committed records.
+func awaitStable(t *testing.T, b kafkatest.Broker, topics []string) {
+	t.Helper()
+	if len(topics) == 0 {
+		return
+	}
+	adm := b.Admin(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for {
+		end, err := adm.ListEndOffsets(ctx, topics...)
+		if err == nil {
+			err = end.Error()
+		}
+		stable, serr := adm.ListCommittedOffsets(ctx, topics...)
+		if serr == nil {
+			serr = stable.Error()
+		}
+		if err != nil || serr != nil {
+			t.Fatalf("listing offsets of %v: %v %v", topics, err, serr)
+		}
+		done := true
+		end.Each(func(o kadm.ListedOffset) {
+			if s, ok := stable.Lookup(o.Topic, o.Partition); !ok || s.Offset != o.Offset {
+				done = false
+			}
+		})
+		if done {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the last stable offsets of %v did not reach the high watermarks", topics)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
 }
