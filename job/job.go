@@ -90,7 +90,9 @@ type Options struct {
 	// Hints are table options by table name (as written in the file,
 	// without catalog and database), applied to every read and write of
 	// the table over its WITH options. They are validated by the table's
-	// factory when the job is built (at Run).
+	// factory when the job is built (at Run); the planner's checks across
+	// tables (EXPLAIN's warnings, shared transactional-id prefixes) see
+	// the options as written in the file.
 	Hints map[string]map[string]string
 	// Pipelines, when not empty, names the pipelines to run (see
 	// Job.Pipelines); the others are planned and validated but not run.
