@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/streamsql/streamsql/job"
 	"github.com/streamsql/streamsql/runtime"
@@ -80,5 +81,19 @@ func TestHintIsValidatedAtRun(t *testing.T) {
 	}
 	if err := j.Run(context.Background()); err == nil {
 		t.Fatal("Run accepted an unknown option given as a hint")
+	}
+}
+
+func TestSetWinsOverTheFile(t *testing.T) {
+	j, err := job.Compile(context.Background(), "set.sql", "SET 'execution.checkpointing.interval' = '5s';\n"+twoInserts,
+		job.Options{Set: map[string]string{"execution.checkpointing.interval": "250ms", "pipeline.name": "renamed"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := j.Plan().Runtime.Checkpoint.Interval; got != 250*time.Millisecond {
+		t.Errorf("checkpoint interval = %v, want 250ms from Options.Set", got)
+	}
+	if j.Name() != "renamed" {
+		t.Errorf("job name = %q, want renamed (pipeline.name from Options.Set)", j.Name())
 	}
 }
