@@ -196,10 +196,7 @@ func startMonitor(job *runtime.Job, c *console, log *slog.Logger, term bool, eve
 	if every <= 0 {
 		every = 10 * time.Second
 	}
-	tick := every
-	if term {
-		tick = time.Second
-	}
+	tick := min(every, time.Second)
 	m := &monitor{done: make(chan struct{})}
 	m.wg.Go(func() {
 		t := time.NewTicker(tick)
