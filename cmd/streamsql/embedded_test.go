@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"go.uber.org/goleak"
 )
 
 var embeddedRE = regexp.MustCompile(`listening on (127\.0\.0\.1:\d+)`)
@@ -16,6 +18,7 @@ var embeddedRE = regexp.MustCompile(`listening on (127\.0\.0\.1:\d+)`)
 // and checks that what was committed is exactly a prefix of the seeded
 // generator's rows: nothing lost, nothing twice.
 func TestEmbeddedKafkaExactlyOnce(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	t.Setenv(bootstrapVar, "")
 	os.Unsetenv(bootstrapVar)
 	const src = `CREATE TABLE src (id BIGINT, name STRING) WITH ('connector' = 'datagen', 'rows-per-second' = '200', 'seed' = '5', 'fields.name.length' = '3');

@@ -19,6 +19,8 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/goleak"
+
 	"github.com/streamsql/streamsql/factory"
 	"github.com/streamsql/streamsql/internal/metrics"
 	"github.com/streamsql/streamsql/runtime/checkpoint"
@@ -423,6 +425,7 @@ func TestConfigErrors(t *testing.T) {
 }
 
 func TestHTTPEndpoints(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	job := writeJob(t, unboundedJob)
 	b := startCLI(t, "run", "--http", "127.0.0.1:0", "--set", "execution.checkpointing.interval=100ms", "--job-name", "web", job)
 	var addr string
