@@ -185,8 +185,9 @@ func totalRows(plan *planner.Plan) int64 {
 	return n
 }
 
-// monitor draws the status line on a terminal, or logs the job's progress
-// periodically otherwise, and logs each completed checkpoint.
+// monitor draws the status line on a terminal; otherwise it logs the
+// job's progress periodically and each completed checkpoint (seen at a
+// one-second resolution).
 type monitor struct {
 	done chan struct{}
 	wg   sync.WaitGroup
@@ -218,7 +219,8 @@ func startMonitor(job *runtime.Job, c *console, log *slog.Logger, term bool, eve
 				secs := now.Sub(last).Seconds()
 				rin, rout := float64(in-lastIn)/secs, float64(out-lastOut)/secs
 				lastIn, lastOut, last = in, out, now
-				if id := st.Checkpoints.LastID; id != lastCkpt {
+				// On a terminal the status line shows the last checkpoint.
+				if id := st.Checkpoints.LastID; id != lastCkpt && !term {
 					lastCkpt = id
 					log.Info("checkpoint completed", "checkpoint", id, "duration", st.Checkpoints.LastDuration.String(),
 						"size", st.Checkpoints.LastSize, "pending_commits", st.PendingCommits)

@@ -64,6 +64,15 @@ used in place of a broker the job configures.
 
 --http ADDR serves /metrics (Prometheus), /healthz and /status (JSON).
 
+--config FILE holds job options in YAML with the keys of SET, flat or nested;
+unknown keys are errors. Precedence, lowest first: defaults, the config file,
+the job file's SET statements, --set.
+
+  execution.checkpointing:
+    interval: 5s
+    dir: /var/lib/streamsql
+  restart-strategy.type: fixed-delay
+
 Exit codes:
   0  the job ended: bounded sources finished, or it was stopped gracefully
   1  the job failed, the job file has errors, or a second signal stopped it
@@ -82,7 +91,7 @@ Exit codes:
 	f.StringVar(&rf.embedded, "embedded-kafka", "", "start an in-process Kafka-protocol broker on `ADDR` (default 127.0.0.1, a free port) and set ${KAFKA_BOOTSTRAP}")
 	f.Lookup("embedded-kafka").NoOptDefVal = "127.0.0.1:0"
 	f.StringVar(&rf.httpAddr, "http", "", "serve /metrics, /healthz and /status on `ADDR` (host:port)")
-	f.StringVar(&rf.logFormat, "log-format", "text", "log format when not on a terminal: text or json")
+	f.StringVar(&rf.logFormat, "log-format", "text", "log format on standard error: `text` or json")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		return rf.run(cmd.Context(), e, args[0])
 	}
