@@ -23,6 +23,7 @@ import (
 
 	"github.com/streamsql/streamsql/factory"
 	"github.com/streamsql/streamsql/internal/metrics"
+	"github.com/streamsql/streamsql/runtime"
 	"github.com/streamsql/streamsql/runtime/checkpoint"
 	"github.com/streamsql/streamsql/runtime/testkit"
 )
@@ -348,6 +349,24 @@ func TestStatusLineProgress(t *testing.T) {
 	}
 	if n := totalRows(plan); n != 5 {
 		t.Fatalf("totalRows %d, want 5", n)
+	}
+	now := time.Unix(1000, 0)
+	st := runtime.Status{State: runtime.StateRunning, PendingCommits: 2, OldestPendingCommitAge: 3 * time.Second,
+		Checkpoints: runtime.CheckpointStatus{LastID: 4, LastCompleted: now.Add(-5 * time.Second)}}
+	got := statusLine(st, now, 1500, 1499.6, 50, 100)
+	if want := "RUNNING  in 1500/s  out 1500/s  checkpoint 4 (5s ago)  pending commits 2 (oldest 3s)  [##########..........]  50%"; got != want {
+		t.Errorf("status line %q, want %q", got, want)
+	}
+	if got := statusLine(runtime.Status{State: runtime.StateRunning}, now, 0, 0, 7, 0); got != "RUNNING  in 0/s  out 0/s  no checkpoint yet" {
+		t.Errorf("status line of an unbounded job without checkpoints: %q", got)
+	}
+	// Unknown totals (an unbounded source) give no progress.
+	plan, err = (&jobFlags{}).compile(context.Background(), &env{stderr: io.Discard}, writeJob(t, unboundedJob), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := totalRows(plan); n != 0 {
+		t.Errorf("totalRows of an unbounded job %d", n)
 	}
 }
 
