@@ -131,17 +131,23 @@ func withHeader(w io.Writer, plan *planner.Plan) io.Writer {
 	return h
 }
 
+// headerWriter writes a header before the first write. It serialises the
+// writes of several printing sinks (one per bare query).
 type headerWriter struct {
-	once   sync.Once
-	w      io.Writer
-	header string
+	mu      sync.Mutex
+	written bool
+	w       io.Writer
+	header  string
 }
 
 func (h *headerWriter) Write(p []byte) (int, error) {
-	var err error
-	h.once.Do(func() { _, err = io.WriteString(h.w, h.header) })
-	if err != nil {
-		return 0, err
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !h.written {
+		h.written = true
+		if _, err := io.WriteString(h.w, h.header); err != nil {
+			return 0, err
+		}
 	}
 	return h.w.Write(p)
 }

@@ -134,6 +134,19 @@ func TestRunValuesBareSelect(t *testing.T) {
 	}
 }
 
+func TestRunTwoBareQueries(t *testing.T) {
+	job := writeJob(t, "SELECT * FROM (VALUES (1, 'a')) AS t(id, name);\nSELECT * FROM (VALUES (2.5)) AS u(x);\n")
+	code, stdout, stderr := cli("run", job)
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %s", code, stderr)
+	}
+	// Rows of the two queries may interleave; the headers come first.
+	if !strings.HasPrefix(stdout, "op[id, name]  (query 1)\nop[x]  (query 2)\n") ||
+		!strings.Contains(stdout, "\n+I[1, a]\n") || !strings.Contains(stdout, "\n+I[2.5]\n") || strings.Count(stdout, "\n") != 4 {
+		t.Errorf("stdout %q", stdout)
+	}
+}
+
 const seededJob = `CREATE TABLE src (id BIGINT, name STRING) WITH ('connector' = 'datagen',
   'number-of-rows' = '5', 'seed' = '7', 'fields.name.length' = '4');
 `
