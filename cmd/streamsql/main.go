@@ -2,6 +2,8 @@
 //
 // Commands:
 //
+//	streamsql run JOB.sql        run the job until its bounded sources
+//	                             end or it is stopped (SIGINT, SIGTERM)
 //	streamsql validate JOB.sql   parse and plan the job, validate every table's
 //	                             options without connecting anywhere, and list
 //	                             every error
@@ -10,10 +12,12 @@
 //	                             warnings
 //	streamsql version            print the version
 //
-// validate and explain take --set key=value (repeatable), applied after
-// the file's SET statements. ${NAME} references in the file are replaced
-// from the environment. Exit codes: 0 done, 1 the job file has errors, 2
-// the command line is wrong.
+// run, validate and explain take --set key=value (repeatable) and
+// --config FILE (YAML with the same keys as SET); precedence, lowest
+// first: defaults, the config file, the file's SET statements, --set.
+// ${NAME} references in the file are replaced from the environment. Exit
+// codes: 0 done, 1 the job failed or the job file has errors, 2 the
+// command line is wrong. See `streamsql run --help`.
 package main
 
 import (
@@ -23,7 +27,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
-	"strings"
+	"time"
 	// Time zones for table.local-time-zone on machines without zoneinfo.
 	_ "time/tzdata"
 
@@ -33,6 +37,7 @@ import (
 	_ "github.com/streamsql/streamsql/connectors/all"
 	"github.com/streamsql/streamsql/factory"
 	"github.com/streamsql/streamsql/planner"
+	"github.com/streamsql/streamsql/runtime"
 )
 
 func main() {
@@ -58,9 +63,33 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 // runWith is run with the registry that validates table options.
 func runWith(args []string, stdout, stderr io.Writer, reg *factory.Registry) int {
-	root := newRoot(stdout, stderr, reg)
+	return execute(args, &env{stdout: stdout, stderr: stderr, reg: reg})
+}
+
+// env is what a command works with; tests replace parts of it.
+type env struct {
+	stdout, stderr io.Writer
+	// reg validates table options and creates connectors.
+	reg *factory.Registry
+	// signals, when set, replaces the process's SIGINT and SIGTERM.
+	signals <-chan os.Signal
+	// exit ends the process at once on a second signal; nil: os.Exit.
+	exit func(code int)
+	// terminal forces (1) or disables (-1) terminal mode; 0 detects it.
+	terminal int
+	// faults are the runtime's fault injector (tests).
+	faults runtime.FaultInjector
+	// statusEvery is the period of status log lines when not on a
+	// terminal; 0: 10 s.
+	statusEvery time.Duration
+}
+
+// execute runs the command line args in e and returns the exit code.
+func execute(args []string, e *env) int {
+	stderr := e.stderr
+	root := newRoot(e)
 	root.SetArgs(args)
-	err := root.Execute()
+	err := root.ExecuteContext(context.Background())
 	switch {
 	case err == nil:
 		return exitOK
@@ -72,13 +101,19 @@ func runWith(args []string, stdout, stderr io.Writer, reg *factory.Registry) int
 }
 
 // newRoot builds the command tree. reg validates table options.
-func newRoot(stdout, stderr io.Writer, reg *factory.Registry) *cobra.Command {
+func newRoot(e *env) *cobra.Command {
+	stdout, stderr := e.stdout, e.stderr
 	root := &cobra.Command{
 		Use:   "streamsql",
 		Short: "Run streaming jobs written as Flink SQL files",
 		Long: `streamsql runs streaming jobs written as Flink SQL files: SET, CREATE TABLE,
 CREATE VIEW and INSERT INTO ... SELECT, with Kafka, datagen, print, blackhole
-and filesystem connectors, and exactly-once delivery through checkpoints.`,
+and filesystem connectors, and exactly-once delivery through checkpoints.
+
+Exit codes (every command):
+  0  done (a job ended: bounded sources finished, or it was stopped)
+  1  the job failed, or the job file has errors
+  2  usage error: wrong command line or --config file`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		Args:          noArgs,
@@ -100,8 +135,9 @@ and filesystem connectors, and exactly-once delivery through checkpoints.`,
 				return nil
 			},
 		},
-		jobCommand("validate", reg, stdout, stderr),
-		jobCommand("explain", reg, stdout, stderr),
+		runCommand(e),
+		jobCommand("validate", e),
+		jobCommand("explain", e),
 	)
 	return root
 }
@@ -114,8 +150,8 @@ func noArgs(cmd *cobra.Command, args []string) error {
 }
 
 // jobCommand builds validate or explain.
-func jobCommand(name string, reg *factory.Registry, stdout, stderr io.Writer) *cobra.Command {
-	var sets []string
+func jobCommand(name string, e *env) *cobra.Command {
+	var jf jobFlags
 	cmd := &cobra.Command{
 		Use:  name + " JOB.sql",
 		Args: exactlyOneFile,
@@ -125,55 +161,94 @@ func jobCommand(name string, reg *factory.Registry, stdout, stderr io.Writer) *c
 		cmd.Short = "Check a job file without running it"
 		cmd.Long = `Parse and plan a job file and validate every table's options, without
 connecting to anything. Every error is listed with its file, line and column;
-warnings are printed too. The exit code is 0 when the file is clean, 1 when
-it has errors.`
+warnings are printed too.
+
+Exit codes: 0 the file is clean, 1 it has errors, 2 the command line (or the
+--config file) is wrong.`
 		cmd.Example = `  streamsql validate job.sql
   KAFKA_BOOTSTRAP=localhost:9092 streamsql validate examples/sql/exactly_once.sql
-  streamsql validate --set execution.checkpointing.interval=10s job.sql`
+  streamsql validate --set execution.checkpointing.interval=10s job.sql
+  streamsql validate --config prod.yaml job.sql`
 	default:
 		cmd.Short = "Print the plan of a job file"
 		cmd.Long = `Plan a job file and print, for each INSERT, its sources (connector, topics,
 startup and bounded modes, isolation level), filter and projections, and its
 sink (connector, delivery guarantee, transactional-id prefix), then the
-checkpoint settings in effect and any warnings. Secrets are masked.`
+checkpoint settings in effect and any warnings. Secrets are masked.
+
+Exit codes: 0 done, 1 the file has errors, 2 the command line (or the
+--config file) is wrong.`
 		cmd.Example = `  streamsql explain job.sql
-  streamsql explain --set pipeline.name=orders-v2 --set execution.checkpointing.interval=5s job.sql`
+  streamsql explain --set pipeline.name=orders-v2 --set execution.checkpointing.interval=5s job.sql
+  streamsql explain --config prod.yaml job.sql`
 	}
-	cmd.Flags().StringArrayVar(&sets, "set", nil, "set a job option `key=value`, after the file's SET statements (repeatable)")
+	jf.register(cmd)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		set := map[string]string{}
-		for _, s := range sets {
-			k, v, ok := strings.Cut(s, "=")
-			if !ok || strings.TrimSpace(k) == "" {
-				return fmt.Errorf("--set %q: want key=value", s)
-			}
-			set[strings.TrimSpace(k)] = strings.TrimSpace(v)
-		}
-		plan, err := planner.CompileFile(context.Background(), args[0], planner.Options{
-			Registry: reg, Env: os.LookupEnv, Set: set,
-		})
+		plan, err := jf.compile(cmd.Context(), e, args[0], nil)
 		if err != nil {
-			errs := planner.Errors(err)
-			for _, e := range errs {
-				fmt.Fprintf(stderr, "%v\n\n", e)
-			}
-			fmt.Fprintf(stderr, "%s: %d error(s)\n", args[0], len(errs))
-			return errFailed
+			return err
 		}
 		if name == "explain" {
-			return plan.Explain(stdout)
+			return plan.Explain(e.stdout)
 		}
-		for _, w := range plan.Warnings {
-			if w.Pos.IsValid() {
-				fmt.Fprintf(stderr, "%s:%d:%d: warning: %s\n", args[0], w.Pos.Line, w.Pos.Column, w.Message)
-			} else {
-				fmt.Fprintf(stderr, "%s: warning: %s\n", args[0], w.Message)
-			}
-		}
-		fmt.Fprintf(stdout, "%s: OK (job %s, %d pipeline(s), %d warning(s))\n", args[0], plan.JobName, len(plan.Inserts), len(plan.Warnings))
+		printWarnings(e.stderr, plan)
+		fmt.Fprintf(e.stdout, "%s: OK (job %s, %d pipeline(s), %d warning(s))\n", args[0], plan.JobName, len(plan.Inserts), len(plan.Warnings))
 		return nil
 	}
 	return cmd
+}
+
+// printWarnings writes the plan's warnings with their positions.
+func printWarnings(w io.Writer, plan *planner.Plan) {
+	for _, wa := range plan.Warnings {
+		if wa.Pos.IsValid() {
+			fmt.Fprintf(w, "%s:%d:%d: warning: %s\n", plan.File, wa.Pos.Line, wa.Pos.Column, wa.Message)
+		} else {
+			fmt.Fprintf(w, "%s: warning: %s\n", plan.File, wa.Message)
+		}
+	}
+}
+
+// jobFlags are the flags every command that plans a job file takes.
+type jobFlags struct {
+	sets    []string
+	config  string
+	jobName string
+}
+
+func (jf *jobFlags) register(cmd *cobra.Command) {
+	cmd.Flags().StringArrayVar(&jf.sets, "set", nil, "set a job option `key=value`, after the file's SET statements (repeatable)")
+	cmd.Flags().StringVar(&jf.config, "config", "", "read job options from a YAML `FILE` (same keys as SET; below the file's SET statements)")
+}
+
+// compile plans the job file with the options of the config file, the
+// job file and --set, in that order of precedence (lowest first). A wrong
+// --set or config file is a usage error; errors in the job file are
+// printed and errFailed returned.
+func (jf *jobFlags) compile(ctx context.Context, e *env, file string, vars map[string]string) (*planner.Plan, error) {
+	flags, err := parseSets(jf.sets)
+	if err != nil {
+		return nil, err
+	}
+	cfg := map[string]string{}
+	if jf.config != "" {
+		if cfg, err = loadConfig(jf.config); err != nil {
+			return nil, err
+		}
+	}
+	set := effectiveSets(cfg, fileSetKeys(file, vars), flags)
+	plan, err := planner.CompileFile(ctx, file, planner.Options{
+		Registry: e.reg, Env: os.LookupEnv, Vars: vars, Set: set, JobName: jf.jobName,
+	})
+	if err != nil {
+		errs := planner.Errors(err)
+		for _, pe := range errs {
+			fmt.Fprintf(e.stderr, "%v\n\n", pe)
+		}
+		fmt.Fprintf(e.stderr, "%s: %d error(s)\n", file, len(errs))
+		return nil, errFailed
+	}
+	return plan, nil
 }
 
 func exactlyOneFile(cmd *cobra.Command, args []string) error {

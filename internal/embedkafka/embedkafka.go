@@ -11,11 +11,16 @@
 package embedkafka
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"net"
 	"strconv"
 
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 // Options configure the embedded broker.
@@ -39,8 +44,9 @@ type Options struct {
 
 // Broker is a running embedded broker.
 type Broker struct {
-	cluster *kfake.Cluster
-	addr    string
+	cluster    *kfake.Cluster
+	addr       string
+	partitions int32
 }
 
 // Start starts a single-broker cluster with the given topics. Clients that
@@ -83,7 +89,7 @@ func Start(o Options) (*Broker, error) {
 	if err != nil {
 		return nil, fmt.Errorf("embedded Kafka: %w", err)
 	}
-	return &Broker{cluster: c, addr: c.ListenAddrs()[0]}, nil
+	return &Broker{cluster: c, addr: c.ListenAddrs()[0], partitions: int32(parts)}, nil
 }
 
 // Addr returns the broker's host:port.
@@ -91,3 +97,26 @@ func (b *Broker) Addr() string { return b.addr }
 
 // Close stops the broker.
 func (b *Broker) Close() { b.cluster.Close() }
+
+// CreateTopics creates the topics that do not exist yet, with the broker's
+// number of partitions; existing topics are left as they are.
+func (b *Broker) CreateTopics(ctx context.Context, topics ...string) error {
+	if len(topics) == 0 {
+		return nil
+	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(b.addr))
+	if err != nil {
+		return fmt.Errorf("embedded Kafka: %w", err)
+	}
+	defer cl.Close()
+	resp, err := kadm.NewClient(cl).CreateTopics(ctx, b.partitions, 1, nil, topics...)
+	if err != nil {
+		return fmt.Errorf("embedded Kafka: creating topics: %w", err)
+	}
+	for _, r := range resp.Sorted() {
+		if r.Err != nil && !errors.Is(r.Err, kerr.TopicAlreadyExists) {
+			return fmt.Errorf("embedded Kafka: creating topic %q: %w", r.Topic, r.Err)
+		}
+	}
+	return nil
+}

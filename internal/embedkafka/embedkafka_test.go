@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -51,6 +52,38 @@ func TestAddressChecks(t *testing.T) {
 		if b, err := Start(Options{Addr: addr}); err == nil {
 			b.Close()
 			t.Errorf("Start(%q) succeeded, want an error", addr)
+		}
+	}
+}
+
+func TestCreateTopics(t *testing.T) {
+	b, err := Start(Options{Partitions: 3, Topics: []string{"seeded"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	// An existing topic is left as it is; new ones get the broker's partitions.
+	if err := b.CreateTopics(ctx, "seeded", "orders", "payments"); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.CreateTopics(ctx); err != nil {
+		t.Fatal(err)
+	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(b.Addr()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	td, err := kadm.NewClient(cl).ListTopics(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"seeded", "orders", "payments"} {
+		d, ok := td[name]
+		if !ok || d.Err != nil || len(d.Partitions) != 3 {
+			t.Errorf("topic %s: %+v", name, d)
 		}
 	}
 }

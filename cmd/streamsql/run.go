@@ -1,0 +1,280 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/streamsql/streamsql/factory"
+	"github.com/streamsql/streamsql/internal/embedkafka"
+	"github.com/streamsql/streamsql/internal/metrics"
+	"github.com/streamsql/streamsql/planner"
+	"github.com/streamsql/streamsql/runtime"
+)
+
+// bootstrapVar is the variable --embedded-kafka sets to the broker's
+// address, for ${KAFKA_BOOTSTRAP} in job files.
+const bootstrapVar = "KAFKA_BOOTSTRAP"
+
+// runFlags are the flags of `streamsql run`.
+type runFlags struct {
+	jobFlags
+	fromCheckpoint string
+	embedded       string
+	httpAddr       string
+	logFormat      string
+}
+
+func runCommand(e *env) *cobra.Command {
+	var rf runFlags
+	cmd := &cobra.Command{
+		Use:   "run JOB.sql",
+		Short: "Run a job until its bounded sources end or it is stopped",
+		Long: `Plan a job file and run every INSERT of it (all INSERTs and statement sets of
+a file are one job) until its bounded sources end, or until it is stopped.
+
+SIGINT (Ctrl-C) or SIGTERM stops the job gracefully: the sources stop, a final
+checkpoint is taken and committed, and the command exits 0. A second signal
+stops at once (exit 1); the next run recovers from the last checkpoint.
+
+A bare SELECT in the job file prints its rows on standard output in the style
+of Flink's SQL client: a header of column names, then one line per row,
+"+I[1, foo]".
+
+On a terminal a status line shows records/s in and out, the last checkpoint
+and pending commits (and, for bounded generated input, progress). Otherwise
+structured logs (slog) go to standard error, as text or JSON (--log-format).
+
+--embedded-kafka starts an in-process Kafka-protocol broker (kfake, for
+trying things out: it is not Apache Kafka) for the run, creates the topics of
+the job's Kafka tables that point at it, sets ${KAFKA_BOOTSTRAP} to its
+address unless that variable is set in the environment, and prints the
+address on standard error so that other clients can connect. It is never
+used in place of a broker the job configures.
+
+--http ADDR serves /metrics (Prometheus), /healthz and /status (JSON).
+
+--config FILE holds job options in YAML with the keys of SET, flat or nested;
+unknown keys are errors. Precedence, lowest first: defaults, the config file,
+the job file's SET statements, --set.
+
+  execution.checkpointing:
+    interval: 5s
+    dir: /var/lib/streamsql
+  restart-strategy.type: fixed-delay
+
+Exit codes:
+  0  the job ended: bounded sources finished, or it was stopped gracefully
+  1  the job failed, the job file has errors, or a second signal stopped it
+  2  usage error: wrong command line or --config file`,
+		Example: `  streamsql run job.sql
+  streamsql run --embedded-kafka examples/sql/quickstart.sql
+  streamsql run --set execution.checkpointing.interval=5s --set execution.checkpointing.dir=/var/lib/streamsql job.sql
+  streamsql run --config prod.yaml --http :9249 --log-format json job.sql
+  streamsql run --from-checkpoint /var/lib/streamsql/orders/chk-00000000000000000042.json job.sql`,
+		Args: exactlyOneFile,
+	}
+	rf.register(cmd)
+	f := cmd.Flags()
+	f.StringVar(&rf.jobName, "job-name", "", "the job's `NAME` (default: pipeline.name, else the file's base name); names the checkpoint folder")
+	f.StringVar(&rf.fromCheckpoint, "from-checkpoint", "", "restore the first run from this checkpoint file or job checkpoint folder `PATH`")
+	f.StringVar(&rf.embedded, "embedded-kafka", "", "start an in-process Kafka-protocol broker on `ADDR` (default 127.0.0.1, a free port) and set ${KAFKA_BOOTSTRAP}")
+	f.Lookup("embedded-kafka").NoOptDefVal = "127.0.0.1:0"
+	f.StringVar(&rf.httpAddr, "http", "", "serve /metrics, /healthz and /status on `ADDR` (host:port)")
+	f.StringVar(&rf.logFormat, "log-format", "text", "log format on standard error: `text` or json")
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		return rf.run(cmd.Context(), e, args[0])
+	}
+	return cmd
+}
+
+func (rf *runFlags) run(ctx context.Context, e *env, file string) error {
+	if rf.logFormat != "text" && rf.logFormat != "json" {
+		return fmt.Errorf("--log-format %q: want text or json", rf.logFormat)
+	}
+	if rf.config != "" {
+		// A wrong config file is a usage error, reported before anything starts.
+		if _, err := loadConfig(rf.config); err != nil {
+			return err
+		}
+	}
+	if _, err := parseSets(rf.sets); err != nil {
+		return err
+	}
+	term := e.isTerminal()
+	out := newConsole(e.stderr, term)
+	log := slog.New(out.handler(rf.logFormat))
+
+	var vars map[string]string
+	if rf.embedded != "" {
+		b, err := embedkafka.Start(embedkafka.Options{Addr: rf.embedded})
+		if err != nil {
+			fmt.Fprintf(e.stderr, "streamsql: %v\n", err)
+			return errFailed
+		}
+		defer b.Close()
+		fmt.Fprintf(out, "Embedded Kafka broker (kfake, for trying things out) listening on %s\n", b.Addr())
+		if v, ok := os.LookupEnv(bootstrapVar); ok {
+			fmt.Fprintf(out, "%s is set in the environment (%s): job files use that, not the embedded broker\n", bootstrapVar, v)
+		} else {
+			vars = map[string]string{bootstrapVar: b.Addr()}
+		}
+		plan, err := rf.compile(ctx, e, file, vars)
+		if err != nil {
+			return err
+		}
+		if err := b.CreateTopics(ctx, embeddedTopics(plan, b.Addr())...); err != nil {
+			fmt.Fprintf(e.stderr, "streamsql: %v\n", err)
+			return errFailed
+		}
+		return rf.runPlan(ctx, e, plan, out, log, term)
+	}
+	plan, err := rf.compile(ctx, e, file, vars)
+	if err != nil {
+		return err
+	}
+	return rf.runPlan(ctx, e, plan, out, log, term)
+}
+
+// runPlan runs a planned job until it ends, fails or is stopped by a
+// signal.
+func (rf *runFlags) runPlan(ctx context.Context, e *env, plan *planner.Plan, out *console, log *slog.Logger, term bool) error {
+	for _, w := range plan.Warnings {
+		if w.Pos.IsValid() {
+			log.Warn(w.Message, "file", plan.File, "line", w.Pos.Line, "column", w.Pos.Column)
+		} else {
+			log.Warn(w.Message, "file", plan.File)
+		}
+	}
+	var qout io.Writer = e.stdout
+	if term && e.terminal >= 0 && isTerminalWriter(e.stdout) {
+		qout = out.other(e.stdout)
+	}
+	plan.QueryOutput = withHeader(qout, plan)
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	spec, err := plan.RuntimeSpec(ctx)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "streamsql: %v\n", err)
+		return errFailed
+	}
+	spec.RestorePath = rf.fromCheckpoint
+	spec.Logger = log
+	spec.Faults = e.faults
+	job, err := runtime.NewJob(spec)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "streamsql: %v\n", err)
+		return errFailed
+	}
+	if rf.httpAddr != "" {
+		srv, err := metrics.Serve(rf.httpAddr, job)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "streamsql: --http: %v\n", err)
+			return errFailed
+		}
+		defer srv.Close()
+		log.Info("serving /metrics, /healthz and /status", "addr", srv.Addr())
+	}
+
+	stopSignals := e.handleSignals(cancel, log)
+	defer stopSignals()
+	mon := startMonitor(job, out, log, term, e.statusEvery, totalRows(plan))
+	log.Info("job started", "job", plan.JobName, "pipelines", len(spec.Pipelines),
+		"checkpoint_interval", plan.Checkpoint.Interval.String(), "checkpoint_dir", plan.Checkpoint.Dir)
+	err = job.Run(ctx)
+	mon.stop()
+	st := job.Status()
+	in, outRecs := totals(st)
+	if err != nil {
+		log.Error("job failed", "job", plan.JobName, "err", err)
+		var cl *runtime.CommitLostError
+		if errors.As(err, &cl) {
+			fmt.Fprintf(out, "streamsql: %v\n", cl)
+		}
+		return errFailed
+	}
+	log.Info("job "+strings.ToLower(string(st.State)), "job", plan.JobName, "records_in", in, "records_out", outRecs,
+		"checkpoints", st.Checkpoints.Completed, "last_checkpoint", st.Checkpoints.LastID)
+	return nil
+}
+
+// handleSignals cancels the job on the first SIGINT or SIGTERM and ends
+// the process at once on the second. The returned function stops
+// listening and waits for the listener goroutine.
+func (e *env) handleSignals(cancel context.CancelFunc, log *slog.Logger) func() {
+	sigs := e.signals
+	var ch chan os.Signal
+	if sigs == nil {
+		ch = make(chan os.Signal, 2)
+		signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM)
+		sigs = ch
+	}
+	exit := e.exit
+	if exit == nil {
+		exit = os.Exit
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		select {
+		case s := <-sigs:
+			log.Info("stopping gracefully with a final checkpoint; send the signal again to stop at once", "signal", s.String())
+			cancel()
+		case <-done:
+			return
+		}
+		select {
+		case s := <-sigs:
+			log.Error("stopping at once; the next run recovers from the last completed checkpoint", "signal", s.String())
+			exit(exitFailed)
+		case <-done:
+		}
+	})
+	return func() {
+		if ch != nil {
+			signal.Stop(ch)
+		}
+		close(done)
+		wg.Wait()
+	}
+}
+
+// embeddedTopics returns the topics of the job's Kafka tables whose
+// bootstrap servers are the embedded broker's address.
+func embeddedTopics(plan *planner.Plan, addr string) []string {
+	var topics []string
+	add := func(opts map[string]string) {
+		switch opts["connector"] {
+		case "kafka", "upsert-kafka":
+		default:
+			return
+		}
+		if !slices.Contains(factory.ParseList(opts["properties.bootstrap.servers"]), addr) {
+			return
+		}
+		topics = append(topics, factory.ParseList(opts["topic"])...)
+	}
+	for _, ins := range plan.Inserts {
+		for _, fl := range ins.Flows {
+			if fl.Source.Table != nil {
+				add(fl.Source.Options)
+			}
+		}
+		if ins.Sink.Table != nil {
+			add(ins.Sink.Options)
+		}
+	}
+	slices.Sort(topics)
+	return slices.Compact(topics)
+}

@@ -1,0 +1,257 @@
+// Package metrics serves a running job's numbers over HTTP for `streamsql
+// run --http ADDR`:
+//
+//   - /metrics in the Prometheus text format (client_golang), read from
+//     runtime.Metrics at scrape time;
+//   - /healthz: 200 "ok" while the job is not failed, 503 otherwise;
+//   - /status: the job's status as JSON (state, tasks, checkpoints, pending
+//     commits and the oldest one's age).
+//
+// Only names (job, source and sink ids), counters and times are exposed:
+// no option value of any table, so secrets cannot leak through it.
+package metrics
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/streamsql/streamsql/runtime"
+)
+
+// Server serves a job's metrics and status over HTTP.
+type Server struct {
+	srv  *http.Server
+	ln   net.Listener
+	done chan error
+}
+
+// Serve starts serving src's metrics and status on addr ("host:port";
+// port 0 picks a free one). Close stops it.
+func Serve(addr string, src runtime.Metrics) (*Server, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("metrics: %w", err)
+	}
+	s := &Server{ln: ln, done: make(chan error, 1)}
+	s.srv = &http.Server{Handler: Handler(src), ReadHeaderTimeout: 10 * time.Second}
+	go func() { s.done <- s.srv.Serve(ln) }()
+	return s, nil
+}
+
+// Addr returns the address the server listens on.
+func (s *Server) Addr() string { return s.ln.Addr().String() }
+
+// Close stops the server, waiting up to a few seconds for requests in
+// flight, and returns when its goroutine has ended.
+func (s *Server) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	err := s.srv.Shutdown(ctx)
+	if err != nil {
+		err = errors.Join(err, s.srv.Close())
+	}
+	if serr := <-s.done; serr != nil && !errors.Is(serr, http.ErrServerClosed) {
+		err = errors.Join(err, serr)
+	}
+	return err
+}
+
+// Handler returns the HTTP handler of /metrics, /healthz and /status.
+func Handler(src runtime.Metrics) http.Handler {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(NewCollector(src))
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		if src.Status().State == runtime.StateFailed {
+			http.Error(w, "failed", http.StatusServiceUnavailable)
+			return
+		}
+		fmt.Fprintln(w, "ok")
+	})
+	mux.HandleFunc("GET /status", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(StatusOf(src.Status(), time.Now()))
+	})
+	return mux
+}
+
+// Status is the JSON document of /status.
+type Status struct {
+	Job              string      `json:"job"`
+	State            string      `json:"state"`
+	Run              string      `json:"run,omitempty"`
+	Restarts         int64       `json:"restarts"`
+	Tasks            []Task      `json:"tasks"`
+	Checkpoints      Checkpoints `json:"checkpoints"`
+	PendingCommits   Pending     `json:"pending_commits"`
+	TriggeringPaused bool        `json:"triggering_paused"`
+}
+
+// Task is one task's counters in /status.
+type Task struct {
+	Kind                string  `json:"kind"`
+	Name                string  `json:"name"`
+	Index               int     `json:"index"`
+	RecordsIn           int64   `json:"records_in"`
+	RecordsOut          int64   `json:"records_out"`
+	BytesIn             int64   `json:"bytes_in"`
+	BytesOut            int64   `json:"bytes_out"`
+	BackpressureSeconds float64 `json:"backpressure_seconds"`
+}
+
+// Checkpoints summarizes checkpointing in /status.
+type Checkpoints struct {
+	Completed            int64   `json:"completed"`
+	Failed               int64   `json:"failed"`
+	LastID               int64   `json:"last_id,omitempty"`
+	LastDurationSeconds  float64 `json:"last_duration_seconds,omitempty"`
+	LastSizeBytes        int64   `json:"last_size_bytes,omitempty"`
+	LastCompleted        string  `json:"last_completed,omitempty"`
+	LastAgeSeconds       float64 `json:"last_age_seconds,omitempty"`
+	TotalDurationSeconds float64 `json:"total_duration_seconds"`
+}
+
+// Pending describes the pending commits in /status.
+type Pending struct {
+	Count            int     `json:"count"`
+	OldestAgeSeconds float64 `json:"oldest_age_seconds"`
+}
+
+// StatusOf converts a runtime status to the /status document at now.
+func StatusOf(st runtime.Status, now time.Time) Status {
+	out := Status{Job: st.Job, State: string(st.State), Run: st.Run, Restarts: st.Restarts,
+		Tasks: make([]Task, 0, len(st.Tasks)), TriggeringPaused: st.TriggeringPaused,
+		PendingCommits: Pending{Count: st.PendingCommits, OldestAgeSeconds: st.OldestPendingCommitAge.Seconds()}}
+	for _, t := range st.Tasks {
+		out.Tasks = append(out.Tasks, Task{Kind: string(t.Kind), Name: t.Name, Index: t.Index,
+			RecordsIn: t.RecordsIn, RecordsOut: t.RecordsOut, BytesIn: t.BytesIn, BytesOut: t.BytesOut,
+			BackpressureSeconds: t.Backpressure.Seconds()})
+	}
+	c := st.Checkpoints
+	out.Checkpoints = Checkpoints{Completed: c.Completed, Failed: c.Failed, LastID: c.LastID,
+		LastDurationSeconds: c.LastDuration.Seconds(), LastSizeBytes: c.LastSize,
+		TotalDurationSeconds: c.TotalDuration.Seconds(), LastAgeSeconds: c.LastAge(now).Seconds()}
+	if !c.LastCompleted.IsZero() {
+		out.Checkpoints.LastCompleted = c.LastCompleted.UTC().Format(time.RFC3339Nano)
+	}
+	return out
+}
+
+// Collector is a prometheus.Collector that reads a job's status at each
+// scrape.
+type Collector struct {
+	src runtime.Metrics
+
+	recordsIn, recordsOut, bytesIn, bytesOut, backpressure          *prometheus.Desc
+	ckptCompleted, ckptFailed, ckptLastID, ckptLastDuration         *prometheus.Desc
+	ckptLastSize, ckptLastTime, ckptTotalDuration                   *prometheus.Desc
+	pending, pendingAge, restarts, state, triggeringPaused, running *prometheus.Desc
+}
+
+// NewCollector returns a collector of src's metrics. Every metric has the
+// label job; task metrics also kind (source, sink), name and index.
+func NewCollector(src runtime.Metrics) *Collector {
+	task := []string{"job", "kind", "name", "index"}
+	job := []string{"job"}
+	d := func(name, help string, labels []string) *prometheus.Desc {
+		return prometheus.NewDesc("streamsql_"+name, help, labels, nil)
+	}
+	return &Collector{src: src,
+		recordsIn:         d("task_records_in_total", "Rows read (source task) or received (sink task).", task),
+		recordsOut:        d("task_records_out_total", "Rows a source task sent downstream after its filter and projection.", task),
+		bytesIn:           d("task_bytes_in_total", "Bytes read by a source task (connectors that count them).", task),
+		bytesOut:          d("task_bytes_out_total", "Bytes written by a sink task (connectors that count them).", task),
+		backpressure:      d("task_backpressure_seconds_total", "Time a task was blocked on full channels.", task),
+		ckptCompleted:     d("checkpoints_completed_total", "Checkpoints completed since the job started.", job),
+		ckptFailed:        d("checkpoints_failed_total", "Checkpoints failed since the job started.", job),
+		ckptLastID:        d("checkpoint_last_id", "Id of the latest completed checkpoint.", job),
+		ckptLastDuration:  d("checkpoint_last_duration_seconds", "Duration of the latest completed checkpoint.", job),
+		ckptLastSize:      d("checkpoint_last_size_bytes", "Size of the latest completed checkpoint's file.", job),
+		ckptLastTime:      d("checkpoint_last_completion_timestamp_seconds", "When the latest checkpoint completed (Unix time; 0: none yet).", job),
+		ckptTotalDuration: d("checkpoint_duration_seconds_total", "Sum of the durations of completed checkpoints.", job),
+		pending:           d("pending_commits", "Committables not yet committed.", job),
+		pendingAge:        d("pending_commit_oldest_age_seconds", "Age of the oldest pending committable (0: none).", job),
+		restarts:          d("restarts_total", "Restarts after failures.", job),
+		state:             d("job_state", "1 for the job's current state, 0 for the others.", []string{"job", "state"}),
+		triggeringPaused:  d("checkpoint_triggering_paused", "1 while commits lag so much that no checkpoint is triggered.", job),
+		running:           d("job_running", "1 while the job is running.", job),
+	}
+}
+
+// Describe implements prometheus.Collector.
+func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{c.recordsIn, c.recordsOut, c.bytesIn, c.bytesOut, c.backpressure,
+		c.ckptCompleted, c.ckptFailed, c.ckptLastID, c.ckptLastDuration, c.ckptLastSize, c.ckptLastTime,
+		c.ckptTotalDuration, c.pending, c.pendingAge, c.restarts, c.state, c.triggeringPaused, c.running} {
+		ch <- d
+	}
+}
+
+var states = []runtime.State{runtime.StateCreated, runtime.StateRestoring, runtime.StateRunning,
+	runtime.StateRestarting, runtime.StateFinished, runtime.StateStopped, runtime.StateFailed}
+
+// Collect implements prometheus.Collector.
+func (c *Collector) Collect(ch chan<- prometheus.Metric) {
+	st := c.src.Status()
+	job := st.Job
+	counter := func(d *prometheus.Desc, v float64, l ...string) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, v, l...)
+	}
+	gauge := func(d *prometheus.Desc, v float64, l ...string) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, l...)
+	}
+	for _, t := range st.Tasks {
+		l := []string{job, string(t.Kind), t.Name, strconv.Itoa(t.Index)}
+		counter(c.recordsIn, float64(t.RecordsIn), l...)
+		if t.Kind == runtime.SourceTask {
+			counter(c.recordsOut, float64(t.RecordsOut), l...)
+			counter(c.bytesIn, float64(t.BytesIn), l...)
+		} else {
+			counter(c.bytesOut, float64(t.BytesOut), l...)
+		}
+		counter(c.backpressure, t.Backpressure.Seconds(), l...)
+	}
+	cp := st.Checkpoints
+	counter(c.ckptCompleted, float64(cp.Completed), job)
+	counter(c.ckptFailed, float64(cp.Failed), job)
+	gauge(c.ckptLastID, float64(cp.LastID), job)
+	gauge(c.ckptLastDuration, cp.LastDuration.Seconds(), job)
+	gauge(c.ckptLastSize, float64(cp.LastSize), job)
+	last := 0.0
+	if !cp.LastCompleted.IsZero() {
+		last = float64(cp.LastCompleted.UnixNano()) / 1e9
+	}
+	gauge(c.ckptLastTime, last, job)
+	counter(c.ckptTotalDuration, cp.TotalDuration.Seconds(), job)
+	gauge(c.pending, float64(st.PendingCommits), job)
+	gauge(c.pendingAge, st.OldestPendingCommitAge.Seconds(), job)
+	counter(c.restarts, float64(st.Restarts), job)
+	for _, s := range states {
+		v := 0.0
+		if s == st.State {
+			v = 1
+		}
+		gauge(c.state, v, job, string(s))
+	}
+	gauge(c.triggeringPaused, b2f(st.TriggeringPaused), job)
+	gauge(c.running, b2f(st.State == runtime.StateRunning), job)
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
