@@ -5,7 +5,17 @@
 -- (so downstream read_committed readers see them about one checkpoint
 -- interval after they were read).
 --
--- Run (once the CLI lands): KAFKA_BOOTSTRAP=127.0.0.1:9092 streamsql run examples/sql/exactly_once.sql
+-- Run against a broker where the topics 'orders' and 'big-orders' exist
+-- (Ctrl-C stops; 'sink.semantic' is Flink 1.13's name, EXPLAIN warns):
+--   KAFKA_BOOTSTRAP=127.0.0.1:9092 go run ./cmd/streamsql run examples/sql/exactly_once.sql
+-- or, with no Kafka installed, on an in-process broker (the topics start
+-- empty; write JSON orders to 'orders' with any Kafka client, such as kcat,
+-- at the address it prints):
+--   go run ./cmd/streamsql run --embedded-kafka examples/sql/exactly_once.sql
+--
+-- Tested by examples/examples_test.go: it writes five orders to a topic of
+-- its own, runs the job bounded at that topic's latest offset, and reads
+-- the output topic back (read_committed) into exactly_once.expected.
 SET 'execution.checkpointing.interval' = '5s';
 
 CREATE TABLE orders (
