@@ -116,6 +116,16 @@ var runCases = map[string]runCase{
 		stdout:  true,
 		collect: printedLines,
 	},
+	"peek": {
+		kafka: true,
+		setup: func(t *testing.T, b kafkatest.Broker, _ string) (map[string]map[string]string, []string) {
+			topic := b.Topic(t, 1)
+			produce(t, b, topic, []string{`{"id":1}`, "plain text", ""})
+			return map[string]map[string]string{"topic": {"topic": topic}}, nil
+		},
+		phases:  [][]string{nil},
+		collect: printedLines,
+	},
 	"exactly_once": {
 		kafka: true,
 		setup: func(t *testing.T, b kafkatest.Broker, dir string) (map[string]map[string]string, []string) {
