@@ -66,13 +66,27 @@ func (p *planner) resolveQuery(q ddl.Query, depth int) (*relation, error) {
 	return nil, p.f.errorAt(q.Position(), ddl.ErrUnsupported, nil, "this query form is not supported yet")
 }
 
-// commonType returns the type both a and b convert to implicitly.
+// commonType returns the type both a and b convert to implicitly: within a
+// family the least restrictive one, as Calcite (and so Flink) chooses it —
+// CHAR(14) and CHAR(16) give CHAR(16), never a type that truncates.
 func commonType(a, b types.Type) (types.Type, bool) {
 	nn := a.NotNull && b.NotNull
 	var t types.Type
 	switch {
 	case a.Nullable().Equal(b.Nullable()):
 		t = a
+	case a.IsString() && b.IsString(), a.IsBinary() && b.IsBinary():
+		t = a
+		t.Length = max(a.Length, b.Length)
+		if a.Kind != b.Kind { // CHAR and VARCHAR: VARCHAR; BINARY and VARBINARY: VARBINARY
+			t.Kind = max(a.Kind, b.Kind)
+		}
+	case a.Kind == types.KindDecimal && b.Kind == types.KindDecimal:
+		scale := max(a.Scale, b.Scale)
+		t = types.DecimalType(min(types.MaxDecimalPrecision, max(a.Precision-a.Scale, b.Precision-b.Scale)+scale), scale)
+	case a.Kind == b.Kind && (a.Kind == types.KindTime || a.IsTimestamp()):
+		t = a
+		t.Precision = max(a.Precision, b.Precision)
 	case a.Kind == types.KindNull:
 		t, nn = b, false
 	case b.Kind == types.KindNull:
