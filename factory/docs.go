@@ -10,7 +10,7 @@ import (
 // format in r, in identifier order: one section per factory with a table of
 // its options (key, required, default, type, description; deprecated keys,
 // fallback keys and sensitivity noted) and its rules. The CLI uses it to
-// generate docs/connectors.md.
+// generate docs/configuration.md (go run ./tools/gendocs).
 func (r *Registry) WriteMarkdown(w io.Writer) error {
 	var b strings.Builder
 	b.WriteString("# Connector and format options\n")
