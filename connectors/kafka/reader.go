@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/streamsql/streamsql/connector"
@@ -275,7 +276,7 @@ func (r *Reader) resolveStarts(ctx context.Context, topics []string) error {
 		}
 	case StartGroupOffsets:
 		if ends, err = r.adm.ListEndOffsets(ctx, topics...); err == nil {
-			group, err = r.adm.FetchOffsets(ctx, r.groupID)
+			group, err = r.fetchGroupOffsets(ctx)
 		}
 	}
 	if err != nil {
@@ -345,7 +346,7 @@ func (r *Reader) resolveEnds(ctx context.Context, topics []string) error {
 	case cfg.BoundedMode == BoundedTimestamp:
 		atTime, err = r.adm.ListOffsetsAfterMilli(ctx, cfg.BoundedTimestampMillis, topics...)
 	case cfg.BoundedMode == BoundedGroupOffsets:
-		group, err = r.adm.FetchOffsets(ctx, r.groupID)
+		group, err = r.fetchGroupOffsets(ctx)
 	}
 	if err != nil {
 		return fmt.Errorf("kafka source: resolving %v end offsets: %w", cfg.BoundedMode, err)
@@ -589,4 +590,29 @@ func (r *Reader) Close() error {
 	r.cl.Close()
 	r.adm.Close()
 	return nil
+}
+
+// groupFetchPatience bounds how long fetchGroupOffsets retries retriable
+// errors.
+const groupFetchPatience = 30 * time.Second
+
+// fetchGroupOffsets fetches the committed offsets of the reader's group,
+// retrying retriable errors — a fresh cluster answers
+// COORDINATOR_NOT_AVAILABLE while it creates __consumer_offsets — for up
+// to groupFetchPatience.
+func (r *Reader) fetchGroupOffsets(ctx context.Context) (kadm.OffsetResponses, error) {
+	deadline := time.Now().Add(groupFetchPatience)
+	backoff := 50 * time.Millisecond
+	for {
+		group, err := r.adm.FetchOffsets(ctx, r.groupID)
+		if err == nil || !kerr.IsRetriable(err) || time.Now().After(deadline) {
+			return group, err
+		}
+		select {
+		case <-ctx.Done():
+			return group, err
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, time.Second)
+	}
 }
