@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/streamsql/streamsql/internal/kafkatest"
@@ -22,10 +23,12 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// TestBenchSmoke runs a reduced benchmark end to end on the real broker. It
-// checks that every pipe consumed every record and produced exactly the
-// records that pass the filter, and that every figure was measured; it
-// asserts nothing about speed.
+// TestBenchSmoke runs a reduced benchmark end to end on the real broker:
+// the baselines and streamsql's four modes (at-least-once with and without
+// checkpoints, exactly-once, upsert-kafka). It checks that every pipe
+// consumed every record and produced exactly the records that pass the
+// filter (runAll fails otherwise, for the latency run too), and that every
+// figure was measured; it asserts nothing about speed.
 func TestBenchSmoke(t *testing.T) {
 	b := kafkatest.Require(t)
 	o := options{bootstrap: b.Addr, records: 5000, partitions: 3, runs: 1, latencyRate: 1000, latencySeconds: 2}
@@ -33,7 +36,13 @@ func TestBenchSmoke(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(results) != len(scenarios) {
+	var streamsql int
+	for _, r := range results {
+		if strings.HasPrefix(r.Scenario, "streamsql-") {
+			streamsql++
+		}
+	}
+	if len(results) != len(scenarios) || streamsql != 4 {
 		t.Fatalf("%d results for %d scenarios", len(results), len(scenarios))
 	}
 	var passing int64
@@ -48,6 +57,9 @@ func TestBenchSmoke(t *testing.T) {
 		}
 		if r.RecordsPerSec <= 0 || r.PeakRSSMB <= 0 || r.CPUSecPerMillon <= 0 || r.LatencyP99MS <= 0 || r.RatioDefault <= 0 || r.RatioTuned <= 0 {
 			t.Errorf("%s: a figure was not measured: %+v", r.Scenario, r)
+		}
+		if strings.HasSuffix(r.Scenario, "-ckpt1s") && r.CheckpointP99MS <= 0 {
+			t.Errorf("%s: no checkpoint duration measured: %+v", r.Scenario, r)
 		}
 	}
 }

@@ -5,13 +5,17 @@
 // It runs a hand-written franz-go pipe (the baseline) with franz-go's
 // default client settings and with tuned ones, at least once and
 // transactionally (a commit every second), each as a child process so that
-// its peak RSS and CPU time are its own. streamsql's own modes join the
-// table once its job runner can be embedded (see BENCHMARKS.md).
+// its peak RSS and CPU time are its own; then streamsql itself (planner +
+// runtime, embedded as a library) on the same work in four modes:
+// at-least-once without and with 1 s checkpoints, exactly-once with 1 s
+// checkpoints, and upsert-kafka at-least-once. With
+// STREAMSQL_BENCH_CPUPROFILE=PREFIX set, each streamsql child writes a CPU
+// profile to PREFIX.<scenario>.<pid>.
 //
 // Usage:
 //
 //	streamsql-bench [-bootstrap ADDR] [-records N] [-partitions P] [-runs R]
-//	                [-latency-rate RPS] [-latency-seconds S] [-json FILE]
+//	                [-latency-rate RPS] [-latency-seconds S] [-json FILE] [-only S1,S2]
 //
 // The broker address defaults to $STREAMSQL_KAFKA_BOOTSTRAP; scripts/bench.sh
 // starts a broker, runs the benchmark and stops it.
