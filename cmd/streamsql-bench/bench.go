@@ -9,6 +9,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"slices"
@@ -416,16 +417,15 @@ func median(xs []float64) float64 {
 	return quantile(s, 0.5)
 }
 
-// quantile returns the q-quantile of sorted xs (nearest rank).
+// quantile returns the q-quantile of sorted xs by the nearest-rank
+// method: the smallest value with at least q of the values at or below it
+// (the middle one of 3 for q = 0.5).
 func quantile(sorted []float64, q float64) float64 {
 	if len(sorted) == 0 {
 		return 0
 	}
-	i := int(q*float64(len(sorted)) + 0.5)
-	if i >= len(sorted) {
-		i = len(sorted) - 1
-	}
-	return sorted[i]
+	i := int(math.Ceil(q*float64(len(sorted)))) - 1
+	return sorted[max(0, min(i, len(sorted)-1))]
 }
 
 func printTable(w io.Writer, results []Result) {

@@ -63,3 +63,31 @@ func TestBenchSmoke(t *testing.T) {
 		}
 	}
 }
+
+// TestQuantile pins the nearest-rank quantiles the report uses.
+func TestQuantile(t *testing.T) {
+	for _, c := range []struct {
+		xs   []float64
+		q    float64
+		want float64
+	}{
+		{[]float64{1, 2, 3}, 0.5, 2},
+		{[]float64{1, 2, 3, 4}, 0.5, 2},
+		{[]float64{5}, 0.99, 5},
+		{[]float64{}, 0.5, 0},
+	} {
+		if got := quantile(c.xs, c.q); got != c.want {
+			t.Errorf("quantile(%v, %v) = %v, want %v", c.xs, c.q, got, c.want)
+		}
+	}
+	xs := make([]float64, 1000)
+	for i := range xs {
+		xs[i] = float64(i + 1)
+	}
+	if got := quantile(xs, 0.99); got != 990 {
+		t.Errorf("p99 of 1..1000 = %v, want 990", got)
+	}
+	if got := median([]float64{191534, 106903, 112726}); got != 112726 {
+		t.Errorf("median = %v, want 112726", got)
+	}
+}

@@ -183,9 +183,12 @@ func runStreamsql(ctx context.Context, name, bootstrap, src, dst string, expect 
 	res.ElapsedNS = int64(end.Sub(start))
 	res.Commits = int64(len(ckptDurs))
 	if len(ckptDurs) > 0 {
-		sort.Slice(ckptDurs, func(i, j int) bool { return ckptDurs[i] < ckptDurs[j] })
-		i := min(len(ckptDurs)-1, int(0.99*float64(len(ckptDurs))+0.5))
-		res.CheckpointP99NS = int64(ckptDurs[i])
+		ms := make([]float64, len(ckptDurs))
+		for i, d := range ckptDurs {
+			ms[i] = float64(d)
+		}
+		sort.Float64s(ms)
+		res.CheckpointP99NS = int64(quantile(ms, 0.99))
 	}
 	return res, nil
 }
