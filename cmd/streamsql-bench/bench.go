@@ -208,7 +208,7 @@ func runAll(ctx context.Context, o options, log io.Writer) ([]Result, error) {
 			cpu += m.cpu.Seconds()
 			res.PeakRSSMB = max(res.PeakRSSMB, m.maxRSSMB)
 			res.RecordsOut = m.res.Out
-			fmt.Fprintf(log, "%-24s run %d: %.0f records/s, %.1f MB/s, peak RSS %.0f MB\n", sc.Name, run+1, rates[run], mbs[run], m.maxRSSMB)
+			fmt.Fprintf(log, "%-24s run %d: %.0f records/s, %.1f MB/s, peak RSS %.0f MB (ru_maxrss %.0f MB)\n", sc.Name, run+1, rates[run], mbs[run], m.maxRSSMB, m.parentRSSMB)
 		}
 		res.RecordsPerSec, res.MBPerSec, res.StartToFirstMS = median(rates), median(mbs), median(starts)
 		if len(ckpts) > 0 {
@@ -258,6 +258,8 @@ type measured struct {
 	started  time.Time
 	cpu      time.Duration
 	maxRSSMB float64
+	// parentRSSMB is ru_maxrss as wait4 reports it, for comparison only.
+	parentRSSMB float64
 }
 
 // runChild runs one pipe in a child process (this binary, in pipe mode).
@@ -300,8 +302,9 @@ func runChild(ctx context.Context, name, bootstrap, src, dst string, expect int6
 	if err := json.Unmarshal(result, &m.res); err != nil {
 		return m, fmt.Errorf("reading the pipe's result %q: %w", result, err)
 	}
+	m.maxRSSMB = float64(m.res.PeakRSSKB) / 1024
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		m.maxRSSMB = float64(ru.Maxrss) / 1024 // KiB on Linux
+		m.parentRSSMB = float64(ru.Maxrss) / 1024 // KiB on Linux; includes the parent's peak, see peakRSSKB
 		m.cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 	}
 	return m, nil

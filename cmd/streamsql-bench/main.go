@@ -29,6 +29,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
+	"strings"
 	"syscall"
 )
 
@@ -72,5 +74,30 @@ func pipeMain(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if res.PeakRSSKB, err = peakRSSKB(); err != nil {
+		return err
+	}
 	return json.NewEncoder(stdout).Encode(res)
+}
+
+// peakRSSKB returns this process's peak resident set size in KiB (VmHWM).
+// It is read in the child rather than taken from the parent's wait4
+// rusage: Linux keeps, in a process's ru_maxrss, the high-water mark of
+// the address space that exec replaced, and os/exec starts children with
+// clone(CLONE_VM), sharing the parent's, so ru_maxrss could show the
+// parent's peak (the loader's buffers) instead of the child's.
+func peakRSSKB() (int64, error) {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0, fmt.Errorf("reading the peak RSS: %w", err)
+	}
+	for line := range strings.Lines(string(b)) {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			f := strings.Fields(rest)
+			if len(f) == 2 && f[1] == "kB" {
+				return strconv.ParseInt(f[0], 10, 64)
+			}
+		}
+	}
+	return 0, fmt.Errorf("no VmHWM line in /proc/self/status")
 }

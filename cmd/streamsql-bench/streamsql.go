@@ -1,11 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
+	goruntime "runtime"
 	"runtime/pprof"
 	"sort"
 	"strings"
@@ -16,6 +18,11 @@ import (
 	"github.com/streamsql/streamsql/planner"
 	"github.com/streamsql/streamsql/runtime"
 )
+
+// envHeapProfile, when set in the parent's environment, makes each
+// streamsql child write, to "$STREAMSQL_BENCH_HEAPPROFILE.<scenario>.<pid>",
+// the heap profile taken (every 100 ms) when the heap was largest.
+const envHeapProfile = "STREAMSQL_BENCH_HEAPPROFILE"
 
 // envCPUProfile, when set in the parent's environment, makes each streamsql
 // child write a CPU profile to "$STREAMSQL_BENCH_CPUPROFILE.<scenario>.<pid>".
@@ -129,7 +136,21 @@ func runStreamsql(ctx context.Context, name, bootstrap, src, dst string, expect 
 		sawStopping bool
 	)
 	defer tick.Stop()
+	heapProf := os.Getenv(envHeapProfile)
+	var heapMax uint64
+	var heapBuf bytes.Buffer
+	var lastHeap time.Time
 	observe := func() {
+		if heapProf != "" && time.Since(lastHeap) >= 100*time.Millisecond {
+			lastHeap = time.Now()
+			var ms goruntime.MemStats
+			goruntime.ReadMemStats(&ms)
+			if ms.HeapAlloc > heapMax {
+				heapMax = ms.HeapAlloc
+				heapBuf.Reset()
+				_ = pprof.Lookup("heap").WriteTo(&heapBuf, 0)
+			}
+		}
 		st := job.Status()
 		if !readySent && st.State == runtime.StateRunning {
 			ready()
@@ -173,6 +194,11 @@ func runStreamsql(ctx context.Context, name, bootstrap, src, dst string, expect 
 	}
 	if runErr != nil {
 		return res, fmt.Errorf("running the job: %w", runErr)
+	}
+	if heapProf != "" {
+		if err := os.WriteFile(fmt.Sprintf("%s.%s.%d", heapProf, name, os.Getpid()), heapBuf.Bytes(), 0o644); err != nil {
+			return res, err
+		}
 	}
 	if ctx.Err() != nil {
 		return res, ctx.Err()
