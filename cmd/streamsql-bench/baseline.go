@@ -84,7 +84,12 @@ type pipeResult struct {
 	BytesIn    int64 `json:"bytes_in"`
 	ElapsedNS  int64 `json:"elapsed_ns"`   // first fetch to last ack
 	FirstOutNS int64 `json:"first_out_ns"` // unix nanos of the first acknowledged output record
-	Commits    int64 `json:"commits"`      // transactions committed
+	Commits    int64 `json:"commits"`      // transactions (baseline) or checkpoints (streamsql) completed
+	// PeakRSSKB is the child's own peak resident set (VmHWM of
+	// /proc/self/status, read as it ends).
+	PeakRSSKB int64 `json:"peak_rss_kb"`
+	// CheckpointP99NS is the p99 of the checkpoint durations (streamsql).
+	CheckpointP99NS int64 `json:"checkpoint_p99_ns,omitempty"`
 }
 
 // runBaseline is the hand-written franz-go pipe: consume every partition of

@@ -9,6 +9,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"slices"
@@ -44,7 +45,17 @@ var scenarios = []scenario{
 	baselineScenario("baseline-alo-tuned", "at-least-once", "tuned", tunedSettings),
 	baselineScenario("baseline-txn-default", "exactly-once", "default", defaultSettings),
 	baselineScenario("baseline-txn-tuned", "exactly-once", "tuned", tunedSettings),
+	streamsqlScenario(scenarioALO, "at-least-once", streamsqlMode{guarantee: "at-least-once"}),
+	streamsqlScenario(scenarioALOCkpt, "at-least-once", streamsqlMode{guarantee: "at-least-once", checkpoint: true}),
+	streamsqlScenario("streamsql-eo-ckpt1s", "exactly-once", streamsqlMode{guarantee: "exactly-once", checkpoint: true}),
+	streamsqlScenario("streamsql-upsert-alo", "at-least-once", streamsqlMode{upsert: true, guarantee: "at-least-once"}),
 }
+
+// The two scenarios whose ratio is the cost of checkpointing.
+const (
+	scenarioALO     = "streamsql-alo"
+	scenarioALOCkpt = "streamsql-alo-ckpt1s"
+)
 
 func scenarioByName(name string) (scenario, bool) {
 	for _, s := range scenarios {
@@ -82,7 +93,14 @@ type Result struct {
 	StartToFirstMS  float64 `json:"start_to_first_record_ms"` // median
 	LatencyP50MS    float64 `json:"latency_p50_ms"`
 	LatencyP99MS    float64 `json:"latency_p99_ms"`
-	Runs            int     `json:"runs"`
+	// CheckpointP99MS is the p99 of the checkpoint durations of all runs
+	// (streamsql with checkpoints only).
+	CheckpointP99MS float64 `json:"checkpoint_p99_ms,omitempty"`
+	// CheckpointCostPct is, for the at-least-once run with 1 s
+	// checkpoints, the throughput lost to checkpointing: 100 × (1 −
+	// rate with / rate without).
+	CheckpointCostPct float64 `json:"checkpoint_cost_pct,omitempty"`
+	Runs              int     `json:"runs"`
 }
 
 func benchMain(ctx context.Context, args []string, stdout io.Writer) error {
@@ -150,7 +168,7 @@ func runAll(ctx context.Context, o options, log io.Writer) ([]Result, error) {
 		return nil, err
 	}
 	fmt.Fprintf(log, "loading %d records into %s (%d partitions)\n", o.records, src, o.partitions)
-	passing, _, err := load(ctx, o.bootstrap, src, o.records)
+	passing, loaded, err := load(ctx, o.bootstrap, src, o.records)
 	if err != nil {
 		return nil, err
 	}
@@ -162,7 +180,7 @@ func runAll(ctx context.Context, o options, log io.Writer) ([]Result, error) {
 			continue
 		}
 		res := Result{Scenario: sc.Name, Guarantee: sc.Guarantee, Records: o.records, Runs: o.runs}
-		var rates, mbs, starts []float64
+		var rates, mbs, starts, ckpts []float64
 		var cpu float64
 		for run := range o.runs {
 			n++
@@ -180,14 +198,22 @@ func runAll(ctx context.Context, o options, log io.Writer) ([]Result, error) {
 			}
 			secs := float64(m.res.ElapsedNS) / 1e9
 			rates = append(rates, float64(m.res.In)/secs)
-			mbs = append(mbs, float64(m.res.BytesIn)/secs/1e6)
+			// Every pipe reads the same values: MB/s counts the source's
+			// JSON values (keys and protocol overhead left out).
+			mbs = append(mbs, float64(loaded)/secs/1e6)
+			if m.res.CheckpointP99NS > 0 {
+				ckpts = append(ckpts, float64(m.res.CheckpointP99NS)/1e6)
+			}
 			starts = append(starts, float64(m.res.FirstOutNS-m.started.UnixNano())/1e6)
 			cpu += m.cpu.Seconds()
 			res.PeakRSSMB = max(res.PeakRSSMB, m.maxRSSMB)
 			res.RecordsOut = m.res.Out
-			fmt.Fprintf(log, "%-24s run %d: %.0f records/s, %.1f MB/s, peak RSS %.0f MB\n", sc.Name, run+1, rates[run], mbs[run], m.maxRSSMB)
+			fmt.Fprintf(log, "%-24s run %d: %.0f records/s, %.1f MB/s, peak RSS %.0f MB (ru_maxrss %.0f MB)\n", sc.Name, run+1, rates[run], mbs[run], m.maxRSSMB, m.parentRSSMB)
 		}
 		res.RecordsPerSec, res.MBPerSec, res.StartToFirstMS = median(rates), median(mbs), median(starts)
+		if len(ckpts) > 0 {
+			res.CheckpointP99MS = slices.Max(ckpts)
+		}
 		res.CPUSecPerMillon = cpu / float64(o.runs) / (float64(o.records) / 1e6)
 		if o.latencyRate > 0 {
 			p50, p99, err := latencyRun(ctx, o, sc, mk, topic)
@@ -204,7 +230,14 @@ func runAll(ctx context.Context, o options, log io.Writer) ([]Result, error) {
 
 // fillRatios sets each result's ratios to the baselines of its guarantee.
 func fillRatios(results []Result) {
+	rate := map[string]float64{}
+	for _, r := range results {
+		rate[r.Scenario] = r.RecordsPerSec
+	}
 	for i := range results {
+		if results[i].Scenario == scenarioALOCkpt && rate[scenarioALO] > 0 {
+			results[i].CheckpointCostPct = 100 * (1 - results[i].RecordsPerSec/rate[scenarioALO])
+		}
 		for _, b := range results {
 			sc, _ := scenarioByName(b.Scenario)
 			if b.Guarantee != results[i].Guarantee || sc.Baseline == "" || b.RecordsPerSec == 0 {
@@ -225,6 +258,8 @@ type measured struct {
 	started  time.Time
 	cpu      time.Duration
 	maxRSSMB float64
+	// parentRSSMB is ru_maxrss as wait4 reports it, for comparison only.
+	parentRSSMB float64
 }
 
 // runChild runs one pipe in a child process (this binary, in pipe mode).
@@ -267,8 +302,9 @@ func runChild(ctx context.Context, name, bootstrap, src, dst string, expect int6
 	if err := json.Unmarshal(result, &m.res); err != nil {
 		return m, fmt.Errorf("reading the pipe's result %q: %w", result, err)
 	}
+	m.maxRSSMB = float64(m.res.PeakRSSKB) / 1024
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		m.maxRSSMB = float64(ru.Maxrss) / 1024 // KiB on Linux
+		m.parentRSSMB = float64(ru.Maxrss) / 1024 // KiB on Linux; includes the parent's peak, see peakRSSKB
 		m.cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 	}
 	return m, nil
@@ -384,25 +420,24 @@ func median(xs []float64) float64 {
 	return quantile(s, 0.5)
 }
 
-// quantile returns the q-quantile of sorted xs (nearest rank).
+// quantile returns the q-quantile of sorted xs by the nearest-rank
+// method: the smallest value with at least q of the values at or below it
+// (the middle one of 3 for q = 0.5).
 func quantile(sorted []float64, q float64) float64 {
 	if len(sorted) == 0 {
 		return 0
 	}
-	i := int(q*float64(len(sorted)) + 0.5)
-	if i >= len(sorted) {
-		i = len(sorted) - 1
-	}
-	return sorted[i]
+	i := int(math.Ceil(q*float64(len(sorted)))) - 1
+	return sorted[max(0, min(i, len(sorted)-1))]
 }
 
 func printTable(w io.Writer, results []Result) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "scenario\tguarantee\trecords/s\tMB/s\t×default\t×tuned\tpeak RSS MB\tCPU s/M\tstart→first ms\tp50 ms\tp99 ms\t")
+	fmt.Fprintln(tw, "scenario\tguarantee\trecords/s\tMB/s\t×default\t×tuned\tpeak RSS MB\tCPU s/M\tstart→first ms\tp50 ms\tp99 ms\tckpt p99 ms\tckpt cost %\t")
 	for _, r := range results {
-		fmt.Fprintf(tw, "%s\t%s\t%.0f\t%.1f\t%.2f\t%.2f\t%.0f\t%.2f\t%.0f\t%.1f\t%.1f\t\n", r.Scenario, r.Guarantee,
+		fmt.Fprintf(tw, "%s\t%s\t%.0f\t%.1f\t%.2f\t%.2f\t%.0f\t%.2f\t%.0f\t%.1f\t%.1f\t%.0f\t%.1f\t\n", r.Scenario, r.Guarantee,
 			r.RecordsPerSec, r.MBPerSec, r.RatioDefault, r.RatioTuned, r.PeakRSSMB, r.CPUSecPerMillon, r.StartToFirstMS,
-			r.LatencyP50MS, r.LatencyP99MS)
+			r.LatencyP50MS, r.LatencyP99MS, r.CheckpointP99MS, r.CheckpointCostPct)
 	}
 	tw.Flush()
 }

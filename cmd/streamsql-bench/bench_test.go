@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/streamsql/streamsql/internal/kafkatest"
@@ -22,10 +23,12 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// TestBenchSmoke runs a reduced benchmark end to end on the real broker. It
-// checks that every pipe consumed every record and produced exactly the
-// records that pass the filter, and that every figure was measured; it
-// asserts nothing about speed.
+// TestBenchSmoke runs a reduced benchmark end to end on the real broker:
+// the baselines and streamsql's four modes (at-least-once with and without
+// checkpoints, exactly-once, upsert-kafka). It checks that every pipe
+// consumed every record and produced exactly the records that pass the
+// filter (runAll fails otherwise, for the latency run too), and that every
+// figure was measured; it asserts nothing about speed.
 func TestBenchSmoke(t *testing.T) {
 	b := kafkatest.Require(t)
 	o := options{bootstrap: b.Addr, records: 5000, partitions: 3, runs: 1, latencyRate: 1000, latencySeconds: 2}
@@ -33,7 +36,13 @@ func TestBenchSmoke(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(results) != len(scenarios) {
+	var streamsql int
+	for _, r := range results {
+		if strings.HasPrefix(r.Scenario, "streamsql-") {
+			streamsql++
+		}
+	}
+	if len(results) != len(scenarios) || streamsql != 4 {
 		t.Fatalf("%d results for %d scenarios", len(results), len(scenarios))
 	}
 	var passing int64
@@ -49,5 +58,36 @@ func TestBenchSmoke(t *testing.T) {
 		if r.RecordsPerSec <= 0 || r.PeakRSSMB <= 0 || r.CPUSecPerMillon <= 0 || r.LatencyP99MS <= 0 || r.RatioDefault <= 0 || r.RatioTuned <= 0 {
 			t.Errorf("%s: a figure was not measured: %+v", r.Scenario, r)
 		}
+		if strings.HasSuffix(r.Scenario, "-ckpt1s") && r.CheckpointP99MS <= 0 {
+			t.Errorf("%s: no checkpoint duration measured: %+v", r.Scenario, r)
+		}
+	}
+}
+
+// TestQuantile pins the nearest-rank quantiles the report uses.
+func TestQuantile(t *testing.T) {
+	for _, c := range []struct {
+		xs   []float64
+		q    float64
+		want float64
+	}{
+		{[]float64{1, 2, 3}, 0.5, 2},
+		{[]float64{1, 2, 3, 4}, 0.5, 2},
+		{[]float64{5}, 0.99, 5},
+		{[]float64{}, 0.5, 0},
+	} {
+		if got := quantile(c.xs, c.q); got != c.want {
+			t.Errorf("quantile(%v, %v) = %v, want %v", c.xs, c.q, got, c.want)
+		}
+	}
+	xs := make([]float64, 1000)
+	for i := range xs {
+		xs[i] = float64(i + 1)
+	}
+	if got := quantile(xs, 0.99); got != 990 {
+		t.Errorf("p99 of 1..1000 = %v, want 990", got)
+	}
+	if got := median([]float64{191534, 106903, 112726}); got != 112726 {
+		t.Errorf("median = %v, want 112726", got)
 	}
 }

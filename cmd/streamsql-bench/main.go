@@ -5,13 +5,17 @@
 // It runs a hand-written franz-go pipe (the baseline) with franz-go's
 // default client settings and with tuned ones, at least once and
 // transactionally (a commit every second), each as a child process so that
-// its peak RSS and CPU time are its own. streamsql's own modes join the
-// table once its job runner can be embedded (see BENCHMARKS.md).
+// its peak RSS and CPU time are its own; then streamsql itself (planner +
+// runtime, embedded as a library) on the same work in four modes:
+// at-least-once without and with 1 s checkpoints, exactly-once with 1 s
+// checkpoints, and upsert-kafka at-least-once. With
+// STREAMSQL_BENCH_CPUPROFILE=PREFIX set, each streamsql child writes a CPU
+// profile to PREFIX.<scenario>.<pid>.
 //
 // Usage:
 //
 //	streamsql-bench [-bootstrap ADDR] [-records N] [-partitions P] [-runs R]
-//	                [-latency-rate RPS] [-latency-seconds S] [-json FILE]
+//	                [-latency-rate RPS] [-latency-seconds S] [-json FILE] [-only S1,S2]
 //
 // The broker address defaults to $STREAMSQL_KAFKA_BOOTSTRAP; scripts/bench.sh
 // starts a broker, runs the benchmark and stops it.
@@ -25,6 +29,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
+	"strings"
 	"syscall"
 )
 
@@ -68,5 +74,30 @@ func pipeMain(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if res.PeakRSSKB, err = peakRSSKB(); err != nil {
+		return err
+	}
 	return json.NewEncoder(stdout).Encode(res)
+}
+
+// peakRSSKB returns this process's peak resident set size in KiB (VmHWM).
+// It is read in the child rather than taken from the parent's wait4
+// rusage: Linux keeps, in a process's ru_maxrss, the high-water mark of
+// the address space that exec replaced, and os/exec starts children with
+// clone(CLONE_VM), sharing the parent's, so ru_maxrss could show the
+// parent's peak (the loader's buffers) instead of the child's.
+func peakRSSKB() (int64, error) {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0, fmt.Errorf("reading the peak RSS: %w", err)
+	}
+	for line := range strings.Lines(string(b)) {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			f := strings.Fields(rest)
+			if len(f) == 2 && f[1] == "kB" {
+				return strconv.ParseInt(f[0], 10, 64)
+			}
+		}
+	}
+	return 0, fmt.Errorf("no VmHWM line in /proc/self/status")
 }

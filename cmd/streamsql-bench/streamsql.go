@@ -1,0 +1,220 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	goruntime "runtime"
+	"runtime/pprof"
+	"sort"
+	"strings"
+	"time"
+
+	_ "github.com/streamsql/streamsql/connectors/kafka" // registers kafka and upsert-kafka
+	_ "github.com/streamsql/streamsql/formats/json"     // registers json
+	"github.com/streamsql/streamsql/planner"
+	"github.com/streamsql/streamsql/runtime"
+)
+
+// envHeapProfile, when set in the parent's environment, makes each
+// streamsql child write, to "$STREAMSQL_BENCH_HEAPPROFILE.<scenario>.<pid>",
+// the heap profile taken (every 100 ms) when the heap was largest.
+const envHeapProfile = "STREAMSQL_BENCH_HEAPPROFILE"
+
+// envCPUProfile, when set in the parent's environment, makes each streamsql
+// child write a CPU profile to "$STREAMSQL_BENCH_CPUPROFILE.<scenario>.<pid>".
+const envCPUProfile = "STREAMSQL_BENCH_CPUPROFILE"
+
+// streamsqlMode is one of streamsql's benchmarked modes.
+type streamsqlMode struct {
+	upsert     bool
+	guarantee  string // sink.delivery-guarantee
+	checkpoint bool   // 1 s checkpoints
+}
+
+func streamsqlScenario(name, guarantee string, m streamsqlMode) scenario {
+	return scenario{Name: name, Guarantee: guarantee,
+		run: func(ctx context.Context, bootstrap, src, dst string, expect int64, ready func()) (pipeResult, error) {
+			return runStreamsql(ctx, name, bootstrap, src, dst, expect, m, ready)
+		}}
+}
+
+// jobSQL is the job every streamsql scenario runs: the same work as the
+// baseline (filter amount > 100, project 5 of the 10 columns).
+func jobSQL(bootstrap, src, dst string, bounded bool, m streamsqlMode, ckptDir string) string {
+	q := func(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+	var b strings.Builder
+	if m.checkpoint {
+		fmt.Fprintf(&b, "SET 'execution.checkpointing.interval' = '1s';\nSET 'execution.checkpointing.dir' = %s;\n", q(ckptDir))
+	}
+	srcOpts := []string{"'connector' = 'kafka'", "'topic' = " + q(src), "'properties.bootstrap.servers' = " + q(bootstrap),
+		"'format' = 'json'", "'scan.startup.mode' = 'earliest-offset'"}
+	if bounded {
+		srcOpts = append(srcOpts, "'scan.bounded.mode' = 'latest-offset'")
+	}
+	if m.guarantee == "exactly-once" {
+		srcOpts = append(srcOpts, "'properties.isolation.level' = 'read_committed'")
+	}
+	fmt.Fprintf(&b, "CREATE TABLE source (id BIGINT NOT NULL, `user` STRING, amount DOUBLE, currency STRING, country STRING, ts BIGINT,\n"+
+		"  active BOOLEAN, score DOUBLE, tags STRING, note STRING) WITH (%s);\n", strings.Join(srcOpts, ", "))
+	if m.upsert {
+		fmt.Fprintf(&b, "CREATE TABLE sink (id BIGINT, `user` STRING, amount DOUBLE, country STRING, ts BIGINT,\n"+
+			"  PRIMARY KEY (id) NOT ENFORCED) WITH ('connector' = 'upsert-kafka', 'topic' = %s, 'properties.bootstrap.servers' = %s,\n"+
+			"  'key.format' = 'json', 'value.format' = 'json');\n", q(dst), q(bootstrap))
+	} else {
+		sinkOpts := []string{"'connector' = 'kafka'", "'topic' = " + q(dst), "'properties.bootstrap.servers' = " + q(bootstrap),
+			"'format' = 'json'", "'sink.delivery-guarantee' = " + q(m.guarantee)}
+		if m.guarantee == "exactly-once" {
+			sinkOpts = append(sinkOpts, "'sink.transactional-id-prefix' = "+q(fmt.Sprintf("bench-%s-%d", dst, os.Getpid())))
+		}
+		fmt.Fprintf(&b, "CREATE TABLE sink (id BIGINT, `user` STRING, amount DOUBLE, country STRING, ts BIGINT) WITH (%s);\n",
+			strings.Join(sinkOpts, ", "))
+	}
+	b.WriteString("INSERT INTO sink SELECT id, `user`, amount, country, ts FROM source WHERE amount > 100;\n")
+	return b.String()
+}
+
+// runStreamsql runs the benchmark's job through the library: planner.Compile
+// on the SQL text, Plan.RuntimeSpec, runtime.NewJob(...).Run. With expect 0
+// the source is bounded (latest offsets at start); otherwise it is unbounded
+// and the job is stopped (context cancelled: final checkpoint and commit)
+// once it has read expect records and handed every passing one to the sink.
+//
+// The figures come from the job's Status, polled every millisecond:
+// ElapsedNS runs from the first record read to the end of Run (which
+// includes the final flush or commit), FirstOutNS is when the sink task
+// first received a row (it is then in the producer's buffer), and each
+// completed checkpoint's duration is collected for the p99.
+func runStreamsql(ctx context.Context, name, bootstrap, src, dst string, expect int64, m streamsqlMode, ready func()) (pipeResult, error) {
+	var res pipeResult
+	if p := os.Getenv(envCPUProfile); p != "" {
+		f, err := os.Create(fmt.Sprintf("%s.%s.%d", p, name, os.Getpid()))
+		if err != nil {
+			return res, err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return res, err
+		}
+		defer pprof.StopCPUProfile()
+	}
+	ckptDir, err := os.MkdirTemp("", "streamsql-bench-ckpt-")
+	if err != nil {
+		return res, err
+	}
+	defer os.RemoveAll(ckptDir)
+	sql := jobSQL(bootstrap, src, dst, expect == 0, m, ckptDir)
+	plan, err := planner.Compile(ctx, "bench.sql", sql, planner.Options{JobName: "bench-" + name})
+	if err != nil {
+		return res, fmt.Errorf("planning the job: %w", err)
+	}
+	spec, err := plan.RuntimeSpec(ctx)
+	if err != nil {
+		return res, fmt.Errorf("building the job: %w", err)
+	}
+	spec.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	job, err := runtime.NewJob(spec)
+	if err != nil {
+		return res, fmt.Errorf("creating the job: %w", err)
+	}
+	jctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- job.Run(jctx) }()
+
+	var (
+		start, end  time.Time
+		readySent   bool
+		lastCkpt    int64
+		ckptDurs    []time.Duration
+		runErr      error
+		finished    bool
+		tick        = time.NewTicker(time.Millisecond)
+		sawStopping bool
+	)
+	defer tick.Stop()
+	heapProf := os.Getenv(envHeapProfile)
+	var heapMax uint64
+	var heapBuf bytes.Buffer
+	var lastHeap time.Time
+	observe := func() {
+		if heapProf != "" && time.Since(lastHeap) >= 100*time.Millisecond {
+			lastHeap = time.Now()
+			var ms goruntime.MemStats
+			goruntime.ReadMemStats(&ms)
+			if ms.HeapAlloc > heapMax {
+				heapMax = ms.HeapAlloc
+				heapBuf.Reset()
+				_ = pprof.Lookup("heap").WriteTo(&heapBuf, 0)
+			}
+		}
+		st := job.Status()
+		if !readySent && st.State == runtime.StateRunning {
+			ready()
+			readySent = true
+		}
+		if c := st.Checkpoints; c.LastID != lastCkpt && c.LastID != 0 {
+			lastCkpt = c.LastID
+			ckptDurs = append(ckptDurs, c.LastDuration)
+		}
+		var srcIn, srcOut, sinkIn int64
+		for _, t := range st.Tasks {
+			switch t.Kind {
+			case runtime.SourceTask:
+				srcIn += t.RecordsIn
+				srcOut += t.RecordsOut
+			case runtime.SinkTask:
+				sinkIn += t.RecordsIn
+			}
+		}
+		if start.IsZero() && srcIn > 0 {
+			start = time.Now()
+		}
+		if res.FirstOutNS == 0 && sinkIn > 0 {
+			res.FirstOutNS = time.Now().UnixNano()
+		}
+		// Status is read after Run returns too, so the final counts stand.
+		res.In, res.Out = srcIn, sinkIn
+		if expect > 0 && !sawStopping && srcIn >= expect && sinkIn >= srcOut {
+			sawStopping = true
+			cancel()
+		}
+	}
+	for !finished {
+		select {
+		case runErr = <-done:
+			end = time.Now()
+			finished = true
+		case <-tick.C:
+		}
+		observe()
+	}
+	if runErr != nil {
+		return res, fmt.Errorf("running the job: %w", runErr)
+	}
+	if heapProf != "" {
+		if err := os.WriteFile(fmt.Sprintf("%s.%s.%d", heapProf, name, os.Getpid()), heapBuf.Bytes(), 0o644); err != nil {
+			return res, err
+		}
+	}
+	if ctx.Err() != nil {
+		return res, ctx.Err()
+	}
+	if start.IsZero() {
+		start = end
+	}
+	res.ElapsedNS = int64(end.Sub(start))
+	res.Commits = int64(len(ckptDurs))
+	if len(ckptDurs) > 0 {
+		ms := make([]float64, len(ckptDurs))
+		for i, d := range ckptDurs {
+			ms[i] = float64(d)
+		}
+		sort.Float64s(ms)
+		res.CheckpointP99NS = int64(quantile(ms, 0.99))
+	}
+	return res, nil
+}
