@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/streamsql/streamsql/internal/javafmt"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -37,13 +38,13 @@ func TestJavaToString(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", in, err)
 			}
-			got = JavaFloatString(v, bits)
+			got = javafmt.Float(v, bits)
 		case "decimal":
 			d, err := types.ParseDecimal(in)
 			if err != nil {
 				t.Fatalf("%s: %v", in, err)
 			}
-			got = JavaBigDecimalString(d)
+			got = javafmt.BigDecimal(d)
 		case "instant", "localdatetime", "localdate":
 			sec, nano, _ := strings.Cut(in, ",")
 			s, _ := strconv.ParseInt(sec, 10, 64)

@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/streamsql/streamsql/internal/javafmt"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -540,9 +541,9 @@ func formatValue(v types.Value, t types.Type, loc *time.Location) string {
 	case types.KindTinyInt, types.KindSmallInt, types.KindInt, types.KindBigInt:
 		return strconv.FormatInt(v.Int64(), 10)
 	case types.KindFloat:
-		return javaFloatString(v.Float64(), 32)
+		return javafmt.Float(v.Float64(), 32)
 	case types.KindDouble:
-		return javaFloatString(v.Float64(), 64)
+		return javafmt.Float(v.Float64(), 64)
 	case types.KindDecimal:
 		return v.Decimal().String()
 	case types.KindChar, types.KindVarChar, types.KindBinary, types.KindVarBinary:
@@ -596,39 +597,4 @@ func formatValue(v types.Value, t types.Type, loc *time.Location) string {
 		return sb.String()
 	}
 	return ""
-}
-
-// javaFloatString prints f as Java's Double.toString (bits 64) or
-// Float.toString (bits 32): plain notation with at least one fractional
-// digit for magnitudes in [1e-3, 1e7), otherwise computerized scientific
-// notation such as 1.0E10.
-func javaFloatString(f float64, bits int) string {
-	switch {
-	case math.IsNaN(f):
-		return "NaN"
-	case math.IsInf(f, 1):
-		return "Infinity"
-	case math.IsInf(f, -1):
-		return "-Infinity"
-	case f == 0:
-		if math.Signbit(f) {
-			return "-0.0"
-		}
-		return "0.0"
-	}
-	a := math.Abs(f)
-	if a >= 1e-3 && a < 1e7 {
-		s := strconv.FormatFloat(f, 'f', -1, bits)
-		if !strings.Contains(s, ".") {
-			s += ".0"
-		}
-		return s
-	}
-	s := strconv.FormatFloat(f, 'e', -1, bits)
-	mant, exp, _ := strings.Cut(s, "e")
-	if !strings.Contains(mant, ".") {
-		mant += ".0"
-	}
-	e, _ := strconv.Atoi(exp)
-	return mant + "E" + strconv.Itoa(e)
 }

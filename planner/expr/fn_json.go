@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/streamsql/streamsql/internal/javafmt"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -275,7 +276,7 @@ func jacksonNumber(s string) string {
 	if err != nil {
 		return s
 	}
-	return javaFloatString(f, 64)
+	return javafmt.Float(f, 64)
 }
 
 // compactJSON re-serializes a JSON value without spaces, keeping the order

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/streamsql/streamsql/internal/javafmt"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -35,7 +36,7 @@ func literalSQL(v types.Value, t types.Type) string {
 		if t.Kind == types.KindFloat {
 			bits = 32
 		}
-		return "CAST('" + javaFloatString(v.Float64(), bits) + "' AS " + tn + ")"
+		return "CAST('" + javafmt.Float(v.Float64(), bits) + "' AS " + tn + ")"
 	case types.KindDecimal:
 		d := v.Decimal()
 		s := d.String()
