@@ -6,9 +6,11 @@ import (
 	"log/slog"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/streamsql/streamsql/connector"
@@ -165,7 +167,8 @@ func expectValues(t *testing.T, b kafkatest.Broker, topic string, readCommitted 
 	t.Helper()
 	got := kafkatest.Values(b.Consume(t, topic, readCommitted, waitLong, func(r []*kgo.Record) bool { return len(r) >= len(want) }))
 	if !slices.Equal(got, want) {
-		t.Fatalf("read_committed=%v consumer saw %d records %q, want %d %q", readCommitted, len(got), trunc(got), len(want), trunc(want))
+		t.Fatalf("read_committed=%v consumer saw %d records %q, want %d %q\n%s", readCommitted, len(got), trunc(got), len(want), trunc(want),
+			brokerState(t, b, topic))
 	}
 }
 
@@ -192,4 +195,29 @@ func produceSentinel(t *testing.T, b kafkatest.Broker, topic string) {
 	if err := cl.ProduceSync(context.Background(), kgo.StringRecord("sentinel")).FirstErr(); err != nil {
 		t.Fatalf("produce sentinel: %v", err)
 	}
+}
+
+// brokerState describes what the broker says of topic's partitions (high
+// watermark and last stable offset) and of the transactions still open on
+// it, for the message of a failed visibility check: a last stable offset
+// below the high watermark names the transaction that holds readers back.
+func brokerState(t *testing.T, b kafkatest.Broker, topic string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	adm := b.Admin(t)
+	var sb strings.Builder
+	ends, err := adm.ListEndOffsets(ctx, topic)
+	lsos, err2 := adm.ListCommittedOffsets(ctx, topic)
+	fmt.Fprintf(&sb, "broker state of %s (errors: %v, %v):\n", topic, err, err2)
+	ends.Each(func(o kadm.ListedOffset) {
+		l, _ := lsos.Lookup(o.Topic, o.Partition)
+		fmt.Fprintf(&sb, "  partition %d: high watermark %d, last stable offset %d\n", o.Partition, o.Offset, l.Offset)
+	})
+	open, err := adm.ListTransactions(ctx, nil, []string{"Ongoing", "PrepareCommit", "PrepareAbort"})
+	fmt.Fprintf(&sb, "open transactions (error %v):\n", err)
+	open.Each(func(tx kadm.ListedTransaction) {
+		fmt.Fprintf(&sb, "  %s: producer %d, state %s\n", tx.TxnID, tx.ProducerID, tx.State)
+	})
+	return sb.String()
 }
