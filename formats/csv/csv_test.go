@@ -120,7 +120,7 @@ func init() {
 
 // deviations lists where streamsql deliberately decodes differently from
 // Flink, keyed by options, type and input.
-var deviations = map[string]string{}
+var deviations = flinkgolden.Deviations{}
 
 func init() {
 	for _, tt := range []string{"INT", "STRING", "BOOLEAN", "DECIMAL(5, 2)", "TIMESTAMP(3)", "TIMESTAMP_LTZ(3)",
@@ -153,45 +153,10 @@ func TestFlinkDeserializeGolden(t *testing.T) {
 			var row types.Row
 			err = dec.Decode(c.Input, &row)
 			k := fmt.Sprintf("[%s] %s %s", key(b.Options), c.Type, c.Input)
-			var problem string
-			switch {
-			case c.Skip:
-				if !errors.Is(err, factory.ErrSkipRecord) {
-					problem = fmt.Sprintf("Flink skips the record, we got %v", err)
-				}
-			case c.Error != "":
-				if err == nil || errors.Is(err, factory.ErrSkipRecord) {
-					problem = fmt.Sprintf("Flink fails (%s), we got %v", c.Error, err)
-				}
-			default:
-				if err != nil {
-					problem = fmt.Sprintf("Flink reads a row, we failed: %v", err)
-					break
-				}
-				for i, ft := range c.Type.Fields {
-					if !formattest.Equal(ft.Type, c.Row.Fields[i], row.Fields[i]) {
-						problem = fmt.Sprintf("field %s: Flink reads %s, we read %s", ft.Name,
-							formattest.Show(ft.Type, c.Row.Fields[i]), formattest.Show(ft.Type, row.Fields[i]))
-					}
-				}
-			}
-			if reason, ok := deviations[k]; ok {
-				seen[k] = true
-				if problem == "" {
-					t.Errorf("line %d: deviation %q no longer differs from Flink; remove it", c.Line, reason)
-				}
-				continue
-			}
-			if problem != "" {
-				t.Errorf("line %d %q: %s", c.Line, k, problem)
-			}
+			deviations.Check(t, seen, c.Line, k, flinkgolden.DecodeProblem(c, row, err))
 		}
 	}
-	for k := range deviations {
-		if !seen[k] {
-			t.Errorf("deviation %q matches no golden case", k)
-		}
-	}
+	deviations.Unseen(t, seen)
 }
 
 func roundTripFields() []types.Field {

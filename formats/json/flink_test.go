@@ -1,15 +1,12 @@
 package json
 
 import (
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
 	"testing"
 
-	"github.com/streamsql/streamsql/factory"
 	"github.com/streamsql/streamsql/formats/internal/flinkgolden"
-	"github.com/streamsql/streamsql/formats/internal/formattest"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -79,7 +76,7 @@ var serializeDeviations = map[string]string{
 // deviations lists where streamsql deliberately decodes differently from
 // Flink, keyed by type, options and input; the test checks each still
 // differs so that the list stays true.
-var deviations = map[string]string{}
+var deviations = flinkgolden.Deviations{}
 
 func init() {
 	// Flink truncates 1.5 to 1 for an INT column (Jackson's asInt); losing
@@ -113,43 +110,8 @@ func TestFlinkDeserializeGolden(t *testing.T) {
 			var row types.Row
 			err = dec.Decode(c.Input, &row)
 			key := fmt.Sprintf("%s %v %s", c.Type, optionArgs(b.Options), c.Input)
-			var problem string
-			switch {
-			case c.Skip:
-				if !errors.Is(err, factory.ErrSkipRecord) {
-					problem = fmt.Sprintf("Flink skips the record, we got %v", err)
-				}
-			case c.Error != "":
-				if err == nil || errors.Is(err, factory.ErrSkipRecord) {
-					problem = fmt.Sprintf("Flink fails (%s), we got %v", c.Error, err)
-				}
-			default:
-				if err != nil {
-					problem = fmt.Sprintf("Flink reads a row, we failed: %v", err)
-					break
-				}
-				for i, ft := range c.Type.Fields {
-					if !formattest.Equal(ft.Type, c.Row.Fields[i], row.Fields[i]) {
-						problem = fmt.Sprintf("field %s: Flink reads %s, we read %s", ft.Name,
-							formattest.Show(ft.Type, c.Row.Fields[i]), formattest.Show(ft.Type, row.Fields[i]))
-					}
-				}
-			}
-			if reason, ok := deviations[key]; ok {
-				seen[key] = true
-				if problem == "" {
-					t.Errorf("line %d: deviation %q no longer differs from Flink; remove it", c.Line, reason)
-				}
-				continue
-			}
-			if problem != "" {
-				t.Errorf("line %d %q: %s", c.Line, key, problem)
-			}
+			deviations.Check(t, seen, c.Line, key, flinkgolden.DecodeProblem(c, row, err))
 		}
 	}
-	for k := range deviations {
-		if !seen[k] {
-			t.Errorf("deviation %q matches no golden case", k)
-		}
-	}
+	deviations.Unseen(t, seen)
 }
