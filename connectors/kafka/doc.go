@@ -118,5 +118,10 @@
 //
 // 'properties.*' options use the Java client's names and are mapped onto
 // franz-go in one place (see SupportedProperties); any other property is a
-// *PropertyError.
+// *PropertyError. Where a property is not set, franz-go's default applies,
+// except for the source's fetch sizes (DefaultPartitionFetchBytes,
+// DefaultFetchMaxBytes), which are smaller than the Java client's because
+// franz-go holds a whole fetch decompressed; the reader takes every
+// buffered record of a fetch at once, so that the client prefetches the
+// next while this one is decoded.
 package kafka

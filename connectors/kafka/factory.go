@@ -34,7 +34,7 @@ var (
 	optTxnTimeout = factory.Long("properties.transaction.timeout.ms").
 			Description("Transaction timeout of the exactly-once sink in milliseconds. Default: the brokers' transaction.max.timeout.ms, read at start (a deviation from Flink's one hour); it must exceed the checkpoint interval plus the checkpoint timeout.")
 	optProperties = factory.Prefix("properties.").
-			Description("Kafka client properties with the Java client's names (properties.linger.ms, properties.isolation.level, ...), mapped onto franz-go; a property without an equivalent is an error.")
+			Description("Kafka client properties with the Java client's names (properties.linger.ms, properties.isolation.level, ...), mapped onto franz-go; a property without an equivalent is an error. Sources fetch at most 256 KiB per partition and 2 MiB per request unless properties.max.partition.fetch.bytes / properties.fetch.max.bytes say otherwise (the Java client's 1 MiB / 50 MiB would hold several times more: franz-go keeps a fetch decompressed).")
 	optValueFormat = factory.FormatOption("value.format").FallbackKeys("format").Required().
 			Description("Format of the record value ('format' is a synonym). Its options are prefixed with the format name: json.* after 'format', value.json.* after 'value.format'.")
 	optUpsertValueFormat = factory.FormatOption("value.format").Required().

@@ -38,6 +38,8 @@ type clientSettings struct {
 	autoOffsetReset    string // "", "earliest", "latest" or "none"
 	transactionTimeout time.Duration
 	maxPollRecords     int
+	fetchMaxBytes      int32 // 0: not set
+	partitionFetchMax  int32 // max.partition.fetch.bytes; 0: not set
 	acksSet            bool
 	acksAll            bool
 	idempotence        *bool // nil: not set
@@ -115,13 +117,15 @@ var properties = map[string]propSpec{
 		n, err := parseInt32(v, 1)
 		return kgo.FetchMinBytes(n), err
 	}},
-	"fetch.max.bytes": {roleConsumer, func(_ *clientSettings, v string) (kgo.Opt, error) {
+	"fetch.max.bytes": {roleConsumer, func(s *clientSettings, v string) (kgo.Opt, error) {
 		n, err := parseInt32(v, 1)
-		return kgo.FetchMaxBytes(n), err
+		s.fetchMaxBytes = n
+		return nil, err
 	}},
-	"max.partition.fetch.bytes": {roleConsumer, func(_ *clientSettings, v string) (kgo.Opt, error) {
+	"max.partition.fetch.bytes": {roleConsumer, func(s *clientSettings, v string) (kgo.Opt, error) {
 		n, err := parseInt32(v, 1)
-		return kgo.FetchMaxPartitionBytes(n), err
+		s.partitionFetchMax = n
+		return nil, err
 	}},
 	"fetch.max.wait.ms": {roleConsumer, func(_ *clientSettings, v string) (kgo.Opt, error) {
 		d, err := parseMillis(v)

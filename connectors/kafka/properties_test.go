@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kgo"
+
 	"github.com/streamsql/streamsql/connector"
 )
 
@@ -157,6 +159,36 @@ func TestTransactionalIDs(t *testing.T) {
 	for _, other := range []string{"orders-1-3-12", "orders-x-1", "orders-3", "orders-03-1", "order-3-12", "orders-3-12-"} {
 		if _, _, ok := parseTransactionalID("orders", other); ok {
 			t.Errorf("%q taken as one of prefix orders' ids", other)
+		}
+	}
+}
+
+func TestFetchSizes(t *testing.T) {
+	for _, tc := range []struct {
+		props           map[string]string
+		part, totalWant int32
+	}{
+		{map[string]string{}, DefaultPartitionFetchBytes, DefaultFetchMaxBytes},
+		{map[string]string{"max.partition.fetch.bytes": "4194304"}, 4 << 20, 4 << 20}, // the total follows
+		{map[string]string{"fetch.max.bytes": "1048576"}, DefaultPartitionFetchBytes, 1 << 20},
+		{map[string]string{"fetch.max.bytes": "52428800", "max.partition.fetch.bytes": "1048576"}, 1 << 20, 50 << 20},
+	} {
+		props := map[string]string{"bootstrap.servers": "127.0.0.1:1"}
+		for k, v := range tc.props {
+			props[k] = v
+		}
+		s, err := parseProperties(props)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cl, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(s.seeds...)}, s.fetchSizes()...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		part, total := cl.OptValue(kgo.FetchMaxPartitionBytes), cl.OptValue(kgo.FetchMaxBytes)
+		cl.Close()
+		if part != tc.part || total != tc.totalWant {
+			t.Errorf("%v: client fetch sizes partition %v total %v, want %d and %d", tc.props, part, total, tc.part, tc.totalWant)
 		}
 	}
 }

@@ -434,3 +434,53 @@ func TestSourceInterruptedReads(t *testing.T) {
 		t.Fatalf("read %d rows %s, want %d in order", len(got), trunc(got), len(want))
 	}
 }
+
+// TestSourceSmallFetchesManyPartitions reads three partitions through
+// fetches of about one record each and polls of three rows, so that Reads
+// take from the pending fetch of one partition, then another, and the
+// client prefetches while rows go out: every record once, in order per
+// partition, never more than max.poll.records rows per Read.
+func TestSourceSmallFetchesManyPartitions(t *testing.T) {
+	t.Parallel()
+	b := kafkatest.Require(t)
+	topic := b.Topic(t, 3)
+	cl := b.Client(t, kgo.DefaultProduceTopic(topic), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	want := map[int32][]string{}
+	var recs []*kgo.Record
+	for p := int32(0); p < 3; p++ {
+		for _, v := range seq(fmt.Sprintf("p%d-", p), 0, 40) {
+			want[p] = append(want[p], v)
+			recs = append(recs, &kgo.Record{Partition: p, Value: []byte(v)})
+		}
+	}
+	if err := cl.ProduceSync(context.Background(), recs...).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	cfg := sourceConfig(b, topic, "max.poll.records", "3", "max.partition.fetch.bytes", "1", "fetch.max.bytes", "200")
+	r := openReader(t, newSource(t, cfg), nil)
+	ctx, cancel := context.WithTimeout(context.Background(), waitLong)
+	defer cancel()
+	got := map[int32][]string{}
+	for {
+		rs, err := r.Read(ctx)
+		if len(rs) > 3 {
+			t.Fatalf("one Read returned %d rows, more than max.poll.records 3", len(rs))
+		}
+		for _, row := range rs {
+			v := row.Fields[0].Str()
+			p, _ := strconv.Atoi(v[1:2])
+			got[int32(p)] = append(got[int32(p)], v)
+		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for p := int32(0); p < 3; p++ {
+		if !slices.Equal(got[p], want[p]) {
+			t.Errorf("partition %d: read %s, want %d values in order", p, trunc(got[p]), len(want[p]))
+		}
+	}
+}
