@@ -12,79 +12,13 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
-// ClientSettings are the franz-go settings a pipe runs with. BENCHMARKS.md
-// lists the values of each set.
-type ClientSettings struct {
-	Linger            time.Duration
-	BatchMaxBytes     int32
-	MaxBuffered       int
-	Compression       string // none, lz4, snappy, zstd, gzip
-	FetchMaxBytes     int32
-	FetchMaxPartBytes int32
-	FetchMaxWait      time.Duration
-}
-
-// defaultSettings are franz-go v1.22.3's defaults (kgo defaultCfg), which
-// streamsql's Kafka connector keeps unless properties.* override them.
-var defaultSettings = ClientSettings{
-	Linger:            10 * time.Millisecond,
-	BatchMaxBytes:     1_000_012,
-	MaxBuffered:       50_000,
-	Compression:       "snappy",
-	FetchMaxBytes:     50 << 20,
-	FetchMaxPartBytes: 1 << 20,
-	FetchMaxWait:      5 * time.Second,
-}
-
-// tunedSettings are the best settings found for the hand-written pipe on
-// this machine class (see BENCHMARKS.md for how they were chosen).
-var tunedSettings = ClientSettings{
-	Linger:            5 * time.Millisecond,
-	BatchMaxBytes:     1_000_000,
-	MaxBuffered:       100_000,
-	Compression:       "none",
-	FetchMaxBytes:     50 << 20,
-	FetchMaxPartBytes: 4 << 20,
-	FetchMaxWait:      100 * time.Millisecond,
-}
-
-func (s ClientSettings) producerOpts() []kgo.Opt {
-	opts := []kgo.Opt{
-		kgo.ProducerLinger(s.Linger),
-		kgo.ProducerBatchMaxBytes(s.BatchMaxBytes),
-		kgo.MaxBufferedRecords(s.MaxBuffered),
-	}
-	switch s.Compression {
-	case "lz4":
-		opts = append(opts, kgo.ProducerBatchCompression(kgo.Lz4Compression()))
-	case "snappy":
-		opts = append(opts, kgo.ProducerBatchCompression(kgo.SnappyCompression()))
-	case "zstd":
-		opts = append(opts, kgo.ProducerBatchCompression(kgo.ZstdCompression()))
-	case "gzip":
-		opts = append(opts, kgo.ProducerBatchCompression(kgo.GzipCompression()))
-	default:
-		opts = append(opts, kgo.ProducerBatchCompression(kgo.NoCompression()))
-	}
-	return opts
-}
-
-func (s ClientSettings) consumerOpts() []kgo.Opt {
-	return []kgo.Opt{
-		kgo.FetchMaxBytes(s.FetchMaxBytes),
-		kgo.FetchMaxPartitionBytes(s.FetchMaxPartBytes),
-		kgo.FetchMaxWait(s.FetchMaxWait),
-	}
-}
-
 // pipeResult is what a pipe reports.
 type pipeResult struct {
-	In         int64 `json:"in"`
-	Out        int64 `json:"out"`
-	BytesIn    int64 `json:"bytes_in"`
-	ElapsedNS  int64 `json:"elapsed_ns"`   // first fetch to last ack
-	FirstOutNS int64 `json:"first_out_ns"` // unix nanos of the first acknowledged output record
-	Commits    int64 `json:"commits"`      // transactions (baseline) or checkpoints (streamsql) completed
+	In        int64 `json:"in"`
+	Out       int64 `json:"out"`
+	BytesIn   int64 `json:"bytes_in"`
+	ElapsedNS int64 `json:"elapsed_ns"` // first fetch to last ack
+	Commits   int64 `json:"commits"`    // transactions (baseline) or checkpoints (streamsql) completed
 	// PeakRSSKB is the child's own peak resident set (VmHWM of
 	// /proc/self/status, read as it ends).
 	PeakRSSKB int64 `json:"peak_rss_kb"`
@@ -139,10 +73,9 @@ func runBaseline(ctx context.Context, bootstrap, src, dst string, expect int64, 
 	}
 
 	var (
-		out      atomic.Int64
-		firstOut atomic.Int64
-		errMu    sync.Mutex
-		prodErr  error
+		out     atomic.Int64
+		errMu   sync.Mutex
+		prodErr error
 	)
 	onAck := func(_ *kgo.Record, err error) {
 		if err != nil {
@@ -153,9 +86,7 @@ func runBaseline(ctx context.Context, bootstrap, src, dst string, expect int64, 
 			errMu.Unlock()
 			return
 		}
-		if out.Add(1) == 1 {
-			firstOut.Store(time.Now().UnixNano())
-		}
+		out.Add(1)
 	}
 	if txn {
 		if err := producer.BeginTransaction(); err != nil {
@@ -228,6 +159,5 @@ func runBaseline(ctx context.Context, bootstrap, src, dst string, expect int64, 
 	}
 	res.Out = out.Load()
 	res.ElapsedNS = int64(time.Since(start))
-	res.FirstOutNS = firstOut.Load()
 	return res, nil
 }

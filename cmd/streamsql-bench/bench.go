@@ -28,15 +28,23 @@ type scenario struct {
 	Name      string
 	Guarantee string // "at-least-once" or "exactly-once"
 	Baseline  string // "default" or "tuned" for the hand-written pipe
-	run       func(ctx context.Context, bootstrap, src, dst string, expect int64, ready func()) (pipeResult, error)
+	// Settings are a baseline's client settings, passed to its child (so
+	// that -tuned and -tune can change them); nil for streamsql.
+	Settings *ClientSettings
+	run      func(ctx context.Context, bootstrap, src, dst string, expect int64, ready func()) (pipeResult, error)
 }
 
 func baselineScenario(name, guarantee, which string, set ClientSettings) scenario {
 	txn := guarantee == "exactly-once"
-	return scenario{Name: name, Guarantee: guarantee, Baseline: which,
+	return scenario{Name: name, Guarantee: guarantee, Baseline: which, Settings: &set,
 		run: func(ctx context.Context, bootstrap, src, dst string, expect int64, ready func()) (pipeResult, error) {
 			return runBaseline(ctx, bootstrap, src, dst, expect, txn, set, ready)
 		}}
+}
+
+// withSettings returns the baseline scenario sc running with set instead.
+func (sc scenario) withSettings(set ClientSettings) scenario {
+	return baselineScenario(sc.Name, sc.Guarantee, sc.Baseline, set)
 }
 
 // scenarios are the pipes the benchmark runs, baselines first.
@@ -76,6 +84,8 @@ type options struct {
 	latencySeconds int
 	jsonOut        string
 	only           string
+	tuned          string // client settings replacing the tuned set ("key=value,...")
+	tune           bool   // run the tuning sweep instead of the benchmark
 }
 
 // Result is one scenario's figures, as written to the JSON file.
@@ -90,9 +100,12 @@ type Result struct {
 	RatioTuned      float64 `json:"ratio_to_tuned"`   // to baseline with the same guarantee, tuned settings
 	PeakRSSMB       float64 `json:"peak_rss_mb"`      // largest of the runs
 	CPUSecPerMillon float64 `json:"cpu_sec_per_million"`
-	StartToFirstMS  float64 `json:"start_to_first_record_ms"` // median
-	LatencyP50MS    float64 `json:"latency_p50_ms"`
-	LatencyP99MS    float64 `json:"latency_p99_ms"`
+	// StartToFirstMS is the median time from starting the child process
+	// to the moment a read_uncommitted consumer in the parent sees the
+	// first output record in the sink topic.
+	StartToFirstMS float64 `json:"start_to_first_record_ms"`
+	LatencyP50MS   float64 `json:"latency_p50_ms"`
+	LatencyP99MS   float64 `json:"latency_p99_ms"`
 	// CheckpointP99MS is the p99 of the checkpoint durations of all runs
 	// (streamsql with checkpoints only).
 	CheckpointP99MS float64 `json:"checkpoint_p99_ms,omitempty"`
@@ -101,6 +114,8 @@ type Result struct {
 	// rate with / rate without).
 	CheckpointCostPct float64 `json:"checkpoint_cost_pct,omitempty"`
 	Runs              int     `json:"runs"`
+	// ClientSettings are a baseline's client settings.
+	ClientSettings string `json:"client_settings,omitempty"`
 }
 
 func benchMain(ctx context.Context, args []string, stdout io.Writer) error {
@@ -114,11 +129,28 @@ func benchMain(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.IntVar(&o.latencySeconds, "latency-seconds", 10, "duration of the latency run")
 	fs.StringVar(&o.jsonOut, "json", "", "write the results as JSON to this file")
 	fs.StringVar(&o.only, "only", "", "comma-separated scenario names to run (default all)")
+	fs.StringVar(&o.tuned, "tuned", "", "client settings for the tuned baselines, key=value,... over the built-in tuned set")
+	fs.BoolVar(&o.tune, "tune", false, "search for the best client settings of the at-least-once baseline instead of benchmarking")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if o.bootstrap == "" {
 		return errors.New("no broker: pass -bootstrap or set STREAMSQL_KAFKA_BOOTSTRAP (scripts/bench.sh starts one)")
+	}
+	if o.tuned != "" {
+		set, err := parseSettings(tunedSettings, o.tuned)
+		if err != nil {
+			return err
+		}
+		for i, sc := range scenarios {
+			if sc.Baseline == "tuned" {
+				scenarios[i] = sc.withSettings(set)
+			}
+		}
+	}
+	if o.tune {
+		_, err := tune(ctx, o, tuneSteps, stdout)
+		return err
 	}
 	results, err := runAll(ctx, o, stdout)
 	if err != nil {
@@ -134,89 +166,133 @@ func benchMain(ctx context.Context, args []string, stdout io.Writer) error {
 	return nil
 }
 
+// benchTopics creates and, when the run ends, deletes the benchmark's
+// topics.
+type benchTopics struct {
+	adm     *kadm.Client
+	stamp   int64
+	n       int
+	created []string
+}
+
+// make creates a topic named for kind with the given partitions.
+func (t *benchTopics) make(ctx context.Context, kind string, partitions int) (string, error) {
+	t.n++
+	name := fmt.Sprintf("bench-%d-%s-%d", t.stamp, kind, t.n)
+	resp, err := t.adm.CreateTopic(ctx, int32(partitions), 1, nil, name)
+	if err == nil {
+		err = resp.Err
+	}
+	if err != nil {
+		return "", fmt.Errorf("creating topic %s: %w", name, err)
+	}
+	t.created = append(t.created, name)
+	return name, nil
+}
+
+func (t *benchTopics) deleteAll() {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if len(t.created) > 0 {
+		_, _ = t.adm.DeleteTopics(ctx, t.created...)
+	}
+}
+
+// loadSource creates the source topic and loads o.records into it; it
+// returns the topic, how many records pass the filter and the bytes of
+// the values.
+func loadSource(ctx context.Context, o options, topics *benchTopics, log io.Writer) (src string, passing, loaded int64, err error) {
+	if src, err = topics.make(ctx, "src", o.partitions); err != nil {
+		return "", 0, 0, err
+	}
+	fmt.Fprintf(log, "loading %d records into %s (%d partitions)\n", o.records, src, o.partitions)
+	passing, loaded, err = load(ctx, o.bootstrap, src, o.records)
+	return src, passing, loaded, err
+}
+
+// throughputRun runs sc once over the whole source topic into a new sink
+// topic and checks the counts.
+func throughputRun(ctx context.Context, o options, topics *benchTopics, sc scenario, src string, passing int64) (measured, error) {
+	dst, err := topics.make(ctx, "dst", o.partitions)
+	if err != nil {
+		return measured{}, err
+	}
+	m, err := runChild(ctx, sc, o.bootstrap, src, dst, 0, nil)
+	if err != nil {
+		return m, err
+	}
+	if m.res.In != o.records || m.res.Out != passing {
+		return m, fmt.Errorf("consumed %d and produced %d records, want %d and %d", m.res.In, m.res.Out, o.records, passing)
+	}
+	return m, nil
+}
+
+// runAll loads the source topic and runs every selected scenario o.runs
+// times, interleaved (run 1 of every scenario, then run 2, ...) so that a
+// change in the load of the shared machine falls on every scenario alike,
+// then the latency run of each.
 func runAll(ctx context.Context, o options, log io.Writer) ([]Result, error) {
 	cl, err := kgo.NewClient(kgo.SeedBrokers(o.bootstrap))
 	if err != nil {
 		return nil, err
 	}
 	defer cl.Close()
-	adm := kadm.NewClient(cl)
-	stamp := time.Now().UnixNano()
-	topic := func(kind string, n int) string { return fmt.Sprintf("bench-%d-%s-%d", stamp, kind, n) }
-	var created []string
-	defer func() {
-		dctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		if len(created) > 0 {
-			_, _ = adm.DeleteTopics(dctx, created...)
-		}
-	}()
-	mk := func(name string, partitions int) error {
-		resp, err := adm.CreateTopic(ctx, int32(partitions), 1, nil, name)
-		if err == nil {
-			err = resp.Err
-		}
-		if err != nil {
-			return fmt.Errorf("creating topic %s: %w", name, err)
-		}
-		created = append(created, name)
-		return nil
-	}
-
-	src := topic("src", 0)
-	if err := mk(src, o.partitions); err != nil {
-		return nil, err
-	}
-	fmt.Fprintf(log, "loading %d records into %s (%d partitions)\n", o.records, src, o.partitions)
-	passing, loaded, err := load(ctx, o.bootstrap, src, o.records)
+	topics := &benchTopics{adm: kadm.NewClient(cl), stamp: time.Now().UnixNano()}
+	defer topics.deleteAll()
+	src, passing, loaded, err := loadSource(ctx, o, topics, log)
 	if err != nil {
 		return nil, err
 	}
 
-	var results []Result
-	n := 0
+	var selected []scenario
 	for _, sc := range scenarios {
-		if o.only != "" && !slices.Contains(strings.Split(o.only, ","), sc.Name) {
-			continue
+		if o.only == "" || slices.Contains(strings.Split(o.only, ","), sc.Name) {
+			selected = append(selected, sc)
 		}
-		res := Result{Scenario: sc.Name, Guarantee: sc.Guarantee, Records: o.records, Runs: o.runs}
-		var rates, mbs, starts, ckpts []float64
-		var cpu float64
-		for run := range o.runs {
-			n++
-			dst := topic("dst", n)
-			if err := mk(dst, o.partitions); err != nil {
-				return nil, err
-			}
-			m, err := runChild(ctx, sc.Name, o.bootstrap, src, dst, 0, nil)
+	}
+	type runs struct {
+		rates, mbs, starts, ckpts []float64
+		cpu, rss                  float64
+		out                       int64
+	}
+	acc := make([]runs, len(selected))
+	for run := range o.runs {
+		for i, sc := range selected {
+			m, err := throughputRun(ctx, o, topics, sc, src, passing)
 			if err != nil {
 				return nil, fmt.Errorf("%s run %d: %w", sc.Name, run+1, err)
 			}
-			if m.res.In != o.records || m.res.Out != passing {
-				return nil, fmt.Errorf("%s run %d: consumed %d and produced %d records, want %d and %d",
-					sc.Name, run+1, m.res.In, m.res.Out, o.records, passing)
-			}
+			a := &acc[i]
 			secs := float64(m.res.ElapsedNS) / 1e9
-			rates = append(rates, float64(m.res.In)/secs)
+			a.rates = append(a.rates, float64(m.res.In)/secs)
 			// Every pipe reads the same values: MB/s counts the source's
 			// JSON values (keys and protocol overhead left out).
-			mbs = append(mbs, float64(loaded)/secs/1e6)
+			a.mbs = append(a.mbs, float64(loaded)/secs/1e6)
 			if m.res.CheckpointP99NS > 0 {
-				ckpts = append(ckpts, float64(m.res.CheckpointP99NS)/1e6)
+				a.ckpts = append(a.ckpts, float64(m.res.CheckpointP99NS)/1e6)
 			}
-			starts = append(starts, float64(m.res.FirstOutNS-m.started.UnixNano())/1e6)
-			cpu += m.cpu.Seconds()
-			res.PeakRSSMB = max(res.PeakRSSMB, m.maxRSSMB)
-			res.RecordsOut = m.res.Out
-			fmt.Fprintf(log, "%-24s run %d: %.0f records/s, %.1f MB/s, peak RSS %.0f MB (ru_maxrss %.0f MB)\n", sc.Name, run+1, rates[run], mbs[run], m.maxRSSMB, m.parentRSSMB)
+			a.starts = append(a.starts, float64(m.firstOut.Sub(m.started))/1e6)
+			a.cpu += m.cpu.Seconds()
+			a.rss = max(a.rss, m.maxRSSMB)
+			a.out = m.res.Out
+			fmt.Fprintf(log, "%-24s run %d: %.0f records/s, %.1f MB/s, peak RSS %.0f MB (ru_maxrss %.0f MB), start→first %.0f ms\n",
+				sc.Name, run+1, a.rates[run], a.mbs[run], m.maxRSSMB, m.parentRSSMB, a.starts[run])
 		}
-		res.RecordsPerSec, res.MBPerSec, res.StartToFirstMS = median(rates), median(mbs), median(starts)
-		if len(ckpts) > 0 {
-			res.CheckpointP99MS = slices.Max(ckpts)
+	}
+	var results []Result
+	for i, sc := range selected {
+		a := acc[i]
+		res := Result{Scenario: sc.Name, Guarantee: sc.Guarantee, Records: o.records, Runs: o.runs, RecordsOut: a.out, PeakRSSMB: a.rss,
+			RecordsPerSec: median(a.rates), MBPerSec: median(a.mbs), StartToFirstMS: median(a.starts),
+			CPUSecPerMillon: a.cpu / float64(o.runs) / (float64(o.records) / 1e6)}
+		if sc.Settings != nil {
+			res.ClientSettings = sc.Settings.String()
 		}
-		res.CPUSecPerMillon = cpu / float64(o.runs) / (float64(o.records) / 1e6)
+		if len(a.ckpts) > 0 {
+			res.CheckpointP99MS = slices.Max(a.ckpts)
+		}
 		if o.latencyRate > 0 {
-			p50, p99, err := latencyRun(ctx, o, sc, mk, topic)
+			p50, p99, err := latencyRun(ctx, o, sc, topics)
 			if err != nil {
 				return nil, fmt.Errorf("%s latency run: %w", sc.Name, err)
 			}
@@ -256,6 +332,7 @@ func fillRatios(results []Result) {
 type measured struct {
 	res      pipeResult
 	started  time.Time
+	firstOut time.Time // when the parent first saw an output record (throughput runs)
 	cpu      time.Duration
 	maxRSSMB float64
 	// parentRSSMB is ru_maxrss as wait4 reports it, for comparison only.
@@ -263,16 +340,29 @@ type measured struct {
 }
 
 // runChild runs one pipe in a child process (this binary, in pipe mode).
-// ready, when not nil, is closed once the pipe has connected.
-func runChild(ctx context.Context, name, bootstrap, src, dst string, expect int64, ready chan<- struct{}) (measured, error) {
+// ready, when not nil, is closed once the pipe has connected; when nil (a
+// throughput run), a read_uncommitted consumer in this process watches dst
+// for the first output record.
+func runChild(ctx context.Context, sc scenario, bootstrap, src, dst string, expect int64, ready chan<- struct{}) (measured, error) {
 	var m measured
 	exe, err := os.Executable()
 	if err != nil {
 		return m, err
 	}
-	cmd := exec.CommandContext(ctx, exe, "-scenario", name, "-bootstrap", bootstrap, "-src", src, "-dst", dst,
-		"-expect", fmt.Sprint(expect))
+	args := []string{"-scenario", sc.Name, "-bootstrap", bootstrap, "-src", src, "-dst", dst, "-expect", fmt.Sprint(expect)}
+	if sc.Settings != nil {
+		args = append(args, "-settings", sc.Settings.String())
+	}
+	cmd := exec.CommandContext(ctx, exe, args...)
 	cmd.Env = append(os.Environ(), envPipe+"=1")
+	var first <-chan time.Time
+	if ready == nil {
+		wctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		if first, err = watchFirst(wctx, bootstrap, dst); err != nil {
+			return m, err
+		}
+	}
 	var errb bytes.Buffer
 	cmd.Stderr = &errb
 	stdout, err := cmd.StdoutPipe()
@@ -284,23 +374,30 @@ func runChild(ctx context.Context, name, bootstrap, src, dst string, expect int6
 		return m, err
 	}
 	// The child writes "ready" on a line of its own, then its result.
-	sc := bufio.NewScanner(stdout)
+	lines := bufio.NewScanner(stdout)
 	var result []byte
-	for sc.Scan() {
-		if sc.Text() == readyLine {
+	for lines.Scan() {
+		if lines.Text() == readyLine {
 			if ready != nil {
 				close(ready)
 				ready = nil
 			}
 			continue
 		}
-		result = append(result, sc.Bytes()...)
+		result = append(result, lines.Bytes()...)
 	}
 	if err := cmd.Wait(); err != nil {
 		return m, fmt.Errorf("%w: %s", err, strings.TrimSpace(errb.String()))
 	}
 	if err := json.Unmarshal(result, &m.res); err != nil {
 		return m, fmt.Errorf("reading the pipe's result %q: %w", result, err)
+	}
+	if first != nil {
+		select {
+		case m.firstOut = <-first:
+		case <-time.After(10 * time.Second):
+			return m, fmt.Errorf("the consumer watching %s saw no output record", dst)
+		}
 	}
 	m.maxRSSMB = float64(m.res.PeakRSSKB) / 1024
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
@@ -310,15 +407,42 @@ func runChild(ctx context.Context, name, bootstrap, src, dst string, expect int6
 	return m, nil
 }
 
+// watchFirst starts a read_uncommitted consumer of every partition of topic
+// from its start and returns a channel that receives the time it first
+// sees a record. The consumer ends then, or when ctx ends.
+func watchFirst(ctx context.Context, bootstrap, topic string) (<-chan time.Time, error) {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(bootstrap), kgo.ConsumeTopics(topic),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchIsolationLevel(kgo.ReadUncommitted()))
+	if err != nil {
+		return nil, err
+	}
+	if err := cl.Ping(ctx); err != nil {
+		cl.Close()
+		return nil, err
+	}
+	first := make(chan time.Time, 1)
+	go func() {
+		defer cl.Close()
+		for ctx.Err() == nil {
+			if fs := cl.PollRecords(ctx, 1); fs.NumRecords() > 0 {
+				first <- time.Now()
+				return
+			}
+		}
+	}()
+	return first, nil
+}
+
 // latencyRun offers load at a fixed rate to a running pipe and measures, for
 // each output record, the time from its production to the moment a consumer
 // with the matching isolation level sees it.
-func latencyRun(ctx context.Context, o options, sc scenario, mk func(string, int) error, topic func(string, int) string) (p50, p99 float64, err error) {
-	src, dst := topic("lsrc-"+sc.Name, 0), topic("ldst-"+sc.Name, 0)
-	if err := mk(src, o.partitions); err != nil {
+func latencyRun(ctx context.Context, o options, sc scenario, topics *benchTopics) (p50, p99 float64, err error) {
+	src, err := topics.make(ctx, "lsrc-"+sc.Name, o.partitions)
+	if err != nil {
 		return 0, 0, err
 	}
-	if err := mk(dst, o.partitions); err != nil {
+	dst, err := topics.make(ctx, "ldst-"+sc.Name, o.partitions)
+	if err != nil {
 		return 0, 0, err
 	}
 	total := int64(o.latencyRate * o.latencySeconds)
@@ -327,7 +451,7 @@ func latencyRun(ctx context.Context, o options, sc scenario, mk func(string, int
 	childErr := make(chan error, 1)
 	ready := make(chan struct{})
 	go func() {
-		_, err := runChild(ctx, sc.Name, o.bootstrap, src, dst, total, ready)
+		_, err := runChild(ctx, sc, o.bootstrap, src, dst, total, ready)
 		childErr <- err
 	}()
 	select {

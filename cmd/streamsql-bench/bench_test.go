@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/streamsql/streamsql/internal/kafkatest"
 )
@@ -55,11 +56,48 @@ func TestBenchSmoke(t *testing.T) {
 		if r.RecordsOut != passing {
 			t.Errorf("%s produced %d records, want %d", r.Scenario, r.RecordsOut, passing)
 		}
-		if r.RecordsPerSec <= 0 || r.PeakRSSMB <= 0 || r.CPUSecPerMillon <= 0 || r.LatencyP99MS <= 0 || r.RatioDefault <= 0 || r.RatioTuned <= 0 {
+		if r.RecordsPerSec <= 0 || r.PeakRSSMB <= 0 || r.CPUSecPerMillon <= 0 || r.LatencyP99MS <= 0 || r.RatioDefault <= 0 || r.RatioTuned <= 0 ||
+			r.StartToFirstMS <= 0 {
 			t.Errorf("%s: a figure was not measured: %+v", r.Scenario, r)
 		}
 		if strings.HasSuffix(r.Scenario, "-ckpt1s") && r.CheckpointP99MS <= 0 {
 			t.Errorf("%s: no checkpoint duration measured: %+v", r.Scenario, r)
+		}
+	}
+}
+
+// TestTuneSmoke runs a one-step tuning sweep on the real broker: both
+// candidates are measured (their runs check the counts) and one of them is
+// returned.
+func TestTuneSmoke(t *testing.T) {
+	b := kafkatest.Require(t)
+	o := options{bootstrap: b.Addr, records: 2000, partitions: 2, runs: 1}
+	var log strings.Builder
+	steps := []tuneStep{{"linger", []string{"linger=0s", "linger=10ms"}}}
+	best, err := tune(context.Background(), o, steps, &log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if best.Linger != 0 && best.Linger != 10*time.Millisecond {
+		t.Fatalf("tune returned %s, not one of the candidates", best)
+	}
+	if strings.Count(log.String(), "records/s") != 3 { // two candidates and the final line
+		t.Fatalf("tune output:\n%s", log.String())
+	}
+}
+
+// TestSettingsRoundTrip checks that parseSettings reads what String writes
+// and names what it rejects.
+func TestSettingsRoundTrip(t *testing.T) {
+	for _, set := range []ClientSettings{defaultSettings, tunedSettings} {
+		got, err := parseSettings(ClientSettings{}, set.String())
+		if err != nil || got != set {
+			t.Errorf("parseSettings(%q) = %+v, %v; want %+v", set.String(), got, err, set)
+		}
+	}
+	for _, bad := range []string{"linger", "linger=soon", "compression=brotli", "buffered=-1", "colour=blue"} {
+		if _, err := parseSettings(defaultSettings, bad); err == nil || !strings.Contains(err.Error(), bad) {
+			t.Errorf("parseSettings(%q) = %v, want an error naming it", bad, err)
 		}
 	}
 }

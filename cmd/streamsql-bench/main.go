@@ -63,12 +63,23 @@ func pipeMain(ctx context.Context, args []string, stdout io.Writer) error {
 	src := fs.String("src", "", "source topic")
 	dst := fs.String("dst", "", "sink topic")
 	expect := fs.Int64("expect", 0, "records to consume (0: up to the end offsets at start)")
+	settings := fs.String("settings", "", "a baseline's client settings (key=value,...)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	sc, ok := scenarioByName(*name)
 	if !ok {
 		return fmt.Errorf("unknown scenario %q", *name)
+	}
+	if *settings != "" {
+		if sc.Settings == nil {
+			return fmt.Errorf("scenario %s takes no client settings", sc.Name)
+		}
+		set, err := parseSettings(defaultSettings, *settings)
+		if err != nil {
+			return err
+		}
+		sc = sc.withSettings(set)
 	}
 	res, err := sc.run(ctx, *bootstrap, *src, *dst, *expect, func() { fmt.Fprintln(stdout, readyLine) })
 	if err != nil {
