@@ -106,6 +106,8 @@ func (w countWriter) Write(_ context.Context, rows []types.Row) error {
 	return nil
 }
 
-func (w countWriter) PreCommit(context.Context, int64) ([]connector.Committable, error) { return nil, nil }
+func (w countWriter) PreCommit(context.Context, int64) ([]connector.Committable, error) {
+	return nil, nil
+}
 
 func (w countWriter) Close() error { return nil }
