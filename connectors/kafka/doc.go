@@ -79,9 +79,10 @@
 // is bounded: when every slot waits for a durable acknowledgement, Write
 // waits for one (at most half the transaction timeout) and then fails with
 // ErrSlotsExhausted. The runtime's
-// execution.checkpointing.max-uncommitted-checkpoints keeps commits from
-// lagging that far; ExactlyOnceWriter.CheckpointReady and
-// OldestUncommitted report the same state for a driver that wants it.
+// execution.checkpointing.max-uncommitted-checkpoints (default 3, below the
+// default pool of 8 ids per task) keeps commits from lagging that far; it
+// does not call ExactlyOnceWriter.CheckpointReady and OldestUncommitted,
+// which report the same state for another driver that wants it.
 //
 // # Runtime integration
 //

@@ -18,9 +18,12 @@ import (
 
 // ErrSlotsExhausted is returned by ExactlyOnceWriter.Write when it needs a
 // transactional id for a new transaction and every id of the task's pool
-// holds a transaction whose commit is not yet acknowledged. The runtime
-// avoids it by not triggering a checkpoint while CheckpointReady reports
-// false.
+// holds a transaction whose commit is not yet acknowledged. Under the
+// runtime it does not happen with the defaults: the runtime stops
+// triggering checkpoints while execution.checkpointing.max-uncommitted-checkpoints
+// (default 3) checkpoints wait for their commits, fewer than the
+// DefaultMaxTransactionSlots ids a task may use. Other drivers can consult
+// CheckpointReady before triggering a checkpoint.
 var ErrSlotsExhausted = errors.New("kafka sink: every transactional id of the task holds a transaction whose commit is not acknowledged")
 
 type slotState uint8
@@ -288,9 +291,11 @@ func (w *ExactlyOnceWriter) sweep() {
 // CheckpointReady reports whether a checkpoint may be triggered: after
 // this writer pre-commits, its next transaction will find a transactional
 // id (free now, creatable, or committed and made durable by that
-// checkpoint). When it is false the runtime should hold checkpoints back
-// (the job keeps running) and warn with the reason. It is safe to call
-// from any goroutine.
+// checkpoint). When it is false a driver should hold checkpoints back (the
+// job keeps running) and warn with the reason. streamsql's runtime does not
+// call it: its own bound on uncommitted checkpoints keeps the pool from
+// running out (see ErrSlotsExhausted). It is safe to call from any
+// goroutine.
 func (w *ExactlyOnceWriter) CheckpointReady() (bool, string) {
 	v := w.view.Load()
 	if v == nil || len(v.slots) < w.sink.cfg.MaxTransactionSlots {
@@ -308,9 +313,11 @@ func (w *ExactlyOnceWriter) CheckpointReady() (bool, string) {
 // OldestUncommitted returns when the oldest transaction of this writer that
 // is not known to be committed (open, or pre-committed and not yet
 // committed) began; zero when there is none. The broker aborts a
-// transaction TransactionTimeout after it began, so the runtime fails over
-// to the last completed checkpoint well before that age (DESIGN.md,
-// "Failed checkpoints"). It is safe to call from any goroutine.
+// transaction TransactionTimeout after it began, so a driver should fail
+// over to the last completed checkpoint well before that age (DESIGN.md,
+// "Failed checkpoints"). streamsql's runtime tracks the same age itself,
+// per checkpoint, through connector.TransactionTimeouter. It is safe to
+// call from any goroutine.
 func (w *ExactlyOnceWriter) OldestUncommitted() time.Time {
 	var oldest time.Time
 	v := w.view.Load()

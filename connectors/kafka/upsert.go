@@ -142,7 +142,7 @@ func (u *UpsertBuffer) Close() error {
 }
 
 // Unwrap returns the underlying writer (for example an ExactlyOnceWriter,
-// whose CheckpointReady the runtime consults).
+// for a driver that consults its CheckpointReady).
 func (u *UpsertBuffer) Unwrap() connector.Writer { return u.w }
 
 // Bytes returns the bytes the underlying writer wrote, when it counts them
