@@ -358,8 +358,8 @@ var options = []option{
 		get: func(c *Config) any { return c.Restart.Strategy },
 		desc: "What happens after a failure: none (or disable, off) fails the job; fixed-delay, failure-rate and " +
 			"exponential-delay (also written without the hyphen) restart it from the latest completed checkpoint, " +
-			"within the process, as their options below say. Unset: exponential-delay when " +
-			"execution.checkpointing.interval is set, none otherwise (Flink 1.19+). A lost commit, a corrupt " +
+			"within the process, as their own settings say. Unset: exponential-delay when " +
+			"execution.checkpointing.interval is set, none otherwise, as in Flink 1.19 and later. A lost commit, a corrupt " +
 			"checkpoint, an invalid job or a graceful stop that timed out fail the job whatever the strategy."},
 	{key: "restart-strategy.fixed-delay.attempts", kind: kInt,
 		set:  func(c *Config, _ time.Duration, i int, _ float64, _ string) { c.Restart.FixedDelayAttempts = i },
