@@ -172,22 +172,38 @@ type Config struct {
 	Ignored []string
 }
 
-// IgnoredKeys returns the Flink checkpointing options that job files written for
-// Flink may set and that have no effect here: storage choices (always
-// files), incremental and unaligned checkpoints (checkpoints are always
-// aligned and complete, which is correct, only slower under
-// backpressure), and scheduling refinements. ParseConfig accepts them and
-// lists them in Config.Ignored.
+// IgnoredKeys returns the Flink checkpointing options that job files
+// written for Flink may set and that have no effect here (IgnoredSettings
+// says why for each), deprecated names included. ParseConfig accepts them
+// and lists them in Config.Ignored.
 func IgnoredKeys() []string { return slices.Clone(ignoredKeys) }
 
-var ignoredKeys = []string{
-	"execution.checkpointing.storage", "state.checkpoint-storage",
-	"execution.checkpointing.savepoint-dir", "state.savepoints.dir",
-	"execution.checkpointing.incremental", "state.backend.incremental",
-	"execution.checkpointing.unaligned.enabled", "execution.checkpointing.unaligned",
-	"execution.checkpointing.aligned-checkpoint-timeout", "execution.checkpointing.interval-during-backlog",
-	"execution.checkpointing.checkpoints-after-tasks-finish",
+// ignored declares the accepted Flink options that have no effect.
+var ignored = []IgnoredSetting{
+	{Key: "execution.checkpointing.storage", Deprecated: []string{"state.checkpoint-storage"},
+		Reason: "Checkpoints are always files in execution.checkpointing.dir, or in memory without it."},
+	{Key: "execution.checkpointing.savepoint-dir", Deprecated: []string{"state.savepoints.dir"},
+		Reason: "streamsql has no savepoints: a gracefully stopped job resumes from its retained checkpoint."},
+	{Key: "execution.checkpointing.incremental", Deprecated: []string{"state.backend.incremental"},
+		Reason: "A checkpoint holds only source positions and pending commits, so it is always written whole."},
+	{Key: "execution.checkpointing.unaligned.enabled", Deprecated: []string{"execution.checkpointing.unaligned"},
+		Reason: "Checkpoints are always aligned under EXACTLY_ONCE, which is correct, only slower under backpressure."},
+	{Key: "execution.checkpointing.aligned-checkpoint-timeout",
+		Reason: "It switches to unaligned checkpoints, which streamsql does not have."},
+	{Key: "execution.checkpointing.interval-during-backlog",
+		Reason: "streamsql does not detect backlog: execution.checkpointing.interval applies throughout."},
+	{Key: "execution.checkpointing.checkpoints-after-tasks-finish",
+		Reason: "Finished sources always keep taking part in checkpoints (Flink's default, true), so the others' checkpoints go on."},
 }
+
+var ignoredKeys = func() []string {
+	var ks []string
+	for _, s := range ignored {
+		ks = append(ks, s.Key)
+		ks = append(ks, s.Deprecated...)
+	}
+	return ks
+}()
 
 // DefaultConfig returns Flink's defaults: checkpointing off.
 func DefaultConfig() Config {
@@ -253,46 +269,145 @@ const (
 	kString
 )
 
+// option declares one setting ParseConfig reads. Its default is not
+// declared here: Settings renders get(DefaultConfig()).
 type option struct {
 	key        string
 	deprecated []string
 	kind       optKind
 	enum       []string // accepted values (case-insensitive) for kEnum
 	set        func(c *Config, d time.Duration, i int, f float64, s string)
+	// get returns the field set writes: a time.Duration, int, float64,
+	// string, or (kEnum) a fmt.Stringer that renders one of enum.
+	get func(c *Config) any
+	// none: the zero value of the field means "not set" and renders as
+	// (none), as on Flink's configuration page.
+	none bool
+	// desc is the documentation of the setting: what it does here and
+	// where streamsql differs from Flink.
+	desc string
 }
 
 var options = []option{
-	{key: "execution.checkpointing.interval", kind: kDuration, set: func(c *Config, d time.Duration, _ int, _ float64, _ string) { c.Checkpoint.Interval = d }},
-	{key: "execution.checkpointing.mode", kind: kEnum, enum: []string{"EXACTLY_ONCE", "AT_LEAST_ONCE"}, set: func(c *Config, _ time.Duration, i int, _ float64, _ string) {
-		c.Checkpoint.Mode = Mode(i)
-	}},
-	{key: "execution.checkpointing.timeout", kind: kDuration, set: func(c *Config, d time.Duration, _ int, _ float64, _ string) { c.Checkpoint.Timeout = d }},
-	{key: "execution.checkpointing.min-pause", kind: kDuration, set: func(c *Config, d time.Duration, _ int, _ float64, _ string) { c.Checkpoint.MinPause = d }},
-	{key: "execution.checkpointing.max-concurrent-checkpoints", kind: kInt, set: func(c *Config, _ time.Duration, i int, _ float64, _ string) { c.Checkpoint.MaxConcurrent = i }},
-	{key: "execution.checkpointing.tolerable-failed-checkpoints", kind: kInt, set: func(c *Config, _ time.Duration, i int, _ float64, _ string) { c.Checkpoint.TolerableFailed = i }},
-	{key: "execution.checkpointing.num-retained", deprecated: []string{"state.checkpoints.num-retained"}, kind: kInt, set: func(c *Config, _ time.Duration, i int, _ float64, _ string) { c.Checkpoint.NumRetained = i }},
-	{key: "execution.checkpointing.externalized-checkpoint-retention", kind: kEnum, enum: retentionNames, set: func(c *Config, _ time.Duration, i int, _ float64, _ string) {
-		c.Checkpoint.Retention = Retention(i)
-	}},
-	{key: "execution.checkpointing.dir", deprecated: []string{"state.checkpoints.dir", "state.backend.fs.checkpointdir"}, kind: kString, set: func(c *Config, _ time.Duration, _ int, _ float64, s string) { c.Checkpoint.Dir = s }},
-	{key: "execution.checkpointing.max-uncommitted-checkpoints", kind: kInt, set: func(c *Config, _ time.Duration, i int, _ float64, _ string) { c.Checkpoint.MaxUncommitted = i }},
-	{key: "restart-strategy.type", deprecated: []string{"restart-strategy"}, kind: kEnum,
+	{key: "execution.checkpointing.interval", kind: kDuration, none: true,
+		set: func(c *Config, d time.Duration, _ int, _ float64, _ string) { c.Checkpoint.Interval = d },
+		get: func(c *Config) any { return c.Checkpoint.Interval },
+		desc: "Interval between periodic checkpoints; at least 10 ms. Unset or 0: no periodic checkpoints; " +
+			"unlike Flink, one final checkpoint is still taken when the job stops or finishes, so that two-phase " +
+			"(exactly-once) sinks commit then and only then. Setting it also makes exponential-delay the default " +
+			"restart strategy."},
+	{key: "execution.checkpointing.mode", kind: kEnum, enum: []string{"EXACTLY_ONCE", "AT_LEAST_ONCE"},
+		set: func(c *Config, _ time.Duration, i int, _ float64, _ string) { c.Checkpoint.Mode = Mode(i) },
+		get: func(c *Config) any { return c.Checkpoint.Mode },
+		desc: "EXACTLY_ONCE aligns barriers at sink tasks with several inputs, so that a checkpoint holds exactly " +
+			"the rows before it; AT_LEAST_ONCE does not align (less blocking when inputs are skewed), and rows " +
+			"after a barrier may be written again after a failure. The mode governs the job's own checkpoints " +
+			"only: a Kafka sink's output guarantee is its 'sink.delivery-guarantee'."},
+	{key: "execution.checkpointing.timeout", kind: kDuration,
+		set: func(c *Config, d time.Duration, _ int, _ float64, _ string) { c.Checkpoint.Timeout = d },
+		get: func(c *Config) any { return c.Checkpoint.Timeout },
+		desc: "A checkpoint not complete within this time fails (at least 10 ms). The job keeps running as " +
+			"execution.checkpointing.tolerable-failed-checkpoints allows, and the failed checkpoint's " +
+			"pre-committed work is committed with the next one. A Kafka exactly-once sink's transaction " +
+			"timeout must exceed the interval plus this timeout."},
+	{key: "execution.checkpointing.min-pause", kind: kDuration,
+		set:  func(c *Config, d time.Duration, _ int, _ float64, _ string) { c.Checkpoint.MinPause = d },
+		get:  func(c *Config) any { return c.Checkpoint.MinPause },
+		desc: "The least time between the end (completion or failure) of one checkpoint and the trigger of the next."},
+	{key: "execution.checkpointing.max-concurrent-checkpoints", kind: kInt,
+		set:  func(c *Config, _ time.Duration, i int, _ float64, _ string) { c.Checkpoint.MaxConcurrent = i },
+		get:  func(c *Config) any { return c.Checkpoint.MaxConcurrent },
+		desc: "The number of checkpoints that may be in flight at once; at least 1."},
+	{key: "execution.checkpointing.tolerable-failed-checkpoints", kind: kInt,
+		set: func(c *Config, _ time.Duration, i int, _ float64, _ string) { c.Checkpoint.TolerableFailed = i },
+		get: func(c *Config) any { return c.Checkpoint.TolerableFailed },
+		desc: "The number of consecutive failed checkpoints (timed out, or not written to storage) tolerated; " +
+			"one more fails the run, and the restart strategy decides what follows. A failure of the final " +
+			"checkpoint taken at a stop is never tolerated."},
+	{key: "execution.checkpointing.num-retained", deprecated: []string{"state.checkpoints.num-retained"}, kind: kInt,
+		set:  func(c *Config, _ time.Duration, i int, _ float64, _ string) { c.Checkpoint.NumRetained = i },
+		get:  func(c *Config) any { return c.Checkpoint.NumRetained },
+		desc: "The number of completed checkpoints kept; older ones are deleted. At least 1."},
+	{key: "execution.checkpointing.externalized-checkpoint-retention", kind: kEnum, enum: retentionNames,
+		set: func(c *Config, _ time.Duration, i int, _ float64, _ string) { c.Checkpoint.Retention = Retention(i) },
+		get: func(c *Config) any { return c.Checkpoint.Retention },
+		desc: "What becomes of the checkpoints when the job ends. NO_EXTERNALIZED_CHECKPOINTS keeps them after a " +
+			"graceful stop, so that the next run resumes from them (a deviation: Flink deletes them and resumes " +
+			"from savepoints, which streamsql does not have), and deletes them when a bounded job finishes; " +
+			"DELETE_ON_CANCELLATION deletes them after a graceful stop too; RETAIN_ON_CANCELLATION always keeps " +
+			"them. The checkpoints of a failed job are always kept."},
+	{key: "execution.checkpointing.dir", deprecated: []string{"state.checkpoints.dir", "state.backend.fs.checkpointdir"}, kind: kString, none: true,
+		set: func(c *Config, _ time.Duration, _ int, _ float64, s string) { c.Checkpoint.Dir = s },
+		get: func(c *Config) any { return c.Checkpoint.Dir },
+		desc: "Where checkpoints are written: a local path or a file:// URI (no other scheme); each job uses the " +
+			"folder named after pipeline.name inside it. Unset: checkpoints are kept in memory and survive " +
+			"restarts within the process only; a new process starts the sources afresh and cannot commit the " +
+			"previous one's pending transactions. Exactly-once output across process restarts needs it."},
+	{key: "execution.checkpointing.max-uncommitted-checkpoints", kind: kInt,
+		set: func(c *Config, _ time.Duration, i int, _ float64, _ string) { c.Checkpoint.MaxUncommitted = i },
+		get: func(c *Config) any { return c.Checkpoint.MaxUncommitted },
+		desc: "streamsql's own setting, not Flink's: the number of completed checkpoints whose sink commits may " +
+			"be pending at once; at least 1. When it is reached, no checkpoint is triggered (with a warning " +
+			"naming the lagging sink) until the commits catch up; the job keeps running."},
+	{key: "restart-strategy.type", deprecated: []string{"restart-strategy"}, kind: kEnum, none: true,
 		enum: []string{"none", "disable", "off", "fixed-delay", "fixeddelay", "failure-rate", "failurerate", "exponential-delay", "exponentialdelay"},
 		set: func(c *Config, _ time.Duration, i int, _ float64, _ string) {
 			c.Restart.Strategy = []RestartStrategy{RestartNone, RestartNone, RestartNone, RestartFixedDelay, RestartFixedDelay,
 				RestartFailureRate, RestartFailureRate, RestartExponentialDelay, RestartExponentialDelay}[i]
-		}},
-	{key: "restart-strategy.fixed-delay.attempts", kind: kInt, set: func(c *Config, _ time.Duration, i int, _ float64, _ string) { c.Restart.FixedDelayAttempts = i }},
-	{key: "restart-strategy.fixed-delay.delay", kind: kDuration, set: func(c *Config, d time.Duration, _ int, _ float64, _ string) { c.Restart.FixedDelay = d }},
-	{key: "restart-strategy.failure-rate.max-failures-per-interval", kind: kInt, set: func(c *Config, _ time.Duration, i int, _ float64, _ string) { c.Restart.FailureRateMaxFailures = i }},
-	{key: "restart-strategy.failure-rate.failure-rate-interval", kind: kDuration, set: func(c *Config, d time.Duration, _ int, _ float64, _ string) { c.Restart.FailureRateInterval = d }},
-	{key: "restart-strategy.failure-rate.delay", kind: kDuration, set: func(c *Config, d time.Duration, _ int, _ float64, _ string) { c.Restart.FailureRateDelay = d }},
-	{key: "restart-strategy.exponential-delay.initial-backoff", kind: kDuration, set: func(c *Config, d time.Duration, _ int, _ float64, _ string) { c.Restart.InitialBackoff = d }},
-	{key: "restart-strategy.exponential-delay.max-backoff", kind: kDuration, set: func(c *Config, d time.Duration, _ int, _ float64, _ string) { c.Restart.MaxBackoff = d }},
-	{key: "restart-strategy.exponential-delay.backoff-multiplier", kind: kFloat, set: func(c *Config, _ time.Duration, _ int, f float64, _ string) { c.Restart.BackoffMultiplier = f }},
-	{key: "restart-strategy.exponential-delay.reset-backoff-threshold", kind: kDuration, set: func(c *Config, d time.Duration, _ int, _ float64, _ string) { c.Restart.ResetBackoffThreshold = d }},
-	{key: "restart-strategy.exponential-delay.jitter-factor", kind: kFloat, set: func(c *Config, _ time.Duration, _ int, f float64, _ string) { c.Restart.JitterFactor = f }},
-	{key: "restart-strategy.exponential-delay.attempts-before-reset-backoff", kind: kInt, set: func(c *Config, _ time.Duration, i int, _ float64, _ string) { c.Restart.AttemptsBeforeReset = i }},
+		},
+		get: func(c *Config) any { return c.Restart.Strategy },
+		desc: "What happens after a failure: none (or disable, off) fails the job; fixed-delay, failure-rate and " +
+			"exponential-delay (also written without the hyphen) restart it from the latest completed checkpoint, " +
+			"within the process, as their own settings say. Unset: exponential-delay when " +
+			"execution.checkpointing.interval is set, none otherwise, as in Flink 1.19 and later. A lost commit, a corrupt " +
+			"checkpoint, an invalid job or a graceful stop that timed out fail the job whatever the strategy."},
+	{key: "restart-strategy.fixed-delay.attempts", kind: kInt,
+		set:  func(c *Config, _ time.Duration, i int, _ float64, _ string) { c.Restart.FixedDelayAttempts = i },
+		get:  func(c *Config) any { return c.Restart.FixedDelayAttempts },
+		desc: "fixed-delay: the number of restarts over the job's life before a failure fails the job; 0 never restarts."},
+	{key: "restart-strategy.fixed-delay.delay", kind: kDuration,
+		set:  func(c *Config, d time.Duration, _ int, _ float64, _ string) { c.Restart.FixedDelay = d },
+		get:  func(c *Config) any { return c.Restart.FixedDelay },
+		desc: "fixed-delay: the wait before each restart."},
+	{key: "restart-strategy.failure-rate.max-failures-per-interval", kind: kInt,
+		set: func(c *Config, _ time.Duration, i int, _ float64, _ string) { c.Restart.FailureRateMaxFailures = i },
+		get: func(c *Config) any { return c.Restart.FailureRateMaxFailures },
+		desc: "failure-rate: the job fails when this many failures, the latest included, fall within " +
+			"failure-rate-interval (as in Flink, so the default of 1 never restarts); at least 1."},
+	{key: "restart-strategy.failure-rate.failure-rate-interval", kind: kDuration,
+		set:  func(c *Config, d time.Duration, _ int, _ float64, _ string) { c.Restart.FailureRateInterval = d },
+		get:  func(c *Config) any { return c.Restart.FailureRateInterval },
+		desc: "failure-rate: the sliding window in which failures are counted."},
+	{key: "restart-strategy.failure-rate.delay", kind: kDuration,
+		set:  func(c *Config, d time.Duration, _ int, _ float64, _ string) { c.Restart.FailureRateDelay = d },
+		get:  func(c *Config) any { return c.Restart.FailureRateDelay },
+		desc: "failure-rate: the wait before each restart."},
+	{key: "restart-strategy.exponential-delay.initial-backoff", kind: kDuration,
+		set:  func(c *Config, d time.Duration, _ int, _ float64, _ string) { c.Restart.InitialBackoff = d },
+		get:  func(c *Config) any { return c.Restart.InitialBackoff },
+		desc: "exponential-delay: the wait before the first restart, and the first after a reset; positive."},
+	{key: "restart-strategy.exponential-delay.max-backoff", kind: kDuration,
+		set:  func(c *Config, d time.Duration, _ int, _ float64, _ string) { c.Restart.MaxBackoff = d },
+		get:  func(c *Config) any { return c.Restart.MaxBackoff },
+		desc: "exponential-delay: the upper bound of the wait, before jitter; not below initial-backoff."},
+	{key: "restart-strategy.exponential-delay.backoff-multiplier", kind: kFloat,
+		set:  func(c *Config, _ time.Duration, _ int, f float64, _ string) { c.Restart.BackoffMultiplier = f },
+		get:  func(c *Config) any { return c.Restart.BackoffMultiplier },
+		desc: "exponential-delay: the factor by which the wait grows after each restart; at least 1.0."},
+	{key: "restart-strategy.exponential-delay.reset-backoff-threshold", kind: kDuration,
+		set: func(c *Config, d time.Duration, _ int, _ float64, _ string) { c.Restart.ResetBackoffThreshold = d },
+		get: func(c *Config) any { return c.Restart.ResetBackoffThreshold },
+		desc: "exponential-delay: a run that lasted at least this long before it failed resets the wait to " +
+			"initial-backoff and the count of attempts."},
+	{key: "restart-strategy.exponential-delay.jitter-factor", kind: kFloat,
+		set:  func(c *Config, _ time.Duration, _ int, f float64, _ string) { c.Restart.JitterFactor = f },
+		get:  func(c *Config) any { return c.Restart.JitterFactor },
+		desc: "exponential-delay: each wait varies at random by up to this fraction of it, either way; from 0 to 1."},
+	{key: "restart-strategy.exponential-delay.attempts-before-reset-backoff", kind: kInt,
+		set: func(c *Config, _ time.Duration, i int, _ float64, _ string) { c.Restart.AttemptsBeforeReset = i },
+		get: func(c *Config) any { return c.Restart.AttemptsBeforeReset },
+		desc: "exponential-delay: the number of restarts allowed between resets before a failure fails the " +
+			"job; at least 1. The default, the largest 32-bit integer, means no limit."},
 }
 
 // Keys returns the option keys ParseConfig understands, sorted, without

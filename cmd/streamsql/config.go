@@ -21,14 +21,20 @@ import (
 // and planner/compile.go); the runtime reads the others.
 var plannerKeys = []string{"pipeline.name", "table.local-time-zone"}
 
-// deprecatedKeys are Flink's older names of runtime options, which
-// runtime.ParseConfig accepts but runtime.Keys does not list.
-var deprecatedKeys = []string{"state.checkpoints.dir", "state.checkpoints.num-retained",
-	"state.backend.fs.checkpointdir", "restart-strategy"}
+// deprecatedKeys returns Flink's older names of runtime options, which
+// runtime.ParseConfig accepts but runtime.Keys does not list (the
+// deprecated names of ignored options are in runtime.IgnoredKeys).
+func deprecatedKeys() []string {
+	var ks []string
+	for _, s := range runtime.Settings() {
+		ks = append(ks, s.Deprecated...)
+	}
+	return ks
+}
 
 // knownKeys returns every key a configuration file may set.
 func knownKeys() []string {
-	ks := slices.Concat(runtime.Keys(), runtime.IgnoredKeys(), deprecatedKeys, plannerKeys)
+	ks := slices.Concat(runtime.Keys(), runtime.IgnoredKeys(), deprecatedKeys(), plannerKeys)
 	slices.Sort(ks)
 	return slices.Compact(ks)
 }

@@ -41,10 +41,15 @@ func main() {
 }
 
 // plannerSettings are the job settings the planner reads itself. The
-// planner does not export them as data, so they are listed here.
-var plannerSettings = [][2]string{
-	{"pipeline.name", "The job's name: it names the checkpoint folder and derived Kafka transactional-id prefixes. Default: the job file's name without directory and extension."},
-	{"table.local-time-zone", "Session time zone of TIMESTAMP_LTZ conversions and time functions, an IANA name such as `Europe/Berlin`. Default: `default`, the local time zone of the process."},
+// planner does not export them as data, so they are described here.
+var plannerSettings = []runtime.SettingInfo{
+	{Key: "pipeline.name", Type: "String", Default: runtime.NoDefault,
+		Description: "The job's name; unset: the job file's name without directory and extension. It names the " +
+			"job's checkpoint folder in execution.checkpointing.dir and seeds the Kafka transactional-id prefixes " +
+			"streamsql derives, so it must stay the same across restarts. It must not contain `/` or `\\`."},
+	{Key: "table.local-time-zone", Type: "String", Default: "default",
+		Description: "The session time zone of TIMESTAMP_LTZ conversions and time functions: an IANA name such " +
+			"as `Europe/Berlin`, or `default` for the local time zone of the process."},
 }
 
 // generate writes the whole reference to w.
@@ -63,28 +68,22 @@ a table's ` + "`WITH (...)`" + ` clause. Both use Flink's names.
 
 ### Checkpointing and restarts
 
-Read by the runtime (` + "`runtime.ParseConfig`" + `); their meaning and defaults, which are Flink's,
-are described in the ` + "`runtime`" + ` package documentation (` + "`go doc ./runtime Config`" + `) and in
-[runtime.md](runtime.md). An unknown key under ` + "`execution.checkpointing.`" + ` or
+Read by the runtime (` + "`runtime.ParseConfig`" + `, described by ` + "`runtime.Settings`" + `). Names, types and
+defaults are Flink's, except where a description says otherwise; how checkpoints work is described
+in the ` + "`runtime`" + ` package documentation (` + "`go doc ./runtime`" + `) and in [runtime.md](runtime.md).
+Durations are an integer and a unit (` + "`d`, `h`, `min`, `s`, `ms`, `us`, `ns`" + `; no unit means
+milliseconds), as in ` + "`'10 s'`" + `. An unknown key under ` + "`execution.checkpointing.`" + ` or
 ` + "`restart-strategy.`" + ` is an error.
 
-| key |
-|---|
 `)
-	for _, k := range runtime.Keys() {
-		fmt.Fprintf(&b, "| `%s` |\n", k)
+	writeSettings(&b, runtime.Settings())
+	b.WriteString("\nAccepted for compatibility with Flink job files, without effect (EXPLAIN warns about them):\n\n" +
+		"| key | why it has no effect |\n|---|---|\n")
+	for _, s := range runtime.IgnoredSettings() {
+		fmt.Fprintf(&b, "| `%s`%s | %s |\n", s.Key, deprecatedNote(s.Deprecated), cell(s.Reason))
 	}
-	b.WriteString("\nAccepted for compatibility with Flink job files and without effect (EXPLAIN warns):\n")
-	for _, k := range runtime.IgnoredKeys() {
-		fmt.Fprintf(&b, "`%s`, ", k)
-	}
-	s := strings.TrimSuffix(b.String(), ", ")
-	b.Reset()
-	b.WriteString(s)
-	b.WriteString(".\n\n### Job\n\nRead by the planner.\n\n| key | description |\n|---|---|\n")
-	for _, kv := range plannerSettings {
-		fmt.Fprintf(&b, "| `%s` | %s |\n", kv[0], kv[1])
-	}
+	b.WriteString("\n### Job\n\nRead by the planner.\n\n")
+	writeSettings(&b, plannerSettings)
 	b.WriteString("\n## Table options\n\nOne section per connector and format, as declared to the factory registry " +
 		"(`go doc ./factory`). Kafka's TLS and SASL properties are described in [kafka-security.md](kafka-security.md).\n\n")
 
@@ -95,6 +94,36 @@ are described in the ` + "`runtime`" + ` package documentation (` + "`go doc ./r
 	b.WriteString(demote(conn.String()))
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeSettings writes settings as a table: key (with its deprecated
+// names), type, default and description (with an enum's values).
+func writeSettings(b *strings.Builder, settings []runtime.SettingInfo) {
+	b.WriteString("| key | type | default | description |\n|---|---|---|---|\n")
+	for _, s := range settings {
+		def := s.Default
+		if def != runtime.NoDefault {
+			def = "`" + def + "`"
+		}
+		desc := s.Description
+		if len(s.Values) > 0 {
+			desc += " Values: `" + strings.Join(s.Values, "`, `") + "`."
+		}
+		fmt.Fprintf(b, "| `%s`%s | %s | %s | %s |\n", s.Key, deprecatedNote(s.Deprecated), s.Type, def, cell(desc))
+	}
+}
+
+// deprecatedNote names a setting's deprecated keys, for its key cell.
+func deprecatedNote(keys []string) string {
+	if len(keys) == 0 {
+		return ""
+	}
+	return "<br>deprecated: `" + strings.Join(keys, "`, `") + "`"
+}
+
+// cell escapes text for a Markdown table cell.
+func cell(s string) string {
+	return strings.NewReplacer("|", "\\|", "\n", " ").Replace(s)
 }
 
 // demote moves every Markdown heading of s (outside code blocks) one level

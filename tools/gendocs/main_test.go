@@ -49,3 +49,53 @@ func TestReferenceCoversDeclarations(t *testing.T) {
 		t.Errorf("the reference has more than one top-level heading")
 	}
 }
+
+// TestReferenceDescribesSettings checks that each job setting has a row
+// with its type, default, deprecated names and description, and that
+// each ignored setting is listed with its reason.
+func TestReferenceDescribesSettings(t *testing.T) {
+	var buf bytes.Buffer
+	if err := generate(&buf); err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string]string{}
+	for line := range strings.SplitSeq(buf.String(), "\n") {
+		if key, _, ok := strings.Cut(strings.TrimPrefix(line, "| `"), "`"); ok && strings.HasPrefix(line, "| `") {
+			rows[key] = line
+		}
+	}
+	for _, s := range append(runtime.Settings(), plannerSettings...) {
+		row, ok := rows[s.Key]
+		if !ok {
+			t.Errorf("no row for %s", s.Key)
+			continue
+		}
+		def := s.Default
+		if def != runtime.NoDefault {
+			def = "`" + def + "`"
+		}
+		want := []string{" | " + s.Type + " | " + def + " | ", cell(s.Description)}
+		for _, d := range s.Deprecated {
+			want = append(want, "`"+d+"`")
+		}
+		for _, v := range s.Values {
+			want = append(want, "`"+v+"`")
+		}
+		for _, w := range want {
+			if !strings.Contains(row, w) {
+				t.Errorf("the row of %s lacks %q:\n%s", s.Key, w, row)
+			}
+		}
+	}
+	for _, s := range runtime.IgnoredSettings() {
+		row, ok := rows[s.Key]
+		if !ok || !strings.Contains(row, s.Reason) {
+			t.Errorf("ignored setting %s: row %q lacks its reason", s.Key, row)
+		}
+		for _, d := range s.Deprecated {
+			if !strings.Contains(row, "`"+d+"`") {
+				t.Errorf("ignored setting %s: row lacks deprecated name %s", s.Key, d)
+			}
+		}
+	}
+}

@@ -1,0 +1,134 @@
+package runtime
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+)
+
+// SettingInfo describes one job setting ParseConfig reads, for
+// documentation and tools.
+type SettingInfo struct {
+	// Key is the setting's name, as Flink spells it.
+	Key string
+	// Type is the kind of value, named as on Flink's configuration page:
+	// "Duration" (Flink's syntax: an integer and a unit, as ParseDuration
+	// reads it), "Integer", "Double", "Enum" (one of Values, any case) or
+	// "String".
+	Type string
+	// Default is the value in DefaultConfig, written in Flink's syntax so
+	// that ParseConfig accepts it back ("10 min", "EXACTLY_ONCE", "1.5"),
+	// or NoDefault, "(none)", when the setting is unset by default (Description says
+	// what that means).
+	Default string
+	// Values lists the accepted values of an Enum, aliases included.
+	Values []string
+	// Deprecated lists Flink's older names of the setting, which
+	// ParseConfig accepts too; the current name wins when both are set.
+	Deprecated []string
+	// Description says what the setting does in streamsql and where that
+	// differs from Flink.
+	Description string
+}
+
+// NoDefault is SettingInfo.Default of a setting that is unset by default.
+const NoDefault = "(none)"
+
+var kindNames = [...]string{kDuration: "Duration", kInt: "Integer", kFloat: "Double", kEnum: "Enum", kString: "String"}
+
+// Settings returns a description of every setting ParseConfig reads, in
+// the order of Keys. The result is a copy: changing it changes nothing
+// in this package.
+func Settings() []SettingInfo {
+	def := DefaultConfig()
+	out := make([]SettingInfo, len(options))
+	for i, o := range options {
+		out[i] = SettingInfo{
+			Key:         o.key,
+			Type:        kindNames[o.kind],
+			Default:     o.render(&def),
+			Values:      slices.Clone(o.enum),
+			Deprecated:  slices.Clone(o.deprecated),
+			Description: o.desc,
+		}
+	}
+	slices.SortFunc(out, func(a, b SettingInfo) int { return cmp.Compare(a.Key, b.Key) })
+	return out
+}
+
+// render writes the option's value in c in Flink's syntax, or NoDefault when
+// the option is unset there.
+func (o option) render(c *Config) string {
+	v := o.get(c)
+	if o.none {
+		switch x := v.(type) {
+		case time.Duration:
+			if x == 0 {
+				return NoDefault
+			}
+		case string:
+			if x == "" {
+				return NoDefault
+			}
+		case RestartStrategy:
+			if x == RestartDefault {
+				return NoDefault
+			}
+		}
+	}
+	switch x := v.(type) {
+	case time.Duration:
+		return formatDuration(x)
+	case int:
+		return strconv.Itoa(x)
+	case float64:
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	case string:
+		return x
+	case fmt.Stringer:
+		return x.String()
+	}
+	return fmt.Sprint(v)
+}
+
+// formatDuration writes d in Flink's syntax with the largest unit that
+// divides it exactly ("10 min", "1 s", "0 ms"); ParseDuration reads it
+// back.
+func formatDuration(d time.Duration) string {
+	if d == 0 {
+		return "0 ms"
+	}
+	for _, u := range []struct {
+		name string
+		d    time.Duration
+	}{{"d", 24 * time.Hour}, {"h", time.Hour}, {"min", time.Minute}, {"s", time.Second},
+		{"ms", time.Millisecond}, {"us", time.Microsecond}} {
+		if d%u.d == 0 {
+			return strconv.FormatInt(int64(d/u.d), 10) + " " + u.name
+		}
+	}
+	return strconv.FormatInt(int64(d), 10) + " ns"
+}
+
+// IgnoredSetting describes a Flink setting that ParseConfig accepts and
+// that has no effect in streamsql (see IgnoredKeys).
+type IgnoredSetting struct {
+	// Key is the setting's current Flink name.
+	Key string
+	// Deprecated lists its older Flink names, which are accepted too.
+	Deprecated []string
+	// Reason says in one sentence why it has no effect.
+	Reason string
+}
+
+// IgnoredSettings returns the settings that ParseConfig accepts without
+// effect, with the reason for each; IgnoredKeys lists the same keys.
+func IgnoredSettings() []IgnoredSetting {
+	out := make([]IgnoredSetting, len(ignored))
+	for i, s := range ignored {
+		out[i] = IgnoredSetting{Key: s.Key, Deprecated: slices.Clone(s.Deprecated), Reason: s.Reason}
+	}
+	return out
+}

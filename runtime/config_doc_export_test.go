@@ -1,0 +1,15 @@
+package runtime
+
+// FormatDuration exports formatDuration to the tests.
+var FormatDuration = formatDuration
+
+// SettingValue renders the value of the setting key in c, as Settings
+// renders defaults.
+func SettingValue(c Config, key string) string {
+	for _, o := range options {
+		if o.key == key {
+			return o.render(&c)
+		}
+	}
+	return ""
+}

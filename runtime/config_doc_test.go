@@ -1,0 +1,178 @@
+package runtime_test
+
+import (
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/streamsql/streamsql/runtime"
+)
+
+// TestSettingsDescribeEveryKey checks that Settings covers Keys in order
+// and that every setting has a type, a default and a description.
+func TestSettingsDescribeEveryKey(t *testing.T) {
+	ss := runtime.Settings()
+	keys := make([]string, len(ss))
+	for i, s := range ss {
+		keys[i] = s.Key
+		if strings.TrimSpace(s.Description) == "" {
+			t.Errorf("%s: no description", s.Key)
+		}
+		if s.Default == "" {
+			t.Errorf("%s: no default", s.Key)
+		}
+		switch s.Type {
+		case "Duration", "Integer", "Double", "String":
+			if s.Values != nil {
+				t.Errorf("%s: %s with enum values %v", s.Key, s.Type, s.Values)
+			}
+		case "Enum":
+			if len(s.Values) == 0 {
+				t.Errorf("%s: enum without values", s.Key)
+			}
+			if s.Default != runtime.NoDefault && !slices.Contains(s.Values, s.Default) {
+				t.Errorf("%s: default %q is not one of %v", s.Key, s.Default, s.Values)
+			}
+		default:
+			t.Errorf("%s: type %q", s.Key, s.Type)
+		}
+	}
+	if !slices.Equal(keys, runtime.Keys()) {
+		t.Fatalf("Settings keys %v, Keys %v", keys, runtime.Keys())
+	}
+	// The result is a copy.
+	ss[0].Deprecated = append(ss[0].Deprecated, "x")
+	ss[0].Description = ""
+	if again := runtime.Settings(); again[0].Description == "" || slices.Contains(again[0].Deprecated, "x") {
+		t.Fatal("Settings returns shared state")
+	}
+}
+
+// TestSettingsDefaultsRoundTrip checks that each rendered default, given
+// to ParseConfig, yields DefaultConfig, and that the defaults rendered as
+// (none) are the ones the runtime treats as unset.
+func TestSettingsDefaultsRoundTrip(t *testing.T) {
+	def := runtime.DefaultConfig()
+	for _, s := range runtime.Settings() {
+		if s.Default == runtime.NoDefault {
+			continue
+		}
+		c, err := runtime.ParseConfig(map[string]string{s.Key: s.Default})
+		if err != nil {
+			t.Errorf("%s = %q: %v", s.Key, s.Default, err)
+			continue
+		}
+		if !reflect.DeepEqual(c, def) {
+			t.Errorf("%s = %q gives %+v, want the default %+v", s.Key, s.Default, c, def)
+		}
+	}
+	none := map[string]bool{}
+	for _, s := range runtime.Settings() {
+		if s.Default == runtime.NoDefault {
+			none[s.Key] = true
+		}
+	}
+	want := map[string]bool{"execution.checkpointing.interval": true, "execution.checkpointing.dir": true, "restart-strategy.type": true}
+	if !reflect.DeepEqual(none, want) {
+		t.Errorf("settings without default: %v, want %v", none, want)
+	}
+	if def.Checkpoint.Interval != 0 || def.Checkpoint.Dir != "" || def.Restart.Strategy != runtime.RestartDefault {
+		t.Errorf("defaults of the (none) settings: %+v", def)
+	}
+	byKey := map[string]runtime.SettingInfo{}
+	for _, s := range runtime.Settings() {
+		byKey[s.Key] = s
+	}
+	for key, want := range map[string]string{
+		"execution.checkpointing.timeout":                                  "10 min",
+		"execution.checkpointing.min-pause":                                "0 ms",
+		"execution.checkpointing.mode":                                     "EXACTLY_ONCE",
+		"execution.checkpointing.externalized-checkpoint-retention":        "NO_EXTERNALIZED_CHECKPOINTS",
+		"restart-strategy.exponential-delay.backoff-multiplier":            "1.5",
+		"restart-strategy.exponential-delay.reset-backoff-threshold":       "1 h",
+		"restart-strategy.exponential-delay.attempts-before-reset-backoff": "2147483647",
+	} {
+		if got := byKey[key].Default; got != want {
+			t.Errorf("%s: default %q, want %q", key, got, want)
+		}
+	}
+}
+
+// TestSettingsRenderWhatParseConfigSets sets every setting to a value
+// other than its default and checks that the value is rendered back, so
+// that each entry reads the field it writes.
+func TestSettingsRenderWhatParseConfigSets(t *testing.T) {
+	sample := map[string]string{"Duration": "7 s", "Integer": "5", "Double": "1.25", "String": "/tmp/ck"}
+	for _, s := range runtime.Settings() {
+		vals := []string{sample[s.Type]}
+		if s.Type == "Enum" {
+			vals = s.Values
+		}
+		for _, v := range vals {
+			c, err := runtime.ParseConfig(map[string]string{s.Key: v})
+			if err != nil {
+				t.Errorf("%s = %q: %v", s.Key, v, err)
+				continue
+			}
+			got := runtime.SettingValue(c, s.Key)
+			if s.Type == "Enum" {
+				// Aliases render as their canonical name, which must be
+				// accepted and give the same configuration.
+				back, err := runtime.ParseConfig(map[string]string{s.Key: got})
+				if err != nil || !reflect.DeepEqual(back, c) {
+					t.Errorf("%s = %q renders as %q, which parses to %+v, %v", s.Key, v, got, back, err)
+				}
+				continue
+			}
+			if got != v {
+				t.Errorf("%s = %q renders as %q", s.Key, v, got)
+			}
+			if got == s.Default {
+				t.Errorf("%s: the sample %q is the default", s.Key, v)
+			}
+		}
+	}
+}
+
+func TestIgnoredSettings(t *testing.T) {
+	var keys []string
+	for _, s := range runtime.IgnoredSettings() {
+		if strings.TrimSpace(s.Reason) == "" {
+			t.Errorf("%s: no reason", s.Key)
+		}
+		keys = append(keys, s.Key)
+		keys = append(keys, s.Deprecated...)
+	}
+	if !slices.Equal(keys, runtime.IgnoredKeys()) {
+		t.Fatalf("IgnoredSettings keys %v, IgnoredKeys %v", keys, runtime.IgnoredKeys())
+	}
+	opts := map[string]string{}
+	for _, k := range keys {
+		opts[k] = "whatever"
+	}
+	c, err := runtime.ParseConfig(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(keys)
+	if !slices.Equal(c.Ignored, keys) {
+		t.Fatalf("Ignored %v, want %v", c.Ignored, keys)
+	}
+	c.Ignored = nil
+	if !reflect.DeepEqual(c, runtime.DefaultConfig()) {
+		t.Fatalf("ignored settings changed the configuration: %+v", c)
+	}
+}
+
+func TestFormatDurationParsesBack(t *testing.T) {
+	for _, s := range []string{"0 ms", "10 min", "1 h", "2 d", "1500 ms", "3 us", "7 ns", "90 s"} {
+		d, err := runtime.ParseDuration(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := runtime.FormatDuration(d); got != s {
+			t.Errorf("FormatDuration(ParseDuration(%q)) = %q", s, got)
+		}
+	}
+}
