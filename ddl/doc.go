@@ -98,4 +98,11 @@
 // statement (an [ErrorList] when there are several, at most ten). Bad
 // input never panics: FuzzParse guards this, and nesting deeper than 200
 // levels is an error.
+//
+// [ParseAll] parses the same way but returns the statements that did parse
+// as well, with a [Failure] for each one that did not: its error, its
+// [StatementKind] and, when the parser read them before the error, the
+// name a CREATE TABLE, CREATE VIEW or DROP names and the key of a SET or
+// RESET. The planner uses this to check the good statements in the same
+// run and to leave out errors that only follow from a failed one.
 package ddl

@@ -37,6 +37,14 @@ type parser struct {
 	depth int
 	err   *Error
 	inSet bool // inside a statement set, for error recovery
+
+	// What the parser has learnt of the current statement, for the
+	// Failure that describes it if it does not parse.
+	kind StatementKind
+	name ObjectName
+	key  string
+	// keyed is set once a SET or RESET's key (possibly none) is read.
+	keyed bool
 }
 
 // maxErrors bounds how many statement errors Parse reports.
@@ -52,19 +60,11 @@ const maxErrors = 10
 // returned as an *Error, several as an ErrorList. No statements are
 // returned when there is an error.
 func Parse(name, text string, cfg Config) ([]Statement, error) {
-	src := newSource(name, text)
-	if err := src.substitute(cfg); err != nil {
+	r := ParseAll(name, text, cfg)
+	if err := r.Err(); err != nil {
 		return nil, err
 	}
-	p := &parser{src: src, toks: lex(src.text)}
-	stmts, errs := p.file()
-	switch len(errs) {
-	case 0:
-		return stmts, nil
-	case 1:
-		return nil, errs[0]
-	}
-	return nil, errs
+	return r.Statements, nil
 }
 
 // ErrorList is the error Parse returns when several statements fail: the
@@ -368,19 +368,18 @@ func (p *parser) options(what string) []Option {
 
 // ---- file and statements ----
 
-func (p *parser) file() ([]Statement, ErrorList) {
-	var stmts []Statement
-	var errs ErrorList
+func (p *parser) file() *Result {
+	r := &Result{}
 	for {
 		for p.acceptOp(";") {
 		}
 		if p.peek().kind == tEOF {
-			return stmts, errs
+			return r
 		}
-		complete := false
+		p.kind, p.name, p.key, p.keyed = KindUnknown, ObjectName{}, "", false
+		var done Statement
 		ok := p.run(func() {
-			stmts = append(stmts, p.statement())
-			complete = true
+			done = p.statement()
 			if t := p.peek(); t.kind != tEOF && !p.isOp(";") {
 				if t.kind == tIllegal {
 					p.failTok(t, "%s", t.val)
@@ -390,18 +389,26 @@ func (p *parser) file() ([]Statement, ErrorList) {
 			}
 		})
 		if ok {
+			r.Statements = append(r.Statements, done)
 			continue
 		}
-		errs = append(errs, p.err)
-		if len(errs) == maxErrors {
-			return nil, errs
+		f := Failure{Err: p.err, Kind: p.kind, Name: p.name, Key: p.key, KeyKnown: p.keyed}
+		if done != nil && startsStatement(p.peek()) {
+			// Only the ';' is missing: keep the statement and go on with
+			// the next one.
+			f.Statement = done
+			r.Statements = append(r.Statements, done)
+		} else {
+			p.skipStatement()
 		}
-		if complete && startsStatement(p.peek()) {
-			// Only the ';' is missing: go on with the next statement.
-			p.err, p.depth, p.inSet = nil, 0, false
-			continue
+		r.Failures = append(r.Failures, f)
+		p.err, p.depth, p.inSet = nil, 0, false
+		if len(r.Failures) == maxErrors {
+			for p.acceptOp(";") {
+			}
+			r.Truncated = p.peek().kind != tEOF
+			return r
 		}
-		p.skipStatement()
 	}
 }
 
@@ -441,6 +448,7 @@ func (p *parser) statement() Statement {
 		p.next()
 	}
 	if t.kind == tOp && t.val == "(" {
+		p.kind = KindQuery
 		return p.queryStatement()
 	}
 	if t.kind != tIdent {
@@ -448,29 +456,39 @@ func (p *parser) statement() Statement {
 	}
 	switch kw := strings.ToUpper(t.val); kw {
 	case "SET":
+		p.kind = KindSet
 		return p.set()
 	case "RESET":
+		p.kind = KindReset
 		return p.reset()
 	case "CREATE":
+		p.kind = KindCreate
 		return p.create()
 	case "DROP":
+		p.kind = KindDrop
 		return p.drop()
 	case "INSERT":
+		p.kind = KindInsert
 		return p.insert()
 	case "EXECUTE":
 		if p.isKwAt(1, "STATEMENT") {
+			p.kind = KindStatementSet
 			return p.statementSet()
 		}
 		if p.isKwAt(1, "INSERT") {
+			p.kind = KindInsert
 			p.next()
 			return p.insert()
 		}
 		p.unsupported(t, "EXECUTE "+strings.ToUpper(p.peekAt(1).val))
 	case "BEGIN":
+		p.kind = KindStatementSet
 		return p.statementSet()
 	case "EXPLAIN":
+		p.kind = KindExplain
 		return p.explain()
 	case "SELECT", "VALUES", "WITH":
+		p.kind = KindQuery
 		return p.queryStatement()
 	case "USE", "SHOW", "DESCRIBE", "DESC", "ALTER", "LOAD", "UNLOAD", "ADD", "REMOVE", "CALL",
 		"DELETE", "UPDATE", "TRUNCATE", "ANALYZE", "REPLACE", "SAVEPOINT", "STOP", "COMPILE":
@@ -494,6 +512,7 @@ func (p *parser) set() Statement {
 	}
 	if p.peek().kind == tString {
 		s.Key, s.KeyPos = p.stringLit("a property key")
+		p.key, p.keyed = s.Key, true
 		p.expectOp("=")
 		s.Value, s.ValuePos = p.stringLit("a property value (a string literal such as '10s')")
 		return s
@@ -502,6 +521,7 @@ func (p *parser) set() Statement {
 	// that is one string literal is unquoted.
 	s.Key, s.KeyPos = p.rawUntil("=", "a property key")
 	p.expectOp("=")
+	p.key, p.keyed = s.Key, true
 	if v := p.peek(); v.kind == tString && (p.peekAt(1).kind == tEOF || p.peekAt(1).kind == tOp && p.peekAt(1).val == ";") {
 		p.next()
 		s.Value, s.ValuePos = v.val, p.pos(v)
@@ -538,9 +558,10 @@ func (p *parser) reset() Statement {
 	}
 	if p.peek().kind == tString {
 		r.Key, r.KeyPos = p.stringLit("a property key")
-		return r
+	} else {
+		r.Key, r.KeyPos = p.rawUntil(";", "a property key")
 	}
-	r.Key, r.KeyPos = p.rawUntil(";", "a property key")
+	p.key, p.keyed = r.Key, true
 	return r
 }
 
@@ -556,8 +577,10 @@ func (p *parser) create() Statement {
 	t := p.peek()
 	switch {
 	case isKw(t, "TABLE"):
+		p.kind = KindCreateTable
 		return p.createTable(start, temporary)
 	case isKw(t, "VIEW"):
+		p.kind = KindCreateView
 		return p.createView(start, temporary)
 	case isKw(t, "CATALOG"), isKw(t, "DATABASE"), isKw(t, "FUNCTION"), isKw(t, "MODEL"),
 		isKw(t, "MATERIALIZED"):
@@ -582,6 +605,7 @@ func (p *parser) createTable(start token, temporary bool) Statement {
 	ct := &CreateTable{Pos: p.pos(start), Temporary: temporary, src: p.src}
 	ct.IfNotExists = p.ifNotExists()
 	ct.Name = p.objectName()
+	p.name = ct.Name
 	if p.isOp("(") {
 		p.tableElements(ct)
 	}
@@ -852,6 +876,7 @@ func (p *parser) createView(start token, temporary bool) Statement {
 	v := &CreateView{Pos: p.pos(start), Temporary: temporary}
 	v.IfNotExists = p.ifNotExists()
 	v.Name = p.objectName()
+	p.name = v.Name
 	if p.isOp("(") {
 		v.Columns = p.identList()
 	}
@@ -884,6 +909,7 @@ func (p *parser) drop() Statement {
 		d.IfExists = true
 	}
 	d.Name = p.objectName()
+	p.name = d.Name
 	return d
 }
 

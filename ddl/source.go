@@ -72,7 +72,7 @@ func newSource(name, orig string) *source {
 // substitute replaces ${NAME} and ${NAME:-default} outside comments. It
 // returns an *Error naming the first undefined variable or malformed
 // reference.
-func (s *source) substitute(cfg Config) error {
+func (s *source) substitute(cfg Config) *Error {
 	src := s.orig
 	if !strings.Contains(src, "${") {
 		return nil
