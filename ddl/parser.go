@@ -633,8 +633,11 @@ func (p *parser) createTable(start token, temporary bool) Statement {
 	if t := p.peek(); isKw(t, "AS") {
 		p.unsupported(start, "CREATE TABLE ... AS SELECT")
 	}
-	if t := p.peek(); t.kind != tEOF && !(t.kind == tOp && t.val == ";") {
-		if len(ct.Columns) == 0 && ct.Options == nil && ct.Like == nil {
+	complete := len(ct.Columns) > 0 || ct.Options != nil || ct.Like != nil
+	if t := p.peek(); t.kind != tEOF && !(t.kind == tOp && t.val == ";") && !(complete && t.kind == tIdent && startsStatement(t)) {
+		// Before the keyword of another statement, only the ';' is
+		// missing: the caller reports it and goes on with that statement.
+		if !complete {
 			p.failExpected("'(' starting the column list")
 		}
 		p.failExpected("';' after the statement")
