@@ -80,7 +80,9 @@
 // comments (hints are substituted); values are inserted as they are, so a
 // value used inside a string literal must not contain a single quote. An
 // undefined name without a default is an error wrapping
-// [ErrUndefinedVariable]. Positions always refer to the original text: a
+// [ErrUndefinedVariable] for the statement it is in (the other statements
+// are still parsed); a malformed reference such as ${1x} or an unclosed
+// ${ stops parsing. Positions always refer to the original text: a
 // token that came from a substituted value is reported at its ${.
 //
 // # Errors

@@ -45,6 +45,9 @@ type parser struct {
 	key  string
 	// keyed is set once a SET or RESET's key (possibly none) is read.
 	keyed bool
+	// nameEnd is the offset in the original text where the name or key
+	// read ends.
+	nameEnd int
 }
 
 // maxErrors bounds how many statement errors Parse reports.
@@ -57,8 +60,10 @@ const maxErrors = 10
 // ErrUndefinedVariable. A statement with an error is skipped (up to its
 // ';', or the END of its statement set) and parsing goes on, so that one
 // run reports the first error of each failing statement: a single error is
-// returned as an *Error, several as an ErrorList. No statements are
-// returned when there is an error.
+// returned as an *Error, several as an ErrorList. A statement that uses an
+// undefined variable fails with that error (unless it has a syntax error
+// before it). No statements are returned when there is an error; ParseAll
+// returns those that parsed too.
 func Parse(name, text string, cfg Config) ([]Statement, error) {
 	r := ParseAll(name, text, cfg)
 	if err := r.Err(); err != nil {
@@ -370,13 +375,38 @@ func (p *parser) options(what string) []Option {
 
 func (p *parser) file() *Result {
 	r := &Result{}
+	undefined := p.src.undefined
+	// undefinedUpTo takes the references to undefined variables up to
+	// offset end and returns the first.
+	undefinedUpTo := func(end int) *Error {
+		var first *Error
+		for len(undefined) > 0 && undefined[0].off <= end {
+			if first == nil {
+				first = undefined[0].err
+			}
+			undefined = undefined[1:]
+		}
+		return first
+	}
+	// add records a failure and reports whether parsing must stop.
+	add := func(f Failure) bool {
+		r.Failures = append(r.Failures, f)
+		return len(r.Failures) == maxErrors
+	}
 	for {
 		for p.acceptOp(";") {
 		}
 		if p.peek().kind == tEOF {
+			// References after the last statement.
+			for i, u := range undefined {
+				if add(Failure{Err: u.err}) {
+					r.Truncated = i < len(undefined)-1
+					break
+				}
+			}
 			return r
 		}
-		p.kind, p.name, p.key, p.keyed = KindUnknown, ObjectName{}, "", false
+		p.kind, p.name, p.key, p.keyed, p.nameEnd = KindUnknown, ObjectName{}, "", false, 0
 		var done Statement
 		ok := p.run(func() {
 			done = p.statement()
@@ -388,28 +418,51 @@ func (p *parser) file() *Result {
 				p.fail(p.src.pos(p.toks[p.i-1].end), ErrSyntax, "expected ';' after the statement, found %s", describe(t))
 			}
 		})
-		if ok {
-			r.Statements = append(r.Statements, done)
-			continue
-		}
 		f := Failure{Err: p.err, Kind: p.kind, Name: p.name, Key: p.key, KeyKnown: p.keyed}
-		if done != nil && startsStatement(p.peek()) {
-			// Only the ';' is missing: keep the statement and go on with
-			// the next one.
-			f.Statement = done
-			r.Statements = append(r.Statements, done)
-		} else {
-			p.skipStatement()
+		kept := ok
+		if !ok {
+			if done != nil && startsStatement(p.peek()) {
+				// Only the ';' is missing: keep the statement and go on
+				// with the next one.
+				kept = true
+			} else {
+				p.skipStatement()
+			}
 		}
-		r.Failures = append(r.Failures, f)
+		// A statement with an undefined variable fails with that error,
+		// unless a syntax error before the reference made it fail.
+		if u := undefinedUpTo(p.peek().off); u != nil && (kept || u.Offset <= f.Err.Offset) {
+			f.Err, kept = u, false
+			if u.Offset < p.nameEnd {
+				// The name or key read came (in part) from the variable.
+				f.Name, f.Key, f.KeyKnown = ObjectName{}, "", false
+			}
+		}
 		p.err, p.depth, p.inSet = nil, 0, false
-		if len(r.Failures) == maxErrors {
+		if kept {
+			r.Statements = append(r.Statements, done)
+			if ok && f.Err == nil {
+				continue
+			}
+			f.Statement = done
+		}
+		if add(f) {
 			for p.acceptOp(";") {
 			}
-			r.Truncated = p.peek().kind != tEOF
+			r.Truncated = p.peek().kind != tEOF || len(undefined) > 0
 			return r
 		}
 	}
+}
+
+// setName records the name of the statement being parsed, just read.
+func (p *parser) setName(n ObjectName) {
+	p.name, p.nameEnd = n, p.src.origOffset(p.toks[p.i-1].end)
+}
+
+// setKey records the key of the SET or RESET being parsed, just read.
+func (p *parser) setKey(k string) {
+	p.key, p.keyed, p.nameEnd = k, true, p.src.origOffset(p.toks[p.i-1].end)
 }
 
 // skipStatement moves past the statement in which an error occurred: to its
@@ -512,7 +565,7 @@ func (p *parser) set() Statement {
 	}
 	if p.peek().kind == tString {
 		s.Key, s.KeyPos = p.stringLit("a property key")
-		p.key, p.keyed = s.Key, true
+		p.setKey(s.Key)
 		p.expectOp("=")
 		s.Value, s.ValuePos = p.stringLit("a property value (a string literal such as '10s')")
 		return s
@@ -521,7 +574,7 @@ func (p *parser) set() Statement {
 	// that is one string literal is unquoted.
 	s.Key, s.KeyPos = p.rawUntil("=", "a property key")
 	p.expectOp("=")
-	p.key, p.keyed = s.Key, true
+	p.setKey(s.Key) // known to be the key only once the '=' is there
 	if v := p.peek(); v.kind == tString && (p.peekAt(1).kind == tEOF || p.peekAt(1).kind == tOp && p.peekAt(1).val == ";") {
 		p.next()
 		s.Value, s.ValuePos = v.val, p.pos(v)
@@ -561,7 +614,7 @@ func (p *parser) reset() Statement {
 	} else {
 		r.Key, r.KeyPos = p.rawUntil(";", "a property key")
 	}
-	p.key, p.keyed = r.Key, true
+	p.setKey(r.Key)
 	return r
 }
 
@@ -605,7 +658,7 @@ func (p *parser) createTable(start token, temporary bool) Statement {
 	ct := &CreateTable{Pos: p.pos(start), Temporary: temporary, src: p.src}
 	ct.IfNotExists = p.ifNotExists()
 	ct.Name = p.objectName()
-	p.name = ct.Name
+	p.setName(ct.Name)
 	if p.isOp("(") {
 		p.tableElements(ct)
 	}
@@ -879,7 +932,7 @@ func (p *parser) createView(start token, temporary bool) Statement {
 	v := &CreateView{Pos: p.pos(start), Temporary: temporary}
 	v.IfNotExists = p.ifNotExists()
 	v.Name = p.objectName()
-	p.name = v.Name
+	p.setName(v.Name)
 	if p.isOp("(") {
 		v.Columns = p.identList()
 	}
@@ -912,7 +965,7 @@ func (p *parser) drop() Statement {
 		d.IfExists = true
 	}
 	d.Name = p.objectName()
-	p.name = d.Name
+	p.setName(d.Name)
 	return d
 }
 

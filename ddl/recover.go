@@ -67,8 +67,8 @@ type Result struct {
 	// ten.
 	Failures []Failure
 	// Truncated is set when parsing stopped before the end of the text: at
-	// the tenth failing statement, or at an error in ${NAME} substitution
-	// (which stops everything). Nothing after the last failure was read.
+	// the tenth failing statement, or at a malformed ${ reference (which
+	// stops everything). Nothing after the last failure was read.
 	Truncated bool
 }
 
@@ -77,8 +77,11 @@ type Result struct {
 // statement that did not, so that a caller can check the good statements
 // and report every error of the file in one run. A failing statement is
 // skipped up to its ';' (or the END of its statement set); parsing stops
-// at the tenth failure. An error in ${NAME} substitution is reported as
-// the only failure, with no statements and Truncated set.
+// at the tenth failure. A statement that uses an undefined variable fails
+// with that error (unless it has a syntax error before the reference),
+// even if it parses; a reference outside any statement is a failure of
+// its own. A malformed ${ reference is reported as the only failure, with
+// no statements and Truncated set.
 func ParseAll(name, text string, cfg Config) *Result {
 	src := newSource(name, text)
 	if err := src.substitute(cfg); err != nil {

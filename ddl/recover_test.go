@@ -128,12 +128,76 @@ func TestParseAllTruncated(t *testing.T) {
 }
 
 func TestParseAllUndefinedVariable(t *testing.T) {
-	r := ParseAll("test.sql", "SELECT 1;\nSELECT ${NOPE};", Config{})
-	if len(r.Failures) != 1 || !r.Truncated || len(r.Statements) != 0 {
-		t.Fatalf("%d failures, %d statements, truncated %v; want 1, 0, true", len(r.Failures), len(r.Statements), r.Truncated)
+	cases := []struct {
+		name, in string
+		stmts    []int
+		fails    []string // "line:col kind"
+	}{
+		{"statement that parses", "SELECT 1;\nSELECT ${NOPE};\nSELECT 3;",
+			[]int{1, 3}, []string{"2:8 query"}},
+		{"one error per statement, several statements", "SET 'a' = '${A}';\nSELECT ${B}, ${C};\nSELECT 3;",
+			[]int{3}, []string{"1:12 SET key=a", "2:8 query"}},
+		{"syntax error before the reference", "SELECT FROM ${A};\nSELECT 2;",
+			[]int{2}, []string{"1:8 query"}},
+		{"reference before the syntax error", "SELECT ${A} FROM;",
+			nil, []string{"1:8 query"}},
+		{"reference at the end of a statement", "SELECT 1 ${A};\nSELECT 2;",
+			[]int{2}, []string{"1:10 query"}},
+		{"name from a variable", "CREATE TABLE ${T} (id INT);",
+			nil, []string{"1:14 CREATE TABLE"}},
+		{"name ending in a variable", "CREATE TABLE t_${T} (id INT);\nCREATE TABLE ${T}_u (id INT);",
+			nil, []string{"1:16 CREATE TABLE", "2:14 CREATE TABLE"}},
+		{"key from a variable", "SET '${K}' = 'v';\nSET 'k' = '${V}';",
+			nil, []string{"1:6 SET", "2:12 SET key=k"}},
+		{"variable after the name", "CREATE TABLE t (id ${TYPE});\nDROP TABLE d ${X};",
+			nil, []string{"1:20 CREATE TABLE name=t", "2:14 DROP name=d"}},
+		{"reference after the last statement", "SELECT 1;\n${A}",
+			[]int{1}, []string{"2:1 unknown statement"}},
+		{"missing semicolon and a reference", "SELECT 1 ${A}\nSELECT 2;",
+			[]int{2}, []string{"1:10 query"}},
+		{"empty value breaks the statement", "SELECT ${A}\nSELECT 2;",
+			nil, []string{"1:8 query"}},
 	}
-	if !errors.Is(r.Err(), ErrUndefinedVariable) || r.Failures[0].Kind != KindUnknown {
-		t.Errorf("failure %v (kind %s), want an undefined variable", r.Err(), r.Failures[0].Kind)
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := ParseAll("test.sql", c.in, Config{})
+			var lines []int
+			for _, s := range r.Statements {
+				lines = append(lines, s.Position().Line)
+			}
+			if fmt.Sprint(lines) != fmt.Sprint(c.stmts) {
+				t.Errorf("statements at lines %v, want %v", lines, c.stmts)
+			}
+			var got []string
+			for _, f := range r.Failures {
+				g := fmt.Sprintf("%d:%d %s", f.Err.Line, f.Err.Column, f.Kind)
+				if len(f.Name.Parts) > 0 {
+					g += " name=" + f.Name.String()
+				}
+				if f.KeyKnown {
+					g += " key=" + f.Key
+				}
+				got = append(got, g)
+			}
+			if strings.Join(got, "; ") != strings.Join(c.fails, "; ") {
+				t.Errorf("failures %q, want %q:\n%v", got, c.fails, r.Err())
+			}
+			if r.Truncated {
+				t.Error("Truncated is set")
+			}
+		})
+	}
+	// Which error a statement gets: the reference, or the syntax error
+	// before it.
+	r := ParseAll("test.sql", "SELECT ${A} FROM;\nSELECT FROM ${A};", Config{})
+	if len(r.Failures) != 2 || !errors.Is(r.Failures[0].Err, ErrUndefinedVariable) || !errors.Is(r.Failures[1].Err, ErrSyntax) {
+		t.Errorf("got %v", r.Err())
+	}
+
+	// A malformed reference stops parsing.
+	r = ParseAll("test.sql", "SELECT 1;\nSELECT ${1x};", Config{})
+	if len(r.Failures) != 1 || !r.Truncated || len(r.Statements) != 0 || !errors.Is(r.Err(), ErrSyntax) {
+		t.Errorf("malformed reference: %d failures, %d statements, truncated %v: %v", len(r.Failures), len(r.Statements), r.Truncated, r.Err())
 	}
 }
 

@@ -88,8 +88,9 @@
 // parse errors by ddl.ErrSyntax, ddl.ErrUnsupported or
 // ddl.ErrUndefinedVariable; errors.Is and errors.As see all of them
 // through the list. Parsing reports at most ten statements with errors
-// and stops at the tenth; an undefined ${NAME} stops it at once, so then
-// nothing is planned.
+// and stops at the tenth (a malformed ${ reference stops it at once); a
+// statement that uses an undefined ${NAME} is a failed statement like
+// one with a syntax error.
 //
 // Errors that only repeat or follow from an earlier one are left out:
 //

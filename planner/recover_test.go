@@ -57,6 +57,10 @@ func TestParseAndPlanErrors(t *testing.T) {
 			[]string{"3:type error", "3:syntax error"}},
 		{"missing semicolon after CREATE TABLE", "CREATE TABLE t (id BIGINT) WITH ('connector' = 'blackhole')\nINSERT INTO t SELECT 'x';\n",
 			[]string{"1:syntax error", "2:type error"}},
+		{"undefined variable in a CREATE TABLE", "CREATE TABLE t (id BIGINT) WITH ('connector' = '${CONNECTOR}');\nINSERT INTO t SELECT 1;\nINSERT INTO u SELECT 1;\n",
+			[]string{"1:undefined variable", "3:unknown name"}},
+		{"undefined variable in a table name", "CREATE TABLE t_${ENV} (id BIGINT) WITH ('connector' = 'blackhole');\nINSERT INTO t_prod SELECT 1;\n",
+			[]string{"1:undefined variable"}},
 		{"no 'no job' error when the INSERT failed", tables + "INSERT INTO snk SELEC * FROM src;\n",
 			[]string{"3:syntax error"}},
 	}
@@ -135,9 +139,9 @@ func TestCombinedErrorClassifies(t *testing.T) {
 		t.Errorf("text:\n%s", err)
 	}
 
-	// An undefined variable stops parsing: it is the only error.
+	// An undefined variable fails its statement only.
 	_, err = planner.Compile(context.Background(), "job.sql", "SELECT ${MISSING};\nINSERT INTO nowhere SELECT 1;\n", planner.Options{})
-	if !errors.Is(err, ddl.ErrUndefinedVariable) || len(planner.Errors(err)) != 1 {
+	if got := planner.Errors(err); len(got) != 2 || !errors.Is(got[0], ddl.ErrUndefinedVariable) || !errors.Is(got[1], planner.ErrUnknownName) {
 		t.Errorf("undefined variable: %v", err)
 	}
 }
