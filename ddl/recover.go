@@ -41,13 +41,14 @@ func (k StatementKind) String() string {
 // are only consequences of this one (an INSERT into a table whose CREATE
 // TABLE failed).
 type Failure struct {
-	// Err is the statement's first error.
+	// Err is the statement's error: its first syntax error, or the
+	// undefined variable it uses.
 	Err *Error
 	// Kind is the statement's kind, as far as the parser got.
 	Kind StatementKind
 	// Name is the table or view a CREATE TABLE, CREATE VIEW or DROP names,
-	// or the target of an INSERT, when the parser read the whole name
-	// before the error; otherwise Name.Parts is empty.
+	// when the parser read the whole name before the error and no part of
+	// it came from an undefined variable; otherwise Name.Parts is empty.
 	Name ObjectName
 	// Key is the property key of a SET or RESET; KeyKnown is set when
 	// the parser read it before the error.
