@@ -292,7 +292,7 @@ func (c *Catalog) drop(f *file, d *ddl.Drop) error {
 	}
 	e := f.errorAt(d.Name.Pos, ErrUnknownName, nil,
 		fmt.Sprintf("%s '%s' does not exist%s", strings.ToLower(d.Kind.String()), id.Short(), didYouMean(id.Short(), c.Names())))
-	e.unknownObject = true
+	e.unknownObject = &id
 	return e
 }
 
@@ -314,6 +314,6 @@ func (c *Catalog) lookupTable(f *file, n ddl.ObjectName, what string) (*Table, e
 func (c *Catalog) unknown(f *file, n ddl.ObjectName, id Identifier) error {
 	e := f.errorAt(n.Pos, ErrUnknownName, nil,
 		fmt.Sprintf("table or view '%s' does not exist%s", id.Short(), didYouMean(id.Short(), c.Names())))
-	e.unknownObject = true
+	e.unknownObject = &id
 	return e
 }

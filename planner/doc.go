@@ -96,9 +96,10 @@
 //
 //   - A table or view whose definition failed (in planning, or a CREATE
 //     TABLE or CREATE VIEW that did not parse but whose name the parser
-//     read) is not reported as unknown where it is used: not by an INSERT,
-//     a FROM, a LIKE, a view over it (which then fails silently in turn),
-//     or a DROP.
+//     read) is not reported as unknown where it is used, until a later
+//     statement defines it: not by an INSERT, a FROM, a LIKE, a view over
+//     it (which then fails silently in turn), or a DROP. Other errors that
+//     mention the name, such as an unknown column, are still reported.
 //   - After a statement that did not parse and may have defined a table,
 //     view or function whose name is not known — a CREATE that failed
 //     before its name, a CREATE CATALOG, DATABASE or FUNCTION, or a

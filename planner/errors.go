@@ -54,7 +54,7 @@ type Error struct {
 	// duplicateObject on "already exists" ones, so that the planner can
 	// leave them out when they only follow from a statement that did not
 	// parse.
-	unknownObject   bool
+	unknownObject   *Identifier
 	duplicateObject *Identifier
 }
 

@@ -390,6 +390,16 @@ func (p *planner) createTable(s *ddl.CreateTable) {
 	}
 	if err := p.cat.addTable(p.f, def); err != nil {
 		p.fail(s.Name, err)
+		return
+	}
+	p.defined(s.Name)
+}
+
+// defined notes that a table or view name is defined now, after an
+// earlier definition of it failed.
+func (p *planner) defined(n ddl.ObjectName) {
+	if id, err := identOf(n); err == nil {
+		delete(p.failed, id)
 	}
 }
 
@@ -402,6 +412,9 @@ func (p *planner) createView(s *ddl.CreateView) {
 	}
 	if err == nil {
 		err = p.cat.addView(p.f, s)
+	}
+	if err == nil {
+		p.defined(s.Name)
 	}
 	if err != nil {
 		if p.dependsOnFailed(err) || err == errReported {
@@ -472,15 +485,12 @@ func (p *planner) dependsOnFailed(err error) bool {
 	case errors.Is(pe.Err, ErrUnknownName):
 		if p.anyCreateFailed {
 			var uf *expr.UnknownFunctionError
-			if pe.unknownObject || errors.As(pe.Cause, &uf) {
+			if pe.unknownObject != nil || errors.As(pe.Cause, &uf) {
 				return true
 			}
 		}
-		for id := range p.failed {
-			if strings.Contains(pe.Message, "'"+id.Short()+"'") {
-				return true
-			}
-		}
+		// An unknown column, say, is an error of its own.
+		return pe.unknownObject != nil && p.failed[*pe.unknownObject]
 	case errors.Is(pe.Err, ErrDuplicateName) && pe.duplicateObject != nil:
 		return p.anyDropFailed || p.dropFailed[*pe.duplicateObject]
 	}

@@ -36,6 +36,11 @@ func TestParseAndPlanErrors(t *testing.T) {
 			[]string{"3:syntax error"}},
 		{"unsupported create view", tables + "CREATE VIEW v AS SELECT id, name FROM src GROUP BY id, name;\nINSERT INTO snk SELECT * FROM v;\n",
 			[]string{"3:not supported yet"}},
+		{"failed create, then defined", "CREATE TABLE t (id BIGINT,);\nCREATE TABLE t (id BIGINT) WITH ('connector' = 'blackhole');\n" +
+			"DROP TABLE t;\nINSERT INTO t SELECT 1;\n",
+			[]string{"1:syntax error", "4:unknown name"}},
+		{"failed table, unknown column named like it", "CREATE TABLE nme (id BIGINT,);\n" + tables + "INSERT INTO snk SELECT id, nme FROM src;\n",
+			[]string{"1:syntax error", "4:unknown name"}},
 		{"failed create does not hide other names", tables + "CREATE TABLE t (id BIGINT,);\nINSERT INTO u SELECT 1;\n",
 			[]string{"3:syntax error", "4:unknown name"}},
 		{"unnamed failed create", tables + "CREATE TABLE (id BIGINT);\nINSERT INTO t SELECT 1;\nINSERT INTO snk SELECT 1;\n",
