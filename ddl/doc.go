@@ -80,7 +80,9 @@
 // comments (hints are substituted); values are inserted as they are, so a
 // value used inside a string literal must not contain a single quote. An
 // undefined name without a default is an error wrapping
-// [ErrUndefinedVariable]. Positions always refer to the original text: a
+// [ErrUndefinedVariable] for the statement it is in (the other statements
+// are still parsed); a malformed reference such as ${1x} or an unclosed
+// ${ stops parsing. Positions always refer to the original text: a
 // token that came from a substituted value is reported at its ${.
 //
 // # Errors
@@ -98,4 +100,11 @@
 // statement (an [ErrorList] when there are several, at most ten). Bad
 // input never panics: FuzzParse guards this, and nesting deeper than 200
 // levels is an error.
+//
+// [ParseAll] parses the same way but returns the statements that did parse
+// as well, with a [Failure] for each one that did not: its error, its
+// [StatementKind] and, when the parser read them before the error, the
+// name a CREATE TABLE, CREATE VIEW or DROP names and the key of a SET or
+// RESET. The planner uses this to check the good statements in the same
+// run and to leave out errors that only follow from a failed one.
 package ddl

@@ -6,11 +6,11 @@ import (
 	"unicode/utf8"
 )
 
-// FuzzParse checks that no input makes Parse or ParseExpr panic or loop,
-// that every error is an *Error whose position lies inside the input, and
-// that a parsed expression printed with FormatExpr parses back to the same
-// tree. The seed corpus
-// in testdata/fuzz/FuzzParse holds the documentation examples, the error
+// FuzzParse checks that no input makes Parse, ParseAll or ParseExpr panic
+// or loop, that ParseAll reports the errors Parse does, that every error
+// is an *Error whose position lies inside the input, and that a parsed
+// expression printed with FormatExpr parses back to the same tree. The
+// seed corpus in testdata/fuzz/FuzzParse holds the documentation examples, the error
 // cases and hand-written edge cases. Run it with
 //
 //	go test -run=^$ -fuzz=FuzzParse -fuzztime=2m -parallel=1 ./ddl
@@ -22,6 +22,7 @@ func FuzzParse(f *testing.F) {
 		}
 		cfg := Config{Vars: map[string]string{"V": "x'y", "EMPTY": ""}}
 		stmts, err := Parse("fuzz.sql", src, cfg)
+		checkParseAll(t, src, cfg, err)
 		if err != nil {
 			var errs ErrorList
 			if !errors.As(err, &errs) {
@@ -67,4 +68,32 @@ func FuzzParse(f *testing.F) {
 			_ = dump(s) // walks every node; must not panic
 		}
 	})
+}
+
+// checkParseAll checks ParseAll against Parse's error perr: the same
+// errors, at most ten failures in source order, and statements (kept
+// around the failures) that lie inside the input and can be walked.
+func checkParseAll(t *testing.T, src string, cfg Config, perr error) {
+	t.Helper()
+	r := ParseAll("fuzz.sql", src, cfg)
+	err := r.Err()
+	if (err == nil) != (perr == nil) || err != nil && err.Error() != perr.Error() {
+		t.Fatalf("ParseAll's error %v differs from Parse's %v", err, perr)
+	}
+	if len(r.Failures) > maxErrors || r.Truncated && len(r.Failures) == 0 {
+		t.Fatalf("%d failures, truncated %v", len(r.Failures), r.Truncated)
+	}
+	last := -1
+	for _, f := range r.Failures {
+		if f.Err == nil || f.Err.Offset < last {
+			t.Fatalf("failures out of order or without error: %+v", r.Failures)
+		}
+		last = f.Err.Offset
+	}
+	for _, s := range r.Statements {
+		if p := s.Position(); p.Line < 1 || p.Offset > len(src) {
+			t.Fatalf("statement %T at %v outside input", s, p)
+		}
+		_ = dump(s)
+	}
 }

@@ -37,6 +37,17 @@ type parser struct {
 	depth int
 	err   *Error
 	inSet bool // inside a statement set, for error recovery
+
+	// What the parser has learnt of the current statement, for the
+	// Failure that describes it if it does not parse.
+	kind StatementKind
+	name ObjectName
+	key  string
+	// keyed is set once a SET or RESET's key (possibly none) is read.
+	keyed bool
+	// nameEnd is the offset in the original text where the name or key
+	// read ends.
+	nameEnd int
 }
 
 // maxErrors bounds how many statement errors Parse reports.
@@ -49,22 +60,16 @@ const maxErrors = 10
 // ErrUndefinedVariable. A statement with an error is skipped (up to its
 // ';', or the END of its statement set) and parsing goes on, so that one
 // run reports the first error of each failing statement: a single error is
-// returned as an *Error, several as an ErrorList. No statements are
-// returned when there is an error.
+// returned as an *Error, several as an ErrorList. A statement that uses an
+// undefined variable fails with that error (unless it has a syntax error
+// before it). No statements are returned when there is an error; ParseAll
+// returns those that parsed too.
 func Parse(name, text string, cfg Config) ([]Statement, error) {
-	src := newSource(name, text)
-	if err := src.substitute(cfg); err != nil {
+	r := ParseAll(name, text, cfg)
+	if err := r.Err(); err != nil {
 		return nil, err
 	}
-	p := &parser{src: src, toks: lex(src.text)}
-	stmts, errs := p.file()
-	switch len(errs) {
-	case 0:
-		return stmts, nil
-	case 1:
-		return nil, errs[0]
-	}
-	return nil, errs
+	return r.Statements, nil
 }
 
 // ErrorList is the error Parse returns when several statements fail: the
@@ -368,19 +373,43 @@ func (p *parser) options(what string) []Option {
 
 // ---- file and statements ----
 
-func (p *parser) file() ([]Statement, ErrorList) {
-	var stmts []Statement
-	var errs ErrorList
+func (p *parser) file() *Result {
+	r := &Result{}
+	undefined := p.src.undefined
+	// undefinedUpTo takes the references to undefined variables up to
+	// offset end and returns the first.
+	undefinedUpTo := func(end int) *Error {
+		var first *Error
+		for len(undefined) > 0 && undefined[0].off <= end {
+			if first == nil {
+				first = undefined[0].err
+			}
+			undefined = undefined[1:]
+		}
+		return first
+	}
+	// add records a failure and reports whether parsing must stop.
+	add := func(f Failure) bool {
+		r.Failures = append(r.Failures, f)
+		return len(r.Failures) == maxErrors
+	}
 	for {
 		for p.acceptOp(";") {
 		}
 		if p.peek().kind == tEOF {
-			return stmts, errs
+			// References after the last statement.
+			for i, u := range undefined {
+				if add(Failure{Err: u.err}) {
+					r.Truncated = i < len(undefined)-1
+					break
+				}
+			}
+			return r
 		}
-		complete := false
+		p.kind, p.name, p.key, p.keyed, p.nameEnd = KindUnknown, ObjectName{}, "", false, 0
+		var done Statement
 		ok := p.run(func() {
-			stmts = append(stmts, p.statement())
-			complete = true
+			done = p.statement()
 			if t := p.peek(); t.kind != tEOF && !p.isOp(";") {
 				if t.kind == tIllegal {
 					p.failTok(t, "%s", t.val)
@@ -389,20 +418,51 @@ func (p *parser) file() ([]Statement, ErrorList) {
 				p.fail(p.src.pos(p.toks[p.i-1].end), ErrSyntax, "expected ';' after the statement, found %s", describe(t))
 			}
 		})
-		if ok {
-			continue
+		f := Failure{Err: p.err, Kind: p.kind, Name: p.name, Key: p.key, KeyKnown: p.keyed}
+		kept := ok
+		if !ok {
+			if done != nil && startsStatement(p.peek()) {
+				// Only the ';' is missing: keep the statement and go on
+				// with the next one.
+				kept = true
+			} else {
+				p.skipStatement()
+			}
 		}
-		errs = append(errs, p.err)
-		if len(errs) == maxErrors {
-			return nil, errs
+		// A statement with an undefined variable fails with that error,
+		// unless a syntax error before the reference made it fail.
+		if u := undefinedUpTo(p.peek().off); u != nil && (kept || u.Offset <= f.Err.Offset) {
+			f.Err, kept = u, false
+			if u.Offset < p.nameEnd {
+				// The name or key read came (in part) from the variable.
+				f.Name, f.Key, f.KeyKnown = ObjectName{}, "", false
+			}
 		}
-		if complete && startsStatement(p.peek()) {
-			// Only the ';' is missing: go on with the next statement.
-			p.err, p.depth, p.inSet = nil, 0, false
-			continue
+		p.err, p.depth, p.inSet = nil, 0, false
+		if kept {
+			r.Statements = append(r.Statements, done)
+			if ok && f.Err == nil {
+				continue
+			}
+			f.Statement = done
 		}
-		p.skipStatement()
+		if add(f) {
+			for p.acceptOp(";") {
+			}
+			r.Truncated = p.peek().kind != tEOF || len(undefined) > 0
+			return r
+		}
 	}
+}
+
+// setName records the name of the statement being parsed, just read.
+func (p *parser) setName(n ObjectName) {
+	p.name, p.nameEnd = n, p.src.origOffset(p.toks[p.i-1].end)
+}
+
+// setKey records the key of the SET or RESET being parsed, just read.
+func (p *parser) setKey(k string) {
+	p.key, p.keyed, p.nameEnd = k, true, p.src.origOffset(p.toks[p.i-1].end)
 }
 
 // skipStatement moves past the statement in which an error occurred: to its
@@ -441,6 +501,7 @@ func (p *parser) statement() Statement {
 		p.next()
 	}
 	if t.kind == tOp && t.val == "(" {
+		p.kind = KindQuery
 		return p.queryStatement()
 	}
 	if t.kind != tIdent {
@@ -448,29 +509,39 @@ func (p *parser) statement() Statement {
 	}
 	switch kw := strings.ToUpper(t.val); kw {
 	case "SET":
+		p.kind = KindSet
 		return p.set()
 	case "RESET":
+		p.kind = KindReset
 		return p.reset()
 	case "CREATE":
+		p.kind = KindCreate
 		return p.create()
 	case "DROP":
+		p.kind = KindDrop
 		return p.drop()
 	case "INSERT":
+		p.kind = KindInsert
 		return p.insert()
 	case "EXECUTE":
 		if p.isKwAt(1, "STATEMENT") {
+			p.kind = KindStatementSet
 			return p.statementSet()
 		}
 		if p.isKwAt(1, "INSERT") {
+			p.kind = KindInsert
 			p.next()
 			return p.insert()
 		}
 		p.unsupported(t, "EXECUTE "+strings.ToUpper(p.peekAt(1).val))
 	case "BEGIN":
+		p.kind = KindStatementSet
 		return p.statementSet()
 	case "EXPLAIN":
+		p.kind = KindExplain
 		return p.explain()
 	case "SELECT", "VALUES", "WITH":
+		p.kind = KindQuery
 		return p.queryStatement()
 	case "USE", "SHOW", "DESCRIBE", "DESC", "ALTER", "LOAD", "UNLOAD", "ADD", "REMOVE", "CALL",
 		"DELETE", "UPDATE", "TRUNCATE", "ANALYZE", "REPLACE", "SAVEPOINT", "STOP", "COMPILE":
@@ -494,6 +565,7 @@ func (p *parser) set() Statement {
 	}
 	if p.peek().kind == tString {
 		s.Key, s.KeyPos = p.stringLit("a property key")
+		p.setKey(s.Key)
 		p.expectOp("=")
 		s.Value, s.ValuePos = p.stringLit("a property value (a string literal such as '10s')")
 		return s
@@ -502,6 +574,7 @@ func (p *parser) set() Statement {
 	// that is one string literal is unquoted.
 	s.Key, s.KeyPos = p.rawUntil("=", "a property key")
 	p.expectOp("=")
+	p.setKey(s.Key) // known to be the key only once the '=' is there
 	if v := p.peek(); v.kind == tString && (p.peekAt(1).kind == tEOF || p.peekAt(1).kind == tOp && p.peekAt(1).val == ";") {
 		p.next()
 		s.Value, s.ValuePos = v.val, p.pos(v)
@@ -538,9 +611,10 @@ func (p *parser) reset() Statement {
 	}
 	if p.peek().kind == tString {
 		r.Key, r.KeyPos = p.stringLit("a property key")
-		return r
+	} else {
+		r.Key, r.KeyPos = p.rawUntil(";", "a property key")
 	}
-	r.Key, r.KeyPos = p.rawUntil(";", "a property key")
+	p.setKey(r.Key)
 	return r
 }
 
@@ -556,8 +630,10 @@ func (p *parser) create() Statement {
 	t := p.peek()
 	switch {
 	case isKw(t, "TABLE"):
+		p.kind = KindCreateTable
 		return p.createTable(start, temporary)
 	case isKw(t, "VIEW"):
+		p.kind = KindCreateView
 		return p.createView(start, temporary)
 	case isKw(t, "CATALOG"), isKw(t, "DATABASE"), isKw(t, "FUNCTION"), isKw(t, "MODEL"),
 		isKw(t, "MATERIALIZED"):
@@ -582,6 +658,7 @@ func (p *parser) createTable(start token, temporary bool) Statement {
 	ct := &CreateTable{Pos: p.pos(start), Temporary: temporary, src: p.src}
 	ct.IfNotExists = p.ifNotExists()
 	ct.Name = p.objectName()
+	p.setName(ct.Name)
 	if p.isOp("(") {
 		p.tableElements(ct)
 	}
@@ -609,8 +686,11 @@ func (p *parser) createTable(start token, temporary bool) Statement {
 	if t := p.peek(); isKw(t, "AS") {
 		p.unsupported(start, "CREATE TABLE ... AS SELECT")
 	}
-	if t := p.peek(); t.kind != tEOF && !(t.kind == tOp && t.val == ";") {
-		if len(ct.Columns) == 0 && ct.Options == nil && ct.Like == nil {
+	complete := len(ct.Columns) > 0 || ct.Options != nil || ct.Like != nil
+	if t := p.peek(); t.kind != tEOF && !(t.kind == tOp && t.val == ";") && !(complete && t.kind == tIdent && startsStatement(t)) {
+		// Before the keyword of another statement, only the ';' is
+		// missing: the caller reports it and goes on with that statement.
+		if !complete {
 			p.failExpected("'(' starting the column list")
 		}
 		p.failExpected("';' after the statement")
@@ -852,6 +932,7 @@ func (p *parser) createView(start token, temporary bool) Statement {
 	v := &CreateView{Pos: p.pos(start), Temporary: temporary}
 	v.IfNotExists = p.ifNotExists()
 	v.Name = p.objectName()
+	p.setName(v.Name)
 	if p.isOp("(") {
 		v.Columns = p.identList()
 	}
@@ -884,6 +965,7 @@ func (p *parser) drop() Statement {
 		d.IfExists = true
 	}
 	d.Name = p.objectName()
+	p.setName(d.Name)
 	return d
 }
 

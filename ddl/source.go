@@ -37,6 +37,16 @@ type source struct {
 	text       string
 	substs     []subst // ordered by start
 	lineStarts []int   // byte offsets of line starts in orig
+	// undefined are the references to undefined variables, replaced by
+	// nothing, ordered by offset: the statements they are in fail.
+	undefined []undefinedRef
+}
+
+// undefinedRef is a ${NAME} without a value or default: off is where its
+// (empty) replacement is in the substituted text.
+type undefinedRef struct {
+	off int
+	err *Error
 }
 
 // Config controls parsing.
@@ -69,10 +79,11 @@ func newSource(name, orig string) *source {
 	return s
 }
 
-// substitute replaces ${NAME} and ${NAME:-default} outside comments. It
-// returns an *Error naming the first undefined variable or malformed
-// reference.
-func (s *source) substitute(cfg Config) error {
+// substitute replaces ${NAME} and ${NAME:-default} outside comments. A
+// reference to an undefined variable is replaced by nothing and recorded
+// in s.undefined; a malformed reference is returned as an *Error, and
+// stops parsing.
+func (s *source) substitute(cfg Config) *Error {
 	src := s.orig
 	if !strings.Contains(src, "${") {
 		return nil
@@ -118,10 +129,11 @@ func (s *source) substitute(cfg Config) error {
 			}
 			val, ok := cfg.lookup(name)
 			if !ok {
-				if !hasDef {
-					return s.errorAtOrig(i, ErrUndefinedVariable, fmt.Sprintf("undefined variable ${%s}: set it in the environment or give a default with ${%s:-value}", name, name))
-				}
 				val = def
+				if !hasDef {
+					s.undefined = append(s.undefined, undefinedRef{off: b.Len(), err: s.errorAtOrig(i, ErrUndefinedVariable,
+						fmt.Sprintf("undefined variable ${%s}: set it in the environment or give a default with ${%s:-value}", name, name))})
+				}
 			}
 			start := b.Len()
 			b.WriteString(val)

@@ -118,7 +118,8 @@ type Job struct {
 
 // Compile plans the job file text (name is the file name shown in errors;
 // without directory and extension it is the default job name). Errors
-// are those of planner.Compile: a planner.ErrorList whose entries carry
+// are those of planner.Compile: a planner.ErrorList of the file's parse
+// and planning errors together, in file order, whose entries carry
 // positions (see planner.Errors).
 func Compile(ctx context.Context, name, text string, opts Options) (*Job, error) {
 	plan, err := planner.Compile(ctx, name, text, planner.Options{

@@ -7,7 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/streamsql/streamsql/ddl"
 	"github.com/streamsql/streamsql/job"
+	"github.com/streamsql/streamsql/planner"
 	"github.com/streamsql/streamsql/runtime"
 )
 
@@ -95,5 +97,21 @@ func TestSetWinsOverTheFile(t *testing.T) {
 	}
 	if j.Name() != "renamed" {
 		t.Errorf("job name = %q, want renamed (pipeline.name from Options.Set)", j.Name())
+	}
+}
+
+// TestCompileReportsParseAndPlanErrors checks that job.Compile returns a
+// file's parse and planning errors together, each classifiable.
+func TestCompileReportsParseAndPlanErrors(t *testing.T) {
+	text := "CREATE TABLE sink (n BIGINT) WITH ('connector' = 'blackhole');\n" +
+		"CREATE TABLE bad (n BIGINT,) WITH ('connector' = 'datagen');\n" +
+		"INSERT INTO sink SELECT n FROM bad;\n" +
+		"INSERT INTO sink SELECT 'x';\n"
+	_, err := job.Compile(context.Background(), "j.sql", text, job.Options{Logger: quiet})
+	if !errors.Is(err, ddl.ErrSyntax) || !errors.Is(err, planner.ErrType) {
+		t.Fatalf("err = %v; want a syntax error and a type error", err)
+	}
+	if errs := planner.Errors(err); len(errs) != 2 {
+		t.Errorf("%d errors, want 2 (no 'bad does not exist'):\n%v", len(errs), err)
 	}
 }

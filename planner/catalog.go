@@ -235,8 +235,10 @@ func (c *Catalog) addTable(f *file, def *ddl.CreateTable) error {
 		if def.IfNotExists {
 			return nil
 		}
-		return f.errorAt(def.Name.Pos, ErrDuplicateName, nil,
+		e := f.errorAt(def.Name.Pos, ErrDuplicateName, nil,
 			fmt.Sprintf("table or view '%s' already exists; use CREATE TABLE IF NOT EXISTS to keep the first definition", id.Short()))
+		e.duplicateObject = &id
+		return e
 	}
 	t := &Table{ID: id, Def: def, Temporary: def.Temporary}
 	seen := map[string]bool{}
@@ -262,8 +264,10 @@ func (c *Catalog) addView(f *file, def *ddl.CreateView) error {
 		if def.IfNotExists {
 			return nil
 		}
-		return f.errorAt(def.Name.Pos, ErrDuplicateName, nil,
+		e := f.errorAt(def.Name.Pos, ErrDuplicateName, nil,
 			fmt.Sprintf("table or view '%s' already exists; use CREATE VIEW IF NOT EXISTS to keep the first definition", id.Short()))
+		e.duplicateObject = &id
+		return e
 	}
 	c.views[id] = &View{ID: id, Def: def}
 	return nil
@@ -286,8 +290,10 @@ func (c *Catalog) drop(f *file, d *ddl.Drop) error {
 	if d.IfExists {
 		return nil
 	}
-	return f.errorAt(d.Name.Pos, ErrUnknownName, nil,
+	e := f.errorAt(d.Name.Pos, ErrUnknownName, nil,
 		fmt.Sprintf("%s '%s' does not exist%s", strings.ToLower(d.Kind.String()), id.Short(), didYouMean(id.Short(), c.Names())))
+	e.unknownObject = &id
+	return e
 }
 
 // lookupTable finds a table for a LIKE clause or an INSERT target.
@@ -306,6 +312,8 @@ func (c *Catalog) lookupTable(f *file, n ddl.ObjectName, what string) (*Table, e
 }
 
 func (c *Catalog) unknown(f *file, n ddl.ObjectName, id Identifier) error {
-	return f.errorAt(n.Pos, ErrUnknownName, nil,
+	e := f.errorAt(n.Pos, ErrUnknownName, nil,
 		fmt.Sprintf("table or view '%s' does not exist%s", id.Short(), didYouMean(id.Short(), c.Names())))
+	e.unknownObject = &id
+	return e
 }

@@ -76,13 +76,49 @@
 //
 // # Errors
 //
-// Planning continues after an error, so every independent error of a file
-// is reported: Compile returns an [ErrorList] of *ddl.Error (parsing) and
-// [*Error] values, each with file, line, column and a caret, classified by
-// [ErrUnknownName], [ErrDuplicateName], [ErrType], [ErrInvalidTable],
-// [ErrInvalidSetting] or ddl.ErrUnsupported, and wrapping the typed cause
-// (a *factory.TableError, an *expr.AssignmentError, ...). Errors that only
-// repeat an earlier one (a table whose definition failed, options already
-// reported) are left out. Option values that are secrets are masked in
-// errors and in EXPLAIN.
+// Every error of a file that can be shown is reported in one run: the
+// statements that parse are planned even when others do not
+// (ddl.ParseAll), and planning continues after an error. Compile returns an
+// [ErrorList] of *ddl.Error (parsing) and [*Error] values in file order
+// (errors without a position, such as those of --set settings, first),
+// each with file, line, column and a caret. Planning errors are
+// classified by [ErrUnknownName], [ErrDuplicateName], [ErrType],
+// [ErrInvalidTable], [ErrInvalidSetting] or ddl.ErrUnsupported and wrap
+// the typed cause (a *factory.TableError, an *expr.AssignmentError, ...);
+// parse errors by ddl.ErrSyntax, ddl.ErrUnsupported or
+// ddl.ErrUndefinedVariable; errors.Is and errors.As see all of them
+// through the list. Parsing reports at most ten statements with errors
+// and stops at the tenth (a malformed ${ reference stops it at once); a
+// statement that uses an undefined ${NAME} is a failed statement like
+// one with a syntax error.
+//
+// Errors that only repeat or follow from an earlier one are left out:
+//
+//   - A table or view whose definition failed (in planning, or a CREATE
+//     TABLE or CREATE VIEW that did not parse but whose name the parser
+//     read) is not reported as unknown where it is used, until a later
+//     statement defines it: not by an INSERT, a FROM, a LIKE, a view over
+//     it (which then fails silently in turn), or a DROP. Other errors that
+//     mention the name, such as an unknown column, are still reported.
+//   - After a statement that did not parse and may have defined a table,
+//     view or function whose name is not known — a CREATE that failed
+//     before its name, a CREATE CATALOG, DATABASE or FUNCTION, or a
+//     statement whose first word streamsql does not know (a misspelt
+//     CREATE, USE, ALTER, ...) — no table, view or function is reported
+//     unknown by the statements after it. Unknown columns still are.
+//   - After a DROP that did not parse, a CREATE of the same name (of any
+//     name, if the DROP's name was not read, or after an unknown
+//     statement) is not reported as a duplicate.
+//   - When a SET or RESET did not parse (or an unknown statement, or
+//     parsing stopped early), the job's settings are not known: the checks
+//     of the settings together (runtime.Config.Validate, such as a
+//     checkpoint timeout below its minimum) and the check of a Kafka
+//     sink's transaction timeout against the checkpoint settings are
+//     skipped. A value that is bad on its own, or an unknown key, is
+//     still reported.
+//   - Options already reported for a table are not reported again.
+//
+// A statement that parsed completely and lacks only the ';' before the
+// next statement is planned as well. Option values that are secrets are
+// masked in errors and in EXPLAIN.
 package planner

@@ -49,6 +49,13 @@ type Error struct {
 	// Cause is the underlying typed error, if any (a *factory.TableError,
 	// an *expr.ArgumentError, ...).
 	Cause error
+
+	// unknownObject is set on "table or view does not exist" errors, and
+	// duplicateObject on "already exists" ones, so that the planner can
+	// leave them out when they only follow from a statement that did not
+	// parse.
+	unknownObject   *Identifier
+	duplicateObject *Identifier
 }
 
 // Error returns the message with its position, source line and caret.

@@ -197,6 +197,16 @@ type planner struct {
 	failed   map[Identifier]bool
 	validate map[string]*factory.Validated
 	setPos   map[string]ddl.Option
+
+	// dropFailed are the names of DROP statements that did not parse;
+	// anyCreateFailed and anyDropFailed are set after a failed statement
+	// that may have created or dropped a table or view whose name is not
+	// known, settingsUnsure when a SET or RESET did not parse (see
+	// applyFailure and the package documentation).
+	dropFailed      map[Identifier]bool
+	anyCreateFailed bool
+	anyDropFailed   bool
+	settingsUnsure  bool
 }
 
 // CompileFile reads and plans the job file at path.
@@ -212,8 +222,10 @@ func CompileFile(ctx context.Context, path string, opts Options) (*Plan, error) 
 // used in errors and, without directory and extension, the default job
 // name. It connects nowhere: options are validated by the factories, not
 // by creating sources and sinks. Errors are an ErrorList of *ddl.Error and
-// *Error values (see Errors); the Plan is returned only when there are
-// none.
+// *Error values in file order (see Errors): the statements that parse are
+// planned even when others do not, so parse and planning errors come
+// together (see "Errors" in the package documentation). The Plan is
+// returned only when there are none.
 func Compile(ctx context.Context, name, text string, opts Options) (*Plan, error) {
 	p, err := run(ctx, name, text, opts, false)
 	if err != nil {
@@ -238,14 +250,16 @@ func run(ctx context.Context, name, text string, opts Options, catalogOnly bool)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	stmts, perr := ddl.Parse(name, text, ddl.Config{Vars: opts.Vars, Env: opts.Env})
+	parsed := ddl.ParseAll(name, text, ddl.Config{Vars: opts.Vars, Env: opts.Env})
+	stmts := parsed.Statements
 	p := &planner{
-		f:        newFile(name, text),
-		reg:      opts.Registry,
-		traits:   BuiltinTraits(),
-		failed:   map[Identifier]bool{},
-		validate: map[string]*factory.Validated{},
-		setPos:   map[string]ddl.Option{},
+		f:          newFile(name, text),
+		reg:        opts.Registry,
+		traits:     BuiltinTraits(),
+		failed:     map[Identifier]bool{},
+		dropFailed: map[Identifier]bool{},
+		validate:   map[string]*factory.Validated{},
+		setPos:     map[string]ddl.Option{},
 	}
 	if p.reg == nil {
 		p.reg = factory.Default
@@ -257,8 +271,14 @@ func run(ctx context.Context, name, text string, opts Options, catalogOnly bool)
 		p.cat = NewCatalog()
 	}
 	p.plan = &Plan{File: name, Settings: map[string]string{}, Catalog: p.cat, registry: p.reg}
-	if perr != nil {
-		p.errs = append(p.errs, Errors(perr)...)
+	for _, f := range parsed.Failures {
+		p.errs = append(p.errs, f.Err)
+		if f.Statement == nil && (f.Kind == ddl.KindSet || f.Kind == ddl.KindReset || f.Kind == ddl.KindUnknown) {
+			p.settingsUnsure = true
+		}
+	}
+	if parsed.Truncated {
+		p.settingsUnsure = true
 	}
 	// Settings first: the job name and checkpoint settings are needed by
 	// every INSERT, wherever the SET is in the file (Flink applies a SET
@@ -284,9 +304,14 @@ func run(ctx context.Context, name, text string, opts Options, catalogOnly bool)
 	p.errs = append(p.errs, errs...)
 	p.plan.Checkpoint = cp
 
+	failures := parsed.Failures
 	for _, s := range stmts {
 		if err := ctx.Err(); err != nil {
 			return nil, err
+		}
+		for len(failures) > 0 && failures[0].Err.Offset < s.Position().Offset {
+			p.applyFailure(failures[0])
+			failures = failures[1:]
 		}
 		if catalogOnly {
 			switch s.(type) {
@@ -301,7 +326,7 @@ func run(ctx context.Context, name, text string, opts Options, catalogOnly bool)
 	p.maskSecrets(stmts)
 	if catalogOnly {
 		if len(p.errs) > 0 {
-			return nil, p.errs
+			return nil, p.sortedErrors()
 		}
 		return p, nil
 	}
@@ -310,7 +335,7 @@ func run(ctx context.Context, name, text string, opts Options, catalogOnly bool)
 		p.errs = append(p.errs, &Error{File: name, Message: ErrNoJob.Error(), Err: ErrNoJob})
 	}
 	if len(p.errs) > 0 {
-		return nil, p.errs
+		return nil, p.sortedErrors()
 	}
 	p.warnings()
 	return p, nil
@@ -335,7 +360,7 @@ func (p *planner) statement(s ddl.Statement, explain bool) {
 		p.createView(s)
 	case *ddl.Drop:
 		if err := p.cat.drop(p.f, s); err != nil {
-			p.errs = append(p.errs, err)
+			p.addErr(err)
 		}
 	case *ddl.Insert:
 		p.insert(s, explain, false)
@@ -365,6 +390,16 @@ func (p *planner) createTable(s *ddl.CreateTable) {
 	}
 	if err := p.cat.addTable(p.f, def); err != nil {
 		p.fail(s.Name, err)
+		return
+	}
+	p.defined(s.Name)
+}
+
+// defined notes that a table or view name is defined now, after an
+// earlier definition of it failed.
+func (p *planner) defined(n ddl.ObjectName) {
+	if id, err := identOf(n); err == nil {
+		delete(p.failed, id)
 	}
 }
 
@@ -378,6 +413,9 @@ func (p *planner) createView(s *ddl.CreateView) {
 	if err == nil {
 		err = p.cat.addView(p.f, s)
 	}
+	if err == nil {
+		p.defined(s.Name)
+	}
 	if err != nil {
 		if p.dependsOnFailed(err) || err == errReported {
 			if id, ierr := identOf(s.Name); ierr == nil && !p.cat.exists(id) {
@@ -389,28 +427,101 @@ func (p *planner) createView(s *ddl.CreateView) {
 	}
 }
 
-// fail records err and marks the table name as failed, so that statements
-// using it do not report it as unknown too.
+// fail records err (unless it only repeats an earlier error) and marks the
+// table name as failed, so that statements using it do not report it as
+// unknown too.
 func (p *planner) fail(n ddl.ObjectName, err error) {
-	p.errs = append(p.errs, err)
+	p.addErr(err)
 	if id, ierr := identOf(n); ierr == nil && !p.cat.exists(id) {
 		p.failed[id] = true
 	}
 }
 
-// dependsOnFailed reports whether err is an unknown-name error about a
-// table whose definition already failed.
-func (p *planner) dependsOnFailed(err error) bool {
-	var pe *Error
-	if !errors.As(err, &pe) || !errors.Is(pe.Err, ErrUnknownName) {
-		return false
+// applyFailure takes note of a statement that did not parse, before the
+// statements after it are planned, so that errors that are only its
+// consequences are not reported (see "Errors" in the package
+// documentation).
+func (p *planner) applyFailure(f ddl.Failure) {
+	if f.Statement != nil {
+		return // only its ';' is missing; the statement was planned
 	}
-	for id := range p.failed {
-		if strings.Contains(pe.Message, "'"+id.Short()+"'") {
-			return true
+	var id Identifier
+	named := false
+	if len(f.Name.Parts) > 0 {
+		var err error
+		id, err = identOf(f.Name)
+		named = err == nil
+	}
+	switch f.Kind {
+	case ddl.KindCreateTable, ddl.KindCreateView:
+		if !named {
+			p.anyCreateFailed = true
+		} else if !p.cat.exists(id) {
+			p.failed[id] = true
+		}
+	case ddl.KindCreate, ddl.KindUnknown:
+		p.anyCreateFailed = true
+		if f.Kind == ddl.KindUnknown {
+			p.anyDropFailed = true
+		}
+	case ddl.KindDrop:
+		if named {
+			p.dropFailed[id] = true
+		} else {
+			p.anyDropFailed = true
 		}
 	}
+}
+
+// dependsOnFailed reports whether err is an unknown-name error about a
+// table whose definition already failed (in planning or parsing), or a
+// duplicate-name error about a table whose DROP did not parse.
+func (p *planner) dependsOnFailed(err error) bool {
+	var pe *Error
+	if !errors.As(err, &pe) {
+		return false
+	}
+	switch {
+	case errors.Is(pe.Err, ErrUnknownName):
+		if p.anyCreateFailed {
+			var uf *expr.UnknownFunctionError
+			if pe.unknownObject != nil || errors.As(pe.Cause, &uf) {
+				return true
+			}
+		}
+		// An unknown column, say, is an error of its own.
+		return pe.unknownObject != nil && p.failed[*pe.unknownObject]
+	case errors.Is(pe.Err, ErrDuplicateName) && pe.duplicateObject != nil:
+		return p.anyDropFailed || p.dropFailed[*pe.duplicateObject]
+	}
 	return false
+}
+
+// sortedErrors returns the errors in source order: those without a
+// position (from --set, or about the whole file) first, then by line and
+// column; errors at the same place keep the order they were found in.
+func (p *planner) sortedErrors() ErrorList {
+	slices.SortStableFunc(p.errs, func(a, b error) int {
+		pa, pb := errorPos(a), errorPos(b)
+		if pa.Line != pb.Line {
+			return pa.Line - pb.Line
+		}
+		return pa.Column - pb.Column
+	})
+	return p.errs
+}
+
+// errorPos returns where err points in the file; the zero Pos if nowhere.
+func errorPos(err error) ddl.Pos {
+	var de *ddl.Error
+	if errors.As(err, &de) {
+		return ddl.Pos{Offset: de.Offset, Line: de.Line, Column: de.Column}
+	}
+	var pe *Error
+	if errors.As(err, &pe) {
+		return pe.Pos
+	}
+	return ddl.Pos{}
 }
 
 // errReported is returned for a table whose options already failed
@@ -753,7 +864,9 @@ func (p *planner) kafkaTransactions(t *Table, s *ddl.Insert, sink *Sink) error {
 		return p.f.errorAt(pos, ErrInvalidTable, nil, fmt.Sprintf("'%s' = '%s' of table '%s' is not a positive number of milliseconds", timeoutKey, v, t.ID.Short()))
 	}
 	cp := p.plan.Checkpoint
-	if cp.Interval <= 0 {
+	if cp.Interval <= 0 || p.settingsUnsure {
+		// Without checkpointing there is nothing to compare with; after
+		// a SET that did not parse, the checkpoint settings are not known.
 		return nil
 	}
 	need := cp.Interval + cp.Timeout

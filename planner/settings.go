@@ -44,6 +44,12 @@ func (p *planner) checkpointSettings() (CheckpointSettings, []error) {
 			key := ""
 			if errors.As(e, &ce) {
 				key = ce.Key
+				if p.settingsUnsure && ce.Value == "" && slices.Contains(runtime.Keys(), key) {
+					// A check of the settings together (or of a default);
+					// after a SET that did not parse, the settings are not
+					// known, so the finding may be wrong.
+					continue
+				}
 			}
 			if ce != nil && ce.Value == "" {
 				if o, ok := p.setPos[key]; ok {

@@ -160,8 +160,8 @@ func jobCommand(name string, e *env) *cobra.Command {
 	case "validate":
 		cmd.Short = "Check a job file without running it"
 		cmd.Long = `Parse and plan a job file and validate every table's options, without
-connecting to anything. Every error is listed with its file, line and column;
-warnings are printed too.
+connecting to anything. Every error is listed with its file, line and column,
+syntax and planning errors together in file order; warnings are printed too.
 
 Exit codes: 0 the file is clean, 1 it has errors, 2 the command line (or the
 --config file) is wrong.`

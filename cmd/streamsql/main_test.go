@@ -122,3 +122,40 @@ func TestEnvironmentVariables(t *testing.T) {
 		t.Fatalf("exit %d, output %q", code, stdout)
 	}
 }
+
+// TestParseAndPlanErrorsTogether checks that validate, explain and run
+// report a file's parse errors and planning errors in one run, in file
+// order, without the errors that only follow from a statement that did
+// not parse (the INSERT into the table whose CREATE failed).
+func TestParseAndPlanErrorsTogether(t *testing.T) {
+	job := `CREATE TABLE src (id BIGINT) WITH ('connector' = 'datagen');
+CREATE TABLE out1 (id BIGINT,) WITH ('connector' = 'blackhole');
+INSERT INTO out1 SELECT id FROM src;
+INSERT INTO src2 SELECT id FROM src;
+SELECT FROM src;
+`
+	path := writeJob(t, job)
+	want := path + `:2:30: unexpected ')' after ',' in the column list of CREATE TABLE
+  CREATE TABLE out1 (id BIGINT,) WITH ('connector' = 'blackhole');
+                               ^
+
+` + path + `:4:13: table or view 'src2' does not exist (did you mean src?)
+  INSERT INTO src2 SELECT id FROM src;
+              ^
+
+` + path + `:5:8: expected an expression, found reserved word FROM
+  SELECT FROM src;
+         ^
+
+` + path + `: 3 error(s)
+`
+	for _, cmd := range []string{"validate", "explain", "run"} {
+		code, stdout, stderr := cli(cmd, path)
+		if code != 1 || stdout != "" {
+			t.Errorf("%s: exit %d, stdout %q; want 1 and nothing", cmd, code, stdout)
+		}
+		if stderr != want {
+			t.Errorf("%s: stderr\n%s\nwant\n%s", cmd, stderr, want)
+		}
+	}
+}
