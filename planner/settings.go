@@ -69,7 +69,7 @@ func (p *planner) checkpointSettings() (CheckpointSettings, []error) {
 	_, cp.ModeSet = set["execution.checkpointing.mode"]
 	for _, k := range cfg.Ignored {
 		p.plan.Warnings = append(p.plan.Warnings, Warning{Pos: p.setPos[k].KeyPos,
-			Message: fmt.Sprintf("'%s' has no effect in streamsql (checkpoints are always aligned, complete and stored as files)", k)})
+			Message: fmt.Sprintf("'%s' has no effect in streamsql. %s", k, ignoredReason(k))})
 	}
 	if _, err := p.plan.ExprOptions(); err != nil {
 		errs = append(errs, p.settingError("table.local-time-zone", err))
@@ -78,6 +78,17 @@ func (p *planner) checkpointSettings() (CheckpointSettings, []error) {
 		errs = append(errs, p.settingError("pipeline.name", fmt.Errorf("invalid job name: %w", err)))
 	}
 	return cp, errs
+}
+
+// ignoredReason says why the runtime ignores setting k (a current or an
+// older Flink name).
+func ignoredReason(k string) string {
+	for _, s := range runtime.IgnoredSettings() {
+		if s.Key == k || slices.Contains(s.Deprecated, k) {
+			return s.Reason
+		}
+	}
+	return "The runtime accepts it and does nothing with it."
 }
 
 // flatten returns the errors joined in err.
