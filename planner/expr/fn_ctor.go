@@ -225,6 +225,19 @@ func buildCardinality(b *builder, c *Call, args []evalFn) (evalFn, error) {
 			return types.Int64(int64(len(v.List()))), nil
 		}), nil
 	}
+	if c.Args[0].Type().Kind == types.KindMultiset {
+		// A MULTISET maps each element to its count; its cardinality
+		// counts duplicates.
+		return unop(b.operandOf(c.Args[0], args[0]), func(v types.Value) (types.Value, error) {
+			n := int64(0)
+			if m := v.Map(); m != nil {
+				for _, cnt := range m.Values {
+					n += cnt.Int64()
+				}
+			}
+			return types.Int64(int64(int32(n))), nil
+		}), nil
+	}
 	return unop(b.operandOf(c.Args[0], args[0]), func(v types.Value) (types.Value, error) {
 		m := v.Map()
 		if m == nil {

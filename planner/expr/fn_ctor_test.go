@@ -133,3 +133,18 @@ func BenchmarkConstructors(b *testing.B) {
 		})
 	}
 }
+
+// TestCardinalityOfMultiset counts duplicates: a MULTISET maps each
+// element to its count.
+func TestCardinalityOfMultiset(t *testing.T) {
+	ms := types.Type{Kind: types.KindMultiset, Elem: &types.Type{Kind: types.KindVarChar, Length: types.MaxLength}}
+	p, err := Compile(Fn("CARDINALITY", Col(0, "m", ms)), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := p.Eval([]types.Value{types.MapValue(&types.MapData{
+		Keys: []types.Value{types.Str("a"), types.Str("b")}, Values: []types.Value{types.Int64(2), types.Int64(3)}})})
+	if err != nil || v.Int64() != 5 {
+		t.Fatalf("CARDINALITY({a: 2, b: 3}) = %d (null %t), %v; want 5", v.Int64(), v.IsNull(), err)
+	}
+}
