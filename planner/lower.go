@@ -75,9 +75,6 @@ var unsupportedFunctions = map[string]string{
 	"TUMBLE_END":            "group windows are stateful",
 	"SOURCE_WATERMARK":      "watermarks are not tracked",
 	"CURRENT_ROW_TIMESTAMP": "not in the function library",
-	"MAP":                   "the MAP[...] value constructor is not in the function library",
-	"ARRAY":                 "the ARRAY[...] value constructor is not in the function library",
-	"ROW":                   "the ROW(...) value constructor is not in the function library",
 }
 
 // extractShorthands are the functions that are EXTRACT of one unit.

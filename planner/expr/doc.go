@@ -23,8 +23,11 @@
 //	a [NOT] IN (b, c, ...)              "IN", "NOT IN" (a first)
 //	a [NOT] LIKE p [ESCAPE e]           "LIKE", "NOT LIKE" (2 or 3 args)
 //	a || b                              "||"
-//	arr[i], map[k]                      "ITEM"
+//	arr[i], map[k], row[i]              "ITEM" (row[i]: i an integer literal, 1-based)
 //	r.name (ROW field)                  "FIELD" with args (r, 'name' literal); printed r['name']
+//	ARRAY[a, b, ...]                    "ARRAY" (at least one element)
+//	MAP[k1, v1, k2, v2, ...]            "MAP" (keys and values alternate)
+//	ROW(a, b, ...), (a, b, ...)         "ROW"; fields named EXPR$0, EXPR$1, ...
 //	TRIM([BOTH|LEADING|TRAILING] c FROM s)  "TRIM", "LTRIM", "RTRIM" with args (s, c)
 //	POSITION(a IN b)                    "POSITION" (a, b)
 //	CEIL/FLOOR(x TO unit)               "CEIL"/"FLOOR" with Call.Unit
@@ -67,6 +70,16 @@
 //     SUBSTRING, REGEXP_EXTRACT, SPLIT_INDEX, JSON_*, TO_TIMESTAMP,
 //     TO_TIMESTAMP_LTZ, DATE_FORMAT, FROM_UNIXTIME. The golden cases
 //     check each of these against Flink.
+//   - ARRAY[...] takes the common type of its elements and MAP[...] that of
+//     its keys and of its values (as CASE does); ROW(...) keeps each
+//     element's type. The constructed value is NOT NULL; an element type
+//     is nullable when an element is. Common types of ARRAYs, MAPs and ROWs
+//     are taken element-wise (ARRAY[ARRAY[1], ARRAY[2, NULL]] is
+//     ARRAY<ARRAY<INT> NOT NULL> NOT NULL), and a nullable ROW common type
+//     has nullable fields, as in Flink. ARRAY[], an odd MAP[...], and
+//     elements, keys or values that are all untyped NULL are errors, as is
+//     an untyped NULL in ROW(...). A MAP key given twice keeps the last
+//     value. See fn_ctor.go.
 //   - [AssignTo] applies Flink's implicit assignment rules for INSERT
 //     (widening only; a nullable value into a NOT NULL column needs an
 //     explicit CAST) and reports an [*AssignmentError] otherwise.

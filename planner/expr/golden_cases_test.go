@@ -197,6 +197,7 @@ func goldenCases() []gcase {
 	cs = append(cs, constCases()...)
 	cs = append(cs, lateCases()...)
 	cs = append(cs, dstCases()...)
+	cs = append(cs, ctorCases()...)
 	return cs
 }
 

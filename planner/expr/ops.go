@@ -53,7 +53,7 @@ func init() {
 		&funcDef{name: "LIKE", minArgs: 2, maxArgs: 3, expected: "STRING LIKE STRING [ESCAPE CHAR]", check: checkLike, build: buildLike(false)},
 		&funcDef{name: "NOT LIKE", minArgs: 2, maxArgs: 3, expected: "STRING NOT LIKE STRING [ESCAPE CHAR]", check: checkLike, build: buildLike(true)},
 		&funcDef{name: "||", minArgs: 2, maxArgs: 2, expected: "STRING || STRING", check: checkConcatOp, build: buildConcat},
-		&funcDef{name: "ITEM", minArgs: 2, maxArgs: 2, expected: "ARRAY[INT] or MAP[KEY]", check: checkItem, build: buildItem},
+		&funcDef{name: "ITEM", minArgs: 2, maxArgs: 2, expected: "ARRAY[INT], MAP[KEY] or ROW[INT literal]", check: checkItem, build: buildItem},
 		&funcDef{name: "FIELD", minArgs: 2, maxArgs: 2, expected: "ROW.field (a ROW and a field-name literal)", check: checkField, build: buildField},
 	)
 }
@@ -357,13 +357,65 @@ func checkComparison(c *Call) (types.Type, error) {
 		return types.Type{}, errArgs
 	}
 	ct, _ := commonType(a, b)
-	if ct.Kind == types.KindMap && c.Name != "=" && c.Name != "<>" {
+	if unordered(ct) && c.Name != "=" && c.Name != "<>" {
 		return types.Type{}, errArgs
 	}
 	if !mixedApproxDecimal(a, b) {
 		coerceArgs(c, ct)
 	}
-	return withNull(types.Boolean(), a.NotNull && b.NotNull), nil
+	notNull := a.NotNull && b.NotNull
+	if ct.Kind == types.KindRow && (c.Name == "=" || c.Name == "<>") {
+		// Row equality is field by field, so a NULL field can make it NULL.
+		notNull = notNull && fieldsNotNull(ct)
+	}
+	return withNull(types.Boolean(), notNull), nil
+}
+
+// unordered reports a type Flink compares only with = and <>: ARRAY,
+// MULTISET, MAP and ROW ("Comparable type expected" otherwise).
+func unordered(t types.Type) bool {
+	switch familyOf(t) {
+	case famArray, famMap, famRow:
+		return true
+	}
+	return false
+}
+
+// fieldsNotNull reports whether every field of ROW type t, nested ROWs
+// included, is NOT NULL.
+func fieldsNotNull(t types.Type) bool {
+	for _, f := range t.Fields {
+		if !f.Type.NotNull || f.Type.Kind == types.KindRow && !fieldsNotNull(f.Type) {
+			return false
+		}
+	}
+	return true
+}
+
+// rowEquality returns Flink's equality of ROW values of type t: ROW(a, b)
+// = ROW(c, d) is a = c AND b = d, so FALSE when a pair of non-NULL fields
+// differs, else NULL when a field is NULL, else TRUE. Nested ROWs are
+// compared as whole values, NULL fields equal to NULL (Flink gives FALSE
+// for ROW(ROW(NULL), 1) = ROW(ROW(1), 1)). The second result reports NULL.
+func rowEquality(t types.Type) func(a, b types.Value) (eq, null bool) {
+	cmps := make([]func(a, b types.Value) int, len(t.Fields))
+	for i, f := range t.Fields {
+		cmps[i] = comparator(f.Type)
+	}
+	return func(a, b types.Value) (bool, bool) {
+		la, lb := a.List(), b.List()
+		sawNull := false
+		for i, cmp := range cmps {
+			if i >= len(la) || i >= len(lb) || la[i].IsNull() || lb[i].IsNull() {
+				sawNull = true
+				continue
+			}
+			if cmp(la[i], lb[i]) != 0 {
+				return false, false
+			}
+		}
+		return !sawNull, sawNull
+	}
 }
 
 // comparator returns a total order over non-NULL values of type t.
@@ -582,6 +634,16 @@ func buildComparison(b *builder, c *Call, args []evalFn) (evalFn, error) {
 		}
 		return binop(ox, oy, f), nil
 	}
+	if ct.Kind == types.KindRow && (c.Name == "=" || c.Name == "<>") {
+		eq, ne := rowEquality(ct), c.Name == "<>"
+		return binop(ox, oy, func(a, b types.Value) (types.Value, error) {
+			r, null := eq(a, b)
+			if null {
+				return types.Value{}, nil
+			}
+			return types.Bool(r != ne), nil
+		}), nil
+	}
 	cmp := comparator(ct)
 	if ta, tb := c.Args[0].Type(), c.Args[1].Type(); mixedApproxDecimal(ta, tb) {
 		if c.Name == "=" || c.Name == "<>" {
@@ -756,7 +818,7 @@ func buildDistinct(distinct bool) func(*builder, *Call, []evalFn) (evalFn, error
 func checkBetween(c *Call) (types.Type, error) {
 	ts := argTypes(c)
 	ct, ok := commonType(ts...)
-	if !ok || ct.Kind == types.KindMap {
+	if !ok || unordered(ct) {
 		return types.Type{}, errArgs
 	}
 	coerceArgs(c, ct)
@@ -815,7 +877,7 @@ func checkIn(c *Call) (types.Type, error) {
 		return types.Type{}, errArgs
 	}
 	coerceArgs(c, ct)
-	return withNull(types.Boolean(), allNotNull(c)), nil
+	return withNull(types.Boolean(), allNotNull(c) && (ct.Kind != types.KindRow || fieldsNotNull(ct))), nil
 }
 
 // inCommonType is the type IN compares in. Unlike =, IN lets strings meet
@@ -852,6 +914,11 @@ func buildIn(negated bool) func(*builder, *Call, []evalFn) (evalFn, error) {
 	return func(b *builder, c *Call, args []evalFn) (evalFn, error) {
 		ct, _ := inCommonType(argTypes(c))
 		cmp := comparator(ct)
+		var rowEq func(a, b types.Value) (bool, bool)
+		if ct.Kind == types.KindRow {
+			// ROW(a, b) IN (...) compares field by field, with NULLs.
+			rowEq = rowEquality(ct)
+		}
 		x, list := args[0], args[1:]
 		result := func(found, sawNull bool) types.Value {
 			switch {
@@ -929,9 +996,16 @@ func buildIn(negated bool) func(*builder, *Call, []evalFn) (evalFn, error) {
 				if err != nil {
 					return e, err
 				}
-				if e.IsNull() {
+				switch {
+				case e.IsNull():
 					sawNull = true
-				} else if cmp(v, e) == 0 {
+				case rowEq != nil:
+					eq, null := rowEq(v, e)
+					if eq {
+						return result(true, false), nil
+					}
+					sawNull = sawNull || null
+				case cmp(v, e) == 0:
 					return result(true, false), nil
 				}
 			}
@@ -957,9 +1031,29 @@ func checkItem(c *Call) (types.Type, error) {
 		c.Args[1] = coerce(c.Args[1], *a.Elem)
 		return a.Value.Nullable(), nil
 	case types.KindRow:
-		return types.Type{}, errArgs
+		// r[i] is field i (1-based); i must be an integer literal.
+		i, ok := rowIndex(c)
+		if !ok {
+			return types.Type{}, &ArgumentError{Function: "ITEM", Given: argTypes(c),
+				Expected: fmt.Sprintf("ROW[i] with i an integer literal from 1 to %d", len(a.Fields))}
+		}
+		return withNull(a.Fields[i].Type, a.Fields[i].Type.NotNull && a.NotNull), nil
 	}
 	return types.Type{}, errArgs
+}
+
+// rowIndex returns the 0-based field index of ROW[i] when i is an integer
+// literal within the row.
+func rowIndex(c *Call) (int, bool) {
+	l, ok := c.Args[1].(*Literal)
+	if !ok || !l.Typ.IsInteger() || l.Val.IsNull() {
+		return 0, false
+	}
+	n := l.Val.Int64()
+	if n < 1 || n > int64(len(c.Args[0].Type().Fields)) {
+		return 0, false
+	}
+	return int(n - 1), true
 }
 
 // checkField types r.name: the field's type, nullable when the row is.
@@ -1007,6 +1101,15 @@ func buildField(b *builder, c *Call, a []evalFn) (evalFn, error) {
 // in Flink); m[k] is NULL for a missing key.
 func buildItem(b *builder, c *Call, args []evalFn) (evalFn, error) {
 	a := c.Args[0].Type()
+	if a.Kind == types.KindRow {
+		idx, _ := rowIndex(c)
+		return unop(b.operandOf(c.Args[0], args[0]), func(r types.Value) (types.Value, error) {
+			if l := r.List(); idx < len(l) {
+				return l[idx], nil
+			}
+			return types.Value{}, nil
+		}), nil
+	}
 	if a.Kind == types.KindArray {
 		return strict2(args[0], args[1], func(arr, i types.Value) (types.Value, error) {
 			l := arr.List()

@@ -160,6 +160,8 @@ func (c *Call) String() string {
 			s += " ESCAPE " + a[2]
 		}
 		return s + ")"
+	case "ARRAY", "MAP":
+		return c.Name + "[" + strings.Join(a, ", ") + "]"
 	case "ITEM":
 		return a[0] + "[" + a[1] + "]"
 	case "FIELD":

@@ -195,7 +195,7 @@ func resolveCase(n *Case) (Expr, error) {
 		}
 		results = append(results, c.Else.Type())
 	}
-	t, ok := commonType(results...)
+	t, ok := leastRestrictive(results...)
 	if !ok {
 		return nil, &ArgumentError{Function: "CASE", Given: results, Expected: "result types with a common type"}
 	}

@@ -189,8 +189,22 @@ func familyOf(t types.Type) family {
 // FLOAT/DOUBLE gives DOUBLE (FLOAT when no DOUBLE); CHAR and VARCHAR merge
 // to the longer VARCHAR (CHAR when all are CHAR of one length); TIMESTAMP
 // and TIMESTAMP_LTZ merge to TIMESTAMP_LTZ; the precision is the largest.
-// DATE does not merge with TIMESTAMP (Flink refuses DATE < TIMESTAMP). The result is nullable when any input is.
-func commonType(ts ...types.Type) (types.Type, bool) {
+// DATE does not merge with TIMESTAMP (Flink refuses DATE < TIMESTAMP).
+// ARRAYs, MAPs and ROWs (of as many fields) merge element-wise, each
+// element type nullable when it is on either side; ROW field names are the
+// first type's. The result is nullable when any input is.
+func commonType(ts ...types.Type) (types.Type, bool) { return mergeTypes(false, ts) }
+
+// leastRestrictive is [commonType] as Flink's planner (Calcite's
+// leastRestrictive) types CASE results and the elements of ARRAY[...] and
+// MAP[...]. It differs for TIMESTAMP with TIMESTAMP_LTZ: the precision is
+// the largest, and the kind is the later operand's when the precisions
+// differ, the earlier one's when they are equal (ARRAY[ts(3), ltz(3)] is
+// ARRAY<TIMESTAMP(3)>, ARRAY[ltz(3), ts(0)] is ARRAY<TIMESTAMP(3)>, as
+// Flink 1.20 computes them).
+func leastRestrictive(ts ...types.Type) (types.Type, bool) { return mergeTypes(true, ts) }
+
+func mergeTypes(calcite bool, ts []types.Type) (types.Type, bool) {
 	var out types.Type
 	have := false
 	notNull := true
@@ -204,7 +218,7 @@ func commonType(ts ...types.Type) (types.Type, bool) {
 			out, have = t, true
 			continue
 		}
-		m, ok := merge2(out, t)
+		m, ok := merge2(out, t, calcite)
 		if !ok {
 			return types.Type{}, false
 		}
@@ -214,10 +228,13 @@ func commonType(ts ...types.Type) (types.Type, bool) {
 		return types.Null(), true
 	}
 	out.NotNull = notNull
+	if out.Kind == types.KindRow && !notNull {
+		out = nullableRow(out)
+	}
 	return out, true
 }
 
-func merge2(a, b types.Type) (types.Type, bool) {
+func merge2(a, b types.Type, calcite bool) (types.Type, bool) {
 	fa, fb := familyOf(a), familyOf(b)
 	if fa != fb {
 		return types.Type{}, false
@@ -260,16 +277,68 @@ func merge2(a, b types.Type) (types.Type, bool) {
 		return types.Time(max(a.Precision, b.Precision)), true
 	case famTimestamp:
 		k := a.Kind
-		if b.Kind == types.KindTimestampLTZ {
+		switch {
+		case calcite:
+			if a.Precision != b.Precision {
+				k = b.Kind
+			}
+		case b.Kind == types.KindTimestampLTZ:
 			k = b.Kind
 		}
 		return types.Type{Kind: k, Precision: max(a.Precision, b.Precision)}, true
-	case famArray, famMap, famRow:
-		if a.Nullable().Equal(b.Nullable()) {
-			return a.Nullable(), true
+	case famArray:
+		if a.Kind != b.Kind {
+			return types.Type{}, false // ARRAY and MULTISET do not merge
 		}
+		e, ok := mergeTypes(calcite, []types.Type{*a.Elem, *b.Elem})
+		if !ok {
+			return types.Type{}, false
+		}
+		return types.Type{Kind: a.Kind, Elem: &e}, true
+	case famMap:
+		k, ok := mergeTypes(calcite, []types.Type{*a.Elem, *b.Elem})
+		if !ok {
+			return types.Type{}, false
+		}
+		v, ok := mergeTypes(calcite, []types.Type{*a.Value, *b.Value})
+		if !ok {
+			return types.Type{}, false
+		}
+		return types.Map(k, v), true
+	case famRow:
+		if len(a.Fields) != len(b.Fields) {
+			return types.Type{}, false
+		}
+		fields := make([]types.Field, len(a.Fields))
+		for i := range a.Fields {
+			t, ok := mergeTypes(calcite, []types.Type{a.Fields[i].Type, b.Fields[i].Type})
+			if !ok {
+				return types.Type{}, false
+			}
+			fields[i] = types.Field{Name: a.Fields[i].Name, Type: t}
+		}
+		return types.RowType(fields...), true
 	}
 	return types.Type{}, false
+}
+
+// nullableRow returns the nullable ROW type t with every field nullable,
+// nested ROWs included: a common type that is a nullable ROW has nullable
+// fields in Flink (ARRAY[ROW(1, 'a'), NULL] is ARRAY<ROW<`EXPR$0` INT,
+// `EXPR$1` CHAR(1)>>).
+func nullableRow(t types.Type) types.Type {
+	t.NotNull = false
+	fields := make([]types.Field, len(t.Fields))
+	for i, f := range t.Fields {
+		if f.Type.Kind == types.KindRow {
+			f.Type = nullableRow(f.Type)
+		} else {
+			f.Type = f.Type.Nullable()
+		}
+		fields[i] = f
+	}
+	t.Fields = fields
+	return t
 }
 
 // comparable reports whether values of a and b can be compared with =, <
@@ -278,7 +347,7 @@ func comparableTypes(a, b types.Type) bool {
 	if a.Kind == types.KindNull || b.Kind == types.KindNull {
 		return true
 	}
-	_, ok := merge2(a, b)
+	_, ok := merge2(a, b, false)
 	return ok
 }
 

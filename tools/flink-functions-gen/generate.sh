@@ -7,6 +7,7 @@
 #
 #   tools/flink-functions-gen/generate.sh          # all cases
 #   ONLY=fn/UPPER tools/flink-functions-gen/generate.sh   # cases whose id starts so
+#   ONLY=fn/UPPER,fn/LOWER tools/flink-functions-gen/generate.sh   # several prefixes
 #
 # Step 1 asks the Go tests to write cases.json from the case list in
 # planner/expr/golden_test.go; step 2 evaluates them with Flink.

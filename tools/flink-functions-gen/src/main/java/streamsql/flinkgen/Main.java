@@ -59,7 +59,7 @@ public final class Main {
     int n = 0;
     for (JsonNode c : spec.get("cases")) {
       String id = c.get("id").asText();
-      if (only != null && !id.startsWith(only)) {
+      if (only != null && !matchesAny(id, only)) {
         continue;
       }
       // A case may run in its own session time zone (DST cases).
@@ -80,6 +80,16 @@ public final class Main {
     om.writeValue(resultsFile, out);
     System.err.println("evaluated " + n + " cases; wrote " + results.size() + " results to " + resultsFile);
     System.exit(0);
+  }
+
+  /** Reports whether id starts with one of the comma-separated prefixes of only. */
+  static boolean matchesAny(String id, String only) {
+    for (String prefix : only.split(",")) {
+      if (!prefix.isEmpty() && id.startsWith(prefix)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   static String query(JsonNode c, List<Integer> rows) {
