@@ -282,6 +282,7 @@ func TestExprErrors(t *testing.T) {
 		{"a # b", "unexpected character '#'", 3, ErrSyntax},
 		{"SUM(DISTINCT a)", "DISTINCT in function arguments is not supported yet", 5, ErrUnsupported},
 		{"EXISTS (SELECT 1)", "EXISTS subqueries is not supported yet", 1, ErrUnsupported},
+		{"MULTISET[a, b]", "the MULTISET value constructor is not supported yet", 1, ErrUnsupported},
 		{"(SELECT 1)", "subqueries in expressions is not supported yet", 2, ErrUnsupported},
 		{"a = ANY (1)", "quantified comparisons (ANY) is not supported yet", 5, ErrUnsupported},
 		{"UPPER(*)", "'*' is allowed only in COUNT(*)", 7, ErrSyntax},

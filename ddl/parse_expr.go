@@ -396,6 +396,10 @@ func (p *parser) identExpr(t token) Expr {
 		if nextIsParen {
 			p.unsupported(t, name+" constructed from a query")
 		}
+	case "MULTISET":
+		if (next.kind == tOp && next.val == "[") || nextIsParen {
+			p.unsupported(t, "the MULTISET value constructor")
+		}
 	case "SELECT", "VALUES":
 		p.unsupported(t, "subqueries in expressions")
 	}
