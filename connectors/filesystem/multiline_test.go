@@ -3,6 +3,7 @@ package filesystem
 import (
 	"bufio"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/factory"
+	"github.com/streamsql/streamsql/formats/csv"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -245,5 +247,204 @@ func TestFlinkStreamGolden(t *testing.T) {
 		if !seen[k] {
 			t.Errorf("deviation %q matches no golden case", k)
 		}
+	}
+}
+
+// TestCSVRestoreBeforeMultilineRecord checkpoints a reader in the middle of
+// a file, where the next record spans lines, and checks that the state is
+// that record's exact offset and that a restored reader reads every
+// remaining row once.
+func TestCSVRestoreBeforeMultilineRecord(t *testing.T) {
+	dir := t.TempDir()
+	var file []byte
+	var want []string
+	var boundary int
+	for i := range readBatch + 10 {
+		v := fmt.Sprintf("v%d", i)
+		rec := fmt.Sprintf("%d,%s\n", i, v)
+		if i == readBatch {
+			boundary = len(file)
+			v = "first\r\nsecond \"quoted\"\n\nthird,"
+			rec = fmt.Sprintf("%d,\"first\r\nsecond \"\"quoted\"\"\n\nthird,\"\r\n", i)
+		}
+		file = append(file, rec...)
+		want = append(want, fmt.Sprintf("%d|%s", i, v))
+	}
+	if err := os.WriteFile(filepath.Join(dir, "a.csv"), file, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src, err := NewSource(Config{Path: dir}, columns, csvFormat(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := src.Open(ctx, connector.TaskInfo{}, []connector.SplitState{{ID: "a.csv"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	first, err := r.Read(ctx)
+	if err != nil || len(first) != readBatch {
+		t.Fatalf("first Read = %d rows, %v; want %d", len(first), err, readBatch)
+	}
+	var got []string
+	for _, rw := range first {
+		got = append(got, rowString(rw, columns))
+	}
+	state, err := r.Snapshot(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if off := binary.BigEndian.Uint64(state[0].State); off != uint64(boundary) {
+		t.Fatalf("state offset %d, want %d (the start of the multi-line record)", off, boundary)
+	}
+	rest, err := readAll(t, src, state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = append(got, rest...)
+	if !slices.Equal(got, want) {
+		t.Fatalf("read %d rows, want %d; first difference at %d", len(got), len(want), firstDiff(got, want))
+	}
+	if rest[0] != want[readBatch] {
+		t.Fatalf("restored reader read %q first, want %q", rest[0], want[readBatch])
+	}
+}
+
+func firstDiff(a, b []string) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
+}
+
+// TestCSVFileBoundaries reads records that span lines at the start and end
+// of files, the last without a line terminator, across several files.
+func TestCSVFileBoundaries(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"a.csv": "1,\"a\nfirst\"\n2,\"a last\n\"",
+		"b.csv": "3,\"b\r\nonly\"\r\n",
+		"c.csv": "4,\"\"\"\n\"\"\"\n5,x",
+	}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	src, err := NewSource(Config{Path: dir}, columns, csvFormat(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := readAll(t, src, nil)
+	want := []string{"1|a\nfirst", "2|a last\n", "3|b\r\nonly", "4|\"\n\"", "5|x"}
+	if err != nil || !slices.Equal(got, want) {
+		t.Fatalf("read %q, %v; want %q", got, err, want)
+	}
+}
+
+// TestCSVUnterminatedQuote checks that a quote never closed before the end
+// of the file is a DecodeError at the record's offset, after the rows
+// before it, also with ignore-parse-errors.
+func TestCSVUnterminatedQuote(t *testing.T) {
+	for _, ignore := range []string{"false", "true"} {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "a.csv"), []byte("1,x\n2,\"y\n\n3,z\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		src, err := NewSource(Config{Path: dir}, columns, csvFormatWith(t, map[string]string{"csv.ignore-parse-errors": ignore}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := readAll(t, src, nil)
+		var de *DecodeError
+		if !errors.As(err, &de) || de.File != "a.csv" || de.Offset != 4 || !errors.Is(err, csv.ErrUnterminatedQuote) {
+			t.Fatalf("ignore-parse-errors=%s: error %v, want a DecodeError of a.csv at offset 4 wrapping csv.ErrUnterminatedQuote", ignore, err)
+		}
+		if !slices.Equal(got, []string{"1|x"}) {
+			t.Errorf("ignore-parse-errors=%s: rows before the error %q, want [1|x]", ignore, got)
+		}
+		if !strings.Contains(err.Error(), "file a.csv, record at byte offset 4") {
+			t.Errorf("message %q does not name the file and offset", err)
+		}
+	}
+}
+
+// TestCSVOptionsShapeRecords checks that the record ends follow the csv
+// options: another quote character, quoting disabled, the escape character
+// and comments.
+func TestCSVOptionsShapeRecords(t *testing.T) {
+	cases := []struct {
+		opts map[string]string
+		file string
+		want []string
+	}{
+		{map[string]string{"csv.quote-character": "'"}, "1,'a\n\"b'\n2,\"c\n", []string{"1|a\n\"b", "2|\"c"}},
+		{map[string]string{"csv.quote-character": "'"}, "1,'a\n", nil},
+		{map[string]string{"csv.quote-character": "'"}, "1,'a\n\"b'\n", []string{"1|a\n\"b"}},
+		{map[string]string{"csv.disable-quote-character": "true"}, "1,\"a\n2,b\"\n", []string{"1|\"a", "2|b\""}},
+		{map[string]string{"csv.escape-character": "\\"}, "1,a\\\nb\n2,\"c\\\"\nd\"\n", []string{"1|a\nb", "2|c\"\nd"}},
+		{map[string]string{"csv.allow-comments": "true"}, "# it's \"open\n1,\"#a\n#b\"\n#\n", []string{"1|#a\n#b"}},
+		{map[string]string{"csv.field-delimiter": "|"}, "1|\"a|\nb\"\n", []string{"1|a|\nb"}},
+	}
+	for _, c := range cases {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "a.csv"), []byte(c.file), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		src, err := NewSource(Config{Path: dir}, columns, csvFormatWith(t, c.opts))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := readAll(t, src, nil)
+		if c.want == nil {
+			if err == nil {
+				t.Errorf("%v %q: read %q, want an error", c.opts, c.file, got)
+			}
+			continue
+		}
+		if err != nil || !slices.Equal(got, c.want) {
+			t.Errorf("%v %q: read %q, %v; want %q", c.opts, c.file, got, err, c.want)
+		}
+	}
+}
+
+// TestJSONAndRawStayLineBased checks that json and raw files are still one
+// record per line: quotes do not join lines.
+func TestJSONAndRawStayLineBased(t *testing.T) {
+	format := func(name string) *factory.Format {
+		v, err := factory.Default.Validate(factory.Table{Name: "t", Options: map[string]string{
+			"connector": "filesystem", "path": "/unused", "format": name}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return optFormat.Get(v.Config)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("\"a\nb\"\r\n\nc\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src, err := NewSource(Config{Path: dir}, []types.Field{{Name: "s", Type: types.String()}}, format("raw"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := readAll(t, src, nil)
+	if want := []string{"\"a", "b\"", "c\""}; err != nil || !slices.Equal(got, want) {
+		t.Errorf("raw: read %q, %v; want %q", got, err, want)
+	}
+
+	dir = t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.json"), []byte("{\"id\":1,\"name\":\"x\\ny\"}\r\n{\"id\":2,\"name\":\"\\\"\"}\n{\"id\":3,\"name\":\"a\nb\"}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src, err = NewSource(Config{Path: dir}, columns, format("json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err = readAll(t, src, nil)
+	var de *DecodeError
+	if want := []string{"1|x\ny", "2|\""}; !slices.Equal(got, want) || !errors.As(err, &de) || de.Offset != 45 {
+		t.Errorf("json: read %q, %v; want %q, then a DecodeError at offset 45 (a raw line break splits the third record)", got, err, want)
 	}
 }
