@@ -22,8 +22,9 @@ import (
 	"github.com/streamsql/streamsql/types"
 )
 
-// Source reads every complete (not hidden) file under the configured path,
-// one record per line. It is bounded. It implements connector.Source.
+// Source reads every complete (not hidden) file under the configured path:
+// json and raw one record per line, csv records that may span lines (see
+// the package documentation). It is bounded. It implements connector.Source.
 type Source struct {
 	cfg     Config
 	columns []types.Field // the table's physical columns
@@ -90,7 +91,7 @@ func (s *Source) Splits(context.Context) ([]connector.Split, error) {
 }
 
 // Open returns a reader of the given files. A split's state is the byte
-// offset of its next line (8 bytes, big endian).
+// offset of its next record (8 bytes, big endian).
 func (s *Source) Open(_ context.Context, _ connector.TaskInfo, splits []connector.SplitState) (connector.Reader, error) {
 	dec, err := s.format.NewDecoder(s.data)
 	if err != nil {
@@ -242,7 +243,7 @@ type fileReader struct {
 // readBatch is the most rows one Read returns.
 const readBatch = 512
 
-// Read returns the next lines of the current file as rows, moving on to the
+// Read returns the next records of the current file as rows, moving on to the
 // next file at the end of one; io.EOF after the last.
 func (r *fileReader) Read(ctx context.Context) ([]types.Row, error) {
 	if err := ctx.Err(); err != nil {
@@ -356,7 +357,8 @@ func (r *fileReader) next() (rec, content []byte, err error) {
 			}
 		}
 		if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
-			return nil, nil, err // the record is read again from its start
+			// The reader fails; the state still names this record's start.
+			return nil, nil, err
 		}
 		if end || errors.Is(err, io.EOF) {
 			rec = chunk
