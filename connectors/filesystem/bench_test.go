@@ -68,11 +68,25 @@ func BenchmarkSinkJSON(b *testing.B) {
 
 // BenchmarkSourceJSON measures reading json files through the
 // factory-created source.
-func BenchmarkSourceJSON(b *testing.B) {
+func BenchmarkSourceJSON(b *testing.B) { benchSource(b, "json", benchRows(512)) }
+
+// BenchmarkSourceCSV measures reading csv files through the factory-created
+// source: records of one line, and records whose STRING value has a line
+// break (every record spans two lines).
+func BenchmarkSourceCSV(b *testing.B) {
+	b.Run("oneline", func(b *testing.B) { benchSource(b, "csv", benchRows(512)) })
+	rows := benchRows(512)
+	for i := range rows {
+		rows[i].Fields[1] = types.Str("customer\n" + strconv.Itoa(i))
+	}
+	b.Run("multiline", func(b *testing.B) { benchSource(b, "csv", rows) })
+}
+
+func benchSource(b *testing.B, format string, rows []types.Row) {
 	ctx := context.Background()
 	reg := factory.Default.Clone()
 	t := factory.Table{Name: "in", Schema: benchSchema, Options: map[string]string{
-		"connector": "filesystem", "path": b.TempDir(), "format": "json"}}
+		"connector": "filesystem", "path": b.TempDir(), "format": format}}
 	sink, _, err := reg.CreateSink(ctx, t)
 	if err != nil {
 		b.Fatal(err)
@@ -80,7 +94,6 @@ func BenchmarkSourceJSON(b *testing.B) {
 	cm, _ := sink.(connector.TwoPhaseSink).Committer(ctx, "bench")
 	w, _ := sink.Open(ctx, connector.TaskInfo{Job: "bench", Parallelism: 1})
 	const total = 100 * 512
-	rows := benchRows(512)
 	for range total / 512 {
 		if err := w.Write(ctx, rows); err != nil {
 			b.Fatal(err)

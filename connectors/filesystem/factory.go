@@ -19,7 +19,7 @@ var (
 	optPath = factory.String("path").Required().
 		Description("The path of a directory, as a plain path or a file:// URI.")
 	optFormat = factory.FormatOption("format").Required().
-			Description("The format of the files, one record per line: json, csv or raw. The format's own options are written with its prefix (json.*, csv.*, raw.*).")
+			Description("The format of the files: json, csv or raw. A json or raw record is one line; a csv record may span lines when a quoted field contains line breaks. The format's own options are written with its prefix (json.*, csv.*, raw.*).")
 	optFileSize = factory.Size("sink.rolling-policy.file-size").Default(DefaultFileSize).
 			Description("The maximum part file size before rolling.")
 	optRolloverInterval = factory.Duration("sink.rolling-policy.rollover-interval").Default(DefaultRolloverInterval).

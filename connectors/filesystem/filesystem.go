@@ -16,9 +16,10 @@
 //
 //   - path (String, required): the directory, a plain path or a file:// URI
 //     (local files only).
-//   - format (required): json, csv or raw, one record per line (a csv
-//     field may therefore not contain a line break). The format's options
-//     are written with its prefix: 'json.ignore-parse-errors' = 'true'.
+//   - format (required): json, csv or raw. json and raw files hold one
+//     record per line; a csv record may span lines when a quoted field
+//     contains line breaks (see Source). The format's options are written
+//     with its prefix: 'json.ignore-parse-errors' = 'true'.
 //   - sink.rolling-policy.file-size (MemorySize, default 128mb): the
 //     largest part file before rolling.
 //   - sink.rolling-policy.rollover-interval (Duration, default 30 min):
@@ -39,13 +40,25 @@
 //
 // The source lists the files under path when the job starts, skipping
 // hidden files and directories (names starting with "." or "_"), and reads
-// them one split per file, one record per line; a split's checkpoint state
-// is the byte offset of its next line. Records the format asks to skip
-// (factory.ErrSkipRecord: json's null records, anything unparsable with
-// ignore-parse-errors) are dropped and counted (Source.Skipped); other
-// decode errors fail the read with a *DecodeError naming the file and the
-// line's byte offset. Partition columns take their values from the
-// col=value directories.
+// them one split per file. A json or raw record is a line. A csv record
+// ends at the first line feed outside a quoted field, as csv.RecordScanner
+// finds it with the format's quote-character (or disable-quote-character),
+// escape-character and allow-comments options, so that the line breaks
+// the csv encoder (like Flink's) writes inside quotes read back; a comment
+// record (allow-comments) ends at its line's end. A line terminator is "\n"
+// or "\r\n" (a lone "\r" does not end a record); empty lines are skipped.
+// Records are read as a stream: a record that spans lines is collected in
+// a buffer the reader reuses.
+//
+// A split's checkpoint state is the byte offset of its next record, always
+// a record's start. Records the format asks to skip (factory.ErrSkipRecord:
+// json's null records, anything unparsable with ignore-parse-errors) are
+// dropped and counted (Source.Skipped); other decode errors fail the read
+// with a *DecodeError naming the file and the record's byte offset, after
+// the rows before that record have been returned. A csv quoted field still
+// open at the end of a file is such an error (wrapping
+// csv.ErrUnterminatedQuote) even with ignore-parse-errors. Partition
+// columns take their values from the col=value directories.
 //
 // # Sink protocol
 //

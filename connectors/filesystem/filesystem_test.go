@@ -2,6 +2,7 @@ package filesystem
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -313,13 +314,21 @@ func TestSourceRestoresOffsets(t *testing.T) {
 	}
 	// A decode error names the file and byte offset.
 	os.WriteFile(filepath.Join(dir, "b.csv"), []byte("1,x\nbad\n"), 0o644)
+	// The rows before the bad record come first, then the error; the state
+	// stays at the bad record.
 	r3, _ := src.Open(ctx, connector.TaskInfo{}, []connector.SplitState{{ID: "b.csv"}})
+	if rows, err := r3.Read(ctx); err != nil || len(rows) != 1 {
+		t.Fatalf("first Read = %d rows, %v; want the row before the bad record", len(rows), err)
+	}
 	_, err = r3.Read(ctx)
+	if st, _ := r3.Snapshot(2); binary.BigEndian.Uint64(st[0].State) != 4 {
+		t.Errorf("state after the error = %d, want 4 (the bad record)", binary.BigEndian.Uint64(st[0].State))
+	}
 	var de *DecodeError
 	if !errors.As(err, &de) || de.File != "b.csv" || de.Offset != 4 || !errors.As(err, new(*factory.DecodeError)) {
 		t.Fatalf("decode error = %v, want a DecodeError naming b.csv and byte offset 4 wrapping the format's", err)
 	}
-	if !strings.Contains(err.Error(), "file b.csv, line at byte offset 4") {
+	if !strings.Contains(err.Error(), "file b.csv, record at byte offset 4") {
 		t.Errorf("message %q does not name the file and offset", err)
 	}
 }

@@ -18,11 +18,13 @@ import (
 
 	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/factory"
+	"github.com/streamsql/streamsql/formats/csv"
 	"github.com/streamsql/streamsql/types"
 )
 
-// Source reads every complete (not hidden) file under the configured path,
-// one record per line. It is bounded. It implements connector.Source.
+// Source reads every complete (not hidden) file under the configured path:
+// json and raw one record per line, csv records that may span lines (see
+// the package documentation). It is bounded. It implements connector.Source.
 type Source struct {
 	cfg     Config
 	columns []types.Field // the table's physical columns
@@ -89,13 +91,19 @@ func (s *Source) Splits(context.Context) ([]connector.Split, error) {
 }
 
 // Open returns a reader of the given files. A split's state is the byte
-// offset of its next line (8 bytes, big endian).
+// offset of its next record (8 bytes, big endian).
 func (s *Source) Open(_ context.Context, _ connector.TaskInfo, splits []connector.SplitState) (connector.Reader, error) {
 	dec, err := s.format.NewDecoder(s.data)
 	if err != nil {
 		return nil, fmt.Errorf("filesystem source: %w", err)
 	}
 	r := &fileReader{src: s, dec: dec}
+	if s.format.Identifier() == csv.Identifier {
+		// csv records may span lines (line breaks inside quotes).
+		if r.sc, err = csv.NewRecordScanner(s.format.Options); err != nil {
+			return nil, fmt.Errorf("filesystem source: %w", err)
+		}
+	}
 	for _, sp := range splits {
 		var off int64
 		if sp.State != nil {
@@ -227,16 +235,22 @@ type fileReader struct {
 	cur   int
 	f     *os.File
 	br    *bufio.Reader
+	err   error              // the error that stopped reading, returned by every later Read
+	sc    *csv.RecordScanner // nil: one record per line
+	long  []byte             // a record longer than one ReadSlice
 }
 
 // readBatch is the most rows one Read returns.
 const readBatch = 512
 
-// Read returns the next lines of the current file as rows, moving on to the
+// Read returns the next records of the current file as rows, moving on to the
 // next file at the end of one; io.EOF after the last.
 func (r *fileReader) Read(ctx context.Context) ([]types.Row, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	if r.err != nil {
+		return nil, r.err
 	}
 	for r.cur < len(r.files) {
 		fsp := r.files[r.cur]
@@ -251,9 +265,18 @@ func (r *fileReader) Read(ctx context.Context) ([]types.Row, error) {
 			}
 			r.f, r.br = f, bufio.NewReaderSize(f, 64<<10)
 		}
-		rows, err := r.readLines(fsp)
-		if len(rows) > 0 || err != nil {
-			return rows, err
+		rows, err := r.readRecords(fsp)
+		if err != nil {
+			// The rows before the failing record are returned first;
+			// the offset stays at the start of that record.
+			r.err = err
+			if len(rows) > 0 {
+				return rows, nil
+			}
+			return nil, err
+		}
+		if len(rows) > 0 {
+			return rows, nil
 		}
 		r.f.Close()
 		r.f, r.br = nil, nil
@@ -262,7 +285,9 @@ func (r *fileReader) Read(ctx context.Context) ([]types.Row, error) {
 	return nil, io.EOF
 }
 
-func (r *fileReader) readLines(fsp *fileSplit) ([]types.Row, error) {
+// readRecords decodes the next records of the current file, at most
+// readBatch; none at its end.
+func (r *fileReader) readRecords(fsp *fileSplit) ([]types.Row, error) {
 	nData := len(r.src.data)
 	// One allocation for the fields of the whole batch; rows slice it.
 	slab := make([]types.Value, nData*readBatch)
@@ -270,20 +295,16 @@ func (r *fileReader) readLines(fsp *fileSplit) ([]types.Row, error) {
 	begin := fsp.offset
 	defer func() { r.bytes.Add(fsp.offset - begin) }()
 	for len(rows) < readBatch {
-		line, err := r.br.ReadSlice('\n')
-		if errors.Is(err, bufio.ErrBufferFull) {
-			// A line longer than the buffer: collect it whole.
-			long := append([]byte(nil), line...)
-			for errors.Is(err, bufio.ErrBufferFull) {
-				line, err = r.br.ReadSlice('\n')
-				long = append(long, line...)
-			}
-			line = long
-		}
-		if len(line) > 0 {
+		rec, content, err := r.next()
+		if len(rec) > 0 {
 			start := fsp.offset
-			fsp.offset += int64(len(line))
-			content := bytes.TrimRight(line, "\r\n")
+			if r.sc != nil && r.sc.Open() {
+				// Only at the end of the file: a quote never closed.
+				return rows, &DecodeError{File: fsp.id, Offset: start, Err: &factory.DecodeError{
+					Format: csv.Identifier, Offset: r.sc.QuoteOffset(),
+					Err: fmt.Errorf("%w: the quoted field reaches the end of the file", csv.ErrUnterminatedQuote)}}
+			}
+			fsp.offset += int64(len(rec))
 			if len(content) == 0 {
 				continue
 			}
@@ -295,7 +316,8 @@ func (r *fileReader) readLines(fsp *fileSplit) ([]types.Row, error) {
 					r.src.skipped.Add(1)
 					continue
 				}
-				return nil, &DecodeError{File: fsp.id, Offset: start, Err: derr}
+				fsp.offset = start
+				return rows, &DecodeError{File: fsp.id, Offset: start, Err: derr}
 			}
 			row.Fields = r.merge(row.Fields, fsp.part)
 			rows = append(rows, row)
@@ -304,10 +326,67 @@ func (r *fileReader) readLines(fsp *fileSplit) ([]types.Row, error) {
 			return rows, nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("filesystem source: reading %s: %w", fsp.id, err)
+			return rows, fmt.Errorf("filesystem source: reading %s: %w", fsp.id, err)
 		}
 	}
 	return rows, nil
+}
+
+// next reads the next record of the current file: rec is all its bytes,
+// content the record without its line terminator. Both are valid until the
+// next call. At the end of the file err is io.EOF, possibly with a last
+// record that has no line terminator.
+//
+// Without a record scanner (json, raw) a record is a line. With one (csv) a
+// record ends at the first line feed the scanner says ends it; the lines
+// of a record that spans lines are collected in r.long, which is reused.
+func (r *fileReader) next() (rec, content []byte, err error) {
+	multi := false
+	if r.sc != nil {
+		r.sc.Reset()
+	}
+	for {
+		chunk, err := r.br.ReadSlice('\n')
+		end := false
+		if len(chunk) > 0 {
+			if r.sc != nil {
+				// ReadSlice returns at most one line feed, at the end.
+				_, end = r.sc.Feed(chunk)
+			} else {
+				end = chunk[len(chunk)-1] == '\n'
+			}
+		}
+		if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
+			// The reader fails; the state still names this record's start.
+			return nil, nil, err
+		}
+		if end || errors.Is(err, io.EOF) {
+			rec = chunk
+			if multi {
+				r.long = append(r.long, chunk...)
+				rec = r.long
+			}
+			return rec, r.content(rec, end), err
+		}
+		// The record goes on: keep what ReadSlice returned, which the
+		// next call overwrites.
+		if !multi {
+			multi = true
+			r.long = r.long[:0]
+		}
+		r.long = append(r.long, chunk...)
+	}
+}
+
+// content strips the line terminator of a record that ended with one.
+func (r *fileReader) content(rec []byte, ended bool) []byte {
+	if r.sc == nil {
+		return bytes.TrimRight(rec, "\r\n")
+	}
+	if ended {
+		return rec[:len(rec)-r.sc.Terminator()]
+	}
+	return rec
 }
 
 // merge places the data fields and the partition values at their column
@@ -351,10 +430,12 @@ func (r *fileReader) Close() error {
 	return nil
 }
 
-// DecodeError is returned by a reader when a line of a file does not
+// DecodeError is returned by a reader when a record of a file does not
 // decode: it names the file (relative to path) and the byte offset of the
-// line's start, and wraps the format's error (usually a
-// *factory.DecodeError, whose offset is within the line).
+// record's start, and wraps the format's error (usually a
+// *factory.DecodeError, whose offset is within the record). The reader
+// first returns the rows before that record, and its checkpoint state stays
+// at the record's start.
 type DecodeError struct {
 	File   string
 	Offset int64
@@ -362,7 +443,7 @@ type DecodeError struct {
 }
 
 func (e *DecodeError) Error() string {
-	return fmt.Sprintf("filesystem source: file %s, line at byte offset %d: %v", e.File, e.Offset, e.Err)
+	return fmt.Sprintf("filesystem source: file %s, record at byte offset %d: %v", e.File, e.Offset, e.Err)
 }
 
 func (e *DecodeError) Unwrap() error { return e.Err }

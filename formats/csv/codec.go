@@ -125,7 +125,7 @@ func (d *decoder) split(data []byte) error {
 				}
 			}
 			if !closed {
-				return &factory.DecodeError{Format: Identifier, Offset: sp.start, Err: errors.New("unterminated quoted field")}
+				return &factory.DecodeError{Format: Identifier, Offset: sp.start, Err: ErrUnterminatedQuote}
 			}
 			if i < len(data) && data[i] != d.cfg.delim {
 				return &factory.DecodeError{Format: Identifier, Offset: i, Err: errors.New("unexpected character after a closing quote")}

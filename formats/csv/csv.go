@@ -1,8 +1,10 @@
 // Package csv is the csv format ('format' = 'csv'), compatible with Flink's
 // flink-csv: the same option names and defaults, and the same bytes for the
 // same rows (golden files produced by Flink itself are under
-// testdata/flink; see tools/flink-formats-gen). One record is one CSV line,
-// written without a line terminator.
+// testdata/flink; see tools/flink-formats-gen). One message is one record,
+// written without a line terminator; a quoted field may contain line
+// breaks, which the encoder quotes. Readers of streams of records (the
+// filesystem source) find where each record ends with a RecordScanner.
 //
 // Importing the package registers the format in factory.Default. Options,
 // prefixed csv. (or key.csv., value.csv.):
@@ -35,7 +37,9 @@
 // Deliberate deviations from Flink: a DECIMAL that does not fit its
 // precision is a decode error (Flink reads NULL); an INT field "1.5" is an
 // error in both; a record that is only a comment is skipped when
-// allow-comments is true (Flink fails on it).
+// allow-comments is true (Flink fails on it); a line break outside quotes
+// is part of a message's record (Flink reads the first line and drops the
+// rest).
 package csv
 
 import (
@@ -86,7 +90,7 @@ func Factory() factory.FormatFactory {
 	}
 	return factory.FormatFactory{
 		Identifier:  Identifier,
-		Description: "Comma-separated values, one line per record, compatible with Flink's csv format.",
+		Description: "Comma-separated values, one record per message or per line of a file (a quoted field may contain line breaks), compatible with Flink's csv format.",
 		Options: []factory.Option{FieldDelimiter, DisableQuoteCharacter, QuoteCharacter, AllowComments,
 			IgnoreParseErrors, ArrayElementDelimiter, EscapeCharacter, NullLiteral, WriteBigDecimalInScientificNotation},
 		Rules: []factory.Rule{

@@ -186,7 +186,10 @@ public final class Gen {
         out = header(version);
         String[][] inputs = {
             {"INT", "42,1", " 42 ,1", ",1", "x,1", "1.5,1", "1", "1,2,3"},
-            {"STRING", "\"a,b\",1", "\"a\"\"b\",1", "hello,1", ",1", "\"\",1"},
+            {"STRING", "\"a,b\",1", "\"a\"\"b\",1", "hello,1", ",1", "\"\",1",
+                // line breaks inside quotes (one record spanning lines), an
+                // unterminated quote, an escaped line break outside quotes
+                "\"a\nb\",1", "\"a\r\nb\",1", "\"a\"\"\nb\",1", "\"#a\n#b\",1", "\"a\nb,1", "a\\\nb,1"},
             {"BOOLEAN", "true,1", "TRUE,1", "yes,1"},
             {"DECIMAL(5, 2)", "1.005,1", "123456,1"},
             {"TIMESTAMP(3)", "2020-01-01 12:00:00.123,1", "2020-01-01T12:00:00,1"},
@@ -197,22 +200,107 @@ public final class Gen {
             {"ARRAY<INT>", "1;2;3,1", ",1", "1;;3,1"},
             {"DOUBLE", "NaN,1", "1e3,1"},
         };
-        for (boolean[] o : new boolean[][] {{false, false}, {true, false}, {false, true}}) {
-            out.append("options csv.ignore-parse-errors=").append(o[0]).append(" csv.allow-comments=").append(o[1]).append('\n');
+        // ignore-parse-errors, allow-comments, escape-character ("" = unset)
+        String[][] deserOpts = {{"false", "false", ""}, {"true", "false", ""}, {"false", "true", ""}, {"false", "false", "\\"}};
+        for (String[] o : deserOpts) {
+            boolean comments = Boolean.parseBoolean(o[1]);
+            out.append("options csv.ignore-parse-errors=").append(o[0]).append(" csv.allow-comments=").append(o[1]);
+            if (!o[2].isEmpty()) out.append(" csv.escape-character=").append(o[2]);
+            out.append('\n');
             for (String[] c : inputs) {
                 RowType rt = (RowType) LogicalTypeParser.parse("ROW<`f` " + c[0] + ", `g` INT>");
-                CsvRowDataDeserializationSchema d = new CsvRowDataDeserializationSchema.Builder(rt, InternalTypeInfo.of(rt))
-                    .setIgnoreParseErrors(o[0]).setAllowComments(o[1]).build();
+                CsvRowDataDeserializationSchema.Builder db = new CsvRowDataDeserializationSchema.Builder(rt, InternalTypeInfo.of(rt))
+                    .setIgnoreParseErrors(Boolean.parseBoolean(o[0])).setAllowComments(comments);
+                if (!o[2].isEmpty()) db.setEscapeCharacter(o[2].charAt(0));
+                CsvRowDataDeserializationSchema d = db.build();
                 d.open(deserCtx());
                 for (int i = 1; i < c.length; i++) {
                     deserializeCase(out, rt, c[i].getBytes(StandardCharsets.UTF_8), d);
                 }
-                if (o[1]) {
+                if (comments) {
                     deserializeCase(out, rt, "# comment".getBytes(StandardCharsets.UTF_8), d);
                 }
             }
         }
         Files.writeString(dir.resolve("deserialize.txt"), out.toString());
+
+        csvStream(dir, version);
+    }
+
+    /**
+     * Reads whole files with the reader of Flink's filesystem connector
+     * (CsvReaderFormat over a file stream, with the schema that
+     * CsvFileFormatFactory builds from the table options): how a file is
+     * split into records, including quoted fields that span lines. Each case
+     * lists the rows read, then "error" if reading failed, then "end".
+     */
+    static void csvStream(Path dir, String version) throws Exception {
+        StringBuilder out = header(version);
+        String[] files = {
+            "\"a\nb\",1\n\"c\r\nd\",2\n",
+            "\"x\"\"\ny\",1\nplain,2",
+            "1a,1\n\n2b,2\r\n",
+            "#c \"q\n\"a\nb\",1\n",
+            "\"#a\n#b\",1\n",
+            "ok,1\n\"a\nb,2\n",
+            "a\\\nb,1\n",
+            "\"a\\\"\nb\",1\n",
+            "\"a\\\nb\",1\n",
+            "x,1\r\"y\r\",2\n",
+            "x,1\n\"\",2\n",
+        };
+        // allow-comments, escape-character ("" = unset), ignore-parse-errors
+        String[][] optionSets = {{"false", "", "false"}, {"true", "", "false"}, {"false", "\\", "false"}, {"true", "\\", "false"}};
+        RowType rt = (RowType) LogicalTypeParser.parse("ROW<`f` STRING, `g` INT>");
+        java.lang.reflect.Method build = org.apache.flink.formats.csv.CsvFileFormatFactory.class
+            .getDeclaredMethod("buildCsvSchema", RowType.class, org.apache.flink.configuration.ReadableConfig.class);
+        build.setAccessible(true);
+        for (String[] o : optionSets) {
+            out.append("options csv.allow-comments=").append(o[0]);
+            if (!o[1].isEmpty()) out.append(" csv.escape-character=").append(o[1]);
+            out.append(" csv.ignore-parse-errors=").append(o[2]).append('\n');
+            org.apache.flink.configuration.Configuration conf = new org.apache.flink.configuration.Configuration();
+            conf.setString("allow-comments", o[0]);
+            if (!o[1].isEmpty()) conf.setString("escape-character", o[1]);
+            conf.setString("ignore-parse-errors", o[2]);
+            final org.apache.flink.shaded.jackson2.com.fasterxml.jackson.dataformat.csv.CsvSchema schema =
+                (org.apache.flink.shaded.jackson2.com.fasterxml.jackson.dataformat.csv.CsvSchema) build.invoke(null, rt, conf);
+            boolean ignore = Boolean.parseBoolean(o[2]);
+            @SuppressWarnings({"unchecked", "rawtypes"})
+            org.apache.flink.formats.common.Converter<org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode, Object, Void> conv =
+                (org.apache.flink.formats.common.Converter) new org.apache.flink.formats.csv.CsvToRowDataConverters(ignore).createRowConverter(rt, true);
+            // As CsvFileFormatFactory's decoder, with the row conversion
+            // done here on each record (its constructor is not public).
+            org.apache.flink.formats.csv.CsvReaderFormat<org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode> fmt =
+                org.apache.flink.formats.csv.CsvReaderFormat.forSchema(
+                    org.apache.flink.util.jackson.JacksonMapperFactory::createCsvMapper, m -> schema,
+                    org.apache.flink.api.common.typeinfo.TypeInformation.of(org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode.class));
+            if (ignore) fmt = fmt.withIgnoreParseErrors();
+            for (String f : files) {
+                byte[] in = f.getBytes(StandardCharsets.UTF_8);
+                out.append("case ").append(rt.asSummaryString()).append('\n');
+                out.append("# ").append(f.replace("\n", "\\n").replace("\r", "\\r")).append('\n');
+                out.append("input ").append(Base64.getEncoder().encodeToString(in)).append('\n');
+                Path tmp = Files.createTempFile("csvstream", ".csv");
+                try {
+                    Files.write(tmp, in);
+                    try (org.apache.flink.connector.file.src.reader.StreamFormat.Reader<org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode> r =
+                        fmt.createReader(new org.apache.flink.configuration.Configuration(),
+                            new org.apache.flink.core.fs.local.LocalDataInputStream(tmp.toFile()))) {
+                        for (org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode n; (n = r.read()) != null; ) {
+                            String row = spec((RowData) conv.convert(n, null), rt);
+                            out.append("row ").append(row).append('\n');
+                        }
+                    } catch (Throwable t) {
+                        out.append("error ").append(rootCause(t)).append('\n');
+                    }
+                } finally {
+                    Files.delete(tmp);
+                }
+                out.append("end\n");
+            }
+        }
+        Files.writeString(dir.resolve("stream.txt"), out.toString());
     }
 
     static String csvOptions(String[] o) {
@@ -252,7 +340,7 @@ public final class Gen {
 
     static void deserializeCase(StringBuilder out, RowType rt, byte[] in, DeserializationSchema<RowData> d) {
         out.append("case ").append(rt.asSummaryString()).append('\n');
-        out.append("# ").append(new String(in, StandardCharsets.UTF_8)).append('\n');
+        out.append("# ").append(new String(in, StandardCharsets.UTF_8).replace("\n", "\\n").replace("\r", "\\r")).append('\n');
         out.append("input ").append(Base64.getEncoder().encodeToString(in)).append('\n');
         try {
             RowData r = d.deserialize(in);
