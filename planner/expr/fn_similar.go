@@ -289,14 +289,23 @@ const javaDot = `[^\n\r\x{85}\x{2028}\x{2029}]`
 
 // javaSimilarToRE2 rewrites the java.util.regex pattern similarToJava
 // produced into RE2 syntax with the same meaning, anchored at both ends:
-// '.' excludes Java's line terminators, \s includes \x0B, \p{Alpha}-style
-// classes become POSIX classes, and a '{' that does not start a valid
-// {n}, {n,} or {n,m} is an error (Java's "Illegal repetition"; RE2 would
-// read a literal '{').
+//
+//   - '.' excludes Java's line terminators; the (?s:.*) of % stays as is;
+//   - \s includes \x0B; \p{Alpha}-style classes become POSIX classes;
+//   - a '{' that does not start a valid {n}, {n,} or {n,m} is an error
+//     (Java's "Illegal repetition"; RE2 would read a literal '{');
+//   - a {n,m} with nothing to repeat (at the start, after '(', '|' or
+//     another quantifier) repeats the empty string in Java, so it is
+//     dropped with its lazy or possessive suffix (RE2 would fail).
+//
+// What RE2 lacks (possessive quantifiers, look-around, class intersection
+// with &&, repetition counts above 1000) stays an error or a different
+// match: knownDeviations lists them.
 func javaSimilarToRE2(j string) (string, error) {
 	var sb strings.Builder
 	sb.WriteString(`\A(?:`)
 	inClass := false
+	atom := false // whether a quantifier here has something to repeat
 	for i := 0; i < len(j); i++ {
 		c := j[i]
 		switch {
@@ -304,6 +313,7 @@ func javaSimilarToRE2(j string) (string, error) {
 			if i+1 == len(j) {
 				return "", fmt.Errorf("trailing backslash")
 			}
+			atom = true
 			n := j[i+1]
 			switch {
 			case (n == 'p' || n == 'P') && strings.HasPrefix(j[i+2:], "{"):
@@ -353,7 +363,7 @@ func javaSimilarToRE2(j string) (string, error) {
 			}
 			sb.WriteByte(c)
 		case c == '[':
-			inClass = true
+			inClass, atom = true, true
 			sb.WriteByte(c)
 			// Java reads a ']' right after '[' or '[^' as the end of an
 			// empty class (an error); RE2 as a literal.
@@ -364,8 +374,19 @@ func javaSimilarToRE2(j string) (string, error) {
 			if k < len(j) && j[k] == ']' {
 				return "", fmt.Errorf("empty character class")
 			}
+		case strings.HasPrefix(j[i:], "(?s:.*)"):
+			sb.WriteString("(?s:.*)")
+			i += len("(?s:.*)") - 1
+			atom = true
 		case c == '.':
 			sb.WriteString(javaDot)
+			atom = true
+		case c == '(' || c == '|':
+			sb.WriteByte(c)
+			atom = false
+		case c == '*' || c == '+' || c == '?':
+			sb.WriteByte(c)
+			atom = false
 		case c == '{':
 			k := i + 1
 			digits := 0
@@ -381,10 +402,16 @@ func javaSimilarToRE2(j string) (string, error) {
 			if digits == 0 || k == len(j) || j[k] != '}' {
 				return "", fmt.Errorf("illegal repetition")
 			}
-			sb.WriteString(j[i : k+1])
+			if atom {
+				sb.WriteString(j[i : k+1])
+			} else if k+1 < len(j) && (j[k+1] == '?' || j[k+1] == '+') {
+				k++ // the suffix belongs to the dropped repetition
+			}
 			i = k
+			atom = false
 		default:
 			sb.WriteByte(c)
+			atom = true
 		}
 	}
 	sb.WriteString(`)\z`)

@@ -66,6 +66,11 @@ func TestJavaSimilarToRE2(t *testing.T) {
 		{`[\p{Alpha}\d]\p{Upper}`, `\A(?:[[:alpha:]\d][[:upper:]])\z`},
 		{"a{2,3}b{2}c{1,}", `\A(?:a{2,3}b{2}c{1,})\z`},
 		{"a|b", `\A(?:a|b)\z`},
+		{"a(?s:.*)", `\A(?:a(?s:.*))\z`},
+		{"{2}a", `\A(?:a)\z`},
+		{"a{2}{3}?b*{1}+", `\A(?:a{2}b*)\z`},
+		{"(|{2})", `\A(?:(|))\z`},
+		{"a{3,2}", `\A(?:a{3,2})\z`}, // RE2 rejects it as Java does
 		{"a{", ""},
 		{"a{,2}", ""},
 		{"a{2", ""},
