@@ -144,3 +144,36 @@ func TestSimilarConstantInvalidPattern(t *testing.T) {
 		t.Errorf("NULL row: got %v, %v; want NULL", v, err)
 	}
 }
+
+// BenchmarkSimilarTo measures SIMILAR TO with a constant pattern (compiled
+// once), with the pattern from the row but the same in every row (the
+// one-entry cache hits) and with two patterns alternating (every row
+// compiles).
+func BenchmarkSimilarTo(b *testing.B) {
+	s, p := Col(0, "s", types.String()), Col(1, "p", types.String())
+	pattern := "cust(omer)?_[[:DIGIT:]]{2,4}%"
+	rowA := []types.Value{types.Str("customer_0042 gold"), types.Str(pattern)}
+	rowB := []types.Value{types.Str("customer_0042 gold"), types.Str("cust%")}
+	for _, bc := range []struct {
+		name string
+		e    Expr
+		rows [][]types.Value
+	}{
+		{"constant", Fn("SIMILAR TO", s, Lit(types.String().NotNullable(), types.Str(pattern))), [][]types.Value{rowA}},
+		{"row-same", Fn("SIMILAR TO", s, p), [][]types.Value{rowA}},
+		{"row-alternating", Fn("SIMILAR TO", s, p), [][]types.Value{rowA, rowB}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			prog, err := Compile(bc.e, Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				if v, err := prog.Eval(bc.rows[i%len(bc.rows)]); err != nil || !v.Bool() {
+					b.Fatalf("got %v, %v", v, err)
+				}
+			}
+		})
+	}
+}
