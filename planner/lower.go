@@ -198,22 +198,19 @@ func (l *lowerer) lower(e ddl.Expr) (expr.Expr, error) {
 		}
 		return l.resolved(n.Pos, expr.Fn(name, args...))
 	case *ddl.Between:
-		if n.Symmetric {
-			return nil, l.fail(n.Pos, ddl.ErrUnsupported, nil, "BETWEEN SYMMETRIC is not supported yet")
-		}
 		args, err := l.lowerAll([]ddl.Expr{n.Expr, n.Low, n.High})
 		if err != nil {
 			return nil, err
 		}
 		name := "BETWEEN"
+		if n.Symmetric {
+			name = "BETWEEN SYMMETRIC"
+		}
 		if n.Not {
-			name = "NOT BETWEEN"
+			name = "NOT " + name
 		}
 		return l.resolved(n.Pos, expr.Fn(name, args...))
 	case *ddl.Like:
-		if n.Similar {
-			return nil, l.fail(n.Pos, ddl.ErrUnsupported, nil, "SIMILAR TO is not supported yet")
-		}
 		list := []ddl.Expr{n.Expr, n.Pattern}
 		if n.Escape != nil {
 			list = append(list, n.Escape)
@@ -223,8 +220,11 @@ func (l *lowerer) lower(e ddl.Expr) (expr.Expr, error) {
 			return nil, err
 		}
 		name := "LIKE"
+		if n.Similar {
+			name = "SIMILAR TO"
+		}
 		if n.Not {
-			name = "NOT LIKE"
+			name = "NOT " + name
 		}
 		return l.resolved(n.Pos, expr.Fn(name, args...))
 	case *ddl.Is:

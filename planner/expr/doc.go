@@ -20,8 +20,10 @@
 //	a IS [NOT] TRUE / FALSE             "IS TRUE", "IS NOT TRUE", "IS FALSE", "IS NOT FALSE"
 //	a IS [NOT] DISTINCT FROM b          "IS DISTINCT FROM", "IS NOT DISTINCT FROM"
 //	a [NOT] BETWEEN b AND c             "BETWEEN", "NOT BETWEEN" (3 args)
+//	a [NOT] BETWEEN SYMMETRIC b AND c   "BETWEEN SYMMETRIC", "NOT BETWEEN SYMMETRIC" (3 args)
 //	a [NOT] IN (b, c, ...)              "IN", "NOT IN" (a first)
 //	a [NOT] LIKE p [ESCAPE e]           "LIKE", "NOT LIKE" (2 or 3 args)
+//	a [NOT] SIMILAR TO p [ESCAPE e]     "SIMILAR TO", "NOT SIMILAR TO" (2 or 3 args)
 //	a || b                              "||"
 //	arr[i], map[k], row[i]              "ITEM" (row[i]: i an integer literal, 1-based)
 //	r.name (ROW field)                  "FIELD" with args (r, 'name' literal); printed r['name']
@@ -100,7 +102,13 @@
 // Strings: positions are 1-based and count characters (code points);
 // SUBSTRING with a negative start counts from the end; TRIM removes spaces
 // only (or the given characters); LIKE's % and _ match characters and the
-// ESCAPE character quotes the next one; REGEXP_* take Java-style patterns
+// ESCAPE character quotes the next one; SIMILAR TO patterns are translated
+// as Flink translates them (fn_similar.go: % and _ as in LIKE, | * + ? {m,n}
+// ( ) [...] and [:ALPHA:]-style classes, and also '.', which Flink passes
+// to the regex engine as "any character"), must match the whole string,
+// and an invalid pattern or escape fails the row (Flink raises too);
+// x BETWEEN SYMMETRIC a AND b is (x BETWEEN a AND b) OR (x BETWEEN b AND
+// a), so one NULL bound gives NULL; REGEXP_* take Java-style patterns
 // (run by Go's RE2, so back-references and look-around are not supported)
 // and give NULL for an invalid pattern; replacement strings use Java's $n.
 //

@@ -198,6 +198,7 @@ func goldenCases() []gcase {
 	cs = append(cs, lateCases()...)
 	cs = append(cs, dstCases()...)
 	cs = append(cs, ctorCases()...)
+	cs = append(cs, symsimCases()...)
 	return cs
 }
 

@@ -815,9 +815,12 @@ func buildDistinct(distinct bool) func(*builder, *Call, []evalFn) (evalFn, error
 	}
 }
 
+// checkBetween: like IN (and unlike =), BETWEEN lets strings meet numbers
+// in Flink: '1' BETWEEN 1 AND 2 casts the string to the numbers' common
+// type (and fails on text that is not a number).
 func checkBetween(c *Call) (types.Type, error) {
 	ts := argTypes(c)
-	ct, ok := commonType(ts...)
+	ct, ok := inCommonType(ts)
 	if !ok || unordered(ct) {
 		return types.Type{}, errArgs
 	}

@@ -150,11 +150,11 @@ func (c *Call) String() string {
 		return "(" + a[0] + " " + c.Name + ")"
 	case "IS DISTINCT FROM", "IS NOT DISTINCT FROM":
 		return "(" + a[0] + " " + c.Name + " " + a[1] + ")"
-	case "BETWEEN", "NOT BETWEEN":
+	case "BETWEEN", "NOT BETWEEN", "BETWEEN SYMMETRIC", "NOT BETWEEN SYMMETRIC":
 		return "(" + a[0] + " " + c.Name + " " + a[1] + " AND " + a[2] + ")"
 	case "IN", "NOT IN":
 		return "(" + a[0] + " " + c.Name + " (" + strings.Join(a[1:], ", ") + "))"
-	case "LIKE", "NOT LIKE":
+	case "LIKE", "NOT LIKE", "SIMILAR TO", "NOT SIMILAR TO":
 		s := "(" + a[0] + " " + c.Name + " " + a[1]
 		if len(a) == 3 {
 			s += " ESCAPE " + a[2]

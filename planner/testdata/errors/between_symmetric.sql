@@ -1,3 +1,0 @@
-CREATE TABLE src (id BIGINT, name STRING, amount DECIMAL(10, 2)) WITH ('connector' = 'datagen');
-CREATE TABLE snk (id BIGINT, name STRING, amount DECIMAL(10, 2)) WITH ('connector' = 'blackhole');
-INSERT INTO snk SELECT * FROM src WHERE id BETWEEN SYMMETRIC 5 AND 1;
