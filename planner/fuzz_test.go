@@ -1,0 +1,327 @@
+package planner_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/ddl"
+	"github.com/streamsql/streamsql/factory"
+	"github.com/streamsql/streamsql/planner"
+	"github.com/streamsql/streamsql/types"
+)
+
+// fuzzSeedGlobs are the job files FuzzCompile starts from: the examples,
+// the ddl corpus (jobs and Flink's documentation, whose files are also
+// split into their examples) and the planner's own golden inputs.
+var fuzzSeedGlobs = []string{
+	"../examples/sql/*.sql",
+	"../ddl/testdata/jobs/*.sql",
+	"../ddl/testdata/flink-docs/*.sql",
+	"testdata/explain/*.sql",
+	"testdata/errors/*.sql",
+}
+
+// fuzzStatements are hand-picked statements that reach corners of the
+// planner the corpus files do not: VALUES rows evaluated at build time,
+// UNION ALL, casts that fail at run time, hints, settings, EXPLAIN.
+var fuzzStatements = []string{
+	"SELECT 1",
+	"SELECT CAST('x' AS INT)",
+	"SELECT 1 / 0, CAST(NULL AS STRING) || 'a'",
+	"CREATE TABLE p (a INT, b STRING) WITH ('connector' = 'print');\n" +
+		"INSERT INTO p SELECT * FROM (VALUES (1, 'a'), (2, CAST(NULL AS STRING))) AS v(a, b)",
+	"CREATE TABLE p (a BIGINT, b STRING) WITH ('connector' = 'blackhole');\n" +
+		"INSERT INTO p SELECT a, b FROM (VALUES (1, 'x')) AS v(a, b) UNION ALL SELECT id, name FROM source_table WHERE age > 3",
+	"CREATE TABLE k (a INT, ts TIMESTAMP(3) METADATA FROM 'timestamp', p INT METADATA FROM 'partition' VIRTUAL) WITH (" +
+		"'connector' = 'kafka', 'topic' = 't', 'properties.bootstrap.servers' = '127.0.0.1:9092', 'format' = 'json', " +
+		"'sink.delivery-guarantee' = 'exactly-once');\n" +
+		"SET 'execution.checkpointing.interval' = '10 s';\n" +
+		"INSERT INTO k /*+ OPTIONS('sink.parallelism' = '2') */ (a) SELECT CAST(age AS INT) FROM source_table",
+	"CREATE VIEW v AS SELECT id * 2 AS d, UPPER(name) AS n FROM source_table WHERE name LIKE 'a%';\n" +
+		"EXPLAIN PLAN FOR SELECT d, n FROM v",
+	"SET 'table.local-time-zone' = 'Europe/Paris';\n" +
+		"SELECT CURRENT_TIMESTAMP, DATE_FORMAT(TIMESTAMP '2024-01-01 00:00:00', 'yyyy'), TO_TIMESTAMP('2024-01-01 00:00:00')",
+	"SELECT CASE WHEN age BETWEEN 1 AND 10 THEN 'a' ELSE NULL END, COALESCE(name, 'x'), id IN (1, 2, 3) FROM source_table",
+	"CREATE TABLE f (a INT, b STRING, dt STRING) PARTITIONED BY (dt) WITH ('connector' = 'filesystem', 'path' = '/nonexistent/x', 'format' = 'csv');\n" +
+		"INSERT INTO f SELECT CAST(id AS INT), name, 'd' FROM source_table",
+	"CREATE TABLE u (k STRING, v BIGINT, PRIMARY KEY (k) NOT ENFORCED) WITH ('connector' = 'upsert-kafka', 'topic' = 't', " +
+		"'properties.bootstrap.servers' = 'b:9092', 'key.format' = 'json', 'value.format' = 'json');\n" +
+		"BEGIN STATEMENT SET; INSERT INTO u SELECT COALESCE(name, '-'), id FROM source_table; INSERT INTO u SELECT 'x', 1; END",
+}
+
+// fuzzRegistry returns a copy of the default registry whose connectors
+// validate exactly as the real ones, and create real sources and sinks
+// except where creating one could read a file a fuzzed option names
+// (Kafka's key and trust stores): those get inert stand-ins. Creating a
+// source or sink connects nowhere in any connector.
+func fuzzRegistry(tb testing.TB) *factory.Registry {
+	def := testRegistry()
+	r := factory.NewRegistry()
+	for _, id := range def.Formats() {
+		ff, _ := def.Format(id)
+		if err := r.RegisterFormat(*ff); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	for _, id := range def.Connectors() {
+		cf, _ := def.Connector(id)
+		c := *cf
+		if newSource := c.NewSource; newSource != nil {
+			c.NewSource = func(ctx factory.Context) (connector.Source, error) {
+				if readsFiles(ctx) {
+					return inertSource{}, nil
+				}
+				return newSource(ctx)
+			}
+		}
+		if newSink := c.NewSink; newSink != nil {
+			c.NewSink = func(ctx factory.Context) (connector.Sink, error) {
+				if readsFiles(ctx) {
+					return inertSink{}, nil
+				}
+				return newSink(ctx)
+			}
+		}
+		if err := r.RegisterConnector(c); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return r
+}
+
+// readsFiles reports whether creating the table's source or sink could
+// read a file named by an option (an ssl.*.location property).
+func readsFiles(ctx factory.Context) bool {
+	for k := range factory.Prefix("properties.").Get(ctx.Options) {
+		if strings.Contains(strings.ToLower(k), "location") {
+			return true
+		}
+	}
+	return false
+}
+
+type inertSource struct{}
+
+func (inertSource) Splits(context.Context) ([]connector.Split, error) { return nil, nil }
+func (inertSource) Open(context.Context, connector.TaskInfo, []connector.SplitState) (connector.Reader, error) {
+	return nil, errors.New("inert")
+}
+func (inertSource) Bounded() bool { return true }
+
+type inertSink struct{}
+
+func (inertSink) Open(context.Context, connector.TaskInfo) (connector.Writer, error) {
+	return nil, errors.New("inert")
+}
+
+// fuzzCatalog has the table Flink's documentation examples assume.
+func fuzzCatalog(tb testing.TB) *planner.Catalog {
+	cat := planner.NewCatalog()
+	if err := cat.RegisterTable("source_table", factory.Schema{Columns: []factory.Column{
+		{Name: "id", Type: types.BigInt()}, {Name: "name", Type: types.String()}, {Name: "age", Type: types.Int()},
+	}}, map[string]string{"connector": "datagen"}); err != nil {
+		tb.Fatal(err)
+	}
+	return cat
+}
+
+// FuzzCompile checks that no job file makes the planner panic: Compile
+// returns a plan or a non-empty list of positioned errors, never both;
+// compiling twice gives the same EXPLAIN text or the same errors; a plan
+// explains and builds its runtime spec (creating sources and sinks, which
+// connects nowhere), and the rows of pipelines that read only VALUES go
+// through their transforms. Nothing is run and no connection is opened.
+//
+// The seeds are the job files of the examples, the ddl corpus and the
+// planner's test data (read when the fuzz test starts), the statements
+// above, and the regression inputs in testdata/fuzz/FuzzCompile. Run it
+// with
+//
+//	go test -run '^$' -fuzz FuzzCompile -fuzztime 3m -parallel 1 ./planner
+//
+// Set STREAMSQL_FUZZ_SLOW to a duration (such as 2s) to also fail on an
+// input whose planning takes longer than that; it is off by default since
+// normal test runs make no timing assertions.
+func FuzzCompile(f *testing.F) {
+	for _, g := range fuzzSeedGlobs {
+		files, _ := filepath.Glob(g)
+		if len(files) == 0 {
+			f.Fatalf("no seed files match %s", g)
+		}
+		for _, path := range files {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				f.Fatal(err)
+			}
+			f.Add(string(data))
+			if strings.Contains(g, "flink-docs") {
+				for _, ex := range strings.Split(string(data), "\n-- ====") {
+					f.Add(ex)
+				}
+			}
+		}
+	}
+	for _, s := range fuzzStatements {
+		f.Add(s)
+	}
+	var slow time.Duration
+	if v := os.Getenv("STREAMSQL_FUZZ_SLOW"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			f.Fatalf("STREAMSQL_FUZZ_SLOW: %v", err)
+		}
+		slow = d
+	}
+	reg := fuzzRegistry(f)
+	cat := fuzzCatalog(f)
+	opts := planner.Options{
+		Registry: reg,
+		Catalog:  cat,
+		Vars:     map[string]string{"KAFKA_BOOTSTRAP": "127.0.0.1:9092", "OUT_DIR": "/nonexistent/out", "IN_DIR": "/nonexistent/in"},
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		if len(src) > 1<<16 {
+			return
+		}
+		ctx := context.Background()
+		start := time.Now()
+		p, err := planner.Compile(ctx, "fuzz.sql", src, opts)
+		if took := time.Since(start); slow > 0 && took > slow {
+			t.Fatalf("planning took %s", took)
+		}
+		if (p == nil) == (err == nil) {
+			t.Fatalf("Compile returned plan %v and error %v", p != nil, err)
+		}
+		p2, err2 := planner.Compile(ctx, "fuzz.sql", src, opts)
+		if err != nil {
+			checkCompileErrors(t, src, err)
+			if err2 == nil || err2.Error() != err.Error() {
+				t.Fatalf("errors differ between two runs:\n%v\n----\n%v", err, err2)
+			}
+			return
+		}
+		if err2 != nil {
+			t.Fatalf("second Compile failed: %v", err2)
+		}
+		text := p.String()
+		if !strings.HasPrefix(text, "Job: ") {
+			t.Fatalf("EXPLAIN text: %q", text)
+		}
+		if text2 := p2.String(); text2 != text {
+			t.Fatalf("EXPLAIN differs between two runs:\n%s\n----\n%s", text, text2)
+		}
+		p.QueryOutput = io.Discard
+		runValues(t, p)
+	})
+}
+
+// checkCompileErrors checks that err is a non-empty list of *ddl.Error
+// and *planner.Error values, each with a message and a position inside
+// src (or none).
+func checkCompileErrors(t *testing.T, src string, err error) {
+	t.Helper()
+	if err.Error() == "" {
+		t.Fatalf("empty error text: %#v", err)
+	}
+	errs := planner.Errors(err)
+	if len(errs) == 0 {
+		t.Fatalf("no errors in %#v", err)
+	}
+	for _, e := range errs {
+		var pos ddl.Pos
+		switch e := e.(type) {
+		case *ddl.Error:
+			pos = ddl.Pos{Offset: e.Offset, Line: e.Line, Column: e.Column}
+			if e.Message == "" {
+				t.Fatalf("ddl error without message: %#v", e)
+			}
+		case *planner.Error:
+			pos = e.Pos
+			if e.Message == "" || e.Err == nil {
+				t.Fatalf("planner error without message or class: %#v", e)
+			}
+		default:
+			t.Fatalf("error %T is neither *ddl.Error nor *planner.Error: %v", e, e)
+		}
+		if pos.IsValid() && (pos.Offset < 0 || pos.Offset > len(src) || pos.Column < 1) {
+			t.Fatalf("error position %v (offset %d) outside input of %d bytes: %v", pos, pos.Offset, len(src), e)
+		}
+		if e.Error() == "" {
+			t.Fatalf("empty error text: %#v", e)
+		}
+		if utf8.ValidString(src) && !utf8.ValidString(e.Error()) {
+			t.Fatalf("error text is not valid UTF-8: %q", e.Error())
+		}
+	}
+}
+
+// runValues builds the plan's runtime spec and pushes the rows of every
+// pipeline that reads only VALUES through its transform. Errors are
+// allowed (a CAST that fails on a row); panics are not.
+func runValues(t *testing.T, p *planner.Plan) {
+	t.Helper()
+	ctx := context.Background()
+	spec, err := p.RuntimeSpec(ctx)
+	if err != nil {
+		if err.Error() == "" {
+			t.Fatalf("empty RuntimeSpec error: %#v", err)
+		}
+		return
+	}
+	var run []*planner.Insert
+	for _, ins := range p.Inserts {
+		if !ins.Explain {
+			run = append(run, ins)
+		}
+	}
+	if len(run) != len(spec.Pipelines) {
+		t.Fatalf("%d pipelines for %d INSERTs", len(spec.Pipelines), len(run))
+	}
+	for i, ins := range run {
+		valuesOnly := true
+		for _, fl := range ins.Flows {
+			valuesOnly = valuesOnly && fl.Source.Table == nil
+		}
+		if !valuesOnly {
+			continue
+		}
+		pipe := spec.Pipelines[i]
+		for _, s := range pipe.Sources {
+			splits, err := s.Source.Splits(ctx)
+			if err != nil {
+				t.Fatalf("VALUES splits: %v", err)
+			}
+			states := make([]connector.SplitState, len(splits))
+			for j, sp := range splits {
+				states[j] = connector.SplitState{ID: sp.ID}
+			}
+			r, err := s.Source.Open(ctx, connector.TaskInfo{}, states)
+			if err != nil {
+				t.Fatalf("opening VALUES: %v", err)
+			}
+			rows, err := r.Read(ctx)
+			if err == nil && pipe.Transform != nil {
+				var out []types.Row
+				for _, row := range rows {
+					if out, err = pipe.Transform(row, out[:0]); err != nil {
+						break
+					}
+				}
+			}
+			if err != nil && !errors.Is(err, io.EOF) && err.Error() == "" {
+				t.Fatalf("empty error text: %#v", err)
+			}
+			if err := r.Close(); err != nil {
+				t.Fatalf("closing VALUES: %v", err)
+			}
+		}
+	}
+}
