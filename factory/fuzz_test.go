@@ -230,7 +230,9 @@ func checkNamesOption(t *testing.T, opts map[string]string, err error) {
 // 6 bytes, not part of any key or of the other values) are checked, and a
 // value found is reported only if the error of the same call with that
 // value replaced (again) contains it: it is not part of the error's
-// boilerplate.
+// boilerplate. A JAAS configuration is left out: its parser masks the
+// excerpts of its errors token by token, showing login module class names
+// (and its own fuzz target, in connectors/kafka, checks that).
 func checkMasked(t *testing.T, reg *factory.Registry, opts map[string]string, err error, again func(map[string]string) error) {
 	t.Helper()
 	msg := err.Error()
@@ -240,7 +242,7 @@ func checkMasked(t *testing.T, reg *factory.Registry, opts map[string]string, er
 	}
 	for _, kv := range factory.MaskedOptions(opts, reg) {
 		secret := strings.TrimSpace(opts[kv.Key])
-		if kv.Value != factory.Mask || len(secret) < 6 || strings.Contains(visible.String(), secret) ||
+		if kv.Value != factory.Mask || len(secret) < 6 || strings.HasSuffix(kv.Key, "jaas.config") || strings.Contains(visible.String(), secret) ||
 			!strings.Contains(msg, secret) {
 			continue
 		}

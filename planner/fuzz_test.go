@@ -3,6 +3,7 @@ package planner_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -324,4 +325,83 @@ func runValues(t *testing.T, p *planner.Plan) {
 			}
 		}
 	}
+}
+
+// fuzzExprValues is the job of FuzzCompileExpr whose rows go through
+// the transform: a bare query over VALUES rows of ordinary values,
+// extremes and NULLs.
+const fuzzExprValues = `SELECT %s FROM (VALUES
+  (1, CAST(2 AS BIGINT), 3.25, 'abc', TRUE, TIMESTAMP '2024-02-29 23:59:59.123', DATE '2024-01-31', '{"a": [1, 2]}'),
+  (-7, CAST(-9223372036854775807 AS BIGINT), -0.01, '', FALSE, TIMESTAMP '1970-01-01 00:00:00', DATE '0001-01-01', 'x'),
+  (CAST(NULL AS INT), CAST(NULL AS BIGINT), CAST(NULL AS DECIMAL(3, 2)), CAST(NULL AS STRING), CAST(NULL AS BOOLEAN),
+   CAST(NULL AS TIMESTAMP(3)), CAST(NULL AS DATE), CAST(NULL AS STRING))
+) AS t (i, b, d, s, bo, ts, dt, j) WHERE %s`
+
+// fuzzExprInsert is the job of FuzzCompileExpr that writes a datagen
+// table into a sink column of a chosen type.
+const fuzzExprInsert = `CREATE TABLE src (i INT, b BIGINT, d DECIMAL(10, 2), f DOUBLE, s STRING, v VARCHAR(5),
+  bo BOOLEAN, ts TIMESTAMP(3), lt TIMESTAMP_LTZ(3), dt DATE, tm TIME(0), bs BYTES, j STRING,
+  arr ARRAY<INT>, m MAP<STRING, INT>) WITH ('connector' = 'datagen');
+CREATE TABLE snk (c %s) WITH ('connector' = 'blackhole');
+INSERT INTO snk SELECT %s FROM src WHERE %s`
+
+// fuzzSinkTypes are the types of the sink column of fuzzExprInsert.
+var fuzzSinkTypes = []string{"STRING", "INT", "BIGINT NOT NULL", "DECIMAL(5, 1)", "DOUBLE", "BOOLEAN", "TIMESTAMP(3)",
+	"TIMESTAMP_LTZ(3)", "DATE", "VARCHAR(3)", "CHAR(2)", "BYTES", "ARRAY<STRING>", "MAP<STRING, INT>", "TINYINT", "TIME(0)"}
+
+// FuzzCompileExpr is FuzzCompile with the fuzzed text in the place of an
+// expression and a condition of two jobs that otherwise plan, so that
+// most inputs get past the parser into name resolution, type checking,
+// lowering, implicit casts to a sink column of a chosen type, and
+// evaluation over VALUES rows. Run it with
+//
+//	go test -run '^$' -fuzz FuzzCompileExpr -fuzztime 3m -parallel 1 ./planner
+func FuzzCompileExpr(f *testing.F) {
+	for _, e := range []string{
+		"i", "i + 1", "b * 2 / 0", "d * d * d * d", "CAST(s AS INT)", "CAST(d AS DECIMAL(38, 37))", "-b - 1",
+		"UPPER(s) || LOWER(s)", "SUBSTRING(s FROM 2 FOR 100)", "SUBSTR(s, -3, 2)", "TRIM(BOTH 'a' FROM s)",
+		"LPAD(s, 5, '*')", "RPAD(s, -1, '')", "REPLACE(s, '', 'x')", "SPLIT_INDEX(s, '', 0)", "REGEXP_EXTRACT(s, '(a', 1)",
+		"REGEXP_REPLACE(s, '[', 'x')", "POSITION('b' IN s)", "CHAR_LENGTH(s)", "CONCAT_WS(',', s, NULL, 'x')",
+		"s LIKE '%b_' ESCAPE '\\'", "s SIMILAR TO 'a.*'", "i BETWEEN 1 AND b", "i IN (1, 2, NULL)",
+		"CASE WHEN bo THEN i ELSE b END", "COALESCE(i, b, d)", "NULLIF(s, 'abc')", "IF(bo, s, 'n')",
+		"ts + INTERVAL '1' DAY", "EXTRACT(DOW FROM ts)", "DATE_FORMAT(ts, 'yyyy-MM-dd HH:mm:ss.SSS')",
+		"TIMESTAMPADD(MONTH, 1, ts)", "TIMESTAMPDIFF(DAY, ts, CAST(dt AS TIMESTAMP(3)))", "TO_TIMESTAMP(s, 'yyyy')",
+		"UNIX_TIMESTAMP(s, 'yyyy')", "FROM_UNIXTIME(b)", "TO_TIMESTAMP_LTZ(b, 3)", "FLOOR(ts TO HOUR)", "CEIL(d)",
+		"ROUND(d, -2)", "MOD(i, 0)", "POWER(d, 0.5)", "SQRT(-1)", "ABS(CAST(-2147483648 AS INT))",
+		"JSON_VALUE(j, '$.a[1]')", "JSON_QUERY(j, '$.a')", "JSON_EXISTS(j, 'lax $.b')", "arr[3]",
+		"m['k']", "CAST(ts AS STRING)", "CAST(s AS TIMESTAMP(3))", "CAST(s AS BOOLEAN)", "CAST(s AS BYTES)",
+		"CAST(b AS TINYINT)", "CAST(d AS INT)", "CAST(dt AS TIMESTAMP_LTZ(3))", "i IS DISTINCT FROM b",
+		"CURRENT_DATE", "UUID()", "*", "t.*", "i AS x, s AS y",
+	} {
+		f.Add(e, "i > 0 OR i IS NULL", byte(0))
+		f.Add("CAST("+e+" AS STRING)", "TRUE", byte(0))
+	}
+	f.Add("s", "s LIKE 'a%'", byte(9))
+	f.Add("i", "bo", byte(2))
+	f.Add("d", "d > 1", byte(3))
+	f.Add("ts", "TRUE", byte(7))
+	f.Add("arr", "CARDINALITY(arr) > 0", byte(12))
+	reg := fuzzRegistry(f)
+	opts := planner.Options{Registry: reg}
+	f.Fuzz(func(t *testing.T, e, where string, sinkType byte) {
+		if len(e)+len(where) > 1<<12 {
+			return
+		}
+		typ := fuzzSinkTypes[int(sinkType)%len(fuzzSinkTypes)]
+		for _, src := range []string{fmt.Sprintf(fuzzExprValues, e, where), fmt.Sprintf(fuzzExprInsert, typ, e, where)} {
+			p, err := planner.Compile(context.Background(), "fuzz.sql", src, opts)
+			if (p == nil) == (err == nil) {
+				t.Fatalf("Compile returned plan %v and error %v", p != nil, err)
+			}
+			if err != nil {
+				checkCompileErrors(t, src, err)
+				continue
+			}
+			if text := p.String(); !strings.HasPrefix(text, "Job: ") {
+				t.Fatalf("EXPLAIN text: %q", text)
+			}
+			p.QueryOutput = io.Discard
+			runValues(t, p)
+		}
+	})
 }
