@@ -405,3 +405,82 @@ func FuzzCompileExpr(f *testing.F) {
 		}
 	})
 }
+
+// sqlOptions writes "key=value" lines as SQL option pairs: "'k' = 'v', ...".
+func sqlOptions(lines string) string {
+	var parts []string
+	for _, line := range strings.Split(lines, "\n") {
+		k, v, ok := strings.Cut(line, "=")
+		if !ok {
+			continue
+		}
+		parts = append(parts, "'"+strings.ReplaceAll(k, "'", "''")+"' = '"+strings.ReplaceAll(v, "'", "''")+"'")
+	}
+	return strings.Join(parts, ", ")
+}
+
+// fuzzOptionsJob is the job of FuzzCompileOptions: a table with fuzzed
+// WITH options read (with a fuzzed OPTIONS hint) into a Kafka sink and
+// written from a datagen table, under fuzzed SET statements.
+const fuzzOptionsJob = `%s
+CREATE TABLE t (
+  id BIGINT, name STRING, price DECIMAL(10, 2),
+  ts TIMESTAMP_LTZ(3) METADATA FROM 'timestamp',
+  part INT METADATA FROM 'partition' VIRTUAL,
+  hdrs MAP<STRING, BYTES> METADATA FROM 'headers'
+) WITH (%s);
+CREATE TABLE g (id BIGINT, name STRING, price DECIMAL(10, 2)) WITH ('connector' = 'datagen', 'number-of-rows' = '3');
+CREATE TABLE k (id BIGINT, name STRING, ts TIMESTAMP_LTZ(3) METADATA FROM 'timestamp') WITH (
+  'connector' = 'kafka', 'topic' = 'out', 'properties.bootstrap.servers' = '127.0.0.1:9092', 'format' = 'json',
+  'sink.delivery-guarantee' = 'exactly-once', 'sink.transactional-id-prefix' = 'p');
+INSERT INTO k SELECT id, name, ts FROM t /*+ OPTIONS(%s) */ WHERE price > 0;
+INSERT INTO t (id, name, price, ts) SELECT id, name, price, CAST(NULL AS TIMESTAMP_LTZ(3)) FROM g;
+`
+
+// FuzzCompileOptions plans a job whose settings, one table's WITH options
+// and an OPTIONS hint on it are fuzzed ("key=value" lines), so that option
+// validation through the factories, the planner's checks of settings,
+// metadata columns, changelog modes and Kafka transactions, and the
+// creation of sources and sinks see arbitrary values. Run it with
+//
+//	go test -run '^$' -fuzz FuzzCompileOptions -fuzztime 3m -parallel 1 ./planner
+func FuzzCompileOptions(f *testing.F) {
+	kafka := "connector=kafka\ntopic=in\nproperties.bootstrap.servers=127.0.0.1:9092\nformat=json\n"
+	f.Add("", kafka, "")
+	f.Add("execution.checkpointing.interval=10 s\npipeline.name=j", kafka+"scan.startup.mode=earliest-offset\nproperties.isolation.level=read_uncommitted",
+		"scan.bounded.mode=latest-offset")
+	f.Add("execution.checkpointing.interval=1 min\nexecution.checkpointing.timeout=1 min", kafka+"properties.transaction.timeout.ms=60000\nsink.delivery-guarantee=exactly-once",
+		"properties.group.id=g")
+	f.Add("table.local-time-zone=Nowhere/City", "connector=upsert-kafka\ntopic=in\nproperties.bootstrap.servers=b:9092\nkey.format=json\nvalue.format=json", "")
+	f.Add("execution.checkpointing.mode=AT_LEAST_ONCE", kafka+"sink.semantic=EXACTLY_ONCE\nsink.transactional-id-prefix=", "scan.startup.mode=specific-offsets")
+	f.Add("pipeline.name=a/b", "connector=filesystem\npath=/nonexistent/x\nformat=csv", "source.monitor-interval=1 s")
+	f.Add("restart-strategy=fixed-delay\nrestart-strategy.fixed-delay.attempts=-1", "connector=datagen\nfields.id.kind=sequence\nfields.id.start=1\nfields.id.end=0", "rows-per-second=-1")
+	f.Add("", kafka+"value.format=csv\nkey.format=raw\nkey.fields=id\nvalue.fields-include=EXCEPT_KEY", "")
+	f.Add("", kafka+"topic-pattern=(a", "topic=x")
+	reg := fuzzRegistry(f)
+	opts := planner.Options{Registry: reg}
+	f.Fuzz(func(t *testing.T, settings, with, hints string) {
+		if len(settings)+len(with)+len(hints) > 1<<12 {
+			return
+		}
+		var sets strings.Builder
+		for _, line := range strings.Split(settings, "\n") {
+			if k, v, ok := strings.Cut(line, "="); ok {
+				fmt.Fprintf(&sets, "SET '%s' = '%s';\n", strings.ReplaceAll(k, "'", "''"), strings.ReplaceAll(v, "'", "''"))
+			}
+		}
+		src := fmt.Sprintf(fuzzOptionsJob, sets.String(), sqlOptions(with), sqlOptions(hints))
+		p, err := planner.Compile(context.Background(), "fuzz.sql", src, opts)
+		if (p == nil) == (err == nil) {
+			t.Fatalf("Compile returned plan %v and error %v", p != nil, err)
+		}
+		if err != nil {
+			checkCompileErrors(t, src, err)
+			return
+		}
+		if text := p.String(); !strings.HasPrefix(text, "Job: ") {
+			t.Fatalf("EXPLAIN text: %q", text)
+		}
+		runValues(t, p)
+	})
+}
