@@ -197,6 +197,9 @@ type planner struct {
 	failed   map[Identifier]bool
 	validate map[string]*factory.Validated
 	setPos   map[string]ddl.Option
+	// refHints are the OPTIONS hints of the table references resolved
+	// (FROM clauses, also of views), whose secrets maskSecrets masks too.
+	refHints [][]ddl.Option
 }
 
 // CompileFile reads and plans the job file at path.
@@ -615,6 +618,9 @@ func (p *planner) maskSecrets(stmts []ddl.Statement) {
 		case *ddl.Insert:
 			collect(s.Hints)
 		}
+	}
+	for _, h := range p.refHints {
+		collect(h)
 	}
 	if len(secrets) == 0 {
 		return

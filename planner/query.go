@@ -162,6 +162,9 @@ func (p *planner) fromRelation(ref ddl.TableRef, depth int) (*relation, [][]stri
 		}
 		return rel, quals, nil
 	case *ddl.TableName:
+		if len(ref.Hints) > 0 {
+			p.refHints = append(p.refHints, ref.Hints)
+		}
 		id, err := identOf(ref.Name)
 		if err != nil {
 			return nil, nil, p.f.errorAt(ref.Name.Pos, ErrUnknownName, nil, err.Error())
