@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -474,13 +475,66 @@ func FuzzCompileOptions(f *testing.F) {
 		if (p == nil) == (err == nil) {
 			t.Fatalf("Compile returned plan %v and error %v", p != nil, err)
 		}
+		var shown string
 		if err != nil {
 			checkCompileErrors(t, src, err)
-			return
+			for _, e := range planner.Errors(err) {
+				// A parse error's excerpt is the source line as written:
+				// the planner has no parsed options to mask it by.
+				if _, ok := e.(*planner.Error); ok {
+					shown += e.Error() + "\n"
+				}
+			}
+		} else {
+			shown = p.String()
+			if !strings.HasPrefix(shown, "Job: ") {
+				t.Fatalf("EXPLAIN text: %q", shown)
+			}
+			runValues(t, p)
 		}
-		if text := p.String(); !strings.HasPrefix(text, "Job: ") {
-			t.Fatalf("EXPLAIN text: %q", text)
-		}
-		runValues(t, p)
+		checkSecretsHidden(t, reg, shown, func(hide func(string) string) string {
+			return fmt.Sprintf(fuzzOptionsJob, sets.String(), sqlOptions(hide(with)), sqlOptions(hide(hints)))
+		}, with, hints)
 	})
+}
+
+// checkSecretsHidden checks that shown (error or EXPLAIN text) holds no
+// value of a sensitive option of the "key=value" lines of any of
+// optionLines. job writes the job with the option lines passed through
+// hide; a value found in the job with every secret hidden (in the
+// template, a key, another value) is not a secret's.
+func checkSecretsHidden(t *testing.T, reg *factory.Registry, shown string, job func(hide func(string) string) string, optionLines ...string) {
+	t.Helper()
+	var secrets []string
+	for _, lines := range optionLines {
+		m := map[string]string{}
+		for _, line := range strings.Split(lines, "\n") {
+			if k, v, ok := strings.Cut(line, "="); ok {
+				m[k] = v
+			}
+		}
+		for _, kv := range factory.MaskedOptions(m, reg) {
+			if v := m[kv.Key]; kv.Value == factory.Mask && len(strings.TrimSpace(v)) >= 6 && !strings.ContainsAny(v, "'$\\") {
+				secrets = append(secrets, v)
+			}
+		}
+	}
+	if len(secrets) == 0 {
+		return
+	}
+	hidden := job(func(lines string) string {
+		var out []string
+		for _, line := range strings.Split(lines, "\n") {
+			if k, v, ok := strings.Cut(line, "="); ok && slices.Contains(secrets, v) {
+				line = k + "=" + strings.Repeat("#", len(v))
+			}
+			out = append(out, line)
+		}
+		return strings.Join(out, "\n")
+	})
+	for _, sec := range secrets {
+		if strings.Contains(shown, sec) && !strings.Contains(hidden, sec) {
+			t.Fatalf("a sensitive option's value %q is shown:\n%s", sec, shown)
+		}
+	}
 }
