@@ -140,7 +140,9 @@ func fuzzCatalog(tb testing.TB) *planner.Catalog {
 // compiling twice gives the same EXPLAIN text or the same errors; a plan
 // explains and builds its runtime spec (creating sources and sinks, which
 // connects nowhere), and the rows of pipelines that read only VALUES go
-// through their transforms. Nothing is run and no connection is opened.
+// through their transforms; LoadCatalog of the same text returns a
+// catalog or positioned errors. Nothing is run and no connection is
+// opened.
 //
 // The seeds are the job files of the examples, the ddl corpus and the
 // planner's test data (read when the fuzz test starts), the statements
@@ -201,6 +203,12 @@ func FuzzCompile(f *testing.F) {
 		}
 		if (p == nil) == (err == nil) {
 			t.Fatalf("Compile returned plan %v and error %v", p != nil, err)
+		}
+		// The same text as a catalog file: a catalog or errors, never both.
+		if c, err := planner.LoadCatalog(ctx, "fuzz.sql", src, opts); (c == nil) == (err == nil) {
+			t.Fatalf("LoadCatalog returned catalog %v and error %v", c != nil, err)
+		} else if err != nil {
+			checkCompileErrors(t, src, err)
 		}
 		p2, err2 := planner.Compile(ctx, "fuzz.sql", src, opts)
 		if err != nil {
