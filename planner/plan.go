@@ -207,6 +207,10 @@ type planner struct {
 	anyCreateFailed bool
 	anyDropFailed   bool
 	settingsUnsure  bool
+
+	// refHints are the OPTIONS hints of the table references resolved
+	// (FROM clauses, also of views), whose secrets maskSecrets masks too.
+	refHints [][]ddl.Option
 }
 
 // CompileFile reads and plans the job file at path.
@@ -726,6 +730,9 @@ func (p *planner) maskSecrets(stmts []ddl.Statement) {
 		case *ddl.Insert:
 			collect(s.Hints)
 		}
+	}
+	for _, h := range p.refHints {
+		collect(h)
 	}
 	if len(secrets) == 0 {
 		return

@@ -28,6 +28,10 @@ type branch struct {
 	cols    []expr.Expr
 }
 
+// maxUnionInputs bounds the sources of one query (each is a flow of its
+// pipeline).
+const maxUnionInputs = 1000
+
 // resolveQuery resolves q; views are inlined with their own names.
 func (p *planner) resolveQuery(q ddl.Query, depth int) (*relation, error) {
 	if depth > 50 {
@@ -57,6 +61,12 @@ func (p *planner) resolveQuery(q ddl.Query, depth int) (*relation, error) {
 					i+1, left.names[i], left.types[i], right.types[i]))
 			}
 			out.types[i] = t
+		}
+		if n := len(left.branches) + len(right.branches); n > maxUnionInputs {
+			// Views inlined into both sides of a UNION ALL double its
+			// inputs at each level: a small file could ask for millions.
+			return nil, p.f.errorAt(q.Pos, ddl.ErrUnsupported, nil, fmt.Sprintf(
+				"UNION ALL of more than %d inputs (counting those of the views it reads) is not supported", maxUnionInputs))
 		}
 		out.branches = append(slices.Clone(left.branches), right.branches...)
 		return out, nil
@@ -162,6 +172,9 @@ func (p *planner) fromRelation(ref ddl.TableRef, depth int) (*relation, [][]stri
 		}
 		return rel, quals, nil
 	case *ddl.TableName:
+		if len(ref.Hints) > 0 {
+			p.refHints = append(p.refHints, ref.Hints)
+		}
 		id, err := identOf(ref.Name)
 		if err != nil {
 			return nil, nil, p.f.errorAt(ref.Name.Pos, ErrUnknownName, nil, err.Error())

@@ -63,6 +63,11 @@ func loadConfig(path string) (map[string]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("config file: %w", err)
 	}
+	return parseConfig(path, data)
+}
+
+// parseConfig is loadConfig on the content data of the file path.
+func parseConfig(path string, data []byte) (map[string]string, error) {
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&doc); err != nil {

@@ -32,6 +32,10 @@ type builder struct {
 	// evaluators they are given, never straight from the row (the expr-lang
 	// backend passes argument slots, not rows).
 	viaArgs bool
+	// consts memoizes constant over the nodes compiled, which compile
+	// visits children first: checking each node costs its arity, not its
+	// subtree (a chain of n operators would cost n²).
+	consts map[Expr]bool
 }
 
 func newBuilder(opts Options) *builder {
@@ -187,7 +191,7 @@ func (b *builder) compile(e Expr) (evalFn, error) {
 	if err != nil {
 		return nil, err
 	}
-	if isConstant(e) {
+	if b.constant(e) {
 		v, err := fn(nil)
 		if err == nil {
 			return func([]types.Value) (types.Value, error) { return v, nil }, nil
@@ -255,6 +259,36 @@ func isConstant(e Expr) bool {
 		return true
 	}
 	return false
+}
+
+// constant is isConstant, memoized in b.consts.
+func (b *builder) constant(e Expr) bool {
+	if c, ok := b.consts[e]; ok {
+		return c
+	}
+	var c bool
+	switch n := e.(type) {
+	case *Literal:
+		c = true
+	case *Cast:
+		c = b.constant(n.Expr)
+	case *Case:
+		c = n.Operand == nil || b.constant(n.Operand)
+		for _, w := range n.Whens {
+			c = c && b.constant(w.Cond) && b.constant(w.Result)
+		}
+		c = c && (n.Else == nil || b.constant(n.Else))
+	case *Call:
+		c = n.fn != nil && !n.fn.nonDeterministic
+		for _, a := range n.Args {
+			c = c && b.constant(a)
+		}
+	}
+	if b.consts == nil {
+		b.consts = map[Expr]bool{}
+	}
+	b.consts[e] = c
+	return c
 }
 
 func (b *builder) compileCase(n *Case) (evalFn, error) {

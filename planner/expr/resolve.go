@@ -65,8 +65,20 @@ func Functions() []string {
 // Resolve type-checks e and returns a resolved copy in which every node's
 // Type is computed and implicit casts are explicit [*Cast] nodes. e itself is
 // not modified. Errors are [*UnknownFunctionError], [*ArgumentError] or
-// [*CastError].
+// [*CastError]. A call or CASE that is already resolved is returned as it
+// is (resolved nodes are never modified), so that resolving a node whose
+// children were resolved one by one costs only the node itself.
 func Resolve(e Expr) (Expr, error) {
+	switch n := e.(type) {
+	case *Call:
+		if n.fn != nil {
+			return n, nil
+		}
+	case *Case:
+		if n.typ.Kind != types.KindInvalid {
+			return n, nil
+		}
+	}
 	switch n := e.(type) {
 	case *Literal:
 		c := *n
