@@ -34,8 +34,11 @@ type Error struct {
 	Offset  int    // byte offset in the original text
 	Message string // what is wrong, without the position
 	// Excerpt is the whole source line the error points into, without its
-	// line terminator.
+	// line terminator, with the values of secret-looking options masked.
 	Excerpt string
+	// ExcerptColumn is where Column is in Excerpt when masking moved it
+	// (1-based, in characters); 0 means Column.
+	ExcerptColumn int
 	// Err is ErrSyntax, ErrUnsupported or ErrUndefinedVariable.
 	Err error
 }
@@ -68,14 +71,19 @@ func (e *Error) Short() string {
 	return b.String()
 }
 
-// Caret returns a line that puts '^' under Column of Excerpt, keeping the
+// Caret returns a line that puts '^' under Column of Excerpt (ExcerptColumn
+// when set), keeping the
 // excerpt's tabs and using two spaces for wide (East Asian) characters so
 // that the caret lines up in a terminal.
 func (e *Error) Caret() string {
+	col := e.Column
+	if e.ExcerptColumn > 0 {
+		col = e.ExcerptColumn
+	}
 	var b strings.Builder
 	n := 0
 	for _, r := range e.Excerpt {
-		if n >= e.Column-1 {
+		if n >= col-1 {
 			break
 		}
 		switch {
@@ -88,7 +96,7 @@ func (e *Error) Caret() string {
 		}
 		n++
 	}
-	for ; n < e.Column-1; n++ {
+	for ; n < col-1; n++ {
 		b.WriteByte(' ')
 	}
 	b.WriteByte('^')

@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/streamsql/streamsql/internal/secret"
 )
 
 // Pos is a position in the user's original text (before ${NAME}
@@ -40,6 +42,14 @@ type source struct {
 	// undefined are the references to undefined variables, replaced by
 	// nothing, ordered by offset: the statements they are in fail.
 	undefined []undefinedRef
+
+	// secretValues are the values of the text's sensitive options (see
+	// secrets), found when the first error is made; secretsOf is the
+	// length of the substituted text they were found in (substitution
+	// errors are made before the text is complete).
+	secretValues []string
+	secretsFound bool
+	secretsOf    int
 }
 
 // undefinedRef is a ${NAME} without a value or default: off is where its
@@ -213,9 +223,37 @@ func (s *source) lineText(p Pos) string {
 	return strings.TrimRight(s.orig[start:end], "\r")
 }
 
+// errorAt makes the error at p, with the values of sensitive options
+// masked in its excerpt and message.
 func (s *source) errorAt(p Pos, class error, msg string) *Error {
-	return &Error{File: s.name, Line: p.Line, Column: p.Column, Offset: p.Offset,
-		Message: msg, Excerpt: s.lineText(p), Err: class}
+	values := s.secrets()
+	quoted := make([]string, len(values))
+	for i, v := range values {
+		quoted[i] = "'" + v + "'"
+		msg = strings.ReplaceAll(msg, "'"+truncate(v)+"'", "'"+secret.Mask+"'")
+	}
+	e := &Error{File: s.name, Line: p.Line, Column: p.Column, Offset: p.Offset, Message: msg, Err: class}
+	var col int
+	e.Excerpt, col = secret.MaskLine(s.lineText(p), p.Column, quoted)
+	if col != p.Column {
+		e.ExcerptColumn = col
+	}
+	return e
+}
+
+// secrets returns the values of the 'key' = 'value' options with a
+// secret-looking key (secret.IsSensitiveKey) in the original and the
+// substituted text, so that errors never show them, even when the key is
+// on another line than the error or the statement does not parse.
+func (s *source) secrets() []string {
+	if !s.secretsFound || s.secretsOf != len(s.text) {
+		s.secretsFound, s.secretsOf = true, len(s.text)
+		s.secretValues = secret.SQLValues(s.orig)
+		if s.text != s.orig {
+			s.secretValues = append(s.secretValues, secret.SQLValues(s.text)...)
+		}
+	}
+	return s.secretValues
 }
 
 func (s *source) errorAtOrig(off int, class error, msg string) *Error {

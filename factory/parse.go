@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/streamsql/streamsql/internal/secret"
 	"github.com/streamsql/streamsql/internal/suggest"
 )
 
@@ -157,30 +158,15 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-// sensitiveWords are the substrings that mark a key as secret: Flink's
-// GlobalConfiguration.SENSITIVE_KEYS, plus private keys given inline
-// (Kafka's ssl.keystore.key).
-var sensitiveWords = []string{
-	"password", "secret", "fs.azure.account.key", "apikey", "api-key", "auth-params",
-	"service-key", "token", "basic-auth", "jaas.config", "http-headers",
-	"keystore.key", "private-key", "private.key",
-}
-
 // IsSensitiveKey reports whether an option key looks like it holds a
-// secret (password, secret, token, jaas.config, ...), whether or not it is
-// declared sensitive. Such values are always masked.
-func IsSensitiveKey(key string) bool {
-	k := strings.ToLower(key)
-	for _, w := range sensitiveWords {
-		if strings.Contains(k, w) {
-			return true
-		}
-	}
-	return false
-}
+// secret (password, secret, token, jaas.config, ...: Flink's
+// GlobalConfiguration.SENSITIVE_KEYS plus Kafka's inline private keys),
+// whether or not it is declared sensitive. Such values are always masked,
+// by ddl's parse errors too.
+func IsSensitiveKey(key string) bool { return secret.IsSensitiveKey(key) }
 
 // Mask is what a sensitive value is shown as.
-const Mask = "******"
+const Mask = secret.Mask
 
 // nearest returns the candidate closest to key, if it is close enough to be
 // a plausible typo.

@@ -41,8 +41,12 @@ type Error struct {
 	File    string
 	Pos     ddl.Pos
 	Message string
-	// Excerpt is the source line the error points into.
+	// Excerpt is the source line the error points into, with the values of
+	// sensitive options masked.
 	Excerpt string
+	// ExcerptColumn is where Pos.Column is in Excerpt when masking moved
+	// it; 0 means Pos.Column.
+	ExcerptColumn int
 	// Err is the class (ErrUnknownName, ErrType, ..., or
 	// ddl.ErrUnsupported).
 	Err error
@@ -67,7 +71,7 @@ func (e *Error) Error() string {
 		return e.Message
 	}
 	d := ddl.Error{File: e.File, Line: e.Pos.Line, Column: e.Pos.Column, Offset: e.Pos.Offset,
-		Message: e.Message, Excerpt: e.Excerpt}
+		Message: e.Message, Excerpt: e.Excerpt, ExcerptColumn: e.ExcerptColumn}
 	return d.Error()
 }
 

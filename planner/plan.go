@@ -14,6 +14,7 @@ import (
 
 	"github.com/streamsql/streamsql/ddl"
 	"github.com/streamsql/streamsql/factory"
+	"github.com/streamsql/streamsql/internal/secret"
 	"github.com/streamsql/streamsql/planner/expr"
 	"github.com/streamsql/streamsql/runtime"
 	"github.com/streamsql/streamsql/types"
@@ -737,11 +738,24 @@ func (p *planner) maskSecrets(stmts []ddl.Statement) {
 	if len(secrets) == 0 {
 		return
 	}
+	// In the source line a value is quoted as written (quotes doubled);
+	// messages quote it in other ways or not at all.
+	quoted := make([]string, len(secrets))
+	for i, sec := range secrets {
+		quoted[i] = "'" + strings.ReplaceAll(sec, "'", "''") + "'"
+	}
 	for _, err := range p.errs {
 		var pe *Error
 		if errors.As(err, &pe) {
+			col := pe.Pos.Column
+			if pe.ExcerptColumn > 0 {
+				col = pe.ExcerptColumn
+			}
+			pe.Excerpt, col = secret.MaskLine(pe.Excerpt, col, quoted)
+			if col != pe.Pos.Column {
+				pe.ExcerptColumn = col
+			}
 			for _, sec := range secrets {
-				pe.Excerpt = strings.ReplaceAll(pe.Excerpt, sec, factory.Mask)
 				pe.Message = strings.ReplaceAll(pe.Message, sec, factory.Mask)
 			}
 		}

@@ -1,0 +1,80 @@
+package secret
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func TestMaskSQLLine(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{`WITH ('properties.sasl.password' = 'hunter2', 'topic' = 'x')`,
+			`WITH ('properties.sasl.password' = '******', 'topic' = 'x')`},
+		{`'token'='a''b' , 'k'='v'`, `'token'='******' , 'k'='v'`},
+		{`'properties.sasl.jaas.config' = 'org.x required password="p"`, `'properties.sasl.jaas.config' = '******`},
+		{`'topic' = 'secret-topic-name'`, `'topic' = 'secret-topic-name'`},
+		{`SELECT 'password' FROM t WHERE a = 'b'`, `SELECT 'password' FROM t WHERE a = 'b'`},
+		{`'Password' = ''`, `'Password' = '******'`},
+	} {
+		if got := MaskSQLLine(c.in); got != c.want {
+			t.Errorf("MaskSQLLine(%q)\n = %q\nwant %q", c.in, got, c.want)
+		}
+	}
+}
+
+func TestSQLValues(t *testing.T) {
+	text := "CREATE TABLE t (a INT) WITH (\n  'properties.sasl.password' =\n    'hun''ter2',\n  'api-key'='k1', 'topic' = 'x', 'secret' = '')"
+	got := SQLValues(text)
+	want := []string{"hun''ter2", "hun'ter2", "k1"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("SQLValues = %q, want %q", got, want)
+	}
+	if strings.Contains(MaskSQLLine("  'api-key'='k1', 'topic' = 'x', 'secret' = '')"), "k1") {
+		t.Fatal("masked line still shows k1")
+	}
+}
+
+func TestIsSensitiveKey(t *testing.T) {
+	for key, want := range map[string]bool{"properties.sasl.password": true, "PASSWORD": true, "properties.ssl.keystore.key": true,
+		"properties.sasl.jaas.config": true, "topic": false, "properties.bootstrap.servers": false} {
+		if IsSensitiveKey(key) != want {
+			t.Errorf("IsSensitiveKey(%q) = %v, want %v", key, !want, want)
+		}
+	}
+}
+
+// TestMaskLineColumn checks that the column an error points at follows the
+// masking: after a mask it moves left by what the mask saved, inside a mask
+// it moves to the mask's start, before it stays.
+func TestMaskLineColumn(t *testing.T) {
+	line := `('password' = 'hunter2hunter', 'topic' = '${X}', 'k' = 'hunter2hunter')`
+	for _, c := range []struct {
+		find   string // the column is where this is in line
+		values []string
+		want   string // what is at the returned column in the masked line
+	}{
+		{"'topic'", nil, "'topic'"},
+		{"${X}", nil, "${X}"},
+		{"'password'", nil, "'password'"},
+		{"er2hunter', 'topic'", nil, "******', 'topic'"},
+		{"'k'", []string{"'hunter2hunter'"}, "'k'"},
+		{"hunter2hunter')", []string{"'hunter2hunter'"}, "******')"},
+	} {
+		col := utf8.RuneCountInString(line[:strings.Index(line, c.find)]) + 1
+		masked, got := MaskLine(line, col, c.values)
+		if strings.Contains(masked, "hunter") && c.values != nil {
+			t.Errorf("%q still shows the secret", masked)
+		}
+		rest := string([]rune(masked)[got-1:])
+		if !strings.HasPrefix(rest, c.want) {
+			t.Errorf("column of %q: the masked line %q has %q there, want %q", c.find, masked, rest, c.want)
+		}
+	}
+	// Wide characters before the mask count as one column each.
+	wide := `'名前' = 'x', 'token' = 'abcdefghij', 'b' = 1`
+	masked, col := MaskLine(wide, utf8.RuneCountInString(wide[:strings.Index(wide, "'b'")])+1, nil)
+	if rest := string([]rune(masked)[col-1:]); !strings.HasPrefix(rest, "'b'") {
+		t.Errorf("with wide characters: %q at %d is %q", masked, col, rest)
+	}
+}
