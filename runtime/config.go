@@ -280,6 +280,9 @@ type option struct {
 	// get returns the field set writes: a time.Duration, int, float64,
 	// string, or (kEnum) a fmt.Stringer that renders one of enum.
 	get func(c *Config) any
+	// field, for a setting that is a plain field of Config, gives set and
+	// get instead (see durationField and its siblings).
+	field accessor
 	// none: the zero value of the field means "not set" and renders as
 	// (none), as on Flink's configuration page.
 	none bool
@@ -288,10 +291,50 @@ type option struct {
 	desc string
 }
 
+// accessor sets and gets one field of a Config.
+type accessor struct {
+	set func(c *Config, d time.Duration, i int, f float64, s string)
+	get func(c *Config) any
+}
+
+// durationField, intField, floatField and stringField are the accessors
+// of a Config field of their type, given by a function returning its
+// address.
+func durationField(p func(*Config) *time.Duration) accessor {
+	return accessor{func(c *Config, d time.Duration, _ int, _ float64, _ string) { *p(c) = d }, func(c *Config) any { return *p(c) }}
+}
+
+func intField(p func(*Config) *int) accessor {
+	return accessor{func(c *Config, _ time.Duration, i int, _ float64, _ string) { *p(c) = i }, func(c *Config) any { return *p(c) }}
+}
+
+func floatField(p func(*Config) *float64) accessor {
+	return accessor{func(c *Config, _ time.Duration, _ int, f float64, _ string) { *p(c) = f }, func(c *Config) any { return *p(c) }}
+}
+
+func stringField(p func(*Config) *string) accessor {
+	return accessor{func(c *Config, _ time.Duration, _ int, _ float64, s string) { *p(c) = s }, func(c *Config) any { return *p(c) }}
+}
+
+// setter and getter return the option's set and get, from field when set
+// is not given.
+func (o option) setter() func(c *Config, d time.Duration, i int, f float64, s string) {
+	if o.set != nil {
+		return o.set
+	}
+	return o.field.set
+}
+
+func (o option) getter() func(c *Config) any {
+	if o.get != nil {
+		return o.get
+	}
+	return o.field.get
+}
+
 var options = []option{
 	{key: "execution.checkpointing.interval", kind: kDuration, none: true,
-		set: func(c *Config, d time.Duration, _ int, _ float64, _ string) { c.Checkpoint.Interval = d },
-		get: func(c *Config) any { return c.Checkpoint.Interval },
+		field: durationField(func(c *Config) *time.Duration { return &c.Checkpoint.Interval }),
 		desc: "Interval between periodic checkpoints; at least 10 ms. Unset or 0: no periodic checkpoints; " +
 			"unlike Flink, one final checkpoint is still taken when the job stops or finishes, so that two-phase " +
 			"(exactly-once) sinks commit then and only then. Setting it also makes exponential-delay the default " +
@@ -304,30 +347,25 @@ var options = []option{
 			"after a barrier may be written again after a failure. The mode governs the job's own checkpoints " +
 			"only: a Kafka sink's output guarantee is its 'sink.delivery-guarantee'."},
 	{key: "execution.checkpointing.timeout", kind: kDuration,
-		set: func(c *Config, d time.Duration, _ int, _ float64, _ string) { c.Checkpoint.Timeout = d },
-		get: func(c *Config) any { return c.Checkpoint.Timeout },
+		field: durationField(func(c *Config) *time.Duration { return &c.Checkpoint.Timeout }),
 		desc: "A checkpoint not complete within this time fails (at least 10 ms). The job keeps running as " +
 			"execution.checkpointing.tolerable-failed-checkpoints allows, and the failed checkpoint's " +
 			"pre-committed work is committed with the next one. A Kafka exactly-once sink's transaction " +
 			"timeout must exceed the interval plus this timeout."},
 	{key: "execution.checkpointing.min-pause", kind: kDuration,
-		set:  func(c *Config, d time.Duration, _ int, _ float64, _ string) { c.Checkpoint.MinPause = d },
-		get:  func(c *Config) any { return c.Checkpoint.MinPause },
-		desc: "The least time between the end (completion or failure) of one checkpoint and the trigger of the next."},
+		field: durationField(func(c *Config) *time.Duration { return &c.Checkpoint.MinPause }),
+		desc:  "The least time between the end (completion or failure) of one checkpoint and the trigger of the next."},
 	{key: "execution.checkpointing.max-concurrent-checkpoints", kind: kInt,
-		set:  func(c *Config, _ time.Duration, i int, _ float64, _ string) { c.Checkpoint.MaxConcurrent = i },
-		get:  func(c *Config) any { return c.Checkpoint.MaxConcurrent },
-		desc: "The number of checkpoints that may be in flight at once; at least 1."},
+		field: intField(func(c *Config) *int { return &c.Checkpoint.MaxConcurrent }),
+		desc:  "The number of checkpoints that may be in flight at once; at least 1."},
 	{key: "execution.checkpointing.tolerable-failed-checkpoints", kind: kInt,
-		set: func(c *Config, _ time.Duration, i int, _ float64, _ string) { c.Checkpoint.TolerableFailed = i },
-		get: func(c *Config) any { return c.Checkpoint.TolerableFailed },
+		field: intField(func(c *Config) *int { return &c.Checkpoint.TolerableFailed }),
 		desc: "The number of consecutive failed checkpoints (timed out, or not written to storage) tolerated; " +
 			"one more fails the run, and the restart strategy decides what follows. A failure of the final " +
 			"checkpoint taken at a stop is never tolerated."},
 	{key: "execution.checkpointing.num-retained", deprecated: []string{"state.checkpoints.num-retained"}, kind: kInt,
-		set:  func(c *Config, _ time.Duration, i int, _ float64, _ string) { c.Checkpoint.NumRetained = i },
-		get:  func(c *Config) any { return c.Checkpoint.NumRetained },
-		desc: "The number of completed checkpoints kept; older ones are deleted. At least 1."},
+		field: intField(func(c *Config) *int { return &c.Checkpoint.NumRetained }),
+		desc:  "The number of completed checkpoints kept; older ones are deleted. At least 1."},
 	{key: "execution.checkpointing.externalized-checkpoint-retention", kind: kEnum, enum: retentionNames,
 		set: func(c *Config, _ time.Duration, i int, _ float64, _ string) { c.Checkpoint.Retention = Retention(i) },
 		get: func(c *Config) any { return c.Checkpoint.Retention },
@@ -337,15 +375,13 @@ var options = []option{
 			"DELETE_ON_CANCELLATION deletes them after a graceful stop too; RETAIN_ON_CANCELLATION always keeps " +
 			"them. The checkpoints of a failed job are always kept."},
 	{key: "execution.checkpointing.dir", deprecated: []string{"state.checkpoints.dir", "state.backend.fs.checkpointdir"}, kind: kString, none: true,
-		set: func(c *Config, _ time.Duration, _ int, _ float64, s string) { c.Checkpoint.Dir = s },
-		get: func(c *Config) any { return c.Checkpoint.Dir },
+		field: stringField(func(c *Config) *string { return &c.Checkpoint.Dir }),
 		desc: "Where checkpoints are written: a local path or a file:// URI (no other scheme); each job uses the " +
 			"folder named after pipeline.name inside it. Unset: checkpoints are kept in memory and survive " +
 			"restarts within the process only; a new process starts the sources afresh and cannot commit the " +
 			"previous one's pending transactions. Exactly-once output across process restarts needs it."},
 	{key: "execution.checkpointing.max-uncommitted-checkpoints", kind: kInt,
-		set: func(c *Config, _ time.Duration, i int, _ float64, _ string) { c.Checkpoint.MaxUncommitted = i },
-		get: func(c *Config) any { return c.Checkpoint.MaxUncommitted },
+		field: intField(func(c *Config) *int { return &c.Checkpoint.MaxUncommitted }),
 		desc: "streamsql's own setting, not Flink's: the number of completed checkpoints whose sink commits may " +
 			"be pending at once; at least 1. When it is reached, no checkpoint is triggered (with a warning " +
 			"naming the lagging sink) until the commits catch up; the job keeps running."},
@@ -362,50 +398,39 @@ var options = []option{
 			"execution.checkpointing.interval is set, none otherwise, as in Flink 1.19 and later. A lost commit, a corrupt " +
 			"checkpoint, an invalid job or a graceful stop that timed out fail the job whatever the strategy."},
 	{key: "restart-strategy.fixed-delay.attempts", kind: kInt,
-		set:  func(c *Config, _ time.Duration, i int, _ float64, _ string) { c.Restart.FixedDelayAttempts = i },
-		get:  func(c *Config) any { return c.Restart.FixedDelayAttempts },
-		desc: "fixed-delay: the number of restarts over the job's life before a failure fails the job; 0 never restarts."},
+		field: intField(func(c *Config) *int { return &c.Restart.FixedDelayAttempts }),
+		desc:  "fixed-delay: the number of restarts over the job's life before a failure fails the job; 0 never restarts."},
 	{key: "restart-strategy.fixed-delay.delay", kind: kDuration,
-		set:  func(c *Config, d time.Duration, _ int, _ float64, _ string) { c.Restart.FixedDelay = d },
-		get:  func(c *Config) any { return c.Restart.FixedDelay },
-		desc: "fixed-delay: the wait before each restart."},
+		field: durationField(func(c *Config) *time.Duration { return &c.Restart.FixedDelay }),
+		desc:  "fixed-delay: the wait before each restart."},
 	{key: "restart-strategy.failure-rate.max-failures-per-interval", kind: kInt,
-		set: func(c *Config, _ time.Duration, i int, _ float64, _ string) { c.Restart.FailureRateMaxFailures = i },
-		get: func(c *Config) any { return c.Restart.FailureRateMaxFailures },
+		field: intField(func(c *Config) *int { return &c.Restart.FailureRateMaxFailures }),
 		desc: "failure-rate: the job fails when this many failures, the latest included, fall within " +
 			"failure-rate-interval (as in Flink, so the default of 1 never restarts); at least 1."},
 	{key: "restart-strategy.failure-rate.failure-rate-interval", kind: kDuration,
-		set:  func(c *Config, d time.Duration, _ int, _ float64, _ string) { c.Restart.FailureRateInterval = d },
-		get:  func(c *Config) any { return c.Restart.FailureRateInterval },
-		desc: "failure-rate: the sliding window in which failures are counted."},
+		field: durationField(func(c *Config) *time.Duration { return &c.Restart.FailureRateInterval }),
+		desc:  "failure-rate: the sliding window in which failures are counted."},
 	{key: "restart-strategy.failure-rate.delay", kind: kDuration,
-		set:  func(c *Config, d time.Duration, _ int, _ float64, _ string) { c.Restart.FailureRateDelay = d },
-		get:  func(c *Config) any { return c.Restart.FailureRateDelay },
-		desc: "failure-rate: the wait before each restart."},
+		field: durationField(func(c *Config) *time.Duration { return &c.Restart.FailureRateDelay }),
+		desc:  "failure-rate: the wait before each restart."},
 	{key: "restart-strategy.exponential-delay.initial-backoff", kind: kDuration,
-		set:  func(c *Config, d time.Duration, _ int, _ float64, _ string) { c.Restart.InitialBackoff = d },
-		get:  func(c *Config) any { return c.Restart.InitialBackoff },
-		desc: "exponential-delay: the wait before the first restart, and the first after a reset; positive."},
+		field: durationField(func(c *Config) *time.Duration { return &c.Restart.InitialBackoff }),
+		desc:  "exponential-delay: the wait before the first restart, and the first after a reset; positive."},
 	{key: "restart-strategy.exponential-delay.max-backoff", kind: kDuration,
-		set:  func(c *Config, d time.Duration, _ int, _ float64, _ string) { c.Restart.MaxBackoff = d },
-		get:  func(c *Config) any { return c.Restart.MaxBackoff },
-		desc: "exponential-delay: the upper bound of the wait, before jitter; not below initial-backoff."},
+		field: durationField(func(c *Config) *time.Duration { return &c.Restart.MaxBackoff }),
+		desc:  "exponential-delay: the upper bound of the wait, before jitter; not below initial-backoff."},
 	{key: "restart-strategy.exponential-delay.backoff-multiplier", kind: kFloat,
-		set:  func(c *Config, _ time.Duration, _ int, f float64, _ string) { c.Restart.BackoffMultiplier = f },
-		get:  func(c *Config) any { return c.Restart.BackoffMultiplier },
-		desc: "exponential-delay: the factor by which the wait grows after each restart; at least 1.0."},
+		field: floatField(func(c *Config) *float64 { return &c.Restart.BackoffMultiplier }),
+		desc:  "exponential-delay: the factor by which the wait grows after each restart; at least 1.0."},
 	{key: "restart-strategy.exponential-delay.reset-backoff-threshold", kind: kDuration,
-		set: func(c *Config, d time.Duration, _ int, _ float64, _ string) { c.Restart.ResetBackoffThreshold = d },
-		get: func(c *Config) any { return c.Restart.ResetBackoffThreshold },
+		field: durationField(func(c *Config) *time.Duration { return &c.Restart.ResetBackoffThreshold }),
 		desc: "exponential-delay: a run that lasted at least this long before it failed resets the wait to " +
 			"initial-backoff and the count of attempts."},
 	{key: "restart-strategy.exponential-delay.jitter-factor", kind: kFloat,
-		set:  func(c *Config, _ time.Duration, _ int, f float64, _ string) { c.Restart.JitterFactor = f },
-		get:  func(c *Config) any { return c.Restart.JitterFactor },
-		desc: "exponential-delay: each wait varies at random by up to this fraction of it, either way; from 0 to 1."},
+		field: floatField(func(c *Config) *float64 { return &c.Restart.JitterFactor }),
+		desc:  "exponential-delay: each wait varies at random by up to this fraction of it, either way; from 0 to 1."},
 	{key: "restart-strategy.exponential-delay.attempts-before-reset-backoff", kind: kInt,
-		set: func(c *Config, _ time.Duration, i int, _ float64, _ string) { c.Restart.AttemptsBeforeReset = i },
-		get: func(c *Config) any { return c.Restart.AttemptsBeforeReset },
+		field: intField(func(c *Config) *int { return &c.Restart.AttemptsBeforeReset }),
 		desc: "exponential-delay: the number of restarts allowed between resets before a failure fails the " +
 			"job; at least 1. The default, the largest 32-bit integer, means no limit."},
 }
@@ -505,7 +530,7 @@ func ParseConfig(opts map[string]string) (Config, error) {
 			errs = append(errs, &ConfigError{Key: key, Value: v, Reason: err.Error()})
 			continue
 		}
-		o.set(&c, d, i, f, v)
+		o.setter()(&c, d, i, f, v)
 	}
 	if len(errs) > 0 {
 		return c, errors.Join(errs...)
