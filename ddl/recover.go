@@ -85,6 +85,7 @@ type Result struct {
 // no statements and Truncated set.
 func ParseAll(name, text string, cfg Config) *Result {
 	src := newSource(name, text)
+	src.isSecret = cfg.Sensitive
 	if err := src.substitute(cfg); err != nil {
 		return &Result{Failures: []Failure{{Err: err}}, Truncated: true}
 	}

@@ -50,6 +50,7 @@ type source struct {
 	secretValues []string
 	secretsFound bool
 	secretsOf    int
+	isSecret     func(key string) bool // Config.Sensitive
 }
 
 // undefinedRef is a ${NAME} without a value or default: off is where its
@@ -67,6 +68,11 @@ type Config struct {
 	// Env looks names up that Vars does not define; pass os.LookupEnv to use
 	// the process environment. Nil means no environment.
 	Env func(name string) (string, bool)
+	// Sensitive reports whether an option key holds a secret, whose value
+	// parse errors then mask (the planner passes its registry's
+	// factory.Registry.IsSensitive). Nil means keys that look secret
+	// (password, token, jaas.config, ...: factory.IsSensitiveKey).
+	Sensitive func(key string) bool
 }
 
 func (c Config) lookup(name string) (string, bool) {
@@ -234,7 +240,7 @@ func (s *source) errorAt(p Pos, class error, msg string) *Error {
 	}
 	e := &Error{File: s.name, Line: p.Line, Column: p.Column, Offset: p.Offset, Message: msg, Err: class}
 	var col int
-	e.Excerpt, col = secret.MaskLine(s.lineText(p), p.Column, quoted)
+	e.Excerpt, col = secret.MaskLine(s.lineText(p), p.Column, quoted, s.isSecret)
 	if col != p.Column {
 		e.ExcerptColumn = col
 	}
@@ -242,15 +248,15 @@ func (s *source) errorAt(p Pos, class error, msg string) *Error {
 }
 
 // secrets returns the values of the 'key' = 'value' options with a
-// secret-looking key (secret.IsSensitiveKey) in the original and the
+// secret key (Config.Sensitive, else secret.IsSensitiveKey) in the original and the
 // substituted text, so that errors never show them, even when the key is
 // on another line than the error or the statement does not parse.
 func (s *source) secrets() []string {
 	if !s.secretsFound || s.secretsOf != len(s.text) {
 		s.secretsFound, s.secretsOf = true, len(s.text)
-		s.secretValues = secret.SQLValues(s.orig)
+		s.secretValues = secret.SQLValues(s.orig, s.isSecret)
 		if s.text != s.orig {
-			s.secretValues = append(s.secretValues, secret.SQLValues(s.text)...)
+			s.secretValues = append(s.secretValues, secret.SQLValues(s.text, s.isSecret)...)
 		}
 	}
 	return s.secretValues

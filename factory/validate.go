@@ -141,17 +141,7 @@ func (v *Validated) context() Context {
 // replaced by Mask: values of options declared Sensitive by any factory in
 // r (r may be nil) and of keys that look secret (IsSensitiveKey).
 func MaskedOptions(options map[string]string, r *Registry) []KeyValue {
-	declared := map[string]bool{}
-	if r != nil {
-		r.mu.RLock()
-		for _, f := range r.connectors {
-			collectSensitive(f.Options, declared)
-		}
-		for _, f := range r.formats {
-			collectSensitive(f.Options, declared)
-		}
-		r.mu.RUnlock()
-	}
+	declared := r.declaredSensitive()
 	out := make([]KeyValue, 0, len(options))
 	for _, k := range sortedKeys(options) {
 		v := options[k]
@@ -161,6 +151,37 @@ func MaskedOptions(options map[string]string, r *Registry) []KeyValue {
 		out = append(out, KeyValue{Key: k, Value: v})
 	}
 	return out
+}
+
+// IsSensitive reports whether option key holds a secret: its name looks
+// secret (IsSensitiveKey), or a connector or format of r declares it
+// Sensitive (also under a format's prefix, as 'value.<format>.<key>' or
+// '<format>.<key>'). It is what MaskedOptions masks; the planner gives it to
+// the parser so that parse errors mask the same values. r may be nil.
+func (r *Registry) IsSensitive(key string) bool {
+	if IsSensitiveKey(key) {
+		return true
+	}
+	declared := r.declaredSensitive()
+	return declared[key] || declaredSuffix(key, declared)
+}
+
+// declaredSensitive returns the keys (and older names) of the options
+// declared Sensitive by r's connectors and formats; r may be nil.
+func (r *Registry) declaredSensitive() map[string]bool {
+	declared := map[string]bool{}
+	if r == nil {
+		return declared
+	}
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	for _, f := range r.connectors {
+		collectSensitive(f.Options, declared)
+	}
+	for _, f := range r.formats {
+		collectSensitive(f.Options, declared)
+	}
+	return declared
 }
 
 func collectSensitive(opts []Option, into map[string]bool) {

@@ -195,3 +195,42 @@ SELECT * FROM v;`, planner.Options{Registry: reg})
 		t.Errorf("secrets not masked:\n%s", out)
 	}
 }
+
+// TestErrorsMaskDeclaredSecrets: an option a connector declares Sensitive,
+// whose name does not look secret, is masked in parse errors (the parser
+// asks the registry) and in planning errors alike, with the caret still on
+// the offending token.
+func TestErrorsMaskDeclaredSecrets(t *testing.T) {
+	reg := testRegistry()
+	reg.MustRegisterConnector(factory.ConnectorFactory{Identifier: "vault", NewSource: noSource,
+		Options: []factory.Option{factory.String("vault.code").Sensitive(), factory.String("mode")}})
+	for _, c := range []struct{ name, sql, at string }{
+		{"parse error", `CREATE TABLE v (id BIGINT) WITH ('connector' = 'vault', 'vault.code' = 'c0dec0de' 'mode' = 'x');
+SELECT * FROM v;`, "'mode'"},
+		{"planning error", `CREATE TABLE v (id BIGINT) WITH ('connector' = 'vault', 'vault.code' = 'c0dec0de', 'mood' = 'x');
+SELECT * FROM v;`, "'mood'"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := planner.Compile(context.Background(), "job.sql", c.sql, planner.Options{Registry: reg})
+			if err == nil {
+				t.Fatal("no error")
+			}
+			msg := err.Error()
+			if strings.Contains(msg, "c0dec0de") {
+				t.Fatalf("the error shows the secret:\n%s", msg)
+			}
+			// The caret line follows the excerpt line; the caret is under c.at.
+			lines := strings.Split(msg, "\n")
+			for i, l := range lines {
+				if strings.HasPrefix(l, "  CREATE TABLE v") && i+1 < len(lines) {
+					caret := strings.Index(lines[i+1], "^")
+					if caret < 0 || !strings.HasPrefix(l[caret:], c.at) {
+						t.Fatalf("the caret is not under %s:\n%s", c.at, msg)
+					}
+					return
+				}
+			}
+			t.Fatalf("no excerpt in:\n%s", msg)
+		})
+	}
+}

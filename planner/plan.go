@@ -255,7 +255,11 @@ func run(ctx context.Context, name, text string, opts Options, catalogOnly bool)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	parsed := ddl.ParseAll(name, text, ddl.Config{Vars: opts.Vars, Env: opts.Env})
+	reg := opts.Registry
+	if reg == nil {
+		reg = factory.Default
+	}
+	parsed := ddl.ParseAll(name, text, ddl.Config{Vars: opts.Vars, Env: opts.Env, Sensitive: reg.IsSensitive})
 	stmts := parsed.Statements
 	p := &planner{
 		f:          newFile(name, text),
@@ -751,7 +755,7 @@ func (p *planner) maskSecrets(stmts []ddl.Statement) {
 			if pe.ExcerptColumn > 0 {
 				col = pe.ExcerptColumn
 			}
-			pe.Excerpt, col = secret.MaskLine(pe.Excerpt, col, quoted)
+			pe.Excerpt, col = secret.MaskLine(pe.Excerpt, col, quoted, p.reg.IsSensitive)
 			if col != pe.Pos.Column {
 				pe.ExcerptColumn = col
 			}

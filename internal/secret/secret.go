@@ -44,11 +44,15 @@ var pair = regexp.MustCompile(`'((?:[^']|'')*)'(\s*=?\s*)'((?:[^']|'')*)('|$)`)
 // SQLValues returns the values of the sensitive 'key' = 'value' options
 // written in text (spaces and line breaks allowed around '='), as written
 // between the quotes, and unescaped (a doubled quote as one) when that
-// differs. Values that are empty are left out.
-func SQLValues(text string) []string {
+// differs. Values that are empty are left out. isSecret decides which keys
+// are sensitive; nil means IsSensitiveKey.
+func SQLValues(text string, isSecret func(key string) bool) []string {
+	if isSecret == nil {
+		isSecret = IsSensitiveKey
+	}
 	var out []string
 	for _, m := range pair.FindAllStringSubmatch(text, -1) {
-		if !IsSensitiveKey(strings.ReplaceAll(m[1], "''", "'")) || m[3] == "" {
+		if !isSecret(strings.ReplaceAll(m[1], "''", "'")) || m[3] == "" {
 			continue
 		}
 		out = append(out, m[3])
@@ -63,7 +67,7 @@ func SQLValues(text string) []string {
 // option on it replaced by Mask, also a value that does not end on the line
 // (everything after its opening quote is masked then).
 func MaskSQLLine(line string) string {
-	masked, _ := MaskLine(line, 1, nil)
+	masked, _ := MaskLine(line, 1, nil, nil)
 	return masked
 }
 
@@ -73,11 +77,14 @@ func MaskSQLLine(line string) string {
 // is a 1-based column of line counted in characters, such as where an error
 // points; MaskLine returns where that character is in the masked line (the
 // start of the mask when it was masked), so that a caret still points at
-// it.
-func MaskLine(line string, col int, values []string) (string, int) {
+// it. isSecret decides which keys are sensitive; nil means IsSensitiveKey.
+func MaskLine(line string, col int, values []string, isSecret func(key string) bool) (string, int) {
+	if isSecret == nil {
+		isSecret = IsSensitiveKey
+	}
 	var spans [][2]int // byte ranges of line to mask
 	for _, m := range pair.FindAllStringSubmatchIndex(line, -1) {
-		if IsSensitiveKey(strings.ReplaceAll(line[m[2]:m[3]], "''", "'")) {
+		if isSecret(strings.ReplaceAll(line[m[2]:m[3]], "''", "'")) {
 			spans = append(spans, [2]int{m[6], m[7]})
 		}
 	}

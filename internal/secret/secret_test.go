@@ -25,7 +25,7 @@ func TestMaskSQLLine(t *testing.T) {
 
 func TestSQLValues(t *testing.T) {
 	text := "CREATE TABLE t (a INT) WITH (\n  'properties.sasl.password' =\n    'hun''ter2',\n  'api-key'='k1', 'topic' = 'x', 'secret' = '')"
-	got := SQLValues(text)
+	got := SQLValues(text, nil)
 	want := []string{"hun''ter2", "hun'ter2", "k1"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("SQLValues = %q, want %q", got, want)
@@ -62,7 +62,7 @@ func TestMaskLineColumn(t *testing.T) {
 		{"hunter2hunter')", []string{"'hunter2hunter'"}, "******')"},
 	} {
 		col := utf8.RuneCountInString(line[:strings.Index(line, c.find)]) + 1
-		masked, got := MaskLine(line, col, c.values)
+		masked, got := MaskLine(line, col, c.values, nil)
 		if strings.Contains(masked, "hunter") && c.values != nil {
 			t.Errorf("%q still shows the secret", masked)
 		}
@@ -73,8 +73,21 @@ func TestMaskLineColumn(t *testing.T) {
 	}
 	// Wide characters before the mask count as one column each.
 	wide := `'名前' = 'x', 'token' = 'abcdefghij', 'b' = 1`
-	masked, col := MaskLine(wide, utf8.RuneCountInString(wide[:strings.Index(wide, "'b'")])+1, nil)
+	masked, col := MaskLine(wide, utf8.RuneCountInString(wide[:strings.Index(wide, "'b'")])+1, nil, nil)
 	if rest := string([]rune(masked)[col-1:]); !strings.HasPrefix(rest, "'b'") {
 		t.Errorf("with wide characters: %q at %d is %q", masked, col, rest)
+	}
+}
+
+// TestCustomSecretKeys: a predicate given by the caller (a registry's
+// declared-sensitive options) decides which keys are masked.
+func TestCustomSecretKeys(t *testing.T) {
+	isSecret := func(k string) bool { return k == "vault.code" }
+	line := `('vault.code' = 'c0de', 'password' = 'p')`
+	if masked, _ := MaskLine(line, 1, nil, isSecret); masked != `('vault.code' = '******', 'password' = 'p')` {
+		t.Errorf("MaskLine with a predicate = %q", masked)
+	}
+	if got := SQLValues(line, isSecret); !slices.Equal(got, []string{"c0de"}) {
+		t.Errorf("SQLValues with a predicate = %q", got)
 	}
 }
