@@ -51,6 +51,8 @@ type source struct {
 	secretsFound bool
 	secretsOf    int
 	isSecret     func(key string) bool // Config.Sensitive
+
+	lastCol colMemo // see posOrig
 }
 
 // undefinedRef is a ${NAME} without a value or default: off is where its
@@ -207,8 +209,25 @@ func (s *source) posOrig(off int) Pos {
 	if line == 0 && strings.HasPrefix(s.orig, "\uFEFF") && off >= len("\uFEFF") {
 		start = len("\uFEFF") // the byte order mark is not a column
 	}
-	return Pos{Offset: off, Line: line + 1, Column: utf8.RuneCountInString(s.orig[start:off]) + 1}
+	// Columns count characters from the line start; positions are asked
+	// for near each other, so count from the last one on the same line,
+	// forwards or backwards (a long line would otherwise cost its length
+	// per token: a generated WHERE of thousands of terms on one line).
+	var col int
+	switch c := s.lastCol; {
+	case c.col > 0 && c.line == line && c.start == start && c.off <= off:
+		col = c.col + utf8.RuneCountInString(s.orig[c.off:off])
+	case c.col > 0 && c.line == line && c.start == start && c.off > off && utf8.RuneStart(s.orig[off]):
+		col = c.col - utf8.RuneCountInString(s.orig[off:c.off])
+	default:
+		col = 1 + utf8.RuneCountInString(s.orig[start:off])
+	}
+	s.lastCol = colMemo{line: line, start: start, off: off, col: col}
+	return Pos{Offset: off, Line: line + 1, Column: col}
 }
+
+// colMemo is the column of the last position posOrig computed.
+type colMemo struct{ line, start, off, col int }
 
 // pos returns the original position of an offset in the substituted text.
 func (s *source) pos(off int) Pos { return s.posOrig(s.origOffset(off)) }
