@@ -110,6 +110,46 @@ func (l *lowerer) resolved(pos ddl.Pos, n expr.Expr) (expr.Expr, error) {
 	return r, nil
 }
 
+// boolChain lowers a chain a OP b OP c ... (OP is AND or OR; the parser
+// nests it to the left) as one n-ary call, in time linear in its length:
+// generated filters can have thousands of terms, and resolving each binary
+// node again over the terms before it cost their number squared. A term of
+// the wrong type fails at the operator that joins it, with the terms up to
+// it, as lowering node by node did.
+func (l *lowerer) boolChain(n *ddl.Binary) (expr.Expr, error) {
+	var joins []*ddl.Binary
+	for e := ddl.Expr(n); ; {
+		b, ok := e.(*ddl.Binary)
+		if !ok || b.Op != n.Op {
+			break
+		}
+		joins = append(joins, b)
+		e = b.Left
+	}
+	slices.Reverse(joins) // the innermost, leftmost join first
+	op := string(n.Op)
+	first, err := l.lower(joins[0].Left)
+	if err != nil {
+		return nil, err
+	}
+	terms := []expr.Expr{first}
+	// Each new term is checked against a stand-in for the terms before it
+	// (they were checked already), then all are resolved once.
+	var before expr.Expr = first
+	for _, j := range joins {
+		t, err := l.lower(j.Right)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := expr.Resolve(expr.Fn(op, before, t)); err != nil {
+			return l.resolved(j.Pos, expr.Fn(op, append(slices.Clone(terms), t)...))
+		}
+		terms = append(terms, t)
+		before = expr.Lit(types.Boolean(), types.Bool(true))
+	}
+	return l.resolved(n.Pos, expr.Fn(op, terms...))
+}
+
 func (l *lowerer) lower(e ddl.Expr) (expr.Expr, error) {
 	switch n := e.(type) {
 	case *ddl.Literal:
@@ -132,6 +172,9 @@ func (l *lowerer) lower(e ddl.Expr) (expr.Expr, error) {
 	case *ddl.Symbol:
 		return nil, l.fail(n.Pos, ErrType, nil, "%s is not a value here", n.Name)
 	case *ddl.Binary:
+		if n.Op == ddl.OpAnd || n.Op == ddl.OpOr {
+			return l.boolChain(n)
+		}
 		if e, ok, err := l.intervalArithmetic(n); ok {
 			return e, err
 		}

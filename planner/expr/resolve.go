@@ -111,25 +111,20 @@ func resolveCall(n *Call) (Expr, error) {
 	if !ok {
 		return nil, &UnknownFunctionError{Name: name, Suggestion: nearest(name, userFunctionNames())}
 	}
-	c := &Call{Name: name, Unit: n.Unit, Returning: n.Returning, fn: def, Args: make([]Expr, len(n.Args))}
-	for i, a := range n.Args {
+	args := n.Args
+	if name == "AND" || name == "OR" {
+		// a AND (b AND c) is one n-ary AND: one closure instead of two.
+		// The terms are gathered before they are resolved, so that a long
+		// chain costs its length, not its length squared.
+		args = chainTerms(n, name)
+	}
+	c := &Call{Name: name, Unit: n.Unit, Returning: n.Returning, fn: def, Args: make([]Expr, len(args))}
+	for i, a := range args {
 		r, err := Resolve(a)
 		if err != nil {
 			return nil, err
 		}
 		c.Args[i] = r
-	}
-	if name == "AND" || name == "OR" {
-		// a AND (b AND c) is one n-ary AND: one closure instead of two.
-		var flat []Expr
-		for _, a := range c.Args {
-			if inner, ok := a.(*Call); ok && inner.Name == name {
-				flat = append(flat, inner.Args...)
-			} else {
-				flat = append(flat, a)
-			}
-		}
-		c.Args = flat
 	}
 	if len(c.Args) < def.minArgs || (def.maxArgs >= 0 && len(c.Args) > def.maxArgs) {
 		return nil, argError(c)
@@ -146,6 +141,27 @@ func resolveCall(n *Call) (Expr, error) {
 	}
 	c.typ = t
 	return c, nil
+}
+
+// chainTerms returns the terms of the AND or OR (name) chain n, in order:
+// its arguments, with every argument that is itself a call of name (as
+// written, or resolved) replaced by its terms.
+func chainTerms(n *Call, name string) []Expr {
+	var terms []Expr
+	stack := slices.Clone(n.Args)
+	slices.Reverse(stack)
+	for len(stack) > 0 {
+		e := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if inner, ok := e.(*Call); ok && strings.EqualFold(inner.Name, name) && inner.Returning.Kind == types.KindInvalid {
+			for i := len(inner.Args) - 1; i >= 0; i-- {
+				stack = append(stack, inner.Args[i])
+			}
+			continue
+		}
+		terms = append(terms, e)
+	}
+	return terms
 }
 
 func argError(c *Call) error {
