@@ -276,12 +276,8 @@ type option struct {
 	deprecated []string
 	kind       optKind
 	enum       []string // accepted values (case-insensitive) for kEnum
-	set        func(c *Config, d time.Duration, i int, f float64, s string)
-	// get returns the field set writes: a time.Duration, int, float64,
-	// string, or (kEnum) a fmt.Stringer that renders one of enum.
-	get func(c *Config) any
-	// field, for a setting that is a plain field of Config, gives set and
-	// get instead (see durationField and its siblings).
+	// field writes and reads the Config field of the setting: for a plain
+	// field one of durationField and its siblings, for an enum its own.
 	field accessor
 	// none: the zero value of the field means "not set" and renders as
 	// (none), as on Flink's configuration page.
@@ -291,7 +287,10 @@ type option struct {
 	desc string
 }
 
-// accessor sets and gets one field of a Config.
+// accessor sets and gets one field of a Config. set receives the parsed
+// value in the argument of the option's kind (an enum: the index of the
+// value in enum); get returns the field: a time.Duration, int, float64,
+// string, or (kEnum) a fmt.Stringer that renders one of enum.
 type accessor struct {
 	set func(c *Config, d time.Duration, i int, f float64, s string)
 	get func(c *Config) any
@@ -316,22 +315,6 @@ func stringField(p func(*Config) *string) accessor {
 	return accessor{func(c *Config, _ time.Duration, _ int, _ float64, s string) { *p(c) = s }, func(c *Config) any { return *p(c) }}
 }
 
-// setter and getter return the option's set and get, from field when set
-// is not given.
-func (o option) setter() func(c *Config, d time.Duration, i int, f float64, s string) {
-	if o.set != nil {
-		return o.set
-	}
-	return o.field.set
-}
-
-func (o option) getter() func(c *Config) any {
-	if o.get != nil {
-		return o.get
-	}
-	return o.field.get
-}
-
 var options = []option{
 	{key: "execution.checkpointing.interval", kind: kDuration, none: true,
 		field: durationField(func(c *Config) *time.Duration { return &c.Checkpoint.Interval }),
@@ -340,8 +323,8 @@ var options = []option{
 			"(exactly-once) sinks commit then and only then. Setting it also makes exponential-delay the default " +
 			"restart strategy."},
 	{key: "execution.checkpointing.mode", kind: kEnum, enum: []string{"EXACTLY_ONCE", "AT_LEAST_ONCE"},
-		set: func(c *Config, _ time.Duration, i int, _ float64, _ string) { c.Checkpoint.Mode = Mode(i) },
-		get: func(c *Config) any { return c.Checkpoint.Mode },
+		field: accessor{func(c *Config, _ time.Duration, i int, _ float64, _ string) { c.Checkpoint.Mode = Mode(i) },
+			func(c *Config) any { return c.Checkpoint.Mode }},
 		desc: "EXACTLY_ONCE aligns barriers at sink tasks with several inputs, so that a checkpoint holds exactly " +
 			"the rows before it; AT_LEAST_ONCE does not align (less blocking when inputs are skewed), and rows " +
 			"after a barrier may be written again after a failure. The mode governs the job's own checkpoints " +
@@ -367,8 +350,8 @@ var options = []option{
 		field: intField(func(c *Config) *int { return &c.Checkpoint.NumRetained }),
 		desc:  "The number of completed checkpoints kept; older ones are deleted. At least 1."},
 	{key: "execution.checkpointing.externalized-checkpoint-retention", kind: kEnum, enum: retentionNames,
-		set: func(c *Config, _ time.Duration, i int, _ float64, _ string) { c.Checkpoint.Retention = Retention(i) },
-		get: func(c *Config) any { return c.Checkpoint.Retention },
+		field: accessor{func(c *Config, _ time.Duration, i int, _ float64, _ string) { c.Checkpoint.Retention = Retention(i) },
+			func(c *Config) any { return c.Checkpoint.Retention }},
 		desc: "What becomes of the checkpoints when the job ends. NO_EXTERNALIZED_CHECKPOINTS keeps them after a " +
 			"graceful stop, so that the next run resumes from them (a deviation: Flink deletes them and resumes " +
 			"from savepoints, which streamsql does not have), and deletes them when a bounded job finishes; " +
@@ -387,11 +370,10 @@ var options = []option{
 			"naming the lagging sink) until the commits catch up; the job keeps running."},
 	{key: "restart-strategy.type", deprecated: []string{"restart-strategy"}, kind: kEnum, none: true,
 		enum: []string{"none", "disable", "off", "fixed-delay", "fixeddelay", "failure-rate", "failurerate", "exponential-delay", "exponentialdelay"},
-		set: func(c *Config, _ time.Duration, i int, _ float64, _ string) {
+		field: accessor{func(c *Config, _ time.Duration, i int, _ float64, _ string) {
 			c.Restart.Strategy = []RestartStrategy{RestartNone, RestartNone, RestartNone, RestartFixedDelay, RestartFixedDelay,
 				RestartFailureRate, RestartFailureRate, RestartExponentialDelay, RestartExponentialDelay}[i]
-		},
-		get: func(c *Config) any { return c.Restart.Strategy },
+		}, func(c *Config) any { return c.Restart.Strategy }},
 		desc: "What happens after a failure: none (or disable, off) fails the job; fixed-delay, failure-rate and " +
 			"exponential-delay (also written without the hyphen) restart it from the latest completed checkpoint, " +
 			"within the process, as their own settings say. Unset: exponential-delay when " +
@@ -530,7 +512,7 @@ func ParseConfig(opts map[string]string) (Config, error) {
 			errs = append(errs, &ConfigError{Key: key, Value: v, Reason: err.Error()})
 			continue
 		}
-		o.setter()(&c, d, i, f, v)
+		o.field.set(&c, d, i, f, v)
 	}
 	if len(errs) > 0 {
 		return c, errors.Join(errs...)

@@ -61,7 +61,7 @@ func Settings() []SettingInfo {
 // render writes the option's value in c in Flink's syntax, or NoDefault when
 // the option is unset there.
 func (o option) render(c *Config) string {
-	v := o.getter()(c)
+	v := o.field.get(c)
 	if o.none {
 		switch x := v.(type) {
 		case time.Duration:
