@@ -46,9 +46,8 @@ type source struct {
 	// secretValues are the values of the text's sensitive options (see
 	// secrets), found when the first error is made; secretsOf is the
 	// length of the substituted text they were found in (substitution
-	// errors are made before the text is complete).
+	// errors are made before the text is complete), -1 before that.
 	secretValues []string
-	secretsFound bool
 	secretsOf    int
 	isSecret     func(key string) bool // Config.Sensitive
 
@@ -88,7 +87,7 @@ func (c Config) lookup(name string) (string, bool) {
 }
 
 func newSource(name, orig string) *source {
-	s := &source{name: name, orig: orig, text: orig, lineStarts: []int{0}}
+	s := &source{name: name, orig: orig, text: orig, lineStarts: []int{0}, secretsOf: -1}
 	for i := 0; i < len(orig); i++ {
 		if orig[i] == '\n' {
 			s.lineStarts = append(s.lineStarts, i+1)
@@ -271,8 +270,8 @@ func (s *source) errorAt(p Pos, class error, msg string) *Error {
 // substituted text, so that errors never show them, even when the key is
 // on another line than the error or the statement does not parse.
 func (s *source) secrets() []string {
-	if !s.secretsFound || s.secretsOf != len(s.text) {
-		s.secretsFound, s.secretsOf = true, len(s.text)
+	if s.secretsOf != len(s.text) {
+		s.secretsOf = len(s.text)
 		s.secretValues = secret.SQLValues(s.orig, s.isSecret)
 		if s.text != s.orig {
 			s.secretValues = append(s.secretValues, secret.SQLValues(s.text, s.isSecret)...)

@@ -110,6 +110,14 @@ func MaskLine(line string, col int, values []string, isSecret func(key string) b
 		return line, col
 	}
 	slices.SortFunc(spans, func(a, b [2]int) int { return a[0] - b[0] })
+	merged := spans[:1] // overlapping spans (a value found twice) become one mask
+	for _, sp := range spans[1:] {
+		if m := &merged[len(merged)-1]; sp[0] < m[1] || sp[0] == m[0] {
+			m[1] = max(m[1], sp[1])
+			continue
+		}
+		merged = append(merged, sp)
+	}
 	colOff := len(line) + col // past the end: only shifted
 	if n := 0; col >= 1 {
 		for off := range line {
@@ -122,13 +130,7 @@ func MaskLine(line string, col int, values []string, isSecret func(key string) b
 	}
 	var b strings.Builder
 	last, shift, newCol := 0, 0, -1
-	for _, sp := range spans {
-		if sp[0] < last { // overlaps the previous span: join them
-			sp[0] = last
-		}
-		if sp[1] <= sp[0] && sp[1] <= last {
-			continue
-		}
+	for _, sp := range merged {
 		b.WriteString(line[last:sp[0]])
 		b.WriteString(Mask)
 		if newCol < 0 && colOff >= sp[0] && colOff < sp[1] {
@@ -137,7 +139,7 @@ func MaskLine(line string, col int, values []string, isSecret func(key string) b
 		if colOff >= sp[1] {
 			shift += utf8.RuneCountInString(line[sp[0]:sp[1]]) - len(Mask)
 		}
-		last = max(last, sp[1])
+		last = sp[1]
 	}
 	b.WriteString(line[last:])
 	if newCol < 0 {

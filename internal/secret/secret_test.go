@@ -60,11 +60,18 @@ func TestMaskLineColumn(t *testing.T) {
 		{"er2hunter', 'topic'", nil, "******', 'topic'"},
 		{"'k'", []string{"'hunter2hunter'"}, "'k'"},
 		{"hunter2hunter')", []string{"'hunter2hunter'"}, "******')"},
+		{"'k'", []string{"hunter2"}, "'k'"}, // a value inside a masked one: one mask
+
 	} {
 		col := utf8.RuneCountInString(line[:strings.Index(line, c.find)]) + 1
 		masked, got := MaskLine(line, col, c.values, nil)
-		if strings.Contains(masked, "hunter") && c.values != nil {
-			t.Errorf("%q still shows the secret", masked)
+		for _, v := range c.values {
+			if strings.Contains(masked, strings.Trim(v, "'")) || strings.Contains(masked, "hunter2hunter") {
+				t.Errorf("%q still shows the secret %s", masked, v)
+			}
+		}
+		if strings.Contains(masked, Mask+Mask) {
+			t.Errorf("%q masks one value twice", masked)
 		}
 		rest := string([]rune(masked)[got-1:])
 		if !strings.HasPrefix(rest, c.want) {
