@@ -15,13 +15,7 @@ import (
 // given scheme arguments, as users make encrypted keys.
 func encryptKey(t *testing.T, keyPEM []byte, pass string, scheme ...string) []byte {
 	t.Helper()
-	openssl, err := exec.LookPath("openssl")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("openssl is needed to make encrypted keys")
-		}
-		t.Skip("openssl is needed to make encrypted keys")
-	}
+	openssl := requireOpenSSL(t, "to make encrypted keys")
 	dir := t.TempDir()
 	in := kafkatest.WriteFile(t, dir, "key.pem", keyPEM)
 	out := filepath.Join(dir, "enc.pem")
@@ -93,4 +87,19 @@ func TestEncryptedPEMKey(t *testing.T) {
 			}
 		})
 	}
+}
+
+// requireOpenSSL returns the path of openssl, which some tests run to make
+// keys the way users do. .ci/run installs it: under CI=true a missing one
+// fails the test; elsewhere the test skips, saying why.
+func requireOpenSSL(t *testing.T, why string) string {
+	t.Helper()
+	path, err := exec.LookPath("openssl")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("openssl is needed " + why)
+		}
+		t.Skip("openssl is needed " + why)
+	}
+	return path
 }

@@ -2,7 +2,6 @@ package kafka
 
 import (
 	"crypto/x509"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
@@ -31,13 +30,7 @@ func TestStoresMadeByTools(t *testing.T) {
 		})
 	}
 	t.Run("openssl PKCS12 key store", func(t *testing.T) {
-		openssl, err := exec.LookPath("openssl")
-		if err != nil {
-			if os.Getenv("CI") == "true" {
-				t.Fatal("openssl is needed to make a PKCS12 key store")
-			}
-			t.Skip("openssl is needed to make a PKCS12 key store")
-		}
+		openssl := requireOpenSSL(t, "to make a PKCS12 key store")
 		key := kafkatest.WriteFile(t, dir, "key.pem", kp.KeyPEM(t))
 		chain := kafkatest.WriteFile(t, dir, "chain.pem", kp.CertPEM())
 		p12 := filepath.Join(dir, "client.p12")
