@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/streamsql/streamsql/internal/kafkatest"
@@ -198,7 +197,7 @@ func TestRun(t *testing.T) {
 				if err != nil {
 					t.Fatalf("running %v: %v", phase, err)
 				}
-				awaitStable(t, b, written)
+				b.AwaitStable(t, written...)
 			}
 			got := rc.collect(t, b, dir, printed.String())
 			if rc.sort {
@@ -320,46 +319,4 @@ func captureStdout(t *testing.T, buf *bytes.Buffer, f func() error) error {
 	}
 	buf.Write(data)
 	return err
-}
-
-// awaitStable waits until every partition of topics has its last stable
-// offset at its high watermark. A job's Run returns once its transactions
-// are committed, but the broker writes the commit markers to the
-// partitions after answering the commit: until then a read_committed
-// reader bounded at the latest offset stops before the committed records.
-func awaitStable(t *testing.T, b kafkatest.Broker, topics []string) {
-	t.Helper()
-	if len(topics) == 0 {
-		return
-	}
-	adm := b.Admin(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	for {
-		end, err := adm.ListEndOffsets(ctx, topics...)
-		if err == nil {
-			err = end.Error()
-		}
-		stable, serr := adm.ListCommittedOffsets(ctx, topics...)
-		if serr == nil {
-			serr = stable.Error()
-		}
-		if err != nil || serr != nil {
-			t.Fatalf("listing offsets of %v: %v %v", topics, err, serr)
-		}
-		done := true
-		end.Each(func(o kadm.ListedOffset) {
-			if s, ok := stable.Lookup(o.Topic, o.Partition); !ok || s.Offset != o.Offset {
-				done = false
-			}
-		})
-		if done {
-			return
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatalf("the last stable offsets of %v did not reach the high watermarks", topics)
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
 }

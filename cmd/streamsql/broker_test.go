@@ -26,6 +26,8 @@ INSERT INTO out1 SELECT * FROM src;
 	if code, _, stderr := cli("run", "--set", "execution.checkpointing.dir="+t.TempDir(), writer); code != 0 {
 		t.Fatalf("writer: exit %d: %s", code, stderr)
 	}
+	// The reader is bounded at the last stable offset it finds at start.
+	b.AwaitStable(t, topic)
 	reader := writeJob(t, `CREATE TABLE in1 (id BIGINT, name STRING) WITH ('connector' = 'kafka', 'topic' = '`+topic+`',
   'properties.bootstrap.servers' = '${KAFKA_BOOTSTRAP}', 'format' = 'json', 'properties.isolation.level' = 'read_committed',
   'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset');

@@ -17,9 +17,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kgo"
-
 	"github.com/streamsql/streamsql/factory"
 	"github.com/streamsql/streamsql/internal/kafkatest"
 	"github.com/streamsql/streamsql/runtime"
@@ -188,7 +185,7 @@ func (j rtJob) exec(t *testing.T, faults string, killAfter time.Duration) (kille
 // row.
 func (j rtJob) verify(t *testing.T, i int) {
 	t.Helper()
-	waitSettled(t, j.broker, j.topics[i])
+	kafkatest.Broker{Addr: j.broker}.AwaitStable(t, j.topics[i])
 	rows, _, err := readTable(t, j.table(i))
 	if err != nil {
 		t.Fatal(err)
@@ -241,44 +238,6 @@ func (j rtJob) verify(t *testing.T, i int) {
 				t.Errorf("table %d, partition %d: seq %d lost", i, p, s)
 				break
 			}
-		}
-	}
-}
-
-// waitSettled waits until no transaction is open on topic: every
-// partition's last stable offset reached its end. A successful EndTxn
-// returns before the coordinator has written the commit markers, so the
-// last committed transaction becomes visible a moment later; and a
-// transaction the restarted job failed to abort would keep the last
-// stable offset down.
-func waitSettled(t *testing.T, broker, topic string) {
-	t.Helper()
-	cl, err := kgo.NewClient(kgo.SeedBrokers(broker))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
-	adm := kadm.NewClient(cl)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	for {
-		lso, err1 := adm.ListCommittedOffsets(ctx, topic)
-		hwm, err2 := adm.ListEndOffsets(ctx, topic)
-		settled := err1 == nil && err2 == nil
-		if settled {
-			hwm.Each(func(o kadm.ListedOffset) {
-				if l, ok := lso.Lookup(o.Topic, o.Partition); !ok || l.Err != nil || o.Err != nil || l.Offset != o.Offset {
-					settled = false
-				}
-			})
-		}
-		if settled {
-			return
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatalf("topic %s: a transaction is still open (last stable offsets %v, end offsets %v, errors %v %v)", topic, lso, hwm, err1, err2)
-		case <-time.After(20 * time.Millisecond):
 		}
 	}
 }

@@ -417,7 +417,7 @@ func TestTableExactlyOnce(t *testing.T) {
 				t.Fatal(err)
 			}
 			ack.MarkDurable(c)
-			waitSettled(t, b.Addr, tc.table.Options["topic"])
+			b.AwaitStable(t, tc.table.Options["topic"])
 			rows, _, err := readTable(t, tc.table)
 			if err != nil {
 				t.Fatal(err)
