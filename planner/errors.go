@@ -2,10 +2,10 @@ package planner
 
 import (
 	"errors"
-	"math"
 	"strings"
 
 	"github.com/streamsql/streamsql/ddl"
+	"github.com/streamsql/streamsql/internal/suggest"
 )
 
 // The classes of planning errors. Every *Error wraps exactly one of them
@@ -146,48 +146,9 @@ func (f *file) errorAt(pos ddl.Pos, class error, cause error, msg string) *Error
 	return e
 }
 
-// nearest returns the candidate closest to name, if it is close enough to
-// be a plausible typo (case differences count as close).
-func nearest(name string, candidates []string) string {
-	best, bestD := "", math.MaxInt
-	for _, c := range candidates {
-		if strings.EqualFold(c, name) {
-			return c
-		}
-		if d := levenshtein(strings.ToLower(name), strings.ToLower(c)); d < bestD {
-			best, bestD = c, d
-		}
-	}
-	if best == "" || bestD > max(2, len(name)/3) {
-		return ""
-	}
-	return best
-}
-
-func levenshtein(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
-}
-
 // didYouMean returns " (did you mean X?)" or "".
 func didYouMean(name string, candidates []string) string {
-	if s := nearest(name, candidates); s != "" && s != name {
+	if s := suggest.TypoFold(name, candidates); s != "" && s != name {
 		return " (did you mean " + s + "?)"
 	}
 	return ""

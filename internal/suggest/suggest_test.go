@@ -32,3 +32,39 @@ func TestNearest(t *testing.T) {
 		t.Errorf("exact match with maxDist 0 = %q", got)
 	}
 }
+
+func TestDistanceCountsRunes(t *testing.T) {
+	if got := Distance("größe", "grösse"); got != 2 {
+		t.Errorf("Distance(größe, grösse) = %d, want 2", got)
+	}
+}
+
+func TestTypo(t *testing.T) {
+	cands := []string{"UPPER", "LOWER", "CHAR_LENGTH"}
+	cases := []struct{ word, want string }{
+		{"UPPR", "UPPER"},              // one edit
+		{"CHAR_LENGHT", "CHAR_LENGTH"}, // two edits
+		{"XYZ", ""},                    // too far
+		{"upper", ""},                  // case counts
+	}
+	for _, c := range cases {
+		if got := Typo(c.word, cands); got != c.want {
+			t.Errorf("Typo(%q) = %q, want %q", c.word, got, c.want)
+		}
+	}
+}
+
+func TestTypoFold(t *testing.T) {
+	cands := []string{"Orders", "orderz", "customers"}
+	cases := []struct{ word, want string }{
+		{"ORDERS", "Orders"},      // equal but for case wins over the earlier-tied
+		{"orderx", "Orders"},      // first of equally close, as written
+		{"CUSTOMER", "customers"}, // case ignored in the distance
+		{"products", ""},
+	}
+	for _, c := range cases {
+		if got := TypoFold(c.word, cands); got != c.want {
+			t.Errorf("TypoFold(%q) = %q, want %q", c.word, got, c.want)
+		}
+	}
+}

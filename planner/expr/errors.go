@@ -80,38 +80,3 @@ func (e *EvalError) Error() string { return "evaluating " + e.Expr + ": " + e.Er
 
 // Unwrap returns the cause.
 func (e *EvalError) Unwrap() error { return e.Err }
-
-// nearest returns the candidate closest to name by edit distance, or "" when
-// none is close enough to be a plausible typo.
-func nearest(name string, candidates []string) string {
-	best, bestD := "", 1<<30
-	for _, c := range candidates {
-		if d := editDistance(name, c); d < bestD {
-			best, bestD = c, d
-		}
-	}
-	if bestD <= max(2, len(name)/3) {
-		return best
-	}
-	return ""
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/streamsql/streamsql/internal/suggest"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -109,7 +110,7 @@ func resolveCall(n *Call) (Expr, error) {
 	name := strings.ToUpper(n.Name)
 	def, ok := registry[name]
 	if !ok {
-		return nil, &UnknownFunctionError{Name: name, Suggestion: nearest(name, userFunctionNames())}
+		return nil, &UnknownFunctionError{Name: name, Suggestion: suggest.Typo(name, userFunctionNames())}
 	}
 	args := n.Args
 	if name == "AND" || name == "OR" {
