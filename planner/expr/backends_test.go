@@ -28,7 +28,7 @@ func TestExprLangAgreesWithClosures(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", c.id, err)
 		}
-		ep, err := CompileExprLang(e, opts)
+		ep, err := compileExprLang(e, opts)
 		if err != nil {
 			t.Fatalf("%s: expr-lang: %v", c.id, err)
 		}

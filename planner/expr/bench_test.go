@@ -140,13 +140,13 @@ func BenchmarkProjectOnlyClosures(b *testing.B) {
 
 func BenchmarkFilterProjectExprLang(b *testing.B) {
 	refs := benchRefs()
-	f, err := CompileExprLang(benchFilter(refs), benchOpts)
+	f, err := compileExprLang(benchFilter(refs), benchOpts)
 	if err != nil {
 		b.Fatal(err)
 	}
-	var ps []*ExprLangProgram
+	var ps []*exprLangProgram
 	for _, e := range benchProjection(refs) {
-		p, err := CompileExprLang(e, benchOpts)
+		p, err := compileExprLang(e, benchOpts)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -189,7 +189,7 @@ func TestBenchmarkBackendsAgree(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ep, err := CompileExprLang(e, benchOpts)
+		ep, err := compileExprLang(e, benchOpts)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,7 +11,7 @@ import (
 	"github.com/streamsql/streamsql/types"
 )
 
-// ExprLangProgram is a resolved expression compiled into a program of
+// exprLangProgram is a resolved expression compiled into a program of
 // github.com/expr-lang/expr, the expression engine the project names. The
 // program reads the positional row from a typed environment (R, no map per
 // record) and literals from L; every operator and function is a custom
@@ -22,9 +22,9 @@ import (
 //
 // It exists to measure the engine honestly against the closure compiler
 // (see BenchmarkFilterProject*): the closure [Program] is the default.
-// An ExprLangProgram is not safe for concurrent use: it reuses one VM and
+// An exprLangProgram is not safe for concurrent use: it reuses one VM and
 // one set of argument slots; compile one per goroutine.
-type ExprLangProgram struct {
+type exprLangProgram struct {
 	expr Expr
 	prog *vm.Program
 	env  *exprLangEnv
@@ -36,8 +36,8 @@ type exprLangEnv struct {
 	L []types.Value
 }
 
-// CompileExprLang resolves e and compiles it into an expr-lang program.
-func CompileExprLang(e Expr, opts Options) (*ExprLangProgram, error) {
+// compileExprLang resolves e and compiles it into an expr-lang program.
+func compileExprLang(e Expr, opts Options) (*exprLangProgram, error) {
 	r, err := Resolve(e)
 	if err != nil {
 		return nil, err
@@ -58,17 +58,17 @@ func CompileExprLang(e Expr, opts Options) (*ExprLangProgram, error) {
 	if err != nil {
 		return nil, fmt.Errorf("expr-lang compile of %s: %w", src, err)
 	}
-	return &ExprLangProgram{expr: r, prog: prog, env: c.env}, nil
+	return &exprLangProgram{expr: r, prog: prog, env: c.env}, nil
 }
 
 // Type returns the result type.
-func (p *ExprLangProgram) Type() types.Type { return p.expr.Type() }
+func (p *exprLangProgram) Type() types.Type { return p.expr.Type() }
 
 // Source returns the expr-lang source of the program.
-func (p *ExprLangProgram) Source() string { return p.prog.Source().String() }
+func (p *exprLangProgram) Source() string { return p.prog.Source().String() }
 
 // Eval evaluates the program over row.
-func (p *ExprLangProgram) Eval(row []types.Value) (types.Value, error) {
+func (p *exprLangProgram) Eval(row []types.Value) (types.Value, error) {
 	p.env.R = row
 	out, err := p.vm.Run(p.prog, p.env)
 	if err != nil {
