@@ -66,11 +66,29 @@ type Split struct {
 }
 
 // SplitState is a split and the reader's position in it, as stored in a
-// checkpoint. State is nil when the split has no checkpointed position; the
-// reader then starts as its options say (for example scan.startup.mode).
+// checkpoint.
+//
+// State is nil when the split has no checkpointed position. Then Added
+// tells the reader where to start:
+//
+//   - Added false: the run starts afresh (no checkpoint restored, or the
+//     restored checkpoint holds nothing of this source). The reader starts
+//     as its options say (for example 'scan.startup.mode').
+//   - Added true: the run restored a checkpoint that holds this source's
+//     positions, but not this split's: the split appeared after that
+//     checkpoint (a partition added while the job was down, or discovered
+//     during the run after the last checkpoint). The reader must read it
+//     from its beginning, as Flink does (FLIP-288): starting it as the
+//     options say (for example at the latest offset) would silently skip
+//     what was written to it while the job did not read it. A connector
+//     written before this field existed keeps its old behaviour (the
+//     startup options); one that claims exactly-once should honour it.
+//
+// Added is a hint from the runtime for one Open call; it is never stored.
 type SplitState struct {
 	ID    string
 	State []byte
+	Added bool `json:"-"`
 }
 
 // Source is a table source created by a factory.
@@ -79,7 +97,8 @@ type Source interface {
 	// any reader is opened.
 	Splits(ctx context.Context) ([]Split, error)
 	// Open returns a reader for the given splits, each with the state
-	// restored from the checkpoint (nil state: start from the options).
+	// restored from the checkpoint (nil state: start from the options, or
+	// from the split's beginning when SplitState.Added is set).
 	Open(ctx context.Context, task TaskInfo, splits []SplitState) (Reader, error)
 	// Bounded reports whether every reader eventually returns io.EOF.
 	Bounded() bool

@@ -288,9 +288,15 @@ func (a *attempt) assignSplits(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("source %q: list splits: %w", sr.id, err)
 		}
+		// A split absent from a restored checkpoint that holds this
+		// source appeared after that checkpoint: it is marked Added, and
+		// the reader reads it from its beginning (connector.SplitState).
 		states := map[string][]byte{}
+		known := false
 		if a.restored != nil {
-			for _, st := range a.restored.Sources[sr.id] {
+			var restored []connector.SplitState
+			restored, known = a.restored.Sources[sr.id]
+			for _, st := range restored {
 				states[st.ID] = st.State
 			}
 		}
@@ -302,7 +308,8 @@ func (a *attempt) assignSplits(ctx context.Context) error {
 		}
 		for i, sp := range splits {
 			t := tasks[i%len(tasks)]
-			t.splits = append(t.splits, connector.SplitState{ID: sp.ID, State: states[sp.ID]})
+			st, ok := states[sp.ID]
+			t.splits = append(t.splits, connector.SplitState{ID: sp.ID, State: st, Added: known && !ok})
 		}
 	}
 	return nil

@@ -51,7 +51,7 @@ var (
 				Description("Whether the value holds every physical column (ALL) or every column except the key columns (EXCEPT_KEY).")
 	optStartupMode = factory.Enum("scan.startup.mode", "earliest-offset", "latest-offset", "group-offsets", "timestamp", "specific-offsets").
 			Default("group-offsets").
-			Description("Where the source starts when there is no checkpoint: the earliest or latest offset, the group's committed offsets (falling back to 'properties.auto.offset.reset'), the first record at a timestamp, or given offsets.")
+			Description("Where the source starts when there is no checkpoint: the earliest or latest offset, the group's committed offsets (falling back to 'properties.auto.offset.reset'), the first record at a timestamp, or given offsets. Partitions a restored checkpoint (or, in 'group-offsets' mode, a group with offsets for the topic's other partitions) does not know start at the earliest offset.")
 	optStartupSpecificOffsets = factory.String("scan.startup.specific-offsets").
 					Description("Start offsets in 'specific-offsets' mode: 'partition:0,offset:42;partition:1,offset:300' (a single topic). Unlisted partitions start at the earliest offset.")
 	optStartupTimestamp = factory.Long("scan.startup.timestamp-millis").

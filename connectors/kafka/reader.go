@@ -9,6 +9,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -28,17 +29,33 @@ type topicPartition struct {
 }
 
 // partState is a split's position: next is the next offset to read; end
-// (exclusive) is -1 when unbounded.
+// (exclusive) is -1 when unbounded or not resolved yet.
 type partState struct {
-	id   string
-	tp   topicPartition
-	next int64
-	end  int64
-	done bool
+	id    string
+	tp    topicPartition
+	next  int64
+	end   int64
+	done  bool
+	added bool // appeared after the restored checkpoint: start at the earliest offset
 }
 
 // Reader reads the partitions assigned to one source task, by direct
-// assignment. The split state is the next offset, as decimal text.
+// assignment. The split state is the next offset as decimal text; a
+// bounded reader appends "/" and the end offset ("42/100"), so that a
+// restored bounded read ends where the original run would have, not at
+// the end offsets resolved again when it restarts (as Flink keeps the
+// stopping offset in its split state).
+//
+// A split without state starts as 'scan.startup.mode' says, except a
+// split the runtime marks Added (a partition the restored checkpoint does
+// not know: added while the job was down, or discovered after the last
+// checkpoint), which starts at its earliest offset, as in Flink
+// (FLIP-288), whatever the startup mode. Likewise under 'group-offsets'
+// a partition without a committed offset starts at its earliest offset
+// when the group has committed offsets for other partitions of the
+// source's topics: the group is the job's position, and the partition is
+// new to it ('properties.auto.offset.reset' applies only when the group
+// knows none of them, a first start).
 //
 // Bounded reads end when every partition's position reaches its end
 // offset. The position moves past control records too (the client keeps
@@ -161,10 +178,13 @@ func (s *Source) open(ctx context.Context, splits []connector.SplitState) (*Read
 		if err != nil {
 			return fail(err)
 		}
-		st := &partState{id: sp.ID, tp: topicPartition{topic, p}, next: -1, end: -1}
+		st := &partState{id: sp.ID, tp: topicPartition{topic, p}, next: -1, end: -1, added: sp.Added && sp.State == nil}
 		if sp.State != nil {
-			if st.next, err = strconv.ParseInt(string(sp.State), 10, 64); err != nil || st.next < 0 {
-				return fail(fmt.Errorf("kafka source: split %s: bad checkpointed offset %q", sp.ID, sp.State))
+			if st.next, st.end, err = parseSplitState(sp.State); err != nil {
+				return fail(fmt.Errorf("kafka source: split %s: %w", sp.ID, err))
+			}
+			if !s.Bounded() {
+				st.end = -1 // a bounded job's checkpoint restored by an unbounded one
 			}
 		}
 		r.parts[st.tp] = st
@@ -194,6 +214,20 @@ func (s *Source) open(ctx context.Context, splits []connector.SplitState) (*Read
 		return fail(err)
 	}
 	return r, nil
+}
+
+// parseSplitState parses "next" or "next/end" (end -1 when absent).
+func parseSplitState(b []byte) (next, end int64, err error) {
+	n, e, bounded := strings.Cut(string(b), "/")
+	end = -1
+	next, err = strconv.ParseInt(n, 10, 64)
+	if err == nil && bounded {
+		end, err = strconv.ParseInt(e, 10, 64)
+	}
+	if err != nil || next < 0 || (bounded && end < 0) {
+		return 0, 0, fmt.Errorf("bad checkpointed offset %q: want the next offset, or next/end", b)
+	}
+	return next, end, nil
 }
 
 // startConsumer creates the fetching client, assigned every partition not
@@ -331,6 +365,21 @@ func (r *Reader) resolveStarts(ctx context.Context, topics []string) error {
 	if err != nil {
 		return fmt.Errorf("kafka source: resolving %v start offsets: %w", cfg.StartupMode, err)
 	}
+	groupKnows := false // the group has an offset for some partition of the source's topics
+	if cfg.StartupMode == StartGroupOffsets {
+		sourceTopics := map[string]bool{}
+		for id := range r.src.listedSplits() {
+			if t, _, err := parseSplitID(id); err == nil {
+				sourceTopics[t] = true
+			}
+		}
+		for _, st := range r.order {
+			sourceTopics[st.tp.topic] = true
+		}
+		group.Each(func(o kadm.OffsetResponse) {
+			groupKnows = groupKnows || (sourceTopics[o.Topic] && o.Err == nil && o.At >= 0)
+		})
+	}
 	for _, st := range r.order {
 		if st.next >= 0 {
 			continue
@@ -340,6 +389,11 @@ func (r *Reader) resolveStarts(ctx context.Context, topics []string) error {
 			return err
 		}
 		st.next = earliest
+		if st.added {
+			r.src.cfg.Logger.Info("kafka source: partition unknown to the restored checkpoint; reading it from the earliest offset",
+				"topic", st.tp.topic, "partition", st.tp.partition, "offset", earliest)
+			continue
+		}
 		switch cfg.StartupMode {
 		case StartLatest:
 			st.next, err = lookup(ends, st.tp, "end")
@@ -359,6 +413,9 @@ func (r *Reader) resolveStarts(ctx context.Context, topics []string) error {
 			switch {
 			case ok && o.Err == nil && o.At >= 0:
 				st.next = o.At
+			case groupKnows:
+				r.src.cfg.Logger.Info("kafka source: partition new to the group; reading it from the earliest offset",
+					"group", r.groupID, "topic", st.tp.topic, "partition", st.tp.partition, "offset", earliest)
 			case r.src.settings.autoOffsetReset == "latest":
 				st.next, err = lookup(ends, st.tp, "end")
 			case r.src.settings.autoOffsetReset == "earliest":
@@ -377,7 +434,7 @@ func (r *Reader) resolveStarts(ctx context.Context, topics []string) error {
 
 func (r *Reader) resolveEnds(ctx context.Context, topics []string) error {
 	cfg := r.src.cfg
-	if cfg.BoundedMode == Unbounded {
+	if cfg.BoundedMode == Unbounded || !slices.ContainsFunc(r.order, func(st *partState) bool { return st.end < 0 }) {
 		return nil
 	}
 	var ends, atTime kadm.ListedOffsets
@@ -401,6 +458,9 @@ func (r *Reader) resolveEnds(ctx context.Context, topics []string) error {
 		return fmt.Errorf("kafka source: resolving %v end offsets: %w", cfg.BoundedMode, err)
 	}
 	for _, st := range r.order {
+		if st.end >= 0 {
+			continue // restored: the end the first run resolved
+		}
 		end, err := lookup(ends, st.tp, "end")
 		if err != nil {
 			return err
@@ -622,13 +682,18 @@ func (r *Reader) Skipped() int64 { return r.skipped.Load() }
 // (connector.ByteCounter). It is safe for concurrent use.
 func (r *Reader) Bytes() int64 { return r.bytes.Load() }
 
-// Snapshot returns each split's next offset (decimal text) and remembers
-// them to commit to the group when the checkpoint completes.
+// Snapshot returns each split's next offset (decimal text, and "/end" when
+// bounded) and remembers them to commit to the group when the checkpoint
+// completes.
 func (r *Reader) Snapshot(checkpointID int64) ([]connector.SplitState, error) {
 	out := make([]connector.SplitState, len(r.order))
 	offs := kadm.Offsets{}
 	for i, st := range r.order {
-		out[i] = connector.SplitState{ID: st.id, State: strconv.AppendInt(nil, st.next, 10)}
+		state := strconv.AppendInt(nil, st.next, 10)
+		if st.end >= 0 {
+			state = strconv.AppendInt(append(state, '/'), st.end, 10)
+		}
+		out[i] = connector.SplitState{ID: st.id, State: state}
 		offs.Add(kadm.Offset{Topic: st.tp.topic, Partition: st.tp.partition, At: st.next, LeaderEpoch: -1})
 	}
 	if r.groupID != "" {

@@ -206,8 +206,8 @@ func TestSourceBoundedReadCommitted(t *testing.T) {
 			}
 			// The position is past the last marker: the end offset.
 			ss, _ := r.Snapshot(1)
-			if string(ss[0].State) != "6" {
-				t.Fatalf("%s: position %s after the end, want 6", iso, ss[0].State)
+			if string(ss[0].State) != "6/6" {
+				t.Fatalf("%s: position %s after the end, want 6/6 (next/end)", iso, ss[0].State)
 			}
 		}
 	})

@@ -1,0 +1,224 @@
+package kafka
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/internal/kafkatest"
+)
+
+// reopenRestored opens a reader of every split of src as the runtime does
+// on a restored run: splits in states get their state, the others are
+// marked Added (unknown to the restored checkpoint).
+func reopenRestored(t *testing.T, src *Source, states map[string][]byte) (*Reader, error) {
+	t.Helper()
+	ctx := context.Background()
+	splits, err := src.Splits(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ss []connector.SplitState
+	for _, sp := range splits {
+		st, ok := states[sp.ID]
+		ss = append(ss, connector.SplitState{ID: sp.ID, State: st, Added: !ok})
+	}
+	r, err := src.open(ctx, ss)
+	if err == nil {
+		t.Cleanup(func() { r.Close() })
+	}
+	return r, err
+}
+
+// addPartitionWith adds one partition to topic (which has n) and writes
+// values to it.
+func addPartitionWith(t *testing.T, b kafkatest.Broker, topic string, n int32, values ...string) {
+	t.Helper()
+	ctx := context.Background()
+	resp, err := b.Admin(t).CreatePartitions(ctx, 1, topic)
+	if err == nil {
+		err = resp.Error()
+	}
+	if err != nil {
+		t.Fatalf("adding a partition: %v", err)
+	}
+	cl := b.Client(t, kgo.DefaultProduceTopic(topic), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	for _, v := range values {
+		if err := cl.ProduceSync(ctx, &kgo.Record{Value: []byte(v), Partition: n}).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// snapshotStates maps split ids to the states of r's snapshot.
+func snapshotStates(t *testing.T, r *Reader) map[string][]byte {
+	t.Helper()
+	ss, err := r.Snapshot(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]byte{}
+	for _, s := range ss {
+		out[s.ID] = s.State
+	}
+	return out
+}
+
+// TestSourceUnknownPartitionsFromEarliest (issue 15.5, review #6): a
+// partition added while the job was down is unknown to the restored
+// checkpoint; it is read from its earliest offset whatever the startup
+// mode (FLIP-288), so that none of its records is skipped and a
+// group-offsets source without auto.offset.reset does not fail at Open.
+func TestSourceUnknownPartitionsFromEarliest(t *testing.T) {
+	t.Parallel()
+	b := kafkatest.Require(t)
+	added := seq("new", 0, 5)
+	for _, tc := range []struct {
+		name string
+		edit func(*SourceConfig, string)
+	}{
+		{"latest-offset", func(c *SourceConfig, _ string) { c.StartupMode = StartLatest }},
+		{"timestamp", func(c *SourceConfig, _ string) { c.StartupMode, c.StartupTimestampMillis = StartTimestamp, 1<<50 }},
+		{"group-offsets auto.offset.reset latest", func(c *SourceConfig, g string) {
+			c.StartupMode, c.Properties["group.id"], c.Properties["auto.offset.reset"] = StartGroupOffsets, g, "latest"
+		}},
+		{"group-offsets without auto.offset.reset", func(c *SourceConfig, g string) {
+			c.StartupMode, c.Properties["group.id"] = StartGroupOffsets, g
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			topic := b.Topic(t, 1)
+			produce(t, b, topic, "old0", "old1")
+			group := kafkatest.UniqueName(t)
+			// The first run: partition 0 is known to the group (the
+			// group-offsets cases start from it) and to the checkpoint.
+			var offs kadm.Offsets
+			offs.Add(kadm.Offset{Topic: topic, Partition: 0, At: 2, LeaderEpoch: -1})
+			if _, err := b.Admin(t).CommitOffsets(context.Background(), group, offs); err != nil {
+				t.Fatal(err)
+			}
+			cfg := sourceConfig(b, topic)
+			tc.edit(&cfg, group)
+			if got := readToEOF(t, openReader(t, newSource(t, cfg), nil)); len(got) != 0 {
+				t.Fatalf("first run read %q, want nothing (it starts at the end)", got)
+			}
+			first, _ := reopenRestored(t, newSource(t, cfg), map[string][]byte{topic + ":0": []byte("2")})
+			states := snapshotStates(t, first)
+			// While the job is down a partition is added and written to.
+			addPartitionWith(t, b, topic, 1, added...)
+			r, err := reopenRestored(t, newSource(t, cfg), states)
+			if err != nil {
+				t.Fatalf("restored run: Open: %v", err)
+			}
+			if got := readToEOF(t, r); !slices.Equal(got, added) {
+				t.Fatalf("restored run read %q, want the new partition's %q", got, added)
+			}
+		})
+	}
+}
+
+// TestSourceGroupOffsetsNewPartition: with no checkpoint (the group's
+// committed offsets are the job's position) a partition the group has no
+// offset for, while it has offsets for the topic's other partitions, is
+// new to the job: it is read from its earliest offset instead of failing
+// (no auto.offset.reset) or skipping (auto.offset.reset latest). A group
+// that knows none of the partitions is a first start: auto.offset.reset
+// applies, and without it Open fails as before.
+func TestSourceGroupOffsetsNewPartition(t *testing.T) {
+	t.Parallel()
+	b := kafkatest.Require(t)
+	topic := b.Topic(t, 1)
+	produce(t, b, topic, "old0", "old1", "old2")
+	added := seq("new", 0, 5)
+	addPartitionWith(t, b, topic, 1, added...)
+	fresh := sourceConfig(b, topic, "group.id", kafkatest.UniqueName(t))
+	fresh.StartupMode = StartGroupOffsets
+	if _, err := newSource(t, fresh).open(context.Background(), []connector.SplitState{{ID: topic + ":0"}, {ID: topic + ":1"}}); err == nil {
+		t.Fatal("a group without any committed offset and no auto.offset.reset opened")
+	}
+	for _, reset := range []string{"", "latest", "earliest"} {
+		t.Run(fmt.Sprintf("auto.offset.reset=%q", reset), func(t *testing.T) {
+			group := kafkatest.UniqueName(t)
+			var offs kadm.Offsets
+			offs.Add(kadm.Offset{Topic: topic, Partition: 0, At: 2, LeaderEpoch: -1})
+			if _, err := b.Admin(t).CommitOffsets(context.Background(), group, offs); err != nil {
+				t.Fatal(err)
+			}
+			cfg := sourceConfig(b, topic, "group.id", group)
+			cfg.StartupMode = StartGroupOffsets
+			if reset != "" {
+				cfg.Properties["auto.offset.reset"] = reset
+			}
+			src := newSource(t, cfg)
+			splits, err := src.Splits(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ss []connector.SplitState
+			for _, sp := range splits {
+				ss = append(ss, connector.SplitState{ID: sp.ID})
+			}
+			r, err := src.open(context.Background(), ss)
+			if err != nil {
+				t.Fatalf("Open: %v", err)
+			}
+			defer r.Close()
+			got := readToEOF(t, r)
+			slices.Sort(got)
+			want := append([]string{"old2"}, added...)
+			slices.Sort(want)
+			if !slices.Equal(got, want) {
+				t.Fatalf("read %q, want %q (partition 0 from the group's offset, the new partition 1 from its start)", got, want)
+			}
+		})
+	}
+}
+
+// TestSourceBoundedEndInState (review #12): the end offset of a bounded
+// read is part of the split state, so a restored bounded job stops where
+// the original run would have, not at the end resolved again at restart.
+func TestSourceBoundedEndInState(t *testing.T) {
+	t.Parallel()
+	b := kafkatest.Require(t)
+	topic := b.Topic(t, 1)
+	produce(t, b, topic, seq("a", 0, 5)...)
+	cfg := sourceConfig(b, topic, "max.poll.records", "2")
+	r := openReader(t, newSource(t, cfg), nil)
+	rows, err := r.Read(context.Background())
+	if err != nil || len(rows) == 0 {
+		t.Fatalf("Read = %d rows, %v", len(rows), err)
+	}
+	n := len(rows)
+	states := snapshotStates(t, r)
+	if got, want := string(states[topic+":0"]), fmt.Sprintf("%d/5", n); got != want {
+		t.Fatalf("state %q, want %q (next/end)", got, want)
+	}
+	produce(t, b, topic, seq("b", 0, 5)...) // after the original run's end
+	got := readToEOF(t, openReader(t, newSource(t, cfg), states))
+	if want := seq("a", n, 5); !slices.Equal(got, want) {
+		t.Fatalf("restored bounded read %q, want %q (up to the original end)", got, want)
+	}
+	// A state without an end (an unbounded job's, or one written before
+	// the end was stored) resolves the end at open.
+	got = readToEOF(t, openReader(t, newSource(t, cfg), map[string][]byte{topic + ":0": []byte(fmt.Sprint(n))}))
+	if want := append(seq("a", n, 5), seq("b", 0, 5)...); !slices.Equal(got, want) {
+		t.Fatalf("read from a state without end %q, want %q", got, want)
+	}
+	// An unbounded job restoring a bounded one's state ignores the end.
+	ucfg := cfg
+	ucfg.BoundedMode = Unbounded
+	u := openReader(t, newSource(t, ucfg), states)
+	if u.order[0].end != -1 || u.order[0].next != int64(n) {
+		t.Fatalf("unbounded reader restored next %d end %d, want %d and -1", u.order[0].next, u.order[0].end, n)
+	}
+	for _, bad := range []string{"x", "3/", "-1", "3/-2", "/4"} {
+		if _, err := newSource(t, cfg).open(context.Background(), []connector.SplitState{{ID: topic + ":0", State: []byte(bad)}}); err == nil {
+			t.Errorf("state %q accepted", bad)
+		}
+	}
+}
