@@ -36,7 +36,7 @@ type event struct {
 type item struct {
 	c      checkpoint.Committable
 	sink   *sinkRT
-	born   time.Time // when it was pre-committed
+	born   time.Time // when its transaction began: the task's first write after the previous pre-commit
 	in     int64     // the completed checkpoint that carries it
 	warned bool
 }
@@ -87,6 +87,7 @@ type coordinator struct {
 	finalID      int64
 	finalDone    bool
 	pausedWarned bool
+	openWarned   map[*sinkTask]int64 // open transactions warned about (by their openSince)
 	last         *checkpoint.Metadata
 	lastInStore  bool // last is a file of the job's own storage
 
@@ -392,6 +393,9 @@ func (c *coordinator) housekeeping() error {
 			}
 		}
 	}
+	if err := c.guardOpen(now); err != nil {
+		return err
+	}
 	for i := range c.uncommitted {
 		c.warnAge(&c.uncommitted[i], now)
 	}
@@ -405,6 +409,44 @@ func (c *coordinator) housekeeping() error {
 	}
 	c.a.j.stats.setPending(c.pendingStats())
 	return nil
+}
+
+// guardOpen watches the sink tasks' open transactions (written to, not yet
+// pre-committed): past half of the sink's transaction timeout it warns,
+// past 4/5 it fails over to the last completed checkpoint. An idle task's
+// transaction is otherwise pre-committed at the next barrier however old
+// it is, and the broker may have aborted it already.
+func (c *coordinator) guardOpen(now time.Time) error {
+	for _, t := range c.a.snkTasks {
+		to := t.sink.timeout
+		ns := t.openSince.Load()
+		if to <= 0 || ns == 0 {
+			continue
+		}
+		age := now.Sub(time.Unix(0, ns))
+		if age > to*4/5 {
+			return fmt.Errorf("sink %q task %d: its open transaction began %s ago, near the sink's transaction timeout %s, and no checkpoint has pre-committed it%s: failing over to the last completed checkpoint",
+				t.sink.id, t.index, age.Round(time.Millisecond), to, c.inflightNote(now))
+		}
+		if age > to/2 && c.openWarned[t] != ns {
+			if c.openWarned == nil {
+				c.openWarned = map[*sinkTask]int64{}
+			}
+			c.openWarned[t] = ns
+			c.log().Warn("an open transaction is past half of the sink's transaction timeout and no checkpoint has pre-committed it",
+				"sink", t.sink.id, "task", t.index, "age", age.Round(time.Millisecond), "timeout", to)
+		}
+	}
+	return nil
+}
+
+// inflightNote describes the oldest checkpoint in flight, for messages.
+func (c *coordinator) inflightNote(now time.Time) string {
+	if len(c.inflight) == 0 {
+		return " (no checkpoint in flight)"
+	}
+	f := c.inflight[0]
+	return fmt.Sprintf(" (checkpoint %d in flight for %s)", f.id, now.Sub(f.started).Round(time.Millisecond))
 }
 
 func (c *coordinator) warnAge(it *item, now time.Time) {

@@ -556,6 +556,10 @@ type sinkTask struct {
 	notify  chan struct{}
 
 	recordsIn atomic.Int64
+	// openSince is when the task first wrote after its last pre-commit
+	// (unix nanoseconds; 0: nothing written since): the start of the
+	// writer's open transaction, whose age the coordinator guards.
+	openSince atomic.Int64
 	mu        sync.Mutex
 	bytes     connector.ByteCounter
 }
@@ -623,6 +627,9 @@ func (t *sinkTask) run(ctx context.Context) (err error) {
 			switch m.kind {
 			case msgData:
 				t.recordsIn.Add(int64(len(m.rows)))
+				if len(m.rows) > 0 && t.openSince.Load() == 0 {
+					t.openSince.Store(time.Now().UnixNano())
+				}
 				if err := w.Write(ctx, m.rows); err != nil {
 					return fmt.Errorf("sink %q task %d: write: %w", t.sink.id, t.index, err)
 				}
@@ -679,11 +686,20 @@ func (t *sinkTask) preCommit(ctx context.Context, w connector.Writer, id int64) 
 	if len(cs) > 0 && t.sink.committer == nil {
 		return fmt.Errorf("sink %q task %d returned committables but its sink is not a connector.TwoPhaseSink", t.sink.id, t.index)
 	}
-	now := time.Now()
+	// The transaction's age counts from its first write, not from now: a
+	// broker's transaction timeout starts there (DESIGN.md, "Timeout").
+	born := time.Now()
+	if ns := t.openSince.Swap(0); ns != 0 {
+		born = time.Unix(0, ns)
+	}
+	if to := t.sink.timeout; len(cs) > 0 && to > 0 && time.Since(born) > to*4/5 {
+		return fmt.Errorf("sink %q task %d: pre-commit for checkpoint %d: its transaction began %s ago, past 4/5 of the sink's transaction timeout %s (the other side may already have aborted it): failing over to the last completed checkpoint",
+			t.sink.id, t.index, id, time.Since(born).Round(time.Millisecond), to)
+	}
 	items := make([]item, len(cs))
 	for i, c := range cs {
 		items[i] = item{c: checkpoint.Committable{Key: checkpoint.Key{Sink: t.sink.id, Run: a.run, Checkpoint: id, Task: t.index, Seq: i}, Data: c},
-			sink: t.sink, born: now}
+			sink: t.sink, born: born}
 	}
 	if len(cs) > 0 {
 		a.tracker.add(t.sink.index, id, len(cs))

@@ -349,6 +349,14 @@ func (w *ExactlyOnceWriter) PreCommit(ctx context.Context, checkpointID int64) (
 	if err := sl.client.Flush(ctx); err != nil {
 		return nil, fmt.Errorf("kafka sink: flushing transaction %q for checkpoint %d: %w", sl.id, checkpointID, err)
 	}
+	// The broker aborts a transaction transaction.timeout.ms after its
+	// first record; an idle writer sees nothing of it (its records were
+	// acknowledged before). Never hand out a transaction that near its end.
+	if age, to := time.Since(sl.began), w.sink.TransactionTimeout(); age > to*4/5 {
+		w.failed = fmt.Errorf("kafka sink: transaction %q of checkpoint %d began %s ago, past 4/5 of transaction.timeout.ms (%s): the broker may have aborted it, so it is not pre-committed",
+			sl.id, checkpointID, age.Round(time.Millisecond), to)
+		return nil, w.failed
+	}
 	o := w.p.outcome()
 	switch {
 	case o.err != nil:
