@@ -20,6 +20,7 @@ const (
 	evSinkAck
 	evSourceFinished
 	evCommitted
+	evCommitLost
 )
 
 type event struct {
@@ -30,6 +31,7 @@ type event struct {
 	states     []connector.SplitState
 	items      []item
 	key        checkpoint.Key
+	lost       *CommitLostError
 }
 
 // item is a committable in the coordinator's books.
@@ -39,6 +41,7 @@ type item struct {
 	born   time.Time // when its transaction began: the task's first write after the previous pre-commit
 	in     int64     // the completed checkpoint that carries it
 	warned bool
+	lost   bool // its sink reported the commit lost (CommitLostError)
 }
 
 type inflight struct {
@@ -90,6 +93,11 @@ type coordinator struct {
 	openWarned   map[*sinkTask]int64 // open transactions warned about (by their openSince)
 	last         *checkpoint.Metadata
 	lastInStore  bool // last is a file of the job's own storage
+	// lost lists the commits reported lost. Once one is, no checkpoint
+	// is triggered; the other commits go on, and when every one is
+	// acknowledged or lost the acknowledgements are recorded and the run
+	// fails with all of them (lostSettled).
+	lost []*CommitLostError
 
 	cmu    sync.Mutex
 	cqueue []commitJob
@@ -129,8 +137,15 @@ func (c *coordinator) send(ctx context.Context, ev event) error {
 
 func (c *coordinator) log() *slog.Logger { return c.a.j.log }
 
-func (c *coordinator) run(ctx context.Context) error {
+func (c *coordinator) run(ctx context.Context) (err error) {
 	defer c.closeCommits()
+	defer func() {
+		// A failure while lost commits are being settled must not hide
+		// them (they make the failure terminal).
+		if err != nil && len(c.lost) > 0 && !errors.Is(err, connector.ErrCommitLost) {
+			err = errors.Join(lostError(c.lost), err)
+		}
+	}()
 	var tick <-chan time.Time
 	if c.cfg.Interval > 0 {
 		t := time.NewTicker(c.cfg.Interval)
@@ -161,6 +176,12 @@ func (c *coordinator) run(ctx context.Context) error {
 			c.startFinal("stop requested")
 		case <-ctx.Done():
 			return ctx.Err()
+		}
+		if len(c.lost) > 0 {
+			if err := c.lostSettled(); err != nil {
+				return err
+			}
+			continue
 		}
 		if len(c.uncommitted) == 0 || c.pausedWarned {
 			c.recordAcks()
@@ -220,6 +241,9 @@ func (c *coordinator) maybeTrigger() {
 		c.a.j.stats.setPaused(false)
 		c.log().Info("commits caught up: checkpoints resume")
 	}
+	if len(c.lost) > 0 {
+		return
+	}
 	c.due = false
 	c.trigger(false)
 }
@@ -266,6 +290,16 @@ func (c *coordinator) handle(ctx context.Context, ev event) error {
 			}
 		}
 		c.a.j.stats.setPending(c.pendingStats())
+		return nil
+	case evCommitLost:
+		for i := range c.uncommitted {
+			if c.uncommitted[i].c.Key == ev.key {
+				c.uncommitted[i].lost = true
+			}
+		}
+		c.lost = append(c.lost, ev.lost)
+		c.log().Error("commit lost; committing the other pending work, then the job fails",
+			"checkpoint", ev.lost.Checkpoint, "committable", ev.key.String(), "err", ev.lost.Err)
 		return nil
 	}
 	f := c.find(ev.checkpoint)
@@ -362,6 +396,26 @@ func (c *coordinator) complete(ctx context.Context, f *inflight) error {
 		c.finalDone = true
 	}
 	return nil
+}
+
+// lostSettled is called after each event once a commit is lost. While
+// other commits of completed checkpoints are outstanding it returns nil
+// (they go on). Then it abandons the checkpoints in flight (their
+// pre-committed work is aborted by the next recovery, and their sources
+// replay), records the acknowledgements durably — the lost committables
+// stay pending in the checkpoint — and returns the lost commits.
+func (c *coordinator) lostSettled() error {
+	for _, it := range c.uncommitted {
+		if !it.lost {
+			return nil
+		}
+	}
+	c.inflight = nil
+	c.recordAcks()
+	if len(c.acked) > 0 {
+		c.log().Warn("the acknowledgements of the commits that succeeded could not be recorded; the next run commits them again (commits are idempotent)")
+	}
+	return lostError(c.lost)
 }
 
 // failed handles a checkpoint that failed while the job keeps running:
@@ -500,19 +554,9 @@ func (c *coordinator) recordAcks() {
 	for _, it := range c.acked {
 		acked[it.c.Key] = true
 	}
-	base := c.last
-	md := *base
-	md.ID, md.Run, md.Time, md.Pending = c.nextID, a.run, time.Now().UTC(), nil
-	if md.AcksOf == 0 {
-		md.AcksOf = base.ID
-	}
+	md, err := writeAckRecord(a, c.last, c.lastInStore, acked, c.nextID)
 	c.nextID++
-	for _, p := range base.Pending {
-		if !acked[p.Key] {
-			md.Pending = append(md.Pending, p)
-		}
-	}
-	if _, err := a.j.store.Write(&md); err != nil {
+	if err != nil {
 		c.log().Warn("cannot record commit acknowledgements; the next checkpoint will", "err", err)
 		return
 	}
@@ -520,12 +564,49 @@ func (c *coordinator) recordAcks() {
 		a.tracker.durable(it.sink.index, it.c.Checkpoint)
 	}
 	c.acked = c.acked[:0]
-	if c.lastInStore {
-		if err := a.j.store.Remove(base.ID); err != nil {
-			c.log().Warn("cannot delete superseded checkpoint", "checkpoint", base.ID, "err", err)
+	c.last, c.lastInStore = md, true
+}
+
+// writeAckRecord writes the acknowledgement record of base: a copy (same
+// source positions) without the acknowledged committables, as checkpoint
+// id. When base is in the job's storage, the copy supersedes it and base
+// is deleted.
+func writeAckRecord(a *attempt, base *checkpoint.Metadata, inStore bool, acked map[checkpoint.Key]bool, id int64) (*checkpoint.Metadata, error) {
+	md := *base
+	md.ID, md.Run, md.Time, md.Pending = id, a.run, time.Now().UTC(), nil
+	if md.AcksOf == 0 {
+		md.AcksOf = base.ID
+	}
+	for _, p := range base.Pending {
+		if !acked[p.Key] {
+			md.Pending = append(md.Pending, p)
 		}
 	}
-	c.last, c.lastInStore = &md, true
+	if _, err := a.j.store.Write(&md); err != nil {
+		return nil, err
+	}
+	if inStore {
+		if err := a.j.store.Remove(base.ID); err != nil {
+			a.j.log.Warn("cannot delete superseded checkpoint", "checkpoint", base.ID, "err", err)
+		}
+	}
+	return &md, nil
+}
+
+// recordRecovered records, after a recovery that found lost commits, the
+// acknowledgements of the restored committables that it did commit, so
+// that the lost ones are what the checkpoint still lists as pending.
+func (a *attempt) recordRecovered(recovered []checkpoint.Committable, id int64) {
+	if a.restored == nil || len(recovered) == 0 {
+		return
+	}
+	acked := make(map[checkpoint.Key]bool, len(recovered))
+	for _, c := range recovered {
+		acked[c.Key] = true
+	}
+	if _, err := writeAckRecord(a, a.restored, a.restoredInStore, acked, id); err != nil {
+		a.j.log.Warn("cannot record the commits recovery made; the next run commits them again (commits are idempotent)", "err", err)
+	}
 }
 
 func (c *coordinator) enqueue(j commitJob) {
@@ -583,7 +664,16 @@ func (c *coordinator) commitLoop(ctx context.Context) error {
 				}
 			}
 			if err := commitRetrying(ctx, c.a.j.log, job.checkpoint, it.sink, it.c); err != nil {
-				return err
+				// A lost commit must not take the others down with it:
+				// report it and go on with the rest.
+				var cl *CommitLostError
+				if !errors.As(err, &cl) {
+					return err
+				}
+				if err := c.send(ctx, event{kind: evCommitLost, key: it.c.Key, lost: cl}); err != nil {
+					return err
+				}
+				continue
 			}
 			if err := a.j.fault(ctx, AfterCommit, FaultInfo{Checkpoint: job.checkpoint, Sink: it.sink.id, Task: it.c.Task}); err != nil {
 				return err

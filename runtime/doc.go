@@ -78,9 +78,16 @@
 // (connector.TransactionTimeouter) a warning is logged when pending work
 // passes half of it.
 //
-// A commit error wrapping connector.ErrCommitLost fails the job at once
-// with a [CommitLostError] naming the checkpoint, the sink and the
-// committable; it is never retried, dropped or restarted.
+// A commit error wrapping connector.ErrCommitLost is never retried,
+// dropped or restarted, and it does not stop the other commits: no new
+// checkpoint is triggered, every other committable of completed
+// checkpoints (the same one and later ones) is still committed, the
+// acknowledgements are recorded durably (the lost committables stay
+// pending in the checkpoint), checkpoints in flight are abandoned, and
+// then the job fails with a [CommitLostError] naming the checkpoint, the
+// sink and the committable — a [CommitsLostError] listing each when
+// several are lost. Recovery does the same: it commits every restored
+// committable it can, records that, and fails naming every lost one.
 //
 // # Failed checkpoints
 //

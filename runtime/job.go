@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -62,6 +64,44 @@ func (e *CommitLostError) Error() string {
 
 // Unwrap returns the sink's error, which wraps connector.ErrCommitLost.
 func (e *CommitLostError) Unwrap() error { return e.Err }
+
+// CommitsLostError is returned when several commits are lost: the run
+// committed and acknowledged every other pending committable first, so
+// that it lists every lost one at once. errors.As finds each
+// *CommitLostError in it.
+type CommitsLostError struct {
+	// Lost lists the lost commits in the order they were found.
+	Lost []*CommitLostError
+}
+
+func (e *CommitsLostError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d commits lost; the job cannot go on by itself:", len(e.Lost))
+	for _, l := range e.Lost {
+		fmt.Fprintf(&b, "\n  - checkpoint %d: sink %q lost committable %s (%q): %v", l.Checkpoint, l.Sink, l.Key, l.Committable, l.Err)
+	}
+	b.WriteString("\nEither restore an earlier retained checkpoint (replays its interval: nothing lost, possible duplicates in sinks whose commits succeeded), " +
+		"or accept the loss by dropping these committables from the latest checkpoint (checkpoint.DropPending) and start again")
+	return b.String()
+}
+
+// Unwrap returns the lost commits' errors.
+func (e *CommitsLostError) Unwrap() []error {
+	errs := make([]error, len(e.Lost))
+	for i, l := range e.Lost {
+		errs[i] = l
+	}
+	return errs
+}
+
+// lostError returns the error for lost commits: the *CommitLostError of
+// one, a *CommitsLostError of several.
+func lostError(lost []*CommitLostError) error {
+	if len(lost) == 1 {
+		return lost[0]
+	}
+	return &CommitsLostError{Lost: slices.Clone(lost)}
+}
 
 // errStopTimeout is the cause when a graceful stop takes too long.
 var errStopTimeout = errors.New("graceful stop timed out")

@@ -112,6 +112,10 @@ func (j *Job) runOnce(ctx context.Context, first bool) (err error) {
 	// job: nothing has been written yet, and the next start recovers
 	// again.
 	recovered, err := a.recover(ctx)
+	if errors.Is(err, connector.ErrCommitLost) {
+		a.recordRecovered(recovered, nextID)
+		return err
+	}
 	if err == nil {
 		err = a.assignSplits(ctx)
 	}
@@ -233,7 +237,10 @@ func (a *attempt) openCommitters(ctx context.Context) error {
 // recover hands the restored checkpoint's pending committables to their
 // sinks' committers, which commit them and abort leftovers. It returns the
 // recovered committables: committed, but not durably acknowledged until
-// the run's first checkpoint completes.
+// the run's first checkpoint completes. A lost commit does not stop the
+// others: every pending committable is committed, and then recover
+// returns the recovered ones with the lost ones' error (see
+// attempt.recordRecovered).
 func (a *attempt) recover(ctx context.Context) ([]checkpoint.Committable, error) {
 	bySink := map[string][]checkpoint.Committable{}
 	if a.restored != nil {
@@ -249,6 +256,7 @@ func (a *attempt) recover(ctx context.Context) ([]checkpoint.Committable, error)
 		}
 	}
 	var recovered []checkpoint.Committable
+	var lost []*CommitLostError
 	for _, s := range a.sinks {
 		if s.committer == nil {
 			continue
@@ -258,26 +266,45 @@ func (a *attempt) recover(ctx context.Context) ([]checkpoint.Committable, error)
 		data := make([]connector.Committable, len(cs))
 		for i, c := range cs {
 			data[i] = c.Data
-			a.tracker.add(s.index, c.Checkpoint, 1)
 		}
 		// Commit each one first, retrying, so that a lost one is named
 		// exactly; then Recover, which commits them again (a no-op) and
 		// aborts the leftovers of earlier runs.
+		var committed []checkpoint.Committable
+		sinkLost := false
 		for _, c := range cs {
-			if err := commitRetrying(ctx, a.j.log, a.restoredID, s, c); err != nil {
+			err := commitRetrying(ctx, a.j.log, a.restoredID, s, c)
+			var cl *CommitLostError
+			switch {
+			case errors.As(err, &cl):
+				lost, sinkLost = append(lost, cl), true
+				continue
+			case err != nil:
 				return nil, err
 			}
+			committed = append(committed, c)
+		}
+		recovered = append(recovered, committed...)
+		if sinkLost {
+			// The run fails; leftovers are the next recovery's business.
+			continue
+		}
+		for _, c := range cs {
+			a.tracker.add(s.index, c.Checkpoint, 1)
 		}
 		if err := s.committer.Recover(ctx, data); err != nil {
 			if errors.Is(err, connector.ErrCommitLost) {
-				return nil, &CommitLostError{Checkpoint: a.restoredID, Sink: s.id, Err: err}
+				lost = append(lost, &CommitLostError{Checkpoint: a.restoredID, Sink: s.id, Err: err})
+				continue
 			}
 			return nil, fmt.Errorf("sink %q: recover from checkpoint %d: %w", s.id, a.restoredID, err)
 		}
-		recovered = append(recovered, cs...)
 		if err := a.j.fault(ctx, DuringRecovery, FaultInfo{Checkpoint: a.restoredID, Sink: s.id}); err != nil {
 			return nil, err
 		}
+	}
+	if len(lost) > 0 {
+		return recovered, lostError(lost)
 	}
 	return recovered, nil
 }
