@@ -1,21 +1,32 @@
 // Package job is streamsql's embedding API: a Go program compiles a job
 // from SQL text, runs it under a context and watches its status, with the
-// built-in connectors and formats and any it registers itself. It is a thin
-// layer over the packages that do the work: planner (SQL to plan),
-// factory (connector and format registries) and runtime (tasks,
-// checkpoints, two-phase commit); `streamsql run` does the same.
+// connectors and formats registered in the program and any it registers
+// itself. It is the composition root over the packages that do the work:
+// planner (SQL to plan), factory (connector and format registries) and
+// runtime (tasks, checkpoints, two-phase commit). `streamsql run`,
+// `validate` and `explain` are clients of this package.
+//
+// The types to learn first: [Options], [Job] ([Compile], [Job.Run],
+// [Job.Status]) and, for inspection, [Pipeline] and [Warning].
 //
 // # Compiling
 //
 // [Compile] plans a job file's text (every INSERT, statement set and bare
 // SELECT of the file is one job). [Options] give ${NAME} values (Vars,
-// Env), settings that win over the file's SET statements (Set, as the
-// CLI's --set), the job's name, a registry of connectors and formats, and
-// Hints: table options applied to every use of a table, as an OPTIONS hint
-// written in the file would be — the way a program or test bounds a job
-// written for production (number-of-rows on a datagen table,
-// scan.bounded.mode on a Kafka table, another topic) without editing it.
-// Compiling validates every table's options and connects nowhere.
+// Env), settings below the file's SET statements (Defaults, as the CLI's
+// --config) and over them (Set, as the CLI's --set), the job's name, a
+// registry of connectors and formats, and Hints: table options applied to
+// every use of a table, as an OPTIONS hint written in the file would be —
+// the way a program or test bounds a job written for production
+// (number-of-rows on a datagen table, scan.bounded.mode on a Kafka table,
+// another topic) without editing it. Compiling validates every table's
+// options and connects nowhere. [Errors] lists a Compile error's parse and
+// planning errors one by one.
+//
+// A compiled Job describes itself with copies, not the planner's
+// structures: [Job.Pipelines] and [Job.Describe] (tables, connectors,
+// options, columns), [Job.Config] (checkpointing, restarts),
+// [Job.Warnings] (each with a [WarningKind]) and [Job.Explain].
 //
 // # Custom connectors and formats
 //
@@ -31,10 +42,14 @@
 //
 // [Job.Run] creates the sources and sinks through their factories and runs
 // the job with the runtime until its bounded sources are done (nil), ctx
-// is cancelled (a graceful stop with a final checkpoint; nil), or it fails.
-// A Job runs once. [Job.Status] may be called from any goroutine at any
-// time: before Run it reports [runtime.StateCreated]. Bare SELECTs print
-// their rows, in the style of Flink's SQL client, to Options.Output.
+// is cancelled (a graceful stop with a final checkpoint; nil), or it fails
+// (a [*StartError] when it could not start). A Job runs once.
+// [Job.Status] may be called from any goroutine at any time: before Run it
+// reports [runtime.StateCreated]; package job/jobhttp serves it, with
+// Prometheus metrics, over HTTP. Bare SELECTs print their rows, in the
+// style of Flink's SQL client, to Options.Output. Options.RestoreFrom
+// restores the first run from a given checkpoint; Options.Testing injects
+// faults between the phases of a checkpoint (tests only).
 // Options.Pipelines runs only some of the job's INSERTs (named by the
 // table they write, see [Job.Pipelines]); a test uses it to run the
 // writing half of a job before its reading half.
@@ -51,10 +66,13 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/streamsql/streamsql/connector"
 	_ "github.com/streamsql/streamsql/connectors/all" // the built-in connectors and formats
+	"github.com/streamsql/streamsql/connectors/print"
 	"github.com/streamsql/streamsql/factory"
 	"github.com/streamsql/streamsql/planner"
 	"github.com/streamsql/streamsql/runtime"
+	"github.com/streamsql/streamsql/types"
 )
 
 // ErrAlreadyRun is returned by Run on a Job that was run before.
@@ -64,9 +82,28 @@ var ErrAlreadyRun = errors.New("job: a Job runs only once; compile it again")
 // Options.Pipelines or Options.Hints name something the job does not have.
 var ErrUnknownPipeline = errors.New("job: unknown pipeline or table")
 
+// StartError is returned by Run when the job could not start: a source or
+// sink could not be created, or the runtime refused the job. Nothing of
+// the job ran. Err is the cause.
+type StartError struct {
+	// Job is the job's name.
+	Job string
+	Err error
+}
+
+func (e *StartError) Error() string { return fmt.Sprintf("job %s: %v", e.Job, e.Err) }
+
+// Unwrap returns the cause.
+func (e *StartError) Unwrap() error { return e.Err }
+
 // NewRegistry returns a registry holding the built-in connectors and
 // formats, a copy that the caller may register its own into.
 func NewRegistry() *factory.Registry { return factory.Default.Clone() }
+
+// Errors returns the errors of a Compile error one by one, in file order:
+// parse and planning errors, each naming its file, line and column. Any
+// other error is returned alone.
+func Errors(err error) []error { return planner.Errors(err) }
 
 // Options configure Compile.
 type Options struct {
@@ -81,8 +118,13 @@ type Options struct {
 	// means none).
 	Vars map[string]string
 	Env  func(string) (string, bool)
+	// Defaults are job settings below the file's SET statements (the
+	// CLI's --config file): a SET of the file wins over them, and a RESET
+	// goes back to them.
+	Defaults map[string]string
 	// Set are job settings that win over the file's SET statements
-	// (execution.checkpointing.interval, pipeline.name, ...).
+	// (execution.checkpointing.interval, pipeline.name, ...), as the
+	// CLI's --set.
 	Set map[string]string
 	// JobName overrides the job's name (default: pipeline.name, else the
 	// file name without directory and extension).
@@ -103,13 +145,30 @@ type Options struct {
 	// Logger receives the runtime's log (checkpoints, restarts,
 	// warnings); nil means slog.Default().
 	Logger *slog.Logger
+	// RestoreFrom, when set, names the checkpoint the job restores on its
+	// first run instead of the latest one of the job: a checkpoint file or
+	// a job's checkpoint folder (plain path or file:// URI), as `streamsql
+	// run --from-checkpoint`. A checkpoint that cannot be read fails Run.
+	RestoreFrom string
+	// Testing holds knobs for tests of the job's failure handling; a
+	// production program leaves it zero.
+	Testing Testing
+}
+
+// Testing holds the knobs of Options that only tests set.
+type Testing struct {
+	// Faults, when set, is consulted at the runtime's failure points
+	// (between the phases of a checkpoint's two-phase commit; see
+	// runtime/testkit, whose FaultsFromEnv reads them from the
+	// environment of a child process).
+	Faults runtime.FaultInjector
 }
 
 // Job is a compiled job. Its methods are safe for concurrent use.
 type Job struct {
 	plan      *planner.Plan
 	pipelines []string
-	logger    *slog.Logger
+	opts      Options
 
 	mu  sync.Mutex
 	run *runtime.Job
@@ -117,27 +176,27 @@ type Job struct {
 }
 
 // Compile plans the job file text (name is the file name shown in errors;
-// without directory and extension it is the default job name). Errors
-// are those of planner.Compile: a planner.ErrorList of the file's parse
-// and planning errors together, in file order, whose entries carry
-// positions (see planner.Errors).
+// without directory and extension it is the default job name). Its error
+// lists the file's parse and planning errors together, in file order,
+// each with its position (see Errors); errors.Is matches ddl.ErrSyntax
+// and the planner's error classes (planner.ErrType, ...) in it.
 func Compile(ctx context.Context, name, text string, opts Options) (*Job, error) {
 	plan, err := planner.Compile(ctx, name, text, planner.Options{
 		Registry: opts.Registry,
 		Traits:   opts.Traits,
 		Vars:     opts.Vars,
 		Env:      opts.Env,
+		Defaults: opts.Defaults,
 		Set:      opts.Set,
 		JobName:  opts.JobName,
 	})
 	if err != nil {
 		return nil, err
 	}
-	plan.QueryOutput = opts.Output
 	if err := applyHints(plan, opts.Hints); err != nil {
 		return nil, err
 	}
-	j := &Job{plan: plan, logger: opts.Logger}
+	j := &Job{plan: plan, opts: opts}
 	all := j.Pipelines()
 	for _, p := range opts.Pipelines {
 		if !slices.Contains(all, p) {
@@ -192,11 +251,13 @@ func applyHints(plan *planner.Plan, hints map[string]map[string]string) error {
 // Name returns the job's name.
 func (j *Job) Name() string { return j.plan.JobName }
 
-// Plan returns the planner's plan of the job, for inspection.
-func (j *Job) Plan() *planner.Plan { return j.plan }
-
-// Warnings returns the planner's findings that do not stop the job.
-func (j *Job) Warnings() []planner.Warning { return j.plan.Warnings }
+// Config returns the runtime configuration of the job (checkpointing,
+// restart strategy, ...), parsed from its settings. It is a copy.
+func (j *Job) Config() runtime.Config {
+	c := j.plan.Runtime
+	c.Ignored = slices.Clone(c.Ignored)
+	return c
+}
 
 // Explain writes the job's plan as `streamsql explain` shows it.
 func (j *Job) Explain(w io.Writer) error { return j.plan.Explain(w) }
@@ -204,25 +265,125 @@ func (j *Job) Explain(w io.Writer) error { return j.plan.Explain(w) }
 // Pipelines returns the names of the job's pipelines in file order: the
 // table each INSERT writes ("print" for a bare SELECT), suffixed -2, -3,
 // ... when several write the same table.
-func (j *Job) Pipelines() []string {
-	var out []string
-	seen := map[string]int{}
+func (j *Job) Pipelines() []string { return j.plan.PipelineNames() }
+
+// Pipeline describes one of a job's pipelines (see Job.Describe).
+type Pipeline struct {
+	// Name is the pipeline's name (see Job.Pipelines).
+	Name string
+	// Statement is a short description: "INSERT INTO big_orders" or
+	// "SELECT (printed)".
+	Statement string
+	// Query is set for a bare SELECT, whose rows are printed to
+	// Options.Output ("+I[1, foo]", one line per row).
+	Query bool
+	// Columns are the fields of the rows the pipeline writes.
+	Columns []types.Field
+	// Sources are the tables the pipeline reads (several for UNION ALL).
+	Sources []Table
+	// Sink is the table the pipeline writes; Name "print" and no
+	// connector for a bare SELECT.
+	Sink Table
+}
+
+// Table describes a table a pipeline reads or writes.
+type Table struct {
+	// Name is the table's name as written in the file (without catalog
+	// and database), or "VALUES" for literal rows.
+	Name string
+	// Connector is the value of its 'connector' option ("values" for
+	// literal rows).
+	Connector string
+	// Options are its options with hints applied, as the connector's
+	// factory receives them. They may hold secrets: do not log them.
+	Options map[string]string
+	// Rows is the number of literal rows of VALUES.
+	Rows int
+}
+
+// Describe returns the job's pipelines in file order (those of
+// Job.Pipelines, run or not), as copies.
+func (j *Job) Describe() []Pipeline {
+	var out []Pipeline
+	names := j.plan.PipelineNames()
 	for _, ins := range j.plan.Inserts {
 		if ins.Explain {
 			continue
 		}
-		name := ins.Sink.Name()
-		if seen[name]++; seen[name] > 1 {
-			name = fmt.Sprintf("%s-%d", name, seen[name])
+		p := Pipeline{
+			Name:      names[len(out)],
+			Statement: ins.Statement,
+			Query:     ins.Sink.Print,
+			Columns:   slices.Clone(ins.Sink.Fields),
+			Sink:      Table{Name: ins.Sink.Name(), Connector: ins.Sink.Connector(), Options: maps.Clone(ins.Sink.Options)},
 		}
-		out = append(out, name)
+		for _, fl := range ins.Flows {
+			p.Sources = append(p.Sources, Table{Name: fl.Source.Name(), Connector: fl.Source.Connector(),
+				Options: maps.Clone(fl.Source.Options), Rows: len(fl.Source.Values)})
+		}
+		out = append(out, p)
 	}
 	return out
 }
 
+// WarningKind classifies a warning, for programs and tests that act on
+// some kinds; the message is for people.
+type WarningKind string
+
+// Warning is a finding of the planner that does not stop the job: shown
+// by EXPLAIN, logged by `streamsql run`.
+type Warning struct {
+	// Kind is what the warning is about.
+	Kind WarningKind
+	// Line and Column are where in the file the warning is about (from
+	// 1); both 0 when it is about the job as a whole.
+	Line, Column int
+	// Message is the text shown to the user.
+	Message string
+}
+
+// String returns "line:column: message", or the message alone.
+func (w Warning) String() string {
+	if w.Line == 0 {
+		return w.Message
+	}
+	return fmt.Sprintf("%d:%d: %s", w.Line, w.Column, w.Message)
+}
+
+// Warnings returns the planner's findings that do not stop the job.
+func (j *Job) Warnings() []Warning {
+	out := make([]Warning, 0, len(j.plan.Warnings))
+	for _, w := range j.plan.Warnings {
+		jw := Warning{Message: w.Message}
+		if w.Pos.IsValid() {
+			jw.Line, jw.Column = w.Pos.Line, w.Pos.Column
+		}
+		out = append(out, jw)
+	}
+	return out
+}
+
+// querySink creates the printing sink of a bare SELECT: rows in Flink's
+// "+I[1, foo]" shape on Options.Output.
+func (j *Job) querySink(fields []types.Field) (connector.Sink, error) {
+	colTypes := make([]types.Type, len(fields))
+	for i, f := range fields {
+		colTypes[i] = f.Type
+	}
+	w := j.opts.Output
+	if w == nil {
+		w = os.Stdout
+	}
+	return print.NewTo(print.Config{}, colTypes, w), nil
+}
+
 // Run builds the job's sources and sinks and runs it until its bounded
-// sources are done or ctx is cancelled (both return nil after a final
-// checkpoint is committed), or until it fails.
+// sources are done, ctx is cancelled, or it fails. Cancelling ctx is a
+// graceful stop: the sources stop, a final checkpoint is taken and its
+// commits done (bounded by execution.checkpointing's stop timeout), and
+// Run returns nil, as it does when the bounded sources are done. A
+// *StartError says the job could not start; any other error is a
+// failure of the running job (a *runtime.CommitLostError among them).
 func (j *Job) Run(ctx context.Context) error {
 	j.mu.Lock()
 	if j.ran {
@@ -232,19 +393,21 @@ func (j *Job) Run(ctx context.Context) error {
 	j.ran = true
 	j.mu.Unlock()
 
-	spec, err := j.plan.RuntimeSpec(ctx)
+	spec, err := j.plan.RuntimeSpec(ctx, planner.BuildOptions{QuerySink: j.querySink})
 	if err != nil {
-		return fmt.Errorf("job %s: %w", j.plan.JobName, err)
+		return &StartError{Job: j.plan.JobName, Err: err}
 	}
 	if len(j.pipelines) > 0 {
 		spec.Pipelines = slices.DeleteFunc(spec.Pipelines, func(p runtime.Pipeline) bool {
 			return !slices.Contains(j.pipelines, p.Name)
 		})
 	}
-	spec.Logger = j.logger
+	spec.Logger = j.opts.Logger
+	spec.RestorePath = j.opts.RestoreFrom
+	spec.Faults = j.opts.Testing.Faults
 	rj, err := runtime.NewJob(spec)
 	if err != nil {
-		return fmt.Errorf("job %s: %w", j.plan.JobName, err)
+		return &StartError{Job: j.plan.JobName, Err: err}
 	}
 	j.mu.Lock()
 	j.run = rj
@@ -253,7 +416,9 @@ func (j *Job) Run(ctx context.Context) error {
 }
 
 // Status returns a snapshot of the job's state and metrics (see
-// runtime.Status); before Run it has the job's name and StateCreated.
+// runtime.Status); before Run it has the job's name and StateCreated. A
+// Job is a runtime.Metrics: package jobhttp serves its status and
+// metrics over HTTP.
 func (j *Job) Status() runtime.Status {
 	j.mu.Lock()
 	rj := j.run

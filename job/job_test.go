@@ -4,13 +4,21 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/streamsql/streamsql/ddl"
 	"github.com/streamsql/streamsql/job"
+	"github.com/streamsql/streamsql/job/jobhttp"
 	"github.com/streamsql/streamsql/planner"
 	"github.com/streamsql/streamsql/runtime"
+	"github.com/streamsql/streamsql/runtime/testkit"
+	"github.com/streamsql/streamsql/types"
 )
 
 const twoInserts = `
@@ -81,8 +89,13 @@ func TestHintIsValidatedAtRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := j.Run(context.Background()); err == nil {
+	err = j.Run(context.Background())
+	if err == nil {
 		t.Fatal("Run accepted an unknown option given as a hint")
+	}
+	var se *job.StartError
+	if !errors.As(err, &se) || se.Job != "two" || !strings.Contains(err.Error(), "no.such.option") {
+		t.Errorf("Run = %v, want a *job.StartError of job two naming the option", err)
 	}
 }
 
@@ -92,7 +105,7 @@ func TestSetWinsOverTheFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := j.Plan().Runtime.Checkpoint.Interval; got != 250*time.Millisecond {
+	if got := j.Config().Checkpoint.Interval; got != 250*time.Millisecond {
 		t.Errorf("checkpoint interval = %v, want 250ms from Options.Set", got)
 	}
 	if j.Name() != "renamed" {
@@ -111,7 +124,183 @@ func TestCompileReportsParseAndPlanErrors(t *testing.T) {
 	if !errors.Is(err, ddl.ErrSyntax) || !errors.Is(err, planner.ErrType) {
 		t.Fatalf("err = %v; want a syntax error and a type error", err)
 	}
-	if errs := planner.Errors(err); len(errs) != 2 {
+	if errs := job.Errors(err); len(errs) != 2 {
 		t.Errorf("%d errors, want 2 (no 'bad does not exist'):\n%v", len(errs), err)
+	}
+}
+
+// TestDefaultsBelowTheFile: Options.Defaults (the CLI's --config) apply
+// to keys the file does not set, lose to the file's SET, come back after a
+// RESET of the key, and Options.Set wins over all.
+func TestDefaultsBelowTheFile(t *testing.T) {
+	text := "SET 'execution.checkpointing.interval' = '5s';\n" +
+		"SET 'execution.checkpointing.timeout' = '2 min';\n" +
+		"RESET 'execution.checkpointing.timeout';\n" + twoInserts
+	j, err := job.Compile(context.Background(), "defaults.sql", text, job.Options{
+		Defaults: map[string]string{
+			"execution.checkpointing.interval":                   "7s",
+			"execution.checkpointing.timeout":                    "3 min",
+			"execution.checkpointing.min-pause":                  "1s",
+			"execution.checkpointing.max-concurrent-checkpoints": "1",
+			"pipeline.name": "from-defaults",
+		},
+		Set: map[string]string{"execution.checkpointing.min-pause": "2s"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := j.Config().Checkpoint
+	if c.Interval != 5*time.Second {
+		t.Errorf("interval %v, want 5s (the file's SET over Defaults)", c.Interval)
+	}
+	if c.Timeout != 3*time.Minute {
+		t.Errorf("timeout %v, want 3m (RESET goes back to Defaults)", c.Timeout)
+	}
+	if c.MinPause != 2*time.Second {
+		t.Errorf("min pause %v, want 2s (Set over Defaults)", c.MinPause)
+	}
+	if j.Name() != "from-defaults" {
+		t.Errorf("job name %q, want from-defaults (a Default the file does not set)", j.Name())
+	}
+}
+
+// TestDescribe: the read-only description of a job's pipelines, and that
+// changing it changes nothing in the job.
+func TestDescribe(t *testing.T) {
+	j, err := job.Compile(context.Background(), "two.sql", twoInserts+
+		"INSERT INTO sink SELECT * FROM (VALUES (1), (2), (3)) AS t (n);\n", job.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := j.Describe()
+	if len(d) != 3 {
+		t.Fatalf("%d pipelines, want 3: %+v", len(d), d)
+	}
+	if p := d[0]; p.Name != "sink" || p.Query || p.Sink.Connector != "blackhole" || len(p.Sources) != 1 ||
+		p.Sources[0].Name != "a" || p.Sources[0].Connector != "datagen" || p.Sources[0].Options["number-of-rows"] != "100" {
+		t.Errorf("pipeline 0: %+v", p)
+	}
+	if p := d[1]; p.Name != "print" || !p.Query || p.Sink.Name != "print" || len(p.Columns) != 1 || p.Columns[0].Name != "n" ||
+		p.Columns[0].Type.Kind != types.KindBigInt {
+		t.Errorf("pipeline 1 (the bare SELECT): %+v", p)
+	}
+	if p := d[2]; p.Name != "sink-2" || p.Sources[0].Connector != "values" || p.Sources[0].Rows != 3 {
+		t.Errorf("pipeline 2 (VALUES): %+v", p)
+	}
+	d[0].Sources[0].Options["number-of-rows"] = "1"
+	if got := j.Describe()[0].Sources[0].Options["number-of-rows"]; got != "100" {
+		t.Errorf("changing a description changed the job: number-of-rows %q", got)
+	}
+	if got := j.Pipelines(); strings.Join(got, ",") != "sink,print,sink-2" {
+		t.Errorf("Pipelines %q, want the described names", got)
+	}
+}
+
+// TestRestoreFromReachesTheRuntime: Options.RestoreFrom names the
+// checkpoint of the first run; one that does not exist fails the run (not
+// its start), naming the path.
+func TestRestoreFromReachesTheRuntime(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "chk-00000000000000000042.json")
+	j, err := job.Compile(context.Background(), "two.sql", twoInserts,
+		job.Options{RestoreFrom: missing, Output: io.Discard, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = j.Run(context.Background())
+	var se *job.StartError
+	if err == nil || errors.As(err, &se) || !strings.Contains(err.Error(), missing) {
+		t.Fatalf("Run = %v, want a run failure naming %s", err, missing)
+	}
+}
+
+// TestRestoreFromResumes runs a bounded job with its checkpoints in one
+// folder, then the same job with another folder restored from the first
+// one's checkpoint: its checkpoints go on after the restored one's id (a
+// fresh start would begin at 1).
+func TestRestoreFromResumes(t *testing.T) {
+	first, second := t.TempDir(), t.TempDir()
+	run := func(dir, restore string) *job.Job {
+		t.Helper()
+		j, err := job.Compile(context.Background(), "orders.sql", twoInserts, job.Options{
+			Set: map[string]string{"execution.checkpointing.dir": dir,
+				"execution.checkpointing.externalized-checkpoint-retention": "RETAIN_ON_CANCELLATION"},
+			RestoreFrom: restore, Output: io.Discard, Logger: quiet})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := j.Run(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		return j
+	}
+	last := run(first, "").Status().Checkpoints.LastID
+	if last == 0 {
+		t.Fatal("the first run completed no checkpoint")
+	}
+	if got := run(second, filepath.Join(first, "orders")).Status().Checkpoints.LastID; got <= last {
+		t.Errorf("restored job's last checkpoint %d, want after the restored %d", got, last)
+	}
+	if _, err := os.Stat(filepath.Join(second, "orders")); err != nil {
+		t.Errorf("the restored job writes to its own checkpoint folder: %v", err)
+	}
+}
+
+// TestTestingFaults: the fault injector of Options.Testing is consulted
+// at the runtime's failure points; an injected failure with no restarts
+// fails the job with the injected error.
+func TestTestingFaults(t *testing.T) {
+	faults := (&testkit.Faults{}).On(runtime.BeforePreCommit, 1, testkit.Fail, 0)
+	j, err := job.Compile(context.Background(), "two.sql", "SET 'restart-strategy.type' = 'none';\n"+twoInserts,
+		job.Options{Output: io.Discard, Logger: quiet, Testing: job.Testing{Faults: faults}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Run(context.Background()); !errors.Is(err, testkit.ErrInjected) {
+		t.Fatalf("Run = %v, want the injected failure", err)
+	}
+	if !faults.Fired(runtime.BeforePreCommit) {
+		t.Error("the fault did not fire")
+	}
+}
+
+// TestHandlerServesTheJob: jobhttp's handler serves a job's status before
+// it runs and its metrics after.
+func TestHandlerServesTheJob(t *testing.T) {
+	j, err := job.Compile(context.Background(), "two.sql", twoInserts, job.Options{Output: io.Discard, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(jobhttp.Handler(j))
+	defer srv.Close()
+	get := func(path string) string {
+		t.Helper()
+		resp, err := srv.Client().Get(srv.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.StatusCode != 200 {
+			t.Fatalf("GET %s: %s\n%s", path, resp.Status, b)
+		}
+		return string(b)
+	}
+	if got := get("/status"); !strings.Contains(got, `"CREATED"`) || !strings.Contains(got, `"two"`) {
+		t.Errorf("/status before Run: %s", got)
+	}
+	if err := j.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := get("/status"); !strings.Contains(got, `"FINISHED"`) {
+		t.Errorf("/status after Run: %s", got)
+	}
+	if got := get("/metrics"); !strings.Contains(got, "streamsql_") {
+		t.Errorf("/metrics after Run lacks streamsql_ metrics:\n%s", got)
+	}
+	if got := get("/healthz"); strings.TrimSpace(got) != "ok" {
+		t.Errorf("/healthz: %q", got)
 	}
 }

@@ -2,13 +2,12 @@ package planner
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 
 	"github.com/streamsql/streamsql/connector"
-	"github.com/streamsql/streamsql/connectors/print"
 	"github.com/streamsql/streamsql/factory"
 	"github.com/streamsql/streamsql/planner/expr"
 	"github.com/streamsql/streamsql/runtime"
@@ -63,26 +62,55 @@ func parallelismOf(v any, options map[string]string, key string) int {
 	return 0
 }
 
+// BuildOptions configure Build and RuntimeSpec.
+type BuildOptions struct {
+	// QuerySink creates the sink of a bare query (the Sink with Print
+	// set) from the query's fields. The planner knows no connector: a plan
+	// with a bare query needs it (package job passes the print
+	// connector's).
+	QuerySink func(fields []types.Field) (connector.Sink, error)
+}
+
+// ErrNoQuerySink is returned by Build when the plan has a bare query and
+// BuildOptions.QuerySink is nil.
+var ErrNoQuerySink = errors.New("planner: a bare query needs BuildOptions.QuerySink")
+
+// PipelineNames returns the names of the pipelines Build creates, in file
+// order: the table each INSERT writes ("print" for a bare query),
+// suffixed -2, -3, ... when several write the same table. EXPLAIN
+// statements have none.
+func (pl *Plan) PipelineNames() []string {
+	var out []string
+	seen := map[string]int{}
+	for _, ins := range pl.Inserts {
+		if ins.Explain {
+			continue
+		}
+		name := ins.Sink.Name()
+		if seen[name]++; seen[name] > 1 {
+			name = fmt.Sprintf("%s-%d", name, seen[name])
+		}
+		out = append(out, name)
+	}
+	return out
+}
+
 // Build creates the sources and sinks of every INSERT that is to run (not
 // those of EXPLAIN statements) through the plan's registry, and compiles
 // the transforms. The factories create clients but Build itself reads and
-// writes nothing. The printing sink of a bare query writes to standard
-// output.
-func (pl *Plan) Build(ctx context.Context) ([]Pipeline, error) {
+// writes nothing. The sink of a bare query comes from bo.QuerySink.
+func (pl *Plan) Build(ctx context.Context, bo BuildOptions) ([]Pipeline, error) {
 	opts, err := pl.ExprOptions()
 	if err != nil {
 		return nil, err
 	}
 	var out []Pipeline
-	names := map[string]int{}
+	names := pl.PipelineNames()
 	for _, ins := range pl.Inserts {
 		if ins.Explain {
 			continue
 		}
-		p := Pipeline{Name: ins.Sink.Name()}
-		if names[p.Name]++; names[p.Name] > 1 {
-			p.Name = fmt.Sprintf("%s-%d", p.Name, names[p.Name])
-		}
+		p := Pipeline{Name: names[len(out)]}
 		srcNames := map[string]int{}
 		for _, fl := range ins.Flows {
 			src, err := pl.buildSource(ctx, fl.Source, opts)
@@ -104,7 +132,7 @@ func (pl *Plan) Build(ctx context.Context) ([]Pipeline, error) {
 			}
 			p.Sources = append(p.Sources, NamedSource{Name: name, Source: src, Parallelism: parallelismOf(src, fl.Source.Options, "scan.parallelism")})
 		}
-		snk, err := pl.buildSink(ctx, ins.Sink)
+		snk, err := pl.buildSink(ctx, ins.Sink, bo)
 		if err != nil {
 			return nil, err
 		}
@@ -128,17 +156,12 @@ func (pl *Plan) buildSource(ctx context.Context, s *Source, opts expr.Options) (
 	return src, nil
 }
 
-func (pl *Plan) buildSink(ctx context.Context, s *Sink) (connector.Sink, error) {
+func (pl *Plan) buildSink(ctx context.Context, s *Sink, bo BuildOptions) (connector.Sink, error) {
 	if s.Print {
-		colTypes := make([]types.Type, len(s.Fields))
-		for i, f := range s.Fields {
-			colTypes[i] = f.Type
+		if bo.QuerySink == nil {
+			return nil, ErrNoQuerySink
 		}
-		w := pl.QueryOutput
-		if w == nil {
-			w = os.Stdout
-		}
-		return print.NewTo(print.Config{}, colTypes, w), nil
+		return bo.QuerySink(s.Fields)
 	}
 	snk, _, err := pl.registry.CreateSink(ctx, factory.Table{Name: s.Table.ID.String(), Schema: s.Schema, Options: s.Options})
 	if err != nil {
@@ -150,9 +173,9 @@ func (pl *Plan) buildSink(ctx context.Context, s *Sink) (connector.Sink, error) 
 // RuntimeSpec builds the pipelines (see Build) and returns the runtime's
 // description of the job: its name, the runtime configuration parsed from
 // the job's settings, and one runtime pipeline per INSERT. It is what
-// `streamsql run` hands to runtime.NewJob.
-func (pl *Plan) RuntimeSpec(ctx context.Context) (runtime.JobSpec, error) {
-	pipes, err := pl.Build(ctx)
+// package job hands to runtime.NewJob.
+func (pl *Plan) RuntimeSpec(ctx context.Context, bo BuildOptions) (runtime.JobSpec, error) {
+	pipes, err := pl.Build(ctx, bo)
 	if err != nil {
 		return runtime.JobSpec{}, err
 	}

@@ -14,9 +14,52 @@ import (
 	"testing"
 
 	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/connectors/print"
 	"github.com/streamsql/streamsql/planner"
 	"github.com/streamsql/streamsql/runtime"
+	"github.com/streamsql/streamsql/types"
 )
+
+// printTo returns build options whose bare queries print to w, as package
+// job wires them.
+func printTo(w io.Writer) planner.BuildOptions {
+	return planner.BuildOptions{QuerySink: func(fields []types.Field) (connector.Sink, error) {
+		colTypes := make([]types.Type, len(fields))
+		for i, f := range fields {
+			colTypes[i] = f.Type
+		}
+		return print.NewTo(print.Config{}, colTypes, w), nil
+	}}
+}
+
+// TestBuildQueryNeedsASink: the planner knows no connector, so a bare
+// query without BuildOptions.QuerySink is an error, not a default sink.
+func TestBuildQueryNeedsASink(t *testing.T) {
+	p := compile(t, `SELECT 1 AS one;`)
+	if _, err := p.Build(context.Background(), planner.BuildOptions{}); !errors.Is(err, planner.ErrNoQuerySink) {
+		t.Fatalf("Build: %v, want ErrNoQuerySink", err)
+	}
+}
+
+// TestPipelineNamesAreBuildsNames: the names PipelineNames lists are those
+// of the pipelines Build creates (suffixed when two INSERTs write one
+// table; none for EXPLAIN).
+func TestPipelineNamesAreBuildsNames(t *testing.T) {
+	p := compile(t, `EXPLAIN SELECT 1;
+SELECT 1 AS one;
+SELECT 2 AS two;`)
+	pipes, err := p.Build(context.Background(), printTo(io.Discard))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var built []string
+	for _, pp := range pipes {
+		built = append(built, pp.Name)
+	}
+	if got := p.PipelineNames(); !slices.Equal(got, built) || !slices.Equal(got, []string{"print", "print-2"}) {
+		t.Errorf("PipelineNames %q, Build's names %q; want [print print-2] for both", got, built)
+	}
+}
 
 // TestBuildUnionOfValues builds a bare query over a UNION ALL of two VALUES
 // clauses: two sources, each applying its own flow's transform, into the
@@ -26,9 +69,8 @@ func TestBuildUnionOfValues(t *testing.T) {
 UNION ALL
 SELECT 10, UPPER('z');`)
 	var printed bytes.Buffer
-	p.QueryOutput = &printed
 	ctx := context.Background()
-	pipes, err := p.Build(ctx)
+	pipes, err := p.Build(ctx, printTo(&printed))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +116,7 @@ SELECT 10, UPPER('z');`)
 // with nothing else has no job to build.
 func TestBuildSkipsExplain(t *testing.T) {
 	p := compile(t, `EXPLAIN SELECT 1;`)
-	if _, err := p.Build(context.Background()); !errors.Is(err, planner.ErrNoJob) {
+	if _, err := p.Build(context.Background(), printTo(io.Discard)); !errors.Is(err, planner.ErrNoJob) {
 		t.Fatalf("Build: %v, want ErrNoJob", err)
 	}
 }
@@ -86,9 +128,8 @@ func TestRuntimeSpecRuns(t *testing.T) {
 	p := compile(t, `SET 'pipeline.name' = 'values-job';
 SELECT id * 10, UPPER(name) FROM (VALUES (1, 'a'), (2, 'b'), (3, CAST(NULL AS STRING))) AS t (id, name) WHERE id <> 2;`)
 	var printed bytes.Buffer
-	p.QueryOutput = &printed
 	ctx := context.Background()
-	spec, err := p.RuntimeSpec(ctx)
+	spec, err := p.RuntimeSpec(ctx, printTo(&printed))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +163,7 @@ INSERT INTO out1 SELECT id * 100, id > 5 FROM seq WHERE MOD(id, 2) = 0;`, planne
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec, err := p.RuntimeSpec(context.Background())
+	spec, err := p.RuntimeSpec(context.Background(), planner.BuildOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

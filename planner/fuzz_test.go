@@ -228,7 +228,6 @@ func FuzzCompile(f *testing.F) {
 		if text2 := p2.String(); text2 != text {
 			t.Fatalf("EXPLAIN differs between two runs:\n%s\n----\n%s", text, text2)
 		}
-		p.QueryOutput = io.Discard
 		runValues(t, p)
 	})
 }
@@ -279,7 +278,7 @@ func checkCompileErrors(t *testing.T, src string, err error) {
 func runValues(t *testing.T, p *planner.Plan) {
 	t.Helper()
 	ctx := context.Background()
-	spec, err := p.RuntimeSpec(ctx)
+	spec, err := p.RuntimeSpec(ctx, printTo(io.Discard))
 	if err != nil {
 		if err.Error() == "" {
 			t.Fatalf("empty RuntimeSpec error: %#v", err)
@@ -409,7 +408,6 @@ func FuzzCompileExpr(f *testing.F) {
 			if text := p.String(); !strings.HasPrefix(text, "Job: ") {
 				t.Fatalf("EXPLAIN text: %q", text)
 			}
-			p.QueryOutput = io.Discard
 			runValues(t, p)
 		}
 	})

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -32,6 +31,10 @@ type Options struct {
 	// pass os.LookupEnv as Env for the process environment.
 	Vars map[string]string
 	Env  func(string) (string, bool)
+	// Defaults are settings applied before the file's SET statements (the
+	// CLI's --config file): a SET of the file wins over them, and a RESET
+	// goes back to them.
+	Defaults map[string]string
 	// Set are settings applied after the file's SET statements (the
 	// CLI's --set key=value); they win over the file.
 	Set map[string]string
@@ -52,7 +55,8 @@ type Plan struct {
 	JobName string
 	// File is the file name given to the planner.
 	File string
-	// Settings are the effective SET options (file, then Options.Set).
+	// Settings are the effective SET options (Options.Defaults, the
+	// file, then Options.Set).
 	Settings map[string]string
 	// Checkpoint are the checkpoint settings in effect.
 	Checkpoint CheckpointSettings
@@ -65,9 +69,6 @@ type Plan struct {
 	Warnings []Warning
 	// Catalog is the catalog after the file's statements.
 	Catalog *Catalog
-	// QueryOutput is where Build's printing sink of a bare query writes;
-	// nil means standard output.
-	QueryOutput io.Writer
 
 	registry *factory.Registry
 }
@@ -279,7 +280,10 @@ func run(ctx context.Context, name, text string, opts Options, catalogOnly bool)
 	} else {
 		p.cat = NewCatalog()
 	}
-	p.plan = &Plan{File: name, Settings: map[string]string{}, Catalog: p.cat, registry: p.reg}
+	p.plan = &Plan{File: name, Settings: maps.Clone(opts.Defaults), Catalog: p.cat, registry: p.reg}
+	if p.plan.Settings == nil {
+		p.plan.Settings = map[string]string{}
+	}
 	for _, f := range parsed.Failures {
 		p.errs = append(p.errs, f.Err)
 		if f.Statement == nil && (f.Kind == ddl.KindSet || f.Kind == ddl.KindReset || f.Kind == ddl.KindUnknown) {
@@ -302,6 +306,9 @@ func run(ctx context.Context, name, text string, opts Options, catalogOnly bool)
 		case *ddl.Reset:
 			if s.Key == "" {
 				clear(p.plan.Settings)
+				maps.Copy(p.plan.Settings, opts.Defaults)
+			} else if v, ok := opts.Defaults[s.Key]; ok {
+				p.plan.Settings[s.Key] = v
 			} else {
 				delete(p.plan.Settings, s.Key)
 			}

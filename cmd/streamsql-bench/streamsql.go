@@ -110,7 +110,7 @@ func runStreamsql(ctx context.Context, name, bootstrap, src, dst string, expect 
 	if err != nil {
 		return res, fmt.Errorf("planning the job: %w", err)
 	}
-	spec, err := plan.RuntimeSpec(ctx)
+	spec, err := plan.RuntimeSpec(ctx, planner.BuildOptions{})
 	if err != nil {
 		return res, fmt.Errorf("building the job: %w", err)
 	}

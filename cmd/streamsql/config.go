@@ -12,7 +12,6 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/streamsql/streamsql/ddl"
 	"github.com/streamsql/streamsql/internal/suggest"
 	"github.com/streamsql/streamsql/runtime"
 )
@@ -171,46 +170,4 @@ func parseSets(sets []string) (map[string]string, error) {
 		out[strings.TrimSpace(k)] = strings.TrimSpace(v)
 	}
 	return out, nil
-}
-
-// fileSetKeys returns the keys the job file's SET statements leave set
-// (after its RESETs). Parse errors are ignored here: the planner reports
-// them.
-func fileSetKeys(path string, vars map[string]string) map[string]bool {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil
-	}
-	stmts, _ := ddl.Parse(path, string(data), ddl.Config{Vars: vars, Env: os.LookupEnv})
-	keys := map[string]bool{}
-	for _, s := range stmts {
-		switch s := s.(type) {
-		case *ddl.Set:
-			if s.Key != "" {
-				keys[s.Key] = true
-			}
-		case *ddl.Reset:
-			if s.Key == "" {
-				clear(keys)
-			} else {
-				delete(keys, s.Key)
-			}
-		}
-	}
-	return keys
-}
-
-// effectiveSets merges the configuration file's options under the job
-// file's SET statements and the --set flags over them: the planner applies
-// its Options.Set after the file's SETs, so a config key the file sets is
-// left out, and --set wins over everything.
-func effectiveSets(cfg map[string]string, fileKeys map[string]bool, flags map[string]string) map[string]string {
-	out := map[string]string{}
-	for k, v := range cfg {
-		if !fileKeys[k] {
-			out[k] = v
-		}
-	}
-	maps.Copy(out, flags)
-	return out
 }

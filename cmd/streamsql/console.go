@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/streamsql/streamsql/planner"
+	"github.com/streamsql/streamsql/job"
 	"github.com/streamsql/streamsql/runtime"
 )
 
@@ -103,36 +103,36 @@ func (c *console) handler(format string) slog.Handler {
 	return slog.NewTextHandler(c, nil)
 }
 
-// withHeader returns the output of the job's bare queries: before the
-// first row it writes the column names, "op[id, name]", in the shape of the
+// queryHeader returns the header of the output of the job's bare
+// queries: the column names, "op[id, name]", in the shape of the
 // "+I[1, foo]" lines that follow. With several bare queries each header
-// line names its query's statement.
-func withHeader(w io.Writer, plan *planner.Plan) io.Writer {
+// line names its query's statement. Without bare queries it is "".
+func queryHeader(pipes []job.Pipeline) string {
 	var headers []string
-	for _, ins := range plan.Inserts {
-		if ins.Explain || !ins.Sink.Print {
+	for _, p := range pipes {
+		if !p.Query {
 			continue
 		}
-		names := make([]string, len(ins.Sink.Fields))
-		for i, f := range ins.Sink.Fields {
+		names := make([]string, len(p.Columns))
+		for i, f := range p.Columns {
 			names[i] = f.Name
 		}
 		headers = append(headers, "op["+strings.Join(names, ", ")+"]")
 	}
 	if len(headers) == 0 {
-		return w
+		return ""
 	}
 	if len(headers) > 1 {
 		for i := range headers {
 			headers[i] += fmt.Sprintf("  (query %d)", i+1)
 		}
 	}
-	h := &headerWriter{w: w, header: strings.Join(headers, "\n") + "\n"}
-	return h
+	return strings.Join(headers, "\n") + "\n"
 }
 
-// headerWriter writes a header before the first write. It serialises the
-// writes of several printing sinks (one per bare query).
+// headerWriter writes header (set before the job runs) before the first
+// write. It serialises the writes of several printing sinks (one per bare
+// query).
 type headerWriter struct {
 	mu      sync.Mutex
 	written bool
@@ -166,18 +166,14 @@ func totals(st runtime.Status) (in, out int64) {
 
 // totalRows returns how many rows the job's sources will read when that
 // is known in advance (VALUES, datagen with number-of-rows), else 0.
-func totalRows(plan *planner.Plan) int64 {
+func totalRows(j *job.Job) int64 {
 	var n int64
-	for _, ins := range plan.Inserts {
-		if ins.Explain {
-			continue
-		}
-		for _, fl := range ins.Flows {
-			src := fl.Source
+	for _, p := range j.Describe() {
+		for _, src := range p.Sources {
 			switch {
-			case src.Table == nil:
-				n += int64(len(src.Values))
-			case src.Connector() == "datagen" && src.Options["number-of-rows"] != "":
+			case src.Connector == "values":
+				n += int64(src.Rows)
+			case src.Connector == "datagen" && src.Options["number-of-rows"] != "":
 				k, err := strconv.ParseInt(strings.TrimSpace(src.Options["number-of-rows"]), 10, 64)
 				if err != nil {
 					return 0
@@ -199,7 +195,7 @@ type monitor struct {
 	wg   sync.WaitGroup
 }
 
-func startMonitor(job *runtime.Job, c *console, log *slog.Logger, term bool, every time.Duration, total int64) *monitor {
+func startMonitor(job runtime.Metrics, c *console, log *slog.Logger, term bool, every time.Duration, total int64) *monitor {
 	if every <= 0 {
 		every = 10 * time.Second
 	}

@@ -36,7 +36,7 @@ import (
 	// The built-in connectors and formats.
 	_ "github.com/streamsql/streamsql/connectors/all"
 	"github.com/streamsql/streamsql/factory"
-	"github.com/streamsql/streamsql/planner"
+	"github.com/streamsql/streamsql/job"
 	"github.com/streamsql/streamsql/runtime"
 )
 
@@ -58,18 +58,14 @@ var errFailed = errors.New("failed")
 
 // run executes the command line args and returns the exit code.
 func run(args []string, stdout, stderr io.Writer) int {
-	return runWith(args, stdout, stderr, factory.Default)
-}
-
-// runWith is run with the registry that validates table options.
-func runWith(args []string, stdout, stderr io.Writer, reg *factory.Registry) int {
-	return execute(args, &env{stdout: stdout, stderr: stderr, reg: reg})
+	return execute(args, &env{stdout: stdout, stderr: stderr})
 }
 
 // env is what a command works with; tests replace parts of it.
 type env struct {
 	stdout, stderr io.Writer
-	// reg validates table options and creates connectors.
+	// reg validates table options and creates connectors; nil: the
+	// registered ones (factory.Default).
 	reg *factory.Registry
 	// signals, when set, replaces the process's SIGINT and SIGTERM.
 	signals <-chan os.Signal
@@ -184,27 +180,28 @@ Exit codes: 0 done, 1 the file has errors, 2 the command line (or the
 	}
 	jf.register(cmd)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		plan, err := jf.compile(cmd.Context(), e, args[0], nil)
+		j, err := jf.compile(cmd.Context(), e, args[0], nil)
 		if err != nil {
 			return err
 		}
 		if name == "explain" {
-			return plan.Explain(e.stdout)
+			return j.Explain(e.stdout)
 		}
-		printWarnings(e.stderr, plan)
-		fmt.Fprintf(e.stdout, "%s: OK (job %s, %d pipeline(s), %d warning(s))\n", args[0], plan.JobName, len(plan.Inserts), len(plan.Warnings))
+		warnings := j.Warnings()
+		printWarnings(e.stderr, args[0], warnings)
+		fmt.Fprintf(e.stdout, "%s: OK (job %s, %d pipeline(s), %d warning(s))\n", args[0], j.Name(), len(j.Pipelines()), len(warnings))
 		return nil
 	}
 	return cmd
 }
 
-// printWarnings writes the plan's warnings with their positions.
-func printWarnings(w io.Writer, plan *planner.Plan) {
-	for _, wa := range plan.Warnings {
-		if wa.Pos.IsValid() {
-			fmt.Fprintf(w, "%s:%d:%d: warning: %s\n", plan.File, wa.Pos.Line, wa.Pos.Column, wa.Message)
+// printWarnings writes the job file's warnings with their positions.
+func printWarnings(w io.Writer, file string, warnings []job.Warning) {
+	for _, wa := range warnings {
+		if wa.Line > 0 {
+			fmt.Fprintf(w, "%s:%d:%d: warning: %s\n", file, wa.Line, wa.Column, wa.Message)
 		} else {
-			fmt.Fprintf(w, "%s: warning: %s\n", plan.File, wa.Message)
+			fmt.Fprintf(w, "%s: warning: %s\n", file, wa.Message)
 		}
 	}
 }
@@ -221,11 +218,17 @@ func (jf *jobFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&jf.config, "config", "", "read job options from a YAML `FILE` (same keys as SET; below the file's SET statements)")
 }
 
-// compile plans the job file with the options of the config file, the
-// job file and --set, in that order of precedence (lowest first). A wrong
-// --set or config file is a usage error; errors in the job file are
-// printed and errFailed returned.
-func (jf *jobFlags) compile(ctx context.Context, e *env, file string, vars map[string]string) (*planner.Plan, error) {
+// compile compiles the job file with ${NAME} values from vars, then the
+// environment.
+func (jf *jobFlags) compile(ctx context.Context, e *env, file string, vars map[string]string) (*job.Job, error) {
+	return jf.compileWith(ctx, e, file, job.Options{Vars: vars})
+}
+
+// compileWith compiles the job file with opts and the options of the
+// config file, the job file and --set, in that order of precedence
+// (lowest first). A wrong --set or config file is a usage error; errors in
+// the job file are printed and errFailed returned.
+func (jf *jobFlags) compileWith(ctx context.Context, e *env, file string, opts job.Options) (*job.Job, error) {
 	flags, err := parseSets(jf.sets)
 	if err != nil {
 		return nil, err
@@ -236,19 +239,18 @@ func (jf *jobFlags) compile(ctx context.Context, e *env, file string, vars map[s
 			return nil, err
 		}
 	}
-	set := effectiveSets(cfg, fileSetKeys(file, vars), flags)
-	plan, err := planner.CompileFile(ctx, file, planner.Options{
-		Registry: e.reg, Env: os.LookupEnv, Vars: vars, Set: set, JobName: jf.jobName,
-	})
+	opts.Registry, opts.Env, opts.JobName = e.reg, os.LookupEnv, jf.jobName
+	opts.Defaults, opts.Set = cfg, flags
+	j, err := job.CompileFile(ctx, file, opts)
 	if err != nil {
-		errs := planner.Errors(err)
+		errs := job.Errors(err)
 		for _, pe := range errs {
 			fmt.Fprintf(e.stderr, "%v\n\n", pe)
 		}
 		fmt.Fprintf(e.stderr, "%s: %d error(s)\n", file, len(errs))
 		return nil, errFailed
 	}
-	return plan, nil
+	return j, nil
 }
 
 func exactlyOneFile(cmd *cobra.Command, args []string) error {

@@ -17,8 +17,8 @@ import (
 
 	"github.com/streamsql/streamsql/factory"
 	"github.com/streamsql/streamsql/internal/embedkafka"
-	"github.com/streamsql/streamsql/internal/metrics"
-	"github.com/streamsql/streamsql/planner"
+	"github.com/streamsql/streamsql/job"
+	"github.com/streamsql/streamsql/job/jobhttp"
 	"github.com/streamsql/streamsql/runtime"
 )
 
@@ -115,7 +115,14 @@ func (rf *runFlags) run(ctx context.Context, e *env, file string) error {
 	out := newConsole(e.stderr, term)
 	log := slog.New(out.handler(rf.logFormat))
 
-	var vars map[string]string
+	// Bare SELECTs print to standard output (on a terminal, above the
+	// status line), after a header naming the columns.
+	var qout io.Writer = e.stdout
+	if term && e.terminal >= 0 && isTerminalWriter(e.stdout) {
+		qout = out.other(e.stdout)
+	}
+	header := &headerWriter{w: qout}
+	opts := job.Options{Output: header, Logger: log, RestoreFrom: rf.fromCheckpoint, Testing: job.Testing{Faults: e.faults}}
 	if rf.embedded != "" {
 		b, err := embedkafka.Start(embedkafka.Options{Addr: rf.embedded})
 		if err != nil {
@@ -127,58 +134,41 @@ func (rf *runFlags) run(ctx context.Context, e *env, file string) error {
 		if v, ok := os.LookupEnv(bootstrapVar); ok {
 			fmt.Fprintf(out, "%s is set in the environment (%s): job files use that, not the embedded broker\n", bootstrapVar, v)
 		} else {
-			vars = map[string]string{bootstrapVar: b.Addr()}
+			opts.Vars = map[string]string{bootstrapVar: b.Addr()}
 		}
-		plan, err := rf.compile(ctx, e, file, vars)
+		j, err := rf.compileWith(ctx, e, file, opts)
 		if err != nil {
 			return err
 		}
-		if err := b.CreateTopics(ctx, embeddedTopics(plan, b.Addr())...); err != nil {
+		if err := b.CreateTopics(ctx, embeddedTopics(j, b.Addr())...); err != nil {
 			fmt.Fprintf(e.stderr, "streamsql: %v\n", err)
 			return errFailed
 		}
-		return rf.runPlan(ctx, e, plan, out, log, term)
+		return rf.runJob(ctx, e, file, j, header, out, log, term)
 	}
-	plan, err := rf.compile(ctx, e, file, vars)
+	j, err := rf.compileWith(ctx, e, file, opts)
 	if err != nil {
 		return err
 	}
-	return rf.runPlan(ctx, e, plan, out, log, term)
+	return rf.runJob(ctx, e, file, j, header, out, log, term)
 }
 
-// runPlan runs a planned job until it ends, fails or is stopped by a
-// signal.
-func (rf *runFlags) runPlan(ctx context.Context, e *env, plan *planner.Plan, out *console, log *slog.Logger, term bool) error {
-	for _, w := range plan.Warnings {
-		if w.Pos.IsValid() {
-			log.Warn(w.Message, "file", plan.File, "line", w.Pos.Line, "column", w.Pos.Column)
+// runJob runs a compiled job until it ends, fails or is stopped by a
+// signal. header is the job's Output, given its header here.
+func (rf *runFlags) runJob(ctx context.Context, e *env, file string, j *job.Job, header *headerWriter, out *console, log *slog.Logger, term bool) error {
+	for _, w := range j.Warnings() {
+		if w.Line > 0 {
+			log.Warn(w.Message, "file", file, "line", w.Line, "column", w.Column)
 		} else {
-			log.Warn(w.Message, "file", plan.File)
+			log.Warn(w.Message, "file", file)
 		}
 	}
-	var qout io.Writer = e.stdout
-	if term && e.terminal >= 0 && isTerminalWriter(e.stdout) {
-		qout = out.other(e.stdout)
-	}
-	plan.QueryOutput = withHeader(qout, plan)
+	header.header = queryHeader(j.Describe())
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	spec, err := plan.RuntimeSpec(ctx)
-	if err != nil {
-		fmt.Fprintf(e.stderr, "streamsql: %v\n", err)
-		return errFailed
-	}
-	spec.RestorePath = rf.fromCheckpoint
-	spec.Logger = log
-	spec.Faults = e.faults
-	job, err := runtime.NewJob(spec)
-	if err != nil {
-		fmt.Fprintf(e.stderr, "streamsql: %v\n", err)
-		return errFailed
-	}
 	if rf.httpAddr != "" {
-		srv, err := metrics.Serve(rf.httpAddr, job)
+		srv, err := jobhttp.Serve(rf.httpAddr, j)
 		if err != nil {
 			fmt.Fprintf(e.stderr, "streamsql: --http: %v\n", err)
 			return errFailed
@@ -189,22 +179,28 @@ func (rf *runFlags) runPlan(ctx context.Context, e *env, plan *planner.Plan, out
 
 	stopSignals := e.handleSignals(cancel, log)
 	defer stopSignals()
-	mon := startMonitor(job, out, log, term, e.statusEvery, totalRows(plan))
-	log.Info("job started", "job", plan.JobName, "pipelines", len(spec.Pipelines),
-		"checkpoint_interval", plan.Checkpoint.Interval.String(), "checkpoint_dir", plan.Checkpoint.Dir)
-	err = job.Run(ctx)
+	mon := startMonitor(j, out, log, term, e.statusEvery, totalRows(j))
+	cfg := j.Config()
+	log.Info("job started", "job", j.Name(), "pipelines", len(j.Pipelines()),
+		"checkpoint_interval", cfg.Checkpoint.Interval.String(), "checkpoint_dir", cfg.Checkpoint.Dir)
+	err := j.Run(ctx)
 	mon.stop()
-	st := job.Status()
+	st := j.Status()
 	in, outRecs := totals(st)
+	var se *job.StartError
+	if errors.As(err, &se) {
+		fmt.Fprintf(e.stderr, "streamsql: %v\n", se.Err)
+		return errFailed
+	}
 	if err != nil {
-		log.Error("job failed", "job", plan.JobName, "err", err)
+		log.Error("job failed", "job", j.Name(), "err", err)
 		var cl *runtime.CommitLostError
 		if errors.As(err, &cl) {
 			fmt.Fprintf(out, "streamsql: %v\n", cl)
 		}
 		return errFailed
 	}
-	log.Info("job "+strings.ToLower(string(st.State)), "job", plan.JobName, "records_in", in, "records_out", outRecs,
+	log.Info("job "+strings.ToLower(string(st.State)), "job", j.Name(), "records_in", in, "records_out", outRecs,
 		"checkpoints", st.Checkpoints.Completed, "last_checkpoint", st.Checkpoints.LastID)
 	return nil
 }
@@ -252,27 +248,25 @@ func (e *env) handleSignals(cancel context.CancelFunc, log *slog.Logger) func() 
 
 // embeddedTopics returns the topics of the job's Kafka tables whose
 // bootstrap servers are the embedded broker's address.
-func embeddedTopics(plan *planner.Plan, addr string) []string {
+func embeddedTopics(j *job.Job, addr string) []string {
 	var topics []string
-	add := func(opts map[string]string) {
-		switch opts["connector"] {
+	add := func(t job.Table) {
+		switch t.Connector {
 		case "kafka", "upsert-kafka":
 		default:
 			return
 		}
-		if !slices.Contains(factory.ParseList(opts["properties.bootstrap.servers"]), addr) {
+		if !slices.Contains(factory.ParseList(t.Options["properties.bootstrap.servers"]), addr) {
 			return
 		}
-		topics = append(topics, factory.ParseList(opts["topic"])...)
+		topics = append(topics, factory.ParseList(t.Options["topic"])...)
 	}
-	for _, ins := range plan.Inserts {
-		for _, fl := range ins.Flows {
-			if fl.Source.Table != nil {
-				add(fl.Source.Options)
-			}
+	for _, p := range j.Describe() {
+		for _, src := range p.Sources {
+			add(src)
 		}
-		if ins.Sink.Table != nil {
-			add(ins.Sink.Options)
+		if !p.Query {
+			add(p.Sink)
 		}
 	}
 	slices.Sort(topics)
