@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/streamsql/streamsql/internal/javatime"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -668,11 +669,10 @@ func (p *parser) dateTimeLit(kind string) Expr {
 	}
 	switch kind {
 	case "DATE":
-		d, err := time.Parse("2006-01-02", v)
-		if err != nil {
+		days, ok := javatime.ParseDate(v, javatime.LiteralDate)
+		if !ok {
 			bad("yyyy-mm-dd")
 		}
-		days := d.Unix() / 86400
 		return &Literal{Pos: pos, Kind: DateLit, Type: types.Date().NotNullable(), Value: types.DateValue(int32(days)), Text: st.val}
 	case "TIME":
 		frac := fracDigits(v)

@@ -19,6 +19,7 @@ import (
 	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/factory"
 	"github.com/streamsql/streamsql/formats/csv"
+	"github.com/streamsql/streamsql/internal/javatime"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -196,29 +197,14 @@ func parsePartitionValue(raw string, t types.Type) (types.Value, error) {
 	return types.Value{}, fmt.Errorf("partition columns of type %s are not supported", t)
 }
 
+// parseDate reads a DATE partition value: an ISO date (yyyy-MM-dd, as
+// java.time's LocalDate.parse), the form the sink writes.
 func parseDate(raw string) (int64, error) {
-	var y, m, d int
-	if _, err := fmt.Sscanf(raw, "%4d-%2d-%2d", &y, &m, &d); err != nil {
-		return 0, fmt.Errorf("not a date (yyyy-MM-dd): %w", err)
+	days, ok := javatime.ParseDate(raw, javatime.ISODate)
+	if !ok {
+		return 0, errors.New("not a date (yyyy-MM-dd)")
 	}
-	days := daysFromCivil(y, m, d)
 	return days, nil
-}
-
-// daysFromCivil returns days since 1970-01-01 of a proleptic Gregorian date.
-func daysFromCivil(y, m, d int) int64 {
-	if m <= 2 {
-		y--
-	}
-	era := y / 400
-	if y < 0 && y%400 != 0 {
-		era = (y - 399) / 400
-	}
-	yoe := y - era*400
-	mp := (m + 9) % 12
-	doy := (153*mp+2)/5 + d - 1
-	doe := yoe*365 + yoe/4 - yoe/100 + doy
-	return int64(era)*146097 + int64(doe) - 719468
 }
 
 type fileSplit struct {

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/streamsql/streamsql/internal/javafmt"
+	"github.com/streamsql/streamsql/internal/javatime"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -94,18 +95,18 @@ func (b *builder) castFunc(from, to types.Type) (convFn, error) {
 		switch ff {
 		case famString:
 			return func(v types.Value) (types.Value, error) {
-				d, ok := parseDate(strings.TrimSpace(v.Str()))
+				d, ok := javatime.ParseDate(strings.TrimSpace(v.Str()), javatime.SQLDate)
 				if !ok {
 					return types.Value{}, castErr(v.Str(), to)
 				}
-				return types.DateValue(d), nil
+				return types.DateValue(int32(d)), nil
 			}, nil
 		case famTimestamp:
 			loc := b.locFor(from)
 			return func(v types.Value) (types.Value, error) {
 				// Flink divides with truncation, so times before 1970 land
 				// on the next day (its behaviour, kept for fidelity).
-				return types.DateValue(int32(localMillis(v.Timestamp(), loc) / msPerDay)), nil
+				return types.DateValue(int32(javatime.LocalMillis(v.Timestamp(), loc) / javatime.MillisPerDay)), nil
 			}, nil
 		}
 	case famTime:
@@ -113,21 +114,23 @@ func (b *builder) castFunc(from, to types.Type) (convFn, error) {
 		switch ff {
 		case famString:
 			return func(v types.Value) (types.Value, error) {
-				t, ok := parseTime(strings.TrimSpace(v.Str()))
+				t, ok := javatime.ParseSQLTime(strings.TrimSpace(v.Str()))
 				if !ok {
 					return types.Value{}, castErr(v.Str(), to)
 				}
-				return types.TimeValue(truncNanos(t, p)), nil
+				return types.TimeValue(javatime.TruncNanos(t, p)), nil
 			}, nil
 		case famTimestamp:
 			loc := b.locFor(from)
 			return func(v types.Value) (types.Value, error) {
 				ts := v.Timestamp()
-				ms := floorMod(localMillis(ts, loc), msPerDay)
-				return types.TimeValue(truncNanos(ms*1e6+int64(ts.NanoOfMilli), p)), nil
+				ms := javatime.FloorMod(javatime.LocalMillis(ts, loc), javatime.MillisPerDay)
+				return types.TimeValue(javatime.TruncNanos(ms*1e6+int64(ts.NanoOfMilli), p)), nil
 			}, nil
 		case famTime:
-			return func(v types.Value) (types.Value, error) { return types.TimeValue(truncNanos(v.Time(), p)), nil }, nil
+			return func(v types.Value) (types.Value, error) {
+				return types.TimeValue(javatime.TruncNanos(v.Time(), p)), nil
+			}, nil
 		}
 	case famTimestamp:
 		p := to.Precision
@@ -136,20 +139,20 @@ func (b *builder) castFunc(from, to types.Type) (convFn, error) {
 		switch ff {
 		case famString:
 			return func(v types.Value) (types.Value, error) {
-				ts, ok := parseTimestamp(strings.TrimSpace(v.Str()))
+				ts, ok := javatime.ParseSQLTimestamp(strings.TrimSpace(v.Str()))
 				if !ok {
 					return types.Value{}, castErr(v.Str(), to)
 				}
 				if ltz {
-					ts = fromLocal(ts, loc)
+					ts = javatime.FromLocal(ts, loc)
 				}
 				return types.TimestampValue(ts.Truncate(p)), nil
 			}, nil
 		case famDate:
 			return func(v types.Value) (types.Value, error) {
-				ts := types.Timestamp{Millis: int64(v.Date()) * msPerDay}
+				ts := types.Timestamp{Millis: int64(v.Date()) * javatime.MillisPerDay}
 				if ltz {
-					ts = fromLocal(ts, loc)
+					ts = javatime.FromLocal(ts, loc)
 				}
 				return types.TimestampValue(ts), nil
 			}, nil
@@ -159,9 +162,9 @@ func (b *builder) castFunc(from, to types.Type) (convFn, error) {
 				ts := v.Timestamp()
 				switch {
 				case fromLTZ && !ltz:
-					ts = toLocal(ts, loc)
+					ts = javatime.ToLocal(ts, loc)
 				case !fromLTZ && ltz:
-					ts = fromLocal(ts, loc)
+					ts = javatime.FromLocal(ts, loc)
 				}
 				return types.TimestampValue(ts.Truncate(p)), nil
 			}, nil
@@ -549,13 +552,13 @@ func formatValue(v types.Value, t types.Type, loc *time.Location) string {
 	case types.KindChar, types.KindVarChar, types.KindBinary, types.KindVarBinary:
 		return v.Str()
 	case types.KindDate:
-		return formatDate(v.Date())
+		return javatime.FormatDate(v.Date())
 	case types.KindTime:
-		return formatTimeOfDay(v.Time(), t.Precision)
+		return javatime.FormatTimeOfDay(v.Time(), t.Precision)
 	case types.KindTimestamp:
-		return formatTimestamp(v.Timestamp(), t.Precision)
+		return javatime.FormatTimestamp(v.Timestamp(), t.Precision)
 	case types.KindTimestampLTZ:
-		return formatTimestamp(toLocal(v.Timestamp(), loc), t.Precision)
+		return javatime.FormatTimestamp(javatime.ToLocal(v.Timestamp(), loc), t.Precision)
 	case types.KindArray, types.KindMultiset:
 		var sb strings.Builder
 		sb.WriteByte('[')

@@ -131,9 +131,9 @@
 // shown and converted in the session time zone ([Options].Location, Flink's
 // table.local-time-zone). DATE_FORMAT, TO_TIMESTAMP, FROM_UNIXTIME and
 // UNIX_TIMESTAMP take Java DateTimeFormatter patterns ('yyyy-MM-dd
-// HH:mm:ss'; see javaFormat for the letters supported). TO_TIMESTAMP gives
-// NULL for text that does not parse and UNIX_TIMESTAMP gives
-// math.MinInt64, as Flink does. CURRENT_TIMESTAMP, NOW, LOCALTIMESTAMP,
+// HH:mm:ss'; internal/javatime's Pattern lists the letters supported).
+// TO_TIMESTAMP gives NULL for text that does not parse and UNIX_TIMESTAMP
+// gives math.MinInt64, as Flink does. CURRENT_TIMESTAMP, NOW, LOCALTIMESTAMP,
 // UNIX_TIMESTAMP() and UUID are evaluated per record (Flink's streaming
 // behaviour) and never folded.
 //

@@ -259,41 +259,13 @@ func TestNonDeterministicNotFolded(t *testing.T) {
 	}
 }
 
-func TestJavaDateFormat(t *testing.T) {
-	ts := time.Date(2024, 3, 5, 7, 8, 9, 123000000, time.UTC)
-	cases := []struct{ pattern, want string }{
-		{"yyyy-MM-dd HH:mm:ss", "2024-03-05 07:08:09"},
-		{"yyyy-MM-dd HH:mm:ss.SSS", "2024-03-05 07:08:09.123"},
-		{"yy/M/d h:mm a", "24/3/5 7:08 AM"},
-		{"EEE, d MMM yyyy", "Tue, 5 Mar 2024"},
-		{"EEEE MMMM", "Tuesday March"},
-		{"'at' HH 'o''clock'", "at 07 o'clock"},
-		{"D", "65"},
-		{"XXX Z", "Z +0000"},
-	}
-	for _, c := range cases {
-		f, err := compileJavaFormat(c.pattern)
-		if err != nil {
-			t.Fatalf("%q: %v", c.pattern, err)
-		}
-		if got := f.format(ts); got != c.want {
-			t.Errorf("format %q = %q, want %q", c.pattern, got, c.want)
-		}
-	}
-	f, _ := compileJavaFormat("yyyyMMddHHmmss")
-	p, ok := f.parse("20240305070809")
-	if !ok || !p.localTime().Equal(time.Date(2024, 3, 5, 7, 8, 9, 0, time.UTC)) {
-		t.Errorf("parse of adjacent fields: %v %v", p, ok)
-	}
-	f, _ = compileJavaFormat("yyyy-MM-dd HH:mm:ss XXX")
-	p, ok = f.parse("2024-03-05 07:08:09 +08:00")
-	if !ok || p.instant(time.UTC).Unix() != time.Date(2024, 3, 4, 23, 8, 9, 0, time.UTC).Unix() {
-		t.Errorf("parse with offset: %v %v", p, ok)
-	}
-	if _, err := compileJavaFormat("yyyy-MM-dd 'open"); !errors.Is(err, ErrInvalidArgument) {
+// TestDateFormatErrors checks that a bad pattern is an invalid argument
+// (the patterns themselves are tested in internal/javatime).
+func TestDateFormatErrors(t *testing.T) {
+	if _, err := compileFormat("yyyy-MM-dd 'open"); !errors.Is(err, ErrInvalidArgument) {
 		t.Errorf("unterminated quote: %v", err)
 	}
-	if _, err := compileJavaFormat("qqq"); !errors.Is(err, ErrInvalidArgument) {
+	if _, err := compileFormat("qqq"); !errors.Is(err, ErrInvalidArgument) {
 		t.Errorf("unknown letter: %v", err)
 	}
 }

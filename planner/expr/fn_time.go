@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/streamsql/streamsql/internal/javatime"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -35,7 +36,7 @@ func init() {
 			build: func(b *builder, c *Call, a []evalFn) (evalFn, error) {
 				return func([]types.Value) (types.Value, error) {
 					t := b.now().In(b.loc)
-					return types.DateValue(epochDays(t.Year(), t.Month(), t.Day())), nil
+					return types.DateValue(javatime.EpochDays(t.Year(), int(t.Month()), t.Day())), nil
 				}, nil
 			}},
 		&funcDef{name: "DATE_FORMAT", minArgs: 2, maxArgs: 2, expected: "DATE_FORMAT(TIMESTAMP|STRING, STRING format)",
@@ -83,7 +84,7 @@ func (b *builder) civilOf(t types.Type) func(types.Value) time.Time {
 		return func(v types.Value) time.Time { return time.Unix(int64(v.Date())*86400, 0).UTC() }
 	case types.KindTimestampLTZ:
 		loc := b.loc
-		return func(v types.Value) time.Time { return toLocal(v.Timestamp(), loc).Time() }
+		return func(v types.Value) time.Time { return javatime.ToLocal(v.Timestamp(), loc).Time() }
 	}
 	return func(v types.Value) time.Time { return v.Timestamp().Time() }
 }
@@ -92,22 +93,36 @@ func (b *builder) civilOf(t types.Type) func(types.Value) time.Time {
 func (b *builder) fromCivil(t types.Type) func(time.Time) types.Value {
 	switch t.Kind {
 	case types.KindDate:
-		return func(c time.Time) types.Value { return types.DateValue(epochDays(c.Year(), c.Month(), c.Day())) }
+		return func(c time.Time) types.Value {
+			return types.DateValue(javatime.EpochDays(c.Year(), int(c.Month()), c.Day()))
+		}
 	case types.KindTimestampLTZ:
 		loc := b.loc
-		return func(c time.Time) types.Value { return types.TimestampValue(fromLocal(types.TimestampFromTime(c), loc)) }
+		return func(c time.Time) types.Value {
+			return types.TimestampValue(javatime.FromLocal(types.TimestampFromTime(c), loc))
+		}
 	}
 	return func(c time.Time) types.Value { return types.TimestampValue(types.TimestampFromTime(c)) }
 }
 
+// compileFormat compiles a Java date-time pattern; a bad pattern is an
+// invalid argument.
+func compileFormat(p string) (*javatime.Pattern, error) {
+	f, err := javatime.Compile(p)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidArgument, err)
+	}
+	return f, nil
+}
+
 // formatCache compiles a constant pattern once.
-func (b *builder) format(c *Call, i int, args []evalFn, def string) (func(row []types.Value) (*javaFormat, bool, error), error) {
+func (b *builder) format(c *Call, i int, args []evalFn, def string) (func(row []types.Value) (*javatime.Pattern, bool, error), error) {
 	if i >= len(args) {
-		f, err := compileJavaFormat(def)
+		f, err := compileFormat(def)
 		if err != nil {
 			return nil, err
 		}
-		return func([]types.Value) (*javaFormat, bool, error) { return f, false, nil }, nil
+		return func([]types.Value) (*javatime.Pattern, bool, error) { return f, false, nil }, nil
 	}
 	if isConstant(c.Args[i]) {
 		v, err := args[i](nil)
@@ -115,21 +130,21 @@ func (b *builder) format(c *Call, i int, args []evalFn, def string) (func(row []
 			return nil, err
 		}
 		if v.IsNull() {
-			return func([]types.Value) (*javaFormat, bool, error) { return nil, true, nil }, nil
+			return func([]types.Value) (*javatime.Pattern, bool, error) { return nil, true, nil }, nil
 		}
-		f, err := compileJavaFormat(v.Str())
+		f, err := compileFormat(v.Str())
 		if err != nil {
 			return nil, err
 		}
-		return func([]types.Value) (*javaFormat, bool, error) { return f, false, nil }, nil
+		return func([]types.Value) (*javatime.Pattern, bool, error) { return f, false, nil }, nil
 	}
 	fn := args[i]
-	return func(row []types.Value) (*javaFormat, bool, error) {
+	return func(row []types.Value) (*javatime.Pattern, bool, error) {
 		v, err := fn(row)
 		if err != nil || v.IsNull() {
 			return nil, true, err
 		}
-		f, err := compileJavaFormat(v.Str())
+		f, err := compileFormat(v.Str())
 		return f, false, err
 	}, nil
 }
@@ -160,13 +175,13 @@ func buildDateFormat(b *builder, c *Call, a []evalFn) (evalFn, error) {
 		if err != nil || null {
 			return types.Value{}, err
 		}
-		if f.zoned {
+		if f.Zoned() {
 			// Flink formats a LocalDateTime and fails on offset fields.
 			return types.Value{}, fmt.Errorf("%w: DATE_FORMAT cannot print a time-zone offset (Z, X, x)", ErrInvalidArgument)
 		}
 		var ct time.Time
 		if isStr {
-			ts, ok := parseTimestamp(v.Str())
+			ts, ok := javatime.ParseSQLTimestamp(v.Str())
 			if !ok {
 				return types.Value{}, nil
 			}
@@ -174,7 +189,7 @@ func buildDateFormat(b *builder, c *Call, a []evalFn) (evalFn, error) {
 		} else {
 			ct = civ(v)
 		}
-		return types.Str(f.format(ct)), nil
+		return types.Str(f.Format(ct)), nil
 	}, nil
 }
 
@@ -191,12 +206,12 @@ func buildToTimestamp(ltz bool) func(*builder, *Call, []evalFn) (evalFn, error) 
 		if len(a) == 1 {
 			// Without a pattern Flink accepts 'yyyy-MM-dd[ HH:mm[:ss[.f...]]]'.
 			return strict1(a[0], func(v types.Value) (types.Value, error) {
-				ts, ok := parseTimestamp(strings.TrimSpace(v.Str()))
+				ts, ok := javatime.ParseSQLTimestamp(strings.TrimSpace(v.Str()))
 				if !ok {
 					return types.Value{}, nil
 				}
 				if ltz {
-					ts = fromLocal(ts, loc)
+					ts = javatime.FromLocal(ts, loc)
 				}
 				return types.TimestampValue(ts.Truncate(3)), nil
 			}), nil
@@ -210,14 +225,14 @@ func buildToTimestamp(ltz bool) func(*builder, *Call, []evalFn) (evalFn, error) 
 			if err != nil || null {
 				return types.Value{}, err
 			}
-			p, ok := f.parse(v.Str())
+			p, ok := f.Parse(v.Str())
 			if !ok {
 				return types.Value{}, nil
 			}
 			if ltz {
-				return types.TimestampValue(types.TimestampFromTime(p.instant(loc)).Truncate(3)), nil
+				return types.TimestampValue(types.TimestampFromTime(p.Instant(loc)).Truncate(3)), nil
 			}
-			return types.TimestampValue(types.TimestampFromTime(p.localTime()).Truncate(3)), nil
+			return types.TimestampValue(types.TimestampFromTime(p.LocalTime()).Truncate(3)), nil
 		}, nil
 	}
 }
@@ -281,7 +296,7 @@ func buildFromUnixtime(b *builder, c *Call, a []evalFn) (evalFn, error) {
 		if !isInt {
 			secs = int64(f(v))
 		}
-		return types.Str(jf.format(time.Unix(secs, 0).In(loc))), nil
+		return types.Str(jf.Format(time.Unix(secs, 0).In(loc))), nil
 	}, nil
 }
 
@@ -306,11 +321,11 @@ func buildUnixTimestamp(b *builder, c *Call, a []evalFn) (evalFn, error) {
 		if err != nil || null {
 			return types.Value{}, err
 		}
-		p, ok := f.parse(v.Str())
+		p, ok := f.Parse(v.Str())
 		if !ok {
 			return types.Int64(math.MinInt64), nil
 		}
-		return types.Int64(p.instant(loc).Unix()), nil
+		return types.Int64(p.Instant(loc).Unix()), nil
 	}, nil
 }
 
@@ -389,9 +404,9 @@ func buildExtract(b *builder, c *Call, a []evalFn) (evalFn, error) {
 			r = int64(ct.Nanosecond())
 		case UnitEpoch:
 			if t.Kind == types.KindTimestampLTZ {
-				r = floorDiv(v.Timestamp().Millis, 1000)
+				r = javatime.FloorDiv(v.Timestamp().Millis, 1000)
 			} else {
-				r = floorDiv(ct.UnixMilli(), 1000)
+				r = javatime.FloorDiv(ct.UnixMilli(), 1000)
 			}
 		default:
 			return types.Value{}, fmt.Errorf("%w: EXTRACT(%s ...)", ErrInvalidArgument, unit)
@@ -411,7 +426,7 @@ func (b *builder) buildTruncTime(c *Call, a evalFn, ceil bool) (evalFn, error) {
 		loc := b.loc
 		return strict1(a, func(v types.Value) (types.Value, error) {
 			ts := v.Timestamp()
-			off := offsetMillis(ts.Millis, loc)
+			off := javatime.OffsetMillis(ts.Millis, loc)
 			ct := types.Timestamp{Millis: ts.Millis + off, NanoOfMilli: ts.NanoOfMilli}.Time()
 			fl := floorTime(ct, unit)
 			if ceil && !fl.Equal(ct) {
@@ -492,8 +507,8 @@ func addUnit(t time.Time, u TimeUnit, n int64) time.Time {
 func addMonths(t time.Time, n int64) time.Time {
 	y, m, d := t.Date()
 	total := int64(y)*12 + int64(m-1) + n
-	ny, nm := int(floorDiv(total, 12)), time.Month(floorMod(total, 12)+1)
-	d = min(d, daysIn(ny, nm))
+	ny, nm := int(javatime.FloorDiv(total, 12)), time.Month(javatime.FloorMod(total, 12)+1)
+	d = min(d, javatime.DaysInMonth(ny, int(nm)))
 	return time.Date(ny, nm, d, t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), time.UTC)
 }
 

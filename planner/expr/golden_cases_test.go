@@ -3,6 +3,7 @@ package expr
 import (
 	"math"
 
+	"github.com/streamsql/streamsql/internal/javatime"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -32,14 +33,17 @@ type gcase struct {
 // Value helpers.
 var null types.Value
 
-func vi(i int64) types.Value     { return types.Int64(i) }
-func vf(f float64) types.Value   { return types.Float64(f) }
-func vs(s string) types.Value    { return types.Str(s) }
-func vb(b bool) types.Value      { return types.Bool(b) }
-func vd(s string) types.Value    { d, _ := types.ParseDecimal(s); return types.DecimalValue(d) }
-func vdate(s string) types.Value { d, _ := parseDate(s); return types.DateValue(d) }
+func vi(i int64) types.Value   { return types.Int64(i) }
+func vf(f float64) types.Value { return types.Float64(f) }
+func vs(s string) types.Value  { return types.Str(s) }
+func vb(b bool) types.Value    { return types.Bool(b) }
+func vd(s string) types.Value  { d, _ := types.ParseDecimal(s); return types.DecimalValue(d) }
+func vdate(s string) types.Value {
+	d, _ := javatime.ParseDate(s, javatime.SQLDate)
+	return types.DateValue(int32(d))
+}
 func vts(s string) types.Value {
-	ts, ok := parseTimestamp(s)
+	ts, ok := javatime.ParseSQLTimestamp(s)
 	if !ok {
 		panic("bad timestamp " + s)
 	}

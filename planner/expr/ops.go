@@ -1140,3 +1140,7 @@ func buildItem(b *builder, c *Call, args []evalFn) (evalFn, error) {
 		return types.Value{}, nil
 	}), nil
 }
+
+func bigPow10(n int) *big.Int {
+	return new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(n)), nil)
+}

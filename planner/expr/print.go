@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/streamsql/streamsql/internal/javafmt"
+	"github.com/streamsql/streamsql/internal/javatime"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -57,11 +58,11 @@ func literalSQL(v types.Value, t types.Type) string {
 	case types.KindBinary, types.KindVarBinary:
 		return "CAST(X'" + hex.EncodeToString(v.Bytes()) + "' AS " + tn + ")"
 	case types.KindDate:
-		return "DATE '" + formatDate(v.Date()) + "'"
+		return "DATE '" + javatime.FormatDate(v.Date()) + "'"
 	case types.KindTime:
-		return "TIME '" + formatTimeOfDay(v.Time(), t.Precision) + "'"
+		return "TIME '" + javatime.FormatTimeOfDay(v.Time(), t.Precision) + "'"
 	case types.KindTimestamp:
-		return "CAST(TIMESTAMP '" + formatTimestamp(v.Timestamp(), 9) + "' AS " + tn + ")"
+		return "CAST(TIMESTAMP '" + javatime.FormatTimestamp(v.Timestamp(), 9) + "' AS " + tn + ")"
 	case types.KindTimestampLTZ:
 		return "CAST(TO_TIMESTAMP_LTZ(" + strconv.FormatInt(v.Timestamp().Millis, 10) + ", 3) AS " + tn + ")"
 	case types.KindArray:

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"unsafe"
 
+	"github.com/streamsql/streamsql/internal/javatime"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -24,58 +25,6 @@ var (
 // UnsafeString returns b as a string without copying. The result must not
 // outlive b's next modification; use it only for transient parsing.
 func UnsafeString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
-
-// daysFromCivil returns days since 1970-01-01 of a proleptic Gregorian date.
-func daysFromCivil(y, m, d int64) int64 {
-	if m <= 2 {
-		y--
-	}
-	era := y / 400
-	if y < 0 && y%400 != 0 {
-		era = (y - 399) / 400
-	}
-	yoe := y - era*400
-	mp := (m + 9) % 12
-	doy := (153*mp+2)/5 + d - 1
-	doe := yoe*365 + yoe/4 - yoe/100 + doy
-	return era*146097 + doe - 719468
-}
-
-// civilFromDays is the inverse of daysFromCivil.
-func civilFromDays(z int64) (y, m, d int64) {
-	z += 719468
-	era := z / 146097
-	if z < 0 && z%146097 != 0 {
-		era = (z - 146096) / 146097
-	}
-	doe := z - era*146097
-	yoe := (doe - doe/1460 + doe/36524 - doe/146096) / 365
-	y = yoe + era*400
-	doy := doe - (365*yoe + yoe/4 - yoe/100)
-	mp := (5*doy + 2) / 153
-	d = doy - (153*mp+2)/5 + 1
-	m = mp + 3
-	if m > 12 {
-		m -= 12
-	}
-	if m <= 2 {
-		y++
-	}
-	return y, m, d
-}
-
-func daysIn(y, m int64) int64 {
-	switch m {
-	case 2:
-		if y%4 == 0 && (y%100 != 0 || y%400 == 0) {
-			return 29
-		}
-		return 28
-	case 4, 6, 9, 11:
-		return 30
-	}
-	return 31
-}
 
 func pad(dst []byte, v int64, width int) []byte {
 	var buf [20]byte
@@ -94,7 +43,7 @@ func pad(dst []byte, v int64, width int) []byte {
 // AppendDate appends days since the epoch as ISO_LOCAL_DATE (yyyy-MM-dd;
 // years beyond 9999 get a '+', negative years a '-', as java.time prints).
 func AppendDate(dst []byte, days int64) []byte {
-	y, m, d := civilFromDays(days)
+	y, m, d := javatime.CivilFromDays(days)
 	switch {
 	case y > 9999:
 		dst = append(dst, '+')
@@ -136,8 +85,8 @@ func AppendTime(dst []byte, nanos int64, fraction bool) []byte {
 // AppendTimestamp appends ts as date, sep, time (with minimal fraction) and,
 // if zone is set, a literal 'Z'.
 func AppendTimestamp(dst []byte, ts types.Timestamp, sep byte, zone bool) []byte {
-	days := floorDiv(ts.Millis, 86400000)
-	msOfDay := ts.Millis - days*86400000
+	days := javatime.FloorDiv(ts.Millis, javatime.MillisPerDay)
+	msOfDay := ts.Millis - days*javatime.MillisPerDay
 	dst = AppendDate(dst, days)
 	dst = append(dst, sep)
 	dst = AppendTime(dst, msOfDay*1e6+int64(ts.NanoOfMilli), true)
@@ -145,14 +94,6 @@ func AppendTimestamp(dst []byte, ts types.Timestamp, sep byte, zone bool) []byte
 		dst = append(dst, 'Z')
 	}
 	return dst
-}
-
-func floorDiv(a, b int64) int64 {
-	q := a / b
-	if (a%b != 0) && ((a < 0) != (b < 0)) {
-		q--
-	}
-	return q
 }
 
 func digits(b []byte, n int) (int64, bool) {
@@ -170,38 +111,14 @@ func digits(b []byte, n int) (int64, bool) {
 	return v, true
 }
 
-// ParseDate parses yyyy-MM-dd into days since the epoch.
+// ParseDate parses an ISO date (yyyy-MM-dd, java.time's ISO_LOCAL_DATE)
+// into days since the epoch.
 func ParseDate(b []byte) (int64, error) {
-	days, n, err := parseDate(b)
-	if err != nil || n != len(b) {
+	days, ok := javatime.ParseDate(UnsafeString(b), javatime.ISODate)
+	if !ok {
 		return 0, ErrSyntax
 	}
 	return days, nil
-}
-
-func parseDate(b []byte) (int64, int, error) {
-	i, neg := 0, false
-	if len(b) > 0 && (b[0] == '+' || b[0] == '-') {
-		neg = b[0] == '-'
-		i = 1
-	}
-	j := i
-	for j < len(b) && b[j] >= '0' && b[j] <= '9' {
-		j++
-	}
-	if j-i < 4 || j-i > 9 || j+6 > len(b) || b[j] != '-' || b[j+3] != '-' {
-		return 0, 0, ErrSyntax
-	}
-	y, _ := digits(b[i:], j-i)
-	if neg {
-		y = -y
-	}
-	m, ok1 := digits(b[j+1:], 2)
-	d, ok2 := digits(b[j+4:], 2)
-	if !ok1 || !ok2 || m < 1 || m > 12 || d < 1 || d > daysIn(y, m) {
-		return 0, 0, ErrSyntax
-	}
-	return daysFromCivil(y, m, d), j + 6, nil
 }
 
 // ParseTime parses HH:mm:ss[.fffffffff] into nanoseconds of the day, as
@@ -261,8 +178,8 @@ func parseTime(b []byte) (int64, int, error) {
 // trailing 'Z'. Seconds are optional with sep 'T' (java.time's
 // ISO_LOCAL_TIME) and required otherwise (Flink's SQL format).
 func ParseTimestamp(b []byte, sep byte, zone bool) (types.Timestamp, error) {
-	days, n, err := parseDate(b)
-	if err != nil || n >= len(b) || b[n] != sep {
+	days, n, ok := javatime.ParseDatePrefix(UnsafeString(b), javatime.ISODate)
+	if !ok || n >= len(b) || b[n] != sep {
 		return types.Timestamp{}, ErrSyntax
 	}
 	rest := b[n+1:]

@@ -1,4 +1,4 @@
-package expr
+package javatime
 
 import (
 	"fmt"
@@ -9,14 +9,14 @@ import (
 	"github.com/streamsql/streamsql/types"
 )
 
-// javaFormat is a compiled Java date-time pattern ('yyyy-MM-dd HH:mm:ss'),
+// Pattern is a compiled Java date-time pattern ('yyyy-MM-dd HH:mm:ss'),
 // the patterns of DATE_FORMAT, TO_TIMESTAMP, FROM_UNIXTIME and
 // UNIX_TIMESTAMP. Supported letters: y (year), M (month: M, MM, MMM,
 // MMMM), d (day), D (day of year), H (0-23), h (1-12), k (1-24), K (0-11),
 // m, s, S (fraction of second), a (AM/PM), E (day name: E..EEE, EEEE), Z
 // (+0800), X/XX/XXX (Z or +08, +0800, +08:00) and x/xx/xxx; text in single
 // quotes (” for a quote) and any other non-letter is literal.
-type javaFormat struct {
+type Pattern struct {
 	toks []fmtTok
 	// zoned is set when the pattern prints a zone or offset (Z, X, x),
 	// which DATE_FORMAT cannot do: it formats a date-time without a zone.
@@ -29,8 +29,10 @@ type fmtTok struct {
 	lit    string
 }
 
-func compileJavaFormat(p string) (*javaFormat, error) {
-	f := &javaFormat{}
+// Compile compiles a Java date-time pattern. It fails on an unterminated
+// quote or a pattern letter outside the supported set.
+func Compile(p string) (*Pattern, error) {
+	f := &Pattern{}
 	for i := 0; i < len(p); {
 		c := p[i]
 		switch {
@@ -39,7 +41,7 @@ func compileJavaFormat(p string) (*javaFormat, error) {
 			var sb strings.Builder
 			for {
 				if j >= len(p) {
-					return nil, fmt.Errorf("%w: unterminated quote in date format %q", ErrInvalidArgument, p)
+					return nil, fmt.Errorf("unterminated quote in date format %q", p)
 				}
 				if p[j] == '\'' {
 					if j+1 < len(p) && p[j+1] == '\'' {
@@ -63,7 +65,7 @@ func compileJavaFormat(p string) (*javaFormat, error) {
 				j++
 			}
 			if !strings.ContainsRune("yuMLdDHhkKmsSaEZXxn", rune(c)) {
-				return nil, fmt.Errorf("%w: unsupported pattern letter %q in date format %q", ErrInvalidArgument, c, p)
+				return nil, fmt.Errorf("unsupported pattern letter %q in date format %q", c, p)
 			}
 			f.toks = append(f.toks, fmtTok{letter: c, count: j - i})
 			f.zoned = f.zoned || c == 'Z' || c == 'X' || c == 'x'
@@ -76,8 +78,12 @@ func compileJavaFormat(p string) (*javaFormat, error) {
 	return f, nil
 }
 
-// format prints t (its wall clock and zone) with the pattern.
-func (f *javaFormat) format(t time.Time) string {
+// Zoned reports whether the pattern prints a zone or offset (Z, X, x),
+// which DATE_FORMAT cannot do: it formats a date-time without a zone.
+func (f *Pattern) Zoned() bool { return f.zoned }
+
+// Format prints t (its wall clock and zone) with the pattern.
+func (f *Pattern) Format(t time.Time) string {
 	var sb strings.Builder
 	for _, tk := range f.toks {
 		if tk.letter == 0 {
@@ -88,9 +94,9 @@ func (f *javaFormat) format(t time.Time) string {
 		switch tk.letter {
 		case 'y', 'u':
 			if n == 2 {
-				sb.WriteString(pad(t.Year()%100, 2))
+				sb.WriteString(Pad(t.Year()%100, 2))
 			} else {
-				sb.WriteString(pad(t.Year(), n))
+				sb.WriteString(Pad(t.Year(), n))
 			}
 		case 'M', 'L':
 			switch {
@@ -99,41 +105,41 @@ func (f *javaFormat) format(t time.Time) string {
 			case n == 3:
 				sb.WriteString(t.Month().String()[:3])
 			default:
-				sb.WriteString(pad(int(t.Month()), n))
+				sb.WriteString(Pad(int(t.Month()), n))
 			}
 		case 'd':
-			sb.WriteString(pad(t.Day(), n))
+			sb.WriteString(Pad(t.Day(), n))
 		case 'D':
-			sb.WriteString(pad(t.YearDay(), n))
+			sb.WriteString(Pad(t.YearDay(), n))
 		case 'H':
-			sb.WriteString(pad(t.Hour(), n))
+			sb.WriteString(Pad(t.Hour(), n))
 		case 'k':
 			h := t.Hour()
 			if h == 0 {
 				h = 24
 			}
-			sb.WriteString(pad(h, n))
+			sb.WriteString(Pad(h, n))
 		case 'h':
 			h := t.Hour() % 12
 			if h == 0 {
 				h = 12
 			}
-			sb.WriteString(pad(h, n))
+			sb.WriteString(Pad(h, n))
 		case 'K':
-			sb.WriteString(pad(t.Hour()%12, n))
+			sb.WriteString(Pad(t.Hour()%12, n))
 		case 'm':
-			sb.WriteString(pad(t.Minute(), n))
+			sb.WriteString(Pad(t.Minute(), n))
 		case 's':
-			sb.WriteString(pad(t.Second(), n))
+			sb.WriteString(Pad(t.Second(), n))
 		case 'S':
-			fr := pad(t.Nanosecond(), 9)
+			fr := Pad(t.Nanosecond(), 9)
 			if n <= 9 {
 				sb.WriteString(fr[:n])
 			} else {
 				sb.WriteString(fr + strings.Repeat("0", n-9))
 			}
 		case 'n':
-			sb.WriteString(pad(t.Nanosecond(), n))
+			sb.WriteString(Pad(t.Nanosecond(), n))
 		case 'a':
 			if t.Hour() < 12 {
 				sb.WriteString("AM")
@@ -179,11 +185,11 @@ func formatOffset(off int, colon, _ bool) string {
 	if colon {
 		sep = ":"
 	}
-	return sign + pad(off/3600, 2) + sep + pad(off/60%60, 2)
+	return sign + Pad(off/3600, 2) + sep + Pad(off/60%60, 2)
 }
 
-// parsed holds the fields read by javaFormat.parse.
-type parsed struct {
+// Fields holds the fields read by [Pattern.Parse].
+type Fields struct {
 	year, month, day, yday   int
 	hour, minute, sec, nanos int
 	pm, hasAMPM, hasOffset   bool
@@ -194,9 +200,9 @@ func isNumericLetter(c byte) bool {
 	return strings.IndexByte("yuMLdDHhkKmsSn", c) >= 0
 }
 
-// parse reads s with the pattern; the whole of s must match.
-func (f *javaFormat) parse(s string) (parsed, bool) {
-	p := parsed{year: 1970, month: 1, day: 1}
+// Parse reads s with the pattern; the whole of s must match.
+func (f *Pattern) Parse(s string) (Fields, bool) {
+	p := Fields{year: 1970, month: 1, day: 1}
 	pos := 0
 	for ti, tk := range f.toks {
 		if tk.letter == 0 {
@@ -333,7 +339,7 @@ func (f *javaFormat) parse(s string) (parsed, bool) {
 	if p.hasAMPM && p.pm {
 		p.hour += 12
 	}
-	if p.month < 1 || p.month > 12 || p.day < 1 || p.day > daysIn(p.year, time.Month(p.month)) ||
+	if p.month < 1 || p.month > 12 || p.day < 1 || p.day > DaysInMonth(p.year, p.month) ||
 		p.hour > 23 || p.minute > 59 || p.sec > 59 {
 		return p, false
 	}
@@ -372,23 +378,23 @@ func parseOffset(s string) (int, int, bool) {
 	return n, off, true
 }
 
-// localTime returns the parsed fields as a wall-clock time in UTC (a
+// LocalTime returns the parsed fields as a wall-clock time in UTC (a
 // TIMESTAMP value), ignoring any parsed offset.
-func (p parsed) localTime() time.Time {
+func (p Fields) LocalTime() time.Time {
 	if p.yday > 0 {
 		return time.Date(p.year, 1, p.yday, p.hour, p.minute, p.sec, p.nanos, time.UTC)
 	}
 	return time.Date(p.year, time.Month(p.month), p.day, p.hour, p.minute, p.sec, p.nanos, time.UTC)
 }
 
-// instant returns the parsed fields as an instant: in the parsed offset
+// Instant returns the parsed fields as an instant: in the parsed offset
 // when there was one, otherwise in loc.
-func (p parsed) instant(loc *time.Location) time.Time {
-	lt := p.localTime()
+func (p Fields) Instant(loc *time.Location) time.Time {
+	lt := p.LocalTime()
 	if p.hasOffset {
 		return lt.Add(-time.Duration(p.offsetSecs) * time.Second)
 	}
 	// An ambiguous wall time takes standard time, a time in a gap moves
 	// forward, as Flink's UNIX_TIMESTAMP does (java.util.TimeZone rules).
-	return fromLocalPick(types.TimestampFromTime(lt), loc, true).Time()
+	return FromLocalPick(types.TimestampFromTime(lt), loc, true).Time()
 }
