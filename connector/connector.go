@@ -26,6 +26,12 @@ type TaskInfo struct {
 	Job string
 	// Table is the catalog name of the table the task reads or writes.
 	Table string
+	// Sink is, for sink tasks, the sink's id in the job ("pipeline/table"):
+	// unique within the job even when several INSERTs write one table,
+	// and stable across restarts (checkpoints store committables under
+	// it). It is empty for source tasks and when the caller is not the
+	// runtime.
+	Sink string
 	// Index is the task's index among Parallelism tasks of its operator.
 	Index int
 	// Parallelism is the number of tasks of the operator.
@@ -171,6 +177,16 @@ type TwoPhaseSink interface {
 	// Committer returns the sink's committer. It is created once per run,
 	// before any writer is opened.
 	Committer(ctx context.Context, job string) (Committer, error)
+}
+
+// ScopedTwoPhaseSink is implemented by two-phase sinks whose committer must
+// know which sink of the job it serves: for example to tell its own
+// leftovers from those of another sink of the job (another INSERT into
+// the same table) that writes to the same place. The runtime then calls
+// ScopedCommitter instead of Committer, with sink as in TaskInfo.Sink.
+type ScopedTwoPhaseSink interface {
+	TwoPhaseSink
+	ScopedCommitter(ctx context.Context, job, sink string) (Committer, error)
 }
 
 // Committer commits and aborts committables. All methods must be safe to

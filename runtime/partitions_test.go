@@ -68,3 +68,52 @@ func TestRestoredRunMarksUnknownSplits(t *testing.T) {
 	}
 	r.verify(t, r.full())
 }
+
+// scopedSink is a FileSink that records the sink ids it gets.
+type scopedSink struct {
+	*testkit.FileSink
+	mu         sync.Mutex
+	committers []string
+	tasks      map[string]bool
+}
+
+func (s *scopedSink) ScopedCommitter(ctx context.Context, job, sink string) (connector.Committer, error) {
+	s.mu.Lock()
+	s.committers = append(s.committers, sink)
+	s.mu.Unlock()
+	return s.FileSink.Committer(ctx, job)
+}
+
+func (s *scopedSink) Open(ctx context.Context, task connector.TaskInfo) (connector.Writer, error) {
+	s.mu.Lock()
+	s.tasks[task.Sink] = true
+	s.mu.Unlock()
+	return s.FileSink.Open(ctx, task)
+}
+
+// TestSinkIDReachesSinks (issue 15.6): a connector.ScopedTwoPhaseSink gets
+// its committer through ScopedCommitter with the sink's id in the job, and
+// its writers get the same id in TaskInfo.Sink, so that two sinks of one
+// table (two INSERTs) can tell their files apart.
+func TestSinkIDReachesSinks(t *testing.T) {
+	r := newRig(t)
+	r.sinks, r.partitions, r.per = 2, 2, 20
+	var sinks []*scopedSink
+	r.tweak = func(s *runtime.JobSpec) {
+		for i := range s.Pipelines[0].Sinks {
+			sk := &scopedSink{FileSink: s.Pipelines[0].Sinks[i].Sink.(*testkit.FileSink), tasks: map[string]bool{}}
+			s.Pipelines[0].Sinks[i].Sink = sk
+			sinks = append(sinks, sk)
+		}
+	}
+	if err := runJob(t, r.job(t), time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []string{"main/out-a", "main/out-b"} {
+		s := sinks[i]
+		if len(s.committers) != 1 || s.committers[0] != want || len(s.tasks) != 1 || !s.tasks[want] {
+			t.Errorf("sink %d: committers for %q, tasks with Sink %v; want %q", i, s.committers, s.tasks, want)
+		}
+	}
+	r.verify(t, r.full())
+}

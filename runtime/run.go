@@ -222,7 +222,13 @@ func (a *attempt) openCommitters(ctx context.Context) error {
 		if !ok {
 			continue
 		}
-		c, err := tp.Committer(ctx, a.j.spec.Name)
+		var c connector.Committer
+		var err error
+		if sc, ok := tp.(connector.ScopedTwoPhaseSink); ok {
+			c, err = sc.ScopedCommitter(ctx, a.j.spec.Name, s.id)
+		} else {
+			c, err = tp.Committer(ctx, a.j.spec.Name)
+		}
 		if err != nil {
 			return fmt.Errorf("sink %q: create committer: %w", s.id, err)
 		}
@@ -626,7 +632,7 @@ func (t *sinkTask) start(g *errgroup.Group, ctx context.Context) {
 
 func (t *sinkTask) run(ctx context.Context) (err error) {
 	a := t.a
-	info := connector.TaskInfo{Job: a.j.spec.Name, Table: t.sink.spec.Name, Index: t.index,
+	info := connector.TaskInfo{Job: a.j.spec.Name, Table: t.sink.spec.Name, Sink: t.sink.id, Index: t.index,
 		Parallelism: len(t.sink.tasks), Logger: a.j.log.With("sink", t.sink.id, "task", t.index),
 		Commits: sinkTracker{a.tracker, t.sink.index}, RestoredCheckpoint: a.restoredID}
 	w, err := t.sink.spec.Sink.Open(ctx, info)

@@ -151,8 +151,8 @@ func TestTwoPhaseCommit(t *testing.T) {
 	if got := readRows(t, dir, Config{}, columns); !slices.Equal(got, []string{"1,a", "2,b"}) {
 		t.Fatalf("committed rows %v", got)
 	}
-	if got := visibleFiles(t, dir); len(got) != 1 || !strings.HasSuffix(got[0], ".csv") || !strings.HasPrefix(got[0], "part-job_out-") {
-		t.Fatalf("visible files %v, want one part-job_out-*.csv", got)
+	if got := visibleFiles(t, dir); len(got) != 1 || !strings.HasSuffix(got[0], ".csv") || !strings.HasPrefix(got[0], "part-job_out_") {
+		t.Fatalf("visible files %v, want one part-job_out_<hash>-*.csv", got)
 	}
 	// An empty checkpoint pre-commits nothing.
 	if cs, err := w.PreCommit(ctx, 2); err != nil || len(cs) != 0 {

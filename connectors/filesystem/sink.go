@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -24,13 +25,28 @@ import (
 	"github.com/streamsql/streamsql/types"
 )
 
-// Sink is the filesystem sink. It implements connector.TwoPhaseSink.
+// Sink is the filesystem sink. It implements connector.ScopedTwoPhaseSink.
+//
+// File names carry a tag of the job and the sink ("part-<tag>-<run>-<task>-<n>"):
+// the runtime's sink id (TaskInfo.Sink), else the table's name. Recovery
+// deletes the in-progress files of its own tag that no pending committable
+// owns, so two INSERTs into one path (two sinks of one job) never delete
+// each other's pending files. The tag is the readable names followed by a
+// hash of the exact pair, so job "a_b" with table "c" and job "a" with
+// table "b_c" get different tags. In-progress files written before tags
+// had the hash are still committed when a restored checkpoint lists them
+// (committables hold full paths); leftovers of that older format are not
+// deleted, since their tag cannot tell whose they are (they are hidden
+// files, never part of the output).
 type Sink struct {
 	cfg     Config
 	columns []types.Field // the table's physical columns
 	data    []types.Field // the columns written into files
 	format  *factory.Format
 	now     func() time.Time
+	// syncDir fsyncs a directory (a field so that tests can see the
+	// calls).
+	syncDir func(dir string) error
 }
 
 // NewSink returns a filesystem sink for rows of the table's physical
@@ -45,7 +61,7 @@ func NewSink(cfg Config, columns []types.Field, format *factory.Format) (*Sink, 
 	if format == nil {
 		return nil, fmt.Errorf("%w: a format is required", ErrConfig)
 	}
-	s := &Sink{cfg: cfg, columns: columns, data: dataFields(columns, cfg.PartitionKeys), format: format, now: time.Now}
+	s := &Sink{cfg: cfg, columns: columns, data: dataFields(columns, cfg.PartitionKeys), format: format, now: time.Now, syncDir: syncDir}
 	if _, err := format.NewEncoder(s.data); err != nil {
 		return nil, err
 	}
@@ -58,9 +74,21 @@ func (s *Sink) Parallelism() int { return s.cfg.Parallelism }
 
 var unsafeNameChars = regexp.MustCompile(`[^A-Za-z0-9_]+`)
 
-// fileTag makes a file-name-safe tag of the job and table names.
-func fileTag(job, table string) string {
-	return unsafeNameChars.ReplaceAllString(job+"_"+table, "_")
+// maxTagName bounds the readable part of a file tag.
+const maxTagName = 80
+
+// fileTag makes a file-name-safe tag of the job's name and the sink's
+// scope (its id in the job, or the table's name): the names with unsafe
+// characters replaced, then a hash of the exact pair, which makes tags
+// unambiguous. A tag has no '-', so the prefix ".part-<tag>-" matches the
+// files of one tag only.
+func fileTag(job, scope string) string {
+	name := unsafeNameChars.ReplaceAllString(job+"_"+scope, "_")
+	if len(name) > maxTagName {
+		name = name[:maxTagName]
+	}
+	h := sha256.Sum256([]byte(job + "\x00" + scope))
+	return name + "_" + hex.EncodeToString(h[:6])
 }
 
 // committable is the JSON form of a connector.Committable of this sink.
@@ -80,15 +108,27 @@ func (s *Sink) Open(_ context.Context, task connector.TaskInfo) (connector.Write
 	if err != nil {
 		return nil, fmt.Errorf("filesystem sink: %w", err)
 	}
+	scope := task.Sink
+	if scope == "" {
+		scope = s.cfg.Table
+	}
 	return &writer{
-		sink: s, task: task.Index, run: hex.EncodeToString(b[:]), tag: fileTag(task.Job, s.cfg.Table),
+		sink: s, task: task.Index, run: hex.EncodeToString(b[:]), tag: fileTag(task.Job, scope),
 		enc: enc, open: map[string]*partFile{}, lastCheck: s.now(),
 	}, nil
 }
 
-// Committer returns the sink's committer for the job named job.
+// Committer returns the sink's committer for the job named job, when the
+// caller does not say which sink of the job this is: its tag is the
+// table's name, as for writers opened without TaskInfo.Sink.
 func (s *Sink) Committer(_ context.Context, job string) (connector.Committer, error) {
 	return &committer{sink: s, tag: fileTag(job, s.cfg.Table)}, nil
+}
+
+// ScopedCommitter returns the committer of the sink with id sink
+// (TaskInfo.Sink) of the job named job.
+func (s *Sink) ScopedCommitter(_ context.Context, job, sink string) (connector.Committer, error) {
+	return &committer{sink: s, tag: fileTag(job, sink)}, nil
 }
 
 // partFile is an in-progress file being written.
@@ -222,7 +262,7 @@ func (w *writer) file(dir string) (*partFile, error) {
 		// Make the new directories' entries durable, so that a file
 		// committed into them survives a power loss.
 		for d := full; d != filepath.Dir(d); d = filepath.Dir(d) {
-			if err := syncDir(filepath.Dir(d)); err != nil {
+			if err := w.sink.syncDir(filepath.Dir(d)); err != nil {
 				return nil, err
 			}
 			if d == filepath.Clean(w.sink.cfg.Path) {
@@ -268,7 +308,10 @@ func (w *writer) roll(dir string) error {
 
 // PreCommit rolls every open file and returns one committable per file
 // rolled since the last PreCommit. Empty files are never written: a file
-// is created by its first row.
+// is created by its first row. The directories of those files are fsynced
+// first: a file's content is fsynced when it is rolled, but its directory
+// entry is durable only once its directory is, and a committable must not
+// name a file that a power loss could remove.
 func (w *writer) PreCommit(context.Context, int64) ([]connector.Committable, error) {
 	if w.failed != nil {
 		return nil, w.failed
@@ -276,6 +319,15 @@ func (w *writer) PreCommit(context.Context, int64) ([]connector.Committable, err
 	for dir := range w.open {
 		if err := w.roll(dir); err != nil {
 			return nil, w.fail(err)
+		}
+	}
+	synced := map[string]bool{}
+	for _, c := range w.rolled {
+		if dir := filepath.Dir(c.InProgress); !synced[dir] {
+			if err := w.sink.syncDir(dir); err != nil {
+				return nil, w.fail(err)
+			}
+			synced[dir] = true
 		}
 	}
 	out := make([]connector.Committable, 0, len(w.rolled))
