@@ -11,6 +11,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/streamsql/streamsql/internal/sqlregex"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -386,7 +387,7 @@ func (b *builder) regex(pattern evalFn, isConst bool) (func(row []types.Value) (
 		}
 		var re *regexp.Regexp
 		if !v.IsNull() {
-			re, _ = regexp.Compile(javaRegex(v.Str()))
+			re, _ = regexp.Compile(sqlregex.Java(v.Str()))
 		}
 		return func([]types.Value) (*regexp.Regexp, bool, error) { return re, v.IsNull(), nil }, nil
 	}
@@ -395,63 +396,9 @@ func (b *builder) regex(pattern evalFn, isConst bool) (func(row []types.Value) (
 		if err != nil || v.IsNull() {
 			return nil, true, err
 		}
-		re, _ := regexp.Compile(javaRegex(v.Str()))
+		re, _ := regexp.Compile(sqlregex.Java(v.Str()))
 		return re, false, nil
 	}, nil
-}
-
-// posixClasses maps Java's \p{Name} ASCII classes to RE2's POSIX classes.
-var posixClasses = map[string]string{
-	"Alpha": "alpha", "Digit": "digit", "Alnum": "alnum", "Upper": "upper", "Lower": "lower",
-	"Punct": "punct", "Space": "space", "XDigit": "xdigit", "Blank": "blank", "Cntrl": "cntrl",
-	"Graph": "graph", "Print": "print", "ASCII": "ascii",
-}
-
-// javaRegex rewrites the java.util.regex syntax that RE2 spells differently:
-// the POSIX classes \p{Alpha}, \P{Digit}, ... Everything else is passed
-// through; constructs RE2 lacks (look-around, back-references, possessive
-// quantifiers) make the pattern invalid, which gives NULL.
-func javaRegex(p string) string {
-	if !strings.Contains(p, `\p{`) && !strings.Contains(p, `\P{`) {
-		return p
-	}
-	var sb strings.Builder
-	inClass := false
-	for i := 0; i < len(p); i++ {
-		c := p[i]
-		switch {
-		case c == '\\' && i+1 < len(p):
-			if (p[i+1] == 'p' || p[i+1] == 'P') && i+2 < len(p) && p[i+2] == '{' {
-				if end := strings.IndexByte(p[i+3:], '}'); end >= 0 {
-					if cls, ok := posixClasses[p[i+3:i+3+end]]; ok {
-						neg := ""
-						if p[i+1] == 'P' {
-							neg = "^"
-						}
-						if inClass {
-							sb.WriteString("[:" + neg + cls + ":]")
-						} else {
-							sb.WriteString("[" + neg + "[:" + cls + ":]]")
-						}
-						i += 3 + end
-						continue
-					}
-				}
-			}
-			sb.WriteByte(c)
-			sb.WriteByte(p[i+1])
-			i++
-		case c == '[' && !inClass:
-			inClass = true
-			sb.WriteByte(c)
-		case c == ']' && inClass:
-			inClass = false
-			sb.WriteByte(c)
-		default:
-			sb.WriteByte(c)
-		}
-	}
-	return sb.String()
 }
 
 // buildRegexpReplace: an invalid pattern gives NULL (Flink logs and returns
@@ -588,59 +535,13 @@ func checkLike(c *Call) (types.Type, error) {
 	return withNull(types.Boolean(), allNotNull(c)), nil
 }
 
-// likeMatcher compiles a LIKE pattern: % matches any sequence, _ any one
-// character, and the escape character makes the next one literal.
+// likeMatcher compiles a LIKE pattern; errors wrap ErrInvalidArgument.
 func likeMatcher(pattern, escape string) (func(string) bool, error) {
-	var esc rune = -1
-	if escape != "" {
-		if utf8.RuneCountInString(escape) != 1 {
-			return nil, fmt.Errorf("%w: LIKE escape must be one character, got %q", ErrInvalidArgument, escape)
-		}
-		esc, _ = utf8.DecodeRuneInString(escape)
-	}
-	var sb strings.Builder
-	sb.WriteString("(?s)^")
-	rs := []rune(pattern)
-	for i := 0; i < len(rs); i++ {
-		r := rs[i]
-		switch {
-		case r == esc:
-			if i+1 >= len(rs) {
-				return nil, fmt.Errorf("%w: LIKE pattern %q ends with the escape character", ErrInvalidArgument, pattern)
-			}
-			i++
-			sb.WriteString(regexp.QuoteMeta(string(rs[i])))
-		case r == '%':
-			sb.WriteString(".*")
-		case r == '_':
-			sb.WriteString(".")
-		default:
-			sb.WriteString(regexp.QuoteMeta(string(r)))
-		}
-	}
-	sb.WriteString("$")
-	// Plain prefix/suffix/contains patterns avoid the regexp engine.
-	if escape == "" && !strings.ContainsAny(pattern, "_") {
-		inner := strings.Trim(pattern, "%")
-		if !strings.Contains(inner, "%") {
-			pre, suf := strings.HasPrefix(pattern, "%"), strings.HasSuffix(pattern, "%") && len(pattern) > 1
-			switch {
-			case pre && suf:
-				return func(s string) bool { return strings.Contains(s, inner) }, nil
-			case pre:
-				return func(s string) bool { return strings.HasSuffix(s, inner) }, nil
-			case suf:
-				return func(s string) bool { return strings.HasPrefix(s, inner) }, nil
-			default:
-				return func(s string) bool { return s == inner }, nil
-			}
-		}
-	}
-	re, err := regexp.Compile(sb.String())
+	m, err := sqlregex.Like(pattern, escape)
 	if err != nil {
-		return nil, fmt.Errorf("%w: LIKE pattern %q: %v", ErrInvalidArgument, pattern, err)
+		return nil, fmt.Errorf("%w: %w", ErrInvalidArgument, err)
 	}
-	return re.MatchString, nil
+	return m, nil
 }
 
 func buildLike(negated bool) func(*builder, *Call, []evalFn) (evalFn, error) {
