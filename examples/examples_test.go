@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	_ "github.com/streamsql/streamsql/connectors/all" // every connector and format the job files name
 	"github.com/streamsql/streamsql/job"
 )
 

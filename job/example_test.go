@@ -12,6 +12,9 @@ import (
 	"time"
 
 	"github.com/streamsql/streamsql/connector"
+	// The built-in connectors and formats (datagen, blackhole, ...): a
+	// program imports the ones its SQL names; package job registers none.
+	_ "github.com/streamsql/streamsql/connectors/all"
 	"github.com/streamsql/streamsql/factory"
 	"github.com/streamsql/streamsql/job"
 	"github.com/streamsql/streamsql/runtime"

@@ -28,13 +28,24 @@
 // options, columns), [Job.Config] (checkpointing, restarts),
 // [Job.Warnings] (each with a [WarningKind]) and [Job.Explain].
 //
-// # Custom connectors and formats
+// # Connectors and formats
 //
-// [NewRegistry] returns a copy of the built-in registry (every connector
-// of connectors/all and every format); register a [factory.ConnectorFactory]
-// or [factory.FormatFactory] in it and pass it as Options.Registry, and
-// the job's SQL can name them in 'connector' and 'format'. The copy keeps
-// the program's additions out of factory.Default. Connector traits
+// Package job registers no connector or format of its own accord (only
+// the print connector, which it uses to print bare SELECTs): a program
+// imports the ones its SQL names, each registering itself in
+// factory.Default from init(). Import connectors/all for every built-in
+// connector and format, as the CLI does:
+//
+//	import _ "github.com/streamsql/streamsql/connectors/all"
+//
+// or only some, such as connectors/kafka and formats, to keep the others
+// (and their dependencies) out of the program.
+//
+// [NewRegistry] returns a copy of what is registered; register a
+// [factory.ConnectorFactory] or [factory.FormatFactory] in it and pass it
+// as Options.Registry, and the job's SQL can name them in 'connector' and
+// 'format'. The copy keeps the program's additions out of
+// factory.Default. Connector traits
 // (readable metadata, changelog modes) of a program's connector go in
 // Options.Traits; without them it is append-only without metadata.
 //
@@ -67,7 +78,6 @@ import (
 	"sync"
 
 	"github.com/streamsql/streamsql/connector"
-	_ "github.com/streamsql/streamsql/connectors/all" // the built-in connectors and formats
 	"github.com/streamsql/streamsql/connectors/print"
 	"github.com/streamsql/streamsql/factory"
 	"github.com/streamsql/streamsql/planner"
@@ -96,8 +106,9 @@ func (e *StartError) Error() string { return fmt.Sprintf("job %s: %v", e.Job, e.
 // Unwrap returns the cause.
 func (e *StartError) Unwrap() error { return e.Err }
 
-// NewRegistry returns a registry holding the built-in connectors and
-// formats, a copy that the caller may register its own into.
+// NewRegistry returns a copy of the connectors and formats registered in
+// factory.Default (by the packages the program imports, such as
+// connectors/all), which the caller may register its own into.
 func NewRegistry() *factory.Registry { return factory.Default.Clone() }
 
 // Errors returns the errors of a Compile error one by one, in file order:
@@ -108,7 +119,8 @@ func Errors(err error) []error { return planner.Errors(err) }
 // Options configure Compile.
 type Options struct {
 	// Registry holds the connectors and formats the SQL may name; nil
-	// means the built-ins (factory.Default).
+	// means factory.Default: those of the packages the program imports
+	// (connectors/all for every built-in one).
 	Registry *factory.Registry
 	// Traits declare metadata keys and changelog modes of connectors the
 	// planner does not know (see planner.ConnectorTraits).

@@ -7,7 +7,9 @@ import (
 	"io"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -302,5 +304,30 @@ func TestHandlerServesTheJob(t *testing.T) {
 	}
 	if got := get("/healthz"); strings.TrimSpace(got) != "ok" {
 		t.Errorf("/healthz: %q", got)
+	}
+}
+
+// TestImportsNoConnector: package job and the planner leave the choice of
+// connectors to the program. Neither depends on a connector (job only on
+// print, for bare SELECTs) nor on the Kafka client.
+func TestImportsNoConnector(t *testing.T) {
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("the go command is needed to list imports: %v", err)
+	}
+	for pkg, allowed := range map[string][]string{
+		"github.com/streamsql/streamsql/job":     {"github.com/streamsql/streamsql/connectors/print"},
+		"github.com/streamsql/streamsql/planner": nil,
+	} {
+		out, err := exec.Command(gobin, "list", "-deps", pkg).CombinedOutput()
+		if err != nil {
+			t.Fatalf("go list -deps %s: %v\n%s", pkg, err, out)
+		}
+		for _, dep := range strings.Fields(string(out)) {
+			if strings.HasPrefix(dep, "github.com/streamsql/streamsql/connectors/") && !slices.Contains(allowed, dep) ||
+				strings.HasPrefix(dep, "github.com/twmb/franz-go") {
+				t.Errorf("%s depends on %s", pkg, dep)
+			}
+		}
 	}
 }

@@ -3,7 +3,8 @@
 // SIGINT/SIGTERM cancel (a graceful stop with a final checkpoint), and
 // logs the job's status every second while it runs. Its sink is the
 // program's own connector, 'counter', registered in a copy of the
-// built-in registry and named from SQL.
+// registry of the built-in connectors (imported from connectors/all) and
+// named from SQL.
 //
 //	go run ./examples/embed            # 20 rows, then it ends
 //	go run ./examples/embed -rows 0    # unbounded; Ctrl-C stops
@@ -22,6 +23,11 @@ import (
 	"time"
 
 	"github.com/streamsql/streamsql/connector"
+	// The built-in connectors and formats; package job registers none.
+	// A program may import only the ones its SQL names instead (here
+	// connectors/datagen), which keeps the others' dependencies, such as
+	// the Kafka client, out of its binary.
+	_ "github.com/streamsql/streamsql/connectors/all"
 	"github.com/streamsql/streamsql/factory"
 	"github.com/streamsql/streamsql/job"
 	"github.com/streamsql/streamsql/types"
