@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/streamsql/streamsql/internal/javafmt"
+	"github.com/streamsql/streamsql/internal/jsonpath"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -93,105 +94,13 @@ func buildJSONValue(b *builder, c *Call, a []evalFn) (evalFn, error) {
 	}), nil
 }
 
-type pathStep struct {
-	key   string
-	index int // -1 for a key step
-}
-
-func parseJSONPath(p string) ([]pathStep, error) {
-	s := strings.TrimSpace(p)
-	for _, mode := range []string{"lax ", "strict "} {
-		if strings.HasPrefix(strings.ToLower(s), mode) {
-			s = strings.TrimSpace(s[len(mode):])
-		}
+// parseJSONPath parses a JSON path; errors wrap ErrInvalidArgument.
+func parseJSONPath(p string) (*jsonpath.Path, error) {
+	path, err := jsonpath.Parse(p)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidArgument, err)
 	}
-	if !strings.HasPrefix(s, "$") {
-		return nil, fmt.Errorf("%w: JSON path %q must start with $", ErrInvalidArgument, p)
-	}
-	s = s[1:]
-	var steps []pathStep
-	for len(s) > 0 {
-		switch s[0] {
-		case '.':
-			s = s[1:]
-			if strings.HasPrefix(s, `"`) {
-				end := strings.IndexByte(s[1:], '"')
-				if end < 0 {
-					return nil, fmt.Errorf("%w: JSON path %q: unterminated name", ErrInvalidArgument, p)
-				}
-				steps = append(steps, pathStep{key: s[1 : end+1], index: -1})
-				s = s[end+2:]
-				continue
-			}
-			end := strings.IndexAny(s, ".[")
-			if end < 0 {
-				end = len(s)
-			}
-			if end == 0 {
-				return nil, fmt.Errorf("%w: JSON path %q: empty name", ErrInvalidArgument, p)
-			}
-			steps = append(steps, pathStep{key: s[:end], index: -1})
-			s = s[end:]
-		case '[':
-			end := strings.IndexByte(s, ']')
-			if end < 0 {
-				return nil, fmt.Errorf("%w: JSON path %q: missing ]", ErrInvalidArgument, p)
-			}
-			inner := strings.TrimSpace(s[1:end])
-			s = s[end+1:]
-			if len(inner) >= 2 && (inner[0] == '\'' || inner[0] == '"') && inner[len(inner)-1] == inner[0] {
-				steps = append(steps, pathStep{key: inner[1 : len(inner)-1], index: -1})
-				continue
-			}
-			n, err := strconv.Atoi(inner)
-			if err != nil || n < 0 {
-				return nil, fmt.Errorf("%w: JSON path %q: bad index %q", ErrInvalidArgument, p, inner)
-			}
-			steps = append(steps, pathStep{index: n})
-		default:
-			return nil, fmt.Errorf("%w: JSON path %q: unexpected %q", ErrInvalidArgument, p, s[0])
-		}
-	}
-	return steps, nil
-}
-
-// walkJSON returns the raw JSON at the path, found reports whether it
-// exists; err is set when the document is not valid JSON.
-func walkJSON(doc string, steps []pathStep) (raw json.RawMessage, found bool, err error) {
-	cur := json.RawMessage(doc)
-	if !json.Valid(cur) {
-		return nil, false, fmt.Errorf("%w: invalid JSON", ErrInvalidArgument)
-	}
-	for _, st := range steps {
-		cur = bytes.TrimSpace(cur)
-		if st.index < 0 {
-			if len(cur) == 0 || cur[0] != '{' {
-				return nil, false, nil
-			}
-			var obj map[string]json.RawMessage
-			if err := json.Unmarshal(cur, &obj); err != nil {
-				return nil, false, err
-			}
-			next, ok := obj[st.key]
-			if !ok {
-				return nil, false, nil
-			}
-			cur = next
-			continue
-		}
-		if len(cur) == 0 || cur[0] != '[' {
-			return nil, false, nil
-		}
-		var arr []json.RawMessage
-		if err := json.Unmarshal(cur, &arr); err != nil {
-			return nil, false, err
-		}
-		if st.index >= len(arr) {
-			return nil, false, nil
-		}
-		cur = arr[st.index]
-	}
-	return bytes.TrimSpace(cur), true, nil
+	return path, nil
 }
 
 type jsonKind int
@@ -205,7 +114,7 @@ const (
 
 func buildJSON(kind jsonKind) func(*builder, *Call, []evalFn) (evalFn, error) {
 	return func(b *builder, c *Call, a []evalFn) (evalFn, error) {
-		var constPath []pathStep
+		var constPath *jsonpath.Path
 		if isConstant(c.Args[1]) {
 			v, err := a[1](nil)
 			if err != nil {
@@ -226,7 +135,7 @@ func buildJSON(kind jsonKind) func(*builder, *Call, []evalFn) (evalFn, error) {
 					return types.Value{}, err
 				}
 			}
-			raw, found, err := walkJSON(doc.Str(), steps)
+			raw, found, err := steps.Find(doc.Str())
 			switch kind {
 			case jsonExists:
 				// A JSON null at the path counts as absent, as in Flink.
