@@ -293,8 +293,8 @@ type Pipeline struct {
 	Columns []types.Field
 	// Sources are the tables the pipeline reads (several for UNION ALL).
 	Sources []Table
-	// Sink is the table the pipeline writes; Name "print" and no
-	// connector for a bare SELECT.
+	// Sink is the table the pipeline writes; for a bare SELECT only its
+	// Name, "print", is set.
 	Sink Table
 }
 
@@ -327,7 +327,11 @@ func (j *Job) Describe() []Pipeline {
 			Statement: ins.Statement,
 			Query:     ins.Sink.Print,
 			Columns:   slices.Clone(ins.Sink.Fields),
-			Sink:      Table{Name: ins.Sink.Name(), Connector: ins.Sink.Connector(), Options: maps.Clone(ins.Sink.Options)},
+		}
+		if ins.Sink.Print {
+			p.Sink = Table{Name: ins.Sink.Name()}
+		} else {
+			p.Sink = Table{Name: ins.Sink.Name(), Connector: ins.Sink.Connector(), Options: maps.Clone(ins.Sink.Options)}
 		}
 		for _, fl := range ins.Flows {
 			p.Sources = append(p.Sources, Table{Name: fl.Source.Name(), Connector: fl.Source.Connector(),

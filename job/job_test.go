@@ -182,7 +182,7 @@ func TestDescribe(t *testing.T) {
 		p.Sources[0].Name != "a" || p.Sources[0].Connector != "datagen" || p.Sources[0].Options["number-of-rows"] != "100" {
 		t.Errorf("pipeline 0: %+v", p)
 	}
-	if p := d[1]; p.Name != "print" || !p.Query || p.Sink.Name != "print" || len(p.Columns) != 1 || p.Columns[0].Name != "n" ||
+	if p := d[1]; p.Name != "print" || !p.Query || p.Sink.Name != "print" || p.Sink.Connector != "" || p.Sink.Options != nil || len(p.Columns) != 1 || p.Columns[0].Name != "n" ||
 		p.Columns[0].Type.Kind != types.KindBigInt {
 		t.Errorf("pipeline 1 (the bare SELECT): %+v", p)
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -156,6 +157,36 @@ SELECT FROM src;
 		}
 		if stderr != want {
 			t.Errorf("%s: stderr\n%s\nwant\n%s", cmd, stderr, want)
+		}
+	}
+}
+
+// TestCLIIsAClientOfJob: the CLI plans, validates, explains and runs jobs
+// through package job (and serves metrics through job/jobhttp), never
+// through the planner or the metrics server directly. It uses runtime only
+// for the types job hands out (Status, CommitLostError) and the settings'
+// declarations.
+func TestCLIIsAClientOfJob(t *testing.T) {
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("the go command is needed to list imports: %v", err)
+	}
+	out, err := exec.Command(gobin, "list", "-f", `{{join .Imports "\n"}}`, ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	imports := strings.Fields(string(out))
+	for _, want := range []string{"github.com/streamsql/streamsql/job", "github.com/streamsql/streamsql/job/jobhttp"} {
+		if !strings.Contains(" "+strings.Join(imports, " ")+" ", " "+want+" ") {
+			t.Errorf("the CLI does not import %s", want)
+		}
+	}
+	for _, imp := range imports {
+		switch {
+		case strings.HasPrefix(imp, "github.com/streamsql/streamsql/planner"),
+			imp == "github.com/streamsql/streamsql/ddl",
+			imp == "github.com/streamsql/streamsql/internal/metrics":
+			t.Errorf("the CLI imports %s; it should go through package job", imp)
 		}
 	}
 }
