@@ -58,8 +58,9 @@ func (e *CastError) Error() string {
 var (
 	// ErrDivisionByZero is returned when an integer or DECIMAL is divided
 	// by zero (Flink throws ArithmeticException; DOUBLE division gives
-	// Infinity or NaN instead).
-	ErrDivisionByZero = errors.New("division by zero")
+	// Infinity or NaN instead). It is types.ErrDivisionByZero, which
+	// DECIMAL arithmetic in package types returns.
+	ErrDivisionByZero = types.ErrDivisionByZero
 	// ErrCast is returned when CAST cannot convert a value (TRY_CAST gives
 	// NULL instead).
 	ErrCast = errors.New("invalid cast")

@@ -159,15 +159,15 @@ func buildArithmetic(b *builder, c *Call, args []evalFn) (evalFn, error) {
 		var op func(a, b types.Decimal) (types.Decimal, error)
 		switch arithOp(c) {
 		case "+":
-			op = decAdd
+			op = func(a, b types.Decimal) (types.Decimal, error) { return a.Add(b), nil }
 		case "-":
-			op = decSub
+			op = func(a, b types.Decimal) (types.Decimal, error) { return a.Sub(b), nil }
 		case "*":
-			op = decMul
+			op = func(a, b types.Decimal) (types.Decimal, error) { return a.Mul(b), nil }
 		case "/":
-			op = func(a, b types.Decimal) (types.Decimal, error) { return decDiv(a, b, s) }
+			op = func(a, b types.Decimal) (types.Decimal, error) { return a.Quo(b, s) }
 		case "%":
-			op = decMod
+			op = func(a, b types.Decimal) (types.Decimal, error) { return a.Rem(b) }
 		}
 		return binop(b.operandOf(c.Args[0], x), b.operandOf(c.Args[1], y), func(a, b types.Value) (types.Value, error) {
 			r, err := op(da(a), db(b))
@@ -253,84 +253,6 @@ var pow10 = func() [19]int64 {
 	return p
 }()
 
-// align returns the unscaled values of a and b at their common scale.
-func align(a, b types.Decimal) (*big.Int, *big.Int, int) {
-	s := max(a.Scale(), b.Scale())
-	return scaleUp(a.Unscaled(), s-a.Scale()), scaleUp(b.Unscaled(), s-b.Scale()), s
-}
-
-func scaleUp(u *big.Int, n int) *big.Int {
-	if n == 0 {
-		return u
-	}
-	return u.Mul(u, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(n)), nil))
-}
-
-func decAdd(a, b types.Decimal) (types.Decimal, error) {
-	if ua, ok := a.UnscaledInt64(); ok && a.Scale() == b.Scale() {
-		if ub, ok := b.UnscaledInt64(); ok {
-			if r := ua + ub; (r > ua) == (ub > 0) {
-				return types.NewDecimal(r, a.Scale()), nil
-			}
-		}
-	}
-	x, y, s := align(a, b)
-	return types.NewDecimalBig(x.Add(x, y), s), nil
-}
-
-func decSub(a, b types.Decimal) (types.Decimal, error) {
-	if ua, ok := a.UnscaledInt64(); ok && a.Scale() == b.Scale() {
-		if ub, ok := b.UnscaledInt64(); ok {
-			if r := ua - ub; (r < ua) == (ub > 0) {
-				return types.NewDecimal(r, a.Scale()), nil
-			}
-		}
-	}
-	x, y, s := align(a, b)
-	return types.NewDecimalBig(x.Sub(x, y), s), nil
-}
-
-func decMul(a, b types.Decimal) (types.Decimal, error) {
-	if ua, ok := a.UnscaledInt64(); ok {
-		if ub, ok := b.UnscaledInt64(); ok {
-			if ua == 0 || ub == 0 {
-				return types.NewDecimal(0, a.Scale()+b.Scale()), nil
-			}
-			r := ua * ub
-			if r/ub == ua && !(ua == -1 && ub == math.MinInt64) && !(ub == -1 && ua == math.MinInt64) {
-				return types.NewDecimal(r, a.Scale()+b.Scale()), nil
-			}
-		}
-	}
-	x := a.Unscaled()
-	return types.NewDecimalBig(x.Mul(x, b.Unscaled()), a.Scale()+b.Scale()), nil
-}
-
-// decDiv divides a by b and rounds half-up to scale digits.
-func decDiv(a, b types.Decimal, scale int) (types.Decimal, error) {
-	if b.Sign() == 0 {
-		return types.Decimal{}, ErrDivisionByZero
-	}
-	// a/b at scale+1 digits, then round half-up: num = ua * 10^(scale+1+sb-sa).
-	n := scale + 1 + b.Scale() - a.Scale()
-	num, den := a.Unscaled(), b.Unscaled()
-	if n >= 0 {
-		num = scaleUp(num, n)
-	} else {
-		den = scaleUp(den, -n)
-	}
-	q := num.Quo(num, den)
-	return types.NewDecimalBig(q, scale+1).Rescale(types.MaxDecimalPrecision+1, scale)
-}
-
-func decMod(a, b types.Decimal) (types.Decimal, error) {
-	if b.Sign() == 0 {
-		return types.Decimal{}, ErrDivisionByZero
-	}
-	x, y, s := align(a, b)
-	return types.NewDecimalBig(x.Rem(x, y), s), nil
-}
-
 func buildNegate(b *builder, c *Call, args []evalFn) (evalFn, error) {
 	t := c.typ
 	switch {
@@ -339,9 +261,7 @@ func buildNegate(b *builder, c *Call, args []evalFn) (evalFn, error) {
 		return strict1(args[0], func(v types.Value) (types.Value, error) { return types.Int64(wrap(-v.Int64())), nil }), nil
 	case t.Kind == types.KindDecimal:
 		return strict1(args[0], func(v types.Value) (types.Value, error) {
-			d := v.Decimal()
-			u := d.Unscaled()
-			return types.DecimalValue(types.NewDecimalBig(u.Neg(u), d.Scale())), nil
+			return types.DecimalValue(v.Decimal().Neg()), nil
 		}), nil
 	case t.Kind == types.KindFloat || t.Kind == types.KindDouble:
 		return strict1(args[0], func(v types.Value) (types.Value, error) { return types.Float64(-v.Float64()), nil }), nil

@@ -57,20 +57,9 @@ func asDecimalType(t types.Type) types.Type {
 	return d
 }
 
-// adjustDecimal caps a derived precision at 38, giving up scale but keeping
-// at least 6 fractional digits (Flink's adjustPrecisionScale).
-func adjustDecimal(p, s int) (int, int) {
-	if p <= types.MaxDecimalPrecision {
-		return p, s
-	}
-	intPart := p - s
-	minScale := min(s, 6)
-	s = max(types.MaxDecimalPrecision-intPart, minScale)
-	return types.MaxDecimalPrecision, s
-}
-
+// decimalOf returns DECIMAL(p, s), its precision capped as Flink does.
 func decimalOf(p, s int, notNull bool) types.Type {
-	p, s = adjustDecimal(p, s)
+	p, s = types.AdjustDecimalPrecision(p, s)
 	t := types.DecimalType(p, s)
 	t.NotNull = notNull
 	return t
@@ -103,20 +92,21 @@ func arithmeticType(op string, a, b types.Type) (types.Type, bool) {
 	}
 	da, db := asDecimalType(a), asDecimalType(b)
 	p1, s1, p2, s2 := da.Precision, da.Scale, db.Precision, db.Scale
+	var rule func(p1, s1, p2, s2 int) (int, int)
 	switch op {
 	case "+", "-":
-		s := max(s1, s2)
-		return decimalOf(max(p1-s1, p2-s2)+s+1, s, notNull), true
+		rule = types.DecimalAddType
 	case "*":
-		return decimalOf(p1+p2+1, s1+s2, notNull), true
+		rule = types.DecimalMulType
 	case "/":
-		s := max(6, s1+p2+1)
-		return decimalOf(p1-s1+s2+s, s, notNull), true
+		rule = types.DecimalDivType
 	case "%":
-		s := max(s1, s2)
-		return decimalOf(min(p1-s1, p2-s2)+s, s, notNull), true
+		rule = types.DecimalModType
+	default:
+		return types.Type{}, false
 	}
-	return types.Type{}, false
+	p, s := rule(p1, s1, p2, s2)
+	return decimalOf(p, s, notNull), true
 }
 
 // roundDecimalType is the type of ROUND(DECIMAL(p, s), r) (Flink's
