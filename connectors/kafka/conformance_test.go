@@ -203,6 +203,7 @@ func awaitTopicConfig(t testing.TB, b kafkatest.Broker, topic, key, value string
 // bounded, read_committed over transactional input) and on an upsert-kafka
 // source.
 func TestConformanceSource(t *testing.T) {
+	t.Parallel()
 	b := kafkatest.Require(t)
 	for _, tc := range []struct {
 		name string
@@ -230,6 +231,7 @@ func TestConformanceSource(t *testing.T) {
 // TestConformanceSink runs the suite on kafka sinks: exactly-once on both
 // transaction versions, at-least-once, and upsert-kafka exactly-once.
 func TestConformanceSink(t *testing.T) {
+	t.Parallel()
 	type sinkCase struct {
 		name string
 		b    kafkatest.Broker
