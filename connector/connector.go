@@ -132,11 +132,97 @@ type Reader interface {
 }
 
 // CheckpointListener is implemented by readers and writers that want to
-// know when a checkpoint is complete (durably written), for example to
-// commit consumer-group offsets for lag tools.
+// know when a checkpoint is complete (durably written). Its commits may
+// still be pending then: consumer group positions belong in
+// GroupPositionReader, which the runtime calls only after the commits.
 type CheckpointListener interface {
 	CheckpointComplete(ctx context.Context, checkpointID int64) error
 }
+
+// GroupPositions are a reader's positions as a consumer group stores them:
+// for each partition the next offset to read. The runtime never interprets
+// them; it only moves them from a GroupPositionReader to a
+// GroupPositionWriter, or back to the reader for a plain commit.
+type GroupPositions struct {
+	// Cluster identifies the cluster that holds the group (for Kafka: the
+	// cluster id from its metadata). A writer stores positions with its own
+	// work only when its cluster is the same.
+	Cluster string
+	// Group is the consumer group (for Kafka: 'properties.group.id').
+	Group string
+	// Generation, MemberID and InstanceID are the group membership the
+	// positions are committed under: -1, "" and "" for a reader that is
+	// not a member of the group (it assigns its partitions itself).
+	Generation int32
+	MemberID   string
+	InstanceID string
+	// Offsets lists the next offset to read of every partition the reader
+	// holds.
+	Offsets []PartitionOffset
+}
+
+// PartitionOffset is the next offset to read of one partition.
+type PartitionOffset struct {
+	Topic     string
+	Partition int32
+	Offset    int64
+}
+
+// GroupPositionReader is implemented by readers whose positions can be
+// committed to a consumer group, so that lag tools see them and a start
+// without a checkpoint resumes from them (for Kafka: a reader with
+// 'properties.group.id').
+//
+// The runtime calls GroupPositions right after each Snapshot and commits
+// the positions of checkpoint N in one of two ways, never both for one
+// reader:
+//
+//   - inside the sink's pre-committed work, when every row the reader
+//     emits goes to one writer task and that writer is a
+//     GroupPositionWriter that accepts them; the group's positions then
+//     change exactly when that work is committed;
+//   - otherwise with CommitGroupPositions, once every commit of checkpoint
+//     N and of all earlier checkpoints is durably acknowledged (also for
+//     the final checkpoint of a graceful stop), so that the group's
+//     positions are never ahead of the committed output.
+//
+// A failed CommitGroupPositions is logged as a warning and counted; the
+// job goes on (the checkpoint, not the group, is the truth while a
+// checkpoint exists).
+type GroupPositionReader interface {
+	// GroupPositions returns the positions described by the last Snapshot;
+	// ok is false when the reader has no group.
+	GroupPositions() (p GroupPositions, ok bool)
+	// CommitGroupPositions commits p (returned by GroupPositions) to its
+	// group outside any transaction. It may be called from the task's
+	// goroutine between Reads.
+	CommitGroupPositions(ctx context.Context, p GroupPositions) error
+}
+
+// GroupPositionWriter is implemented by writers that can commit consumer
+// group positions atomically with their pre-committed work (for the
+// exactly-once Kafka sink: TxnOffsetCommit inside the transaction, so that
+// a recovery commit of the transaction commits the positions too).
+type GroupPositionWriter interface {
+	// AcceptsGroupPositions reports whether positions of p's cluster can be
+	// stored with this writer's work. The answer must not change during
+	// the writer's life.
+	AcceptsGroupPositions(p GroupPositions) bool
+	// PreCommitWithPositions is PreCommit that also stores positions (each
+	// accepted) with the pre-committed work. When the writer has no work
+	// to pre-commit it returns no committables and stores nothing (the
+	// rows before the barrier produced nothing here). When the work was
+	// pre-committed but the positions could not be stored with it (for
+	// example the group has members that do not know this writer), it
+	// returns the committables together with an error wrapping
+	// ErrGroupPositions; the runtime logs it as a warning, counts it and
+	// goes on.
+	PreCommitWithPositions(ctx context.Context, checkpointID int64, positions []GroupPositions) ([]Committable, error)
+}
+
+// ErrGroupPositions is wrapped by errors that mean consumer group positions
+// were not stored while everything else succeeded.
+var ErrGroupPositions = errors.New("consumer group positions not committed")
 
 // Sink is a table sink created by a factory.
 type Sink interface {

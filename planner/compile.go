@@ -163,8 +163,10 @@ func (s *transformingSource) Open(ctx context.Context, task connector.TaskInfo, 
 		return nil, err
 	}
 	tr := &transformingReader{Reader: r, tf: s.tf}
-	if l, ok := r.(connector.CheckpointListener); ok {
-		return &listeningReader{transformingReader: tr, l: l}, nil
+	l, isListener := r.(connector.CheckpointListener)
+	gp, hasGroup := r.(connector.GroupPositionReader)
+	if isListener || hasGroup {
+		return &listeningReader{transformingReader: tr, l: l, gp: gp}, nil
 	}
 	return tr, nil
 }
@@ -192,12 +194,28 @@ func (r *transformingReader) Read(ctx context.Context) ([]types.Row, error) {
 	}
 }
 
-// listeningReader keeps the wrapped reader's CheckpointListener visible.
+// listeningReader keeps the wrapped reader's CheckpointListener and
+// GroupPositionReader visible (either may be nil: then it does nothing).
 type listeningReader struct {
 	*transformingReader
-	l connector.CheckpointListener
+	l  connector.CheckpointListener
+	gp connector.GroupPositionReader
 }
 
 func (r *listeningReader) CheckpointComplete(ctx context.Context, checkpointID int64) error {
+	if r.l == nil {
+		return nil
+	}
 	return r.l.CheckpointComplete(ctx, checkpointID)
+}
+
+func (r *listeningReader) GroupPositions() (connector.GroupPositions, bool) {
+	if r.gp == nil {
+		return connector.GroupPositions{}, false
+	}
+	return r.gp.GroupPositions()
+}
+
+func (r *listeningReader) CommitGroupPositions(ctx context.Context, p connector.GroupPositions) error {
+	return r.gp.CommitGroupPositions(ctx, p)
 }

@@ -76,6 +76,10 @@ type coordinator struct {
 	// completed is the id of the latest completed checkpoint, read by
 	// tasks to notify CheckpointListeners.
 	completed atomic.Int64
+	// committed is the id of the latest completed checkpoint whose commits,
+	// and those of every earlier checkpoint, are durably acknowledged:
+	// source tasks commit its group positions (publishCommitted).
+	committed atomic.Int64
 
 	nextID       int64
 	inflight     []*inflight
@@ -115,7 +119,7 @@ func newCoordinator(a *attempt, nextID int64, recovered []checkpoint.Committable
 		for i < len(a.sinks) && a.sinks[i].id != r.Sink {
 			i++
 		}
-		c.acked = append(c.acked, item{c: r, sink: a.sinks[i]})
+		c.acked = append(c.acked, item{c: r, sink: a.sinks[i], in: a.restoredID})
 	}
 	if a.restored != nil {
 		c.completed.Store(a.restored.ID)
@@ -186,11 +190,26 @@ func (c *coordinator) run(ctx context.Context) (err error) {
 		if len(c.uncommitted) == 0 || c.pausedWarned {
 			c.recordAcks()
 		}
+		c.publishCommitted()
 		if c.finalDone && len(c.uncommitted) == 0 {
 			close(c.allCommitted)
 			return nil
 		}
 		c.maybeTrigger()
+	}
+}
+
+// publishCommitted advances committed: every checkpoint before the oldest
+// one with a commit that is not durably acknowledged.
+func (c *coordinator) publishCommitted() {
+	w := c.completed.Load()
+	for _, l := range [][]item{c.uncommitted, c.acked} {
+		for _, it := range l {
+			w = min(w, it.in-1)
+		}
+	}
+	if w > c.committed.Load() {
+		c.committed.Store(w)
 	}
 }
 

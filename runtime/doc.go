@@ -69,6 +69,15 @@
 //     through connector.TaskInfo.Commits: a Kafka writer reuses a
 //     transactional id only once the commit of its previous transaction
 //     is durably acknowledged.
+//  7. Consumer group positions (connector.GroupPositionReader) travel
+//     with the barrier to the one sink task that receives all of a source
+//     task's rows (one sink, no key re-partitioning); a
+//     connector.GroupPositionWriter that accepts them commits them inside
+//     its pre-committed work. Otherwise the source task commits them once
+//     every commit of the checkpoint and of earlier ones is durably
+//     acknowledged, and after the final checkpoint's commits of a
+//     graceful stop. A failed group commit is a warning, counted in
+//     [Status].GroupCommitFailures.
 //
 // Pending commits and the age of the oldest are in [Status]. When
 // execution.checkpointing.max-uncommitted-checkpoints completed

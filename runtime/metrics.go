@@ -50,6 +50,10 @@ type Status struct {
 	// TriggeringPaused is true while commits lag so much that no new
 	// checkpoint is triggered.
 	TriggeringPaused bool
+	// GroupCommitFailures counts failed commits of consumer group
+	// positions (connector.GroupPositionReader and GroupPositionWriter);
+	// each is also a warning in the log, and the job goes on.
+	GroupCommitFailures int64
 }
 
 // TaskKind says whether a task reads a source or writes a sink.
@@ -109,6 +113,14 @@ type statsState struct {
 	pending int
 	oldest  time.Time
 	paused  bool
+	// groupFailures counts failed commits of group positions.
+	groupFailures int64
+}
+
+func (s *statsState) groupCommitFailed() {
+	s.mu.Lock()
+	s.groupFailures++
+	s.mu.Unlock()
 }
 
 func (s *statsState) completed(id int64, d time.Duration, size int64, at time.Time) {
@@ -150,6 +162,7 @@ func (j *Job) Status() Status {
 		st.OldestPendingCommitAge = time.Since(j.stats.oldest)
 	}
 	st.TriggeringPaused = j.stats.paused
+	st.GroupCommitFailures = j.stats.groupFailures
 	j.stats.mu.Unlock()
 	a := j.cur.Load()
 	if a == nil {

@@ -35,6 +35,17 @@ type message struct {
 	input int32
 	id    int64
 	rows  []types.Row
+	// pos travels with a barrier from a source task to the one sink task
+	// that receives all its rows: the source's consumer group positions
+	// at the barrier, for the writer to commit with its pre-committed work.
+	pos *taskPositions
+}
+
+// taskPositions are the group positions of source task (global index)
+// task at a barrier.
+type taskPositions struct {
+	task int
+	p    connector.GroupPositions
 }
 
 type sourceRT struct {
@@ -58,6 +69,11 @@ type pipeRT struct {
 	sinks []*sinkRT
 	// number of source tasks feeding the pipeline
 	sourceTasks int
+	// oneWriter is true when every row of a source task goes to one sink
+	// task: the pipeline has one sink and does not re-partition rows by
+	// key (source task i feeds sink task i mod n). Only then can a writer
+	// commit the source's group positions with its own work.
+	oneWriter bool
 }
 
 // attempt is one run of the job, from restore to the end or a failure.
@@ -195,6 +211,7 @@ func (a *attempt) build() error {
 				a.snkTasks = append(a.snkTasks, t)
 			}
 		}
+		pr.oneWriter = len(pr.sinks) == 1 && (p.Partition == nil || len(pr.sinks[0].tasks) == 1)
 		input := 0
 		for _, sr := range pSources {
 			for ti := range max(sr.spec.Parallelism, 1) {
@@ -399,6 +416,21 @@ type sourceTask struct {
 	backpressure          atomic.Int64 // nanoseconds blocked on full channels
 	bytes                 connector.ByteCounter
 	notified              atomic.Int64
+
+	// inTxn is set (for good) by the sink task that stored this task's
+	// group positions with its pre-committed work: from then on they are
+	// never committed directly, which could move the group back behind a
+	// later transaction's commit.
+	inTxn atomic.Bool
+	// groupPending holds the group positions of checkpoints whose commits
+	// are not yet durably acknowledged, oldest first (task goroutine only).
+	groupPending []pendingPositions
+	groupDone    int64
+}
+
+type pendingPositions struct {
+	id int64
+	p  connector.GroupPositions
 }
 
 // trigger asks the task to inject barrier id after its current batch.
@@ -431,6 +463,7 @@ func (t *sourceTask) run(ctx context.Context) error {
 		t.mu.Unlock()
 	}
 	listener, _ := r.(connector.CheckpointListener)
+	positions, _ := r.(connector.GroupPositionReader)
 	pipe := t.src.pipe
 	var readCtx context.Context
 	var cancelRead context.CancelFunc = func() {}
@@ -451,15 +484,42 @@ func (t *sourceTask) run(ctx context.Context) error {
 			if err != nil {
 				return fmt.Errorf("source %q task %d: snapshot for checkpoint %d: %w", t.src.id, t.index, b.id, err)
 			}
-			if err := t.broadcast(ctx, message{kind: msgBarrier, id: b.id, final: b.final}); err != nil {
+			var pos *taskPositions
+			if positions != nil {
+				if p, ok := positions.GroupPositions(); ok {
+					t.groupPending = append(t.groupPending, pendingPositions{b.id, p})
+					if pipe.oneWriter {
+						pos = &taskPositions{task: t.global, p: p}
+					}
+				}
+			}
+			if err := t.broadcastBarrier(ctx, message{kind: msgBarrier, id: b.id, final: b.final}, pos); err != nil {
 				return err
 			}
 			if err := a.coord.send(ctx, event{kind: evSourceAck, checkpoint: b.id, task: t.global, source: t.src.id, states: states}); err != nil {
 				return err
 			}
 			if b.final {
-				return t.broadcast(ctx, message{kind: msgEOF})
+				if err := t.broadcast(ctx, message{kind: msgEOF}); err != nil {
+					return err
+				}
+				if positions == nil {
+					return nil
+				}
+				// Commit the final checkpoint's positions once its commits
+				// are acknowledged, or the group stays one checkpoint
+				// behind the output.
+				select {
+				case <-a.coord.allCommitted:
+				case <-ctx.Done():
+					return ctx.Err()
+				}
+				t.commitGroup(ctx, positions)
+				return nil
 			}
+		}
+		if positions != nil {
+			t.commitGroup(ctx, positions)
 		}
 		if listener != nil {
 			if done := a.coord.completed.Load(); done > t.notified.Load() {
@@ -540,6 +600,63 @@ func (t *sourceTask) route(ctx context.Context, rows []types.Row) error {
 				if err := t.send(ctx, outs[k], message{kind: msgData, rows: b}); err != nil {
 					return err
 				}
+			}
+		}
+	}
+	return nil
+}
+
+// commitGroup commits the group positions of the newest checkpoint whose
+// commits (and all earlier ones) are durably acknowledged, unless a sink
+// stores this task's positions in its transactions. A failure is a
+// warning: the job goes on, and the next checkpoint commits newer
+// positions.
+func (t *sourceTask) commitGroup(ctx context.Context, r connector.GroupPositionReader) {
+	done := t.a.coord.committed.Load()
+	if done <= t.groupDone {
+		return
+	}
+	t.groupDone = done
+	n := 0
+	for n < len(t.groupPending) && t.groupPending[n].id <= done {
+		n++
+	}
+	if n == 0 {
+		return
+	}
+	last := t.groupPending[n-1]
+	clear(t.groupPending[:n])
+	t.groupPending = append(t.groupPending[:0], t.groupPending[n:]...)
+	if t.inTxn.Load() {
+		return
+	}
+	cctx, cancel := context.WithTimeout(ctx, groupCommitTimeout)
+	defer cancel()
+	if err := r.CommitGroupPositions(cctx, last.p); err != nil {
+		if ctx.Err() != nil {
+			return
+		}
+		t.a.j.stats.groupCommitFailed()
+		t.a.j.log.Warn("cannot commit consumer group positions; the job goes on, the next checkpoint commits newer ones",
+			"source", t.src.id, "task", t.index, "checkpoint", last.id, "group", last.p.Group, "err", err)
+	}
+}
+
+// groupCommitTimeout bounds one commit of group positions, so that an
+// unreachable group coordinator delays reading only so long.
+const groupCommitTimeout = 30 * time.Second
+
+// broadcastBarrier sends barrier m to every sink task, with pos to the one
+// sink task that receives this task's rows (pipeline.oneWriter).
+func (t *sourceTask) broadcastBarrier(ctx context.Context, m message, pos *taskPositions) error {
+	for _, outs := range t.outs {
+		for k, ch := range outs {
+			mm := m
+			if pos != nil && k == t.pipeIndex%len(outs) {
+				mm.pos = pos
+			}
+			if err := t.send(ctx, ch, mm); err != nil {
+				return err
 			}
 		}
 	}
@@ -653,6 +770,7 @@ func (t *sinkTask) run(ctx context.Context) (err error) {
 	var notified int64
 	n := len(t.inputs)
 	barriers := map[int64]int{}
+	positions := map[int64][]taskPositions{}
 	eofs := 0
 	for {
 		select {
@@ -668,11 +786,16 @@ func (t *sinkTask) run(ctx context.Context) (err error) {
 				}
 			case msgBarrier:
 				barriers[m.id]++
+				if m.pos != nil {
+					positions[m.id] = append(positions[m.id], *m.pos)
+				}
 				if barriers[m.id] < n {
 					continue
 				}
 				delete(barriers, m.id)
-				if err := t.preCommit(ctx, w, m.id); err != nil {
+				pos := positions[m.id]
+				delete(positions, m.id)
+				if err := t.preCommit(ctx, w, m.id, pos); err != nil {
 					return err
 				}
 				if a.mode == ExactlyOnce {
@@ -706,13 +829,35 @@ func (t *sinkTask) run(ctx context.Context) (err error) {
 	}
 }
 
-func (t *sinkTask) preCommit(ctx context.Context, w connector.Writer, id int64) error {
+// preCommit pre-commits the writer's work of checkpoint id, with pos (the
+// group positions of the source tasks whose rows all come here) when the
+// writer takes them.
+func (t *sinkTask) preCommit(ctx context.Context, w connector.Writer, id int64, pos []taskPositions) error {
 	a := t.a
 	fi := FaultInfo{Checkpoint: id, Sink: t.sink.id, Task: t.index}
 	if err := a.j.fault(ctx, BeforePreCommit, fi); err != nil {
 		return err
 	}
-	cs, err := w.PreCommit(ctx, id)
+	var cs []connector.Committable
+	var err error
+	if pw, ok := w.(connector.GroupPositionWriter); ok && len(pos) > 0 && acceptsAll(pw, pos) {
+		ps := make([]connector.GroupPositions, len(pos))
+		for i, p := range pos {
+			ps[i] = p.p
+			// Before the ack: the checkpoint cannot complete, and so no
+			// direct commit of these positions can start, until it is set.
+			a.srcTasks[p.task].inTxn.Store(true)
+		}
+		cs, err = pw.PreCommitWithPositions(ctx, id, ps)
+		if err != nil && cs != nil && errors.Is(err, connector.ErrGroupPositions) {
+			a.j.stats.groupCommitFailed()
+			a.j.log.Warn("consumer group positions are not committed with the sink's transaction; the job goes on",
+				"sink", t.sink.id, "task", t.index, "checkpoint", id, "err", err)
+			err = nil
+		}
+	} else {
+		cs, err = w.PreCommit(ctx, id)
+	}
 	if err != nil {
 		return fmt.Errorf("sink %q task %d: pre-commit for checkpoint %d: %w", t.sink.id, t.index, id, err)
 	}
@@ -741,6 +886,15 @@ func (t *sinkTask) preCommit(ctx context.Context, w connector.Writer, id int64) 
 		return err
 	}
 	return a.coord.send(ctx, event{kind: evSinkAck, checkpoint: id, task: t.global, items: items})
+}
+
+func acceptsAll(w connector.GroupPositionWriter, pos []taskPositions) bool {
+	for _, p := range pos {
+		if !w.AcceptsGroupPositions(p.p) {
+			return false
+		}
+	}
+	return true
 }
 
 func sortItems(items []item) {

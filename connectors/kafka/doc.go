@@ -92,9 +92,16 @@
 // opens. The Committer implements connector.TransactionTimeouter, so the
 // runtime warns when pending transactions age and fails over before one
 // nears the timeout. A Commit error wrapping connector.ErrCommitLost is
-// terminal. Readers implement connector.CheckpointListener to commit
-// offsets to the group; an interrupted Read (the runtime cancels its
-// context to inject a barrier) returns the rows already fetched.
+// terminal. Readers with 'properties.group.id' implement
+// connector.GroupPositionReader and the exactly-once writer implements
+// connector.GroupPositionWriter: when every row of a source task goes to
+// one exactly-once writer on the same cluster (same cluster id), the
+// writer commits the source's offsets inside its transaction
+// (AddOffsetsToTxn below transaction version 2, then TxnOffsetCommit), so
+// that the group's offsets are exactly the committed output; otherwise the
+// reader commits them after the checkpoint's commits are durably
+// acknowledged. An interrupted Read (the runtime cancels its context to
+// inject a barrier) returns the rows already fetched.
 //
 // # Source
 //
@@ -106,7 +113,7 @@
 // reached it — control records are kept internally so that a trailing
 // transaction marker moves the position. Rows are built by a Decoder (the
 // formats) plus the requested metadata columns; offsets are committed to
-// 'properties.group.id' when a checkpoint completes. Unbounded readers
+// 'properties.group.id' with the checkpoint's commits (see above). Unbounded readers
 // discover partitions added during a run every
 // 'scan.topic-partition-discovery.interval': each new split goes to the
 // task its id hashes to, starts at the earliest offset and is snapshotted

@@ -339,6 +339,32 @@ func (w *ExactlyOnceWriter) OldestUncommitted() time.Time {
 // checkpointed: committing one fails on the broker). Any failed record
 // fails the pre-commit; the transaction is then aborted by Close.
 func (w *ExactlyOnceWriter) PreCommit(ctx context.Context, checkpointID int64) ([]connector.Committable, error) {
+	return w.preCommit(ctx, checkpointID, nil)
+}
+
+// AcceptsGroupPositions reports whether p's offsets can be committed in this
+// writer's transactions (connector.GroupPositionWriter): p's cluster is the
+// sink's cluster (same cluster id).
+func (w *ExactlyOnceWriter) AcceptsGroupPositions(p connector.GroupPositions) bool {
+	return p.Cluster != "" && p.Cluster == w.sink.clusterID()
+}
+
+// PreCommitWithPositions is PreCommit that also commits positions (source
+// offsets, each of an accepted group) inside the transaction:
+// AddOffsetsToTxn below transaction version 2 (at 2, TxnOffsetCommit v5
+// adds the group itself), then TxnOffsetCommit with the group's generation
+// and member id (-1 and "" for a reader that is no member). The offsets
+// become visible in the group when the transaction commits — also when a
+// later run commits it by raw EndTxn — and never when it aborts. With no
+// open transaction nothing is stored: no row of the interval reached this
+// writer. A group's refusal (for example UNKNOWN_MEMBER_ID: the group has
+// members) leaves the transaction intact; the committable is returned
+// with an error wrapping connector.ErrGroupPositions.
+func (w *ExactlyOnceWriter) PreCommitWithPositions(ctx context.Context, checkpointID int64, positions []connector.GroupPositions) ([]connector.Committable, error) {
+	return w.preCommit(ctx, checkpointID, positions)
+}
+
+func (w *ExactlyOnceWriter) preCommit(ctx context.Context, checkpointID int64, positions []connector.GroupPositions) ([]connector.Committable, error) {
 	if w.failed != nil {
 		return nil, w.failed
 	}
@@ -370,6 +396,19 @@ func (w *ExactlyOnceWriter) PreCommit(ctx context.Context, checkpointID int64) (
 		w.failed = fmt.Errorf("kafka sink: transaction %q of checkpoint %d: records reported different producer ids or epochs", sl.id, checkpointID)
 		return nil, w.failed
 	}
+	var groupErrs []error
+	for _, p := range positions {
+		err := commitOffsetsInTxn(ctx, sl.client, sl.id, sl.tv, o.pid, o.epoch, p)
+		switch {
+		case err == nil:
+		case isGroupRefusal(err):
+			groupErrs = append(groupErrs, fmt.Errorf("kafka sink: committing offsets to group %q in transaction %q of checkpoint %d: %w: %w",
+				p.Group, sl.id, checkpointID, connector.ErrGroupPositions, err))
+		default:
+			w.failed = fmt.Errorf("kafka sink: committing offsets to group %q in transaction %q of checkpoint %d: %w", p.Group, sl.id, checkpointID, err)
+			return nil, w.failed
+		}
+	}
 	c := committable{TransactionalID: sl.id, ProducerID: o.pid, Epoch: o.epoch, TransactionVersion: sl.tv, CheckpointID: checkpointID}
 	b := c.encode()
 	sl.mu.Lock()
@@ -377,7 +416,7 @@ func (w *ExactlyOnceWriter) PreCommit(ctx context.Context, checkpointID int64) (
 	sl.mu.Unlock()
 	w.cur = nil
 	w.publish()
-	return []connector.Committable{b}, nil
+	return []connector.Committable{b}, errors.Join(groupErrs...)
 }
 
 // Close aborts the open transaction (if any) and closes every client.

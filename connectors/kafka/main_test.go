@@ -18,5 +18,8 @@ func TestMain(m *testing.M) {
 	if os.Getenv(rtChildEnv) != "" {
 		os.Exit(runtimeChild())
 	}
+	if os.Getenv(copyChildEnv) != "" {
+		os.Exit(copyChild())
+	}
 	goleak.VerifyTestMain(m)
 }

@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -88,8 +87,10 @@ type Reader struct {
 	nextDiscovery time.Time
 	task          connector.TaskInfo
 
-	mu        sync.Mutex // guards snapshots: CheckpointComplete may run on another goroutine
-	snapshots map[int64]kadm.Offsets
+	// cluster is the cluster id, read at open when the reader has a group:
+	// a sink on the same cluster may commit the group's offsets in its
+	// transactions (connector.GroupPositions.Cluster).
+	cluster string
 }
 
 // Open resolves the start (and end) offset of each split and starts
@@ -158,13 +159,18 @@ func (s *Source) open(ctx context.Context, splits []connector.SplitState) (*Read
 		return nil, err
 	}
 	r := &Reader{src: s, adm: kadm.NewClient(admCl), parts: map[topicPartition]*partState{}, maxPoll: s.settings.maxPollRecords,
-		groupID: s.settings.groupID, metadata: s.cfg.Metadata, snapshots: map[int64]kadm.Offsets{}}
+		groupID: s.settings.groupID, metadata: s.cfg.Metadata}
 	if r.maxPoll == 0 {
 		r.maxPoll = defaultMaxPollRecords
 	}
 	fail := func(err error) (*Reader, error) {
 		admCl.Close()
 		return nil, err
+	}
+	if r.groupID != "" {
+		if r.cluster, err = clusterID(ctx, r.adm); err != nil {
+			return fail(fmt.Errorf("kafka source: %w", err))
+		}
 	}
 	r.decode = s.cfg.Decoder
 	if s.cfg.NewDecoder != nil {
@@ -683,49 +689,62 @@ func (r *Reader) Skipped() int64 { return r.skipped.Load() }
 func (r *Reader) Bytes() int64 { return r.bytes.Load() }
 
 // Snapshot returns each split's next offset (decimal text, and "/end" when
-// bounded) and remembers them to commit to the group when the checkpoint
-// completes.
+// bounded).
 func (r *Reader) Snapshot(checkpointID int64) ([]connector.SplitState, error) {
 	out := make([]connector.SplitState, len(r.order))
-	offs := kadm.Offsets{}
 	for i, st := range r.order {
 		state := strconv.AppendInt(nil, st.next, 10)
 		if st.end >= 0 {
 			state = strconv.AppendInt(append(state, '/'), st.end, 10)
 		}
 		out[i] = connector.SplitState{ID: st.id, State: state}
-		offs.Add(kadm.Offset{Topic: st.tp.topic, Partition: st.tp.partition, At: st.next, LeaderEpoch: -1})
-	}
-	if r.groupID != "" {
-		r.mu.Lock()
-		r.snapshots[checkpointID] = offs
-		r.mu.Unlock()
 	}
 	return out, nil
 }
 
-// CheckpointComplete commits the checkpoint's offsets to
-// 'properties.group.id' (for lag tools; the checkpoint stays the truth).
-func (r *Reader) CheckpointComplete(ctx context.Context, checkpointID int64) error {
-	r.mu.Lock()
-	offs, ok := r.snapshots[checkpointID]
-	for id := range r.snapshots {
-		if id <= checkpointID {
-			delete(r.snapshots, id)
-		}
+// GroupPositions returns the offsets of the last Snapshot as
+// 'properties.group.id' stores them (connector.GroupPositionReader); ok is
+// false without a group id. The reader is no member of the group: it
+// assigns its partitions itself, so generation -1 and no member id.
+func (r *Reader) GroupPositions() (connector.GroupPositions, bool) {
+	if r.groupID == "" {
+		return connector.GroupPositions{}, false
 	}
-	r.mu.Unlock()
-	if !ok {
-		return nil
+	p := connector.GroupPositions{Cluster: r.cluster, Group: r.groupID, Generation: -1,
+		Offsets: make([]connector.PartitionOffset, len(r.order))}
+	for i, st := range r.order {
+		p.Offsets[i] = connector.PartitionOffset{Topic: st.tp.topic, Partition: st.tp.partition, Offset: st.next}
 	}
-	resp, err := r.adm.CommitOffsets(ctx, r.groupID, offs)
+	return p, true
+}
+
+// CommitGroupPositions commits p to its group with OffsetCommit
+// (connector.GroupPositionReader): the runtime calls it once the commits of
+// p's checkpoint are durably acknowledged, so that lag tools see the
+// position and a start without a checkpoint never skips uncommitted
+// output. The checkpoint stays the truth while it exists.
+func (r *Reader) CommitGroupPositions(ctx context.Context, p connector.GroupPositions) error {
+	offs := kadm.Offsets{}
+	for _, o := range p.Offsets {
+		offs.Add(kadm.Offset{Topic: o.Topic, Partition: o.Partition, At: o.Offset, LeaderEpoch: -1})
+	}
+	resp, err := r.adm.CommitOffsets(ctx, p.Group, offs)
 	if err == nil {
 		err = resp.Error()
 	}
 	if err != nil {
-		return fmt.Errorf("kafka source: committing checkpoint %d's offsets to group %q: %w", checkpointID, r.groupID, err)
+		return fmt.Errorf("kafka source: committing offsets to group %q: %w", p.Group, err)
 	}
 	return nil
+}
+
+// clusterID returns the cluster id from the cluster's metadata.
+func clusterID(ctx context.Context, adm *kadm.Client) (string, error) {
+	md, err := adm.BrokerMetadata(ctx)
+	if err != nil {
+		return "", fmt.Errorf("reading the cluster id: %w", err)
+	}
+	return md.Cluster, nil
 }
 
 // Close stops fetching and closes the clients.
@@ -742,12 +761,23 @@ const groupFetchPatience = 30 * time.Second
 // fetchGroupOffsets fetches the committed offsets of the reader's group,
 // retrying retriable errors — a fresh cluster answers
 // COORDINATOR_NOT_AVAILABLE while it creates __consumer_offsets — for up
-// to groupFetchPatience.
+// to groupFetchPatience. It requires stable offsets: while a transaction
+// that commits offsets of the group is completing (an exactly-once sink
+// commits them in its transactions, and EndTxn returns before the commit
+// markers are written), the group's offsets are not yet the transaction's,
+// and the broker answers UNSTABLE_OFFSET_COMMIT until they are.
 func (r *Reader) fetchGroupOffsets(ctx context.Context) (kadm.OffsetResponses, error) {
 	deadline := time.Now().Add(groupFetchPatience)
 	backoff := 50 * time.Millisecond
 	for {
-		group, err := r.adm.FetchOffsets(ctx, r.groupID)
+		group, err := r.adm.FetchOffsets(kadm.RequireStable(ctx), r.groupID)
+		if err == nil {
+			group.EachError(func(o kadm.OffsetResponse) {
+				if err == nil && kerr.IsRetriable(o.Err) {
+					err = fmt.Errorf("topic %s partition %d: %w", o.Topic, o.Partition, o.Err)
+				}
+			})
+		}
 		if err == nil || !kerr.IsRetriable(err) || time.Now().After(deadline) {
 			return group, err
 		}

@@ -24,6 +24,7 @@ type Sink struct {
 	startMu sync.Mutex
 	started bool
 	timeout time.Duration // resolved transaction timeout (exactly-once)
+	cluster string        // the cluster id ("" when it could not be read)
 }
 
 // TransactionalSink is the exactly-once Kafka sink. Its writers and its
@@ -177,6 +178,14 @@ func (s *Sink) TransactionTimeout() time.Duration {
 	return s.timeout
 }
 
+// clusterID returns the cluster id read by start ("" before, or when it
+// could not be read).
+func (s *Sink) clusterID() string {
+	s.startMu.Lock()
+	defer s.startMu.Unlock()
+	return s.cluster
+}
+
 // start resolves the transaction timeout against the broker, once.
 func (s *Sink) start(ctx context.Context) error {
 	s.startMu.Lock()
@@ -195,6 +204,14 @@ func (s *Sink) start(ctx context.Context) error {
 	// an explanation, instead of after the client's retries run out.
 	if err := CheckConnection(ctx, cl, ac); err != nil {
 		return fmt.Errorf("kafka sink: %w", err)
+	}
+	// A source on the same cluster may have its offsets committed in this
+	// sink's transactions (ExactlyOnceWriter.AcceptsGroupPositions).
+	if id, err := clusterID(ctx, kadm.NewClient(cl)); err == nil {
+		s.cluster = id
+	} else {
+		s.cfg.Logger.Warn("kafka sink: cannot read the cluster id; source offsets are not committed in this sink's transactions",
+			"topic", s.cfg.Topic, "error", err)
 	}
 	max, err := brokerMaxTransactionTimeout(ctx, kadm.NewClient(cl))
 	switch {

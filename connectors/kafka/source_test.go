@@ -259,7 +259,11 @@ func TestSourceMetadataAndState(t *testing.T) {
 	if err != nil || len(ss) != 1 || string(ss[0].State) != "2" {
 		t.Fatalf("Snapshot = %+v, %v; want next offset 2", ss, err)
 	}
-	if err := r.CheckpointComplete(context.Background(), 1); err != nil {
+	gp, ok := r.GroupPositions()
+	if !ok || gp.Group != group || gp.Generation != -1 || gp.Cluster == "" || len(gp.Offsets) != 1 || gp.Offsets[0].Offset != 2 {
+		t.Fatalf("GroupPositions = %+v, %v; want group %q at offset 2 with the cluster id", gp, ok, group)
+	}
+	if err := r.CommitGroupPositions(context.Background(), gp); err != nil {
 		t.Fatal(err)
 	}
 	committed, err := b.Admin(t).FetchOffsets(context.Background(), group)

@@ -36,14 +36,20 @@ func transactionVersion(ctx context.Context, cl *kgo.Client) (int16, error) {
 }
 
 // versionsFor returns the request versions a client pinned to
-// transaction version tv may use (with kgo.MaxVersions): below 2, EndTxn is
-// capped at v4 so that neither a transactional client (which would switch
-// to KIP-890 part 2 when it notices the cluster supports it) nor a raw
-// EndTxn uses v5, which the coordinator reads as transaction version 2.
+// transaction version tv may use (with kgo.MaxVersions): below 2, EndTxn and
+// TxnOffsetCommit are capped at v4 so that neither a transactional client
+// (which would switch to KIP-890 part 2 when it notices the cluster
+// supports it) nor a raw request uses v5, which the coordinators read as
+// transaction version 2. At 2, TxnOffsetCommit is capped at v5: v6 names
+// topics by id only (KIP-1319), and the sink's raw TxnOffsetCommit names
+// them.
 func versionsFor(tv int16) *kversion.Versions {
 	v := kversion.Stable()
 	if tv < 2 {
 		v.SetMaxKeyVersion(kmsg.EndTxn.Int16(), 4)
+		v.SetMaxKeyVersion(kmsg.TxnOffsetCommit.Int16(), 4)
+	} else if max, ok := v.LookupMaxKeyVersion(kmsg.TxnOffsetCommit.Int16()); ok && max > 5 {
+		v.SetMaxKeyVersion(kmsg.TxnOffsetCommit.Int16(), 5)
 	}
 	return v
 }
@@ -205,6 +211,82 @@ func initProducerID(ctx context.Context, cl *kgo.Client, id string, timeout time
 		}
 		return kerr.ErrorForCode(resp.ErrorCode)
 	})
+}
+
+// commitOffsetsInTxn commits p's offsets inside the open transaction of
+// (id, pid, epoch) on cl, its transactional client (after Flush: nothing
+// else is in flight). Below transaction version 2 the group is first added
+// to the transaction with AddOffsetsToTxn; at 2, TxnOffsetCommit v5 adds it
+// (KIP-890). Offsets so committed are part of the transaction: EndTxn
+// commits or aborts them with the records, whichever client sends it.
+func commitOffsetsInTxn(ctx context.Context, cl *kgo.Client, id string, tv int16, pid int64, epoch int16, p connector.GroupPositions) error {
+	if tv < 2 {
+		err := retry(ctx, 10, func() error {
+			req := kmsg.NewPtrAddOffsetsToTxnRequest()
+			req.TransactionalID, req.ProducerID, req.ProducerEpoch, req.Group = id, pid, epoch, p.Group
+			resp, err := req.RequestWith(ctx, cl)
+			if err != nil {
+				return err
+			}
+			return kerr.ErrorForCode(resp.ErrorCode)
+		})
+		if err != nil {
+			return fmt.Errorf("AddOffsetsToTxn: %w", err)
+		}
+	}
+	req := kmsg.NewPtrTxnOffsetCommitRequest()
+	req.TransactionalID, req.Group, req.ProducerID, req.ProducerEpoch = id, p.Group, pid, epoch
+	req.Generation, req.MemberID = p.Generation, p.MemberID
+	if p.InstanceID != "" {
+		req.InstanceID = &p.InstanceID
+	}
+	topics := map[string]int{}
+	for _, o := range p.Offsets {
+		i, ok := topics[o.Topic]
+		if !ok {
+			i = len(req.Topics)
+			topics[o.Topic] = i
+			t := kmsg.NewTxnOffsetCommitRequestTopic()
+			t.Topic = o.Topic
+			req.Topics = append(req.Topics, t)
+		}
+		rp := kmsg.NewTxnOffsetCommitRequestTopicPartition()
+		rp.Partition, rp.Offset, rp.LeaderEpoch = o.Partition, o.Offset, -1
+		req.Topics[i].Partitions = append(req.Topics[i].Partitions, rp)
+	}
+	err := retry(ctx, 10, func() error {
+		resp, err := req.RequestWith(ctx, cl)
+		if err != nil {
+			return err
+		}
+		for _, t := range resp.Topics {
+			for _, rp := range t.Partitions {
+				if err := kerr.ErrorForCode(rp.ErrorCode); err != nil {
+					return fmt.Errorf("topic %s partition %d: %w", t.Topic, rp.Partition, err)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("TxnOffsetCommit: %w", err)
+	}
+	return nil
+}
+
+// groupRefusals are TxnOffsetCommit answers about the group, not the
+// transaction: the transaction can still commit, without the offsets.
+var groupRefusals = []error{kerr.UnknownMemberID, kerr.IllegalGeneration, kerr.FencedInstanceID, kerr.RebalanceInProgress,
+	kerr.GroupAuthorizationFailed, kerr.InvalidGroupID, kerr.GroupIDNotFound, kerr.TopicAuthorizationFailed,
+	kerr.UnknownTopicOrPartition, kerr.OffsetMetadataTooLarge, kerr.InvalidCommitOffsetSize}
+
+func isGroupRefusal(err error) bool {
+	for _, g := range groupRefusals {
+		if errors.Is(err, g) {
+			return true
+		}
+	}
+	return false
 }
 
 // transactionalID is <prefix>-<task>-<slot>.

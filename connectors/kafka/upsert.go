@@ -129,6 +129,32 @@ func (u *UpsertBuffer) PreCommit(ctx context.Context, checkpointID int64) ([]con
 	return u.w.PreCommit(ctx, checkpointID)
 }
 
+// AcceptsGroupPositions reports whether the underlying writer stores group
+// positions of p's cluster with its transactions
+// (connector.GroupPositionWriter).
+func (u *UpsertBuffer) AcceptsGroupPositions(p connector.GroupPositions) bool {
+	pw, ok := u.w.(connector.GroupPositionWriter)
+	return ok && pw.AcceptsGroupPositions(p)
+}
+
+// PreCommitWithPositions writes the buffer through, then pre-commits the
+// underlying writer with positions (connector.GroupPositionWriter).
+func (u *UpsertBuffer) PreCommitWithPositions(ctx context.Context, checkpointID int64, positions []connector.GroupPositions) ([]connector.Committable, error) {
+	pw, ok := u.w.(connector.GroupPositionWriter)
+	if !ok {
+		return nil, errors.New("kafka sink: the buffered writer cannot store group positions")
+	}
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.failed != nil {
+		return nil, u.failed
+	}
+	if err := u.flushLocked(ctx); err != nil {
+		return nil, err
+	}
+	return pw.PreCommitWithPositions(ctx, checkpointID, positions)
+}
+
 // Close stops the timer and closes the underlying writer; buffered rows
 // that were not pre-committed are discarded.
 func (u *UpsertBuffer) Close() error {
