@@ -33,6 +33,12 @@
 #       tests administer topics and ACLs through it.
 #   scripts/kafka.sh stop DIR
 #       Stops the broker started in DIR (that PID only) and removes DIR.
+#   scripts/kafka.sh kill DIR
+#       SIGKILLs the broker started in DIR (that PID only), as a crash would, and
+#       waits until it is gone; DIR (data, configuration) stays for restart.
+#   scripts/kafka.sh restart DIR
+#       Starts the broker of DIR again (after kill) on the same ports with the same
+#       data, waits until it answers, and prints the same two export lines as start.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -171,17 +177,7 @@ PROPS
     kafka.tools.StorageTool format -t "$cid" -c "$dir/server.properties" "${features[@]}" \
     >"$dir/format.log" 2>&1 || { cat "$dir/format.log" >&2; rm -rf "$dir"; die "formatting KRaft storage failed"; }
 
-  # setsid: the broker must not receive the terminal's signals meant for a test run.
-  setsid java -Xms128m -Xmx512m -XX:+UseSerialGC \
-    -Dlog4j2.configurationFile="file:$rig/log4j2.properties" \
-    -cp "$cp" kafka.Kafka "$dir/server.properties" >"$dir/broker.log" 2>&1 </dev/null &
-  echo $! >"$dir/pid"
-
-  if ! rigtool wait "127.0.0.1:$port" 90s; then
-    tail -n 30 "$dir/broker.log" >&2 || true
-    stop "$dir"
-    die "the broker did not start; its log is above"
-  fi
+  launch "$dir" "$port" || { stop "$dir"; die "the broker did not start; its log is above"; }
   echo "export STREAMSQL_KAFKA_BOOTSTRAP=127.0.0.1:$port"
   echo "export STREAMSQL_KAFKA_DIR=$dir"
   if [ -n "$secdir" ]; then
@@ -190,6 +186,56 @@ PROPS
     echo "export STREAMSQL_KAFKA_SASL_PLAINTEXT_BOOTSTRAP=127.0.0.1:${ports[3]}"
     echo "export STREAMSQL_KAFKA_SSL_BOOTSTRAP=127.0.0.1:${ports[4]}"
   fi
+}
+
+# launch DIR PORT runs the broker configured in DIR (its log appended to
+# DIR/broker.log, its PID in DIR/pid) and waits until PORT answers; on
+# failure it prints the log's tail and returns 1.
+launch() {
+  local dir=$1 port=$2
+  # setsid: the broker must not receive the terminal's signals meant for a test run.
+  setsid java -Xms128m -Xmx512m -XX:+UseSerialGC \
+    -Dlog4j2.configurationFile="file:$rig/log4j2.properties" \
+    -cp "$libs/*" kafka.Kafka "$dir/server.properties" >>"$dir/broker.log" 2>&1 </dev/null &
+  echo $! >"$dir/pid"
+  if ! rigtool wait "127.0.0.1:$port" 90s; then
+    tail -n 30 "$dir/broker.log" >&2 || true
+    return 1
+  fi
+}
+
+# brokerdir checks that DIR is a broker directory of start.
+brokerdir() {
+  local dir=${1:-}
+  [ -n "$dir" ] || die "usage: kafka.sh $2 DIR"
+  [ -d "$dir" ] || die "$2: no directory $dir"
+  case $(basename "$dir") in streamsql-kafka.*) ;; *) die "$2: $dir is not a broker directory" ;; esac
+  [ -f "$dir/server.properties" ] || die "$2: $dir has no server.properties"
+}
+
+crash() {
+  local dir=${1:-}
+  brokerdir "$dir" kill
+  [ -f "$dir/pid" ] || return 0
+  local pid i
+  pid=$(cat "$dir/pid")
+  kill -9 "$pid" 2>/dev/null || true
+  for i in $(seq 100); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.1; done
+  die "kill: broker $pid still running"
+}
+
+restart() {
+  local dir=${1:-}
+  brokerdir "$dir" restart
+  if [ -f "$dir/pid" ] && kill -0 "$(cat "$dir/pid")" 2>/dev/null; then
+    die "restart: the broker of $dir is running (PID $(cat "$dir/pid")); kill it first"
+  fi
+  local port
+  port=$(sed -n 's|^advertised.listeners=PLAINTEXT://127.0.0.1:\([0-9]*\).*|\1|p' "$dir/server.properties")
+  [ -n "$port" ] || die "restart: no PLAINTEXT port in $dir/server.properties"
+  launch "$dir" "$port" || die "the broker did not restart; its log is above"
+  echo "export STREAMSQL_KAFKA_BOOTSTRAP=127.0.0.1:$port"
+  echo "export STREAMSQL_KAFKA_DIR=$dir"
 }
 
 stop() {
@@ -213,5 +259,7 @@ case ${1:-} in
   fetch) fetch ;;
   start) shift; start "$@" ;;
   stop) shift; stop "$@" ;;
-  *) die "usage: kafka.sh fetch | start [--tv1] [--security DIR [--acl]] [--prop k=v]... | stop DIR" ;;
+  kill) shift; crash "$@" ;;
+  restart) shift; restart "$@" ;;
+  *) die "usage: kafka.sh fetch | start [--tv1] [--security DIR [--acl]] [--prop k=v]... | stop DIR | kill DIR | restart DIR" ;;
 esac
