@@ -9,77 +9,38 @@ import (
 	"strings"
 	"time"
 
+	"github.com/streamsql/streamsql/internal/duration"
 	"github.com/streamsql/streamsql/internal/secret"
 	"github.com/streamsql/streamsql/internal/suggest"
 )
-
-var durationUnits = map[string]time.Duration{}
-
-func init() {
-	add := func(d time.Duration, names ...string) {
-		for _, n := range names {
-			durationUnits[n] = d
-		}
-	}
-	add(24*time.Hour, "d", "day", "days")
-	add(time.Hour, "h", "hour", "hours")
-	add(time.Minute, "min", "m", "minute", "minutes", "mins")
-	add(time.Second, "s", "sec", "secs", "second", "seconds")
-	add(time.Millisecond, "ms", "milli", "millis", "millisecond", "milliseconds")
-	add(time.Microsecond, "µs", "us", "micro", "micros", "microsecond", "microseconds")
-	add(time.Nanosecond, "ns", "nano", "nanos", "nanosecond", "nanoseconds")
-}
 
 // ParseDuration parses a duration in Flink's syntax (TimeUtils.parseDuration):
 // a non-negative integer, optional spaces and an optional unit — d, h, min
 // (or m), s, ms, µs, ns and their long forms (day, hours, minute, seconds,
 // millis, ...). Without a unit the number is milliseconds.
+//
+// The syntax is internal/duration's, which job settings share; the
+// messages here are written to follow "option 'x' = 'value': ".
 func ParseDuration(text string) (time.Duration, error) {
-	s := strings.TrimSpace(text)
-	i := 0
-	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-		i++
+	d, err := duration.Parse(text)
+	var de *duration.Error
+	if !errors.As(err, &de) {
+		return d, err
 	}
-	if i == 0 {
+	switch de.Problem {
+	case duration.NoNumber:
 		return 0, errors.New("a duration is a number and a unit, such as 10s, 1 min or 500 ms")
-	}
-	n, err := strconv.ParseInt(s[:i], 10, 64)
-	if err != nil {
+	case duration.NumberTooLarge:
 		return 0, errors.New("the number is too large")
+	case duration.UnknownUnit:
+		return 0, fmt.Errorf("unknown time unit %q (use d, h, min, s, ms, µs or ns)", de.Unit)
 	}
-	unit := strings.ToLower(strings.TrimSpace(s[i:]))
-	mult := time.Millisecond
-	if unit != "" {
-		m, ok := durationUnits[unit]
-		if !ok {
-			return 0, fmt.Errorf("unknown time unit %q (use d, h, min, s, ms, µs or ns)", unit)
-		}
-		mult = m
-	}
-	if n > math.MaxInt64/int64(mult) {
-		return 0, errors.New("the duration is too large")
-	}
-	return time.Duration(n) * mult, nil
+	return 0, errors.New("the duration is too large")
 }
 
 // FormatDuration writes d in Flink's syntax with the largest exact unit,
 // for example "10 s", "5 min", "500 ms".
-func FormatDuration(d time.Duration) string {
-	units := []struct {
-		name string
-		d    time.Duration
-	}{{"d", 24 * time.Hour}, {"h", time.Hour}, {"min", time.Minute}, {"s", time.Second},
-		{"ms", time.Millisecond}, {"µs", time.Microsecond}}
-	if d == 0 {
-		return "0 ms"
-	}
-	for _, u := range units {
-		if d%u.d == 0 {
-			return strconv.FormatInt(int64(d/u.d), 10) + " " + u.name
-		}
-	}
-	return strconv.FormatInt(int64(d), 10) + " ns"
-}
+func FormatDuration(d time.Duration) string { return duration.Format(d) }
 
 var sizeUnits = map[string]int64{
 	"b": 1, "bytes": 1,

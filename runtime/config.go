@@ -11,6 +11,7 @@ import (
 
 	"github.com/streamsql/streamsql/runtime/checkpoint"
 
+	"github.com/streamsql/streamsql/internal/duration"
 	"github.com/streamsql/streamsql/internal/suggest"
 )
 
@@ -615,46 +616,7 @@ func (c Config) Validate() error {
 	return errors.Join(errs...)
 }
 
-var durationUnits = []struct {
-	names []string
-	unit  time.Duration
-}{
-	{[]string{"d", "day", "days"}, 24 * time.Hour},
-	{[]string{"h", "hour", "hours"}, time.Hour},
-	{[]string{"min", "m", "minute", "minutes", "mins"}, time.Minute},
-	{[]string{"s", "sec", "secs", "second", "seconds"}, time.Second},
-	{[]string{"ms", "milli", "millis", "millisecond", "milliseconds"}, time.Millisecond},
-	{[]string{"us", "µs", "micro", "micros", "microsecond", "microseconds"}, time.Microsecond},
-	{[]string{"ns", "nano", "nanos", "nanosecond", "nanoseconds"}, time.Nanosecond},
-}
-
 // ParseDuration parses a duration the way Flink does: an integer with an
 // optional unit (d, h, min/m, s, ms, us, ns and their long forms; no unit
 // means milliseconds), for example "10s", "1 min", "500".
-func ParseDuration(s string) (time.Duration, error) {
-	t := strings.TrimSpace(s)
-	i := 0
-	for i < len(t) && t[i] >= '0' && t[i] <= '9' {
-		i++
-	}
-	if i == 0 {
-		return 0, fmt.Errorf("duration %q must start with a number, as in '10 s' or '1 min'", s)
-	}
-	n, err := strconv.ParseInt(t[:i], 10, 64)
-	if err != nil {
-		return 0, fmt.Errorf("duration %q: %w", s, err)
-	}
-	u := strings.ToLower(strings.TrimSpace(t[i:]))
-	if u == "" {
-		u = "ms"
-	}
-	for _, du := range durationUnits {
-		if slices.Contains(du.names, u) {
-			if n > int64(math.MaxInt64/du.unit) {
-				return 0, fmt.Errorf("duration %q is too large", s)
-			}
-			return time.Duration(n) * du.unit, nil
-		}
-	}
-	return 0, fmt.Errorf("duration %q has unknown unit %q (use d, h, min, s, ms, us or ns)", s, u)
-}
+func ParseDuration(s string) (time.Duration, error) { return duration.Parse(s) }

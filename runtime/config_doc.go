@@ -3,6 +3,7 @@ package runtime
 import (
 	"cmp"
 	"fmt"
+	"github.com/streamsql/streamsql/internal/duration"
 	"slices"
 	"strconv"
 	"time"
@@ -96,21 +97,7 @@ func (o option) render(c *Config) string {
 // formatDuration writes d in Flink's syntax with the largest unit that
 // divides it exactly ("10 min", "1 s", "0 ms"); ParseDuration reads it
 // back.
-func formatDuration(d time.Duration) string {
-	if d == 0 {
-		return "0 ms"
-	}
-	for _, u := range []struct {
-		name string
-		d    time.Duration
-	}{{"d", 24 * time.Hour}, {"h", time.Hour}, {"min", time.Minute}, {"s", time.Second},
-		{"ms", time.Millisecond}, {"us", time.Microsecond}} {
-		if d%u.d == 0 {
-			return strconv.FormatInt(int64(d/u.d), 10) + " " + u.name
-		}
-	}
-	return strconv.FormatInt(int64(d), 10) + " ns"
-}
+func formatDuration(d time.Duration) string { return duration.Format(d) }
 
 // IgnoredSetting describes a Flink setting that ParseConfig accepts and
 // that has no effect in streamsql (see IgnoredKeys).
