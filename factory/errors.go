@@ -170,6 +170,9 @@ type UnknownFactoryError struct {
 	Identifier string
 	// Available lists the registered identifiers of that kind, sorted.
 	Available []string
+	// NotYet is set when the identifier names a Flink connector or format
+	// that streamsql does not support yet (see NotYetSupported).
+	NotYet bool
 }
 
 func (e *UnknownFactoryError) Error() string {

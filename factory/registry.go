@@ -67,16 +67,24 @@ func (s Schema) PhysicalFields() []types.Field {
 type Context struct {
 	// Table is the table's catalog name.
 	Table string
+	// ObjectName is the table's name within its database (see
+	// Table.ObjectName); never empty.
+	ObjectName string
 	// Schema is the table's resolved schema.
 	Schema Schema
 	// Options are the validated options; read them with each Opt's Get.
 	Options *Config
+	// Job is the job the table belongs to; the zero value when not known.
+	Job JobContext
 }
 
 // ConnectorFactory declares a connector: its identifier (the value of the
-// 'connector' option), its options and rules, and how to create a source
+// 'connector' option), its options and rules, its traits (metadata keys,
+// changelog modes, primary-key need) and how to describe, create a source
 // and/or sink. A nil NewSource (NewSink) means the connector cannot be a
-// source (sink).
+// source (sink). Everything the planner checks about a connector comes
+// from here: built-in connectors and embedders' connectors are treated
+// alike.
 type ConnectorFactory struct {
 	// Identifier is the value of the 'connector' option, such as "kafka".
 	Identifier string
@@ -86,6 +94,29 @@ type ConnectorFactory struct {
 	Options []Option
 	// Rules relate options: conditional requirements, conflicts, checks.
 	Rules []Rule
+	// ReadableMetadata maps each metadata key the source delivers to its
+	// type (Flink's SupportsReadingMetadata); a metadata column may be
+	// declared with any type that key's type casts to. nil means not
+	// declared: any key is taken as declared by the table; an empty map
+	// means the connector has no metadata.
+	ReadableMetadata map[string]types.Type
+	// WritableMetadata maps each metadata key the sink writes to the type
+	// it expects (SupportsWritingMetadata); a non-VIRTUAL metadata column
+	// whose key is not writable makes the table unusable as a sink. nil
+	// means not declared, as for ReadableMetadata.
+	WritableMetadata map[string]types.Type
+	// SourceChangelog is what the source produces and SinkChangelog what
+	// the sink accepts (the zero value: INSERT only).
+	SourceChangelog, SinkChangelog ChangelogMode
+	// RequiresPrimaryKey is set for connectors whose tables must declare
+	// a PRIMARY KEY (upsert-kafka: the key of its records).
+	RequiresPrimaryKey bool
+	// Describe, when set, describes a validated table used in role in its
+	// job (v.Table.Job): its delivery guarantee, derived options,
+	// EXPLAIN's summary, warnings and exclusive resources (see TableInfo).
+	// It connects nowhere. An error fails the job's planning; an
+	// *OptionError is shown at the option's value.
+	Describe func(v *Validated, role Role) (TableInfo, error)
 	// NewSource creates a table source from validated options.
 	NewSource func(ctx Context) (connector.Source, error)
 	// NewSink creates a table sink from validated options.

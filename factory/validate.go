@@ -56,6 +56,8 @@ func (c *Config) shown(key, value string) string {
 // deprecated key. Warnings are returned as data for the caller to show
 // (the CLI prints them; EXPLAIN lists them).
 type Warning struct {
+	// Kind classifies the warning (WarnDeprecatedOption).
+	Kind WarningKind
 	// Key is the option the warning is about, as written.
 	Key string
 	// Replacement is the option to use instead, if any.
@@ -67,11 +69,37 @@ type Warning struct {
 func (w Warning) String() string { return w.Message }
 
 // Table is the input of validation: a table's name, resolved schema and
-// WITH options.
+// WITH options, and the job it belongs to.
 type Table struct {
-	Name    string
-	Schema  Schema
-	Options map[string]string
+	// Name is the table's catalog name (cat.db.t).
+	Name string
+	// ObjectName is the table's name within its database (t), from which
+	// connectors derive names (a Kafka transactional-id prefix); "" means
+	// Name.
+	ObjectName string
+	// DisplayName is the name messages show (the planner's short name: t
+	// for a table of the default catalog and database); "" means Name.
+	DisplayName string
+	Schema      Schema
+	Options     map[string]string
+	// Job is the job the table belongs to; the zero value when not known.
+	Job JobContext
+}
+
+// Object returns ObjectName, or Name when it is empty.
+func (t Table) Object() string {
+	if t.ObjectName != "" {
+		return t.ObjectName
+	}
+	return t.Name
+}
+
+// Display returns DisplayName, or Name when it is empty.
+func (t Table) Display() string {
+	if t.DisplayName != "" {
+		return t.DisplayName
+	}
+	return t.Name
 }
 
 // Validated is a table whose options passed validation: its connector
@@ -134,7 +162,7 @@ func (r *Registry) CreateSink(ctx context.Context, t Table) (connector.Sink, *Va
 }
 
 func (v *Validated) context() Context {
-	return Context{Table: v.Table.Name, Schema: v.Table.Schema, Options: v.Config}
+	return Context{Table: v.Table.Name, ObjectName: v.Table.Object(), Schema: v.Table.Schema, Options: v.Config, Job: v.Table.Job}
 }
 
 // MaskedOptions returns options sorted by key with sensitive values
@@ -224,17 +252,18 @@ type validator struct {
 }
 
 func (r *Registry) validate(t Table) (*Validated, error) {
-	id, ok := t.Options["connector"]
+	id, ok := t.Options[ConnectorKey]
 	if !ok {
-		return nil, &MissingOptionsError{Keys: []string{"connector"}}
+		return nil, &MissingOptionsError{Keys: []string{ConnectorKey}}
 	}
 	id = strings.TrimSpace(id)
 	f, ok := r.Connector(id)
 	if !ok {
-		return nil, &UnknownFactoryError{Key: "connector", Identifier: id, Available: r.Connectors()}
+		return nil, &UnknownFactoryError{Key: ConnectorKey, Identifier: id, Available: r.Connectors(),
+			NotYet: notYetConnectors[id]}
 	}
-	v := &validator{reg: r, opts: t.Options, consumed: map[string]bool{"connector": true}}
-	v.supported = append(v.supported, SupportedKey{Key: "connector"})
+	v := &validator{reg: r, opts: t.Options, consumed: map[string]bool{ConnectorKey: true}}
+	v.supported = append(v.supported, SupportedKey{Key: ConnectorKey})
 	cfg := v.options("", f.Options, t.Name)
 
 	// Report in the order that best explains the problem: an unknown key
@@ -352,7 +381,8 @@ func (v *validator) options(prefix string, decls []Option, table string) *Config
 			id := val.(string)
 			ff, ok := v.reg.Format(id)
 			if !ok {
-				v.unknown = append(v.unknown, &UnknownFactoryError{Key: key, Identifier: id, Available: v.reg.Formats()})
+				v.unknown = append(v.unknown, &UnknownFactoryError{Key: key, Identifier: id, Available: v.reg.Formats(),
+					NotYet: notYetFormats[id]})
 				continue
 			}
 			fp := formatPrefix(key, id)
@@ -387,7 +417,7 @@ func (v *validator) lookup(prefix string, s *spec) (string, string, bool) {
 				mapped = to
 			}
 		}
-		v.warnings = append(v.warnings, Warning{Key: k, Replacement: prefix + s.key,
+		v.warnings = append(v.warnings, Warning{Kind: WarnDeprecatedOption, Key: k, Replacement: prefix + s.key,
 			Message: fmt.Sprintf("option '%s' is deprecated and will be removed; use '%s' instead", k, prefix+s.key)})
 		hits = append(hits, hit{k, mapped})
 	}

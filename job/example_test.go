@@ -66,6 +66,22 @@ func (m *memory) factory() factory.ConnectorFactory {
 		Identifier:  "memory",
 		Description: "Keeps written records in memory.",
 		Options:     []factory.Option{memName, memFormat},
+		// Its traits, which the planner checks as it does the built-in
+		// connectors': no metadata, append-only rows.
+		WritableMetadata: map[string]types.Type{},
+		SinkChangelog:    factory.InsertOnly,
+		// Describe tells EXPLAIN which buffer a table writes and claims
+		// the buffer: two sinks of one job writing one buffer are an error.
+		Describe: func(v *factory.Validated, _ factory.Role) (factory.TableInfo, error) {
+			name := memName.Get(v.Config)
+			return factory.TableInfo{
+				Delivery: factory.AtLeastOnce,
+				Summary:  []factory.KeyValue{{Key: "buffer", Value: name}},
+				Exclusive: []factory.Exclusive{{Key: "memory buffer " + name, Owner: "memory",
+					What: fmt.Sprintf("buffer '%s'", name), Conflict: "their records would mix",
+					Fix: "give each its own 'name'", FixSameTable: "combine the queries with UNION ALL"}},
+			}, nil
+		},
 		NewSink: func(ctx factory.Context) (connector.Sink, error) {
 			return &memSink{m: m, name: memName.Get(ctx.Options), format: memFormat.Get(ctx.Options),
 				fields: ctx.Schema.PhysicalFields()}, nil
@@ -163,7 +179,7 @@ func (e *pipeEncoder) Encode(dst []byte, row types.Row) ([]byte, error) {
 // Example_customConnector registers a program's own sink connector and
 // format in a copy of the built-in registry and uses both from SQL: the
 // job reads generated rows and writes them through the 'pipe' format
-// into the 'memory' connector.
+// into the 'memory' connector, whose factory declares its traits.
 func Example_customConnector() {
 	mem := &memory{records: map[string][]string{}}
 	reg := job.NewRegistry()
@@ -193,6 +209,13 @@ INSERT INTO kept SELECT id, CASE WHEN id = 2 THEN CAST(NULL AS STRING) ELSE 'use
 		return
 	}
 	fmt.Println("pipelines:", j.Pipelines())
+	var explain strings.Builder
+	_ = j.Explain(&explain)
+	for _, line := range strings.Split(explain.String(), "\n") {
+		if strings.Contains(line, "buffer:") {
+			fmt.Println(strings.TrimSpace(line))
+		}
+	}
 	if err := j.Run(context.Background()); err != nil {
 		fmt.Println(err)
 		return
@@ -200,6 +223,7 @@ INSERT INTO kept SELECT id, CASE WHEN id = 2 THEN CAST(NULL AS STRING) ELSE 'use
 	fmt.Println(strings.Join(mem.get("users"), "\n"))
 	// Output:
 	// pipelines: [kept]
+	// buffer: users
 	// 1;user-1
 	// 2;
 	// 3;user-3

@@ -45,9 +45,14 @@
 // [factory.ConnectorFactory] or [factory.FormatFactory] in it and pass it
 // as Options.Registry, and the job's SQL can name them in 'connector' and
 // 'format'. The copy keeps the program's additions out of
-// factory.Default. Connector traits
-// (readable metadata, changelog modes) of a program's connector go in
-// Options.Traits; without them it is append-only without metadata.
+// factory.Default. A connector declares its traits in its factory, as the
+// built-in ones do: readable and writable metadata, changelog modes,
+// whether tables need a primary key, and, through its Describe hook, the
+// delivery guarantee of a sink, options it derives, resources a job may
+// use only once, and EXPLAIN's lines; the planner then runs the same
+// checks on it as on the built-in connectors. A connector that declares
+// nothing is append-only, at-least-once, and trusted with whatever
+// metadata its tables declare.
 //
 // # Running
 //
@@ -122,9 +127,6 @@ type Options struct {
 	// means factory.Default: those of the packages the program imports
 	// (connectors/all for every built-in one).
 	Registry *factory.Registry
-	// Traits declare metadata keys and changelog modes of connectors the
-	// planner does not know (see planner.ConnectorTraits).
-	Traits map[string]planner.ConnectorTraits
 	// Vars give values for ${NAME} in the SQL text; Env is consulted
 	// after Vars (pass os.LookupEnv for the process environment; nil
 	// means none).
@@ -195,7 +197,6 @@ type Job struct {
 func Compile(ctx context.Context, name, text string, opts Options) (*Job, error) {
 	plan, err := planner.Compile(ctx, name, text, planner.Options{
 		Registry: opts.Registry,
-		Traits:   opts.Traits,
 		Vars:     opts.Vars,
 		Env:      opts.Env,
 		Defaults: opts.Defaults,
@@ -311,6 +312,13 @@ type Table struct {
 	Options map[string]string
 	// Rows is the number of literal rows of VALUES.
 	Rows int
+	// BoundedRows is the number of rows a source reads when its connector
+	// knows it before it starts (datagen's number-of-rows), else 0.
+	BoundedRows int64
+	// Servers and Topics are the addresses of the external system the
+	// table reads or writes and its topics there (Kafka's bootstrap
+	// servers and topics), as its connector declares them.
+	Servers, Topics []string
 }
 
 // Describe returns the job's pipelines in file order (those of
@@ -331,11 +339,13 @@ func (j *Job) Describe() []Pipeline {
 		if ins.Sink.Print {
 			p.Sink = Table{Name: ins.Sink.Name()}
 		} else {
-			p.Sink = Table{Name: ins.Sink.Name(), Connector: ins.Sink.Connector(), Options: maps.Clone(ins.Sink.Options)}
+			p.Sink = Table{Name: ins.Sink.Name(), Connector: ins.Sink.Connector(), Options: maps.Clone(ins.Sink.Options),
+				Servers: slices.Clone(ins.Sink.Info.Servers), Topics: slices.Clone(ins.Sink.Info.Topics)}
 		}
 		for _, fl := range ins.Flows {
 			p.Sources = append(p.Sources, Table{Name: fl.Source.Name(), Connector: fl.Source.Connector(),
-				Options: maps.Clone(fl.Source.Options), Rows: len(fl.Source.Values)})
+				Options: maps.Clone(fl.Source.Options), Rows: len(fl.Source.Values), BoundedRows: fl.Source.Info.BoundedRows,
+				Servers: slices.Clone(fl.Source.Info.Servers), Topics: slices.Clone(fl.Source.Info.Topics)})
 		}
 		out = append(out, p)
 	}
@@ -343,7 +353,9 @@ func (j *Job) Describe() []Pipeline {
 }
 
 // WarningKind classifies a warning, for programs and tests that act on
-// some kinds; the message is for people.
+// some kinds; the message is for people. The kinds are those of the
+// factories and connectors (factory.WarnDeprecatedOption, ...) and the
+// planner's (planner.WarnCommitOnStop, ...).
 type WarningKind string
 
 // Warning is a finding of the planner that does not stop the job: shown
@@ -370,7 +382,7 @@ func (w Warning) String() string {
 func (j *Job) Warnings() []Warning {
 	out := make([]Warning, 0, len(j.plan.Warnings))
 	for _, w := range j.plan.Warnings {
-		jw := Warning{Message: w.Message}
+		jw := Warning{Kind: WarningKind(w.Kind), Message: w.Message}
 		if w.Pos.IsValid() {
 			jw.Line, jw.Column = w.Pos.Line, w.Pos.Column
 		}

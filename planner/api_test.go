@@ -87,28 +87,29 @@ INSERT INTO o SELECT * FROM s;`
 }
 
 // TestTraits lets a program declare its own connector's metadata and
-// changelog mode.
+// changelog mode in its factory, and the planner checks them as it does
+// the built-in connectors'.
 func TestTraits(t *testing.T) {
 	reg := testRegistry()
 	ctx := context.Background()
-	traits := map[string]planner.ConnectorTraits{"mem": {
+	reg.MustRegisterConnector(factory.ConnectorFactory{Identifier: "mem", NewSource: noSource, NewSink: noSink,
 		ReadableMetadata: map[string]types.Type{"op": types.String().NotNullable()},
-		Source:           planner.Upsert, Sink: planner.AllKinds,
-	}}
-	reg.MustRegisterConnector(factory.ConnectorFactory{Identifier: "mem", NewSource: noSource, NewSink: noSink})
+		SourceChangelog:  factory.Upsert, SinkChangelog: factory.AllKinds,
+	})
+	reg.MustRegisterConnector(factory.ConnectorFactory{Identifier: "plain", NewSource: noSource, NewSink: noSink})
 	text := `CREATE TABLE m (id BIGINT, op STRING METADATA) WITH ('connector' = 'mem');
 CREATE TABLE k (id BIGINT, op STRING) WITH ('connector' = 'kafka', 'topic' = 't', 'properties.bootstrap.servers' = 'b', 'format' = 'json');
 CREATE TABLE m2 (id BIGINT, op STRING) WITH ('connector' = 'mem');
 INSERT INTO m2 SELECT * FROM m;
 INSERT INTO k SELECT * FROM m;`
-	_, err := planner.Compile(ctx, "job.sql", text, planner.Options{Registry: reg, Traits: traits})
+	_, err := planner.Compile(ctx, "job.sql", text, planner.Options{Registry: reg})
 	errs := planner.Errors(err)
 	if len(errs) != 1 || !errors.Is(errs[0], planner.ErrInvalidTable) || !strings.Contains(errs[0].Error(), "produces updates and deletes") {
 		t.Fatalf("got %v; want only the changelog error of the INSERT into kafka", err)
 	}
-	// Without traits, an unknown connector's metadata is taken as declared.
-	text = `CREATE TABLE m (id BIGINT, op STRING METADATA) WITH ('connector' = 'mem');
-CREATE TABLE m2 (id BIGINT, op STRING) WITH ('connector' = 'mem');
+	// Without declared metadata, a connector's metadata is taken as declared.
+	text = `CREATE TABLE m (id BIGINT, op STRING METADATA) WITH ('connector' = 'plain');
+CREATE TABLE m2 (id BIGINT, op STRING) WITH ('connector' = 'plain');
 INSERT INTO m2 SELECT * FROM m;`
 	if _, err := planner.Compile(ctx, "job.sql", text, planner.Options{Registry: reg}); err != nil {
 		t.Fatal(err)

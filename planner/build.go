@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/factory"
@@ -50,14 +48,14 @@ type NamedSink struct {
 type parallelism interface{ Parallelism() int }
 
 // parallelismOf returns the parallelism a source or sink asks for: its
-// Parallelism method, else the validated option key (scan.parallelism,
-// sink.parallelism), else 0 (the runtime's default).
-func parallelismOf(v any, options map[string]string, key string) int {
+// Parallelism method, else what its factory's Describe says
+// (factory.TableInfo.Parallelism), else 0 (the runtime's default).
+func parallelismOf(v any, valid *factory.Validated, role factory.Role) int {
 	if p, ok := v.(parallelism); ok && p.Parallelism() > 0 {
 		return p.Parallelism()
 	}
-	if n, err := strconv.Atoi(strings.TrimSpace(options[key])); err == nil && n > 0 {
-		return n
+	if info, err := valid.Describe(role); err == nil && info.Parallelism > 0 {
+		return info.Parallelism
 	}
 	return 0
 }
@@ -113,7 +111,7 @@ func (pl *Plan) Build(ctx context.Context, bo BuildOptions) ([]Pipeline, error) 
 		p := Pipeline{Name: names[len(out)]}
 		srcNames := map[string]int{}
 		for _, fl := range ins.Flows {
-			src, err := pl.buildSource(ctx, fl.Source, opts)
+			src, valid, err := pl.buildSource(ctx, fl.Source, opts)
 			if err != nil {
 				return nil, err
 			}
@@ -130,13 +128,13 @@ func (pl *Plan) Build(ctx context.Context, bo BuildOptions) ([]Pipeline, error) 
 			if srcNames[name]++; srcNames[name] > 1 {
 				name = fmt.Sprintf("%s#%d", name, srcNames[name])
 			}
-			p.Sources = append(p.Sources, NamedSource{Name: name, Source: src, Parallelism: parallelismOf(src, fl.Source.Options, "scan.parallelism")})
+			p.Sources = append(p.Sources, NamedSource{Name: name, Source: src, Parallelism: parallelismOf(src, valid, factory.AsSource)})
 		}
-		snk, err := pl.buildSink(ctx, ins.Sink, bo)
+		snk, valid, err := pl.buildSink(ctx, ins.Sink, bo)
 		if err != nil {
 			return nil, err
 		}
-		p.Sinks = []NamedSink{{Name: ins.Sink.Name(), Sink: snk, Parallelism: parallelismOf(snk, ins.Sink.Options, "sink.parallelism")}}
+		p.Sinks = []NamedSink{{Name: ins.Sink.Name(), Sink: snk, Parallelism: parallelismOf(snk, valid, factory.AsSink)}}
 		out = append(out, p)
 	}
 	if len(out) == 0 {
@@ -145,29 +143,37 @@ func (pl *Plan) Build(ctx context.Context, bo BuildOptions) ([]Pipeline, error) 
 	return out, nil
 }
 
-func (pl *Plan) buildSource(ctx context.Context, s *Source, opts expr.Options) (connector.Source, error) {
+func (pl *Plan) buildSource(ctx context.Context, s *Source, opts expr.Options) (connector.Source, *factory.Validated, error) {
 	if s.Table == nil {
-		return newValuesSource(s, opts)
+		src, err := newValuesSource(s, opts)
+		return src, nil, err
 	}
-	src, _, err := pl.registry.CreateSource(ctx, factory.Table{Name: s.Table.ID.String(), Schema: s.Schema, Options: s.Options})
+	src, v, err := pl.registry.CreateSource(ctx, pl.factoryTable(s.Table, s.Schema, s.Options))
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalidTable, err)
+		return nil, nil, fmt.Errorf("%w: %w", ErrInvalidTable, err)
 	}
-	return src, nil
+	return src, v, nil
 }
 
-func (pl *Plan) buildSink(ctx context.Context, s *Sink, bo BuildOptions) (connector.Sink, error) {
+// factoryTable is the factory's view of table t.
+func (pl *Plan) factoryTable(t *Table, schema factory.Schema, opts map[string]string) factory.Table {
+	return factory.Table{Name: t.ID.String(), ObjectName: t.ID.Name, DisplayName: t.ID.Short(),
+		Schema: schema, Options: opts, Job: pl.jobContext(false)}
+}
+
+func (pl *Plan) buildSink(ctx context.Context, s *Sink, bo BuildOptions) (connector.Sink, *factory.Validated, error) {
 	if s.Print {
 		if bo.QuerySink == nil {
-			return nil, ErrNoQuerySink
+			return nil, nil, ErrNoQuerySink
 		}
-		return bo.QuerySink(s.Fields)
+		snk, err := bo.QuerySink(s.Fields)
+		return snk, nil, err
 	}
-	snk, _, err := pl.registry.CreateSink(ctx, factory.Table{Name: s.Table.ID.String(), Schema: s.Schema, Options: s.Options})
+	snk, v, err := pl.registry.CreateSink(ctx, pl.factoryTable(s.Table, s.Schema, s.Options))
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalidTable, err)
+		return nil, nil, fmt.Errorf("%w: %w", ErrInvalidTable, err)
 	}
-	return snk, nil
+	return snk, v, nil
 }
 
 // RuntimeSpec builds the pipelines (see Build) and returns the runtime's

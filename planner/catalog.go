@@ -97,7 +97,7 @@ func (t *Table) Options() map[string]string {
 
 // Connector returns the value of the 'connector' option.
 func (t *Table) Connector() string {
-	v, _ := t.Def.Option("connector")
+	v, _ := t.Def.Option(factory.ConnectorKey)
 	return v
 }
 

@@ -9,8 +9,8 @@
 //
 //   - [Compile] and [CompileFile] plan a job file (all its INSERTs, statement
 //     sets and bare queries are one job) into a [*Plan]; [Options] carry the
-//     registry, a pre-filled [Catalog], ${NAME} values, --set overrides and
-//     connector traits.
+//     registry, a pre-filled [Catalog], ${NAME} values and --set
+//     overrides.
 //   - [Plan.Explain] writes the EXPLAIN text; [Plan.Build] creates sources
 //     and sinks through the factories and returns runnable [Pipeline]s.
 //   - [Catalog.RegisterTable] registers a table from Go; [LoadCatalog] runs
@@ -40,7 +40,7 @@
 // A source delivers rows whose fields are the table's physical and
 // metadata columns in declaration order (computed columns are left out;
 // the planner evaluates them), each metadata column with the type the
-// connector gives its key ([ConnectorTraits].ReadableMetadata): the
+// connector gives its key (factory.ConnectorFactory.ReadableMetadata): the
 // factory's schema carries that type, and the planner casts to the
 // declared one, so a metadata column may be declared with any type its
 // metadata casts to (Kafka's INT partition as BIGINT). A sink receives its
@@ -50,29 +50,34 @@
 //
 // # Connector traits
 //
-// factory.ConnectorFactory has no place for metadata keys or changelog
-// modes, so the planner keeps a table of the built-in connectors
-// ([BuiltinTraits]: kafka, upsert-kafka, datagen, print, blackhole,
-// filesystem); programs add theirs with [Options].Traits. A metadata key a
-// connector does not read is an error; a non-VIRTUAL metadata column whose
-// key the connector cannot write makes the table unusable as a sink (as in
-// Flink: declare it VIRTUAL). A source producing updates (upsert-kafka)
-// into an append-only sink (kafka, filesystem) is an error. A connector
-// without traits is trusted to deliver metadata as declared and is treated
-// as append-only.
+// What the planner knows about a connector comes from its factory
+// (factory.ConnectorFactory), for built-in and embedders' connectors
+// alike: readable and writable metadata keys with their types, the
+// changelog modes of its source and sink, whether its tables need a
+// PRIMARY KEY, and from its Describe hook (factory.TableInfo) a table's
+// delivery guarantee, derived options, EXPLAIN lines, warnings and
+// exclusive resources. A metadata key a connector does not read is an
+// error; a non-VIRTUAL metadata column whose key the connector cannot
+// write makes the table unusable as a sink (as in Flink: declare it
+// VIRTUAL). A source producing updates (upsert-kafka) into an append-only
+// sink (kafka, filesystem) is an error. A connector that declares no
+// metadata is trusted to deliver metadata as declared; one that declares
+// no changelog mode is append-only. The planner itself names no connector
+// and no connector option: its checks are generic.
 //
-// # Kafka exactly-once
+// # Exactly-once
 //
-// An exactly-once Kafka sink ('sink.delivery-guarantee', or Flink 1.13's
-// 'sink.semantic') without 'sink.transactional-id-prefix' gets
-// "<job name>-<table>" (a deliberate deviation from Flink 1.14+, which
-// requires it; see DESIGN.md), passed to the factory in the options and
-// warned about in EXPLAIN. 'properties.transaction.timeout.ms' not above
-// checkpoint interval + checkpoint timeout is an error. EXPLAIN also warns
-// when execution.checkpointing.mode is set to EXACTLY_ONCE while a Kafka
-// sink delivers at-least-once, when an exactly-once sink runs without
-// checkpointing, and when a read_uncommitted Kafka source reads a topic an
-// exactly-once sink of the same job writes.
+// Options a connector derives (an exactly-once Kafka sink's
+// transactional-id prefix "<job name>-<table>" when none is given, a
+// deliberate deviation from Flink 1.14+; see DESIGN.md) are passed to the
+// factory in the sink's options and shown with a warning. Two sinks of the
+// job claiming one exclusive resource (a transactional-id prefix) are an
+// error. EXPLAIN warns when an exactly-once sink runs without
+// checkpointing or with AT_LEAST_ONCE checkpoints, and when a source reads
+// uncommitted records of a topic an exactly-once sink of the same job
+// writes; the connectors add their own warnings (a Kafka transaction
+// timeout shorter than a slow checkpoint, execution.checkpointing.mode
+// EXACTLY_ONCE with an at-least-once Kafka sink).
 //
 // # Errors
 //

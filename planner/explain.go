@@ -79,41 +79,11 @@ func (pl *Plan) explainSource(b *strings.Builder, s *Source) {
 		return
 	}
 	fmt.Fprintf(b, "  Source: %s\n", s.Name())
-	o := s.Options
 	fmt.Fprintf(b, "    connector: %s\n", s.Connector())
-	switch s.Connector() {
-	case "kafka", "upsert-kafka":
-		if t, ok := o["topic"]; ok {
-			fmt.Fprintf(b, "    topics: %s\n", strings.Join(factory.ParseList(t), ", "))
-		} else if t, ok := o["topic-pattern"]; ok {
-			fmt.Fprintf(b, "    topic pattern: %s\n", t)
-		}
-		startup := "group-offsets"
-		if s.Connector() == "upsert-kafka" {
-			startup = "earliest-offset"
-		}
-		if v, ok := o["scan.startup.mode"]; ok {
-			startup = v
-		}
-		fmt.Fprintf(b, "    startup mode: %s\n", startup)
-		bounded := "unbounded"
-		if v, ok := o["scan.bounded.mode"]; ok {
-			bounded = v
-		}
-		fmt.Fprintf(b, "    bounded mode: %s\n", bounded)
-		fmt.Fprintf(b, "    isolation level: %s\n", isolationLevel(o))
-	case "datagen":
-		if n, ok := o["number-of-rows"]; ok {
-			fmt.Fprintf(b, "    bounded: yes (%s rows)\n", n)
-		} else {
-			b.WriteString("    bounded: no\n")
-		}
-	case "filesystem":
-		b.WriteString("    bounded: yes (the files present at start)\n")
-	}
-	writeFormat(b, o)
+	writeLines(b, s.Info.Summary)
+	writeLines(b, s.Validated.Formats())
 	fmt.Fprintf(b, "    changelog: %s\n", s.Changelog)
-	writeOptions(b, o, pl.registry)
+	writeOptions(b, s.Options, pl.registry)
 }
 
 func (pl *Plan) explainSink(b *strings.Builder, s *Sink) {
@@ -122,34 +92,21 @@ func (pl *Plan) explainSink(b *strings.Builder, s *Sink) {
 		return
 	}
 	fmt.Fprintf(b, "  Sink: %s\n", s.Name())
-	o := s.Options
 	fmt.Fprintf(b, "    connector: %s\n", s.Connector())
-	if t, ok := o["topic"]; ok {
-		fmt.Fprintf(b, "    topics: %s\n", strings.Join(factory.ParseList(t), ", "))
-	}
+	writeLines(b, s.Info.Summary)
 	fmt.Fprintf(b, "    delivery guarantee: %s\n", s.DeliveryGuarantee)
-	if s.TransactionalIDPrefix != "" {
-		how := "given"
-		if s.PrefixDerived {
-			how = "derived from job name and table"
-		}
-		fmt.Fprintf(b, "    transactional-id prefix: %s (%s)\n", s.TransactionalIDPrefix, how)
-		if v, ok := o["properties.transaction.timeout.ms"]; ok {
-			fmt.Fprintf(b, "    transaction timeout: %s ms\n", v)
-		} else {
-			b.WriteString("    transaction timeout: the brokers' transaction.max.timeout.ms, read at start\n")
-		}
+	if s.AfterCrash != "" {
+		fmt.Fprintf(b, "    after a crash: %s\n", s.AfterCrash)
 	}
-	writeFormat(b, o)
+	writeLines(b, s.Info.DeliverySummary)
+	writeLines(b, s.Validated.Formats())
 	fmt.Fprintf(b, "    accepts: %s\n", s.Changelog)
-	writeOptions(b, o, pl.registry)
+	writeOptions(b, s.Options, pl.registry)
 }
 
-func writeFormat(b *strings.Builder, o map[string]string) {
-	for _, k := range []string{"format", "key.format", "value.format"} {
-		if v, ok := o[k]; ok {
-			fmt.Fprintf(b, "    %s: %s\n", k, v)
-		}
+func writeLines(b *strings.Builder, kvs []factory.KeyValue) {
+	for _, kv := range kvs {
+		fmt.Fprintf(b, "    %s: %s\n", kv.Key, kv.Value)
 	}
 }
 

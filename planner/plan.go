@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/streamsql/streamsql/ddl"
@@ -41,10 +40,6 @@ type Options struct {
 	// JobName overrides the job's name (pipeline.name, else the file's
 	// base name without extension).
 	JobName string
-	// Traits adds or replaces connector traits (metadata keys, changelog
-	// modes) for connectors the built-in table does not know; see
-	// BuiltinTraits.
-	Traits map[string]ConnectorTraits
 }
 
 // Plan is a planned job file: the job's name and settings, and one
@@ -77,9 +72,25 @@ type Plan struct {
 type Warning struct {
 	// Pos is where in the file the warning is about, if anywhere.
 	Pos ddl.Pos
+	// Kind classifies the warning for programs, which should match on it
+	// rather than on Message: one of the factory.Warn* kinds (from the
+	// factories and connectors) or the planner's Warn* kinds.
+	Kind factory.WarningKind
 	// Message is the text shown to the user.
 	Message string
 }
+
+// The planner's warning kinds (factory.WarningKind lists the factories').
+const (
+	// WarnIgnoredSetting: a setting the runtime accepts and ignores.
+	WarnIgnoredSetting factory.WarningKind = "ignored-setting"
+	// WarnCommitOnStop: an exactly-once sink in a job without
+	// checkpointing commits only when the job stops.
+	WarnCommitOnStop factory.WarningKind = "commit-on-stop"
+	// WarnAtLeastOnceCheckpoints: execution.checkpointing.mode is
+	// AT_LEAST_ONCE, so an exactly-once sink delivers at least once.
+	WarnAtLeastOnceCheckpoints factory.WarningKind = "at-least-once-checkpoints"
+)
 
 // Insert is one INSERT (or bare query) planned into a pipeline: flows
 // (one per source; UNION ALL gives several) into one sink.
@@ -127,8 +138,11 @@ type Source struct {
 	Values [][]expr.Expr
 	// Validated holds the factory's validated options; nil for VALUES.
 	Validated *factory.Validated
+	// Info is what the connector's factory says about the table as a
+	// source (factory.TableInfo); zero for VALUES.
+	Info factory.TableInfo
 	// Changelog is what the source produces.
-	Changelog ChangelogMode
+	Changelog factory.ChangelogMode
 }
 
 // Sink is the table an INSERT writes (or the CLI's printing sink for a
@@ -137,7 +151,8 @@ type Sink struct {
 	Pos   ddl.Pos
 	Table *Table
 	// Options are the WITH options with the INSERT's OPTIONS hint applied
-	// (and a derived transactional-id prefix).
+	// and the options the connector derived (Info.DerivedOptions, such as
+	// a Kafka transactional-id prefix).
 	Options map[string]string
 	// Fields are the sink row's fields: physical and non-VIRTUAL metadata
 	// columns in declaration order, metadata typed as the connector writes
@@ -150,14 +165,20 @@ type Sink struct {
 	// Print is set for the printing sink of a bare query.
 	Print bool
 	// Changelog is what the sink accepts.
-	Changelog ChangelogMode
-	// DeliveryGuarantee is "exactly-once", "at-least-once" or "none".
+	Changelog factory.ChangelogMode
+	// Info is what the connector's factory says about the table as a sink
+	// (factory.TableInfo).
+	Info factory.TableInfo
+	// DeliveryGuarantee is the configured guarantee: "exactly-once",
+	// "at-least-once" or "none".
 	DeliveryGuarantee string
-	// TransactionalIDPrefix is the Kafka transactional-id prefix of an
-	// exactly-once Kafka sink; PrefixDerived is set when the planner
-	// derived it from the job name and table.
-	TransactionalIDPrefix string
-	PrefixDerived         bool
+	// hints are the INSERT's OPTIONS hints (where its warnings point).
+	hints []ddl.Option
+	// AfterCrash says which guarantee the sink really has after a crash
+	// with the job's checkpoint settings, as EXPLAIN shows it, such as
+	// "exactly-once (checkpoints in file:///var/lib/streamsql)" or
+	// "at-least-once: execution.checkpointing.mode is AT_LEAST_ONCE".
+	AfterCrash string
 }
 
 // Name returns the source's table name, or "VALUES".
@@ -176,8 +197,9 @@ func (s *Sink) Name() string {
 	return s.Table.ID.Short()
 }
 
-// Connector returns the value of the sink's 'connector' option.
-func (s *Sink) Connector() string { return s.Options["connector"] }
+// Connector returns the value of the sink's 'connector' option ("" for
+// the printing sink of a bare query).
+func (s *Sink) Connector() string { return s.Options[factory.ConnectorKey] }
 
 // Connector returns the value of the source's 'connector' option, or
 // "values".
@@ -185,7 +207,7 @@ func (s *Source) Connector() string {
 	if s.Table == nil {
 		return "values"
 	}
-	return s.Options["connector"]
+	return s.Options[factory.ConnectorKey]
 }
 
 // planner holds the state of planning one file.
@@ -193,11 +215,10 @@ type planner struct {
 	f        *file
 	cat      *Catalog
 	reg      *factory.Registry
-	traits   map[string]ConnectorTraits
 	plan     *Plan
 	errs     ErrorList
 	failed   map[Identifier]bool
-	validate map[string]*factory.Validated
+	validate map[string]*validated
 	setPos   map[string]ddl.Option
 
 	// dropFailed are the names of DROP statements that did not parse;
@@ -209,6 +230,10 @@ type planner struct {
 	anyCreateFailed bool
 	anyDropFailed   bool
 	settingsUnsure  bool
+
+	// deferred are the warnings about INSERTs, added to the plan's after
+	// planning.
+	deferred []Warning
 
 	// refHints are the OPTIONS hints of the table references resolved
 	// (FROM clauses, also of views), whose secrets maskSecrets masks too.
@@ -265,16 +290,14 @@ func run(ctx context.Context, name, text string, opts Options, catalogOnly bool)
 	p := &planner{
 		f:          newFile(name, text),
 		reg:        opts.Registry,
-		traits:     BuiltinTraits(),
 		failed:     map[Identifier]bool{},
 		dropFailed: map[Identifier]bool{},
-		validate:   map[string]*factory.Validated{},
+		validate:   map[string]*validated{},
 		setPos:     map[string]ddl.Option{},
 	}
 	if p.reg == nil {
 		p.reg = factory.Default
 	}
-	maps.Copy(p.traits, opts.Traits)
 	if opts.Catalog != nil {
 		p.cat = opts.Catalog.Clone()
 	} else {
@@ -346,7 +369,7 @@ func run(ctx context.Context, name, text string, opts Options, catalogOnly bool)
 		}
 		return p, nil
 	}
-	p.checkPrefixes()
+	p.checkExclusive()
 	if len(p.errs) == 0 && len(p.plan.Inserts) == 0 {
 		p.errs = append(p.errs, &Error{File: name, Message: ErrNoJob.Error(), Err: ErrNoJob})
 	}
@@ -580,8 +603,7 @@ func (p *planner) query(s *ddl.QueryStatement, explain bool) {
 		p.addErr(err)
 		return
 	}
-	sink := &Sink{Pos: s.Pos, Print: true, Options: map[string]string{"connector": "print"}, Changelog: AllKinds,
-		DeliveryGuarantee: "at-least-once"}
+	sink := &Sink{Pos: s.Pos, Print: true, Changelog: factory.AllKinds, DeliveryGuarantee: string(factory.AtLeastOnce)}
 	for i, n := range rel.names {
 		sink.Fields = append(sink.Fields, types.Field{Name: n, Type: rel.types[i]})
 	}
@@ -663,7 +685,7 @@ func (p *planner) connect(ins *Insert, rel *relation, s *ddl.Insert) error {
 		}
 	}
 	for _, b := range rel.branches {
-		if !sink.Changelog.accepts(b.src.Changelog) {
+		if !sink.Changelog.Accepts(b.src.Changelog) {
 			return p.f.errorAt(s.Pos, ErrInvalidTable, nil, fmt.Sprintf(
 				"table '%s' (connector '%s') accepts only %s rows, but source '%s' (connector '%s') produces updates and deletes: %s; write to a sink that accepts them, such as upsert-kafka",
 				sink.Name(), sink.Connector(), sink.Changelog, b.src.Name(), b.src.Connector(), b.src.Changelog))
@@ -773,30 +795,37 @@ func (p *planner) maskSecrets(stmts []ddl.Statement) {
 	}
 }
 
-// checkPrefixes rejects two exactly-once Kafka sinks of the job with the
-// same transactional-id prefix (also the same table written by two
-// INSERTs): their transactions would fence each other.
-func (p *planner) checkPrefixes() {
-	seen := map[string]*Insert{}
+// checkExclusive rejects two sinks of the job that claim the same
+// exclusive resource (factory.Exclusive), such as two exactly-once Kafka
+// sinks with one transactional-id prefix (also the same table written by
+// two INSERTs): they would interfere with each other.
+func (p *planner) checkExclusive() {
+	type claim struct {
+		ins *Insert
+		ex  factory.Exclusive
+	}
+	seen := map[string]claim{}
 	for _, ins := range p.plan.Inserts {
 		s := ins.Sink
-		if ins.Explain || s.TransactionalIDPrefix == "" {
+		if ins.Explain {
 			continue
 		}
-		first, dup := seen[s.TransactionalIDPrefix]
-		if !dup {
-			seen[s.TransactionalIDPrefix] = ins
-			continue
+		for _, ex := range s.Info.Exclusive {
+			first, dup := seen[ex.Key]
+			if !dup {
+				seen[ex.Key] = claim{ins, ex}
+				continue
+			}
+			what := fmt.Sprintf("%s sinks '%s' (line %d) and '%s' have the same %s",
+				ex.Owner, first.ins.Sink.Name(), first.ins.Pos.Line, s.Name(), ex.What)
+			fix := ex.Fix
+			if first.ins.Sink.Table == s.Table {
+				what = fmt.Sprintf("%s table '%s' is written by two INSERTs (lines %d and %d), whose sinks would share the %s",
+					ex.Owner, s.Name(), first.ins.Pos.Line, ins.Pos.Line, ex.What)
+				fix = ex.FixSameTable
+			}
+			p.errs = append(p.errs, p.f.errorAt(ins.Pos, ErrInvalidTable, nil, what+": "+ex.Conflict+"; "+fix))
 		}
-		what := fmt.Sprintf("exactly-once Kafka sinks '%s' (line %d) and '%s' have the same transactional-id prefix '%s'",
-			first.Sink.Name(), first.Pos.Line, s.Name(), s.TransactionalIDPrefix)
-		fix := "set a distinct 'sink.transactional-id-prefix' on each"
-		if first.Sink.Table == s.Table {
-			what = fmt.Sprintf("exactly-once Kafka table '%s' is written by two INSERTs (lines %d and %d), whose sinks would share the transactional-id prefix '%s'",
-				s.Name(), first.Pos.Line, ins.Pos.Line, s.TransactionalIDPrefix)
-			fix = "combine the queries with UNION ALL, or give one INSERT its own prefix with /*+ OPTIONS('sink.transactional-id-prefix' = '...') */"
-		}
-		p.errs = append(p.errs, p.f.errorAt(ins.Pos, ErrInvalidTable, nil, what+": their transactions would fence each other; "+fix))
 	}
 }
 
@@ -828,13 +857,16 @@ func optionPos(t *Table, hints []ddl.Option, key string, value bool) ddl.Pos {
 func (p *planner) newSource(t *Table, ref *ddl.TableName, rowTypes []types.Type) (*Source, error) {
 	opts := withHints(t, ref.Hints)
 	schema := p.connectorSchema(t, false)
-	v, err := p.validateTable(t, ref.Hints, opts, schema, "source")
+	v, info, err := p.validateTable(t, ref.Hints, opts, schema, factory.AsSource)
 	if err != nil {
 		return nil, err
 	}
-	src := &Source{Pos: ref.Pos, Table: t, Options: opts, Schema: schema, RowTypes: rowTypes, Validated: v}
-	if tr, ok := p.traitsOf(t.Connector()); ok {
-		src.Changelog = tr.Source
+	src := &Source{Pos: ref.Pos, Table: t, Options: opts, Schema: schema, RowTypes: rowTypes, Validated: v, Info: info}
+	if f, ok := p.factoryOf(t.Connector()); ok {
+		src.Changelog = f.SourceChangelog
+	}
+	for _, w := range info.Warnings {
+		p.warn(ref.Pos, t, ref.Hints, w)
 	}
 	return src, nil
 }
@@ -846,93 +878,104 @@ func (p *planner) newSink(t *Table, s *ddl.Insert) (*Sink, error) {
 	}
 	opts := withHints(t, s.Hints)
 	schema := p.connectorSchema(t, true)
-	sink := &Sink{Pos: s.Pos, Table: t, Options: opts, Schema: schema, DeliveryGuarantee: "at-least-once"}
+	sink := &Sink{Pos: s.Pos, Table: t, Options: opts, Schema: schema}
 	for i, c := range cols {
 		sink.Fields = append(sink.Fields, types.Field{Name: c.Name, Type: schema.Columns[i].Type})
 	}
-	tr, known := p.traitsOf(t.Connector())
-	if known {
-		sink.Changelog = tr.Sink
-		if tr.ExactlyOnceSink != nil && tr.ExactlyOnceSink(opts) {
-			sink.DeliveryGuarantee = "exactly-once"
-		}
+	if f, ok := p.factoryOf(t.Connector()); ok {
+		sink.Changelog = f.SinkChangelog
 	}
-	if c := t.Connector(); c == "kafka" || c == "upsert-kafka" {
-		sink.DeliveryGuarantee = deliveryGuarantee(opts)
-		if sink.DeliveryGuarantee == "exactly-once" {
-			if err := p.kafkaTransactions(t, s, sink); err != nil {
-				return nil, err
-			}
-		}
-	}
-	v, err := p.validateTable(t, s.Hints, opts, schema, "sink")
+	v, info, err := p.validateTable(t, s.Hints, opts, schema, factory.AsSink)
 	if err != nil {
 		return nil, err
 	}
-	sink.Validated = v
+	if len(info.DerivedOptions) > 0 {
+		// The factory gets the derived options when it creates the sink,
+		// and they are part of the table's validated options.
+		sink.Options = maps.Clone(opts)
+		maps.Copy(sink.Options, info.DerivedOptions)
+		if v, err = p.reg.Validate(p.factoryTable(t, sink.Options, schema)); err != nil {
+			return nil, p.tableError(t, s.Hints, "sink", err)
+		}
+	}
+	sink.Validated, sink.Info = v, info
+	sink.DeliveryGuarantee = string(info.Delivery)
+	if info.Delivery == "" {
+		sink.DeliveryGuarantee = string(factory.AtLeastOnce)
+	}
+	sink.hints = s.Hints
 	return sink, nil
 }
 
-// kafkaTransactions derives the transactional-id prefix of an exactly-once
-// Kafka sink when none is given, and checks the transaction timeout
-// against the checkpoint settings.
-func (p *planner) kafkaTransactions(t *Table, s *ddl.Insert, sink *Sink) error {
-	const prefixKey = "sink.transactional-id-prefix"
-	if v, ok := sink.Options[prefixKey]; ok && v != "" {
-		sink.TransactionalIDPrefix = v
-	} else {
-		sink.TransactionalIDPrefix = p.plan.JobName + "-" + t.ID.Name
-		sink.PrefixDerived = true
-		sink.Options[prefixKey] = sink.TransactionalIDPrefix
+// warn adds a connector's warning about table t used at pos: shown at the
+// option it names, else at the use.
+func (p *planner) warn(pos ddl.Pos, t *Table, hints []ddl.Option, w factory.TableWarning) {
+	if w.Key != "" {
+		pos = optionPos(t, hints, w.Key, false)
 	}
-	const timeoutKey = "properties.transaction.timeout.ms"
-	v, ok := sink.Options[timeoutKey]
-	if !ok {
-		return nil
-	}
-	ms, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-	pos := optionPos(t, s.Hints, timeoutKey, true)
-	if err != nil || ms <= 0 {
-		return p.f.errorAt(pos, ErrInvalidTable, nil, fmt.Sprintf("'%s' = '%s' of table '%s' is not a positive number of milliseconds", timeoutKey, v, t.ID.Short()))
-	}
-	cp := p.plan.Checkpoint
-	if cp.Interval <= 0 || p.settingsUnsure {
-		// Without checkpointing there is nothing to compare with; after
-		// a SET that did not parse, the checkpoint settings are not known.
-		return nil
-	}
-	need := cp.Interval + cp.Timeout
-	if ms <= need.Milliseconds() {
-		return p.f.errorAt(pos, ErrInvalidTable, nil, fmt.Sprintf(
-			"'%s' = '%s' of exactly-once table '%s' must be above checkpoint interval + checkpoint timeout (%s + %s = %d ms): a transaction open across a slow checkpoint would be aborted by the broker and its records lost; raise it (up to the broker's transaction.max.timeout.ms) or lower execution.checkpointing.timeout",
-			timeoutKey, v, t.ID.Short(), formatDuration(cp.Interval), formatDuration(cp.Timeout), need.Milliseconds()))
-	}
-	return nil
+	p.plan.Warnings = append(p.plan.Warnings, Warning{Pos: pos, Kind: w.Kind, Message: w.Message})
 }
 
-// validateTable validates a table's options with the factory, once per
-// distinct set of options and role.
-func (p *planner) validateTable(t *Table, hints []ddl.Option, opts map[string]string, schema factory.Schema, role string) (*factory.Validated, error) {
-	if tr, ok := p.traitsOf(opts["connector"]); ok && tr.RequiresPrimaryKey && len(t.Schema.PrimaryKey) == 0 {
-		return nil, p.f.errorAt(t.Def.Name.Pos, ErrInvalidTable, nil, fmt.Sprintf(
-			"table '%s' (connector '%s') needs a PRIMARY KEY (...) NOT ENFORCED: its key columns become the record key", t.ID.Short(), opts["connector"]))
+// factoryOf returns the registered factory of a connector.
+func (p *planner) factoryOf(connectorID string) (*factory.ConnectorFactory, bool) {
+	return p.reg.Connector(connectorID)
+}
+
+// jobContext is what factories are told about the job.
+func (p *planner) jobContext() factory.JobContext {
+	return p.plan.jobContext(p.settingsUnsure)
+}
+
+func (pl *Plan) jobContext(unsure bool) factory.JobContext {
+	cp := pl.Checkpoint
+	return factory.JobContext{
+		Name:               pl.JobName,
+		CheckpointInterval: cp.Interval,
+		CheckpointTimeout:  cp.Timeout,
+		MinPause:           pl.Runtime.Checkpoint.MinPause,
+		CheckpointMode:     cp.Mode,
+		CheckpointModeSet:  cp.ModeSet,
+		CheckpointDir:      cp.Dir,
+		SettingsUncertain:  unsure,
+	}
+}
+
+// factoryTable is the factory's view of table t with options.
+func (p *planner) factoryTable(t *Table, opts map[string]string, schema factory.Schema) factory.Table {
+	ft := p.plan.factoryTable(t, schema, opts)
+	ft.Job = p.jobContext()
+	return ft
+}
+
+// validated is a cached validation of a table's options in a role.
+type validated struct {
+	v    *factory.Validated
+	info factory.TableInfo
+}
+
+// validateTable validates a table's options with the factory and
+// describes the table in role (factory.TableInfo), once per distinct set
+// of options and role.
+func (p *planner) validateTable(t *Table, hints []ddl.Option, opts map[string]string, schema factory.Schema, role factory.Role) (*factory.Validated, factory.TableInfo, error) {
+	if f, ok := p.factoryOf(t.Connector()); ok && f.RequiresPrimaryKey && len(t.Schema.PrimaryKey) == 0 {
+		return nil, factory.TableInfo{}, p.f.errorAt(t.Def.Name.Pos, ErrInvalidTable, nil, fmt.Sprintf(
+			"table '%s' (connector '%s') needs a PRIMARY KEY (...) NOT ENFORCED: its key columns become the record key", t.ID.Short(), t.Connector()))
 	}
 	keys := slices.Sorted(maps.Keys(opts))
 	var kb strings.Builder
-	kb.WriteString(role + "\x00" + t.ID.String())
+	kb.WriteString(role.String() + "\x00" + t.ID.String())
 	for _, k := range keys {
 		kb.WriteString("\x00" + k + "=" + opts[k])
 	}
-	if v, ok := p.validate[kb.String()]; ok {
-		if v == nil {
-			return nil, errReported
+	if c, ok := p.validate[kb.String()]; ok {
+		if c == nil {
+			return nil, factory.TableInfo{}, errReported
 		}
-		return v, nil
+		return c.v, c.info, nil
 	}
-	ft := factory.Table{Name: t.ID.String(), Schema: schema, Options: opts}
-	v, err := p.reg.Validate(ft)
+	v, err := p.reg.Validate(p.factoryTable(t, opts, schema))
 	if err == nil {
-		if role == "source" {
+		if role == factory.AsSource {
 			if f, ok := p.reg.Connector(t.Connector()); ok && f.NewSource == nil {
 				err = &factory.CapabilityError{Connector: t.Connector(), Wanted: "source"}
 			}
@@ -940,16 +983,25 @@ func (p *planner) validateTable(t *Table, hints []ddl.Option, opts map[string]st
 			err = &factory.CapabilityError{Connector: t.Connector(), Wanted: "sink"}
 		}
 	}
+	var info factory.TableInfo
+	if err == nil {
+		info, err = v.Describe(role)
+		var oe *factory.OptionError
+		if errors.As(err, &oe) {
+			p.validate[kb.String()] = nil
+			return nil, info, p.f.errorAt(optionPos(t, hints, oe.Key, true), ErrInvalidTable, err, oe.Message)
+		}
+	}
 	if err != nil {
 		p.validate[kb.String()] = nil
-		return nil, p.tableError(t, hints, role, err)
+		return nil, info, p.tableError(t, hints, role.String(), err)
 	}
-	p.validate[kb.String()] = v
+	p.validate[kb.String()] = &validated{v, info}
 	for _, w := range v.Warnings {
-		p.plan.Warnings = append(p.plan.Warnings, Warning{Pos: optionPos(t, hints, w.Key, false),
+		p.plan.Warnings = append(p.plan.Warnings, Warning{Pos: optionPos(t, hints, w.Key, false), Kind: w.Kind,
 			Message: fmt.Sprintf("table '%s': %s", t.ID.Short(), w.Message)})
 	}
-	return v, nil
+	return v, info, nil
 }
 
 // tableError turns a factory error into a positioned *Error: at the first
@@ -959,19 +1011,17 @@ func (p *planner) tableError(t *Table, hints []ddl.Option, role string, err erro
 	var uf *factory.UnknownFactoryError
 	if errors.As(err, &uf) {
 		what := "format"
-		known := unsupportedFormats[uf.Identifier]
-		if uf.Key == "connector" {
+		if uf.Key == factory.ConnectorKey {
 			what = "connector"
-			known = unsupportedConnectors[uf.Identifier]
 		}
-		if known {
+		if uf.NotYet {
 			return p.f.errorAt(optionPos(t, hints, uf.Key, true), ddl.ErrUnsupported, err,
 				fmt.Sprintf("%s '%s' of table '%s' is not supported yet; available: %s", what, uf.Identifier, t.ID.Short(), strings.Join(uf.Available, ", ")))
 		}
 	}
 	var ce *factory.CapabilityError
 	if errors.As(err, &ce) {
-		return p.f.errorAt(optionPos(t, hints, "connector", true), ErrInvalidTable, err,
+		return p.f.errorAt(optionPos(t, hints, factory.ConnectorKey, true), ErrInvalidTable, err,
 			fmt.Sprintf("table '%s' cannot be used as a %s: %v", t.ID.Short(), role, err))
 	}
 	pos := t.Def.Name.Pos

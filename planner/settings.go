@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/streamsql/streamsql/ddl"
@@ -68,7 +67,7 @@ func (p *planner) checkpointSettings() (CheckpointSettings, []error) {
 	}
 	_, cp.ModeSet = set["execution.checkpointing.mode"]
 	for _, k := range cfg.Ignored {
-		p.plan.Warnings = append(p.plan.Warnings, Warning{Pos: p.setPos[k].KeyPos,
+		p.plan.Warnings = append(p.plan.Warnings, Warning{Pos: p.setPos[k].KeyPos, Kind: WarnIgnoredSetting,
 			Message: fmt.Sprintf("'%s' has no effect in streamsql. %s", k, ignoredReason(k))})
 	}
 	if _, err := p.plan.ExprOptions(); err != nil {
@@ -119,73 +118,68 @@ func formatDuration(d time.Duration) string {
 	return factory.FormatDuration(d)
 }
 
-// warnings adds the plan-wide warnings: an exactly-once checkpointing mode
-// with at-least-once Kafka sinks, exactly-once sinks without
-// checkpointing, read_uncommitted sources of topics the job writes
-// transactionally, and derived transactional-id prefixes.
+// warnings adds the plan-wide warnings: exactly-once sinks without
+// checkpointing or with AT_LEAST_ONCE checkpoints, and sources that read
+// uncommitted records of what an exactly-once sink of the job writes. The
+// connectors' own warnings were added when their tables were described.
 func (p *planner) warnings() {
 	pl := p.plan
 	cp := pl.Checkpoint
-	var w []Warning
-	add := func(pos ddl.Pos, format string, args ...any) {
-		w = append(w, Warning{Pos: pos, Message: fmt.Sprintf(format, args...)})
+	add := func(pos ddl.Pos, kind factory.WarningKind, format string, args ...any) {
+		p.deferred = append(p.deferred, Warning{Pos: pos, Kind: kind, Message: fmt.Sprintf(format, args...)})
 	}
 	eoTopics := map[string]string{} // topic → sink table
 	for _, ins := range pl.Inserts {
 		s := ins.Sink
-		if s.Print {
+		if s.Info.Delivery != factory.ExactlyOnce {
+			p.sinkWarnings(ins)
 			continue
 		}
-		isKafka := s.Connector() == "kafka"
-		if isKafka && cp.ModeSet && cp.Mode == "EXACTLY_ONCE" && s.DeliveryGuarantee != "exactly-once" {
-			add(ins.Pos, "execution.checkpointing.mode is EXACTLY_ONCE but Kafka sink '%s' delivers %s (its default): the mode only governs the job's own state; set 'sink.delivery-guarantee' = 'exactly-once' (and 'sink.transactional-id-prefix') on the sink for exactly-once output",
-				s.Name(), s.DeliveryGuarantee)
-		}
-		if s.DeliveryGuarantee == "exactly-once" && cp.Interval <= 0 {
-			add(ins.Pos, "sink '%s' is exactly-once but checkpointing is off (execution.checkpointing.interval is not set): it commits only when the job stops, so readers see nothing until then; set execution.checkpointing.interval",
+		if cp.Interval <= 0 {
+			add(ins.Pos, WarnCommitOnStop, "sink '%s' is exactly-once but checkpointing is off (execution.checkpointing.interval is not set): it commits only when the job stops, so readers see nothing until then; set execution.checkpointing.interval",
 				s.Name())
 		}
-		if s.PrefixDerived {
-			add(ins.Pos, "sink '%s' has no 'sink.transactional-id-prefix'; using '%s', derived from the job name and table: it must be unique among all jobs writing to the cluster (two writers sharing ids fence each other), and stay the same across restarts",
-				s.Name(), s.TransactionalIDPrefix)
+		if cp.Mode == runtime.AtLeastOnce.String() {
+			add(ins.Pos, WarnAtLeastOnceCheckpoints, "sink '%s' is exactly-once but execution.checkpointing.mode is AT_LEAST_ONCE: barriers are not aligned, so a checkpoint may hold rows after it, which are written again after a failure (at-least-once); set execution.checkpointing.mode = 'EXACTLY_ONCE' (the default)",
+				s.Name())
 		}
-		if isKafka && s.DeliveryGuarantee == "exactly-once" {
-			for _, t := range factory.ParseList(s.Options["topic"]) {
-				eoTopics[t] = s.Name()
-			}
+		p.sinkWarnings(ins)
+		for _, t := range s.Info.Topics {
+			eoTopics[t] = s.Name()
 		}
 	}
 	warned := map[string]bool{}
 	for _, ins := range pl.Inserts {
 		for _, fl := range ins.Flows {
 			src := fl.Source
-			if src.Table == nil || (src.Connector() != "kafka" && src.Connector() != "upsert-kafka") {
+			if !src.Info.ReadsUncommitted {
 				continue
 			}
-			if isolationLevel(src.Options) != "read_uncommitted" {
-				continue
-			}
-			for _, t := range factory.ParseList(src.Options["topic"]) {
+			for _, t := range src.Info.Topics {
 				sink, ok := eoTopics[t]
 				key := src.Name() + "\x00" + t
 				if !ok || warned[key] {
 					continue
 				}
 				warned[key] = true
-				add(src.Pos, "source '%s' reads topic '%s' with isolation level read_uncommitted, and exactly-once sink '%s' of this job writes it: the source sees records before they are committed (and records of aborted transactions); set 'properties.isolation.level' = 'read_committed'",
-					src.Name(), t, sink)
+				add(src.Pos, factory.WarnUncommittedRead, "source '%s' reads topic '%s'%s, and exactly-once sink '%s' of this job writes it: the source sees records before they are committed (and records of aborted transactions); %s",
+					src.Name(), t, src.Info.UncommittedHow, sink, src.Info.UncommittedFix)
 			}
 		}
 	}
-	pl.Warnings = append(pl.Warnings, w...)
+	pl.Warnings = append(pl.Warnings, p.deferred...)
 	slices.SortStableFunc(pl.Warnings, func(a, b Warning) int { return a.Pos.Offset - b.Pos.Offset })
 }
 
-// isolationLevel returns a Kafka source's isolation level (Kafka's default
-// is read_uncommitted).
-func isolationLevel(options map[string]string) string {
-	if v, ok := options["properties.isolation.level"]; ok {
-		return strings.ToLower(strings.TrimSpace(v))
+// sinkWarnings adds the warnings the sink's connector gave (after the
+// planner's own about the INSERT, which come first on its line).
+func (p *planner) sinkWarnings(ins *Insert) {
+	s := ins.Sink
+	for _, w := range s.Info.Warnings {
+		pos := ins.Pos
+		if w.Key != "" && s.Table != nil {
+			pos = optionPos(s.Table, s.hints, w.Key, false)
+		}
+		p.deferred = append(p.deferred, Warning{Pos: pos, Kind: w.Kind, Message: w.Message})
 	}
-	return "read_uncommitted"
 }

@@ -15,10 +15,10 @@ import (
 // rows whose fields are the table's physical and metadata columns in
 // declaration order (computed columns left out; the planner evaluates
 // them), each metadata column with the type the connector gives its key
-// (ConnectorTraits.ReadableMetadata; the factory is given that type in the
+// (factory.ConnectorFactory.ReadableMetadata; the factory is given that type in the
 // schema, and the planner casts to the declared one). A sink receives its
 // physical and non-VIRTUAL metadata columns in declaration order, metadata
-// with the type the connector writes (ConnectorTraits.WritableMetadata).
+// with the type the connector writes (factory.ConnectorFactory.WritableMetadata).
 
 // sourceLayout returns, for each column of t, its index in the source row
 // (-1 for computed columns).
@@ -93,21 +93,17 @@ func typeTable(f *file, t *Table) error {
 	return nil
 }
 
-// traitsOf returns the traits of the connector named by options, and
-// whether they are known.
-func (p *planner) traitsOf(connectorID string) (ConnectorTraits, bool) {
-	tr, ok := p.traits[connectorID]
-	return tr, ok
-}
-
 // sourceScope builds the scope of a table read as a source: every column,
 // metadata cast from the connector's type to the declared one, computed
 // columns lowered over the source row. It checks the metadata keys against
-// the connector's traits.
+// the connector's declared readable metadata.
 func (p *planner) sourceScope(t *Table) (*scope, []types.Type, error) {
 	def := t.Def
 	layout := sourceLayout(def)
-	tr, known := p.traitsOf(t.Connector())
+	var readable map[string]types.Type
+	if f, ok := p.factoryOf(t.Connector()); ok {
+		readable = f.ReadableMetadata
+	}
 	rowTypes := make([]types.Type, 0, len(def.Columns))
 	base := &scope{}
 	for i, c := range def.Columns {
@@ -117,10 +113,10 @@ func (p *planner) sourceScope(t *Table) (*scope, []types.Type, error) {
 			base.cols = append(base.cols, scopeCol{name: c.Name, e: expr.Col(layout[i], c.Name, c.Type)})
 		case ddl.MetadataColumn:
 			delivered := c.Type
-			if known {
-				mt, ok := tr.ReadableMetadata[c.Key()]
+			if readable != nil {
+				mt, ok := readable[c.Key()]
 				if !ok {
-					return nil, nil, p.metadataKeyError(t, c, tr.ReadableMetadata, "readable")
+					return nil, nil, p.metadataKeyError(t, c, readable, "readable")
 				}
 				delivered = mt
 			}
@@ -181,22 +177,25 @@ func (p *planner) metadataKeyError(t *Table, c *ddl.Column, keys map[string]type
 // order (physical, then non-VIRTUAL metadata), checking metadata against
 // the connector's writable keys.
 func (p *planner) sinkColumns(t *Table) ([]*ddl.Column, error) {
-	tr, known := p.traitsOf(t.Connector())
+	var readable, writable map[string]types.Type
+	if f, ok := p.factoryOf(t.Connector()); ok {
+		readable, writable = f.ReadableMetadata, f.WritableMetadata
+	}
 	var cols []*ddl.Column
 	for _, c := range t.Def.Columns {
 		switch {
 		case c.Kind == ddl.PhysicalColumn:
 			cols = append(cols, c)
 		case c.Kind == ddl.MetadataColumn && !c.Virtual:
-			if known {
-				if _, ok := tr.WritableMetadata[c.Key()]; !ok {
-					if _, readable := tr.ReadableMetadata[c.Key()]; readable {
+			if writable != nil {
+				if _, ok := writable[c.Key()]; !ok {
+					if _, isReadable := readable[c.Key()]; isReadable {
 						pos := c.Pos
 						return nil, p.f.errorAt(pos, ErrInvalidTable, nil, fmt.Sprintf(
 							"metadata column '%s' of table '%s' is read-only ('%s' cannot be written by connector '%s'): declare it METADATA VIRTUAL to use the table as a sink",
 							c.Name, t.ID.Short(), c.Key(), t.Connector()))
 					}
-					return nil, p.metadataKeyError(t, c, tr.WritableMetadata, "writable")
+					return nil, p.metadataKeyError(t, c, writable, "writable")
 				}
 			}
 			cols = append(cols, c)
@@ -209,7 +208,10 @@ func (p *planner) sinkColumns(t *Table) ([]*ddl.Column, error) {
 // columns (and for a sink, VIRTUAL metadata columns) left out, metadata
 // columns typed as the connector delivers (source) or writes (sink) them.
 func (p *planner) connectorSchema(t *Table, sink bool) factory.Schema {
-	tr, known := p.traitsOf(t.Connector())
+	var readable, writable map[string]types.Type
+	if f, ok := p.factoryOf(t.Connector()); ok {
+		readable, writable = f.ReadableMetadata, f.WritableMetadata
+	}
 	out := factory.Schema{PrimaryKey: t.Schema.PrimaryKey, PartitionKeys: t.Schema.PartitionKeys}
 	for _, c := range t.Schema.Columns {
 		switch {
@@ -217,10 +219,10 @@ func (p *planner) connectorSchema(t *Table, sink bool) factory.Schema {
 			continue
 		case c.Kind == factory.Metadata && sink && c.Virtual:
 			continue
-		case c.Kind == factory.Metadata && known:
-			m := tr.ReadableMetadata
+		case c.Kind == factory.Metadata:
+			m := readable
 			if sink {
-				m = tr.WritableMetadata
+				m = writable
 			}
 			if mt, ok := m[c.MetadataKey]; ok {
 				c.Type = mt

@@ -5,7 +5,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -165,7 +164,8 @@ func totals(st runtime.Status) (in, out int64) {
 }
 
 // totalRows returns how many rows the job's sources will read when that
-// is known in advance (VALUES, datagen with number-of-rows), else 0.
+// is known in advance (VALUES, and sources whose connector says so, such
+// as datagen with number-of-rows), else 0.
 func totalRows(j *job.Job) int64 {
 	var n int64
 	for _, p := range j.Describe() {
@@ -173,12 +173,8 @@ func totalRows(j *job.Job) int64 {
 			switch {
 			case src.Connector == "values":
 				n += int64(src.Rows)
-			case src.Connector == "datagen" && src.Options["number-of-rows"] != "":
-				k, err := strconv.ParseInt(strings.TrimSpace(src.Options["number-of-rows"]), 10, 64)
-				if err != nil {
-					return 0
-				}
-				n += k
+			case src.BoundedRows > 0:
+				n += src.BoundedRows
 			default:
 				return 0
 			}

@@ -15,7 +15,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/streamsql/streamsql/factory"
 	"github.com/streamsql/streamsql/internal/embedkafka"
 	"github.com/streamsql/streamsql/job"
 	"github.com/streamsql/streamsql/job/jobhttp"
@@ -246,20 +245,15 @@ func (e *env) handleSignals(cancel context.CancelFunc, log *slog.Logger) func() 
 	}
 }
 
-// embeddedTopics returns the topics of the job's Kafka tables whose
-// bootstrap servers are the embedded broker's address.
+// embeddedTopics returns the topics of the job's tables whose servers
+// (as their connectors declare them: Kafka's bootstrap servers) are the
+// embedded broker's address.
 func embeddedTopics(j *job.Job, addr string) []string {
 	var topics []string
 	add := func(t job.Table) {
-		switch t.Connector {
-		case "kafka", "upsert-kafka":
-		default:
-			return
+		if slices.Contains(t.Servers, addr) {
+			topics = append(topics, t.Topics...)
 		}
-		if !slices.Contains(factory.ParseList(t.Options["properties.bootstrap.servers"]), addr) {
-			return
-		}
-		topics = append(topics, factory.ParseList(t.Options["topic"])...)
 	}
 	for _, p := range j.Describe() {
 		for _, src := range p.Sources {

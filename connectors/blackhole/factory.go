@@ -3,6 +3,7 @@ package blackhole
 import (
 	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/factory"
+	"github.com/streamsql/streamsql/types"
 )
 
 // Identifier is the value of the 'connector' option that selects blackhole.
@@ -16,8 +17,11 @@ func init() {
 // factory.Default. It has no options besides 'connector'.
 func Factory() factory.ConnectorFactory {
 	return factory.ConnectorFactory{
-		Identifier:  Identifier,
-		Description: "Accepts every row and discards it, for benchmarks and for testing the source side of a job. It has no options.",
+		Identifier:       Identifier,
+		Description:      "Accepts every row and discards it, for benchmarks and for testing the source side of a job. It has no options.",
+		ReadableMetadata: map[string]types.Type{},
+		WritableMetadata: map[string]types.Type{},
+		SinkChangelog:    factory.AllKinds,
 		NewSink: func(factory.Context) (connector.Sink, error) {
 			return New(), nil
 		},

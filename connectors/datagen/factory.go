@@ -62,7 +62,10 @@ func Factory() factory.ConnectorFactory {
 				return nil
 			}, optParallelism),
 		},
-		NewSource: newSource,
+		ReadableMetadata: map[string]types.Type{},
+		WritableMetadata: map[string]types.Type{},
+		Describe:         describe,
+		NewSource:        newSource,
 	}
 }
 
@@ -406,3 +409,15 @@ func sortedKeys(m map[string]string) []string {
 // Parallelism returns the number of splits: scan.parallelism, 1 by
 // default. The runtime may use it as the source's parallelism.
 func (s *Source) Parallelism() int { return s.cfg.Parallelism }
+
+// describe says whether the source is bounded, for EXPLAIN and progress.
+func describe(v *factory.Validated, _ factory.Role) (factory.TableInfo, error) {
+	info := factory.TableInfo{Parallelism: optParallelism.Get(v.Config)}
+	if n, ok := optNumberOfRows.Lookup(v.Config); ok {
+		info.BoundedRows = n
+		info.Summary = []factory.KeyValue{{Key: "bounded", Value: fmt.Sprintf("yes (%d rows)", n)}}
+	} else {
+		info.Summary = []factory.KeyValue{{Key: "bounded", Value: "no"}}
+	}
+	return info, nil
+}

@@ -110,6 +110,9 @@ func Factory() factory.ConnectorFactory {
 				return err
 			}, optPath),
 		),
+		ReadableMetadata: map[string]types.Type{},
+		WritableMetadata: map[string]types.Type{},
+		Describe:         describe,
 		NewSource: func(ctx factory.Context) (connector.Source, error) {
 			cfg, columns, err := config(ctx)
 			if err != nil {
@@ -163,4 +166,28 @@ func config(ctx factory.Context) (Config, []types.Field, error) {
 		cfg.PartitionKeys = append(cfg.PartitionKeys, i)
 	}
 	return cfg, columns, nil
+}
+
+// describe says that the source is bounded and that the sink is
+// exactly-once and owns its pending files under the path.
+func describe(v *factory.Validated, role factory.Role) (factory.TableInfo, error) {
+	if role == factory.AsSource {
+		return factory.TableInfo{Summary: []factory.KeyValue{{Key: "bounded", Value: "yes (the files present at start)"}}}, nil
+	}
+	path := optPath.Get(v.Config)
+	return factory.TableInfo{
+		Delivery:    factory.ExactlyOnce,
+		Parallelism: optParallelism.Get(v.Config),
+		// The sink's pending files are named after the job and table, and
+		// recovery deletes those a checkpoint does not list: two INSERTs
+		// into one table would delete each other's.
+		Exclusive: []factory.Exclusive{{
+			Key:          "filesystem pending files " + path + "\x00" + v.Table.Name,
+			Owner:        "filesystem",
+			What:         fmt.Sprintf("pending files under '%s'", path),
+			Conflict:     "recovering one would delete the other's files not yet committed",
+			Fix:          "write them to different paths",
+			FixSameTable: "combine the queries with UNION ALL",
+		}},
+	}, nil
 }

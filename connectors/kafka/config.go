@@ -11,6 +11,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/factory"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -222,7 +223,8 @@ type SinkConfig struct {
 	// (DefaultTransactionalIDPrefix) when the committer or a writer is
 	// created — the factory does not know the job name.
 	DeriveTransactionalIDPrefix bool
-	// Table is the sink table's catalog name.
+	// Table is the sink table's name within its database
+	// (factory.Context.ObjectName), from which a prefix is derived.
 	Table string
 	// Metadata are the writable metadata columns (topic, headers,
 	// timestamp) the writer copies from each row into its record after the
@@ -324,17 +326,47 @@ func anchored(re *regexp.Regexp) *regexp.Regexp {
 }
 
 // ValidateTransactionTimeout checks, without a broker, that a transaction
-// timeout leaves room for a checkpoint: it must be above the checkpoint
-// interval plus the checkpoint timeout, or a transaction could expire
-// before the checkpoint that commits it completes. A zero timeout (the
-// broker's maximum, read at start) is not checked here.
-func ValidateTransactionTimeout(timeout, checkpointInterval, checkpointTimeout time.Duration) error {
-	if timeout == 0 || timeout > checkpointInterval+checkpointTimeout {
-		return nil
+// timeout leaves room for the job's checkpoints (the job's name is not
+// used). A transaction is open from its first write until the checkpoint
+// after the next barrier completes, so it must outlast one checkpoint
+// interval plus the min pause that may delay the next barrier: a timeout
+// not above execution.checkpointing.interval + min-pause is an error (the
+// broker would abort transactions in normal operation). Above that but
+// not above interval + min-pause + execution.checkpointing.timeout, only a slow
+// checkpoint outlives the transaction, which the sink notices before it
+// commits (the job fails over and replays from the last checkpoint): the
+// warning says so, and the job runs, as Flink accepts
+// 'properties.transaction.timeout.ms' = '600000' with a 10 s interval. A
+// zero timeout (the broker's maximum, read at start) or a job without
+// checkpointing is not checked.
+func ValidateTransactionTimeout(timeout time.Duration, job factory.JobContext) (warning string, err error) {
+	warning, err = checkTransactionTimeout(timeout, job)
+	prefix := fmt.Sprintf("kafka sink: 'properties.transaction.timeout.ms' (%d ms) ", timeout.Milliseconds())
+	if err != nil {
+		return "", fmt.Errorf("%s%w", prefix, err)
 	}
-	return fmt.Errorf("kafka sink: 'properties.transaction.timeout.ms' (%d) must be greater than "+
-		"'execution.checkpointing.interval' (%v) plus 'execution.checkpointing.timeout' (%v): raise the transaction timeout or lower those",
-		timeout.Milliseconds(), checkpointInterval, checkpointTimeout)
+	if warning != "" {
+		warning = prefix + warning
+	}
+	return warning, nil
+}
+
+// checkTransactionTimeout is ValidateTransactionTimeout with messages that
+// continue "'properties.transaction.timeout.ms' = '...' of table 't' ".
+func checkTransactionTimeout(timeout time.Duration, job factory.JobContext) (warning string, err error) {
+	if timeout <= 0 || job.CheckpointInterval <= 0 {
+		return "", nil
+	}
+	f := factory.FormatDuration
+	if one := job.CheckpointInterval + job.MinPause; timeout <= one {
+		return "", fmt.Errorf("must be above checkpoint interval + min pause (%s + %s = %d ms): the broker would abort the transaction of a checkpoint interval before the checkpoint commits it, and its records would be lost; raise it (up to the broker's transaction.max.timeout.ms) or lower execution.checkpointing.interval and execution.checkpointing.min-pause",
+			f(job.CheckpointInterval), f(job.MinPause), one.Milliseconds())
+	}
+	if slow := job.CheckpointInterval + job.MinPause + job.CheckpointTimeout; timeout <= slow {
+		return fmt.Sprintf("is not above checkpoint interval + min pause + checkpoint timeout (%s + %s + %s = %d ms): a checkpoint slower than %s outlives its transactions, which the broker then aborts, and the job fails over to the last completed checkpoint; raise it (up to the broker's transaction.max.timeout.ms) or lower execution.checkpointing.timeout",
+			f(job.CheckpointInterval), f(job.MinPause), f(job.CheckpointTimeout), slow.Milliseconds(), f(timeout-job.CheckpointInterval-job.MinPause)), nil
+	}
+	return "", nil
 }
 
 // encoder returns the record encoder of a new writer.
@@ -353,9 +385,13 @@ func (cfg *SinkConfig) encoder() (RecordEncoder, error) {
 // exactly-once sink without 'sink.transactional-id-prefix' (a deliberate
 // deviation from Flink 1.14+, which requires the option, so that job files
 // written for Flink 1.12/1.13 run unchanged): the job name and the sink
-// table's catalog name. It must be unique among every job writing to the
+// table's name within its database. It must be unique among every job writing to the
 // cluster — two writers sharing transactional ids fence each other — so
-// EXPLAIN shows it with TransactionalIDPrefixWarning.
+// EXPLAIN shows it with a warning. table is the table's name within its
+// database (orders, not default_catalog.default_database.orders): this is
+// the one rule, used by the planner (through the factories' Describe) and
+// by a sink created without a prefix alike, and it must not change, or a
+// restored job would no longer find its transactions.
 func DefaultTransactionalIDPrefix(job, table string) string {
 	return job + "-" + table
 }

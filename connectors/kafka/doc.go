@@ -21,11 +21,20 @@
 // Deviations from Flink, all documented in the option descriptions:
 // 'sink.transaction-naming-strategy' defaults to POOLING; an exactly-once
 // sink without 'sink.transactional-id-prefix' derives one from the job
-// name and the table (DefaultTransactionalIDPrefix, when the committer or
-// a writer is created, since factory.Context has no job name; the planner
-// shows it in EXPLAIN through TransactionalIDPrefix with
-// TransactionalIDPrefixWarning); 'properties.transaction.timeout.ms'
-// defaults to the brokers' maximum.
+// name and the table's name (DefaultTransactionalIDPrefix: the factories'
+// Describe hook returns it as a derived option, which the planner passes
+// to the sink and EXPLAIN shows with a warning; a sink created outside a
+// job derives the same when its committer or a writer is created);
+// 'properties.transaction.timeout.ms' defaults to the brokers' maximum.
+//
+// The factories declare the connectors' traits: readable and writable
+// metadata, changelog modes (upsert-kafka: upsert, with a PRIMARY KEY),
+// and through Describe the EXPLAIN summary, the delivery guarantee, the
+// transactional-id prefix as a resource no two sinks of a job may share,
+// the transaction-timeout check against the job's checkpoint settings
+// (ValidateTransactionTimeout), and which consumer group a source resumes
+// from, so that the planner can tell when an exactly-once sink commits its
+// sources' offsets in its transactions.
 //
 // Rows of a source have one field per physical and metadata column in
 // schema order (computed columns are not the connector's); rows of a sink

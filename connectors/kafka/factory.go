@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"regexp"
-	"strings"
 	"time"
 
 	"github.com/streamsql/streamsql/connector"
@@ -32,7 +31,7 @@ var (
 	optGroupID = factory.String("properties.group.id").
 			Description("Consumer group of the source: the 'group-offsets' modes read its committed offsets, and checkpointed offsets are committed to it for lag tools. When absent and a group-offsets mode is used, 'KafkaSource-<table>' is used as in Flink.")
 	optTxnTimeout = factory.Long("properties.transaction.timeout.ms").
-			Description("Transaction timeout of the exactly-once sink in milliseconds. Default: the brokers' transaction.max.timeout.ms, read at start (a deviation from Flink's one hour); it must exceed the checkpoint interval plus the checkpoint timeout.")
+			Description("Transaction timeout of the exactly-once sink in milliseconds. Default: the brokers' transaction.max.timeout.ms, read at start (a deviation from Flink's one hour). It must exceed the checkpoint interval plus the min pause (else an error: transactions would expire in normal operation), and should exceed that plus the checkpoint timeout (else a warning: a slow checkpoint makes the job fail over).")
 	optProperties = factory.Prefix("properties.").
 			Description("Kafka client properties with the Java client's names (properties.linger.ms, properties.isolation.level, ...), mapped onto franz-go; a property without an equivalent is an error. Sources fetch at most 256 KiB per partition and 2 MiB per request unless properties.max.partition.fetch.bytes / properties.fetch.max.bytes say otherwise (the Java client's 1 MiB / 50 MiB would hold several times more: franz-go keeps a fetch decompressed).")
 	optValueFormat = factory.FormatOption("value.format").FallbackKeys("format").Required().
@@ -181,8 +180,11 @@ func Factory() factory.ConnectorFactory {
 		Rules: []factory.Rule{ruleTopic, rulePattern, ruleProperties, ruleKeyFormat, ruleKeyPrefix, ruleRoundRobin,
 			ruleStartupSpecific, ruleStartupTimestamp, ruleStartupOffsets,
 			ruleBoundedSpecific, ruleBoundedTimestamp, ruleBoundedOffsets},
-		NewSource: func(ctx factory.Context) (connector.Source, error) { return newTableSource(ctx, false) },
-		NewSink:   func(ctx factory.Context) (connector.Sink, error) { return newTableSink(ctx, false) },
+		ReadableMetadata: readableMetadata(),
+		WritableMetadata: writableMetadata(),
+		Describe:         describe(false),
+		NewSource:        func(ctx factory.Context) (connector.Source, error) { return newTableSource(ctx, false) },
+		NewSink:          func(ctx factory.Context) (connector.Sink, error) { return newTableSink(ctx, false) },
 	}
 }
 
@@ -199,8 +201,14 @@ func UpsertFactory() factory.ConnectorFactory {
 			optSinkParallelism, optDelivery, optTxnPrefix, optNaming, optBufferRows, optBufferInterval},
 		Rules: []factory.Rule{ruleTopic, rulePattern, ruleProperties, ruleKeyPrefix,
 			ruleBoundedSpecific, ruleBoundedTimestamp, ruleBoundedOffsets, ruleBuffer},
-		NewSource: func(ctx factory.Context) (connector.Source, error) { return newTableSource(ctx, true) },
-		NewSink:   func(ctx factory.Context) (connector.Sink, error) { return newTableSink(ctx, true) },
+		ReadableMetadata:   readableMetadata(),
+		WritableMetadata:   writableMetadata(),
+		SourceChangelog:    factory.Upsert,
+		SinkChangelog:      factory.Upsert,
+		RequiresPrimaryKey: true,
+		Describe:           describe(true),
+		NewSource:          func(ctx factory.Context) (connector.Source, error) { return newTableSource(ctx, true) },
+		NewSink:            func(ctx factory.Context) (connector.Sink, error) { return newTableSink(ctx, true) },
 	}
 }
 
@@ -295,7 +303,10 @@ func newTableSink(ctx factory.Context, upsert bool) (connector.Sink, error) {
 		NewEncoder:                  l.newEncoder,
 		TransactionalIDPrefix:       optTxnPrefix.Get(c),
 		DeriveTransactionalIDPrefix: true,
-		Table:                       ctx.Table,
+		Table:                       ctx.ObjectName,
+	}
+	if cfg.Table == "" {
+		cfg.Table = ctx.Table
 	}
 	topics := optTopic.Get(c)
 	if len(topics) == 1 {
@@ -338,43 +349,23 @@ func hasMeta(meta []MetadataColumn, k MetadataKey) bool {
 
 // TransactionalIDPrefix returns the effective transactional-id prefix of a
 // validated kafka or upsert-kafka table used as an exactly-once sink in
-// job: the option's value, or when it is absent the derived default
-// (derived is then true, and EXPLAIN should show
-// TransactionalIDPrefixWarning). ok is false when the table is not an
-// exactly-once Kafka sink. The planner uses it for EXPLAIN and to reject
-// two sinks with the same effective prefix.
+// job: the option's value, or when it is absent the one derived by
+// DefaultTransactionalIDPrefix from job and the table's object name
+// (derived is then true). ok is false when the table is not an
+// exactly-once Kafka sink. The factories' Describe hook uses it: the
+// planner passes a derived prefix to the sink in its options and rejects
+// two sinks of a job with the same prefix.
 func TransactionalIDPrefix(v *factory.Validated, job string) (prefix string, derived, ok bool) {
 	if v == nil || v.Factory == nil || (v.Factory.Identifier != Identifier && v.Factory.Identifier != UpsertIdentifier) {
 		return "", false, false
 	}
-	if !strings.EqualFold(optDelivery.Get(v.Config), "exactly-once") {
+	if optDelivery.Get(v.Config) != "exactly-once" {
 		return "", false, false
 	}
 	if p, _ := optTxnPrefix.Lookup(v.Config); p != "" {
 		return p, false, true
 	}
-	return DefaultTransactionalIDPrefix(job, v.Table.Name), true, true
-}
-
-// CheckTransactionalIDPrefixes returns an error naming the tables when two
-// of the given validated tables, used as exactly-once Kafka sinks of job,
-// have the same effective transactional-id prefix (their writers would
-// fence each other and recovery would abort each other's transactions).
-// Tables that are not exactly-once Kafka sinks are ignored.
-func CheckTransactionalIDPrefixes(job string, sinks ...*factory.Validated) error {
-	seen := map[string]string{}
-	for _, v := range sinks {
-		prefix, _, ok := TransactionalIDPrefix(v, job)
-		if !ok {
-			continue
-		}
-		if other, dup := seen[prefix]; dup {
-			return fmt.Errorf("exactly-once Kafka sinks '%s' and '%s' have the same transactional-id prefix '%s': "+
-				"set a distinct 'sink.transactional-id-prefix' on each", other, v.Table.Name, prefix)
-		}
-		seen[prefix] = v.Table.Name
-	}
-	return nil
+	return DefaultTransactionalIDPrefix(job, v.Table.Object()), true, true
 }
 
 // Parallelism returns 'scan.parallelism' and 'sink.parallelism' of a

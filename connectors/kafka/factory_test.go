@@ -336,32 +336,3 @@ func TestCreateSinkOptions(t *testing.T) {
 		t.Errorf("upsert config %+v", pc)
 	}
 }
-
-func TestCheckTransactionalIDPrefixes(t *testing.T) {
-	validate := func(name string, kv ...string) *factory.Validated {
-		tbl := kafkaTable(append([]string{"sink.delivery-guarantee", "exactly-once"}, kv...)...)
-		tbl.Name = name
-		v, err := factory.Default.Validate(tbl)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return v
-	}
-	a := validate("a", "sink.transactional-id-prefix", "same")
-	b := validate("b", "sink.transactional-id-prefix", "same")
-	c := validate("c")
-	d := validate("d", "sink.transactional-id-prefix", "job-c") // the derived prefix of c
-	plain, err := factory.Default.Validate(kafkaTable())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := CheckTransactionalIDPrefixes("job", a, c, plain, plain); err != nil {
-		t.Errorf("distinct prefixes rejected: %v", err)
-	}
-	if err := CheckTransactionalIDPrefixes("job", a, b); err == nil || !strings.Contains(err.Error(), "'a' and 'b'") {
-		t.Errorf("same explicit prefix: %v", err)
-	}
-	if err := CheckTransactionalIDPrefixes("job", c, d); err == nil || !strings.Contains(err.Error(), "'job-c'") {
-		t.Errorf("explicit prefix equal to a derived one: %v", err)
-	}
-}

@@ -41,6 +41,9 @@ func Factory() factory.ConnectorFactory {
 				return nil
 			}, optParallelism),
 		},
+		ReadableMetadata: map[string]types.Type{},
+		WritableMetadata: map[string]types.Type{},
+		SinkChangelog:    factory.AllKinds,
 		NewSink: func(ctx factory.Context) (connector.Sink, error) {
 			fields := ctx.Schema.PhysicalFields()
 			colTypes := make([]types.Type, len(fields))

@@ -1,0 +1,171 @@
+package kafka
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/streamsql/streamsql/factory"
+	"github.com/streamsql/streamsql/types"
+)
+
+// readableMetadata are the metadata keys a Kafka source delivers, with
+// their types (Flink's KafkaDynamicSource.ReadableMetadata).
+func readableMetadata() map[string]types.Type {
+	m := map[string]types.Type{}
+	for k := MetaTopic; k <= MetaLeaderEpoch; k++ {
+		m[k.String()] = k.MetadataType()
+	}
+	return m
+}
+
+// writableMetadata are the metadata keys a Kafka sink writes, with the
+// types it expects (Flink's KafkaDynamicSink.WritableMetadata): NULL
+// leaves the record's default (the sink's topic, the time of producing,
+// no headers).
+func writableMetadata() map[string]types.Type {
+	m := map[string]types.Type{}
+	for _, k := range []MetadataKey{MetaTopic, MetaTimestamp, MetaHeaders} {
+		m[k.String()] = k.MetadataType().Nullable()
+	}
+	return m
+}
+
+// ClusterID identifies the Kafka cluster of a table by its bootstrap
+// servers, the System of the consumer groups its sources resume from
+// (factory.PositionStore) and what its exactly-once sinks commit offsets
+// of (factory.TableInfo.CommitsPositionsOf).
+func ClusterID(bootstrapServers string) string {
+	return factory.SystemID("kafka cluster", serverList(bootstrapServers))
+}
+
+// serverList splits a bootstrap.servers value.
+func serverList(servers string) []string {
+	var out []string
+	for _, s := range strings.Split(servers, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// describe is the Describe hook of both Kafka connectors.
+func describe(upsert bool) func(v *factory.Validated, role factory.Role) (factory.TableInfo, error) {
+	return func(v *factory.Validated, role factory.Role) (factory.TableInfo, error) {
+		c := v.Config
+		info := factory.TableInfo{
+			Servers: serverList(optServers.Get(c)),
+			Topics:  optTopic.Get(c),
+		}
+		if role == factory.AsSource {
+			describeSource(v, upsert, &info)
+			return info, nil
+		}
+		return info, describeSink(v, upsert, &info)
+	}
+}
+
+func describeSource(v *factory.Validated, upsert bool, info *factory.TableInfo) {
+	c := v.Config
+	if p, ok := optTopicPattern.Lookup(c); ok {
+		info.Summary = append(info.Summary, factory.KeyValue{Key: "topic pattern", Value: p})
+	} else {
+		info.Summary = append(info.Summary, factory.KeyValue{Key: "topics", Value: strings.Join(info.Topics, ", ")})
+	}
+	startup := "earliest-offset" // upsert-kafka always reads the whole changelog
+	if !upsert {
+		startup = optStartupMode.Get(c)
+	}
+	props := optProperties.Get(c)
+	isolation := "read_uncommitted" // Kafka's default
+	if l, ok := props["isolation.level"]; ok {
+		isolation = strings.ToLower(strings.TrimSpace(l))
+	}
+	info.Summary = append(info.Summary,
+		factory.KeyValue{Key: "startup mode", Value: startup},
+		factory.KeyValue{Key: "bounded mode", Value: optBoundedMode.Get(c)},
+		factory.KeyValue{Key: "isolation level", Value: isolation})
+	if isolation == "read_uncommitted" {
+		info.ReadsUncommitted = true
+		info.UncommittedHow = " with isolation level read_uncommitted"
+		info.UncommittedFix = "set 'properties.isolation.level' = 'read_committed'"
+	}
+	if g := strings.TrimSpace(props["group.id"]); !upsert && startup == "group-offsets" && g != "" {
+		info.ResumesFrom = &factory.PositionStore{System: ClusterID(optServers.Get(c)), Group: g}
+	}
+	info.Parallelism = optScanParallelism.Get(c)
+}
+
+func describeSink(v *factory.Validated, upsert bool, info *factory.TableInfo) error {
+	c := v.Config
+	job := v.Table.Job
+	if len(info.Topics) > 0 {
+		info.Summary = append(info.Summary, factory.KeyValue{Key: "topics", Value: strings.Join(info.Topics, ", ")})
+	}
+	info.Parallelism = optSinkParallelism.Get(c)
+	delivery := optDelivery.Get(c)
+	info.Delivery = factory.Delivery(delivery)
+	if !upsert && job.CheckpointModeSet && job.CheckpointMode == "EXACTLY_ONCE" && info.Delivery != factory.ExactlyOnce {
+		info.Warnings = append(info.Warnings, factory.TableWarning{Kind: factory.WarnDeliveryMismatch, Message: fmt.Sprintf(
+			"execution.checkpointing.mode is EXACTLY_ONCE but Kafka sink '%s' delivers %s (its default): the mode only governs the job's own state; set 'sink.delivery-guarantee' = 'exactly-once' (and 'sink.transactional-id-prefix') on the sink for exactly-once output",
+			v.Table.Display(), delivery)})
+	}
+	if info.Delivery != factory.ExactlyOnce {
+		return nil
+	}
+	if !upsert {
+		info.CommitsPositionsOf = ClusterID(optServers.Get(c))
+		info.PositionsFix = "read only 'kafka' tables of the sink's cluster ('properties.bootstrap.servers' = '" + optServers.Get(c) +
+			"') with 'scan.startup.mode' = 'group-offsets' and a 'properties.group.id' read by no other source of the job, whose offsets the sink then commits in its transactions"
+	}
+	if optTxnPrefix.Get(c) == "" && job.Name == "" {
+		return nil // derived at run time from the task's job name
+	}
+	prefix, derived, _ := TransactionalIDPrefix(v, job.Name)
+	if derived {
+		info.DerivedOptions = map[string]string{optTxnPrefix.Key(): prefix}
+		info.Warnings = append(info.Warnings, factory.TableWarning{Kind: factory.WarnDerivedOption, Message: fmt.Sprintf(
+			"sink '%s' has no 'sink.transactional-id-prefix'; using '%s', derived from the job name and table: it must be unique among all jobs writing to the cluster (two writers sharing ids fence each other), and stay the same across restarts",
+			v.Table.Display(), prefix)})
+	}
+	how := "given"
+	if derived {
+		how = "derived from job name and table"
+	}
+	info.DeliverySummary = append(info.DeliverySummary, factory.KeyValue{Key: "transactional-id prefix", Value: prefix + " (" + how + ")"})
+	info.Exclusive = append(info.Exclusive, factory.Exclusive{
+		Key:          "kafka transactional-id prefix " + prefix,
+		Owner:        "exactly-once Kafka",
+		What:         fmt.Sprintf("transactional-id prefix '%s'", prefix),
+		Conflict:     "their transactions would fence each other",
+		Fix:          "set a distinct 'sink.transactional-id-prefix' on each",
+		FixSameTable: "combine the queries with UNION ALL, or give one INSERT its own prefix with /*+ OPTIONS('sink.transactional-id-prefix' = '...') */",
+	})
+	ms, ok := optTxnTimeout.Lookup(c)
+	if !ok {
+		info.DeliverySummary = append(info.DeliverySummary, factory.KeyValue{Key: "transaction timeout", Value: "the brokers' transaction.max.timeout.ms, read at start"})
+		return nil
+	}
+	info.DeliverySummary = append(info.DeliverySummary, factory.KeyValue{Key: "transaction timeout", Value: strconv.FormatInt(ms, 10) + " ms"})
+	key := c.KeyUsed(optTxnTimeout)
+	if ms <= 0 {
+		return &factory.OptionError{Key: key, Message: fmt.Sprintf("'%s' = '%s' of table '%s' is not a positive number of milliseconds",
+			key, v.Table.Options[key], v.Table.Display())}
+	}
+	if job.CheckpointInterval <= 0 || job.SettingsUncertain {
+		// Without checkpointing there is nothing to compare with; after a
+		// SET that did not parse, the checkpoint settings are not known.
+		return nil
+	}
+	warn, err := checkTransactionTimeout(time.Duration(ms)*time.Millisecond, job)
+	if err != nil {
+		return &factory.OptionError{Key: key, Message: fmt.Sprintf("'%s' = '%s' of exactly-once table '%s' %v", key, v.Table.Options[key], v.Table.Display(), err)}
+	}
+	if warn != "" {
+		info.Warnings = append(info.Warnings, factory.TableWarning{Kind: factory.WarnTransactionTimeout, Key: key,
+			Message: fmt.Sprintf("'%s' = '%s' of exactly-once table '%s' %s", key, v.Table.Options[key], v.Table.Display(), warn)})
+	}
+	return nil
+}
