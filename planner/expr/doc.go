@@ -4,6 +4,14 @@
 // Flink's semantics, and compilation into evaluators over a positional row
 // ([types.Row].Fields).
 //
+// Learn these first: [Expr] (the tree the planner builds: [*Call],
+// [*ColumnRef], [*Literal], [*Cast], [*Case]), [Resolve] (typing) and
+// [Compile] / [Program] (evaluation). The function library is one table,
+// builtins.go, with each function's typing and evaluator in fn_*.go and
+// ops.go beside it; leaf algorithms live in internal/javatime (dates),
+// internal/sqlregex (LIKE, SIMILAR TO), internal/jsonpath and package
+// types (DECIMAL arithmetic).
+//
 // # IR
 //
 // The planner builds [Expr] trees after name resolution: [*Literal],

@@ -32,21 +32,6 @@ import (
 // element slice and the slice header [types.List] boxes; for MAP one slice
 // holding keys and values, and the MapData.
 
-func init() {
-	register(
-		&funcDef{name: "ARRAY", minArgs: 0, maxArgs: -1, expected: "ARRAY[value, ...]",
-			check: checkArray, build: buildList},
-		&funcDef{name: "MAP", minArgs: 0, maxArgs: -1, expected: "MAP[key, value, ...]",
-			check: checkMap, build: buildMap},
-		&funcDef{name: "ROW", minArgs: 0, maxArgs: -1, expected: "ROW(value, ...)",
-			check: checkRow, build: buildList},
-		&funcDef{name: "CARDINALITY", minArgs: 1, maxArgs: 1, expected: "CARDINALITY(ARRAY | MAP | MULTISET)",
-			check: checkCardinality, build: buildCardinality},
-		&funcDef{name: "ELEMENT", minArgs: 1, maxArgs: 1, expected: "ELEMENT(ARRAY)",
-			check: checkElement, build: buildElement},
-	)
-}
-
 // ctorError reports a constructor whose arguments Flink refuses, saying
 // why.
 func ctorError(c *Call, why string) error {

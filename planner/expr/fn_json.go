@@ -20,17 +20,6 @@ import (
 // are SQL/JSON paths in lax mode: $, .key, ."key", ['key'], [n]; a leading
 // "lax" or "strict" keyword is accepted.
 
-func init() {
-	register(
-		&funcDef{name: "JSON_VALUE", minArgs: 2, maxArgs: 2, expected: "JSON_VALUE(STRING json, STRING path [RETURNING type])",
-			check: checkJSONValue, build: buildJSONValue},
-		&funcDef{name: "JSON_QUERY", minArgs: 2, maxArgs: 2, expected: "JSON_QUERY(STRING json, STRING path)",
-			check: checkStringsNullable(types.String()), build: buildJSON(jsonQuery)},
-		&funcDef{name: "JSON_EXISTS", minArgs: 2, maxArgs: 2, expected: "JSON_EXISTS(STRING json, STRING path)",
-			check: checkStringsNullable(types.Boolean()), build: buildJSON(jsonExists)},
-	)
-}
-
 func checkJSONValue(c *Call) (types.Type, error) {
 	if _, err := checkStrings(types.String())(c); err != nil {
 		return types.Type{}, err

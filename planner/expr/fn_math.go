@@ -10,21 +10,6 @@ import (
 
 // Conditional and numeric functions.
 
-func init() {
-	register(
-		&funcDef{name: "COALESCE", minArgs: 1, maxArgs: -1, expected: "COALESCE(values of a common type)", check: checkCoalesce, build: buildCoalesce},
-		&funcDef{name: "NULLIF", minArgs: 2, maxArgs: 2, expected: "NULLIF(a, b) with comparable a and b", check: checkNullIf, build: buildNullIf},
-		&funcDef{name: "IF", minArgs: 3, maxArgs: 3, expected: "IF(BOOLEAN, a, b) with a and b of a common type", check: checkIf, build: buildIf},
-		&funcDef{name: "ABS", minArgs: 1, maxArgs: 1, expected: "ABS(NUMERIC)", check: checkSameNumeric, build: buildAbs},
-		&funcDef{name: "ROUND", minArgs: 1, maxArgs: 2, expected: "ROUND(NUMERIC [, INT])", check: checkRound, build: buildRound},
-		&funcDef{name: "FLOOR", minArgs: 1, maxArgs: 1, expected: "FLOOR(NUMERIC) or FLOOR(datetime TO unit)", check: checkFloorCeil, build: buildFloorCeil(false)},
-		&funcDef{name: "CEIL", minArgs: 1, maxArgs: 1, expected: "CEIL(NUMERIC) or CEIL(datetime TO unit)", check: checkFloorCeil, build: buildFloorCeil(true)},
-		&funcDef{name: "POWER", minArgs: 2, maxArgs: 2, expected: "POWER(NUMERIC, NUMERIC)", check: checkDoubleFn, build: buildDoubleFn(math.Pow)},
-		&funcDef{name: "SQRT", minArgs: 1, maxArgs: 1, expected: "SQRT(NUMERIC)", check: checkDoubleFn, build: buildDoubleFn(func(a, _ float64) float64 { return math.Sqrt(a) })},
-	)
-	alias("CEILING", "CEIL")
-}
-
 func checkCoalesce(c *Call) (types.Type, error) {
 	t, ok := commonType(argTypes(c)...)
 	if !ok {

@@ -11,19 +11,6 @@ import (
 
 // BETWEEN SYMMETRIC and SIMILAR TO.
 
-func init() {
-	register(
-		&funcDef{name: "BETWEEN SYMMETRIC", minArgs: 3, maxArgs: 3, expected: "x BETWEEN SYMMETRIC a AND b, all comparable",
-			check: checkBetween, build: buildBetweenSymmetric(false)},
-		&funcDef{name: "NOT BETWEEN SYMMETRIC", minArgs: 3, maxArgs: 3, expected: "x NOT BETWEEN SYMMETRIC a AND b, all comparable",
-			check: checkBetween, build: buildBetweenSymmetric(true)},
-		&funcDef{name: "SIMILAR TO", minArgs: 2, maxArgs: 3, expected: "STRING SIMILAR TO STRING [ESCAPE CHAR]",
-			check: checkLike, build: buildSimilar(false)},
-		&funcDef{name: "NOT SIMILAR TO", minArgs: 2, maxArgs: 3, expected: "STRING NOT SIMILAR TO STRING [ESCAPE CHAR]",
-			check: checkLike, build: buildSimilar(true)},
-	)
-}
-
 // ---- BETWEEN SYMMETRIC ----
 
 // tri is a three-valued boolean: triFalse, triTrue or triNull.

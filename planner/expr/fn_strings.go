@@ -18,59 +18,37 @@ import (
 // String functions. Positions are 1-based and count characters (Unicode
 // code points), as Flink's BinaryStringData does.
 
-func init() {
-	register(
-		&funcDef{name: "UPPER", minArgs: 1, maxArgs: 1, expected: "UPPER(STRING)", check: checkSameString,
-			build: mapString(javaUpper)},
-		&funcDef{name: "LOWER", minArgs: 1, maxArgs: 1, expected: "LOWER(STRING)", check: checkSameString,
-			build: mapString(javaLower)},
-		&funcDef{name: "TRIM", minArgs: 1, maxArgs: 2, expected: "TRIM([BOTH] [STRING FROM] STRING)", check: checkTrim, build: buildTrim(true, true)},
-		&funcDef{name: "LTRIM", minArgs: 1, maxArgs: 2, expected: "LTRIM(STRING) or TRIM(LEADING [STRING] FROM STRING)", check: checkTrim, build: buildTrim(true, false)},
-		&funcDef{name: "RTRIM", minArgs: 1, maxArgs: 2, expected: "RTRIM(STRING) or TRIM(TRAILING [STRING] FROM STRING)", check: checkTrim, build: buildTrim(false, true)},
-		&funcDef{name: "CONCAT", minArgs: 1, maxArgs: -1, expected: "CONCAT(STRING, ...)", check: checkConcat, build: buildConcat},
-		&funcDef{name: "CONCAT_WS", minArgs: 1, maxArgs: -1, expected: "CONCAT_WS(STRING separator, STRING, ...)", check: checkConcat, build: buildConcatWS},
-		&funcDef{name: "SUBSTRING", minArgs: 2, maxArgs: 3, expected: "SUBSTRING(STRING FROM INT [FOR INT])", check: checkSubstring, build: buildSubstring},
-		&funcDef{name: "REPLACE", minArgs: 3, maxArgs: 3, expected: "REPLACE(STRING, STRING, STRING)", check: checkStrings(types.String()),
-			build: func(b *builder, c *Call, a []evalFn) (evalFn, error) {
-				return strict3(a[0], a[1], a[2], func(s, old, nw types.Value) (types.Value, error) {
-					return types.Str(strings.ReplaceAll(s.Str(), old.Str(), nw.Str())), nil
-				}), nil
-			}},
-		&funcDef{name: "CHAR_LENGTH", minArgs: 1, maxArgs: 1, expected: "CHAR_LENGTH(STRING)", check: checkStrings(types.Int()),
-			build: func(b *builder, c *Call, a []evalFn) (evalFn, error) {
-				return strict1(a[0], func(s types.Value) (types.Value, error) {
-					return types.Int64(int64(utf8.RuneCountInString(s.Str()))), nil
-				}), nil
-			}},
-		&funcDef{name: "POSITION", minArgs: 2, maxArgs: 2, expected: "POSITION(STRING IN STRING)", check: checkStrings(types.Int()),
-			build: func(b *builder, c *Call, a []evalFn) (evalFn, error) {
-				return strict2(a[0], a[1], func(needle, hay types.Value) (types.Value, error) {
-					i := strings.Index(hay.Str(), needle.Str())
-					if i < 0 {
-						return types.Int64(0), nil
-					}
-					return types.Int64(int64(utf8.RuneCountInString(hay.Str()[:i]) + 1)), nil
-				}), nil
-			}},
-		&funcDef{name: "LPAD", minArgs: 3, maxArgs: 3, expected: "LPAD(STRING, INT, STRING)", check: checkPad, build: buildPad(true)},
-		&funcDef{name: "RPAD", minArgs: 3, maxArgs: 3, expected: "RPAD(STRING, INT, STRING)", check: checkPad, build: buildPad(false)},
-		&funcDef{name: "REGEXP_REPLACE", minArgs: 3, maxArgs: 3, expected: "REGEXP_REPLACE(STRING, STRING regex, STRING replacement)",
-			check: checkStrings(types.String()), build: buildRegexpReplace},
-		&funcDef{name: "REGEXP_EXTRACT", minArgs: 2, maxArgs: 3, expected: "REGEXP_EXTRACT(STRING, STRING regex [, INT group])",
-			check: checkRegexpExtract, build: buildRegexpExtract},
-		&funcDef{name: "SPLIT_INDEX", minArgs: 3, maxArgs: 3, expected: "SPLIT_INDEX(STRING, STRING delimiter, INT index)",
-			check: checkSplitIndex, build: buildSplitIndex},
-		&funcDef{name: "MD5", minArgs: 1, maxArgs: 1, expected: "MD5(STRING)", check: checkHash(32),
-			build: buildHash(func(b []byte) string { h := md5.Sum(b); return hex.EncodeToString(h[:]) })},
-		&funcDef{name: "SHA256", minArgs: 1, maxArgs: 1, expected: "SHA256(STRING)", check: checkHash(64),
-			build: buildHash(func(b []byte) string { h := sha256.Sum256(b); return hex.EncodeToString(h[:]) })},
-		&funcDef{name: "UUID", minArgs: 0, maxArgs: 0, expected: "UUID()", nonDeterministic: true,
-			check: func(c *Call) (types.Type, error) { return types.Char(36).NotNullable(), nil },
-			build: func(b *builder, c *Call, a []evalFn) (evalFn, error) {
-				return func([]types.Value) (types.Value, error) { return types.Str(newUUID()), nil }, nil
-			}},
-	)
-	alias("SUBSTR", "SUBSTRING")
+func buildReplace(b *builder, c *Call, a []evalFn) (evalFn, error) {
+	return strict3(a[0], a[1], a[2], func(s, old, nw types.Value) (types.Value, error) {
+		return types.Str(strings.ReplaceAll(s.Str(), old.Str(), nw.Str())), nil
+	}), nil
+}
+
+func buildCharLength(b *builder, c *Call, a []evalFn) (evalFn, error) {
+	return strict1(a[0], func(s types.Value) (types.Value, error) {
+		return types.Int64(int64(utf8.RuneCountInString(s.Str()))), nil
+	}), nil
+}
+
+// buildPosition gives the 1-based character position of the first
+// argument in the second, 0 when absent.
+func buildPosition(b *builder, c *Call, a []evalFn) (evalFn, error) {
+	return strict2(a[0], a[1], func(needle, hay types.Value) (types.Value, error) {
+		i := strings.Index(hay.Str(), needle.Str())
+		if i < 0 {
+			return types.Int64(0), nil
+		}
+		return types.Int64(int64(utf8.RuneCountInString(hay.Str()[:i]) + 1)), nil
+	}), nil
+}
+
+func md5Hex(b []byte) string    { h := md5.Sum(b); return hex.EncodeToString(h[:]) }
+func sha256Hex(b []byte) string { h := sha256.Sum256(b); return hex.EncodeToString(h[:]) }
+
+func checkUUID(*Call) (types.Type, error) { return types.Char(36).NotNullable(), nil }
+
+func buildUUID(b *builder, c *Call, a []evalFn) (evalFn, error) {
+	return func([]types.Value) (types.Value, error) { return types.Str(newUUID()), nil }, nil
 }
 
 // javaUpper upper-cases like Java's String.toUpperCase: Go's simple case

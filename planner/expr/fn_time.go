@@ -15,65 +15,53 @@ import (
 
 const defaultTimeFormat = "yyyy-MM-dd HH:mm:ss"
 
-func init() {
-	register(
-		&funcDef{name: "CURRENT_TIMESTAMP", minArgs: 0, maxArgs: 0, expected: "CURRENT_TIMESTAMP", nonDeterministic: true,
-			check: func(*Call) (types.Type, error) { return types.TimestampLTZ(3).NotNullable(), nil },
-			build: func(b *builder, c *Call, a []evalFn) (evalFn, error) {
-				return func([]types.Value) (types.Value, error) {
-					return types.TimestampValue(types.TimestampFromTime(b.now()).Truncate(3)), nil
-				}, nil
-			}},
-		&funcDef{name: "LOCALTIMESTAMP", minArgs: 0, maxArgs: 0, expected: "LOCALTIMESTAMP", nonDeterministic: true,
-			check: func(*Call) (types.Type, error) { return types.TimestampType(3).NotNullable(), nil },
-			build: func(b *builder, c *Call, a []evalFn) (evalFn, error) {
-				return func([]types.Value) (types.Value, error) {
-					return types.TimestampValue(types.TimestampFromLocal(b.now().In(b.loc)).Truncate(3)), nil
-				}, nil
-			}},
-		&funcDef{name: "CURRENT_DATE", minArgs: 0, maxArgs: 0, expected: "CURRENT_DATE", nonDeterministic: true,
-			check: func(*Call) (types.Type, error) { return types.Date().NotNullable(), nil },
-			build: func(b *builder, c *Call, a []evalFn) (evalFn, error) {
-				return func([]types.Value) (types.Value, error) {
-					t := b.now().In(b.loc)
-					return types.DateValue(javatime.EpochDays(t.Year(), int(t.Month()), t.Day())), nil
-				}, nil
-			}},
-		&funcDef{name: "DATE_FORMAT", minArgs: 2, maxArgs: 2, expected: "DATE_FORMAT(TIMESTAMP|STRING, STRING format)",
-			check: checkDateFormat, build: buildDateFormat},
-		&funcDef{name: "TO_TIMESTAMP", minArgs: 1, maxArgs: 2, expected: "TO_TIMESTAMP(STRING [, STRING format])",
-			check: func(c *Call) (types.Type, error) {
-				if _, err := checkStrings(types.String())(c); err != nil {
-					return types.Type{}, err
-				}
-				return types.TimestampType(3), nil
-			}, build: buildToTimestamp(false)},
-		&funcDef{name: "TO_TIMESTAMP_LTZ", minArgs: 2, maxArgs: 2, expected: "TO_TIMESTAMP_LTZ(NUMERIC, INT precision 0 or 3)",
-			check: checkToTimestampLTZ, build: buildToTimestampLTZ},
-		&funcDef{name: "FROM_UNIXTIME", minArgs: 1, maxArgs: 2, expected: "FROM_UNIXTIME(BIGINT [, STRING format])",
-			check: func(c *Call) (types.Type, error) {
-				if !is(c.Args[0].Type(), famNumeric) || c.Args[0].Type().Kind == types.KindDecimal ||
-					(len(c.Args) == 2 && !is(c.Args[1].Type(), famString)) {
-					return types.Type{}, errArgs
-				}
-				return types.String(), nil // always nullable in Flink
-			}, build: buildFromUnixtime},
-		&funcDef{name: "UNIX_TIMESTAMP", minArgs: 0, maxArgs: 2, expected: "UNIX_TIMESTAMP() or UNIX_TIMESTAMP(STRING [, STRING format])",
-			nonDeterministic: true,
-			check: func(c *Call) (types.Type, error) {
-				if _, err := checkStrings(types.String())(c); err != nil {
-					return types.Type{}, err
-				}
-				return withNull(types.BigInt(), allNotNull(c)), nil
-			}, build: buildUnixTimestamp},
-		&funcDef{name: "EXTRACT", minArgs: 1, maxArgs: 1, expected: "EXTRACT(unit FROM DATE|TIME|TIMESTAMP)", check: checkExtract, build: buildExtract},
-		&funcDef{name: "TIMESTAMPADD", minArgs: 2, maxArgs: 2, expected: "TIMESTAMPADD(unit, INT, DATE|TIMESTAMP)", check: checkTimestampAdd, build: buildTimestampAdd},
-		&funcDef{name: "TIMESTAMPDIFF", minArgs: 2, maxArgs: 2, expected: "TIMESTAMPDIFF(unit, DATE|TIMESTAMP, DATE|TIMESTAMP)", check: checkTimestampDiff, build: buildTimestampDiff},
-	)
-	alias("NOW", "CURRENT_TIMESTAMP")
-	// UNIX_TIMESTAMP(s) is deterministic; only the no-argument form reads
-	// the clock. isConstant treats the whole function as non-deterministic,
-	// which only forgoes folding of constant arguments.
+func checkCurrentTimestamp(*Call) (types.Type, error) {
+	return types.TimestampLTZ(3).NotNullable(), nil
+}
+
+func buildCurrentTimestamp(b *builder, c *Call, a []evalFn) (evalFn, error) {
+	return func([]types.Value) (types.Value, error) {
+		return types.TimestampValue(types.TimestampFromTime(b.now()).Truncate(3)), nil
+	}, nil
+}
+
+func checkLocalTimestamp(*Call) (types.Type, error) { return types.TimestampType(3).NotNullable(), nil }
+
+func buildLocalTimestamp(b *builder, c *Call, a []evalFn) (evalFn, error) {
+	return func([]types.Value) (types.Value, error) {
+		return types.TimestampValue(types.TimestampFromLocal(b.now().In(b.loc)).Truncate(3)), nil
+	}, nil
+}
+
+func checkCurrentDate(*Call) (types.Type, error) { return types.Date().NotNullable(), nil }
+
+func buildCurrentDate(b *builder, c *Call, a []evalFn) (evalFn, error) {
+	return func([]types.Value) (types.Value, error) {
+		t := b.now().In(b.loc)
+		return types.DateValue(javatime.EpochDays(t.Year(), int(t.Month()), t.Day())), nil
+	}, nil
+}
+
+func checkToTimestamp(c *Call) (types.Type, error) {
+	if _, err := checkStrings(types.String())(c); err != nil {
+		return types.Type{}, err
+	}
+	return types.TimestampType(3), nil
+}
+
+func checkFromUnixtime(c *Call) (types.Type, error) {
+	if !is(c.Args[0].Type(), famNumeric) || c.Args[0].Type().Kind == types.KindDecimal ||
+		(len(c.Args) == 2 && !is(c.Args[1].Type(), famString)) {
+		return types.Type{}, errArgs
+	}
+	return types.String(), nil // always nullable in Flink
+}
+
+func checkUnixTimestamp(c *Call) (types.Type, error) {
+	if _, err := checkStrings(types.String())(c); err != nil {
+		return types.Type{}, err
+	}
+	return withNull(types.BigInt(), allNotNull(c)), nil
 }
 
 // civilOf returns the wall-clock time of a DATE, TIMESTAMP or

@@ -13,49 +13,13 @@ import (
 // Operators: arithmetic, comparison, boolean logic, NULL tests, BETWEEN,
 // IN, LIKE, || and subscripts.
 
-func init() {
-	for _, op := range []string{"+", "-", "*", "/"} {
-		register(&funcDef{name: op, minArgs: 2, maxArgs: 2, expected: "(NUMERIC " + op + " NUMERIC)",
-			check: checkArithmetic, build: buildArithmetic})
+// checkNegate accepts a numeric or untyped NULL operand and keeps its type.
+func checkNegate(c *Call) (types.Type, error) {
+	t := c.Args[0].Type()
+	if !t.IsNumeric() && t.Kind != types.KindNull {
+		return t, errArgs
 	}
-	register(&funcDef{name: "%", minArgs: 2, maxArgs: 2, expected: "MOD(EXACT_NUMERIC, EXACT_NUMERIC)",
-		check: checkArithmetic, build: buildArithmetic})
-	alias("MOD", "%")
-	register(&funcDef{name: "NEGATE", minArgs: 1, maxArgs: 1, expected: "-NUMERIC",
-		check: func(c *Call) (types.Type, error) {
-			t := c.Args[0].Type()
-			if !t.IsNumeric() && t.Kind != types.KindNull {
-				return t, errArgs
-			}
-			return t, nil
-		},
-		build: buildNegate})
-	for _, op := range []string{"=", "<>", "<", "<=", ">", ">="} {
-		register(&funcDef{name: op, minArgs: 2, maxArgs: 2, expected: "two comparable values",
-			check: checkComparison, build: buildComparison})
-	}
-	register(
-		&funcDef{name: "AND", minArgs: 2, maxArgs: -1, expected: "BOOLEAN AND BOOLEAN", check: checkBoolean, build: buildAnd},
-		&funcDef{name: "OR", minArgs: 2, maxArgs: -1, expected: "BOOLEAN OR BOOLEAN", check: checkBoolean, build: buildOr},
-		&funcDef{name: "NOT", minArgs: 1, maxArgs: 1, expected: "NOT BOOLEAN", check: checkBoolean, build: buildNot},
-		&funcDef{name: "IS NULL", minArgs: 1, maxArgs: 1, expected: "any value", check: checkIsNull, build: buildIsNull(false)},
-		&funcDef{name: "IS NOT NULL", minArgs: 1, maxArgs: 1, expected: "any value", check: checkIsNull, build: buildIsNull(true)},
-		&funcDef{name: "IS TRUE", minArgs: 1, maxArgs: 1, expected: "BOOLEAN", check: checkIsBool, build: buildIsBool(true, false)},
-		&funcDef{name: "IS NOT TRUE", minArgs: 1, maxArgs: 1, expected: "BOOLEAN", check: checkIsBool, build: buildIsBool(true, true)},
-		&funcDef{name: "IS FALSE", minArgs: 1, maxArgs: 1, expected: "BOOLEAN", check: checkIsBool, build: buildIsBool(false, false)},
-		&funcDef{name: "IS NOT FALSE", minArgs: 1, maxArgs: 1, expected: "BOOLEAN", check: checkIsBool, build: buildIsBool(false, true)},
-		&funcDef{name: "IS DISTINCT FROM", minArgs: 2, maxArgs: 2, expected: "two comparable values", check: checkDistinct, build: buildDistinct(true)},
-		&funcDef{name: "IS NOT DISTINCT FROM", minArgs: 2, maxArgs: 2, expected: "two comparable values", check: checkDistinct, build: buildDistinct(false)},
-		&funcDef{name: "BETWEEN", minArgs: 3, maxArgs: 3, expected: "x BETWEEN low AND high, all comparable", check: checkBetween, build: buildBetween(false)},
-		&funcDef{name: "NOT BETWEEN", minArgs: 3, maxArgs: 3, expected: "x NOT BETWEEN low AND high, all comparable", check: checkBetween, build: buildBetween(true)},
-		&funcDef{name: "IN", minArgs: 2, maxArgs: -1, expected: "x IN (values comparable with x)", check: checkIn, build: buildIn(false)},
-		&funcDef{name: "NOT IN", minArgs: 2, maxArgs: -1, expected: "x NOT IN (values comparable with x)", check: checkIn, build: buildIn(true)},
-		&funcDef{name: "LIKE", minArgs: 2, maxArgs: 3, expected: "STRING LIKE STRING [ESCAPE CHAR]", check: checkLike, build: buildLike(false)},
-		&funcDef{name: "NOT LIKE", minArgs: 2, maxArgs: 3, expected: "STRING NOT LIKE STRING [ESCAPE CHAR]", check: checkLike, build: buildLike(true)},
-		&funcDef{name: "||", minArgs: 2, maxArgs: 2, expected: "STRING || STRING", check: checkConcatOp, build: buildConcat},
-		&funcDef{name: "ITEM", minArgs: 2, maxArgs: 2, expected: "ARRAY[INT], MAP[KEY] or ROW[INT literal]", check: checkItem, build: buildItem},
-		&funcDef{name: "FIELD", minArgs: 2, maxArgs: 2, expected: "ROW.field (a ROW and a field-name literal)", check: checkField, build: buildField},
-	)
+	return t, nil
 }
 
 // ---- arithmetic ----

@@ -34,9 +34,16 @@ type funcDef struct {
 // ArgumentError with the function's expected signatures.
 var errArgs = fmt.Errorf("wrong argument types")
 
-// registry maps upper-cased names to functions. It is filled at init and
-// read-only afterwards.
+// registry maps upper-cased names to functions: builtins and their
+// aliases (builtins.go). It is filled at init and read-only afterwards.
 var registry = map[string]*funcDef{}
+
+func init() {
+	register(builtins...)
+	for name, target := range aliases {
+		alias(name, target)
+	}
+}
 
 func register(defs ...*funcDef) {
 	for _, d := range defs {
