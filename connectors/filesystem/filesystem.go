@@ -83,9 +83,13 @@
 // provided it skips hidden files (names starting with "." or "_"), as this
 // package's source and Flink's do.
 //
-// The tag is derived from the job and table names, so that several jobs may
-// write into one directory without removing each other's files; the run id
-// is random per run, so that restarted runs never reuse a name.
+// The tag is derived from the job's name and the sink's id in the job
+// (connector.TaskInfo.Sink; the table's name when there is none), plus a
+// hash of the exact pair, so that several jobs, and several INSERTs of one
+// job into one table, may write into one directory without removing each
+// other's files; the run id is random per run, so that restarted runs
+// never reuse a name. The directories of a checkpoint's in-progress files
+// are fsynced before its committables are returned.
 //
 // PARTITIONED BY columns become "col=value" directories (Hive-style escaped;
 // NULL and the empty string are partition.default-name) and are not written

@@ -3,6 +3,9 @@ package kafka
 import (
 	"context"
 	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -11,7 +14,11 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/factory"
 	"github.com/streamsql/streamsql/internal/kafkatest"
+	"github.com/streamsql/streamsql/runtime"
+	"github.com/streamsql/streamsql/runtime/testkit"
+	"github.com/streamsql/streamsql/types"
 )
 
 // reopenRestored opens a reader of every split of src as the runtime does
@@ -234,5 +241,64 @@ func TestSourceBoundedEndInState(t *testing.T) {
 		if _, err := newSource(t, cfg).open(context.Background(), []connector.SplitState{{ID: topic + ":0", State: []byte(bad)}}); err == nil {
 			t.Errorf("state %q accepted", bad)
 		}
+	}
+}
+
+// TestRuntimeReadsPartitionAddedWhileDown (issue 15.5, through the
+// runtime): a latest-offset job runs, stops with its checkpoint retained,
+// a partition is added and written to while it is down, and the restarted
+// job reads all of the new partition's records (none of the old ones).
+func TestRuntimeReadsPartitionAddedWhileDown(t *testing.T) {
+	t.Parallel()
+	b := kafkatest.Require(t)
+	topic := b.Topic(t, 1)
+	cl := b.Client(t, kgo.DefaultProduceTopic(topic))
+	if err := cl.ProduceSync(context.Background(), kgo.StringRecord(`{"p":0,"seq":0}`), kgo.StringRecord(`{"p":0,"seq":1}`)).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	out := &testkit.FileSink{Dir: filepath.Join(dir, "out")}
+	run := func() {
+		t.Helper()
+		src, _, err := factory.Default.CreateSource(context.Background(), factory.Table{Name: "in", Options: map[string]string{
+			"connector": "kafka", "topic": topic, "properties.bootstrap.servers": b.Addr, "value.format": "json",
+			"scan.startup.mode": "latest-offset", "scan.bounded.mode": "latest-offset"},
+			Schema: factory.Schema{Columns: []factory.Column{{Name: "p", Type: types.BigInt()}, {Name: "seq", Type: types.BigInt()}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := runtime.DefaultConfig()
+		cfg.Checkpoint.Interval = 50 * time.Millisecond
+		cfg.Checkpoint.Dir = filepath.Join(dir, "checkpoints")
+		cfg.Checkpoint.Retention = runtime.RetainOnCancellation
+		j, err := runtime.NewJob(runtime.JobSpec{Name: "added-partition", Config: cfg, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+			Pipelines: []runtime.Pipeline{{Name: "main", Sources: []runtime.SourceSpec{{Name: "in", Source: src}},
+				Sinks: []runtime.SinkSpec{{Name: "out", Sink: out}}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), waitLong)
+		defer cancel()
+		if err := j.Run(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run()
+	if rows, err := testkit.ReadCommitted(out.Dir); err != nil || len(rows) != 0 {
+		t.Fatalf("first run committed %v, %v; want nothing (it starts at the end)", rows, err)
+	}
+	var added []string
+	for s := range 5 {
+		added = append(added, fmt.Sprintf(`{"p":1,"seq":%d}`, s))
+	}
+	addPartitionWith(t, b, topic, 1, added...)
+	run()
+	rows, err := testkit.ReadCommitted(out.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][]int64{{1, 0}, {1, 1}, {1, 2}, {1, 3}, {1, 4}}
+	if !slices.EqualFunc(rows, want, slices.Equal) {
+		t.Fatalf("restarted job committed %v, want the new partition's %v", rows, want)
 	}
 }
