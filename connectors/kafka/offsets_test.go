@@ -471,7 +471,7 @@ func TestCopyCrashSoak(t *testing.T) {
 	for _, b := range kafkatest.RequireAll(t) {
 		for _, withDir := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/dir=%v", b.Name, withDir), func(t *testing.T) {
-				j := newCopyJob(t, b, "exactly-once", 20000)
+				j := newCopyJob(t, b, "exactly-once", 50000)
 				if withDir {
 					j.dir = t.TempDir()
 				}
