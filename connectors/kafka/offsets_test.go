@@ -302,27 +302,34 @@ var copyFaults = []string{
 	string(runtime.AfterCommit) + "@2:kill",
 }
 
-// TestCopyCrashNoCheckpointDir is the no-checkpoint-directory exactly-once
-// copy: the source offsets are committed inside the sink's transactions, so
-// after SIGKILLs at the protocol's failure points and at random moments the
-// output is the input exactly once and in order per key, and the group
+// TestCopyCrash is the exactly-once copy with group-offsets startup, with
+// no checkpoint directory (each start resumes from the group: the source
+// offsets are committed inside the sink's transactions) and with one (each
+// start restores the checkpoint, whose positions agree with the group's).
+// After SIGKILLs at the protocol's failure points and at random moments
+// the output is the input exactly once and in order per key, and the group
 // ends at the input's end.
-func TestCopyCrashNoCheckpointDir(t *testing.T) {
+func TestCopyCrash(t *testing.T) {
 	t.Parallel()
 	for _, b := range kafkatest.RequireAll(t) {
-		t.Run(b.Name, func(t *testing.T) {
-			t.Parallel()
-			j := newCopyJob(t, b, "exactly-once", 600)
-			rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 11))
-			kills := j.crashLoop(t, copyFaults, 2, rng)
-			if kills < len(copyFaults) {
-				t.Fatalf("only %d kills: the job finished too early to test the failure points", kills)
-			}
-			if o := j.outcome(t); o != (copyOutcome{}) {
-				t.Fatalf("after %d kills: %d lost, %d duplicated, %d out of order; want 0 (exactly once, in order)", kills, o.lost, o.duplicated, o.disordered)
-			}
-			j.groupAtEnd(t)
-		})
+		for _, withDir := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/dir=%v", b.Name, withDir), func(t *testing.T) {
+				t.Parallel()
+				j := newCopyJob(t, b, "exactly-once", 600)
+				if withDir {
+					j.dir = t.TempDir()
+				}
+				rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 11))
+				kills := j.crashLoop(t, copyFaults, 2, rng)
+				if kills < len(copyFaults) {
+					t.Fatalf("only %d kills: the job finished too early to test the failure points", kills)
+				}
+				if o := j.outcome(t); o != (copyOutcome{}) {
+					t.Fatalf("after %d kills: %d lost, %d duplicated, %d out of order; want 0 (exactly once, in order)", kills, o.lost, o.duplicated, o.disordered)
+				}
+				j.groupAtEnd(t)
+			})
+		}
 	}
 }
 

@@ -97,6 +97,9 @@ type Status struct {
 	Checkpoints      Checkpoints `json:"checkpoints"`
 	PendingCommits   Pending     `json:"pending_commits"`
 	TriggeringPaused bool        `json:"triggering_paused"`
+	// GroupCommitFailures counts failed commits of consumer group offsets
+	// (each also a warning; the job goes on).
+	GroupCommitFailures int64 `json:"group_commit_failures"`
 }
 
 // Task is one task's counters in /status.
@@ -132,7 +135,7 @@ type Pending struct {
 // StatusOf converts a runtime status to the /status document at now.
 func StatusOf(st runtime.Status, now time.Time) Status {
 	out := Status{Job: st.Job, State: string(st.State), Run: st.Run, Restarts: st.Restarts,
-		Tasks: make([]Task, 0, len(st.Tasks)), TriggeringPaused: st.TriggeringPaused,
+		Tasks: make([]Task, 0, len(st.Tasks)), TriggeringPaused: st.TriggeringPaused, GroupCommitFailures: st.GroupCommitFailures,
 		PendingCommits: Pending{Count: st.PendingCommits, OldestAgeSeconds: st.OldestPendingCommitAge.Seconds()}}
 	for _, t := range st.Tasks {
 		out.Tasks = append(out.Tasks, Task{Kind: string(t.Kind), Name: t.Name, Index: t.Index,
@@ -158,6 +161,7 @@ type Collector struct {
 	ckptCompleted, ckptFailed, ckptLastID, ckptLastDuration         *prometheus.Desc
 	ckptLastSize, ckptLastTime, ckptTotalDuration                   *prometheus.Desc
 	pending, pendingAge, restarts, state, triggeringPaused, running *prometheus.Desc
+	groupCommitFailures                                             *prometheus.Desc
 }
 
 // NewCollector returns a collector of src's metrics. Every metric has the
@@ -187,6 +191,8 @@ func NewCollector(src runtime.Metrics) *Collector {
 		state:             d("job_state", "1 for the job's current state, 0 for the others.", []string{"job", "state"}),
 		triggeringPaused:  d("checkpoint_triggering_paused", "1 while commits lag so much that no checkpoint is triggered.", job),
 		running:           d("job_running", "1 while the job is running.", job),
+		groupCommitFailures: d("group_commit_failures_total",
+			"Failed commits of consumer group offsets (each also a warning; the job goes on).", job),
 	}
 }
 
@@ -194,7 +200,7 @@ func NewCollector(src runtime.Metrics) *Collector {
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{c.recordsIn, c.recordsOut, c.bytesIn, c.bytesOut, c.backpressure,
 		c.ckptCompleted, c.ckptFailed, c.ckptLastID, c.ckptLastDuration, c.ckptLastSize, c.ckptLastTime,
-		c.ckptTotalDuration, c.pending, c.pendingAge, c.restarts, c.state, c.triggeringPaused, c.running} {
+		c.ckptTotalDuration, c.pending, c.pendingAge, c.restarts, c.state, c.triggeringPaused, c.running, c.groupCommitFailures} {
 		ch <- d
 	}
 }
@@ -246,6 +252,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 		gauge(c.state, v, job, string(s))
 	}
 	gauge(c.triggeringPaused, b2f(st.TriggeringPaused), job)
+	counter(c.groupCommitFailures, float64(st.GroupCommitFailures), job)
 	gauge(c.running, b2f(st.State == runtime.StateRunning), job)
 }
 

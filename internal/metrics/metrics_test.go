@@ -25,7 +25,7 @@ var sample = runtime.Status{Job: "orders", State: runtime.StateRunning, Run: "r1
 	},
 	Checkpoints: runtime.CheckpointStatus{Completed: 4, Failed: 1, LastID: 5, LastDuration: 20 * time.Millisecond,
 		LastSize: 300, LastCompleted: time.Unix(1700000000, 0), TotalDuration: 80 * time.Millisecond},
-	PendingCommits: 3, OldestPendingCommitAge: 2 * time.Second, TriggeringPaused: true}
+	PendingCommits: 3, OldestPendingCommitAge: 2 * time.Second, TriggeringPaused: true, GroupCommitFailures: 6}
 
 func get(t *testing.T, h http.Handler, path string) (int, string) {
 	t.Helper()
@@ -56,6 +56,7 @@ func TestMetrics(t *testing.T) {
 		`streamsql_job_state{job="orders",state="RUNNING"} 1`,
 		`streamsql_job_state{job="orders",state="FAILED"} 0`,
 		`streamsql_checkpoint_triggering_paused{job="orders"} 1`,
+		`streamsql_group_commit_failures_total{job="orders"} 6`,
 	} {
 		if !strings.Contains(body, want+"\n") {
 			t.Errorf("/metrics lacks %q:\n%s", want, body)
@@ -73,7 +74,8 @@ func TestStatusAndHealth(t *testing.T) {
 	}
 	if got.Job != "orders" || got.State != "RUNNING" || len(got.Tasks) != 2 || got.Tasks[1].BytesOut != 70 ||
 		got.Checkpoints.LastID != 5 || got.Checkpoints.LastCompleted != "2023-11-14T22:13:20Z" ||
-		got.PendingCommits.Count != 3 || got.PendingCommits.OldestAgeSeconds != 2 || !got.TriggeringPaused {
+		got.PendingCommits.Count != 3 || got.PendingCommits.OldestAgeSeconds != 2 || !got.TriggeringPaused ||
+		got.GroupCommitFailures != 6 {
 		t.Errorf("/status: %+v", got)
 	}
 	if code, body := get(t, h, "/healthz"); code != 200 || body != "ok\n" {
