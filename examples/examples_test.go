@@ -36,6 +36,12 @@ var expectedWarnings = map[string][]string{
 	"isolation_levels": {"reads topic 'isolation-events' with isolation level read_uncommitted"},
 }
 
+// expectedKinds are the kinds of expectedWarnings, in the same order.
+var expectedKinds = map[string][]job.WarningKind{
+	"exactly_once":     {job.WarnDeprecatedOption},
+	"isolation_levels": {job.WarnUncommittedRead},
+}
+
 // TestExplain plans every example through the embedding API with a
 // placeholder broker address (nothing connects) and checks its EXPLAIN:
 // the job's name, every pipeline, and exactly the warnings the example
@@ -72,6 +78,9 @@ func TestExplain(t *testing.T) {
 			for i, w := range got {
 				if !strings.Contains(w.Message, want[i]) || !strings.Contains(text, w.Message) {
 					t.Errorf("warning %q: want one containing %q, shown by EXPLAIN", w.Message, want[i])
+				}
+				if k := expectedKinds[name][i]; w.Kind != k {
+					t.Errorf("warning %q: kind %q, want %q", w.Message, w.Kind, k)
 				}
 			}
 		})

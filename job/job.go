@@ -353,10 +353,37 @@ func (j *Job) Describe() []Pipeline {
 }
 
 // WarningKind classifies a warning, for programs and tests that act on
-// some kinds; the message is for people. The kinds are those of the
-// factories and connectors (factory.WarnDeprecatedOption, ...) and the
-// planner's (planner.WarnCommitOnStop, ...).
+// some kinds; the message is for people. The constants below are the
+// kinds of the built-in checks (factory's and the planner's kinds under
+// the same names); a program's own connector may declare others
+// (factory.TableWarning.Kind), which keep their string.
 type WarningKind string
+
+// The warning kinds of the built-in checks.
+const (
+	// WarnDeprecatedOption: an option was written with a deprecated key.
+	WarnDeprecatedOption = WarningKind(factory.WarnDeprecatedOption)
+	// WarnDerivedOption: an option the job did not set was derived (a
+	// Kafka transactional-id prefix from the job and table names).
+	WarnDerivedOption = WarningKind(factory.WarnDerivedOption)
+	// WarnDeliveryMismatch: the job's checkpointing mode promises more
+	// than a sink delivers.
+	WarnDeliveryMismatch = WarningKind(factory.WarnDeliveryMismatch)
+	// WarnTransactionTimeout: a transaction timeout shorter than a slow
+	// checkpoint may take.
+	WarnTransactionTimeout = WarningKind(factory.WarnTransactionTimeout)
+	// WarnUncommittedRead: a source reads uncommitted records of a
+	// resource an exactly-once sink of the job writes.
+	WarnUncommittedRead = WarningKind(factory.WarnUncommittedRead)
+	// WarnIgnoredSetting: a setting the runtime accepts and ignores.
+	WarnIgnoredSetting = WarningKind(planner.WarnIgnoredSetting)
+	// WarnCommitOnStop: an exactly-once sink in a job without
+	// checkpointing commits only when the job stops.
+	WarnCommitOnStop = WarningKind(planner.WarnCommitOnStop)
+	// WarnAtLeastOnceCheckpoints: execution.checkpointing.mode is
+	// AT_LEAST_ONCE, so an exactly-once sink delivers at least once.
+	WarnAtLeastOnceCheckpoints = WarningKind(planner.WarnAtLeastOnceCheckpoints)
+)
 
 // Warning is a finding of the planner that does not stop the job: shown
 // by EXPLAIN, logged by `streamsql run`.

@@ -331,3 +331,36 @@ func TestImportsNoConnector(t *testing.T) {
 		}
 	}
 }
+
+// TestWarningKinds: warnings carry a machine-readable kind (one of job's
+// constants for the built-in checks) and the place they are about.
+func TestWarningKinds(t *testing.T) {
+	j, err := job.Compile(context.Background(), "warn.sql", `SET 'execution.checkpointing.incremental' = 'true';
+CREATE TABLE src (id BIGINT) WITH ('connector' = 'datagen');
+CREATE TABLE out1 (id BIGINT) WITH ('connector' = 'kafka', 'topic' = 't', 'format' = 'json',
+  'properties.bootstrap.servers' = 'localhost:9092', 'sink.semantic' = 'exactly-once');
+INSERT INTO out1 SELECT id FROM src;
+`, job.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[job.WarningKind]job.Warning{}
+	for _, w := range j.Warnings() {
+		got[w.Kind] = w
+	}
+	for kind, line := range map[job.WarningKind]int{
+		job.WarnIgnoredSetting:   1,
+		job.WarnDeprecatedOption: 4,
+		job.WarnDerivedOption:    5,
+		job.WarnCommitOnStop:     5,
+	} {
+		w, ok := got[kind]
+		if !ok {
+			t.Errorf("no warning of kind %q in %v", kind, j.Warnings())
+			continue
+		}
+		if w.Line != line || w.Message == "" {
+			t.Errorf("%s warning at line %d (%q), want line %d", kind, w.Line, w.Message, line)
+		}
+	}
+}
