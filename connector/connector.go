@@ -8,6 +8,11 @@
 // Interfaces here are small and blocking; the runtime owns goroutines,
 // retries and shutdown. Optional capabilities are separate interfaces that
 // the runtime discovers by type assertion.
+//
+// The types to learn first: [Source] and the [Reader] each source task
+// opens on its splits ([Split]); [Sink] and its [Writer]; and, for exactly-once
+// sinks, [TwoPhaseSink] with its [Committer]. connector/connectortest
+// checks an implementation against these contracts.
 package connector
 
 import (

@@ -6,6 +6,11 @@
 // the planner a tree in which every node carries its position in the user's
 // file.
 //
+// The types to learn first: [Statement] (what [Parse] returns, one of the
+// statement types such as [*CreateTable] and [*Insert]), [Expr] (an
+// expression node; every node has a [Pos]) and [Error] (a parse failure
+// with its position; [ErrorList] when there are several).
+//
 // # Entry points
 //
 //   - [Parse] and [ParseFile] parse a whole job file into []Statement.

@@ -4,6 +4,12 @@
 // embed streamsql; the built-in connectors and formats use it exactly as an
 // embedder does.
 //
+// The types to learn first: [ConnectorFactory] (a connector's declaration:
+// identifier, options, metadata, changelog modes, constructors), [Opt]
+// (a typed option, declared once and read back with Get), [Registry] (where
+// factories are registered; [Default] is the process-wide one) and
+// [Validated] (a table's options checked once, handed to the factory).
+//
 // # Registries
 //
 // A [Registry] maps the 'connector' option to a [ConnectorFactory] and the

@@ -5,6 +5,11 @@
 // planner/expr) into per-row transforms. EXPLAIN prints the plan;
 // `streamsql validate` and `streamsql explain` are thin wrappers.
 //
+// The types to learn first: [Plan] (what [Compile] returns: the job's
+// sources, sinks, flows and settings), [Catalog] (tables and views by
+// [Identifier]), [Options] (what Compile is given) and [Error] (a planning
+// error with its position; [ErrorList] when there are several).
+//
 // # Entry points
 //
 //   - [Compile] and [CompileFile] plan a job file (all its INSERTs, statement

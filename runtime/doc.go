@@ -2,6 +2,13 @@
 // checkpoints, two-phase-commit sinks with durable commit
 // acknowledgements, recovery, and restarts.
 //
+// The types to learn first: [JobSpec] (what to run: a [Config] and
+// pipelines, [Pipeline], of sources and sinks, [SourceSpec] and
+// [SinkSpec]), [Job] ([NewJob],
+// [Job.Run], [Job.Status]) and [Config] (checkpointing and restarts, read
+// from Flink's settings by [ParseConfig]). Sources and sinks are the
+// connector package's interfaces; checkpoints are runtime/checkpoint's.
+//
 // # Jobs
 //
 // A [JobSpec] names the job, carries its [Config] (parsed from SET options

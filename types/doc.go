@@ -2,6 +2,11 @@
 // (the column types a CREATE TABLE declares) and the row value model that
 // flows through the runtime.
 //
+// The types to learn first: [Type] (a logical type: a [Kind] and its
+// parameters), [Value] (one field, the zero Value being NULL) and [Row]
+// (a change kind and positional fields). [Decimal] and [Timestamp] are the
+// exact values behind DECIMAL and the TIMESTAMP types.
+//
 // Every other package uses these types: ddl produces them from SQL text, the
 // planner type-checks expressions with them, formats encode and decode rows of
 // them, and connectors written by embedders receive rows of them.

@@ -2,6 +2,13 @@
 // guarantees none, at-least-once and exactly-once, and a source reader
 // with direct partition assignment, startup and bounded modes.
 //
+// The names to learn first: [Factory] and [UpsertFactory] (the two
+// connectors' declarations, with every option in factory.go), the
+// [DeliveryGuarantee] a sink runs with, and the errors callers classify
+// ([AuthError], [CommitLostError]). The rest is the machinery behind them:
+// the reader, the writers and the exactly-once transaction pool, and the
+// mapping of Java client properties onto franz-go.
+//
 // # Tables
 //
 // Importing the package registers the connectors 'kafka' and

@@ -6,6 +6,9 @@
 // fsync of the directory: a checkpoint file either exists complete or not
 // at all, whatever the moment of a crash. Only a checkpoint whose file
 // exists is complete.
+//
+// The types to learn first: [Storage] (where checkpoints go; [Dir] from
+// [OpenDir] on disk, [Memory] for tests) and [Metadata] (one checkpoint).
 package checkpoint
 
 import (

@@ -4,6 +4,10 @@
 // points (also configurable from an environment variable, for child
 // processes), and a checker that the committed output equals the input
 // exactly once, in order per partition.
+//
+// The types to learn first: [SeqSource] (the source), [FileSink] (the
+// sink), [Faults] (the injector, parsed by [ParseFaults] or read from
+// [FaultsEnv]) and [CheckExactlyOnce] (the checker).
 package testkit
 
 import (
