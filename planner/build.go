@@ -12,37 +12,6 @@ import (
 	"github.com/streamsql/streamsql/types"
 )
 
-// Pipeline is a runnable pipeline built from one planned INSERT: its
-// sources (created by their factories), the per-row transform, and its
-// sink. It has the shape of the runtime's pipeline description.
-type Pipeline struct {
-	// Name identifies the pipeline in checkpoint state: the sink table's
-	// name, suffixed with -2, -3, ... when several INSERTs write one table.
-	Name    string
-	Sources []NamedSource
-	// Transform is the flow's filter and projection when the pipeline has
-	// one source; with several (UNION ALL) each source applies its own
-	// flow's transform and Transform is nil.
-	Transform TransformFunc
-	Sinks     []NamedSink
-}
-
-// NamedSource is a source with its name (the table's, unique within the
-// pipeline) and parallelism (0: the runtime's default).
-type NamedSource struct {
-	Name        string
-	Source      connector.Source
-	Parallelism int
-}
-
-// NamedSink is a sink with its name and parallelism (0: the runtime's
-// default).
-type NamedSink struct {
-	Name        string
-	Sink        connector.Sink
-	Parallelism int
-}
-
 // parallelism is implemented by sources and sinks that were given a
 // parallelism option (sink.parallelism, scan.parallelism).
 type parallelism interface{ Parallelism() int }
@@ -95,20 +64,25 @@ func (pl *Plan) PipelineNames() []string {
 
 // Build creates the sources and sinks of every INSERT that is to run (not
 // those of EXPLAIN statements) through the plan's registry, and compiles
-// the transforms. The factories create clients but Build itself reads and
-// writes nothing. The sink of a bare query comes from bo.QuerySink.
-func (pl *Plan) Build(ctx context.Context, bo BuildOptions) ([]Pipeline, error) {
+// the transforms, into the runtime's pipelines: one per INSERT, named as
+// PipelineNames says, its sources named by their tables (#2, #3, ... for
+// a table read twice). With one source the pipeline's Transform is the
+// flow's filter and projection; with several (UNION ALL) each source
+// applies its own and Transform is nil. The factories create clients but
+// Build itself reads and writes nothing. The sink of a bare query comes
+// from bo.QuerySink.
+func (pl *Plan) Build(ctx context.Context, bo BuildOptions) ([]runtime.Pipeline, error) {
 	opts, err := pl.ExprOptions()
 	if err != nil {
 		return nil, err
 	}
-	var out []Pipeline
+	var out []runtime.Pipeline
 	names := pl.PipelineNames()
 	for _, ins := range pl.Inserts {
 		if ins.Explain {
 			continue
 		}
-		p := Pipeline{Name: names[len(out)]}
+		p := runtime.Pipeline{Name: names[len(out)]}
 		srcNames := map[string]int{}
 		for _, fl := range ins.Flows {
 			src, valid, err := pl.buildSource(ctx, fl.Source, opts)
@@ -128,13 +102,13 @@ func (pl *Plan) Build(ctx context.Context, bo BuildOptions) ([]Pipeline, error) 
 			if srcNames[name]++; srcNames[name] > 1 {
 				name = fmt.Sprintf("%s#%d", name, srcNames[name])
 			}
-			p.Sources = append(p.Sources, NamedSource{Name: name, Source: src, Parallelism: parallelismOf(src, valid, factory.AsSource)})
+			p.Sources = append(p.Sources, runtime.SourceSpec{Name: name, Source: src, Parallelism: parallelismOf(src, valid, factory.AsSource)})
 		}
 		snk, valid, err := pl.buildSink(ctx, ins.Sink, bo)
 		if err != nil {
 			return nil, err
 		}
-		p.Sinks = []NamedSink{{Name: ins.Sink.Name(), Sink: snk, Parallelism: parallelismOf(snk, valid, factory.AsSink)}}
+		p.Sinks = []runtime.SinkSpec{{Name: ins.Sink.Name(), Sink: snk, Parallelism: parallelismOf(snk, valid, factory.AsSink)}}
 		out = append(out, p)
 	}
 	if len(out) == 0 {
@@ -185,16 +159,5 @@ func (pl *Plan) RuntimeSpec(ctx context.Context, bo BuildOptions) (runtime.JobSp
 	if err != nil {
 		return runtime.JobSpec{}, err
 	}
-	spec := runtime.JobSpec{Name: pl.JobName, Config: pl.Runtime}
-	for _, p := range pipes {
-		rp := runtime.Pipeline{Name: p.Name, Transform: p.Transform}
-		for _, s := range p.Sources {
-			rp.Sources = append(rp.Sources, runtime.SourceSpec{Name: s.Name, Source: s.Source, Parallelism: s.Parallelism})
-		}
-		for _, s := range p.Sinks {
-			rp.Sinks = append(rp.Sinks, runtime.SinkSpec{Name: s.Name, Sink: s.Sink, Parallelism: s.Parallelism})
-		}
-		spec.Pipelines = append(spec.Pipelines, rp)
-	}
-	return spec, nil
+	return runtime.JobSpec{Name: pl.JobName, Config: pl.Runtime, Pipelines: pipes}, nil
 }

@@ -2,8 +2,10 @@
 // catalog of tables and views, resolves names and types, type-checks each
 // INSERT against its sink, validates every table's options through the
 // factory registry, and compiles filters and projections (with
-// planner/expr) into per-row transforms. EXPLAIN prints the plan;
-// `streamsql validate` and `streamsql explain` are thin wrappers.
+// planner/expr) into per-row transforms. EXPLAIN prints the plan. It
+// knows no connector: package job, the composition root, plans with it,
+// builds the runtime's pipelines and runs them (the CLI is a client of
+// job).
 //
 // The types to learn first: [Plan] (what [Compile] returns: the job's
 // sources, sinks, flows and settings), [Catalog] (tables and views by
@@ -14,10 +16,12 @@
 //
 //   - [Compile] and [CompileFile] plan a job file (all its INSERTs, statement
 //     sets and bare queries are one job) into a [*Plan]; [Options] carry the
-//     registry, a pre-filled [Catalog], ${NAME} values and --set
-//     overrides.
+//     registry, a pre-filled [Catalog], ${NAME} values, and settings below
+//     (Defaults) and over (Set) the file's SET statements.
 //   - [Plan.Explain] writes the EXPLAIN text; [Plan.Build] creates sources
-//     and sinks through the factories and returns runnable [Pipeline]s.
+//     and sinks through the factories and returns the runtime's pipelines
+//     (the sink of a bare query comes from [BuildOptions.QuerySink]);
+//     [Plan.PipelineNames] names them.
 //   - [Catalog.RegisterTable] registers a table from Go; [LoadCatalog] runs
 //     a file of CREATE statements.
 //
