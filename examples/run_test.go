@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -177,9 +178,10 @@ func TestRun(t *testing.T) {
 			dir := t.TempDir()
 			hints, written := rc.setup(t, b, dir)
 			var printed bytes.Buffer
-			for _, phase := range rc.phases {
+			for i, phase := range rc.phases {
 				j, err := job.CompileFile(context.Background(), file, job.Options{
-					Vars:      map[string]string{"KAFKA_BOOTSTRAP": b.Addr, "OUTPUT_DIR": filepath.Join(dir, "out")},
+					Vars: map[string]string{"KAFKA_BOOTSTRAP": b.Addr, "OUTPUT_DIR": filepath.Join(dir, "out"),
+						"CHECKPOINT_DIR": filepath.Join(dir, "checkpoints", strconv.Itoa(i))},
 					Hints:     hints,
 					Pipelines: phase,
 					Output:    &printed,

@@ -370,6 +370,7 @@ func run(ctx context.Context, name, text string, opts Options, catalogOnly bool)
 		return p, nil
 	}
 	p.checkExclusive()
+	p.checkDurability()
 	if len(p.errs) == 0 && len(p.plan.Inserts) == 0 {
 		p.errs = append(p.errs, &Error{File: name, Message: ErrNoJob.Error(), Err: ErrNoJob})
 	}

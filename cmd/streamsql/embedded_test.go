@@ -23,7 +23,7 @@ func TestEmbeddedKafkaExactlyOnce(t *testing.T) {
 	os.Unsetenv(bootstrapVar)
 	const src = `CREATE TABLE src (id BIGINT, name STRING) WITH ('connector' = 'datagen', 'rows-per-second' = '200', 'seed' = '5', 'fields.name.length' = '3');
 `
-	writer := writeJob(t, `SET 'execution.checkpointing.interval' = '100ms';
+	writer := writeJob(t, `SET 'execution.checkpointing.interval' = '100ms'; SET 'execution.checkpointing.dir' = '`+t.TempDir()+`';
 `+src+`CREATE TABLE orders (id BIGINT, name STRING) WITH ('connector' = 'kafka', 'topic' = 'orders',
   'properties.bootstrap.servers' = '${KAFKA_BOOTSTRAP}', 'format' = 'json',
   'sink.delivery-guarantee' = 'exactly-once', 'sink.transactional-id-prefix' = 'emb-test');

@@ -24,7 +24,7 @@ func cli(args ...string) (code int, stdout, stderr string) {
 	return code, out.String(), errb.String()
 }
 
-const cleanJob = `SET 'execution.checkpointing.interval' = '5s';
+const cleanJob = `SET 'execution.checkpointing.interval' = '5s'; SET 'execution.checkpointing.dir' = '/var/lib/streamsql';
 CREATE TABLE src (id BIGINT, name STRING) WITH ('connector' = 'datagen');
 CREATE TABLE out1 (id BIGINT, name STRING) WITH ('connector' = 'kafka', 'topic' = 'out',
   'properties.bootstrap.servers' = '${BOOTSTRAP:-localhost:9092}', 'format' = 'json',

@@ -17,6 +17,11 @@
 -- its own, runs the job bounded at that topic's latest offset, and reads
 -- the output topic back (read_committed) into exactly_once.expected.
 SET 'execution.checkpointing.interval' = '5s';
+-- Exactly-once output needs checkpoints that outlive the process (else
+-- validate and run refuse the job): a restarted job then commits what the
+-- last checkpoint left pending and resumes from it. CHECKPOINT_DIR
+-- overrides the directory.
+SET 'execution.checkpointing.dir' = '${CHECKPOINT_DIR:-/tmp/streamsql-checkpoints}';
 
 CREATE TABLE orders (
   id BIGINT, amount DECIMAL(10, 2), customer STRING,

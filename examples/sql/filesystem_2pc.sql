@@ -17,6 +17,11 @@
 -- sorted, are compared with filesystem_2pc.expected, and no in-progress
 -- file may remain.
 SET 'execution.checkpointing.interval' = '5s';
+-- Exactly-once output needs checkpoints that outlive the process (else
+-- validate and run refuse the job): a restarted job then commits what the
+-- last checkpoint left pending and resumes from it. CHECKPOINT_DIR
+-- overrides the directory.
+SET 'execution.checkpointing.dir' = '${CHECKPOINT_DIR:-/tmp/streamsql-checkpoints}';
 
 CREATE TABLE gen (id BIGINT, v INT) WITH (
   'connector' = 'datagen', 'rows-per-second' = '10', 'seed' = '11',

@@ -22,6 +22,11 @@
 -- Aborted and open transactions are tested against a real broker in
 -- internal/kafkatest (TestIsolationLevels).
 SET 'execution.checkpointing.interval' = '10s';
+-- Exactly-once output needs checkpoints that outlive the process (else
+-- validate and run refuse the job): a restarted job then commits what the
+-- last checkpoint left pending and resumes from it. CHECKPOINT_DIR
+-- overrides the directory.
+SET 'execution.checkpointing.dir' = '${CHECKPOINT_DIR:-/tmp/streamsql-checkpoints}';
 
 CREATE TABLE gen (id BIGINT, temperature INT) WITH (
   'connector' = 'datagen', 'rows-per-second' = '1', 'seed' = '7',

@@ -3,3 +3,4 @@ CREATE TABLE a (id BIGINT) WITH ('connector' = 'kafka', 'topic' = 'a', 'properti
 CREATE TABLE b WITH ('topic' = 'b') LIKE a;
 INSERT INTO a SELECT * FROM src;
 INSERT INTO a SELECT id + 1 FROM src;
+SET 'execution.checkpointing.dir' = '/var/lib/streamsql';

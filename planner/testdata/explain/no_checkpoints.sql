@@ -10,3 +10,4 @@ CREATE TABLE out_topic (id BIGINT, name STRING) WITH (
 );
 
 INSERT INTO out_topic SELECT id, name FROM src;
+SET 'execution.checkpointing.dir' = '/var/lib/streamsql';

@@ -20,3 +20,4 @@ CREATE TABLE big_orders (id BIGINT, amount DECIMAL(10, 2), customer STRING) WITH
 );
 
 INSERT INTO big_orders SELECT id, amount, UPPER(customer) FROM orders WHERE amount > 100;
+SET 'execution.checkpointing.dir' = '/var/lib/streamsql';

@@ -35,3 +35,4 @@ EXECUTE STATEMENT SET BEGIN
   INSERT INTO committed SELECT * FROM orders WHERE amount > 0;
   INSERT INTO audit SELECT * FROM committed_reader;
 END;
+SET 'execution.checkpointing.dir' = '/var/lib/streamsql';

@@ -1,0 +1,99 @@
+package planner
+
+import (
+	"fmt"
+
+	"github.com/streamsql/streamsql/factory"
+	"github.com/streamsql/streamsql/runtime"
+)
+
+// checkDurability decides which guarantee each sink really has after a
+// crash (Sink.AfterCrash) and refuses exactly-once sinks that cannot keep
+// theirs: with checkpoints in memory (no execution.checkpointing.dir) a
+// restarted process has no checkpoint to recover its sinks' pending
+// commits from, nor its sources' positions, so output is written twice or
+// lost. The exception is a pipeline whose sink commits its sources'
+// positions inside its own transaction (factory.TableInfo's ResumesFrom
+// and CommitsPositionsOf): then the positions and the output are
+// committed together and a restart resumes exactly where the committed
+// output ends. That takes every source of the pipeline resuming from a
+// store of the system the sink commits to, each store read by that one
+// source of the job (two sources committing one consumer group would
+// overwrite each other's positions), and the rows of each source
+// partition reaching one sink task: the runtime sends source task i to
+// sink task i mod n, which keeps every partition in one sink task whatever
+// the parallelisms, because the planner sets no key partitioning between
+// them (runtime.Pipeline.Partition).
+func (p *planner) checkDurability() {
+	pl := p.plan
+	cp := pl.Checkpoint
+	stores := map[factory.PositionStore]int{}
+	for _, ins := range pl.Inserts {
+		if ins.Explain {
+			continue
+		}
+		for _, fl := range ins.Flows {
+			if r := fl.Source.Info.ResumesFrom; r != nil {
+				stores[*r]++
+			}
+		}
+	}
+	for _, ins := range pl.Inserts {
+		s := ins.Sink
+		if s.Print {
+			continue
+		}
+		if s.Info.Delivery != factory.ExactlyOnce {
+			s.AfterCrash = s.DeliveryGuarantee
+			continue
+		}
+		stop := ""
+		if cp.Interval <= 0 {
+			stop = "; checkpointing is off, so it commits only when the job stops"
+		}
+		switch {
+		case cp.Mode == runtime.AtLeastOnce.String():
+			s.AfterCrash = "at-least-once: execution.checkpointing.mode is AT_LEAST_ONCE"
+		case cp.Dir != "":
+			s.AfterCrash = fmt.Sprintf("exactly-once (checkpoints in %s%s)", cp.Dir, stop)
+		default:
+			s.AfterCrash = "exactly-once (source offsets committed in the sink transaction" + stop + ")"
+		}
+		if cp.Dir != "" || p.settingsUnsure {
+			continue
+		}
+		reason := positionsInTransaction(ins, stores)
+		if reason == "" {
+			continue
+		}
+		msg := fmt.Sprintf("exactly-once sink '%s' cannot keep its guarantee after a crash: checkpoints are kept in memory (execution.checkpointing.dir is not set), so a restarted process can neither finish the pending commits nor resume its sources where the committed output ends, and writes rows twice or loses them; set execution.checkpointing.dir to a durable directory",
+			s.Name())
+		if s.Info.PositionsFix != "" {
+			msg += ", or " + s.Info.PositionsFix + " (" + reason + ")"
+		}
+		p.errs = append(p.errs, p.f.errorAt(ins.Pos, ErrInvalidSetting, nil, msg))
+	}
+}
+
+// positionsInTransaction returns "" when the exactly-once sink of ins
+// commits the positions of every source of its pipeline in its
+// transaction, else why it does not.
+func positionsInTransaction(ins *Insert, stores map[factory.PositionStore]int) string {
+	s := ins.Sink
+	if s.Info.CommitsPositionsOf == "" {
+		return "the sink cannot commit source positions"
+	}
+	for _, fl := range ins.Flows {
+		src := fl.Source
+		r := src.Info.ResumesFrom
+		switch {
+		case r == nil:
+			return fmt.Sprintf("source '%s' (connector '%s') does not resume from such positions", src.Name(), src.Connector())
+		case r.System != s.Info.CommitsPositionsOf:
+			return fmt.Sprintf("source '%s' reads another cluster than the sink writes", src.Name())
+		case stores[*r] > 1:
+			return fmt.Sprintf("source '%s' shares its positions '%s' with another source of the job", src.Name(), r.Group)
+		}
+	}
+	return ""
+}
