@@ -340,6 +340,7 @@ CREATE TABLE src (id BIGINT) WITH ('connector' = 'datagen');
 CREATE TABLE out1 (id BIGINT) WITH ('connector' = 'kafka', 'topic' = 't', 'format' = 'json',
   'properties.bootstrap.servers' = 'localhost:9092', 'sink.semantic' = 'exactly-once');
 INSERT INTO out1 SELECT id FROM src;
+SET 'execution.checkpointing.dir' = '/var/lib/streamsql';
 `, job.Options{})
 	if err != nil {
 		t.Fatal(err)
