@@ -380,6 +380,13 @@ func (c *coordinator) complete(ctx context.Context, f *inflight) error {
 	size, err := a.j.store.Write(md)
 	if err != nil {
 		c.carried = newItems
+		// A write that failed after its rename (the directory fsync)
+		// may have left the file: it must not stay, or a later restore
+		// would take it for the latest checkpoint although the job went
+		// on (and acknowledged commits) without it.
+		if rerr := a.j.store.Remove(f.id); rerr != nil {
+			return fmt.Errorf("checkpoint %d failed (%w) and its file cannot be deleted: %w", f.id, err, rerr)
+		}
 		return c.failed(f, fmt.Errorf("write checkpoint %d: %w", f.id, err))
 	}
 	dur := time.Since(f.started)
@@ -559,13 +566,13 @@ func (c *coordinator) finish(stopped bool) error {
 }
 
 // recordAcks makes the commit acknowledgements received since the last
-// checkpoint durable without waiting for the next one: it writes a copy
-// of the latest completed checkpoint (same source positions) without the
-// acknowledged committables, under a new id, and deletes the copied one,
-// which it supersedes. It runs only while no checkpoint is in flight, so
-// that checkpoint ids keep following completion order.
+// checkpoint durable without waiting for the next one: it writes a new
+// revision of the latest completed checkpoint (same id and source
+// positions) without the acknowledged committables, which supersedes the
+// older revision. A checkpoint in flight does not matter: it gets a
+// higher id, and it lists only committables not acknowledged yet.
 func (c *coordinator) recordAcks() {
-	if len(c.acked) == 0 || len(c.inflight) > 0 || c.last == nil {
+	if len(c.acked) == 0 || c.last == nil {
 		return
 	}
 	a := c.a
@@ -573,8 +580,7 @@ func (c *coordinator) recordAcks() {
 	for _, it := range c.acked {
 		acked[it.c.Key] = true
 	}
-	md, err := writeAckRecord(a, c.last, c.lastInStore, acked, c.nextID)
-	c.nextID++
+	md, err := writeAckRecord(a, c.last, acked)
 	if err != nil {
 		c.log().Warn("cannot record commit acknowledgements; the next checkpoint will", "err", err)
 		return
@@ -584,18 +590,16 @@ func (c *coordinator) recordAcks() {
 	}
 	c.acked = c.acked[:0]
 	c.last, c.lastInStore = md, true
+	if err := a.j.store.Prune(c.cfg.NumRetained); err != nil {
+		c.log().Warn("cannot delete old checkpoints", "err", err)
+	}
 }
 
-// writeAckRecord writes the acknowledgement record of base: a copy (same
-// source positions) without the acknowledged committables, as checkpoint
-// id. When base is in the job's storage, the copy supersedes it and base
-// is deleted.
-func writeAckRecord(a *attempt, base *checkpoint.Metadata, inStore bool, acked map[checkpoint.Key]bool, id int64) (*checkpoint.Metadata, error) {
+// writeAckRecord writes the acknowledgement record of base: its next
+// revision, without the acknowledged committables.
+func writeAckRecord(a *attempt, base *checkpoint.Metadata, acked map[checkpoint.Key]bool) (*checkpoint.Metadata, error) {
 	md := *base
-	md.ID, md.Run, md.Time, md.Pending = id, a.run, time.Now().UTC(), nil
-	if md.AcksOf == 0 {
-		md.AcksOf = base.ID
-	}
+	md.Revision, md.Run, md.Time, md.Pending = base.Revision+1, a.run, time.Now().UTC(), nil
 	for _, p := range base.Pending {
 		if !acked[p.Key] {
 			md.Pending = append(md.Pending, p)
@@ -604,18 +608,13 @@ func writeAckRecord(a *attempt, base *checkpoint.Metadata, inStore bool, acked m
 	if _, err := a.j.store.Write(&md); err != nil {
 		return nil, err
 	}
-	if inStore {
-		if err := a.j.store.Remove(base.ID); err != nil {
-			a.j.log.Warn("cannot delete superseded checkpoint", "checkpoint", base.ID, "err", err)
-		}
-	}
 	return &md, nil
 }
 
 // recordRecovered records, after a recovery that found lost commits, the
 // acknowledgements of the restored committables that it did commit, so
 // that the lost ones are what the checkpoint still lists as pending.
-func (a *attempt) recordRecovered(recovered []checkpoint.Committable, id int64) {
+func (a *attempt) recordRecovered(recovered []checkpoint.Committable) {
 	if a.restored == nil || len(recovered) == 0 {
 		return
 	}
@@ -623,7 +622,7 @@ func (a *attempt) recordRecovered(recovered []checkpoint.Committable, id int64) 
 	for _, c := range recovered {
 		acked[c.Key] = true
 	}
-	if _, err := writeAckRecord(a, a.restored, a.restoredInStore, acked, id); err != nil {
+	if _, err := writeAckRecord(a, a.restored, acked); err != nil {
 		a.j.log.Warn("cannot record the commits recovery made; the next run commits them again (commits are idempotent)", "err", err)
 	}
 }

@@ -67,14 +67,14 @@
 //     later checkpoint, until its commit is acknowledged. The
 //     acknowledgement becomes durable with the next checkpoint file that
 //     no longer lists the committable: as soon as the commits of a
-//     checkpoint are all acknowledged (or while commits lag), and no
-//     checkpoint is in flight, the coordinator writes an acknowledgement
-//     record — a copy of the latest checkpoint, same source positions,
-//     without the acknowledged committables, under a new id — and
-//     deletes the copied file; otherwise the next checkpoint records
-//     them. Writers learn about durability
-//     through connector.TaskInfo.Commits: a Kafka writer reuses a
-//     transactional id only once the commit of its previous transaction
+//     checkpoint are all acknowledged (or while commits lag), the
+//     coordinator writes an acknowledgement record — a new revision of
+//     the latest checkpoint, same id and source positions, without the
+//     acknowledged committables — which supersedes the older revision
+//     (so the checkpoint ids a user sees count 1, 2, 3). Writers learn
+//     about durability through connector.TaskInfo.Commits: a Kafka
+//     writer reuses a transactional id only once the commit of its
+//     previous transaction
 //     is durably acknowledged.
 //  7. Consumer group positions (connector.GroupPositionReader) travel
 //     with the barrier to the one sink task that receives all of a source
@@ -120,8 +120,13 @@
 //
 // # Recovery and restarts
 //
-// Each run (attempt) starts from the job's latest complete checkpoint (or
-// JobSpec.RestorePath on the first run): the checkpoint's pending
+// Each run (attempt) starts from the job's latest complete checkpoint.
+// JobSpec.RestorePath is copied into the job's storage under a new id
+// before the first run, without the committables a newer checkpoint of
+// the storage records as committed, so that it is the latest for every
+// run. Retention (num-retained) never deletes the newest checkpoint whose
+// pending commits are all durably done (checkpoint.Fallback): after a
+// lost commit there is always one to restore. The checkpoint's pending
 // committables are committed one by one (Committer.Commit, with retries;
 // a lost one fails the job with a CommitLostError naming it), then each
 // sink's Committer.Recover gets them all and aborts leftovers of earlier

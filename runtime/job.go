@@ -199,13 +199,52 @@ func newRunID() string {
 
 // restore returns the checkpoint to restore, the first id to use, and
 // whether the checkpoint is one of the job's own storage.
+//
+// On the first run with JobSpec.RestorePath, the explicitly given
+// checkpoint is copied into the job's storage under a new id before
+// anything else happens, so that it is the latest: restarts in the
+// process (and after a crash) resume from it, not from the checkpoint the
+// operator chose to leave. Its pending committables that a newer
+// checkpoint of the storage no longer lists are durably committed: the
+// copy leaves them out (committing them again could meet newer
+// transactions on their ids, and report them lost).
 func (j *Job) restore(first bool) (*checkpoint.Metadata, int64, bool, error) {
-	var md *checkpoint.Metadata
-	var err error
+	latest, err := j.store.Latest()
 	if first && j.spec.RestorePath != "" {
-		md, err = checkpoint.LoadPath(j.spec.RestorePath, j.spec.Name)
-	} else {
-		md, err = j.store.Latest()
+		md, lerr := checkpoint.LoadPath(j.spec.RestorePath, j.spec.Name)
+		if lerr != nil {
+			return nil, 0, false, fmt.Errorf("find checkpoint to restore: %w", lerr)
+		}
+		if err != nil {
+			// The storage's latest is unreadable (a corrupt file): an
+			// explicit restore is the way past it.
+			j.log.Warn("cannot read the latest checkpoint of the storage; restoring the given one with all its pending commits", "err", err)
+			latest = nil
+		}
+		if latest != nil && latest.Ref() == md.Ref() {
+			return latest, latest.ID + 1, true, nil
+		}
+		maxID, err := j.store.MaxID()
+		if err != nil {
+			return nil, 0, false, err
+		}
+		cp := *md
+		cp.ID, cp.Revision, cp.Time = max(maxID, md.ID)+1, 0, time.Now().UTC()
+		cp.RestoredFrom = fmt.Sprintf("%s (%s)", j.spec.RestorePath, md.Ref())
+		done := checkpoint.KnownCommitted(md, latest)
+		cp.Pending = nil
+		for _, c := range md.Pending {
+			if done[c.Key] {
+				j.log.Info("restored checkpoint lists a commit that a newer checkpoint records as done; not committing it again",
+					"checkpoint", md.ID, "committable", c.Key.String())
+				continue
+			}
+			cp.Pending = append(cp.Pending, c)
+		}
+		if _, err := j.store.Write(&cp); err != nil {
+			return nil, 0, false, fmt.Errorf("copy the restored checkpoint into %s: %w", j.store.Location(), err)
+		}
+		return &cp, cp.ID + 1, true, nil
 	}
 	if err != nil {
 		return nil, 0, false, fmt.Errorf("find checkpoint to restore: %w", err)
@@ -214,10 +253,10 @@ func (j *Job) restore(first bool) (*checkpoint.Metadata, int64, bool, error) {
 	if err != nil {
 		return nil, 0, false, err
 	}
-	if md != nil {
-		maxID = max(maxID, md.ID)
+	if latest != nil {
+		maxID = max(maxID, latest.ID)
 	}
-	return md, maxID + 1, !(first && j.spec.RestorePath != ""), nil
+	return latest, maxID + 1, true, nil
 }
 
 // tracker implements connector.CommitTracker for all sinks of a run.

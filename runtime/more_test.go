@@ -403,28 +403,19 @@ func TestAckRecordSupersedes(t *testing.T) {
 	if len(ents) != 3 {
 		t.Fatalf("%d checkpoint files; want num-retained = 3", len(ents))
 	}
-	// No retained file is superseded by another: an acknowledgement
-	// record replaces the checkpoint it copies.
-	ids, of := map[int64]bool{}, map[int64]bool{}
+	// No retained file is superseded by another: a revision replaces
+	// the older revisions of its checkpoint.
+	ids := map[int64]bool{}
 	for _, e := range ents {
 		md, err := checkpoint.Load(filepath.Join(dir, e.Name()), "testjob")
 		if err != nil {
 			t.Fatal(err)
 		}
+		if ids[md.ID] {
+			t.Fatalf("two revisions of checkpoint %d retained", md.ID)
+		}
 		ids[md.ID] = true
-		if md.AcksOf != 0 {
-			if of[md.AcksOf] {
-				t.Fatalf("two acknowledgement records of checkpoint %d retained", md.AcksOf)
-			}
-			of[md.AcksOf] = true
-		}
 	}
-	for id := range of {
-		if ids[id] {
-			t.Fatalf("checkpoint %d retained beside its acknowledgement record", id)
-		}
-	}
-
 }
 
 // TestAcksDurableWithoutNextCheckpoint: after the first checkpoint's
@@ -446,9 +437,9 @@ func TestAcksDurableWithoutNextCheckpoint(t *testing.T) {
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		md, err := store.Latest() // may race with the deletion of a superseded file
-		if err == nil && md != nil && md.AcksOf != 0 {
-			if md.AcksOf != 1 || len(md.Pending) != 0 || j.Status().Checkpoints.Completed != 1 {
-				t.Fatalf("record of checkpoint %d with %d pending after %d checkpoints", md.AcksOf, len(md.Pending), j.Status().Checkpoints.Completed)
+		if err == nil && md != nil && md.Revision != 0 {
+			if md.ID != 1 || len(md.Pending) != 0 || j.Status().Checkpoints.Completed != 1 {
+				t.Fatalf("record of checkpoint %d with %d pending after %d checkpoints", md.ID, len(md.Pending), j.Status().Checkpoints.Completed)
 			}
 			break
 		}

@@ -102,7 +102,8 @@ func (j *Job) runOnce(ctx context.Context, first bool) (err error) {
 	a := &attempt{j: j, run: newRunID(), restored: restored, restoredInStore: inStore, mode: j.spec.Config.Checkpoint.Mode}
 	if restored != nil {
 		a.restoredID = restored.ID
-		j.log.Info("restoring checkpoint", "checkpoint", restored.ID, "pending_commits", len(restored.Pending), "storage", j.store.Location())
+		j.log.Info("restoring checkpoint", "checkpoint", restored.ID, "revision", restored.Revision, "restored_from", restored.RestoredFrom,
+			"pending_commits", len(restored.Pending), "storage", j.store.Location())
 	}
 	// The run's own context is not the caller's: cancelling the caller's
 	// context requests a graceful stop, which still needs to run tasks.
@@ -129,7 +130,7 @@ func (j *Job) runOnce(ctx context.Context, first bool) (err error) {
 	// again.
 	recovered, err := a.recover(ctx)
 	if errors.Is(err, connector.ErrCommitLost) {
-		a.recordRecovered(recovered, nextID)
+		a.recordRecovered(recovered)
 		return err
 	}
 	if err == nil {

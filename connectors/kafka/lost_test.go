@@ -109,3 +109,73 @@ func TestRuntimeLostCommitOthersCommitted(t *testing.T) {
 		})
 	}
 }
+
+// TestRuntimeRestoreOlderCheckpoint restores a retained checkpoint whose
+// pending transactions were committed long ago, their pooled ids reused
+// by later transactions since (a newer epoch; a new producer id under
+// transaction version 1). Re-committing them would be refused
+// (PRODUCER_FENCED) and reported as lost; the restore must see that a
+// newer checkpoint no longer lists them and skip them.
+func TestRuntimeRestoreOlderCheckpoint(t *testing.T) {
+	for _, b := range kafkatest.RequireAll(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			j := rtJob{broker: b.Addr, job: kafkatest.UniqueName(t), dir: t.TempDir(), guarantee: "exactly-once",
+				topics: [3]string{b.Topic(t, 3), b.Topic(t, 3), b.Topic(t, 2)}, per: 600}
+			f := (&testkit.Faults{}).On(runtime.CommitDelay, 1, testkit.Block, 0)
+			spec, err := j.spec(f, slog.New(slog.NewTextHandler(io.Discard, nil)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			job, err := runtime.NewJob(spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			done := make(chan error, 1)
+			go func() { done <- job.Run(ctx) }()
+			deadline := time.Now().Add(waitLong)
+			for !f.Fired(runtime.CommitDelay) || job.Status().Checkpoints.Completed < 2 {
+				if time.Now().After(deadline) {
+					t.Fatal("no blocked commit")
+				}
+				time.Sleep(time.Millisecond)
+			}
+			// Keep a copy of the latest checkpoint: it lists the held
+			// transactions as pending.
+			store, err := checkpoint.OpenDir(filepath.Join(j.dir, "checkpoints"), j.job)
+			if err != nil {
+				t.Fatal(err)
+			}
+			old, err := store.Latest()
+			if err != nil || len(old.Pending) == 0 {
+				t.Fatalf("latest checkpoint: %v, %+v", err, old)
+			}
+			side, err := checkpoint.OpenDir(t.TempDir(), j.job)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := side.Write(old); err != nil {
+				t.Fatal(err)
+			}
+			f.Release(runtime.CommitDelay)
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+			// Restore the copy: every transaction it lists is committed,
+			// and the job ran many checkpoints since on the same ids.
+			spec, err = j.spec(nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			spec.RestorePath = side.Path()
+			job, err = runtime.NewJob(spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := job.Run(ctx); err != nil {
+				t.Fatalf("restoring checkpoint %d (its commits done long ago): %v", old.ID, err)
+			}
+		})
+	}
+}

@@ -7,6 +7,16 @@
 // at all, whatever the moment of a crash. Only a checkpoint whose file
 // exists is complete.
 //
+// A checkpoint may be rewritten with fewer pending committables (commit
+// acknowledgements, or an operator's DropPending) as a revision:
+// chk-<id>.r<n>.json, same id and source positions. A revision supersedes
+// the older revisions of its checkpoint, which Write deletes once it is
+// durable. So ids count the checkpoints a user sees (1, 2, 3, ...), and
+// the newest file is the one with the highest id and, among those, the
+// highest revision. Files of the earlier format, where an acknowledgement
+// record took a new id (and said which checkpoint it copied in acks_of),
+// are read as they are.
+//
 // The types to learn first: [Storage] (where checkpoints go; [Dir] from
 // [OpenDir] on disk, [Memory] for tests) and [Metadata] (one checkpoint).
 package checkpoint
@@ -41,6 +51,9 @@ type Metadata struct {
 	Job string `json:"job"`
 	// ID is the checkpoint's id; ids of a job only grow, across runs too.
 	ID int64 `json:"id"`
+	// Revision is 0 for the checkpoint as it completed and n for its n-th
+	// rewrite with fewer pending committables (same source positions).
+	Revision int `json:"revision,omitempty"`
 	// Run identifies the run (process attempt) that wrote the checkpoint.
 	Run string `json:"run"`
 	// Time is when the checkpoint was completed.
@@ -50,12 +63,42 @@ type Metadata struct {
 	// Pending lists every committable that is not durably known to be
 	// committed: recovery commits them again (commits are idempotent).
 	Pending []Committable `json:"pending,omitempty"`
-	// AcksOf, when not 0, marks an acknowledgement record: a copy of
-	// checkpoint AcksOf (same source positions) written to record commit
-	// acknowledgements, with fewer pending committables. It supersedes
-	// that checkpoint.
+	// AcksOf is read from files of the earlier format, where an
+	// acknowledgement record was a copy of checkpoint AcksOf under a new
+	// id. Such a file is a checkpoint like any other.
 	AcksOf int64 `json:"acks_of,omitempty"`
+	// RestoredFrom, when set, says that this checkpoint is a copy of an
+	// explicitly restored one (run --from-checkpoint), written into the
+	// job's storage before the run started so that in-process restarts
+	// resume from it too.
+	RestoredFrom string `json:"restored_from,omitempty"`
 }
+
+// Ref names a stored checkpoint file.
+type Ref struct {
+	// ID and Revision are the checkpoint's.
+	ID       int64
+	Revision int
+	// Path is the file (for messages); "memory" for in-memory storage.
+	Path string
+}
+
+// Newer reports whether r is newer than o: a higher id, or the same id
+// and a higher revision.
+func (r Ref) Newer(o Ref) bool {
+	return r.ID > o.ID || (r.ID == o.ID && r.Revision > o.Revision)
+}
+
+// String returns "checkpoint <id>" or "checkpoint <id> revision <n>".
+func (r Ref) String() string {
+	if r.Revision == 0 {
+		return fmt.Sprintf("checkpoint %d", r.ID)
+	}
+	return fmt.Sprintf("checkpoint %d revision %d", r.ID, r.Revision)
+}
+
+// Ref returns the reference of md (without a path).
+func (md *Metadata) Ref() Ref { return Ref{ID: md.ID, Revision: md.Revision} }
 
 // Committable is a sink's committable with the identity the runtime gives
 // it.
@@ -84,6 +127,32 @@ func (k Key) String() string {
 	return fmt.Sprintf("sink %q task %d checkpoint %d #%d (run %s)", k.Sink, k.Task, k.Checkpoint, k.Seq, k.Run)
 }
 
+// Token returns k as one word, "<sink>#<checkpoint>/<task>/<seq>/<run>",
+// which ParseKey reads back (the CLI's drop-pending takes it).
+func (k Key) Token() string {
+	return fmt.Sprintf("%s#%d/%d/%d/%s", k.Sink, k.Checkpoint, k.Task, k.Seq, k.Run)
+}
+
+// ParseKey parses a Key.Token.
+func ParseKey(s string) (Key, error) {
+	bad := fmt.Errorf("committable key %q: want <sink>#<checkpoint>/<task>/<seq>/<run>, as `streamsql checkpoint show` prints it", s)
+	i := strings.LastIndex(s, "#")
+	if i <= 0 {
+		return Key{}, bad
+	}
+	parts := strings.Split(s[i+1:], "/")
+	if len(parts) != 4 || parts[3] == "" {
+		return Key{}, bad
+	}
+	ck, err1 := strconv.ParseInt(parts[0], 10, 64)
+	task, err2 := strconv.Atoi(parts[1])
+	seq, err3 := strconv.Atoi(parts[2])
+	if err1 != nil || err2 != nil || err3 != nil {
+		return Key{}, bad
+	}
+	return Key{Sink: s[:i], Checkpoint: ck, Task: task, Seq: seq, Run: parts[3]}, nil
+}
+
 // Compare orders keys by sink, checkpoint, task, sequence and run.
 func (k Key) Compare(o Key) int {
 	if c := strings.Compare(k.Sink, o.Sink); c != 0 {
@@ -107,16 +176,25 @@ func (k Key) Compare(o Key) int {
 // Storage keeps a job's completed checkpoints.
 type Storage interface {
 	// Write stores md durably and atomically and returns its size in
-	// bytes. When Write returns nil the checkpoint is complete.
+	// bytes. When Write returns nil the checkpoint is complete. A
+	// revision (md.Revision > 0) supersedes the older revisions of its
+	// checkpoint: once it is durable, Write deletes them.
 	Write(md *Metadata) (int64, error)
-	// Latest returns the completed checkpoint with the highest id, or nil
-	// when there is none.
+	// List returns the stored checkpoints, oldest first.
+	List() ([]Ref, error)
+	// Read loads a stored checkpoint.
+	Read(ref Ref) (*Metadata, error)
+	// Latest returns the newest stored checkpoint, or nil when there is
+	// none.
 	Latest() (*Metadata, error)
 	// MaxID returns the highest checkpoint id stored (0 when none).
 	MaxID() (int64, error)
-	// Prune deletes all but the retain newest checkpoints.
+	// Prune deletes all but the retain newest checkpoints, keeping the
+	// fallback (see Fallback; while there is none, the oldest
+	// checkpoint) too.
 	Prune(retain int) error
-	// Remove deletes checkpoint id; removing a missing one succeeds.
+	// Remove deletes every revision of checkpoint id; removing a missing
+	// one succeeds.
 	Remove(id int64) error
 	// Clear deletes every checkpoint of the job.
 	Clear() error
@@ -174,6 +252,10 @@ func ValidJobName(job string) error {
 type Dir struct {
 	path string
 	job  string
+	// faults, when set, is consulted at each stage of a write ("write",
+	// "fsync"): a non-nil error fails the write there (tests of full or
+	// failing disks).
+	faults func(stage string) error
 }
 
 // OpenDir returns the storage of job under base (a plain path or file://
@@ -210,48 +292,101 @@ func (d *Dir) Location() string { return d.path }
 
 const prefix, suffix = "chk-", ".json"
 
-// FileName returns the name of checkpoint id's file.
-func FileName(id int64) string { return fmt.Sprintf("%s%020d%s", prefix, id, suffix) }
+// FileName returns the name of checkpoint id's file (revision 0).
+func FileName(id int64) string { return RevisionFileName(id, 0) }
 
-func parseName(name string) (int64, bool) {
-	if !strings.HasPrefix(name, prefix) || !strings.HasSuffix(name, suffix) {
-		return 0, false
+// RevisionFileName returns the name of revision rev of checkpoint id.
+func RevisionFileName(id int64, rev int) string {
+	if rev == 0 {
+		return fmt.Sprintf("%s%020d%s", prefix, id, suffix)
 	}
-	id, err := strconv.ParseInt(name[len(prefix):len(name)-len(suffix)], 10, 64)
-	return id, err == nil && id > 0
+	return fmt.Sprintf("%s%020d.r%d%s", prefix, id, rev, suffix)
+}
+
+func parseName(name string) (int64, int, bool) {
+	if !strings.HasPrefix(name, prefix) || !strings.HasSuffix(name, suffix) {
+		return 0, 0, false
+	}
+	body := name[len(prefix) : len(name)-len(suffix)]
+	idS, revS, hasRev := strings.Cut(body, ".r")
+	id, err := strconv.ParseInt(idS, 10, 64)
+	if err != nil || id <= 0 {
+		return 0, 0, false
+	}
+	rev := 0
+	if hasRev {
+		if rev, err = strconv.Atoi(revS); err != nil || rev <= 0 || strconv.Itoa(rev) != revS {
+			return 0, 0, false
+		}
+	}
+	return id, rev, true
 }
 
 // Write implements Storage: temporary file, fsync, rename, fsync of the
-// directory.
+// directory; then, for a revision, the older revisions are deleted.
 func (d *Dir) Write(md *Metadata) (int64, error) {
 	data, err := json.Marshal(md)
 	if err != nil {
-		return 0, fmt.Errorf("encode checkpoint %d: %w", md.ID, err)
+		return 0, fmt.Errorf("encode %s: %w", md.Ref(), err)
 	}
-	final := filepath.Join(d.path, FileName(md.ID))
-	tmp, err := os.CreateTemp(d.path, ".tmp-"+FileName(md.ID)+"-*")
+	name := RevisionFileName(md.ID, md.Revision)
+	final := filepath.Join(d.path, name)
+	if err := d.writeFile(final, name, data); err != nil {
+		return 0, fmt.Errorf("write %s to %s: %w", md.Ref(), final, err)
+	}
+	if md.Revision > 0 {
+		refs, err := d.List()
+		if err == nil {
+			for _, r := range refs {
+				if r.ID == md.ID && r.Revision < md.Revision {
+					_ = os.Remove(r.Path) // a leftover is superseded anyway
+				}
+			}
+		}
+	}
+	return int64(len(data)), nil
+}
+
+func (d *Dir) writeFile(final, name string, data []byte) error {
+	tmp, err := os.CreateTemp(d.path, ".tmp-"+name+"-*")
 	if err != nil {
-		return 0, fmt.Errorf("write checkpoint %d: %w", md.ID, err)
+		return err
 	}
 	defer os.Remove(tmp.Name()) // no-op after the rename
+	if err := d.fault("write"); err != nil {
+		tmp.Close()
+		return err
+	}
 	if _, err := tmp.Write(data); err != nil {
 		tmp.Close()
-		return 0, fmt.Errorf("write checkpoint %d: %w", md.ID, err)
+		return err
+	}
+	if err := d.fault("fsync"); err != nil {
+		tmp.Close()
+		return err
 	}
 	if err := tmp.Sync(); err != nil {
 		tmp.Close()
-		return 0, fmt.Errorf("fsync checkpoint %d: %w", md.ID, err)
+		return fmt.Errorf("fsync: %w", err)
 	}
 	if err := tmp.Close(); err != nil {
-		return 0, fmt.Errorf("write checkpoint %d: %w", md.ID, err)
+		return err
 	}
 	if err := os.Rename(tmp.Name(), final); err != nil {
-		return 0, fmt.Errorf("write checkpoint %d: %w", md.ID, err)
+		return err
 	}
 	if err := SyncDir(d.path); err != nil {
-		return 0, fmt.Errorf("fsync checkpoint directory: %w", err)
+		return fmt.Errorf("fsync directory: %w", err)
 	}
-	return int64(len(data)), nil
+	return nil
+}
+
+// fault returns the error injected at stage of a write, if any.
+func (d *Dir) fault(stage string) error {
+	if d.faults == nil {
+		return nil
+	}
+	return d.faults(stage)
 }
 
 // SyncDir fsyncs a directory so that renames and creations in it are
@@ -268,75 +403,202 @@ func SyncDir(path string) error {
 	return err
 }
 
-func (d *Dir) ids() ([]int64, error) {
+// List implements Storage.
+func (d *Dir) List() ([]Ref, error) {
 	ents, err := os.ReadDir(d.path)
 	if err != nil {
 		return nil, fmt.Errorf("list checkpoints: %w", err)
 	}
-	var ids []int64
+	var refs []Ref
 	for _, e := range ents {
-		if id, ok := parseName(e.Name()); ok && e.Type().IsRegular() {
-			ids = append(ids, id)
+		if id, rev, ok := parseName(e.Name()); ok && e.Type().IsRegular() {
+			refs = append(refs, Ref{ID: id, Revision: rev, Path: filepath.Join(d.path, e.Name())})
 		}
 	}
-	slices.Sort(ids)
-	return ids, nil
+	sortRefs(refs)
+	return refs, nil
+}
+
+func sortRefs(refs []Ref) {
+	slices.SortFunc(refs, func(a, b Ref) int {
+		switch {
+		case a.Newer(b):
+			return 1
+		case b.Newer(a):
+			return -1
+		}
+		return 0
+	})
+}
+
+// Read implements Storage.
+func (d *Dir) Read(ref Ref) (*Metadata, error) {
+	p := ref.Path
+	if p == "" {
+		p = filepath.Join(d.path, RevisionFileName(ref.ID, ref.Revision))
+	}
+	md, err := Load(p, d.job)
+	if err != nil {
+		return nil, err
+	}
+	if md.ID != ref.ID || md.Revision != ref.Revision {
+		return nil, fmt.Errorf("%w: %s holds %s", ErrCorrupt, p, md.Ref())
+	}
+	return md, nil
 }
 
 // Latest implements Storage.
 func (d *Dir) Latest() (*Metadata, error) {
-	ids, err := d.ids()
-	if err != nil || len(ids) == 0 {
+	refs, err := d.List()
+	if err != nil || len(refs) == 0 {
 		return nil, err
 	}
-	return Load(filepath.Join(d.path, FileName(ids[len(ids)-1])), d.job)
+	return d.Read(refs[len(refs)-1])
 }
 
 // MaxID implements Storage.
 func (d *Dir) MaxID() (int64, error) {
-	ids, err := d.ids()
-	if err != nil || len(ids) == 0 {
+	refs, err := d.List()
+	if err != nil || len(refs) == 0 {
 		return 0, err
 	}
-	return ids[len(ids)-1], nil
+	return refs[len(refs)-1].ID, nil
 }
 
 // Prune implements Storage.
 func (d *Dir) Prune(retain int) error {
-	ids, err := d.ids()
+	refs, err := d.List()
 	if err != nil {
 		return err
 	}
-	retain = max(retain, 1)
-	for len(ids) > retain {
-		if err := os.Remove(filepath.Join(d.path, FileName(ids[0]))); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("delete checkpoint %d: %w", ids[0], err)
+	for _, r := range prunable(refs, d.Read, retain) {
+		if err := os.Remove(r.Path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("delete %s: %w", r, err)
 		}
-		ids = ids[1:]
 	}
 	return nil
 }
 
 // Remove implements Storage.
 func (d *Dir) Remove(id int64) error {
-	if err := os.Remove(filepath.Join(d.path, FileName(id))); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("delete checkpoint %d: %w", id, err)
+	refs, err := d.List()
+	if err != nil {
+		return err
+	}
+	for _, r := range refs {
+		if r.ID != id {
+			continue
+		}
+		if err := os.Remove(r.Path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("delete %s: %w", r, err)
+		}
 	}
 	return nil
 }
 
 // Clear implements Storage.
 func (d *Dir) Clear() error {
-	ids, err := d.ids()
+	refs, err := d.List()
 	if err != nil {
 		return err
 	}
-	for _, id := range ids {
-		if err := os.Remove(filepath.Join(d.path, FileName(id))); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("delete checkpoint %d: %w", id, err)
+	for _, r := range refs {
+		if err := os.Remove(r.Path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("delete %s: %w", r, err)
 		}
 	}
 	return SyncDir(d.path)
+}
+
+// Fallback returns the newest of refs (oldest first, as List returns
+// them) whose pending committables are all durably committed: none of
+// them is pending in the newest checkpoint. It is the checkpoint that
+// "restore an earlier checkpoint" can always use after a lost commit
+// (restoring it replays its interval: nothing lost). ok is false when
+// there is none, or when the newest checkpoint cannot be read.
+func Fallback(refs []Ref, read func(Ref) (*Metadata, error)) (Ref, bool) {
+	if len(refs) == 0 {
+		return Ref{}, false
+	}
+	latest, err := read(refs[len(refs)-1])
+	if err != nil {
+		return Ref{}, false
+	}
+	pending := make(map[Key]bool, len(latest.Pending))
+	for _, c := range latest.Pending {
+		pending[c.Key] = true
+	}
+	for i := len(refs) - 1; i >= 0; i-- {
+		md := latest
+		if i < len(refs)-1 {
+			if md, err = read(refs[i]); err != nil {
+				continue
+			}
+		}
+		if !slices.ContainsFunc(md.Pending, func(c Committable) bool { return pending[c.Key] }) {
+			return refs[i], true
+		}
+	}
+	return Ref{}, false
+}
+
+// prunable returns the refs (oldest first) that Prune deletes: revisions
+// superseded by a newer revision of their checkpoint, and checkpoints
+// other than the retain newest and the fallback (or, while there is none,
+// the oldest checkpoint: so the newest checkpoint whose pending commits
+// are all durably done is never deleted, also not before its commits
+// are done).
+func prunable(refs []Ref, read func(Ref) (*Metadata, error), retain int) []Ref {
+	var del, latest []Ref // latest: the newest revision of each id
+	for i, r := range refs {
+		if i+1 < len(refs) && refs[i+1].ID == r.ID {
+			del = append(del, r)
+			continue
+		}
+		latest = append(latest, r)
+	}
+	retain = max(retain, 1)
+	if len(latest) <= retain {
+		return del
+	}
+	fb, ok := Fallback(latest, read)
+	if !ok {
+		// No retained checkpoint is clear of the outstanding commits
+		// yet (commits lag behind checkpoints). The oldest is kept: it
+		// is the fallback of an earlier prune (or the first
+		// checkpoint), and it becomes usable again once the commits it
+		// lists are done.
+		fb = latest[0]
+	}
+	for _, r := range latest[:len(latest)-retain] {
+		if r != fb {
+			del = append(del, r)
+		}
+	}
+	return del
+}
+
+// KnownCommitted returns the keys of older's pending committables that
+// newer (a later checkpoint of the same job, or a later revision) no
+// longer lists: their commits were durably acknowledged (or an operator
+// dropped them) before newer was written, so restoring older must not
+// commit them again — their transactional ids may carry newer
+// transactions since.
+func KnownCommitted(older, newer *Metadata) map[Key]bool {
+	if newer == nil || !newer.Ref().Newer(older.Ref()) {
+		return nil
+	}
+	listed := make(map[Key]bool, len(newer.Pending))
+	for _, c := range newer.Pending {
+		listed[c.Key] = true
+	}
+	done := map[Key]bool{}
+	for _, c := range older.Pending {
+		if !listed[c.Key] {
+			done[c.Key] = true
+		}
+	}
+	return done
 }
 
 // Load reads a checkpoint file. When job is not empty, the checkpoint must
@@ -390,7 +652,7 @@ func LoadPath(path, job string) (*Metadata, error) {
 // configured.
 type Memory struct {
 	mu  sync.Mutex
-	all []*Metadata
+	all []*Metadata // oldest first
 }
 
 // Location implements Storage.
@@ -408,8 +670,44 @@ func (m *Memory) Write(md *Metadata) (int64, error) {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	m.all = slices.DeleteFunc(m.all, func(o *Metadata) bool {
+		return o.ID == md.ID && (o.Revision == md.Revision || md.Revision > 0 && o.Revision < md.Revision)
+	})
 	m.all = append(m.all, &cp)
+	slices.SortFunc(m.all, func(a, b *Metadata) int {
+		switch {
+		case a.Ref().Newer(b.Ref()):
+			return 1
+		case b.Ref().Newer(a.Ref()):
+			return -1
+		}
+		return 0
+	})
 	return int64(len(data)), nil
+}
+
+// List implements Storage.
+func (m *Memory) List() ([]Ref, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	refs := make([]Ref, len(m.all))
+	for i, md := range m.all {
+		refs[i] = md.Ref()
+		refs[i].Path = "memory"
+	}
+	return refs, nil
+}
+
+// Read implements Storage.
+func (m *Memory) Read(ref Ref) (*Metadata, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, md := range m.all {
+		if md.ID == ref.ID && md.Revision == ref.Revision {
+			return md, nil
+		}
+	}
+	return nil, fmt.Errorf("read %s: %w", ref, fs.ErrNotExist)
 }
 
 // Latest implements Storage.
@@ -433,11 +731,13 @@ func (m *Memory) MaxID() (int64, error) {
 
 // Prune implements Storage.
 func (m *Memory) Prune(retain int) error {
+	refs, _ := m.List()
+	del := prunable(refs, m.Read, retain)
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if n := len(m.all) - max(retain, 1); n > 0 {
-		m.all = append([]*Metadata(nil), m.all[n:]...)
-	}
+	m.all = slices.DeleteFunc(m.all, func(md *Metadata) bool {
+		return slices.ContainsFunc(del, func(r Ref) bool { return r.ID == md.ID && r.Revision == md.Revision })
+	})
 	return nil
 }
 
@@ -458,17 +758,18 @@ func (m *Memory) Clear() error {
 }
 
 // ErrNoSuchCommittable is returned by DropPending when the latest
-// checkpoint has no pending committable with the given key.
+// checkpoint has no pending committable with a given key.
 var ErrNoSuchCommittable = errors.New("no such pending committable")
 
 // DropPending is how an operator accepts the loss of pre-committed work
 // that a sink reported lost (runtime.CommitLostError): it writes a new
-// checkpoint, a copy of the latest one without the committable of key, so
-// that the next run neither commits it nor fails on it. The rows of that
-// committable are lost for good. The alternative, which loses nothing but
-// may duplicate rows in sinks whose commits succeeded, is to restore an
-// earlier retained checkpoint.
-func DropPending(s Storage, key Key) (*Metadata, error) {
+// revision of the latest checkpoint without the committables of keys, so
+// that the next run neither commits them nor fails on them. The rows of
+// those committables are lost for good. The alternative, which loses
+// nothing but may duplicate rows in sinks whose commits succeeded, is to
+// restore an earlier retained checkpoint. Nothing is written unless every
+// key is pending in the latest checkpoint.
+func DropPending(s Storage, keys ...Key) (*Metadata, error) {
 	md, err := s.Latest()
 	if err != nil {
 		return nil, err
@@ -476,24 +777,21 @@ func DropPending(s Storage, key Key) (*Metadata, error) {
 	if md == nil {
 		return nil, fmt.Errorf("%w: no checkpoint in %s", ErrNoSuchCommittable, s.Location())
 	}
+	drop := make(map[Key]bool, len(keys))
+	for _, k := range keys {
+		if !slices.ContainsFunc(md.Pending, func(c Committable) bool { return c.Key == k }) {
+			return nil, fmt.Errorf("%w: %s in %s", ErrNoSuchCommittable, k, md.Ref())
+		}
+		drop[k] = true
+	}
 	cp := *md
 	cp.Pending = nil
-	found := false
 	for _, c := range md.Pending {
-		if c.Key == key {
-			found = true
-			continue
+		if !drop[c.Key] {
+			cp.Pending = append(cp.Pending, c)
 		}
-		cp.Pending = append(cp.Pending, c)
 	}
-	if !found {
-		return nil, fmt.Errorf("%w: %s in checkpoint %d", ErrNoSuchCommittable, key, md.ID)
-	}
-	maxID, err := s.MaxID()
-	if err != nil {
-		return nil, err
-	}
-	cp.ID = max(maxID, md.ID) + 1
+	cp.Revision++
 	cp.Time = time.Now().UTC()
 	if _, err := s.Write(&cp); err != nil {
 		return nil, err

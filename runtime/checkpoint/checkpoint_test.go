@@ -102,11 +102,14 @@ func TestDropPending(t *testing.T) {
 		t.Fatal(err)
 	}
 	md, err := DropPending(d, k1)
-	if err != nil || md.ID != 6 || len(md.Pending) != 1 || md.Pending[0].Key != k2 {
+	if err != nil || md.ID != 5 || md.Revision != 1 || len(md.Pending) != 1 || md.Pending[0].Key != k2 {
 		t.Fatalf("DropPending: %+v %v", md, err)
 	}
-	if latest, _ := d.Latest(); latest.ID != 6 {
-		t.Fatal("the new checkpoint is not the latest")
+	if latest, _ := d.Latest(); latest.ID != 5 || latest.Revision != 1 {
+		t.Fatal("the new revision is not the latest")
+	}
+	if refs, _ := d.List(); len(refs) != 1 {
+		t.Fatalf("the older revision was not deleted: %v", refs)
 	}
 	if _, err := DropPending(d, k1); !errors.Is(err, ErrNoSuchCommittable) {
 		t.Fatalf("dropping twice: %v", err)
