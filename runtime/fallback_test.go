@@ -4,6 +4,8 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -118,4 +120,11 @@ func TestCheckpointIDsCountByOne(t *testing.T) {
 	if st.Completed < 3 || st.LastID != int64(st.Completed+st.Failed) {
 		t.Fatalf("last checkpoint id %d after %d completed and %d failed checkpoints", st.LastID, st.Completed, st.Failed)
 	}
+}
+
+// checkpointFiles lists the checkpoint files of a job's folder (not its
+// lock file).
+func checkpointFiles(dir string) ([]os.DirEntry, error) {
+	ents, err := os.ReadDir(dir)
+	return slices.DeleteFunc(ents, func(e os.DirEntry) bool { return !strings.HasPrefix(e.Name(), "chk-") }), err
 }

@@ -37,10 +37,11 @@ type Job struct {
 // CommitLostError is returned when a sink reports that pre-committed work
 // is gone for good (it wraps connector.ErrCommitLost). It fails the job
 // without restarts: a restart would restore the same checkpoint and fail
-// again. The way on is to restore an earlier retained checkpoint
+// again. The way on is to restore the fallback checkpoint
 // (replaying its interval: nothing lost, possible duplicates in sinks
 // whose commits succeeded) or to drop the pending committable from the
-// latest checkpoint with checkpoint.DropPending, accepting the loss.
+// latest checkpoint with checkpoint.DropPending (the CLI's checkpoint
+// drop-pending), accepting the loss.
 type CommitLostError struct {
 	// Checkpoint is the checkpoint whose commit failed (the completed
 	// checkpoint that carried the committable, or the restored one during
@@ -56,10 +57,22 @@ type CommitLostError struct {
 }
 
 func (e *CommitLostError) Error() string {
-	return fmt.Sprintf("checkpoint %d: sink %q lost committable %s (%q): %v; the job cannot go on by itself. "+
-		"Either restore an earlier retained checkpoint (replays its interval: nothing lost, possible duplicates in sinks whose commits succeeded), "+
-		"or accept the loss by dropping the committable from the latest checkpoint (checkpoint.DropPending) and start again",
-		e.Checkpoint, e.Sink, e.Key, e.Committable, e.Err)
+	return fmt.Sprintf("checkpoint %d: sink %q lost committable %s (%q): %v; the job cannot go on by itself. %s",
+		e.Checkpoint, e.Sink, e.Key, e.Committable, e.Err, wayOn([]checkpoint.Key{e.Key}))
+}
+
+// wayOn tells the operator the two ways on after lost commits.
+func wayOn(keys []checkpoint.Key) string {
+	tokens := make([]string, 0, len(keys))
+	for _, k := range keys {
+		if k.Sink != "" {
+			tokens = append(tokens, "'"+k.Token()+"'")
+		}
+	}
+	return "Either restore the fallback checkpoint (`streamsql checkpoint list` shows it; then `streamsql run --from-checkpoint FILE`): " +
+		"it replays its interval, nothing is lost, sinks whose commits succeeded may get rows again; " +
+		"or accept the loss: `streamsql checkpoint drop-pending JOB.sql " + strings.Join(tokens, " ") +
+		"` (checkpoint.DropPending) drops the lost committables from the latest checkpoint, then start again"
 }
 
 // Unwrap returns the sink's error, which wraps connector.ErrCommitLost.
@@ -80,8 +93,11 @@ func (e *CommitsLostError) Error() string {
 	for _, l := range e.Lost {
 		fmt.Fprintf(&b, "\n  - checkpoint %d: sink %q lost committable %s (%q): %v", l.Checkpoint, l.Sink, l.Key, l.Committable, l.Err)
 	}
-	b.WriteString("\nEither restore an earlier retained checkpoint (replays its interval: nothing lost, possible duplicates in sinks whose commits succeeded), " +
-		"or accept the loss by dropping these committables from the latest checkpoint (checkpoint.DropPending) and start again")
+	keys := make([]checkpoint.Key, len(e.Lost))
+	for i, l := range e.Lost {
+		keys[i] = l.Key
+	}
+	b.WriteString("\n" + wayOn(keys))
 	return b.String()
 }
 
@@ -138,6 +154,13 @@ func (j *Job) Run(ctx context.Context) error {
 		return fmt.Errorf("job %q is already running", j.spec.Name)
 	}
 	defer j.running.Store(false)
+	if d, ok := j.store.(*checkpoint.Dir); ok {
+		unlock, err := d.Lock()
+		if err != nil {
+			return fmt.Errorf("job %q: %w", j.spec.Name, err)
+		}
+		defer unlock()
+	}
 	rs := newRestarter(j.spec.Config, j.now)
 	first := true
 	for {

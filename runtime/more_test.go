@@ -273,7 +273,7 @@ func TestRetention(t *testing.T) {
 				t.Fatal(err)
 			}
 			cancel()
-			ents, err := os.ReadDir(filepath.Join(r.dir, "checkpoints", "testjob"))
+			ents, err := checkpointFiles(filepath.Join(r.dir, "checkpoints", "testjob"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -396,7 +396,7 @@ func TestAckRecordSupersedes(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(r.dir, "checkpoints", "testjob")
-	ents, err := os.ReadDir(dir)
+	ents, err := checkpointFiles(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

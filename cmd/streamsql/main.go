@@ -134,6 +134,7 @@ Exit codes (every command):
 		runCommand(e),
 		jobCommand("validate", e),
 		jobCommand("explain", e),
+		checkpointCommand(e),
 	)
 	return root
 }

@@ -278,7 +278,7 @@ func TestSIGTERMStopsWithFinalCheckpoint(t *testing.T) {
 	if !strings.Contains(stderr.String(), "stopping gracefully") || !strings.Contains(stderr.String(), `msg="job stopped"`) {
 		t.Errorf("stderr:\n%s", stderr)
 	}
-	files, err := filepath.Glob(filepath.Join(dir, "sigjob", "*"))
+	files, err := filepath.Glob(filepath.Join(dir, "sigjob", "chk-*"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no checkpoint written under %s (%v)", dir, err)
 	}
@@ -322,7 +322,7 @@ func TestSecondSignalStopsAtOnce(t *testing.T) {
 	if !strings.Contains(stderr.String(), "stopping at once") {
 		t.Errorf("stderr:\n%s", stderr)
 	}
-	if files, _ := filepath.Glob(filepath.Join(dir, "job", "*")); len(files) != 0 {
+	if files, _ := filepath.Glob(filepath.Join(dir, "job", "chk-*")); len(files) != 0 {
 		t.Errorf("checkpoint files %v: the final checkpoint should not have completed", files)
 	}
 }

@@ -259,7 +259,8 @@ type Dir struct {
 }
 
 // OpenDir returns the storage of job under base (a plain path or file://
-// URI), creating the job's folder.
+// URI), creating the job's folder. A process that runs the job takes the
+// folder's lock (Lock) before it writes.
 func OpenDir(base, job string) (*Dir, error) {
 	if err := ValidJobName(job); err != nil {
 		return nil, err
@@ -271,15 +272,6 @@ func OpenDir(base, job string) (*Dir, error) {
 	p := filepath.Join(root, job)
 	if err := os.MkdirAll(p, 0o755); err != nil {
 		return nil, fmt.Errorf("create checkpoint directory: %w", err)
-	}
-	// Temporary files of writes that a crash interrupted are not
-	// checkpoints; delete them.
-	if ents, err := os.ReadDir(p); err == nil {
-		for _, e := range ents {
-			if strings.HasPrefix(e.Name(), ".tmp-"+prefix) {
-				_ = os.Remove(filepath.Join(p, e.Name()))
-			}
-		}
 	}
 	return &Dir{path: p, job: job}, nil
 }

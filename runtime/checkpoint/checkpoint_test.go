@@ -50,11 +50,13 @@ func TestDirWriteLatestPrune(t *testing.T) {
 	if id, _ := d.MaxID(); id != 3 {
 		t.Fatalf("MaxID = %d with a stray temporary file", id)
 	}
-	if _, err := OpenDir(base, "job"); err != nil {
+	unlock, err := d.Lock()
+	if err != nil {
 		t.Fatal(err)
 	}
+	defer unlock()
 	if _, err := os.Stat(filepath.Join(base, "job", ".tmp-"+FileName(9)+"-1")); !errors.Is(err, os.ErrNotExist) {
-		t.Fatalf("stray temporary file not deleted on open: %v", err)
+		t.Fatalf("stray temporary file not deleted by the lock holder: %v", err)
 	}
 	if err := d.Clear(); err != nil {
 		t.Fatal(err)
