@@ -10,9 +10,10 @@
 // the runtime discovers by type assertion.
 //
 // The types to learn first: [Source] and the [Reader] each source task
-// opens on its splits ([Split]); [Sink] and its [Writer]; and, for exactly-once
-// sinks, [TwoPhaseSink] with its [Committer]. connector/connectortest
-// checks an implementation against these contracts.
+// opens on its splits ([Split]); [Sink] and its [Writer]; and, for
+// exactly-once sinks, [TwoPhaseSink] with its [Committer].
+// connector/connectortest checks an implementation against these
+// contracts.
 package connector
 
 import (
