@@ -169,25 +169,12 @@ func config(ctx factory.Context) (Config, []types.Field, error) {
 }
 
 // describe says that the source is bounded and that the sink is
-// exactly-once and owns its pending files under the path.
+// exactly-once. The sink claims no exclusive resource: its pending files
+// are tagged with the job and the sink's id in the job, so two sinks (two
+// INSERTs into one table too) that write one path recover only their own.
 func describe(v *factory.Validated, role factory.Role) (factory.TableInfo, error) {
 	if role == factory.AsSource {
 		return factory.TableInfo{Summary: []factory.KeyValue{{Key: "bounded", Value: "yes (the files present at start)"}}}, nil
 	}
-	path := optPath.Get(v.Config)
-	return factory.TableInfo{
-		Delivery:    factory.ExactlyOnce,
-		Parallelism: optParallelism.Get(v.Config),
-		// The sink's pending files are named after the job and table, and
-		// recovery deletes those a checkpoint does not list: two INSERTs
-		// into one table would delete each other's.
-		Exclusive: []factory.Exclusive{{
-			Key:          "filesystem pending files " + path + "\x00" + v.Table.Name,
-			Owner:        "filesystem",
-			What:         fmt.Sprintf("pending files under '%s'", path),
-			Conflict:     "recovering one would delete the other's files not yet committed",
-			Fix:          "write them to different paths",
-			FixSameTable: "combine the queries with UNION ALL",
-		}},
-	}, nil
+	return factory.TableInfo{Delivery: factory.ExactlyOnce, Parallelism: optParallelism.Get(v.Config)}, nil
 }
