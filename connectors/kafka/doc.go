@@ -141,7 +141,8 @@
 // # Client properties
 //
 // 'properties.*' options use the Java client's names and are mapped onto
-// franz-go in one place (see SupportedProperties); any other property is a
+// franz-go in one place, package internal/clientprops (see
+// SupportedProperties); any other property is a
 // *PropertyError. Where a property is not set, franz-go's default applies,
 // except for the source's fetch sizes (DefaultPartitionFetchBytes,
 // DefaultFetchMaxBytes), which are smaller than the Java client's because

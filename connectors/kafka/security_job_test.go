@@ -21,6 +21,33 @@ import (
 	"github.com/streamsql/streamsql/types"
 )
 
+// The job's secrets, scanned for in its log.
+const (
+	alicePass = "alice-Secret-512"
+	trustPass = "trust-Store-Secret"
+)
+
+// secureClient is a client of addr configured by the security
+// properties props (mapped as the connector maps them), closed when the
+// test ends.
+func secureClient(t *testing.T, addr string, props map[string]string, opts ...kgo.Opt) *kgo.Client {
+	t.Helper()
+	all := map[string]string{"bootstrap.servers": addr}
+	for k, v := range props {
+		all[k] = v
+	}
+	s, err := parseProperties(all)
+	if err != nil {
+		t.Fatalf("parseProperties: %v", err)
+	}
+	cl, err := kgo.NewClient(append(append([]kgo.Opt{kgo.SeedBrokers(s.seeds...)}, s.common...), opts...)...)
+	if err != nil {
+		t.Fatalf("kgo.NewClient: %v", err)
+	}
+	t.Cleanup(cl.Close)
+	return cl
+}
+
 // TestExactlyOnceJobOverSASLSSL runs a whole exactly-once job through the
 // runtime — a factory-created Kafka sink configured with the properties a
 // Flink job file would carry (SCRAM-SHA-512 over SASL_SSL, a keytool-made
@@ -35,7 +62,7 @@ func TestExactlyOnceJobOverSASLSSL(t *testing.T) {
 	secure := map[string]string{
 		"security.protocol":       "SASL_SSL",
 		"sasl.mechanism":          "SCRAM-SHA-512",
-		"sasl.jaas.config":        scramModule + ` required username="alice" password="` + alicePass + `";`,
+		"sasl.jaas.config":        `org.apache.kafka.common.security.scram.ScramLoginModule required username="alice" password="` + alicePass + `";`,
 		"ssl.truststore.location": trustJKS,
 		"ssl.truststore.password": trustPass,
 	}

@@ -1,4 +1,4 @@
-package kafka
+package clientprops
 
 // Security against a real broker started by the test itself
 // (kafkatest.StartSecure runs scripts/kafka.sh start --security --acl):

@@ -1,4 +1,4 @@
-package kafka
+package clientprops
 
 // Security: the Java client's security.protocol, sasl.* and ssl.* properties
 // mapped onto franz-go. The mapping never downgrades: a property it cannot

@@ -1,4 +1,4 @@
-package kafka
+package clientprops
 
 import (
 	"fmt"
@@ -28,28 +28,28 @@ func (e *PropertyError) Error() string {
 	return fmt.Sprintf("option 'properties.%s': %s", e.Key, e.Reason)
 }
 
-// clientSettings is what the `properties.*` options say, split into franz-go
+// Settings is what the `properties.*` options say, split into franz-go
 // options and the values streamsql interprets itself. It is built once, by
-// parseProperties, the only place that knows Java client property names.
-type clientSettings struct {
-	seeds              []string
-	groupID            string
-	readCommitted      bool
-	autoOffsetReset    string // "", "earliest", "latest" or "none"
-	transactionTimeout time.Duration
-	maxPollRecords     int
-	fetchMaxBytes      int32 // 0: not set
-	partitionFetchMax  int32 // max.partition.fetch.bytes; 0: not set
-	acksSet            bool
-	acksAll            bool
-	idempotence        *bool // nil: not set
-	maxInFlight        int
+// Parse, the only place that knows Java client property names.
+type Settings struct {
+	Seeds              []string
+	GroupID            string
+	ReadCommitted      bool
+	AutoOffsetReset    string // "", "earliest", "latest" or "none"
+	TransactionTimeout time.Duration
+	MaxPollRecords     int
+	FetchMaxBytes      int32 // 0: not set
+	PartitionFetchMax  int32 // max.partition.fetch.bytes; 0: not set
+	AcksSet            bool
+	AcksAll            bool
+	Idempotence        *bool // nil: not set
+	MaxInFlight        int
 
-	common   []kgo.Opt // every client
-	producer []kgo.Opt // producers only
-	consumer []kgo.Opt // consumers only
+	Common   []kgo.Opt // every client
+	Producer []kgo.Opt // producers only
+	Consumer []kgo.Opt // consumers only
 
-	auth AuthContext // the principal, for explaining authentication and ACL errors
+	Auth AuthContext // the principal, for explaining authentication and ACL errors
 }
 
 type propRole uint8
@@ -62,103 +62,103 @@ const (
 
 type propSpec struct {
 	role  propRole
-	apply func(s *clientSettings, v string) (kgo.Opt, error)
+	apply func(s *Settings, v string) (kgo.Opt, error)
 }
 
 // properties maps each supported Java client property to franz-go. It is
 // read-only after package initialisation.
 var properties = map[string]propSpec{
-	"bootstrap.servers": {roleCommon, func(s *clientSettings, v string) (kgo.Opt, error) {
+	"bootstrap.servers": {roleCommon, func(s *Settings, v string) (kgo.Opt, error) {
 		for _, h := range strings.Split(v, ",") {
 			if h = strings.TrimSpace(h); h != "" {
-				s.seeds = append(s.seeds, h)
+				s.Seeds = append(s.Seeds, h)
 			}
 		}
-		if len(s.seeds) == 0 {
+		if len(s.Seeds) == 0 {
 			return nil, fmt.Errorf("no broker address given")
 		}
 		return nil, nil
 	}},
-	"client.id": {roleCommon, func(_ *clientSettings, v string) (kgo.Opt, error) { return kgo.ClientID(v), nil }},
-	"metadata.max.age.ms": {roleCommon, func(_ *clientSettings, v string) (kgo.Opt, error) {
+	"client.id": {roleCommon, func(_ *Settings, v string) (kgo.Opt, error) { return kgo.ClientID(v), nil }},
+	"metadata.max.age.ms": {roleCommon, func(_ *Settings, v string) (kgo.Opt, error) {
 		d, err := parseMillis(v)
 		return kgo.MetadataMaxAge(d), err
 	}},
 
 	// Consumer.
-	"group.id": {roleConsumer, func(s *clientSettings, v string) (kgo.Opt, error) { s.groupID = v; return nil, nil }},
-	"isolation.level": {roleConsumer, func(s *clientSettings, v string) (kgo.Opt, error) {
+	"group.id": {roleConsumer, func(s *Settings, v string) (kgo.Opt, error) { s.GroupID = v; return nil, nil }},
+	"isolation.level": {roleConsumer, func(s *Settings, v string) (kgo.Opt, error) {
 		switch strings.ToLower(v) {
 		case "read_committed":
-			s.readCommitted = true
+			s.ReadCommitted = true
 		case "read_uncommitted":
-			s.readCommitted = false
+			s.ReadCommitted = false
 		default:
 			return nil, fmt.Errorf("want read_committed or read_uncommitted")
 		}
 		return nil, nil
 	}},
-	"auto.offset.reset": {roleConsumer, func(s *clientSettings, v string) (kgo.Opt, error) {
+	"auto.offset.reset": {roleConsumer, func(s *Settings, v string) (kgo.Opt, error) {
 		v = strings.ToLower(v)
 		switch v {
 		case "earliest", "latest", "none":
-			s.autoOffsetReset = v
+			s.AutoOffsetReset = v
 			return nil, nil
 		}
 		return nil, fmt.Errorf("want earliest, latest or none")
 	}},
-	"enable.auto.commit": {roleConsumer, func(_ *clientSettings, v string) (kgo.Opt, error) {
+	"enable.auto.commit": {roleConsumer, func(_ *Settings, v string) (kgo.Opt, error) {
 		if strings.EqualFold(v, "false") {
 			return nil, nil
 		}
 		return nil, fmt.Errorf("streamsql never auto-commits: offsets live in checkpoints and are committed to the group when a checkpoint completes; remove the option or set it to false")
 	}},
-	"fetch.min.bytes": {roleConsumer, func(_ *clientSettings, v string) (kgo.Opt, error) {
+	"fetch.min.bytes": {roleConsumer, func(_ *Settings, v string) (kgo.Opt, error) {
 		n, err := parseInt32(v, 1)
 		return kgo.FetchMinBytes(n), err
 	}},
-	"fetch.max.bytes": {roleConsumer, func(s *clientSettings, v string) (kgo.Opt, error) {
+	"fetch.max.bytes": {roleConsumer, func(s *Settings, v string) (kgo.Opt, error) {
 		n, err := parseInt32(v, 1)
-		s.fetchMaxBytes = n
+		s.FetchMaxBytes = n
 		return nil, err
 	}},
-	"max.partition.fetch.bytes": {roleConsumer, func(s *clientSettings, v string) (kgo.Opt, error) {
+	"max.partition.fetch.bytes": {roleConsumer, func(s *Settings, v string) (kgo.Opt, error) {
 		n, err := parseInt32(v, 1)
-		s.partitionFetchMax = n
+		s.PartitionFetchMax = n
 		return nil, err
 	}},
-	"fetch.max.wait.ms": {roleConsumer, func(_ *clientSettings, v string) (kgo.Opt, error) {
+	"fetch.max.wait.ms": {roleConsumer, func(_ *Settings, v string) (kgo.Opt, error) {
 		d, err := parseMillis(v)
 		return kgo.FetchMaxWait(d), err
 	}},
-	"max.poll.records": {roleConsumer, func(s *clientSettings, v string) (kgo.Opt, error) {
+	"max.poll.records": {roleConsumer, func(s *Settings, v string) (kgo.Opt, error) {
 		n, err := parseInt32(v, 1)
-		s.maxPollRecords = int(n)
+		s.MaxPollRecords = int(n)
 		return nil, err
 	}},
 
 	// Producer.
-	"transaction.timeout.ms": {roleProducer, func(s *clientSettings, v string) (kgo.Opt, error) {
+	"transaction.timeout.ms": {roleProducer, func(s *Settings, v string) (kgo.Opt, error) {
 		d, err := parseMillis(v)
 		if err == nil && d < time.Second {
 			err = fmt.Errorf("must be at least 1000")
 		}
-		s.transactionTimeout = d
+		s.TransactionTimeout = d
 		return nil, err
 	}},
-	"linger.ms": {roleProducer, func(_ *clientSettings, v string) (kgo.Opt, error) {
+	"linger.ms": {roleProducer, func(_ *Settings, v string) (kgo.Opt, error) {
 		d, err := parseMillis(v)
 		return kgo.ProducerLinger(d), err
 	}},
-	"batch.size": {roleProducer, func(_ *clientSettings, v string) (kgo.Opt, error) {
+	"batch.size": {roleProducer, func(_ *Settings, v string) (kgo.Opt, error) {
 		n, err := parseInt32(v, 1)
 		return kgo.ProducerBatchMaxBytes(n), err
 	}},
-	"buffer.memory": {roleProducer, func(_ *clientSettings, v string) (kgo.Opt, error) {
+	"buffer.memory": {roleProducer, func(_ *Settings, v string) (kgo.Opt, error) {
 		n, err := parseInt32(v, 1)
 		return kgo.MaxBufferedBytes(int(n)), err
 	}},
-	"compression.type": {roleProducer, func(_ *clientSettings, v string) (kgo.Opt, error) {
+	"compression.type": {roleProducer, func(_ *Settings, v string) (kgo.Opt, error) {
 		var c kgo.CompressionCodec
 		switch strings.ToLower(v) {
 		case "none":
@@ -176,11 +176,11 @@ var properties = map[string]propSpec{
 		}
 		return kgo.ProducerBatchCompression(c), nil
 	}},
-	"acks": {roleProducer, func(s *clientSettings, v string) (kgo.Opt, error) {
-		s.acksSet = true
+	"acks": {roleProducer, func(s *Settings, v string) (kgo.Opt, error) {
+		s.AcksSet = true
 		switch strings.ToLower(v) {
 		case "all", "-1":
-			s.acksAll = true
+			s.AcksAll = true
 			return kgo.RequiredAcks(kgo.AllISRAcks()), nil
 		case "1":
 			return kgo.RequiredAcks(kgo.LeaderAck()), nil
@@ -189,30 +189,30 @@ var properties = map[string]propSpec{
 		}
 		return nil, fmt.Errorf("want all, -1, 0 or 1")
 	}},
-	"enable.idempotence": {roleProducer, func(s *clientSettings, v string) (kgo.Opt, error) {
+	"enable.idempotence": {roleProducer, func(s *Settings, v string) (kgo.Opt, error) {
 		b, err := strconv.ParseBool(v)
 		if err != nil {
 			return nil, fmt.Errorf("want true or false")
 		}
-		s.idempotence = &b
+		s.Idempotence = &b
 		return nil, nil
 	}},
-	"request.timeout.ms": {roleProducer, func(_ *clientSettings, v string) (kgo.Opt, error) {
+	"request.timeout.ms": {roleProducer, func(_ *Settings, v string) (kgo.Opt, error) {
 		// The Java producer sends request.timeout.ms as the produce
 		// request's timeout, as franz-go does with this option.
 		d, err := parseMillis(v)
 		return kgo.ProduceRequestTimeout(d), err
 	}},
-	"max.in.flight.requests.per.connection": {roleProducer, func(s *clientSettings, v string) (kgo.Opt, error) {
+	"max.in.flight.requests.per.connection": {roleProducer, func(s *Settings, v string) (kgo.Opt, error) {
 		n, err := parseInt32(v, 1)
-		s.maxInFlight = int(n)
+		s.MaxInFlight = int(n)
 		return kgo.MaxProduceRequestsInflightPerBroker(int(n)), err
 	}},
-	"retries": {roleProducer, func(_ *clientSettings, v string) (kgo.Opt, error) {
+	"retries": {roleProducer, func(_ *Settings, v string) (kgo.Opt, error) {
 		n, err := parseInt32(v, 0)
 		return kgo.RecordRetries(int(n)), err
 	}},
-	"delivery.timeout.ms": {roleProducer, func(_ *clientSettings, v string) (kgo.Opt, error) {
+	"delivery.timeout.ms": {roleProducer, func(_ *Settings, v string) (kgo.Opt, error) {
 		d, err := parseMillis(v)
 		return kgo.RecordDeliveryTimeout(d), err
 	}},
@@ -239,13 +239,13 @@ func SupportedProperties() []string {
 	return keys
 }
 
-// parseProperties maps Java client properties onto franz-go. It is the one
+// Parse maps Java client properties onto franz-go. It is the one
 // place that knows their names. Properties of the other role (a consumer
 // property on a table that is only written, say) are validated but have no
 // effect, as in the Java client, because one table may be both read and
 // written. Every error is a *PropertyError.
-func parseProperties(props map[string]string) (clientSettings, error) {
-	var s clientSettings
+func Parse(props map[string]string) (Settings, error) {
+	var s Settings
 	keys := make([]string, 0, len(props))
 	for k := range props {
 		keys = append(keys, k)
@@ -257,8 +257,8 @@ func parseProperties(props map[string]string) (clientSettings, error) {
 	if err != nil {
 		return s, err
 	}
-	s.common = append(s.common, secOpts...)
-	s.auth = authContextFromProperties(props)
+	s.Common = append(s.Common, secOpts...)
+	s.Auth = authContextFromProperties(props)
 	for _, k := range keys {
 		if secKeys[k] {
 			continue
@@ -281,28 +281,28 @@ func parseProperties(props map[string]string) (clientSettings, error) {
 		}
 		switch spec.role {
 		case roleCommon:
-			s.common = append(s.common, opt)
+			s.Common = append(s.Common, opt)
 		case roleProducer:
-			s.producer = append(s.producer, opt)
+			s.Producer = append(s.Producer, opt)
 		case roleConsumer:
-			s.consumer = append(s.consumer, opt)
+			s.Consumer = append(s.Consumer, opt)
 		}
 	}
-	if len(s.seeds) == 0 {
+	if len(s.Seeds) == 0 {
 		return s, &PropertyError{Key: "bootstrap.servers", Reason: "is required"}
 	}
 	// As the Java producer: acks other than all turn idempotence off unless
 	// it was asked for, in which case they conflict.
-	if s.acksSet && !s.acksAll {
-		if s.idempotence != nil && *s.idempotence {
+	if s.AcksSet && !s.AcksAll {
+		if s.Idempotence != nil && *s.Idempotence {
 			return s, &PropertyError{Key: "acks", Value: props["acks"], Reason: "must be all (or -1) when enable.idempotence is true"}
 		}
 		f := false
-		s.idempotence = &f
+		s.Idempotence = &f
 	}
-	if s.idempotence != nil && !*s.idempotence {
-		s.producer = append(s.producer, kgo.DisableIdempotentWrite())
-	} else if s.maxInFlight > 5 {
+	if s.Idempotence != nil && !*s.Idempotence {
+		s.Producer = append(s.Producer, kgo.DisableIdempotentWrite())
+	} else if s.MaxInFlight > 5 {
 		// As the Java producer: idempotent writes keep order with at most 5.
 		return s, &PropertyError{Key: "max.in.flight.requests.per.connection", Value: props["max.in.flight.requests.per.connection"],
 			Reason: "must be at most 5 while idempotence is enabled (set enable.idempotence=false to raise it)"}
