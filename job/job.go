@@ -21,7 +21,8 @@
 // (number-of-rows on a datagen table, scan.bounded.mode on a Kafka table,
 // another topic) without editing it. Compiling validates every table's
 // options and connects nowhere. [Errors] lists a Compile error's parse and
-// planning errors one by one.
+// planning errors one by one. [SettingKeys] and [CheckSettings] serve a
+// program that reads settings from elsewhere (the CLI's --config file).
 //
 // A compiled Job describes itself with copies, not the planner's
 // structures: [Job.Pipelines] and [Job.Describe] (tables, connectors,

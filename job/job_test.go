@@ -365,3 +365,29 @@ SET 'execution.checkpointing.dir' = '/var/lib/streamsql';
 		}
 	}
 }
+
+// TestSettingKeysAndCheck: SettingKeys lists the runtime's and the
+// planner's keys with deprecated and ignored names; CheckSettings reports a
+// bad value as a *SettingError naming key and value.
+func TestSettingKeysAndCheck(t *testing.T) {
+	keys := job.SettingKeys()
+	if !slices.IsSorted(keys) || len(slices.Compact(slices.Clone(keys))) != len(keys) {
+		t.Errorf("SettingKeys not sorted or has duplicates: %q", keys)
+	}
+	for _, k := range []string{"pipeline.name", "table.local-time-zone", "execution.checkpointing.interval",
+		"state.checkpoints.dir", "execution.checkpointing.incremental"} {
+		if !slices.Contains(keys, k) {
+			t.Errorf("SettingKeys lacks %s", k)
+		}
+	}
+	if err := job.CheckSettings(map[string]string{"execution.checkpointing.interval": "5s"}); err != nil {
+		t.Errorf("CheckSettings of a good value: %v", err)
+	}
+	err := job.CheckSettings(map[string]string{"execution.checkpointing.interval": "soon"})
+	var se *job.SettingError
+	var ce *runtime.ConfigError
+	if !errors.As(err, &se) || se.Key != "execution.checkpointing.interval" || se.Value != "soon" || se.Reason == "" ||
+		!errors.As(err, &ce) {
+		t.Fatalf("CheckSettings = %v (%#v), want a *SettingError of the interval wrapping the runtime's error", err, se)
+	}
+}

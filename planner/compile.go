@@ -21,7 +21,7 @@ type TransformFunc = func(in types.Row, out []types.Row) ([]types.Row, error)
 // zone).
 func (pl *Plan) ExprOptions() (expr.Options, error) {
 	var o expr.Options
-	if tz := pl.Settings["table.local-time-zone"]; tz != "" && tz != "default" {
+	if tz := pl.Settings[SettingLocalTimeZone]; tz != "" && tz != "default" {
 		loc, err := time.LoadLocation(tz)
 		if err != nil {
 			return o, fmt.Errorf("%w: 'table.local-time-zone' = '%s': %v", ErrInvalidSetting, tz, err)

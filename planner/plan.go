@@ -385,7 +385,7 @@ func jobName(file string, settings map[string]string, override string) string {
 	if override != "" {
 		return override
 	}
-	if n := settings["pipeline.name"]; n != "" {
+	if n := settings[SettingPipelineName]; n != "" {
 		return n
 	}
 	base := filepath.Base(file)

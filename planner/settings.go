@@ -71,10 +71,10 @@ func (p *planner) checkpointSettings() (CheckpointSettings, []error) {
 			Message: fmt.Sprintf("'%s' has no effect in streamsql. %s", k, ignoredReason(k))})
 	}
 	if _, err := p.plan.ExprOptions(); err != nil {
-		errs = append(errs, p.settingError("table.local-time-zone", err))
+		errs = append(errs, p.settingError(SettingLocalTimeZone, err))
 	}
 	if err := checkpoint.ValidJobName(p.plan.JobName); err != nil {
-		errs = append(errs, p.settingError("pipeline.name", fmt.Errorf("invalid job name: %w", err)))
+		errs = append(errs, p.settingError(SettingPipelineName, fmt.Errorf("invalid job name: %w", err)))
 	}
 	return cp, errs
 }

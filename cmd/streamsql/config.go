@@ -13,30 +13,11 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/streamsql/streamsql/internal/suggest"
-	"github.com/streamsql/streamsql/runtime"
+	"github.com/streamsql/streamsql/job"
 )
 
-// plannerKeys are the settings the planner reads itself (planner/plan.go
-// and planner/compile.go); the runtime reads the others.
-var plannerKeys = []string{"pipeline.name", "table.local-time-zone"}
-
-// deprecatedKeys returns Flink's older names of runtime options, which
-// runtime.ParseConfig accepts but runtime.Keys does not list (the
-// deprecated names of ignored options are in runtime.IgnoredKeys).
-func deprecatedKeys() []string {
-	var ks []string
-	for _, s := range runtime.Settings() {
-		ks = append(ks, s.Deprecated...)
-	}
-	return ks
-}
-
 // knownKeys returns every key a configuration file may set.
-func knownKeys() []string {
-	ks := slices.Concat(runtime.Keys(), runtime.IgnoredKeys(), deprecatedKeys(), plannerKeys)
-	slices.Sort(ks)
-	return slices.Compact(ks)
-}
+func knownKeys() []string { return job.SettingKeys() }
 
 // ConfigError is an error in a configuration file.
 type ConfigError struct {
@@ -100,10 +81,10 @@ func parseConfig(path string, data []byte) (map[string]string, error) {
 		errs = append(errs, &ConfigError{File: path, Key: k, Reason: reason})
 	}
 	if len(errs) == 0 {
-		if _, err := runtime.ParseConfig(out); err != nil {
+		if err := job.CheckSettings(out); err != nil {
 			for _, e := range flattenErrors(err) {
 				ce := &ConfigError{File: path, Reason: e.Error()}
-				var rce *runtime.ConfigError
+				var rce *job.SettingError
 				if errors.As(e, &rce) {
 					ce.Key, ce.Reason = rce.Key, rce.Reason
 					if rce.Value != "" {

@@ -16,10 +16,15 @@ import (
 func TestKnownKeysIncludeDeprecatedNames(t *testing.T) {
 	wasListed := []string{"state.checkpoints.dir", "state.checkpoints.num-retained",
 		"state.backend.fs.checkpointdir", "restart-strategy"}
-	got := slices.Sorted(slices.Values(deprecatedKeys()))
-	if !slices.Equal(got, slices.Sorted(slices.Values(wasListed))) {
-		t.Fatalf("deprecatedKeys() = %v, want %v", got, wasListed)
+	var deprecated []string
+	for _, s := range runtime.Settings() {
+		deprecated = append(deprecated, s.Deprecated...)
 	}
+	got := slices.Sorted(slices.Values(deprecated))
+	if !slices.Equal(got, slices.Sorted(slices.Values(wasListed))) {
+		t.Fatalf("deprecated names = %v, want %v", got, wasListed)
+	}
+	plannerKeys := []string{"pipeline.name", "table.local-time-zone"}
 	want := slices.Concat(runtime.Keys(), runtime.IgnoredKeys(), wasListed, plannerKeys)
 	slices.Sort(want)
 	if !slices.Equal(knownKeys(), slices.Compact(want)) {

@@ -37,7 +37,6 @@ import (
 	_ "github.com/streamsql/streamsql/connectors/all"
 	"github.com/streamsql/streamsql/factory"
 	"github.com/streamsql/streamsql/job"
-	"github.com/streamsql/streamsql/runtime"
 )
 
 func main() {
@@ -73,8 +72,8 @@ type env struct {
 	exit func(code int)
 	// terminal forces (1) or disables (-1) terminal mode; 0 detects it.
 	terminal int
-	// faults are the runtime's fault injector (tests).
-	faults runtime.FaultInjector
+	// testing holds the job's test knobs (fault injection).
+	testing job.Testing
 	// statusEvery is the period of status log lines when not on a
 	// terminal; 0: 10 s.
 	statusEvery time.Duration

@@ -121,7 +121,7 @@ func (rf *runFlags) run(ctx context.Context, e *env, file string) error {
 		qout = out.other(e.stdout)
 	}
 	header := &headerWriter{w: qout}
-	opts := job.Options{Output: header, Logger: log, RestoreFrom: rf.fromCheckpoint, Testing: job.Testing{Faults: e.faults}}
+	opts := job.Options{Output: header, Logger: log, RestoreFrom: rf.fromCheckpoint, Testing: e.testing}
 	if rf.embedded != "" {
 		b, err := embedkafka.Start(embedkafka.Options{Addr: rf.embedded})
 		if err != nil {

@@ -41,7 +41,7 @@ func TestMain(m *testing.M) {
 			os.Exit(3)
 		}
 		if f != nil {
-			e.faults = f
+			e.testing.Faults = f
 		}
 		os.Exit(execute(strings.Split(args, "\x1f"), e))
 	}

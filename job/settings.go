@@ -1,0 +1,71 @@
+package job
+
+import (
+	"errors"
+	"slices"
+
+	"github.com/streamsql/streamsql/planner"
+	"github.com/streamsql/streamsql/runtime"
+)
+
+// SettingKeys returns, sorted, every key a job's settings may name (in SET
+// statements, Options.Set and Options.Defaults): the runtime's settings
+// (runtime.Keys) and Flink's older names of them, the Flink options the
+// runtime accepts and ignores (runtime.IgnoredKeys), and the planner's
+// (pipeline.name, table.local-time-zone).
+func SettingKeys() []string {
+	ks := slices.Concat(runtime.Keys(), runtime.IgnoredKeys(), planner.SettingKeys())
+	for _, s := range runtime.Settings() {
+		ks = append(ks, s.Deprecated...)
+	}
+	slices.Sort(ks)
+	return slices.Compact(ks)
+}
+
+// SettingError is an invalid value of a job setting (see CheckSettings).
+type SettingError struct {
+	// Key is the setting; Value its value, "" when the error is about
+	// settings together (a relation between two of them).
+	Key, Value string
+	// Reason says what is wrong.
+	Reason string
+
+	err error
+}
+
+func (e *SettingError) Error() string { return e.err.Error() }
+
+// Unwrap returns the runtime's error (a *runtime.ConfigError).
+func (e *SettingError) Unwrap() error { return e.err }
+
+// CheckSettings validates job settings given apart from a job file (a
+// configuration file, say) as the runtime parses them: it returns nil, or
+// the errors joined, each a *SettingError when it concerns a setting.
+// Keys it does not know are not its concern (see SettingKeys).
+func CheckSettings(settings map[string]string) error {
+	_, err := runtime.ParseConfig(settings)
+	if err == nil {
+		return nil
+	}
+	var errs []error
+	for _, e := range flatten(err) {
+		var ce *runtime.ConfigError
+		if errors.As(e, &ce) {
+			e = &SettingError{Key: ce.Key, Value: ce.Value, Reason: ce.Reason, err: e}
+		}
+		errs = append(errs, e)
+	}
+	return errors.Join(errs...)
+}
+
+// flatten returns the errors joined in err.
+func flatten(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		var out []error
+		for _, e := range j.Unwrap() {
+			out = append(out, flatten(e)...)
+		}
+		return out
+	}
+	return []error{err}
+}
