@@ -269,6 +269,9 @@ func (j *Job) restore(first bool) (*checkpoint.Metadata, int64, bool, error) {
 		}
 		return &cp, cp.ID + 1, true, nil
 	}
+	if errors.Is(err, checkpoint.ErrCorrupt) {
+		latest, err = j.previousIntact(err)
+	}
 	if err != nil {
 		return nil, 0, false, fmt.Errorf("find checkpoint to restore: %w", err)
 	}
@@ -280,6 +283,53 @@ func (j *Job) restore(first bool) (*checkpoint.Metadata, int64, bool, error) {
 		maxID = max(maxID, latest.ID)
 	}
 	return latest, maxID + 1, true, nil
+}
+
+// previousIntact decides what to restore when the newest checkpoint file
+// cannot be read (corrupt: truncated, garbled, another job's). It is
+// safe to restore the newest intact checkpoint before it only when no
+// pending commit can be skipped by doing so: when the job has no
+// two-phase sinks (its sinks are at-least-once, and replaying an interval
+// is within their guarantee). With two-phase sinks the corrupt
+// checkpoint's commits may have run already, and restoring the previous
+// one could write its interval twice: then restore fails (terminal),
+// naming the corrupt file and the previous checkpoint, and the operator
+// decides (run --from-checkpoint with the previous file, or put a good
+// copy of the file back).
+func (j *Job) previousIntact(cause error) (*checkpoint.Metadata, error) {
+	refs, err := j.store.List()
+	if err != nil {
+		return nil, errors.Join(cause, err)
+	}
+	var prev *checkpoint.Metadata
+	var prevRef checkpoint.Ref
+	for i := len(refs) - 2; i >= 0 && prev == nil; i-- {
+		if md, err := j.store.Read(refs[i]); err == nil {
+			prev, prevRef = md, refs[i]
+		}
+	}
+	twoPhase := false
+	for _, p := range j.spec.Pipelines {
+		for _, s := range p.Sinks {
+			if _, ok := s.Sink.(connector.TwoPhaseSink); ok {
+				twoPhase = true
+			}
+		}
+	}
+	switch {
+	case prev == nil:
+		return nil, fmt.Errorf("%w; no intact checkpoint precedes it in %s: put a good copy of the file back, "+
+			"or move it away to start the job without a checkpoint", cause, j.store.Location())
+	case twoPhase:
+		return nil, fmt.Errorf("%w; the previous %s (%s) is intact, but this job has two-phase (exactly-once) sinks and "+
+			"the corrupt checkpoint's commits may have run: restoring the previous one could write that interval twice, "+
+			"so the job does not do it by itself. Put a good copy of the file back, or restore the previous one explicitly "+
+			"(streamsql run --from-checkpoint %s: nothing is lost, rows of the interval may be written twice); "+
+			"streamsql checkpoint list shows every retained checkpoint", cause, prevRef, prevRef.Path, prevRef.Path)
+	}
+	j.log.Warn("the newest checkpoint file is corrupt; restoring the previous one (the job has no two-phase sinks: replaying its interval is within their guarantee)",
+		"err", cause, "restoring", prevRef.Path)
+	return prev, nil
 }
 
 // tracker implements connector.CommitTracker for all sinks of a run.

@@ -1,9 +1,12 @@
 package checkpoint
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -106,5 +109,36 @@ func TestEarlierFormat(t *testing.T) {
 	}
 	if got, _ := d.Latest(); got.ID != 2 || got.Revision != 1 {
 		t.Fatalf("latest is %+v", got)
+	}
+}
+
+// TestWriteFaults: a write that fails on a full disk (while writing or
+// at the fsync) leaves neither the checkpoint nor a temporary file, and
+// the previous checkpoint stays the latest.
+func TestWriteFaults(t *testing.T) {
+	for _, stage := range []string{"write", "fsync"} {
+		t.Run(stage, func(t *testing.T) {
+			d := mustOpenDir(t)
+			if _, err := d.Write(&Metadata{Version: FormatVersion, Job: "job", ID: 1}); err != nil {
+				t.Fatal(err)
+			}
+			d.faults = func(s string) error {
+				if s == stage {
+					return syscall.ENOSPC
+				}
+				return nil
+			}
+			_, err := d.Write(&Metadata{Version: FormatVersion, Job: "job", ID: 2})
+			if !errors.Is(err, syscall.ENOSPC) || !strings.Contains(err.Error(), d.Path()) {
+				t.Fatalf("write on a full disk: %v; want ENOSPC naming the folder", err)
+			}
+			ents, _ := os.ReadDir(d.Path())
+			if len(ents) != 1 || ents[0].Name() != FileName(1) {
+				t.Fatalf("files after the failed write: %v", ents)
+			}
+			if md, err := d.Latest(); err != nil || md.ID != 1 {
+				t.Fatalf("latest after the failed write: %+v %v", md, err)
+			}
+		})
 	}
 }
