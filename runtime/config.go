@@ -335,7 +335,7 @@ var options = []option{
 		desc: "A checkpoint not complete within this time fails (at least 10 ms). The job keeps running as " +
 			"execution.checkpointing.tolerable-failed-checkpoints allows, and the failed checkpoint's " +
 			"pre-committed work is committed with the next one. A Kafka exactly-once sink's transaction " +
-			"timeout must exceed the interval plus this timeout."},
+			"timeout should exceed the interval plus the min pause plus this timeout (else a warning)."},
 	{key: "execution.checkpointing.min-pause", kind: kDuration,
 		field: durationField(func(c *Config) *time.Duration { return &c.Checkpoint.MinPause }),
 		desc:  "The least time between the end (completion or failure) of one checkpoint and the trigger of the next."},
@@ -363,7 +363,9 @@ var options = []option{
 		desc: "Where checkpoints are written: a local path or a file:// URI (no other scheme); each job uses the " +
 			"folder named after pipeline.name inside it. Unset: checkpoints are kept in memory and survive " +
 			"restarts within the process only; a new process starts the sources afresh and cannot commit the " +
-			"previous one's pending transactions. Exactly-once output across process restarts needs it."},
+			"previous one's pending transactions. Exactly-once sinks need it (validate and run refuse them " +
+			"without it), unless their sources' Kafka offsets are committed in the sink's transactions " +
+			"(docs/runtime.md)."},
 	{key: "execution.checkpointing.max-uncommitted-checkpoints", kind: kInt,
 		field: intField(func(c *Config) *int { return &c.Checkpoint.MaxUncommitted }),
 		desc: "streamsql's own setting, not Flink's: the number of completed checkpoints whose sink commits may " +
