@@ -20,6 +20,7 @@ import (
 	"github.com/streamsql/streamsql/factory"
 	"github.com/streamsql/streamsql/internal/kafkatest"
 	"github.com/streamsql/streamsql/runtime"
+	"github.com/streamsql/streamsql/runtime/checkpoint"
 	"github.com/streamsql/streamsql/runtime/testkit"
 	"github.com/streamsql/streamsql/types"
 )
@@ -303,6 +304,22 @@ func TestRuntimeLostCommit(t *testing.T) {
 			if !j.runChild(t, string(runtime.AfterCheckpointWritten)+"@2:kill") {
 				t.Fatal("the job finished before the failure point")
 			}
+			// The killed run never committed the latest checkpoint's own
+			// transactions: every sink that has one must be named.
+			store, err := checkpoint.OpenDir(filepath.Join(j.dir, "checkpoints"), j.job)
+			if err != nil {
+				t.Fatal(err)
+			}
+			md, err := store.Latest()
+			if err != nil || md == nil {
+				t.Fatalf("latest checkpoint: %v", err)
+			}
+			lostSinks := map[string]bool{}
+			for _, c := range md.Pending {
+				if c.Checkpoint == md.ID {
+					lostSinks[c.Sink] = true
+				}
+			}
 			waitNoOpenTransactions(t, b, j.job)
 			for attempt := range 2 {
 				killed, stderr, err := j.exec(t, "", 0)
@@ -312,6 +329,16 @@ func TestRuntimeLostCommit(t *testing.T) {
 				for _, want := range []string{"lost committable", j.job, "aborted by the broker", "acknowledge the loss"} {
 					if !strings.Contains(stderr, want) {
 						t.Errorf("attempt %d: the failure does not mention %q:\n%s", attempt, want, stderr)
+					}
+				}
+				// Recovery goes on past the first lost commit: every sink's
+				// lost transactions are named, not just the first one.
+				if len(lostSinks) < 2 {
+					t.Fatalf("checkpoint %d has transactions of %d sinks; the test needs several", md.ID, len(lostSinks))
+				}
+				for sink := range lostSinks {
+					if want := fmt.Sprintf(`sink %q lost committable`, sink); !strings.Contains(stderr, want) {
+						t.Errorf("attempt %d: the failure does not name %s:\n%s", attempt, want, stderr)
 					}
 				}
 			}
