@@ -96,7 +96,6 @@ type coordinator struct {
 	pausedWarned bool
 	openWarned   map[*sinkTask]int64 // open transactions warned about (by their openSince)
 	last         *checkpoint.Metadata
-	lastInStore  bool // last is a file of the job's own storage
 	// lost lists the commits reported lost. Once one is, no checkpoint
 	// is triggered; the other commits go on, and when every one is
 	// acknowledged or lost the acknowledgements are recorded and the run
@@ -113,7 +112,7 @@ func newCoordinator(a *attempt, nextID int64, recovered []checkpoint.Committable
 	c := &coordinator{a: a, cfg: a.j.spec.Config.Checkpoint, nextID: nextID,
 		events: make(chan event, 64), stop: make(chan struct{}), cwake: make(chan struct{}, 1),
 		allCommitted: make(chan struct{}),
-		last:         a.restored, lastInStore: a.restoredInStore}
+		last:         a.restored}
 	for _, r := range recovered {
 		i := 0
 		for i < len(a.sinks) && a.sinks[i].id != r.Sink {
@@ -392,7 +391,7 @@ func (c *coordinator) complete(ctx context.Context, f *inflight) error {
 	dur := time.Since(f.started)
 	c.failedInARow = 0
 	c.lastEnd = time.Now()
-	c.last, c.lastInStore = md, true
+	c.last = md
 	for _, it := range c.acked[:durable] {
 		a.tracker.durable(it.sink.index, it.c.Checkpoint)
 	}
@@ -589,7 +588,7 @@ func (c *coordinator) recordAcks() {
 		a.tracker.durable(it.sink.index, it.c.Checkpoint)
 	}
 	c.acked = c.acked[:0]
-	c.last, c.lastInStore = md, true
+	c.last = md
 	if err := a.j.store.Prune(c.cfg.NumRetained); err != nil {
 		c.log().Warn("cannot delete old checkpoints", "err", err)
 	}

@@ -220,8 +220,8 @@ func newRunID() string {
 	return hex.EncodeToString(b[:])
 }
 
-// restore returns the checkpoint to restore, the first id to use, and
-// whether the checkpoint is one of the job's own storage.
+// restore returns the checkpoint to restore (a file of the job's own
+// storage) and the first id to use.
 //
 // On the first run with JobSpec.RestorePath, the explicitly given
 // checkpoint is copied into the job's storage under a new id before
@@ -231,12 +231,12 @@ func newRunID() string {
 // checkpoint of the storage no longer lists are durably committed: the
 // copy leaves them out (committing them again could meet newer
 // transactions on their ids, and report them lost).
-func (j *Job) restore(first bool) (*checkpoint.Metadata, int64, bool, error) {
+func (j *Job) restore(first bool) (*checkpoint.Metadata, int64, error) {
 	latest, err := j.store.Latest()
 	if first && j.spec.RestorePath != "" {
 		md, lerr := checkpoint.LoadPath(j.spec.RestorePath, j.spec.Name)
 		if lerr != nil {
-			return nil, 0, false, fmt.Errorf("find checkpoint to restore: %w", lerr)
+			return nil, 0, fmt.Errorf("find checkpoint to restore: %w", lerr)
 		}
 		if err != nil {
 			// The storage's latest is unreadable (a corrupt file): an
@@ -245,11 +245,11 @@ func (j *Job) restore(first bool) (*checkpoint.Metadata, int64, bool, error) {
 			latest = nil
 		}
 		if latest != nil && latest.Ref() == md.Ref() {
-			return latest, latest.ID + 1, true, nil
+			return latest, latest.ID + 1, nil
 		}
 		maxID, err := j.store.MaxID()
 		if err != nil {
-			return nil, 0, false, err
+			return nil, 0, err
 		}
 		cp := *md
 		cp.ID, cp.Revision, cp.Time = max(maxID, md.ID)+1, 0, time.Now().UTC()
@@ -265,24 +265,24 @@ func (j *Job) restore(first bool) (*checkpoint.Metadata, int64, bool, error) {
 			cp.Pending = append(cp.Pending, c)
 		}
 		if _, err := j.store.Write(&cp); err != nil {
-			return nil, 0, false, fmt.Errorf("copy the restored checkpoint into %s: %w", j.store.Location(), err)
+			return nil, 0, fmt.Errorf("copy the restored checkpoint into %s: %w", j.store.Location(), err)
 		}
-		return &cp, cp.ID + 1, true, nil
+		return &cp, cp.ID + 1, nil
 	}
 	if errors.Is(err, checkpoint.ErrCorrupt) {
 		latest, err = j.previousIntact(err)
 	}
 	if err != nil {
-		return nil, 0, false, fmt.Errorf("find checkpoint to restore: %w", err)
+		return nil, 0, fmt.Errorf("find checkpoint to restore: %w", err)
 	}
 	maxID, err := j.store.MaxID()
 	if err != nil {
-		return nil, 0, false, err
+		return nil, 0, err
 	}
 	if latest != nil {
 		maxID = max(maxID, latest.ID)
 	}
-	return latest, maxID + 1, true, nil
+	return latest, maxID + 1, nil
 }
 
 // previousIntact decides what to restore when the newest checkpoint file

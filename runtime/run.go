@@ -82,24 +82,21 @@ type attempt struct {
 	run        string
 	restored   *checkpoint.Metadata
 	restoredID int64
-	// restoredInStore is true when restored is a file of the job's own
-	// storage (not an explicit RestorePath elsewhere).
-	restoredInStore bool
-	sources         []*sourceRT
-	sinks           []*sinkRT
-	srcTasks        []*sourceTask
-	snkTasks        []*sinkTask
-	tracker         *tracker
-	coord           *coordinator
-	mode            Mode
+	sources    []*sourceRT
+	sinks      []*sinkRT
+	srcTasks   []*sourceTask
+	snkTasks   []*sinkTask
+	tracker    *tracker
+	coord      *coordinator
+	mode       Mode
 }
 
 func (j *Job) runOnce(ctx context.Context, first bool) (err error) {
-	restored, nextID, inStore, err := j.restore(first)
+	restored, nextID, err := j.restore(first)
 	if err != nil {
 		return err
 	}
-	a := &attempt{j: j, run: newRunID(), restored: restored, restoredInStore: inStore, mode: j.spec.Config.Checkpoint.Mode}
+	a := &attempt{j: j, run: newRunID(), restored: restored, mode: j.spec.Config.Checkpoint.Mode}
 	if restored != nil {
 		a.restoredID = restored.ID
 		j.log.Info("restoring checkpoint", "checkpoint", restored.ID, "revision", restored.Revision, "restored_from", restored.RestoredFrom,
