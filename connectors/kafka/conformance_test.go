@@ -87,6 +87,10 @@ func produceInput(t testing.TB, b kafkatest.Broker, rows []types.Row) string {
 			t.Fatalf("ending the input's transaction: %v", err)
 		}
 	}
+	// A commit returns before the broker has written its markers; a
+	// bounded read_committed source resolves its end at the last stable
+	// offset when it starts, so without this wait it could stop short.
+	b.AwaitStable(t, topic)
 	return topic
 }
 
