@@ -80,6 +80,23 @@
 // [Mask]. Deprecation warnings are returned as data ([Validated].Warnings),
 // not logged.
 //
+// # Connector traits
+//
+// A [ConnectorFactory] also declares what the planner checks about its
+// tables, as Flink's SupportsReadingMetadata, getChangelogMode and
+// asSummaryString do: ReadableMetadata and WritableMetadata (key → type),
+// SourceChangelog and SinkChangelog ([ChangelogMode]), RequiresPrimaryKey,
+// and an optional Describe hook. Describe is given the [Validated] table,
+// whose Table.Job ([JobContext]) carries the job's name and checkpoint
+// settings, and returns a [TableInfo]: a sink's [Delivery] guarantee,
+// options it derives (a Kafka transactional-id prefix), EXPLAIN's summary
+// lines, warnings with a [WarningKind], [Exclusive] resources no two sinks
+// of a job may share, and the facts of the planner's cross-table checks
+// (topics and servers, uncommitted reads, consumer-group positions a sink
+// commits in its transactions). An *[OptionError] from Describe is shown
+// at the option's value. The planner names no connector: an embedder's
+// connector that declares the same gets the same checks.
+//
 // # Formats
 //
 // A format creates a [Decoder], which decodes a record's bytes into a
