@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/streamsql/streamsql/option"
 )
 
 // WriteMarkdown writes a configuration reference for every connector and
@@ -65,61 +67,9 @@ func FormatMarkdown(f *FormatFactory) string {
 }
 
 func writeOptionTable(b *strings.Builder, prefix string, opts []Option) {
-	if len(opts) == 0 {
-		b.WriteString("No options.\n")
-		return
-	}
-	b.WriteString("| Option | Required | Default | Type | Description |\n")
-	b.WriteString("|---|---|---|---|---|\n")
-	for _, o := range opts {
-		s := o.decl()
-		key := "`" + prefix + s.key + "`"
-		if s.prefix {
-			key = "`" + prefix + s.key + "*`"
-		}
-		req := "optional"
-		if s.required {
-			req = "required"
-		}
-		def := "(none)"
-		if s.hasDefault {
-			def = "`" + s.defText + "`"
-		}
-		typ := s.typ.String()
-		if s.typ == TypeEnum {
-			typ = "Enum: `" + strings.Join(s.enum, "`, `") + "`"
-		}
-		if s.prefix {
-			typ = "pass-through"
-		}
-		desc := s.description
-		var notes []string
-		for _, d := range s.deprecated {
-			notes = append(notes, "Deprecated key: `"+prefix+d.Key+"`.")
-		}
-		for _, fb := range s.fallback {
-			notes = append(notes, "Falls back to `"+prefix+fb+"`.")
-		}
-		if s.sensitive {
-			notes = append(notes, "Sensitive: masked in errors and listings.")
-		}
-		if len(notes) > 0 {
-			desc = strings.TrimSpace(desc + " " + strings.Join(notes, " "))
-		}
-		fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", key, req, def, typ, escapeCell(desc))
-	}
+	b.WriteString(option.Markdown(prefix, opts))
 }
 
 func writeRules(b *strings.Builder, rules []Rule) {
-	if len(rules) == 0 {
-		return
-	}
-	b.WriteString("\nRules:\n\n")
-	for _, r := range rules {
-		b.WriteString("- " + r.describe() + "\n")
-	}
-}
-
-func escapeCell(s string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(s, "|", "\\|"), "\n", " ")
+	b.WriteString(option.RulesMarkdown(rules))
 }

@@ -52,7 +52,7 @@ func TestMarkdownReference(t *testing.T) {
 		OneOf("why", String("a"), String("b")),
 		Check("why", func(*Config) error { return nil }, String("a")),
 	} {
-		if d := rule.describe(); !strings.Contains(d, "`a`") || !strings.HasSuffix(d, "why") {
+		if d := rule.String(); !strings.Contains(d, "`a`") || !strings.HasSuffix(d, "why") {
 			t.Errorf("describe = %q", d)
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/streamsql/streamsql/option"
 )
 
 // ErrSkipRecord is returned (wrapped) by a Decoder when a record is to be
@@ -13,153 +15,29 @@ import (
 // counts it; it is not a failure.
 var ErrSkipRecord = errors.New("record skipped: it could not be decoded and parse errors are ignored")
 
-// MissingOptionsError is returned when required options are absent.
-type MissingOptionsError struct {
-	// Keys are the missing options, sorted.
-	Keys []string
-}
-
-func (e *MissingOptionsError) Error() string {
-	return "one or more required options are missing.\n\nMissing required options are:\n\n" +
-		strings.Join(e.Keys, "\n")
-}
-
-// SupportedKey is one entry of the supported-options list of an
-// UnsupportedOptionsError.
-type SupportedKey struct {
-	Key        string
-	Deprecated bool // a deprecated alias of another option
-	Prefix     bool // a pass-through prefix such as properties.
-}
-
-func (k SupportedKey) String() string {
-	switch {
-	case k.Prefix:
-		return k.Key + "*"
-	case k.Deprecated:
-		return k.Key + " (deprecated)"
-	}
-	return k.Key
-}
-
-// UnsupportedOptionsError is returned when options are set that neither the
-// connector nor its formats declare.
-type UnsupportedOptionsError struct {
-	// Factory is the connector's identifier.
-	Factory string
-	// Keys are the unsupported options, sorted.
-	Keys []string
-	// Suggestions maps an unsupported key to the nearest supported one,
-	// when one is close enough to be a likely typo.
-	Suggestions map[string]string
-	// Supported lists every accepted key, sorted.
-	Supported []SupportedKey
-}
-
-func (e *UnsupportedOptionsError) Error() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "unsupported options found for '%s'.\n\nUnsupported options:\n\n", e.Factory)
-	for _, k := range e.Keys {
-		b.WriteString(k)
-		if s, ok := e.Suggestions[k]; ok {
-			fmt.Fprintf(&b, " (did you mean '%s'?)", s)
-		}
-		b.WriteByte('\n')
-	}
-	b.WriteString("\nSupported options:\n\n")
-	for i, k := range e.Supported {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		b.WriteString(k.String())
-	}
-	return b.String()
-}
-
-// InvalidValueError is returned when an option's value does not parse as
-// its type or is not one of its allowed values.
-type InvalidValueError struct {
-	// Key is the key as written (possibly a deprecated alias).
-	Key string
-	// Value is the value as written, or Mask for a sensitive option.
-	Value string
-	// Type is the option's declared type.
-	Type ValueType
-	// Allowed lists the allowed values of an enum option.
-	Allowed []string
-	// Err says what is wrong.
-	Err error
-}
-
-func (e *InvalidValueError) Error() string {
-	msg := fmt.Sprintf("invalid value for option '%s': '%s' is not a valid %s", e.Key, e.Value, e.Type)
-	if len(e.Allowed) > 0 {
-		msg += "; allowed values are: " + strings.Join(e.Allowed, ", ")
-	} else if e.Err != nil {
-		msg += ": " + e.Err.Error()
-	}
-	return msg
-}
-
-func (e *InvalidValueError) Unwrap() error { return e.Err }
-
-// ConflictError is returned when options that exclude each other are set
-// together, or an option and its deprecated alias disagree.
-type ConflictError struct {
-	// Keys are the conflicting options as written.
-	Keys []string
-	// Reason says why they conflict.
-	Reason string
-}
-
-func (e *ConflictError) Error() string {
-	quoted := make([]string, len(e.Keys))
-	for i, k := range e.Keys {
-		quoted[i] = "'" + k + "'"
-	}
-	return fmt.Sprintf("options %s conflict: %s", strings.Join(quoted, " and "), e.Reason)
-}
-
-// RequirementError is returned when a conditional requirement is not met:
-// an option that another option's value makes necessary is absent (or one
-// of several alternatives must be set).
-type RequirementError struct {
-	// Keys are the options of which (at least) one is required.
-	Keys []string
-	// When is the option that makes them required ("" for a plain
-	// one-of requirement), and Value its value.
-	When, Value string
-	// Reason says why.
-	Reason string
-}
-
-func (e *RequirementError) Error() string {
-	quoted := make([]string, len(e.Keys))
-	for i, k := range e.Keys {
-		quoted[i] = "'" + k + "'"
-	}
-	what := strings.Join(quoted, " or ")
-	if e.When == "" {
-		return fmt.Sprintf("%s must be set: %s", what, e.Reason)
-	}
-	return fmt.Sprintf("%s is required when '%s' is '%s': %s", what, e.When, e.Value, e.Reason)
-}
-
-// RuleError is returned when a custom rule (see Check) rejects the options.
-type RuleError struct {
-	Keys   []string
-	Reason string
-	Err    error
-}
-
-func (e *RuleError) Error() string {
-	if e.Err != nil {
-		return e.Reason + ": " + e.Err.Error()
-	}
-	return e.Reason
-}
-
-func (e *RuleError) Unwrap() error { return e.Err }
+// The option errors are package option's; these names keep them where
+// connector code and callers of Validate look for them.
+type (
+	// MissingOptionsError is returned when required options are absent.
+	MissingOptionsError = option.MissingOptionsError
+	// SupportedKey is one entry of an UnsupportedOptionsError's list.
+	SupportedKey = option.SupportedKey
+	// UnsupportedOptionsError is returned when options are set that
+	// neither the connector nor its formats declare.
+	UnsupportedOptionsError = option.UnsupportedOptionsError
+	// InvalidValueError is returned when an option's value does not parse
+	// as its type or is not one of its allowed values.
+	InvalidValueError = option.InvalidValueError
+	// ConflictError is returned when options that exclude each other are
+	// set together, or an option and its deprecated alias disagree.
+	ConflictError = option.ConflictError
+	// RequirementError is returned when a conditional requirement is not
+	// met.
+	RequirementError = option.RequirementError
+	// RuleError is returned when a custom rule (see Check) rejects the
+	// options.
+	RuleError = option.RuleError
+)
 
 // UnknownFactoryError is returned when the connector or a format names an
 // identifier that is not registered.

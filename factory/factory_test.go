@@ -670,10 +670,10 @@ func TestIsSensitiveKey(t *testing.T) {
 func TestOptDeclarationsAreValues(t *testing.T) {
 	a := String("k")
 	b := a.Required().Sensitive().Description("d")
-	if a.decl().required || a.decl().sensitive || a.decl().description != "" {
+	if a.Info().Required || a.Info().Sensitive || a.Info().Description != "" {
 		t.Error("chained methods modified the original declaration")
 	}
-	if !b.decl().required || b.Key() != "k" {
+	if !b.Info().Required || b.Key() != "k" {
 		t.Error("chained declaration lost")
 	}
 	var nilCfg *Config

@@ -1,314 +1,83 @@
 package factory
 
 import (
-	"fmt"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/streamsql/streamsql/option"
 )
 
-// ValueType is the type of an option's value, as shown in errors and in the
-// generated configuration reference.
-type ValueType uint8
+// The option declarations are package option's, shared with the job's
+// settings; these names keep connector code written against factory.
+
+// ValueType is the type of an option's value (option.ValueType).
+type ValueType = option.ValueType
 
 // The option value types.
 const (
-	TypeString ValueType = iota + 1
-	TypeInt
-	TypeLong
-	TypeFloat
-	TypeBool
-	TypeDuration
-	TypeMemorySize
-	TypeEnum
-	TypeList
-	TypeMap
-	TypeFormat
+	TypeString     = option.TypeString
+	TypeInt        = option.TypeInt
+	TypeLong       = option.TypeLong
+	TypeFloat      = option.TypeFloat
+	TypeBool       = option.TypeBool
+	TypeDuration   = option.TypeDuration
+	TypeMemorySize = option.TypeMemorySize
+	TypeEnum       = option.TypeEnum
+	TypeList       = option.TypeList
+	TypeMap        = option.TypeMap
+	TypeFormat     = option.TypeFormat
 )
 
-var valueTypeNames = [...]string{
-	TypeString:     "String",
-	TypeInt:        "Integer",
-	TypeLong:       "Long",
-	TypeFloat:      "Double",
-	TypeBool:       "Boolean",
-	TypeDuration:   "Duration",
-	TypeMemorySize: "MemorySize",
-	TypeEnum:       "Enum",
-	TypeList:       "List<String>",
-	TypeMap:        "Map",
-	TypeFormat:     "Format",
-}
+// MemorySize is a number of bytes (option.MemorySize).
+type MemorySize = option.MemorySize
 
-// String returns the type's name as Flink's documentation writes it.
-func (t ValueType) String() string {
-	if int(t) < len(valueTypeNames) && valueTypeNames[t] != "" {
-		return valueTypeNames[t]
-	}
-	return "ValueType(" + strconv.Itoa(int(t)) + ")"
-}
+// Deprecated is a deprecated key of an option (option.Deprecated).
+type Deprecated = option.Deprecated
 
-// MemorySize is a number of bytes, written in options as Flink's MemorySize
-// ("64mb", "1 gb", "512k", "100"; units are binary multiples).
-type MemorySize int64
+// Option is a declared option (option.Option).
+type Option = option.Option
 
-// String returns the size in the largest unit that divides it exactly,
-// for example "64mb".
-func (m MemorySize) String() string {
-	units := []struct {
-		name string
-		size int64
-	}{{"tb", 1 << 40}, {"gb", 1 << 30}, {"mb", 1 << 20}, {"kb", 1 << 10}}
-	for _, u := range units {
-		if m != 0 && int64(m)%u.size == 0 {
-			return strconv.FormatInt(int64(m)/u.size, 10) + u.name
-		}
-	}
-	return strconv.FormatInt(int64(m), 10) + "b"
-}
+// Opt is a typed option declaration (option.Opt).
+type Opt[T any] = option.Opt[T]
 
-// Deprecated is a deprecated key of an option: still accepted, with a
-// warning. Values, when set, maps the old key's values (case-insensitive) to
-// the new option's values, as sink.semantic's "exactly-once" maps to
-// sink.delivery-guarantee's "exactly-once".
-type Deprecated struct {
-	Key    string
-	Values map[string]string
-}
+// Config holds a factory's validated options (option.Config).
+type Config = option.Config
 
-// spec is the untyped declaration behind every Opt.
-type spec struct {
-	key         string
-	typ         ValueType
-	required    bool
-	hasDefault  bool
-	def         any
-	defText     string
-	description string
-	enum        []string
-	deprecated  []Deprecated
-	fallback    []string
-	sensitive   bool
-	prefix      bool
-	parse       func(string, *spec) (any, error)
-}
-
-// Option is a declared option of a connector or format factory. The only
-// implementations are the Opt values made by this package's constructors
-// (String, Int, Enum, Prefix, ...).
-type Option interface {
-	// Key returns the option's key (for a prefix option, the prefix).
-	Key() string
-	decl() *spec
-}
-
-// Opt is a typed option declaration. Build one with a constructor such as
-// String or Duration and refine it with the chained methods, which return
-// modified copies; read its validated value from a Config with Get.
-type Opt[T any] struct {
-	s *spec
-}
-
-func newOpt[T any](key string, typ ValueType, parse func(string, *spec) (any, error)) Opt[T] {
-	return Opt[T]{s: &spec{key: key, typ: typ, parse: parse}}
-}
-
-func (o Opt[T]) with(f func(*spec)) Opt[T] {
-	c := *o.s
-	c.enum = append([]string(nil), c.enum...)
-	c.deprecated = append([]Deprecated(nil), c.deprecated...)
-	c.fallback = append([]string(nil), c.fallback...)
-	f(&c)
-	return Opt[T]{s: &c}
-}
-
-// Key returns the option's key.
-func (o Opt[T]) Key() string { return o.s.key }
-
-func (o Opt[T]) decl() *spec { return o.s }
-
-// Required returns o marked required: validation fails when it is absent
-// (and none of its deprecated or fallback keys is set).
-func (o Opt[T]) Required() Opt[T] { return o.with(func(s *spec) { s.required = true }) }
-
-// Default returns o with a default value, used when the option is absent.
-func (o Opt[T]) Default(v T) Opt[T] {
-	return o.with(func(s *spec) {
-		s.hasDefault = true
-		s.def = v
-		s.defText = formatValue(s.typ, v)
-	})
-}
-
-// Description returns o with the description shown in the configuration
-// reference.
-func (o Opt[T]) Description(text string) Opt[T] {
-	return o.with(func(s *spec) { s.description = text })
-}
-
-// DeprecatedKey returns o with a deprecated key that is still accepted (with
-// a warning). values, if not nil, maps the old key's values to o's values.
-func (o Opt[T]) DeprecatedKey(key string, values map[string]string) Opt[T] {
-	return o.with(func(s *spec) { s.deprecated = append(s.deprecated, Deprecated{Key: key, Values: values}) })
-}
-
-// FallbackKeys returns o with keys read, in order, when o's own key is
-// absent. Unlike deprecated keys they produce no warning; Flink's
-// value.format falls back to format this way.
-func (o Opt[T]) FallbackKeys(keys ...string) Opt[T] {
-	return o.with(func(s *spec) { s.fallback = append(s.fallback, keys...) })
-}
-
-// Sensitive returns o marked sensitive: its value is masked as ****** in
-// errors, warnings and listings.
-func (o Opt[T]) Sensitive() Opt[T] { return o.with(func(s *spec) { s.sensitive = true }) }
-
-// Get returns the option's validated value from c: the value set, else the
-// default, else T's zero value. For a prefix option it returns the
-// pass-through pairs with the prefix stripped. Get never parses: c was
-// checked when it was built.
-func (o Opt[T]) Get(c *Config) T {
-	var zero T
-	if c == nil {
-		return zero
-	}
-	if v, ok := c.values[o.s.key]; ok {
-		if t, ok := v.(T); ok {
-			return t
-		}
-	}
-	if o.s.hasDefault {
-		if t, ok := o.s.def.(T); ok {
-			return t
-		}
-	}
-	return zero
-}
-
-// Lookup returns the option's value from c and whether it was set (by its
-// own, a deprecated or a fallback key).
-func (o Opt[T]) Lookup(c *Config) (T, bool) {
-	var zero T
-	if c == nil {
-		return zero, false
-	}
-	v, ok := c.values[o.s.key]
-	if !ok {
-		return zero, false
-	}
-	t, ok := v.(T)
-	return t, ok
-}
+// Rule relates options of one factory (option.Rule).
+type Rule = option.Rule
 
 // String declares a string option.
-func String(key string) Opt[string] {
-	return newOpt[string](key, TypeString, func(v string, _ *spec) (any, error) { return v, nil })
-}
+func String(key string) Opt[string] { return option.String(key) }
 
 // Int declares a 32-bit integer option.
-func Int(key string) Opt[int] {
-	return newOpt[int](key, TypeInt, func(v string, _ *spec) (any, error) {
-		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 32)
-		if err != nil {
-			return nil, fmt.Errorf("not an integer")
-		}
-		return int(n), nil
-	})
-}
+func Int(key string) Opt[int] { return option.Int(key) }
 
 // Long declares a 64-bit integer option.
-func Long(key string) Opt[int64] {
-	return newOpt[int64](key, TypeLong, func(v string, _ *spec) (any, error) {
-		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-		if err != nil {
-			return nil, fmt.Errorf("not a long integer")
-		}
-		return n, nil
-	})
-}
+func Long(key string) Opt[int64] { return option.Long(key) }
 
 // Float declares a floating-point option.
-func Float(key string) Opt[float64] {
-	return newOpt[float64](key, TypeFloat, func(v string, _ *spec) (any, error) {
-		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-		if err != nil {
-			return nil, fmt.Errorf("not a number")
-		}
-		return f, nil
-	})
-}
+func Float(key string) Opt[float64] { return option.Float(key) }
 
 // Bool declares a boolean option; values are true or false in any case.
-func Bool(key string) Opt[bool] {
-	return newOpt[bool](key, TypeBool, func(v string, _ *spec) (any, error) {
-		switch strings.ToLower(strings.TrimSpace(v)) {
-		case "true":
-			return true, nil
-		case "false":
-			return false, nil
-		}
-		return nil, fmt.Errorf("not a boolean (true or false)")
-	})
-}
+func Bool(key string) Opt[bool] { return option.Bool(key) }
 
-// Duration declares a duration option in Flink's syntax: an integer and a
-// unit, such as "10s", "1 min", "500 ms", "2 h", "1d"; without a unit the
-// number is milliseconds.
-func Duration(key string) Opt[time.Duration] {
-	return newOpt[time.Duration](key, TypeDuration, func(v string, _ *spec) (any, error) {
-		return ParseDuration(v)
-	})
-}
+// Duration declares a duration option in Flink's syntax (option.Duration).
+func Duration(key string) Opt[time.Duration] { return option.Duration(key) }
 
-// Size declares a memory-size option in Flink's syntax, such as "64mb",
-// "1 gb", "512k"; without a unit the number is bytes.
-func Size(key string) Opt[MemorySize] {
-	return newOpt[MemorySize](key, TypeMemorySize, func(v string, _ *spec) (any, error) {
-		return ParseMemorySize(v)
-	})
-}
+// Size declares a memory-size option in Flink's syntax (option.Size).
+func Size(key string) Opt[MemorySize] { return option.Size(key) }
 
-// Enum declares an option whose value is one of values. Matching is
-// case-insensitive, as Flink's enum options are; Get returns the declared
-// spelling.
-func Enum(key string, values ...string) Opt[string] {
-	o := newOpt[string](key, TypeEnum, func(v string, s *spec) (any, error) {
-		t := strings.TrimSpace(v)
-		for _, e := range s.enum {
-			if strings.EqualFold(e, t) {
-				return e, nil
-			}
-		}
-		return nil, errNotInEnum
-	})
-	o.s.enum = append([]string(nil), values...)
-	return o
-}
+// Enum declares an option whose value is one of values (option.Enum).
+func Enum(key string, values ...string) Opt[string] { return option.Enum(key, values...) }
 
-// List declares a ';'-separated list option ('t1;t2'). Empty items are
-// dropped and items are trimmed.
-func List(key string) Opt[[]string] {
-	return newOpt[[]string](key, TypeList, func(v string, _ *spec) (any, error) {
-		return ParseList(v), nil
-	})
-}
+// List declares a ';'-separated list option (option.List).
+func List(key string) Opt[[]string] { return option.List(key) }
 
-// Map declares a map option written "k1:v1,k2:v2".
-func Map(key string) Opt[map[string]string] {
-	return newOpt[map[string]string](key, TypeMap, func(v string, _ *spec) (any, error) {
-		return ParseMap(v)
-	})
-}
+// Map declares a map option written "k1:v1,k2:v2" (option.Map).
+func Map(key string) Opt[map[string]string] { return option.Map(key) }
 
-// Prefix declares pass-through options: every key that starts with prefix
-// (for example "properties.") is accepted unchecked, and Get returns the
-// pairs with the prefix stripped. Keys under the prefix that look like
-// secrets (see IsSensitiveKey) are masked in errors.
-func Prefix(prefix string) Opt[map[string]string] {
-	o := newOpt[map[string]string](prefix, TypeString, func(v string, _ *spec) (any, error) { return v, nil })
-	o.s.prefix = true
-	return o
-}
+// Prefix declares pass-through options under prefix (option.Prefix).
+func Prefix(prefix string) Opt[map[string]string] { return option.Prefix(prefix) }
 
 // FormatOption declares an option whose value names a format ("json") in
 // the registry, such as format, key.format or value.format. The format's own
@@ -316,13 +85,46 @@ func Prefix(prefix string) Opt[map[string]string] {
 // 'format'='json' they are json.*, with 'key.format'='json' key.json.*, with
 // 'value.format'='json' value.json.*. Get returns the resolved format, or
 // nil when the option is absent.
-func FormatOption(key string) Opt[*Format] {
-	return newOpt[*Format](key, TypeFormat, func(v string, _ *spec) (any, error) {
-		return strings.TrimSpace(v), nil
-	})
+func FormatOption(key string) Opt[*Format] { return option.Named[*Format](key) }
+
+// RequiredWhen requires target when option when is set to one of values
+// (option.RequiredWhen).
+func RequiredWhen(target, when Option, values []string, reason string) Rule {
+	return option.RequiredWhen(target, when, values, reason)
 }
 
-var errNotInEnum = fmt.Errorf("not one of the allowed values")
+// Conflicts rejects setting a and b together (option.Conflicts).
+func Conflicts(a, b Option, reason string) Rule { return option.Conflicts(a, b, reason) }
+
+// OneOf requires exactly one of opts to be set (option.OneOf).
+func OneOf(reason string, opts ...Option) Rule { return option.OneOf(reason, opts...) }
+
+// Check is a custom rule over the validated options (option.Check).
+func Check(reason string, fn func(*Config) error, opts ...Option) Rule {
+	return option.Check(reason, fn, opts...)
+}
+
+// ParseDuration parses a duration in Flink's syntax (option.ParseDuration).
+func ParseDuration(text string) (time.Duration, error) { return option.ParseDuration(text) }
+
+// FormatDuration writes d in Flink's syntax with the largest exact unit.
+func FormatDuration(d time.Duration) string { return option.FormatDuration(d) }
+
+// ParseMemorySize parses a size in Flink's syntax (option.ParseMemorySize).
+func ParseMemorySize(text string) (MemorySize, error) { return option.ParseMemorySize(text) }
+
+// ParseList splits a ';'-separated list (option.ParseList).
+func ParseList(text string) []string { return option.ParseList(text) }
+
+// ParseMap parses "k1:v1,k2:v2" (option.ParseMap).
+func ParseMap(text string) (map[string]string, error) { return option.ParseMap(text) }
+
+// IsSensitiveKey reports whether an option key looks like it holds a
+// secret (option.IsSensitiveKey).
+func IsSensitiveKey(key string) bool { return option.IsSensitiveKey(key) }
+
+// Mask is what a sensitive value is shown as.
+const Mask = option.Mask
 
 // formatPrefix returns the prefix of a format's options given the key that
 // named the format: format → json., key.format → key.json.
@@ -330,31 +132,6 @@ func formatPrefix(formatKey, identifier string) string {
 	return strings.TrimSuffix(formatKey, "format") + identifier + "."
 }
 
-func formatValue(t ValueType, v any) string {
-	switch x := v.(type) {
-	case string:
-		return x
-	case time.Duration:
-		return FormatDuration(x)
-	case MemorySize:
-		return x.String()
-	case []string:
-		return strings.Join(x, ";")
-	case map[string]string:
-		keys := sortedKeys(x)
-		parts := make([]string, len(keys))
-		for i, k := range keys {
-			parts[i] = k + ":" + x[k]
-		}
-		return strings.Join(parts, ",")
-	case bool:
-		return strconv.FormatBool(x)
-	case int:
-		return strconv.Itoa(x)
-	case int64:
-		return strconv.FormatInt(x, 10)
-	case float64:
-		return strconv.FormatFloat(x, 'g', -1, 64)
-	}
-	return fmt.Sprint(v)
-}
+// nearest returns the candidate closest to key, if it is close enough to be
+// a plausible typo.
+func nearest(key string, candidates []string) string { return option.Nearest(key, candidates) }

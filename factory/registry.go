@@ -3,6 +3,7 @@ package factory
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -346,35 +347,30 @@ func checkDecl(id string, opts []Option, rules []Rule, isConnector bool) error {
 		seen["connector"] = true
 	}
 	for _, o := range opts {
-		if o == nil || o.decl() == nil {
+		if o == nil || o.Info().Type == 0 {
 			return fmt.Errorf("%w: '%s' declares a nil option", ErrInvalidFactory, id)
 		}
-		s := o.decl()
-		keys := []string{s.key}
-		for _, d := range s.deprecated {
-			keys = append(keys, d.Key)
-		}
-		keys = append(keys, s.fallback...)
+		s := o.Info()
+		keys := append([]string{s.Key}, s.DeprecatedKeys()...)
+		keys = append(keys, s.Fallback...)
 		for _, k := range keys {
 			if k == "" || seen[k] {
 				return fmt.Errorf("%w: '%s' declares option key %q twice (or empty)", ErrInvalidFactory, id, k)
 			}
 			seen[k] = true
 		}
-		if s.typ == TypeEnum && len(s.enum) == 0 {
-			return fmt.Errorf("%w: '%s': enum option '%s' has no values", ErrInvalidFactory, id, s.key)
+		if s.Type == TypeEnum && len(s.Enum) == 0 {
+			return fmt.Errorf("%w: '%s': enum option '%s' has no values", ErrInvalidFactory, id, s.Key)
 		}
-		if s.hasDefault && s.typ == TypeEnum {
-			if _, err := s.parse(s.defText, s); err != nil {
-				return fmt.Errorf("%w: '%s': default %q of '%s' is not an allowed value", ErrInvalidFactory, id, s.defText, s.key)
-			}
+		if s.HasDefault && s.Type == TypeEnum && !slices.ContainsFunc(s.Enum, func(e string) bool { return strings.EqualFold(e, strings.TrimSpace(s.Default)) }) {
+			return fmt.Errorf("%w: '%s': default %q of '%s' is not an allowed value", ErrInvalidFactory, id, s.Default, s.Key)
 		}
-		if s.typ == TypeFormat && !isConnector {
-			return fmt.Errorf("%w: format '%s' declares a format option '%s'", ErrInvalidFactory, id, s.key)
+		if s.Type == TypeFormat && !isConnector {
+			return fmt.Errorf("%w: format '%s' declares a format option '%s'", ErrInvalidFactory, id, s.Key)
 		}
 	}
 	for _, r := range rules {
-		for _, o := range r.options() {
+		for _, o := range r.Options() {
 			if o == nil || !seen[o.Key()] {
 				return fmt.Errorf("%w: '%s': a rule refers to an undeclared option", ErrInvalidFactory, id)
 			}

@@ -294,8 +294,7 @@ func (v *Validated) Formats() []KeyValue {
 	}
 	var out []KeyValue
 	for _, o := range v.Factory.Options {
-		s := o.decl()
-		if s.typ != TypeFormat || !v.Config.Has(o) {
+		if o.Info().Type != TypeFormat || !v.Config.Has(o) {
 			continue
 		}
 		key := v.Config.KeyUsed(o)

@@ -3,54 +3,13 @@ package factory
 import (
 	"context"
 	"errors"
-	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/option"
 )
-
-// Config holds the validated options of one factory (a connector or a
-// format), parsed into their types. It is built once by validation and
-// read with each Opt's Get; it is immutable afterwards.
-type Config struct {
-	values    map[string]any    // declared key → parsed value
-	text      map[string]string // declared key → value text (after deprecated mapping)
-	used      map[string]string // declared key → key actually written
-	sensitive map[string]bool   // declared key → sensitive
-}
-
-func newConfig() *Config {
-	return &Config{values: map[string]any{}, text: map[string]string{}, used: map[string]string{}, sensitive: map[string]bool{}}
-}
-
-// Has reports whether o was set (by its key, a deprecated or a fallback
-// key). A default does not count.
-func (c *Config) Has(o Option) bool {
-	if c == nil {
-		return false
-	}
-	_, ok := c.values[o.Key()]
-	return ok
-}
-
-// KeyUsed returns the key the user wrote for o (its own key, or a
-// deprecated or fallback key), or o's key when it is not set.
-func (c *Config) KeyUsed(o Option) string { return c.keyUsed(o.Key()) }
-
-func (c *Config) keyUsed(key string) string {
-	if u, ok := c.used[key]; ok {
-		return u
-	}
-	return key
-}
-
-func (c *Config) shown(key, value string) string {
-	if c.sensitive[key] {
-		return Mask
-	}
-	return value
-}
 
 // Warning is a non-fatal finding of validation, such as the use of a
 // deprecated key. Warnings are returned as data for the caller to show
@@ -214,15 +173,15 @@ func (r *Registry) declaredSensitive() map[string]bool {
 
 func collectSensitive(opts []Option, into map[string]bool) {
 	for _, o := range opts {
-		s := o.decl()
-		if !s.sensitive {
+		s := o.Info()
+		if !s.Sensitive {
 			continue
 		}
-		into[s.key] = true
-		for _, d := range s.deprecated {
+		into[s.Key] = true
+		for _, d := range s.Deprecated {
 			into[d.Key] = true
 		}
-		for _, f := range s.fallback {
+		for _, f := range s.Fallback {
 			into[f] = true
 		}
 	}
@@ -238,19 +197,6 @@ func declaredSuffix(key string, declared map[string]bool) bool {
 	return false
 }
 
-// validator carries one validation run.
-type validator struct {
-	reg       *Registry
-	opts      map[string]string
-	consumed  map[string]bool
-	supported []SupportedKey
-	missing   []string
-	invalid   []error
-	conflicts []error
-	unknown   []error
-	warnings  []Warning
-}
-
 func (r *Registry) validate(t Table) (*Validated, error) {
 	id, ok := t.Options[ConnectorKey]
 	if !ok {
@@ -262,25 +208,32 @@ func (r *Registry) validate(t Table) (*Validated, error) {
 		return nil, &UnknownFactoryError{Key: ConnectorKey, Identifier: id, Available: r.Connectors(),
 			NotYet: notYetConnectors[id]}
 	}
-	v := &validator{reg: r, opts: t.Options, consumed: map[string]bool{ConnectorKey: true}}
-	v.supported = append(v.supported, SupportedKey{Key: ConnectorKey})
-	cfg := v.options("", f.Options, t.Name)
+	var formats []*Format
+	v := &option.Validator{Options: t.Options}
+	v.Resolve = func(v *option.Validator, key, id string) (any, error) {
+		ff, ok := r.Format(id)
+		if !ok {
+			return nil, &UnknownFactoryError{Key: key, Identifier: id, Available: r.Formats(), NotYet: notYetFormats[id]}
+		}
+		fp := formatPrefix(key, id)
+		fc := v.Parse(fp, ff.Options)
+		fm := &Format{Key: key, Prefix: fp, Factory: ff, Options: fc, table: t.Name}
+		formats = append(formats, fm)
+		return fm, nil
+	}
+	v.Consume(ConnectorKey)
+	v.Supported = append(v.Supported, SupportedKey{Key: ConnectorKey})
+	cfg := v.Parse("", f.Options)
 
 	// Report in the order that best explains the problem: an unknown key
 	// is often a typo that also explains a "missing" one.
 	var errs []error
-	errs = append(errs, v.unknown...)
-	var unsupported []string
-	for k := range t.Options {
-		if !v.consumed[k] {
-			unsupported = append(unsupported, k)
-		}
-	}
-	if len(unsupported) > 0 {
-		sort.Strings(unsupported)
-		sort.Slice(v.supported, func(i, j int) bool { return v.supported[i].Key < v.supported[j].Key })
-		cands := make([]string, 0, len(v.supported))
-		for _, s := range v.supported {
+	errs = append(errs, v.Unresolved...)
+	if unsupported := v.Unconsumed(); len(unsupported) > 0 {
+		supported := slices.Clone(v.Supported)
+		sort.Slice(supported, func(i, j int) bool { return supported[i].Key < supported[j].Key })
+		cands := make([]string, 0, len(supported))
+		for _, s := range supported {
 			if !s.Prefix {
 				cands = append(cands, s.Key)
 			}
@@ -291,167 +244,36 @@ func (r *Registry) validate(t Table) (*Validated, error) {
 				sugg[k] = s
 			}
 		}
-		errs = append(errs, &UnsupportedOptionsError{Factory: f.Identifier, Keys: unsupported, Suggestions: sugg, Supported: v.supported})
+		errs = append(errs, &UnsupportedOptionsError{Factory: f.Identifier, Keys: unsupported, Suggestions: sugg, Supported: supported})
 	}
-	if len(v.missing) > 0 {
-		sort.Strings(v.missing)
-		errs = append(errs, &MissingOptionsError{Keys: v.missing})
+	if len(v.Missing) > 0 {
+		missing := slices.Clone(v.Missing)
+		sort.Strings(missing)
+		errs = append(errs, &MissingOptionsError{Keys: missing})
 	}
-	errs = append(errs, v.invalid...)
-	errs = append(errs, v.conflicts...)
+	errs = append(errs, v.Invalid...)
+	errs = append(errs, v.Conflicts...)
 	if len(errs) == 0 {
-		errs = append(errs, v.rules(cfg, "", f.Rules)...)
+		errs = append(errs, option.ApplyRules(cfg, "", f.Rules)...)
+		for _, fm := range formats {
+			errs = append(errs, option.ApplyRules(fm.Options, fm.Prefix, fm.Factory.Rules)...)
+		}
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	return &Validated{Table: t, Factory: f, Config: cfg, Warnings: v.warnings}, nil
+	var warnings []Warning
+	for _, d := range v.Deprecations {
+		warnings = append(warnings, Warning{Kind: WarnDeprecatedOption, Key: d.Key, Replacement: d.Replacement, Message: d.Message()})
+	}
+	return &Validated{Table: t, Factory: f, Config: cfg, Warnings: warnings}, nil
 }
 
-// rules applies rules of the connector and, recursively, of its formats.
-func (v *validator) rules(cfg *Config, prefix string, rules []Rule) []error {
-	var errs []error
-	for _, r := range rules {
-		if err := r.apply(cfg, prefix); err != nil {
-			errs = append(errs, err)
-		}
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
 	}
-	for _, val := range cfg.values {
-		if f, ok := val.(*Format); ok {
-			errs = append(errs, v.rules(f.Options, f.Prefix, f.Factory.Rules)...)
-		}
-	}
-	return errs
-}
-
-// options validates decls whose keys are written with prefix ("" for the
-// connector, "value.json." for a format) and returns their config.
-func (v *validator) options(prefix string, decls []Option, table string) *Config {
-	cfg := newConfig()
-	for _, o := range decls {
-		s := o.decl()
-		if s.prefix {
-			v.supported = append(v.supported, SupportedKey{Key: prefix + s.key, Prefix: true})
-			pass := map[string]string{}
-			for k, val := range v.opts {
-				if strings.HasPrefix(k, prefix+s.key) {
-					v.consumed[k] = true
-					pass[strings.TrimPrefix(k, prefix+s.key)] = val
-				}
-			}
-			if len(pass) > 0 {
-				cfg.values[s.key] = pass
-			}
-			continue
-		}
-		v.supported = append(v.supported, SupportedKey{Key: prefix + s.key})
-		for _, d := range s.deprecated {
-			v.supported = append(v.supported, SupportedKey{Key: prefix + d.Key, Deprecated: true})
-		}
-		for _, fb := range s.fallback {
-			v.supported = append(v.supported, SupportedKey{Key: prefix + fb})
-		}
-		cfg.sensitive[s.key] = s.sensitive
-		key, text, ok := v.lookup(prefix, s)
-		if !ok {
-			if s.required {
-				v.missing = append(v.missing, prefix+s.key)
-			}
-			continue
-		}
-		val, err := s.parse(text, s)
-		if err != nil {
-			shown := text
-			if s.sensitive || IsSensitiveKey(key) {
-				shown = Mask
-			}
-			ie := &InvalidValueError{Key: key, Value: shown, Type: s.typ, Err: err}
-			if s.typ == TypeEnum {
-				ie.Allowed = s.enum
-			}
-			v.invalid = append(v.invalid, ie)
-			continue
-		}
-		cfg.used[s.key] = strings.TrimPrefix(key, prefix)
-		if s.typ == TypeEnum {
-			text = val.(string)
-		}
-		cfg.text[s.key] = text
-		if s.typ == TypeFormat {
-			id := val.(string)
-			ff, ok := v.reg.Format(id)
-			if !ok {
-				v.unknown = append(v.unknown, &UnknownFactoryError{Key: key, Identifier: id, Available: v.reg.Formats(),
-					NotYet: notYetFormats[id]})
-				continue
-			}
-			fp := formatPrefix(key, id)
-			fc := v.options(fp, ff.Options, table)
-			val = &Format{Key: key, Prefix: fp, Factory: ff, Options: fc, table: table}
-		}
-		cfg.values[s.key] = val
-	}
-	return cfg
-}
-
-// lookup finds the value of s among its own, deprecated and fallback keys,
-// recording warnings and conflicts. It returns the key written (with
-// prefix) and the value text, mapped to s's values for a deprecated key.
-func (v *validator) lookup(prefix string, s *spec) (string, string, bool) {
-	type hit struct{ key, text string }
-	var hits []hit
-	if val, ok := v.opts[prefix+s.key]; ok {
-		v.consumed[prefix+s.key] = true
-		hits = append(hits, hit{prefix + s.key, val})
-	}
-	for _, d := range s.deprecated {
-		k := prefix + d.Key
-		val, ok := v.opts[k]
-		if !ok {
-			continue
-		}
-		v.consumed[k] = true
-		mapped := val
-		for from, to := range d.Values {
-			if strings.EqualFold(from, strings.TrimSpace(val)) {
-				mapped = to
-			}
-		}
-		v.warnings = append(v.warnings, Warning{Kind: WarnDeprecatedOption, Key: k, Replacement: prefix + s.key,
-			Message: fmt.Sprintf("option '%s' is deprecated and will be removed; use '%s' instead", k, prefix+s.key)})
-		hits = append(hits, hit{k, mapped})
-	}
-	for _, fb := range s.fallback {
-		k := prefix + fb
-		if val, ok := v.opts[k]; ok {
-			v.consumed[k] = true
-			hits = append(hits, hit{k, val})
-		}
-	}
-	if len(hits) == 0 {
-		return "", "", false
-	}
-	first := hits[0]
-	for _, h := range hits[1:] {
-		if !sameValue(s, first.text, h.text) {
-			reason := fmt.Sprintf("'%s' is an alias of '%s' and they have different values", h.key, prefix+s.key)
-			if !s.sensitive && !IsSensitiveKey(h.key) {
-				reason += fmt.Sprintf(" ('%s' and '%s')", first.text, h.text)
-			}
-			reason += fmt.Sprintf("; set only '%s'", prefix+s.key)
-			v.conflicts = append(v.conflicts, &ConflictError{Keys: []string{first.key, h.key}, Reason: reason})
-			break
-		}
-	}
-	return first.key, first.text, true
-}
-
-// sameValue compares two texts of an option by their parsed values.
-func sameValue(s *spec, a, b string) bool {
-	va, errA := s.parse(a, s)
-	vb, errB := s.parse(b, s)
-	if errA != nil || errB != nil {
-		return strings.TrimSpace(a) == strings.TrimSpace(b)
-	}
-	return formatValue(s.typ, va) == formatValue(s.typ, vb)
+	sort.Strings(keys)
+	return keys
 }

@@ -9,14 +9,16 @@ import (
 )
 
 // SettingKeys returns, sorted, every key a job's settings may name (in SET
-// statements, Options.Set and Options.Defaults): the runtime's settings
-// (runtime.Keys) and Flink's older names of them, the Flink options the
-// runtime accepts and ignores (runtime.IgnoredKeys), and the planner's
-// (pipeline.name, table.local-time-zone).
+// statements, Options.Set and Options.Defaults), from the settings'
+// declarations: the runtime's (runtime.Options) and the planner's
+// (planner.Settings, pipeline.name and table.local-time-zone) with Flink's
+// older names of them, and the Flink options the runtime accepts and
+// ignores (runtime.IgnoredKeys).
 func SettingKeys() []string {
-	ks := slices.Concat(runtime.Keys(), runtime.IgnoredKeys(), planner.SettingKeys())
-	for _, s := range runtime.Settings() {
-		ks = append(ks, s.Deprecated...)
+	ks := runtime.IgnoredKeys()
+	for _, o := range slices.Concat(runtime.Options(), planner.Settings()) {
+		ks = append(ks, o.Key())
+		ks = append(ks, o.Info().DeprecatedKeys()...)
 	}
 	slices.Sort(ks)
 	return slices.Compact(ks)

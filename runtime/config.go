@@ -5,14 +5,13 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
-	"github.com/streamsql/streamsql/runtime/checkpoint"
-
 	"github.com/streamsql/streamsql/internal/duration"
 	"github.com/streamsql/streamsql/internal/suggest"
+	"github.com/streamsql/streamsql/option"
+	"github.com/streamsql/streamsql/runtime/checkpoint"
 )
 
 // Mode is the checkpointing mode (execution.checkpointing.mode).
@@ -206,31 +205,11 @@ var ignoredKeys = func() []string {
 	return ks
 }()
 
-// DefaultConfig returns Flink's defaults: checkpointing off.
+// DefaultConfig returns Flink's defaults (checkpointing off): the
+// declared defaults of the settings.
 func DefaultConfig() Config {
-	return Config{
-		Checkpoint: CheckpointConfig{
-			Timeout:        10 * time.Minute,
-			MaxConcurrent:  1,
-			NumRetained:    1,
-			MaxUncommitted: 3,
-		},
-		Restart: RestartConfig{
-			FixedDelayAttempts:     1,
-			FixedDelay:             time.Second,
-			FailureRateMaxFailures: 1,
-			FailureRateInterval:    time.Minute,
-			FailureRateDelay:       time.Second,
-			InitialBackoff:         time.Second,
-			MaxBackoff:             time.Minute,
-			BackoffMultiplier:      1.5,
-			ResetBackoffThreshold:  time.Hour,
-			JitterFactor:           0.1,
-			AttemptsBeforeReset:    math.MaxInt32,
-		},
-		StopTimeout:     time.Minute,
-		ChannelCapacity: 8,
-	}
+	c, _ := ParseConfig(nil)
+	return c
 }
 
 // EffectiveStrategy resolves RestartDefault.
@@ -260,172 +239,210 @@ func (e *ConfigError) Error() string {
 	return fmt.Sprintf("option '%s' = '%s': %s", e.Key, e.Value, e.Reason)
 }
 
-type optKind uint8
-
-const (
-	kDuration optKind = iota
-	kInt
-	kFloat
-	kEnum
-	kString
-)
-
-// option declares one setting ParseConfig reads. Its default is not
-// declared here: Settings renders get(DefaultConfig()).
-type option struct {
-	key        string
-	deprecated []string
-	kind       optKind
-	enum       []string // accepted values (case-insensitive) for kEnum
-	// field writes and reads the Config field of the setting: for a plain
-	// field one of durationField and its siblings, for an enum its own.
-	field accessor
-	// none: the zero value of the field means "not set" and renders as
-	// (none), as on Flink's configuration page.
-	none bool
-	// desc is the documentation of the setting: what it does here and
-	// where streamsql differs from Flink.
-	desc string
-}
-
-// accessor sets and gets one field of a Config. set receives the parsed
-// value in the argument of the option's kind (an enum: the index of the
-// value in enum); get returns the field: a time.Duration, int, float64,
-// string, or (kEnum) a fmt.Stringer that renders one of enum.
-type accessor struct {
-	set func(c *Config, d time.Duration, i int, f float64, s string)
-	get func(c *Config) any
-}
-
-// durationField, intField, floatField and stringField are the accessors
-// of a Config field of their type, given by a function returning its
-// address.
-func durationField(p func(*Config) *time.Duration) accessor {
-	return accessor{func(c *Config, d time.Duration, _ int, _ float64, _ string) { *p(c) = d }, func(c *Config) any { return *p(c) }}
-}
-
-func intField(p func(*Config) *int) accessor {
-	return accessor{func(c *Config, _ time.Duration, i int, _ float64, _ string) { *p(c) = i }, func(c *Config) any { return *p(c) }}
-}
-
-func floatField(p func(*Config) *float64) accessor {
-	return accessor{func(c *Config, _ time.Duration, _ int, f float64, _ string) { *p(c) = f }, func(c *Config) any { return *p(c) }}
-}
-
-func stringField(p func(*Config) *string) accessor {
-	return accessor{func(c *Config, _ time.Duration, _ int, _ float64, s string) { *p(c) = s }, func(c *Config) any { return *p(c) }}
-}
-
-var options = []option{
-	{key: "execution.checkpointing.interval", kind: kDuration, none: true,
-		field: durationField(func(c *Config) *time.Duration { return &c.Checkpoint.Interval }),
-		desc: "Interval between periodic checkpoints; at least 10 ms. Unset or 0: no periodic checkpoints; " +
+// The settings ParseConfig reads, declared with package option as
+// connector options are: key, type, default, deprecated keys and
+// description in one place. fromOptions reads them into a Config.
+var (
+	settingInterval = option.Duration("execution.checkpointing.interval").
+			Description("Interval between periodic checkpoints; at least 10 ms. Unset or 0: no periodic checkpoints; " +
 			"unlike Flink, one final checkpoint is still taken when the job stops or finishes, so that two-phase " +
 			"(exactly-once) sinks commit then and only then. Setting it also makes exponential-delay the default " +
-			"restart strategy."},
-	{key: "execution.checkpointing.mode", kind: kEnum, enum: []string{"EXACTLY_ONCE", "AT_LEAST_ONCE"},
-		field: accessor{func(c *Config, _ time.Duration, i int, _ float64, _ string) { c.Checkpoint.Mode = Mode(i) },
-			func(c *Config) any { return c.Checkpoint.Mode }},
-		desc: "EXACTLY_ONCE aligns barriers at sink tasks with several inputs, so that a checkpoint holds exactly " +
+			"restart strategy.")
+	settingMode = option.Enum("execution.checkpointing.mode", "EXACTLY_ONCE", "AT_LEAST_ONCE").Default("EXACTLY_ONCE").
+			Description("EXACTLY_ONCE aligns barriers at sink tasks with several inputs, so that a checkpoint holds exactly " +
 			"the rows before it; AT_LEAST_ONCE does not align (less blocking when inputs are skewed), and rows " +
 			"after a barrier may be written again after a failure. The mode governs the job's own checkpoints " +
-			"only: a Kafka sink's output guarantee is its 'sink.delivery-guarantee'."},
-	{key: "execution.checkpointing.timeout", kind: kDuration,
-		field: durationField(func(c *Config) *time.Duration { return &c.Checkpoint.Timeout }),
-		desc: "A checkpoint not complete within this time fails (at least 10 ms). The job keeps running as " +
+			"only: a Kafka sink's output guarantee is its 'sink.delivery-guarantee'.")
+	settingTimeout = option.Duration("execution.checkpointing.timeout").Default(10 * time.Minute).
+			Description("A checkpoint not complete within this time fails (at least 10 ms). The job keeps running as " +
 			"execution.checkpointing.tolerable-failed-checkpoints allows, and the failed checkpoint's " +
 			"pre-committed work is committed with the next one. A Kafka exactly-once sink's transaction " +
-			"timeout should exceed the interval plus the min pause plus this timeout (else a warning)."},
-	{key: "execution.checkpointing.min-pause", kind: kDuration,
-		field: durationField(func(c *Config) *time.Duration { return &c.Checkpoint.MinPause }),
-		desc:  "The least time between the end (completion or failure) of one checkpoint and the trigger of the next."},
-	{key: "execution.checkpointing.max-concurrent-checkpoints", kind: kInt,
-		field: intField(func(c *Config) *int { return &c.Checkpoint.MaxConcurrent }),
-		desc:  "The number of checkpoints that may be in flight at once; at least 1."},
-	{key: "execution.checkpointing.tolerable-failed-checkpoints", kind: kInt,
-		field: intField(func(c *Config) *int { return &c.Checkpoint.TolerableFailed }),
-		desc: "The number of consecutive failed checkpoints (timed out, or not written to storage) tolerated; " +
+			"timeout should exceed the interval plus the min pause plus this timeout (else a warning).")
+	settingMinPause = option.Duration("execution.checkpointing.min-pause").Default(0).
+			Description("The least time between the end (completion or failure) of one checkpoint and the trigger of the next.")
+	settingMaxConcurrent = option.Int("execution.checkpointing.max-concurrent-checkpoints").Default(1).
+				Description("The number of checkpoints that may be in flight at once; at least 1.")
+	settingTolerableFailed = option.Int("execution.checkpointing.tolerable-failed-checkpoints").Default(0).
+				Description("The number of consecutive failed checkpoints (timed out, or not written to storage) tolerated; " +
 			"one more fails the run, and the restart strategy decides what follows. A failure of the final " +
-			"checkpoint taken at a stop is never tolerated."},
-	{key: "execution.checkpointing.num-retained", deprecated: []string{"state.checkpoints.num-retained"}, kind: kInt,
-		field: intField(func(c *Config) *int { return &c.Checkpoint.NumRetained }),
-		desc:  "The number of completed checkpoints kept; older ones are deleted. At least 1."},
-	{key: "execution.checkpointing.externalized-checkpoint-retention", kind: kEnum, enum: retentionNames,
-		field: accessor{func(c *Config, _ time.Duration, i int, _ float64, _ string) { c.Checkpoint.Retention = Retention(i) },
-			func(c *Config) any { return c.Checkpoint.Retention }},
-		desc: "What becomes of the checkpoints when the job ends. NO_EXTERNALIZED_CHECKPOINTS keeps them after a " +
+			"checkpoint taken at a stop is never tolerated.")
+	settingNumRetained = option.Int("execution.checkpointing.num-retained").Default(1).
+				DeprecatedKey("state.checkpoints.num-retained", nil).
+				Description("The number of completed checkpoints kept; older ones are deleted. At least 1.")
+	settingRetention = option.Enum("execution.checkpointing.externalized-checkpoint-retention", retentionNames...).
+				Default(retentionNames[NoExternalizedCheckpoints]).
+				Description("What becomes of the checkpoints when the job ends. NO_EXTERNALIZED_CHECKPOINTS keeps them after a " +
 			"graceful stop, so that the next run resumes from them (a deviation: Flink deletes them and resumes " +
 			"from savepoints, which streamsql does not have), and deletes them when a bounded job finishes; " +
 			"DELETE_ON_CANCELLATION deletes them after a graceful stop too; RETAIN_ON_CANCELLATION always keeps " +
-			"them. The checkpoints of a failed job are always kept."},
-	{key: "execution.checkpointing.dir", deprecated: []string{"state.checkpoints.dir", "state.backend.fs.checkpointdir"}, kind: kString, none: true,
-		field: stringField(func(c *Config) *string { return &c.Checkpoint.Dir }),
-		desc: "Where checkpoints are written: a local path or a file:// URI (no other scheme); each job uses the " +
+			"them. The checkpoints of a failed job are always kept.")
+	settingDir = option.String("execution.checkpointing.dir").
+			DeprecatedKey("state.checkpoints.dir", nil).DeprecatedKey("state.backend.fs.checkpointdir", nil).
+			Description("Where checkpoints are written: a local path or a file:// URI (no other scheme); each job uses the " +
 			"folder named after pipeline.name inside it. Unset: checkpoints are kept in memory and survive " +
 			"restarts within the process only; a new process starts the sources afresh and cannot commit the " +
 			"previous one's pending transactions. Exactly-once sinks need it (validate and run refuse them " +
 			"without it), unless their sources' Kafka offsets are committed in the sink's transactions " +
-			"(docs/runtime.md)."},
-	{key: "execution.checkpointing.max-uncommitted-checkpoints", kind: kInt,
-		field: intField(func(c *Config) *int { return &c.Checkpoint.MaxUncommitted }),
-		desc: "streamsql's own setting, not Flink's: the number of completed checkpoints whose sink commits may " +
+			"(docs/runtime.md).")
+	settingMaxUncommitted = option.Int("execution.checkpointing.max-uncommitted-checkpoints").Default(3).
+				Description("streamsql's own setting, not Flink's: the number of completed checkpoints whose sink commits may " +
 			"be pending at once; at least 1. When it is reached, no checkpoint is triggered (with a warning " +
-			"naming the lagging sink) until the commits catch up; the job keeps running."},
-	{key: "restart-strategy.type", deprecated: []string{"restart-strategy"}, kind: kEnum, none: true,
-		enum: []string{"none", "disable", "off", "fixed-delay", "fixeddelay", "failure-rate", "failurerate", "exponential-delay", "exponentialdelay"},
-		field: accessor{func(c *Config, _ time.Duration, i int, _ float64, _ string) {
-			c.Restart.Strategy = []RestartStrategy{RestartNone, RestartNone, RestartNone, RestartFixedDelay, RestartFixedDelay,
-				RestartFailureRate, RestartFailureRate, RestartExponentialDelay, RestartExponentialDelay}[i]
-		}, func(c *Config) any { return c.Restart.Strategy }},
-		desc: "What happens after a failure: none (or disable, off) fails the job; fixed-delay, failure-rate and " +
+			"naming the lagging sink) until the commits catch up; the job keeps running.")
+	settingRestartType = option.Enum("restart-strategy.type", strategyValues...).
+				DeprecatedKey("restart-strategy", nil).
+				Description("What happens after a failure: none (or disable, off) fails the job; fixed-delay, failure-rate and " +
 			"exponential-delay (also written without the hyphen) restart it from the latest completed checkpoint, " +
 			"within the process, as their own settings say. Unset: exponential-delay when " +
 			"execution.checkpointing.interval is set, none otherwise, as in Flink 1.19 and later. A lost commit, a corrupt " +
-			"checkpoint, an invalid job or a graceful stop that timed out fail the job whatever the strategy."},
-	{key: "restart-strategy.fixed-delay.attempts", kind: kInt,
-		field: intField(func(c *Config) *int { return &c.Restart.FixedDelayAttempts }),
-		desc:  "fixed-delay: the number of restarts over the job's life before a failure fails the job; 0 never restarts."},
-	{key: "restart-strategy.fixed-delay.delay", kind: kDuration,
-		field: durationField(func(c *Config) *time.Duration { return &c.Restart.FixedDelay }),
-		desc:  "fixed-delay: the wait before each restart."},
-	{key: "restart-strategy.failure-rate.max-failures-per-interval", kind: kInt,
-		field: intField(func(c *Config) *int { return &c.Restart.FailureRateMaxFailures }),
-		desc: "failure-rate: the job fails when this many failures, the latest included, fall within " +
-			"failure-rate-interval (as in Flink, so the default of 1 never restarts); at least 1."},
-	{key: "restart-strategy.failure-rate.failure-rate-interval", kind: kDuration,
-		field: durationField(func(c *Config) *time.Duration { return &c.Restart.FailureRateInterval }),
-		desc:  "failure-rate: the sliding window in which failures are counted."},
-	{key: "restart-strategy.failure-rate.delay", kind: kDuration,
-		field: durationField(func(c *Config) *time.Duration { return &c.Restart.FailureRateDelay }),
-		desc:  "failure-rate: the wait before each restart."},
-	{key: "restart-strategy.exponential-delay.initial-backoff", kind: kDuration,
-		field: durationField(func(c *Config) *time.Duration { return &c.Restart.InitialBackoff }),
-		desc:  "exponential-delay: the wait before the first restart, and the first after a reset; positive."},
-	{key: "restart-strategy.exponential-delay.max-backoff", kind: kDuration,
-		field: durationField(func(c *Config) *time.Duration { return &c.Restart.MaxBackoff }),
-		desc:  "exponential-delay: the upper bound of the wait, before jitter; not below initial-backoff."},
-	{key: "restart-strategy.exponential-delay.backoff-multiplier", kind: kFloat,
-		field: floatField(func(c *Config) *float64 { return &c.Restart.BackoffMultiplier }),
-		desc:  "exponential-delay: the factor by which the wait grows after each restart; at least 1.0."},
-	{key: "restart-strategy.exponential-delay.reset-backoff-threshold", kind: kDuration,
-		field: durationField(func(c *Config) *time.Duration { return &c.Restart.ResetBackoffThreshold }),
-		desc: "exponential-delay: a run that lasted at least this long before it failed resets the wait to " +
-			"initial-backoff and the count of attempts."},
-	{key: "restart-strategy.exponential-delay.jitter-factor", kind: kFloat,
-		field: floatField(func(c *Config) *float64 { return &c.Restart.JitterFactor }),
-		desc:  "exponential-delay: each wait varies at random by up to this fraction of it, either way; from 0 to 1."},
-	{key: "restart-strategy.exponential-delay.attempts-before-reset-backoff", kind: kInt,
-		field: intField(func(c *Config) *int { return &c.Restart.AttemptsBeforeReset }),
-		desc: "exponential-delay: the number of restarts allowed between resets before a failure fails the " +
-			"job; at least 1. The default, the largest 32-bit integer, means no limit."},
+			"checkpoint, an invalid job or a graceful stop that timed out fail the job whatever the strategy.")
+	settingFixedDelayAttempts = option.Int("restart-strategy.fixed-delay.attempts").Default(1).
+					Description("fixed-delay: the number of restarts over the job's life before a failure fails the job; 0 never restarts.")
+	settingFixedDelay = option.Duration("restart-strategy.fixed-delay.delay").Default(time.Second).
+				Description("fixed-delay: the wait before each restart.")
+	settingFailureRateMax = option.Int("restart-strategy.failure-rate.max-failures-per-interval").Default(1).
+				Description("failure-rate: the job fails when this many failures, the latest included, fall within " +
+			"failure-rate-interval (as in Flink, so the default of 1 never restarts); at least 1.")
+	settingFailureRateInterval = option.Duration("restart-strategy.failure-rate.failure-rate-interval").Default(time.Minute).
+					Description("failure-rate: the sliding window in which failures are counted.")
+	settingFailureRateDelay = option.Duration("restart-strategy.failure-rate.delay").Default(time.Second).
+				Description("failure-rate: the wait before each restart.")
+	settingInitialBackoff = option.Duration("restart-strategy.exponential-delay.initial-backoff").Default(time.Second).
+				Description("exponential-delay: the wait before the first restart, and the first after a reset; positive.")
+	settingMaxBackoff = option.Duration("restart-strategy.exponential-delay.max-backoff").Default(time.Minute).
+				Description("exponential-delay: the upper bound of the wait, before jitter; not below initial-backoff.")
+	settingBackoffMultiplier = option.Float("restart-strategy.exponential-delay.backoff-multiplier").Default(1.5).
+					Description("exponential-delay: the factor by which the wait grows after each restart; at least 1.0.")
+	settingResetBackoff = option.Duration("restart-strategy.exponential-delay.reset-backoff-threshold").Default(time.Hour).
+				Description("exponential-delay: a run that lasted at least this long before it failed resets the wait to " +
+			"initial-backoff and the count of attempts.")
+	settingJitter = option.Float("restart-strategy.exponential-delay.jitter-factor").Default(0.1).
+			Description("exponential-delay: each wait varies at random by up to this fraction of it, either way; from 0 to 1.")
+	settingAttemptsBeforeReset = option.Int("restart-strategy.exponential-delay.attempts-before-reset-backoff").Default(math.MaxInt32).
+					Description("exponential-delay: the number of restarts allowed between resets before a failure fails the " +
+			"job; at least 1. The default, the largest 32-bit integer, means no limit.")
+)
+
+// strategyValues are the values of restart-strategy.type, aliases
+// included, and strategyOf what each means.
+var (
+	strategyValues = []string{"none", "disable", "off", "fixed-delay", "fixeddelay", "failure-rate", "failurerate",
+		"exponential-delay", "exponentialdelay"}
+	strategyOf = map[string]RestartStrategy{"none": RestartNone, "disable": RestartNone, "off": RestartNone,
+		"fixed-delay": RestartFixedDelay, "fixeddelay": RestartFixedDelay, "failure-rate": RestartFailureRate,
+		"failurerate": RestartFailureRate, "exponential-delay": RestartExponentialDelay,
+		"exponentialdelay": RestartExponentialDelay}
+)
+
+// settings lists the declarations in the order ParseConfig reports their
+// errors.
+var settings = []option.Option{
+	settingInterval, settingMode, settingTimeout, settingMinPause, settingMaxConcurrent, settingTolerableFailed,
+	settingNumRetained, settingRetention, settingDir, settingMaxUncommitted,
+	settingRestartType, settingFixedDelayAttempts, settingFixedDelay, settingFailureRateMax,
+	settingFailureRateInterval, settingFailureRateDelay, settingInitialBackoff, settingMaxBackoff,
+	settingBackoffMultiplier, settingResetBackoff, settingJitter, settingAttemptsBeforeReset,
+}
+
+// Options returns the declarations of the settings ParseConfig reads,
+// sorted by key: for references (docs/configuration.md) and tools that
+// list or check settings. The declarations are values; changing them
+// changes nothing here.
+func Options() []option.Option {
+	out := slices.Clone(settings)
+	slices.SortFunc(out, func(a, b option.Option) int { return strings.Compare(a.Key(), b.Key()) })
+	return out
+}
+
+// fromOptions reads validated settings into a Config; unset ones take
+// their declared defaults.
+func fromOptions(o *option.Config) Config {
+	mode := ExactlyOnce
+	if settingMode.Get(o) == AtLeastOnce.String() {
+		mode = AtLeastOnce
+	}
+	strategy := RestartDefault
+	if t, ok := settingRestartType.Lookup(o); ok {
+		strategy = strategyOf[t]
+	}
+	return Config{
+		Checkpoint: CheckpointConfig{
+			Interval:        settingInterval.Get(o),
+			Mode:            mode,
+			Timeout:         settingTimeout.Get(o),
+			MinPause:        settingMinPause.Get(o),
+			MaxConcurrent:   settingMaxConcurrent.Get(o),
+			TolerableFailed: settingTolerableFailed.Get(o),
+			NumRetained:     settingNumRetained.Get(o),
+			Retention:       Retention(slices.Index(retentionNames, settingRetention.Get(o))),
+			Dir:             settingDir.Get(o),
+			MaxUncommitted:  settingMaxUncommitted.Get(o),
+		},
+		Restart: RestartConfig{
+			Strategy:               strategy,
+			FixedDelayAttempts:     settingFixedDelayAttempts.Get(o),
+			FixedDelay:             settingFixedDelay.Get(o),
+			FailureRateMaxFailures: settingFailureRateMax.Get(o),
+			FailureRateInterval:    settingFailureRateInterval.Get(o),
+			FailureRateDelay:       settingFailureRateDelay.Get(o),
+			InitialBackoff:         settingInitialBackoff.Get(o),
+			MaxBackoff:             settingMaxBackoff.Get(o),
+			BackoffMultiplier:      settingBackoffMultiplier.Get(o),
+			ResetBackoffThreshold:  settingResetBackoff.Get(o),
+			JitterFactor:           settingJitter.Get(o),
+			AttemptsBeforeReset:    settingAttemptsBeforeReset.Get(o),
+		},
+		StopTimeout:     time.Minute,
+		ChannelCapacity: 8,
+	}
+}
+
+// settingValues writes c back as settings, key → value in the settings'
+// syntax: the inverse of fromOptions. The settings without a default
+// (interval, dir, restart-strategy.type) are NoDefault when unset.
+func settingValues(c Config) map[string]string {
+	cp, r := c.Checkpoint, c.Restart
+	interval, dir, strategy := NoDefault, NoDefault, NoDefault
+	if cp.Interval != 0 {
+		interval = settingInterval.Format(cp.Interval)
+	}
+	if cp.Dir != "" {
+		dir = cp.Dir
+	}
+	if r.Strategy != RestartDefault {
+		strategy = r.Strategy.String()
+	}
+	return map[string]string{
+		settingInterval.Key():            interval,
+		settingMode.Key():                cp.Mode.String(),
+		settingTimeout.Key():             settingTimeout.Format(cp.Timeout),
+		settingMinPause.Key():            settingMinPause.Format(cp.MinPause),
+		settingMaxConcurrent.Key():       settingMaxConcurrent.Format(cp.MaxConcurrent),
+		settingTolerableFailed.Key():     settingTolerableFailed.Format(cp.TolerableFailed),
+		settingNumRetained.Key():         settingNumRetained.Format(cp.NumRetained),
+		settingRetention.Key():           cp.Retention.String(),
+		settingDir.Key():                 dir,
+		settingMaxUncommitted.Key():      settingMaxUncommitted.Format(cp.MaxUncommitted),
+		settingRestartType.Key():         strategy,
+		settingFixedDelayAttempts.Key():  settingFixedDelayAttempts.Format(r.FixedDelayAttempts),
+		settingFixedDelay.Key():          settingFixedDelay.Format(r.FixedDelay),
+		settingFailureRateMax.Key():      settingFailureRateMax.Format(r.FailureRateMaxFailures),
+		settingFailureRateInterval.Key(): settingFailureRateInterval.Format(r.FailureRateInterval),
+		settingFailureRateDelay.Key():    settingFailureRateDelay.Format(r.FailureRateDelay),
+		settingInitialBackoff.Key():      settingInitialBackoff.Format(r.InitialBackoff),
+		settingMaxBackoff.Key():          settingMaxBackoff.Format(r.MaxBackoff),
+		settingBackoffMultiplier.Key():   settingBackoffMultiplier.Format(r.BackoffMultiplier),
+		settingResetBackoff.Key():        settingResetBackoff.Format(r.ResetBackoffThreshold),
+		settingJitter.Key():              settingJitter.Format(r.JitterFactor),
+		settingAttemptsBeforeReset.Key(): settingAttemptsBeforeReset.Format(r.AttemptsBeforeReset),
+	}
 }
 
 // Keys returns the option keys ParseConfig understands, sorted, without
 // deprecated aliases.
 func Keys() []string {
-	ks := make([]string, len(options))
-	for i, o := range options {
-		ks[i] = o.key
+	ks := make([]string, len(settings))
+	for i, o := range settings {
+		ks[i] = o.Key()
 	}
 	slices.Sort(ks)
 	return ks
@@ -441,24 +458,11 @@ var ownedPrefixes = []string{"execution.checkpointing.", "restart-strategy."}
 // Unknown keys inside them are errors that name the nearest known key.
 // When both an option and its deprecated alias are set, the option wins.
 func ParseConfig(opts map[string]string) (Config, error) {
-	c := DefaultConfig()
+	v := &option.Validator{Options: opts, FirstKeyWins: true}
+	oc := v.Parse("", settings)
+	c := fromOptions(oc)
 	var errs []error
-	known := map[string]bool{}
-	for _, o := range options {
-		known[o.key] = true
-		for _, d := range o.deprecated {
-			known[d] = true
-		}
-	}
-	keys := make([]string, 0, len(opts))
-	for k := range opts {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		if known[k] {
-			continue
-		}
+	for _, k := range v.Unconsumed() {
 		if slices.Contains(ignoredKeys, k) {
 			c.Ignored = append(c.Ignored, k)
 			continue
@@ -469,53 +473,18 @@ func ParseConfig(opts map[string]string) (Config, error) {
 			}
 		}
 	}
-	for _, o := range options {
-		key, v, ok := o.key, "", false
-		if v, ok = opts[o.key]; !ok {
-			for _, d := range o.deprecated {
-				if v, ok = opts[d]; ok {
-					key = d
-					break
-				}
-			}
-		}
-		if !ok {
+	for _, e := range v.Invalid {
+		var ie *option.InvalidValueError
+		if !errors.As(e, &ie) {
+			errs = append(errs, e)
 			continue
 		}
-		v = strings.TrimSpace(v)
-		var (
-			d   time.Duration
-			i   int
-			f   float64
-			err error
-		)
-		switch o.kind {
-		case kDuration:
-			d, err = ParseDuration(v)
-		case kInt:
-			var n int64
-			n, err = strconv.ParseInt(v, 10, 32)
-			i = int(n)
-			if err != nil {
-				err = errors.New("not an integer")
-			}
-		case kFloat:
-			f, err = strconv.ParseFloat(v, 64)
-			if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-				err = errors.New("not a number")
-			}
-		case kEnum:
-			i = slices.IndexFunc(o.enum, func(e string) bool { return strings.EqualFold(e, v) })
-			if i < 0 {
-				err = fmt.Errorf("must be one of %s", strings.Join(o.enum, ", "))
-			}
-		case kString:
+		errs = append(errs, &ConfigError{Key: ie.Key, Value: strings.TrimSpace(ie.Value), Reason: invalidReason(ie)})
+	}
+	for _, o := range []option.Opt[float64]{settingBackoffMultiplier, settingJitter} {
+		if f, ok := o.Lookup(oc); ok && (math.IsNaN(f) || math.IsInf(f, 0)) {
+			errs = append(errs, &ConfigError{Key: oc.KeyUsed(o), Value: strings.TrimSpace(opts[oc.KeyUsed(o)]), Reason: "not a number"})
 		}
-		if err != nil {
-			errs = append(errs, &ConfigError{Key: key, Value: v, Reason: err.Error()})
-			continue
-		}
-		o.field.set(&c, d, i, f, v)
 	}
 	if len(errs) > 0 {
 		return c, errors.Join(errs...)
@@ -523,12 +492,23 @@ func ParseConfig(opts map[string]string) (Config, error) {
 	return c, c.Validate()
 }
 
-func unknownReason(k string) string {
-	keys := make([]string, len(options))
-	for i, o := range options {
-		keys[i] = o.key
+// invalidReason says what is wrong with a value that did not parse, as
+// job settings say it.
+func invalidReason(ie *option.InvalidValueError) string {
+	var de *duration.Error
+	switch {
+	case len(ie.Allowed) > 0:
+		return "must be one of " + strings.Join(ie.Allowed, ", ")
+	case errors.As(ie.Err, &de):
+		return de.Error()
+	case ie.Err != nil:
+		return ie.Err.Error()
 	}
-	if best := suggest.Nearest(k, keys, len(k)/3); best != "" {
+	return "not a valid " + ie.Type.String()
+}
+
+func unknownReason(k string) string {
+	if best := suggest.Nearest(k, Keys(), len(k)/3); best != "" {
 		return fmt.Sprintf("unknown option; did you mean '%s'?", best)
 	}
 	return "unknown option; supported: " + strings.Join(Keys(), ", ")

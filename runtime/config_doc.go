@@ -1,12 +1,10 @@
 package runtime
 
 import (
-	"cmp"
-	"fmt"
-	"github.com/streamsql/streamsql/internal/duration"
 	"slices"
-	"strconv"
 	"time"
+
+	"github.com/streamsql/streamsql/internal/duration"
 )
 
 // SettingInfo describes one job setting ParseConfig reads, for
@@ -37,61 +35,29 @@ type SettingInfo struct {
 // NoDefault is SettingInfo.Default of a setting that is unset by default.
 const NoDefault = "(none)"
 
-var kindNames = [...]string{kDuration: "Duration", kInt: "Integer", kFloat: "Double", kEnum: "Enum", kString: "String"}
-
 // Settings returns a description of every setting ParseConfig reads, in
-// the order of Keys. The result is a copy: changing it changes nothing
-// in this package.
+// the order of Keys, from the settings' declarations (see Options). The
+// result is a copy: changing it changes nothing in this package.
 func Settings() []SettingInfo {
-	def := DefaultConfig()
-	out := make([]SettingInfo, len(options))
-	for i, o := range options {
+	opts := Options()
+	out := make([]SettingInfo, len(opts))
+	for i, o := range opts {
+		info := o.Info()
 		out[i] = SettingInfo{
-			Key:         o.key,
-			Type:        kindNames[o.kind],
-			Default:     o.render(&def),
-			Values:      slices.Clone(o.enum),
-			Deprecated:  slices.Clone(o.deprecated),
-			Description: o.desc,
+			Key:         info.Key,
+			Type:        info.Type.String(),
+			Default:     NoDefault,
+			Values:      info.Enum,
+			Description: info.Description,
+		}
+		if info.HasDefault {
+			out[i].Default = info.Default
+		}
+		if len(info.Deprecated) > 0 {
+			out[i].Deprecated = info.DeprecatedKeys()
 		}
 	}
-	slices.SortFunc(out, func(a, b SettingInfo) int { return cmp.Compare(a.Key, b.Key) })
 	return out
-}
-
-// render writes the option's value in c in Flink's syntax, or NoDefault when
-// the option is unset there.
-func (o option) render(c *Config) string {
-	v := o.field.get(c)
-	if o.none {
-		switch x := v.(type) {
-		case time.Duration:
-			if x == 0 {
-				return NoDefault
-			}
-		case string:
-			if x == "" {
-				return NoDefault
-			}
-		case RestartStrategy:
-			if x == RestartDefault {
-				return NoDefault
-			}
-		}
-	}
-	switch x := v.(type) {
-	case time.Duration:
-		return formatDuration(x)
-	case int:
-		return strconv.Itoa(x)
-	case float64:
-		return strconv.FormatFloat(x, 'g', -1, 64)
-	case string:
-		return x
-	case fmt.Stringer:
-		return x.String()
-	}
-	return fmt.Sprint(v)
 }
 
 // formatDuration writes d in Flink's syntax with the largest unit that

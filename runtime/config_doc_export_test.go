@@ -5,11 +5,4 @@ var FormatDuration = formatDuration
 
 // SettingValue renders the value of the setting key in c, as Settings
 // renders defaults.
-func SettingValue(c Config, key string) string {
-	for _, o := range options {
-		if o.key == key {
-			return o.render(&c)
-		}
-	}
-	return ""
-}
+func SettingValue(c Config, key string) string { return settingValues(c)[key] }

@@ -20,6 +20,8 @@ import (
 
 	_ "github.com/streamsql/streamsql/connectors/all" // every built-in connector and format
 	"github.com/streamsql/streamsql/factory"
+	"github.com/streamsql/streamsql/option"
+	"github.com/streamsql/streamsql/planner"
 	"github.com/streamsql/streamsql/runtime"
 )
 
@@ -40,16 +42,26 @@ func main() {
 	}
 }
 
-// plannerSettings are the job settings the planner reads itself. The
-// planner does not export them as data, so they are described here.
-var plannerSettings = []runtime.SettingInfo{
-	{Key: "pipeline.name", Type: "String", Default: runtime.NoDefault,
-		Description: "The job's name; unset: the job file's name without directory and extension. It names the " +
-			"job's checkpoint folder in execution.checkpointing.dir and seeds the Kafka transactional-id prefixes " +
-			"streamsql derives, so it must stay the same across restarts. It must not contain `/` or `\\`."},
-	{Key: "table.local-time-zone", Type: "String", Default: "default",
-		Description: "The session time zone of TIMESTAMP_LTZ conversions and time functions: an IANA name such " +
-			"as `Europe/Berlin`, or `default` for the local time zone of the process."},
+// plannerSettings are the job settings the planner reads itself, from
+// their declarations.
+var plannerSettings = settingInfos(planner.Settings())
+
+// settingInfos describes declared settings as runtime.Settings describes
+// the runtime's.
+func settingInfos(opts []option.Option) []runtime.SettingInfo {
+	out := make([]runtime.SettingInfo, len(opts))
+	for i, o := range opts {
+		info := o.Info()
+		out[i] = runtime.SettingInfo{Key: info.Key, Type: info.Type.String(), Default: runtime.NoDefault,
+			Values: info.Enum, Description: info.Description}
+		if info.HasDefault {
+			out[i].Default = info.Default
+		}
+		if len(info.Deprecated) > 0 {
+			out[i].Deprecated = info.DeprecatedKeys()
+		}
+	}
+	return out
 }
 
 // generate writes the whole reference to w.

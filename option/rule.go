@@ -1,4 +1,4 @@
-package factory
+package option
 
 import "strings"
 
@@ -11,7 +11,7 @@ const (
 	ruleCheck
 )
 
-// Rule relates options of one factory: conditional requirements, conflicts
+// Rule relates options of one declaration set: conditional requirements, conflicts
 // and custom checks, each with the reason shown to the user. Rules are data:
 // the configuration reference lists them, and validation applies them after
 // every option has parsed.
@@ -24,7 +24,8 @@ type Rule struct {
 	check  func(*Config) error
 }
 
-func (r Rule) options() []Option {
+// Options returns the options the rule refers to.
+func (r Rule) Options() []Option {
 	out := append([]Option(nil), r.target...)
 	if r.when != nil {
 		out = append(out, r.when)
@@ -57,8 +58,8 @@ func Check(reason string, fn func(*Config) error, opts ...Option) Rule {
 	return Rule{kind: ruleCheck, target: opts, reason: reason, check: fn}
 }
 
-// describe returns the rule in words for the configuration reference.
-func (r Rule) describe() string {
+// String returns the rule in words, for the configuration reference.
+func (r Rule) String() string {
 	keys := make([]string, len(r.target))
 	for i, o := range r.target {
 		keys[i] = "`" + o.Key() + "`"

@@ -1,4 +1,4 @@
-package factory
+package option
 
 import (
 	"errors"
@@ -27,16 +27,27 @@ func ParseDuration(text string) (time.Duration, error) {
 	if !errors.As(err, &de) {
 		return d, err
 	}
+	msg := "the duration is too large"
 	switch de.Problem {
 	case duration.NoNumber:
-		return 0, errors.New("a duration is a number and a unit, such as 10s, 1 min or 500 ms")
+		msg = "a duration is a number and a unit, such as 10s, 1 min or 500 ms"
 	case duration.NumberTooLarge:
-		return 0, errors.New("the number is too large")
+		msg = "the number is too large"
 	case duration.UnknownUnit:
-		return 0, fmt.Errorf("unknown time unit %q (use d, h, min, s, ms, µs or ns)", de.Unit)
+		msg = fmt.Sprintf("unknown time unit %q (use d, h, min, s, ms, µs or ns)", de.Unit)
 	}
-	return 0, errors.New("the duration is too large")
+	return 0, &durationError{msg: msg, err: de}
 }
+
+// durationError is ParseDuration's error: its message follows "option 'x'
+// = 'value': "; it unwraps to internal/duration's *Error.
+type durationError struct {
+	msg string
+	err error
+}
+
+func (e *durationError) Error() string { return e.msg }
+func (e *durationError) Unwrap() error { return e.err }
 
 // FormatDuration writes d in Flink's syntax with the largest exact unit,
 // for example "10 s", "5 min", "500 ms".
