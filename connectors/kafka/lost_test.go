@@ -97,13 +97,22 @@ func TestRuntimeLostCommitOthersCommitted(t *testing.T) {
 			if !slices.Equal(got, lost) {
 				t.Fatalf("job error %v\nnames %v; want the fenced %v", err, got, lost)
 			}
-			described, err := b.Admin(t).DescribeTransactions(context.Background(), others...)
-			if err != nil {
-				t.Fatal(err)
-			}
+			// PrepareCommit is the commit decided, its markers still being
+			// written: wait for CompleteCommit.
+			adm := b.Admin(t)
 			for _, id := range others {
-				if d := described[id]; d.State != "CompleteCommit" {
-					t.Errorf("out_1's transaction %s of checkpoint 1 is %q, want CompleteCommit", id, d.State)
+				for deadline := time.Now().Add(waitLong); ; time.Sleep(20 * time.Millisecond) {
+					described, err := adm.DescribeTransactions(context.Background(), id)
+					if err != nil {
+						t.Fatal(err)
+					}
+					d := described[id]
+					if d.State == "CompleteCommit" {
+						break
+					}
+					if d.State != "PrepareCommit" || time.Now().After(deadline) {
+						t.Fatalf("out_1's transaction %s of checkpoint 1 is %q, want CompleteCommit", id, d.State)
+					}
 				}
 			}
 		})
