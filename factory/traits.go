@@ -194,6 +194,9 @@ type TableInfo struct {
 	DeliverySummary []KeyValue
 	// Parallelism is the parallelism the table asks for (scan.parallelism
 	// of a source, sink.parallelism of a sink); 0 means the job's default.
+	// It is descriptive: the planner reads the shared declarations
+	// option.ScanParallelism and option.SinkParallelism from the validated
+	// options of every table.
 	Parallelism int
 	// Warnings are findings about the table that do not stop the job.
 	Warnings []TableWarning

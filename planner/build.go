@@ -7,26 +7,26 @@ import (
 
 	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/factory"
+	"github.com/streamsql/streamsql/option"
 	"github.com/streamsql/streamsql/planner/expr"
 	"github.com/streamsql/streamsql/runtime"
 	"github.com/streamsql/streamsql/types"
 )
 
-// parallelism is implemented by sources and sinks that were given a
-// parallelism option (sink.parallelism, scan.parallelism).
-type parallelism interface{ Parallelism() int }
-
-// parallelismOf returns the parallelism a source or sink asks for: its
-// Parallelism method, else what its factory's Describe says
-// (factory.TableInfo.Parallelism), else 0 (the runtime's default).
-func parallelismOf(v any, valid *factory.Validated, role factory.Role) int {
-	if p, ok := v.(parallelism); ok && p.Parallelism() > 0 {
-		return p.Parallelism()
+// parallelismOf returns the parallelism a table asks for in role: the
+// shared option of the role (option.ScanParallelism of a source,
+// option.SinkParallelism of a sink) among its validated options, whatever
+// its connector; 0 (the runtime's default) when it is not set or the
+// table has no options (a VALUES source, a bare query's sink).
+func parallelismOf(valid *factory.Validated, role factory.Role) int {
+	if valid == nil {
+		return 0
 	}
-	if info, err := valid.Describe(role); err == nil && info.Parallelism > 0 {
-		return info.Parallelism
+	o := option.SinkParallelism
+	if role == factory.AsSource {
+		o = option.ScanParallelism
 	}
-	return 0
+	return max(o.Get(valid.Config), 0)
 }
 
 // BuildOptions configure Build and RuntimeSpec.
@@ -102,13 +102,13 @@ func (pl *Plan) Build(ctx context.Context, bo BuildOptions) ([]runtime.Pipeline,
 			if srcNames[name]++; srcNames[name] > 1 {
 				name = fmt.Sprintf("%s#%d", name, srcNames[name])
 			}
-			p.Sources = append(p.Sources, runtime.SourceSpec{Name: name, Source: src, Parallelism: parallelismOf(src, valid, factory.AsSource)})
+			p.Sources = append(p.Sources, runtime.SourceSpec{Name: name, Source: src, Parallelism: parallelismOf(valid, factory.AsSource)})
 		}
 		snk, valid, err := pl.buildSink(ctx, ins.Sink, bo)
 		if err != nil {
 			return nil, err
 		}
-		p.Sinks = []runtime.SinkSpec{{Name: ins.Sink.Name(), Sink: snk, Parallelism: parallelismOf(snk, valid, factory.AsSink)}}
+		p.Sinks = []runtime.SinkSpec{{Name: ins.Sink.Name(), Sink: snk, Parallelism: parallelismOf(valid, factory.AsSink)}}
 		out = append(out, p)
 	}
 	if len(out) == 0 {

@@ -12,6 +12,7 @@ import (
 	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/factory"
 	"github.com/streamsql/streamsql/internal/suggest"
+	"github.com/streamsql/streamsql/option"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -24,7 +25,7 @@ var (
 				Description("Rows per second to control the emit rate, for all parallel readers together. 0 emits as fast as possible (an extension of Flink's option).")
 	optNumberOfRows = factory.Long("number-of-rows").
 			Description("The total number of rows to emit. By default, the table is unbounded.")
-	optParallelism = factory.Int("scan.parallelism").
+	optParallelism = option.ScanParallelism.
 			Description("The parallelism of the source: the number of splits the rows are dealt over. By default 1.")
 	optSeed = factory.Long("seed").Default(0).
 		Description("Seed of the random values (streamsql's option, not Flink's): row n of a table has the same values in every run with the same seed, so runs are reproducible and a restarted job regenerates exactly the rows it lost.")
@@ -55,12 +56,7 @@ func Factory() factory.ConnectorFactory {
 			factory.Check("number-of-rows must not be negative", func(c *factory.Config) error {
 				return nonNegative(optNumberOfRows.Get(c))
 			}, optNumberOfRows),
-			factory.Check("scan.parallelism must be at least 1", func(c *factory.Config) error {
-				if p, ok := optParallelism.Lookup(c); ok && p < 1 {
-					return fmt.Errorf("%w: got %d", ErrConfig, p)
-				}
-				return nil
-			}, optParallelism),
+			option.AtLeastOne(optParallelism, ErrConfig),
 		},
 		ReadableMetadata: map[string]types.Type{},
 		WritableMetadata: map[string]types.Type{},

@@ -7,6 +7,7 @@ import (
 
 	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/factory"
+	"github.com/streamsql/streamsql/option"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -28,7 +29,7 @@ var (
 				Description("The interval at which the sink checks whether a part file has been open longer than sink.rolling-policy.rollover-interval.")
 	optDefaultPartition = factory.String("partition.default-name").Default(DefaultPartitionDefaultName).
 				Description("The directory value of a partition column that is NULL or the empty string.")
-	optParallelism = factory.Int("sink.parallelism").
+	optParallelism = option.SinkParallelism.
 			Description("The parallelism of the sink. By default, the parallelism of the upstream operator.")
 )
 
@@ -99,12 +100,7 @@ func Factory() factory.ConnectorFactory {
 				}
 				return nil
 			}, optDefaultPartition),
-			factory.Check("sink.parallelism must be at least 1", func(c *factory.Config) error {
-				if p, ok := optParallelism.Lookup(c); ok && p < 1 {
-					return fmt.Errorf("%w: got %d", ErrConfig, p)
-				}
-				return nil
-			}, optParallelism),
+			option.AtLeastOne(optParallelism, ErrConfig),
 			factory.Check("path must be a local directory", func(c *factory.Config) error {
 				_, err := LocalPath(optPath.Get(c))
 				return err

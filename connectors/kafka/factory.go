@@ -9,6 +9,7 @@ import (
 
 	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/factory"
+	"github.com/streamsql/streamsql/option"
 )
 
 // The connector identifiers.
@@ -64,11 +65,11 @@ var (
 				Description("End timestamp (milliseconds since the epoch) in 'timestamp' bounded mode.")
 	optDiscovery = factory.Duration("scan.topic-partition-discovery.interval").Default(5 * time.Minute).
 			Description("How often an unbounded source looks for new partitions (and new topics matching 'topic-pattern'), which start at their earliest offset; 0 disables it.")
-	optScanParallelism = factory.Int("scan.parallelism").
+	optScanParallelism = option.ScanParallelism.
 				Description("Parallelism of the source; default: the job's.")
 	optPartitioner = factory.Enum("sink.partitioner", "default", "fixed", "round-robin").Default("default").
 			Description("How records are spread over partitions: default (murmur2 hash of the key as the Java producer; records without a key stick to a partition), fixed (sink task i writes partition i mod n) or round-robin. Partitioner classes are not supported.")
-	optSinkParallelism = factory.Int("sink.parallelism").
+	optSinkParallelism = option.SinkParallelism.
 				Description("Parallelism of the sink; default: the upstream operator's.")
 	optDelivery = factory.Enum("sink.delivery-guarantee", "at-least-once", "exactly-once", "none").Default("at-least-once").
 			DeprecatedKey("sink.semantic", map[string]string{"at_least_once": "at-least-once", "exactly_once": "exactly-once"}).
@@ -370,7 +371,9 @@ func TransactionalIDPrefix(v *factory.Validated, job string) (prefix string, der
 
 // Parallelism returns 'scan.parallelism' and 'sink.parallelism' of a
 // validated kafka or upsert-kafka table; 0 means not set (the job's
-// default applies).
+// default applies). The options are the shared declarations
+// option.ScanParallelism and option.SinkParallelism, which the planner
+// reads the same way for every connector.
 func Parallelism(v *factory.Validated) (scan, sink int) {
 	if v == nil || v.Factory == nil || (v.Factory.Identifier != Identifier && v.Factory.Identifier != UpsertIdentifier) {
 		return 0, 0

@@ -1,10 +1,10 @@
 package print
 
 import (
-	"fmt"
 
 	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/factory"
+	"github.com/streamsql/streamsql/option"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -17,7 +17,7 @@ var (
 			Description("Message that identifies the print sink and is prefixed to every line of output.")
 	optStandardError = factory.Bool("standard-error").Default(false).
 				Description("Print to standard error instead of standard output.")
-	optParallelism = factory.Int("sink.parallelism").
+	optParallelism = option.SinkParallelism.
 			Description("The parallelism of the print sink. By default, the parallelism of the upstream operator.")
 )
 
@@ -34,12 +34,7 @@ func Factory() factory.ConnectorFactory {
 			"such as `+I[1, foo]`, prefixed by the identifier and the task number. For looking at results.",
 		Options: []factory.Option{optIdentifier, optStandardError, optParallelism},
 		Rules: []factory.Rule{
-			factory.Check("sink.parallelism must be at least 1", func(c *factory.Config) error {
-				if p, ok := optParallelism.Lookup(c); ok && p < 1 {
-					return fmt.Errorf("got %d", p)
-				}
-				return nil
-			}, optParallelism),
+			option.AtLeastOne(optParallelism, nil),
 		},
 		ReadableMetadata: map[string]types.Type{},
 		WritableMetadata: map[string]types.Type{},
