@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -79,6 +81,13 @@ func (cf *checkpointFlags) open(cmd *cobra.Command, e *env, args []string) (*che
 		}
 		if dir == "" {
 			fmt.Fprintf(e.stderr, "streamsql: job %q sets no execution.checkpointing.dir: its checkpoints live in memory only; pass --dir\n", job)
+			return nil, nil, errFailed
+		}
+	}
+	// Look, do not create: a wrong name or folder is an error.
+	if root, err := checkpoint.ResolveDir(dir); err == nil && checkpoint.ValidJobName(job) == nil {
+		if _, err := os.Stat(filepath.Join(root, job)); err != nil {
+			fmt.Fprintf(e.stderr, "streamsql: no checkpoints of job %q: %v\n", job, err)
 			return nil, nil, errFailed
 		}
 	}

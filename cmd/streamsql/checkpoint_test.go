@@ -30,6 +30,9 @@ func TestCheckpointCommands(t *testing.T) {
 		}
 	}
 	byName := []string{"--job-name", "orders", "--dir", base}
+	if code, _, errOut := cli("checkpoint", "list", "--job-name", "order", "--dir", base); code != 1 || !strings.Contains(errOut, `no checkpoints of job "order"`) {
+		t.Fatalf("list of a job without checkpoints: exit %d, %s", code, errOut)
+	}
 
 	code, out, errOut := cli(append([]string{"checkpoint", "list"}, byName...)...)
 	if code != 0 || !strings.Contains(out, "latest") || !strings.Contains(out, "fallback") ||
