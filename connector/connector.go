@@ -51,6 +51,14 @@ type TaskInfo struct {
 	// when it started afresh. Checkpoint ids passed to PreCommit in this
 	// run are greater.
 	RestoredCheckpoint int64
+	// MaxUncommitted is, for sink tasks, how many transactions the runtime
+	// lets one task hold that are not committed: the open one, one per
+	// checkpoint in flight (execution.checkpointing.max-concurrent-checkpoints)
+	// and one per completed or failed checkpoint whose work waits for its
+	// commit (max-uncommitted-checkpoints; the runtime stops triggering
+	// checkpoints at that many). A writer with a pool of transactional
+	// resources sizes it from this. 0: unknown.
+	MaxUncommitted int
 }
 
 // CommitTracker tells a sink writer whether pre-committed work has been
@@ -311,6 +319,16 @@ type Committer interface {
 // four fifths of it.
 type TransactionTimeouter interface {
 	TransactionTimeout() time.Duration
+}
+
+// HealthReporter is implemented by readers and writers that can say why
+// they may be stuck, for example because the brokers of their Kafka
+// cluster cannot be reached. The runtime polls it about once a second,
+// from another goroutine (it must be safe for concurrent use), and warns
+// naming what waits on it, and again when it recovers.
+type HealthReporter interface {
+	// Unhealthy describes what is wrong now; "" when nothing is.
+	Unhealthy() string
 }
 
 // ByteCounter is implemented by readers and writers that count the bytes

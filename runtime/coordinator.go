@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -95,6 +96,7 @@ type coordinator struct {
 	finalDone    bool
 	pausedWarned bool
 	openWarned   map[*sinkTask]int64 // open transactions warned about (by their openSince)
+	health       map[*sinkRT]*unhealthy
 	last         *checkpoint.Metadata
 	// lost lists the commits reported lost. Once one is, no checkpoint
 	// is triggered; the other commits go on, and when every one is
@@ -222,7 +224,9 @@ func (c *coordinator) startFinal(why string) {
 }
 
 // uncommittedCheckpoints counts the completed checkpoints whose commits
-// are pending.
+// are pending, and the failed ones whose pre-committed work is carried:
+// each holds a transaction of its sink tasks (a Kafka transactional id)
+// until its commit.
 func (c *coordinator) uncommittedCheckpoints() (int, *item) {
 	n, last := 0, int64(-1)
 	var oldest *item
@@ -235,7 +239,17 @@ func (c *coordinator) uncommittedCheckpoints() (int, *item) {
 			n, last = n+1, it.in
 		}
 	}
-	return n, oldest
+	var carried []int64
+	for i := range c.carried {
+		it := &c.carried[i]
+		if oldest == nil || it.born.Before(oldest.born) {
+			oldest = it
+		}
+		if !slices.Contains(carried, it.c.Key.Checkpoint) {
+			carried = append(carried, it.c.Key.Checkpoint)
+		}
+	}
+	return n + len(carried), oldest
 }
 
 func (c *coordinator) maybeTrigger() {
@@ -245,7 +259,9 @@ func (c *coordinator) maybeTrigger() {
 	if !c.lastEnd.IsZero() && time.Since(c.lastEnd) < c.cfg.MinPause {
 		return
 	}
-	if n, oldest := c.uncommittedCheckpoints(); n >= c.cfg.MaxUncommitted {
+	// Carried work counts, but alone it never pauses: only a completed
+	// checkpoint commits it.
+	if n, oldest := c.uncommittedCheckpoints(); n >= c.cfg.MaxUncommitted && len(c.uncommitted) > 0 {
 		if !c.pausedWarned {
 			c.pausedWarned = true
 			c.a.j.stats.setPaused(true)
@@ -475,6 +491,7 @@ func (c *coordinator) housekeeping() error {
 	if err := c.guardOpen(now); err != nil {
 		return err
 	}
+	c.watchHealth(now)
 	for i := range c.uncommitted {
 		c.warnAge(&c.uncommitted[i], now)
 	}
@@ -517,6 +534,78 @@ func (c *coordinator) guardOpen(now time.Time) error {
 		}
 	}
 	return nil
+}
+
+// unhealthy is a sink whose writers report a problem
+// (connector.HealthReporter).
+type unhealthy struct {
+	since, warned time.Time
+}
+
+// healthRepeat is how often a lasting problem is warned about again.
+const healthRepeat = 30 * time.Second
+
+// watchHealth polls the sink tasks' writers for problems (for Kafka:
+// brokers that cannot be reached). A problem seen for a second is warned
+// about with what waits (the checkpoint in flight and its age, pending
+// commits), again every healthRepeat while it lasts, and its end is
+// logged: an outage is visible in the log, not just a silent stall.
+func (c *coordinator) watchHealth(now time.Time) {
+	for _, s := range c.a.sinks {
+		problem, task := "", -1
+		if h, ok := s.committer.(connector.HealthReporter); ok {
+			problem = h.Unhealthy()
+		}
+		for _, t := range s.tasks {
+			if problem != "" {
+				break
+			}
+			t.mu.Lock()
+			h := t.health
+			t.mu.Unlock()
+			if h == nil {
+				continue
+			}
+			if p := h.Unhealthy(); p != "" {
+				problem, task = p, t.index
+				break
+			}
+		}
+		st := c.health[s]
+		if problem == "" {
+			if st != nil && !st.warned.IsZero() {
+				c.log().Info("sink recovered: its writers report no problem any more", "sink", s.id,
+					"after", now.Sub(st.since).Round(100*time.Millisecond))
+			}
+			delete(c.health, s)
+			continue
+		}
+		if st == nil {
+			if c.health == nil {
+				c.health = map[*sinkRT]*unhealthy{}
+			}
+			st = &unhealthy{since: now}
+			c.health[s] = st
+		}
+		if now.Sub(st.since) < time.Second || now.Sub(st.warned) < healthRepeat {
+			continue
+		}
+		st.warned = now
+		attrs := []any{"sink", s.id, "problem", problem, "for", now.Sub(st.since).Round(100 * time.Millisecond)}
+		if task >= 0 {
+			attrs = append(attrs, "task", task)
+		}
+		if len(c.inflight) > 0 {
+			f := c.inflight[0]
+			attrs = append(attrs, "waiting_checkpoint", f.id, "checkpoint_age", now.Sub(f.started).Round(100*time.Millisecond))
+		} else {
+			attrs = append(attrs, "waiting_checkpoint", "none")
+		}
+		if n, _ := c.pendingStats(); n > 0 {
+			attrs = append(attrs, "pending_commits", n)
+		}
+		c.log().Warn("sink unhealthy: the job waits on it", attrs...)
+	}
 }
 
 // inflightNote describes the oldest checkpoint in flight, for messages.

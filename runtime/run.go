@@ -710,6 +710,7 @@ type sinkTask struct {
 	openSince atomic.Int64
 	mu        sync.Mutex
 	bytes     connector.ByteCounter
+	health    connector.HealthReporter // the writer's, when it reports
 }
 
 func (t *sinkTask) start(g *errgroup.Group, ctx context.Context) {
@@ -749,7 +750,8 @@ func (t *sinkTask) run(ctx context.Context) (err error) {
 	a := t.a
 	info := connector.TaskInfo{Job: a.j.spec.Name, Table: t.sink.spec.Name, Sink: t.sink.id, Index: t.index,
 		Parallelism: len(t.sink.tasks), Logger: a.j.log.With("sink", t.sink.id, "task", t.index),
-		Commits: sinkTracker{a.tracker, t.sink.index}, RestoredCheckpoint: a.restoredID}
+		Commits: sinkTracker{a.tracker, t.sink.index}, RestoredCheckpoint: a.restoredID,
+		MaxUncommitted: maxUncommitted(a.j.spec.Config.Checkpoint)}
 	w, err := t.sink.spec.Sink.Open(ctx, info)
 	if err != nil {
 		return fmt.Errorf("sink %q task %d: open: %w", t.sink.id, t.index, err)
@@ -762,6 +764,11 @@ func (t *sinkTask) run(ctx context.Context) (err error) {
 	if bc, ok := w.(connector.ByteCounter); ok {
 		t.mu.Lock()
 		t.bytes = bc
+		t.mu.Unlock()
+	}
+	if h, ok := w.(connector.HealthReporter); ok {
+		t.mu.Lock()
+		t.health = h
 		t.mu.Unlock()
 	}
 	listener, _ := w.(connector.CheckpointListener)
@@ -899,4 +906,15 @@ func sortItems(items []item) {
 	slices.SortFunc(items, func(x, y item) int {
 		return cmp.Or(cmp.Compare(x.sink.index, y.sink.index), x.c.Key.Compare(y.c.Key))
 	})
+}
+
+// maxUncommitted bounds the transactions a sink task holds that are not
+// committed (connector.TaskInfo.MaxUncommitted): the open one, one per
+// checkpoint in flight, one per completed checkpoint waiting for its
+// commits (triggering pauses at MaxUncommitted of them, carried work
+// included), and the work carried over failed checkpoints (at most one
+// per failure in a row that the job tolerates, plus the failure that
+// fails the job).
+func maxUncommitted(cp CheckpointConfig) int {
+	return 1 + cp.MaxConcurrent + cp.MaxUncommitted + cp.TolerableFailed + 1
 }

@@ -99,6 +99,7 @@ type clientSettings struct {
 	readCommitted      bool
 	autoOffsetReset    string // "", "earliest", "latest" or "none"
 	transactionTimeout time.Duration
+	deliveryTimeout    time.Duration // 0: not set
 	maxPollRecords     int
 	fetchMaxBytes      int32 // 0: not set
 	partitionFetchMax  int32 // max.partition.fetch.bytes; 0: not set
@@ -123,7 +124,7 @@ func parseProperties(props map[string]string) (clientSettings, error) {
 	}
 	return clientSettings{
 		seeds: p.Seeds, groupID: p.GroupID, readCommitted: p.ReadCommitted, autoOffsetReset: p.AutoOffsetReset,
-		transactionTimeout: p.TransactionTimeout, maxPollRecords: p.MaxPollRecords, fetchMaxBytes: p.FetchMaxBytes,
+		transactionTimeout: p.TransactionTimeout, deliveryTimeout: p.DeliveryTimeout, maxPollRecords: p.MaxPollRecords, fetchMaxBytes: p.FetchMaxBytes,
 		partitionFetchMax: p.PartitionFetchMax, acksSet: p.AcksSet, acksAll: p.AcksAll, idempotence: p.Idempotence,
 		maxInFlight: p.MaxInFlight, common: p.Common, producer: p.Producer, consumer: p.Consumer, auth: p.Auth,
 	}, nil

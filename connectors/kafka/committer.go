@@ -277,3 +277,8 @@ func (cm *Committer) Close() error {
 	}
 	return nil
 }
+
+// Unhealthy names the brokers that the sink's clients, the committer's and
+// the writers', cannot reach (connector.HealthReporter); "" when there are
+// none. It is safe to call from any goroutine.
+func (cm *Committer) Unhealthy() string { return cm.sink.watch.unhealthy() }

@@ -162,10 +162,21 @@ type AckTracker = interface {
 
 // Defaults.
 const (
-	// DefaultMaxTransactionSlots bounds the transactional ids one sink task
-	// holds at once (open, pre-committed, or committed but not yet durably
-	// acknowledged).
+	// DefaultMaxTransactionSlots is the least size of a sink task's pool of
+	// transactional ids (open, pre-committed, or committed but not yet
+	// durably acknowledged); a writer opened by the runtime sizes its pool
+	// from connector.TaskInfo.MaxUncommitted when that is larger.
 	DefaultMaxTransactionSlots = 8
+	// DefaultDeliveryTimeout bounds how long a writer's produced records
+	// may wait with no acknowledgement arriving, retries included, unless
+	// 'properties.delivery.timeout.ms' says otherwise (the Java client's
+	// default; franz-go has none). During a broker outage a writer's
+	// records then fail after it, and the job fails over, instead of
+	// waiting for ever.
+	DefaultDeliveryTimeout = 2 * time.Minute
+	// DefaultMaxBufferedRecords is franz-go's bound on the records a writer
+	// buffers before Write blocks.
+	DefaultMaxBufferedRecords = 50_000
 	// DefaultTransactionTimeout is used when the broker's
 	// transaction.max.timeout.ms cannot be read (Kafka's default).
 	DefaultTransactionTimeout = 15 * time.Minute
@@ -197,13 +208,16 @@ type SinkConfig struct {
 	TransactionTimeout time.Duration
 	// Partitioner is 'sink.partitioner'.
 	Partitioner PartitionerKind
-	// MaxTransactionSlots bounds the transactional ids per task (zero:
-	// DefaultMaxTransactionSlots). When every slot waits for a durable
-	// commit acknowledgement, ExactlyOnceWriter.CheckpointReady reports
-	// false and Write fails with ErrSlotsExhausted.
+	// MaxTransactionSlots is the least size of a task's pool of
+	// transactional ids (zero: DefaultMaxTransactionSlots); the pool is
+	// connector.TaskInfo.MaxUncommitted when that is larger. When every id
+	// holds a transaction whose commit is not done,
+	// ExactlyOnceWriter.CheckpointReady reports false and Write fails with
+	// ErrSlotsExhausted; ids committed but not yet durably acknowledged
+	// make the pool take one more id instead (see ErrSlotsExhausted).
 	MaxTransactionSlots int
 	// MaxBufferedRecords bounds the records a writer buffers before Write
-	// blocks (zero: franz-go's default, 10000).
+	// blocks (zero: DefaultMaxBufferedRecords, franz-go's default).
 	MaxBufferedRecords int
 	// Encoder turns rows into records; one of Encoder and NewEncoder is
 	// required.

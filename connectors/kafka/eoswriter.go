@@ -18,12 +18,15 @@ import (
 
 // ErrSlotsExhausted is returned by ExactlyOnceWriter.Write when it needs a
 // transactional id for a new transaction and every id of the task's pool
-// holds a transaction whose commit is not yet acknowledged. Under the
-// runtime it does not happen with the defaults: the runtime stops
-// triggering checkpoints while execution.checkpointing.max-uncommitted-checkpoints
-// (default 3) checkpoints wait for their commits, fewer than the
-// DefaultMaxTransactionSlots ids a task may use. Other drivers can consult
-// CheckpointReady before triggering a checkpoint.
+// holds a transaction whose commit is not done. Under the runtime it does
+// not happen: the pool is at least connector.TaskInfo.MaxUncommitted ids
+// (the open transaction, one per checkpoint in flight, one per checkpoint
+// waiting for its commits — the runtime stops triggering at
+// execution.checkpointing.max-uncommitted-checkpoints of them — and the
+// work carried over tolerated failed checkpoints). Ids whose commit is done
+// but not yet durably acknowledged never make Write wait: the pool takes
+// one more id instead. Other drivers can consult CheckpointReady before
+// triggering a checkpoint.
 var ErrSlotsExhausted = errors.New("kafka sink: every transactional id of the task holds a transaction whose commit is not acknowledged")
 
 type slotState uint8
@@ -91,10 +94,11 @@ type ExactlyOnceWriter struct {
 	ack  AckTracker
 	p    *producer
 
-	slots   []*slot // live slots
-	cur     *slot   // slot of the open transaction, nil when none is open
-	nextSeq int     // next slot index (INCREMENTING)
-	failed  error   // sticky: a produce failed; only Close remains
+	slots    []*slot // live slots
+	maxSlots int     // pool size: MaxTransactionSlots, or the runtime's bound when larger
+	cur      *slot   // slot of the open transaction, nil when none is open
+	nextSeq  int     // next slot index (INCREMENTING)
+	failed   error   // sticky: a produce failed; only Close remains
 
 	// view is a copy of slots and cur for CheckpointReady and
 	// OldestUncommitted, which other goroutines call.
@@ -125,7 +129,8 @@ func newExactlyOnceWriter(s *TransactionalSink, task connector.TaskInfo, ack Ack
 	if log == nil {
 		log = s.cfg.Logger
 	}
-	w := &ExactlyOnceWriter{sink: s, task: task, log: log, meta: meta, ack: ack, p: newProducer(enc, s.cfg.Metadata, s.cfg.topicCheck())}
+	w := &ExactlyOnceWriter{sink: s, task: task, log: log, meta: meta, ack: ack, p: newProducer(enc, s.cfg.Metadata, s.cfg.topicCheck(), s.deliveryTimeout()),
+		maxSlots: max(s.cfg.MaxTransactionSlots, task.MaxUncommitted)}
 	if s.cfg.TransactionNamingStrategy == Incrementing {
 		// Continue after the ids of the restored checkpoint.
 		w.nextSeq = s.nextIndex(task.Index)
@@ -146,16 +151,23 @@ func (w *ExactlyOnceWriter) Write(ctx context.Context, rows []types.Row) error {
 	if len(rows) == 0 {
 		return nil
 	}
-	if w.cur == nil {
-		if err := w.begin(ctx); err != nil {
-			return err
-		}
-	}
-	_, err := w.p.produce(w.cur.client, rows)
+	_, err := w.p.produce(ctx, w, rows)
 	if err != nil {
 		w.failed = err
 	}
 	return err
+}
+
+// client returns the client of the open transaction, beginning one when
+// none is open (at the first record: rows the encoder skips, such as
+// upsert-kafka's UPDATE_BEFORE, open no transaction).
+func (w *ExactlyOnceWriter) client(ctx context.Context) (*kgo.Client, error) {
+	if w.cur == nil {
+		if err := w.begin(ctx); err != nil {
+			return nil, err
+		}
+	}
+	return w.cur.client, nil
 }
 
 // begin starts a transaction on a free slot. Under transaction version
@@ -163,7 +175,7 @@ func (w *ExactlyOnceWriter) Write(ctx context.Context, rows []types.Row) error {
 // first transaction sends InitProducerId: successive transactions of one
 // producer would otherwise share an epoch (FLINK-8132).
 func (w *ExactlyOnceWriter) begin(ctx context.Context) error {
-	sl, err := w.acquire(ctx)
+	sl, err := w.acquire()
 	if err != nil {
 		return err
 	}
@@ -196,49 +208,35 @@ func (w *ExactlyOnceWriter) begin(ctx context.Context) error {
 	return nil
 }
 
-// acquire returns a slot on which a transaction may begin: a reusable one,
-// else a new one while the pool has room, else it waits for a committed
-// slot's acknowledgement to become durable (that only needs the checkpoint
-// in flight to complete, but it waits at most half the transaction
-// timeout); with nothing to wait for it fails with ErrSlotsExhausted.
-func (w *ExactlyOnceWriter) acquire(ctx context.Context) (*slot, error) {
+// acquire returns a slot on which a transaction may begin: a reusable
+// one, else a new one while the pool has room, else — when a slot's commit
+// is done but its acknowledgement not yet durable — a new one beyond the
+// pool: that acknowledgement becomes durable only with a later checkpoint,
+// which needs this task's barrier, queued behind this Write, so waiting
+// for it would stall the task until a timeout. With every slot holding a
+// transaction whose commit is not done it fails with ErrSlotsExhausted.
+func (w *ExactlyOnceWriter) acquire() (*slot, error) {
 	ack := w.ack
-	backoff := 5 * time.Millisecond
-	// The wait normally ends when the checkpoint in flight completes; if it
-	// never does (it failed, and the next one cannot pass this task), give
-	// up well before the waiting transactions could time out.
-	deadline := time.Now().Add(w.sink.TransactionTimeout() / 2)
-	for {
-		w.sweep()
-		if w.sink.cfg.TransactionNamingStrategy == Pooling {
-			for _, sl := range w.slots {
-				if sl.reusable(ack) && !w.sink.isReserved(sl.id, ack) {
-					return sl, nil
-				}
+	w.sweep()
+	if w.sink.cfg.TransactionNamingStrategy == Pooling {
+		for _, sl := range w.slots {
+			if sl.reusable(ack) && !w.sink.isReserved(sl.id, ack) {
+				return sl, nil
 			}
 		}
-		if len(w.slots) < w.sink.cfg.MaxTransactionSlots {
+	}
+	if len(w.slots) < w.maxSlots {
+		return w.newSlot(), nil
+	}
+	for _, sl := range w.slots {
+		if sl.committedNotDurable() {
+			w.log.Debug("kafka sink: every transactional id of the pool waits for its commit to be durably acknowledged; using one more",
+				"table", w.task.Table, "task", w.task.Index, "slots", len(w.slots))
 			return w.newSlot(), nil
 		}
-		waiting := false
-		for _, sl := range w.slots {
-			if sl.committedNotDurable() {
-				waiting = true
-			}
-		}
-		if !waiting || time.Now().After(deadline) {
-			return nil, fmt.Errorf("%w (task %d, %d slots, transactional id prefix %q)", ErrSlotsExhausted,
-				w.task.Index, len(w.slots), w.sink.cfg.TransactionalIDPrefix)
-		}
-		t := time.NewTimer(backoff)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return nil, ctx.Err()
-		case <-t.C:
-		}
-		backoff = min(2*backoff, 200*time.Millisecond)
 	}
+	return nil, fmt.Errorf("%w (task %d, %d slots, transactional id prefix %q)", ErrSlotsExhausted,
+		w.task.Index, len(w.slots), w.sink.cfg.TransactionalIDPrefix)
 }
 
 // newSlot adds a slot with the lowest free index (POOLING) or the next
@@ -298,7 +296,7 @@ func (w *ExactlyOnceWriter) sweep() {
 // goroutine.
 func (w *ExactlyOnceWriter) CheckpointReady() (bool, string) {
 	v := w.view.Load()
-	if v == nil || len(v.slots) < w.sink.cfg.MaxTransactionSlots {
+	if v == nil || len(v.slots) < w.maxSlots {
 		return true, ""
 	}
 	for _, sl := range v.slots {
@@ -375,6 +373,9 @@ func (w *ExactlyOnceWriter) preCommit(ctx context.Context, checkpointID int64, p
 	if err := sl.client.Flush(ctx); err != nil {
 		return nil, fmt.Errorf("kafka sink: flushing transaction %q for checkpoint %d: %w", sl.id, checkpointID, err)
 	}
+	if err := w.p.wait(ctx); err != nil {
+		return nil, fmt.Errorf("kafka sink: waiting for the records of transaction %q for checkpoint %d: %w", sl.id, checkpointID, err)
+	}
 	// The broker aborts a transaction transaction.timeout.ms after its
 	// first record; an idle writer sees nothing of it (its records were
 	// acknowledged before). Never hand out a transaction that near its end.
@@ -432,8 +433,12 @@ func (w *ExactlyOnceWriter) Close() error {
 	w.slots, w.cur = nil, nil
 	w.publish()
 	w.meta.Close()
+	w.p.close()
 	return errors.Join(errs...)
 }
+
+// closeAbortTimeout bounds Close's abort of the open transaction.
+const closeAbortTimeout = 5 * time.Second
 
 func (w *ExactlyOnceWriter) closeSlot(sl *slot) error {
 	w.sink.unregister(sl)
@@ -441,7 +446,10 @@ func (w *ExactlyOnceWriter) closeSlot(sl *slot) error {
 	defer sl.mu.Unlock()
 	var err error
 	if sl.state == slotOpen && sl.client != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		// Aborting is a courtesy to read_committed readers (the broker's
+		// timeout or the next start aborts the transaction too): it must
+		// not hold up a failover or a stop while the broker is away.
+		ctx, cancel := context.WithTimeout(context.Background(), closeAbortTimeout)
 		err = sl.client.AbortBufferedRecords(ctx)
 		if err == nil {
 			err = sl.client.EndTransaction(ctx, kgo.TryAbort)
@@ -462,3 +470,8 @@ func (w *ExactlyOnceWriter) closeSlot(sl *slot) error {
 // Bytes returns the key and value bytes written so far
 // (connector.ByteCounter).
 func (w *ExactlyOnceWriter) Bytes() int64 { return w.p.bytes.Load() }
+
+// Unhealthy names the brokers the writer's clients cannot reach
+// (connector.HealthReporter); "" when there are none. It is safe to call
+// from any goroutine.
+func (w *ExactlyOnceWriter) Unhealthy() string { return w.sink.watch.unhealthy() }

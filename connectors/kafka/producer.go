@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
@@ -31,13 +32,78 @@ type producer struct {
 	pid      int64
 	epoch    int16
 	mixed    bool // records of one transaction reported different producer ids or epochs
+	// pending counts records handed to Produce whose promise has not run;
+	// idle is closed when it drops to zero. Flush does not wait for a
+	// record that failed before it was buffered (a record larger than
+	// buffer.memory, say): its promise runs on another goroutine, later.
+	pending int64
+	idle    chan struct{}
+	settled int64 // promises run so far
+
+	// life is the context of every buffered record: franz-go fails them
+	// when it ends. watch ends it when records wait deliveryTimeout with
+	// no promise running (franz-go's RecordDeliveryTimeout counts from
+	// each record's own timestamp, which the 'timestamp' metadata column
+	// may set in the past, so it is not used).
+	life            context.Context
+	kill            context.CancelCauseFunc
+	deliveryTimeout time.Duration
+	timer           *time.Timer
+	seen            int64     // settled at the last stall check
+	stalled         time.Time // since when records wait with no promise running
+	closed          bool
 }
 
-func newProducer(enc RecordEncoder, meta []MetadataColumn, check func(*kgo.Record) error) *producer {
-	p := &producer{enc: enc, meta: meta, check: check}
+// ErrDeliveryTimeout fails a writer's buffered records when they waited
+// 'properties.delivery.timeout.ms' (default DefaultDeliveryTimeout) for an
+// acknowledgement and none arrived: for example, the brokers cannot be
+// reached.
+var ErrDeliveryTimeout = errors.New("kafka sink: no record was acknowledged within properties.delivery.timeout.ms")
+
+func newProducer(enc RecordEncoder, meta []MetadataColumn, check func(*kgo.Record) error, deliveryTimeout time.Duration) *producer {
+	p := &producer{enc: enc, meta: meta, check: check, deliveryTimeout: deliveryTimeout}
 	p.records.New = func() any { return new(kgo.Record) }
 	p.promise = p.done
+	p.life, p.kill = context.WithCancelCause(context.Background())
+	if deliveryTimeout > 0 {
+		p.timer = time.AfterFunc(p.checkEvery(), p.watch)
+	}
 	return p
+}
+
+func (p *producer) checkEvery() time.Duration { return max(p.deliveryTimeout/8, 10*time.Millisecond) }
+
+// watch runs on a timer: it ends the records' context once records have
+// waited deliveryTimeout without any promise running.
+func (p *producer) watch() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return
+	}
+	now := time.Now()
+	switch {
+	case p.pending == 0 || p.settled != p.seen:
+		p.seen, p.stalled = p.settled, time.Time{}
+	case p.stalled.IsZero():
+		p.stalled = now
+	case now.Sub(p.stalled) >= p.deliveryTimeout-p.checkEvery():
+		p.kill(fmt.Errorf("%w (%s, %d records waiting)", ErrDeliveryTimeout, p.deliveryTimeout, p.pending))
+		return
+	}
+	p.timer.Reset(p.checkEvery())
+}
+
+// close stops the watch. The records' context ends too: the client is
+// being closed.
+func (p *producer) close() {
+	p.mu.Lock()
+	p.closed = true
+	if p.timer != nil {
+		p.timer.Stop()
+	}
+	p.mu.Unlock()
+	p.kill(errors.New("kafka sink: writer closed"))
 }
 
 // record returns a cleared record whose Key, Value and Headers keep their
@@ -53,9 +119,17 @@ func (p *producer) record() *kgo.Record {
 // not touch a record after its promise returns, so the record is recycled.
 func (p *producer) done(r *kgo.Record, err error) {
 	p.mu.Lock()
+	p.settled++
+	if p.pending--; p.pending == 0 && p.idle != nil {
+		close(p.idle)
+		p.idle = nil
+	}
 	if err != nil {
 		p.failed++
 		if p.firstErr == nil {
+			if cause := context.Cause(p.life); cause != nil && errors.Is(err, context.Canceled) {
+				err = cause
+			}
 			p.firstErr = fmt.Errorf("kafka sink: producing to topic %s partition %d: %w", r.Topic, r.Partition, err)
 		}
 	} else if !p.pidSet {
@@ -67,11 +141,24 @@ func (p *producer) done(r *kgo.Record, err error) {
 	p.records.Put(r)
 }
 
-// produce encodes rows and hands them to cl. Produce blocks when the
-// client's buffer is full, which is the writer's backpressure.
-func (p *producer) produce(cl *kgo.Client, rows []types.Row) (int, error) {
+// clientSource gives produce the client to produce to.
+type clientSource interface {
+	// client returns the client for the records of a Write; it is called
+	// at most once per Write, when its first record is encoded.
+	client(ctx context.Context) (*kgo.Client, error)
+}
+
+// produce encodes rows and hands them to the client that src returns;
+// it asks for the client only when the first record is encoded (a
+// transaction begins at its first record, never for rows the encoder
+// skips). Produce blocks when the client's buffer is full, which is the
+// writer's backpressure; ctx (the task's) ends that wait and fails records
+// still buffered, so a failover or a stop is not held up by an
+// unreachable broker.
+func (p *producer) produce(ctx context.Context, src clientSource, rows []types.Row) (int, error) {
 	var n int64
 	defer func() { p.bytes.Add(n) }()
+	var cl *kgo.Client
 	for i := range rows {
 		r := p.record()
 		if err := p.enc.EncodeRecord(&rows[i], r); err != nil {
@@ -90,12 +177,46 @@ func (p *producer) produce(cl *kgo.Client, rows []types.Row) (int, error) {
 				return i, fmt.Errorf("kafka sink: %w", err)
 			}
 		}
+		if cl == nil {
+			var err error
+			if cl, err = src.client(ctx); err != nil {
+				p.records.Put(r)
+				return i, err
+			}
+		}
 		n += int64(len(r.Key) + len(r.Value))
-		// The context only bounds waiting for buffer space and the life of
-		// the buffered record; transactions are aborted by Close instead.
-		cl.Produce(context.Background(), r, p.promise)
+		p.mu.Lock()
+		p.pending++
+		p.mu.Unlock()
+		// ctx bounds the wait for buffer space; life, the record's own
+		// context, bounds its time in the buffer.
+		r.Context = p.life
+		cl.Produce(ctx, r, p.promise)
+		if err := ctx.Err(); err != nil {
+			return i + 1, err
+		}
 	}
 	return len(rows), nil
+}
+
+// wait waits until the promise of every record handed to Produce has run.
+func (p *producer) wait(ctx context.Context) error {
+	p.mu.Lock()
+	if p.pending == 0 {
+		p.mu.Unlock()
+		return nil
+	}
+	if p.idle == nil {
+		p.idle = make(chan struct{})
+	}
+	idle := p.idle
+	p.mu.Unlock()
+	select {
+	case <-idle:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // outcome is what the promises reported since the last reset.

@@ -288,18 +288,20 @@ func TestRuntimeCrash(t *testing.T) {
 
 // TestRuntimeLostCommit kills the job after a checkpoint is written and
 // before its commits, lets the broker abort the pre-committed transactions
-// (their timeout, 6 s, expires), and restarts the job: it fails loudly with
+// (their timeout, 10 s, expires), and restarts the job: it fails loudly with
 // the lost commit, every time, instead of going on without the data. The
 // timeout must also cover the first run up to the kill: 3 s was once too
 // short on a heavily loaded machine (the broker aborted checkpoint 1's
 // transaction before its pre-commit, and under transaction version 1 that
-// abort fences the producer: INVALID_PRODUCER_EPOCH).
+// abort fences the producer: INVALID_PRODUCER_EPOCH), and 6 s too once the
+// runtime fails over at 4/5 of the timeout of an open transaction (the
+// first checkpoint once took 4.8 s).
 func TestRuntimeLostCommit(t *testing.T) {
 	t.Parallel()
 	for _, b := range kafkatest.RequireAll(t) {
 		t.Run(b.Name, func(t *testing.T) {
 			t.Parallel()
-			j := rtJob{broker: b.Addr, job: kafkatest.UniqueName(t), dir: t.TempDir(), guarantee: "exactly-once", txnTimeout: "6000",
+			j := rtJob{broker: b.Addr, job: kafkatest.UniqueName(t), dir: t.TempDir(), guarantee: "exactly-once", txnTimeout: "10000",
 				topics: [3]string{b.Topic(t, 3), b.Topic(t, 3), b.Topic(t, 2)}, per: 400}
 			if !j.runChild(t, string(runtime.AfterCheckpointWritten)+"@2:kill") {
 				t.Fatal("the job finished before the failure point")

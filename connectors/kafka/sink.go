@@ -25,6 +25,8 @@ type Sink struct {
 	started bool
 	timeout time.Duration // resolved transaction timeout (exactly-once)
 	cluster string        // the cluster id ("" when it could not be read)
+
+	watch *brokerWatch // brokers the writers' clients cannot reach
 }
 
 // TransactionalSink is the exactly-once Kafka sink. Its writers and its
@@ -81,9 +83,9 @@ func NewSink(cfg SinkConfig) (connector.Sink, error) {
 		return nil, err
 	}
 	if cfg.DeliveryGuarantee != ExactlyOnce {
-		return &Sink{cfg: cfg, settings: s}, nil
+		return &Sink{cfg: cfg, settings: s, watch: &brokerWatch{}}, nil
 	}
-	return &TransactionalSink{Sink: Sink{cfg: cfg, settings: s}, slots: map[string]*slot{}, reserved: map[string]connector.Committable{},
+	return &TransactionalSink{Sink: Sink{cfg: cfg, settings: s, watch: &brokerWatch{}}, slots: map[string]*slot{}, reserved: map[string]connector.Committable{},
 		ack: cfg.AckTracker}, nil
 }
 
@@ -287,8 +289,20 @@ func brokerMaxTransactionTimeout(ctx context.Context, adm *kadm.Client) (time.Du
 
 // newClient returns a plain client of the sink's cluster (no producer
 // options): for metadata, admin requests and raw transaction requests.
+// deliveryTimeout is properties.delivery.timeout.ms, else
+// DefaultDeliveryTimeout.
+func (s *Sink) deliveryTimeout() time.Duration {
+	if s.settings.deliveryTimeout > 0 {
+		return s.settings.deliveryTimeout
+	}
+	return DefaultDeliveryTimeout
+}
+
 func (s *Sink) newClient(extra ...kgo.Opt) (*kgo.Client, error) {
 	opts := append([]kgo.Opt{kgo.SeedBrokers(s.settings.seeds...)}, s.settings.common...)
+	if s.watch != nil {
+		opts = append(opts, kgo.WithHooks(s.watch))
+	}
 	cl, err := kgo.NewClient(append(opts, extra...)...)
 	if err != nil {
 		return nil, fmt.Errorf("kafka sink: creating a client: %w", err)
@@ -300,6 +314,9 @@ func (s *Sink) newClient(extra ...kgo.Opt) (*kgo.Client, error) {
 func (s *Sink) producerOpts(task connector.TaskInfo) []kgo.Opt {
 	opts := []kgo.Opt{kgo.SeedBrokers(s.settings.seeds...), kgo.DefaultProduceTopic(s.cfg.Topic),
 		kgo.RecordPartitioner(newPartitioner(s.cfg.Partitioner, task.Index))}
+	if s.watch != nil {
+		opts = append(opts, kgo.WithHooks(s.watch))
+	}
 	if s.cfg.MaxBufferedRecords > 0 {
 		opts = append(opts, kgo.MaxBufferedRecords(s.cfg.MaxBufferedRecords))
 	}

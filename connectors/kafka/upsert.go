@@ -29,6 +29,11 @@ type UpsertBuffer struct {
 	maxRows  int
 	interval time.Duration
 
+	// stop ends an interval flush that waits on the client (a broker
+	// outage) when the buffer is closed.
+	stop   context.Context
+	cancel context.CancelFunc
+
 	mu     sync.Mutex // guards everything below, and calls into w
 	index  map[string]int
 	rows   []types.Row
@@ -44,7 +49,9 @@ func NewUpsertBuffer(w connector.Writer, key KeyFunc, maxRows int, interval time
 	if maxRows <= 0 || interval <= 0 {
 		return nil, errors.New("'sink.buffer-flush.max-rows' and 'sink.buffer-flush.interval' must be set to be greater than zero together to enable sink buffer flushing")
 	}
-	return &UpsertBuffer{w: w, key: key, maxRows: maxRows, interval: interval, index: make(map[string]int, maxRows)}, nil
+	stop, cancel := context.WithCancel(context.Background())
+	return &UpsertBuffer{w: w, key: key, maxRows: maxRows, interval: interval, index: make(map[string]int, maxRows),
+		stop: stop, cancel: cancel}, nil
 }
 
 // Write buffers rows (copies: the caller keeps its rows), writing the
@@ -93,7 +100,7 @@ func (u *UpsertBuffer) onTimer() {
 	if u.closed || u.failed != nil || len(u.rows) == 0 {
 		return
 	}
-	if err := u.flushLocked(context.Background()); err != nil {
+	if err := u.flushLocked(u.stop); err != nil {
 		u.failed = fmt.Errorf("kafka sink: interval flush of the upsert buffer: %w", err)
 	}
 }
@@ -158,6 +165,7 @@ func (u *UpsertBuffer) PreCommitWithPositions(ctx context.Context, checkpointID 
 // Close stops the timer and closes the underlying writer; buffered rows
 // that were not pre-committed are discarded.
 func (u *UpsertBuffer) Close() error {
+	u.cancel()
 	u.mu.Lock()
 	u.closed = true
 	if u.timer != nil {
@@ -178,4 +186,13 @@ func (u *UpsertBuffer) Bytes() int64 {
 		return bc.Bytes()
 	}
 	return 0
+}
+
+// Unhealthy reports what the underlying writer reports
+// (connector.HealthReporter).
+func (u *UpsertBuffer) Unhealthy() string {
+	if h, ok := u.w.(connector.HealthReporter); ok {
+		return h.Unhealthy()
+	}
+	return ""
 }

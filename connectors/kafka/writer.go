@@ -17,6 +17,7 @@ import (
 // batch size and compression come from properties.*). At-least-once
 // flushes and checks every record on each checkpoint; none never waits.
 type PlainWriter struct {
+	sink      *Sink
 	cl        *kgo.Client
 	p         *producer
 	guarantee DeliveryGuarantee
@@ -38,7 +39,7 @@ func newPlainWriter(s *Sink, task connector.TaskInfo) (*PlainWriter, error) {
 	if log == nil {
 		log = s.cfg.Logger
 	}
-	return &PlainWriter{cl: cl, p: newProducer(enc, s.cfg.Metadata, s.cfg.topicCheck()), guarantee: s.cfg.DeliveryGuarantee, log: log}, nil
+	return &PlainWriter{sink: s, cl: cl, p: newProducer(enc, s.cfg.Metadata, s.cfg.topicCheck(), s.deliveryTimeout()), guarantee: s.cfg.DeliveryGuarantee, log: log}, nil
 }
 
 // Write hands rows to the producer. Under at-least-once a record failure
@@ -53,12 +54,14 @@ func (w *PlainWriter) Write(ctx context.Context, rows []types.Row) error {
 			return err
 		}
 	}
-	_, err := w.p.produce(w.cl, rows)
+	_, err := w.p.produce(ctx, w, rows)
 	if err != nil {
 		w.failed = err
 	}
 	return err
 }
+
+func (w *PlainWriter) client(context.Context) (*kgo.Client, error) { return w.cl, nil }
 
 // PreCommit flushes (at-least-once) and fails when any record failed;
 // under none it only reports failures in the log. It never returns
@@ -77,6 +80,9 @@ func (w *PlainWriter) PreCommit(ctx context.Context, checkpointID int64) ([]conn
 	if err := w.cl.Flush(ctx); err != nil {
 		return nil, fmt.Errorf("kafka sink: flushing for checkpoint %d: %w", checkpointID, err)
 	}
+	if err := w.p.wait(ctx); err != nil {
+		return nil, fmt.Errorf("kafka sink: waiting for the records of checkpoint %d: %w", checkpointID, err)
+	}
 	if o := w.p.outcome(); o.err != nil {
 		w.failed = fmt.Errorf("kafka sink: %d records failed before checkpoint %d: %w", o.failed, checkpointID, o.err)
 		return nil, w.failed
@@ -92,9 +98,14 @@ func (w *PlainWriter) Close() error {
 	defer cancel()
 	_ = w.cl.Flush(ctx)
 	w.cl.Close()
+	w.p.close()
 	return nil
 }
 
 // Bytes returns the key and value bytes written so far
 // (connector.ByteCounter).
 func (w *PlainWriter) Bytes() int64 { return w.p.bytes.Load() }
+
+// Unhealthy names the brokers the writer's client cannot reach
+// (connector.HealthReporter); "" when there are none.
+func (w *PlainWriter) Unhealthy() string { return w.sink.watch.unhealthy() }

@@ -37,6 +37,7 @@ type Settings struct {
 	ReadCommitted      bool
 	AutoOffsetReset    string // "", "earliest", "latest" or "none"
 	TransactionTimeout time.Duration
+	DeliveryTimeout    time.Duration // delivery.timeout.ms; 0: not set
 	MaxPollRecords     int
 	FetchMaxBytes      int32 // 0: not set
 	PartitionFetchMax  int32 // max.partition.fetch.bytes; 0: not set
@@ -212,9 +213,16 @@ var properties = map[string]propSpec{
 		n, err := parseInt32(v, 0)
 		return kgo.RecordRetries(int(n)), err
 	}},
-	"delivery.timeout.ms": {roleProducer, func(_ *Settings, v string) (kgo.Opt, error) {
+	"delivery.timeout.ms": {roleProducer, func(s *Settings, v string) (kgo.Opt, error) {
+		// Not kgo.RecordDeliveryTimeout: franz-go counts it from the
+		// record's timestamp, which a writable 'timestamp' metadata column
+		// may set far in the past. The writers apply it themselves.
 		d, err := parseMillis(v)
-		return kgo.RecordDeliveryTimeout(d), err
+		if err == nil && d <= 0 {
+			err = fmt.Errorf("want a positive number of milliseconds")
+		}
+		s.DeliveryTimeout = d
+		return nil, err
 	}},
 }
 
