@@ -331,6 +331,22 @@ type HealthReporter interface {
 	Unhealthy() string
 }
 
+// RowPositioner is implemented by readers that know where each row of a
+// batch came from, so that an error about a row (a NULL for a NOT NULL
+// sink column, say) can name it. RowPosition(i) describes the source
+// position of row i of the batch Read returned last, such as "topic 't'
+// partition 0 offset 42", or returns "" when it is not known. It is called
+// from the reading goroutine only, before the next Read.
+type RowPositioner interface {
+	RowPosition(i int) string
+}
+
+// ErrDropRow is returned (possibly wrapped) by a pipeline's transform for a
+// row it drops on purpose (a NULL for a NOT NULL sink column under
+// table.exec.sink.not-null-enforcer = DROP): the runtime counts the row as
+// dropped and goes on.
+var ErrDropRow = errors.New("row dropped")
+
 // ByteCounter is implemented by readers and writers that count the bytes
 // they read or wrote, for metrics. It must be safe for concurrent use: the
 // runtime calls it from other goroutines.

@@ -68,7 +68,7 @@ func (pl *Plan) PipelineNames() []string {
 // PipelineNames says, its sources named by their tables (#2, #3, ... for
 // a table read twice). With one source the pipeline's Transform is the
 // flow's filter and projection; with several (UNION ALL) each source
-// applies its own and Transform is nil. The factories create clients but
+// has its own (SourceSpec.Transform) and Transform is nil. The factories create clients but
 // Build itself reads and writes nothing. The sink of a bare query comes
 // from bo.QuerySink.
 func (pl *Plan) Build(ctx context.Context, bo BuildOptions) ([]runtime.Pipeline, error) {
@@ -93,16 +93,17 @@ func (pl *Plan) Build(ctx context.Context, bo BuildOptions) ([]runtime.Pipeline,
 			if err != nil {
 				return nil, fmt.Errorf("pipeline %s: %w", p.Name, err)
 			}
+			spec := runtime.SourceSpec{Source: src, Parallelism: parallelismOf(valid, factory.AsSource)}
 			if len(ins.Flows) == 1 {
 				p.Transform = tf
 			} else {
-				src = &transformingSource{Source: src, tf: tf}
+				spec.Transform = tf
 			}
-			name := fl.Source.Name()
-			if srcNames[name]++; srcNames[name] > 1 {
-				name = fmt.Sprintf("%s#%d", name, srcNames[name])
+			spec.Name = fl.Source.Name()
+			if srcNames[spec.Name]++; srcNames[spec.Name] > 1 {
+				spec.Name = fmt.Sprintf("%s#%d", spec.Name, srcNames[spec.Name])
 			}
-			p.Sources = append(p.Sources, runtime.SourceSpec{Name: name, Source: src, Parallelism: parallelismOf(valid, factory.AsSource)})
+			p.Sources = append(p.Sources, spec)
 		}
 		snk, valid, err := pl.buildSink(ctx, ins.Sink, bo)
 		if err != nil {

@@ -102,7 +102,13 @@ SELECT 10, UPPER('z');`)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := w.Write(ctx, rows); err != nil {
+			var out []types.Row
+			for _, row := range rows {
+				if out, err = s.Transform(row, out); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := w.Write(ctx, out); err != nil {
 				t.Fatal(err)
 			}
 		}

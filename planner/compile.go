@@ -59,8 +59,29 @@ func (fl *Flow) Transform(opts expr.Options) (TransformFunc, error) {
 		if err := proj.Project(in.Fields, row.Fields); err != nil {
 			return out, err
 		}
+		for k, i := range fl.NotNull {
+			if row.Fields[i].IsNull() {
+				if fl.DropNulls {
+					return out, connector.ErrDropRow
+				}
+				return out, &NotNullError{Table: fl.SinkName, Column: fl.NotNullNames[k]}
+			}
+		}
 		return append(out, row), nil
 	}, nil
+}
+
+// NotNullError is a row with NULL for a NOT NULL column of a sink table
+// under table.exec.sink.not-null-enforcer = ERROR (the default). The
+// runtime adds the row's source position when the source knows it.
+type NotNullError struct {
+	// Table is the sink table and Column its NOT NULL column.
+	Table, Column string
+}
+
+func (e *NotNullError) Error() string {
+	return fmt.Sprintf("column '%s' of table '%s' is NOT NULL, but the row's value is NULL; filter out the NULLs, or SET '%s' = 'DROP' to drop such rows (counted in streamsql_task_records_dropped_total)",
+		e.Column, e.Table, SettingNotNullEnforcer)
 }
 
 // valuesSource is the bounded source of a VALUES clause: one split whose
@@ -148,74 +169,3 @@ func (r *valuesReader) Snapshot(int64) ([]connector.SplitState, error) {
 }
 
 func (r *valuesReader) Close() error { return nil }
-
-// transformingSource applies a flow's transform inside its readers, so that
-// the flows of a UNION ALL, each with its own projection, can feed one
-// pipeline (the runtime's transform is per pipeline, not per source).
-type transformingSource struct {
-	connector.Source
-	tf TransformFunc
-}
-
-func (s *transformingSource) Open(ctx context.Context, task connector.TaskInfo, splits []connector.SplitState) (connector.Reader, error) {
-	r, err := s.Source.Open(ctx, task, splits)
-	if err != nil {
-		return nil, err
-	}
-	tr := &transformingReader{Reader: r, tf: s.tf}
-	l, isListener := r.(connector.CheckpointListener)
-	gp, hasGroup := r.(connector.GroupPositionReader)
-	if isListener || hasGroup {
-		return &listeningReader{transformingReader: tr, l: l, gp: gp}, nil
-	}
-	return tr, nil
-}
-
-type transformingReader struct {
-	connector.Reader
-	tf TransformFunc
-}
-
-func (r *transformingReader) Read(ctx context.Context) ([]types.Row, error) {
-	for {
-		rows, err := r.Reader.Read(ctx)
-		if err != nil {
-			return nil, err
-		}
-		out := make([]types.Row, 0, len(rows))
-		for _, row := range rows {
-			if out, err = r.tf(row, out); err != nil {
-				return nil, err
-			}
-		}
-		if len(out) > 0 {
-			return out, nil
-		}
-	}
-}
-
-// listeningReader keeps the wrapped reader's CheckpointListener and
-// GroupPositionReader visible (either may be nil: then it does nothing).
-type listeningReader struct {
-	*transformingReader
-	l  connector.CheckpointListener
-	gp connector.GroupPositionReader
-}
-
-func (r *listeningReader) CheckpointComplete(ctx context.Context, checkpointID int64) error {
-	if r.l == nil {
-		return nil
-	}
-	return r.l.CheckpointComplete(ctx, checkpointID)
-}
-
-func (r *listeningReader) GroupPositions() (connector.GroupPositions, bool) {
-	if r.gp == nil {
-		return connector.GroupPositions{}, false
-	}
-	return r.gp.GroupPositions()
-}
-
-func (r *listeningReader) CommitGroupPositions(ctx context.Context, p connector.GroupPositions) error {
-	return r.gp.CommitGroupPositions(ctx, p)
-}

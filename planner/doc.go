@@ -41,8 +41,10 @@
 // (physical columns and non-VIRTUAL metadata columns, in order, or the
 // INSERT's column list, other columns getting NULL) and converted with
 // Flink's implicit casts (expr.AssignTo); a mismatch names the columns and
-// types of both sides, and a nullable value for a NOT NULL column is an
-// error unless it is CAST.
+// types of both sides. A nullable value for a NOT NULL column is accepted,
+// as in Flink, and checked per row (Flow.NotNull; the job setting
+// table.exec.sink.not-null-enforcer: ERROR fails with a *NotNullError,
+// DROP drops the row).
 //
 // # Row layout between planner and connectors
 //

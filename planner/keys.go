@@ -1,6 +1,10 @@
 package planner
 
-import "github.com/streamsql/streamsql/option"
+import (
+	"fmt"
+
+	"github.com/streamsql/streamsql/option"
+)
 
 // The job settings the planner reads itself; the runtime reads the others
 // (runtime.Options).
@@ -11,6 +15,12 @@ const (
 	// SettingLocalTimeZone is table.local-time-zone: the session time zone
 	// of TIMESTAMP_LTZ values and conversions ("default": the machine's).
 	SettingLocalTimeZone = "table.local-time-zone"
+	// SettingNotNullEnforcer is table.exec.sink.not-null-enforcer: what a
+	// row with NULL in a NOT NULL sink column does, ERROR (the default: the
+	// job fails naming the table, the column and the row's source
+	// position) or DROP (the row is dropped and counted in
+	// streamsql_task_records_dropped_total), as in Flink.
+	SettingNotNullEnforcer = "table.exec.sink.not-null-enforcer"
 )
 
 // The declarations of the planner's settings, with package option as the
@@ -23,12 +33,17 @@ var (
 	settingLocalTimeZone = option.String(SettingLocalTimeZone).Default("default").
 				Description("The session time zone of TIMESTAMP_LTZ conversions and time functions: an IANA name such " +
 			"as `Europe/Berlin`, or `default` for the local time zone of the process.")
+	settingNotNullEnforcer = option.Enum(SettingNotNullEnforcer, "ERROR", "DROP").Default("ERROR").
+				Description("What a row with NULL for a NOT NULL sink column does (every PRIMARY KEY column is NOT NULL; " +
+			"a nullable query column may be written to one, as in Flink, and each row is checked): `ERROR` fails " +
+			"the job naming the table, the column and the row's source position (topic, partition and offset " +
+			"for Kafka); `DROP` drops the row and counts it in `streamsql_task_records_dropped_total`.")
 )
 
 // Settings returns the declarations of the job settings the planner
 // reads itself, sorted by key.
 func Settings() []option.Option {
-	return []option.Option{settingPipelineName, settingLocalTimeZone}
+	return []option.Option{settingPipelineName, settingNotNullEnforcer, settingLocalTimeZone}
 }
 
 // SettingKeys returns the keys of the job settings the planner reads
@@ -39,4 +54,19 @@ func SettingKeys() []string {
 		ks = append(ks, o.Key())
 	}
 	return ks
+}
+
+// notNullDrop reads table.exec.sink.not-null-enforcer: true for DROP,
+// false for ERROR (the default); an error names the accepted values.
+func notNullDrop(settings map[string]string) (bool, error) {
+	v, ok := settings[SettingNotNullEnforcer]
+	if !ok {
+		return false, nil
+	}
+	mode, err := settingNotNullEnforcer.Parse(v)
+	if err == nil {
+		return mode == "DROP", nil
+	}
+	return false, fmt.Errorf("%w: '%s' = '%s' is not a supported value; supported values are ERROR (the default: fail the job) and DROP (drop the row and count it)",
+		ErrInvalidSetting, SettingNotNullEnforcer, v)
 }

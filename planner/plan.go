@@ -57,6 +57,10 @@ type Plan struct {
 	Checkpoint CheckpointSettings
 	// Runtime is the runtime configuration parsed from Settings.
 	Runtime runtime.Config
+	// NotNullDrop is table.exec.sink.not-null-enforcer = DROP: a row with
+	// NULL for a NOT NULL sink column is dropped (and counted) rather than
+	// failing the job.
+	NotNullDrop bool
 	// Inserts are the job's pipelines, in file order. Those planned from
 	// an EXPLAIN statement have Explain set and are not run.
 	Inserts []*Insert
@@ -117,6 +121,14 @@ type Flow struct {
 	Projection []expr.Expr
 	// Names are the query's column names, for EXPLAIN.
 	Names []string
+	// NotNull are the indexes of the sink's NOT NULL columns whose query
+	// value may be NULL, and NotNullNames their names: each row is checked
+	// (table.exec.sink.not-null-enforcer, as Flink does). SinkName names
+	// the sink table; DropNulls drops such rows instead of failing.
+	NotNull      []int
+	NotNullNames []string
+	SinkName     string
+	DropNulls    bool
 }
 
 // Source is a table read by a flow (or literal rows of VALUES).
@@ -691,13 +703,22 @@ func (p *planner) connect(ins *Insert, rel *relation, s *ddl.Insert) error {
 				"table '%s' (connector '%s') accepts only %s rows, but source '%s' (connector '%s') produces updates and deletes: %s; write to a sink that accepts them, such as upsert-kafka",
 				sink.Name(), sink.Connector(), sink.Changelog, b.src.Name(), b.src.Connector(), b.src.Changelog))
 		}
-		fl := &Flow{Source: b.src, Filter: and(b.filters), Names: rel.names}
+		fl := &Flow{Source: b.src, Filter: and(b.filters), Names: rel.names, SinkName: sink.Name(), DropNulls: p.plan.NotNullDrop}
 		for i, col := range cols {
 			if target[i] < 0 {
 				fl.Projection = append(fl.Projection, expr.Lit(col.Type, types.Value{}))
 				continue
 			}
 			e, err := expr.AssignTo(b.cols[target[i]], col.Type)
+			var ae *expr.AssignmentError
+			if errors.As(err, &ae) && ae.NotNull {
+				// Accepted as Flink does: each row is checked when it is
+				// written (table.exec.sink.not-null-enforcer).
+				if e, err = expr.AssignTo(b.cols[target[i]], col.Type.Nullable()); err == nil {
+					fl.NotNull = append(fl.NotNull, len(fl.Projection))
+					fl.NotNullNames = append(fl.NotNullNames, col.Name)
+				}
+			}
 			if err != nil {
 				qn := rel.names[target[i]]
 				pos := s.Pos

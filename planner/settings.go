@@ -73,6 +73,11 @@ func (p *planner) checkpointSettings() (CheckpointSettings, []error) {
 	if _, err := p.plan.ExprOptions(); err != nil {
 		errs = append(errs, p.settingError(SettingLocalTimeZone, err))
 	}
+	if drop, err := notNullDrop(set); err != nil {
+		errs = append(errs, p.settingError(SettingNotNullEnforcer, err))
+	} else {
+		p.plan.NotNullDrop = drop
+	}
 	if err := checkpoint.ValidJobName(p.plan.JobName); err != nil {
 		errs = append(errs, p.settingError(SettingPipelineName, fmt.Errorf("invalid job name: %w", err)))
 	}

@@ -52,65 +52,6 @@ func TestValuesSource(t *testing.T) {
 	}
 }
 
-type listeningSource struct{ completed *[]int64 }
-
-func (s listeningSource) Splits(context.Context) ([]connector.Split, error) { return nil, nil }
-func (s listeningSource) Bounded() bool                                     { return true }
-func (s listeningSource) Open(context.Context, connector.TaskInfo, []connector.SplitState) (connector.Reader, error) {
-	return &listeningReaderStub{completed: s.completed}, nil
-}
-
-type listeningReaderStub struct {
-	completed *[]int64
-	reads     int
-}
-
-func (r *listeningReaderStub) Read(context.Context) ([]types.Row, error) {
-	r.reads++
-	if r.reads > 2 {
-		return nil, io.EOF
-	}
-	return []types.Row{{Fields: []types.Value{types.Int64(int64(r.reads))}}}, nil
-}
-func (r *listeningReaderStub) Snapshot(int64) ([]connector.SplitState, error) { return nil, nil }
-func (r *listeningReaderStub) Close() error                                   { return nil }
-func (r *listeningReaderStub) CheckpointComplete(_ context.Context, id int64) error {
-	*r.completed = append(*r.completed, id)
-	return nil
-}
-
-// TestTransformingSource applies the transform in Read, skips batches the
-// filter empties, and keeps the reader's CheckpointListener visible.
-func TestTransformingSource(t *testing.T) {
-	var completed []int64
-	keepEven := func(in types.Row, out []types.Row) ([]types.Row, error) {
-		if in.Fields[0].Int64()%2 == 0 {
-			out = append(out, types.Row{Fields: []types.Value{types.Int64(in.Fields[0].Int64() * 10)}})
-		}
-		return out, nil
-	}
-	ctx := context.Background()
-	src := &transformingSource{Source: listeningSource{completed: &completed}, tf: keepEven}
-	r, err := src.Open(ctx, connector.TaskInfo{}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rows, err := r.Read(ctx)
-	if err != nil || len(rows) != 1 || rows[0].Fields[0].Int64() != 20 {
-		t.Fatalf("rows %v, %v; want the second row, transformed", rows, err)
-	}
-	if _, err := r.Read(ctx); !errors.Is(err, io.EOF) {
-		t.Fatalf("read after the end: %v", err)
-	}
-	l, ok := r.(connector.CheckpointListener)
-	if !ok {
-		t.Fatal("the wrapped reader's CheckpointListener is hidden")
-	}
-	if err := l.CheckpointComplete(ctx, 7); err != nil || len(completed) != 1 || completed[0] != 7 {
-		t.Fatalf("CheckpointComplete reached %v, %v", completed, err)
-	}
-}
-
 func TestCommonTypeNeverTruncates(t *testing.T) {
 	cases := []struct{ a, b, want types.Type }{
 		{types.Char(14).NotNullable(), types.Char(16).NotNullable(), types.Char(16).NotNullable()},

@@ -78,6 +78,10 @@ type TaskStatus struct {
 	// BytesIn and BytesOut are reported by readers and writers that
 	// implement connector.ByteCounter (0 otherwise).
 	BytesIn, BytesOut int64
+	// Dropped counts rows a source task's transform dropped on purpose
+	// (connector.ErrDropRow: a NULL for a NOT NULL sink column under
+	// table.exec.sink.not-null-enforcer = DROP).
+	Dropped int64
 	// Backpressure is the total time the task was blocked on full
 	// channels.
 	Backpressure time.Duration
@@ -171,7 +175,7 @@ func (j *Job) Status() Status {
 	st.Run = a.run
 	for _, t := range a.srcTasks {
 		ts := TaskStatus{Kind: SourceTask, Name: t.src.id, Index: t.index, RecordsIn: t.recordsIn.Load(),
-			RecordsOut: t.recordsOut.Load(), Backpressure: time.Duration(t.backpressure.Load())}
+			RecordsOut: t.recordsOut.Load(), Dropped: t.dropped.Load(), Backpressure: time.Duration(t.backpressure.Load())}
 		t.mu.Lock()
 		if t.bytes != nil {
 			ts.BytesIn = t.bytes.Bytes()

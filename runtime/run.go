@@ -411,6 +411,7 @@ type sourceTask struct {
 	wake       chan struct{}
 
 	recordsIn, recordsOut atomic.Int64
+	dropped               atomic.Int64 // rows the transform dropped (connector.ErrDropRow)
 	backpressure          atomic.Int64 // nanoseconds blocked on full channels
 	bytes                 connector.ByteCounter
 	notified              atomic.Int64
@@ -557,11 +558,19 @@ func (t *sourceTask) run(ctx context.Context) error {
 		}
 		t.recordsIn.Add(int64(len(rows)))
 		out := rows
-		if tf := pipe.p.Transform; tf != nil {
+		tf := t.src.spec.Transform
+		if tf == nil {
+			tf = pipe.p.Transform
+		}
+		if tf != nil {
 			out = make([]types.Row, 0, len(rows))
-			for _, row := range rows {
+			for i, row := range rows {
 				if out, err = tf(row, out); err != nil {
-					return fmt.Errorf("pipeline %q: %w", pipe.name, err)
+					if errors.Is(err, connector.ErrDropRow) {
+						t.dropped.Add(1)
+						continue
+					}
+					return fmt.Errorf("pipeline %q: %w%s", pipe.name, err, rowPosition(r, i))
 				}
 			}
 		}
@@ -573,6 +582,17 @@ func (t *sourceTask) run(ctx context.Context) error {
 			return err
 		}
 	}
+}
+
+// rowPosition returns " (row from <position>)" when reader r knows where
+// row i of its last batch came from (connector.RowPositioner), else "".
+func rowPosition(r connector.Reader, i int) string {
+	if rp, ok := r.(connector.RowPositioner); ok {
+		if pos := rp.RowPosition(i); pos != "" {
+			return " (row from " + pos + ")"
+		}
+	}
+	return ""
 }
 
 func (t *sourceTask) route(ctx context.Context, rows []types.Row) error {

@@ -43,7 +43,10 @@ type Pipeline struct {
 	// Transform maps one input row to zero or more output rows, appended
 	// to out; nil passes rows through. It is called from several
 	// goroutines at once (one per source task) and must not keep in or
-	// out. An error fails the job.
+	// out. An error fails the job, naming the row's source position when
+	// the reader knows it (connector.RowPositioner); an error wrapping
+	// connector.ErrDropRow drops the row and counts it
+	// (TaskStatus.Dropped).
 	Transform func(in types.Row, out []types.Row) ([]types.Row, error)
 	// Partition, when set, chooses the sink task (0 <= i < n) of each row;
 	// nil sends every row of source task i to sink task i mod n, which
@@ -62,6 +65,9 @@ type SourceSpec struct {
 	// Parallelism is the number of reader tasks; default 1. Splits are
 	// assigned to tasks round robin.
 	Parallelism int
+	// Transform, when set, replaces the pipeline's Transform for the rows
+	// of this source (each branch of a UNION ALL has its own projection).
+	Transform func(in types.Row, out []types.Row) ([]types.Row, error)
 }
 
 // SinkSpec is a sink with its parallelism.

@@ -73,6 +73,9 @@ type Reader struct {
 	metadata []MetadataColumn
 	decode   Decoder
 	skipped  atomic.Int64
+	// rowPos[i] is where row i of the batch take returned last came from
+	// (RowPosition); reused from batch to batch.
+	rowPos []recordPos
 
 	// pending holds the records of the last fetch not yet turned into
 	// rows. Read takes every buffered record from the client at once so
@@ -576,6 +579,7 @@ func (r *Reader) take() ([]types.Row, error) {
 	width := r.src.cfg.RowWidth
 	slab := make([]types.Value, n*width) // one allocation for every row of the batch
 	out := make([]types.Row, 0, n)
+	r.rowPos = r.rowPos[:0]
 	var finished map[string][]int32
 	examined := 0
 	for len(r.pending) > 0 && examined < n {
@@ -609,6 +613,7 @@ func (r *Reader) take() ([]types.Row, error) {
 				} else {
 					r.fillMetadata(rec, &row)
 					out = append(out, row)
+					r.rowPos = append(r.rowPos, recordPos{rec.Topic, rec.Partition, rec.Offset})
 				}
 			}
 			st.next = rec.Offset + 1
@@ -632,6 +637,23 @@ func (r *Reader) take() ([]types.Row, error) {
 		r.cl.PauseFetchPartitions(finished)
 	}
 	return out, nil
+}
+
+// recordPos is the topic, partition and offset of a record.
+type recordPos struct {
+	topic     string
+	partition int32
+	offset    int64
+}
+
+// RowPosition implements connector.RowPositioner: the topic, partition and
+// offset of the record row i of the last batch was decoded from.
+func (r *Reader) RowPosition(i int) string {
+	if i < 0 || i >= len(r.rowPos) {
+		return ""
+	}
+	p := r.rowPos[i]
+	return fmt.Sprintf("topic %s partition %d offset %d", p.topic, p.partition, p.offset)
 }
 
 func (r *Reader) fillMetadata(rec *kgo.Record, row *types.Row) {

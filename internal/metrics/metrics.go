@@ -109,6 +109,7 @@ type Task struct {
 	Index               int     `json:"index"`
 	RecordsIn           int64   `json:"records_in"`
 	RecordsOut          int64   `json:"records_out"`
+	Dropped             int64   `json:"records_dropped"`
 	BytesIn             int64   `json:"bytes_in"`
 	BytesOut            int64   `json:"bytes_out"`
 	BackpressureSeconds float64 `json:"backpressure_seconds"`
@@ -139,7 +140,7 @@ func StatusOf(st runtime.Status, now time.Time) Status {
 		PendingCommits: Pending{Count: st.PendingCommits, OldestAgeSeconds: st.OldestPendingCommitAge.Seconds()}}
 	for _, t := range st.Tasks {
 		out.Tasks = append(out.Tasks, Task{Kind: string(t.Kind), Name: t.Name, Index: t.Index,
-			RecordsIn: t.RecordsIn, RecordsOut: t.RecordsOut, BytesIn: t.BytesIn, BytesOut: t.BytesOut,
+			RecordsIn: t.RecordsIn, RecordsOut: t.RecordsOut, Dropped: t.Dropped, BytesIn: t.BytesIn, BytesOut: t.BytesOut,
 			BackpressureSeconds: t.Backpressure.Seconds()})
 	}
 	c := st.Checkpoints
@@ -158,6 +159,7 @@ type Collector struct {
 	src runtime.Metrics
 
 	recordsIn, recordsOut, bytesIn, bytesOut, backpressure          *prometheus.Desc
+	dropped                                                         *prometheus.Desc
 	ckptCompleted, ckptFailed, ckptLastID, ckptLastDuration         *prometheus.Desc
 	ckptLastSize, ckptLastTime, ckptTotalDuration                   *prometheus.Desc
 	pending, pendingAge, restarts, state, triggeringPaused, running *prometheus.Desc
@@ -175,6 +177,7 @@ func NewCollector(src runtime.Metrics) *Collector {
 	return &Collector{src: src,
 		recordsIn:         d("task_records_in_total", "Rows read (source task) or received (sink task).", task),
 		recordsOut:        d("task_records_out_total", "Rows a source task sent downstream after its filter and projection.", task),
+		dropped:           d("task_records_dropped_total", "Rows a source task dropped because a NOT NULL sink column got NULL (table.exec.sink.not-null-enforcer = DROP).", task),
 		bytesIn:           d("task_bytes_in_total", "Bytes read by a source task (connectors that count them).", task),
 		bytesOut:          d("task_bytes_out_total", "Bytes written by a sink task (connectors that count them).", task),
 		backpressure:      d("task_backpressure_seconds_total", "Time a task was blocked on full channels.", task),
@@ -198,7 +201,7 @@ func NewCollector(src runtime.Metrics) *Collector {
 
 // Describe implements prometheus.Collector.
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.recordsIn, c.recordsOut, c.bytesIn, c.bytesOut, c.backpressure,
+	for _, d := range []*prometheus.Desc{c.recordsIn, c.recordsOut, c.dropped, c.bytesIn, c.bytesOut, c.backpressure,
 		c.ckptCompleted, c.ckptFailed, c.ckptLastID, c.ckptLastDuration, c.ckptLastSize, c.ckptLastTime,
 		c.ckptTotalDuration, c.pending, c.pendingAge, c.restarts, c.state, c.triggeringPaused, c.running, c.groupCommitFailures} {
 		ch <- d
@@ -223,6 +226,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 		counter(c.recordsIn, float64(t.RecordsIn), l...)
 		if t.Kind == runtime.SourceTask {
 			counter(c.recordsOut, float64(t.RecordsOut), l...)
+			counter(c.dropped, float64(t.Dropped), l...)
 			counter(c.bytesIn, float64(t.BytesIn), l...)
 		} else {
 			counter(c.bytesOut, float64(t.BytesOut), l...)
