@@ -82,10 +82,29 @@ func (r *Registry) Validate(t Table) (*Validated, error) {
 	return v, nil
 }
 
-// CreateSource validates t and creates its source. Errors are *TableError.
+// CreateSource validates t and creates its source (Validate, then
+// NewSource). Errors are *TableError.
 func (r *Registry) CreateSource(ctx context.Context, t Table) (connector.Source, *Validated, error) {
 	v, err := r.validate(t)
-	if err == nil && v.Factory.NewSource == nil {
+	if err != nil {
+		return nil, nil, &TableError{Table: t.Name, Action: "source", Options: MaskedOptions(t.Options, r), Err: err}
+	}
+	src, err := r.NewSource(ctx, v)
+	if err != nil {
+		return nil, nil, err
+	}
+	return src, v, nil
+}
+
+// NewSource creates the source of a table validated by Validate, from
+// its typed options, without validating them again. Errors are
+// *TableError.
+func (r *Registry) NewSource(ctx context.Context, v *Validated) (connector.Source, error) {
+	var err error
+	if v == nil || v.Factory == nil {
+		return nil, errors.New("factory: NewSource needs a validated table")
+	}
+	if v.Factory.NewSource == nil {
 		err = &CapabilityError{Connector: v.Factory.Identifier, Wanted: "source"}
 	}
 	var src connector.Source
@@ -96,15 +115,33 @@ func (r *Registry) CreateSource(ctx context.Context, t Table) (connector.Source,
 		err = ctx.Err()
 	}
 	if err != nil {
-		return nil, nil, &TableError{Table: t.Name, Action: "source", Options: MaskedOptions(t.Options, r), Err: err}
+		return nil, &TableError{Table: v.Table.Name, Action: "source", Options: MaskedOptions(v.Table.Options, r), Err: err}
 	}
-	return src, v, nil
+	return src, nil
 }
 
-// CreateSink validates t and creates its sink. Errors are *TableError.
+// CreateSink validates t and creates its sink (Validate, then NewSink).
+// Errors are *TableError.
 func (r *Registry) CreateSink(ctx context.Context, t Table) (connector.Sink, *Validated, error) {
 	v, err := r.validate(t)
-	if err == nil && v.Factory.NewSink == nil {
+	if err != nil {
+		return nil, nil, &TableError{Table: t.Name, Action: "sink", Options: MaskedOptions(t.Options, r), Err: err}
+	}
+	sink, err := r.NewSink(ctx, v)
+	if err != nil {
+		return nil, nil, err
+	}
+	return sink, v, nil
+}
+
+// NewSink creates the sink of a table validated by Validate, from its
+// typed options, without validating them again. Errors are *TableError.
+func (r *Registry) NewSink(ctx context.Context, v *Validated) (connector.Sink, error) {
+	var err error
+	if v == nil || v.Factory == nil {
+		return nil, errors.New("factory: NewSink needs a validated table")
+	}
+	if v.Factory.NewSink == nil {
 		err = &CapabilityError{Connector: v.Factory.Identifier, Wanted: "sink"}
 	}
 	var sink connector.Sink
@@ -115,9 +152,9 @@ func (r *Registry) CreateSink(ctx context.Context, t Table) (connector.Sink, *Va
 		err = ctx.Err()
 	}
 	if err != nil {
-		return nil, nil, &TableError{Table: t.Name, Action: "sink", Options: MaskedOptions(t.Options, r), Err: err}
+		return nil, &TableError{Table: v.Table.Name, Action: "sink", Options: MaskedOptions(v.Table.Options, r), Err: err}
 	}
-	return sink, v, nil
+	return sink, nil
 }
 
 func (v *Validated) context() Context {

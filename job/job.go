@@ -146,10 +146,10 @@ type Options struct {
 	JobName string
 	// Hints are table options by table name (as written in the file,
 	// without catalog and database), applied to every read and write of
-	// the table over its WITH options. They are validated by the table's
-	// factory when the job is built (at Run); the planner's checks across
+	// the table over its WITH options and OPTIONS hints, before the
+	// options are validated (at Compile): the planner's checks across
 	// tables (EXPLAIN's warnings, shared transactional-id prefixes) see
-	// the options as written in the file.
+	// them.
 	Hints map[string]map[string]string
 	// Pipelines, when not empty, names the pipelines to run (see
 	// Job.Pipelines); the others are planned and validated but not run.
@@ -203,12 +203,15 @@ func Compile(ctx context.Context, name, text string, opts Options) (*Job, error)
 		Defaults: opts.Defaults,
 		Set:      opts.Set,
 		JobName:  opts.JobName,
+		Hints:    opts.Hints,
 	})
 	if err != nil {
 		return nil, err
 	}
-	if err := applyHints(plan, opts.Hints); err != nil {
-		return nil, err
+	for _, name := range slices.Sorted(maps.Keys(opts.Hints)) {
+		if !slices.Contains(plan.HintedTables, name) {
+			return nil, fmt.Errorf("%w: hints for table %q, which the job neither reads nor writes", ErrUnknownPipeline, name)
+		}
 	}
 	j := &Job{plan: plan, opts: opts}
 	all := j.Pipelines()
@@ -228,38 +231,6 @@ func CompileFile(ctx context.Context, path string, opts Options) (*Job, error) {
 		return nil, fmt.Errorf("job: %w", err)
 	}
 	return Compile(ctx, path, string(data), opts)
-}
-
-// applyHints overlays hints on the options of every source and sink that
-// uses a hinted table. The maps are copied: the catalog is not changed.
-func applyHints(plan *planner.Plan, hints map[string]map[string]string) error {
-	used := map[string]bool{}
-	overlay := func(name string, opts map[string]string) map[string]string {
-		h, ok := hints[name]
-		if !ok {
-			return opts
-		}
-		used[name] = true
-		out := maps.Clone(opts)
-		maps.Copy(out, h)
-		return out
-	}
-	for _, ins := range plan.Inserts {
-		for _, fl := range ins.Flows {
-			if fl.Source.Table != nil {
-				fl.Source.Options = overlay(fl.Source.Name(), fl.Source.Options)
-			}
-		}
-		if ins.Sink.Table != nil {
-			ins.Sink.Options = overlay(ins.Sink.Name(), ins.Sink.Options)
-		}
-	}
-	for _, name := range slices.Sorted(maps.Keys(hints)) {
-		if !used[name] {
-			return fmt.Errorf("%w: hints for table %q, which the job neither reads nor writes", ErrUnknownPipeline, name)
-		}
-	}
-	return nil
 }
 
 // Name returns the job's name.

@@ -82,22 +82,31 @@ func TestUnknownNames(t *testing.T) {
 	}
 }
 
-func TestHintIsValidatedAtRun(t *testing.T) {
-	j, err := job.Compile(context.Background(), "two.sql", twoInserts, job.Options{
+// TestHintIsValidatedAtCompile: hints are applied before the options are
+// validated, so an unknown option given as a hint fails Compile (it used
+// to pass Compile and fail Run), and the checks across tables see hints.
+func TestHintIsValidatedAtCompile(t *testing.T) {
+	_, err := job.Compile(context.Background(), "two.sql", twoInserts, job.Options{
 		Pipelines: []string{"print"},
 		Hints:     map[string]map[string]string{"b": {"no.such.option": "1"}},
 		Logger:    quiet,
 	})
-	if err != nil {
-		t.Fatal(err)
+	if err == nil || !errors.Is(err, planner.ErrInvalidTable) || !strings.Contains(err.Error(), "no.such.option") {
+		t.Errorf("Compile = %v, want an invalid-table error naming the option", err)
 	}
-	err = j.Run(context.Background())
-	if err == nil {
-		t.Fatal("Run accepted an unknown option given as a hint")
-	}
-	var se *job.StartError
-	if !errors.As(err, &se) || se.Job != "two" || !strings.Contains(err.Error(), "no.such.option") {
-		t.Errorf("Run = %v, want a *job.StartError of job two naming the option", err)
+	const eos = `SET 'execution.checkpointing.dir' = '/var/lib/streamsql';
+CREATE TABLE src (id BIGINT) WITH ('connector' = 'datagen');
+CREATE TABLE a (id BIGINT) WITH ('connector' = 'kafka', 'topic' = 'a', 'properties.bootstrap.servers' = 'b:9092',
+  'format' = 'json', 'sink.delivery-guarantee' = 'exactly-once', 'sink.transactional-id-prefix' = 'p');
+CREATE TABLE b WITH ('topic' = 'b', 'sink.transactional-id-prefix' = 'q') LIKE a;
+INSERT INTO a SELECT * FROM src;
+INSERT INTO b SELECT * FROM src;`
+	_, err = job.Compile(context.Background(), "eos.sql", eos, job.Options{
+		Hints:  map[string]map[string]string{"b": {"sink.transactional-id-prefix": "p"}},
+		Logger: quiet,
+	})
+	if err == nil || !strings.Contains(err.Error(), "have the same transactional-id prefix 'p'") {
+		t.Errorf("Compile with a hint giving two exactly-once sinks one prefix = %v, want the shared-prefix error", err)
 	}
 }
 

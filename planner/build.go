@@ -123,11 +123,11 @@ func (pl *Plan) buildSource(ctx context.Context, s *Source, opts expr.Options) (
 		src, err := newValuesSource(s, opts)
 		return src, nil, err
 	}
-	src, v, err := pl.registry.CreateSource(ctx, pl.factoryTable(s.Table, s.Schema, s.Options))
+	src, err := pl.registry.NewSource(ctx, s.Validated)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %w", ErrInvalidTable, err)
 	}
-	return src, v, nil
+	return src, s.Validated, nil
 }
 
 // factoryTable is the factory's view of table t.
@@ -144,11 +144,11 @@ func (pl *Plan) buildSink(ctx context.Context, s *Sink, bo BuildOptions) (connec
 		snk, err := bo.QuerySink(s.Fields)
 		return snk, nil, err
 	}
-	snk, v, err := pl.registry.CreateSink(ctx, pl.factoryTable(s.Table, s.Schema, s.Options))
+	snk, err := pl.registry.NewSink(ctx, s.Validated)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %w", ErrInvalidTable, err)
 	}
-	return snk, v, nil
+	return snk, s.Validated, nil
 }
 
 // RuntimeSpec builds the pipelines (see Build) and returns the runtime's

@@ -40,6 +40,12 @@ type Options struct {
 	// JobName overrides the job's name (pipeline.name, else the file's
 	// base name without extension).
 	JobName string
+	// Hints are table options by table name (as written in the file,
+	// without catalog and database), applied to every read and write of
+	// the table over its WITH options and OPTIONS hints, before the
+	// options are validated: the checks across tables and EXPLAIN see
+	// them. Plan.HintedTables says which of them the job uses.
+	Hints map[string]map[string]string
 }
 
 // Plan is a planned job file: the job's name and settings, and one
@@ -68,6 +74,9 @@ type Plan struct {
 	Warnings []Warning
 	// Catalog is the catalog after the file's statements.
 	Catalog *Catalog
+	// HintedTables are the names of Options.Hints that the job reads or
+	// writes, sorted.
+	HintedTables []string
 
 	registry *factory.Registry
 }
@@ -250,6 +259,10 @@ type planner struct {
 	// refHints are the OPTIONS hints of the table references resolved
 	// (FROM clauses, also of views), whose secrets maskSecrets masks too.
 	refHints [][]ddl.Option
+	// hints are Options.Hints; hinted records the tables they were
+	// applied to.
+	hints  map[string]map[string]string
+	hinted map[string]bool
 }
 
 // CompileFile reads and plans the job file at path.
@@ -306,6 +319,8 @@ func run(ctx context.Context, name, text string, opts Options, catalogOnly bool)
 		dropFailed: map[Identifier]bool{},
 		validate:   map[string]*validated{},
 		setPos:     map[string]ddl.Option{},
+		hints:      opts.Hints,
+		hinted:     map[string]bool{},
 	}
 	if p.reg == nil {
 		p.reg = factory.Default
@@ -374,6 +389,7 @@ func run(ctx context.Context, name, text string, opts Options, catalogOnly bool)
 		}
 		p.statement(s, false)
 	}
+	p.plan.HintedTables = slices.Sorted(maps.Keys(p.hinted))
 	p.maskSecrets(stmts)
 	if catalogOnly {
 		if len(p.errs) > 0 {
@@ -790,6 +806,13 @@ func (p *planner) maskSecrets(stmts []ddl.Statement) {
 	for _, h := range p.refHints {
 		collect(h)
 	}
+	for _, name := range slices.Sorted(maps.Keys(p.hints)) {
+		var opts []ddl.Option
+		for _, k := range slices.Sorted(maps.Keys(p.hints[name])) {
+			opts = append(opts, ddl.Option{Key: k, Value: p.hints[name][k]})
+		}
+		collect(opts)
+	}
 	if len(secrets) == 0 {
 		return
 	}
@@ -851,11 +874,16 @@ func (p *planner) checkExclusive() {
 	}
 }
 
-// withHints returns the table's options with hints applied.
-func withHints(t *Table, hints []ddl.Option) map[string]string {
+// withHints returns the table's options with hints applied: the OPTIONS
+// hints of the statement, then the program's (Options.Hints).
+func (p *planner) withHints(t *Table, hints []ddl.Option) map[string]string {
 	opts := t.Options()
 	for _, h := range hints {
 		opts[h.Key] = h.Value
+	}
+	if h, ok := p.hints[t.ID.Short()]; ok {
+		maps.Copy(opts, h)
+		p.hinted[t.ID.Short()] = true
 	}
 	return opts
 }
@@ -877,7 +905,7 @@ func optionPos(t *Table, hints []ddl.Option, key string, value bool) ddl.Pos {
 }
 
 func (p *planner) newSource(t *Table, ref *ddl.TableName, rowTypes []types.Type) (*Source, error) {
-	opts := withHints(t, ref.Hints)
+	opts := p.withHints(t, ref.Hints)
 	schema := p.connectorSchema(t, false)
 	v, info, err := p.validateTable(t, ref.Hints, opts, schema, factory.AsSource)
 	if err != nil {
@@ -898,7 +926,7 @@ func (p *planner) newSink(t *Table, s *ddl.Insert) (*Sink, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts := withHints(t, s.Hints)
+	opts := p.withHints(t, s.Hints)
 	schema := p.connectorSchema(t, true)
 	sink := &Sink{Pos: s.Pos, Table: t, Options: opts, Schema: schema}
 	for i, c := range cols {
