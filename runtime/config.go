@@ -178,29 +178,30 @@ type Config struct {
 // and lists them in Config.Ignored.
 func IgnoredKeys() []string { return slices.Clone(ignoredKeys) }
 
-// ignored declares the accepted Flink options that have no effect.
-var ignored = []IgnoredSetting{
-	{Key: "execution.checkpointing.storage", Deprecated: []string{"state.checkpoint-storage"},
-		Reason: "Checkpoints are always files in execution.checkpointing.dir, or in memory without it."},
-	{Key: "execution.checkpointing.savepoint-dir", Deprecated: []string{"state.savepoints.dir"},
-		Reason: "streamsql has no savepoints: a gracefully stopped job resumes from its retained checkpoint."},
-	{Key: "execution.checkpointing.incremental", Deprecated: []string{"state.backend.incremental"},
-		Reason: "A checkpoint holds only source positions and pending commits, so it is always written whole."},
-	{Key: "execution.checkpointing.unaligned.enabled", Deprecated: []string{"execution.checkpointing.unaligned"},
-		Reason: "Checkpoints are always aligned under EXACTLY_ONCE, which is correct, only slower under backpressure."},
-	{Key: "execution.checkpointing.aligned-checkpoint-timeout",
-		Reason: "It switches to unaligned checkpoints, which streamsql does not have."},
-	{Key: "execution.checkpointing.interval-during-backlog",
-		Reason: "streamsql does not detect backlog: execution.checkpointing.interval applies throughout."},
-	{Key: "execution.checkpointing.checkpoints-after-tasks-finish",
-		Reason: "Finished sources always keep taking part in checkpoints (Flink's default, true), so the others' checkpoints go on."},
+// ignored declares the accepted Flink options that have no effect, with
+// package option as the others: the description says why.
+var ignored = []option.Option{
+	option.String("execution.checkpointing.storage").DeprecatedKey("state.checkpoint-storage", nil).
+		Description("Checkpoints are always files in execution.checkpointing.dir, or in memory without it."),
+	option.String("execution.checkpointing.savepoint-dir").DeprecatedKey("state.savepoints.dir", nil).
+		Description("streamsql has no savepoints: a gracefully stopped job resumes from its retained checkpoint."),
+	option.String("execution.checkpointing.incremental").DeprecatedKey("state.backend.incremental", nil).
+		Description("A checkpoint holds only source positions and pending commits, so it is always written whole."),
+	option.String("execution.checkpointing.unaligned.enabled").DeprecatedKey("execution.checkpointing.unaligned", nil).
+		Description("Checkpoints are always aligned under EXACTLY_ONCE, which is correct, only slower under backpressure."),
+	option.String("execution.checkpointing.aligned-checkpoint-timeout").
+		Description("It switches to unaligned checkpoints, which streamsql does not have."),
+	option.String("execution.checkpointing.interval-during-backlog").
+		Description("streamsql does not detect backlog: execution.checkpointing.interval applies throughout."),
+	option.String("execution.checkpointing.checkpoints-after-tasks-finish").
+		Description("Finished sources always keep taking part in checkpoints (Flink's default, true), so the others' checkpoints go on."),
 }
 
 var ignoredKeys = func() []string {
 	var ks []string
-	for _, s := range ignored {
-		ks = append(ks, s.Key)
-		ks = append(ks, s.Deprecated...)
+	for _, o := range ignored {
+		ks = append(ks, o.Key())
+		ks = append(ks, o.Info().DeprecatedKeys()...)
 	}
 	return ks
 }()

@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"slices"
 	"time"
 
 	"github.com/streamsql/streamsql/internal/duration"
@@ -80,8 +79,12 @@ type IgnoredSetting struct {
 // effect, with the reason for each; IgnoredKeys lists the same keys.
 func IgnoredSettings() []IgnoredSetting {
 	out := make([]IgnoredSetting, len(ignored))
-	for i, s := range ignored {
-		out[i] = IgnoredSetting{Key: s.Key, Deprecated: slices.Clone(s.Deprecated), Reason: s.Reason}
+	for i, o := range ignored {
+		info := o.Info()
+		out[i] = IgnoredSetting{Key: info.Key, Reason: info.Description}
+		if len(info.Deprecated) > 0 {
+			out[i].Deprecated = info.DeprecatedKeys()
+		}
 	}
 	return out
 }
