@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -314,4 +315,77 @@ func TestDeliveryTimeout(t *testing.T) {
 		t.Fatalf("PreCommit with no broker reachable: %v, want ErrDeliveryTimeout", err)
 	}
 	t.Logf("PreCommit: %v", err)
+}
+
+// latePreCommits delays the first n sink pre-commits (one sink task).
+type latePreCommits struct {
+	n     int64
+	delay time.Duration
+	hits  atomic.Int64
+}
+
+func (l *latePreCommits) Hit(ctx context.Context, p runtime.FaultPoint, _ runtime.FaultInfo) error {
+	if p != runtime.BeforePreCommit || l.hits.Add(1) > l.n {
+		return nil
+	}
+	select {
+	case <-time.After(l.delay):
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// TestCarriedTransactionsFitThePool (issue 15.7, review #8): nine
+// checkpoints in a row expire (each sink pre-commit is late), within
+// tolerable-failed-checkpoints 20, so the task carries nine pre-committed
+// transactions, each on its own transactional id, until a checkpoint
+// completes and commits them all. The pool is sized for the carried work
+// (open + concurrent + uncommitted + tolerated failures); before, the
+// fixed pool of 8 ids ran out and the job failed with ErrSlotsExhausted.
+func TestCarriedTransactionsFitThePool(t *testing.T) {
+	forEachBroker(t, func(t *testing.T, b kafkatest.Broker) {
+		topic := b.Topic(t, 1)
+		cfg := eosConfig(b, topic, kafkatest.UniqueName(t), nil)
+		cfg.Encoder = seqEncoder
+		sink, err := NewSink(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := &latePreCommits{n: 9, delay: 400 * time.Millisecond}
+		rc := runtime.DefaultConfig()
+		rc.Checkpoint.Interval = 50 * time.Millisecond
+		rc.Checkpoint.Timeout = 200 * time.Millisecond
+		rc.Checkpoint.MinPause = 300 * time.Millisecond // one expiry per late pre-commit
+		rc.Checkpoint.TolerableFailed = 20
+		rc.Checkpoint.Dir = t.TempDir()
+		rc.Restart.Strategy = runtime.RestartNone
+		const parts, per = 2, 400
+		j, err := runtime.NewJob(runtime.JobSpec{Name: kafkatest.UniqueName(t), Config: rc, Faults: f,
+			Logger: slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelError})),
+			Pipelines: []runtime.Pipeline{{Name: "main",
+				Sources: []runtime.SourceSpec{{Name: "seq", Source: &testkit.SeqSource{Partitions: parts, PerPartition: per, Batch: 2, Delay: 5 * time.Millisecond}}},
+				Sinks:   []runtime.SinkSpec{{Name: "out", Sink: sink}}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		if err := j.Run(ctx); err != nil {
+			t.Fatalf("Run: %v", err)
+		}
+		if n := j.Status().Checkpoints.Failed; n < 9 {
+			t.Fatalf("%d checkpoints failed, want the 9 delayed ones", n)
+		}
+		var want []string
+		for p := range parts {
+			want = append(want, seq(strconv.Itoa(p)+"-", 0, per)...)
+		}
+		got := kafkatest.Values(b.Consume(t, topic, true, waitLong, func(r []*kgo.Record) bool { return len(r) >= len(want) }))
+		slices.Sort(got)
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Fatalf("read_committed saw %d records, want each of %d once: %s", len(got), len(want), trunc(got))
+		}
+	})
 }
