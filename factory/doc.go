@@ -49,6 +49,12 @@
 // Relationships between options are data, each with the reason shown to
 // the user: [RequiredWhen], [Conflicts], [OneOf] and [Check].
 //
+// The declarations are package option's, which the job's settings use
+// too (runtime.Options, planner.Settings); the names here are aliases and
+// wrappers of option's. Options many connectors take are declared once
+// there: option.SinkParallelism and option.ScanParallelism, which the
+// planner reads from every validated table.
+//
 // Format options are namespaced as Flink does: with 'format'='json' the
 // json format's options are written json.*, with 'key.format'='json'
 // key.json.*, with 'value.format'='json' value.json.*. A format declares
@@ -56,8 +62,7 @@
 //
 // # Validation
 //
-// [Registry.Validate] (and [Registry.CreateSource] / [Registry.CreateSink],
-// which validate and then call the factory) checks a table's options once,
+// [Registry.Validate] checks a table's options once,
 // eagerly, into a typed [Config]. Errors are typed so that callers classify
 // them with errors.As, never by text:
 //
@@ -72,6 +77,12 @@
 //     custom checks;
 //   - [UnknownFactoryError] and [CapabilityError]: an unknown connector or
 //     format, or a sink-only connector used as a source (and the reverse).
+//
+// [Registry.NewSource] and [Registry.NewSink] create a source or sink from
+// the [Validated] table without validating again (the planner validates
+// at planning, OPTIONS and program hints applied, and builds from that);
+// [Registry.CreateSource] and [Registry.CreateSink] validate and create in
+// one call.
 //
 // Several problems are reported together (errors.Join), unknown keys first
 // since a typo often explains a "missing" option. Everything is wrapped in a
