@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The README's test command: starts the real Kafka brokers the tests need,
-# runs the checks and every test with the broker tests enabled and strict,
-# and stops the brokers on every exit path.
+# The README's test command: starts the real Kafka brokers, PostgreSQL and
+# MariaDB servers the tests need, runs the checks and every test with the
+# broker and database tests enabled and strict, and stops the brokers and
+# servers on every exit path.
 #
 #   scripts/test.sh              everything (what CI runs)
 #   scripts/test.sh ./ddl/...    go test on the given packages only, brokers still started
@@ -9,9 +10,13 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 dirs=()
+pgdir=
+mydir=
 cleanup() {
   local d
   for d in "${dirs[@]}"; do scripts/kafka.sh stop "$d" || true; done
+  if [ -n "$pgdir" ]; then scripts/pg.sh stop "$pgdir" || true; fi
+  if [ -n "$mydir" ]; then scripts/mariadb.sh stop "$mydir" || true; fi
 }
 child=
 trap cleanup EXIT
@@ -41,6 +46,18 @@ export STREAMSQL_KAFKA_BOOTSTRAP STREAMSQL_KAFKA_BOOTSTRAP_TV1
 # Broker tests fail, never skip, when a broker is missing.
 export CI=true
 echo "   tv2: $STREAMSQL_KAFKA_BOOTSTRAP  tv1: $STREAMSQL_KAFKA_BOOTSTRAP_TV1"
+
+# The jdbc connector's tests need real database servers. Each start's
+# output is kept in a variable first, so that the trap sees the server's
+# directory even when a later step fails.
+echo "== starting PostgreSQL and MariaDB"
+out=$(scripts/pg.sh start)
+pgdir=$(sed -n 's/^export STREAMSQL_PG_DIR=//p' <<<"$out")
+eval "$out"
+out=$(scripts/mariadb.sh start)
+mydir=$(sed -n 's/^export STREAMSQL_MYSQL_DIR=//p' <<<"$out")
+eval "$out"
+echo "   postgresql: $STREAMSQL_PG_URL  mariadb: $STREAMSQL_MYSQL_URL"
 
 pkgs=("$@")
 if [ ${#pkgs[@]} -eq 0 ]; then
