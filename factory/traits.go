@@ -272,7 +272,7 @@ func SystemID(system string, addresses []string) string {
 // streamsql does not have yet: naming one is "not supported yet" rather
 // than unknown (UnknownFactoryError.NotYet). They are constant.
 var (
-	notYetConnectors = setOf("jdbc", "elasticsearch-6", "elasticsearch-7", "opensearch", "hbase-1.4",
+	notYetConnectors = setOf("elasticsearch-6", "elasticsearch-7", "opensearch", "hbase-1.4",
 		"hbase-2.2", "kinesis", "firehose", "mongodb", "pulsar", "rabbitmq",
 		"dynamodb", "hive", "mysql-cdc", "postgres-cdc", "values")
 	notYetFormats = setOf("avro", "avro-confluent", "debezium-json", "debezium-avro-confluent",

@@ -13,6 +13,7 @@ import (
 	_ "github.com/streamsql/streamsql/connectors/blackhole"
 	_ "github.com/streamsql/streamsql/connectors/datagen"
 	_ "github.com/streamsql/streamsql/connectors/filesystem"
+	_ "github.com/streamsql/streamsql/connectors/jdbc"
 	_ "github.com/streamsql/streamsql/connectors/kafka"
 	_ "github.com/streamsql/streamsql/connectors/print"
 
