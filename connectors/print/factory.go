@@ -1,7 +1,6 @@
 package print
 
 import (
-
 	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/factory"
 	"github.com/streamsql/streamsql/option"
