@@ -375,7 +375,7 @@ func fromOptions(o *option.Config) Config {
 			TolerableFailed: settingTolerableFailed.Get(o),
 			NumRetained:     settingNumRetained.Get(o),
 			Retention:       Retention(slices.Index(retentionNames, settingRetention.Get(o))),
-			Dir:             settingDir.Get(o),
+			Dir:             strings.TrimSpace(settingDir.Get(o)),
 			MaxUncommitted:  settingMaxUncommitted.Get(o),
 		},
 		Restart: RestartConfig{

@@ -107,3 +107,16 @@ func TestParseDuration(t *testing.T) {
 		}
 	}
 }
+
+// TestParseConfigTrimsValues: values are read without surrounding spaces,
+// the directory too, as before the settings were option declarations.
+func TestParseConfigTrimsValues(t *testing.T) {
+	c, err := runtime.ParseConfig(map[string]string{"execution.checkpointing.dir": " /tmp/ck ",
+		"execution.checkpointing.mode": " at_least_once ", "execution.checkpointing.num-retained": " 2 "})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Checkpoint.Dir != "/tmp/ck" || c.Checkpoint.Mode != runtime.AtLeastOnce || c.Checkpoint.NumRetained != 2 {
+		t.Fatalf("checkpoint config %+v", c.Checkpoint)
+	}
+}
