@@ -3,6 +3,7 @@ module github.com/streamsql/streamsql
 go 1.26.0
 
 require (
+	github.com/hamba/avro/v2 v2.31.0
 	go.uber.org/goleak v1.3.0
 	golang.org/x/sync v0.23.0
 )
@@ -14,6 +15,10 @@ require (
 	github.com/jackc/pgservicefile v0.0.0-20240606120523-5a60cdf6a761 // indirect
 	github.com/jackc/pgx/v5 v5.13.0
 	github.com/jackc/puddle/v2 v2.2.3 // indirect
+	github.com/go-viper/mapstructure/v2 v2.4.0 // indirect
+	github.com/json-iterator/go v1.1.12 // indirect
+	github.com/modern-go/concurrent v0.0.0-20180306012644-bacd9c7ef1dd // indirect
+	github.com/modern-go/reflect2 v1.0.2 // indirect
 )
 
 require (

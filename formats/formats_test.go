@@ -8,7 +8,7 @@ import (
 )
 
 func TestBuiltinsRegistered(t *testing.T) {
-	if got := factory.Default.Formats(); !reflect.DeepEqual(got, []string{"csv", "json", "raw"}) {
+	if got := factory.Default.Formats(); !reflect.DeepEqual(got, []string{"avro", "csv", "json", "raw"}) {
 		t.Errorf("registered formats %v", got)
 	}
 }

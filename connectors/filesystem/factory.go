@@ -147,6 +147,11 @@ func config(ctx factory.Context) (Config, []types.Field, error) {
 		DefaultPartitionName: optDefaultPartition.Get(o),
 	}
 	if f := optFormat.Get(o); f != nil {
+		if id := f.Identifier(); id == "avro" || id == "avro-confluent" {
+			// Flink writes Avro container files here; records one per line
+			// would be neither.
+			return cfg, nil, fmt.Errorf("%w: format '%s' (Avro container files) is not supported yet by the filesystem connector", ErrConfig, id)
+		}
 		cfg.Extension = "." + f.Identifier()
 	}
 	for _, name := range ctx.Schema.PartitionKeys {

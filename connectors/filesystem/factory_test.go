@@ -92,6 +92,9 @@ func TestFilesystemFactoryValidation(t *testing.T) {
 		{"partition key computed", map[string]string{partitionKeysForTest: "doubled"}, isConfigErr},
 		{"every column a partition", map[string]string{partitionKeysForTest: "id;name;amount;bucket"}, isConfigErr},
 		{"partition key twice", map[string]string{partitionKeysForTest: "bucket;bucket"}, isConfigErr},
+		{"avro container files", map[string]string{"format": "avro"}, func(err error) bool {
+			return isConfigErr(err) && strings.Contains(err.Error(), "not supported yet")
+		}},
 		{"format cannot hold the columns", map[string]string{"format": "raw"}, func(err error) bool {
 			return errors.As(err, new(*factory.UnsupportedTypeError))
 		}},

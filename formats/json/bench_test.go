@@ -95,3 +95,25 @@ func TestBenchRecordDecodes(t *testing.T) {
 		t.Errorf("re-encoded\n%s\nwant\n%s", out, benchRecord)
 	}
 }
+
+// BenchmarkDecodeFilterEncode is the record path of a filtering job: decode,
+// keep paid orders, encode (formats/avro has the same; see BENCHMARKS.md).
+func BenchmarkDecodeFilterEncode(b *testing.B) {
+	dec, enc := codecs(b, benchFields)
+	var row types.Row
+	var buf []byte
+	b.SetBytes(int64(len(benchRecord)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := dec.Decode(benchRecord, &row); err != nil {
+			b.Fatal(err)
+		}
+		if !row.Fields[5].Bool() {
+			continue
+		}
+		var err error
+		if buf, err = enc.Encode(buf[:0], row); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -12,4 +12,6 @@ root="$(cd "$here/../.." && pwd)"
 cd "$here"
 mvn -q -B package -DskipTests
 java -cp "target/flink-formats-gen-1.jar:target/libs/*" streamsql.gen.Gen "$root"
+java -cp "target/flink-formats-gen-1.jar:target/libs/*" streamsql.gen.AvroGen "$root"
+echo "wrote $root/formats/avro/testdata/flink"
 echo "wrote $root/formats/json/testdata/flink and $root/formats/csv/testdata/flink"
