@@ -8,6 +8,7 @@ import (
 
 	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/factory"
+	"github.com/streamsql/streamsql/option"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -37,7 +38,7 @@ var (
 			Description("The interval of flushes of buffered rows; 0 disables timed flushes. Rows are also flushed at every checkpoint.")
 	optMaxRetries = factory.Int("sink.max-retries").Default(3).
 			Description("The most retries of a failed flush (at-least-once; an exactly-once sink fails the checkpoint instead, and the job restarts from the last one).")
-	optParallelism = factory.Int("sink.parallelism").
+	optParallelism = option.SinkParallelism.
 			Description("The parallelism of the sink. By default, the parallelism of the upstream operator.")
 	optRetryTimeout = factory.Duration("connection.max-retry-timeout").Default(time.Minute).
 			Description("The longest time spent retrying to connect at start.")

@@ -122,7 +122,11 @@ var (
 	ruleStartupOffsets = factory.Check("invalid 'scan.startup.specific-offsets'", func(c *factory.Config) error {
 		return checkSpecificOffsets(c, optStartupSpecificOffsets)
 	}, optStartupSpecificOffsets, optTopic, optTopicPattern)
-	ruleRoundRobin = factory.Check("currently the 'round-robin' partitioner only works when option 'key.fields' is not specified", func(c *factory.Config) error {
+	// ruleScanParallelism and ruleSinkParallelism reject a parallelism
+	// below 1, as the other connectors do.
+	ruleScanParallelism = option.AtLeastOne(optScanParallelism, nil)
+	ruleSinkParallelism = option.AtLeastOne(optSinkParallelism, nil)
+	ruleRoundRobin      = factory.Check("currently the 'round-robin' partitioner only works when option 'key.fields' is not specified", func(c *factory.Config) error {
 		if optPartitioner.Get(c) == "round-robin" && len(optKeyFields.Get(c)) > 0 {
 			return errors.New("'sink.partitioner' = 'round-robin' with 'key.fields'")
 		}
@@ -180,7 +184,7 @@ func Factory() factory.ConnectorFactory {
 			optPartitioner, optSinkParallelism, optDelivery, optTxnPrefix, optNaming},
 		Rules: []factory.Rule{ruleTopic, rulePattern, ruleProperties, ruleKeyFormat, ruleKeyPrefix, ruleRoundRobin,
 			ruleStartupSpecific, ruleStartupTimestamp, ruleStartupOffsets,
-			ruleBoundedSpecific, ruleBoundedTimestamp, ruleBoundedOffsets},
+			ruleBoundedSpecific, ruleBoundedTimestamp, ruleBoundedOffsets, ruleScanParallelism, ruleSinkParallelism},
 		ReadableMetadata: readableMetadata(),
 		WritableMetadata: writableMetadata(),
 		Describe:         describe(false),
@@ -201,7 +205,7 @@ func UpsertFactory() factory.ConnectorFactory {
 			optBoundedMode, optBoundedSpecificOffsets, optBoundedTimestamp, optDiscovery, optScanParallelism,
 			optSinkParallelism, optDelivery, optTxnPrefix, optNaming, optBufferRows, optBufferInterval},
 		Rules: []factory.Rule{ruleTopic, rulePattern, ruleProperties, ruleKeyPrefix,
-			ruleBoundedSpecific, ruleBoundedTimestamp, ruleBoundedOffsets, ruleBuffer},
+			ruleBoundedSpecific, ruleBoundedTimestamp, ruleBoundedOffsets, ruleBuffer, ruleScanParallelism, ruleSinkParallelism},
 		ReadableMetadata:   readableMetadata(),
 		WritableMetadata:   writableMetadata(),
 		SourceChangelog:    factory.Upsert,

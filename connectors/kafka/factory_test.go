@@ -336,3 +336,18 @@ func TestCreateSinkOptions(t *testing.T) {
 		t.Errorf("upsert config %+v", pc)
 	}
 }
+
+// TestParallelismAtLeastOne: scan.parallelism and sink.parallelism below
+// 1 are rejected with a RuleError naming the option (they used to be
+// accepted and ignored), as by the other connectors' shared rule.
+func TestParallelismAtLeastOne(t *testing.T) {
+	for _, key := range []string{"scan.parallelism", "sink.parallelism"} {
+		for _, v := range []string{"0", "-2"} {
+			_, err := factory.Default.Validate(kafkaTable(key, v))
+			var re *factory.RuleError
+			if !errors.As(err, &re) || len(re.Keys) != 1 || re.Keys[0] != key || !strings.Contains(err.Error(), key+" must be at least 1") {
+				t.Errorf("%s = %s: %v, want a RuleError for %s", key, v, err, key)
+			}
+		}
+	}
+}
