@@ -140,7 +140,10 @@ func TestRecoverAfterTimeout(t *testing.T) {
 		topic := b.Topic(t, 1)
 		prefix := kafkatest.UniqueName(t)
 		ack := &MemoryAckTracker{}
-		cfg := eosConfig(b, topic, prefix, ack, withProps("transaction.timeout.ms", "3000"))
+		// Long enough that a loaded machine still pre-commits within 4/5
+		// of it (PreCommit refuses older transactions), short enough that
+		// the broker aborts the transaction soon after.
+		cfg := eosConfig(b, topic, prefix, ack, withProps("transaction.timeout.ms", "10000"))
 		run1, err := startEOS(t, cfg)
 		if err != nil {
 			t.Fatal(err)
