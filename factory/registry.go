@@ -101,6 +101,11 @@ type ConnectorFactory struct {
 	// declared: any key is taken as declared by the table; an empty map
 	// means the connector has no metadata.
 	ReadableMetadata map[string]types.Type
+	// ValueFormatMetadata is set when the source also delivers its value
+	// format's metadata (FormatFactory.ReadableMetadata) as
+	// 'value.<key>', as Flink's Kafka source does (debezium-json's
+	// 'value.source.table', ...).
+	ValueFormatMetadata bool
 	// WritableMetadata maps each metadata key the sink writes to the type
 	// it expects (SupportsWritingMetadata); a non-VIRTUAL metadata column
 	// whose key is not writable makes the table unusable as a sink. nil
@@ -137,6 +142,18 @@ type Decoder interface {
 	Decode(data []byte, row *types.Row) error
 }
 
+// MultiRowDecoder is implemented by the decoders of change-event formats,
+// whose records may hold more than one row: a Debezium UPDATE is an
+// UPDATE_BEFORE and an UPDATE_AFTER row, a Canal record a list of rows.
+// Decode fills the first row; Next fills row with the next row of the same
+// record (reusing row.Fields as Decode does) and reports false when there
+// is none. Connectors call Next until it reports false before decoding the
+// next record.
+type MultiRowDecoder interface {
+	Decoder
+	Next(row *types.Row) bool
+}
+
 // Encoder encodes rows. Implementations are not safe for concurrent use.
 type Encoder interface {
 	// Encode appends the encoding of row to dst and returns the extended
@@ -155,6 +172,9 @@ type FormatContext struct {
 	// Options are the format's validated options, read with each Opt's Get
 	// (the keys are declared without the json./value.json. prefix).
 	Options *Config
+	// Metadata are keys of the format's ReadableMetadata the table reads
+	// (a decoder appends their values, in this order, after Fields).
+	Metadata []string
 }
 
 // FormatFactory declares a format: its identifier (the value of 'format',
@@ -166,8 +186,17 @@ type FormatFactory struct {
 	Description string
 	Options     []Option
 	Rules       []Rule
-	NewDecoder  func(ctx FormatContext) (Decoder, error)
-	NewEncoder  func(ctx FormatContext) (Encoder, error)
+	// Changelog is what the format's decoder produces and its encoder
+	// accepts (Flink's DecodingFormat/EncodingFormat getChangelogMode);
+	// the zero value is INSERT only. A source or sink of a connector that
+	// is INSERT only itself (kafka, filesystem) takes its value format's.
+	Changelog ChangelogMode
+	// ReadableMetadata maps the metadata keys a decoder can deliver to
+	// their types (Flink's DecodingFormat.listReadableMetadata); a Kafka
+	// table reads them as 'value.<key>'.
+	ReadableMetadata map[string]types.Type
+	NewDecoder       func(ctx FormatContext) (Decoder, error)
+	NewEncoder       func(ctx FormatContext) (Encoder, error)
 }
 
 // Format is a format resolved from a table's options: the factory and its
@@ -188,10 +217,16 @@ func (f *Format) Identifier() string { return f.Factory.Identifier }
 
 // NewDecoder creates a decoder for rows of fields.
 func (f *Format) NewDecoder(fields []types.Field) (Decoder, error) {
+	return f.NewMetadataDecoder(fields, nil)
+}
+
+// NewMetadataDecoder creates a decoder for rows of fields followed by the
+// format's metadata keys (see FormatContext.Metadata).
+func (f *Format) NewMetadataDecoder(fields []types.Field, metadata []string) (Decoder, error) {
 	if f.Factory.NewDecoder == nil {
 		return nil, fmt.Errorf("format '%s' cannot decode (it is write-only)", f.Factory.Identifier)
 	}
-	return f.Factory.NewDecoder(FormatContext{Table: f.table, Fields: fields, Options: f.Options})
+	return f.Factory.NewDecoder(FormatContext{Table: f.table, Fields: fields, Options: f.Options, Metadata: metadata})
 }
 
 // NewEncoder creates an encoder for rows of fields.

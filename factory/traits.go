@@ -37,8 +37,12 @@ func (m ChangelogMode) String() string {
 
 // Accepts reports whether a sink of mode m accepts the rows of a source of
 // mode src.
+//
+// An upsert sink accepts every row kind: it writes rows by key, so it
+// ignores UPDATE_BEFORE rows (the UPDATE_AFTER row that follows replaces
+// the key's value), as Flink's upsert sinks do with a changelog source.
 func (m ChangelogMode) Accepts(src ChangelogMode) bool {
-	return src == InsertOnly || m == AllKinds || m == Upsert && src == Upsert
+	return src == InsertOnly || m == AllKinds || m == Upsert
 }
 
 // Delivery is the delivery guarantee of a sink as configured (what
@@ -275,8 +279,8 @@ var (
 	notYetConnectors = setOf("elasticsearch-6", "elasticsearch-7", "opensearch", "hbase-1.4",
 		"hbase-2.2", "kinesis", "firehose", "mongodb", "pulsar", "rabbitmq",
 		"dynamodb", "hive", "mysql-cdc", "postgres-cdc", "values")
-	notYetFormats = setOf("avro", "avro-confluent", "debezium-json", "debezium-avro-confluent",
-		"canal-json", "maxwell-json", "ogg-json", "parquet", "orc",
+	notYetFormats = setOf("avro", "avro-confluent", "debezium-avro-confluent",
+		"ogg-json", "parquet", "orc",
 		"protobuf", "debezium-protobuf")
 )
 

@@ -11,6 +11,7 @@ package formats
 import (
 	// Register the built-in formats.
 	_ "github.com/streamsql/streamsql/formats/avro"
+	_ "github.com/streamsql/streamsql/formats/cdc"
 	_ "github.com/streamsql/streamsql/formats/csv"
 	_ "github.com/streamsql/streamsql/formats/json"
 	_ "github.com/streamsql/streamsql/formats/raw"

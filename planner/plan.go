@@ -915,6 +915,9 @@ func (p *planner) newSource(t *Table, ref *ddl.TableName, rowTypes []types.Type)
 	if f, ok := p.factoryOf(t.Connector()); ok {
 		src.Changelog = f.SourceChangelog
 	}
+	if src.Changelog == factory.InsertOnly {
+		src.Changelog = p.formatChangelog(v)
+	}
 	for _, w := range info.Warnings {
 		p.warn(ref.Pos, t, ref.Hints, w)
 	}
@@ -949,6 +952,9 @@ func (p *planner) newSink(t *Table, s *ddl.Insert) (*Sink, error) {
 		}
 	}
 	sink.Validated, sink.Info = v, info
+	if sink.Changelog == factory.InsertOnly {
+		sink.Changelog = p.formatChangelog(v)
+	}
 	sink.DeliveryGuarantee = string(info.Delivery)
 	if info.Delivery == "" {
 		sink.DeliveryGuarantee = string(factory.AtLeastOnce)
@@ -967,6 +973,23 @@ func (p *planner) warn(pos ddl.Pos, t *Table, hints []ddl.Option, w factory.Tabl
 }
 
 // factoryOf returns the registered factory of a connector.
+// formatChangelog returns the changelog mode of a validated table's value
+// format ('format' or 'value.format'; a key format carries no row kinds):
+// what a connector that is INSERT only itself, such as kafka, reads and
+// writes with it (a debezium-json topic is a changelog).
+func (p *planner) formatChangelog(v *factory.Validated) factory.ChangelogMode {
+	m := factory.InsertOnly
+	for _, kv := range v.Formats() {
+		if strings.HasPrefix(kv.Key, "key.") {
+			continue
+		}
+		if ff, ok := p.reg.Format(kv.Value); ok && ff.Changelog > m {
+			m = ff.Changelog
+		}
+	}
+	return m
+}
+
 func (p *planner) factoryOf(connectorID string) (*factory.ConnectorFactory, bool) {
 	return p.reg.Connector(connectorID)
 }

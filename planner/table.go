@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -100,10 +101,7 @@ func typeTable(f *file, t *Table) error {
 func (p *planner) sourceScope(t *Table) (*scope, []types.Type, error) {
 	def := t.Def
 	layout := sourceLayout(def)
-	var readable map[string]types.Type
-	if f, ok := p.factoryOf(t.Connector()); ok {
-		readable = f.ReadableMetadata
-	}
+	readable := p.readableMetadata(t)
 	rowTypes := make([]types.Type, 0, len(def.Columns))
 	base := &scope{}
 	for i, c := range def.Columns {
@@ -177,10 +175,11 @@ func (p *planner) metadataKeyError(t *Table, c *ddl.Column, keys map[string]type
 // order (physical, then non-VIRTUAL metadata), checking metadata against
 // the connector's writable keys.
 func (p *planner) sinkColumns(t *Table) ([]*ddl.Column, error) {
-	var readable, writable map[string]types.Type
+	var writable map[string]types.Type
 	if f, ok := p.factoryOf(t.Connector()); ok {
-		readable, writable = f.ReadableMetadata, f.WritableMetadata
+		writable = f.WritableMetadata
 	}
+	readable := p.readableMetadata(t)
 	var cols []*ddl.Column
 	for _, c := range t.Def.Columns {
 		switch {
@@ -208,10 +207,11 @@ func (p *planner) sinkColumns(t *Table) ([]*ddl.Column, error) {
 // columns (and for a sink, VIRTUAL metadata columns) left out, metadata
 // columns typed as the connector delivers (source) or writes (sink) them.
 func (p *planner) connectorSchema(t *Table, sink bool) factory.Schema {
-	var readable, writable map[string]types.Type
+	var writable map[string]types.Type
 	if f, ok := p.factoryOf(t.Connector()); ok {
-		readable, writable = f.ReadableMetadata, f.WritableMetadata
+		writable = f.WritableMetadata
 	}
+	readable := p.readableMetadata(t)
 	out := factory.Schema{PrimaryKey: t.Schema.PrimaryKey, PartitionKeys: t.Schema.PartitionKeys}
 	for _, c := range t.Schema.Columns {
 		switch {
@@ -231,4 +231,41 @@ func (p *planner) connectorSchema(t *Table, sink bool) factory.Schema {
 		out.Columns = append(out.Columns, c)
 	}
 	return out
+}
+
+// readableMetadata returns the metadata keys a source of t delivers, with
+// their types: its connector's (nil when the connector declares none) and,
+// for a connector with ValueFormatMetadata, its value format's as
+// 'value.<key>' (debezium-json's 'value.source.table').
+func (p *planner) readableMetadata(t *Table) map[string]types.Type {
+	f, ok := p.factoryOf(t.Connector())
+	if !ok {
+		return nil
+	}
+	if !f.ValueFormatMetadata || f.ReadableMetadata == nil {
+		return f.ReadableMetadata
+	}
+	// The value format: the connector's format option (or one of its
+	// fallback keys) that is not a key format, as the table sets it.
+	var id string
+	for _, o := range f.Options {
+		info := o.Info()
+		if info.Type != factory.TypeFormat || strings.HasPrefix(info.Key, "key.") {
+			continue
+		}
+		for _, k := range append([]string{info.Key}, info.Fallback...) {
+			if v, ok := t.Def.Option(k); ok && id == "" {
+				id = v
+			}
+		}
+	}
+	ff, ok := p.reg.Format(id)
+	if !ok || len(ff.ReadableMetadata) == 0 {
+		return f.ReadableMetadata
+	}
+	m := maps.Clone(f.ReadableMetadata)
+	for k, typ := range ff.ReadableMetadata {
+		m["value."+k] = typ
+	}
+	return m
 }

@@ -31,14 +31,18 @@ type layout struct {
 	valueFields []types.Field
 	upsert      bool
 
-	srcWidth  int
-	srcKey    []int // source row positions of the key fields
-	srcValue  []int
-	srcMeta   []MetadataColumn
-	sinkWidth int
-	sinkKey   []int
-	sinkValue []int
-	sinkMeta  []MetadataColumn
+	srcWidth int
+	srcKey   []int // source row positions of the key fields
+	srcValue []int
+	srcMeta  []MetadataColumn
+	// srcFormatMeta are the value format's metadata columns
+	// ('value.<key>'): fmtMetaKeys[i] goes to row position srcFormatMeta[i].
+	srcFormatMeta []int
+	fmtMetaKeys   []string
+	sinkWidth     int
+	sinkKey       []int
+	sinkValue     []int
+	sinkMeta      []MetadataColumn
 }
 
 // layoutSpec is what the options say about the mapping.
@@ -71,6 +75,16 @@ func newLayout(ctx factory.Context, spec layoutSpec) (*layout, error) {
 			key := c.MetadataKey
 			if key == "" {
 				key = c.Name
+			}
+			if fk, ok := strings.CutPrefix(key, "value."); ok && spec.valueFormat != nil {
+				if _, ok := spec.valueFormat.Factory.ReadableMetadata[fk]; ok {
+					// The value format's metadata (debezium-json's
+					// source.table, ...): read only.
+					l.fmtMetaKeys = append(l.fmtMetaKeys, fk)
+					l.srcFormatMeta = append(l.srcFormatMeta, l.srcWidth)
+					l.srcWidth++
+					continue
+				}
 			}
 			mk, err := ParseMetadataKey(key)
 			if err != nil {
@@ -150,6 +164,8 @@ type rowDecoder struct {
 	value    factory.Decoder
 	keyRow   types.Row
 	valueRow types.Row
+	multi    factory.MultiRowDecoder // value, when its records may hold several rows
+	keyed    bool                    // the last record had a key, decoded into keyRow
 	// live holds the keys (record key bytes) whose latest record this
 	// reader saw is a value (upsert-kafka only): their next value is an
 	// UPDATE_AFTER, a value of any other key an INSERT.
@@ -158,6 +174,19 @@ type rowDecoder struct {
 
 // newDecoder returns the Decoder of one reader.
 func (l *layout) newDecoder() (Decoder, error) {
+	d, err := l.newRowDecoder()
+	if err != nil {
+		return nil, err
+	}
+	return d.decode, nil
+}
+
+// multiRow reports whether the value format's records may hold several
+// rows (a changelog format): the source then reads with a RowDecoder.
+func (l *layout) multiRow() bool { return l.valueFormat.Factory.Changelog != factory.InsertOnly }
+
+// newRowDecoder returns the decoder of one reader.
+func (l *layout) newRowDecoder() (*rowDecoder, error) {
 	d := &rowDecoder{l: l}
 	var err error
 	if l.keyFormat != nil {
@@ -166,14 +195,15 @@ func (l *layout) newDecoder() (Decoder, error) {
 		}
 		d.keyRow = types.NewRow(len(l.keyFields))
 	}
-	if d.value, err = l.valueFormat.NewDecoder(l.valueFields); err != nil {
+	if d.value, err = l.valueFormat.NewMetadataDecoder(l.valueFields, l.fmtMetaKeys); err != nil {
 		return nil, fmt.Errorf("value format '%s': %w", l.valueFormat.Identifier(), err)
 	}
-	d.valueRow = types.NewRow(len(l.valueFields))
+	d.multi, _ = d.value.(factory.MultiRowDecoder)
+	d.valueRow = types.NewRow(len(l.valueFields) + len(l.fmtMetaKeys))
 	if l.upsert {
 		d.live = map[string]struct{}{}
 	}
-	return d.decode, nil
+	return d, nil
 }
 
 // decode fills row (zeroed, of the source width) from a record. Key fields
@@ -183,7 +213,8 @@ func (l *layout) newDecoder() (Decoder, error) {
 // key's previous record was a value; a tombstone makes a DELETE row holding
 // only the key columns.
 func (d *rowDecoder) decode(key, value []byte, row *types.Row) error {
-	if d.key != nil && key != nil {
+	d.keyed = d.key != nil && key != nil
+	if d.keyed {
 		if err := d.key.Decode(key, &d.keyRow); err != nil {
 			return fmt.Errorf("key: %w", err)
 		}
@@ -202,10 +233,7 @@ func (d *rowDecoder) decode(key, value []byte, row *types.Row) error {
 	if err := d.value.Decode(value, &d.valueRow); err != nil {
 		return fmt.Errorf("value: %w", err)
 	}
-	for i, pos := range d.l.srcValue {
-		row.Fields[pos] = d.valueRow.Fields[i]
-	}
-	row.Kind = d.valueRow.Kind
+	d.fillValue(row)
 	if d.l.upsert {
 		if _, ok := d.live[string(key)]; ok {
 			row.Kind = types.UpdateAfter
@@ -215,6 +243,39 @@ func (d *rowDecoder) decode(key, value []byte, row *types.Row) error {
 		}
 	}
 	return nil
+}
+
+// Decode implements RowDecoder.
+func (d *rowDecoder) Decode(key, value []byte, row *types.Row) error {
+	return d.decode(key, value, row)
+}
+
+// Next implements RowDecoder: the value format's next row of the record,
+// with the key fields of the record.
+func (d *rowDecoder) Next(row *types.Row) bool {
+	if d.multi == nil || !d.multi.Next(&d.valueRow) {
+		return false
+	}
+	if d.keyed {
+		for i, pos := range d.l.srcKey {
+			row.Fields[pos] = d.keyRow.Fields[i]
+		}
+	}
+	d.fillValue(row)
+	return true
+}
+
+// fillValue copies the decoded value row (and the format's metadata)
+// into row.
+func (d *rowDecoder) fillValue(row *types.Row) {
+	for i, pos := range d.l.srcValue {
+		row.Fields[pos] = d.valueRow.Fields[i]
+	}
+	n := len(d.l.valueFields)
+	for i, pos := range d.l.srcFormatMeta {
+		row.Fields[pos] = d.valueRow.Fields[n+i]
+	}
+	row.Kind = d.valueRow.Kind
 }
 
 // rowEncoder encodes sink rows into records with the table's formats. One

@@ -185,11 +185,12 @@ func Factory() factory.ConnectorFactory {
 		Rules: []factory.Rule{ruleTopic, rulePattern, ruleProperties, ruleKeyFormat, ruleKeyPrefix, ruleRoundRobin,
 			ruleStartupSpecific, ruleStartupTimestamp, ruleStartupOffsets,
 			ruleBoundedSpecific, ruleBoundedTimestamp, ruleBoundedOffsets, ruleScanParallelism, ruleSinkParallelism},
-		ReadableMetadata: readableMetadata(),
-		WritableMetadata: writableMetadata(),
-		Describe:         describe(false),
-		NewSource:        func(ctx factory.Context) (connector.Source, error) { return newTableSource(ctx, false) },
-		NewSink:          func(ctx factory.Context) (connector.Sink, error) { return newTableSink(ctx, false) },
+		ReadableMetadata:    readableMetadata(),
+		ValueFormatMetadata: true,
+		WritableMetadata:    writableMetadata(),
+		Describe:            describe(false),
+		NewSource:           func(ctx factory.Context) (connector.Source, error) { return newTableSource(ctx, false) },
+		NewSink:             func(ctx factory.Context) (connector.Sink, error) { return newTableSink(ctx, false) },
 	}
 }
 
@@ -206,14 +207,15 @@ func UpsertFactory() factory.ConnectorFactory {
 			optSinkParallelism, optDelivery, optTxnPrefix, optNaming, optBufferRows, optBufferInterval},
 		Rules: []factory.Rule{ruleTopic, rulePattern, ruleProperties, ruleKeyPrefix,
 			ruleBoundedSpecific, ruleBoundedTimestamp, ruleBoundedOffsets, ruleBuffer, ruleScanParallelism, ruleSinkParallelism},
-		ReadableMetadata:   readableMetadata(),
-		WritableMetadata:   writableMetadata(),
-		SourceChangelog:    factory.Upsert,
-		SinkChangelog:      factory.Upsert,
-		RequiresPrimaryKey: true,
-		Describe:           describe(true),
-		NewSource:          func(ctx factory.Context) (connector.Source, error) { return newTableSource(ctx, true) },
-		NewSink:            func(ctx factory.Context) (connector.Sink, error) { return newTableSink(ctx, true) },
+		ReadableMetadata:    readableMetadata(),
+		ValueFormatMetadata: true,
+		WritableMetadata:    writableMetadata(),
+		SourceChangelog:     factory.Upsert,
+		SinkChangelog:       factory.Upsert,
+		RequiresPrimaryKey:  true,
+		Describe:            describe(true),
+		NewSource:           func(ctx factory.Context) (connector.Source, error) { return newTableSource(ctx, true) },
+		NewSink:             func(ctx factory.Context) (connector.Sink, error) { return newTableSink(ctx, true) },
 	}
 }
 
@@ -261,7 +263,11 @@ func newTableSource(ctx factory.Context, upsert bool) (connector.Source, error) 
 		DiscoveryInterval: optDiscovery.Get(c),
 		RowWidth:          l.srcWidth,
 		Metadata:          l.srcMeta,
-		NewDecoder:        l.newDecoder,
+	}
+	if l.multiRow() {
+		cfg.NewRowDecoder = func() (RowDecoder, error) { return l.newRowDecoder() }
+	} else {
+		cfg.NewDecoder = l.newDecoder
 	}
 	if p, ok := optTopicPattern.Lookup(c); ok {
 		if cfg.TopicPattern, err = regexp.Compile(p); err != nil {

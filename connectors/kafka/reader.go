@@ -72,6 +72,7 @@ type Reader struct {
 	groupID  string
 	metadata []MetadataColumn
 	decode   Decoder
+	nextRow  func(row *types.Row) bool // the rest of a record's rows (RowDecoder), or nil
 	skipped  atomic.Int64
 	// rowPos[i] is where row i of the batch take returned last came from
 	// (RowPosition); reused from batch to batch.
@@ -180,6 +181,13 @@ func (s *Source) open(ctx context.Context, splits []connector.SplitState) (*Read
 		if r.decode, err = s.cfg.NewDecoder(); err != nil {
 			return fail(fmt.Errorf("kafka source: %w", err))
 		}
+	}
+	if s.cfg.NewRowDecoder != nil {
+		rd, err := s.cfg.NewRowDecoder()
+		if err != nil {
+			return fail(fmt.Errorf("kafka source: %w", err))
+		}
+		r.decode, r.nextRow = rd.Decode, rd.Next
 	}
 	topics := map[string]bool{}
 	for _, sp := range splits {
@@ -600,8 +608,7 @@ func (r *Reader) take() ([]types.Row, error) {
 			}
 			if !rec.Attrs.IsControl() {
 				nbytes += int64(len(rec.Key) + len(rec.Value))
-				i := len(out)
-				row := types.Row{Fields: slab[i*width : (i+1)*width : (i+1)*width]}
+				row := types.Row{Fields: rowFields(slab, len(out), width)}
 				if err := r.decode(rec.Key, rec.Value, &row); err != nil {
 					if !errors.Is(err, factory.ErrSkipRecord) {
 						return out, fmt.Errorf("kafka source: decoding the record at topic %s partition %d offset %d: %w",
@@ -614,6 +621,17 @@ func (r *Reader) take() ([]types.Row, error) {
 					r.fillMetadata(rec, &row)
 					out = append(out, row)
 					r.rowPos = append(r.rowPos, recordPos{rec.Topic, rec.Partition, rec.Offset})
+					for r.nextRow != nil {
+						// More rows of the record (an UPDATE's -U and +U):
+						// past the slab's rows, each has its own fields.
+						row := types.Row{Fields: rowFields(slab, len(out), width)}
+						if !r.nextRow(&row) {
+							break
+						}
+						r.fillMetadata(rec, &row)
+						out = append(out, row)
+						r.rowPos = append(r.rowPos, recordPos{rec.Topic, rec.Partition, rec.Offset})
+					}
 				}
 			}
 			st.next = rec.Offset + 1
@@ -637,6 +655,16 @@ func (r *Reader) take() ([]types.Row, error) {
 		r.cl.PauseFetchPartitions(finished)
 	}
 	return out, nil
+}
+
+// rowFields returns the fields of row i of a batch: its part of the
+// batch's slab, or its own when records held more rows than the slab has
+// room for (change-event formats).
+func rowFields(slab []types.Value, i, width int) []types.Value {
+	if (i+1)*width <= len(slab) {
+		return slab[i*width : (i+1)*width : (i+1)*width]
+	}
+	return make([]types.Value, width)
 }
 
 // recordPos is the topic, partition and offset of a record.

@@ -200,6 +200,15 @@ type MetadataColumn struct {
 // called from one goroutine; row.Fields is zeroed (all NULL) on entry.
 type Decoder func(key, value []byte, row *types.Row) error
 
+// RowDecoder is a decoder whose records may hold more than one row (a
+// Debezium UPDATE is an UPDATE_BEFORE and an UPDATE_AFTER row): Decode
+// fills the first row as a Decoder does, Next the following ones of the
+// same record, reporting false when there are no more.
+type RowDecoder interface {
+	Decode(key, value []byte, row *types.Row) error
+	Next(row *types.Row) bool
+}
+
 // SourceConfig is a validated Kafka source. Field names follow Flink's
 // options.
 type SourceConfig struct {
@@ -234,6 +243,10 @@ type SourceConfig struct {
 	// counts them); any other fails the read, wrapped with the record's
 	// topic, partition and offset.
 	NewDecoder func() (Decoder, error)
+	// NewRowDecoder, when set, creates each reader's decoder as a
+	// RowDecoder, whose records may hold several rows (change-event value
+	// formats such as debezium-json); it takes the place of NewDecoder.
+	NewRowDecoder func() (RowDecoder, error)
 	// Logger receives warnings; nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -260,7 +273,7 @@ func NewSource(cfg SourceConfig) (*Source, error) {
 		return nil, errors.New("kafka source: either 'topic' or 'topic-pattern' must be set")
 	case len(cfg.Topics) > 0 && cfg.TopicPattern != nil:
 		return nil, errors.New("kafka source: options 'topic' and 'topic-pattern' shouldn't be set together")
-	case cfg.Decoder == nil && cfg.NewDecoder == nil:
+	case cfg.Decoder == nil && cfg.NewDecoder == nil && cfg.NewRowDecoder == nil:
 		return nil, errors.New("kafka source: no decoder")
 	case cfg.StartupMode == StartSpecificOffsets && len(cfg.StartupSpecificOffsets) == 0:
 		return nil, errors.New("kafka source: 'scan.startup.specific-offsets' is required in 'specific-offsets' startup mode but missing")
