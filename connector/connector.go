@@ -354,6 +354,32 @@ type ByteCounter interface {
 	Bytes() int64
 }
 
+// PartitionLag is where a reader stands in one partition of its input and
+// how far that is from the partition's end, for status pages and metrics.
+// An offset unknown so far (no fetch response seen yet) is -1.
+type PartitionLag struct {
+	// Topic and Partition name the partition.
+	Topic     string
+	Partition int32
+	// Position is the next offset the reader returns.
+	Position int64
+	// HighWatermark and LastStableOffset are the partition's end offsets
+	// as the latest fetch response reported them.
+	HighWatermark, LastStableOffset int64
+	// Lag counts the offsets between Position and the end the reader
+	// reads up to (the last stable offset under read_committed, else the
+	// high watermark; a bounded reader's end offset when that is lower).
+	Lag int64
+}
+
+// LagReporter is implemented by readers that know their partitions'
+// positions and end offsets. PartitionLags appends one entry per partition
+// the reader is assigned to dst and returns it. It must be safe for
+// concurrent use: the runtime calls it from other goroutines.
+type LagReporter interface {
+	PartitionLags(dst []PartitionLag) []PartitionLag
+}
+
 // ErrCommitLost is wrapped by Commit errors that mean the pre-committed
 // work is gone for good (for Kafka: the broker aborted the transaction).
 // The runtime fails the job with it instead of retrying or restarting.

@@ -32,6 +32,9 @@ type Job struct {
 	state    atomic.Value // State
 	cur      atomic.Pointer[attempt]
 	stats    statsState
+
+	// recent keeps the latest warnings and errors of log for Status.
+	recent recentLog
 }
 
 // CommitLostError is returned when a sink reports that pre-committed work
@@ -131,7 +134,7 @@ func NewJob(spec JobSpec) (*Job, error) {
 	if j.log == nil {
 		j.log = slog.Default()
 	}
-	j.log = j.log.With("job", spec.Name)
+	j.log = slog.New(&recentHandler{inner: j.log.Handler(), log: &j.recent}).With("job", spec.Name)
 	if d := spec.Config.Checkpoint.Dir; d != "" {
 		st, err := checkpoint.OpenDir(d, spec.Name)
 		if err != nil {
@@ -177,6 +180,7 @@ func (j *Job) Run(ctx context.Context) error {
 			return nil
 		}
 		j.state.Store(StateFailed)
+		j.recent.add(LogEntry{Time: j.now(), Level: slog.LevelError, Message: "job failed", Attrs: "err=" + err.Error()})
 		// Restarting cannot help these: the same checkpoint or spec would
 		// fail the same way.
 		if errors.Is(err, connector.ErrCommitLost) || errors.Is(err, ErrInvalidSpec) ||

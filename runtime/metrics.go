@@ -3,6 +3,8 @@ package runtime
 import (
 	"sync"
 	"time"
+
+	"github.com/streamsql/streamsql/connector"
 )
 
 // Metrics is what the CLI serves (for example as Prometheus gauges and
@@ -54,6 +56,9 @@ type Status struct {
 	// positions (connector.GroupPositionReader and GroupPositionWriter);
 	// each is also a warning in the log, and the job goes on.
 	GroupCommitFailures int64
+	// Recent lists the latest warnings and errors the job logged (its
+	// runtime and connectors), oldest first, at most RecentLogSize.
+	Recent []LogEntry
 }
 
 // TaskKind says whether a task reads a source or writes a sink.
@@ -85,6 +90,10 @@ type TaskStatus struct {
 	// Backpressure is the total time the task was blocked on full
 	// channels.
 	Backpressure time.Duration
+	// Partitions lists the position, end offsets and lag of each
+	// partition a source task reads, for readers that implement
+	// connector.LagReporter (nil otherwise).
+	Partitions []connector.PartitionLag
 }
 
 // CheckpointStatus summarizes checkpointing.
@@ -168,6 +177,7 @@ func (j *Job) Status() Status {
 	st.TriggeringPaused = j.stats.paused
 	st.GroupCommitFailures = j.stats.groupFailures
 	j.stats.mu.Unlock()
+	st.Recent = j.recent.entries()
 	a := j.cur.Load()
 	if a == nil {
 		return st
@@ -179,6 +189,9 @@ func (j *Job) Status() Status {
 		t.mu.Lock()
 		if t.bytes != nil {
 			ts.BytesIn = t.bytes.Bytes()
+		}
+		if t.lags != nil {
+			ts.Partitions = t.lags.PartitionLags(nil)
 		}
 		t.mu.Unlock()
 		st.Tasks = append(st.Tasks, ts)

@@ -414,6 +414,7 @@ type sourceTask struct {
 	dropped               atomic.Int64 // rows the transform dropped (connector.ErrDropRow)
 	backpressure          atomic.Int64 // nanoseconds blocked on full channels
 	bytes                 connector.ByteCounter
+	lags                  connector.LagReporter
 	notified              atomic.Int64
 
 	// inTxn is set (for good) by the sink task that stored this task's
@@ -459,6 +460,11 @@ func (t *sourceTask) run(ctx context.Context) error {
 	if bc, ok := r.(connector.ByteCounter); ok {
 		t.mu.Lock()
 		t.bytes = bc
+		t.mu.Unlock()
+	}
+	if lr, ok := r.(connector.LagReporter); ok {
+		t.mu.Lock()
+		t.lags = lr
 		t.mu.Unlock()
 	}
 	listener, _ := r.(connector.CheckpointListener)

@@ -36,6 +36,9 @@ type partState struct {
 	end   int64
 	done  bool
 	added bool // appeared after the restored checkpoint: start at the earliest offset
+
+	// lag is published for PartitionLags (lag.go).
+	lag *partLag
 }
 
 // Reader reads the partitions assigned to one source task, by direct
@@ -90,6 +93,8 @@ type Reader struct {
 	discovery     time.Duration
 	nextDiscovery time.Time
 	task          connector.TaskInfo
+
+	lag lagTable // positions and end offsets for PartitionLags (lag.go)
 
 	// cluster is the cluster id, read at open when the reader has a group:
 	// a sink on the same cluster may commit the group's offsets in its
@@ -226,6 +231,9 @@ func (s *Source) open(ctx context.Context, splits []connector.SplitState) (*Read
 		if st.end >= 0 {
 			r.open++
 		}
+	}
+	for _, st := range r.order {
+		r.publishPos(st)
 	}
 	if err := r.startConsumer(); err != nil {
 		return fail(err)
@@ -565,6 +573,7 @@ func (r *Reader) fetch(ctx context.Context) error {
 		return ferr
 	}
 	fs.EachPartition(func(p kgo.FetchTopicPartition) {
+		r.noteFetched(&p)
 		if len(p.Records) > 0 {
 			r.pending = append(r.pending, p)
 		}
@@ -645,6 +654,9 @@ func (r *Reader) take() ([]types.Row, error) {
 				finished = map[string][]int32{}
 			}
 			finished[p.Topic] = append(finished[p.Topic], p.Partition)
+		}
+		if st != nil {
+			r.publishPos(st)
 		}
 		if st == nil || st.done || len(p.Records) == 0 {
 			r.pending[0] = kgo.FetchTopicPartition{} // let the fetch's memory go

@@ -4,11 +4,14 @@
 //   - /metrics in the Prometheus text format (client_golang), read from
 //     runtime.Metrics at scrape time;
 //   - /healthz: 200 "ok" while the job is not failed, 503 otherwise;
-//   - /status: the job's status as JSON (state, tasks, checkpoints, pending
-//     commits and the oldest one's age).
+//   - /status: the job's status as JSON (state, pipelines, tasks, the
+//     partitions this instance reads with their lag, checkpoints, pending
+//     commits and the oldest one's age, recent warnings and errors);
+//   - /: a status page for people (page.html, embedded) that polls /status.
 //
-// Only names (job, source and sink ids), counters and times are exposed:
-// no option value of any table, so secrets cannot leak through it.
+// Only names (job, source and sink ids, topics), counters, offsets, times
+// and the job's own log lines are exposed: no option value of any table,
+// so secrets cannot leak through it.
 package metrics
 
 import (
@@ -18,7 +21,9 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -78,6 +83,8 @@ func Handler(src runtime.Metrics) http.Handler {
 		}
 		fmt.Fprintln(w, "ok")
 	})
+	mux.HandleFunc("GET /{$}", servePage)
+	mux.HandleFunc("GET /page.js", servePage)
 	mux.HandleFunc("GET /status", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		enc := json.NewEncoder(w)
@@ -100,6 +107,44 @@ type Status struct {
 	// GroupCommitFailures counts failed commits of consumer group offsets
 	// (each also a warning; the job goes on).
 	GroupCommitFailures int64 `json:"group_commit_failures"`
+	// Time is when the status was taken (RFC 3339, UTC), for rates.
+	Time string `json:"time"`
+	// Pipelines lists each pipeline's sources and sinks.
+	Pipelines []Pipeline `json:"pipelines"`
+	// Assignment lists the source partitions this instance reads, with
+	// their position, end offsets and lag.
+	Assignment []Partition `json:"assignment"`
+	// Recent lists the job's latest warnings and errors, oldest first.
+	Recent []LogEntry `json:"recent"`
+}
+
+// Pipeline is one pipeline in /status: the names of its sources and
+// sinks (tables), taken from the task names "<pipeline>/<table>".
+type Pipeline struct {
+	Name    string   `json:"name"`
+	Sources []string `json:"sources"`
+	Sinks   []string `json:"sinks"`
+}
+
+// Partition is one source partition this instance reads. Offsets not
+// known yet (no fetch response seen) are -1, and so is the lag then.
+type Partition struct {
+	Source           string `json:"source"`
+	Task             int    `json:"task"`
+	Topic            string `json:"topic"`
+	Partition        int32  `json:"partition"`
+	Position         int64  `json:"position"`
+	HighWatermark    int64  `json:"high_watermark"`
+	LastStableOffset int64  `json:"last_stable_offset"`
+	Lag              int64  `json:"lag"`
+}
+
+// LogEntry is one recent warning or error in /status.
+type LogEntry struct {
+	Time    string `json:"time"`
+	Level   string `json:"level"`
+	Message string `json:"message"`
+	Attrs   string `json:"attrs,omitempty"`
 }
 
 // Task is one task's counters in /status.
@@ -138,6 +183,37 @@ func StatusOf(st runtime.Status, now time.Time) Status {
 	out := Status{Job: st.Job, State: string(st.State), Run: st.Run, Restarts: st.Restarts,
 		Tasks: make([]Task, 0, len(st.Tasks)), TriggeringPaused: st.TriggeringPaused, GroupCommitFailures: st.GroupCommitFailures,
 		PendingCommits: Pending{Count: st.PendingCommits, OldestAgeSeconds: st.OldestPendingCommitAge.Seconds()}}
+	out.Time = now.UTC().Format(time.RFC3339Nano)
+	out.Pipelines, out.Assignment, out.Recent = []Pipeline{}, []Partition{}, make([]LogEntry, 0, len(st.Recent))
+	pipes := map[string]int{}
+	for _, t := range st.Tasks {
+		pn, table, ok := strings.Cut(t.Name, "/")
+		if !ok {
+			pn, table = "", t.Name
+		}
+		i, seen := pipes[pn]
+		if !seen {
+			i = len(out.Pipelines)
+			pipes[pn] = i
+			out.Pipelines = append(out.Pipelines, Pipeline{Name: pn, Sources: []string{}, Sinks: []string{}})
+		}
+		p := &out.Pipelines[i]
+		if t.Kind == runtime.SourceTask {
+			if !slices.Contains(p.Sources, table) {
+				p.Sources = append(p.Sources, table)
+			}
+		} else if !slices.Contains(p.Sinks, table) {
+			p.Sinks = append(p.Sinks, table)
+		}
+		for _, l := range t.Partitions {
+			out.Assignment = append(out.Assignment, Partition{Source: t.Name, Task: t.Index, Topic: l.Topic, Partition: l.Partition,
+				Position: l.Position, HighWatermark: l.HighWatermark, LastStableOffset: l.LastStableOffset, Lag: l.Lag})
+		}
+	}
+	for _, e := range st.Recent {
+		out.Recent = append(out.Recent, LogEntry{Time: e.Time.UTC().Format(time.RFC3339Nano), Level: e.Level.String(),
+			Message: e.Message, Attrs: e.Attrs})
+	}
 	for _, t := range st.Tasks {
 		out.Tasks = append(out.Tasks, Task{Kind: string(t.Kind), Name: t.Name, Index: t.Index,
 			RecordsIn: t.RecordsIn, RecordsOut: t.RecordsOut, Dropped: t.Dropped, BytesIn: t.BytesIn, BytesOut: t.BytesOut,
@@ -163,7 +239,7 @@ type Collector struct {
 	ckptCompleted, ckptFailed, ckptLastID, ckptLastDuration         *prometheus.Desc
 	ckptLastSize, ckptLastTime, ckptTotalDuration                   *prometheus.Desc
 	pending, pendingAge, restarts, state, triggeringPaused, running *prometheus.Desc
-	groupCommitFailures                                             *prometheus.Desc
+	groupCommitFailures, lag                                        *prometheus.Desc
 }
 
 // NewCollector returns a collector of src's metrics. Every metric has the
@@ -196,6 +272,8 @@ func NewCollector(src runtime.Metrics) *Collector {
 		running:           d("job_running", "1 while the job is running.", job),
 		groupCommitFailures: d("group_commit_failures_total",
 			"Failed commits of consumer group offsets (each also a warning; the job goes on).", job),
+		lag: d("consumer_lag", "Records between a source partition's position and its end (last stable offset under read_committed, else high watermark); absent until a fetch reported the end. Label table is the source id <pipeline>/<table>.",
+			[]string{"job", "table", "topic", "partition"}),
 	}
 }
 
@@ -203,7 +281,7 @@ func NewCollector(src runtime.Metrics) *Collector {
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{c.recordsIn, c.recordsOut, c.dropped, c.bytesIn, c.bytesOut, c.backpressure,
 		c.ckptCompleted, c.ckptFailed, c.ckptLastID, c.ckptLastDuration, c.ckptLastSize, c.ckptLastTime,
-		c.ckptTotalDuration, c.pending, c.pendingAge, c.restarts, c.state, c.triggeringPaused, c.running, c.groupCommitFailures} {
+		c.ckptTotalDuration, c.pending, c.pendingAge, c.restarts, c.state, c.triggeringPaused, c.running, c.groupCommitFailures, c.lag} {
 		ch <- d
 	}
 }
@@ -232,6 +310,11 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 			counter(c.bytesOut, float64(t.BytesOut), l...)
 		}
 		counter(c.backpressure, t.Backpressure.Seconds(), l...)
+		for _, p := range t.Partitions {
+			if p.Lag >= 0 {
+				gauge(c.lag, float64(p.Lag), job, t.Name, p.Topic, strconv.Itoa(int(p.Partition)))
+			}
+		}
 	}
 	cp := st.Checkpoints
 	counter(c.ckptCompleted, float64(cp.Completed), job)
