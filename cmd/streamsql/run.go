@@ -173,7 +173,7 @@ func (rf *runFlags) runJob(ctx context.Context, e *env, file string, j *job.Job,
 			return errFailed
 		}
 		defer srv.Close()
-		log.Info("serving /metrics, /healthz and /status", "addr", srv.Addr())
+		log.Info("serving the status page /, /status, /metrics and /healthz", "addr", srv.Addr())
 	}
 
 	stopSignals := e.handleSignals(cancel, log)

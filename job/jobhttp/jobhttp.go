@@ -1,8 +1,12 @@
 // Package jobhttp serves a job's metrics and status over HTTP, as
-// `streamsql run --http ADDR` does: /metrics in the Prometheus text format,
-// /healthz (200 "ok" unless the job failed, else 503) and /status (the
-// job's runtime.Status as JSON). Only names, counters and times are
-// served, never a table's options.
+// `streamsql run --http ADDR` does: / (a status page for people that
+// refreshes itself from /status; no external assets), /metrics in the
+// Prometheus text format (with streamsql_consumer_lag per source
+// partition), /healthz (200 "ok" unless the job failed, else 503) and
+// /status (the job's runtime.Status as JSON, with the partitions this
+// instance reads and their lag, and its recent warnings and errors). Only
+// names, counters, offsets, times and the job's own log lines are served,
+// never a table's options.
 //
 // It is a package of its own so that a program embedding package job
 // links the Prometheus client only when it serves metrics.
@@ -15,7 +19,7 @@ import (
 	"github.com/streamsql/streamsql/runtime"
 )
 
-// Handler returns the HTTP handler of /metrics, /healthz and /status for
+// Handler returns the HTTP handler of /, /metrics, /healthz and /status for
 // a job (a *job.Job, or anything else with a Status). It may be created
 // before the job runs: it serves the job's state at each request.
 func Handler(j runtime.Metrics) http.Handler { return metrics.Handler(j) }

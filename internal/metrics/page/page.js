@@ -13,7 +13,10 @@
     if (s < 7200) return Math.round(s / 60) + " min ago";
     return Math.round(s / 3600) + " h ago";
   }
-  function dur(s) { return s < 120 ? s.toFixed(1) + " s" : Math.round(s / 60) + " min"; }
+  function dur(s) {
+    if (s < 1) return Math.round(s * 1000) + " ms";
+    return s < 120 ? s.toFixed(1) + " s" : Math.round(s / 60) + " min";
+  }
   function row(cells) {
     var tr = document.createElement("tr");
     cells.forEach(function (c) {
@@ -95,7 +98,7 @@
     }), "no tasks running", 7);
     fill("recent", st.recent.slice().reverse().map(function (e) {
       var msg = e.message + (e.attrs ? "  " + e.attrs : "");
-      return [e.time.replace("T", " ").replace(/\.\d+Z$/, ""), { text: e.level, cls: e.level }, msg];
+      return [{ text: e.time.replace("T", " ").replace(/(\.\d+)?Z$/, ""), cls: "nowrap" }, { text: e.level, cls: e.level }, msg];
     }), "none", 3);
 
     // Right-align the numeric columns.
