@@ -15,6 +15,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/streamsql/streamsql/internal/dbtest"
 	"github.com/streamsql/streamsql/internal/kafkatest"
 	"github.com/streamsql/streamsql/job"
 )
@@ -42,6 +43,10 @@ type runCase struct {
 	// sources into one sink, several files); otherwise the lines are
 	// compared in the order they came (one partition, read in order).
 	sort bool
+	// db names the database server the example writes ("postgresql" or
+	// "mariadb", see internal/dbtest): its URL and credentials are passed
+	// as the variables PG_* or MYSQL_*.
+	db string
 }
 
 // bounded are the hints that make a Kafka table's reads stop at the
@@ -139,6 +144,44 @@ var runCases = map[string]runCase{
 		phases:  [][]string{{"products_latest"}, {"print"}, {"print-2"}},
 		collect: printedLines,
 	},
+	"kafka_to_postgres_upsert": {
+		kafka: true,
+		db:    "postgresql",
+		setup: func(t *testing.T, b kafkatest.Broker, _ string) (map[string]map[string]string, []string) {
+			in := b.Topic(t, 1)
+			produce(t, b, in, []string{
+				`{"id":1,"customer":"alice","amount":10.00}`, `{"id":2,"customer":"bob","amount":20.50}`,
+				`{"id":3,"customer":"alice","amount":30.25}`, `{"id":4,"customer":"carol","amount":7.00}`,
+				`{"id":5,"customer":"bob","amount":1.99}`, `{"id":6,"customer":"alice","amount":99.00}`,
+			})
+			table := dbTable(t, "postgresql", "customer_last_order", "(customer TEXT PRIMARY KEY, id BIGINT, amount NUMERIC(10, 2))")
+			return map[string]map[string]string{
+				"orders":              {"topic": in, "scan.bounded.mode": "latest-offset"},
+				"customer_last_order": {"table-name": table},
+			}, nil
+		},
+		phases:  [][]string{{"customer_last_order"}, {"print"}},
+		collect: printedLines,
+	},
+	"kafka_to_mariadb_exactly_once": {
+		kafka: true,
+		db:    "mariadb",
+		setup: func(t *testing.T, b kafkatest.Broker, _ string) (map[string]map[string]string, []string) {
+			in := b.Topic(t, 1)
+			produce(t, b, in, []string{
+				`{"id":1,"account":"acme","amount":100.00}`, `{"id":2,"account":"acme","amount":-40.00}`,
+				`{"id":3,"account":"globex","amount":0}`, `{"id":4,"account":"initech","amount":12.34}`,
+				`{"id":5,"account":"globex","amount":5.00}`,
+			})
+			table := dbTable(t, "mariadb", "ledger", "(id BIGINT PRIMARY KEY, account VARCHAR(40), amount DECIMAL(10, 2))")
+			return map[string]map[string]string{
+				"payments": {"topic": in, "scan.bounded.mode": "latest-offset"},
+				"ledger":   {"table-name": table},
+			}, nil
+		},
+		phases:  [][]string{{"ledger"}, {"print"}},
+		collect: printedLines,
+	},
 	"exactly_once": {
 		kafka: true,
 		setup: func(t *testing.T, b kafkatest.Broker, dir string) (map[string]map[string]string, []string) {
@@ -176,6 +219,22 @@ var debeziumInput = []string{
 	`{"before":null,"after":{"id":103,"name":null,"price":0.5},"source":{"db":"inventory","table":"products","ts_ms":1700000004000},"op":"c","ts_ms":1700000004100}`,
 }
 
+// dbTable creates a table of the given columns with a unique name in the
+// test database server (see internal/dbtest), dropped when the test ends,
+// and returns its name.
+func dbTable(t *testing.T, server, prefix, columns string) string {
+	t.Helper()
+	srv := dbtest.PostgreSQL
+	if server == "mariadb" {
+		srv = dbtest.MariaDB
+	}
+	db := srv(t).Open(t)
+	name := dbtest.Table(prefix)
+	dbtest.Exec(t, db, "CREATE TABLE "+name+" "+columns)
+	t.Cleanup(func() { _, _ = db.Exec("DROP TABLE " + name) })
+	return name
+}
+
 // exactlyOnceInput are the orders exactly_once.sql reads: two above 100,
 // one at exactly 100 (left out), one below and one with a NULL amount.
 var exactlyOnceInput = []string{
@@ -201,13 +260,24 @@ func TestRun(t *testing.T) {
 			if rc.kafka {
 				b = kafkatest.Require(t)
 			}
+			vars := map[string]string{}
+			switch rc.db {
+			case "postgresql":
+				srv := dbtest.PostgreSQL(t)
+				vars = map[string]string{"PG_URL": srv.URL, "PG_USER": srv.User, "PG_PASSWORD": srv.Password}
+			case "mariadb":
+				srv := dbtest.MariaDB(t)
+				vars = map[string]string{"MYSQL_URL": srv.URL, "MYSQL_USER": srv.User, "MYSQL_PASSWORD": srv.Password}
+			}
 			dir := t.TempDir()
 			hints, written := rc.setup(t, b, dir)
 			var printed bytes.Buffer
 			for i, phase := range rc.phases {
+				vars["KAFKA_BOOTSTRAP"] = b.Addr
+				vars["OUTPUT_DIR"] = filepath.Join(dir, "out")
+				vars["CHECKPOINT_DIR"] = filepath.Join(dir, "checkpoints", strconv.Itoa(i))
 				j, err := job.CompileFile(context.Background(), file, job.Options{
-					Vars: map[string]string{"KAFKA_BOOTSTRAP": b.Addr, "OUTPUT_DIR": filepath.Join(dir, "out"),
-						"CHECKPOINT_DIR": filepath.Join(dir, "checkpoints", strconv.Itoa(i))},
+					Vars:      vars,
 					Hints:     hints,
 					Pipelines: phase,
 					Output:    &printed,
