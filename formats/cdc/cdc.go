@@ -23,16 +23,23 @@
 //     DELETE as 'd' with 'before'.
 //   - canal-json: type INSERT, UPDATE, DELETE over every row of 'data'; an
 //     UPDATE's before-row is the matching row of 'old' with the fields
-//     'old' does not list taken from 'data' (unchanged); CREATE and other
-//     DDL records (isDdl true) hold no row; canal-json.database.include and
-//     .table.include (Java regular expressions, whole match) keep only the
-//     records of matching databases and tables.
+//     'old' does not list taken from 'data' (unchanged); a CREATE record
+//     (DDL) holds no row, other DDL types are unknown types (errors), as in
+//     Flink; canal-json.database.include and .table.include (regular
+//     expressions, whole match) keep only the records of matching databases
+//     and tables, checked before the rows are read.
 //   - maxwell-json: type insert, update, delete of 'data', an update's
 //     before-row built from 'old' as for Canal.
-//   - A record that is empty or null (a Kafka tombstone, which Debezium
-//     writes after each delete) holds no row and is skipped. Any other
-//     record that does not decode is an error, or skipped with
+//   - An empty record (a Kafka tombstone, which Debezium writes after each
+//     delete) holds no row and is skipped. Any other record that does not
+//     decode, JSON null included, is an error, or skipped with
 //     <format>.ignore-parse-errors.
+//
+// Compatibility is checked against Flink itself: testdata/flink holds what
+// Flink 1.20's flink-json decodes (rows and kinds, skips, failures) for a
+// set of envelopes and writes for rows of every kind, produced by
+// tools/flink-formats-gen; TestFlinkChangelogGolden and
+// TestFlinkDebeziumSerializeGolden compare row for row and byte for byte.
 package cdc
 
 import (

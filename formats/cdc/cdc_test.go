@@ -78,7 +78,7 @@ func TestDebeziumDecode(t *testing.T) {
 		{`{"before":{"id":1,"name":"a","price":1.5},"after":{"id":1,"name":"b","price":null},"op":"u"}`, "-U[1, a, 1.50] +U[1, b, null]"},
 		{`{"before":{"id":1,"name":"b"},"after":null,"op":"d"}`, "-D[1, b, null]"},
 		{``, "skip"},
-		{`null`, "skip"},
+		{`null`, "error: debezium-json: cannot decode record at byte 0: the record is JSON null"},
 		{`{"before":null,"after":{"id":1},"op":"x"}`, `error: debezium-json: cannot decode record at byte 0: unknown "op" value "x"`},
 		{`{"before":null,"after":{"id":1},"op":"u"}`, `error: debezium-json: cannot decode record at byte 0: the "before" field of an UPDATE message is null; with Debezium's Postgres connector, set the table's REPLICA IDENTITY to FULL`},
 		{`{"after":{"id":"x"},"op":"c"}`, "error: debezium-json: cannot decode field 'after.id' at byte 15: x is not a valid BIGINT"},
@@ -119,6 +119,7 @@ func TestCanalDecode(t *testing.T) {
 		{`{"data":[{"id":1,"name":"a"}],"database":"db","table":"products","type":"DELETE"}`, "-D[1, a, null, db, products, null]"},
 		{`{"data":[{"id":1}],"database":"db","table":"users","type":"INSERT"}`, "skip"},
 		{`{"data":null,"database":"db","table":"products","type":"CREATE","isDdl":true}`, "skip"},
+		{`{"data":null,"database":"db","table":"products","type":"ALTER","isDdl":true}`, `error: canal-json: cannot decode record at byte 0: unknown "type" value "ALTER"`},
 		{`{"data":[{"id":1}],"database":"db","table":"products","type":"NOPE"}`, `error: canal-json: cannot decode record at byte 0: unknown "type" value "NOPE"`},
 	}
 	for _, c := range cases {

@@ -1,6 +1,7 @@
 package cdc
 
 import (
+	"bytes"
 	stdjson "encoding/json"
 	"errors"
 	"fmt"
@@ -26,16 +27,19 @@ type decoder struct {
 	id     string
 	env    factory.Decoder // json over the envelope
 	envRow types.Row
-	n      int // physical fields
-	names  []string
-	ignore bool
+	// filter reads only database and table (Canal's include options).
+	filter    factory.Decoder
+	filterRow types.Row
+	n         int // physical fields
+	names     []string
+	ignore    bool
 
 	// Positions in envRow (-1: not decoded). For Debezium with
 	// schema-include, payload is the ROW holding the others.
 	schema, payload                  int
 	before, after, op                int
 	source, tsMs                     int
-	data, old, typ, db, table, isDDL int
+	data, old, typ, db, table        int
 	sqlType, pkNames, ts, es, pkMaxw int
 	dbInclude, tableInclude          *regexp.Regexp
 	metadata                         []string
@@ -51,7 +55,7 @@ type decoder struct {
 func newDecoder(id string, ctx factory.FormatContext) (*decoder, error) {
 	d := &decoder{id: id, n: len(ctx.Fields), ignore: ignoreParseErrors.Get(ctx.Options), metadata: ctx.Metadata,
 		schema: -1, payload: -1, before: -1, after: -1, op: -1, source: -1, tsMs: -1,
-		data: -1, old: -1, typ: -1, db: -1, table: -1, isDDL: -1, sqlType: -1, pkNames: -1, ts: -1, es: -1, pkMaxw: -1}
+		data: -1, old: -1, typ: -1, db: -1, table: -1, sqlType: -1, pkNames: -1, ts: -1, es: -1, pkMaxw: -1}
 	readable := map[string]map[string]types.Type{Debezium: debeziumMetadata, Canal: canalMetadata, Maxwell: maxwellMetadata}[id]
 	for _, k := range ctx.Metadata {
 		if _, ok := readable[k]; !ok {
@@ -104,7 +108,6 @@ func newDecoder(id string, ctx factory.FormatContext) (*decoder, error) {
 		add(&d.typ, "type", types.String())
 		add(&d.db, "database", types.String())
 		add(&d.table, "table", types.String())
-		add(&d.isDDL, "isDdl", types.Boolean())
 		if wants("sql-type") {
 			add(&d.sqlType, "sqlType", intMap)
 		}
@@ -141,6 +144,14 @@ func newDecoder(id string, ctx factory.FormatContext) (*decoder, error) {
 			add(&d.ts, "ts", types.BigInt())
 		}
 	}
+	if d.dbInclude != nil || d.tableInclude != nil {
+		ff := []types.Field{{Name: "database", Type: types.String()}, {Name: "table", Type: types.String()}}
+		f, err := json.NewDecoder(factory.FormatContext{Table: ctx.Table, Fields: ff, Options: ctx.Options})
+		if err != nil {
+			return nil, err
+		}
+		d.filter, d.filterRow = f, types.NewRow(2)
+	}
 	env, err := json.NewDecoder(factory.FormatContext{Table: ctx.Table, Fields: fields, Options: ctx.Options})
 	if err != nil {
 		return nil, err
@@ -167,14 +178,26 @@ var errNoRow = fmt.Errorf("%w: the record holds no row", factory.ErrSkipRecord)
 func (d *decoder) Decode(data []byte, row *types.Row) error {
 	d.rows = d.rows[:0]
 	d.next = 0
-	if err := d.env.Decode(data, &d.envRow); err != nil {
-		var de *factory.DecodeError
-		if errors.As(err, &de) && !errors.Is(err, factory.ErrSkipRecord) {
-			c := *de
-			c.Format = d.id
-			return &c
+	if t := bytes.TrimSpace(data); len(t) == 4 && string(t) == "null" {
+		// Flink fails on it (only an empty record, a Kafka tombstone, is
+		// no row).
+		return d.fail("the record is JSON null")
+	}
+	if d.filter != nil {
+		// Canal's database.include and table.include are applied before
+		// the rows are read, as in Flink: a record of another table is
+		// skipped even when its rows would not decode.
+		if err := d.filter.Decode(data, &d.filterRow); err != nil {
+			return d.envError(err)
 		}
-		return err // skipped: empty, null (a tombstone), or ignored
+		db, table := d.filterRow.Fields[0], d.filterRow.Fields[1]
+		if d.dbInclude != nil && (db.IsNull() || !d.dbInclude.MatchString(db.Str())) ||
+			d.tableInclude != nil && (table.IsNull() || !d.tableInclude.MatchString(table.Str())) {
+			return errNoRow
+		}
+	}
+	if err := d.env.Decode(data, &d.envRow); err != nil {
+		return d.envError(err)
 	}
 	env := d.envRow.Fields
 	var err error
@@ -194,6 +217,18 @@ func (d *decoder) Decode(data []byte, row *types.Row) error {
 	}
 	d.fill(row)
 	return nil
+}
+
+// envError is an error of the envelope's json decoder, named as the
+// format's.
+func (d *decoder) envError(err error) error {
+	var de *factory.DecodeError
+	if errors.As(err, &de) && !errors.Is(err, factory.ErrSkipRecord) {
+		c := *de
+		c.Format = d.id
+		return &c
+	}
+	return err // skipped: empty (a tombstone), or ignored
 }
 
 // Next implements factory.MultiRowDecoder.
@@ -326,15 +361,6 @@ func (d *decoder) setMeta(key string, v types.Value) {
 }
 
 func (d *decoder) canal(env []types.Value, raw []byte) error {
-	if d.dbInclude != nil && (env[d.db].IsNull() || !d.dbInclude.MatchString(env[d.db].Str())) {
-		return errNoRow
-	}
-	if d.tableInclude != nil && (env[d.table].IsNull() || !d.tableInclude.MatchString(env[d.table].Str())) {
-		return errNoRow
-	}
-	if !env[d.isDDL].IsNull() && env[d.isDDL].Bool() {
-		return errNoRow // a DDL event
-	}
 	if env[d.typ].IsNull() {
 		return d.fail(`the record has no "type" field`)
 	}

@@ -34,6 +34,12 @@ type Case struct {
 	Input []byte     // the input (deserialize)
 	Skip  bool       // Flink returned no row
 	Error string     // Flink threw this
+	// Rows are the rows a changelog format (debezium-json, ...) emitted
+	// for Input, with their kinds ("crow <kind> <values>" lines).
+	Rows []types.Row
+	// Kind is the kind of Row for a changelog format's serialize case
+	// (a "kind" line before the case); Insert otherwise.
+	Kind types.RowKind
 }
 
 // Read parses a golden file. Option values in csv files are base64 (they
@@ -46,6 +52,7 @@ func Read(path string, decodeOptions bool) ([]Block, error) {
 	defer f.Close()
 	var blocks []Block
 	var cur *Case
+	nextKind := types.Insert
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 1<<24)
 	line := 0
@@ -72,6 +79,12 @@ func Read(path string, decodeOptions bool) ([]Block, error) {
 				b.Options[k] = v
 			}
 			blocks = append(blocks, b)
+		case "kind":
+			k, ok := types.ParseRowKind(rest)
+			if !ok {
+				return nil, fail(fmt.Errorf("unknown row kind %q", rest))
+			}
+			nextKind = k
 		case "case":
 			t, err := ParseType(rest)
 			if err != nil {
@@ -81,8 +94,24 @@ func Read(path string, decodeOptions bool) ([]Block, error) {
 				return nil, fail(fmt.Errorf("case before options"))
 			}
 			bl := &blocks[len(blocks)-1]
-			bl.Cases = append(bl.Cases, Case{Line: line, Type: t})
+			bl.Cases = append(bl.Cases, Case{Line: line, Type: t, Kind: nextKind})
+			nextKind = types.Insert
 			cur = &bl.Cases[len(bl.Cases)-1]
+		case "crow":
+			ks, spec, _ := strings.Cut(rest, " ")
+			k, ok := types.ParseRowKind(ks)
+			if !ok {
+				return nil, fail(fmt.Errorf("unknown row kind %q", ks))
+			}
+			var sp any
+			if err := json.Unmarshal([]byte(spec), &sp); err != nil {
+				return nil, fail(err)
+			}
+			v, err := value(cur.Type, sp)
+			if err != nil {
+				return nil, fail(err)
+			}
+			cur.Rows = append(cur.Rows, types.Row{Kind: k, Fields: v.List()})
 		case "row":
 			var spec any
 			if err := json.Unmarshal([]byte(rest), &spec); err != nil {

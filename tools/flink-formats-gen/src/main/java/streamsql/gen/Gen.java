@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Base64;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -19,6 +20,14 @@ import org.apache.flink.formats.csv.CsvRowDataSerializationSchema;
 import org.apache.flink.formats.json.JsonFormatOptions;
 import org.apache.flink.formats.json.JsonRowDataDeserializationSchema;
 import org.apache.flink.formats.json.JsonRowDataSerializationSchema;
+import org.apache.flink.formats.json.canal.CanalJsonDeserializationSchema;
+import org.apache.flink.formats.json.debezium.DebeziumJsonDeserializationSchema;
+import org.apache.flink.formats.json.debezium.DebeziumJsonSerializationSchema;
+import org.apache.flink.formats.json.maxwell.MaxwellJsonDeserializationSchema;
+import org.apache.flink.table.types.DataType;
+import org.apache.flink.table.types.utils.TypeConversions;
+import org.apache.flink.types.RowKind;
+import org.apache.flink.util.Collector;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
 import org.apache.flink.table.data.ArrayData;
@@ -73,6 +82,161 @@ public final class Gen {
         String version = org.apache.flink.runtime.util.EnvironmentInformation.getVersion();
         json(root.resolve("formats/json/testdata/flink"), version);
         csv(root.resolve("formats/csv/testdata/flink"), version);
+        cdc(root.resolve("formats/cdc/testdata/flink"), version);
+    }
+
+    // ---- debezium-json, canal-json, maxwell-json
+
+    static final String CDC_ROW = "ROW<`id` BIGINT, `name` STRING, `price` DECIMAL(10, 2), `ts` TIMESTAMP(3)>";
+
+    static void cdc(Path dir, String version) throws Exception {
+        Files.createDirectories(dir);
+        RowType rt = (RowType) LogicalTypeParser.parse(CDC_ROW);
+        DataType dt = TypeConversions.fromLogicalToDataType(rt);
+        String full = "{\"id\":1,\"name\":\"scooter\",\"price\":3.14,\"ts\":\"2020-01-01 12:00:00.123\"}";
+        String full2 = "{\"id\":1,\"name\":\"scooter\",\"price\":2.99,\"ts\":\"2020-01-02 08:30:00\"}";
+        String nulls = "{\"id\":2,\"name\":null,\"price\":null,\"ts\":null}";
+        String iso = "{\"id\":3,\"name\":\"iso\",\"price\":\"1.005\",\"ts\":\"2020-01-01T12:00:00.5\"}";
+        String src = ",\"source\":{\"db\":\"inventory\",\"table\":\"products\",\"ts_ms\":1589362330000},\"ts_ms\":1589362330904";
+        String[] debezium = {
+            "{\"before\":null,\"after\":" + full + ",\"op\":\"c\"" + src + "}",
+            "{\"before\":null,\"after\":" + full + ",\"op\":\"r\"}",
+            "{\"before\":" + full + ",\"after\":" + full2 + ",\"op\":\"u\"" + src + "}",
+            "{\"before\":" + full2 + ",\"after\":null,\"op\":\"d\"}",
+            "{\"before\":null,\"after\":" + nulls + ",\"op\":\"c\"}",
+            "{\"before\":null,\"after\":" + iso + ",\"op\":\"c\"}",
+            "{\"after\":{\"id\":4,\"price\":12345678.999,\"extra\":[1]},\"op\":\"c\",\"transaction\":null}",
+            "{\"before\":null,\"after\":" + full2 + ",\"op\":\"u\"}",
+            "{\"before\":null,\"after\":null,\"op\":\"d\"}",
+            "{\"before\":null,\"after\":" + full + ",\"op\":\"x\"}",
+            "{\"before\":null,\"after\":" + full + "}",
+            "{\"before\":null,\"after\":{\"id\":\"one\"},\"op\":\"c\"}",
+            "{\"schema\":{\"type\":\"struct\"},\"payload\":{\"before\":null,\"after\":" + full + ",\"op\":\"c\"}}",
+            "{\"schema\":null,\"payload\":{\"before\":" + full + ",\"after\":" + full2 + ",\"op\":\"u\"}}",
+            "{\"before\":",
+            "null",
+            "",
+        };
+        String canalSrc = ",\"database\":\"inventory\",\"table\":\"products\",\"es\":1589373560000,\"ts\":1589373560798,\"isDdl\":false,\"pkNames\":[\"id\"]";
+        String[] canal = {
+            "{\"data\":[" + full + "," + nulls + "],\"old\":null,\"type\":\"INSERT\"" + canalSrc + "}",
+            "{\"data\":[" + full2 + "],\"old\":[{\"price\":3.14,\"ts\":\"2020-01-01 12:00:00.123\"}],\"type\":\"UPDATE\"" + canalSrc + "}",
+            "{\"data\":[" + full2 + "],\"old\":[{\"name\":null}],\"type\":\"UPDATE\"" + canalSrc + "}",
+            "{\"data\":[" + full2 + "," + nulls + "],\"old\":[{\"price\":1},{\"name\":\"was\"}],\"type\":\"UPDATE\"" + canalSrc + "}",
+            "{\"data\":[" + full2 + "],\"old\":null,\"type\":\"DELETE\"" + canalSrc + "}",
+            "{\"data\":null,\"old\":null,\"type\":\"CREATE\",\"isDdl\":true,\"database\":\"inventory\",\"table\":\"products\",\"sql\":\"CREATE TABLE products (id INT)\"}",
+            "{\"data\":null,\"old\":null,\"type\":\"ALTER\",\"isDdl\":true,\"database\":\"inventory\",\"table\":\"products\"}",
+            "{\"data\":[" + full + "],\"type\":\"INSERT\",\"database\":\"other\",\"table\":\"users\"}",
+            "{\"data\":[" + full + "],\"type\":\"NOPE\"" + canalSrc + "}",
+            "{\"data\":[],\"type\":\"INSERT\"" + canalSrc + "}",
+            "{\"data\":[" + iso + "],\"type\":\"INSERT\"" + canalSrc + "}",
+            "{\"data\":",
+            "",
+        };
+        String[] maxwell = {
+            "{\"database\":\"inventory\",\"table\":\"products\",\"type\":\"insert\",\"ts\":1596684883,\"xid\":7,\"commit\":true,\"data\":" + full + ",\"primary_key_columns\":[\"id\"]}",
+            "{\"database\":\"inventory\",\"table\":\"products\",\"type\":\"update\",\"ts\":1596684893,\"data\":" + full2 + ",\"old\":{\"price\":3.14,\"ts\":\"2020-01-01 12:00:00.123\"}}",
+            "{\"database\":\"inventory\",\"table\":\"products\",\"type\":\"update\",\"ts\":1596684893,\"data\":" + full2 + ",\"old\":{\"name\":null}}",
+            "{\"database\":\"inventory\",\"table\":\"products\",\"type\":\"delete\",\"ts\":1596684900,\"data\":" + full2 + "}",
+            "{\"database\":\"inventory\",\"table\":\"products\",\"type\":\"insert\",\"data\":" + nulls + "}",
+            "{\"database\":\"inventory\",\"table\":\"products\",\"type\":\"insert\",\"data\":" + iso + "}",
+            "{\"database\":\"inventory\",\"table\":\"products\",\"type\":\"table-create\",\"def\":{}}",
+            "{\"database\":\"inventory\",\"table\":\"products\",\"type\":\"bootstrap-insert\",\"data\":" + full + "}",
+            "{\"database\":\"inventory\",\"table\":\"products\",\"type\":\"update\",\"data\":" + full2 + "}",
+            "{\"data\":",
+            "",
+        };
+
+        StringBuilder out = header(version);
+        boolean[][] dOpts = {{false, false}, {false, true}, {true, false}};
+        for (String tf : new String[] {"SQL", "ISO_8601"}) {
+            for (boolean[] o : dOpts) {
+                out.append("options format=debezium-json debezium-json.schema-include=").append(o[0])
+                    .append(" debezium-json.ignore-parse-errors=").append(o[1])
+                    .append(" debezium-json.timestamp-format.standard=").append(tf.replace('_', '-')).append('\n');
+                DebeziumJsonDeserializationSchema d = new DebeziumJsonDeserializationSchema(dt, Collections.emptyList(),
+                    InternalTypeInfo.of(rt), o[0], o[1], TimestampFormat.valueOf(tf));
+                d.open(deserCtx());
+                for (String in : debezium) changelogCase(out, rt, in, d);
+            }
+            for (boolean ignore : new boolean[] {false, true}) {
+                for (String[] filter : new String[][] {{null, null}, {"inv.*", "prod.*"}}) {
+                    out.append("options format=canal-json canal-json.ignore-parse-errors=").append(ignore)
+                        .append(" canal-json.timestamp-format.standard=").append(tf.replace('_', '-'));
+                    if (filter[0] != null) {
+                        out.append(" canal-json.database.include=").append(filter[0])
+                            .append(" canal-json.table.include=").append(filter[1]);
+                    }
+                    out.append('\n');
+                    CanalJsonDeserializationSchema.Builder b = CanalJsonDeserializationSchema.builder(dt, Collections.emptyList(),
+                        InternalTypeInfo.of(rt)).setIgnoreParseErrors(ignore).setTimestampFormat(TimestampFormat.valueOf(tf));
+                    if (filter[0] != null) b.setDatabase(filter[0]).setTable(filter[1]);
+                    CanalJsonDeserializationSchema d = b.build();
+                    d.open(deserCtx());
+                    for (String in : canal) changelogCase(out, rt, in, d);
+                }
+                out.append("options format=maxwell-json maxwell-json.ignore-parse-errors=").append(ignore)
+                    .append(" maxwell-json.timestamp-format.standard=").append(tf.replace('_', '-')).append('\n');
+                MaxwellJsonDeserializationSchema d = new MaxwellJsonDeserializationSchema(dt, Collections.emptyList(),
+                    InternalTypeInfo.of(rt), ignore, TimestampFormat.valueOf(tf));
+                d.open(deserCtx());
+                for (String in : maxwell) changelogCase(out, rt, in, d);
+            }
+        }
+        Files.writeString(dir.resolve("deserialize.txt"), out.toString());
+
+        out = header(version);
+        String[][] sOpts = {
+            {"SQL", "FAIL", "null", "false", "false"},
+            {"ISO_8601", "FAIL", "null", "true", "false"},
+            {"SQL", "FAIL", "null", "false", "true"},
+        };
+        Object[][] rows = {
+            {1L, StringData.fromString("scooter"), DecimalData.fromBigDecimal(new BigDecimal("3.14"), 10, 2),
+                TimestampData.fromEpochMillis(1577880000123L)},
+            {2L, null, null, null},
+            {3L, StringData.fromString("tiny \"q\""), DecimalData.fromBigDecimal(new BigDecimal("0.00"), 10, 2),
+                TimestampData.fromEpochMillis(0L, 5)},
+        };
+        for (String[] o : sOpts) {
+            out.append("options format=debezium-json debezium-json.timestamp-format.standard=").append(o[0].replace('_', '-'))
+                .append(" debezium-json.map-null-key.mode=").append(o[1])
+                .append(" debezium-json.map-null-key.literal=").append(o[2])
+                .append(" debezium-json.encode.decimal-as-plain-number=").append(o[3])
+                .append(" debezium-json.encode.ignore-null-fields=").append(o[4]).append('\n');
+            DebeziumJsonSerializationSchema s = new DebeziumJsonSerializationSchema(rt, TimestampFormat.valueOf(o[0]),
+                JsonFormatOptions.MapNullKeyMode.valueOf(o[1]), o[2], Boolean.parseBoolean(o[3]), Boolean.parseBoolean(o[4]));
+            s.open(serCtx());
+            for (Object[] r : rows) {
+                for (RowKind k : RowKind.values()) {
+                    GenericRowData row = GenericRowData.ofKind(k, r);
+                    out.append("kind ").append(k.shortString()).append('\n');
+                    serializeCase(out, rt, row, s);
+                }
+            }
+        }
+        Files.writeString(dir.resolve("serialize.txt"), out.toString());
+    }
+
+    /** One input of a changelog format: every row Flink emits ("crow KIND SPEC"), skip, or error. */
+    static void changelogCase(StringBuilder out, RowType rt, String text, DeserializationSchema<RowData> d) {
+        byte[] in = text.getBytes(StandardCharsets.UTF_8);
+        out.append("case ").append(rt.asSummaryString()).append('\n');
+        out.append("# ").append(text).append('\n');
+        out.append("input ").append(Base64.getEncoder().encodeToString(in)).append('\n');
+        List<RowData> rows = new ArrayList<>();
+        try {
+            d.deserialize(in, new Collector<RowData>() {
+                public void collect(RowData r) { rows.add(r); }
+                public void close() {}
+            });
+            if (rows.isEmpty()) out.append("skip\n");
+            for (RowData r : rows) {
+                out.append("crow ").append(r.getRowKind().shortString()).append(' ').append(spec(r, rt)).append('\n');
+            }
+        } catch (Throwable t) {
+            out.append("error ").append(rootCause(t)).append('\n');
+        }
     }
 
     // ---- json
