@@ -4,7 +4,7 @@
 # directory. The server never runs as root: when this script runs as root,
 # initdb and postgres run as the `postgres` user the package creates.
 #
-#   scripts/pg.sh start
+#   scripts/pg.sh start [-c name=value]...
 #       Creates a cluster (user streamsql, password streamsql-test, password
 #       authentication; max_prepared_transactions=64 so that exactly-once
 #       sinks can prepare transactions; fsync off: test data only), starts
@@ -13,7 +13,9 @@
 #           export STREAMSQL_PG_USER=streamsql
 #           export STREAMSQL_PG_PASSWORD=streamsql-test
 #           export STREAMSQL_PG_DIR=/tmp/streamsql-pg.XXXX
-#       so that `eval "$(scripts/pg.sh start)"` exports them.
+#       so that `eval "$(scripts/pg.sh start)"` exports them. Each -c sets a
+#       server setting after the defaults above (a test of a server without
+#       prepared transactions uses -c max_prepared_transactions=0).
 #   scripts/pg.sh stop DIR
 #       Stops the server started in DIR (fast shutdown) and removes DIR.
 set -euo pipefail
@@ -45,7 +47,13 @@ freeport() {
 }
 
 start() {
-  local bin dir port
+  local bin dir port extra=""
+  while [ $# -gt 0 ]; do
+    case $1 in
+      -c) [ $# -ge 2 ] || die "-c needs name=value"; extra+=" -c $2"; shift 2 ;;
+      *) die "start: unknown argument $1" ;;
+    esac
+  done
   bin=$(bindir)
   dir=$(mktemp -d "${TMPDIR:-/tmp}/streamsql-pg.XXXXXX")
   chmod 755 "$dir"
@@ -56,7 +64,7 @@ start() {
     { cat "$dir/initdb.log" >&2; rm -rf "$dir"; die "initdb failed"; }
   port=$(freeport) || { rm -rf "$dir"; die "no free port"; }
   local opts="-p $port -k $dir -c listen_addresses=127.0.0.1 -c max_prepared_transactions=64"
-  opts+=" -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c shared_buffers=32MB -c max_connections=200"
+  opts+=" -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c shared_buffers=32MB -c max_connections=200$extra"
   # setsid: the server must not receive the terminal's signals meant for a test run.
   if ! as setsid "$bin/pg_ctl" start -w -t 60 -D "$dir/data" -l "$dir/server.log" -o "$opts" >"$dir/pg_ctl.log" 2>&1 </dev/null; then
     tail -n 30 "$dir/server.log" >&2 || true
@@ -83,5 +91,5 @@ stop() {
 case ${1:-} in
   start) shift; start "$@" ;;
   stop) shift; stop "$@" ;;
-  *) die "usage: pg.sh start | stop DIR" ;;
+  *) die "usage: pg.sh start [-c name=value]... | stop DIR" ;;
 esac

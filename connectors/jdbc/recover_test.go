@@ -2,7 +2,9 @@ package jdbc_test
 
 import (
 	"context"
+	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -134,5 +136,48 @@ func TestRecoverLeftovers(t *testing.T) {
 				t.Errorf("table after the new run: %v, want (1, after)", got)
 			}
 		})
+	}
+}
+
+// TestNoPreparedTransactions starts a PostgreSQL server with
+// max_prepared_transactions = 0 (the server's default) and checks that an
+// exactly-once sink fails at start with an error that says what to set,
+// while an at-least-once sink writes.
+func TestNoPreparedTransactions(t *testing.T) {
+	t.Parallel()
+	srv := dbtest.StartPostgreSQL(t, "../..", "max_prepared_transactions=0")
+	db := srv.Open(t)
+	name := createTable(t, srv, db, true)
+	ctx := context.Background()
+	s, _, err := factory.Default.CreateSink(ctx, jdbcTable(srv, name, true, "sink.delivery-guarantee", "exactly-once"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.(connector.TwoPhaseSink).Committer(ctx, "job")
+	if !errors.Is(err, jdbc.ErrNoPreparedTransactions) {
+		t.Fatalf("Committer: %v, want ErrNoPreparedTransactions", err)
+	}
+	for _, w := range []string{"max_prepared_transactions = 0", "set max_prepared_transactions to at least", "'sink.delivery-guarantee' = 'at-least-once'"} {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("error %q does not say %q", err, w)
+		}
+	}
+	s, _, err = factory.Default.CreateSink(ctx, jdbcTable(srv, name, true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := s.Open(ctx, connector.TaskInfo{Job: "job"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if err := w.Write(ctx, []types.Row{{Fields: []types.Value{types.Int64(1), types.Str("x")}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.PreCommit(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if got := readTable(t, db, name); len(got) != 1 {
+		t.Errorf("at-least-once sink wrote %v", got)
 	}
 }

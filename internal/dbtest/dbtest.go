@@ -7,12 +7,15 @@
 package dbtest
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"database/sql"
 	"encoding/hex"
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -129,4 +132,40 @@ func Exec(t testing.TB, db *sql.DB, stmts ...string) {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
+}
+
+// StartPostgreSQL starts a PostgreSQL server of its own with scripts/pg.sh
+// and the given settings (name=value, such as
+// max_prepared_transactions=0), and stops it when the test ends. root is
+// the repository's root. It skips (fails under CI=true) when PostgreSQL
+// is not installed. Starting takes a few seconds.
+func StartPostgreSQL(t testing.TB, root string, settings ...string) Server {
+	t.Helper()
+	args := []string{filepath.Join(root, "scripts", "pg.sh"), "start"}
+	for _, s := range settings {
+		args = append(args, "-c", s)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var stderr bytes.Buffer
+	cmd := exec.CommandContext(ctx, "bash", args...)
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		msg := fmt.Sprintf("scripts/pg.sh start: %v\n%s", err, stderr.String())
+		if os.Getenv("CI") != "true" && strings.Contains(stderr.String(), "not installed") {
+			t.Skip(msg)
+		}
+		t.Fatal(msg)
+	}
+	env := map[string]string{}
+	for _, line := range strings.Split(string(out), "\n") {
+		if k, v, ok := strings.Cut(strings.TrimPrefix(line, "export "), "="); ok {
+			env[k] = v
+		}
+	}
+	t.Cleanup(func() {
+		_ = exec.Command("bash", filepath.Join(root, "scripts", "pg.sh"), "stop", env["STREAMSQL_PG_DIR"]).Run()
+	})
+	return Server{Name: "postgresql", URL: env[EnvPGURL], User: env[EnvPGUser], Password: env[EnvPGPassword]}
 }
