@@ -11,7 +11,8 @@
     if (s < 1) return "just now";
     if (s < 120) return Math.round(s) + " s ago";
     if (s < 7200) return Math.round(s / 60) + " min ago";
-    return Math.round(s / 3600) + " h ago";
+    if (s < 172800) return Math.round(s / 3600) + " h ago";
+    return Math.round(s / 86400) + " days ago";
   }
   function dur(s) {
     if (s < 1) return Math.round(s * 1000) + " ms";

@@ -1,0 +1,75 @@
+package metrics
+
+import (
+	"context"
+	"log/slog"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/streamsql/streamsql/runtime"
+)
+
+// chromium returns Debian's headless-capable browser, failing under
+// CI=true when it is missing (.ci/run installs it) and skipping otherwise.
+func chromium(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	const how = "the status page test needs a headless browser: apt-get install -y chromium (as .ci/run does)"
+	if os.Getenv("CI") == "true" {
+		t.Fatal(how)
+	}
+	t.Skip(how)
+	return ""
+}
+
+// TestPageRendersStatus loads the page in headless chromium against a
+// fixed status and checks what its script made of it: a partition whose
+// end is unknown, the recent warning, and a log message full of markup
+// shown as text, never run or parsed as HTML. (cmd/streamsql's
+// TestStatusPageInBrowser does the same against a running job.)
+func TestPageRendersStatus(t *testing.T) {
+	browser := chromium(t)
+	st := lagged()
+	st.Recent = append(st.Recent, runtime.LogEntry{Time: time.Unix(1700000002, 0), Level: slog.LevelError,
+		Message: `<img src=x onerror="document.body.dataset.pwned=1"><b>bold</b>`})
+	f := fixed(st)
+	srv := httptest.NewServer(Handler(&f))
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+		"--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync",
+		"--disable-dev-shm-usage", "--user-data-dir="+t.TempDir(), "--virtual-time-budget=3000", "--dump-dom", srv.URL+"/")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("chromium: %v\n%s", err, stderr.String())
+	}
+	dom := string(out)
+	for _, want := range []string{
+		`<h1 id="job">orders</h1>`,
+		`id="lag">10<`, `1 of 2 partitions known`,
+		`<td>orders</td><td class="n">0</td><td class="n">40</td><td class="n">52</td><td class="n">50</td><td class="n lagged">10</td>`,
+		`<td>orders</td><td class="n">3</td><td class="n">7</td><td class="n">–</td><td class="n">–</td><td class="n">unknown</td>`,
+		`<td class="WARN">WARN</td><td>kafka source: slow  task=0</td>`,
+		`<td class="nowrap">2023-11-14 22:13:21</td>`,
+		`&lt;img src=x onerror="document.body.dataset.pwned=1"&gt;&lt;b&gt;bold&lt;/b&gt;`,
+		`id="pending">3<`, `id="ckpt">#5<`,
+	} {
+		if !strings.Contains(dom, want) {
+			t.Errorf("the page lacks %s:\n%s", want, dom)
+		}
+	}
+	if strings.Contains(dom, "pwned") && !strings.Contains(dom, "&lt;img") || strings.Contains(dom, `data-pwned`) || strings.Contains(dom, "<b>bold</b>") {
+		t.Errorf("a log message was parsed as HTML:\n%s", dom)
+	}
+}
