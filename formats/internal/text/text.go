@@ -465,6 +465,11 @@ func fastDecimal(b []byte, precision, scale int) (types.Decimal, bool) {
 	if !seen {
 		return types.Decimal{}, false
 	}
+	if frac-scale >= len(pow10) {
+		// More fraction digits (leading zeros, which nd does not count)
+		// than the table covers: the slow path rounds them.
+		return types.Decimal{}, false
+	}
 	if frac > scale {
 		// Round half-up dropping frac-scale digits.
 		div := pow10[frac-scale]

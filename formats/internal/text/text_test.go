@@ -160,3 +160,15 @@ func TestAppendJavaDoubleParsesBack(t *testing.T) {
 		}
 	}
 }
+
+// Leading zeros of the fraction are not counted as digits, so a number may
+// have more fraction digits than the fast path's table of powers: it used
+// to index past it (a panic found by the cdc formats' fuzzing).
+func TestDecimalManyFractionZeros(t *testing.T) {
+	for _, s := range []string{"0.0000000000000000000000", "-0.00000000000000000000000000000001", "0.000000000000000000000000000000015"} {
+		got, err := ParseDecimal([]byte(s), 10, 2)
+		if err != nil || got.Cmp(types.NewDecimal(0, 2)) != 0 {
+			t.Errorf("ParseDecimal(%s, 10, 2) = %s, %v; want 0.00", s, got, err)
+		}
+	}
+}
