@@ -60,7 +60,7 @@ func TestPageRendersStatus(t *testing.T) {
 		`id="lag">10<`, `1 of 2 partitions known`,
 		`<td>orders</td><td class="n">0</td><td class="n">40</td><td class="n">52</td><td class="n">50</td><td class="n lagged">10</td>`,
 		`<td>orders</td><td class="n">3</td><td class="n">7</td><td class="n">–</td><td class="n">–</td><td class="n">unknown</td>`,
-		`<td class="WARN">WARN</td><td>kafka source: slow  task=0</td>`,
+		`<td class="WARN">WARN</td><td>kafka source: slow <span class="attrs">task=0</span></td>`,
 		`<td class="nowrap">2023-11-14 22:13:21</td>`,
 		`&lt;img src=x onerror="document.body.dataset.pwned=1"&gt;&lt;b&gt;bold&lt;/b&gt;`,
 		`id="pending">3<`, `id="ckpt">#5<`,

@@ -25,6 +25,13 @@
       if (typeof c === "object" && c !== null) {
         td.textContent = c.text;
         if (c.cls) td.className = c.cls;
+        if (c.attrs) {
+          var span = document.createElement("span");
+          span.className = "attrs";
+          span.textContent = c.attrs;
+          td.appendChild(document.createTextNode(" "));
+          td.appendChild(span);
+        }
       } else {
         td.textContent = c;
       }
@@ -98,8 +105,7 @@
         x.backpressure_seconds.toFixed(1)];
     }), "no tasks running", 7);
     fill("recent", st.recent.slice().reverse().map(function (e) {
-      var msg = e.message + (e.attrs ? "  " + e.attrs : "");
-      return [{ text: e.time.replace("T", " ").replace(/(\.\d+)?Z$/, ""), cls: "nowrap" }, { text: e.level, cls: e.level }, msg];
+      return [{ text: e.time.replace("T", " ").replace(/(\.\d+)?Z$/, ""), cls: "nowrap" }, { text: e.level, cls: e.level }, { text: e.message, attrs: e.attrs }];
     }), "none", 3);
 
     // Right-align the numeric columns.
