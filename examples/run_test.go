@@ -17,6 +17,7 @@ import (
 
 	"github.com/streamsql/streamsql/internal/dbtest"
 	"github.com/streamsql/streamsql/internal/kafkatest"
+	"github.com/streamsql/streamsql/internal/srtest"
 	"github.com/streamsql/streamsql/job"
 )
 
@@ -180,6 +181,23 @@ var runCases = map[string]runCase{
 			}, nil
 		},
 		phases:  [][]string{{"ledger"}, {"print"}},
+		collect: printedLines,
+	},
+	"avro_confluent": {
+		kafka: true,
+		setup: func(t *testing.T, b kafkatest.Broker, _ string) (map[string]map[string]string, []string) {
+			topic := b.Topic(t, 1)
+			reg := srtest.Start(srtest.Options{})
+			t.Cleanup(reg.Close)
+			h := boundedKafka(topic)
+			h["key.avro-confluent.url"] = reg.URL()
+			h["value.avro-confluent.url"] = reg.URL()
+			return map[string]map[string]string{
+				"payments_gen": {"number-of-rows": "6", "rows-per-second": "0"},
+				"payments":     h,
+			}, []string{topic}
+		},
+		phases:  [][]string{{"payments"}, {"print"}},
 		collect: printedLines,
 	},
 	"exactly_once": {

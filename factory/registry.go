@@ -175,6 +175,12 @@ type FormatContext struct {
 	// Metadata are keys of the format's ReadableMetadata the table reads
 	// (a decoder appends their values, in this order, after Fields).
 	Metadata []string
+	// Topic is the table's one topic when the connector has one (kafka
+	// with a single 'topic'), else "". avro-confluent names its default
+	// subject after it, as Flink does.
+	Topic string
+	// IsKey says the format encodes the record key ('key.format').
+	IsKey bool
 }
 
 // FormatFactory declares a format: its identifier (the value of 'format',
@@ -209,7 +215,10 @@ type Format struct {
 	Prefix  string
 	Factory *FormatFactory
 	Options *Config
-	table   string
+	// Topic is set by a connector with a single topic; it reaches the
+	// format as FormatContext.Topic.
+	Topic string
+	table string
 }
 
 // Identifier returns the format's identifier, such as "json".
@@ -226,7 +235,7 @@ func (f *Format) NewMetadataDecoder(fields []types.Field, metadata []string) (De
 	if f.Factory.NewDecoder == nil {
 		return nil, fmt.Errorf("format '%s' cannot decode (it is write-only)", f.Factory.Identifier)
 	}
-	return f.Factory.NewDecoder(FormatContext{Table: f.table, Fields: fields, Options: f.Options, Metadata: metadata})
+	return f.Factory.NewDecoder(FormatContext{Table: f.table, Fields: fields, Options: f.Options, Metadata: metadata, Topic: f.Topic, IsKey: f.Key == "key.format"})
 }
 
 // NewEncoder creates an encoder for rows of fields.
@@ -234,7 +243,7 @@ func (f *Format) NewEncoder(fields []types.Field) (Encoder, error) {
 	if f.Factory.NewEncoder == nil {
 		return nil, fmt.Errorf("format '%s' cannot encode (it is read-only)", f.Factory.Identifier)
 	}
-	return f.Factory.NewEncoder(FormatContext{Table: f.table, Fields: fields, Options: f.Options})
+	return f.Factory.NewEncoder(FormatContext{Table: f.table, Fields: fields, Options: f.Options, Topic: f.Topic, IsKey: f.Key == "key.format"})
 }
 
 // Registry holds connector and format factories. The zero Registry is not

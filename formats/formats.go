@@ -1,4 +1,5 @@
-// Package formats registers every built-in format (json, csv, raw, avro) in
+// Package formats registers every built-in format (json, csv, raw, avro,
+// avro-confluent) in
 // factory.Default when imported:
 //
 //	import _ "github.com/streamsql/streamsql/formats"
@@ -11,6 +12,7 @@ package formats
 import (
 	// Register the built-in formats.
 	_ "github.com/streamsql/streamsql/formats/avro"
+	_ "github.com/streamsql/streamsql/formats/avroconfluent"
 	_ "github.com/streamsql/streamsql/formats/cdc"
 	_ "github.com/streamsql/streamsql/formats/csv"
 	_ "github.com/streamsql/streamsql/formats/json"

@@ -8,7 +8,7 @@ import (
 )
 
 func TestBuiltinsRegistered(t *testing.T) {
-	if got := factory.Default.Formats(); !reflect.DeepEqual(got, []string{"avro", "canal-json", "csv", "debezium-json", "json", "maxwell-json", "raw"}) {
+	if got := factory.Default.Formats(); !reflect.DeepEqual(got, []string{"avro", "avro-confluent", "canal-json", "csv", "debezium-json", "json", "maxwell-json", "raw"}) {
 		t.Errorf("registered formats %v", got)
 	}
 }

@@ -15,7 +15,7 @@ func TestEveryBuiltinIsRegistered(t *testing.T) {
 			t.Errorf("connector %s is not registered; have %v", id, factory.Default.Connectors())
 		}
 	}
-	for _, id := range []string{"csv", "json", "raw"} {
+	for _, id := range []string{"avro", "avro-confluent", "csv", "json", "raw"} {
 		if !slices.Contains(factory.Default.Formats(), id) {
 			t.Errorf("format %s is not registered; have %v", id, factory.Default.Formats())
 		}

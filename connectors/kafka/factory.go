@@ -224,13 +224,25 @@ func init() {
 	factory.MustRegisterConnector(UpsertFactory())
 }
 
+// withTopic returns a copy of f that knows the table's topic when there is
+// exactly one (avro-confluent's default subject is <topic>-key or
+// <topic>-value, as in Flink).
+func withTopic(f *factory.Format, c *factory.Config) *factory.Format {
+	if f == nil || c.Has(optTopicPattern) || len(optTopic.Get(c)) != 1 {
+		return f
+	}
+	g := *f
+	g.Topic = optTopic.Get(c)[0]
+	return &g
+}
+
 // tableLayout checks the schema against the options and returns the
 // row ↔ record mapping.
 func tableLayout(ctx factory.Context, upsert bool) (*layout, error) {
 	c := ctx.Options
 	spec := layoutSpec{
-		valueFormat: optValueFormat.Get(c),
-		keyFormat:   optKeyFormat.Get(c),
+		valueFormat: withTopic(optValueFormat.Get(c), c),
+		keyFormat:   withTopic(optKeyFormat.Get(c), c),
 		keyFields:   optKeyFields.Get(c),
 		keyPrefix:   optKeyFieldsPrefix.Get(c),
 		exceptKey:   optValueFieldsInclude.Get(c) == "EXCEPT_KEY",

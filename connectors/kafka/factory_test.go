@@ -91,7 +91,7 @@ func TestValidation(t *testing.T) {
 		{"bad pattern", kafkaTable("topic", "<unset>", "topic-pattern", "t("), new(*factory.RuleError), "regular expression"},
 		{"missing servers", kafkaTable("properties.bootstrap.servers", "<unset>"), new(*factory.MissingOptionsError), "properties.bootstrap.servers"},
 		{"missing format", kafkaTable("format", "<unset>"), new(*factory.MissingOptionsError), "value.format"},
-		{"unknown format", kafkaTable("format", "avro"), new(*factory.UnknownFactoryError), "avro"},
+		{"unknown format", kafkaTable("format", "protobuf"), new(*factory.UnknownFactoryError), "protobuf"},
 		{"specific offsets required", kafkaTable("scan.startup.mode", "specific-offsets"), new(*factory.RequirementError),
 			"'scan.startup.specific-offsets' is required"},
 		{"timestamp required", kafkaTable("scan.startup.mode", "timestamp"), new(*factory.RequirementError), "'scan.startup.timestamp-millis'"},

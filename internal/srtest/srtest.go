@@ -1,0 +1,219 @@
+// Package srtest is a schema registry for tests that speaks the subset of
+// the Confluent Schema Registry REST API that streamsql's avro-confluent
+// format and franz-go's sr client use. No Confluent-compatible registry
+// could be installed here from the package registries CI reaches
+// (Confluent's own is not on Maven Central; Karapace is not on PyPI), so
+// tests run against this one, kept small and written to the protocol facts
+// below, with their sources:
+//
+//   - Requests and responses are JSON; the registry answers with content
+//     type application/vnd.schemaregistry.v1+json (Confluent's API
+//     reference, "Content Types":
+//     https://docs.confluent.io/5.4.11/_sources/schema-registry/develop/api.rst.txt).
+//   - POST /subjects/{subject}/versions with {"schema": "...",
+//     "schemaType": ..., "references": [...]} registers a schema and
+//     answers {"id": N}. The id identifies the schema globally: the same
+//     schema registered under another subject gets the same id, with a
+//     version of its own in each subject; registering a schema the subject
+//     already has returns its id again. A schema that is not compatible with
+//     the subject's latest one under the compatibility level (BACKWARD by
+//     default: the new schema must read data written with the latest) is
+//     refused with 409 Conflict; an invalid schema with 422 and error code
+//     42201 ("Register schema under a subject":
+//     https://docs.confluent.io/cloud/current/ccloud/register/; the
+//     compatibility levels: https://docs.confluent.io/legacy/platform/5.2.4/schema-registry/develop/api.html).
+//   - GET /schemas/ids/{id} answers {"schema": "..."}; an unknown id is 404
+//     with error code 40403.
+//   - GET /subjects/{subject}/versions/latest answers {"subject", "id",
+//     "version", "schema"}; an unknown subject is 404 with error code 40401.
+//   - Errors are {"error_code": N, "message": "..."}.
+//
+// Only AVRO schemas without references are accepted; compatibility is
+// checked with hamba/avro's schema compatibility (Avro's resolution rules).
+// Requests can require HTTP basic auth or a bearer token (see Options).
+package srtest
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+
+	hamba "github.com/hamba/avro/v2"
+)
+
+// Options configure a Registry.
+type Options struct {
+	// BasicAuth, when set ("user:password"), is required on every request.
+	BasicAuth string
+	// BearerToken, when set, is required on every request.
+	BearerToken string
+}
+
+// Registry is a running test registry.
+type Registry struct {
+	srv  *httptest.Server
+	opts Options
+
+	mu       sync.Mutex
+	schemas  []string         // id-1 → schema text
+	ids      map[string]int   // compact schema text → id
+	subjects map[string][]int // subject → ids by version-1
+	// Requests counts requests by "METHOD path-pattern", for tests that
+	// check caching.
+	requests map[string]int
+}
+
+// Start starts a registry on a loopback port; Close stops it.
+func Start(opts Options) *Registry {
+	r := &Registry{opts: opts, ids: map[string]int{}, subjects: map[string][]int{}, requests: map[string]int{}}
+	r.srv = httptest.NewServer(http.HandlerFunc(r.serve))
+	return r
+}
+
+// URL is the registry's base URL.
+func (r *Registry) URL() string { return r.srv.URL }
+
+// Close stops the registry.
+func (r *Registry) Close() { r.srv.Close() }
+
+// Requests returns how many requests of kind ("GET /schemas/ids",
+// "POST /subjects/versions", "GET /subjects/versions/latest") were served.
+func (r *Registry) Requests(kind string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.requests[kind]
+}
+
+const contentType = "application/vnd.schemaregistry.v1+json"
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", contentType)
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func fail(w http.ResponseWriter, status, code int, msg string) {
+	writeJSON(w, status, map[string]any{"error_code": code, "message": msg})
+}
+
+func (r *Registry) authorized(req *http.Request) bool {
+	if r.opts.BasicAuth != "" {
+		u, p, ok := req.BasicAuth()
+		if !ok || u+":"+p != r.opts.BasicAuth {
+			return false
+		}
+	}
+	if r.opts.BearerToken != "" && req.Header.Get("Authorization") != "Bearer "+r.opts.BearerToken {
+		return false
+	}
+	return true
+}
+
+func (r *Registry) serve(w http.ResponseWriter, req *http.Request) {
+	if !r.authorized(req) {
+		fail(w, http.StatusUnauthorized, 401, "Unauthorized")
+		return
+	}
+	parts := strings.Split(strings.Trim(req.URL.Path, "/"), "/")
+	switch {
+	case req.Method == http.MethodGet && len(parts) == 3 && parts[0] == "schemas" && parts[1] == "ids":
+		r.count("GET /schemas/ids")
+		r.schemaByID(w, parts[2])
+	case req.Method == http.MethodPost && len(parts) == 3 && parts[0] == "subjects" && parts[2] == "versions":
+		r.count("POST /subjects/versions")
+		r.register(w, req, parts[1])
+	case req.Method == http.MethodGet && len(parts) == 4 && parts[0] == "subjects" && parts[2] == "versions" && parts[3] == "latest":
+		r.count("GET /subjects/versions/latest")
+		r.latest(w, parts[1])
+	default:
+		fail(w, http.StatusNotFound, 404, "HTTP 404 Not Found")
+	}
+}
+
+func (r *Registry) count(kind string) {
+	r.mu.Lock()
+	r.requests[kind]++
+	r.mu.Unlock()
+}
+
+func (r *Registry) schemaByID(w http.ResponseWriter, s string) {
+	id, err := strconv.Atoi(s)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err != nil || id < 1 || id > len(r.schemas) {
+		fail(w, http.StatusNotFound, 40403, fmt.Sprintf("Schema %s not found", s))
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"schema": r.schemas[id-1]})
+}
+
+func (r *Registry) latest(w http.ResponseWriter, subject string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	vs := r.subjects[subject]
+	if len(vs) == 0 {
+		fail(w, http.StatusNotFound, 40401, fmt.Sprintf("Subject '%s' not found.", subject))
+		return
+	}
+	id := vs[len(vs)-1]
+	writeJSON(w, http.StatusOK, map[string]any{"subject": subject, "version": len(vs), "id": id, "schema": r.schemas[id-1]})
+}
+
+func (r *Registry) register(w http.ResponseWriter, req *http.Request, subject string) {
+	var body struct {
+		Schema     string            `json:"schema"`
+		SchemaType string            `json:"schemaType"`
+		References []json.RawMessage `json:"references"`
+	}
+	if err := json.NewDecoder(req.Body).Decode(&body); err != nil {
+		fail(w, http.StatusBadRequest, 400, "Bad Request: "+err.Error())
+		return
+	}
+	if (body.SchemaType != "" && body.SchemaType != "AVRO") || len(body.References) > 0 {
+		fail(w, http.StatusUnprocessableEntity, 42201, "Invalid schema: only AVRO schemas without references are supported by this test registry")
+		return
+	}
+	s, err := hamba.ParseBytes([]byte(body.Schema))
+	if err != nil {
+		fail(w, http.StatusUnprocessableEntity, 42201, "Invalid schema "+err.Error())
+		return
+	}
+	// The same schema is the same JSON, whitespace aside.
+	var compact bytes.Buffer
+	_ = json.Compact(&compact, []byte(body.Schema))
+	canon := compact.String()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	vs := r.subjects[subject]
+	if id, ok := r.ids[canon]; ok {
+		for _, v := range vs {
+			if v == id {
+				writeJSON(w, http.StatusOK, map[string]any{"id": id})
+				return
+			}
+		}
+	}
+	if len(vs) > 0 {
+		latest, err := hamba.ParseBytes([]byte(r.schemas[vs[len(vs)-1]-1]))
+		if err == nil {
+			// BACKWARD: the new schema reads what the latest wrote.
+			if err := hamba.NewSchemaCompatibility().Compatible(s, latest); err != nil {
+				fail(w, http.StatusConflict, 409, fmt.Sprintf("Schema being registered is incompatible with an earlier schema for subject %q: %v", subject, err))
+				return
+			}
+		}
+	}
+	id, ok := r.ids[canon]
+	if !ok {
+		r.schemas = append(r.schemas, body.Schema)
+		id = len(r.schemas)
+		r.ids[canon] = id
+	}
+	r.subjects[subject] = append(vs, id)
+	writeJSON(w, http.StatusOK, map[string]any{"id": id})
+}
