@@ -252,9 +252,34 @@ func (d *Dialect) Placeholder(n int) string {
 // (PostgreSQL's protocol limit is 65535).
 const maxParams = 60000
 
+// typedPlaceholder returns the n-th bind parameter for a value of type t.
+// PostgreSQL gets a cast where arg sends text for a non-text type
+// (decimals, dates, times, timestamps): the extended protocol sends text
+// parameters typed as text, which the server does not assign to a numeric
+// or date column without one.
+func (d *Dialect) typedPlaceholder(n int, t types.Type) string {
+	p := d.Placeholder(n)
+	if d != postgres {
+		return p
+	}
+	switch t.Kind {
+	case types.KindDecimal:
+		return p + "::numeric"
+	case types.KindDate:
+		return p + "::date"
+	case types.KindTime:
+		return p + "::time"
+	case types.KindTimestamp:
+		return p + "::timestamp"
+	case types.KindTimestampLTZ:
+		return p + "::timestamptz"
+	}
+	return p
+}
+
 // insertSQL returns INSERT INTO table (cols) VALUES (...), ... for rows
 // rows, with the upsert tail when keys are set.
-func (d *Dialect) insertSQL(table string, cols, keys []string, rows int) string {
+func (d *Dialect) insertSQL(table string, cols, keys []string, typs []types.Type, rows int) string {
 	var b strings.Builder
 	b.WriteString("INSERT INTO ")
 	b.WriteString(d.QuoteTable(table))
@@ -276,7 +301,7 @@ func (d *Dialect) insertSQL(table string, cols, keys []string, rows int) string 
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			b.WriteString(d.Placeholder(n))
+			b.WriteString(d.typedPlaceholder(n, typs[i]))
 			n++
 		}
 		b.WriteByte(')')
@@ -289,7 +314,7 @@ func (d *Dialect) insertSQL(table string, cols, keys []string, rows int) string 
 
 // deleteSQL returns DELETE FROM table WHERE (k1 = ? AND k2 = ?) OR ... for
 // rows keys.
-func (d *Dialect) deleteSQL(table string, keys []string, rows int) string {
+func (d *Dialect) deleteSQL(table string, keys []string, typs []types.Type, rows int) string {
 	var b strings.Builder
 	b.WriteString("DELETE FROM ")
 	b.WriteString(d.QuoteTable(table))
@@ -304,7 +329,7 @@ func (d *Dialect) deleteSQL(table string, keys []string, rows int) string {
 			if i > 0 {
 				b.WriteString(" AND ")
 			}
-			b.WriteString(d.quote(k) + " = " + d.Placeholder(n))
+			b.WriteString(d.quote(k) + " = " + d.typedPlaceholder(n, typs[i]))
 			n++
 		}
 		b.WriteByte(')')

@@ -407,8 +407,13 @@ func (w *Writer) batch() (ups, dels []types.Row, err error) {
 func (w *Writer) exec(ctx context.Context, e execer, ups, dels []types.Row) error {
 	d := w.s.cfg.DB.Dialect
 	var keyNames []string
+	var keyTypes, colTypes []types.Type
 	for _, k := range w.s.keys {
 		keyNames = append(keyNames, w.s.cols[k])
+		keyTypes = append(keyTypes, w.s.cfg.Fields[k].Type)
+	}
+	for _, f := range w.s.cfg.Fields {
+		colTypes = append(colTypes, f.Type)
 	}
 	per := min(maxParams/len(w.s.cols), 1000)
 	for len(ups) > 0 {
@@ -423,7 +428,7 @@ func (w *Writer) exec(ctx context.Context, e execer, ups, dels []types.Row) erro
 				args = append(args, a)
 			}
 		}
-		if _, err := e.ExecContext(ctx, d.insertSQL(w.s.cfg.TableName, w.s.cols, keyNames, n), args...); err != nil {
+		if _, err := e.ExecContext(ctx, d.insertSQL(w.s.cfg.TableName, w.s.cols, keyNames, colTypes, n), args...); err != nil {
 			return err
 		}
 		ups = ups[n:]
@@ -441,7 +446,7 @@ func (w *Writer) exec(ctx context.Context, e execer, ups, dels []types.Row) erro
 				args = append(args, a)
 			}
 		}
-		if _, err := e.ExecContext(ctx, d.deleteSQL(w.s.cfg.TableName, keyNames, n), args...); err != nil {
+		if _, err := e.ExecContext(ctx, d.deleteSQL(w.s.cfg.TableName, keyNames, keyTypes, n), args...); err != nil {
 			return err
 		}
 		dels = dels[n:]

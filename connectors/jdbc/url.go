@@ -137,9 +137,11 @@ func (d Database) Open(user, password string) (*sql.DB, error) {
 			// pgx's message may quote the string, password included.
 			return nil, fmt.Errorf("%w: the url's parameters are not valid for PostgreSQL", ErrConfig)
 		}
-		// The simple protocol sends values as literals the server casts to
-		// the column's type: decimals, dates and times go as text.
-		cfg.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
+		// The extended protocol without a prepared statement: one round
+		// trip, parameters typed by their Go type (decimals, dates and
+		// times go as text with a cast in the statement, see
+		// Dialect.typedPlaceholder).
+		cfg.DefaultQueryExecMode = pgx.QueryExecModeExec
 		return stdlib.OpenDB(*cfg), nil
 	default:
 		cfg := mysql.NewConfig()
