@@ -3,6 +3,8 @@ package factory
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/streamsql/streamsql/option"
@@ -61,6 +63,16 @@ func FormatMarkdown(f *FormatFactory) string {
 		b.WriteString(f.Description + "\n\n")
 	}
 	fmt.Fprintf(&b, "Options are written `%[1]s.*` with `'format'='%[1]s'`, `key.%[1]s.*` with `'key.format'='%[1]s'` and `value.%[1]s.*` with `'value.format'='%[1]s'`.\n\n", f.Identifier)
+	if f.Changelog != InsertOnly {
+		fmt.Fprintf(&b, "Changelog: %s. As a table's value format it makes a source of a connector that is INSERT only itself (kafka) produce these rows, and its sink accept them.\n\n", f.Changelog)
+	}
+	if len(f.ReadableMetadata) > 0 {
+		b.WriteString("Readable metadata, declared `METADATA FROM 'value.<key>'` on a Kafka table:\n\n| Key | Type |\n|---|---|\n")
+		for _, k := range slices.Sorted(maps.Keys(f.ReadableMetadata)) {
+			fmt.Fprintf(&b, "| `value.%s` | `%s` |\n", k, f.ReadableMetadata[k])
+		}
+		b.WriteString("\n")
+	}
 	writeOptionTable(&b, f.Identifier+".", f.Options)
 	writeRules(&b, f.Rules)
 	return b.String()
