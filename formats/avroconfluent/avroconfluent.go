@@ -145,13 +145,21 @@ func NewDecoder(ctx factory.FormatContext) (factory.Decoder, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &decoder{cl: cl, fields: ctx.Fields, byID: map[uint32]*avro.Decoder{}}, nil
+	return &decoder{cl: cl, fields: ctx.Fields, byID: map[uint32]lookedUp{}}, nil
 }
 
 type decoder struct {
 	cl     *sr.Client
 	fields []types.Field
-	byID   map[uint32]*avro.Decoder
+	// byID caches each id's decoder, or the DecodeError that id gives (an
+	// unknown id, a schema the table cannot read), so that a topic full of
+	// such records does not ask the registry once per record.
+	byID map[uint32]lookedUp
+}
+
+type lookedUp struct {
+	dec *avro.Decoder
+	err error
 }
 
 // Decode implements factory.Decoder.
@@ -164,15 +172,19 @@ func (d *decoder) Decode(data []byte, row *types.Row) error {
 		return &factory.DecodeError{Format: Identifier, Err: fmt.Errorf("unknown magic byte %d (expected 0)", data[0])}
 	}
 	id := binary.BigEndian.Uint32(data[1:5])
-	dec, ok := d.byID[id]
+	l, ok := d.byID[id]
 	if !ok {
-		var err error
-		if dec, err = d.lookup(id); err != nil {
-			return err
+		dec, err := d.lookup(id)
+		if err != nil && !errors.As(err, new(*factory.DecodeError)) {
+			return err // the registry could not be asked: not cached
 		}
-		d.byID[id] = dec
+		l = lookedUp{dec: dec, err: err}
+		d.byID[id] = l
 	}
-	err := dec.Decode(data[5:], row)
+	if l.err != nil {
+		return l.err
+	}
+	err := l.dec.Decode(data[5:], row)
 	var de *factory.DecodeError
 	if errors.As(err, &de) {
 		de.Format = Identifier

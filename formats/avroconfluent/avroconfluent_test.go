@@ -211,6 +211,15 @@ func TestBadRecords(t *testing.T) {
 			t.Errorf("%x: %v", in, err)
 		}
 	}
+	// An unknown id is asked for once, not once per record.
+	for range 3 {
+		if err := dec.Decode([]byte{0, 0, 0, 0, 9, 2}, &got); !errors.As(err, new(*factory.DecodeError)) {
+			t.Fatal(err)
+		}
+	}
+	if n := reg.Requests("GET /schemas/ids"); n != 1 {
+		t.Fatalf("%d lookups of one unknown id, want 1", n)
+	}
 }
 
 // TestAuth: basic auth and bearer tokens reach the registry; a wrong one
