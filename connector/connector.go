@@ -384,3 +384,25 @@ type LagReporter interface {
 // work is gone for good (for Kafka: the broker aborted the transaction).
 // The runtime fails the job with it instead of retrying or restarting.
 var ErrCommitLost = errors.New("pre-committed work was lost")
+
+// Reassigning is implemented by sources whose splits are assigned from
+// outside the job and may change while it runs: in a scaled-out job
+// (pipeline.scale-out), a Kafka source's splits are the partitions its
+// consumer group assigns this process. Splits then returns the current
+// assignment (waiting for the first one).
+//
+// When the assignment changes, the channel Reassigned returned after that
+// Splits call is closed. The runtime then stops the run gracefully — a
+// final checkpoint whose commits (and the positions committed with them)
+// complete before the readers close — and calls Released(false); then it
+// starts a new run, which calls Splits again. A source giving up splits
+// may wait for Released before it lets them go (a Kafka source blocks its
+// group's rebalance so), so that the next owner starts exactly where the
+// committed output ends. Released is also called, with false, after a run
+// that failed, and once with true when the job ends: the source then
+// leaves its group and releases what it holds.
+type Reassigning interface {
+	Source
+	Reassigned() <-chan struct{}
+	Released(last bool)
+}

@@ -87,6 +87,13 @@ type JobContext struct {
 	// parse: the settings above may not be the job's, so checks that
 	// compare an option with them should be skipped.
 	SettingsUncertain bool
+	// ScaleOut is pipeline.scale-out: the job runs as several cooperating
+	// processes, each reading the source partitions a consumer group
+	// assigns it (docs/scale-out.md). InstanceID is this process's
+	// pipeline.instance-id (--instance-id), stable across its restarts;
+	// it may be "" while a job is only validated or explained.
+	ScaleOut   bool
+	InstanceID string
 }
 
 // DurableCheckpoints reports whether checkpoints outlive the process
@@ -235,6 +242,13 @@ type TableInfo struct {
 	// BoundedRows, for a source, is the number of rows it reads when that
 	// is known before it starts (datagen's number-of-rows); 0 otherwise.
 	BoundedRows int64
+	// ScaleOut says, for EXPLAIN, what the table does when the job runs
+	// scaled out (pipeline.scale-out): "reads the partitions the group
+	// assigns this instance". NoScaleOut says why the table cannot take
+	// part instead; the planner refuses the job with it. A table that
+	// sets neither cannot take part either (its connector does not say
+	// how).
+	ScaleOut, NoScaleOut string
 }
 
 // Describe returns the TableInfo of a validated table in role, from its

@@ -144,6 +144,11 @@ type Options struct {
 	// JobName overrides the job's name (default: pipeline.name, else the
 	// file name without directory and extension).
 	JobName string
+	// InstanceID is this process's id among the instances of a scaled-out
+	// job (pipeline.scale-out; docs/scale-out.md): when set, it is the
+	// setting pipeline.instance-id, over Set. It must be unique among the
+	// job's instances and the same across the process's restarts.
+	InstanceID string
 	// Hints are table options by table name (as written in the file,
 	// without catalog and database), applied to every read and write of
 	// the table over its WITH options and OPTIONS hints, before the
@@ -196,6 +201,13 @@ type Job struct {
 // each with its position (see Errors); errors.Is matches ddl.ErrSyntax
 // and the planner's error classes (planner.ErrType, ...) in it.
 func Compile(ctx context.Context, name, text string, opts Options) (*Job, error) {
+	if opts.InstanceID != "" {
+		opts.Set = maps.Clone(opts.Set)
+		if opts.Set == nil {
+			opts.Set = map[string]string{}
+		}
+		opts.Set[planner.SettingInstanceID] = opts.InstanceID
+	}
 	plan, err := planner.Compile(ctx, name, text, planner.Options{
 		Registry: opts.Registry,
 		Vars:     opts.Vars,

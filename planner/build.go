@@ -76,6 +76,9 @@ func (pl *Plan) Build(ctx context.Context, bo BuildOptions) ([]runtime.Pipeline,
 	if err != nil {
 		return nil, err
 	}
+	if pl.ScaleOut && pl.InstanceID == "" {
+		return nil, fmt.Errorf("%s = true needs this instance's id: run with --instance-id ID (or set %s), unique among the job's instances and the same across restarts", SettingScaleOut, SettingInstanceID)
+	}
 	var out []runtime.Pipeline
 	names := pl.PipelineNames()
 	for _, ins := range pl.Inserts {

@@ -26,10 +26,19 @@ func (pl *Plan) Explain(w io.Writer) error {
 	}
 	if cp.Dir != "" {
 		fmt.Fprintf(&b, "Checkpoint storage: %s\n", cp.Dir)
+	} else if pl.ScaleOut {
+		b.WriteString("Checkpoint storage: in memory (a scaled-out job keeps its positions in the consumer groups, committed with the output)\n")
 	} else {
 		b.WriteString("Checkpoint storage: in memory (execution.checkpointing.dir not set; a restarted process starts over)\n")
 	}
 	fmt.Fprintf(&b, "Restart strategy: %s\n", pl.Runtime.EffectiveStrategy())
+	if pl.ScaleOut {
+		id := pl.InstanceID
+		if id == "" {
+			id = "not set; give --instance-id to run"
+		}
+		fmt.Fprintf(&b, "Scale-out: on (pipeline.scale-out), instance %s: Kafka sources read the partitions their consumer group assigns this instance; positions live in the group\n", id)
+	}
 	for i, ins := range pl.Inserts {
 		b.WriteString("\n")
 		tag := ""
@@ -81,6 +90,9 @@ func (pl *Plan) explainSource(b *strings.Builder, s *Source) {
 	fmt.Fprintf(b, "  Source: %s\n", s.Name())
 	fmt.Fprintf(b, "    connector: %s\n", s.Connector())
 	writeLines(b, s.Info.Summary)
+	if pl.ScaleOut {
+		fmt.Fprintf(b, "    scale-out: %s\n", s.Info.ScaleOut)
+	}
 	writeLines(b, s.Validated.Formats())
 	fmt.Fprintf(b, "    changelog: %s\n", s.Changelog)
 	writeOptions(b, s.Options, pl.registry)
@@ -99,6 +111,9 @@ func (pl *Plan) explainSink(b *strings.Builder, s *Sink) {
 		fmt.Fprintf(b, "    after a crash: %s\n", s.AfterCrash)
 	}
 	writeLines(b, s.Info.DeliverySummary)
+	if pl.ScaleOut {
+		fmt.Fprintf(b, "    scale-out: %s\n", s.Info.ScaleOut)
+	}
 	writeLines(b, s.Validated.Formats())
 	fmt.Fprintf(b, "    accepts: %s\n", s.Changelog)
 	writeOptions(b, s.Options, pl.registry)

@@ -54,6 +54,8 @@ func (p *planner) checkDurability() {
 		switch {
 		case cp.Mode == runtime.AtLeastOnce.String():
 			s.AfterCrash = "at-least-once: execution.checkpointing.mode is AT_LEAST_ONCE"
+		case pl.ScaleOut:
+			s.AfterCrash = "exactly-once (source offsets committed in the sink transaction under the group's generation" + stop + ")"
 		case cp.Dir != "":
 			s.AfterCrash = fmt.Sprintf("exactly-once (checkpoints in %s%s)", cp.Dir, stop)
 		default:
@@ -64,6 +66,14 @@ func (p *planner) checkDurability() {
 		}
 		reason := positionsInTransaction(ins, stores)
 		if reason == "" {
+			continue
+		}
+		if pl.ScaleOut {
+			msg := fmt.Sprintf("exactly-once sink '%s' cannot keep its guarantee in a scaled-out job (%s = true), which has no checkpoint files: it must commit its sources' positions in its transactions", s.Name(), SettingScaleOut)
+			if s.Info.PositionsFix != "" {
+				msg += "; " + s.Info.PositionsFix
+			}
+			p.errs = append(p.errs, p.f.errorAt(ins.Pos, ErrInvalidSetting, nil, msg+" ("+reason+")"))
 			continue
 		}
 		msg := fmt.Sprintf("exactly-once sink '%s' cannot keep its guarantee after a crash: checkpoints are kept in memory (execution.checkpointing.dir is not set), so a restarted process can neither finish the pending commits nor resume its sources where the committed output ends, and writes rows twice or loses them; set execution.checkpointing.dir to a durable directory",

@@ -21,6 +21,12 @@ const (
 	// position) or DROP (the row is dropped and counted in
 	// streamsql_task_records_dropped_total), as in Flink.
 	SettingNotNullEnforcer = "table.exec.sink.not-null-enforcer"
+	// SettingScaleOut is pipeline.scale-out: run the job as several
+	// cooperating processes (docs/scale-out.md).
+	SettingScaleOut = "pipeline.scale-out"
+	// SettingInstanceID is pipeline.instance-id: this process's stable
+	// identity among the job's instances (the CLI's --instance-id).
+	SettingInstanceID = "pipeline.instance-id"
 )
 
 // The declarations of the planner's settings, with package option as the
@@ -30,6 +36,17 @@ var (
 				Description("The job's name; unset: the job file's name without directory and extension. It names the " +
 			"job's checkpoint folder in execution.checkpointing.dir and seeds the Kafka transactional-id prefixes " +
 			"streamsql derives, so it must stay the same across restarts. It must not contain `/` or `\\`.")
+	settingScaleOut = option.Bool(SettingScaleOut).Default(false).
+			Description("Run the job as several cooperating processes, each started with its own " +
+			"`pipeline.instance-id` (`streamsql run --instance-id ID`): Kafka sources read as members of the consumer " +
+			"group `properties.group.id` and each instance runs every pipeline over the partitions the group assigns " +
+			"it. Positions live in the group (committed in exactly-once sinks' transactions), not in checkpoint files. " +
+			"Tables that cannot take part are refused. See docs/scale-out.md.")
+	settingInstanceID = option.String(SettingInstanceID).
+				Description("This process's identity among the instances of a scaled-out job (`pipeline.scale-out`): " +
+			"its static consumer group membership and the suffix of its Kafka transactional ids. It must be unique " +
+			"among the job's instances and stay the same across the process's restarts (a Kubernetes StatefulSet's " +
+			"pod name, say). Required to run a scaled-out job.")
 	settingLocalTimeZone = option.String(SettingLocalTimeZone).Default("default").
 				Description("The session time zone of TIMESTAMP_LTZ conversions and time functions: an IANA name such " +
 			"as `Europe/Berlin`, or `default` for the local time zone of the process.")
@@ -43,7 +60,7 @@ var (
 // Settings returns the declarations of the job settings the planner
 // reads itself, sorted by key.
 func Settings() []option.Option {
-	return []option.Option{settingPipelineName, settingNotNullEnforcer, settingLocalTimeZone}
+	return []option.Option{settingInstanceID, settingPipelineName, settingScaleOut, settingNotNullEnforcer, settingLocalTimeZone}
 }
 
 // SettingKeys returns the keys of the job settings the planner reads

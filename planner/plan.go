@@ -61,6 +61,10 @@ type Plan struct {
 	Settings map[string]string
 	// Checkpoint are the checkpoint settings in effect.
 	Checkpoint CheckpointSettings
+	// ScaleOut is pipeline.scale-out; InstanceID is pipeline.instance-id
+	// (docs/scale-out.md).
+	ScaleOut   bool
+	InstanceID string
 	// Runtime is the runtime configuration parsed from Settings.
 	Runtime runtime.Config
 	// NotNullDrop is table.exec.sink.not-null-enforcer = DROP: a row with
@@ -369,6 +373,7 @@ func run(ctx context.Context, name, text string, opts Options, catalogOnly bool)
 	cp, errs := p.checkpointSettings()
 	p.errs = append(p.errs, errs...)
 	p.plan.Checkpoint = cp
+	p.scaleOutSettings()
 
 	failures := parsed.Failures
 	for _, s := range stmts {
@@ -398,6 +403,7 @@ func run(ctx context.Context, name, text string, opts Options, catalogOnly bool)
 		return p, nil
 	}
 	p.checkExclusive()
+	p.checkScaleOut()
 	p.checkDurability()
 	if len(p.errs) == 0 && len(p.plan.Inserts) == 0 {
 		p.errs = append(p.errs, &Error{File: name, Message: ErrNoJob.Error(), Err: ErrNoJob})
@@ -1010,6 +1016,8 @@ func (pl *Plan) jobContext(unsure bool) factory.JobContext {
 		CheckpointModeSet:  cp.ModeSet,
 		CheckpointDir:      cp.Dir,
 		SettingsUncertain:  unsure,
+		ScaleOut:           pl.ScaleOut,
+		InstanceID:         pl.InstanceID,
 	}
 }
 

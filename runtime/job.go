@@ -29,9 +29,12 @@ type Job struct {
 
 	running  atomic.Bool
 	restarts atomic.Int64
-	state    atomic.Value // State
-	cur      atomic.Pointer[attempt]
-	stats    statsState
+	// reassignments counts runs that stopped because a source's splits
+	// were reassigned (pipeline.scale-out rebalances).
+	reassignments atomic.Int64
+	state         atomic.Value // State
+	cur           atomic.Pointer[attempt]
+	stats         statsState
 
 	// recent keeps the latest warnings and errors of log for Status.
 	recent recentLog
@@ -157,6 +160,7 @@ func (j *Job) Run(ctx context.Context) error {
 		return fmt.Errorf("job %q is already running", j.spec.Name)
 	}
 	defer j.running.Store(false)
+	defer j.releaseSources(true)
 	if d, ok := j.store.(*checkpoint.Dir); ok {
 		unlock, err := d.Lock()
 		if err != nil {
@@ -171,6 +175,10 @@ func (j *Job) Run(ctx context.Context) error {
 		j.state.Store(StateRestoring)
 		err := j.runOnceSafe(ctx, first)
 		first = false
+		if errors.Is(err, errReassigned) {
+			j.reassignments.Add(1)
+			continue
+		}
 		if err == nil {
 			if ctx.Err() != nil {
 				j.state.Store(StateStopped)

@@ -39,6 +39,14 @@ type Status struct {
 	Run string
 	// Restarts counts restarts after failures.
 	Restarts int64
+	// Reassignments counts runs that stopped, with a final checkpoint,
+	// because a source's splits were reassigned (a consumer group
+	// rebalance of a scaled-out job; connector.Reassigning).
+	Reassignments int64 `json:",omitempty"`
+	// Assignment lists, for each source whose splits are assigned from
+	// outside the job (connector.Reassigning), the split ids the current
+	// run reads (for Kafka "<topic>:<partition>").
+	Assignment map[string][]string `json:",omitempty"`
 	// Tasks lists the current run's tasks.
 	Tasks []TaskStatus
 	// Checkpoints summarizes checkpointing.
@@ -164,7 +172,7 @@ func (s *statsState) setPaused(p bool) {
 
 // Status implements Metrics.
 func (j *Job) Status() Status {
-	st := Status{Job: j.spec.Name, Restarts: j.restarts.Load(), State: StateCreated}
+	st := Status{Job: j.spec.Name, Restarts: j.restarts.Load(), Reassignments: j.reassignments.Load(), State: StateCreated}
 	if s, ok := j.state.Load().(State); ok {
 		st.State = s
 	}
@@ -184,6 +192,19 @@ func (j *Job) Status() Status {
 	}
 	st.Run = a.run
 	for _, t := range a.srcTasks {
+		if _, ok := t.src.spec.Source.(connector.Reassigning); ok {
+			if st.Assignment == nil {
+				st.Assignment = map[string][]string{}
+			}
+			ids := st.Assignment[t.src.id]
+			if ids == nil {
+				ids = []string{} // an instance may own none
+			}
+			for _, sp := range t.splits {
+				ids = append(ids, sp.ID)
+			}
+			st.Assignment[t.src.id] = ids
+		}
 		ts := TaskStatus{Kind: SourceTask, Name: t.src.id, Index: t.index, RecordsIn: t.recordsIn.Load(),
 			RecordsOut: t.recordsOut.Load(), Dropped: t.dropped.Load(), Backpressure: time.Duration(t.backpressure.Load())}
 		t.mu.Lock()

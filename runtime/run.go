@@ -89,6 +89,50 @@ type attempt struct {
 	tracker    *tracker
 	coord      *coordinator
 	mode       Mode
+	// reassigned is set when a source's splits changed during the run
+	// (connector.Reassigning): the run stopped gracefully to start again
+	// over the new ones.
+	reassigned atomic.Bool
+}
+
+// errReassigned ends a run that stopped because a source's splits were
+// reassigned (connector.Reassigning); Run starts the next at once, and it
+// counts as no failure.
+var errReassigned = errors.New("source splits reassigned")
+
+// releaseSources tells every Reassigning source that the run over its
+// splits ended (last: the job ends).
+func (j *Job) releaseSources(last bool) {
+	for _, p := range j.spec.Pipelines {
+		for _, s := range p.Sources {
+			if r, ok := s.Source.(connector.Reassigning); ok {
+				r.Released(last)
+			}
+		}
+	}
+}
+
+// watchReassign stops the run gracefully when a source's splits change.
+func (a *attempt) watchReassign(done <-chan struct{}) {
+	for _, sr := range a.sources {
+		r, ok := sr.spec.Source.(connector.Reassigning)
+		if !ok {
+			continue
+		}
+		ch := r.Reassigned()
+		if ch == nil {
+			continue
+		}
+		go func() {
+			select {
+			case <-ch:
+				a.j.log.Info("source splits reassigned; stopping the run with a final checkpoint to start again over the new ones", "source", sr.id)
+				a.reassigned.Store(true)
+				a.coord.requestStop()
+			case <-done:
+			}
+		}()
+	}
 }
 
 func (j *Job) runOnce(ctx context.Context, first bool) (err error) {
@@ -96,6 +140,9 @@ func (j *Job) runOnce(ctx context.Context, first bool) (err error) {
 	if err != nil {
 		return err
 	}
+	// Sources whose splits are assigned from outside learn when the run
+	// over them has ended, whatever ended it.
+	defer j.releaseSources(false)
 	a := &attempt{j: j, run: newRunID(), restored: restored, mode: j.spec.Config.Checkpoint.Mode}
 	if restored != nil {
 		a.restoredID = restored.ID
@@ -157,6 +204,7 @@ func (j *Job) runOnce(ctx context.Context, first bool) (err error) {
 		}
 	})
 	defer unregister()
+	a.watchReassign(stopCtx.Done())
 
 	g, gctx := errgroup.WithContext(actx)
 	for _, t := range a.srcTasks {
@@ -174,6 +222,12 @@ func (j *Job) runOnce(ctx context.Context, first bool) (err error) {
 	}
 	if err != nil {
 		return err
+	}
+	if a.reassigned.Load() && ctx.Err() == nil {
+		if err := a.coord.finish(true); err != nil {
+			return err
+		}
+		return errReassigned
 	}
 	return a.coord.finish(ctx.Err() != nil)
 }

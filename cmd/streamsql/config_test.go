@@ -24,7 +24,7 @@ func TestKnownKeysIncludeDeprecatedNames(t *testing.T) {
 	if !slices.Equal(got, slices.Sorted(slices.Values(wasListed))) {
 		t.Fatalf("deprecated names = %v, want %v", got, wasListed)
 	}
-	plannerKeys := []string{"pipeline.name", "table.exec.sink.not-null-enforcer", "table.local-time-zone"}
+	plannerKeys := []string{"pipeline.instance-id", "pipeline.name", "pipeline.scale-out", "table.exec.sink.not-null-enforcer", "table.local-time-zone"}
 	want := slices.Concat(runtime.Keys(), runtime.IgnoredKeys(), wasListed, plannerKeys)
 	slices.Sort(want)
 	if !slices.Equal(knownKeys(), slices.Compact(want)) {

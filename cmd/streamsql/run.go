@@ -32,6 +32,7 @@ type runFlags struct {
 	embedded       string
 	httpAddr       string
 	logFormat      string
+	instanceID     string
 }
 
 func runCommand(e *env) *cobra.Command {
@@ -90,6 +91,7 @@ Exit codes:
 	f.StringVar(&rf.embedded, "embedded-kafka", "", "start an in-process Kafka-protocol broker on `ADDR` (default 127.0.0.1, a free port) and set ${KAFKA_BOOTSTRAP}")
 	f.Lookup("embedded-kafka").NoOptDefVal = "127.0.0.1:0"
 	f.StringVar(&rf.httpAddr, "http", "", "serve /metrics, /healthz and /status on `ADDR` (host:port)")
+	f.StringVar(&rf.instanceID, "instance-id", "", "this process's `ID` among the instances of a scaled-out job (pipeline.scale-out; docs/scale-out.md): unique, and the same across restarts")
 	f.StringVar(&rf.logFormat, "log-format", "text", "log format on standard error: `text` or json")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		return rf.run(cmd.Context(), e, args[0])
@@ -121,7 +123,7 @@ func (rf *runFlags) run(ctx context.Context, e *env, file string) error {
 		qout = out.other(e.stdout)
 	}
 	header := &headerWriter{w: qout}
-	opts := job.Options{Output: header, Logger: log, RestoreFrom: rf.fromCheckpoint, Testing: e.testing}
+	opts := job.Options{Output: header, Logger: log, RestoreFrom: rf.fromCheckpoint, Testing: e.testing, InstanceID: rf.instanceID}
 	if rf.embedded != "" {
 		b, err := embedkafka.Start(embedkafka.Options{Addr: rf.embedded})
 		if err != nil {

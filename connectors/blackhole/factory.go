@@ -22,6 +22,9 @@ func Factory() factory.ConnectorFactory {
 		ReadableMetadata: map[string]types.Type{},
 		WritableMetadata: map[string]types.Type{},
 		SinkChangelog:    factory.AllKinds,
+		Describe: func(*factory.Validated, factory.Role) (factory.TableInfo, error) {
+			return factory.TableInfo{ScaleOut: "each instance discards its own rows"}, nil
+		},
 		NewSink: func(factory.Context) (connector.Sink, error) {
 			return New(), nil
 		},

@@ -408,7 +408,8 @@ func (s *Source) Parallelism() int { return s.cfg.Parallelism }
 
 // describe says whether the source is bounded, for EXPLAIN and progress.
 func describe(v *factory.Validated, _ factory.Role) (factory.TableInfo, error) {
-	info := factory.TableInfo{Parallelism: optParallelism.Get(v.Config)}
+	info := factory.TableInfo{Parallelism: optParallelism.Get(v.Config),
+		NoScaleOut: "every instance would generate the same rows, and its positions live only in checkpoint files"}
 	if n, ok := optNumberOfRows.Lookup(v.Config); ok {
 		info.BoundedRows = n
 		info.Summary = []factory.KeyValue{{Key: "bounded", Value: fmt.Sprintf("yes (%d rows)", n)}}

@@ -175,7 +175,9 @@ func config(ctx factory.Context) (Config, []types.Field, error) {
 // INSERTs into one table too) that write one path recover only their own.
 func describe(v *factory.Validated, role factory.Role) (factory.TableInfo, error) {
 	if role == factory.AsSource {
-		return factory.TableInfo{Summary: []factory.KeyValue{{Key: "bounded", Value: "yes (the files present at start)"}}}, nil
+		return factory.TableInfo{Summary: []factory.KeyValue{{Key: "bounded", Value: "yes (the files present at start)"}},
+			NoScaleOut: "every instance would read every file"}, nil
 	}
-	return factory.TableInfo{Delivery: factory.ExactlyOnce, Parallelism: optParallelism.Get(v.Config)}, nil
+	return factory.TableInfo{Delivery: factory.ExactlyOnce, Parallelism: optParallelism.Get(v.Config),
+		NoScaleOut: "its exactly-once commits are recovered from checkpoint files, which a scaled-out job does not keep"}, nil
 }

@@ -107,6 +107,8 @@ type clientSettings struct {
 	acksAll            bool
 	idempotence        *bool // nil: not set
 	maxInFlight        int
+	// group member timings (scale-out); 0: franz-go's defaults
+	sessionTimeout, heartbeatInterval, rebalanceTimeout time.Duration
 
 	common   []kgo.Opt // every client
 	producer []kgo.Opt // producers only
@@ -126,6 +128,8 @@ func parseProperties(props map[string]string) (clientSettings, error) {
 		seeds: p.Seeds, groupID: p.GroupID, readCommitted: p.ReadCommitted, autoOffsetReset: p.AutoOffsetReset,
 		transactionTimeout: p.TransactionTimeout, deliveryTimeout: p.DeliveryTimeout, maxPollRecords: p.MaxPollRecords, fetchMaxBytes: p.FetchMaxBytes,
 		partitionFetchMax: p.PartitionFetchMax, acksSet: p.AcksSet, acksAll: p.AcksAll, idempotence: p.Idempotence,
-		maxInFlight: p.MaxInFlight, common: p.Common, producer: p.Producer, consumer: p.Consumer, auth: p.Auth,
+		maxInFlight:    p.MaxInFlight,
+		sessionTimeout: p.SessionTimeout, heartbeatInterval: p.HeartbeatInterval, rebalanceTimeout: p.RebalanceTimeout,
+		common: p.Common, producer: p.Producer, consumer: p.Consumer, auth: p.Auth,
 	}, nil
 }

@@ -96,6 +96,33 @@ func describeSource(v *factory.Validated, upsert bool, info *factory.TableInfo) 
 		info.ResumesFrom = &factory.PositionStore{System: ClusterID(optServers.Get(c)), Group: g}
 	}
 	info.Parallelism = optScanParallelism.Get(c)
+	if v.Table.Job.ScaleOut {
+		describeScaleOutSource(v, upsert, startup, props, info)
+	}
+}
+
+// describeScaleOutSource says what a Kafka source does in a scaled-out
+// job, or why it cannot take part.
+func describeScaleOutSource(v *factory.Validated, upsert bool, startup string, props map[string]string, info *factory.TableInfo) {
+	c := v.Config
+	g := strings.TrimSpace(props["group.id"])
+	switch {
+	case upsert:
+		info.NoScaleOut = "an upsert-kafka source reads the whole changelog of its topic, and an instance would see only the keys of its own partitions"
+	case optBoundedMode.Get(c) != "unbounded":
+		info.NoScaleOut = "a bounded read ('scan.bounded.mode') ends where one process decided; the instances share partitions only while they run"
+	case g == "":
+		info.NoScaleOut = "set 'properties.group.id': the instances share the topic's partitions as members of that consumer group"
+	case startup != "group-offsets" && startup != "earliest-offset" && startup != "latest-offset":
+		info.NoScaleOut = fmt.Sprintf("'scan.startup.mode' = '%s' cannot be shared: use group-offsets, earliest-offset or latest-offset (the start of a partition the group has never committed)", startup)
+	default:
+		from := "earliest"
+		if startup == "latest-offset" || (startup == "group-offsets" && strings.EqualFold(strings.TrimSpace(props["auto.offset.reset"]), "latest")) {
+			from = "latest"
+		}
+		info.ScaleOut = fmt.Sprintf("reads the partitions that consumer group '%s' assigns this instance (cooperative-sticky, static membership), from the group's committed offsets (%s for a partition the group never committed)", g, from)
+		info.ResumesFrom = &factory.PositionStore{System: ClusterID(optServers.Get(c)), Group: g}
+	}
 }
 
 func describeSink(v *factory.Validated, upsert bool, info *factory.TableInfo) error {
@@ -107,6 +134,14 @@ func describeSink(v *factory.Validated, upsert bool, info *factory.TableInfo) er
 	info.Parallelism = optSinkParallelism.Get(c)
 	delivery := optDelivery.Get(c)
 	info.Delivery = factory.Delivery(delivery)
+	if job.ScaleOut {
+		info.ScaleOut = "each instance writes the rows of the partitions it owns; sources' offsets are committed once the writes are acknowledged"
+		if info.Delivery == factory.ExactlyOnce && !upsert {
+			info.ScaleOut = "each instance writes in its own transactions (ids <prefix>-<instance id>-<task>-<slot>) and commits its sources' offsets in them under the group's generation: an instance the group has fenced cannot commit"
+		} else if info.Delivery == factory.ExactlyOnce {
+			info.NoScaleOut = "an exactly-once upsert-kafka sink cannot commit its sources' offsets in its transactions; use 'sink.delivery-guarantee' = 'at-least-once' (upserts are idempotent)"
+		}
+	}
 	if !upsert && job.CheckpointModeSet && job.CheckpointMode == "EXACTLY_ONCE" && info.Delivery != factory.ExactlyOnce {
 		info.Warnings = append(info.Warnings, factory.TableWarning{Kind: factory.WarnDeliveryMismatch, Message: fmt.Sprintf(
 			"execution.checkpointing.mode is EXACTLY_ONCE but Kafka sink '%s' delivers %s (its default): the mode only governs the job's own state; set 'sink.delivery-guarantee' = 'exactly-once' (and 'sink.transactional-id-prefix') on the sink for exactly-once output",

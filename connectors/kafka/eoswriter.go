@@ -402,6 +402,14 @@ func (w *ExactlyOnceWriter) preCommit(ctx context.Context, checkpointID int64, p
 		err := commitOffsetsInTxn(ctx, sl.client, sl.id, sl.tv, o.pid, o.epoch, p)
 		switch {
 		case err == nil:
+		case isGroupRefusal(err) && p.Generation >= 0:
+			// The reader is a member of the group (a scaled-out job) and
+			// the group refuses its generation: the group has moved its
+			// partitions to another member, which reads them again from
+			// the group's offsets. This transaction must never commit.
+			w.failed = fmt.Errorf("kafka sink: consumer group %q fenced this instance (member %q, generation %d) while committing its offsets in transaction %q of checkpoint %d; the transaction is aborted and the instance rejoins: %w",
+				p.Group, p.MemberID, p.Generation, sl.id, checkpointID, err)
+			return nil, w.failed
 		case isGroupRefusal(err):
 			groupErrs = append(groupErrs, fmt.Errorf("kafka sink: committing offsets to group %q in transaction %q of checkpoint %d: %w: %w",
 				p.Group, sl.id, checkpointID, connector.ErrGroupPositions, err))

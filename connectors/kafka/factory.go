@@ -275,6 +275,8 @@ func newTableSource(ctx factory.Context, upsert bool) (connector.Source, error) 
 		DiscoveryInterval: optDiscovery.Get(c),
 		RowWidth:          l.srcWidth,
 		Metadata:          l.srcMeta,
+		ScaleOut:          ctx.Job.ScaleOut,
+		InstanceID:        ctx.Job.InstanceID,
 	}
 	if l.multiRow() {
 		cfg.NewRowDecoder = func() (RowDecoder, error) { return l.newRowDecoder() }
@@ -309,7 +311,11 @@ func newTableSource(ctx factory.Context, upsert bool) (connector.Source, error) 
 	if (cfg.StartupMode == StartGroupOffsets || cfg.BoundedMode == BoundedGroupOffsets) && cfg.Properties["group.id"] == "" {
 		cfg.Properties["group.id"] = "KafkaSource-" + ctx.Table
 	}
-	return NewSource(cfg)
+	s, err := NewSource(cfg)
+	if err != nil || !cfg.ScaleOut {
+		return s, err
+	}
+	return ScaledSource{s}, nil
 }
 
 // newTableSink creates the sink of a validated kafka or upsert-kafka
@@ -330,6 +336,16 @@ func newTableSink(ctx factory.Context, upsert bool) (connector.Sink, error) {
 	}
 	if cfg.Table == "" {
 		cfg.Table = ctx.Table
+	}
+	if ctx.Job.ScaleOut && ctx.Job.InstanceID != "" {
+		// Each instance has its own transactional ids, stable across its
+		// restarts, so that instances never fence each other.
+		if cfg.TransactionalIDPrefix == "" && ctx.Job.Name != "" {
+			cfg.TransactionalIDPrefix = DefaultTransactionalIDPrefix(ctx.Job.Name, cfg.Table)
+		}
+		if cfg.TransactionalIDPrefix != "" {
+			cfg.TransactionalIDPrefix += "-" + ctx.Job.InstanceID
+		}
 	}
 	topics := optTopic.Get(c)
 	if len(topics) == 1 {

@@ -18,6 +18,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(rtChildEnv) != "" {
 		os.Exit(runtimeChild())
 	}
+	if os.Getenv(scaleChildEnv) != "" {
+		os.Exit(scaleChild())
+	}
 	if os.Getenv(copyChildEnv) != "" {
 		os.Exit(copyChild())
 	}

@@ -115,7 +115,7 @@ func (s *Source) Open(ctx context.Context, task connector.TaskInfo, splits []con
 	if err != nil {
 		return nil, err
 	}
-	if s.cfg.DiscoveryInterval > 0 && !s.Bounded() && task.Parallelism > 0 && s.listedSplits() != nil {
+	if s.cfg.DiscoveryInterval > 0 && !s.Bounded() && !s.cfg.ScaleOut && task.Parallelism > 0 && s.listedSplits() != nil {
 		r.discovery, r.task = s.cfg.DiscoveryInterval, task
 		r.nextDiscovery = time.Now().Add(r.discovery)
 	}
@@ -201,7 +201,11 @@ func (s *Source) open(ctx context.Context, splits []connector.SplitState) (*Read
 			return fail(err)
 		}
 		st := &partState{id: sp.ID, tp: topicPartition{topic, p}, next: -1, end: -1, added: sp.Added && sp.State == nil}
-		if sp.State != nil {
+		if s.cfg.ScaleOut {
+			// The group's committed offsets are the truth, not a
+			// checkpoint of an earlier run over another assignment.
+			st.added = false
+		} else if sp.State != nil {
 			if st.next, st.end, err = parseSplitState(sp.State); err != nil {
 				return fail(fmt.Errorf("kafka source: split %s: %w", sp.ID, err))
 			}
@@ -217,7 +221,11 @@ func (s *Source) open(ctx context.Context, splits []connector.SplitState) (*Read
 	for t := range topics {
 		topicList = append(topicList, t)
 	}
-	if err := r.resolveStarts(ctx, topicList); err != nil {
+	resolve := r.resolveStarts
+	if s.cfg.ScaleOut {
+		resolve = r.resolveGroupStarts
+	}
+	if err := resolve(ctx, topicList); err != nil {
 		return fail(err)
 	}
 	if err := r.resolveEnds(ctx, topicList); err != nil {
@@ -453,6 +461,46 @@ func (r *Reader) resolveStarts(ctx context.Context, topics []string) error {
 		if err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// resolveGroupStarts starts each partition of a scaled-out reader at the
+// group's committed offset, waiting while a transaction that commits it
+// completes (fetchGroupOffsets requires stable offsets): the previous
+// owner's last transaction, say. A partition the group never committed
+// starts at its earliest offset, or its latest for 'latest-offset' and
+// for 'group-offsets' with 'properties.auto.offset.reset' = 'latest'.
+func (r *Reader) resolveGroupStarts(ctx context.Context, topics []string) error {
+	if len(r.order) == 0 {
+		return nil
+	}
+	group, err := r.fetchGroupOffsets(ctx)
+	if err != nil {
+		return fmt.Errorf("kafka source: fetching the committed offsets of group %q: %w", r.groupID, err)
+	}
+	latest := r.src.cfg.StartupMode == StartLatest || (r.src.cfg.StartupMode == StartGroupOffsets && r.src.settings.autoOffsetReset == "latest")
+	var fallback kadm.ListedOffsets
+	what := "start"
+	if latest {
+		fallback, err = r.adm.ListEndOffsets(ctx, topics...)
+		what = "end"
+	} else {
+		fallback, err = r.adm.ListStartOffsets(ctx, topics...)
+	}
+	if err != nil {
+		return fmt.Errorf("kafka source: listing %s offsets: %w", what, err)
+	}
+	for _, st := range r.order {
+		if o, ok := group.Lookup(st.tp.topic, st.tp.partition); ok && o.Err == nil && o.At >= 0 {
+			st.next = o.At
+			continue
+		}
+		if st.next, err = lookup(fallback, st.tp, what); err != nil {
+			return err
+		}
+		r.src.cfg.Logger.Info("kafka source: partition never committed by the group; starting at its "+what+" offset",
+			"group", r.groupID, "topic", st.tp.topic, "partition", st.tp.partition, "offset", st.next)
 	}
 	return nil
 }
@@ -774,6 +822,12 @@ func (r *Reader) GroupPositions() (connector.GroupPositions, bool) {
 	}
 	p := connector.GroupPositions{Cluster: r.cluster, Group: r.groupID, Generation: -1,
 		Offsets: make([]connector.PartitionOffset, len(r.order))}
+	if m := r.src.groupMember(); m != nil {
+		// A member's commits carry its generation: once the group has
+		// moved on (this process was fenced), they fail.
+		p.MemberID, p.Generation = m.positions()
+		p.InstanceID = m.instance
+	}
 	for i, st := range r.order {
 		p.Offsets[i] = connector.PartitionOffset{Topic: st.tp.topic, Partition: st.tp.partition, Offset: st.next}
 	}
@@ -786,6 +840,12 @@ func (r *Reader) GroupPositions() (connector.GroupPositions, bool) {
 // position and a start without a checkpoint never skips uncommitted
 // output. The checkpoint stays the truth while it exists.
 func (r *Reader) CommitGroupPositions(ctx context.Context, p connector.GroupPositions) error {
+	if m := r.src.groupMember(); m != nil {
+		if err := m.commit(ctx, p); err != nil {
+			return fmt.Errorf("kafka source: committing offsets to group %q as member %q: %w", p.Group, p.MemberID, err)
+		}
+		return nil
+	}
 	offs := kadm.Offsets{}
 	for _, o := range p.Offsets {
 		offs.Add(kadm.Offset{Topic: o.Topic, Partition: o.Partition, At: o.Offset, LeaderEpoch: -1})

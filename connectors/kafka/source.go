@@ -249,6 +249,14 @@ type SourceConfig struct {
 	NewRowDecoder func() (RowDecoder, error)
 	// Logger receives warnings; nil means slog.Default().
 	Logger *slog.Logger
+	// ScaleOut makes the source a member of 'properties.group.id' under
+	// the static instance id InstanceID (pipeline.scale-out): its splits
+	// are the partitions the group assigns this process, read from the
+	// group's committed offsets (else from the start StartupMode gives:
+	// latest for latest-offset, or for group-offsets with
+	// 'properties.auto.offset.reset' = 'latest'; earliest otherwise).
+	ScaleOut   bool
+	InstanceID string
 }
 
 // Source is the Kafka table source: one split per partition, read with
@@ -260,6 +268,7 @@ type Source struct {
 
 	mu     sync.Mutex
 	listed map[string]bool // split ids of the run (Splits)
+	member *member         // the group membership (ScaleOut), from the first Splits on
 }
 
 // NewSource validates cfg without contacting a broker.
@@ -283,6 +292,8 @@ func NewSource(cfg SourceConfig) (*Source, error) {
 		return nil, errors.New("kafka source: specific offsets need a single topic")
 	case (cfg.StartupMode == StartGroupOffsets || cfg.BoundedMode == BoundedGroupOffsets) && s.groupID == "":
 		return nil, errors.New("kafka source: 'group-offsets' needs 'properties.group.id'")
+	case cfg.ScaleOut && (s.groupID == "" || cfg.InstanceID == "" || cfg.TopicPattern != nil || cfg.BoundedMode != Unbounded):
+		return nil, errors.New("kafka source: a scaled-out source needs 'properties.group.id', an instance id and named topics, and must be unbounded")
 	}
 	for _, m := range cfg.Metadata {
 		if m.Index < 0 || m.Index >= cfg.RowWidth {
@@ -312,6 +323,9 @@ func (s *Source) newClient(extra ...kgo.Opt) (*kgo.Client, error) {
 // "<topic>:<partition>". The runtime calls it once per run; readers
 // discover partitions that appear later (see Open).
 func (s *Source) Splits(ctx context.Context) ([]connector.Split, error) {
+	if s.cfg.ScaleOut {
+		return s.groupSplits(ctx)
+	}
 	out, err := s.list(ctx)
 	if err != nil {
 		return nil, err
@@ -390,4 +404,88 @@ func parseSplitID(id string) (string, int32, error) {
 		return "", 0, fmt.Errorf("kafka source: bad split id %q", id)
 	}
 	return id[:i], int32(p), nil
+}
+
+// groupSplits joins the group at the first call (after checking the
+// connection as list does) and returns the partitions it assigns this
+// process.
+func (s *Source) groupSplits(ctx context.Context) ([]connector.Split, error) {
+	s.mu.Lock()
+	m := s.member
+	s.mu.Unlock()
+	if m == nil {
+		if _, err := s.list(ctx); err != nil {
+			return nil, err
+		}
+		var err error
+		if m, err = s.join(); err != nil {
+			return nil, err
+		}
+		s.mu.Lock()
+		s.member = m
+		s.mu.Unlock()
+	}
+	out, err := m.splits(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("kafka source: waiting for consumer group %q to assign partitions: %w", s.settings.groupID, err)
+	}
+	listed := make(map[string]bool, len(out))
+	for _, sp := range out {
+		listed[sp.ID] = true
+	}
+	s.mu.Lock()
+	s.listed = listed
+	s.mu.Unlock()
+	return out, nil
+}
+
+// groupMember returns the membership (nil when not scaled out or before
+// the first Splits).
+func (s *Source) groupMember() *member {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.member
+}
+
+// ScaledSource is a Kafka source of a scaled-out job
+// (SourceConfig.ScaleOut): a connector.Reassigning whose splits are the
+// partitions its consumer group assigns this process.
+type ScaledSource struct{ *Source }
+
+// Reassigned returns a channel closed when the consumer group changes the
+// partitions assigned to this process (connector.Reassigning).
+func (s ScaledSource) Reassigned() <-chan struct{} {
+	if m := s.groupMember(); m != nil {
+		return m.reassigned()
+	}
+	closed := make(chan struct{}) // no Splits call yet: splits are not known
+	close(closed)
+	return closed
+}
+
+// Released ends the run over the last assignment
+// (connector.Reassigning): a revocation waiting for it goes on. With last
+// set the source leaves the job: its membership client is closed.
+func (s ScaledSource) Released(last bool) {
+	m := s.groupMember()
+	if m == nil {
+		return
+	}
+	if !last {
+		m.released()
+		return
+	}
+	s.mu.Lock()
+	s.member = nil
+	s.mu.Unlock()
+	m.close()
+}
+
+// Assignment returns the split ids of the partitions the consumer group
+// assigns this process now; nil when the source is not scaled out.
+func (s *Source) Assignment() []string {
+	if m := s.groupMember(); m != nil {
+		return m.ownedIDs()
+	}
+	return nil
 }

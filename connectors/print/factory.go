@@ -32,6 +32,9 @@ func Factory() factory.ConnectorFactory {
 		Description: "Prints every row to standard output or standard error in Flink's shape, " +
 			"such as `+I[1, foo]`, prefixed by the identifier and the task number. For looking at results.",
 		Options: []factory.Option{optIdentifier, optStandardError, optParallelism},
+		Describe: func(*factory.Validated, factory.Role) (factory.TableInfo, error) {
+			return factory.TableInfo{ScaleOut: "each instance prints the rows of the partitions it owns"}, nil
+		},
 		Rules: []factory.Rule{
 			option.AtLeastOne(optParallelism, nil),
 		},

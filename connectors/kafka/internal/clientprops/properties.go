@@ -45,6 +45,10 @@ type Settings struct {
 	AcksAll            bool
 	Idempotence        *bool // nil: not set
 	MaxInFlight        int
+	// Group timings of a consumer group member (pipeline.scale-out only):
+	// session.timeout.ms, heartbeat.interval.ms and max.poll.interval.ms
+	// (the rebalance timeout); 0: franz-go's default.
+	SessionTimeout, HeartbeatInterval, RebalanceTimeout time.Duration
 
 	Common   []kgo.Opt // every client
 	Producer []kgo.Opt // producers only
@@ -131,6 +135,21 @@ var properties = map[string]propSpec{
 	"fetch.max.wait.ms": {roleConsumer, func(_ *Settings, v string) (kgo.Opt, error) {
 		d, err := parseMillis(v)
 		return kgo.FetchMaxWait(d), err
+	}},
+	"session.timeout.ms": {roleConsumer, func(s *Settings, v string) (kgo.Opt, error) {
+		d, err := parseMillis(v)
+		s.SessionTimeout = d
+		return nil, err
+	}},
+	"heartbeat.interval.ms": {roleConsumer, func(s *Settings, v string) (kgo.Opt, error) {
+		d, err := parseMillis(v)
+		s.HeartbeatInterval = d
+		return nil, err
+	}},
+	"max.poll.interval.ms": {roleConsumer, func(s *Settings, v string) (kgo.Opt, error) {
+		d, err := parseMillis(v)
+		s.RebalanceTimeout = d
+		return nil, err
 	}},
 	"max.poll.records": {roleConsumer, func(s *Settings, v string) (kgo.Opt, error) {
 		n, err := parseInt32(v, 1)
