@@ -32,6 +32,9 @@ type Job struct {
 	// reassignments counts runs that stopped because a source's splits
 	// were reassigned (pipeline.scale-out rebalances).
 	reassignments atomic.Int64
+	// reassignedAt is when the last reassignment stopped a run (unix
+	// nanoseconds; 0 once the next run is running): the pause logged.
+	reassignedAt atomic.Int64
 	state         atomic.Value // State
 	cur           atomic.Pointer[attempt]
 	stats         statsState

@@ -128,6 +128,7 @@ func (a *attempt) watchReassign(done <-chan struct{}) {
 			case <-ch:
 				a.j.log.Info("source splits reassigned; stopping the run with a final checkpoint to start again over the new ones", "source", sr.id)
 				a.reassigned.Store(true)
+				a.j.reassignedAt.CompareAndSwap(0, time.Now().UnixNano())
 				a.coord.requestStop()
 			case <-done:
 			}
@@ -190,6 +191,9 @@ func (j *Job) runOnce(ctx context.Context, first bool) (err error) {
 	a.coord = newCoordinator(a, nextID, recovered)
 	j.cur.Store(a)
 	j.state.Store(StateRunning)
+	if at := j.reassignedAt.Swap(0); at != 0 {
+		j.log.Info("pipelines restarted over reassigned splits", "pause", time.Since(time.Unix(0, at)).Round(time.Millisecond))
+	}
 
 	stopCtx, stopCancel := context.WithCancel(context.Background())
 	defer stopCancel()
