@@ -35,9 +35,9 @@ type Job struct {
 	// reassignedAt is when the last reassignment stopped a run (unix
 	// nanoseconds; 0 once the next run is running): the pause logged.
 	reassignedAt atomic.Int64
-	state         atomic.Value // State
-	cur           atomic.Pointer[attempt]
-	stats         statsState
+	state        atomic.Value // State
+	cur          atomic.Pointer[attempt]
+	stats        statsState
 
 	// recent keeps the latest warnings and errors of log for Status.
 	recent recentLog
