@@ -38,6 +38,8 @@ func chromium(t *testing.T) string {
 func TestPageRendersStatus(t *testing.T) {
 	browser := chromium(t)
 	st := lagged()
+	st.Reassignments = 1
+	st.Assignment = map[string][]string{"p/src": {"orders:0", "orders:3"}, "p/other": {}}
 	st.Recent = append(st.Recent, runtime.LogEntry{Time: time.Unix(1700000002, 0), Level: slog.LevelError,
 		Message: `<img src=x onerror="document.body.dataset.pwned=1"><b>bold</b>`})
 	f := fixed(st)
@@ -64,6 +66,7 @@ func TestPageRendersStatus(t *testing.T) {
 		`<td class="nowrap">2023-11-14 22:13:21</td>`,
 		`&lt;img src=x onerror="document.body.dataset.pwned=1"&gt;&lt;b&gt;bold&lt;/b&gt;`,
 		`id="pending">3<`, `id="ckpt">#5<`,
+		`<p id="scaleout" class="muted">Scaled out: the consumer group assigned p/other → nothing; p/src → orders:0, orders:3 · 1 reassignment so far</p>`,
 	} {
 		if !strings.Contains(dom, want) {
 			t.Errorf("the page lacks %s:\n%s", want, dom)

@@ -116,6 +116,18 @@ type Status struct {
 	Assignment []Partition `json:"assignment"`
 	// Recent lists the job's latest warnings and errors, oldest first.
 	Recent []LogEntry `json:"recent"`
+	// ScaleOut is set for a job scaled out over several instances
+	// (pipeline.scale-out): the splits the group assigned to this
+	// instance per source, and how many runs ended in a reassignment.
+	ScaleOut *ScaleOut `json:"scale_out,omitempty"`
+}
+
+// ScaleOut is the group membership part of /status.
+type ScaleOut struct {
+	Reassignments int64 `json:"reassignments"`
+	// Assignment maps each source id to the split ids ("<topic>:<partition>")
+	// the group assigned to this instance; empty when it owns none.
+	Assignment map[string][]string `json:"assignment"`
 }
 
 // Pipeline is one pipeline in /status: the names of its sources and
@@ -184,6 +196,9 @@ func StatusOf(st runtime.Status, now time.Time) Status {
 		Tasks: make([]Task, 0, len(st.Tasks)), TriggeringPaused: st.TriggeringPaused, GroupCommitFailures: st.GroupCommitFailures,
 		PendingCommits: Pending{Count: st.PendingCommits, OldestAgeSeconds: st.OldestPendingCommitAge.Seconds()}}
 	out.Time = now.UTC().Format(time.RFC3339Nano)
+	if st.Assignment != nil {
+		out.ScaleOut = &ScaleOut{Reassignments: st.Reassignments, Assignment: st.Assignment}
+	}
 	out.Pipelines, out.Assignment, out.Recent = []Pipeline{}, []Partition{}, make([]LogEntry, 0, len(st.Recent))
 	pipes := map[string]int{}
 	for _, t := range st.Tasks {

@@ -94,3 +94,24 @@ func TestPageServed(t *testing.T) {
 		t.Errorf("/index.html: %d", code)
 	}
 }
+
+func TestStatusScaleOut(t *testing.T) {
+	st := lagged()
+	f := fixed(st)
+	_, body := get(t, Handler(&f), "/status")
+	if strings.Contains(body, "scale_out") {
+		t.Errorf("/status of a job that is not scaled out has scale_out:\n%s", body)
+	}
+	st.Reassignments = 2
+	st.Assignment = map[string][]string{"p/src": {"orders:0", "orders:3"}, "p/other": {}}
+	f = fixed(st)
+	_, body = get(t, Handler(&f), "/status")
+	var got Status
+	if err := json.Unmarshal([]byte(body), &got); err != nil {
+		t.Fatal(err)
+	}
+	want := &ScaleOut{Reassignments: 2, Assignment: map[string][]string{"p/src": {"orders:0", "orders:3"}, "p/other": {}}}
+	if !reflect.DeepEqual(got.ScaleOut, want) {
+		t.Errorf("scale_out %+v, want %+v", got.ScaleOut, want)
+	}
+}

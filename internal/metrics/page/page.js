@@ -91,6 +91,13 @@
     $("pendingnote").textContent = p.count ? "oldest " + age(p.oldest_age_seconds) : "none";
     if (st.triggering_paused) $("pendingnote").textContent += " · checkpoints paused";
 
+    var so = st.scale_out;
+    $("scaleout").hidden = !so;
+    if (so) {
+      $("scaleout").textContent = "Scaled out: the consumer group assigned " + Object.keys(so.assignment).sort().map(function (src) {
+        return src + " → " + (so.assignment[src].length ? so.assignment[src].join(", ") : "nothing");
+      }).join("; ") + " · " + so.reassignments + " reassignment" + (so.reassignments === 1 ? "" : "s") + " so far";
+    }
     fill("pipelines", st.pipelines.map(function (x) {
       return [x.name, x.sources.join(", "), x.sinks.join(", ")];
     }), "no tasks running", 3);
