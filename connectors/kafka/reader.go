@@ -410,9 +410,10 @@ func (r *Reader) resolveStarts(ctx context.Context, topics []string) error {
 			sourceTopics[st.tp.topic] = true
 		}
 		group.Each(func(o kadm.OffsetResponse) {
-			groupKnows = groupKnows || (sourceTopics[o.Topic] && o.Err == nil && o.At >= 0)
+			groupKnows = groupKnows || (sourceTopics[o.Topic] && o.Err == nil && o.At >= 0 && o.Metadata != latestStartMark)
 		})
 	}
+	var latestStarts kadm.Offsets // latest starts to make durable before reading
 	for _, st := range r.order {
 		if st.next >= 0 {
 			continue
@@ -450,7 +451,9 @@ func (r *Reader) resolveStarts(ctx context.Context, topics []string) error {
 				r.src.cfg.Logger.Info("kafka source: partition new to the group; reading it from the earliest offset",
 					"group", r.groupID, "topic", st.tp.topic, "partition", st.tp.partition, "offset", earliest)
 			case r.src.settings.autoOffsetReset == "latest":
-				st.next, err = lookup(ends, st.tp, "end")
+				if st.next, err = lookup(ends, st.tp, "end"); err == nil {
+					latestStarts.Add(kadm.Offset{Topic: st.tp.topic, Partition: st.tp.partition, At: st.next, LeaderEpoch: -1, Metadata: latestStartMark})
+				}
 			case r.src.settings.autoOffsetReset == "earliest":
 			default:
 				return fmt.Errorf("kafka source: group %q has no committed offset for topic %s partition %d: "+
@@ -460,6 +463,19 @@ func (r *Reader) resolveStarts(ctx context.Context, topics []string) error {
 		}
 		if err != nil {
 			return err
+		}
+	}
+	if len(latestStarts) > 0 {
+		// A start at the end must be durable before the first read: a
+		// process killed before its first commit would otherwise
+		// resolve a newer end on restart and skip what was written in
+		// between.
+		resp, err := r.adm.CommitOffsets(ctx, r.groupID, latestStarts)
+		if err == nil {
+			err = resp.Error()
+		}
+		if err != nil {
+			return fmt.Errorf("kafka source: committing the start offsets ('properties.auto.offset.reset' = latest) to group %q: %w", r.groupID, err)
 		}
 	}
 	return nil
@@ -504,6 +520,13 @@ func (r *Reader) resolveGroupStarts(ctx context.Context, topics []string) error 
 	}
 	return nil
 }
+
+// latestStartMark is the metadata of the offsets a group-offsets source
+// commits for its start at the end: they are where the job starts, not
+// positions of its output, so they do not make partitions without an
+// offset "new to the group" (read from the earliest offset) for the
+// source's other tasks starting at the same time.
+const latestStartMark = "streamsql: start at latest"
 
 func (r *Reader) resolveEnds(ctx context.Context, topics []string) error {
 	cfg := r.src.cfg
