@@ -248,6 +248,7 @@ func TestRetention(t *testing.T) {
 		{runtime.NoExternalizedCheckpoints, true, false},
 		{runtime.NoExternalizedCheckpoints, false, true},
 		{runtime.DeleteOnCancellation, false, false},
+		{runtime.DeleteOnCancellation, true, false},
 		{runtime.RetainOnCancellation, true, true},
 	} {
 		t.Run(fmt.Sprintf("%s/bounded=%v", tc.ret, tc.bounded), func(t *testing.T) {
@@ -282,6 +283,12 @@ func TestRetention(t *testing.T) {
 			}
 			if len(ents) > 2 {
 				t.Fatalf("%d checkpoints retained; num-retained is 2", len(ents))
+			}
+			// A bounded finish that deletes the checkpoints leaves the
+			// finished record; a stop, or a finish that keeps them, not.
+			_, err = os.Stat(filepath.Join(r.dir, "checkpoints", "testjob", checkpoint.FinishedFileName))
+			if got, want := err == nil, tc.bounded && !tc.wantFiles; got != want {
+				t.Fatalf("finished record present: %v (%v); want %v", got, err, want)
 			}
 		})
 	}

@@ -24,6 +24,9 @@ import (
 const (
 	childEnv    = "STREAMSQL_RUNTIME_CHILD"
 	childPerEnv = "STREAMSQL_RUNTIME_CHILD_PER"
+	// childRetentionEnv, when set, is the child's checkpoint retention
+	// (runtime.Retention as a number); the rig's default otherwise.
+	childRetentionEnv = "STREAMSQL_RUNTIME_CHILD_RETENTION"
 )
 
 func childRig(dir string, per int64) *rig {
@@ -52,6 +55,14 @@ func childMain() bool {
 	}
 	spec := r.spec()
 	spec.Config.Restart.Strategy = runtime.RestartNone
+	if v := os.Getenv(childRetentionEnv); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "child: bad", childRetentionEnv, err)
+			os.Exit(2)
+		}
+		spec.Config.Checkpoint.Retention = runtime.Retention(n)
+	}
 	j, err := runtime.NewJob(spec)
 	if err == nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)

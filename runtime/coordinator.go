@@ -645,6 +645,18 @@ func (c *coordinator) finish(stopped bool) error {
 	ret := c.cfg.Retention
 	clear := ret == DeleteOnCancellation || (!stopped && ret == NoExternalizedCheckpoints)
 	if clear {
+		// A bounded job that ran to its end leaves a finished record
+		// before its checkpoints go: a run after a kill in between (or
+		// any later run) must not process the input again.
+		if d, ok := a.j.store.(*checkpoint.Dir); ok && !stopped {
+			last, err := d.MaxID()
+			if err != nil {
+				return fmt.Errorf("record that the job finished: %w", err)
+			}
+			if err := d.MarkFinished(checkpoint.Finished{Time: a.j.now().UTC(), LastCheckpoint: last}); err != nil {
+				return fmt.Errorf("record that the job finished: %w", err)
+			}
+		}
 		if err := a.j.store.Clear(); err != nil {
 			return fmt.Errorf("delete checkpoints: %w", err)
 		}

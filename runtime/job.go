@@ -170,6 +170,9 @@ func (j *Job) Run(ctx context.Context) error {
 			return fmt.Errorf("job %q: %w", j.spec.Name, err)
 		}
 		defer unlock()
+		if done, err := j.finishedBefore(d); done || err != nil {
+			return err
+		}
 	}
 	rs := newRestarter(j.spec.Config, j.now)
 	first := true
@@ -390,4 +393,32 @@ func (s sinkTracker) Durable(ckpt int64) bool {
 		}
 	}
 	return true
+}
+
+// finishedBefore reports whether the job's checkpoint folder holds a
+// finished record: the job already ran to the end of its bounded input
+// and committed it, so this run does nothing (a crash restart after the
+// checkpoints were deleted cannot be told from a deliberate rerun).
+func (j *Job) finishedBefore(d *checkpoint.Dir) (bool, error) {
+	f, err := d.Finished()
+	if err != nil {
+		return false, fmt.Errorf("job %q: %w; delete the file to run the job again from the start", j.spec.Name, err)
+	}
+	if f == nil {
+		return false, nil
+	}
+	// A kill between the record and the deletion leaves checkpoints the
+	// finish meant to delete: delete them now.
+	if refs, err := d.List(); err == nil && len(refs) > 0 {
+		if err := d.Clear(); err != nil {
+			j.log.Warn("cannot delete the checkpoints of the finished job", "err", err)
+		}
+	}
+	j.state.Store(StateFinished)
+	msg := fmt.Sprintf("job already finished at %s: its input was fully processed and committed; this run does nothing. "+
+		"To run it again from the start, run: streamsql checkpoint drop-finished <job file> (or delete %s)",
+		f.Time.Format(time.RFC3339), d.FinishedPath())
+	j.log.Warn(msg, "finished_at", f.Time, "last_checkpoint", f.LastCheckpoint, "record", d.FinishedPath())
+	j.recent.add(LogEntry{Time: j.now(), Level: slog.LevelWarn, Message: msg})
+	return true, nil
 }

@@ -45,13 +45,16 @@ by --job-name and --dir without a file.
                 latest checkpoint without the given committables, so that the
                 next run neither commits them nor fails on them (their rows are
                 lost for good)
+  drop-finished delete the record a bounded job leaves when it finished and
+                deleted its checkpoints, so that the next run processes the
+                input again from the start (without it, a run does nothing)
 
 Checkpoints hold no secrets (source positions and transaction handles only);
 values under secret-looking keys are masked all the same.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(checkpointList(e), checkpointShow(e), checkpointDropPending(e))
+	cmd.AddCommand(checkpointList(e), checkpointShow(e), checkpointDropPending(e), checkpointDropFinished(e))
 	return cmd
 }
 
@@ -124,9 +127,22 @@ func listCheckpoints(w io.Writer, d *checkpoint.Dir) error {
 	if err != nil {
 		return fmt.Errorf("%w: %v", errFailed, err)
 	}
+	fin, err := d.Finished()
+	switch {
+	case err != nil:
+		fmt.Fprintf(w, "Finished record: UNREADABLE: %v\n", err)
+	case fin != nil:
+		fmt.Fprintf(w, "Finished at %s (last checkpoint %d): the job ran to the end of its input and committed it;\n"+
+			"  the next run does nothing (streamsql checkpoint drop-finished runs it again from the start). Record: %s\n",
+			fin.Time.Format(time.RFC3339), fin.LastCheckpoint, d.FinishedPath())
+	}
 	fmt.Fprintf(w, "Checkpoints in %s:\n", d.Path())
 	if len(refs) == 0 {
-		fmt.Fprintln(w, "  none (the next run starts afresh)")
+		if fin == nil {
+			fmt.Fprintln(w, "  none (the next run starts afresh)")
+		} else {
+			fmt.Fprintln(w, "  none")
+		}
 		return nil
 	}
 	fb, hasFallback := checkpoint.Fallback(refs, d.Read)
@@ -350,6 +366,48 @@ The alternative, which loses nothing, is to restore the fallback checkpoint
 		}
 		fmt.Fprintf(e.stdout, "Dropped %d committable(s): checkpoint %d revision %d now lists %d pending; their rows are lost.\n",
 			len(keys), md.ID, md.Revision, len(md.Pending))
+		return nil
+	}
+	return cmd
+}
+
+func checkpointDropFinished(e *env) *cobra.Command {
+	var cf checkpointFlags
+	cmd := &cobra.Command{
+		Use:   "drop-finished [JOB.sql]",
+		Short: "Run a finished bounded job again: delete its finished record",
+		Long: `A bounded job that runs to the end of its input (not a stop) with a retention
+that deletes its checkpoints first writes a finished record (FINISHED.json in
+its checkpoint folder): a later run, such as a restart after a kill in the
+moment between deleting the checkpoints and exiting, does nothing instead of
+processing the whole input again. Delete the record with this command to run
+the job again from the start. The job must not be running.`,
+		Example: `  streamsql checkpoint drop-finished job.sql
+  streamsql checkpoint drop-finished --job-name orders --dir /var/lib/streamsql`,
+		Args: cobra.MaximumNArgs(1),
+	}
+	cf.register(cmd)
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		d, _, err := cf.open(cmd, e, args)
+		if err != nil {
+			return err
+		}
+		unlock, err := d.Lock()
+		if err != nil {
+			fmt.Fprintf(e.stderr, "streamsql: %v\n", err)
+			return errFailed
+		}
+		defer unlock()
+		had, err := d.DropFinished()
+		if err != nil {
+			fmt.Fprintf(e.stderr, "streamsql: %v\n", err)
+			return errFailed
+		}
+		if !had {
+			fmt.Fprintf(e.stdout, "No finished record in %s: nothing to do.\n", d.Path())
+			return nil
+		}
+		fmt.Fprintf(e.stdout, "Deleted %s: the next run processes the input from the start.\n", d.FinishedPath())
 		return nil
 	}
 	return cmd

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -76,5 +78,49 @@ INSERT INTO out SELECT id FROM src;
 	code, out, _ = cli("checkpoint", "list", job)
 	if code != 0 || !strings.Contains(out, checkpoint.RevisionFileName(2, 1)) {
 		t.Fatalf("list after drop-pending: exit %d\n%s", code, out)
+	}
+}
+
+// TestFinishedJobRunsOnce: a bounded job with a checkpoint folder and the
+// default retention leaves a finished record when it finishes; a second
+// run (a restart after a kill between the deletion of the checkpoints and
+// the exit looks the same) exits 0 without output and says how to run the
+// job again; list shows the record; drop-finished deletes it, and the
+// next run processes the input again.
+func TestFinishedJobRunsOnce(t *testing.T) {
+	base := t.TempDir()
+	job := writeJob(t, `SET 'pipeline.name' = 'once';
+SET 'execution.checkpointing.dir' = '`+base+`';
+SELECT * FROM (VALUES (1, 'a'), (2, 'b')) AS t(id, name);
+`)
+	const rows = "op[id, name]\n+I[1, a]\n+I[2, b]\n"
+	record := filepath.Join(base, "once", checkpoint.FinishedFileName)
+	code, out, errOut := cli("run", job)
+	if code != 0 || out != rows {
+		t.Fatalf("first run: exit %d, stdout %q\n%s", code, out, errOut)
+	}
+	if _, err := os.Stat(record); err != nil {
+		t.Fatalf("no finished record after the first run: %v", err)
+	}
+	code, out, errOut = cli("run", job)
+	if code != 0 || strings.Contains(out, "+I[") {
+		t.Fatalf("second run: exit %d, stdout %q; want exit 0 and no rows\n%s", code, out, errOut)
+	}
+	for _, want := range []string{"level=WARN", "job already finished at", "this run does nothing", "streamsql checkpoint drop-finished", record} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("second run's log lacks %q:\n%s", want, errOut)
+		}
+	}
+	code, out, errOut = cli("checkpoint", "list", job)
+	if code != 0 || !strings.Contains(out, "Finished at") || !strings.Contains(out, record) {
+		t.Fatalf("list: exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, errOut = cli("checkpoint", "drop-finished", job)
+	if code != 0 || !strings.Contains(out, "Deleted "+record) {
+		t.Fatalf("drop-finished: exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, errOut = cli("run", job)
+	if code != 0 || out != rows {
+		t.Fatalf("run after drop-finished: exit %d, stdout %q\n%s", code, out, errOut)
 	}
 }
