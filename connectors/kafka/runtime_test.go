@@ -40,6 +40,7 @@ type rtJob struct {
 	broker, job, dir, guarantee string
 	naming                      string // sink.transaction-naming-strategy; "": the default
 	txnTimeout                  string // properties.transaction.timeout.ms; "": the default
+	retention                   string // runtime.Retention as a number; "": RETAIN_ON_CANCELLATION
 	topics                      [3]string
 	per                         int64
 }
@@ -48,14 +49,14 @@ const rtPartitions = 4
 
 func (j rtJob) env() []string {
 	return []string{rtChildEnv + "=1", "RT_BROKER=" + j.broker, "RT_JOB=" + j.job, "RT_DIR=" + j.dir,
-		"RT_GUARANTEE=" + j.guarantee, "RT_NAMING=" + j.naming, "RT_TXN_TIMEOUT=" + j.txnTimeout, "RT_TOPIC_A=" + j.topics[0], "RT_TOPIC_B=" + j.topics[1], "RT_TOPIC_C=" + j.topics[2],
+		"RT_GUARANTEE=" + j.guarantee, "RT_NAMING=" + j.naming, "RT_TXN_TIMEOUT=" + j.txnTimeout, "RT_RETENTION=" + j.retention, "RT_TOPIC_A=" + j.topics[0], "RT_TOPIC_B=" + j.topics[1], "RT_TOPIC_C=" + j.topics[2],
 		"RT_PER=" + strconv.FormatInt(j.per, 10)}
 }
 
 func rtJobFromEnv() (rtJob, error) {
 	per, err := strconv.ParseInt(os.Getenv("RT_PER"), 10, 64)
 	return rtJob{broker: os.Getenv("RT_BROKER"), job: os.Getenv("RT_JOB"), dir: os.Getenv("RT_DIR"),
-		guarantee: os.Getenv("RT_GUARANTEE"), naming: os.Getenv("RT_NAMING"), txnTimeout: os.Getenv("RT_TXN_TIMEOUT"), topics: [3]string{os.Getenv("RT_TOPIC_A"), os.Getenv("RT_TOPIC_B"), os.Getenv("RT_TOPIC_C")}, per: per}, err
+		guarantee: os.Getenv("RT_GUARANTEE"), naming: os.Getenv("RT_NAMING"), txnTimeout: os.Getenv("RT_TXN_TIMEOUT"), retention: os.Getenv("RT_RETENTION"), topics: [3]string{os.Getenv("RT_TOPIC_A"), os.Getenv("RT_TOPIC_B"), os.Getenv("RT_TOPIC_C")}, per: per}, err
 }
 
 // table is output table i (0: kafka with an explicit transactional-id
@@ -92,6 +93,13 @@ func (j rtJob) spec(faults runtime.FaultInjector, log *slog.Logger) (runtime.Job
 	cfg.Checkpoint.Interval = 30 * time.Millisecond
 	cfg.Checkpoint.Dir = filepath.Join(j.dir, "checkpoints")
 	cfg.Checkpoint.Retention = runtime.RetainOnCancellation
+	if j.retention != "" {
+		n, err := strconv.Atoi(j.retention)
+		if err != nil {
+			return runtime.JobSpec{}, fmt.Errorf("RT_RETENTION: %w", err)
+		}
+		cfg.Checkpoint.Retention = runtime.Retention(n)
+	}
 	cfg.Restart.Strategy = runtime.RestartNone
 	p := runtime.Pipeline{Name: "main", Sources: []runtime.SourceSpec{{Name: "seq", Parallelism: 2,
 		Source: &testkit.SeqSource{Partitions: rtPartitions, PerPartition: j.per, Batch: 16, Delay: 2 * time.Millisecond}}}}
@@ -283,6 +291,27 @@ func TestRuntimeCrash(t *testing.T) {
 				})
 			}
 		})
+	}
+}
+
+// TestRuntimeFinishedRestart runs an exactly-once job with the default
+// retention (its checkpoints are deleted when it finishes) to the end in a
+// child process, then starts it again as a supervisor does after a SIGKILL
+// between that deletion and the exit (issue 15: the files on disk are the
+// same). The restart must write nothing: a read_committed reader sees each
+// row once.
+func TestRuntimeFinishedRestart(t *testing.T) {
+	b := kafkatest.Require(t)
+	j := rtJob{broker: b.Addr, job: kafkatest.UniqueName(t), dir: t.TempDir(), guarantee: "exactly-once",
+		retention: strconv.Itoa(int(runtime.NoExternalizedCheckpoints)),
+		topics:    [3]string{b.Topic(t, 3), b.Topic(t, 3), b.Topic(t, 2)}, per: 200}
+	for run := range 2 {
+		if j.runChild(t, "") {
+			t.Fatalf("run %d was killed without a fault", run+1)
+		}
+	}
+	for i := range len(j.topics) {
+		j.verify(t, i)
 	}
 }
 
