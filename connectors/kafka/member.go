@@ -86,7 +86,10 @@ func (m *member) log() func(msg string, args ...any) { return m.src.cfg.Logger.I
 
 // assigned records newly assigned partitions; a running run restarts to
 // read them.
-func (m *member) assigned(_ context.Context, _ *kgo.Client, added map[string][]int32) {
+//
+// It uses the client kgo passes in, not m.cl: the first assignment can
+// arrive before join has stored the client.
+func (m *member) assigned(_ context.Context, cl *kgo.Client, added map[string][]int32) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	n := 0
@@ -96,7 +99,7 @@ func (m *member) assigned(_ context.Context, _ *kgo.Client, added map[string][]i
 			n++
 		}
 	}
-	_, gen := m.cl.GroupMetadata()
+	_, gen := cl.GroupMetadata()
 	m.log()("kafka source: consumer group assigned partitions", "group", m.src.settings.groupID, "instance", m.instance,
 		"generation", gen, "added", fmtAssignment(added), "owned", len(m.owned))
 	if !m.gotFirst {
