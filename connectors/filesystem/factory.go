@@ -36,38 +36,20 @@ var (
 // notYet are Flink filesystem options that streamsql recognises but does
 // not implement, with what to do instead. Setting one is an error that
 // says so, rather than "unknown option".
-var notYet = []struct{ key, why string }{
-	{"sink.partition-commit.trigger", "files are committed when a checkpoint completes; partition commit triggers are not implemented"},
-	{"sink.partition-commit.delay", "files are committed when a checkpoint completes; partition commit triggers are not implemented"},
-	{"sink.partition-commit.watermark-time-zone", "partition commit triggers are not implemented"},
-	{"sink.partition-commit.policy.kind", "partition commit policies (metastore, success-file, custom) are not implemented; readers see a partition's files as each checkpoint commits them"},
-	{"sink.partition-commit.policy.class", "custom partition commit policies are not implemented"},
-	{"sink.partition-commit.success-file.name", "success files are not written"},
-	{"partition.time-extractor.kind", "partition time extraction is not implemented"},
-	{"partition.time-extractor.timestamp-pattern", "partition time extraction is not implemented"},
-	{"auto-compaction", "file compaction is not implemented; use sink.rolling-policy.* to size files"},
-	{"compaction.file-size", "file compaction is not implemented; use sink.rolling-policy.* to size files"},
-	{"sink.rolling-policy.inactivity-interval", "only sink.rolling-policy.file-size, rollover-interval and check-interval are implemented"},
-	{"source.monitor-interval", "the source reads the files present at start and is bounded; continuous monitoring is not implemented"},
-	{"source.path.regex-pattern", "the source reads every file under path that is not hidden"},
-}
-
-// notYetOptions declares the options of notYet, and a rule for each that
-// fails when it is set.
-func notYetOptions() ([]factory.Option, []factory.Rule) {
-	var opts []factory.Option
-	var rules []factory.Rule
-	for _, n := range notYet {
-		o := factory.String(n.key).Description("Not supported yet: " + n.why + ".")
-		opts = append(opts, o)
-		rules = append(rules, factory.Check(n.key+" is not supported yet: "+n.why, func(c *factory.Config) error {
-			if _, ok := o.Lookup(c); ok {
-				return fmt.Errorf("%w: %s is not supported yet", ErrConfig, n.key)
-			}
-			return nil
-		}, o))
-	}
-	return opts, rules
+var notYet = []factory.NotYet{
+	{Key: "sink.partition-commit.trigger", Why: "files are committed when a checkpoint completes; partition commit triggers are not implemented"},
+	{Key: "sink.partition-commit.delay", Why: "files are committed when a checkpoint completes; partition commit triggers are not implemented"},
+	{Key: "sink.partition-commit.watermark-time-zone", Why: "partition commit triggers are not implemented"},
+	{Key: "sink.partition-commit.policy.kind", Why: "partition commit policies (metastore, success-file, custom) are not implemented; readers see a partition's files as each checkpoint commits them"},
+	{Key: "sink.partition-commit.policy.class", Why: "custom partition commit policies are not implemented"},
+	{Key: "sink.partition-commit.success-file.name", Why: "success files are not written"},
+	{Key: "partition.time-extractor.kind", Why: "partition time extraction is not implemented"},
+	{Key: "partition.time-extractor.timestamp-pattern", Why: "partition time extraction is not implemented"},
+	{Key: "auto-compaction", Why: "file compaction is not implemented; use sink.rolling-policy.* to size files"},
+	{Key: "compaction.file-size", Why: "file compaction is not implemented; use sink.rolling-policy.* to size files"},
+	{Key: "sink.rolling-policy.inactivity-interval", Why: "only sink.rolling-policy.file-size, rollover-interval and check-interval are implemented"},
+	{Key: "source.monitor-interval", Why: "the source reads the files present at start and is bounded; continuous monitoring is not implemented"},
+	{Key: "source.path.regex-pattern", Why: "the source reads every file under path that is not hidden"},
 }
 
 func init() {
@@ -77,7 +59,7 @@ func init() {
 // Factory returns the filesystem connector's declaration, as registered in
 // factory.Default.
 func Factory() factory.ConnectorFactory {
-	unsupported, unsupportedRules := notYetOptions()
+	unsupported, unsupportedRules := factory.NotSupportedYet(ErrConfig, notYet)
 	return factory.ConnectorFactory{
 		Identifier: Identifier,
 		Description: "Reads the files under a directory (bounded) and writes files with exactly-once two-phase commit: " +

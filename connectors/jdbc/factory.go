@@ -57,36 +57,20 @@ var (
 
 // notYet are Flink jdbc options that streamsql recognises but does not
 // implement. Setting one is an error that says so.
-var notYet = []struct{ key, why string }{
-	{"lookup.cache", "lookup joins are not implemented"},
-	{"lookup.cache.max-rows", "lookup joins are not implemented"},
-	{"lookup.cache.ttl", "lookup joins are not implemented"},
-	{"lookup.cache.caching-missing-key", "lookup joins are not implemented"},
-	{"lookup.max-retries", "lookup joins are not implemented"},
-	{"lookup.partial-cache.max-rows", "lookup joins are not implemented"},
-	{"lookup.partial-cache.expire-after-access", "lookup joins are not implemented"},
-	{"lookup.partial-cache.expire-after-write", "lookup joins are not implemented"},
-	{"lookup.partial-cache.cache-missing-key", "lookup joins are not implemented"},
-	{"lookup.full-cache.reload-strategy", "lookup joins are not implemented"},
-	{"compatible-mode", "only PostgreSQL and MySQL/MariaDB are supported"},
-	{"connection.properties", "pass driver settings as url parameters"},
-	{"sink.semantic", "use 'sink.delivery-guarantee'"},
-}
-
-func notYetOptions() ([]factory.Option, []factory.Rule) {
-	var opts []factory.Option
-	var rules []factory.Rule
-	for _, n := range notYet {
-		o := factory.String(n.key).Description("Not supported yet: " + n.why + ".")
-		opts = append(opts, o)
-		rules = append(rules, factory.Check(n.key+" is not supported yet: "+n.why, func(c *factory.Config) error {
-			if _, ok := o.Lookup(c); ok {
-				return fmt.Errorf("%w: %s is not supported yet", ErrConfig, n.key)
-			}
-			return nil
-		}, o))
-	}
-	return opts, rules
+var notYet = []factory.NotYet{
+	{Key: "lookup.cache", Why: "lookup joins are not implemented"},
+	{Key: "lookup.cache.max-rows", Why: "lookup joins are not implemented"},
+	{Key: "lookup.cache.ttl", Why: "lookup joins are not implemented"},
+	{Key: "lookup.cache.caching-missing-key", Why: "lookup joins are not implemented"},
+	{Key: "lookup.max-retries", Why: "lookup joins are not implemented"},
+	{Key: "lookup.partial-cache.max-rows", Why: "lookup joins are not implemented"},
+	{Key: "lookup.partial-cache.expire-after-access", Why: "lookup joins are not implemented"},
+	{Key: "lookup.partial-cache.expire-after-write", Why: "lookup joins are not implemented"},
+	{Key: "lookup.partial-cache.cache-missing-key", Why: "lookup joins are not implemented"},
+	{Key: "lookup.full-cache.reload-strategy", Why: "lookup joins are not implemented"},
+	{Key: "compatible-mode", Why: "only PostgreSQL and MySQL/MariaDB are supported"},
+	{Key: "connection.properties", Why: "pass driver settings as url parameters"},
+	{Key: "sink.semantic", Why: "use 'sink.delivery-guarantee'"},
 }
 
 func init() {
@@ -96,7 +80,7 @@ func init() {
 // Factory returns the jdbc connector's declaration, as registered in
 // factory.Default.
 func Factory() factory.ConnectorFactory {
-	unsupported, unsupportedRules := notYetOptions()
+	unsupported, unsupportedRules := factory.NotSupportedYet(ErrConfig, notYet)
 	partOpts := []factory.Option{optPartColumn, optPartNum, optPartLower, optPartUpper}
 	return factory.ConnectorFactory{
 		Identifier: Identifier,
