@@ -3,6 +3,8 @@ package factory
 import (
 	"context"
 	"errors"
+	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -313,4 +315,31 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// WithDerived returns v with options its connector derived after
+// validation (TableInfo.DerivedOptions, such as a transactional-id
+// prefix) added to its options and typed config, as though the table had
+// set them. Only those options are parsed; the rest of v is not validated
+// again. Each key must be one the connector declares.
+func (v *Validated) WithDerived(derived map[string]string) (*Validated, error) {
+	if len(derived) == 0 {
+		return v, nil
+	}
+	out := *v
+	out.Table.Options = maps.Clone(v.Table.Options)
+	cfg := v.Config
+	for _, k := range sortedKeys(derived) {
+		i := slices.IndexFunc(v.Factory.Options, func(o Option) bool { return o.Key() == k })
+		if i < 0 {
+			return nil, fmt.Errorf("connector '%s' derived option '%s', which it does not declare", v.Factory.Identifier, k)
+		}
+		var err error
+		if cfg, err = cfg.With(v.Factory.Options[i], derived[k]); err != nil {
+			return nil, fmt.Errorf("connector '%s' derived an invalid value: %w", v.Factory.Identifier, err)
+		}
+		out.Table.Options[k] = derived[k]
+	}
+	out.Config = cfg
+	return &out, nil
 }

@@ -1,5 +1,10 @@
 package option
 
+import (
+	"fmt"
+	"maps"
+)
+
 // Config holds validated options, parsed into their types. It is built
 // once by a Validator and read with each Opt's Get; it is immutable
 // afterwards.
@@ -54,4 +59,39 @@ func (c *Config) shown(key, value string) string {
 		return Mask
 	}
 	return value
+}
+
+// With returns a copy of c in which o is set to the value text, parsed
+// as o's type, as though the user had written it under o's own key. It is
+// for values a connector derives after validation (a transactional-id
+// prefix): one option is parsed, the others are shared with c unchanged.
+// Prefix and format options cannot be set this way.
+func (c *Config) With(o Option, text string) (*Config, error) {
+	s := o.decl()
+	if s.prefix || s.typ == TypeFormat {
+		return nil, fmt.Errorf("option '%s': a %s option cannot be derived", s.key, s.typ)
+	}
+	val, err := s.parse(text, s)
+	if err != nil {
+		shown := text
+		if s.sensitive || IsSensitiveKey(s.key) {
+			shown = Mask
+		}
+		return nil, &InvalidValueError{Key: s.key, Value: shown, Type: s.typ, Err: err}
+	}
+	if s.typ == TypeEnum {
+		text = val.(string)
+	}
+	out := newConfig()
+	if c != nil {
+		maps.Copy(out.values, c.values)
+		maps.Copy(out.text, c.text)
+		maps.Copy(out.used, c.used)
+		maps.Copy(out.sensitive, c.sensitive)
+	}
+	out.sensitive[s.key] = s.sensitive
+	out.values[s.key] = val
+	out.text[s.key] = text
+	out.used[s.key] = s.key
+	return out, nil
 }

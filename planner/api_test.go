@@ -71,8 +71,8 @@ INSERT INTO o SELECT * FROM s;`
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.JobName != "my-job" || p.Checkpoint.Interval.String() != "1m0s" || p.Checkpoint.Timeout.String() != "10m0s" {
-		t.Errorf("job %q, interval %v, timeout %v", p.JobName, p.Checkpoint.Interval, p.Checkpoint.Timeout)
+	if p.JobName != "my-job" || p.Runtime.Checkpoint.Interval.String() != "1m0s" || p.Runtime.Checkpoint.Timeout.String() != "10m0s" {
+		t.Errorf("job %q, interval %v, timeout %v", p.JobName, p.Runtime.Checkpoint.Interval, p.Runtime.Checkpoint.Timeout)
 	}
 	p, err = planner.Compile(ctx, "job.sql", job, planner.Options{Registry: testRegistry(), JobName: "given"})
 	if err != nil || p.JobName != "given" {

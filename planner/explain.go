@@ -16,11 +16,10 @@ import (
 func (pl *Plan) Explain(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Job: %s\n", pl.JobName)
-	cp := pl.Checkpoint
-	rc := pl.Runtime.Checkpoint
+	cp := pl.Runtime.Checkpoint
 	if cp.Interval > 0 {
 		fmt.Fprintf(&b, "Checkpointing: every %s, mode %s, timeout %s, min pause %s, at most %d concurrent, %d tolerable failures, %d retained\n",
-			formatDuration(cp.Interval), cp.Mode, formatDuration(cp.Timeout), formatDuration(rc.MinPause), rc.MaxConcurrent, rc.TolerableFailed, rc.NumRetained)
+			formatDuration(cp.Interval), cp.Mode, formatDuration(cp.Timeout), formatDuration(cp.MinPause), cp.MaxConcurrent, cp.TolerableFailed, cp.NumRetained)
 	} else {
 		fmt.Fprintf(&b, "Checkpointing: off (execution.checkpointing.interval not set; one final checkpoint when the job stops)\n")
 	}

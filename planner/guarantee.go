@@ -26,7 +26,7 @@ import (
 // them (runtime.Pipeline.Partition).
 func (p *planner) checkDurability() {
 	pl := p.plan
-	cp := pl.Checkpoint
+	cp := pl.Runtime.Checkpoint
 	stores := map[factory.PositionStore]int{}
 	for _, ins := range pl.Inserts {
 		if ins.Explain {
@@ -52,7 +52,7 @@ func (p *planner) checkDurability() {
 			stop = "; checkpointing is off, so it commits only when the job stops"
 		}
 		switch {
-		case cp.Mode == runtime.AtLeastOnce.String():
+		case cp.Mode == runtime.AtLeastOnce:
 			s.AfterCrash = "at-least-once: execution.checkpointing.mode is AT_LEAST_ONCE"
 		case pl.ScaleOut:
 			s.AfterCrash = "exactly-once (source offsets committed in the sink transaction under the group's generation" + stop + ")"

@@ -59,8 +59,10 @@ type Plan struct {
 	// Settings are the effective SET options (Options.Defaults, the
 	// file, then Options.Set).
 	Settings map[string]string
-	// Checkpoint are the checkpoint settings in effect.
-	Checkpoint CheckpointSettings
+	// CheckpointModeSet tells whether the job set
+	// execution.checkpointing.mode (Runtime.Checkpoint.Mode holds the mode
+	// in effect either way).
+	CheckpointModeSet bool
 	// ScaleOut is pipeline.scale-out; InstanceID is pipeline.instance-id
 	// (docs/scale-out.md).
 	ScaleOut   bool
@@ -370,9 +372,7 @@ func run(ctx context.Context, name, text string, opts Options, catalogOnly bool)
 	}
 	maps.Copy(p.plan.Settings, opts.Set)
 	p.plan.JobName = jobName(name, p.plan.Settings, opts.JobName)
-	cp, errs := p.checkpointSettings()
-	p.errs = append(p.errs, errs...)
-	p.plan.Checkpoint = cp
+	p.errs = append(p.errs, p.runtimeSettings()...)
 	p.scaleOutSettings()
 
 	failures := parsed.Failures
@@ -951,11 +951,10 @@ func (p *planner) newSink(t *Table, s *ddl.Insert) (*Sink, error) {
 	if len(info.DerivedOptions) > 0 {
 		// The factory gets the derived options when it creates the sink,
 		// and they are part of the table's validated options.
-		sink.Options = maps.Clone(opts)
-		maps.Copy(sink.Options, info.DerivedOptions)
-		if v, err = p.reg.Validate(p.factoryTable(t, sink.Options, schema)); err != nil {
+		if v, err = v.WithDerived(info.DerivedOptions); err != nil {
 			return nil, p.tableError(t, s.Hints, "sink", err)
 		}
+		sink.Options = v.Table.Options
 	}
 	sink.Validated, sink.Info = v, info
 	if sink.Changelog == factory.InsertOnly {
@@ -1006,14 +1005,14 @@ func (p *planner) jobContext() factory.JobContext {
 }
 
 func (pl *Plan) jobContext(unsure bool) factory.JobContext {
-	cp := pl.Checkpoint
+	cp := pl.Runtime.Checkpoint
 	return factory.JobContext{
 		Name:               pl.JobName,
 		CheckpointInterval: cp.Interval,
 		CheckpointTimeout:  cp.Timeout,
-		MinPause:           pl.Runtime.Checkpoint.MinPause,
-		CheckpointMode:     cp.Mode,
-		CheckpointModeSet:  cp.ModeSet,
+		MinPause:           cp.MinPause,
+		CheckpointMode:     cp.Mode.String(),
+		CheckpointModeSet:  pl.CheckpointModeSet,
 		CheckpointDir:      cp.Dir,
 		SettingsUncertain:  unsure,
 		ScaleOut:           pl.ScaleOut,

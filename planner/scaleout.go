@@ -28,7 +28,7 @@ func (p *planner) scaleOutSettings() {
 		p.errs = append(p.errs, p.settingError(SettingInstanceID,
 			fmt.Errorf("instance id %q must not contain spaces, '/', '\\' or ','", id)))
 	}
-	if p.plan.Checkpoint.Dir != "" {
+	if p.plan.Runtime.Checkpoint.Dir != "" {
 		p.errs = append(p.errs, p.settingError("execution.checkpointing.dir", fmt.Errorf(
 			"execution.checkpointing.dir cannot be used with %s = true: a scaled-out job keeps its positions in the Kafka consumer groups (committed with the output), and its instances would share one checkpoint folder; remove execution.checkpointing.dir",
 			SettingScaleOut)))

@@ -12,27 +12,11 @@ import (
 	"github.com/streamsql/streamsql/runtime/checkpoint"
 )
 
-// CheckpointSettings are the checkpoint settings in effect, as EXPLAIN
-// shows them and validation uses them.
-type CheckpointSettings struct {
-	// Interval is execution.checkpointing.interval; 0 means checkpointing
-	// is off.
-	Interval time.Duration
-	// Mode is EXACTLY_ONCE (the default) or AT_LEAST_ONCE; ModeSet tells
-	// whether the job set it.
-	Mode    string
-	ModeSet bool
-	// Timeout is execution.checkpointing.timeout (default 10 min).
-	Timeout time.Duration
-	// Dir is execution.checkpointing.dir (or state.checkpoints.dir); ""
-	// keeps checkpoints in memory.
-	Dir string
-}
-
-// checkpointSettings reads the runtime configuration (checkpointing and
-// restart strategy) from the job's SET options with runtime.ParseConfig,
-// so that validation and the runtime agree on every key.
-func (p *planner) checkpointSettings() (CheckpointSettings, []error) {
+// runtimeSettings reads the runtime configuration (checkpointing and
+// restart strategy) into Plan.Runtime from the job's SET options with
+// runtime.ParseConfig, so that validation, EXPLAIN and the runtime agree
+// on every key, and checks the other job-wide settings.
+func (p *planner) runtimeSettings() []error {
 	set := p.plan.Settings
 	cfg, err := runtime.ParseConfig(set)
 	p.plan.Runtime = cfg
@@ -59,13 +43,7 @@ func (p *planner) checkpointSettings() (CheckpointSettings, []error) {
 			errs = append(errs, p.settingError(key, e))
 		}
 	}
-	cp := CheckpointSettings{
-		Interval: cfg.Checkpoint.Interval,
-		Mode:     cfg.Checkpoint.Mode.String(),
-		Timeout:  cfg.Checkpoint.Timeout,
-		Dir:      cfg.Checkpoint.Dir,
-	}
-	_, cp.ModeSet = set["execution.checkpointing.mode"]
+	_, p.plan.CheckpointModeSet = set["execution.checkpointing.mode"]
 	for _, k := range cfg.Ignored {
 		p.plan.Warnings = append(p.plan.Warnings, Warning{Pos: p.setPos[k].KeyPos, Kind: WarnIgnoredSetting,
 			Message: fmt.Sprintf("'%s' has no effect in streamsql. %s", k, ignoredReason(k))})
@@ -81,7 +59,7 @@ func (p *planner) checkpointSettings() (CheckpointSettings, []error) {
 	if err := checkpoint.ValidJobName(p.plan.JobName); err != nil {
 		errs = append(errs, p.settingError(SettingPipelineName, fmt.Errorf("invalid job name: %w", err)))
 	}
-	return cp, errs
+	return errs
 }
 
 // ignoredReason says why the runtime ignores setting k (a current or an
@@ -129,7 +107,7 @@ func formatDuration(d time.Duration) string {
 // connectors' own warnings were added when their tables were described.
 func (p *planner) warnings() {
 	pl := p.plan
-	cp := pl.Checkpoint
+	cp := pl.Runtime.Checkpoint
 	add := func(pos ddl.Pos, kind factory.WarningKind, format string, args ...any) {
 		p.deferred = append(p.deferred, Warning{Pos: pos, Kind: kind, Message: fmt.Sprintf(format, args...)})
 	}
@@ -144,7 +122,7 @@ func (p *planner) warnings() {
 			add(ins.Pos, WarnCommitOnStop, "sink '%s' is exactly-once but checkpointing is off (execution.checkpointing.interval is not set): it commits only when the job stops, so readers see nothing until then; set execution.checkpointing.interval",
 				s.Name())
 		}
-		if cp.Mode == runtime.AtLeastOnce.String() {
+		if cp.Mode == runtime.AtLeastOnce {
 			add(ins.Pos, WarnAtLeastOnceCheckpoints, "sink '%s' is exactly-once but execution.checkpointing.mode is AT_LEAST_ONCE: barriers are not aligned, so a checkpoint may hold rows after it, which are written again after a failure (at-least-once); set execution.checkpointing.mode = 'EXACTLY_ONCE' (the default)",
 				s.Name())
 		}
