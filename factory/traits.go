@@ -293,7 +293,7 @@ var (
 	notYetConnectors = setOf("elasticsearch-6", "elasticsearch-7", "opensearch", "hbase-1.4",
 		"hbase-2.2", "kinesis", "firehose", "mongodb", "pulsar", "rabbitmq",
 		"dynamodb", "hive", "mysql-cdc", "postgres-cdc", "values")
-	notYetFormats = setOf("avro", "avro-confluent", "debezium-avro-confluent",
+	notYetFormats = setOf("debezium-avro-confluent",
 		"ogg-json", "parquet", "orc",
 		"protobuf", "debezium-protobuf")
 )
