@@ -1,12 +1,12 @@
 package kafka
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/streamsql/streamsql/connectors/kafka/internal/txn"
 	"github.com/streamsql/streamsql/factory"
 	"github.com/streamsql/streamsql/types"
 )
@@ -14,7 +14,7 @@ import (
 // ErrSkipRow is returned (possibly wrapped) by a RecordEncoder for a row
 // that produces no record, such as an UPDATE_BEFORE row of upsert-kafka.
 // The writer drops the row.
-var ErrSkipRow = errors.New("kafka sink: row produces no record")
+var ErrSkipRow = txn.ErrSkipRow
 
 // layout maps a table's rows onto Kafka records: which row positions the
 // key and value formats handle and where the metadata columns are.

@@ -9,6 +9,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/connectors/kafka/internal/txn"
 	"github.com/streamsql/streamsql/internal/kafkatest"
 )
 
@@ -36,15 +37,15 @@ func TestCommitAfterUnconfirmedAndClose(t *testing.T) {
 		if err := run.cm.Commit(done, c1); err == nil {
 			t.Fatalf("Commit with a done context succeeded")
 		}
-		sl := run.sink.lookup(mustDecode(t, c1).TransactionalID)
-		if sl == nil || sl.client != nil {
+		id := mustDecode(t, c1).TransactionalID
+		if _, hasClient, ok := run.sink.machinery().SlotState(id); !ok || hasClient {
 			t.Fatalf("after an unconfirmed commit the slot's client must be closed and dropped")
 		}
 		if err := run.cm.Commit(context.Background(), c1); err != nil {
 			t.Fatalf("retried Commit: %v", err)
 		}
-		if sl.state != slotCommitted {
-			t.Fatalf("slot state %d after the raw commit, want committed", sl.state)
+		if state, _, _ := run.sink.machinery().SlotState(id); state != "committed" {
+			t.Fatalf("slot state %s after the raw commit, want committed", state)
 		}
 		if !run.w.OldestUncommitted().IsZero() {
 			t.Fatalf("OldestUncommitted after the commit is not zero")
@@ -80,7 +81,7 @@ func TestAbort(t *testing.T) {
 		}
 		mustWrite(t, run.w, rows("a2"))
 		c2 := mustPreCommit(t, run.w, 2)
-		run.w.crash()
+		run.w.Crash()
 		for i := 0; i < 2; i++ {
 			if err := run.cm.Abort(ctx, c2); err != nil {
 				t.Fatalf("raw Abort #%d: %v", i+1, err)
@@ -115,25 +116,25 @@ func TestIncrementingNames(t *testing.T) {
 		ids = append(ids, mustDecode(t, c).TransactionalID)
 	}
 	for i, id := range ids {
-		if want := transactionalID(prefix, 0, i); id != want {
+		if want := txn.ID(prefix, 0, i); id != want {
 			t.Fatalf("transaction %d on %s, want %s", i, id, want)
 		}
 	}
-	if len(run.w.slots) > 2 {
-		t.Fatalf("%d slots kept after their commits became durable", len(run.w.slots))
+	if run.w.Slots() > 2 {
+		t.Fatalf("%d slots kept after their commits became durable", run.w.Slots())
 	}
 	expectValues(t, b, topic, true, []string{"i1", "i2", "i3", "i4"})
 
 	// A restart continues after the restored checkpoint's ids.
 	mustWrite(t, run.w, rows("i5"))
 	c5 := mustPreCommit(t, run.w, 5)
-	run.w.crash()
+	run.w.Crash()
 	run2, err := startEOS(t, cfg, c5)
 	if err != nil {
 		t.Fatal(err)
 	}
 	mustWrite(t, run2.w, rows("i6"))
-	if got, want := mustDecode(t, mustPreCommit(t, run2.w, 6)).TransactionalID, transactionalID(prefix, 0, 5); got != want {
+	if got, want := mustDecode(t, mustPreCommit(t, run2.w, 6)).TransactionalID, txn.ID(prefix, 0, 5); got != want {
 		t.Fatalf("first transaction after the restart on %s, want %s", got, want)
 	}
 }
@@ -158,8 +159,8 @@ func TestLingeringAbortScope(t *testing.T) {
 		}
 		return cl
 	}
-	ours := transactionalID(prefix, 3, 9)
-	foreign := transactionalID(prefix+"-x", 0, 0)
+	ours := txn.ID(prefix, 3, 9)
+	foreign := txn.ID(prefix+"-x", 0, 0)
 	open(ours, topic).Close()
 	foreignCl := open(foreign, other)
 	if _, err := startEOS(t, eosConfig(b, topic, prefix, &MemoryAckTracker{})); err != nil {
@@ -246,7 +247,7 @@ func TestDelayedCommits(t *testing.T) {
 func TestRecoverForeignPrefix(t *testing.T) {
 	t.Parallel()
 	b := kafkatest.Require(t)
-	c := committable{TransactionalID: "old-prefix-0-0", ProducerID: 1, Epoch: 0, TransactionVersion: 2, CheckpointID: 3}.encode()
+	c := txn.Committable{TransactionalID: "old-prefix-0-0", ProducerID: 1, Epoch: 0, TransactionVersion: 2, CheckpointID: 3}.Encode()
 	_, err := startEOS(t, eosConfig(b, "unused", kafkatest.UniqueName(t), &MemoryAckTracker{}), c)
 	if err == nil || !strings.Contains(err.Error(), "sink.transactional-id-prefix") {
 		t.Fatalf("recovery with another prefix's committable: %v", err)

@@ -212,7 +212,7 @@ type SinkConfig struct {
 	// transactional ids (zero: DefaultMaxTransactionSlots); the pool is
 	// connector.TaskInfo.MaxUncommitted when that is larger. When every id
 	// holds a transaction whose commit is not done,
-	// ExactlyOnceWriter.CheckpointReady reports false and Write fails with
+	// txn.Writer.CheckpointReady reports false and Write fails with
 	// ErrSlotsExhausted; ids committed but not yet durably acknowledged
 	// make the pool take one more id instead (see ErrSlotsExhausted).
 	MaxTransactionSlots int

@@ -8,6 +8,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/connectors/kafka/internal/txn"
 )
 
 func TestSinkConfigValidation(t *testing.T) {
@@ -82,15 +83,15 @@ func TestParseEnums(t *testing.T) {
 }
 
 func TestTransactionalIDs(t *testing.T) {
-	id := transactionalID("orders", 3, 12)
+	id := txn.ID("orders", 3, 12)
 	if id != "orders-3-12" {
 		t.Fatalf("transactionalID = %q", id)
 	}
-	if task, slot, ok := parseTransactionalID("orders", id); !ok || task != 3 || slot != 12 {
-		t.Fatalf("parseTransactionalID(%q) = %d %d %v", id, task, slot, ok)
+	if task, slot, ok := txn.ParseID("orders", id); !ok || task != 3 || slot != 12 {
+		t.Fatalf("txn.ParseID(%q) = %d %d %v", id, task, slot, ok)
 	}
 	for _, other := range []string{"orders-1-3-12", "orders-x-1", "orders-3", "orders-03-1", "order-3-12", "orders-3-12-"} {
-		if _, _, ok := parseTransactionalID("orders", other); ok {
+		if _, _, ok := txn.ParseID("orders", other); ok {
 			t.Errorf("%q taken as one of prefix orders' ids", other)
 		}
 	}

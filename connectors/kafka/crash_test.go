@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/connectors/kafka/internal/txn"
 	"github.com/streamsql/streamsql/internal/kafkatest"
 )
 
@@ -71,7 +72,7 @@ func crashChild() int {
 	if err := w.Write(ctx, rows(seq("lingering-", 0, 50)...)); err != nil {
 		return fail(err)
 	}
-	if err := w.(*ExactlyOnceWriter).cur.client.Flush(ctx); err != nil {
+	if err := openClient(w.(*txn.Writer)).Flush(ctx); err != nil {
 		return fail(err)
 	}
 	fmt.Println("READY")

@@ -97,7 +97,7 @@
 // ErrSlotsExhausted. The runtime's
 // execution.checkpointing.max-uncommitted-checkpoints (default 3, below the
 // default pool of 8 ids per task) keeps commits from lagging that far; it
-// does not call ExactlyOnceWriter.CheckpointReady and OldestUncommitted,
+// does not call txn.Writer.CheckpointReady and OldestUncommitted,
 // which report the same state for another driver that wants it.
 //
 // # Runtime integration

@@ -13,6 +13,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kversion"
 
 	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/connectors/kafka/internal/txn"
 	"github.com/streamsql/streamsql/internal/kafkatest"
 )
 
@@ -105,7 +106,7 @@ func TestRecoverCommit(t *testing.T) {
 		want := seq("r", 0, 20)
 		mustWrite(t, run1.w, rows(want...))
 		c := mustPreCommit(t, run1.w, 7)
-		run1.w.crash()
+		run1.w.Crash()
 		run1.cm.Close()
 		expectNothingCommitted(t, b, topic)
 
@@ -150,7 +151,7 @@ func TestRecoverAfterTimeout(t *testing.T) {
 		}
 		mustWrite(t, run1.w, rows("lost-1", "lost-2"))
 		c := mustPreCommit(t, run1.w, 4)
-		run1.w.crash()
+		run1.w.Crash()
 		run1.cm.Close()
 		id := mustDecode(t, c).TransactionalID
 		waitNotOngoing(t, b, id)
@@ -213,11 +214,11 @@ func TestLingeringAbort(t *testing.T) {
 		mustWrite(t, run1.w, rows(kept...))
 		c := mustPreCommit(t, run1.w, 5)
 		mustWrite(t, run1.w, rows(seq("x", 0, 10)...))
-		if err := run1.w.cur.client.Flush(context.Background()); err != nil {
+		if err := openClient(run1.w).Flush(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		lingering := run1.w.cur.id
-		run1.w.crash()
+		lingering := openID(run1.w)
+		run1.w.Crash()
 		run1.cm.Close()
 
 		run2, err := startEOS(t, cfg, c)
@@ -286,7 +287,7 @@ func TestSlotReuseAfterDurableAck(t *testing.T) {
 		ctx := context.Background()
 		mustWrite(t, run.w, rows("1"))
 		// The slot's client is pinned to the cluster's transaction version.
-		v, _ := run.w.cur.client.OptValue(kgo.MaxVersions).(*kversion.Versions)
+		v, _ := openClient(run.w).OptValue(kgo.MaxVersions).(*kversion.Versions)
 		if v == nil {
 			t.Fatal("the slot's client has no MaxVersions")
 		}
@@ -375,7 +376,7 @@ func TestTransactionTimeout(t *testing.T) {
 	if got := s.(*TransactionalSink).TransactionTimeout(); got != 15*time.Minute {
 		t.Fatalf("default transaction timeout %v, want the broker's transaction.max.timeout.ms (15m)", got)
 	}
-	if got := c.(*Committer).TransactionTimeout(); got != 15*time.Minute {
+	if got := c.(*txn.Committer).TransactionTimeout(); got != 15*time.Minute {
 		t.Fatalf("the committer reports the transaction timeout %v, want 15m", got)
 	}
 

@@ -14,6 +14,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/connectors/kafka/internal/txn"
 	"github.com/streamsql/streamsql/internal/kafkatest"
 	"github.com/streamsql/streamsql/types"
 )
@@ -83,8 +84,8 @@ func eosConfig(b kafkatest.Broker, topic, prefix string, ack AckTracker, opts ..
 // Recover) and one writer.
 type eosRun struct {
 	sink *TransactionalSink
-	cm   *Committer
-	w    *ExactlyOnceWriter
+	cm   *txn.Committer
+	w    *txn.Writer
 }
 
 func startEOS(t *testing.T, cfg SinkConfig, pending ...connector.Committable) (*eosRun, error) {
@@ -102,7 +103,7 @@ func startEOS(t *testing.T, cfg SinkConfig, pending ...connector.Committable) (*
 	if err != nil {
 		return nil, err
 	}
-	cm := c.(*Committer)
+	cm := c.(*txn.Committer)
 	t.Cleanup(func() { cm.Close() })
 	if err := cm.Recover(ctx, pending); err != nil {
 		return nil, err
@@ -111,26 +112,21 @@ func startEOS(t *testing.T, cfg SinkConfig, pending ...connector.Committable) (*
 	if err != nil {
 		return nil, err
 	}
-	ew := w.(*ExactlyOnceWriter)
+	ew := w.(*txn.Writer)
 	t.Cleanup(func() { ew.Close() })
 	return &eosRun{sink: ts, cm: cm, w: ew}, nil
 }
 
-// crash closes every client of the writer without ending its transactions,
-// as a killed process would.
-func (w *ExactlyOnceWriter) crash() {
-	for _, sl := range w.slots {
-		w.sink.unregister(sl)
-		sl.mu.Lock()
-		if sl.client != nil {
-			sl.client.Close()
-			sl.client = nil
-		}
-		sl.state = slotClosed
-		sl.mu.Unlock()
-	}
-	w.slots, w.cur = nil, nil
-	w.publish()
+// openClient returns the client of w's open transaction.
+func openClient(w *txn.Writer) *kgo.Client {
+	_, cl := w.OpenTransaction()
+	return cl
+}
+
+// openID returns the transactional id of w's open transaction.
+func openID(w *txn.Writer) string {
+	id, _ := w.OpenTransaction()
+	return id
 }
 
 func mustWrite(t *testing.T, w connector.Writer, rs []types.Row) {
@@ -152,9 +148,9 @@ func mustPreCommit(t *testing.T, w connector.Writer, cp int64) connector.Committ
 	return cs[0]
 }
 
-func mustDecode(t *testing.T, b connector.Committable) committable {
+func mustDecode(t *testing.T, b connector.Committable) txn.Committable {
 	t.Helper()
-	c, err := decodeCommittable(b)
+	c, err := txn.DecodeCommittable(b)
 	if err != nil {
 		t.Fatal(err)
 	}

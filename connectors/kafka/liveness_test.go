@@ -36,10 +36,10 @@ func TestPreCommitRefusesExpiredTransaction(t *testing.T) {
 			t.Fatal(err)
 		}
 		mustWrite(t, run.w, rows("old-1", "old-2"))
-		if err := run.w.cur.client.Flush(context.Background()); err != nil { // the transaction is Ongoing on the broker
+		if err := openClient(run.w).Flush(context.Background()); err != nil { // the transaction is Ongoing on the broker
 			t.Fatal(err)
 		}
-		waitNotOngoing(t, b, run.w.cur.id)
+		waitNotOngoing(t, b, openID(run.w))
 		cs, err := run.w.PreCommit(context.Background(), 1)
 		if err == nil || len(cs) != 0 {
 			t.Fatalf("PreCommit of a transaction the broker aborted = %q, %v; want an error", cs, err)
@@ -259,7 +259,7 @@ func TestPreCommitAwaitsRecordFailedBeforeBuffering(t *testing.T) {
 				t.Fatal(err)
 			}
 			mustWrite(t, run.w, rows("small-1", "small-2"))
-			if err := run.w.cur.client.Flush(context.Background()); err != nil {
+			if err := openClient(run.w).Flush(context.Background()); err != nil {
 				t.Fatal(err)
 			}
 			mustWrite(t, run.w, rows(big))

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/streamsql/streamsql/connectors/kafka/internal/txn"
 	"github.com/streamsql/streamsql/internal/kafkatest"
 	"github.com/streamsql/streamsql/runtime"
 	"github.com/streamsql/streamsql/runtime/checkpoint"
@@ -62,14 +63,14 @@ func TestRuntimeLostCommitOthersCommitted(t *testing.T) {
 				if c.Checkpoint != 1 {
 					continue
 				}
-				kc, err := decodeCommittable(c.Data)
+				kc, err := txn.DecodeCommittable(c.Data)
 				if err != nil {
 					t.Fatal(err)
 				}
 				switch c.Sink {
 				case "main/out_0":
 					lost = append(lost, c.Key)
-					if err := initProducerID(ctx, cl, kc.TransactionalID, time.Minute); err != nil {
+					if err := txn.InitProducerID(ctx, cl, kc.TransactionalID, time.Minute); err != nil {
 						t.Fatalf("fence %s: %v", kc.TransactionalID, err)
 					}
 				case "main/out_1":

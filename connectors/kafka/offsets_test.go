@@ -540,7 +540,7 @@ func TestTxnOffsetsCommittedWithTransaction(t *testing.T) {
 			t.Fatalf("PreCommitWithPositions: %v (%d committables)", err, len(cs))
 		}
 		expectGroup(t, b, group, in, -1, -1) // not before the commit
-		run.w.crash()
+		run.w.Crash()
 		// A new process recovers (commits) checkpoint 1 by raw EndTxn.
 		run2, err := startEOS(t, eosConfig(b, topic, prefix, &MemoryAckTracker{}), cs[0])
 		if err != nil {
@@ -553,7 +553,7 @@ func TestTxnOffsetsCommittedWithTransaction(t *testing.T) {
 		if _, err := run2.w.PreCommitWithPositions(ctx, 2, []connector.GroupPositions{pos(30, 40)}); err != nil {
 			t.Fatal(err)
 		}
-		run2.w.crash()
+		run2.w.Crash()
 		if _, err := startEOS(t, eosConfig(b, topic, prefix, &MemoryAckTracker{})); err != nil {
 			t.Fatal(err)
 		}

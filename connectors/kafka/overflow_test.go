@@ -12,6 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/streamsql/streamsql/connectors/kafka/internal/txn"
 	"github.com/streamsql/streamsql/internal/kafkatest"
 )
 
@@ -73,7 +74,7 @@ func TestEpochOverflowRecovery(t *testing.T) {
 		ack := &MemoryAckTracker{}
 		cfg := eosConfig(b, topic, prefix, ack, withProps("transaction.timeout.ms", "60000"))
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
-		id := transactionalID(prefix, 0, 0)
+		id := txn.ID(prefix, 0, 0)
 		start := time.Now()
 		if !soak {
 			bumpEpoch(t, b, id, 32700)
@@ -117,7 +118,7 @@ func TestEpochOverflowRecovery(t *testing.T) {
 					t.Fatalf("commit of transaction %d (producer id %d, epoch %d): %v", i, d.ProducerID, d.Epoch, err)
 				}
 			}
-			run.w.crash()
+			run.w.Crash()
 			run.cm.Close()
 			if run, err = startEOS(t, cfg, c); err != nil {
 				t.Fatalf("recovery of transaction %d (producer id %d, epoch %d, committed before: %v): %v", i, d.ProducerID, d.Epoch, i%2 == 0, err)

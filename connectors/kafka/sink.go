@@ -12,6 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/connectors/kafka/internal/txn"
 )
 
 // Sink is a Kafka table sink. NewSink returns a *Sink for at-least-once
@@ -27,22 +28,42 @@ type Sink struct {
 	cluster string        // the cluster id ("" when it could not be read)
 
 	watch *brokerWatch // brokers the writers' clients cannot reach
+
+	txn *txn.Sink // exactly-once: the transaction machinery, made after start
 }
 
 // TransactionalSink is the exactly-once Kafka sink. Its writers and its
-// committer share the registry of transactional ids of this process.
+// committer share the registry of transactional ids of this process
+// (txn.Sink).
 type TransactionalSink struct {
 	Sink
 
-	mu sync.Mutex
-	// slots are the live slots of this process's writers, by transactional
-	// id, so that the committer commits on the slot's own client.
-	slots map[string]*slot
-	// reserved are committables restored by Recover, by transactional id:
-	// their ids are not reused until their commit is durably acknowledged.
-	reserved map[string]connector.Committable
-	ack      AckTracker
+	mu  sync.Mutex
+	ack AckTracker
 }
+
+// CommitLostError is returned (wrapping connector.ErrCommitLost) when the
+// broker definitely aborted a pre-committed transaction, usually because
+// its transaction timeout expired or its id was initialised again. Data of
+// that checkpoint interval was lost; retrying cannot help. Its fields name
+// the lost transaction (TransactionalID, ProducerID, Epoch,
+// TransactionVersion, CheckpointID), the broker's answer (Cause) and what
+// the broker says of the id now (State, CurrentProducerID, CurrentEpoch,
+// TimeoutMillis; DescribeErr when it could not be described).
+type CommitLostError = txn.CommitLostError
+
+// ErrSlotsExhausted is returned by an exactly-once writer's Write when it
+// needs a transactional id for a new transaction and every id of the
+// task's pool holds a transaction whose commit is not done. Under the
+// runtime it does not happen: the pool is at least
+// connector.TaskInfo.MaxUncommitted ids.
+var ErrSlotsExhausted = txn.ErrSlotsExhausted
+
+// ErrDeliveryTimeout fails a writer's buffered records when they waited
+// 'properties.delivery.timeout.ms' (default DefaultDeliveryTimeout) for an
+// acknowledgement and none arrived: for example, the brokers cannot be
+// reached.
+var ErrDeliveryTimeout = txn.ErrDeliveryTimeout
 
 // SetAckTracker gives the sink the runtime's tracker of durable commit
 // acknowledgements. Call it before Committer and Open.
@@ -60,7 +81,7 @@ type commitsTracker struct{ t connector.CommitTracker }
 
 // IsDurablyCommitted implements AckTracker.
 func (c commitsTracker) IsDurablyCommitted(b connector.Committable) bool {
-	cm, err := decodeCommittable(b)
+	cm, err := txn.DecodeCommittable(b)
 	return err == nil && cm.CheckpointID > 0 && c.t.Durable(cm.CheckpointID)
 }
 
@@ -85,8 +106,7 @@ func NewSink(cfg SinkConfig) (connector.Sink, error) {
 	if cfg.DeliveryGuarantee != ExactlyOnce {
 		return &Sink{cfg: cfg, settings: s, watch: &brokerWatch{}}, nil
 	}
-	return &TransactionalSink{Sink: Sink{cfg: cfg, settings: s, watch: &brokerWatch{}}, slots: map[string]*slot{}, reserved: map[string]connector.Committable{},
-		ack: cfg.AckTracker}, nil
+	return &TransactionalSink{Sink: Sink{cfg: cfg, settings: s, watch: &brokerWatch{}}, ack: cfg.AckTracker}, nil
 }
 
 // Open returns the writer of one sink task.
@@ -154,7 +174,11 @@ func (s *TransactionalSink) Open(ctx context.Context, task connector.TaskInfo) (
 	if err := s.start(ctx); err != nil {
 		return nil, err
 	}
-	w, err := newExactlyOnceWriter(s, task, ack)
+	enc, err := s.cfg.encoder()
+	if err != nil {
+		return nil, err
+	}
+	w, err := s.machinery().NewWriter(task, ack, s.newProducer(enc))
 	if err != nil {
 		return nil, err
 	}
@@ -169,7 +193,28 @@ func (s *TransactionalSink) Committer(ctx context.Context, job string) (connecto
 	if err := s.start(ctx); err != nil {
 		return nil, err
 	}
-	return newCommitter(s)
+	return s.machinery().NewCommitter()
+}
+
+// machinery returns the transaction machinery of the sink, made once,
+// after the prefix and the transaction timeout are resolved.
+func (s *TransactionalSink) machinery() *txn.Sink {
+	s.startMu.Lock()
+	defer s.startMu.Unlock()
+	if s.txn == nil {
+		s.txn = txn.NewSink(txn.Config{
+			Prefix:       s.cfg.TransactionalIDPrefix,
+			Incrementing: s.cfg.TransactionNamingStrategy == Incrementing,
+			MaxSlots:     s.cfg.MaxTransactionSlots,
+			Timeout:      s.timeout,
+			ClusterID:    s.cluster,
+			Logger:       s.cfg.Logger,
+			NewClient:    s.newClient,
+			ProducerOpts: s.producerOpts,
+			Unhealthy:    s.watch.unhealthy,
+		})
+	}
+	return s.txn
 }
 
 // TransactionTimeout is the transaction timeout in use, known once a writer
@@ -208,7 +253,7 @@ func (s *Sink) start(ctx context.Context) error {
 		return fmt.Errorf("kafka sink: %w", err)
 	}
 	// A source on the same cluster may have its offsets committed in this
-	// sink's transactions (ExactlyOnceWriter.AcceptsGroupPositions).
+	// sink's transactions (txn.Writer.AcceptsGroupPositions).
 	if id, err := clusterID(ctx, kadm.NewClient(cl)); err == nil {
 		s.cluster = id
 	} else {
@@ -322,62 +367,6 @@ func (s *Sink) producerOpts(task connector.TaskInfo) []kgo.Opt {
 	}
 	opts = append(opts, s.settings.common...)
 	return append(opts, s.settings.producer...)
-}
-
-func (s *TransactionalSink) register(sl *slot) {
-	s.mu.Lock()
-	s.slots[sl.id] = sl
-	s.mu.Unlock()
-}
-
-func (s *TransactionalSink) unregister(sl *slot) {
-	s.mu.Lock()
-	if s.slots[sl.id] == sl {
-		delete(s.slots, sl.id)
-	}
-	s.mu.Unlock()
-}
-
-func (s *TransactionalSink) lookup(id string) *slot {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.slots[id]
-}
-
-func (s *TransactionalSink) reserve(id string, c connector.Committable) {
-	s.mu.Lock()
-	s.reserved[id] = c
-	s.mu.Unlock()
-}
-
-// nextIndex returns one more than the highest slot index of task among
-// the restored committables (0 when there is none).
-func (s *TransactionalSink) nextIndex(task int) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	next := 0
-	for id := range s.reserved {
-		if t, sl, ok := parseTransactionalID(s.cfg.TransactionalIDPrefix, id); ok && t == task && sl >= next {
-			next = sl + 1
-		}
-	}
-	return next
-}
-
-// isReserved reports whether id holds a restored committable whose commit
-// is not yet durably acknowledged (by ack, the asking writer's tracker).
-func (s *TransactionalSink) isReserved(id string, ack AckTracker) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	c, ok := s.reserved[id]
-	if !ok {
-		return false
-	}
-	if ack.IsDurablyCommitted(c) {
-		delete(s.reserved, id)
-		return false
-	}
-	return true
 }
 
 // MemoryAckTracker is an in-memory AckTracker for tests and for programs

@@ -12,6 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/streamsql/streamsql/connectors/kafka/internal/txn"
 	"github.com/streamsql/streamsql/internal/kafkatest"
 )
 
@@ -82,15 +83,15 @@ func TestEndTxnVersions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cm := c.(*Committer)
+	cm := c.(*txn.Committer)
 	defer cm.Close()
 	for _, tc := range []struct{ tv, want int16 }{{0, 4}, {1, 4}, {2, 5}} {
-		if v, _ := versionsFor(tc.tv).LookupMaxKeyVersion(kmsg.EndTxn.Int16()); v != tc.want {
-			t.Fatalf("versionsFor(%d) allows EndTxn v%d, want v%d", tc.tv, v, tc.want)
+		if v, _ := txn.VersionsFor(tc.tv).LookupMaxKeyVersion(kmsg.EndTxn.Int16()); v != tc.want {
+			t.Fatalf("txn.VersionsFor(%d) allows EndTxn v%d, want v%d", tc.tv, v, tc.want)
 		}
 		req := kmsg.NewPtrEndTxnRequest()
 		req.TransactionalID, req.ProducerID, req.ProducerEpoch = kafkatest.UniqueName(t), 1, 0
-		if _, err := req.RequestWith(context.Background(), cm.rawClient(tc.tv)); err != nil {
+		if _, err := req.RequestWith(context.Background(), cm.RawClient(tc.tv)); err != nil {
 			t.Fatal(err)
 		}
 		if got := req.GetVersion(); got != tc.want {

@@ -175,7 +175,7 @@ func (u *UpsertBuffer) Close() error {
 	return u.w.Close()
 }
 
-// Unwrap returns the underlying writer (for example an ExactlyOnceWriter,
+// Unwrap returns the underlying writer (for example a txn.Writer,
 // for a driver that consults its CheckpointReady).
 func (u *UpsertBuffer) Unwrap() connector.Writer { return u.w }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/connectors/kafka/internal/txn"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -19,7 +20,7 @@ import (
 type PlainWriter struct {
 	sink      *Sink
 	cl        *kgo.Client
-	p         *producer
+	p         *txn.Producer
 	guarantee DeliveryGuarantee
 	log       *slog.Logger
 	failed    error
@@ -39,7 +40,7 @@ func newPlainWriter(s *Sink, task connector.TaskInfo) (*PlainWriter, error) {
 	if log == nil {
 		log = s.cfg.Logger
 	}
-	return &PlainWriter{sink: s, cl: cl, p: newProducer(enc, s.cfg.Metadata, s.cfg.topicCheck(), s.deliveryTimeout()), guarantee: s.cfg.DeliveryGuarantee, log: log}, nil
+	return &PlainWriter{sink: s, cl: cl, p: s.newProducer(enc), guarantee: s.cfg.DeliveryGuarantee, log: log}, nil
 }
 
 // Write hands rows to the producer. Under at-least-once a record failure
@@ -49,28 +50,29 @@ func (w *PlainWriter) Write(ctx context.Context, rows []types.Row) error {
 		return w.failed
 	}
 	if w.guarantee == AtLeastOnce {
-		if err := w.p.err(); err != nil {
+		if err := w.p.Err(); err != nil {
 			w.failed = err
 			return err
 		}
 	}
-	_, err := w.p.produce(ctx, w, rows)
+	_, err := w.p.Produce(ctx, w, rows)
 	if err != nil {
 		w.failed = err
 	}
 	return err
 }
 
-func (w *PlainWriter) client(context.Context) (*kgo.Client, error) { return w.cl, nil }
+// ProduceClient returns the writer's client (txn.ClientSource).
+func (w *PlainWriter) ProduceClient(context.Context) (*kgo.Client, error) { return w.cl, nil }
 
 // PreCommit flushes (at-least-once) and fails when any record failed;
 // under none it only reports failures in the log. It never returns
 // committables.
 func (w *PlainWriter) PreCommit(ctx context.Context, checkpointID int64) ([]connector.Committable, error) {
 	if w.guarantee == None {
-		if o := w.p.outcome(); o.err != nil {
-			w.log.Warn("kafka sink (delivery guarantee none): records were lost", "count", o.failed, "first_error", o.err)
-			w.p.reset()
+		if o := w.p.Outcome(); o.Err != nil {
+			w.log.Warn("kafka sink (delivery guarantee none): records were lost", "count", o.Failed, "first_error", o.Err)
+			w.p.Reset()
 		}
 		return nil, nil
 	}
@@ -80,11 +82,11 @@ func (w *PlainWriter) PreCommit(ctx context.Context, checkpointID int64) ([]conn
 	if err := w.cl.Flush(ctx); err != nil {
 		return nil, fmt.Errorf("kafka sink: flushing for checkpoint %d: %w", checkpointID, err)
 	}
-	if err := w.p.wait(ctx); err != nil {
+	if err := w.p.Wait(ctx); err != nil {
 		return nil, fmt.Errorf("kafka sink: waiting for the records of checkpoint %d: %w", checkpointID, err)
 	}
-	if o := w.p.outcome(); o.err != nil {
-		w.failed = fmt.Errorf("kafka sink: %d records failed before checkpoint %d: %w", o.failed, checkpointID, o.err)
+	if o := w.p.Outcome(); o.Err != nil {
+		w.failed = fmt.Errorf("kafka sink: %d records failed before checkpoint %d: %w", o.Failed, checkpointID, o.Err)
 		return nil, w.failed
 	}
 	return nil, nil
@@ -98,14 +100,54 @@ func (w *PlainWriter) Close() error {
 	defer cancel()
 	_ = w.cl.Flush(ctx)
 	w.cl.Close()
-	w.p.close()
+	w.p.Close()
 	return nil
 }
 
 // Bytes returns the key and value bytes written so far
 // (connector.ByteCounter).
-func (w *PlainWriter) Bytes() int64 { return w.p.bytes.Load() }
+func (w *PlainWriter) Bytes() int64 { return w.p.Bytes() }
 
 // Unhealthy names the brokers the writer's client cannot reach
 // (connector.HealthReporter); "" when there are none.
 func (w *PlainWriter) Unhealthy() string { return w.sink.watch.unhealthy() }
+
+// newProducer returns the record path of one writer: enc, then the
+// writable metadata columns, then the check of a record's own topic.
+func (s *Sink) newProducer(enc RecordEncoder) *txn.Producer {
+	var meta func(*types.Row, *kgo.Record)
+	if md := s.cfg.Metadata; len(md) > 0 {
+		meta = func(row *types.Row, r *kgo.Record) { writeMetadata(row, r, md) }
+	}
+	return txn.NewProducer(enc, meta, s.cfg.topicCheck(), s.deliveryTimeout())
+}
+
+// writeMetadata copies the writable metadata columns of row into r,
+// reusing r's header slice. Header values alias the row's immutable
+// string data: no copy.
+func writeMetadata(row *types.Row, r *kgo.Record, meta []MetadataColumn) {
+	for _, m := range meta {
+		v := row.Fields[m.Index]
+		if v.IsNull() {
+			continue
+		}
+		switch m.Key {
+		case MetaTopic:
+			r.Topic = v.Str()
+		case MetaTimestamp:
+			r.Timestamp = v.Timestamp().Time()
+		case MetaHeaders:
+			md := v.Map()
+			if md == nil {
+				continue
+			}
+			for j := range md.Keys {
+				var val []byte
+				if !md.Values[j].IsNull() {
+					val = md.Values[j].Bytes()
+				}
+				r.Headers = append(r.Headers, kgo.RecordHeader{Key: md.Keys[j].Str(), Value: val})
+			}
+		}
+	}
+}

@@ -1,4 +1,4 @@
-package kafka
+package txn
 
 import (
 	"context"
@@ -25,16 +25,17 @@ import (
 // whose EndTxn version matches the transaction version recorded in the
 // committable.
 type Committer struct {
-	sink *TransactionalSink
+	sink *Sink
 	// raw[0] sends EndTxn ≤ v4 (transaction versions 0 and 1), raw[1] v5.
 	raw [2]*kgo.Client
 	adm *kadm.Client
 }
 
-func newCommitter(s *TransactionalSink) (*Committer, error) {
+// NewCommitter returns the committer of the sink.
+func (s *Sink) NewCommitter() (*Committer, error) {
 	c := &Committer{sink: s}
 	for i, tv := range []int16{1, 2} {
-		cl, err := s.newClient(kgo.MaxVersions(versionsFor(tv)))
+		cl, err := s.cfg.NewClient(kgo.MaxVersions(VersionsFor(tv)))
 		if err != nil {
 			c.Close()
 			return nil, err
@@ -49,7 +50,7 @@ func newCommitter(s *TransactionalSink) (*Committer, error) {
 // (connector.TransactionTimeouter): the broker aborts a transaction that
 // long after it began, so the runtime fails over before pending work gets
 // near it.
-func (cm *Committer) TransactionTimeout() time.Duration { return cm.sink.TransactionTimeout() }
+func (cm *Committer) TransactionTimeout() time.Duration { return cm.sink.cfg.Timeout }
 
 func (cm *Committer) rawClient(tv int16) *kgo.Client {
 	if tv >= 2 {
@@ -62,7 +63,7 @@ func (cm *Committer) rawClient(tv int16) *kgo.Client {
 // wrapping connector.ErrCommitLost (a *CommitLostError) means the broker
 // aborted it; other errors are worth retrying.
 func (cm *Committer) Commit(ctx context.Context, b connector.Committable) error {
-	c, err := decodeCommittable(b)
+	c, err := DecodeCommittable(b)
 	if err != nil {
 		return err
 	}
@@ -89,7 +90,7 @@ func (cm *Committer) Commit(ctx context.Context, b connector.Committable) error 
 // commitInProcess commits c on the slot's own client when the slot still
 // holds c's transaction. It reports whether c is now known committed; when
 // it is not, the caller commits by raw EndTxn.
-func (sl *slot) commitInProcess(ctx context.Context, c committable) bool {
+func (sl *slot) commitInProcess(ctx context.Context, c Committable) bool {
 	sl.mu.Lock()
 	defer sl.mu.Unlock()
 	if sl.lastC.ProducerID != c.ProducerID || sl.lastC.Epoch != c.Epoch || sl.lastC.TransactionalID != c.TransactionalID {
@@ -114,7 +115,7 @@ func (sl *slot) commitInProcess(ctx context.Context, c committable) bool {
 	return false
 }
 
-func (sl *slot) markCommitted(c committable) {
+func (sl *slot) markCommitted(c Committable) {
 	sl.mu.Lock()
 	defer sl.mu.Unlock()
 	if sl.state == slotPrecommitted && sl.lastC == c {
@@ -123,7 +124,7 @@ func (sl *slot) markCommitted(c committable) {
 }
 
 // lost describes the transactional id and returns the *CommitLostError.
-func (cm *Committer) lost(ctx context.Context, c committable, cause error) error {
+func (cm *Committer) lost(ctx context.Context, c Committable, cause error) error {
 	e := &CommitLostError{TransactionalID: c.TransactionalID, ProducerID: c.ProducerID, Epoch: c.Epoch,
 		TransactionVersion: c.TransactionVersion, CheckpointID: c.CheckpointID, Cause: cause}
 	described, err := cm.adm.DescribeTransactions(ctx, c.TransactionalID)
@@ -146,7 +147,7 @@ func (cm *Committer) lost(ctx context.Context, c committable, cause error) error
 // succeeds; so does aborting a committed one, which cannot be undone (a
 // warning says so).
 func (cm *Committer) Abort(ctx context.Context, b connector.Committable) error {
-	c, err := decodeCommittable(b)
+	c, err := DecodeCommittable(b)
 	if err != nil {
 		return err
 	}
@@ -167,14 +168,14 @@ func (cm *Committer) Abort(ctx context.Context, b connector.Committable) error {
 	return fmt.Errorf("kafka sink: aborting %s: %w", c, err)
 }
 
-func (sl *slot) abortInProcess(ctx context.Context, c committable) bool {
+func (sl *slot) abortInProcess(ctx context.Context, c Committable) bool {
 	sl.mu.Lock()
 	defer sl.mu.Unlock()
 	if sl.state != slotPrecommitted || sl.client == nil || sl.lastC != c {
 		return false
 	}
 	if err := sl.client.EndTransaction(ctx, kgo.TryAbort); err == nil {
-		sl.state, sl.last, sl.lastC = slotIdle, nil, committable{}
+		sl.state, sl.last, sl.lastC = slotIdle, nil, Committable{}
 		return true
 	}
 	sl.client.Close()
@@ -191,14 +192,14 @@ func (cm *Committer) Recover(ctx context.Context, pending []connector.Committabl
 	restored := make(map[producerEpoch]bool, len(pending))
 	var lost []error
 	for _, b := range pending {
-		c, err := decodeCommittable(b)
+		c, err := DecodeCommittable(b)
 		if err != nil {
 			return err
 		}
-		if _, _, ok := parseTransactionalID(cm.sink.cfg.TransactionalIDPrefix, c.TransactionalID); !ok {
+		if _, _, ok := ParseID(cm.sink.cfg.Prefix, c.TransactionalID); !ok {
 			return fmt.Errorf("kafka sink: restored %s does not belong to transactional id prefix %q: "+
 				"was 'sink.transactional-id-prefix' changed? Restore with the prefix the checkpoint was written with",
-				c, cm.sink.cfg.TransactionalIDPrefix)
+				c, cm.sink.cfg.Prefix)
 		}
 		cm.sink.reserve(c.TransactionalID, b)
 		restored[producerEpoch{c.ProducerID, c.Epoch}] = true
@@ -230,14 +231,14 @@ type producerEpoch struct {
 // compared by (producer id, epoch), not by id, because a pooled id may hold
 // a newer transaction — by initialising its id.
 func (cm *Committer) abortLingering(ctx context.Context, restored map[producerEpoch]bool) error {
-	prefix := cm.sink.cfg.TransactionalIDPrefix
+	prefix := cm.sink.cfg.Prefix
 	listed, err := cm.adm.ListTransactions(ctx, nil, []string{"Ongoing"})
 	if err != nil {
 		return fmt.Errorf("kafka sink: listing open transactions to abort those left by earlier runs: %w", err)
 	}
 	var ids []string
 	for id := range listed {
-		if _, _, ok := parseTransactionalID(prefix, id); ok {
+		if _, _, ok := ParseID(prefix, id); ok {
 			ids = append(ids, id)
 		}
 	}
@@ -258,7 +259,7 @@ func (cm *Committer) abortLingering(ctx context.Context, restored map[producerEp
 		if restored[producerEpoch{d.ProducerID, d.ProducerEpoch}] {
 			continue
 		}
-		if err := initProducerID(ctx, cm.raw[1], d.TxnID, cm.sink.TransactionTimeout()); err != nil {
+		if err := InitProducerID(ctx, cm.raw[1], d.TxnID, cm.sink.cfg.Timeout); err != nil {
 			return fmt.Errorf("kafka sink: aborting transaction %q (producer id %d, epoch %d) left open by an earlier run: %w",
 				d.TxnID, d.ProducerID, d.ProducerEpoch, err)
 		}
@@ -281,4 +282,4 @@ func (cm *Committer) Close() error {
 // Unhealthy names the brokers that the sink's clients, the committer's and
 // the writers', cannot reach (connector.HealthReporter); "" when there are
 // none. It is safe to call from any goroutine.
-func (cm *Committer) Unhealthy() string { return cm.sink.watch.unhealthy() }
+func (cm *Committer) Unhealthy() string { return cm.sink.cfg.Unhealthy() }

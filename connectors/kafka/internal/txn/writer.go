@@ -1,4 +1,4 @@
-package kafka
+package txn
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 	"github.com/streamsql/streamsql/types"
 )
 
-// ErrSlotsExhausted is returned by ExactlyOnceWriter.Write when it needs a
+// ErrSlotsExhausted is returned by Writer.Write when it needs a
 // transactional id for a new transaction and every id of the task's pool
 // holds a transaction whose commit is not done. Under the runtime it does
 // not happen: the pool is at least connector.TaskInfo.MaxUncommitted ids
@@ -53,7 +53,7 @@ type slot struct {
 	tv     int16       // transaction version client is pinned to
 	used   bool        // client has begun a transaction
 	last   connector.Committable
-	lastC  committable
+	lastC  Committable
 	began  time.Time // when the open or last transaction began
 }
 
@@ -81,18 +81,18 @@ func (sl *slot) committedNotDurable() bool {
 	return sl.state == slotCommitted
 }
 
-// ExactlyOnceWriter writes one sink task's rows in Kafka transactions
+// Writer writes one sink task's rows in Kafka transactions
 // (DESIGN.md "Kafka exactly-once"): one transaction per checkpoint, on
 // transactional ids <prefix>-<task>-<slot> from a bounded pool. Write and
 // PreCommit are called from the task's goroutine; the sink's committer may
 // commit the writer's pre-committed transactions concurrently.
-type ExactlyOnceWriter struct {
-	sink *TransactionalSink
+type Writer struct {
+	sink *Sink
 	task connector.TaskInfo
 	log  *slog.Logger
 	meta *kgo.Client // non-transactional: reads the transaction version
 	ack  AckTracker
-	p    *producer
+	p    *Producer
 
 	slots    []*slot // live slots
 	maxSlots int     // pool size: MaxTransactionSlots, or the runtime's bound when larger
@@ -112,26 +112,26 @@ type writerView struct {
 
 // publish makes the current slots visible to other goroutines. It is
 // called when slots or cur change: per transaction, not per record.
-func (w *ExactlyOnceWriter) publish() {
+func (w *Writer) publish() {
 	w.view.Store(&writerView{slots: slices.Clone(w.slots), cur: w.cur})
 }
 
-func newExactlyOnceWriter(s *TransactionalSink, task connector.TaskInfo, ack AckTracker) (*ExactlyOnceWriter, error) {
-	enc, err := s.cfg.encoder()
+// NewWriter returns the writer of one sink task: its transactions write
+// through p, and ack says when a transactional id may be reused. The
+// writer owns p (it is closed also when NewWriter fails).
+func (s *Sink) NewWriter(task connector.TaskInfo, ack AckTracker, p *Producer) (*Writer, error) {
+	meta, err := s.cfg.NewClient()
 	if err != nil {
-		return nil, err
-	}
-	meta, err := s.newClient()
-	if err != nil {
+		p.Close()
 		return nil, err
 	}
 	log := task.Logger
 	if log == nil {
 		log = s.cfg.Logger
 	}
-	w := &ExactlyOnceWriter{sink: s, task: task, log: log, meta: meta, ack: ack, p: newProducer(enc, s.cfg.Metadata, s.cfg.topicCheck(), s.deliveryTimeout()),
-		maxSlots: max(s.cfg.MaxTransactionSlots, task.MaxUncommitted)}
-	if s.cfg.TransactionNamingStrategy == Incrementing {
+	w := &Writer{sink: s, task: task, log: log, meta: meta, ack: ack, p: p,
+		maxSlots: max(s.cfg.MaxSlots, task.MaxUncommitted)}
+	if s.cfg.Incrementing {
 		// Continue after the ids of the restored checkpoint.
 		w.nextSeq = s.nextIndex(task.Index)
 	}
@@ -140,28 +140,29 @@ func newExactlyOnceWriter(s *TransactionalSink, task connector.TaskInfo, ack Ack
 
 // Write produces rows in the task's open transaction, beginning one (on a
 // free slot) when none is open. It blocks when the client's buffer is full.
-func (w *ExactlyOnceWriter) Write(ctx context.Context, rows []types.Row) error {
+func (w *Writer) Write(ctx context.Context, rows []types.Row) error {
 	if w.failed != nil {
 		return w.failed
 	}
-	if err := w.p.err(); err != nil {
+	if err := w.p.Err(); err != nil {
 		w.failed = err
 		return err
 	}
 	if len(rows) == 0 {
 		return nil
 	}
-	_, err := w.p.produce(ctx, w, rows)
+	_, err := w.p.Produce(ctx, w, rows)
 	if err != nil {
 		w.failed = err
 	}
 	return err
 }
 
-// client returns the client of the open transaction, beginning one when
-// none is open (at the first record: rows the encoder skips, such as
-// upsert-kafka's UPDATE_BEFORE, open no transaction).
-func (w *ExactlyOnceWriter) client(ctx context.Context) (*kgo.Client, error) {
+// ProduceClient returns the client of the open transaction, beginning one
+// when none is open (at the first record: rows the encoder skips, such as
+// upsert-kafka's UPDATE_BEFORE, open no transaction). It implements
+// ClientSource for the writer's Producer.
+func (w *Writer) ProduceClient(ctx context.Context) (*kgo.Client, error) {
 	if w.cur == nil {
 		if err := w.begin(ctx); err != nil {
 			return nil, err
@@ -174,7 +175,7 @@ func (w *ExactlyOnceWriter) client(ctx context.Context) (*kgo.Client, error) {
 // 0/1 every transaction on a reused slot starts on a new client, whose
 // first transaction sends InitProducerId: successive transactions of one
 // producer would otherwise share an epoch (FLINK-8132).
-func (w *ExactlyOnceWriter) begin(ctx context.Context) error {
+func (w *Writer) begin(ctx context.Context) error {
 	sl, err := w.acquire()
 	if err != nil {
 		return err
@@ -190,8 +191,8 @@ func (w *ExactlyOnceWriter) begin(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("kafka sink: %w", err)
 		}
-		opts := append(w.sink.producerOpts(w.task), kgo.TransactionalID(sl.id),
-			kgo.TransactionTimeout(w.sink.TransactionTimeout()), kgo.MaxVersions(versionsFor(tv)))
+		opts := append(w.sink.cfg.ProducerOpts(w.task), kgo.TransactionalID(sl.id),
+			kgo.TransactionTimeout(w.sink.cfg.Timeout), kgo.MaxVersions(VersionsFor(tv)))
 		cl, err := kgo.NewClient(opts...)
 		if err != nil {
 			return fmt.Errorf("kafka sink: creating the client of transactional id %q: %w", sl.id, err)
@@ -201,8 +202,8 @@ func (w *ExactlyOnceWriter) begin(ctx context.Context) error {
 	if err := sl.client.BeginTransaction(); err != nil {
 		return fmt.Errorf("kafka sink: beginning a transaction on %q: %w", sl.id, err)
 	}
-	sl.state, sl.used, sl.last, sl.lastC, sl.began = slotOpen, true, nil, committable{}, time.Now()
-	w.p.reset()
+	sl.state, sl.used, sl.last, sl.lastC, sl.began = slotOpen, true, nil, Committable{}, time.Now()
+	w.p.Reset()
 	w.cur = sl
 	w.publish()
 	return nil
@@ -215,10 +216,10 @@ func (w *ExactlyOnceWriter) begin(ctx context.Context) error {
 // which needs this task's barrier, queued behind this Write, so waiting
 // for it would stall the task until a timeout. With every slot holding a
 // transaction whose commit is not done it fails with ErrSlotsExhausted.
-func (w *ExactlyOnceWriter) acquire() (*slot, error) {
+func (w *Writer) acquire() (*slot, error) {
 	ack := w.ack
 	w.sweep()
-	if w.sink.cfg.TransactionNamingStrategy == Pooling {
+	if !w.sink.cfg.Incrementing {
 		for _, sl := range w.slots {
 			if sl.reusable(ack) && !w.sink.isReserved(sl.id, ack) {
 				return sl, nil
@@ -236,15 +237,15 @@ func (w *ExactlyOnceWriter) acquire() (*slot, error) {
 		}
 	}
 	return nil, fmt.Errorf("%w (task %d, %d slots, transactional id prefix %q)", ErrSlotsExhausted,
-		w.task.Index, len(w.slots), w.sink.cfg.TransactionalIDPrefix)
+		w.task.Index, len(w.slots), w.sink.cfg.Prefix)
 }
 
 // newSlot adds a slot with the lowest free index (POOLING) or the next
 // index (INCREMENTING), skipping ids that hold restored committables not
 // yet durably committed.
-func (w *ExactlyOnceWriter) newSlot() *slot {
+func (w *Writer) newSlot() *slot {
 	idx := 0
-	if w.sink.cfg.TransactionNamingStrategy == Incrementing {
+	if w.sink.cfg.Incrementing {
 		idx = w.nextSeq
 	}
 	for {
@@ -254,7 +255,7 @@ func (w *ExactlyOnceWriter) newSlot() *slot {
 				used = true
 			}
 		}
-		id := transactionalID(w.sink.cfg.TransactionalIDPrefix, w.task.Index, idx)
+		id := ID(w.sink.cfg.Prefix, w.task.Index, idx)
 		if !used && !w.sink.isReserved(id, w.ack) {
 			sl := &slot{id: id, index: idx}
 			w.slots = append(w.slots, sl)
@@ -269,8 +270,8 @@ func (w *ExactlyOnceWriter) newSlot() *slot {
 
 // sweep drops (INCREMENTING) slots whose last transaction is durably
 // committed: their ids are never used again in this run.
-func (w *ExactlyOnceWriter) sweep() {
-	if w.sink.cfg.TransactionNamingStrategy != Incrementing {
+func (w *Writer) sweep() {
+	if !w.sink.cfg.Incrementing {
 		return
 	}
 	kept := w.slots[:0]
@@ -294,7 +295,7 @@ func (w *ExactlyOnceWriter) sweep() {
 // call it: its own bound on uncommitted checkpoints keeps the pool from
 // running out (see ErrSlotsExhausted). It is safe to call from any
 // goroutine.
-func (w *ExactlyOnceWriter) CheckpointReady() (bool, string) {
+func (w *Writer) CheckpointReady() (bool, string) {
 	v := w.view.Load()
 	if v == nil || len(v.slots) < w.maxSlots {
 		return true, ""
@@ -316,7 +317,7 @@ func (w *ExactlyOnceWriter) CheckpointReady() (bool, string) {
 // "Failed checkpoints"). streamsql's runtime tracks the same age itself,
 // per checkpoint, through connector.TransactionTimeouter. It is safe to
 // call from any goroutine.
-func (w *ExactlyOnceWriter) OldestUncommitted() time.Time {
+func (w *Writer) OldestUncommitted() time.Time {
 	var oldest time.Time
 	v := w.view.Load()
 	if v == nil {
@@ -336,15 +337,15 @@ func (w *ExactlyOnceWriter) OldestUncommitted() time.Time {
 // nothing when no transaction is open (empty transactions are never
 // checkpointed: committing one fails on the broker). Any failed record
 // fails the pre-commit; the transaction is then aborted by Close.
-func (w *ExactlyOnceWriter) PreCommit(ctx context.Context, checkpointID int64) ([]connector.Committable, error) {
+func (w *Writer) PreCommit(ctx context.Context, checkpointID int64) ([]connector.Committable, error) {
 	return w.preCommit(ctx, checkpointID, nil)
 }
 
 // AcceptsGroupPositions reports whether p's offsets can be committed in this
 // writer's transactions (connector.GroupPositionWriter): p's cluster is the
 // sink's cluster (same cluster id).
-func (w *ExactlyOnceWriter) AcceptsGroupPositions(p connector.GroupPositions) bool {
-	return p.Cluster != "" && p.Cluster == w.sink.clusterID()
+func (w *Writer) AcceptsGroupPositions(p connector.GroupPositions) bool {
+	return p.Cluster != "" && p.Cluster == w.sink.cfg.ClusterID
 }
 
 // PreCommitWithPositions is PreCommit that also commits positions (source
@@ -358,11 +359,11 @@ func (w *ExactlyOnceWriter) AcceptsGroupPositions(p connector.GroupPositions) bo
 // writer. A group's refusal (for example UNKNOWN_MEMBER_ID: the group has
 // members) leaves the transaction intact; the committable is returned
 // with an error wrapping connector.ErrGroupPositions.
-func (w *ExactlyOnceWriter) PreCommitWithPositions(ctx context.Context, checkpointID int64, positions []connector.GroupPositions) ([]connector.Committable, error) {
+func (w *Writer) PreCommitWithPositions(ctx context.Context, checkpointID int64, positions []connector.GroupPositions) ([]connector.Committable, error) {
 	return w.preCommit(ctx, checkpointID, positions)
 }
 
-func (w *ExactlyOnceWriter) preCommit(ctx context.Context, checkpointID int64, positions []connector.GroupPositions) ([]connector.Committable, error) {
+func (w *Writer) preCommit(ctx context.Context, checkpointID int64, positions []connector.GroupPositions) ([]connector.Committable, error) {
 	if w.failed != nil {
 		return nil, w.failed
 	}
@@ -373,33 +374,33 @@ func (w *ExactlyOnceWriter) preCommit(ctx context.Context, checkpointID int64, p
 	if err := sl.client.Flush(ctx); err != nil {
 		return nil, fmt.Errorf("kafka sink: flushing transaction %q for checkpoint %d: %w", sl.id, checkpointID, err)
 	}
-	if err := w.p.wait(ctx); err != nil {
+	if err := w.p.Wait(ctx); err != nil {
 		return nil, fmt.Errorf("kafka sink: waiting for the records of transaction %q for checkpoint %d: %w", sl.id, checkpointID, err)
 	}
 	// The broker aborts a transaction transaction.timeout.ms after its
 	// first record; an idle writer sees nothing of it (its records were
 	// acknowledged before). Never hand out a transaction that near its end.
-	if age, to := time.Since(sl.began), w.sink.TransactionTimeout(); age > to*4/5 {
+	if age, to := time.Since(sl.began), w.sink.cfg.Timeout; age > to*4/5 {
 		w.failed = fmt.Errorf("kafka sink: transaction %q of checkpoint %d began %s ago, past 4/5 of transaction.timeout.ms (%s): the broker may have aborted it, so it is not pre-committed",
 			sl.id, checkpointID, age.Round(time.Millisecond), to)
 		return nil, w.failed
 	}
-	o := w.p.outcome()
+	o := w.p.Outcome()
 	switch {
-	case o.err != nil:
+	case o.Err != nil:
 		w.failed = fmt.Errorf("kafka sink: %d records of checkpoint %d failed, transaction %q is not pre-committed: %w",
-			o.failed, checkpointID, sl.id, o.err)
+			o.Failed, checkpointID, sl.id, o.Err)
 		return nil, w.failed
-	case !o.pidSet:
+	case !o.PIDSet:
 		w.failed = fmt.Errorf("kafka sink: transaction %q of checkpoint %d: no record reported its producer id", sl.id, checkpointID)
 		return nil, w.failed
-	case o.mixed:
+	case o.Mixed:
 		w.failed = fmt.Errorf("kafka sink: transaction %q of checkpoint %d: records reported different producer ids or epochs", sl.id, checkpointID)
 		return nil, w.failed
 	}
 	var groupErrs []error
 	for _, p := range positions {
-		err := commitOffsetsInTxn(ctx, sl.client, sl.id, sl.tv, o.pid, o.epoch, p)
+		err := commitOffsetsInTxn(ctx, sl.client, sl.id, sl.tv, o.PID, o.Epoch, p)
 		switch {
 		case err == nil:
 		case isGroupRefusal(err) && p.Generation >= 0:
@@ -418,8 +419,8 @@ func (w *ExactlyOnceWriter) preCommit(ctx context.Context, checkpointID int64, p
 			return nil, w.failed
 		}
 	}
-	c := committable{TransactionalID: sl.id, ProducerID: o.pid, Epoch: o.epoch, TransactionVersion: sl.tv, CheckpointID: checkpointID}
-	b := c.encode()
+	c := Committable{TransactionalID: sl.id, ProducerID: o.PID, Epoch: o.Epoch, TransactionVersion: sl.tv, CheckpointID: checkpointID}
+	b := c.Encode()
 	sl.mu.Lock()
 	sl.state, sl.last, sl.lastC = slotPrecommitted, b, c
 	sl.mu.Unlock()
@@ -431,7 +432,7 @@ func (w *ExactlyOnceWriter) preCommit(ctx context.Context, checkpointID int64, p
 // Close aborts the open transaction (if any) and closes every client.
 // Pre-committed transactions are left for the committer, which commits
 // them by raw EndTxn; closing a client sends nothing to the coordinator.
-func (w *ExactlyOnceWriter) Close() error {
+func (w *Writer) Close() error {
 	var errs []error
 	for _, sl := range w.slots {
 		if err := w.closeSlot(sl); err != nil {
@@ -441,14 +442,14 @@ func (w *ExactlyOnceWriter) Close() error {
 	w.slots, w.cur = nil, nil
 	w.publish()
 	w.meta.Close()
-	w.p.close()
+	w.p.Close()
 	return errors.Join(errs...)
 }
 
 // closeAbortTimeout bounds Close's abort of the open transaction.
 const closeAbortTimeout = 5 * time.Second
 
-func (w *ExactlyOnceWriter) closeSlot(sl *slot) error {
+func (w *Writer) closeSlot(sl *slot) error {
 	w.sink.unregister(sl)
 	sl.mu.Lock()
 	defer sl.mu.Unlock()
@@ -477,9 +478,9 @@ func (w *ExactlyOnceWriter) closeSlot(sl *slot) error {
 
 // Bytes returns the key and value bytes written so far
 // (connector.ByteCounter).
-func (w *ExactlyOnceWriter) Bytes() int64 { return w.p.bytes.Load() }
+func (w *Writer) Bytes() int64 { return w.p.Bytes() }
 
 // Unhealthy names the brokers the writer's clients cannot reach
 // (connector.HealthReporter); "" when there are none. It is safe to call
 // from any goroutine.
-func (w *ExactlyOnceWriter) Unhealthy() string { return w.sink.watch.unhealthy() }
+func (w *Writer) Unhealthy() string { return w.sink.cfg.Unhealthy() }

@@ -1,4 +1,4 @@
-package kafka
+package txn
 
 import (
 	"context"
@@ -13,14 +13,14 @@ import (
 	"github.com/streamsql/streamsql/types"
 )
 
-// producer is the record path shared by every writer: it encodes rows into
-// recycled *kgo.Record values (no allocation per record once the pool is
-// warm: key and value buffers are reused too) and collects the outcome of
-// the produce promises.
-type producer struct {
-	enc     RecordEncoder
-	meta    []MetadataColumn        // writable metadata to copy into records
-	check   func(*kgo.Record) error // checks a record's own topic; nil: none
+// Producer is the record path shared by every writer of the Kafka sink,
+// transactional or not: it encodes rows into recycled *kgo.Record values
+// (no allocation per record once the pool is warm: key and value buffers
+// are reused too) and collects the outcome of the produce promises.
+type Producer struct {
+	enc     Encoder
+	meta    func(*types.Row, *kgo.Record) // copies writable metadata into records; nil: none
+	check   func(*kgo.Record) error       // checks a record's own topic; nil: none
 	records sync.Pool
 	promise func(*kgo.Record, error) // p.done, bound once
 	bytes   atomic.Int64             // key and value bytes handed to the client
@@ -55,13 +55,27 @@ type producer struct {
 }
 
 // ErrDeliveryTimeout fails a writer's buffered records when they waited
-// 'properties.delivery.timeout.ms' (default DefaultDeliveryTimeout) for an
-// acknowledgement and none arrived: for example, the brokers cannot be
-// reached.
+// 'properties.delivery.timeout.ms' (default kafka.DefaultDeliveryTimeout)
+// for an acknowledgement and none arrived: for example, the brokers cannot
+// be reached.
 var ErrDeliveryTimeout = errors.New("kafka sink: no record was acknowledged within properties.delivery.timeout.ms")
 
-func newProducer(enc RecordEncoder, meta []MetadataColumn, check func(*kgo.Record) error, deliveryTimeout time.Duration) *producer {
-	p := &producer{enc: enc, meta: meta, check: check, deliveryTimeout: deliveryTimeout}
+// ErrSkipRow is returned (possibly wrapped) by an Encoder for a row that
+// produces no record (upsert-kafka's UPDATE_BEFORE): the row is skipped.
+var ErrSkipRow = errors.New("kafka sink: row produces no record")
+
+// Encoder turns a row into a Kafka record (kafka.RecordEncoder).
+type Encoder interface {
+	EncodeRecord(row *types.Row, rec *kgo.Record) error
+}
+
+// NewProducer returns the record path of one writer. enc encodes each row
+// (ErrSkipRow: no record); meta, when not nil, then copies the row's
+// writable metadata into the record, and check, when not nil, checks the
+// record's own topic. Records waiting deliveryTimeout with no
+// acknowledgement arriving fail with ErrDeliveryTimeout (0: never).
+func NewProducer(enc Encoder, meta func(*types.Row, *kgo.Record), check func(*kgo.Record) error, deliveryTimeout time.Duration) *Producer {
+	p := &Producer{enc: enc, meta: meta, check: check, deliveryTimeout: deliveryTimeout}
 	p.records.New = func() any { return new(kgo.Record) }
 	p.promise = p.done
 	p.life, p.kill = context.WithCancelCause(context.Background())
@@ -71,11 +85,11 @@ func newProducer(enc RecordEncoder, meta []MetadataColumn, check func(*kgo.Recor
 	return p
 }
 
-func (p *producer) checkEvery() time.Duration { return max(p.deliveryTimeout/8, 10*time.Millisecond) }
+func (p *Producer) checkEvery() time.Duration { return max(p.deliveryTimeout/8, 10*time.Millisecond) }
 
 // watch runs on a timer: it ends the records' context once records have
 // waited deliveryTimeout without any promise running.
-func (p *producer) watch() {
+func (p *Producer) watch() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
@@ -94,9 +108,9 @@ func (p *producer) watch() {
 	p.timer.Reset(p.checkEvery())
 }
 
-// close stops the watch. The records' context ends too: the client is
+// Close stops the watch. The records' context ends too: the client is
 // being closed.
-func (p *producer) close() {
+func (p *Producer) Close() {
 	p.mu.Lock()
 	p.closed = true
 	if p.timer != nil {
@@ -108,7 +122,7 @@ func (p *producer) close() {
 
 // record returns a cleared record whose Key, Value and Headers keep their
 // capacity.
-func (p *producer) record() *kgo.Record {
+func (p *Producer) record() *kgo.Record {
 	r := p.records.Get().(*kgo.Record)
 	k, v, h := r.Key[:0], r.Value[:0], r.Headers[:0]
 	*r = kgo.Record{Key: k, Value: v, Headers: h}
@@ -117,7 +131,7 @@ func (p *producer) record() *kgo.Record {
 
 // done is the produce promise. franz-go calls promises serially and does
 // not touch a record after its promise returns, so the record is recycled.
-func (p *producer) done(r *kgo.Record, err error) {
+func (p *Producer) done(r *kgo.Record, err error) {
 	p.mu.Lock()
 	p.settled++
 	if p.pending--; p.pending == 0 && p.idle != nil {
@@ -141,21 +155,21 @@ func (p *producer) done(r *kgo.Record, err error) {
 	p.records.Put(r)
 }
 
-// clientSource gives produce the client to produce to.
-type clientSource interface {
-	// client returns the client for the records of a Write; it is called
-	// at most once per Write, when its first record is encoded.
-	client(ctx context.Context) (*kgo.Client, error)
+// ClientSource gives Produce the client to produce to.
+type ClientSource interface {
+	// ProduceClient returns the client for the records of a Write; it is
+	// called at most once per Write, when its first record is encoded.
+	ProduceClient(ctx context.Context) (*kgo.Client, error)
 }
 
-// produce encodes rows and hands them to the client that src returns;
+// Produce encodes rows and hands them to the client that src returns;
 // it asks for the client only when the first record is encoded (a
 // transaction begins at its first record, never for rows the encoder
 // skips). Produce blocks when the client's buffer is full, which is the
 // writer's backpressure; ctx (the task's) ends that wait and fails records
 // still buffered, so a failover or a stop is not held up by an
 // unreachable broker.
-func (p *producer) produce(ctx context.Context, src clientSource, rows []types.Row) (int, error) {
+func (p *Producer) Produce(ctx context.Context, src ClientSource, rows []types.Row) (int, error) {
 	var n int64
 	defer func() { p.bytes.Add(n) }()
 	var cl *kgo.Client
@@ -168,8 +182,8 @@ func (p *producer) produce(ctx context.Context, src clientSource, rows []types.R
 			}
 			return i, fmt.Errorf("kafka sink: encoding a row: %w", err)
 		}
-		if len(p.meta) > 0 {
-			writeMetadata(&rows[i], r, p.meta)
+		if p.meta != nil {
+			p.meta(&rows[i], r)
 		}
 		if p.check != nil {
 			if err := p.check(r); err != nil {
@@ -179,7 +193,7 @@ func (p *producer) produce(ctx context.Context, src clientSource, rows []types.R
 		}
 		if cl == nil {
 			var err error
-			if cl, err = src.client(ctx); err != nil {
+			if cl, err = src.ProduceClient(ctx); err != nil {
 				p.records.Put(r)
 				return i, err
 			}
@@ -199,8 +213,8 @@ func (p *producer) produce(ctx context.Context, src clientSource, rows []types.R
 	return len(rows), nil
 }
 
-// wait waits until the promise of every record handed to Produce has run.
-func (p *producer) wait(ctx context.Context) error {
+// Wait waits until the promise of every record handed to Produce has run.
+func (p *Producer) Wait(ctx context.Context) error {
 	p.mu.Lock()
 	if p.pending == 0 {
 		p.mu.Unlock()
@@ -219,61 +233,40 @@ func (p *producer) wait(ctx context.Context) error {
 	}
 }
 
-// outcome is what the promises reported since the last reset.
-type outcome struct {
-	err    error
-	failed int64
-	pid    int64
-	epoch  int16
-	pidSet bool
-	mixed  bool
+// Outcome is what the promises reported since the last Reset.
+type Outcome struct {
+	// Err is the first failure; Failed counts the failed records.
+	Err    error
+	Failed int64
+	// PID and Epoch are the producer id and epoch the first acknowledged
+	// record reported (PIDSet: one did); Mixed says that records reported
+	// different ones.
+	PID    int64
+	Epoch  int16
+	PIDSet bool
+	Mixed  bool
 }
 
-func (p *producer) outcome() outcome {
+// Outcome returns what the promises reported since the last Reset.
+func (p *Producer) Outcome() Outcome {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return outcome{p.firstErr, p.failed, p.pid, p.epoch, p.pidSet, p.mixed}
+	return Outcome{p.firstErr, p.failed, p.pid, p.epoch, p.pidSet, p.mixed}
 }
 
-// err returns the first produce failure since the last reset.
-func (p *producer) err() error {
+// Err returns the first produce failure since the last Reset.
+func (p *Producer) Err() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.firstErr
 }
 
-func (p *producer) reset() {
+// Reset forgets the outcome so far.
+func (p *Producer) Reset() {
 	p.mu.Lock()
 	p.firstErr, p.failed, p.pidSet, p.pid, p.epoch, p.mixed = nil, 0, false, 0, 0, false
 	p.mu.Unlock()
 }
 
-// writeMetadata copies the writable metadata columns of row into r,
-// reusing r's header slice. Header values alias the row's immutable
-// string data: no copy.
-func writeMetadata(row *types.Row, r *kgo.Record, meta []MetadataColumn) {
-	for _, m := range meta {
-		v := row.Fields[m.Index]
-		if v.IsNull() {
-			continue
-		}
-		switch m.Key {
-		case MetaTopic:
-			r.Topic = v.Str()
-		case MetaTimestamp:
-			r.Timestamp = v.Timestamp().Time()
-		case MetaHeaders:
-			md := v.Map()
-			if md == nil {
-				continue
-			}
-			for j := range md.Keys {
-				var val []byte
-				if !md.Values[j].IsNull() {
-					val = md.Values[j].Bytes()
-				}
-				r.Headers = append(r.Headers, kgo.RecordHeader{Key: md.Keys[j].Str(), Value: val})
-			}
-		}
-	}
-}
+// Bytes returns the key and value bytes handed to the client so far.
+func (p *Producer) Bytes() int64 { return p.bytes.Load() }

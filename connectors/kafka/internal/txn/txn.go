@@ -1,4 +1,4 @@
-package kafka
+package txn
 
 import (
 	"context"
@@ -35,7 +35,7 @@ func transactionVersion(ctx context.Context, cl *kgo.Client) (int16, error) {
 	return 0, nil
 }
 
-// versionsFor returns the request versions a client pinned to
+// VersionsFor returns the request versions a client pinned to
 // transaction version tv may use (with kgo.MaxVersions): below 2, EndTxn and
 // TxnOffsetCommit are capped at v4 so that neither a transactional client
 // (which would switch to KIP-890 part 2 when it notices the cluster
@@ -43,7 +43,7 @@ func transactionVersion(ctx context.Context, cl *kgo.Client) (int16, error) {
 // transaction version 2. At 2, TxnOffsetCommit is capped at v5: v6 names
 // topics by id only (KIP-1319), and the sink's raw TxnOffsetCommit names
 // them.
-func versionsFor(tv int16) *kversion.Versions {
+func VersionsFor(tv int16) *kversion.Versions {
 	v := kversion.Stable()
 	if tv < 2 {
 		v.SetMaxKeyVersion(kmsg.EndTxn.Int16(), 4)
@@ -54,14 +54,14 @@ func versionsFor(tv int16) *kversion.Versions {
 	return v
 }
 
-// committable is what the exactly-once sink stores in a checkpoint for one
+// Committable is what the exactly-once sink stores in a checkpoint for one
 // pre-committed transaction. Its JSON form is the connector.Committable:
 //
 //	{"transactionalId":"orders-0-3","producerId":1234,"epoch":5,"transactionVersion":2,"checkpointId":17}
 //
 // transactionVersion says which EndTxn version commits it (≤4 below 2, 5 at
 // 2); checkpointId is informational (error messages).
-type committable struct {
+type Committable struct {
 	TransactionalID    string `json:"transactionalId"`
 	ProducerID         int64  `json:"producerId"`
 	Epoch              int16  `json:"epoch"`
@@ -69,13 +69,15 @@ type committable struct {
 	CheckpointID       int64  `json:"checkpointId"`
 }
 
-func (c committable) encode() connector.Committable {
+// Encode returns c's JSON form.
+func (c Committable) Encode() connector.Committable {
 	b, _ := json.Marshal(c) // cannot fail: plain fields
 	return b
 }
 
-func decodeCommittable(b connector.Committable) (committable, error) {
-	var c committable
+// DecodeCommittable parses a committable of the exactly-once sink.
+func DecodeCommittable(b connector.Committable) (Committable, error) {
+	var c Committable
 	if err := json.Unmarshal(b, &c); err != nil {
 		return c, fmt.Errorf("kafka sink: malformed committable %q: %w", string(b), err)
 	}
@@ -85,7 +87,7 @@ func decodeCommittable(b connector.Committable) (committable, error) {
 	return c, nil
 }
 
-func (c committable) String() string {
+func (c Committable) String() string {
 	return fmt.Sprintf("transactional id %q (producer id %d, epoch %d, transaction version %d, checkpoint %d)",
 		c.TransactionalID, c.ProducerID, c.Epoch, c.TransactionVersion, c.CheckpointID)
 }
@@ -196,9 +198,9 @@ func retry(ctx context.Context, attempts int, fn func() error) error {
 	}
 }
 
-// initProducerID initialises transactional id with a raw InitProducerId:
+// InitProducerID initialises transactional id with a raw InitProducerId:
 // the coordinator bumps its epoch and aborts any transaction open on it.
-func initProducerID(ctx context.Context, cl *kgo.Client, id string, timeout time.Duration) error {
+func InitProducerID(ctx context.Context, cl *kgo.Client, id string, timeout time.Duration) error {
 	return retry(ctx, 0, func() error {
 		req := kmsg.NewPtrInitProducerIDRequest()
 		req.TransactionalID = &id
@@ -289,14 +291,14 @@ func isGroupRefusal(err error) bool {
 	return false
 }
 
-// transactionalID is <prefix>-<task>-<slot>.
-func transactionalID(prefix string, task, slot int) string {
+// ID is <prefix>-<task>-<slot>.
+func ID(prefix string, task, slot int) string {
 	return prefix + "-" + strconv.Itoa(task) + "-" + strconv.Itoa(slot)
 }
 
-// parseTransactionalID returns the task and slot of id when id is one of
-// prefix's ids (exactly <prefix>-<digits>-<digits>).
-func parseTransactionalID(prefix, id string) (task, slot int, ok bool) {
+// ParseID returns the task and slot of id when id is one of prefix's ids
+// (exactly <prefix>-<digits>-<digits>).
+func ParseID(prefix, id string) (task, slot int, ok bool) {
 	rest, found := strings.CutPrefix(id, prefix+"-")
 	if !found {
 		return 0, 0, false
