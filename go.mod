@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/hamba/avro/v2 v2.31.0
+	github.com/valyala/fastjson v1.6.10
 	go.uber.org/goleak v1.3.0
 	golang.org/x/sync v0.23.0
 )

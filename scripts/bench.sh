@@ -3,7 +3,11 @@
 # Kafka broker, which it starts and stops. Arguments go to the program, e.g.
 #
 #   scripts/bench.sh                          # defaults: 1,000,000 records, 6 partitions, 3 runs
+#   scripts/bench.sh -taskset 0               # every child (pipes, CPU hogs) pinned to CPU 0
+#   scripts/bench.sh -scaling                 # 4/16/64 partitions, 100 B/1 KB/10 KB payloads, 1/4/16 pipelines
 #   scripts/bench.sh -records 200000 -runs 1 -json /tmp/bench.json
+#
+# BENCHMARKS.md says what each pipe is and how to read the tables.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 dir=

@@ -11,7 +11,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"os/exec"
 	"slices"
 	"sort"
 	"strings"
@@ -27,10 +26,19 @@ import (
 type scenario struct {
 	Name      string
 	Guarantee string // "at-least-once" or "exactly-once"
-	Baseline  string // "default" or "tuned" for the hand-written pipe
+	Baseline  string // "default" or "tuned" for the encoding/json pipe
+	// Reference is refRawCopy or refFastJSON for the reference pipes
+	// (handpipe.go), "" for the others.
+	Reference string
+	// Optional scenarios run only when -only names them.
+	Optional bool
+	// CopiesAll is set for the raw copy, which writes every record it
+	// reads (the others write those that pass the filter).
+	CopiesAll bool
 	// Settings are a baseline's client settings, passed to its child (so
 	// that -tuned and -tune can change them); nil for streamsql.
 	Settings *ClientSettings
+	mode     streamsqlMode // streamsql's scenarios
 	run      func(ctx context.Context, bootstrap, src, dst string, expect int64, ready func()) (pipeResult, error)
 }
 
@@ -47,22 +55,29 @@ func (sc scenario) withSettings(set ClientSettings) scenario {
 	return baselineScenario(sc.Name, sc.Guarantee, sc.Baseline, set)
 }
 
-// scenarios are the pipes the benchmark runs, baselines first.
+// scenarios are the pipes the benchmark runs: the reference pipes, the
+// encoding/json baselines (the tuned ones only on request), then streamsql.
 var scenarios = []scenario{
+	referenceScenario(scenarioRawALO, "at-least-once", refRawCopy),
+	referenceScenario(scenarioRawTxn, "exactly-once", refRawCopy),
+	referenceScenario(scenarioFastALO, "at-least-once", refFastJSON),
+	referenceScenario(scenarioFastTxn, "exactly-once", refFastJSON),
 	baselineScenario("baseline-alo-default", "at-least-once", "default", defaultSettings),
-	baselineScenario("baseline-alo-tuned", "at-least-once", "tuned", tunedSettings),
+	optional(baselineScenario("baseline-alo-tuned", "at-least-once", "tuned", tunedSettings)),
 	baselineScenario("baseline-txn-default", "exactly-once", "default", defaultSettings),
-	baselineScenario("baseline-txn-tuned", "exactly-once", "tuned", tunedSettings),
+	optional(baselineScenario("baseline-txn-tuned", "exactly-once", "tuned", tunedSettings)),
 	streamsqlScenario(scenarioALO, "at-least-once", streamsqlMode{guarantee: "at-least-once"}),
 	streamsqlScenario(scenarioALOCkpt, "at-least-once", streamsqlMode{guarantee: "at-least-once", checkpoint: true}),
-	streamsqlScenario("streamsql-eo-ckpt1s", "exactly-once", streamsqlMode{guarantee: "exactly-once", checkpoint: true}),
+	streamsqlScenario(scenarioEO, "exactly-once", streamsqlMode{guarantee: "exactly-once", checkpoint: true}),
 	streamsqlScenario("streamsql-upsert-alo", "at-least-once", streamsqlMode{upsert: true, guarantee: "at-least-once"}),
 }
 
-// The two scenarios whose ratio is the cost of checkpointing.
+// The two scenarios whose ratio is the cost of checkpointing, and the
+// exactly-once one.
 const (
 	scenarioALO     = "streamsql-alo"
 	scenarioALOCkpt = "streamsql-alo-ckpt1s"
+	scenarioEO      = "streamsql-eo-ckpt1s"
 )
 
 func scenarioByName(name string) (scenario, bool) {
@@ -86,6 +101,17 @@ type options struct {
 	only           string
 	tuned          string // client settings replacing the tuned set ("key=value,...")
 	tune           bool   // run the tuning sweep instead of the benchmark
+	// taskset, when not empty, is the CPU list every child process (pipes
+	// and hogs) is pinned to with taskset -c.
+	taskset string
+	// hogs is the number of busy-loop child processes that run during
+	// each latency run.
+	hogs int
+	// payload, when positive, is the size in bytes the source records are
+	// padded to (their note field); 0 keeps the standard ~265-byte record.
+	payload int
+	// scaling runs the scaling sweep (scaling.go) instead of the benchmark.
+	scaling bool
 }
 
 // Result is one scenario's figures, as written to the JSON file.
@@ -116,6 +142,19 @@ type Result struct {
 	Runs              int     `json:"runs"`
 	// ClientSettings are a baseline's client settings.
 	ClientSettings string `json:"client_settings,omitempty"`
+
+	// RatioRaw and RatioFastJSON are the ratios of records/s to the raw
+	// copy and to the fastjson pipe with the same guarantee (at least
+	// once, or transactional with a commit every second); CPURatioRaw is
+	// CPU seconds per record over the raw copy's. (RatioDefault and
+	// RatioTuned are to the encoding/json baselines.)
+	RatioRaw      float64 `json:"ratio_to_rawcopy,omitempty"`
+	RatioFastJSON float64 `json:"ratio_to_fastjson,omitempty"`
+	CPURatioRaw   float64 `json:"cpu_ratio_to_rawcopy,omitempty"`
+	// Taskset is the CPU list the children were pinned to, if any; Hogs
+	// the number of busy-loop processes during the latency run.
+	Taskset string `json:"taskset,omitempty"`
+	Hogs    int    `json:"latency_hogs,omitempty"`
 }
 
 func benchMain(ctx context.Context, args []string, stdout io.Writer) error {
@@ -131,6 +170,10 @@ func benchMain(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.StringVar(&o.only, "only", "", "comma-separated scenario names to run (default all)")
 	fs.StringVar(&o.tuned, "tuned", "", "client settings for the tuned baselines, key=value,... over the built-in tuned set")
 	fs.BoolVar(&o.tune, "tune", false, "search for the best client settings of the at-least-once baseline instead of benchmarking")
+	fs.StringVar(&o.taskset, "taskset", "", "pin every child process to these CPUs (taskset -c LIST, e.g. 0)")
+	fs.IntVar(&o.hogs, "hogs", 2, "busy-loop processes competing for the CPUs during each latency run")
+	fs.IntVar(&o.payload, "payload", 0, "pad source records to about this many bytes (0: the standard ~265-byte record)")
+	fs.BoolVar(&o.scaling, "scaling", false, "run the scaling sweep (partitions, payload sizes, pipelines per job) instead of the benchmark")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -152,11 +195,16 @@ func benchMain(ctx context.Context, args []string, stdout io.Writer) error {
 		_, err := tune(ctx, o, tuneSteps, stdout)
 		return err
 	}
+	if o.scaling {
+		return scalingMain(ctx, o, stdout)
+	}
 	results, err := runAll(ctx, o, stdout)
 	if err != nil {
 		return err
 	}
 	printTable(stdout, results)
+	fmt.Fprintln(stdout)
+	printTargets(stdout, results)
 	if o.jsonOut != "" {
 		b, _ := json.MarshalIndent(results, "", "  ")
 		if err := os.WriteFile(o.jsonOut, append(b, '\n'), 0o644); err != nil {
@@ -206,23 +254,32 @@ func loadSource(ctx context.Context, o options, topics *benchTopics, log io.Writ
 		return "", 0, 0, err
 	}
 	fmt.Fprintf(log, "loading %d records into %s (%d partitions)\n", o.records, src, o.partitions)
-	passing, loaded, err = load(ctx, o.bootstrap, src, o.records)
+	passing, loaded, err = load(ctx, o.bootstrap, src, o.records, o.payload)
 	return src, passing, loaded, err
 }
 
 // throughputRun runs sc once over the whole source topic into a new sink
 // topic and checks the counts.
 func throughputRun(ctx context.Context, o options, topics *benchTopics, sc scenario, src string, passing int64) (measured, error) {
-	dst, err := topics.make(ctx, "dst", o.partitions)
-	if err != nil {
-		return measured{}, err
+	n := int64(max(1, sc.mode.pipelines))
+	var dsts []string
+	for range n {
+		dst, err := topics.make(ctx, "dst", o.partitions)
+		if err != nil {
+			return measured{}, err
+		}
+		dsts = append(dsts, dst)
 	}
-	m, err := runChild(ctx, sc, o.bootstrap, src, dst, 0, nil)
+	m, err := runChild(ctx, sc, o, src, strings.Join(dsts, ","), 0, nil)
 	if err != nil {
 		return m, err
 	}
-	if m.res.In != o.records || m.res.Out != passing {
-		return m, fmt.Errorf("consumed %d and produced %d records, want %d and %d", m.res.In, m.res.Out, o.records, passing)
+	wantOut := passing
+	if sc.CopiesAll {
+		wantOut = o.records
+	}
+	if m.res.In != n*o.records || m.res.Out != n*wantOut {
+		return m, fmt.Errorf("consumed %d and produced %d records, want %d and %d", m.res.In, m.res.Out, n*o.records, n*wantOut)
 	}
 	return m, nil
 }
@@ -246,7 +303,7 @@ func runAll(ctx context.Context, o options, log io.Writer) ([]Result, error) {
 
 	var selected []scenario
 	for _, sc := range scenarios {
-		if o.only == "" || slices.Contains(strings.Split(o.only, ","), sc.Name) {
+		if o.only == "" && !sc.Optional || slices.Contains(strings.Split(o.only, ","), sc.Name) {
 			selected = append(selected, sc)
 		}
 	}
@@ -283,6 +340,7 @@ func runAll(ctx context.Context, o options, log io.Writer) ([]Result, error) {
 	for i, sc := range selected {
 		a := acc[i]
 		res := Result{Scenario: sc.Name, Guarantee: sc.Guarantee, Records: o.records, Runs: o.runs, RecordsOut: a.out, PeakRSSMB: a.rss,
+			Taskset:       o.taskset,
 			RecordsPerSec: median(a.rates), MBPerSec: median(a.mbs), StartToFirstMS: median(a.starts),
 			CPUSecPerMillon: a.cpu / float64(o.runs) / (float64(o.records) / 1e6)}
 		if sc.Settings != nil {
@@ -292,6 +350,7 @@ func runAll(ctx context.Context, o options, log io.Writer) ([]Result, error) {
 			res.CheckpointP99MS = slices.Max(a.ckpts)
 		}
 		if o.latencyRate > 0 {
+			res.Hogs = o.hogs
 			p50, p99, err := latencyRun(ctx, o, sc, topics)
 			if err != nil {
 				return nil, fmt.Errorf("%s latency run: %w", sc.Name, err)
@@ -316,13 +375,21 @@ func fillRatios(results []Result) {
 		}
 		for _, b := range results {
 			sc, _ := scenarioByName(b.Scenario)
-			if b.Guarantee != results[i].Guarantee || sc.Baseline == "" || b.RecordsPerSec == 0 {
+			if b.Guarantee != results[i].Guarantee || b.RecordsPerSec == 0 {
 				continue
 			}
 			ratio := results[i].RecordsPerSec / b.RecordsPerSec
-			if sc.Baseline == "default" {
+			switch {
+			case sc.Reference == refRawCopy:
+				results[i].RatioRaw = ratio
+				if b.CPUSecPerMillon > 0 {
+					results[i].CPURatioRaw = results[i].CPUSecPerMillon / b.CPUSecPerMillon
+				}
+			case sc.Reference == refFastJSON:
+				results[i].RatioFastJSON = ratio
+			case sc.Baseline == "default":
 				results[i].RatioDefault = ratio
-			} else {
+			case sc.Baseline == "tuned":
 				results[i].RatioTuned = ratio
 			}
 		}
@@ -343,17 +410,21 @@ type measured struct {
 // ready, when not nil, is closed once the pipe has connected; when nil (a
 // throughput run), a read_uncommitted consumer in this process watches dst
 // for the first output record.
-func runChild(ctx context.Context, sc scenario, bootstrap, src, dst string, expect int64, ready chan<- struct{}) (measured, error) {
+func runChild(ctx context.Context, sc scenario, o options, src, dst string, expect int64, ready chan<- struct{}) (measured, error) {
 	var m measured
-	exe, err := os.Executable()
-	if err != nil {
-		return m, err
-	}
+	bootstrap := o.bootstrap
 	args := []string{"-scenario", sc.Name, "-bootstrap", bootstrap, "-src", src, "-dst", dst, "-expect", fmt.Sprint(expect)}
 	if sc.Settings != nil {
 		args = append(args, "-settings", sc.Settings.String())
 	}
-	cmd := exec.CommandContext(ctx, exe, args...)
+	if sc.mode.pipelines > 1 {
+		args = append(args, "-pipelines", fmt.Sprint(sc.mode.pipelines))
+		dst, _, _ = strings.Cut(dst, ",") // watchFirst watches the first sink
+	}
+	cmd, err := childCommand(ctx, o, args...)
+	if err != nil {
+		return m, err
+	}
 	cmd.Env = append(os.Environ(), envPipe+"=1")
 	var first <-chan time.Time
 	if ready == nil {
@@ -451,7 +522,7 @@ func latencyRun(ctx context.Context, o options, sc scenario, topics *benchTopics
 	childErr := make(chan error, 1)
 	ready := make(chan struct{})
 	go func() {
-		_, err := runChild(ctx, sc, o.bootstrap, src, dst, total, ready)
+		_, err := runChild(ctx, sc, o, src, dst, total, ready)
 		childErr <- err
 	}()
 	select {
@@ -459,6 +530,11 @@ func latencyRun(ctx context.Context, o options, sc scenario, topics *benchTopics
 	case err := <-childErr:
 		return 0, 0, fmt.Errorf("the pipe ended before it was ready: %v", err)
 	}
+	stopHogs, err := startHogs(ctx, o)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer stopHogs()
 
 	iso := kgo.ReadUncommitted()
 	if sc.Guarantee == "exactly-once" {
@@ -555,13 +631,21 @@ func quantile(sorted []float64, q float64) float64 {
 	return sorted[max(0, min(i, len(sorted)-1))]
 }
 
+// printTable writes the figures of every scenario; the ratios are to the
+// pipes of the same guarantee ("–" where that pipe did not run).
 func printTable(w io.Writer, results []Result) {
+	ratio := func(x float64) string {
+		if x == 0 {
+			return "–"
+		}
+		return fmt.Sprintf("%.2f", x)
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "scenario\tguarantee\trecords/s\tMB/s\t×default\t×tuned\tpeak RSS MB\tCPU s/M\tstart→first ms\tp50 ms\tp99 ms\tckpt p99 ms\tckpt cost %\t")
+	fmt.Fprintln(tw, "scenario\tguarantee\trecords/s\tMB/s\t×raw\t×fastjson\t×stdjson\tCPU s/M\tCPU ×raw\tpeak RSS MB\tstart→first ms\tp50 ms\tp99 ms\tckpt p99 ms\tckpt cost %\t")
 	for _, r := range results {
-		fmt.Fprintf(tw, "%s\t%s\t%.0f\t%.1f\t%.2f\t%.2f\t%.0f\t%.2f\t%.0f\t%.1f\t%.1f\t%.0f\t%.1f\t\n", r.Scenario, r.Guarantee,
-			r.RecordsPerSec, r.MBPerSec, r.RatioDefault, r.RatioTuned, r.PeakRSSMB, r.CPUSecPerMillon, r.StartToFirstMS,
-			r.LatencyP50MS, r.LatencyP99MS, r.CheckpointP99MS, r.CheckpointCostPct)
+		fmt.Fprintf(tw, "%s\t%s\t%.0f\t%.1f\t%s\t%s\t%s\t%.2f\t%s\t%.0f\t%.0f\t%.1f\t%.1f\t%.0f\t%.1f\t\n", r.Scenario, r.Guarantee,
+			r.RecordsPerSec, r.MBPerSec, ratio(r.RatioRaw), ratio(r.RatioFastJSON), ratio(r.RatioDefault), r.CPUSecPerMillon, ratio(r.CPURatioRaw),
+			r.PeakRSSMB, r.StartToFirstMS, r.LatencyP50MS, r.LatencyP99MS, r.CheckpointP99MS, r.CheckpointCostPct)
 	}
 	tw.Flush()
 }

@@ -14,6 +14,9 @@ import (
 
 // TestMain lets the test binary serve as the benchmark's pipe child.
 func TestMain(m *testing.M) {
+	if os.Getenv(envHog) == "1" {
+		_ = hogMain()
+	}
 	if os.Getenv(envPipe) == "1" {
 		if err := pipeMain(context.Background(), os.Args[1:], os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -25,26 +28,38 @@ func TestMain(m *testing.M) {
 }
 
 // TestBenchSmoke runs a reduced benchmark end to end on the real broker:
-// the baselines and streamsql's four modes (at-least-once with and without
-// checkpoints, exactly-once, upsert-kafka). It checks that every pipe
-// consumed every record and produced exactly the records that pass the
-// filter (runAll fails otherwise, for the latency run too), and that every
-// figure was measured; it asserts nothing about speed.
+// the reference pipes (raw copy and fastjson, at least once and
+// transactional), the default encoding/json baselines and streamsql's four
+// modes (at-least-once with and without checkpoints, exactly-once,
+// upsert-kafka), with one CPU hog during the latency runs. It checks that
+// every pipe consumed every record and produced exactly the records that
+// pass the filter (every record for the raw copy; runAll fails otherwise,
+// for the latency run too), that every figure and ratio was measured and
+// that the targets table has a figure for every target; it asserts nothing
+// about speed.
 func TestBenchSmoke(t *testing.T) {
 	b := kafkatest.Require(t)
-	o := options{bootstrap: b.Addr, records: 5000, partitions: 3, runs: 1, latencyRate: 1000, latencySeconds: 2}
+	o := options{bootstrap: b.Addr, records: 5000, partitions: 3, runs: 1, latencyRate: 1000, latencySeconds: 2, hogs: 1}
 	results, err := runAll(context.Background(), o, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var streamsql int
+	var streamsql, refs, optional int
+	for _, sc := range scenarios {
+		if sc.Optional {
+			optional++
+		}
+	}
 	for _, r := range results {
 		if strings.HasPrefix(r.Scenario, "streamsql-") {
 			streamsql++
 		}
+		if sc, _ := scenarioByName(r.Scenario); sc.Reference != "" {
+			refs++
+		}
 	}
-	if len(results) != len(scenarios) || streamsql != 4 {
-		t.Fatalf("%d results for %d scenarios", len(results), len(scenarios))
+	if len(results) != len(scenarios)-optional || streamsql != 4 || refs != 4 {
+		t.Fatalf("%d results (%d streamsql, %d reference) for %d scenarios, %d optional", len(results), streamsql, refs, len(scenarios), optional)
 	}
 	var passing int64
 	for i := range o.records {
@@ -53,15 +68,24 @@ func TestBenchSmoke(t *testing.T) {
 		}
 	}
 	for _, r := range results {
-		if r.RecordsOut != passing {
-			t.Errorf("%s produced %d records, want %d", r.Scenario, r.RecordsOut, passing)
+		want := passing
+		if sc, _ := scenarioByName(r.Scenario); sc.CopiesAll {
+			want = o.records
 		}
-		if r.RecordsPerSec <= 0 || r.PeakRSSMB <= 0 || r.CPUSecPerMillon <= 0 || r.LatencyP99MS <= 0 || r.RatioDefault <= 0 || r.RatioTuned <= 0 ||
-			r.StartToFirstMS <= 0 {
+		if r.RecordsOut != want {
+			t.Errorf("%s produced %d records, want %d", r.Scenario, r.RecordsOut, want)
+		}
+		if r.RecordsPerSec <= 0 || r.PeakRSSMB <= 0 || r.CPUSecPerMillon <= 0 || r.LatencyP99MS <= 0 || r.RatioDefault <= 0 ||
+			r.RatioRaw <= 0 || r.RatioFastJSON <= 0 || r.CPURatioRaw <= 0 || r.StartToFirstMS <= 0 || r.Hogs != 1 {
 			t.Errorf("%s: a figure was not measured: %+v", r.Scenario, r)
 		}
 		if strings.HasSuffix(r.Scenario, "-ckpt1s") && r.CheckpointP99MS <= 0 {
 			t.Errorf("%s: no checkpoint duration measured: %+v", r.Scenario, r)
+		}
+	}
+	for _, tg := range targets(results) {
+		if tg.Figure == "" || tg.Met == "–" {
+			t.Errorf("target %q has no figure", tg.Name)
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -66,11 +67,29 @@ var zeroTime time.Time
 // passes reports whether a source record passes the benchmark's filter.
 func (s sourceRecord) passes() bool { return s.Amount > filterAmount }
 
-// load produces n records into topic as fast as the client allows and
-// returns how many of them pass the filter and the bytes written.
-func load(ctx context.Context, bootstrap, topic string, n int64) (passing, bytes int64, err error) {
+// sizedRecord returns makeRecord(i, ts) padded or trimmed to about size
+// bytes of JSON: tags emptied and note padded with letters. With size 0 it
+// is makeRecord's standard ~265-byte record; the smallest it can be is
+// about 170 bytes (empty tags and note).
+func sizedRecord(i int64, ts time.Time, size int) sourceRecord {
+	r := makeRecord(i, ts)
+	if size <= 0 {
+		return r
+	}
+	r.Tags, r.Note = "", ""
+	b, _ := json.Marshal(r)
+	if pad := size - len(b); pad > 0 {
+		r.Note = strings.Repeat("x", pad)
+	}
+	return r
+}
+
+// load produces n records of about payload bytes (0: the standard record)
+// into topic as fast as the client allows and returns how many of them
+// pass the filter and the bytes written.
+func load(ctx context.Context, bootstrap, topic string, n int64, payload int) (passing, bytes int64, err error) {
 	cl, err := kgo.NewClient(kgo.SeedBrokers(bootstrap), kgo.DefaultProduceTopic(topic),
-		kgo.ProducerLinger(5*time.Millisecond), kgo.ProducerBatchMaxBytes(1<<20), kgo.MaxBufferedRecords(100_000))
+		kgo.ProducerLinger(5*time.Millisecond), kgo.ProducerBatchMaxBytes(1<<20), kgo.MaxBufferedRecords(100_000), kgo.MaxBufferedBytes(256<<20))
 	if err != nil {
 		return 0, 0, err
 	}
@@ -81,7 +100,7 @@ func load(ctx context.Context, bootstrap, topic string, n int64) (passing, bytes
 	)
 	now := time.Now()
 	for i := range n {
-		rec := makeRecord(i, now)
+		rec := sizedRecord(i, now, payload)
 		if rec.passes() {
 			passing++
 		}

@@ -33,18 +33,31 @@ type streamsqlMode struct {
 	upsert     bool
 	guarantee  string // sink.delivery-guarantee
 	checkpoint bool   // 1 s checkpoints
+	// pipelines is the number of INSERT INTO statements (a STATEMENT SET
+	// when more than one), each reading the source into a sink topic of
+	// its own; 0 means 1.
+	pipelines int
 }
 
 func streamsqlScenario(name, guarantee string, m streamsqlMode) scenario {
-	return scenario{Name: name, Guarantee: guarantee,
+	return scenario{Name: name, Guarantee: guarantee, mode: m,
 		run: func(ctx context.Context, bootstrap, src, dst string, expect int64, ready func()) (pipeResult, error) {
 			return runStreamsql(ctx, name, bootstrap, src, dst, expect, m, ready)
 		}}
 }
 
+// withPipelines returns the streamsql scenario sc running n pipelines in
+// one job; its dst argument is then n comma-separated topics.
+func (sc scenario) withPipelines(n int) scenario {
+	m := sc.mode
+	m.pipelines = n
+	return streamsqlScenario(sc.Name, sc.Guarantee, m)
+}
+
 // jobSQL is the job every streamsql scenario runs: the same work as the
 // baseline (filter amount > 100, project 5 of the 10 columns).
 func jobSQL(bootstrap, src, dst string, bounded bool, m streamsqlMode, ckptDir string) string {
+	dsts := strings.Split(dst, ",")
 	q := func(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 	var b strings.Builder
 	if m.checkpoint {
@@ -60,21 +73,40 @@ func jobSQL(bootstrap, src, dst string, bounded bool, m streamsqlMode, ckptDir s
 	}
 	fmt.Fprintf(&b, "CREATE TABLE source (id BIGINT NOT NULL, `user` STRING, amount DOUBLE, currency STRING, country STRING, ts BIGINT,\n"+
 		"  active BOOLEAN, score DOUBLE, tags STRING, note STRING) WITH (%s);\n", strings.Join(srcOpts, ", "))
+	for i, dst := range dsts {
+		sink := "sink"
+		if len(dsts) > 1 {
+			sink = fmt.Sprintf("sink%d", i+1)
+		}
+		createSink(&b, sink, bootstrap, dst, m, q)
+	}
+	if len(dsts) == 1 {
+		b.WriteString("INSERT INTO sink SELECT id, `user`, amount, country, ts FROM source WHERE amount > 100;\n")
+		return b.String()
+	}
+	b.WriteString("EXECUTE STATEMENT SET BEGIN\n")
+	for i := range dsts {
+		fmt.Fprintf(&b, "  INSERT INTO sink%d SELECT id, `user`, amount, country, ts FROM source WHERE amount > 100;\n", i+1)
+	}
+	b.WriteString("END;\n")
+	return b.String()
+}
+
+// createSink writes the CREATE TABLE statement of one sink.
+func createSink(b *strings.Builder, sink, bootstrap, dst string, m streamsqlMode, q func(string) string) {
 	if m.upsert {
-		fmt.Fprintf(&b, "CREATE TABLE sink (id BIGINT, `user` STRING, amount DOUBLE, country STRING, ts BIGINT,\n"+
+		fmt.Fprintf(b, "CREATE TABLE %s (id BIGINT, `user` STRING, amount DOUBLE, country STRING, ts BIGINT,\n"+
 			"  PRIMARY KEY (id) NOT ENFORCED) WITH ('connector' = 'upsert-kafka', 'topic' = %s, 'properties.bootstrap.servers' = %s,\n"+
-			"  'key.format' = 'json', 'value.format' = 'json');\n", q(dst), q(bootstrap))
+			"  'key.format' = 'json', 'value.format' = 'json');\n", sink, q(dst), q(bootstrap))
 	} else {
 		sinkOpts := []string{"'connector' = 'kafka'", "'topic' = " + q(dst), "'properties.bootstrap.servers' = " + q(bootstrap),
 			"'format' = 'json'", "'sink.delivery-guarantee' = " + q(m.guarantee)}
 		if m.guarantee == "exactly-once" {
 			sinkOpts = append(sinkOpts, "'sink.transactional-id-prefix' = "+q(fmt.Sprintf("bench-%s-%d", dst, os.Getpid())))
 		}
-		fmt.Fprintf(&b, "CREATE TABLE sink (id BIGINT, `user` STRING, amount DOUBLE, country STRING, ts BIGINT) WITH (%s);\n",
-			strings.Join(sinkOpts, ", "))
+		fmt.Fprintf(b, "CREATE TABLE %s (id BIGINT, `user` STRING, amount DOUBLE, country STRING, ts BIGINT) WITH (%s);\n",
+			sink, strings.Join(sinkOpts, ", "))
 	}
-	b.WriteString("INSERT INTO sink SELECT id, `user`, amount, country, ts FROM source WHERE amount > 100;\n")
-	return b.String()
 }
 
 // runStreamsql runs the benchmark's job through the library: planner.Compile
@@ -105,6 +137,9 @@ func runStreamsql(ctx context.Context, name, bootstrap, src, dst string, expect 
 		return res, err
 	}
 	defer os.RemoveAll(ckptDir)
+	if n := len(strings.Split(dst, ",")); n != max(1, m.pipelines) {
+		return res, fmt.Errorf("%d sink topics for %d pipelines", n, max(1, m.pipelines))
+	}
 	sql := jobSQL(bootstrap, src, dst, expect == 0, m, ckptDir)
 	plan, err := planner.Compile(ctx, "bench.sql", sql, planner.Options{JobName: "bench-" + name})
 	if err != nil {
