@@ -235,7 +235,7 @@ func (t *benchTopics) make(ctx context.Context, kind string, partitions int) (st
 		return "", fmt.Errorf("creating topic %s: %w", name, err)
 	}
 	t.created = append(t.created, name)
-	return name, nil
+	return name, awaitTopic(ctx, t.adm, name, partitions)
 }
 
 func (t *benchTopics) deleteAll() {
