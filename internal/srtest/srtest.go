@@ -1,32 +1,54 @@
 // Package srtest is a schema registry for tests that speaks the subset of
 // the Confluent Schema Registry REST API that streamsql's avro-confluent
 // format and franz-go's sr client use. No Confluent-compatible registry
-// could be installed here from the package registries CI reaches
-// (Confluent's own is not on Maven Central; Karapace is not on PyPI), so
-// tests run against this one, kept small and written to the protocol facts
-// below, with their sources:
+// could be run here from the package registries CI reaches, so tests run
+// against this one (what was tried is in docs/formats.md: Confluent's
+// registry is not on Maven Central, Karapace is not on PyPI, and Apicurio
+// Registry's application jar is on Maven Central but modules it needs are
+// not). It is kept small and written to the protocol facts below.
+//
+// Sources: Confluent's API reference ("Content Types", "Errors",
+// https://docs.confluent.io/platform/current/schema-registry/develop/api.html)
+// and Confluent's registry source at tag v7.9.0 (github.com/confluentinc/
+// schema-registry): core/.../rest/exceptions/Errors.java for error codes
+// and messages, core/.../rest/resources/SubjectVersionsResource.java,
+// SchemasResource.java, and client/.../rest/entities/SchemaString.java,
+// Schema.java, requests/RegisterSchemaResponse.java for the JSON shapes
+// (all annotated @JsonInclude(NON_EMPTY): empty fields are left out).
 //
 //   - Requests and responses are JSON; the registry answers with content
-//     type application/vnd.schemaregistry.v1+json (Confluent's API
-//     reference, "Content Types":
-//     https://docs.confluent.io/5.4.11/_sources/schema-registry/develop/api.rst.txt).
+//     type application/vnd.schemaregistry.v1+json.
 //   - POST /subjects/{subject}/versions with {"schema": "...",
 //     "schemaType": ..., "references": [...]} registers a schema and
-//     answers {"id": N}. The id identifies the schema globally: the same
-//     schema registered under another subject gets the same id, with a
-//     version of its own in each subject; registering a schema the subject
-//     already has returns its id again. A schema that is not compatible with
-//     the subject's latest one under the compatibility level (BACKWARD by
-//     default: the new schema must read data written with the latest) is
-//     refused with 409 Conflict; an invalid schema with 422 and error code
-//     42201 ("Register schema under a subject":
-//     https://docs.confluent.io/cloud/current/ccloud/register/; the
-//     compatibility levels: https://docs.confluent.io/legacy/platform/5.2.4/schema-registry/develop/api.html).
+//     answers {"id": N} (franz-go's RegisterSchema reads only "id"). The
+//     id identifies
+//     the schema globally: the same schema registered under another subject
+//     gets the same id, with a version of its own in each subject;
+//     registering a schema the subject already has returns its id again.
+//     A schema that is not compatible with the subject's latest one under
+//     the compatibility level (BACKWARD by default: the new schema must
+//     read data written with the latest) is refused with HTTP 409 and
+//     error_code 409 (Errors.INCOMPATIBLE_SCHEMA_ERROR_CODE is the HTTP
+//     status 409 in releases up to v8.3.0; later sources change it to
+//     40901); an invalid schema with 422 and error_code 42201.
 //   - GET /schemas/ids/{id} answers {"schema": "..."}; an unknown id is 404
-//     with error code 40403.
-//   - GET /subjects/{subject}/versions/latest answers {"subject", "id",
-//     "version", "schema"}; an unknown subject is 404 with error code 40401.
+//     with error_code 40403 and message "Schema {id} not found".
+//   - GET /subjects/{subject}/versions/latest answers {"subject", "version",
+//     "id", "schema"}; an unknown subject is 404 with error_code 40401 and
+//     message "Subject '{subject}' not found.".
 //   - Errors are {"error_code": N, "message": "..."}.
+//
+// Known differences from Confluent's registry, none of which a client of
+// this API depends on: Confluent stores and returns the schema in its
+// canonical form (the parsed schema printed again: KafkaSchemaRegistry's
+// register sets schema.setSchema(parsedSchema.canonicalString())) and so
+// gives the same id to schemas that differ only in JSON layout; srtest
+// returns the text as registered and identifies schemas by their compacted
+// JSON (whitespace aside). Confluent's register answer is built from the
+// stored schema (new RegisterSchemaResponse(result)), so it can carry
+// "version", "schemaType" and "schema" besides "id"; srtest answers only
+// "id", which is all a client reads. Confluent's 401 answer comes from its HTTP layer
+// (rest-utils), not from this error format.
 //
 // Only AVRO schemas without references are accepted; compatibility is
 // checked with hamba/avro's schema compatibility (Avro's resolution rules).
