@@ -240,8 +240,24 @@ func (m *member) positions() (memberID string, generation int32) {
 
 // commit commits offsets outside a transaction as this member.
 func (m *member) commit(ctx context.Context, p connector.GroupPositions) error {
+	return m.commitMarked(ctx, p.Offsets, "")
+}
+
+// commitMarked commits offsets outside a transaction as this member, with
+// metadata mark on each ("" for none).
+func (m *member) commitMarked(ctx context.Context, offsets []connector.PartitionOffset, mark string) error {
+	if mark != "" {
+		ctx = kgo.PreCommitFnContext(ctx, func(req *kmsg.OffsetCommitRequest) error {
+			for i := range req.Topics {
+				for j := range req.Topics[i].Partitions {
+					req.Topics[i].Partitions[j].Metadata = &mark
+				}
+			}
+			return nil
+		})
+	}
 	offs := map[string]map[int32]kgo.EpochOffset{}
-	for _, o := range p.Offsets {
+	for _, o := range offsets {
 		if offs[o.Topic] == nil {
 			offs[o.Topic] = map[int32]kgo.EpochOffset{}
 		}

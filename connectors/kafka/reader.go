@@ -486,7 +486,9 @@ func (r *Reader) resolveStarts(ctx context.Context, topics []string) error {
 // completes (fetchGroupOffsets requires stable offsets): the previous
 // owner's last transaction, say. A partition the group never committed
 // starts at its earliest offset, or its latest for 'latest-offset' and
-// for 'group-offsets' with 'properties.auto.offset.reset' = 'latest'.
+// for 'group-offsets' with 'properties.auto.offset.reset' = 'latest'; a
+// latest start is committed to the group (marked latestStartMark) before
+// anything is read.
 func (r *Reader) resolveGroupStarts(ctx context.Context, topics []string) error {
 	if len(r.order) == 0 {
 		return nil
@@ -507,6 +509,7 @@ func (r *Reader) resolveGroupStarts(ctx context.Context, topics []string) error 
 	if err != nil {
 		return fmt.Errorf("kafka source: listing %s offsets: %w", what, err)
 	}
+	var starts []connector.PartitionOffset // latest starts to make durable before reading
 	for _, st := range r.order {
 		if o, ok := group.Lookup(st.tp.topic, st.tp.partition); ok && o.Err == nil && o.At >= 0 {
 			st.next = o.At
@@ -517,6 +520,25 @@ func (r *Reader) resolveGroupStarts(ctx context.Context, topics []string) error 
 		}
 		r.src.cfg.Logger.Info("kafka source: partition never committed by the group; starting at its "+what+" offset",
 			"group", r.groupID, "topic", st.tp.topic, "partition", st.tp.partition, "offset", st.next)
+		if latest {
+			starts = append(starts, connector.PartitionOffset{Topic: st.tp.topic, Partition: st.tp.partition, Offset: st.next})
+		}
+	}
+	if len(starts) == 0 {
+		return nil
+	}
+	// A start at the end must be durable before the first read, as in
+	// resolveStarts: an instance killed before its first commit would
+	// otherwise resolve a newer end when it (or the partition's next
+	// owner) starts again, and skip what was written in between. The
+	// member commits it, under its generation: a group with members
+	// refuses commits from outside.
+	m := r.src.groupMember()
+	if m == nil {
+		return fmt.Errorf("kafka source: group %q: no membership to commit the start offsets with", r.groupID)
+	}
+	if err := m.commitMarked(ctx, starts, latestStartMark); err != nil {
+		return fmt.Errorf("kafka source: committing the start offsets (latest) to group %q: %w", r.groupID, err)
 	}
 	return nil
 }

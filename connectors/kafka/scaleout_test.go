@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -14,6 +15,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -39,7 +41,7 @@ const scaleChildEnv = "STREAMSQL_KAFKA_SCALE_CHILD"
 // scaleJobSQL is the job every instance runs.
 const scaleJobSQL = `
 SET 'pipeline.scale-out' = 'true';
-SET 'execution.checkpointing.interval' = '200ms';
+SET 'execution.checkpointing.interval' = '${INTERVAL}';
 SET 'execution.checkpointing.timeout' = '10s';
 SET 'restart-strategy.type' = 'fixed-delay';
 SET 'restart-strategy.fixed-delay.attempts' = '1000';
@@ -49,7 +51,7 @@ CREATE TABLE src (k BIGINT, seq BIGINT) WITH (
   'connector' = 'kafka', 'topic' = '${IN}',
   'properties.bootstrap.servers' = '${BROKER}',
   'properties.group.id' = '${GROUP}',
-  'scan.startup.mode' = 'group-offsets', 'properties.auto.offset.reset' = 'earliest',
+  'scan.startup.mode' = '${STARTUP}', 'properties.auto.offset.reset' = 'earliest',
   'properties.isolation.level' = 'read_committed',
   'properties.session.timeout.ms' = '6000', 'properties.heartbeat.interval.ms' = '500',
   'format' = 'json'
@@ -59,7 +61,7 @@ CREATE TABLE dst (k BIGINT, seq BIGINT) WITH (
   'connector' = 'kafka', 'topic' = '${OUT}',
   'properties.bootstrap.servers' = '${BROKER}',
   'sink.delivery-guarantee' = '${GUARANTEE}', 'sink.transactional-id-prefix' = '${GROUP}',
-  'properties.transaction.timeout.ms' = '20000',
+  'properties.transaction.timeout.ms' = '${TXN_TIMEOUT}',
   'key.format' = 'json', 'key.fields' = 'k', 'value.format' = 'json'
 );
 
@@ -71,7 +73,14 @@ func scaleChild() int {
 	fail := func(err error) int { fmt.Fprintln(os.Stderr, "scale child:", err); return 3 }
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	vars := map[string]string{"IN": os.Getenv("SC_IN"), "OUT": os.Getenv("SC_OUT"), "BROKER": os.Getenv("SC_BROKER"),
-		"GROUP": os.Getenv("SC_GROUP"), "GUARANTEE": os.Getenv("SC_GUARANTEE")}
+		"GROUP": os.Getenv("SC_GROUP"), "GUARANTEE": os.Getenv("SC_GUARANTEE"),
+		"INTERVAL": "200ms", "STARTUP": "group-offsets", "TXN_TIMEOUT": "20000"}
+	// SC_SET_<VAR> overrides a default above (scaleCluster.startWith).
+	for _, kv := range os.Environ() {
+		if k, v, ok := strings.Cut(kv, "="); ok && strings.HasPrefix(k, "SC_SET_") {
+			vars[strings.TrimPrefix(k, "SC_SET_")] = v
+		}
+	}
 	j, err := job.Compile(context.Background(), "scale.sql", scaleJobSQL, job.Options{Vars: vars, InstanceID: os.Getenv("SC_INSTANCE"), Logger: log})
 	if err != nil {
 		return fail(err)
@@ -88,6 +97,7 @@ func scaleChild() int {
 type scaleCluster struct {
 	t                                 *testing.T
 	broker, in, out, group, guarantee string
+	set                               map[string]string // job variables of every instance (startWith)
 	mu                                sync.Mutex
 	running                           map[string]*exec.Cmd
 	logs                              map[string]*bytes.Buffer // every run of each instance
@@ -107,9 +117,22 @@ func (w lockedBuffer) Write(p []byte) (int, error) {
 
 func (c *scaleCluster) start(id string) {
 	c.t.Helper()
+	c.startWith(id, nil)
+}
+
+// startWith starts instance id with job variables set (INTERVAL, STARTUP,
+// TXN_TIMEOUT; see scaleChild) on top of the cluster's.
+func (c *scaleCluster) startWith(id string, set map[string]string) {
+	c.t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), scaleChildEnv+"=1", "SC_IN="+c.in, "SC_OUT="+c.out, "SC_BROKER="+c.broker,
 		"SC_GROUP="+c.group, "SC_GUARANTEE="+c.guarantee, "SC_INSTANCE="+id)
+	for k, v := range c.set {
+		cmd.Env = append(cmd.Env, "SC_SET_"+k+"="+v)
+	}
+	for k, v := range set {
+		cmd.Env = append(cmd.Env, "SC_SET_"+k+"="+v)
+	}
 	c.mu.Lock()
 	if c.logs[id] == nil {
 		c.logs[id] = &bytes.Buffer{}
@@ -277,7 +300,7 @@ func feed(t *testing.T, cl *kgo.Client, topic string, keys int, stop <-chan stru
 // checkOutput reads the output read_committed until every produced row is
 // there (or a deadline passes), then checks: nothing lost, nothing twice,
 // each key's rows in order.
-func checkOutput(t *testing.T, b kafkatest.Broker, topic string, produced map[int64]int64, exactlyOnce bool) {
+func checkOutput(t *testing.T, b kafkatest.Broker, topic string, produced map[int64]int64, exactlyOnce bool) []*kgo.Record {
 	t.Helper()
 	var total int64
 	for _, n := range produced {
@@ -331,6 +354,7 @@ func checkOutput(t *testing.T, b kafkatest.Broker, topic string, produced map[in
 	if lost > 0 || (exactlyOnce && (dup > 0 || disorder > 0)) {
 		t.Fatalf("output of %d produced rows: %d lost, %d duplicated, %d keys out of order", total, lost, dup, disorder)
 	}
+	return recs
 }
 
 // dedupe drops repeats of the row just before (an at-least-once replay
@@ -437,4 +461,115 @@ func testScaleOut(t *testing.T, guarantee string) {
 	for _, id := range c.ids() {
 		c.signal(id, syscall.SIGTERM)
 	}
+}
+
+// newScaleCluster returns a cluster of instances copying a new input topic
+// of the given partitions to a new output topic, all instances killed at
+// the end of the test (their logs shown when it failed).
+func newScaleCluster(t *testing.T, b kafkatest.Broker, partitions int32, guarantee string, set map[string]string) *scaleCluster {
+	c := &scaleCluster{t: t, broker: b.Addr, in: b.Topic(t, partitions), out: b.Topic(t, partitions), group: kafkatest.UniqueName(t),
+		guarantee: guarantee, set: set, running: map[string]*exec.Cmd{}, logs: map[string]*bytes.Buffer{}, done: map[string]chan struct{}{}}
+	t.Cleanup(func() {
+		for _, id := range c.ids() {
+			c.mu.Lock()
+			cmd := c.running[id]
+			c.mu.Unlock()
+			_ = cmd.Process.Signal(syscall.SIGCONT)
+			_ = cmd.Process.Kill()
+			<-c.done[id]
+		}
+		if t.Failed() || os.Getenv("STREAMSQL_SCALE_LOGS") == "1" {
+			for id := range c.logs {
+				t.Logf("instance %s log:\n%s", id, c.log(id))
+			}
+		}
+	})
+	return c
+}
+
+// awaitLog waits until instance id has logged n lines matching re (over
+// all its runs); it fails the test after a deadline that catches hangs.
+func (c *scaleCluster) awaitLog(id string, re *regexp.Regexp, n int) {
+	c.t.Helper()
+	c.mu.Lock()
+	done := c.done[id]
+	c.mu.Unlock()
+	deadline := time.After(90 * time.Second)
+	for len(re.FindAllStringIndex(c.log(id), -1)) < n {
+		select {
+		case <-deadline:
+			c.t.Fatalf("instance %s never logged %d lines matching %q", id, n, re)
+		case <-done:
+			c.t.Fatalf("instance %s ended before it logged %d lines matching %q", id, n, re)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// produceRows produces n rows {k, seq} over keys, continuing the per-key
+// sequences of next (updated).
+func produceRows(t *testing.T, cl *kgo.Client, topic string, keys, n int, next map[int64]int64) {
+	t.Helper()
+	var recs []*kgo.Record
+	for i := range n {
+		k := int64(i % keys)
+		v, _ := json.Marshal(scaleRow{K: k, Seq: next[k]})
+		next[k]++
+		recs = append(recs, &kgo.Record{Topic: topic, Key: []byte(strconv.FormatInt(k, 10)), Value: v})
+	}
+	if err := cl.ProduceSync(context.Background(), recs...).FirstErr(); err != nil {
+		t.Fatalf("producing the input: %v", err)
+	}
+}
+
+// TestScaleOutLatestStartIsDurable: a scaled-out source starting at the
+// latest offset of partitions its group never committed commits that
+// start (as the member) before it reads. An instance SIGKILLed before its
+// first checkpoint therefore resumes there when it comes back, instead of
+// at a newer end, which would skip every record written in between.
+func TestScaleOutLatestStartIsDurable(t *testing.T) {
+	b := kafkatest.Require(t)
+	const partitions, keys = 2, 4
+	c := newScaleCluster(t, b, partitions, "exactly-once", map[string]string{"STARTUP": "latest-offset"})
+	prod := b.Client(t, kgo.DefaultProduceTopic(c.in))
+	// Rows from before the first start: latest-offset never reads them.
+	old := map[int64]int64{}
+	for k := range int64(keys) {
+		old[k] = -1000
+	}
+	produceRows(t, prod, c.in, keys, 20, old)
+
+	// The first run resolves its starts at the end and is killed before
+	// any checkpoint (the interval is ten minutes) commits a position.
+	c.startWith("a", map[string]string{"INTERVAL": "10min", "TXN_TIMEOUT": "900000"})
+	c.awaitLog("a", regexp.MustCompile(`never committed by the group; starting at its end offset`), partitions)
+	produced := map[int64]int64{}
+	produceRows(t, prod, c.in, keys, 40, produced) // written after the first start
+	c.signal("a", syscall.SIGKILL)
+
+	c.start("a")
+	// More rows until the restarted instance's output shows them: it
+	// runs, and what it reads next was written after it started.
+	before := maps.Clone(produced)
+	for deadline := time.Now().Add(90 * time.Second); ; {
+		produceRows(t, prod, c.in, keys, 8, produced)
+		recs := b.Consume(t, c.out, true, time.Second, func([]*kgo.Record) bool { return false })
+		if slices.ContainsFunc(recs, func(r *kgo.Record) bool {
+			var row scaleRow
+			return json.Unmarshal(r.Value, &row) == nil && row.Seq >= before[row.K]
+		}) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the restarted instance wrote none of the rows produced after its start:\n%s", c.log("a"))
+		}
+	}
+	recs := checkOutput(t, b, c.out, produced, true)
+	for _, r := range recs {
+		var row scaleRow
+		if json.Unmarshal(r.Value, &row) == nil && row.Seq < 0 {
+			t.Fatalf("output has row %+v written before the first start ('latest-offset')", row)
+		}
+	}
+	c.signal("a", syscall.SIGTERM)
 }
