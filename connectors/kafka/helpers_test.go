@@ -120,7 +120,8 @@ func startEOS(t *testing.T, cfg SinkConfig, pending ...connector.Committable) (*
 // openClient returns the client of w's open transaction.
 func openClient(w *txn.Writer) *kgo.Client {
 	_, cl := w.OpenTransaction()
-	return cl
+	c, _ := cl.(*kgo.Client)
+	return c
 }
 
 // openID returns the transactional id of w's open transaction.

@@ -209,8 +209,7 @@ func (s *TransactionalSink) machinery() *txn.Sink {
 			Timeout:      s.timeout,
 			ClusterID:    s.cluster,
 			Logger:       s.cfg.Logger,
-			NewClient:    s.newClient,
-			ProducerOpts: s.producerOpts,
+			Dialer:       txn.KgoDialer{Opts: s.clientOpts, ProducerOpts: s.producerOpts},
 			Unhealthy:    s.watch.unhealthy,
 		})
 	}
@@ -344,15 +343,20 @@ func (s *Sink) deliveryTimeout() time.Duration {
 }
 
 func (s *Sink) newClient(extra ...kgo.Opt) (*kgo.Client, error) {
-	opts := append([]kgo.Opt{kgo.SeedBrokers(s.settings.seeds...)}, s.settings.common...)
-	if s.watch != nil {
-		opts = append(opts, kgo.WithHooks(s.watch))
-	}
-	cl, err := kgo.NewClient(append(opts, extra...)...)
+	cl, err := kgo.NewClient(append(s.clientOpts(), extra...)...)
 	if err != nil {
 		return nil, fmt.Errorf("kafka sink: creating a client: %w", err)
 	}
 	return cl, nil
+}
+
+// clientOpts are the options of a client without producer options.
+func (s *Sink) clientOpts() []kgo.Opt {
+	opts := append([]kgo.Opt{kgo.SeedBrokers(s.settings.seeds...)}, s.settings.common...)
+	if s.watch != nil {
+		opts = append(opts, kgo.WithHooks(s.watch))
+	}
+	return opts
 }
 
 // producerOpts are the options of a producing client of task.

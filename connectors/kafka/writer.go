@@ -63,7 +63,7 @@ func (w *PlainWriter) Write(ctx context.Context, rows []types.Row) error {
 }
 
 // ProduceClient returns the writer's client (txn.ClientSource).
-func (w *PlainWriter) ProduceClient(context.Context) (*kgo.Client, error) { return w.cl, nil }
+func (w *PlainWriter) ProduceClient(context.Context) (txn.Client, error) { return w.cl, nil }
 
 // PreCommit flushes (at-least-once) and fails when any record failed;
 // under none it only reports failures in the log. It never returns

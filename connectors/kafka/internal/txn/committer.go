@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/streamsql/streamsql/connector"
@@ -27,22 +26,22 @@ import (
 type Committer struct {
 	sink *Sink
 	// raw[0] sends EndTxn ≤ v4 (transaction versions 0 and 1), raw[1] v5.
-	raw [2]*kgo.Client
-	adm *kadm.Client
+	raw [2]Client
+	adm Admin
 }
 
 // NewCommitter returns the committer of the sink.
 func (s *Sink) NewCommitter() (*Committer, error) {
 	c := &Committer{sink: s}
 	for i, tv := range []int16{1, 2} {
-		cl, err := s.cfg.NewClient(kgo.MaxVersions(VersionsFor(tv)))
+		cl, err := s.cfg.Dialer.Client(VersionsFor(tv))
 		if err != nil {
 			c.Close()
 			return nil, err
 		}
 		c.raw[i] = cl
 	}
-	c.adm = kadm.NewClient(c.raw[1])
+	c.adm = s.cfg.Dialer.Admin(c.raw[1])
 	return c, nil
 }
 
@@ -52,7 +51,7 @@ func (s *Sink) NewCommitter() (*Committer, error) {
 // near it.
 func (cm *Committer) TransactionTimeout() time.Duration { return cm.sink.cfg.Timeout }
 
-func (cm *Committer) rawClient(tv int16) *kgo.Client {
+func (cm *Committer) rawClient(tv int16) Client {
 	if tv >= 2 {
 		return cm.raw[1]
 	}

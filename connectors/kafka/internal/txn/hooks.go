@@ -1,7 +1,5 @@
 package txn
 
-import "github.com/twmb/franz-go/pkg/kgo"
-
 // The methods of this file let the sink's broker tests look inside the
 // machinery; nothing else calls them.
 
@@ -24,7 +22,7 @@ func (w *Writer) Crash() {
 
 // OpenTransaction returns the transactional id and the client of w's open
 // transaction ("" and nil when none is open).
-func (w *Writer) OpenTransaction() (string, *kgo.Client) {
+func (w *Writer) OpenTransaction() (string, Client) {
 	if w.cur == nil {
 		return "", nil
 	}
@@ -65,4 +63,4 @@ func (st slotState) String() string {
 
 // RawClient returns the committer's client for raw requests of
 // transaction version tv.
-func (cm *Committer) RawClient(tv int16) *kgo.Client { return cm.rawClient(tv) }
+func (cm *Committer) RawClient(tv int16) Client { return cm.rawClient(tv) }

@@ -159,7 +159,7 @@ func (p *Producer) done(r *kgo.Record, err error) {
 type ClientSource interface {
 	// ProduceClient returns the client for the records of a Write; it is
 	// called at most once per Write, when its first record is encoded.
-	ProduceClient(ctx context.Context) (*kgo.Client, error)
+	ProduceClient(ctx context.Context) (Client, error)
 }
 
 // Produce encodes rows and hands them to the client that src returns;
@@ -172,7 +172,7 @@ type ClientSource interface {
 func (p *Producer) Produce(ctx context.Context, src ClientSource, rows []types.Row) (int, error) {
 	var n int64
 	defer func() { p.bytes.Add(n) }()
-	var cl *kgo.Client
+	var cl Client
 	for i := range rows {
 		r := p.record()
 		if err := p.enc.EncodeRecord(&rows[i], r); err != nil {

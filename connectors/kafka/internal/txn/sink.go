@@ -5,8 +5,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kgo"
-
 	"github.com/streamsql/streamsql/connector"
 )
 
@@ -34,11 +32,8 @@ type Config struct {
 	ClusterID string
 	// Logger receives warnings and notes.
 	Logger *slog.Logger
-	// NewClient returns a client of the sink's cluster without a
-	// transactional id, with extra options added.
-	NewClient func(extra ...kgo.Opt) (*kgo.Client, error)
-	// ProducerOpts returns the options of a producing client of task.
-	ProducerOpts func(task connector.TaskInfo) []kgo.Opt
+	// Dialer makes the clients of the sink's cluster.
+	Dialer Dialer
 	// Unhealthy names the brokers the sink's clients cannot reach.
 	Unhealthy func() string
 }

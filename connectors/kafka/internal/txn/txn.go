@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
-	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 	"github.com/twmb/franz-go/pkg/kversion"
 
@@ -19,7 +18,7 @@ import (
 
 // transactionVersion asks the cluster (through cl) for its finalized
 // transaction.version feature level; 0 when it is not finalized (Kafka 3.x).
-func transactionVersion(ctx context.Context, cl *kgo.Client) (int16, error) {
+func transactionVersion(ctx context.Context, cl Client) (int16, error) {
 	resp, err := kmsg.NewPtrApiVersionsRequest().RequestWith(ctx, cl)
 	if err != nil {
 		return 0, fmt.Errorf("reading the cluster's transaction.version (ApiVersions): %w", err)
@@ -164,7 +163,7 @@ func isRetryable(err error) bool {
 // a transactional id (so that nothing initialises the id first). It returns
 // the broker's answer as an error (nil: committed or aborted, also when it
 // already was), or the transport error.
-func rawEndTxn(ctx context.Context, cl *kgo.Client, id string, pid int64, epoch int16, commit bool) error {
+func rawEndTxn(ctx context.Context, cl Client, id string, pid int64, epoch int16, commit bool) error {
 	req := kmsg.NewPtrEndTxnRequest()
 	req.TransactionalID = id
 	req.ProducerID = pid
@@ -200,7 +199,7 @@ func retry(ctx context.Context, attempts int, fn func() error) error {
 
 // InitProducerID initialises transactional id with a raw InitProducerId:
 // the coordinator bumps its epoch and aborts any transaction open on it.
-func InitProducerID(ctx context.Context, cl *kgo.Client, id string, timeout time.Duration) error {
+func InitProducerID(ctx context.Context, cl Client, id string, timeout time.Duration) error {
 	return retry(ctx, 0, func() error {
 		req := kmsg.NewPtrInitProducerIDRequest()
 		req.TransactionalID = &id
@@ -221,7 +220,7 @@ func InitProducerID(ctx context.Context, cl *kgo.Client, id string, timeout time
 // to the transaction with AddOffsetsToTxn; at 2, TxnOffsetCommit v5 adds it
 // (KIP-890). Offsets so committed are part of the transaction: EndTxn
 // commits or aborts them with the records, whichever client sends it.
-func commitOffsetsInTxn(ctx context.Context, cl *kgo.Client, id string, tv int16, pid int64, epoch int16, p connector.GroupPositions) error {
+func commitOffsetsInTxn(ctx context.Context, cl Client, id string, tv int16, pid int64, epoch int16, p connector.GroupPositions) error {
 	if tv < 2 {
 		err := retry(ctx, 10, func() error {
 			req := kmsg.NewPtrAddOffsetsToTxnRequest()

@@ -49,9 +49,9 @@ type slot struct {
 
 	mu     sync.Mutex
 	state  slotState
-	client *kgo.Client // nil: a new one is made at the next begin
-	tv     int16       // transaction version client is pinned to
-	used   bool        // client has begun a transaction
+	client Client // nil: a new one is made at the next begin
+	tv     int16  // transaction version client is pinned to
+	used   bool   // client has begun a transaction
 	last   connector.Committable
 	lastC  Committable
 	began  time.Time // when the open or last transaction began
@@ -90,7 +90,7 @@ type Writer struct {
 	sink *Sink
 	task connector.TaskInfo
 	log  *slog.Logger
-	meta *kgo.Client // non-transactional: reads the transaction version
+	meta Client // non-transactional: reads the transaction version
 	ack  AckTracker
 	p    *Producer
 
@@ -120,7 +120,7 @@ func (w *Writer) publish() {
 // through p, and ack says when a transactional id may be reused. The
 // writer owns p (it is closed also when NewWriter fails).
 func (s *Sink) NewWriter(task connector.TaskInfo, ack AckTracker, p *Producer) (*Writer, error) {
-	meta, err := s.cfg.NewClient()
+	meta, err := s.cfg.Dialer.Client(nil)
 	if err != nil {
 		p.Close()
 		return nil, err
@@ -162,7 +162,7 @@ func (w *Writer) Write(ctx context.Context, rows []types.Row) error {
 // when none is open (at the first record: rows the encoder skips, such as
 // upsert-kafka's UPDATE_BEFORE, open no transaction). It implements
 // ClientSource for the writer's Producer.
-func (w *Writer) ProduceClient(ctx context.Context) (*kgo.Client, error) {
+func (w *Writer) ProduceClient(ctx context.Context) (Client, error) {
 	if w.cur == nil {
 		if err := w.begin(ctx); err != nil {
 			return nil, err
@@ -191,9 +191,7 @@ func (w *Writer) begin(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("kafka sink: %w", err)
 		}
-		opts := append(w.sink.cfg.ProducerOpts(w.task), kgo.TransactionalID(sl.id),
-			kgo.TransactionTimeout(w.sink.cfg.Timeout), kgo.MaxVersions(VersionsFor(tv)))
-		cl, err := kgo.NewClient(opts...)
+		cl, err := w.sink.cfg.Dialer.Transactional(w.task, sl.id, w.sink.cfg.Timeout, VersionsFor(tv))
 		if err != nil {
 			return fmt.Errorf("kafka sink: creating the client of transactional id %q: %w", sl.id, err)
 		}
