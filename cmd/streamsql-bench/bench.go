@@ -112,6 +112,7 @@ type options struct {
 	payload int
 	// scaling runs the scaling sweep (scaling.go) instead of the benchmark.
 	scaling bool
+	scale   scaleFlags // the scale-out mode (scaleout.go)
 }
 
 // Result is one scenario's figures, as written to the JSON file.
@@ -174,11 +175,15 @@ func benchMain(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.IntVar(&o.hogs, "hogs", 2, "busy-loop processes competing for the CPUs during each latency run")
 	fs.IntVar(&o.payload, "payload", 0, "pad source records to about this many bytes (0: the standard ~265-byte record)")
 	fs.BoolVar(&o.scaling, "scaling", false, "run the scaling sweep (partitions, payload sizes, pipelines per job) instead of the benchmark")
+	o.scale.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if o.bootstrap == "" {
 		return errors.New("no broker: pass -bootstrap or set STREAMSQL_KAFKA_BOOTSTRAP (scripts/bench.sh starts one)")
+	}
+	if o.scale.counts != "" {
+		return scaleMain(ctx, o, fs, stdout)
 	}
 	if o.tuned != "" {
 		set, err := parseSettings(tunedSettings, o.tuned)
