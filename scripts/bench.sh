@@ -6,6 +6,7 @@
 #   scripts/bench.sh -taskset 0               # every child (pipes, CPU hogs) pinned to CPU 0
 #   scripts/bench.sh -scaling                 # 4/16/64 partitions, 100 B/1 KB/10 KB payloads, 1/4/16 pipelines
 #   scripts/bench.sh -records 200000 -runs 1 -json /tmp/bench.json
+#   scripts/bench.sh -scale-out 1,2,4 -records 4000000   # N `streamsql run` instances of one job
 #
 # BENCHMARKS.md says what each pipe is and how to read the tables.
 set -euo pipefail
@@ -16,4 +17,6 @@ out=$(scripts/kafka.sh start)
 dir=$(sed -n 's/^export STREAMSQL_KAFKA_DIR=//p' <<<"$out")
 bootstrap=$(sed -n 's/^export STREAMSQL_KAFKA_BOOTSTRAP=//p' <<<"$out")
 go build -o "${TMPDIR:-/tmp}/streamsql-bench" ./cmd/streamsql-bench
-"${TMPDIR:-/tmp}/streamsql-bench" -bootstrap "$bootstrap" "$@"
+# The scale-out mode reads the broker's PID from $STREAMSQL_KAFKA_DIR/pid
+# to report its CPU time.
+STREAMSQL_KAFKA_DIR=$dir "${TMPDIR:-/tmp}/streamsql-bench" -bootstrap "$bootstrap" "$@"

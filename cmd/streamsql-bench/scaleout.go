@@ -261,9 +261,9 @@ func runScale(ctx context.Context, o options, cfgs []scaleConfig, bin string, br
 			if r.steady > 0 {
 				steady = fmt.Sprintf("%.0f", float64(o.records)*0.8/r.steady.Seconds())
 			}
-			fmt.Fprintf(log, "%-18s round %d: %.0f records/s (steady %s), first after %d ms, peak RSS %s MB, CPU %.1f s (broker %.1f s, counting consumer %.1f s), %.2f busy cores, %d duplicates, %d restarts, %d reassignments, stopped in %d ms\n",
+			fmt.Fprintf(log, "%-18s round %d: %.0f records/s (steady %s), first after %d ms, peak RSS %s MB, CPU %.1f s (broker %.1f s, counting consumer %.1f s), %.2f busy cores, %d duplicates, %d restarts, %d reassignments, stopped in %d ms, load average %s\n",
 				c, round+1, float64(o.records)/r.elapsed.Seconds(), steady, r.first.Milliseconds(),
-				rssList(r.rssKB), r.cpu.Seconds(), r.brokerCPU.Seconds(), r.parent.Seconds(), r.busyCores, r.duplicates, r.restarts, r.reassigns, r.stop.Milliseconds())
+				rssList(r.rssKB), r.cpu.Seconds(), r.brokerCPU.Seconds(), r.parent.Seconds(), r.busyCores, r.duplicates, r.restarts, r.reassigns, r.stop.Milliseconds(), loadAverage())
 		}
 	}
 	results := make([]ScaleOutResult, len(cfgs))
@@ -754,6 +754,15 @@ func peakRSS(pid int) (int64, error) {
 		}
 	}
 	return 0, fmt.Errorf("no VmHWM line in /proc/%d/status", pid)
+}
+
+// loadAverage returns the 1-minute load average (/proc/loadavg).
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); err == nil && len(f) > 0 {
+		return f[0]
+	}
+	return "?"
 }
 
 // clockTick is USER_HZ, the unit of /proc's CPU times (100 on Linux).
