@@ -22,8 +22,11 @@
 //     INSERT and UPDATE_AFTER as 'c' with 'after', UPDATE_BEFORE and
 //     DELETE as 'd' with 'before'.
 //   - canal-json: type INSERT, UPDATE, DELETE over every row of 'data'; an
-//     UPDATE's before-row is the matching row of 'old' with the fields
-//     'old' does not list taken from 'data' (unchanged); a CREATE record
+//     UPDATE's before-row is the matching row of 'old' with the NULL
+//     fields 'old' does not list taken from 'data' (unchanged), where a
+//     field counts as listed when its name is a key anywhere in 'old' (in
+//     any row, at any depth: inside nested ROWs, MAPs and ARRAYs too, as
+//     Jackson's findValue finds it in Flink); a CREATE record
 //     (DDL) holds no row, other DDL types are unknown types (errors), as in
 //     Flink; canal-json.database.include and .table.include (regular
 //     expressions, whole match) keep only the records of matching databases

@@ -2,7 +2,6 @@ package cdc
 
 import (
 	"bytes"
-	stdjson "encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
@@ -46,10 +45,12 @@ type decoder struct {
 	meta                             []types.Value // metadata of the current record
 	rows                             []pending
 	next                             int
-	maxwellOld                       struct{ Old map[string]stdjson.RawMessage }
-	canalOld                         struct {
-		Old []map[string]stdjson.RawMessage
-	}
+	// nameIndex maps a physical field's name to its position; listed
+	// marks the fields the current record's "old" lists (see oldKeys).
+	nameIndex map[string]int
+	listed    []bool
+	// befores holds the UPDATE_BEFORE rows of the current record.
+	befores []types.Value
 }
 
 func newDecoder(id string, ctx factory.FormatContext) (*decoder, error) {
@@ -62,9 +63,12 @@ func newDecoder(id string, ctx factory.FormatContext) (*decoder, error) {
 			return nil, fmt.Errorf("format '%s' has no metadata '%s'", id, k)
 		}
 	}
-	for _, f := range ctx.Fields {
+	d.nameIndex = make(map[string]int, len(ctx.Fields))
+	for i, f := range ctx.Fields {
 		d.names = append(d.names, f.Name)
+		d.nameIndex[f.Name] = i
 	}
+	d.listed = make([]bool, len(ctx.Fields))
 	phys := types.RowType(ctx.Fields...)
 	var fields []types.Field
 	add := func(pos *int, name string, t types.Type) {
@@ -177,6 +181,7 @@ var errNoRow = fmt.Errorf("%w: the record holds no row", factory.ErrSkipRecord)
 // row; Next returns the others.
 func (d *decoder) Decode(data []byte, row *types.Row) error {
 	d.rows = d.rows[:0]
+	d.befores = d.befores[:0]
 	d.next = 0
 	if t := bytes.TrimSpace(data); len(t) == 4 && string(t) == "null" {
 		// Flink fails on it (only an empty record, a Kafka tombstone, is
@@ -393,22 +398,13 @@ func (d *decoder) canal(env []types.Value, raw []byte) error {
 		if len(old) < len(data) {
 			return d.fail(`the "old" field of an UPDATE message has %d rows, "data" %d`, len(old), len(data))
 		}
-		d.canalOld.Old = nil // Unmarshal would add to maps it reuses
-		if err := stdjson.Unmarshal(raw, &d.canalOld); err != nil {
+		// As Flink (JsonNode.findValue over "old"): a field named in any
+		// row of "old", at any depth, counts as changed.
+		if err := oldKeys(raw, d.nameIndex, d.listed); err != nil {
 			return d.fail("reading the \"old\" field: %v", err)
 		}
-		listed := func(name string) bool {
-			// As Flink (JsonNode.findValue over "old"): a field listed
-			// in any row of "old" counts as changed.
-			for _, o := range d.canalOld.Old {
-				if _, ok := o[name]; ok {
-					return true
-				}
-			}
-			return false
-		}
 		for i, v := range data {
-			d.update(old[i], v, listed)
+			d.update(old[i], v)
 		}
 	}
 	if len(d.meta) > 0 {
@@ -439,15 +435,19 @@ func (d *decoder) canal(env []types.Value, raw []byte) error {
 }
 
 // update adds the UPDATE_BEFORE and UPDATE_AFTER rows of after, the
-// before-row being old with each NULL field that old does not list taken
-// from after (unchanged).
-func (d *decoder) update(old, after types.Value, listed func(string) bool) {
+// before-row being old with each NULL field that "old" does not list
+// (d.listed) taken from after (unchanged).
+func (d *decoder) update(old, after types.Value) {
 	bv := old.List()
 	av := after.List()
-	before := make([]types.Value, d.n)
+	// The before-rows of a record share one buffer, reused by the next
+	// record (fill copies the values out).
+	start := len(d.befores)
+	d.befores = append(d.befores, make([]types.Value, d.n)...)
+	before := d.befores[start : start+d.n : start+d.n]
 	copy(before, bv)
 	for f := range before {
-		if before[f].IsNull() && f < len(av) && !listed(d.names[f]) {
+		if before[f].IsNull() && f < len(av) && !d.listed[f] {
 			before[f] = av[f]
 		}
 	}
@@ -478,11 +478,10 @@ func (d *decoder) maxwell(env []types.Value, raw []byte) error {
 		if old.IsNull() {
 			return d.fail(`the "old" field of an update message is null`)
 		}
-		d.maxwellOld.Old = nil
-		if err := stdjson.Unmarshal(raw, &d.maxwellOld); err != nil {
+		if err := oldKeys(raw, d.nameIndex, d.listed); err != nil {
 			return d.fail("reading the \"old\" field: %v", err)
 		}
-		d.update(old, data, func(name string) bool { _, ok := d.maxwellOld.Old[name]; return ok })
+		d.update(old, data)
 	}
 	if len(d.meta) > 0 {
 		for i, k := range d.metadata {

@@ -88,6 +88,9 @@ public final class Gen {
     // ---- debezium-json, canal-json, maxwell-json
 
     static final String CDC_ROW = "ROW<`id` BIGINT, `name` STRING, `price` DECIMAL(10, 2), `ts` TIMESTAMP(3)>";
+    /** A table whose nested fields share names with top-level ones: how "old" is searched for changed fields. */
+    static final String CDC_NESTED = "ROW<`id` BIGINT, `name` STRING, `city` STRING, `addr` ROW<`city` STRING, `name` STRING>, "
+        + "`tags` MAP<STRING, STRING>, `items` ARRAY<ROW<`name` STRING, `qty` INT>>>";
 
     static void cdc(Path dir, String version) throws Exception {
         Files.createDirectories(dir);
@@ -147,6 +150,33 @@ public final class Gen {
             "",
         };
 
+        RowType nrt = (RowType) LogicalTypeParser.parse(CDC_NESTED);
+        DataType ndt = TypeConversions.fromLogicalToDataType(nrt);
+        String nfull = "{\"id\":1,\"name\":\"ann\",\"city\":\"Delft\",\"addr\":{\"city\":\"Delft\",\"name\":\"home\"},"
+            + "\"tags\":{\"name\":\"vip\",\"tier\":\"gold\"},\"items\":[{\"name\":\"pen\",\"qty\":2}]}";
+        // Each "old" lists a nested field only: which top-level NULLs of
+        // the before-row are filled from "data" depends on how far the
+        // field names are looked up inside "old".
+        String[] nestedOld = {
+            "{\"addr\":{\"city\":\"Leiden\",\"name\":\"work\"}}",
+            "{\"addr\":{\"city\":\"Leiden\"}}",
+            "{\"addr\":null}",
+            "{\"tags\":{\"name\":\"new\"}}",
+            "{\"tags\":{\"city\":null}}",
+            "{\"items\":[{\"name\":\"pencil\",\"qty\":1}]}",
+            "{\"items\":[]}",
+            "{\"addr\":{\"na\\u006de\":\"escaped\"}}",
+            "{\"name\":\"bob\",\"addr\":{\"city\":null,\"name\":null}}",
+        };
+        List<String> canalNested = new ArrayList<>();
+        List<String> maxwellNested = new ArrayList<>();
+        for (String o : nestedOld) {
+            canalNested.add("{\"data\":[" + nfull + "],\"old\":[" + o + "],\"type\":\"UPDATE\"" + canalSrc + "}");
+            maxwellNested.add("{\"database\":\"inventory\",\"table\":\"products\",\"type\":\"update\",\"data\":" + nfull + ",\"old\":" + o + "}");
+        }
+        // Canal: a field listed in another row of "old", nested there.
+        canalNested.add("{\"data\":[" + nfull + "," + nfull + "],\"old\":[{\"id\":0},{\"addr\":{\"city\":\"Leiden\"}}],\"type\":\"UPDATE\"" + canalSrc + "}");
+
         StringBuilder out = header(version);
         boolean[][] dOpts = {{false, false}, {false, true}, {true, false}};
         for (String tf : new String[] {"SQL", "ISO_8601"}) {
@@ -174,6 +204,12 @@ public final class Gen {
                     CanalJsonDeserializationSchema d = b.build();
                     d.open(deserCtx());
                     for (String in : canal) changelogCase(out, rt, in, d);
+                    CanalJsonDeserializationSchema.Builder nb = CanalJsonDeserializationSchema.builder(ndt, Collections.emptyList(),
+                        InternalTypeInfo.of(nrt)).setIgnoreParseErrors(ignore).setTimestampFormat(TimestampFormat.valueOf(tf));
+                    if (filter[0] != null) nb.setDatabase(filter[0]).setTable(filter[1]);
+                    CanalJsonDeserializationSchema nd = nb.build();
+                    nd.open(deserCtx());
+                    for (String in : canalNested) changelogCase(out, nrt, in, nd);
                 }
                 out.append("options format=maxwell-json maxwell-json.ignore-parse-errors=").append(ignore)
                     .append(" maxwell-json.timestamp-format.standard=").append(tf.replace('_', '-')).append('\n');
@@ -181,6 +217,10 @@ public final class Gen {
                     InternalTypeInfo.of(rt), ignore, TimestampFormat.valueOf(tf));
                 d.open(deserCtx());
                 for (String in : maxwell) changelogCase(out, rt, in, d);
+                MaxwellJsonDeserializationSchema nd = new MaxwellJsonDeserializationSchema(ndt, Collections.emptyList(),
+                    InternalTypeInfo.of(nrt), ignore, TimestampFormat.valueOf(tf));
+                nd.open(deserCtx());
+                for (String in : maxwellNested) changelogCase(out, nrt, in, nd);
             }
         }
         Files.writeString(dir.resolve("deserialize.txt"), out.toString());
