@@ -305,6 +305,9 @@ func runAll(ctx context.Context, o options, log io.Writer) ([]Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := warmUp(ctx, o.bootstrap, topics); err != nil {
+		return nil, err
+	}
 
 	var selected []scenario
 	for _, sc := range scenarios {

@@ -80,7 +80,8 @@ func TestTargetsTable(t *testing.T) {
 }
 
 // TestScalingSmoke runs two points of the scaling sweep at a tiny size on
-// the real broker, under -taskset 0: 1 KB payloads (raw copy and streamsql)
+// the real broker, under -taskset 0: 1 KB payloads (raw copy, fastjson and
+// streamsql)
 // and two pipelines in one job (streamsql reading the source twice into
 // two sinks). The throughput runs check the counts; this checks that every
 // figure was measured.
@@ -96,7 +97,7 @@ func TestScalingSmoke(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rs) != 3 || rs[0].Scenario != scenarioRawALO || rs[2].Pipelines != 2 {
+	if len(rs) != 4 || rs[0].Scenario != scenarioRawALO || rs[1].Scenario != scenarioFastALO || rs[3].Pipelines != 2 {
 		t.Fatalf("results: %+v", rs)
 	}
 	for _, r := range rs {
@@ -104,8 +105,8 @@ func TestScalingSmoke(t *testing.T) {
 			t.Errorf("a figure was not measured: %+v", r)
 		}
 	}
-	if rs[0].PayloadBytes < 900 || rs[0].PayloadBytes > 1100 || rs[1].RatioRaw <= 0 {
-		t.Errorf("payload point: %+v", rs[:2])
+	if rs[0].PayloadBytes < 900 || rs[0].PayloadBytes > 1100 || rs[2].RatioRaw <= 0 || rs[2].RatioFastJSON <= 0 {
+		t.Errorf("payload point: %+v", rs[:3])
 	}
 	printScaling(io.Discard, rs)
 }

@@ -37,6 +37,7 @@ type ScaleResult struct {
 	PeakRSSMB     float64 `json:"peak_rss_mb"`
 	CPUSecPerM    float64 `json:"cpu_sec_per_million"`
 	RatioRaw      float64 `json:"ratio_to_rawcopy,omitempty"`
+	RatioFastJSON float64 `json:"ratio_to_fastjson,omitempty"`
 	Runs          int     `json:"runs"`
 }
 
@@ -76,9 +77,9 @@ func scalingMain(ctx context.Context, o options, w io.Writer) error {
 	return nil
 }
 
-// runScaling measures, at each point, the raw copy (one pipeline only: it
-// has no notion of several) and streamsql at least once, o.runs times
-// each, interleaved, on a source topic of the point's own that is deleted
+// runScaling measures, at each point, at least once: the raw copy and the
+// fastjson pipe (at one pipeline only: they have no notion of several) and
+// streamsql, o.runs times each, interleaved, on a source topic of the point's own that is deleted
 // after the point.
 func runScaling(ctx context.Context, o options, points []scalePoint, log io.Writer) ([]ScaleResult, error) {
 	cl, err := kgo.NewClient(kgo.SeedBrokers(o.bootstrap))
@@ -87,6 +88,7 @@ func runScaling(ctx context.Context, o options, points []scalePoint, log io.Writ
 	}
 	defer cl.Close()
 	raw, _ := scenarioByName(scenarioRawALO)
+	fast, _ := scenarioByName(scenarioFastALO)
 	alo, _ := scenarioByName(scenarioALO)
 	var out []ScaleResult
 	for _, p := range points {
@@ -94,7 +96,7 @@ func runScaling(ctx context.Context, o options, points []scalePoint, log io.Writ
 		po.partitions, po.payload, po.records = p.partitions, p.payload, p.records
 		scs := []scenario{alo.withPipelines(p.pipelines)}
 		if p.pipelines == 1 {
-			scs = []scenario{raw, alo}
+			scs = []scenario{raw, fast, alo}
 		}
 		rs, err := scaleOne(ctx, po, cl, p, scs, log)
 		if err != nil {
@@ -138,8 +140,14 @@ func scaleOne(ctx context.Context, o options, cl *kgo.Client, p scalePoint, scs 
 		r.PayloadBytes = float64(loaded) / float64(o.records)
 		r.RecordsPerSec = median(rates[i])
 		r.MBPerSec = r.RecordsPerSec * r.PayloadBytes / 1e6
-		if i > 0 && scs[0].Reference == refRawCopy && rs[0].RecordsPerSec > 0 {
-			r.RatioRaw = r.RecordsPerSec / rs[0].RecordsPerSec
+		for j, ref := range scs {
+			switch {
+			case j == i || rs[j].RecordsPerSec == 0:
+			case ref.Reference == refRawCopy:
+				r.RatioRaw = r.RecordsPerSec / rs[j].RecordsPerSec
+			case ref.Reference == refFastJSON:
+				r.RatioFastJSON = r.RecordsPerSec / rs[j].RecordsPerSec
+			}
 		}
 	}
 	return rs, nil
@@ -149,14 +157,16 @@ func scaleOne(ctx context.Context, o options, cl *kgo.Client, p scalePoint, scs 
 // by all pipelines of the job.
 func printScaling(w io.Writer, rs []ScaleResult) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "dimension\tscenario\tpartitions\tpayload B\tpipelines\tsource records\trecords/s\tMB/s\t×raw\tCPU s/M\tpeak RSS MB\t")
-	for _, r := range rs {
-		ratio := "–"
-		if r.RatioRaw > 0 {
-			ratio = fmt.Sprintf("%.2f", r.RatioRaw)
+	ratio := func(x float64) string {
+		if x == 0 {
+			return "–"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%.0f\t%d\t%d\t%.0f\t%.1f\t%s\t%.2f\t%.0f\t\n", r.Dimension, r.Scenario, r.Partitions, r.PayloadBytes,
-			r.Pipelines, r.Records, r.RecordsPerSec, r.MBPerSec, ratio, r.CPUSecPerM, r.PeakRSSMB)
+		return fmt.Sprintf("%.2f", x)
+	}
+	fmt.Fprintln(tw, "dimension\tscenario\tpartitions\tpayload B\tpipelines\tsource records\trecords/s\tMB/s\t×raw\t×fastjson\tCPU s/M\tpeak RSS MB\t")
+	for _, r := range rs {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%.0f\t%d\t%d\t%.0f\t%.1f\t%s\t%s\t%.2f\t%.0f\t\n", r.Dimension, r.Scenario, r.Partitions, r.PayloadBytes,
+			r.Pipelines, r.Records, r.RecordsPerSec, r.MBPerSec, ratio(r.RatioRaw), ratio(r.RatioFastJSON), r.CPUSecPerM, r.PeakRSSMB)
 	}
 	tw.Flush()
 }
