@@ -12,11 +12,15 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 dir=
-trap '[ -n "$dir" ] && scripts/kafka.sh stop "$dir"' EXIT
+# The binary goes to a directory of this run's own: the benchmark starts its
+# children from its own path, so a second bench.sh building to a shared path
+# would swap the children of a run under way.
+bin=$(mktemp -d)
+trap '[ -n "$dir" ] && scripts/kafka.sh stop "$dir"; rm -rf "$bin"' EXIT
+go build -o "$bin/streamsql-bench" ./cmd/streamsql-bench
 out=$(scripts/kafka.sh start)
 dir=$(sed -n 's/^export STREAMSQL_KAFKA_DIR=//p' <<<"$out")
 bootstrap=$(sed -n 's/^export STREAMSQL_KAFKA_BOOTSTRAP=//p' <<<"$out")
-go build -o "${TMPDIR:-/tmp}/streamsql-bench" ./cmd/streamsql-bench
 # The scale-out mode reads the broker's PID from $STREAMSQL_KAFKA_DIR/pid
 # to report its CPU time.
-STREAMSQL_KAFKA_DIR=$dir "${TMPDIR:-/tmp}/streamsql-bench" -bootstrap "$bootstrap" "$@"
+STREAMSQL_KAFKA_DIR=$dir "$bin/streamsql-bench" -bootstrap "$bootstrap" "$@"
