@@ -96,8 +96,10 @@ type decoder struct {
 func (d *decoder) Decode(data []byte, row *types.Row) error {
 	n := len(d.root.fields)
 	if cap(row.Fields) >= n {
+		// Not cleared here: row sets every field, the missing ones to
+		// NULL. (Clearing memory that holds pointers costs write
+		// barriers while the GC runs, and the reader's rows are fresh.)
 		row.Fields = row.Fields[:n]
-		clear(row.Fields)
 	} else {
 		row.Fields = make([]types.Value, n)
 	}
@@ -109,6 +111,7 @@ func (d *decoder) Decode(data []byte, row *types.Row) error {
 	if err == nil {
 		return nil
 	}
+	clear(row.Fields) // no stale or partial values after a failure
 	if errors.Is(err, factory.ErrSkipRecord) {
 		return err
 	}
@@ -148,7 +151,7 @@ func (d *decoder) record(out []types.Value) error {
 	return nil
 }
 
-// row decodes an object into out (which the caller has cleared).
+// row decodes an object into out, setting every field of out.
 func (d *decoder) row(n *node, out []types.Value) error {
 	var seenSmall uint64
 	var seenBig []bool
@@ -230,6 +233,20 @@ func (d *decoder) row(n *node, out []types.Value) error {
 				return s.fail("expected ',' or '}' in object")
 			}
 			break
+		}
+	}
+	// Fields the object lacks are NULL (out may hold an earlier row).
+	if seenBig != nil {
+		for i, seen := range seenBig {
+			if !seen {
+				out[i] = types.Value{}
+			}
+		}
+	} else if missing := ^seenSmall & (1<<uint(len(n.fields)) - 1); missing != 0 {
+		for i := range n.fields {
+			if missing&(1<<uint(i)) != 0 {
+				out[i] = types.Value{}
+			}
 		}
 	}
 	if d.failMissing {

@@ -293,3 +293,34 @@ func TestRegisteredInDefault(t *testing.T) {
 		t.Error("json not registered in factory.Default")
 	}
 }
+
+// TestDecodeReusedRowNullsMissingFields decodes into a row that holds an
+// earlier record's values (Decode does not clear it first): fields the new
+// record lacks must come out NULL, and a record that fails leaves no
+// values behind.
+func TestDecodeReusedRowNullsMissingFields(t *testing.T) {
+	fields := []types.Field{{Name: "a", Type: types.BigInt()}, {Name: "b", Type: types.String()},
+		{Name: "c", Type: types.RowType(types.Field{Name: "x", Type: types.Int()}, types.Field{Name: "y", Type: types.Int()})}}
+	dec, _ := codecs(t, fields)
+	row := types.NewRow(3)
+	if err := dec.Decode([]byte(`{"a":1,"b":"x","c":{"x":1,"y":2}}`), &row); err != nil {
+		t.Fatal(err)
+	}
+	if err := dec.Decode([]byte(`{"c":{"y":3}}`), &row); err != nil {
+		t.Fatal(err)
+	}
+	if !row.Fields[0].IsNull() || !row.Fields[1].IsNull() {
+		t.Fatalf("missing fields kept the earlier record's values: %v", row.Fields)
+	}
+	if c := row.Fields[2].List(); len(c) != 2 || !c[0].IsNull() || c[1].Int64() != 3 {
+		t.Fatalf("nested row = %v, want [NULL 3]", c)
+	}
+	if err := dec.Decode([]byte(`{"a":2,"b":`), &row); err == nil {
+		t.Fatal("truncated record decoded")
+	}
+	for i, v := range row.Fields {
+		if !v.IsNull() {
+			t.Fatalf("field %d = %v after a failed decode, want NULL", i, v)
+		}
+	}
+}
