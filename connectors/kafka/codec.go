@@ -170,6 +170,13 @@ type rowDecoder struct {
 	// reader saw is a value (upsert-kafka only): their next value is an
 	// UPDATE_AFTER, a value of any other key an INSERT.
 	live map[string]struct{}
+	// direct is the first source row position of the value fields (and
+	// the format's metadata after them) when they occupy one run of
+	// positions in order and the format decodes one row per record: the
+	// value is then decoded in place into the row, without the copy
+	// through valueRow (-1: not so).
+	direct int
+	view   types.Row // the in-place view's Row, kept to spare an allocation
 }
 
 // newDecoder returns the Decoder of one reader.
@@ -200,6 +207,10 @@ func (l *layout) newRowDecoder() (*rowDecoder, error) {
 	}
 	d.multi, _ = d.value.(factory.MultiRowDecoder)
 	d.valueRow = types.NewRow(len(l.valueFields) + len(l.fmtMetaKeys))
+	d.direct = -1
+	if d.multi == nil && len(l.srcValue) > 0 && l.contiguousValue() {
+		d.direct = l.srcValue[0]
+	}
 	if l.upsert {
 		d.live = map[string]struct{}{}
 	}
@@ -230,10 +241,28 @@ func (d *rowDecoder) decode(key, value []byte, row *types.Row) error {
 		delete(d.live, string(key))
 		return nil
 	}
-	if err := d.value.Decode(value, &d.valueRow); err != nil {
-		return fmt.Errorf("value: %w", err)
+	if d.direct >= 0 {
+		// In place: the view has exactly the value's width, so a decoder
+		// that reuses Fields (as Decoder says) writes into row.
+		n := len(d.valueRow.Fields)
+		view := &d.view
+		*view = types.Row{Fields: row.Fields[d.direct : d.direct+n : d.direct+n]}
+		err := d.value.Decode(value, view)
+		if err == nil && (len(view.Fields) != n || (n > 0 && &view.Fields[0] != &row.Fields[d.direct])) {
+			// The decoder made its own slice: copy it.
+			copy(row.Fields[d.direct:d.direct+n], view.Fields)
+		}
+		row.Kind = view.Kind
+		view.Fields = nil // hold no row
+		if err != nil {
+			return fmt.Errorf("value: %w", err)
+		}
+	} else {
+		if err := d.value.Decode(value, &d.valueRow); err != nil {
+			return fmt.Errorf("value: %w", err)
+		}
+		d.fillValue(row)
 	}
-	d.fillValue(row)
 	if d.l.upsert {
 		if _, ok := d.live[string(key)]; ok {
 			row.Kind = types.UpdateAfter
@@ -263,6 +292,25 @@ func (d *rowDecoder) Next(row *types.Row) bool {
 	}
 	d.fillValue(row)
 	return true
+}
+
+// contiguousValue reports whether the value fields, then the value
+// format's metadata, occupy consecutive source row positions.
+func (l *layout) contiguousValue() bool {
+	at := l.srcValue[0]
+	for _, pos := range l.srcValue {
+		if pos != at {
+			return false
+		}
+		at++
+	}
+	for _, pos := range l.srcFormatMeta {
+		if pos != at {
+			return false
+		}
+		at++
+	}
+	return at <= l.srcWidth
 }
 
 // fillValue copies the decoded value row (and the format's metadata)

@@ -62,3 +62,57 @@ func BenchmarkRowDecoder(b *testing.B) {
 		}
 	}
 }
+
+// benchWideTable is the table of cmd/streamsql-bench's source: ten JSON
+// value columns of mixed types, no key.
+func benchWideTable(b *testing.B) *layout {
+	b.Helper()
+	tbl := kafkaTable()
+	tbl.Schema.Columns = []factory.Column{
+		{Name: "id", Type: types.BigInt().NotNullable()}, {Name: "user", Type: types.String()},
+		{Name: "amount", Type: types.Double()}, {Name: "currency", Type: types.String()},
+		{Name: "country", Type: types.String()}, {Name: "ts", Type: types.BigInt()},
+		{Name: "active", Type: types.Boolean()}, {Name: "score", Type: types.Double()},
+		{Name: "tags", Type: types.String()}, {Name: "note", Type: types.String()},
+	}
+	v, err := factory.Default.Validate(tbl)
+	if err != nil {
+		b.Fatal(err)
+	}
+	l, err := tableLayout(factory.Context{Table: tbl.Name, Schema: tbl.Schema, Options: v.Config}, false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return l
+}
+
+// benchWideValue is a record of cmd/streamsql-bench's source topic.
+var benchWideValue = []byte(`{"id":123456,"user":"user-654321","amount":142.37,"currency":"EUR","country":"DE",` +
+	`"ts":1796172956722233,"active":true,"score":37.40972181939523,"tags":"alpha,beta,gamma,delta,epsilon",` +
+	`"note":"benchmark record with some padding text to reach about two hundred bytes"}`)
+
+// BenchmarkRowDecoderBatch measures the source's decoding as the reader
+// does it: batches of 500 records into rows sharing one fresh slab.
+func BenchmarkRowDecoderBatch(b *testing.B) {
+	l := benchWideTable(b)
+	dec, err := l.newDecoder()
+	if err != nil {
+		b.Fatal(err)
+	}
+	const batch = 500
+	b.ReportAllocs()
+	b.SetBytes(int64(len(benchWideValue)))
+	rows := make([]types.Row, batch)
+	for i := 0; b.Loop(); i++ {
+		k := i % batch
+		if k == 0 {
+			slab := make([]types.Value, batch*l.srcWidth)
+			for j := range rows {
+				rows[j] = types.Row{Fields: slab[j*l.srcWidth : (j+1)*l.srcWidth : (j+1)*l.srcWidth]}
+			}
+		}
+		if err := dec(nil, benchWideValue, &rows[k]); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
