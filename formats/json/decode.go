@@ -458,11 +458,13 @@ func (d *decoder) number(n *node, b []byte) (types.Value, error) {
 		}
 		return types.Int64(v), nil
 	case types.KindFloat, types.KindDouble:
-		bits := 64
+		var f float64
+		var err error
 		if k == types.KindFloat {
-			bits = 32
+			f, err = strconv.ParseFloat(text.UnsafeString(b), 32)
+		} else {
+			f, err = text.ParseFloat64(b)
 		}
-		f, err := strconv.ParseFloat(text.UnsafeString(b), bits)
 		if err != nil {
 			return types.Value{}, convErr("%s is not a valid %s", b, k)
 		}

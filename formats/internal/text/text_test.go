@@ -172,3 +172,61 @@ func TestDecimalManyFractionZeros(t *testing.T) {
 		}
 	}
 }
+
+// TestParseFloat64MatchesStrconv checks the fast path against
+// strconv.ParseFloat, bit for bit: chosen edge cases, then random plain
+// decimals of every length around the fast path's bounds.
+func TestParseFloat64MatchesStrconv(t *testing.T) {
+	check := func(s string) {
+		t.Helper()
+		want, werr := strconv.ParseFloat(s, 64)
+		got, gerr := ParseFloat64([]byte(s))
+		if (werr != nil) != (gerr != nil) || math.Float64bits(got) != math.Float64bits(want) {
+			t.Fatalf("ParseFloat64(%q) = %v, %v; strconv: %v, %v", s, got, gerr, want, werr)
+		}
+	}
+	for _, s := range []string{"0", "-0", "0.0", "-0.0", "1", "-1", "142.37", "37.40972181939523", "9007199254740992",
+		"9007199254740993", "90071992547409921", "0.1", "0.30000000000000004", "1.7976931348623157e308", "1e22", "1e23",
+		"0.0000000000000000000001", "0.00000000000000000000001", "123456789012345678901234567890", ".5", "1.", ".", "-",
+		"", "+1", "1e", "1.5.5", "inf", "NaN", "0x1p-2", "1_0", "00012.5000", "-00.000001", "4.35", "2.675", "1.0000000000000002"} {
+		check(s)
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 200_000 {
+		intDigits, fracDigits := r.IntN(18), r.IntN(25)
+		var b []byte
+		if r.IntN(2) == 0 {
+			b = append(b, '-')
+		}
+		for range intDigits + 1 {
+			b = append(b, byte('0'+r.IntN(10)))
+		}
+		if fracDigits > 0 {
+			b = append(b, '.')
+			for range fracDigits {
+				b = append(b, byte('0'+r.IntN(10)))
+			}
+		}
+		check(string(b))
+	}
+}
+
+func BenchmarkParseFloat64(b *testing.B) {
+	in := [][]byte{[]byte("142.37"), []byte("37.40972181939523")}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		if _, err := ParseFloat64(in[i%2]); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkParseFloat64Strconv(b *testing.B) {
+	in := []string{"142.37", "37.40972181939523"}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		if _, err := strconv.ParseFloat(in[i%2], 64); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
