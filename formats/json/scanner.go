@@ -1,6 +1,7 @@
 package json
 
 import (
+	"encoding/binary"
 	"errors"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -71,6 +72,11 @@ func (s *scanner) literal(w string) error {
 func (s *scanner) str() (start, end int, escaped bool, err error) {
 	s.pos++ // opening quote
 	start = s.pos
+	// Eight bytes at a time while none of them is a quote, a backslash or
+	// a control character (most of a string's bytes); then byte by byte.
+	for s.pos+8 <= len(s.data) && !special8(binary.LittleEndian.Uint64(s.data[s.pos:])) {
+		s.pos += 8
+	}
 	for s.pos < len(s.data) {
 		c := s.data[s.pos]
 		switch {
@@ -88,6 +94,17 @@ func (s *scanner) str() (start, end int, escaped bool, err error) {
 		}
 	}
 	return 0, 0, false, s.fail("unterminated string")
+}
+
+// special8 reports whether one of the eight bytes in x is '"', '\\' or
+// below 0x20 (the SWAR tests for a zero byte and a byte below n; they may
+// flag bytes after the first match, never before it, and never a byte at
+// or above 0x80 for the control test).
+func special8(x uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	quote := x ^ (ones * '"')
+	bslash := x ^ (ones * '\\')
+	return ((quote-ones)&^quote|(bslash-ones)&^bslash|(x-ones*0x20)&^x)&highs != 0
 }
 
 // number scans a JSON number at pos and returns its bounds.
