@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -18,6 +19,7 @@ import (
 	"github.com/streamsql/streamsql/internal/embedkafka"
 	"github.com/streamsql/streamsql/job"
 	"github.com/streamsql/streamsql/job/jobhttp"
+	"github.com/streamsql/streamsql/option"
 	"github.com/streamsql/streamsql/runtime"
 )
 
@@ -33,6 +35,7 @@ type runFlags struct {
 	httpAddr       string
 	logFormat      string
 	instanceID     string
+	memoryLimit    string
 }
 
 func runCommand(e *env) *cobra.Command {
@@ -64,6 +67,13 @@ used in place of a broker the job configures.
 
 --http ADDR serves /metrics (Prometheus), /healthz and /status (JSON).
 
+--memory-limit SIZE (64mb, 1gb, ...) sets the Go runtime's soft memory limit
+(as GOMEMLIMIT does, which it overrides): the garbage collector runs more
+often as the process's memory nears it, instead of letting the heap grow to
+twice what is live. It trades CPU for memory; a limit below what the job
+keeps live makes the collector run nearly all the time (docs/runtime.md,
+"Memory").
+
 --config FILE holds job options in YAML with the keys of SET, flat or nested;
 unknown keys are errors. Precedence, lowest first: defaults, the config file,
 the job file's SET statements, --set.
@@ -93,6 +103,7 @@ Exit codes:
 	f.StringVar(&rf.httpAddr, "http", "", "serve /metrics, /healthz and /status on `ADDR` (host:port)")
 	f.StringVar(&rf.instanceID, "instance-id", "", "this process's `ID` among the instances of a scaled-out job (pipeline.scale-out; docs/scale-out.md): unique, and the same across restarts")
 	f.StringVar(&rf.logFormat, "log-format", "text", "log format on standard error: `text` or json")
+	f.StringVar(&rf.memoryLimit, "memory-limit", "", "soft limit of the process's memory, such as 64mb (`SIZE`; Go's GOMEMLIMIT): the GC works harder as the heap nears it; default none")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		return rf.run(cmd.Context(), e, args[0])
 	}
@@ -112,9 +123,23 @@ func (rf *runFlags) run(ctx context.Context, e *env, file string) error {
 	if _, err := parseSets(rf.sets); err != nil {
 		return err
 	}
+	if rf.memoryLimit != "" {
+		limit, err := option.ParseMemorySize(rf.memoryLimit)
+		if err != nil || limit <= 0 {
+			if err == nil {
+				err = errors.New("it must be above zero")
+			}
+			return fmt.Errorf("--memory-limit %q: %w", rf.memoryLimit, err)
+		}
+		// Restored when the run ends (tests run jobs in one process).
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(int64(limit)))
+	}
 	term := e.isTerminal()
 	out := newConsole(e.stderr, term)
 	log := slog.New(out.handler(rf.logFormat))
+	if rf.memoryLimit != "" {
+		log.Info("soft memory limit set", "memory_limit", debug.SetMemoryLimit(-1))
+	}
 
 	// Bare SELECTs print to standard output (on a terminal, above the
 	// status line), after a header naming the columns.

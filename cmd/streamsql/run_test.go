@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"syscall"
@@ -227,13 +228,20 @@ func TestRunExitCodes(t *testing.T) {
 		{[]string{"run"}, 2, "run takes one job file"},
 		{[]string{"run", good, good}, 2, "run takes one job file"},
 		{[]string{"run", "--log-format", "xml", good}, 2, "want text or json"},
+		{[]string{"run", "--memory-limit", "lots", good}, 2, `--memory-limit "lots"`},
+		{[]string{"run", "--memory-limit", "0", good}, 2, "above zero"},
+		{[]string{"run", "--memory-limit", "64mb", good}, 0, "memory_limit=67108864"},
 		{[]string{"run", "--set", "novalue", good}, 2, "want key=value"},
 		{[]string{"run", "--bogus", good}, 2, "unknown flag"},
 		{[]string{"run", "--config", filepath.Join(t.TempDir(), "none.yaml"), good}, 2, "no such file"},
 	} {
+		before := debug.SetMemoryLimit(-1)
 		code, _, stderr := cli(c.args...)
 		if code != c.code || !strings.Contains(stderr, c.want) {
 			t.Errorf("%q: exit %d, want %d; stderr lacks %q?\n%s", c.args, code, c.code, c.want, stderr)
+		}
+		if after := debug.SetMemoryLimit(-1); after != before {
+			t.Errorf("%q: the memory limit is %d after the run, want %d as before it", c.args, after, before)
 		}
 	}
 }
