@@ -1,8 +1,11 @@
 package cdc
 
 import (
+	stdjson "encoding/json"
 	"slices"
 	"testing"
+
+	"github.com/streamsql/streamsql/formats/internal/flinkgolden"
 )
 
 // TestOldKeys covers what the Flink goldens do not: where "old" is in the
@@ -40,4 +43,59 @@ func TestOldKeys(t *testing.T) {
 			t.Errorf("%s: listed %v, want %v", c.in, listed, c.want)
 		}
 	}
+}
+
+// FuzzOldKeys compares oldKeys with a plain reading of the same record:
+// encoding/json into generic values, then a search of every object key
+// under "old", as Jackson's findValue does in Flink. Seeds: every input
+// of the Flink golden file.
+func FuzzOldKeys(f *testing.F) {
+	blocks, err := flinkgolden.Read("testdata/flink/deserialize.txt", false)
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, b := range blocks {
+		for _, c := range b.Cases {
+			f.Add(c.Input)
+		}
+	}
+	names := []string{"id", "name", "price", "ts", "city", "addr", "old"}
+	index := map[string]int{}
+	for i, n := range names {
+		index[n] = i
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		listed := make([]bool, len(names))
+		err := oldKeys(data, index, listed)
+		var root map[string]any
+		if stdjson.Unmarshal(data, &root) != nil || root == nil {
+			return // malformed, or not an object (the decoder refuses null first): only no panic is asked
+		}
+		if err != nil {
+			t.Fatalf("%q: %v", data, err)
+		}
+		want := make([]bool, len(names))
+		var find func(v any)
+		find = func(v any) {
+			switch v := v.(type) {
+			case map[string]any:
+				for k, e := range v {
+					if i, ok := index[k]; ok {
+						want[i] = true
+					}
+					find(e)
+				}
+			case []any:
+				for _, e := range v {
+					find(e)
+				}
+			}
+		}
+		if old, ok := root["old"]; ok {
+			find(old)
+		}
+		if !slices.Equal(listed, want) {
+			t.Fatalf("%q: listed %v, want %v", data, listed, want)
+		}
+	})
 }
