@@ -68,9 +68,10 @@ var zeroTime time.Time
 func (s sourceRecord) passes() bool { return s.Amount > filterAmount }
 
 // sizedRecord returns makeRecord(i, ts) padded or trimmed to about size
-// bytes of JSON: tags emptied and note padded with letters. With size 0 it
-// is makeRecord's standard ~265-byte record; the smallest it can be is
-// about 170 bytes (empty tags and note).
+// bytes of JSON: tags emptied and note filled with words drawn at random
+// (so that it compresses about as well as text, not as a run of one
+// letter would). With size 0 it is makeRecord's standard ~265-byte record;
+// the smallest it can be is about 160 bytes (empty tags and note).
 func sizedRecord(i int64, ts time.Time, size int) sourceRecord {
 	r := makeRecord(i, ts)
 	if size <= 0 {
@@ -79,10 +80,22 @@ func sizedRecord(i int64, ts time.Time, size int) sourceRecord {
 	r.Tags, r.Note = "", ""
 	b, _ := json.Marshal(r)
 	if pad := size - len(b); pad > 0 {
-		r.Note = strings.Repeat("x", pad)
+		rng := rand.New(rand.NewPCG(uint64(i), 7))
+		var note strings.Builder
+		note.Grow(pad + 16)
+		for note.Len() < pad {
+			note.WriteString(padWords[rng.IntN(len(padWords))])
+			note.WriteByte(' ')
+		}
+		r.Note = note.String()[:pad]
 	}
 	return r
 }
+
+// padWords fill the note of a padded record.
+var padWords = strings.Fields("order shipped customer invoice payment pending delivered warehouse " +
+	"refund returned priority standard express parcel tracking address postal region account balance " +
+	"discount voucher loyalty points checkout basket item quantity price total currency rate")
 
 // load produces n records of about payload bytes (0: the standard record)
 // into topic as fast as the client allows and returns how many of them

@@ -43,7 +43,7 @@ type ScaleResult struct {
 
 // scalePoints are the points of the sweep for o: 4, 16 and 64 partitions
 // (standard record); payloads of ~100 B (as small as the record gets,
-// ~170 B), 1 KB and 10 KB at 4 partitions, with as many records as keep
+// ~160 B), 1 KB and 10 KB at 4 partitions, with as many records as keep
 // the bytes of the standard run (at most o.records); 1, 4 and 16 pipelines
 // at 4 partitions, each reading o.records / pipelines records so that the
 // job's work stays the same.
