@@ -54,12 +54,12 @@ func benchWriter(b *testing.B, w connector.Writer, commit func(connector.Committ
 func BenchmarkExactlyOnceWriter(b *testing.B) {
 	br := kafkatest.Require(b)
 	topic := br.Topic(b, 4)
-	ack := &MemoryAckTracker{}
-	s, err := NewSink(eosConfig(br, topic, kafkatest.UniqueName(b), ack, withProps("linger.ms", "5")))
+	ack := &memoryAckTracker{}
+	s, err := newSink(eosConfig(br, topic, kafkatest.UniqueName(b), ack, withProps("linger.ms", "5")))
 	if err != nil {
 		b.Fatal(err)
 	}
-	ts := s.(*TransactionalSink)
+	ts := s.(*exactlyOnceSink)
 	cm, err := ts.Committer(context.Background(), "bench")
 	if err != nil {
 		b.Fatal(err)
@@ -82,7 +82,7 @@ func BenchmarkExactlyOnceWriter(b *testing.B) {
 func BenchmarkAtLeastOnceWriter(b *testing.B) {
 	br := kafkatest.Require(b)
 	topic := br.Topic(b, 4)
-	s, err := NewSink(plainConfig(br, topic, AtLeastOnce, DefaultPartitioner))
+	s, err := newSink(plainConfig(br, topic, atLeastOnce, partitionerDefault))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func BenchmarkAtLeastOnceWriter(b *testing.B) {
 func BenchmarkReader(b *testing.B) {
 	br := kafkatest.Require(b)
 	topic := br.Topic(b, 1)
-	s, err := NewSink(plainConfig(br, topic, AtLeastOnce, DefaultPartitioner))
+	s, err := newSink(plainConfig(br, topic, atLeastOnce, partitionerDefault))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -116,7 +116,7 @@ func BenchmarkReader(b *testing.B) {
 		b.Fatal(err)
 	}
 	w.Close()
-	src, err := NewSource(sourceConfig(br, topic))
+	src, err := newSource(srcConfig(br, topic))
 	if err != nil {
 		b.Fatal(err)
 	}

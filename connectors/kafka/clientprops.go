@@ -41,7 +41,7 @@ type JAASError = clientprops.JAASError
 type AuthError = clientprops.AuthError
 
 // AuthContext says what a client was doing when it failed, so that
-// DescribeAuthError can name the principal and the missing ACL.
+// describeAuthError can name the principal and the missing ACL.
 type AuthContext = clientprops.AuthContext
 
 // AuthOperation is what a client was doing when authorization failed; it
@@ -59,36 +59,22 @@ const (
 	OpIdempotentProduce      = clientprops.OpIdempotentProduce
 )
 
-// DescribeAuthError explains an authentication or authorization failure in
+// describeAuthError explains an authentication or authorization failure in
 // err in terms of ac: "authentication failed for user alice with mechanism
 // SCRAM-SHA-512", or which ACL the principal lacks ("WRITE on topic
 // orders"). Any other error is returned unchanged, as is nil.
-func DescribeAuthError(err error, ac AuthContext) error {
+func describeAuthError(err error, ac AuthContext) error {
 	return clientprops.DescribeAuthError(err, ac)
 }
 
-// CheckConnection sends one metadata request through cl and returns the
+// checkConnection sends one metadata request through cl and returns the
 // explained error if the connection, TLS or SASL fails or ac's principal may
 // not describe the cluster's topics. Call it when a client is created: the
 // producer and consumer retry connection failures until their own timeouts,
 // while this fails at the first non-retryable error, in about a round trip.
-func CheckConnection(ctx context.Context, cl *kgo.Client, ac AuthContext) error {
+func checkConnection(ctx context.Context, cl *kgo.Client, ac AuthContext) error {
 	return clientprops.CheckConnection(ctx, cl, ac)
 }
-
-// SupportedProperties lists the Java client property names (without the
-// "properties." prefix) that streamsql maps onto franz-go, sorted.
-func SupportedProperties() []string { return clientprops.SupportedProperties() }
-
-// SensitiveProperty reports whether the Java client property key (without
-// the "properties." prefix) holds a secret — a password, a JAAS
-// configuration, a private key or a token — whose value must never be
-// shown.
-func SensitiveProperty(key string) bool { return clientprops.SensitiveProperty(key) }
-
-// SensitiveProperties returns the security properties (Java client names,
-// without the "properties." prefix) whose values are secrets.
-func SensitiveProperties() []string { return clientprops.SensitiveProperties() }
 
 // clientSettings is what the `properties.*` options say, split into franz-go
 // options and the values streamsql interprets itself (see

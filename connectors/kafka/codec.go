@@ -11,10 +11,10 @@ import (
 	"github.com/streamsql/streamsql/types"
 )
 
-// ErrSkipRow is returned (possibly wrapped) by a RecordEncoder for a row
+// errSkipRow is returned (possibly wrapped) by a recordEncoder for a row
 // that produces no record, such as an UPDATE_BEFORE row of upsert-kafka.
 // The writer drops the row.
-var ErrSkipRow = txn.ErrSkipRow
+var errSkipRow = txn.ErrSkipRow
 
 // layout maps a table's rows onto Kafka records: which row positions the
 // key and value formats handle and where the metadata columns are.
@@ -34,7 +34,7 @@ type layout struct {
 	srcWidth int
 	srcKey   []int // source row positions of the key fields
 	srcValue []int
-	srcMeta  []MetadataColumn
+	srcMeta  []metadataColumn
 	// srcFormatMeta are the value format's metadata columns
 	// ('value.<key>'): fmtMetaKeys[i] goes to row position srcFormatMeta[i].
 	srcFormatMeta []int
@@ -42,7 +42,7 @@ type layout struct {
 	sinkWidth     int
 	sinkKey       []int
 	sinkValue     []int
-	sinkMeta      []MetadataColumn
+	sinkMeta      []metadataColumn
 }
 
 // layoutSpec is what the options say about the mapping.
@@ -86,17 +86,17 @@ func newLayout(ctx factory.Context, spec layoutSpec) (*layout, error) {
 					continue
 				}
 			}
-			mk, err := ParseMetadataKey(key)
+			mk, err := parseMetadataKey(key)
 			if err != nil {
 				return nil, fmt.Errorf("column '%s': %w", c.Name, err)
 			}
 			if !metadataTypeFits(mk, c.Type) {
 				return nil, fmt.Errorf("column '%s' of type %s cannot hold Kafka metadata '%s' of type %s", c.Name, c.Type, mk, mk.MetadataType())
 			}
-			l.srcMeta = append(l.srcMeta, MetadataColumn{Key: mk, Index: l.srcWidth})
+			l.srcMeta = append(l.srcMeta, metadataColumn{Key: mk, Index: l.srcWidth})
 			l.srcWidth++
 			if !c.Virtual {
-				l.sinkMeta = append(l.sinkMeta, MetadataColumn{Key: mk, Index: l.sinkWidth})
+				l.sinkMeta = append(l.sinkMeta, metadataColumn{Key: mk, Index: l.sinkWidth})
 				l.sinkWidth++
 			}
 		}
@@ -142,15 +142,15 @@ func newLayout(ctx factory.Context, spec layoutSpec) (*layout, error) {
 // metadataTypeFits reports whether a column of type t can hold metadata k
 // (Flink allows any type the metadata's type casts to; here: the same
 // family, with integers of any width).
-func metadataTypeFits(k MetadataKey, t types.Type) bool {
+func metadataTypeFits(k metadataKey, t types.Type) bool {
 	switch k {
-	case MetaTopic, MetaTimestampType:
+	case metaTopic, metaTimestampType:
 		return t.IsString()
-	case MetaPartition, MetaOffset, MetaLeaderEpoch:
+	case metaPartition, metaOffset, metaLeaderEpoch:
 		return t.IsInteger()
-	case MetaTimestamp:
+	case metaTimestamp:
 		return t.IsTimestamp()
-	case MetaHeaders:
+	case metaHeaders:
 		return t.Kind == types.KindMap && t.Elem != nil && t.Elem.IsString() && t.Value != nil && t.Value.IsBinary()
 	}
 	return false
@@ -180,7 +180,7 @@ type rowDecoder struct {
 }
 
 // newDecoder returns the Decoder of one reader.
-func (l *layout) newDecoder() (Decoder, error) {
+func (l *layout) newDecoder() (decodeFunc, error) {
 	d, err := l.newRowDecoder()
 	if err != nil {
 		return nil, err
@@ -189,7 +189,7 @@ func (l *layout) newDecoder() (Decoder, error) {
 }
 
 // multiRow reports whether the value format's records may hold several
-// rows (a changelog format): the source then reads with a RowDecoder.
+// rows (a changelog format): the source then reads with a multiRowDecoder.
 func (l *layout) multiRow() bool { return l.valueFormat.Factory.Changelog != factory.InsertOnly }
 
 // newRowDecoder returns the decoder of one reader.
@@ -274,12 +274,12 @@ func (d *rowDecoder) decode(key, value []byte, row *types.Row) error {
 	return nil
 }
 
-// Decode implements RowDecoder.
+// Decode implements multiRowDecoder.
 func (d *rowDecoder) Decode(key, value []byte, row *types.Row) error {
 	return d.decode(key, value, row)
 }
 
-// Next implements RowDecoder: the value format's next row of the record,
+// Next implements multiRowDecoder: the value format's next row of the record,
 // with the key fields of the record.
 func (d *rowDecoder) Next(row *types.Row) bool {
 	if d.multi == nil || !d.multi.Next(&d.valueRow) {
@@ -336,8 +336,8 @@ type rowEncoder struct {
 	valueRow types.Row
 }
 
-// newEncoder returns the RecordEncoder of one writer.
-func (l *layout) newEncoder() (RecordEncoder, error) {
+// newEncoder returns the recordEncoder of one writer.
+func (l *layout) newEncoder() (recordEncoder, error) {
 	e := &rowEncoder{l: l}
 	var err error
 	if l.keyFormat != nil {
@@ -353,14 +353,14 @@ func (l *layout) newEncoder() (RecordEncoder, error) {
 	return e, nil
 }
 
-// EncodeRecord implements RecordEncoder. Under upsert-kafka a DELETE row
+// EncodeRecord implements recordEncoder. Under upsert-kafka a DELETE row
 // becomes a tombstone (nil value) and an UPDATE_BEFORE row no record.
 func (e *rowEncoder) EncodeRecord(row *types.Row, rec *kgo.Record) error {
 	if len(row.Fields) != e.l.sinkWidth {
 		return fmt.Errorf("row has %d fields, table '%s' writes %d", len(row.Fields), e.l.table, e.l.sinkWidth)
 	}
 	if e.l.upsert && row.Kind == types.UpdateBefore {
-		return ErrSkipRow
+		return errSkipRow
 	}
 	var err error
 	if e.key != nil {
@@ -390,9 +390,9 @@ func (e *rowEncoder) EncodeRecord(row *types.Row, rec *kgo.Record) error {
 	return nil
 }
 
-// newKeyFunc returns the KeyFunc of one upsert writer's buffer: the key
+// newKeyFunc returns the keyFunc of one upsert writer's buffer: the key
 // format's encoding of the key columns, which is what Kafka compacts on.
-func (l *layout) newKeyFunc() (KeyFunc, error) {
+func (l *layout) newKeyFunc() (keyFunc, error) {
 	enc, err := l.keyFormat.NewEncoder(l.keyFields)
 	if err != nil {
 		return nil, fmt.Errorf("key format '%s': %w", l.keyFormat.Identifier(), err)

@@ -19,7 +19,7 @@ import (
 func TestCommitAfterUnconfirmedAndClose(t *testing.T) {
 	forEachBroker(t, func(t *testing.T, b kafkatest.Broker) {
 		topic := b.Topic(t, 1)
-		ack := &MemoryAckTracker{}
+		ack := &memoryAckTracker{}
 		run, err := startEOS(t, eosConfig(b, topic, kafkatest.UniqueName(t), ack))
 		if err != nil {
 			t.Fatal(err)
@@ -68,7 +68,7 @@ func TestCommitAfterUnconfirmedAndClose(t *testing.T) {
 func TestAbort(t *testing.T) {
 	forEachBroker(t, func(t *testing.T, b kafkatest.Broker) {
 		topic := b.Topic(t, 1)
-		ack := &MemoryAckTracker{}
+		ack := &memoryAckTracker{}
 		run, err := startEOS(t, eosConfig(b, topic, kafkatest.UniqueName(t), ack))
 		if err != nil {
 			t.Fatal(err)
@@ -97,10 +97,10 @@ func TestIncrementingNames(t *testing.T) {
 	t.Parallel()
 	b := kafkatest.Require(t)
 	topic := b.Topic(t, 1)
-	ack := &MemoryAckTracker{}
+	ack := &memoryAckTracker{}
 	prefix := kafkatest.UniqueName(t)
 	cfg := eosConfig(b, topic, prefix, ack)
-	cfg.TransactionNamingStrategy = Incrementing
+	cfg.TransactionNamingStrategy = incrementing
 	run, err := startEOS(t, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -163,7 +163,7 @@ func TestLingeringAbortScope(t *testing.T) {
 	foreign := txn.ID(prefix+"-x", 0, 0)
 	open(ours, topic).Close()
 	foreignCl := open(foreign, other)
-	if _, err := startEOS(t, eosConfig(b, topic, prefix, &MemoryAckTracker{})); err != nil {
+	if _, err := startEOS(t, eosConfig(b, topic, prefix, &memoryAckTracker{})); err != nil {
 		t.Fatal(err)
 	}
 	d, err := b.Admin(t).DescribeTransactions(ctx, ours, foreign)
@@ -190,7 +190,7 @@ func TestLingeringAbortScope(t *testing.T) {
 func TestDelayedCommits(t *testing.T) {
 	forEachBroker(t, func(t *testing.T, b kafkatest.Broker) {
 		topic := b.Topic(t, 1)
-		ack := &MemoryAckTracker{}
+		ack := &memoryAckTracker{}
 		cfg := eosConfig(b, topic, kafkatest.UniqueName(t), ack)
 		cfg.MaxTransactionSlots = 3
 		run, err := startEOS(t, cfg)
@@ -248,7 +248,7 @@ func TestRecoverForeignPrefix(t *testing.T) {
 	t.Parallel()
 	b := kafkatest.Require(t)
 	c := txn.Committable{TransactionalID: "old-prefix-0-0", ProducerID: 1, Epoch: 0, TransactionVersion: 2, CheckpointID: 3}.Encode()
-	_, err := startEOS(t, eosConfig(b, "unused", kafkatest.UniqueName(t), &MemoryAckTracker{}), c)
+	_, err := startEOS(t, eosConfig(b, "unused", kafkatest.UniqueName(t), &memoryAckTracker{}), c)
 	if err == nil || !strings.Contains(err.Error(), "sink.transactional-id-prefix") {
 		t.Fatalf("recovery with another prefix's committable: %v", err)
 	}

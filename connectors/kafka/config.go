@@ -15,148 +15,148 @@ import (
 	"github.com/streamsql/streamsql/types"
 )
 
-// DeliveryGuarantee is the option 'sink.delivery-guarantee' (and its
+// deliveryGuarantee is the option 'sink.delivery-guarantee' (and its
 // deprecated alias 'sink.semantic').
-type DeliveryGuarantee uint8
+type deliveryGuarantee uint8
 
 // Delivery guarantees.
 const (
-	// AtLeastOnce flushes on every checkpoint (Flink's default).
-	AtLeastOnce DeliveryGuarantee = iota
-	// ExactlyOnce writes in Kafka transactions committed when a checkpoint
+	// atLeastOnce flushes on every checkpoint (Flink's default).
+	atLeastOnce deliveryGuarantee = iota
+	// exactlyOnce writes in Kafka transactions committed when a checkpoint
 	// completes.
-	ExactlyOnce
+	exactlyOnce
 	// None is fire and forget: records may be lost.
-	None
+	none
 )
 
-// ParseDeliveryGuarantee parses the option's value (at-least-once,
+// parseDeliveryGuarantee parses the option's value (at-least-once,
 // exactly-once, none; case-insensitive, '_' accepted for '-').
-func ParseDeliveryGuarantee(s string) (DeliveryGuarantee, error) {
+func parseDeliveryGuarantee(s string) (deliveryGuarantee, error) {
 	switch strings.ReplaceAll(strings.ToLower(strings.TrimSpace(s)), "_", "-") {
 	case "at-least-once":
-		return AtLeastOnce, nil
+		return atLeastOnce, nil
 	case "exactly-once":
-		return ExactlyOnce, nil
+		return exactlyOnce, nil
 	case "none":
-		return None, nil
+		return none, nil
 	}
 	return 0, fmt.Errorf("unknown delivery guarantee %q: want at-least-once, exactly-once or none", s)
 }
 
-func (g DeliveryGuarantee) String() string {
+func (g deliveryGuarantee) String() string {
 	switch g {
-	case AtLeastOnce:
+	case atLeastOnce:
 		return "at-least-once"
-	case ExactlyOnce:
+	case exactlyOnce:
 		return "exactly-once"
-	case None:
+	case none:
 		return "none"
 	}
 	return fmt.Sprintf("DeliveryGuarantee(%d)", uint8(g))
 }
 
-// NamingStrategy is the option 'sink.transaction-naming-strategy'.
-type NamingStrategy uint8
+// namingStrategy is the option 'sink.transaction-naming-strategy'.
+type namingStrategy uint8
 
 // Naming strategies.
 const (
-	// Pooling reuses a bounded pool of transactional ids per task
+	// pooling reuses a bounded pool of transactional ids per task
 	// (streamsql's default; DESIGN.md "Kafka exactly-once").
-	Pooling NamingStrategy = iota
-	// Incrementing gives every transaction a new id (one per checkpoint).
-	Incrementing
+	pooling namingStrategy = iota
+	// incrementing gives every transaction a new id (one per checkpoint).
+	incrementing
 )
 
-// ParseNamingStrategy parses POOLING or INCREMENTING (case-insensitive;
+// parseNamingStrategy parses POOLING or INCREMENTING (case-insensitive;
 // Flink's DEFAULT means INCREMENTING).
-func ParseNamingStrategy(s string) (NamingStrategy, error) {
+func parseNamingStrategy(s string) (namingStrategy, error) {
 	switch strings.ToUpper(strings.TrimSpace(s)) {
 	case "POOLING":
-		return Pooling, nil
+		return pooling, nil
 	case "INCREMENTING", "DEFAULT":
-		return Incrementing, nil
+		return incrementing, nil
 	}
 	return 0, fmt.Errorf("unknown transaction naming strategy %q: want POOLING or INCREMENTING", s)
 }
 
-func (n NamingStrategy) String() string {
-	if n == Incrementing {
+func (n namingStrategy) String() string {
+	if n == incrementing {
 		return "INCREMENTING"
 	}
 	return "POOLING"
 }
 
-// PartitionerKind is the option 'sink.partitioner'.
-type PartitionerKind uint8
+// partitionerKind is the option 'sink.partitioner'.
+type partitionerKind uint8
 
 // Partitioners.
 const (
-	// DefaultPartitioner hashes the key with Kafka's murmur2, as the Java
+	// partitionerDefault hashes the key with Kafka's murmur2, as the Java
 	// producer does; records without a key go to a sticky partition.
-	DefaultPartitioner PartitionerKind = iota
-	// FixedPartitioner sends every record of sink task i to partition
+	partitionerDefault partitionerKind = iota
+	// partitionerFixed sends every record of sink task i to partition
 	// i mod the number of partitions.
-	FixedPartitioner
-	// RoundRobinPartitioner spreads records over partitions in turn.
-	RoundRobinPartitioner
+	partitionerFixed
+	// partitionerRoundRobin spreads records over partitions in turn.
+	partitionerRoundRobin
 )
 
-// ParsePartitioner parses default, fixed or round-robin.
-func ParsePartitioner(s string) (PartitionerKind, error) {
+// parsePartitioner parses default, fixed or round-robin.
+func parsePartitioner(s string) (partitionerKind, error) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "default", "":
-		return DefaultPartitioner, nil
+		return partitionerDefault, nil
 	case "fixed":
-		return FixedPartitioner, nil
+		return partitionerFixed, nil
 	case "round-robin":
-		return RoundRobinPartitioner, nil
+		return partitionerRoundRobin, nil
 	}
 	return 0, fmt.Errorf("unsupported sink partitioner %q: want default, fixed or round-robin (partitioner classes are not supported)", s)
 }
 
-func (p PartitionerKind) String() string {
+func (p partitionerKind) String() string {
 	switch p {
-	case FixedPartitioner:
+	case partitionerFixed:
 		return "fixed"
-	case RoundRobinPartitioner:
+	case partitionerRoundRobin:
 		return "round-robin"
 	}
 	return "default"
 }
 
-// RecordEncoder turns a row into a Kafka record. Implementations append
+// recordEncoder turns a row into a Kafka record. Implementations append
 // into rec.Key[:0] and rec.Value[:0] so that the writer's recycled records
 // reuse their buffers; they may set rec.Topic (writable metadata 'topic';
 // empty means the sink's topic), rec.Headers and rec.Timestamp. The writer
 // resets every other field. Encode is called from one goroutine.
-type RecordEncoder interface {
+type recordEncoder interface {
 	EncodeRecord(row *types.Row, rec *kgo.Record) error
 }
 
-// EncoderFunc adapts a function to RecordEncoder.
-type EncoderFunc func(row *types.Row, rec *kgo.Record) error
+// encoderFunc adapts a function to recordEncoder.
+type encoderFunc func(row *types.Row, rec *kgo.Record) error
 
 // EncodeRecord calls f.
-func (f EncoderFunc) EncodeRecord(row *types.Row, rec *kgo.Record) error { return f(row, rec) }
+func (f encoderFunc) EncodeRecord(row *types.Row, rec *kgo.Record) error { return f(row, rec) }
 
-// AckTracker tells the exactly-once writer whether the commit of a
+// ackTracker tells the exactly-once writer whether the commit of a
 // committable has been acknowledged durably (recorded in a completed
 // checkpoint or an fsynced commit log). A transactional id is reused only
 // when the committable of its previous transaction is durably committed;
 // otherwise a crash could make recovery re-commit that committable against
 // the id's newer transaction. Under the runtime, writers use
 // connector.TaskInfo.Commits (Durable at the committable's checkpoint id)
-// instead; an AckTracker (SinkConfig.AckTracker or
-// TransactionalSink.SetAckTracker) serves writers opened without it, as in
+// instead; an ackTracker (sinkConfig.AckTracker or
+// exactlyOnceSink.SetAckTracker) serves writers opened without it, as in
 // tests and embedders' own drivers. It must be safe for concurrent use.
 //
-// AckTracker is an alias of an unnamed interface type so that a runtime
+// ackTracker is an alias of an unnamed interface type so that a runtime
 // can hand its tracker over through an interface of its own, without
 // importing this package: any
 // SetAckTracker(interface{ IsDurablyCommitted(connector.Committable) bool })
 // method matches.
-type AckTracker = interface {
+type ackTracker = interface {
 	IsDurablyCommitted(c connector.Committable) bool
 }
 
@@ -182,8 +182,8 @@ const (
 	DefaultTransactionTimeout = 15 * time.Minute
 )
 
-// SinkConfig is a validated Kafka sink. Field names follow Flink's options.
-type SinkConfig struct {
+// sinkConfig is a validated Kafka sink. Field names follow Flink's options.
+type sinkConfig struct {
 	// Topic is 'topic' when it names one topic: where records without a
 	// topic of their own (the writable 'topic' metadata column) go.
 	Topic string
@@ -196,18 +196,18 @@ type SinkConfig struct {
 	// the Java client's names (bootstrap.servers is required).
 	Properties map[string]string
 	// DeliveryGuarantee is 'sink.delivery-guarantee'.
-	DeliveryGuarantee DeliveryGuarantee
+	DeliveryGuarantee deliveryGuarantee
 	// TransactionalIDPrefix is 'sink.transactional-id-prefix' (required for
 	// exactly-once; the factory derives a default when it is absent).
 	TransactionalIDPrefix string
 	// TransactionNamingStrategy is 'sink.transaction-naming-strategy'.
-	TransactionNamingStrategy NamingStrategy
+	TransactionNamingStrategy namingStrategy
 	// TransactionTimeout is 'properties.transaction.timeout.ms'. Zero means
 	// the value of that property, or when absent the broker's
 	// transaction.max.timeout.ms read at start.
 	TransactionTimeout time.Duration
 	// Partitioner is 'sink.partitioner'.
-	Partitioner PartitionerKind
+	Partitioner partitionerKind
 	// MaxTransactionSlots is the least size of a task's pool of
 	// transactional ids (zero: DefaultMaxTransactionSlots); the pool is
 	// connector.TaskInfo.MaxUncommitted when that is larger. When every id
@@ -221,20 +221,20 @@ type SinkConfig struct {
 	MaxBufferedRecords int
 	// Encoder turns rows into records; one of Encoder and NewEncoder is
 	// required.
-	Encoder RecordEncoder
+	Encoder recordEncoder
 	// NewEncoder, when set, creates the encoder of each writer (the
 	// formats' encoders are not safe for concurrent use).
-	NewEncoder func() (RecordEncoder, error)
+	NewEncoder func() (recordEncoder, error)
 	// BufferFlushMaxRows and BufferFlushInterval are upsert-kafka's
 	// 'sink.buffer-flush.max-rows' and 'sink.buffer-flush.interval': when
-	// both are positive each writer is wrapped in an UpsertBuffer keyed by
-	// the KeyFunc that NewKeyFunc creates.
+	// both are positive each writer is wrapped in an upsertBuffer keyed by
+	// the keyFunc that NewKeyFunc creates.
 	BufferFlushMaxRows  int
 	BufferFlushInterval time.Duration
-	NewKeyFunc          func() (KeyFunc, error)
+	NewKeyFunc          func() (keyFunc, error)
 	// DeriveTransactionalIDPrefix, when TransactionalIDPrefix is empty
 	// under exactly-once, derives the prefix from the job name and Table
-	// (DefaultTransactionalIDPrefix) when the committer or a writer is
+	// (defaultTransactionalIDPrefix) when the committer or a writer is
 	// created — the factory does not know the job name.
 	DeriveTransactionalIDPrefix bool
 	// Table is the sink table's name within its database
@@ -243,17 +243,17 @@ type SinkConfig struct {
 	// Metadata are the writable metadata columns (topic, headers,
 	// timestamp) the writer copies from each row into its record after the
 	// encoder ran. A NULL timestamp means the time of producing.
-	Metadata []MetadataColumn
+	Metadata []metadataColumn
 	// AckTracker serves exactly-once writers opened without
 	// connector.TaskInfo.Commits (set it here or through
-	// TransactionalSink.SetAckTracker before they are opened).
-	AckTracker AckTracker
+	// exactlyOnceSink.SetAckTracker before they are opened).
+	AckTracker ackTracker
 	// Logger receives warnings; nil means slog.Default().
 	Logger *slog.Logger
 }
 
 // validate checks cfg without a broker and returns the parsed properties.
-func (cfg *SinkConfig) validate() (clientSettings, error) {
+func (cfg *sinkConfig) validate() (clientSettings, error) {
 	s, err := parseProperties(cfg.Properties)
 	if err != nil {
 		return s, err
@@ -274,7 +274,7 @@ func (cfg *SinkConfig) validate() (clientSettings, error) {
 			Reason: fmt.Sprintf("conflicts with the configured transaction timeout %v", cfg.TransactionTimeout)}
 	}
 	for _, m := range cfg.Metadata {
-		if m.Key != MetaTopic && m.Key != MetaHeaders && m.Key != MetaTimestamp {
+		if m.Key != metaTopic && m.Key != metaHeaders && m.Key != metaTimestamp {
 			return s, fmt.Errorf("kafka sink: metadata %q is read-only: declare the column VIRTUAL", m.Key)
 		}
 		if m.Index < 0 {
@@ -287,7 +287,7 @@ func (cfg *SinkConfig) validate() (clientSettings, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	if cfg.DeliveryGuarantee == ExactlyOnce {
+	if cfg.DeliveryGuarantee == exactlyOnce {
 		if cfg.TransactionalIDPrefix == "" && !cfg.DeriveTransactionalIDPrefix {
 			return s, errors.New("kafka sink: exactly-once needs 'sink.transactional-id-prefix'")
 		}
@@ -303,7 +303,7 @@ func (cfg *SinkConfig) validate() (clientSettings, error) {
 
 // topicCheck returns the per-record check of a record's own topic, or nil
 // when every record may go anywhere it says.
-func (cfg *SinkConfig) topicCheck() func(*kgo.Record) error {
+func (cfg *sinkConfig) topicCheck() func(*kgo.Record) error {
 	if cfg.Topic != "" && len(cfg.AllowedTopics) == 0 && cfg.TopicPattern == nil {
 		return nil
 	}
@@ -339,7 +339,7 @@ func anchored(re *regexp.Regexp) *regexp.Regexp {
 	return full
 }
 
-// ValidateTransactionTimeout checks, without a broker, that a transaction
+// validateTransactionTimeout checks, without a broker, that a transaction
 // timeout leaves room for the job's checkpoints (the job's name is not
 // used). A transaction is open from its first write until the checkpoint
 // after the next barrier completes, so it must outlast one checkpoint
@@ -353,7 +353,7 @@ func anchored(re *regexp.Regexp) *regexp.Regexp {
 // 'properties.transaction.timeout.ms' = '600000' with a 10 s interval. A
 // zero timeout (the broker's maximum, read at start) or a job without
 // checkpointing is not checked.
-func ValidateTransactionTimeout(timeout time.Duration, job factory.JobContext) (warning string, err error) {
+func validateTransactionTimeout(timeout time.Duration, job factory.JobContext) (warning string, err error) {
 	warning, err = checkTransactionTimeout(timeout, job)
 	prefix := fmt.Sprintf("kafka sink: 'properties.transaction.timeout.ms' (%d ms) ", timeout.Milliseconds())
 	if err != nil {
@@ -365,7 +365,7 @@ func ValidateTransactionTimeout(timeout time.Duration, job factory.JobContext) (
 	return warning, nil
 }
 
-// checkTransactionTimeout is ValidateTransactionTimeout with messages that
+// checkTransactionTimeout is validateTransactionTimeout with messages that
 // continue "'properties.transaction.timeout.ms' = '...' of table 't' ".
 func checkTransactionTimeout(timeout time.Duration, job factory.JobContext) (warning string, err error) {
 	if timeout <= 0 || job.CheckpointInterval <= 0 {
@@ -384,7 +384,7 @@ func checkTransactionTimeout(timeout time.Duration, job factory.JobContext) (war
 }
 
 // encoder returns the record encoder of a new writer.
-func (cfg *SinkConfig) encoder() (RecordEncoder, error) {
+func (cfg *sinkConfig) encoder() (recordEncoder, error) {
 	if cfg.NewEncoder == nil {
 		return cfg.Encoder, nil
 	}
@@ -395,7 +395,7 @@ func (cfg *SinkConfig) encoder() (RecordEncoder, error) {
 	return enc, nil
 }
 
-// DefaultTransactionalIDPrefix is the transactional-id prefix of an
+// defaultTransactionalIDPrefix is the transactional-id prefix of an
 // exactly-once sink without 'sink.transactional-id-prefix' (a deliberate
 // deviation from Flink 1.14+, which requires the option, so that job files
 // written for Flink 1.12/1.13 run unchanged): the job name and the sink
@@ -406,13 +406,13 @@ func (cfg *SinkConfig) encoder() (RecordEncoder, error) {
 // the one rule, used by the planner (through the factories' Describe) and
 // by a sink created without a prefix alike, and it must not change, or a
 // restored job would no longer find its transactions.
-func DefaultTransactionalIDPrefix(job, table string) string {
+func defaultTransactionalIDPrefix(job, table string) string {
 	return job + "-" + table
 }
 
-// TransactionalIDPrefixWarning is the warning shown with a derived
+// transactionalIDPrefixWarning is the warning shown with a derived
 // transactional-id prefix.
-func TransactionalIDPrefixWarning(prefix string) string {
+func transactionalIDPrefixWarning(prefix string) string {
 	return fmt.Sprintf("'sink.transactional-id-prefix' is not set: using '%s' (job name and table); "+
 		"it must be unique among all jobs writing to the Kafka cluster, or their transactions fence each other — set the option explicitly", prefix)
 }

@@ -12,26 +12,26 @@ import (
 )
 
 func TestSinkConfigValidation(t *testing.T) {
-	base := func() SinkConfig {
-		return SinkConfig{Topic: "t", Properties: map[string]string{"bootstrap.servers": "a"}, Encoder: kvEncoder,
-			DeliveryGuarantee: ExactlyOnce, TransactionalIDPrefix: "p", AckTracker: &MemoryAckTracker{}}
+	base := func() sinkConfig {
+		return sinkConfig{Topic: "t", Properties: map[string]string{"bootstrap.servers": "a"}, Encoder: kvEncoder,
+			DeliveryGuarantee: exactlyOnce, TransactionalIDPrefix: "p", AckTracker: &memoryAckTracker{}}
 	}
-	if _, err := NewSink(base()); err != nil {
+	if _, err := newSink(base()); err != nil {
 		t.Fatal(err)
 	}
 	noPrefix := base()
 	noPrefix.TransactionalIDPrefix = ""
-	if _, err := NewSink(noPrefix); err == nil || !strings.Contains(err.Error(), "sink.transactional-id-prefix") {
+	if _, err := newSink(noPrefix); err == nil || !strings.Contains(err.Error(), "sink.transactional-id-prefix") {
 		t.Errorf("exactly-once without a prefix: %v", err)
 	}
 	noIdem := base()
 	noIdem.Properties["acks"] = "1"
-	if _, err := NewSink(noIdem); err == nil {
+	if _, err := newSink(noIdem); err == nil {
 		t.Errorf("exactly-once with acks=1 accepted")
 	}
 	noAck := base()
 	noAck.AckTracker = nil
-	s, err := NewSink(noAck)
+	s, err := newSink(noAck)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,34 +50,34 @@ func TestSinkConfigValidation(t *testing.T) {
 }
 
 func TestParseEnums(t *testing.T) {
-	if g, err := ParseDeliveryGuarantee("EXACTLY_ONCE"); err != nil || g != ExactlyOnce {
+	if g, err := parseDeliveryGuarantee("EXACTLY_ONCE"); err != nil || g != exactlyOnce {
 		t.Errorf("ParseDeliveryGuarantee: %v %v", g, err)
 	}
-	if _, err := ParseDeliveryGuarantee("twice"); err == nil {
+	if _, err := parseDeliveryGuarantee("twice"); err == nil {
 		t.Errorf("bad delivery guarantee accepted")
 	}
-	if n, err := ParseNamingStrategy("incrementing"); err != nil || n != Incrementing {
+	if n, err := parseNamingStrategy("incrementing"); err != nil || n != incrementing {
 		t.Errorf("ParseNamingStrategy: %v %v", n, err)
 	}
-	if p, err := ParsePartitioner("round-robin"); err != nil || p != RoundRobinPartitioner {
+	if p, err := parsePartitioner("round-robin"); err != nil || p != partitionerRoundRobin {
 		t.Errorf("ParsePartitioner: %v %v", p, err)
 	}
 	for _, m := range []string{"earliest-offset", "latest-offset", "group-offsets", "timestamp", "specific-offsets"} {
-		if sm, err := ParseStartupMode(m); err != nil || sm.String() != m {
+		if sm, err := parseStartupMode(m); err != nil || sm.String() != m {
 			t.Errorf("ParseStartupMode(%q) = %v, %v", m, sm, err)
 		}
 	}
 	for _, m := range []string{"unbounded", "latest-offset", "group-offsets", "timestamp", "specific-offsets"} {
-		if bm, err := ParseBoundedMode(m); err != nil || bm.String() != m {
+		if bm, err := parseBoundedMode(m); err != nil || bm.String() != m {
 			t.Errorf("ParseBoundedMode(%q) = %v, %v", m, bm, err)
 		}
 	}
 	for _, k := range []string{"topic", "partition", "offset", "timestamp", "timestamp-type", "headers", "leader-epoch"} {
-		if mk, err := ParseMetadataKey(k); err != nil || mk.String() != k || mk.MetadataType().Kind == 0 {
+		if mk, err := parseMetadataKey(k); err != nil || mk.String() != k || mk.MetadataType().Kind == 0 {
 			t.Errorf("ParseMetadataKey(%q) = %v, %v", k, mk, err)
 		}
 	}
-	if _, err := ParsePartitioner("com.example.MyPartitioner"); err == nil {
+	if _, err := parsePartitioner("com.example.MyPartitioner"); err == nil {
 		t.Errorf("partitioner class accepted")
 	}
 }

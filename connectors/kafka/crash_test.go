@@ -30,15 +30,15 @@ const crashChildEnv = "STREAMSQL_KAFKA_CRASH_CHILD"
 // waits to be killed.
 func crashChild() int {
 	fail := func(err error) int { fmt.Fprintln(os.Stderr, "crash child:", err); return 1 }
-	cfg := SinkConfig{Topic: os.Getenv("CRASH_TOPIC"), Properties: map[string]string{"bootstrap.servers": os.Getenv("CRASH_BROKER")},
-		DeliveryGuarantee: ExactlyOnce, TransactionalIDPrefix: os.Getenv("CRASH_PREFIX"), Encoder: kvEncoder,
-		AckTracker: &MemoryAckTracker{}, Logger: slog.New(slog.NewTextHandler(os.Stderr, nil))}
-	s, err := NewSink(cfg)
+	cfg := sinkConfig{Topic: os.Getenv("CRASH_TOPIC"), Properties: map[string]string{"bootstrap.servers": os.Getenv("CRASH_BROKER")},
+		DeliveryGuarantee: exactlyOnce, TransactionalIDPrefix: os.Getenv("CRASH_PREFIX"), Encoder: kvEncoder,
+		AckTracker: &memoryAckTracker{}, Logger: slog.New(slog.NewTextHandler(os.Stderr, nil))}
+	s, err := newSink(cfg)
 	if err != nil {
 		return fail(err)
 	}
 	ctx := context.Background()
-	ts := s.(*TransactionalSink)
+	ts := s.(*exactlyOnceSink)
 	cm, err := ts.Committer(ctx, "crash")
 	if err != nil {
 		return fail(err)
@@ -119,7 +119,7 @@ func TestCrashRecovery(t *testing.T) {
 		if !ready || len(pending) != 2 {
 			t.Fatalf("the child did not reach the failure point (%d committables)", len(pending))
 		}
-		if _, err := startEOS(t, eosConfig(b, topic, prefix, &MemoryAckTracker{}), pending...); err != nil {
+		if _, err := startEOS(t, eosConfig(b, topic, prefix, &memoryAckTracker{}), pending...); err != nil {
 			t.Fatalf("recovery after SIGKILL: %v", err)
 		}
 		produceSentinel(t, b, topic)

@@ -14,7 +14,7 @@ import (
 // their types (Flink's KafkaDynamicSource.ReadableMetadata).
 func readableMetadata() map[string]types.Type {
 	m := map[string]types.Type{}
-	for k := MetaTopic; k <= MetaLeaderEpoch; k++ {
+	for k := metaTopic; k <= metaLeaderEpoch; k++ {
 		m[k.String()] = k.MetadataType()
 	}
 	return m
@@ -26,7 +26,7 @@ func readableMetadata() map[string]types.Type {
 // no headers).
 func writableMetadata() map[string]types.Type {
 	m := map[string]types.Type{}
-	for _, k := range []MetadataKey{MetaTopic, MetaTimestamp, MetaHeaders} {
+	for _, k := range []metadataKey{metaTopic, metaTimestamp, metaHeaders} {
 		m[k.String()] = k.MetadataType().Nullable()
 	}
 	return m
@@ -36,7 +36,7 @@ func writableMetadata() map[string]types.Type {
 // servers, the System of the consumer groups its sources resume from
 // (factory.PositionStore) and what its exactly-once sinks commit offsets
 // of (factory.TableInfo.CommitsPositionsOf).
-func ClusterID(bootstrapServers string) string {
+func clusterSystemID(bootstrapServers string) string {
 	return factory.SystemID("kafka cluster", serverList(bootstrapServers))
 }
 
@@ -93,7 +93,7 @@ func describeSource(v *factory.Validated, upsert bool, info *factory.TableInfo) 
 		info.UncommittedFix = "set 'properties.isolation.level' = 'read_committed'"
 	}
 	if g := strings.TrimSpace(props["group.id"]); !upsert && startup == "group-offsets" && g != "" {
-		info.ResumesFrom = &factory.PositionStore{System: ClusterID(optServers.Get(c)), Group: g}
+		info.ResumesFrom = &factory.PositionStore{System: clusterSystemID(optServers.Get(c)), Group: g}
 	}
 	info.Parallelism = optScanParallelism.Get(c)
 	if v.Table.Job.ScaleOut {
@@ -121,7 +121,7 @@ func describeScaleOutSource(v *factory.Validated, upsert bool, startup string, p
 			from = "latest"
 		}
 		info.ScaleOut = fmt.Sprintf("reads the partitions that consumer group '%s' assigns this instance (cooperative-sticky, static membership), from the group's committed offsets (%s for a partition the group never committed)", g, from)
-		info.ResumesFrom = &factory.PositionStore{System: ClusterID(optServers.Get(c)), Group: g}
+		info.ResumesFrom = &factory.PositionStore{System: clusterSystemID(optServers.Get(c)), Group: g}
 	}
 }
 
@@ -151,14 +151,14 @@ func describeSink(v *factory.Validated, upsert bool, info *factory.TableInfo) er
 		return nil
 	}
 	if !upsert {
-		info.CommitsPositionsOf = ClusterID(optServers.Get(c))
+		info.CommitsPositionsOf = clusterSystemID(optServers.Get(c))
 		info.PositionsFix = "read only 'kafka' tables of the sink's cluster ('properties.bootstrap.servers' = '" + optServers.Get(c) +
 			"') with 'scan.startup.mode' = 'group-offsets' and a 'properties.group.id' read by no other source of the job, whose offsets the sink then commits in its transactions"
 	}
 	if optTxnPrefix.Get(c) == "" && job.Name == "" {
 		return nil // derived at run time from the task's job name
 	}
-	prefix, derived, _ := TransactionalIDPrefix(v, job.Name)
+	prefix, derived, _ := transactionalIDPrefix(v, job.Name)
 	if derived {
 		info.DerivedOptions = map[string]string{optTxnPrefix.Key(): prefix}
 		info.Warnings = append(info.Warnings, factory.TableWarning{Kind: factory.WarnDerivedOption, Message: fmt.Sprintf(

@@ -19,7 +19,7 @@ import (
 // sink created outside the planner derives the same.
 func TestRestoredJobKeepsTransactionalIDs(t *testing.T) {
 	const want = "orders-job-big_orders" // golden: do not change
-	if got := DefaultTransactionalIDPrefix("orders-job", "big_orders"); got != want {
+	if got := defaultTransactionalIDPrefix("orders-job", "big_orders"); got != want {
 		t.Fatalf("DefaultTransactionalIDPrefix = %q, want %q", got, want)
 	}
 	text := `SET 'pipeline.name' = 'orders-job';
@@ -44,7 +44,7 @@ INSERT INTO big_orders SELECT * FROM src;`
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts, ok := pipes[0].Sinks[0].Sink.(*TransactionalSink)
+	ts, ok := pipes[0].Sinks[0].Sink.(*exactlyOnceSink)
 	if !ok {
 		t.Fatalf("sink is %T, want *TransactionalSink", pipes[0].Sinks[0].Sink)
 	}
@@ -59,7 +59,7 @@ INSERT INTO big_orders SELECT * FROM src;`
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts = s.(*TransactionalSink)
+	ts = s.(*exactlyOnceSink)
 	if err := ts.resolvePrefix("orders-job"); err != nil || ts.TransactionalIDPrefix() != want {
 		t.Errorf("a sink created from a factory.Table derives %q (%v), want %q", ts.TransactionalIDPrefix(), err, want)
 	}
@@ -87,7 +87,7 @@ func TestValidateTransactionTimeout(t *testing.T) {
 		{"no checkpointing", time.Second, job(0, 0, 10*time.Minute), false, false},
 		{"broker's maximum", 0, job(time.Minute, 0, 10*time.Minute), false, false},
 	} {
-		warn, err := ValidateTransactionTimeout(tc.timeout, tc.job)
+		warn, err := validateTransactionTimeout(tc.timeout, tc.job)
 		if (err != nil) != tc.err || (warn != "") != tc.warn {
 			t.Errorf("%s: warning %q, error %v; want warning %v, error %v", tc.name, warn, err, tc.warn, tc.err)
 			continue
@@ -121,7 +121,7 @@ func TestDescribeKafka(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if info.ResumesFrom == nil || info.ResumesFrom.Group != "g" || info.ResumesFrom.System != ClusterID("a:1,b:1") || !info.ReadsUncommitted {
+	if info.ResumesFrom == nil || info.ResumesFrom.Group != "g" || info.ResumesFrom.System != clusterSystemID("a:1,b:1") || !info.ReadsUncommitted {
 		t.Errorf("source info %+v", info)
 	}
 	// Without a group, or with another startup mode, there is nothing a
@@ -141,7 +141,7 @@ func TestDescribeKafka(t *testing.T) {
 		t.Fatal(err)
 	}
 	if info, err = v.Describe(factory.AsSink); err != nil || info.Delivery != factory.ExactlyOnce ||
-		info.CommitsPositionsOf != ClusterID("b:1,a:1") || len(info.Exclusive) != 1 {
+		info.CommitsPositionsOf != clusterSystemID("b:1,a:1") || len(info.Exclusive) != 1 {
 		t.Errorf("sink info %+v, %v", info, err)
 	}
 	f := Factory()

@@ -2,12 +2,20 @@
 // guarantees none, at-least-once and exactly-once, and a source reader
 // with direct partition assignment, startup and bounded modes.
 //
-// The names to learn first: [Factory] and [UpsertFactory] (the two
-// connectors' declarations, with every option in factory.go), the
-// [DeliveryGuarantee] a sink runs with, and the errors callers classify
-// ([AuthError], [CommitLostError]). The rest is the machinery behind them:
-// the reader, the writers and the exactly-once transaction pool, and the
-// mapping of Java client properties onto franz-go.
+// Users need two names: [Factory] and [UpsertFactory], the two
+// connectors' declarations (every option is in factory.go); importing the
+// package registers them. The other exported names are the errors callers
+// classify: [CommitLostError], [TimeoutError], [ErrSlotsExhausted],
+// [ErrDeliveryTimeout], and the client-property errors ([AuthError],
+// [SecurityError], [PropertyError], [TLSError], [JAASError]).
+//
+// To change the connector, start with sink (sink.go: newSink returns a
+// sink or an exactlyOnceSink) and source (source.go) with its reader
+// (reader.go). The transaction machinery — the pool of transactional ids,
+// the exactly-once writer, the committer and the record path every writer
+// shares — is package internal/txn (txn.Sink, txn.Writer, txn.Committer,
+// txn.Producer); the mapping of Java client properties onto franz-go is
+// package internal/clientprops.
 //
 // # Tables
 //
@@ -28,7 +36,7 @@
 // Deviations from Flink, all documented in the option descriptions:
 // 'sink.transaction-naming-strategy' defaults to POOLING; an exactly-once
 // sink without 'sink.transactional-id-prefix' derives one from the job
-// name and the table's name (DefaultTransactionalIDPrefix: the factories'
+// name and the table's name (defaultTransactionalIDPrefix: the factories'
 // Describe hook returns it as a derived option, which the planner passes
 // to the sink and EXPLAIN shows with a warning; a sink created outside a
 // job derives the same when its committer or a writer is created);
@@ -39,7 +47,7 @@
 // and through Describe the EXPLAIN summary, the delivery guarantee, the
 // transactional-id prefix as a resource no two sinks of a job may share,
 // the transaction-timeout check against the job's checkpoint settings
-// (ValidateTransactionTimeout), and which consumer group a source resumes
+// (validateTransactionTimeout), and which consumer group a source resumes
 // from, so that the planner can tell when an exactly-once sink commits its
 // sources' offsets in its transactions.
 //
@@ -51,11 +59,11 @@
 // physical column (ALL) or those not in the key (EXCEPT_KEY). Each reader
 // and writer creates its own decoders and encoders. A decode error is
 // wrapped with the record's topic, partition and offset; a record the
-// format skips (factory.ErrSkipRecord) is counted by Reader.Skipped.
+// format skips (factory.ErrSkipRecord) is counted by reader.Skipped.
 //
 // upsert-kafka writes INSERT and UPDATE_AFTER rows as records and DELETE
-// rows as tombstones, and drops UPDATE_BEFORE rows (ErrSkipRow); with
-// 'sink.buffer-flush.*' an UpsertBuffer keeps the latest row per key. Its
+// rows as tombstones, and drops UPDATE_BEFORE rows (errSkipRow); with
+// 'sink.buffer-flush.*' an upsertBuffer keeps the latest row per key. Its
 // source reads from the earliest offset and produces an upsert changelog:
 // a value is an INSERT when its key is new to the reader and an
 // UPDATE_AFTER otherwise (readers remember the keys they saw, as Flink's
@@ -77,7 +85,7 @@
 // cluster's transaction.version the slot's client was pinned to. Empty
 // transactions return no committable.
 //
-// The Committer commits on the slot's own client when this process still
+// The committer (txn.Committer) commits on the slot's own client when this process still
 // owns it, and otherwise — after a restart or an unconfirmed in-process
 // commit — by a raw EndTxn from a non-transactional client whose EndTxn
 // version matches the recorded transaction version (≤4 for 0/1, 5 for 2).
@@ -90,7 +98,7 @@
 // durably acknowledged: under the runtime, when
 // connector.TaskInfo.Commits reports Durable for the committable's
 // checkpoint id (restored ids too: their committables carry theirs);
-// writers opened without it use an AckTracker. Under transaction version
+// writers opened without it use an ackTracker. Under transaction version
 // 0/1 each reuse starts on a new client (a fresh InitProducerId). The pool
 // is bounded: when every slot waits for a durable acknowledgement, Write
 // waits for one (at most half the transaction timeout) and then fails with
@@ -102,10 +110,10 @@
 //
 // # Runtime integration
 //
-// The runtime creates the Committer once per run (Committer(ctx, job),
+// The runtime creates the committer once per run (Committer(ctx, job),
 // which also derives a missing transactional-id prefix from the job name),
 // commits the restored committables and calls Recover before any writer
-// opens. The Committer implements connector.TransactionTimeouter, so the
+// opens. The committer implements connector.TransactionTimeouter, so the
 // runtime warns when pending transactions age and fails over before one
 // nears the timeout. A Commit error wrapping connector.ErrCommitLost is
 // terminal. Readers with 'properties.group.id' implement
@@ -121,13 +129,13 @@
 //
 // # Source
 //
-// The Source has one split per partition ("<topic>:<partition>"), read by
+// The source has one split per partition ("<topic>:<partition>"), read by
 // direct assignment; a split's state is the next offset as decimal text.
 // Startup modes resolve to concrete offsets when a reader opens; bounded
 // modes give each partition an end offset (the last stable offset under
 // read_committed) and the reader returns io.EOF when every partition
 // reached it — control records are kept internally so that a trailing
-// transaction marker moves the position. Rows are built by a Decoder (the
+// transaction marker moves the position. Rows are built by a decodeFunc (the
 // formats) plus the requested metadata columns; offsets are committed to
 // 'properties.group.id' with the checkpoint's commits (see above). Unbounded readers
 // discover partitions added during a run every
@@ -142,7 +150,7 @@
 //
 // 'properties.*' options use the Java client's names and are mapped onto
 // franz-go in one place, package internal/clientprops (see
-// SupportedProperties); any other property is a
+// clientprops.SupportedProperties); any other property is a
 // *PropertyError. Where a property is not set, franz-go's default applies,
 // except for the source's fetch sizes (DefaultPartitionFetchBytes,
 // DefaultFetchMaxBytes), which are smaller than the Java client's because

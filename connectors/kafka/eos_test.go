@@ -36,7 +36,7 @@ func forEachBroker(t *testing.T, fn func(t *testing.T, b kafkatest.Broker)) {
 func TestExactlyOnceEndToEnd(t *testing.T) {
 	forEachBroker(t, func(t *testing.T, b kafkatest.Broker) {
 		topic := b.Topic(t, 1)
-		ack := &MemoryAckTracker{}
+		ack := &memoryAckTracker{}
 		run, err := startEOS(t, eosConfig(b, topic, kafkatest.UniqueName(t), ack))
 		if err != nil {
 			t.Fatal(err)
@@ -98,7 +98,7 @@ func TestRecoverCommit(t *testing.T) {
 	forEachBroker(t, func(t *testing.T, b kafkatest.Broker) {
 		topic := b.Topic(t, 1)
 		prefix := kafkatest.UniqueName(t)
-		ack := &MemoryAckTracker{}
+		ack := &memoryAckTracker{}
 		run1, err := startEOS(t, eosConfig(b, topic, prefix, ack))
 		if err != nil {
 			t.Fatal(err)
@@ -140,7 +140,7 @@ func TestRecoverAfterTimeout(t *testing.T) {
 	forEachBroker(t, func(t *testing.T, b kafkatest.Broker) {
 		topic := b.Topic(t, 1)
 		prefix := kafkatest.UniqueName(t)
-		ack := &MemoryAckTracker{}
+		ack := &memoryAckTracker{}
 		// Long enough that a loaded machine still pre-commits within 4/5
 		// of it (PreCommit refuses older transactions), short enough that
 		// the broker aborts the transaction soon after.
@@ -204,7 +204,7 @@ func TestLingeringAbort(t *testing.T) {
 	forEachBroker(t, func(t *testing.T, b kafkatest.Broker) {
 		topic := b.Topic(t, 1)
 		prefix := kafkatest.UniqueName(t)
-		ack := &MemoryAckTracker{}
+		ack := &memoryAckTracker{}
 		cfg := eosConfig(b, topic, prefix, ack)
 		run1, err := startEOS(t, cfg)
 		if err != nil {
@@ -246,7 +246,7 @@ func TestLingeringAbort(t *testing.T) {
 func TestSlotReuse(t *testing.T) {
 	forEachBroker(t, func(t *testing.T, b kafkatest.Broker) {
 		topic := b.Topic(t, 1)
-		ack := &MemoryAckTracker{}
+		ack := &memoryAckTracker{}
 		cfg := eosConfig(b, topic, kafkatest.UniqueName(t), ack)
 		cfg.MaxTransactionSlots = 2
 		run, err := startEOS(t, cfg)
@@ -277,7 +277,7 @@ func TestSlotReuse(t *testing.T) {
 func TestSlotReuseAfterDurableAck(t *testing.T) {
 	forEachBroker(t, func(t *testing.T, b kafkatest.Broker) {
 		topic := b.Topic(t, 1)
-		ack := &MemoryAckTracker{}
+		ack := &memoryAckTracker{}
 		cfg := eosConfig(b, topic, kafkatest.UniqueName(t), ack)
 		cfg.MaxTransactionSlots = 2
 		run, err := startEOS(t, cfg)
@@ -339,7 +339,7 @@ func TestSlotReuseAfterDurableAck(t *testing.T) {
 func TestPreCommitFailsOnProduceFailure(t *testing.T) {
 	forEachBroker(t, func(t *testing.T, b kafkatest.Broker) {
 		topic := b.TopicWithConfig(t, 1, map[string]string{"max.message.bytes": "200"})
-		run, err := startEOS(t, eosConfig(b, topic, kafkatest.UniqueName(t), &MemoryAckTracker{}))
+		run, err := startEOS(t, eosConfig(b, topic, kafkatest.UniqueName(t), &memoryAckTracker{}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -364,23 +364,23 @@ func TestTransactionTimeout(t *testing.T) {
 	t.Parallel()
 	b := kafkatest.Require(t)
 	topic := b.Topic(t, 1)
-	s, err := NewSink(eosConfig(b, topic, kafkatest.UniqueName(t), &MemoryAckTracker{}))
+	s, err := newSink(eosConfig(b, topic, kafkatest.UniqueName(t), &memoryAckTracker{}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := s.(*TransactionalSink).Committer(context.Background(), "test")
+	c, err := s.(*exactlyOnceSink).Committer(context.Background(), "test")
 	if err != nil {
 		t.Fatal(err)
 	}
 	c.Close()
-	if got := s.(*TransactionalSink).TransactionTimeout(); got != 15*time.Minute {
+	if got := s.(*exactlyOnceSink).TransactionTimeout(); got != 15*time.Minute {
 		t.Fatalf("default transaction timeout %v, want the broker's transaction.max.timeout.ms (15m)", got)
 	}
 	if got := c.(*txn.Committer).TransactionTimeout(); got != 15*time.Minute {
 		t.Fatalf("the committer reports the transaction timeout %v, want 15m", got)
 	}
 
-	s, err = NewSink(eosConfig(b, topic, kafkatest.UniqueName(t), &MemoryAckTracker{}, withProps("transaction.timeout.ms", "3600000")))
+	s, err = newSink(eosConfig(b, topic, kafkatest.UniqueName(t), &memoryAckTracker{}, withProps("transaction.timeout.ms", "3600000")))
 	if err != nil {
 		t.Fatal(err)
 	}

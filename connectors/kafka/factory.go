@@ -161,7 +161,7 @@ func checkSpecificOffsets(c *factory.Config, o factory.Opt[string]) error {
 	if !ok {
 		return nil
 	}
-	if _, err := ParseSpecificOffsets(v); err != nil {
+	if _, err := parseSpecificOffsets(v); err != nil {
 		return fmt.Errorf("'%s' should follow the format 'partition:0,offset:42;partition:1,offset:300', but is '%s'", o.Key(), v)
 	}
 	if c.Has(optTopicPattern) || len(optTopic.Get(c)) != 1 {
@@ -269,7 +269,7 @@ func newTableSource(ctx factory.Context, upsert bool) (connector.Source, error) 
 		return nil, err
 	}
 	c := ctx.Options
-	cfg := SourceConfig{
+	cfg := sourceConfig{
 		Topics:            optTopic.Get(c),
 		Properties:        maps.Clone(optProperties.Get(c)),
 		DiscoveryInterval: optDiscovery.Get(c),
@@ -279,7 +279,7 @@ func newTableSource(ctx factory.Context, upsert bool) (connector.Source, error) 
 		InstanceID:        ctx.Job.InstanceID,
 	}
 	if l.multiRow() {
-		cfg.NewRowDecoder = func() (RowDecoder, error) { return l.newRowDecoder() }
+		cfg.NewRowDecoder = func() (multiRowDecoder, error) { return l.newRowDecoder() }
 	} else {
 		cfg.NewDecoder = l.newDecoder
 	}
@@ -289,33 +289,33 @@ func newTableSource(ctx factory.Context, upsert bool) (connector.Source, error) 
 		}
 	}
 	if upsert {
-		cfg.StartupMode = StartEarliest // upsert-kafka always reads the whole changelog
-	} else if cfg.StartupMode, err = ParseStartupMode(optStartupMode.Get(c)); err != nil {
+		cfg.StartupMode = startEarliest // upsert-kafka always reads the whole changelog
+	} else if cfg.StartupMode, err = parseStartupMode(optStartupMode.Get(c)); err != nil {
 		return nil, err
 	}
-	if cfg.BoundedMode, err = ParseBoundedMode(optBoundedMode.Get(c)); err != nil {
+	if cfg.BoundedMode, err = parseBoundedMode(optBoundedMode.Get(c)); err != nil {
 		return nil, err
 	}
 	if v, ok := optStartupSpecificOffsets.Lookup(c); ok && !upsert {
-		if cfg.StartupSpecificOffsets, err = ParseSpecificOffsets(v); err != nil {
+		if cfg.StartupSpecificOffsets, err = parseSpecificOffsets(v); err != nil {
 			return nil, err
 		}
 	}
 	if v, ok := optBoundedSpecificOffsets.Lookup(c); ok {
-		if cfg.BoundedSpecificOffsets, err = ParseSpecificOffsets(v); err != nil {
+		if cfg.BoundedSpecificOffsets, err = parseSpecificOffsets(v); err != nil {
 			return nil, err
 		}
 	}
 	cfg.StartupTimestampMillis = optStartupTimestamp.Get(c)
 	cfg.BoundedTimestampMillis = optBoundedTimestamp.Get(c)
-	if (cfg.StartupMode == StartGroupOffsets || cfg.BoundedMode == BoundedGroupOffsets) && cfg.Properties["group.id"] == "" {
+	if (cfg.StartupMode == startGroupOffsets || cfg.BoundedMode == boundedGroupOffsets) && cfg.Properties["group.id"] == "" {
 		cfg.Properties["group.id"] = "KafkaSource-" + ctx.Table
 	}
-	s, err := NewSource(cfg)
+	s, err := newSource(cfg)
 	if err != nil || !cfg.ScaleOut {
 		return s, err
 	}
-	return ScaledSource{s}, nil
+	return scaledSource{s}, nil
 }
 
 // newTableSink creates the sink of a validated kafka or upsert-kafka
@@ -326,7 +326,7 @@ func newTableSink(ctx factory.Context, upsert bool) (connector.Sink, error) {
 		return nil, err
 	}
 	c := ctx.Options
-	cfg := SinkConfig{
+	cfg := sinkConfig{
 		Properties:                  optProperties.Get(c),
 		Metadata:                    l.sinkMeta,
 		NewEncoder:                  l.newEncoder,
@@ -341,7 +341,7 @@ func newTableSink(ctx factory.Context, upsert bool) (connector.Sink, error) {
 		// Each instance has its own transactional ids, stable across its
 		// restarts, so that instances never fence each other.
 		if cfg.TransactionalIDPrefix == "" && ctx.Job.Name != "" {
-			cfg.TransactionalIDPrefix = DefaultTransactionalIDPrefix(ctx.Job.Name, cfg.Table)
+			cfg.TransactionalIDPrefix = defaultTransactionalIDPrefix(ctx.Job.Name, cfg.Table)
 		}
 		if cfg.TransactionalIDPrefix != "" {
 			cfg.TransactionalIDPrefix += "-" + ctx.Job.InstanceID
@@ -358,26 +358,26 @@ func newTableSink(ctx factory.Context, upsert bool) (connector.Sink, error) {
 			return nil, fmt.Errorf("option 'topic-pattern': %w", err)
 		}
 	}
-	if cfg.Topic == "" && !hasMeta(l.sinkMeta, MetaTopic) {
+	if cfg.Topic == "" && !hasMeta(l.sinkMeta, metaTopic) {
 		return nil, errors.New("a sink with 'topic-pattern' or several topics needs a writable 'topic' metadata column naming each row's topic")
 	}
-	if cfg.DeliveryGuarantee, err = ParseDeliveryGuarantee(optDelivery.Get(c)); err != nil {
+	if cfg.DeliveryGuarantee, err = parseDeliveryGuarantee(optDelivery.Get(c)); err != nil {
 		return nil, err
 	}
-	if cfg.TransactionNamingStrategy, err = ParseNamingStrategy(optNaming.Get(c)); err != nil {
+	if cfg.TransactionNamingStrategy, err = parseNamingStrategy(optNaming.Get(c)); err != nil {
 		return nil, err
 	}
 	if !upsert {
-		if cfg.Partitioner, err = ParsePartitioner(optPartitioner.Get(c)); err != nil {
+		if cfg.Partitioner, err = parsePartitioner(optPartitioner.Get(c)); err != nil {
 			return nil, err
 		}
 	} else if rows, interval := optBufferRows.Get(c), optBufferInterval.Get(c); rows > 0 && interval > 0 {
 		cfg.BufferFlushMaxRows, cfg.BufferFlushInterval, cfg.NewKeyFunc = rows, interval, l.newKeyFunc
 	}
-	return NewSink(cfg)
+	return newSink(cfg)
 }
 
-func hasMeta(meta []MetadataColumn, k MetadataKey) bool {
+func hasMeta(meta []metadataColumn, k metadataKey) bool {
 	for _, m := range meta {
 		if m.Key == k {
 			return true
@@ -389,12 +389,12 @@ func hasMeta(meta []MetadataColumn, k MetadataKey) bool {
 // TransactionalIDPrefix returns the effective transactional-id prefix of a
 // validated kafka or upsert-kafka table used as an exactly-once sink in
 // job: the option's value, or when it is absent the one derived by
-// DefaultTransactionalIDPrefix from job and the table's object name
+// defaultTransactionalIDPrefix from job and the table's object name
 // (derived is then true). ok is false when the table is not an
 // exactly-once Kafka sink. The factories' Describe hook uses it: the
 // planner passes a derived prefix to the sink in its options and rejects
 // two sinks of a job with the same prefix.
-func TransactionalIDPrefix(v *factory.Validated, job string) (prefix string, derived, ok bool) {
+func transactionalIDPrefix(v *factory.Validated, job string) (prefix string, derived, ok bool) {
 	if v == nil || v.Factory == nil || (v.Factory.Identifier != Identifier && v.Factory.Identifier != UpsertIdentifier) {
 		return "", false, false
 	}
@@ -404,7 +404,7 @@ func TransactionalIDPrefix(v *factory.Validated, job string) (prefix string, der
 	if p, _ := optTxnPrefix.Lookup(v.Config); p != "" {
 		return p, false, true
 	}
-	return DefaultTransactionalIDPrefix(job, v.Table.Object()), true, true
+	return defaultTransactionalIDPrefix(job, v.Table.Object()), true, true
 }
 
 // Parallelism returns 'scan.parallelism' and 'sink.parallelism' of a
@@ -412,7 +412,7 @@ func TransactionalIDPrefix(v *factory.Validated, job string) (prefix string, der
 // default applies). The options are the shared declarations
 // option.ScanParallelism and option.SinkParallelism, which the planner
 // reads the same way for every connector.
-func Parallelism(v *factory.Validated) (scan, sink int) {
+func parallelism(v *factory.Validated) (scan, sink int) {
 	if v == nil || v.Factory == nil || (v.Factory.Identifier != Identifier && v.Factory.Identifier != UpsertIdentifier) {
 		return 0, 0
 	}

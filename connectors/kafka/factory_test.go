@@ -185,7 +185,7 @@ func TestSemanticAlias(t *testing.T) {
 		t.Errorf("warnings = %+v, want one deprecation warning for sink.semantic", v.Warnings)
 	}
 	// Without a prefix, exactly-once derives one from the job and the table.
-	prefix, derived, ok := TransactionalIDPrefix(v, "job1")
+	prefix, derived, ok := transactionalIDPrefix(v, "job1")
 	if !ok || !derived || prefix != "job1-cat.db.t" {
 		t.Errorf("TransactionalIDPrefix = %q, %v, %v; want job1-cat.db.t, derived", prefix, derived, ok)
 	}
@@ -193,7 +193,7 @@ func TestSemanticAlias(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts, isTxn := sink.(*TransactionalSink)
+	ts, isTxn := sink.(*exactlyOnceSink)
 	if !isTxn {
 		t.Fatalf("sink is %T, want *TransactionalSink", sink)
 	}
@@ -205,24 +205,24 @@ func TestSemanticAlias(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if prefix, derived, ok := TransactionalIDPrefix(v, "job1"); !ok || derived || prefix != "mine" {
+	if prefix, derived, ok := transactionalIDPrefix(v, "job1"); !ok || derived || prefix != "mine" {
 		t.Errorf("TransactionalIDPrefix = %q, %v, %v; want mine, not derived", prefix, derived, ok)
 	}
 	v, err = factory.Default.Validate(kafkaTable())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, ok := TransactionalIDPrefix(v, "job1"); ok {
+	if _, _, ok := transactionalIDPrefix(v, "job1"); ok {
 		t.Error("an at-least-once sink has a transactional-id prefix")
 	}
-	if scan, sink := Parallelism(v); scan != 0 || sink != 0 {
+	if scan, sink := parallelism(v); scan != 0 || sink != 0 {
 		t.Errorf("parallelism %d/%d without the options, want 0/0", scan, sink)
 	}
 	v, err = factory.Default.Validate(kafkaTable("scan.parallelism", "3", "sink.parallelism", "5"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if scan, sink := Parallelism(v); scan != 3 || sink != 5 {
+	if scan, sink := parallelism(v); scan != 3 || sink != 5 {
 		t.Errorf("parallelism %d/%d, want 3/5", scan, sink)
 	}
 }
@@ -269,7 +269,7 @@ func TestCreateChecksSchema(t *testing.T) {
 				src, _, err = factory.Default.CreateSource(ctx, tc.table)
 				if err == nil {
 					// Format type checks run when a reader creates its decoder.
-					_, err = src.(*Source).cfg.NewDecoder()
+					_, err = src.(*source).cfg.NewDecoder()
 				}
 			} else {
 				_, _, err = factory.Default.CreateSink(ctx, tc.table)
@@ -289,8 +289,8 @@ func TestCreateSourceOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := src.(*Source).cfg
-	if cfg.StartupMode != StartGroupOffsets || cfg.BoundedMode != BoundedSpecificOffsets || cfg.BoundedSpecificOffsets[1] != 7 {
+	cfg := src.(*source).cfg
+	if cfg.StartupMode != startGroupOffsets || cfg.BoundedMode != boundedSpecificOffsets || cfg.BoundedSpecificOffsets[1] != 7 {
 		t.Errorf("modes %v %v %v", cfg.StartupMode, cfg.BoundedMode, cfg.BoundedSpecificOffsets)
 	}
 	if cfg.Properties["group.id"] != "KafkaSource-cat.db.t" {
@@ -299,7 +299,7 @@ func TestCreateSourceOptions(t *testing.T) {
 	if cfg.DiscoveryInterval != 5*time.Minute {
 		t.Errorf("discovery interval %v, want Flink's default 5 min", cfg.DiscoveryInterval)
 	}
-	if !src.(*Source).settings.readCommitted {
+	if !src.(*source).settings.readCommitted {
 		t.Error("isolation.level read_committed not honoured")
 	}
 	// The validated options are not modified by the source's defaults.
@@ -310,29 +310,29 @@ func TestCreateSourceOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := up.(*Source).cfg.StartupMode; got != StartEarliest {
+	if got := up.(*source).cfg.StartupMode; got != startEarliest {
 		t.Errorf("upsert-kafka starts at %v, want earliest-offset", got)
 	}
 }
 
 func TestCreateSinkOptions(t *testing.T) {
 	ctx := context.Background()
-	sink, _, err := factory.Default.CreateSink(ctx, kafkaTable("sink.delivery-guarantee", "exactly-once", "sink.transactional-id-prefix", "p1",
+	snk, _, err := factory.Default.CreateSink(ctx, kafkaTable("sink.delivery-guarantee", "exactly-once", "sink.transactional-id-prefix", "p1",
 		"sink.transaction-naming-strategy", "INCREMENTING", "sink.partitioner", "round-robin", "properties.transaction.timeout.ms", "60000"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := sink.(*TransactionalSink).cfg
-	if cfg.TransactionalIDPrefix != "p1" || cfg.TransactionNamingStrategy != Incrementing || cfg.Partitioner != RoundRobinPartitioner ||
+	cfg := snk.(*exactlyOnceSink).cfg
+	if cfg.TransactionalIDPrefix != "p1" || cfg.TransactionNamingStrategy != incrementing || cfg.Partitioner != partitionerRoundRobin ||
 		cfg.TransactionTimeout != time.Minute || cfg.Topic != "t" {
 		t.Errorf("config %+v", cfg)
 	}
-	sink, _, err = factory.Default.CreateSink(ctx, upsertTable("sink.buffer-flush.max-rows", "5", "sink.buffer-flush.interval", "2s"))
+	snk, _, err = factory.Default.CreateSink(ctx, upsertTable("sink.buffer-flush.max-rows", "5", "sink.buffer-flush.interval", "2s"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	pc := sink.(*Sink).cfg
-	if pc.BufferFlushMaxRows != 5 || pc.BufferFlushInterval != 2*time.Second || pc.NewKeyFunc == nil || pc.DeliveryGuarantee != AtLeastOnce {
+	pc := snk.(*sink).cfg
+	if pc.BufferFlushMaxRows != 5 || pc.BufferFlushInterval != 2*time.Second || pc.NewKeyFunc == nil || pc.DeliveryGuarantee != atLeastOnce {
 		t.Errorf("upsert config %+v", pc)
 	}
 }

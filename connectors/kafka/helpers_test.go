@@ -23,7 +23,7 @@ const waitLong = 60 * time.Second
 
 // kvEncoder encodes rows (key STRING NULL, value STRING): field 0 is the
 // key (NULL: no key), field 1 the value.
-var kvEncoder = EncoderFunc(func(row *types.Row, rec *kgo.Record) error {
+var kvEncoder = encoderFunc(func(row *types.Row, rec *kgo.Record) error {
 	if row.Fields[0].IsNull() {
 		rec.Key = nil
 	} else {
@@ -61,19 +61,19 @@ func task(i int) connector.TaskInfo {
 	return connector.TaskInfo{Job: "test", Table: "out", Index: i, Parallelism: 1, Logger: slog.Default()}
 }
 
-type sinkOpt func(*SinkConfig)
+type sinkOpt func(*sinkConfig)
 
 func withProps(kv ...string) sinkOpt {
-	return func(c *SinkConfig) {
+	return func(c *sinkConfig) {
 		for i := 0; i+1 < len(kv); i += 2 {
 			c.Properties[kv[i]] = kv[i+1]
 		}
 	}
 }
 
-func eosConfig(b kafkatest.Broker, topic, prefix string, ack AckTracker, opts ...sinkOpt) SinkConfig {
-	cfg := SinkConfig{Topic: topic, Properties: map[string]string{"bootstrap.servers": b.Addr},
-		DeliveryGuarantee: ExactlyOnce, TransactionalIDPrefix: prefix, Encoder: kvEncoder, AckTracker: ack}
+func eosConfig(b kafkatest.Broker, topic, prefix string, ack ackTracker, opts ...sinkOpt) sinkConfig {
+	cfg := sinkConfig{Topic: topic, Properties: map[string]string{"bootstrap.servers": b.Addr},
+		DeliveryGuarantee: exactlyOnce, TransactionalIDPrefix: prefix, Encoder: kvEncoder, AckTracker: ack}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -83,22 +83,22 @@ func eosConfig(b kafkatest.Broker, topic, prefix string, ack AckTracker, opts ..
 // eosRun is one "process" of an exactly-once sink: sink, committer (after
 // Recover) and one writer.
 type eosRun struct {
-	sink *TransactionalSink
+	sink *exactlyOnceSink
 	cm   *txn.Committer
 	w    *txn.Writer
 }
 
-func startEOS(t *testing.T, cfg SinkConfig, pending ...connector.Committable) (*eosRun, error) {
+func startEOS(t *testing.T, cfg sinkConfig, pending ...connector.Committable) (*eosRun, error) {
 	t.Helper()
 	ctx := context.Background()
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(t.Output(), nil))
 	}
-	s, err := NewSink(cfg)
+	s, err := newSink(cfg)
 	if err != nil {
 		t.Fatalf("NewSink: %v", err)
 	}
-	ts := s.(*TransactionalSink)
+	ts := s.(*exactlyOnceSink)
 	c, err := ts.Committer(ctx, "test")
 	if err != nil {
 		return nil, err

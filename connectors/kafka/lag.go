@@ -29,7 +29,7 @@ type lagTable struct {
 }
 
 // publishPos publishes st's position (read goroutine only).
-func (r *Reader) publishPos(st *partState) {
+func (r *reader) publishPos(st *partState) {
 	if st.lag == nil {
 		l := &partLag{topic: st.tp.topic, partition: st.tp.partition}
 		l.hwm.Store(-1)
@@ -49,7 +49,7 @@ func (r *Reader) publishPos(st *partState) {
 
 // noteFetched publishes the end offsets a fetch response reported for one
 // partition, and the partition's position (read goroutine only).
-func (r *Reader) noteFetched(p *kgo.FetchTopicPartition) {
+func (r *reader) noteFetched(p *kgo.FetchTopicPartition) {
 	st := r.parts[topicPartition{p.Topic, p.Partition}]
 	if st == nil {
 		return
@@ -64,7 +64,7 @@ func (r *Reader) noteFetched(p *kgo.FetchTopicPartition) {
 // is measured to is the last stable offset under read_committed, else the
 // high watermark, and the bounded end offset when that is lower; a lag
 // whose end is unknown yet is -1. It is safe for concurrent use.
-func (r *Reader) PartitionLags(dst []connector.PartitionLag) []connector.PartitionLag {
+func (r *reader) PartitionLags(dst []connector.PartitionLag) []connector.PartitionLag {
 	committed := r.src.settings.readCommitted
 	r.lag.mu.Lock()
 	defer r.lag.mu.Unlock()

@@ -36,9 +36,9 @@ func TestSourcePartitionLags(t *testing.T) {
 		if rc {
 			iso, end = "read_committed", 10
 		}
-		cfg := sourceConfig(b, topic, "isolation.level", iso, "max.poll.records", "3")
-		cfg.BoundedMode = Unbounded
-		r := openReader(t, newSource(t, cfg), nil)
+		cfg := srcConfig(b, topic, "isolation.level", iso, "max.poll.records", "3")
+		cfg.BoundedMode = unbounded
+		r := openReader(t, mustNewSource(t, cfg), nil)
 		var _ connector.LagReporter = r
 		lags := r.PartitionLags(nil)
 		if len(lags) != 1 || lags[0] != (connector.PartitionLag{Topic: topic, Partition: 0, Position: 0, HighWatermark: -1, LastStableOffset: -1, Lag: -1}) {

@@ -31,7 +31,7 @@ import (
 func TestPreCommitRefusesExpiredTransaction(t *testing.T) {
 	forEachBroker(t, func(t *testing.T, b kafkatest.Broker) {
 		topic := b.Topic(t, 1)
-		run, err := startEOS(t, eosConfig(b, topic, kafkatest.UniqueName(t), &MemoryAckTracker{}, withProps("transaction.timeout.ms", "3000")))
+		run, err := startEOS(t, eosConfig(b, topic, kafkatest.UniqueName(t), &memoryAckTracker{}, withProps("transaction.timeout.ms", "3000")))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -137,7 +137,7 @@ func (d slowCommits) Hit(ctx context.Context, p runtime.FaultPoint, _ runtime.Fa
 }
 
 // seqEncoder writes the testkit.SeqSource row (p, seq) as the value "p-seq".
-var seqEncoder = EncoderFunc(func(row *types.Row, rec *kgo.Record) error {
+var seqEncoder = encoderFunc(func(row *types.Row, rec *kgo.Record) error {
 	rec.Value = fmt.Appendf(rec.Value, "%d-%d", row.Fields[0].Int64(), row.Fields[1].Int64())
 	return nil
 })
@@ -154,7 +154,7 @@ func TestSmallPoolUnderConcurrentCheckpoints(t *testing.T) {
 		topic := b.Topic(t, 1)
 		cfg := eosConfig(b, topic, kafkatest.UniqueName(t), nil)
 		cfg.Encoder, cfg.MaxTransactionSlots = seqEncoder, 3
-		sink, err := NewSink(cfg)
+		sink, err := newSink(cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -209,8 +209,8 @@ func TestUpsertOnlyUpdateBefore(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ts := sink.(*TransactionalSink)
-		ack := &MemoryAckTracker{}
+		ts := sink.(*exactlyOnceSink)
+		ack := &memoryAckTracker{}
 		ts.SetAckTracker(ack)
 		ctx := context.Background()
 		cm, err := ts.Committer(ctx, "test")
@@ -254,7 +254,7 @@ func TestPreCommitAwaitsRecordFailedBeforeBuffering(t *testing.T) {
 		topic := b.Topic(t, 1)
 		big := incompressible(2048)
 		for i := range 20 {
-			run, err := startEOS(t, eosConfig(b, topic, kafkatest.UniqueName(t), &MemoryAckTracker{}, withProps("buffer.memory", "1024")))
+			run, err := startEOS(t, eosConfig(b, topic, kafkatest.UniqueName(t), &memoryAckTracker{}, withProps("buffer.memory", "1024")))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -289,17 +289,17 @@ func TestDeliveryTimeout(t *testing.T) {
 	}
 	addr := ln.Addr().String()
 	ln.Close() // nothing listens there now
-	s, err := NewSink(SinkConfig{Topic: "t", Properties: map[string]string{"bootstrap.servers": addr, "delivery.timeout.ms": "1000"},
-		Encoder: kvEncoder, DeliveryGuarantee: AtLeastOnce})
+	s, err := newSink(sinkConfig{Topic: "t", Properties: map[string]string{"bootstrap.servers": addr, "delivery.timeout.ms": "1000"},
+		Encoder: kvEncoder, DeliveryGuarantee: atLeastOnce})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := s.(*Sink).deliveryTimeout(); d != time.Second {
+	if d := s.(*sink).deliveryTimeout(); d != time.Second {
 		t.Fatalf("delivery timeout %v, want the property's 1s", d)
 	}
-	if def, err := NewSink(SinkConfig{Topic: "t", Properties: map[string]string{"bootstrap.servers": addr}, Encoder: kvEncoder}); err != nil {
+	if def, err := newSink(sinkConfig{Topic: "t", Properties: map[string]string{"bootstrap.servers": addr}, Encoder: kvEncoder}); err != nil {
 		t.Fatal(err)
-	} else if d := def.(*Sink).deliveryTimeout(); d != 2*time.Minute {
+	} else if d := def.(*sink).deliveryTimeout(); d != 2*time.Minute {
 		t.Fatalf("default delivery timeout %v, want 2m", d)
 	}
 	w, err := s.Open(context.Background(), task(0))
@@ -348,7 +348,7 @@ func TestCarriedTransactionsFitThePool(t *testing.T) {
 		topic := b.Topic(t, 1)
 		cfg := eosConfig(b, topic, kafkatest.UniqueName(t), nil)
 		cfg.Encoder = seqEncoder
-		sink, err := NewSink(cfg)
+		sink, err := newSink(cfg)
 		if err != nil {
 			t.Fatal(err)
 		}

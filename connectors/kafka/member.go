@@ -14,12 +14,12 @@ import (
 	"github.com/streamsql/streamsql/connector"
 )
 
-// RevokeTimeout bounds how long a scaled-out source holds its group's
+// revokeTimeout bounds how long a scaled-out source holds its group's
 // rebalance while the run reading the revoked partitions takes its final
 // checkpoint. Past it the partitions go anyway: the run's transaction can
 // then no longer commit offsets under the group's generation (the broker
 // fences it), so it aborts and the next owner re-reads the interval.
-const RevokeTimeout = 30 * time.Second
+const revokeTimeout = 30 * time.Second
 
 // member is a source's membership of its consumer group in a scaled-out
 // job (pipeline.scale-out). Its client joins the group (cooperative-sticky
@@ -29,7 +29,7 @@ const RevokeTimeout = 30 * time.Second
 // also what commits offsets outside transactions (at-least-once sinks), so
 // that they carry the member's generation.
 type member struct {
-	src      *Source
+	src      *source
 	instance string
 	cl       *kgo.Client
 
@@ -51,7 +51,7 @@ func (r *memberRun) change()  { r.changeOnce.Do(func() { close(r.changed) }) }
 func (r *memberRun) release() { r.releaseOnce.Do(func() { close(r.released) }) }
 
 // join creates the member's client, which joins the group at once.
-func (s *Source) join() (*member, error) {
+func (s *source) join() (*member, error) {
 	m := &member{src: s, instance: s.cfg.InstanceID, owned: map[topicPartition]bool{}, first: make(chan struct{})}
 	opts := []kgo.Opt{
 		kgo.ConsumerGroup(s.settings.groupID),
@@ -115,7 +115,7 @@ func (m *member) assigned(_ context.Context, cl *kgo.Client, added map[string][]
 // revoked gives up partitions. While a run reads them, it holds the
 // rebalance until that run has stopped with a final checkpoint (its
 // transactions, and the offsets committed in them, complete first), for
-// at most RevokeTimeout.
+// at most revokeTimeout.
 func (m *member) revoked(ctx context.Context, _ *kgo.Client, gone map[string][]int32) {
 	m.drop(ctx, gone, true)
 }
@@ -155,14 +155,14 @@ func (m *member) drop(ctx context.Context, gone map[string][]int32, wait bool) {
 		return
 	}
 	start := time.Now()
-	t := time.NewTimer(RevokeTimeout)
+	t := time.NewTimer(revokeTimeout)
 	defer t.Stop()
 	select {
 	case <-run.released:
 		m.log()("kafka source: revoked partitions released after the final checkpoint", "group", m.src.settings.groupID, "pause", time.Since(start).Round(time.Millisecond))
 	case <-t.C:
 		m.src.cfg.Logger.Warn("kafka source: the run reading revoked partitions did not stop in time; giving them up (its open transactions cannot commit offsets any more and abort)",
-			"group", m.src.settings.groupID, "timeout", RevokeTimeout)
+			"group", m.src.settings.groupID, "timeout", revokeTimeout)
 	case <-ctx.Done():
 	}
 }

@@ -519,7 +519,7 @@ func TestTxnOffsetsCommittedWithTransaction(t *testing.T) {
 		group := kafkatest.UniqueName(t)
 		prefix := kafkatest.UniqueName(t)
 		ctx := context.Background()
-		run, err := startEOS(t, eosConfig(b, topic, prefix, &MemoryAckTracker{}))
+		run, err := startEOS(t, eosConfig(b, topic, prefix, &memoryAckTracker{}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -542,7 +542,7 @@ func TestTxnOffsetsCommittedWithTransaction(t *testing.T) {
 		expectGroup(t, b, group, in, -1, -1) // not before the commit
 		run.w.Crash()
 		// A new process recovers (commits) checkpoint 1 by raw EndTxn.
-		run2, err := startEOS(t, eosConfig(b, topic, prefix, &MemoryAckTracker{}), cs[0])
+		run2, err := startEOS(t, eosConfig(b, topic, prefix, &memoryAckTracker{}), cs[0])
 		if err != nil {
 			t.Fatalf("recovery: %v", err)
 		}
@@ -554,7 +554,7 @@ func TestTxnOffsetsCommittedWithTransaction(t *testing.T) {
 			t.Fatal(err)
 		}
 		run2.w.Crash()
-		if _, err := startEOS(t, eosConfig(b, topic, prefix, &MemoryAckTracker{})); err != nil {
+		if _, err := startEOS(t, eosConfig(b, topic, prefix, &memoryAckTracker{})); err != nil {
 			t.Fatal(err)
 		}
 		expectGroup(t, b, group, in, 10, 20)

@@ -71,7 +71,7 @@ func TestEpochOverflowRecovery(t *testing.T) {
 	forEachBroker(t, func(t *testing.T, b kafkatest.Broker) {
 		topic := b.Topic(t, 1)
 		prefix := kafkatest.UniqueName(t)
-		ack := &MemoryAckTracker{}
+		ack := &memoryAckTracker{}
 		cfg := eosConfig(b, topic, prefix, ack, withProps("transaction.timeout.ms", "60000"))
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 		id := txn.ID(prefix, 0, 0)

@@ -50,11 +50,11 @@ func keyPartition(key []byte, partitions int) int {
 	return int(murmur2(key)&0x7fffffff) % partitions
 }
 
-func newPartitioner(kind PartitionerKind, task int) kgo.Partitioner {
+func newPartitioner(kind partitionerKind, task int) kgo.Partitioner {
 	switch kind {
-	case FixedPartitioner:
+	case partitionerFixed:
 		return fixedPartitioner(task)
-	case RoundRobinPartitioner:
+	case partitionerRoundRobin:
 		return kgo.RoundRobinPartitioner()
 	default:
 		// Keys: murmur2 as the Java producer; no key: sticky, as the Java

@@ -76,7 +76,7 @@ func TestMurmur2MatchesJava(t *testing.T) {
 				t.Errorf("partition of %q among %d = %d, Java's producer picks %d", v.key, n, got, v.parts[i])
 			}
 			// The partitioner the writer installs agrees.
-			tp := newPartitioner(DefaultPartitioner, 0).ForTopic("t")
+			tp := newPartitioner(partitionerDefault, 0).ForTopic("t")
 			if got := tp.Partition(&kgo.Record{Key: v.key}, n); got != v.parts[i] {
 				t.Errorf("default partitioner puts %q on %d of %d, Java's producer on %d", v.key, got, n, v.parts[i])
 			}
@@ -84,15 +84,15 @@ func TestMurmur2MatchesJava(t *testing.T) {
 	}
 }
 
-func plainConfig(b kafkatest.Broker, topic string, g DeliveryGuarantee, p PartitionerKind) SinkConfig {
-	return SinkConfig{Topic: topic, Properties: map[string]string{"bootstrap.servers": b.Addr, "linger.ms": "5"},
+func plainConfig(b kafkatest.Broker, topic string, g deliveryGuarantee, p partitionerKind) sinkConfig {
+	return sinkConfig{Topic: topic, Properties: map[string]string{"bootstrap.servers": b.Addr, "linger.ms": "5"},
 		DeliveryGuarantee: g, Partitioner: p, Encoder: kvEncoder}
 }
 
 // writePlain writes rs through a plain writer of task idx and pre-commits.
-func writePlain(t *testing.T, cfg SinkConfig, idx int, rs []string, keyed bool) {
+func writePlain(t *testing.T, cfg sinkConfig, idx int, rs []string, keyed bool) {
 	t.Helper()
-	s, err := NewSink(cfg)
+	s, err := newSink(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +131,7 @@ func TestPartitioners(t *testing.T) {
 			keys = append(keys, string(v.key))
 			want[string(v.key)] = int32(v.parts[2]) // 7 partitions
 		}
-		writePlain(t, plainConfig(b, topic, AtLeastOnce, DefaultPartitioner), 0, keys, true)
+		writePlain(t, plainConfig(b, topic, atLeastOnce, partitionerDefault), 0, keys, true)
 		got := b.Consume(t, topic, false, waitLong, func(r []*kgo.Record) bool { return len(r) >= len(keys) })
 		if len(got) != len(keys) {
 			t.Fatalf("read %d records, want %d", len(got), len(keys))
@@ -146,7 +146,7 @@ func TestPartitioners(t *testing.T) {
 		t.Parallel()
 		topic := b.Topic(t, 3)
 		vals := seq("f", 0, 30)
-		writePlain(t, plainConfig(b, topic, AtLeastOnce, FixedPartitioner), 5, vals, true)
+		writePlain(t, plainConfig(b, topic, atLeastOnce, partitionerFixed), 5, vals, true)
 		got := b.Consume(t, topic, false, waitLong, func(r []*kgo.Record) bool { return len(r) >= len(vals) })
 		for _, r := range got {
 			if r.Partition != 2 {
@@ -161,7 +161,7 @@ func TestPartitioners(t *testing.T) {
 		t.Parallel()
 		topic := b.Topic(t, 3)
 		vals := seq("rr", 0, 30)
-		writePlain(t, plainConfig(b, topic, AtLeastOnce, RoundRobinPartitioner), 0, vals, true)
+		writePlain(t, plainConfig(b, topic, atLeastOnce, partitionerRoundRobin), 0, vals, true)
 		got := b.Consume(t, topic, false, waitLong, func(r []*kgo.Record) bool { return len(r) >= len(vals) })
 		per := map[int32]int{}
 		for _, r := range got {
@@ -178,13 +178,13 @@ func TestPartitioners(t *testing.T) {
 func TestPlainWriters(t *testing.T) {
 	t.Parallel()
 	b := kafkatest.Require(t)
-	for _, g := range []DeliveryGuarantee{AtLeastOnce, None} {
+	for _, g := range []deliveryGuarantee{atLeastOnce, none} {
 		t.Run(g.String(), func(t *testing.T) {
 			t.Parallel()
 			topic := b.Topic(t, 1)
 			vals := seq("v", 0, 1000)
-			writePlain(t, plainConfig(b, topic, g, DefaultPartitioner), 0, vals[:500], false)
-			if g == AtLeastOnce {
+			writePlain(t, plainConfig(b, topic, g, partitionerDefault), 0, vals[:500], false)
+			if g == atLeastOnce {
 				// PreCommit returned: every record is acknowledged already.
 				end, err := b.Admin(t).ListEndOffsets(context.Background(), topic)
 				if err != nil {
@@ -194,7 +194,7 @@ func TestPlainWriters(t *testing.T) {
 					t.Fatalf("end offset %d after PreCommit, want 500", o.Offset)
 				}
 			}
-			writePlain(t, plainConfig(b, topic, g, DefaultPartitioner), 0, vals[500:], false)
+			writePlain(t, plainConfig(b, topic, g, partitionerDefault), 0, vals[500:], false)
 			expectValues(t, b, topic, true, vals)
 		})
 	}
@@ -206,7 +206,7 @@ func TestPlainWriterFailure(t *testing.T) {
 	t.Parallel()
 	b := kafkatest.Require(t)
 	topic := b.TopicWithConfig(t, 1, map[string]string{"max.message.bytes": "200"})
-	s, err := NewSink(plainConfig(b, topic, AtLeastOnce, DefaultPartitioner))
+	s, err := newSink(plainConfig(b, topic, atLeastOnce, partitionerDefault))
 	if err != nil {
 		t.Fatal(err)
 	}

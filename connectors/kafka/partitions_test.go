@@ -24,7 +24,7 @@ import (
 // reopenRestored opens a reader of every split of src as the runtime does
 // on a restored run: splits in states get their state, the others are
 // marked Added (unknown to the restored checkpoint).
-func reopenRestored(t *testing.T, src *Source, states map[string][]byte) (*Reader, error) {
+func reopenRestored(t *testing.T, src *source, states map[string][]byte) (*reader, error) {
 	t.Helper()
 	ctx := context.Background()
 	splits, err := src.Splits(ctx)
@@ -77,7 +77,7 @@ func addPartitionWith(t *testing.T, b kafkatest.Broker, topic string, n int32, v
 }
 
 // snapshotStates maps split ids to the states of r's snapshot.
-func snapshotStates(t *testing.T, r *Reader) map[string][]byte {
+func snapshotStates(t *testing.T, r *reader) map[string][]byte {
 	t.Helper()
 	ss, err := r.Snapshot(1)
 	if err != nil {
@@ -101,15 +101,15 @@ func TestSourceUnknownPartitionsFromEarliest(t *testing.T) {
 	added := seq("new", 0, 5)
 	for _, tc := range []struct {
 		name string
-		edit func(*SourceConfig, string)
+		edit func(*sourceConfig, string)
 	}{
-		{"latest-offset", func(c *SourceConfig, _ string) { c.StartupMode = StartLatest }},
-		{"timestamp", func(c *SourceConfig, _ string) { c.StartupMode, c.StartupTimestampMillis = StartTimestamp, 1<<50 }},
-		{"group-offsets auto.offset.reset latest", func(c *SourceConfig, g string) {
-			c.StartupMode, c.Properties["group.id"], c.Properties["auto.offset.reset"] = StartGroupOffsets, g, "latest"
+		{"latest-offset", func(c *sourceConfig, _ string) { c.StartupMode = startLatest }},
+		{"timestamp", func(c *sourceConfig, _ string) { c.StartupMode, c.StartupTimestampMillis = startTimestamp, 1<<50 }},
+		{"group-offsets auto.offset.reset latest", func(c *sourceConfig, g string) {
+			c.StartupMode, c.Properties["group.id"], c.Properties["auto.offset.reset"] = startGroupOffsets, g, "latest"
 		}},
-		{"group-offsets without auto.offset.reset", func(c *SourceConfig, g string) {
-			c.StartupMode, c.Properties["group.id"] = StartGroupOffsets, g
+		{"group-offsets without auto.offset.reset", func(c *sourceConfig, g string) {
+			c.StartupMode, c.Properties["group.id"] = startGroupOffsets, g
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -123,16 +123,16 @@ func TestSourceUnknownPartitionsFromEarliest(t *testing.T) {
 			if _, err := b.Admin(t).CommitOffsets(context.Background(), group, offs); err != nil {
 				t.Fatal(err)
 			}
-			cfg := sourceConfig(b, topic)
+			cfg := srcConfig(b, topic)
 			tc.edit(&cfg, group)
-			if got := readToEOF(t, openReader(t, newSource(t, cfg), nil)); len(got) != 0 {
+			if got := readToEOF(t, openReader(t, mustNewSource(t, cfg), nil)); len(got) != 0 {
 				t.Fatalf("first run read %q, want nothing (it starts at the end)", got)
 			}
-			first, _ := reopenRestored(t, newSource(t, cfg), map[string][]byte{topic + ":0": []byte("2")})
+			first, _ := reopenRestored(t, mustNewSource(t, cfg), map[string][]byte{topic + ":0": []byte("2")})
 			states := snapshotStates(t, first)
 			// While the job is down a partition is added and written to.
 			addPartitionWith(t, b, topic, 1, added...)
-			r, err := reopenRestored(t, newSource(t, cfg), states)
+			r, err := reopenRestored(t, mustNewSource(t, cfg), states)
 			if err != nil {
 				t.Fatalf("restored run: Open: %v", err)
 			}
@@ -157,9 +157,9 @@ func TestSourceGroupOffsetsNewPartition(t *testing.T) {
 	produce(t, b, topic, "old0", "old1", "old2")
 	added := seq("new", 0, 5)
 	addPartitionWith(t, b, topic, 1, added...)
-	fresh := sourceConfig(b, topic, "group.id", kafkatest.UniqueName(t))
-	fresh.StartupMode = StartGroupOffsets
-	if _, err := newSource(t, fresh).open(context.Background(), []connector.SplitState{{ID: topic + ":0"}, {ID: topic + ":1"}}); err == nil {
+	fresh := srcConfig(b, topic, "group.id", kafkatest.UniqueName(t))
+	fresh.StartupMode = startGroupOffsets
+	if _, err := mustNewSource(t, fresh).open(context.Background(), []connector.SplitState{{ID: topic + ":0"}, {ID: topic + ":1"}}); err == nil {
 		t.Fatal("a group without any committed offset and no auto.offset.reset opened")
 	}
 	for _, reset := range []string{"", "latest", "earliest"} {
@@ -170,12 +170,12 @@ func TestSourceGroupOffsetsNewPartition(t *testing.T) {
 			if _, err := b.Admin(t).CommitOffsets(context.Background(), group, offs); err != nil {
 				t.Fatal(err)
 			}
-			cfg := sourceConfig(b, topic, "group.id", group)
-			cfg.StartupMode = StartGroupOffsets
+			cfg := srcConfig(b, topic, "group.id", group)
+			cfg.StartupMode = startGroupOffsets
 			if reset != "" {
 				cfg.Properties["auto.offset.reset"] = reset
 			}
-			src := newSource(t, cfg)
+			src := mustNewSource(t, cfg)
 			splits, err := src.Splits(context.Background())
 			if err != nil {
 				t.Fatal(err)
@@ -208,8 +208,8 @@ func TestSourceBoundedEndInState(t *testing.T) {
 	b := kafkatest.Require(t)
 	topic := b.Topic(t, 1)
 	produce(t, b, topic, seq("a", 0, 5)...)
-	cfg := sourceConfig(b, topic, "max.poll.records", "2")
-	r := openReader(t, newSource(t, cfg), nil)
+	cfg := srcConfig(b, topic, "max.poll.records", "2")
+	r := openReader(t, mustNewSource(t, cfg), nil)
 	rows, err := r.Read(context.Background())
 	if err != nil || len(rows) == 0 {
 		t.Fatalf("Read = %d rows, %v", len(rows), err)
@@ -220,25 +220,25 @@ func TestSourceBoundedEndInState(t *testing.T) {
 		t.Fatalf("state %q, want %q (next/end)", got, want)
 	}
 	produce(t, b, topic, seq("b", 0, 5)...) // after the original run's end
-	got := readToEOF(t, openReader(t, newSource(t, cfg), states))
+	got := readToEOF(t, openReader(t, mustNewSource(t, cfg), states))
 	if want := seq("a", n, 5); !slices.Equal(got, want) {
 		t.Fatalf("restored bounded read %q, want %q (up to the original end)", got, want)
 	}
 	// A state without an end (an unbounded job's, or one written before
 	// the end was stored) resolves the end at open.
-	got = readToEOF(t, openReader(t, newSource(t, cfg), map[string][]byte{topic + ":0": []byte(fmt.Sprint(n))}))
+	got = readToEOF(t, openReader(t, mustNewSource(t, cfg), map[string][]byte{topic + ":0": []byte(fmt.Sprint(n))}))
 	if want := append(seq("a", n, 5), seq("b", 0, 5)...); !slices.Equal(got, want) {
 		t.Fatalf("read from a state without end %q, want %q", got, want)
 	}
 	// An unbounded job restoring a bounded one's state ignores the end.
 	ucfg := cfg
-	ucfg.BoundedMode = Unbounded
-	u := openReader(t, newSource(t, ucfg), states)
+	ucfg.BoundedMode = unbounded
+	u := openReader(t, mustNewSource(t, ucfg), states)
 	if u.order[0].end != -1 || u.order[0].next != int64(n) {
 		t.Fatalf("unbounded reader restored next %d end %d, want %d and -1", u.order[0].next, u.order[0].end, n)
 	}
 	for _, bad := range []string{"x", "3/", "-1", "3/-2", "/4"} {
-		if _, err := newSource(t, cfg).open(context.Background(), []connector.SplitState{{ID: topic + ":0", State: []byte(bad)}}); err == nil {
+		if _, err := mustNewSource(t, cfg).open(context.Background(), []connector.SplitState{{ID: topic + ":0", State: []byte(bad)}}); err == nil {
 			t.Errorf("state %q accepted", bad)
 		}
 	}
@@ -316,15 +316,15 @@ func TestSourceGroupOffsetsLatestStartIsDurable(t *testing.T) {
 	b := kafkatest.Require(t)
 	topic := b.Topic(t, 1)
 	produce(t, b, topic, "old0", "old1")
-	cfg := sourceConfig(b, topic, "group.id", kafkatest.UniqueName(t), "auto.offset.reset", "latest")
-	cfg.StartupMode, cfg.BoundedMode = StartGroupOffsets, Unbounded
+	cfg := srcConfig(b, topic, "group.id", kafkatest.UniqueName(t), "auto.offset.reset", "latest")
+	cfg.StartupMode, cfg.BoundedMode = startGroupOffsets, unbounded
 	// The first run opens (resolving its start at the end) and dies
 	// before any checkpoint commits a position.
-	openReader(t, newSource(t, cfg), nil).Close()
+	openReader(t, mustNewSource(t, cfg), nil).Close()
 	written := seq("new", 0, 5)
 	produce(t, b, topic, written...)
-	cfg.BoundedMode = BoundedLatest
-	if got := readToEOF(t, openReader(t, newSource(t, cfg), nil)); !slices.Equal(got, written) {
+	cfg.BoundedMode = boundedLatest
+	if got := readToEOF(t, openReader(t, mustNewSource(t, cfg), nil)); !slices.Equal(got, written) {
 		t.Fatalf("restarted run read %q; want the records written after the first start %q", got, written)
 	}
 
@@ -334,10 +334,10 @@ func TestSourceGroupOffsetsLatestStartIsDurable(t *testing.T) {
 	two := b.Topic(t, 1)
 	produce(t, b, two, "old-p0")
 	addPartitionWith(t, b, two, 1, "old-p1")
-	cfg = sourceConfig(b, two, "group.id", kafkatest.UniqueName(t), "auto.offset.reset", "latest")
-	cfg.StartupMode = StartGroupOffsets
+	cfg = srcConfig(b, two, "group.id", kafkatest.UniqueName(t), "auto.offset.reset", "latest")
+	cfg.StartupMode = startGroupOffsets
 	for _, split := range []string{two + ":0", two + ":1"} {
-		r, err := newSource(t, cfg).open(context.Background(), []connector.SplitState{{ID: split}})
+		r, err := mustNewSource(t, cfg).open(context.Background(), []connector.SplitState{{ID: split}})
 		if err != nil {
 			t.Fatalf("Open %s: %v", split, err)
 		}

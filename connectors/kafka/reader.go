@@ -41,7 +41,7 @@ type partState struct {
 	lag *partLag
 }
 
-// Reader reads the partitions assigned to one source task, by direct
+// reader reads the partitions assigned to one source task, by direct
 // assignment. The split state is the next offset as decimal text; a
 // bounded reader appends "/" and the end offset ("42/100"), so that a
 // restored bounded read ends where the original run would have, not at
@@ -64,8 +64,8 @@ type partState struct {
 // them and the reader drops them), so that a partition ending with a
 // transaction marker — which a read_committed consumer never sees as a
 // record — still ends.
-type Reader struct {
-	src      *Source
+type reader struct {
+	src      *source
 	cl       *kgo.Client
 	adm      *kadm.Client
 	parts    map[topicPartition]*partState
@@ -73,8 +73,8 @@ type Reader struct {
 	open     int // bounded partitions not done
 	maxPoll  int
 	groupID  string
-	metadata []MetadataColumn
-	decode   Decoder
+	metadata []metadataColumn
+	decode   decodeFunc
 	nextRow  func(row *types.Row) bool // the rest of a record's rows (RowDecoder), or nil
 	skipped  atomic.Int64
 	// rowPos[i] is where row i of the batch take returned last came from
@@ -110,7 +110,7 @@ type Reader struct {
 // (new partitions, or new topics matching 'topic-pattern') and takes those
 // whose split id hashes to its task index; they start at their earliest
 // offset, as in Flink, and are part of its snapshots from then on.
-func (s *Source) Open(ctx context.Context, task connector.TaskInfo, splits []connector.SplitState) (connector.Reader, error) {
+func (s *source) Open(ctx context.Context, task connector.TaskInfo, splits []connector.SplitState) (connector.Reader, error) {
 	r, err := s.open(ctx, splits)
 	if err != nil {
 		return nil, err
@@ -162,17 +162,17 @@ func (c clientSettings) fetchSizes() []kgo.Opt {
 	return []kgo.Opt{kgo.FetchMaxPartitionBytes(part), kgo.FetchMaxBytes(total)}
 }
 
-func (s *Source) open(ctx context.Context, splits []connector.SplitState) (*Reader, error) {
+func (s *source) open(ctx context.Context, splits []connector.SplitState) (*reader, error) {
 	admCl, err := s.newClient()
 	if err != nil {
 		return nil, err
 	}
-	r := &Reader{src: s, adm: kadm.NewClient(admCl), parts: map[topicPartition]*partState{}, maxPoll: s.settings.maxPollRecords,
+	r := &reader{src: s, adm: kadm.NewClient(admCl), parts: map[topicPartition]*partState{}, maxPoll: s.settings.maxPollRecords,
 		groupID: s.settings.groupID, metadata: s.cfg.Metadata}
 	if r.maxPoll == 0 {
 		r.maxPoll = defaultMaxPollRecords
 	}
-	fail := func(err error) (*Reader, error) {
+	fail := func(err error) (*reader, error) {
 		admCl.Close()
 		return nil, err
 	}
@@ -265,7 +265,7 @@ func parseSplitState(b []byte) (next, end int64, err error) {
 
 // startConsumer creates the fetching client, assigned every partition not
 // done at its next offset.
-func (r *Reader) startConsumer() error {
+func (r *reader) startConsumer() error {
 	s := r.src
 	assign := map[string]map[int32]kgo.Offset{}
 	for _, st := range r.order {
@@ -300,7 +300,7 @@ func (r *Reader) startConsumer() error {
 // the parallelism is the task index, so that tasks agree without talking).
 // The client is recreated with the larger assignment at the current
 // positions: rows fetched but not returned are fetched again.
-func (r *Reader) discover(ctx context.Context) error {
+func (r *reader) discover(ctx context.Context) error {
 	splits, err := r.src.list(ctx)
 	if err != nil {
 		return err
@@ -368,7 +368,7 @@ func lookup(l kadm.ListedOffsets, tp topicPartition, what string) (int64, error)
 	return o.Offset, nil
 }
 
-func (r *Reader) resolveStarts(ctx context.Context, topics []string) error {
+func (r *reader) resolveStarts(ctx context.Context, topics []string) error {
 	need := false
 	for _, st := range r.order {
 		need = need || st.next < 0
@@ -384,13 +384,13 @@ func (r *Reader) resolveStarts(ctx context.Context, topics []string) error {
 	var ends, atTime kadm.ListedOffsets
 	var group kadm.OffsetResponses
 	switch cfg.StartupMode {
-	case StartLatest:
+	case startLatest:
 		ends, err = r.adm.ListEndOffsets(ctx, topics...)
-	case StartTimestamp:
+	case startTimestamp:
 		if ends, err = r.adm.ListEndOffsets(ctx, topics...); err == nil {
 			atTime, err = r.adm.ListOffsetsAfterMilli(ctx, cfg.StartupTimestampMillis, topics...)
 		}
-	case StartGroupOffsets:
+	case startGroupOffsets:
 		if ends, err = r.adm.ListEndOffsets(ctx, topics...); err == nil {
 			group, err = r.fetchGroupOffsets(ctx)
 		}
@@ -399,7 +399,7 @@ func (r *Reader) resolveStarts(ctx context.Context, topics []string) error {
 		return fmt.Errorf("kafka source: resolving %v start offsets: %w", cfg.StartupMode, err)
 	}
 	groupKnows := false // the group has an offset for some partition of the source's topics
-	if cfg.StartupMode == StartGroupOffsets {
+	if cfg.StartupMode == startGroupOffsets {
 		sourceTopics := map[string]bool{}
 		for id := range r.src.listedSplits() {
 			if t, _, err := parseSplitID(id); err == nil {
@@ -429,20 +429,20 @@ func (r *Reader) resolveStarts(ctx context.Context, topics []string) error {
 			continue
 		}
 		switch cfg.StartupMode {
-		case StartLatest:
+		case startLatest:
 			st.next, err = lookup(ends, st.tp, "end")
-		case StartTimestamp:
+		case startTimestamp:
 			var o int64
 			if o, err = lookup(atTime, st.tp, "timestamp"); err == nil && o >= 0 {
 				st.next = o
 			} else if err == nil {
 				st.next, err = lookup(ends, st.tp, "end")
 			}
-		case StartSpecificOffsets:
+		case startSpecificOffsets:
 			if o, ok := cfg.StartupSpecificOffsets[st.tp.partition]; ok {
 				st.next = o
 			}
-		case StartGroupOffsets:
+		case startGroupOffsets:
 			o, ok := group.Lookup(st.tp.topic, st.tp.partition)
 			switch {
 			case ok && o.Err == nil && o.At >= 0:
@@ -489,7 +489,7 @@ func (r *Reader) resolveStarts(ctx context.Context, topics []string) error {
 // for 'group-offsets' with 'properties.auto.offset.reset' = 'latest'; a
 // latest start is committed to the group (marked latestStartMark) before
 // anything is read.
-func (r *Reader) resolveGroupStarts(ctx context.Context, topics []string) error {
+func (r *reader) resolveGroupStarts(ctx context.Context, topics []string) error {
 	if len(r.order) == 0 {
 		return nil
 	}
@@ -497,7 +497,7 @@ func (r *Reader) resolveGroupStarts(ctx context.Context, topics []string) error 
 	if err != nil {
 		return fmt.Errorf("kafka source: fetching the committed offsets of group %q: %w", r.groupID, err)
 	}
-	latest := r.src.cfg.StartupMode == StartLatest || (r.src.cfg.StartupMode == StartGroupOffsets && r.src.settings.autoOffsetReset == "latest")
+	latest := r.src.cfg.StartupMode == startLatest || (r.src.cfg.StartupMode == startGroupOffsets && r.src.settings.autoOffsetReset == "latest")
 	var fallback kadm.ListedOffsets
 	what := "start"
 	if latest {
@@ -550,9 +550,9 @@ func (r *Reader) resolveGroupStarts(ctx context.Context, topics []string) error 
 // source's other tasks starting at the same time.
 const latestStartMark = "streamsql: start at latest"
 
-func (r *Reader) resolveEnds(ctx context.Context, topics []string) error {
+func (r *reader) resolveEnds(ctx context.Context, topics []string) error {
 	cfg := r.src.cfg
-	if cfg.BoundedMode == Unbounded || !slices.ContainsFunc(r.order, func(st *partState) bool { return st.end < 0 }) {
+	if cfg.BoundedMode == unbounded || !slices.ContainsFunc(r.order, func(st *partState) bool { return st.end < 0 }) {
 		return nil
 	}
 	var ends, atTime kadm.ListedOffsets
@@ -567,9 +567,9 @@ func (r *Reader) resolveEnds(ctx context.Context, topics []string) error {
 	}
 	switch {
 	case err != nil:
-	case cfg.BoundedMode == BoundedTimestamp:
+	case cfg.BoundedMode == boundedTimestamp:
 		atTime, err = r.adm.ListOffsetsAfterMilli(ctx, cfg.BoundedTimestampMillis, topics...)
-	case cfg.BoundedMode == BoundedGroupOffsets:
+	case cfg.BoundedMode == boundedGroupOffsets:
 		group, err = r.fetchGroupOffsets(ctx)
 	}
 	if err != nil {
@@ -585,19 +585,19 @@ func (r *Reader) resolveEnds(ctx context.Context, topics []string) error {
 		}
 		st.end = end
 		switch cfg.BoundedMode {
-		case BoundedTimestamp:
+		case boundedTimestamp:
 			if o, err := lookup(atTime, st.tp, "timestamp"); err != nil {
 				return err
 			} else if o >= 0 && o < end {
 				st.end = o
 			}
-		case BoundedSpecificOffsets:
+		case boundedSpecificOffsets:
 			if o, ok := cfg.BoundedSpecificOffsets[st.tp.partition]; ok {
 				st.end = o
 			} else {
 				st.end = 0 // not listed: not read
 			}
-		case BoundedGroupOffsets:
+		case boundedGroupOffsets:
 			if o, ok := group.Lookup(st.tp.topic, st.tp.partition); ok && o.Err == nil && o.At >= 0 {
 				st.end = o.At
 			}
@@ -608,7 +608,7 @@ func (r *Reader) resolveEnds(ctx context.Context, topics []string) error {
 
 // Read blocks until rows are available and returns them. A bounded reader
 // returns io.EOF once every partition reached its end.
-func (r *Reader) Read(ctx context.Context) ([]types.Row, error) {
+func (r *reader) Read(ctx context.Context) ([]types.Row, error) {
 	for {
 		rows, err := r.poll(ctx)
 		if len(rows) > 0 || err != nil {
@@ -620,7 +620,7 @@ func (r *Reader) Read(ctx context.Context) ([]types.Row, error) {
 // poll returns the rows of up to maxPoll pending records, fetching when
 // none are pending; it may return no rows (only control records, or
 // records past the end).
-func (r *Reader) poll(ctx context.Context) ([]types.Row, error) {
+func (r *reader) poll(ctx context.Context) ([]types.Row, error) {
 	if r.src.Bounded() && r.open == 0 {
 		return nil, io.EOF
 	}
@@ -634,7 +634,7 @@ func (r *Reader) poll(ctx context.Context) ([]types.Row, error) {
 
 // fetch waits for the client's next fetch and takes every record it has
 // buffered into pending.
-func (r *Reader) fetch(ctx context.Context) error {
+func (r *reader) fetch(ctx context.Context) error {
 	pollCtx := ctx
 	if r.discovery > 0 {
 		if time.Now().After(r.nextDiscovery) {
@@ -676,7 +676,7 @@ func (r *Reader) fetch(ctx context.Context) error {
 
 // take turns up to maxPoll pending records into rows, advancing each
 // partition's next offset past every record it consumed.
-func (r *Reader) take() ([]types.Row, error) {
+func (r *reader) take() ([]types.Row, error) {
 	n := 0
 	for _, p := range r.pending {
 		if n += len(p.Records); n >= r.maxPoll {
@@ -781,7 +781,7 @@ type recordPos struct {
 
 // RowPosition implements connector.RowPositioner: the topic, partition and
 // offset of the record row i of the last batch was decoded from.
-func (r *Reader) RowPosition(i int) string {
+func (r *reader) RowPosition(i int) string {
 	if i < 0 || i >= len(r.rowPos) {
 		return ""
 	}
@@ -789,19 +789,19 @@ func (r *Reader) RowPosition(i int) string {
 	return fmt.Sprintf("topic %s partition %d offset %d", p.topic, p.partition, p.offset)
 }
 
-func (r *Reader) fillMetadata(rec *kgo.Record, row *types.Row) {
+func (r *reader) fillMetadata(rec *kgo.Record, row *types.Row) {
 	for _, m := range r.metadata {
 		var v types.Value
 		switch m.Key {
-		case MetaTopic:
+		case metaTopic:
 			v = types.Str(rec.Topic)
-		case MetaPartition:
+		case metaPartition:
 			v = types.Int64(int64(rec.Partition))
-		case MetaOffset:
+		case metaOffset:
 			v = types.Int64(rec.Offset)
-		case MetaTimestamp:
+		case metaTimestamp:
 			v = types.TimestampValue(types.TimestampFromTime(rec.Timestamp))
-		case MetaTimestampType:
+		case metaTimestampType:
 			switch rec.Attrs.TimestampType() {
 			case 0:
 				v = types.Str("CreateTime")
@@ -810,7 +810,7 @@ func (r *Reader) fillMetadata(rec *kgo.Record, row *types.Row) {
 			default:
 				v = types.Str("NoTimestampType")
 			}
-		case MetaHeaders:
+		case metaHeaders:
 			md := &types.MapData{}
 			for _, h := range rec.Headers {
 				dup := false
@@ -825,7 +825,7 @@ func (r *Reader) fillMetadata(rec *kgo.Record, row *types.Row) {
 				}
 			}
 			v = types.MapValue(md)
-		case MetaLeaderEpoch:
+		case metaLeaderEpoch:
 			if rec.LeaderEpoch >= 0 {
 				v = types.Int64(int64(rec.LeaderEpoch))
 			}
@@ -837,15 +837,15 @@ func (r *Reader) fillMetadata(rec *kgo.Record, row *types.Row) {
 // Skipped returns the number of records dropped because their decoder
 // returned factory.ErrSkipRecord (a format told to ignore parse errors, or
 // a record holding no row). It is safe for concurrent use.
-func (r *Reader) Skipped() int64 { return r.skipped.Load() }
+func (r *reader) Skipped() int64 { return r.skipped.Load() }
 
 // Bytes returns the key and value bytes of the records read so far
 // (connector.ByteCounter). It is safe for concurrent use.
-func (r *Reader) Bytes() int64 { return r.bytes.Load() }
+func (r *reader) Bytes() int64 { return r.bytes.Load() }
 
 // Snapshot returns each split's next offset (decimal text, and "/end" when
 // bounded).
-func (r *Reader) Snapshot(checkpointID int64) ([]connector.SplitState, error) {
+func (r *reader) Snapshot(checkpointID int64) ([]connector.SplitState, error) {
 	out := make([]connector.SplitState, len(r.order))
 	for i, st := range r.order {
 		state := strconv.AppendInt(nil, st.next, 10)
@@ -861,7 +861,7 @@ func (r *Reader) Snapshot(checkpointID int64) ([]connector.SplitState, error) {
 // 'properties.group.id' stores them (connector.GroupPositionReader); ok is
 // false without a group id. The reader is no member of the group: it
 // assigns its partitions itself, so generation -1 and no member id.
-func (r *Reader) GroupPositions() (connector.GroupPositions, bool) {
+func (r *reader) GroupPositions() (connector.GroupPositions, bool) {
 	if r.groupID == "" {
 		return connector.GroupPositions{}, false
 	}
@@ -884,7 +884,7 @@ func (r *Reader) GroupPositions() (connector.GroupPositions, bool) {
 // p's checkpoint are durably acknowledged, so that lag tools see the
 // position and a start without a checkpoint never skips uncommitted
 // output. The checkpoint stays the truth while it exists.
-func (r *Reader) CommitGroupPositions(ctx context.Context, p connector.GroupPositions) error {
+func (r *reader) CommitGroupPositions(ctx context.Context, p connector.GroupPositions) error {
 	if m := r.src.groupMember(); m != nil {
 		if err := m.commit(ctx, p); err != nil {
 			return fmt.Errorf("kafka source: committing offsets to group %q as member %q: %w", p.Group, p.MemberID, err)
@@ -915,7 +915,7 @@ func clusterID(ctx context.Context, adm *kadm.Client) (string, error) {
 }
 
 // Close stops fetching and closes the clients.
-func (r *Reader) Close() error {
+func (r *reader) Close() error {
 	r.cl.Close()
 	r.adm.Close()
 	return nil
@@ -933,7 +933,7 @@ const groupFetchPatience = 30 * time.Second
 // commits them in its transactions, and EndTxn returns before the commit
 // markers are written), the group's offsets are not yet the transaction's,
 // and the broker answers UNSTABLE_OFFSET_COMMIT until they are.
-func (r *Reader) fetchGroupOffsets(ctx context.Context) (kadm.OffsetResponses, error) {
+func (r *reader) fetchGroupOffsets(ctx context.Context) (kadm.OffsetResponses, error) {
 	deadline := time.Now().Add(groupFetchPatience)
 	backoff := 50 * time.Millisecond
 	for {

@@ -15,11 +15,11 @@ import (
 	"github.com/streamsql/streamsql/connectors/kafka/internal/txn"
 )
 
-// Sink is a Kafka table sink. NewSink returns a *Sink for at-least-once
-// and none, and a *TransactionalSink (a connector.TwoPhaseSink) for
+// sink is a Kafka table sink. newSink returns a *sink for at-least-once
+// and none, and a *exactlyOnceSink (a connector.TwoPhaseSink) for
 // exactly-once.
-type Sink struct {
-	cfg      SinkConfig
+type sink struct {
+	cfg      sinkConfig
 	settings clientSettings
 
 	startMu sync.Mutex
@@ -32,14 +32,14 @@ type Sink struct {
 	txn *txn.Sink // exactly-once: the transaction machinery, made after start
 }
 
-// TransactionalSink is the exactly-once Kafka sink. Its writers and its
+// exactlyOnceSink is the exactly-once Kafka sink. Its writers and its
 // committer share the registry of transactional ids of this process
 // (txn.Sink).
-type TransactionalSink struct {
-	Sink
+type exactlyOnceSink struct {
+	sink
 
 	mu  sync.Mutex
-	ack AckTracker
+	ack ackTracker
 }
 
 // CommitLostError is returned (wrapping connector.ErrCommitLost) when the
@@ -67,28 +67,28 @@ var ErrDeliveryTimeout = txn.ErrDeliveryTimeout
 
 // SetAckTracker gives the sink the runtime's tracker of durable commit
 // acknowledgements. Call it before Committer and Open.
-func (s *TransactionalSink) SetAckTracker(t AckTracker) {
+func (s *exactlyOnceSink) SetAckTracker(t ackTracker) {
 	s.mu.Lock()
 	s.ack = t
 	s.mu.Unlock()
 }
 
 // commitsTracker is the runtime's connector.CommitTracker seen as an
-// AckTracker: a committable is durably committed when every committable
+// ackTracker: a committable is durably committed when every committable
 // pre-committed at its checkpoint (or earlier) is, which the committable
 // records.
 type commitsTracker struct{ t connector.CommitTracker }
 
-// IsDurablyCommitted implements AckTracker.
+// IsDurablyCommitted implements ackTracker.
 func (c commitsTracker) IsDurablyCommitted(b connector.Committable) bool {
 	cm, err := txn.DecodeCommittable(b)
 	return err == nil && cm.CheckpointID > 0 && c.t.Durable(cm.CheckpointID)
 }
 
-// tracker returns the AckTracker given by SetAckTracker (or
-// SinkConfig.AckTracker) for writers opened without
+// tracker returns the ackTracker given by SetAckTracker (or
+// sinkConfig.AckTracker) for writers opened without
 // connector.TaskInfo.Commits, or an error saying it is missing.
-func (s *TransactionalSink) tracker() (AckTracker, error) {
+func (s *exactlyOnceSink) tracker() (ackTracker, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.ack == nil {
@@ -97,20 +97,20 @@ func (s *TransactionalSink) tracker() (AckTracker, error) {
 	return s.ack, nil
 }
 
-// NewSink validates cfg (no broker is contacted) and returns the sink.
-func NewSink(cfg SinkConfig) (connector.Sink, error) {
+// newSink validates cfg (no broker is contacted) and returns the sink.
+func newSink(cfg sinkConfig) (connector.Sink, error) {
 	s, err := cfg.validate()
 	if err != nil {
 		return nil, err
 	}
-	if cfg.DeliveryGuarantee != ExactlyOnce {
-		return &Sink{cfg: cfg, settings: s, watch: &brokerWatch{}}, nil
+	if cfg.DeliveryGuarantee != exactlyOnce {
+		return &sink{cfg: cfg, settings: s, watch: &brokerWatch{}}, nil
 	}
-	return &TransactionalSink{Sink: Sink{cfg: cfg, settings: s, watch: &brokerWatch{}}, ack: cfg.AckTracker}, nil
+	return &exactlyOnceSink{sink: sink{cfg: cfg, settings: s, watch: &brokerWatch{}}, ack: cfg.AckTracker}, nil
 }
 
 // Open returns the writer of one sink task.
-func (s *Sink) Open(ctx context.Context, task connector.TaskInfo) (connector.Writer, error) {
+func (s *sink) Open(ctx context.Context, task connector.TaskInfo) (connector.Writer, error) {
 	w, err := newPlainWriter(s, task)
 	if err != nil {
 		return nil, err
@@ -118,15 +118,15 @@ func (s *Sink) Open(ctx context.Context, task connector.TaskInfo) (connector.Wri
 	return s.buffered(w)
 }
 
-// buffered wraps w in an UpsertBuffer when sink buffer flushing is on.
-func (s *Sink) buffered(w connector.Writer) (connector.Writer, error) {
+// buffered wraps w in an upsertBuffer when sink buffer flushing is on.
+func (s *sink) buffered(w connector.Writer) (connector.Writer, error) {
 	if s.cfg.BufferFlushMaxRows <= 0 && s.cfg.BufferFlushInterval <= 0 {
 		return w, nil
 	}
 	key, err := s.cfg.NewKeyFunc()
 	if err == nil {
-		var b *UpsertBuffer
-		if b, err = NewUpsertBuffer(w, key, s.cfg.BufferFlushMaxRows, s.cfg.BufferFlushInterval); err == nil {
+		var b *upsertBuffer
+		if b, err = newUpsertBuffer(w, key, s.cfg.BufferFlushMaxRows, s.cfg.BufferFlushInterval); err == nil {
 			return b, nil
 		}
 	}
@@ -136,7 +136,7 @@ func (s *Sink) buffered(w connector.Writer) (connector.Writer, error) {
 
 // resolvePrefix derives the transactional-id prefix from the job name when
 // the options did not set it. It runs before anything reads the prefix.
-func (s *Sink) resolvePrefix(job string) error {
+func (s *sink) resolvePrefix(job string) error {
 	s.startMu.Lock()
 	defer s.startMu.Unlock()
 	if s.cfg.TransactionalIDPrefix != "" {
@@ -145,23 +145,23 @@ func (s *Sink) resolvePrefix(job string) error {
 	if job == "" {
 		return errors.New("kafka sink: exactly-once without 'sink.transactional-id-prefix' needs the job name to derive one")
 	}
-	s.cfg.TransactionalIDPrefix = DefaultTransactionalIDPrefix(job, s.cfg.Table)
-	s.cfg.Logger.Warn("kafka sink: " + TransactionalIDPrefixWarning(s.cfg.TransactionalIDPrefix))
+	s.cfg.TransactionalIDPrefix = defaultTransactionalIDPrefix(job, s.cfg.Table)
+	s.cfg.Logger.Warn("kafka sink: " + transactionalIDPrefixWarning(s.cfg.TransactionalIDPrefix))
 	return nil
 }
 
 // TransactionalIDPrefix returns the prefix in use ("" while a derived one
 // is not yet known: it is derived when the committer or a writer is
 // created).
-func (s *Sink) TransactionalIDPrefix() string {
+func (s *sink) TransactionalIDPrefix() string {
 	s.startMu.Lock()
 	defer s.startMu.Unlock()
 	return s.cfg.TransactionalIDPrefix
 }
 
 // Open returns the exactly-once writer of one sink task.
-func (s *TransactionalSink) Open(ctx context.Context, task connector.TaskInfo) (connector.Writer, error) {
-	var ack AckTracker = commitsTracker{task.Commits}
+func (s *exactlyOnceSink) Open(ctx context.Context, task connector.TaskInfo) (connector.Writer, error) {
+	var ack ackTracker = commitsTracker{task.Commits}
 	if task.Commits == nil {
 		var err error
 		if ack, err = s.tracker(); err != nil {
@@ -186,7 +186,7 @@ func (s *TransactionalSink) Open(ctx context.Context, task connector.TaskInfo) (
 }
 
 // Committer returns the committer of the sink.
-func (s *TransactionalSink) Committer(ctx context.Context, job string) (connector.Committer, error) {
+func (s *exactlyOnceSink) Committer(ctx context.Context, job string) (connector.Committer, error) {
 	if err := s.resolvePrefix(job); err != nil {
 		return nil, err
 	}
@@ -198,13 +198,13 @@ func (s *TransactionalSink) Committer(ctx context.Context, job string) (connecto
 
 // machinery returns the transaction machinery of the sink, made once,
 // after the prefix and the transaction timeout are resolved.
-func (s *TransactionalSink) machinery() *txn.Sink {
+func (s *exactlyOnceSink) machinery() *txn.Sink {
 	s.startMu.Lock()
 	defer s.startMu.Unlock()
 	if s.txn == nil {
 		s.txn = txn.NewSink(txn.Config{
 			Prefix:       s.cfg.TransactionalIDPrefix,
-			Incrementing: s.cfg.TransactionNamingStrategy == Incrementing,
+			Incrementing: s.cfg.TransactionNamingStrategy == incrementing,
 			MaxSlots:     s.cfg.MaxTransactionSlots,
 			Timeout:      s.timeout,
 			ClusterID:    s.cluster,
@@ -218,7 +218,7 @@ func (s *TransactionalSink) machinery() *txn.Sink {
 
 // TransactionTimeout is the transaction timeout in use, known once a writer
 // or the committer was created.
-func (s *Sink) TransactionTimeout() time.Duration {
+func (s *sink) TransactionTimeout() time.Duration {
 	s.startMu.Lock()
 	defer s.startMu.Unlock()
 	return s.timeout
@@ -226,14 +226,14 @@ func (s *Sink) TransactionTimeout() time.Duration {
 
 // clusterID returns the cluster id read by start ("" before, or when it
 // could not be read).
-func (s *Sink) clusterID() string {
+func (s *sink) clusterID() string {
 	s.startMu.Lock()
 	defer s.startMu.Unlock()
 	return s.cluster
 }
 
 // start resolves the transaction timeout against the broker, once.
-func (s *Sink) start(ctx context.Context) error {
+func (s *sink) start(ctx context.Context) error {
 	s.startMu.Lock()
 	defer s.startMu.Unlock()
 	if s.started {
@@ -248,7 +248,7 @@ func (s *Sink) start(ctx context.Context) error {
 	ac.Topic, ac.Operation = s.cfg.Topic, OpProduce
 	// A bad password, certificate or missing ACL fails here at once, with
 	// an explanation, instead of after the client's retries run out.
-	if err := CheckConnection(ctx, cl, ac); err != nil {
+	if err := checkConnection(ctx, cl, ac); err != nil {
 		return fmt.Errorf("kafka sink: %w", err)
 	}
 	// A source on the same cluster may have its offsets committed in this
@@ -335,14 +335,14 @@ func brokerMaxTransactionTimeout(ctx context.Context, adm *kadm.Client) (time.Du
 // options): for metadata, admin requests and raw transaction requests.
 // deliveryTimeout is properties.delivery.timeout.ms, else
 // DefaultDeliveryTimeout.
-func (s *Sink) deliveryTimeout() time.Duration {
+func (s *sink) deliveryTimeout() time.Duration {
 	if s.settings.deliveryTimeout > 0 {
 		return s.settings.deliveryTimeout
 	}
 	return DefaultDeliveryTimeout
 }
 
-func (s *Sink) newClient(extra ...kgo.Opt) (*kgo.Client, error) {
+func (s *sink) newClient(extra ...kgo.Opt) (*kgo.Client, error) {
 	cl, err := kgo.NewClient(append(s.clientOpts(), extra...)...)
 	if err != nil {
 		return nil, fmt.Errorf("kafka sink: creating a client: %w", err)
@@ -351,7 +351,7 @@ func (s *Sink) newClient(extra ...kgo.Opt) (*kgo.Client, error) {
 }
 
 // clientOpts are the options of a client without producer options.
-func (s *Sink) clientOpts() []kgo.Opt {
+func (s *sink) clientOpts() []kgo.Opt {
 	opts := append([]kgo.Opt{kgo.SeedBrokers(s.settings.seeds...)}, s.settings.common...)
 	if s.watch != nil {
 		opts = append(opts, kgo.WithHooks(s.watch))
@@ -360,7 +360,7 @@ func (s *Sink) clientOpts() []kgo.Opt {
 }
 
 // producerOpts are the options of a producing client of task.
-func (s *Sink) producerOpts(task connector.TaskInfo) []kgo.Opt {
+func (s *sink) producerOpts(task connector.TaskInfo) []kgo.Opt {
 	opts := []kgo.Opt{kgo.SeedBrokers(s.settings.seeds...), kgo.DefaultProduceTopic(s.cfg.Topic),
 		kgo.RecordPartitioner(newPartitioner(s.cfg.Partitioner, task.Index))}
 	if s.watch != nil {
@@ -373,16 +373,16 @@ func (s *Sink) producerOpts(task connector.TaskInfo) []kgo.Opt {
 	return append(opts, s.settings.producer...)
 }
 
-// MemoryAckTracker is an in-memory AckTracker for tests and for programs
+// memoryAckTracker is an in-memory ackTracker for tests and for programs
 // that record durable acknowledgements themselves. It is safe for
 // concurrent use.
-type MemoryAckTracker struct {
+type memoryAckTracker struct {
 	mu      sync.Mutex
 	durable map[string]bool
 }
 
 // MarkDurable records that the commit of c is durably acknowledged.
-func (t *MemoryAckTracker) MarkDurable(c connector.Committable) {
+func (t *memoryAckTracker) MarkDurable(c connector.Committable) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.durable == nil {
@@ -391,8 +391,8 @@ func (t *MemoryAckTracker) MarkDurable(c connector.Committable) {
 	t.durable[string(c)] = true
 }
 
-// IsDurablyCommitted implements AckTracker.
-func (t *MemoryAckTracker) IsDurablyCommitted(c connector.Committable) bool {
+// IsDurablyCommitted implements ackTracker.
+func (t *memoryAckTracker) IsDurablyCommitted(c connector.Committable) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.durable[string(c)]

@@ -19,104 +19,104 @@ import (
 	"github.com/streamsql/streamsql/types"
 )
 
-// StartupMode is 'scan.startup.mode'.
-type StartupMode uint8
+// startupMode is 'scan.startup.mode'.
+type startupMode uint8
 
 // Startup modes.
 const (
-	// StartGroupOffsets starts at the offsets committed to
+	// startGroupOffsets starts at the offsets committed to
 	// 'properties.group.id' (Flink's default); partitions without one
 	// start as 'properties.auto.offset.reset' says, else fail.
-	StartGroupOffsets StartupMode = iota
-	// StartEarliest starts at each partition's log start.
-	StartEarliest
-	// StartLatest starts at each partition's end.
-	StartLatest
-	// StartTimestamp starts at the first record at or after
+	startGroupOffsets startupMode = iota
+	// startEarliest starts at each partition's log start.
+	startEarliest
+	// startLatest starts at each partition's end.
+	startLatest
+	// startTimestamp starts at the first record at or after
 	// StartupTimestampMillis.
-	StartTimestamp
-	// StartSpecificOffsets starts at StartupSpecificOffsets; partitions
+	startTimestamp
+	// startSpecificOffsets starts at StartupSpecificOffsets; partitions
 	// not listed start at the earliest offset.
-	StartSpecificOffsets
+	startSpecificOffsets
 )
 
-// ParseStartupMode parses earliest-offset, latest-offset, group-offsets,
+// parseStartupMode parses earliest-offset, latest-offset, group-offsets,
 // timestamp or specific-offsets.
-func ParseStartupMode(s string) (StartupMode, error) {
+func parseStartupMode(s string) (startupMode, error) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "group-offsets":
-		return StartGroupOffsets, nil
+		return startGroupOffsets, nil
 	case "earliest-offset":
-		return StartEarliest, nil
+		return startEarliest, nil
 	case "latest-offset":
-		return StartLatest, nil
+		return startLatest, nil
 	case "timestamp":
-		return StartTimestamp, nil
+		return startTimestamp, nil
 	case "specific-offsets":
-		return StartSpecificOffsets, nil
+		return startSpecificOffsets, nil
 	}
 	return 0, fmt.Errorf("unknown scan.startup.mode %q: want earliest-offset, latest-offset, group-offsets, timestamp or specific-offsets", s)
 }
 
 var startupNames = []string{"group-offsets", "earliest-offset", "latest-offset", "timestamp", "specific-offsets"}
 
-func (m StartupMode) String() string {
+func (m startupMode) String() string {
 	if int(m) < len(startupNames) {
 		return startupNames[m]
 	}
 	return "StartupMode(" + strconv.Itoa(int(m)) + ")"
 }
 
-// BoundedMode is 'scan.bounded.mode'.
-type BoundedMode uint8
+// boundedMode is 'scan.bounded.mode'.
+type boundedMode uint8
 
 // Bounded modes.
 const (
 	// Unbounded reads forever.
-	Unbounded BoundedMode = iota
-	// BoundedLatest ends at each partition's end when the reader opens
+	unbounded boundedMode = iota
+	// boundedLatest ends at each partition's end when the reader opens
 	// (the last stable offset under read_committed).
-	BoundedLatest
-	// BoundedGroupOffsets ends at the group's committed offsets
+	boundedLatest
+	// boundedGroupOffsets ends at the group's committed offsets
 	// (partitions without one end at their end when the reader opens).
-	BoundedGroupOffsets
-	// BoundedTimestamp ends before the first record at or after
+	boundedGroupOffsets
+	// boundedTimestamp ends before the first record at or after
 	// BoundedTimestampMillis.
-	BoundedTimestamp
-	// BoundedSpecificOffsets ends at BoundedSpecificOffsets; partitions
+	boundedTimestamp
+	// boundedSpecificOffsets ends at BoundedSpecificOffsets; partitions
 	// not listed are not read.
-	BoundedSpecificOffsets
+	boundedSpecificOffsets
 )
 
-// ParseBoundedMode parses unbounded, latest-offset, group-offsets,
+// parseBoundedMode parses unbounded, latest-offset, group-offsets,
 // timestamp or specific-offsets.
-func ParseBoundedMode(s string) (BoundedMode, error) {
+func parseBoundedMode(s string) (boundedMode, error) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "unbounded":
-		return Unbounded, nil
+		return unbounded, nil
 	case "latest-offset":
-		return BoundedLatest, nil
+		return boundedLatest, nil
 	case "group-offsets":
-		return BoundedGroupOffsets, nil
+		return boundedGroupOffsets, nil
 	case "timestamp":
-		return BoundedTimestamp, nil
+		return boundedTimestamp, nil
 	case "specific-offsets":
-		return BoundedSpecificOffsets, nil
+		return boundedSpecificOffsets, nil
 	}
 	return 0, fmt.Errorf("unknown scan.bounded.mode %q: want unbounded, latest-offset, group-offsets, timestamp or specific-offsets", s)
 }
 
 var boundedNames = []string{"unbounded", "latest-offset", "group-offsets", "timestamp", "specific-offsets"}
 
-func (m BoundedMode) String() string {
+func (m boundedMode) String() string {
 	if int(m) < len(boundedNames) {
 		return boundedNames[m]
 	}
 	return "BoundedMode(" + strconv.Itoa(int(m)) + ")"
 }
 
-// ParseSpecificOffsets parses Flink's 'partition:0,offset:42;partition:1,offset:300'.
-func ParseSpecificOffsets(s string) (map[int32]int64, error) {
+// parseSpecificOffsets parses Flink's 'partition:0,offset:42;partition:1,offset:300'.
+func parseSpecificOffsets(s string) (map[int32]int64, error) {
 	out := map[int32]int64{}
 	for _, part := range strings.Split(s, ";") {
 		if part = strings.TrimSpace(part); part == "" {
@@ -138,33 +138,33 @@ func ParseSpecificOffsets(s string) (map[int32]int64, error) {
 	return out, nil
 }
 
-// MetadataKey names a readable metadata column of the Kafka source.
-type MetadataKey uint8
+// metadataKey names a readable metadata column of the Kafka source.
+type metadataKey uint8
 
 // Metadata keys, as Flink's.
 const (
-	MetaTopic         MetadataKey = iota // topic STRING NOT NULL
-	MetaPartition                        // partition INT NOT NULL
-	MetaOffset                           // offset BIGINT NOT NULL
-	MetaTimestamp                        // timestamp TIMESTAMP_LTZ(3) NOT NULL
-	MetaTimestampType                    // timestamp-type STRING NOT NULL
-	MetaHeaders                          // headers MAP<STRING, BYTES> NOT NULL
-	MetaLeaderEpoch                      // leader-epoch INT NULL
+	metaTopic         metadataKey = iota // topic STRING NOT NULL
+	metaPartition                        // partition INT NOT NULL
+	metaOffset                           // offset BIGINT NOT NULL
+	metaTimestamp                        // timestamp TIMESTAMP_LTZ(3) NOT NULL
+	metaTimestampType                    // timestamp-type STRING NOT NULL
+	metaHeaders                          // headers MAP<STRING, BYTES> NOT NULL
+	metaLeaderEpoch                      // leader-epoch INT NULL
 )
 
 var metadataNames = []string{"topic", "partition", "offset", "timestamp", "timestamp-type", "headers", "leader-epoch"}
 
-// ParseMetadataKey parses a metadata key of 'METADATA FROM'.
-func ParseMetadataKey(s string) (MetadataKey, error) {
+// parseMetadataKey parses a metadata key of 'METADATA FROM'.
+func parseMetadataKey(s string) (metadataKey, error) {
 	for i, n := range metadataNames {
 		if n == s {
-			return MetadataKey(i), nil
+			return metadataKey(i), nil
 		}
 	}
 	return 0, fmt.Errorf("unknown Kafka metadata key %q: want one of %s", s, strings.Join(metadataNames, ", "))
 }
 
-func (k MetadataKey) String() string {
+func (k metadataKey) String() string {
 	if int(k) < len(metadataNames) {
 		return metadataNames[k]
 	}
@@ -172,46 +172,46 @@ func (k MetadataKey) String() string {
 }
 
 // MetadataType is the logical type of a metadata column.
-func (k MetadataKey) MetadataType() types.Type {
+func (k metadataKey) MetadataType() types.Type {
 	switch k {
-	case MetaTopic, MetaTimestampType:
+	case metaTopic, metaTimestampType:
 		return types.String().NotNullable()
-	case MetaPartition:
+	case metaPartition:
 		return types.Int().NotNullable()
-	case MetaOffset:
+	case metaOffset:
 		return types.BigInt().NotNullable()
-	case MetaTimestamp:
+	case metaTimestamp:
 		return types.TimestampLTZ(3).NotNullable()
-	case MetaHeaders:
+	case metaHeaders:
 		return types.Map(types.String(), types.Bytes()).NotNullable()
 	default:
 		return types.Int()
 	}
 }
 
-// MetadataColumn places metadata Key at row position Index.
-type MetadataColumn struct {
-	Key   MetadataKey
+// metadataColumn places metadata Key at row position Index.
+type metadataColumn struct {
+	Key   metadataKey
 	Index int
 }
 
 // Decoder fills the physical fields of row from a record's key and value
 // (either may be nil). Metadata positions are filled by the reader. It is
 // called from one goroutine; row.Fields is zeroed (all NULL) on entry.
-type Decoder func(key, value []byte, row *types.Row) error
+type decodeFunc func(key, value []byte, row *types.Row) error
 
-// RowDecoder is a decoder whose records may hold more than one row (a
+// multiRowDecoder is a decoder whose records may hold more than one row (a
 // Debezium UPDATE is an UPDATE_BEFORE and an UPDATE_AFTER row): Decode
 // fills the first row as a Decoder does, Next the following ones of the
 // same record, reporting false when there are no more.
-type RowDecoder interface {
+type multiRowDecoder interface {
 	Decode(key, value []byte, row *types.Row) error
 	Next(row *types.Row) bool
 }
 
-// SourceConfig is a validated Kafka source. Field names follow Flink's
+// sourceConfig is a validated Kafka source. Field names follow Flink's
 // options.
-type SourceConfig struct {
+type sourceConfig struct {
 	// Topics is 'topic' (a list); TopicPattern is 'topic-pattern'
 	// (matched against whole topic names, resolved when the splits are
 	// listed). One of them is required.
@@ -220,11 +220,11 @@ type SourceConfig struct {
 	// Properties are the 'properties.*' options without the prefix.
 	Properties map[string]string
 	// StartupMode and its parameters.
-	StartupMode            StartupMode
+	StartupMode            startupMode
 	StartupSpecificOffsets map[int32]int64
 	StartupTimestampMillis int64
 	// BoundedMode and its parameters.
-	BoundedMode            BoundedMode
+	BoundedMode            boundedMode
 	BoundedSpecificOffsets map[int32]int64
 	BoundedTimestampMillis int64
 	// DiscoveryInterval is 'scan.topic-partition-discovery.interval':
@@ -233,37 +233,37 @@ type SourceConfig struct {
 	// RowWidth is the number of fields of each row.
 	RowWidth int
 	// Metadata are the metadata columns to fill.
-	Metadata []MetadataColumn
+	Metadata []metadataColumn
 	// Decoder decodes key and value; one of Decoder and NewDecoder is
 	// required.
-	Decoder Decoder
+	Decoder decodeFunc
 	// NewDecoder, when set, creates the decoder of each reader (the
 	// formats' decoders are not safe for concurrent use). A decoder error
-	// wrapping factory.ErrSkipRecord drops the record (Reader.Skipped
+	// wrapping factory.ErrSkipRecord drops the record (reader.Skipped
 	// counts them); any other fails the read, wrapped with the record's
 	// topic, partition and offset.
-	NewDecoder func() (Decoder, error)
+	NewDecoder func() (decodeFunc, error)
 	// NewRowDecoder, when set, creates each reader's decoder as a
-	// RowDecoder, whose records may hold several rows (change-event value
+	// multiRowDecoder, whose records may hold several rows (change-event value
 	// formats such as debezium-json); it takes the place of NewDecoder.
-	NewRowDecoder func() (RowDecoder, error)
+	NewRowDecoder func() (multiRowDecoder, error)
 	// Logger receives warnings; nil means slog.Default().
 	Logger *slog.Logger
 	// ScaleOut makes the source a member of 'properties.group.id' under
 	// the static instance id InstanceID (pipeline.scale-out): its splits
 	// are the partitions the group assigns this process, read from the
-	// group's committed offsets (else from the start StartupMode gives:
+	// group's committed offsets (else from the start startupMode gives:
 	// latest for latest-offset, or for group-offsets with
 	// 'properties.auto.offset.reset' = 'latest'; earliest otherwise).
 	ScaleOut   bool
 	InstanceID string
 }
 
-// Source is the Kafka table source: one split per partition, read with
+// source is the Kafka table source: one split per partition, read with
 // direct assignment (no consumer-group membership: the checkpoint's offsets
 // are the truth).
-type Source struct {
-	cfg      SourceConfig
+type source struct {
+	cfg      sourceConfig
 	settings clientSettings
 
 	mu     sync.Mutex
@@ -271,8 +271,8 @@ type Source struct {
 	member *member         // the group membership (ScaleOut), from the first Splits on
 }
 
-// NewSource validates cfg without contacting a broker.
-func NewSource(cfg SourceConfig) (*Source, error) {
+// newSource validates cfg without contacting a broker.
+func newSource(cfg sourceConfig) (*source, error) {
 	s, err := parseProperties(cfg.Properties)
 	if err != nil {
 		return nil, err
@@ -284,15 +284,15 @@ func NewSource(cfg SourceConfig) (*Source, error) {
 		return nil, errors.New("kafka source: options 'topic' and 'topic-pattern' shouldn't be set together")
 	case cfg.Decoder == nil && cfg.NewDecoder == nil && cfg.NewRowDecoder == nil:
 		return nil, errors.New("kafka source: no decoder")
-	case cfg.StartupMode == StartSpecificOffsets && len(cfg.StartupSpecificOffsets) == 0:
+	case cfg.StartupMode == startSpecificOffsets && len(cfg.StartupSpecificOffsets) == 0:
 		return nil, errors.New("kafka source: 'scan.startup.specific-offsets' is required in 'specific-offsets' startup mode but missing")
-	case cfg.BoundedMode == BoundedSpecificOffsets && len(cfg.BoundedSpecificOffsets) == 0:
+	case cfg.BoundedMode == boundedSpecificOffsets && len(cfg.BoundedSpecificOffsets) == 0:
 		return nil, errors.New("kafka source: 'scan.bounded.specific-offsets' is required in 'specific-offsets' bounded mode but missing")
-	case (cfg.StartupMode == StartSpecificOffsets || cfg.BoundedMode == BoundedSpecificOffsets) && len(cfg.Topics) != 1:
+	case (cfg.StartupMode == startSpecificOffsets || cfg.BoundedMode == boundedSpecificOffsets) && len(cfg.Topics) != 1:
 		return nil, errors.New("kafka source: specific offsets need a single topic")
-	case (cfg.StartupMode == StartGroupOffsets || cfg.BoundedMode == BoundedGroupOffsets) && s.groupID == "":
+	case (cfg.StartupMode == startGroupOffsets || cfg.BoundedMode == boundedGroupOffsets) && s.groupID == "":
 		return nil, errors.New("kafka source: 'group-offsets' needs 'properties.group.id'")
-	case cfg.ScaleOut && (s.groupID == "" || cfg.InstanceID == "" || cfg.TopicPattern != nil || cfg.BoundedMode != Unbounded):
+	case cfg.ScaleOut && (s.groupID == "" || cfg.InstanceID == "" || cfg.TopicPattern != nil || cfg.BoundedMode != unbounded):
 		return nil, errors.New("kafka source: a scaled-out source needs 'properties.group.id', an instance id and named topics, and must be unbounded")
 	}
 	for _, m := range cfg.Metadata {
@@ -303,14 +303,14 @@ func NewSource(cfg SourceConfig) (*Source, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	return &Source{cfg: cfg, settings: s}, nil
+	return &source{cfg: cfg, settings: s}, nil
 }
 
 // Bounded reports whether readers end (scan.bounded.mode is not
 // unbounded).
-func (s *Source) Bounded() bool { return s.cfg.BoundedMode != Unbounded }
+func (s *source) Bounded() bool { return s.cfg.BoundedMode != unbounded }
 
-func (s *Source) newClient(extra ...kgo.Opt) (*kgo.Client, error) {
+func (s *source) newClient(extra ...kgo.Opt) (*kgo.Client, error) {
 	opts := append([]kgo.Opt{kgo.SeedBrokers(s.settings.seeds...)}, s.settings.common...)
 	cl, err := kgo.NewClient(append(opts, extra...)...)
 	if err != nil {
@@ -322,7 +322,7 @@ func (s *Source) newClient(extra ...kgo.Opt) (*kgo.Client, error) {
 // Splits lists one split per partition of the topics, with IDs
 // "<topic>:<partition>". The runtime calls it once per run; readers
 // discover partitions that appear later (see Open).
-func (s *Source) Splits(ctx context.Context) ([]connector.Split, error) {
+func (s *source) Splits(ctx context.Context) ([]connector.Split, error) {
 	if s.cfg.ScaleOut {
 		return s.groupSplits(ctx)
 	}
@@ -342,14 +342,14 @@ func (s *Source) Splits(ctx context.Context) ([]connector.Split, error) {
 
 // listedSplits returns the split ids of the last Splits call (nil before
 // one): the splits the runtime assigned in this run.
-func (s *Source) listedSplits() map[string]bool {
+func (s *source) listedSplits() map[string]bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.listed
 }
 
 // list returns the current splits.
-func (s *Source) list(ctx context.Context) ([]connector.Split, error) {
+func (s *source) list(ctx context.Context) ([]connector.Split, error) {
 	cl, err := s.newClient()
 	if err != nil {
 		return nil, err
@@ -362,12 +362,12 @@ func (s *Source) list(ctx context.Context) ([]connector.Split, error) {
 	}
 	// A bad password, certificate or missing ACL fails here at once, with
 	// an explanation, instead of after the client's retries run out.
-	if err := CheckConnection(ctx, cl, ac); err != nil {
+	if err := checkConnection(ctx, cl, ac); err != nil {
 		return nil, fmt.Errorf("kafka source: %w", err)
 	}
 	md, err := kadm.NewClient(cl).ListTopics(ctx, s.cfg.Topics...)
 	if err != nil {
-		return nil, fmt.Errorf("kafka source: listing partitions: %w", DescribeAuthError(err, ac))
+		return nil, fmt.Errorf("kafka source: listing partitions: %w", describeAuthError(err, ac))
 	}
 	topics := s.cfg.Topics
 	if s.cfg.TopicPattern != nil {
@@ -409,7 +409,7 @@ func parseSplitID(id string) (string, int32, error) {
 // groupSplits joins the group at the first call (after checking the
 // connection as list does) and returns the partitions it assigns this
 // process.
-func (s *Source) groupSplits(ctx context.Context) ([]connector.Split, error) {
+func (s *source) groupSplits(ctx context.Context) ([]connector.Split, error) {
 	s.mu.Lock()
 	m := s.member
 	s.mu.Unlock()
@@ -441,20 +441,20 @@ func (s *Source) groupSplits(ctx context.Context) ([]connector.Split, error) {
 
 // groupMember returns the membership (nil when not scaled out or before
 // the first Splits).
-func (s *Source) groupMember() *member {
+func (s *source) groupMember() *member {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.member
 }
 
-// ScaledSource is a Kafka source of a scaled-out job
-// (SourceConfig.ScaleOut): a connector.Reassigning whose splits are the
+// scaledSource is a Kafka source of a scaled-out job
+// (sourceConfig.ScaleOut): a connector.Reassigning whose splits are the
 // partitions its consumer group assigns this process.
-type ScaledSource struct{ *Source }
+type scaledSource struct{ *source }
 
 // Reassigned returns a channel closed when the consumer group changes the
 // partitions assigned to this process (connector.Reassigning).
-func (s ScaledSource) Reassigned() <-chan struct{} {
+func (s scaledSource) Reassigned() <-chan struct{} {
 	if m := s.groupMember(); m != nil {
 		return m.reassigned()
 	}
@@ -466,7 +466,7 @@ func (s ScaledSource) Reassigned() <-chan struct{} {
 // Released ends the run over the last assignment
 // (connector.Reassigning): a revocation waiting for it goes on. With last
 // set the source leaves the job: its membership client is closed.
-func (s ScaledSource) Released(last bool) {
+func (s scaledSource) Released(last bool) {
 	m := s.groupMember()
 	if m == nil {
 		return
@@ -483,7 +483,7 @@ func (s ScaledSource) Released(last bool) {
 
 // Assignment returns the split ids of the partitions the consumer group
 // assigns this process now; nil when the source is not scaled out.
-func (s *Source) Assignment() []string {
+func (s *source) Assignment() []string {
 	if m := s.groupMember(); m != nil {
 		return m.ownedIDs()
 	}

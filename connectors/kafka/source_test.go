@@ -28,9 +28,9 @@ func valueDecoder(_, value []byte, row *types.Row) error {
 	return nil
 }
 
-func sourceConfig(b kafkatest.Broker, topic string, props ...string) SourceConfig {
-	cfg := SourceConfig{Topics: []string{topic}, Properties: map[string]string{"bootstrap.servers": b.Addr, "fetch.max.wait.ms": "100"},
-		StartupMode: StartEarliest, BoundedMode: BoundedLatest, RowWidth: 1, Decoder: valueDecoder}
+func srcConfig(b kafkatest.Broker, topic string, props ...string) sourceConfig {
+	cfg := sourceConfig{Topics: []string{topic}, Properties: map[string]string{"bootstrap.servers": b.Addr, "fetch.max.wait.ms": "100"},
+		StartupMode: startEarliest, BoundedMode: boundedLatest, RowWidth: 1, Decoder: valueDecoder}
 	for i := 0; i+1 < len(props); i += 2 {
 		cfg.Properties[props[i]] = props[i+1]
 	}
@@ -52,7 +52,7 @@ func produce(t *testing.T, b kafkatest.Broker, topic string, values ...string) {
 }
 
 // openReader opens a reader of every split of src with the given states.
-func openReader(t *testing.T, src *Source, states map[string][]byte) *Reader {
+func openReader(t *testing.T, src *source, states map[string][]byte) *reader {
 	t.Helper()
 	ctx := context.Background()
 	splits, err := src.Splits(ctx)
@@ -73,7 +73,7 @@ func openReader(t *testing.T, src *Source, states map[string][]byte) *Reader {
 
 // readToEOF reads a bounded reader to its end and returns field 0 of
 // every row.
-func readToEOF(t *testing.T, r *Reader) []string {
+func readToEOF(t *testing.T, r *reader) []string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), waitLong)
 	defer cancel()
@@ -92,9 +92,9 @@ func readToEOF(t *testing.T, r *Reader) []string {
 	}
 }
 
-func newSource(t *testing.T, cfg SourceConfig) *Source {
+func mustNewSource(t *testing.T, cfg sourceConfig) *source {
 	t.Helper()
-	s, err := NewSource(cfg)
+	s, err := newSource(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,25 +114,25 @@ func TestSourceStartupModes(t *testing.T) {
 
 	cases := []struct {
 		name string
-		edit func(*SourceConfig)
+		edit func(*sourceConfig)
 		want []string
 	}{
-		{"earliest", func(*SourceConfig) {}, all},
-		{"latest", func(c *SourceConfig) { c.StartupMode = StartLatest }, nil},
-		{"timestamp", func(c *SourceConfig) { c.StartupMode, c.StartupTimestampMillis = StartTimestamp, mid }, all[5:]},
-		{"specific-offsets", func(c *SourceConfig) {
-			c.StartupMode, c.StartupSpecificOffsets = StartSpecificOffsets, map[int32]int64{0: 3}
+		{"earliest", func(*sourceConfig) {}, all},
+		{"latest", func(c *sourceConfig) { c.StartupMode = startLatest }, nil},
+		{"timestamp", func(c *sourceConfig) { c.StartupMode, c.StartupTimestampMillis = startTimestamp, mid }, all[5:]},
+		{"specific-offsets", func(c *sourceConfig) {
+			c.StartupMode, c.StartupSpecificOffsets = startSpecificOffsets, map[int32]int64{0: 3}
 		}, all[3:]},
-		{"bounded specific-offsets", func(c *SourceConfig) {
-			c.BoundedMode, c.BoundedSpecificOffsets = BoundedSpecificOffsets, map[int32]int64{0: 4}
+		{"bounded specific-offsets", func(c *sourceConfig) {
+			c.BoundedMode, c.BoundedSpecificOffsets = boundedSpecificOffsets, map[int32]int64{0: 4}
 		}, all[:4]},
-		{"bounded timestamp", func(c *SourceConfig) { c.BoundedMode, c.BoundedTimestampMillis = BoundedTimestamp, mid }, all[:5]},
+		{"bounded timestamp", func(c *sourceConfig) { c.BoundedMode, c.BoundedTimestampMillis = boundedTimestamp, mid }, all[:5]},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			cfg := sourceConfig(b, topic)
+			cfg := srcConfig(b, topic)
 			tc.edit(&cfg)
-			got := readToEOF(t, openReader(t, newSource(t, cfg), nil))
+			got := readToEOF(t, openReader(t, mustNewSource(t, cfg), nil))
 			if !slices.Equal(got, tc.want) {
 				t.Fatalf("read %q, want %q", got, tc.want)
 			}
@@ -141,21 +141,21 @@ func TestSourceStartupModes(t *testing.T) {
 
 	t.Run("group-offsets", func(t *testing.T) {
 		group := kafkatest.UniqueName(t)
-		cfg := sourceConfig(b, topic, "group.id", group)
-		cfg.StartupMode = StartGroupOffsets
-		if _, err := NewSource(cfg); err != nil {
+		cfg := srcConfig(b, topic, "group.id", group)
+		cfg.StartupMode = startGroupOffsets
+		if _, err := newSource(cfg); err != nil {
 			t.Fatal(err)
 		}
 		// No committed offset and no auto.offset.reset: a clear error.
-		splits, _ := newSource(t, cfg).Splits(context.Background())
-		_, err := newSource(t, cfg).open(context.Background(), []connector.SplitState{{ID: splits[0].ID}})
+		splits, _ := mustNewSource(t, cfg).Splits(context.Background())
+		_, err := mustNewSource(t, cfg).open(context.Background(), []connector.SplitState{{ID: splits[0].ID}})
 		if err == nil {
 			t.Fatalf("group-offsets without a committed offset or auto.offset.reset opened")
 		}
 		t.Logf("%v", err)
 		// auto.offset.reset is the fallback.
 		cfg.Properties["auto.offset.reset"] = "earliest"
-		if got := readToEOF(t, openReader(t, newSource(t, cfg), nil)); !slices.Equal(got, all) {
+		if got := readToEOF(t, openReader(t, mustNewSource(t, cfg), nil)); !slices.Equal(got, all) {
 			t.Fatalf("fallback earliest read %q", got)
 		}
 		// Committed offsets win.
@@ -164,12 +164,12 @@ func TestSourceStartupModes(t *testing.T) {
 		if _, err := b.Admin(t).CommitOffsets(context.Background(), group, offs); err != nil {
 			t.Fatal(err)
 		}
-		if got := readToEOF(t, openReader(t, newSource(t, cfg), nil)); !slices.Equal(got, all[7:]) {
+		if got := readToEOF(t, openReader(t, mustNewSource(t, cfg), nil)); !slices.Equal(got, all[7:]) {
 			t.Fatalf("group offsets read %q, want %q", got, all[7:])
 		}
 		// Bounded by the group's offsets.
-		cfg.StartupMode, cfg.BoundedMode = StartEarliest, BoundedGroupOffsets
-		if got := readToEOF(t, openReader(t, newSource(t, cfg), nil)); !slices.Equal(got, all[:7]) {
+		cfg.StartupMode, cfg.BoundedMode = startEarliest, boundedGroupOffsets
+		if got := readToEOF(t, openReader(t, mustNewSource(t, cfg), nil)); !slices.Equal(got, all[:7]) {
 			t.Fatalf("bounded by group offsets read %q, want %q", got, all[:7])
 		}
 	})
@@ -200,7 +200,7 @@ func TestSourceBoundedReadCommitted(t *testing.T) {
 			if rc {
 				iso, want = "read_committed", []string{"t0a", "t0b"}
 			}
-			r := openReader(t, newSource(t, sourceConfig(b, topic, "isolation.level", iso)), nil)
+			r := openReader(t, mustNewSource(t, srcConfig(b, topic, "isolation.level", iso)), nil)
 			if got := readToEOF(t, r); !slices.Equal(got, want) {
 				t.Fatalf("%s read %q, want %q", iso, got, want)
 			}
@@ -222,13 +222,13 @@ func TestSourceMetadataAndState(t *testing.T) {
 	topic := b.Topic(t, 1)
 	produce(t, b, topic, "m0", "m1", "m2")
 	group := kafkatest.UniqueName(t)
-	cfg := sourceConfig(b, topic, "group.id", group, "max.poll.records", "2")
-	cfg.BoundedMode = Unbounded
+	cfg := srcConfig(b, topic, "group.id", group, "max.poll.records", "2")
+	cfg.BoundedMode = unbounded
 	cfg.RowWidth = 8
-	for i := MetaTopic; i <= MetaLeaderEpoch; i++ {
-		cfg.Metadata = append(cfg.Metadata, MetadataColumn{Key: i, Index: int(i) + 1})
+	for i := metaTopic; i <= metaLeaderEpoch; i++ {
+		cfg.Metadata = append(cfg.Metadata, metadataColumn{Key: i, Index: int(i) + 1})
 	}
-	src := newSource(t, cfg)
+	src := mustNewSource(t, cfg)
 	if src.Bounded() {
 		t.Fatal("unbounded source reports bounded")
 	}
@@ -274,8 +274,8 @@ func TestSourceMetadataAndState(t *testing.T) {
 		t.Fatalf("group offset %+v after the checkpoint, want 2", o)
 	}
 	// Resume from the checkpointed position.
-	cfg.BoundedMode = BoundedLatest
-	resumed := readToEOF(t, openReader(t, newSource(t, cfg), map[string][]byte{ss[0].ID: ss[0].State}))
+	cfg.BoundedMode = boundedLatest
+	resumed := readToEOF(t, openReader(t, mustNewSource(t, cfg), map[string][]byte{ss[0].ID: ss[0].State}))
 	if !slices.Equal(resumed, []string{"m2"}) {
 		t.Fatalf("resumed read %q, want [m2]", resumed)
 	}
@@ -286,7 +286,7 @@ func TestSourceDecodeError(t *testing.T) {
 	b := kafkatest.Require(t)
 	topic := b.Topic(t, 1)
 	produce(t, b, topic, "ok", "poison")
-	r := openReader(t, newSource(t, sourceConfig(b, topic)), nil)
+	r := openReader(t, mustNewSource(t, srcConfig(b, topic)), nil)
 	ctx, cancel := context.WithTimeout(context.Background(), waitLong)
 	defer cancel()
 	for {
@@ -303,12 +303,12 @@ func TestSourceDecodeError(t *testing.T) {
 }
 
 func TestParseSpecificOffsets(t *testing.T) {
-	got, err := ParseSpecificOffsets("partition:0,offset:42;partition:1,offset:300")
+	got, err := parseSpecificOffsets("partition:0,offset:42;partition:1,offset:300")
 	if err != nil || got[0] != 42 || got[1] != 300 || len(got) != 2 {
 		t.Fatalf("ParseSpecificOffsets = %v, %v", got, err)
 	}
 	for _, bad := range []string{"", "partition:0", "partition:x,offset:1", "offset:1,partition:0"} {
-		if _, err := ParseSpecificOffsets(bad); err == nil {
+		if _, err := parseSpecificOffsets(bad); err == nil {
 			t.Errorf("ParseSpecificOffsets(%q) accepted", bad)
 		}
 	}
@@ -320,15 +320,15 @@ func TestParseSpecificOffsets(t *testing.T) {
 func TestSourcePartitionDiscovery(t *testing.T) {
 	b := kafkatest.Require(t)
 	topic := b.Topic(t, 1)
-	cfg := sourceConfig(b, topic)
-	cfg.BoundedMode, cfg.DiscoveryInterval = Unbounded, 50*time.Millisecond
-	src := newSource(t, cfg)
+	cfg := srcConfig(b, topic)
+	cfg.BoundedMode, cfg.DiscoveryInterval = unbounded, 50*time.Millisecond
+	src := mustNewSource(t, cfg)
 	ctx := context.Background()
 	splits, err := src.Splits(ctx)
 	if err != nil || len(splits) != 1 {
 		t.Fatalf("Splits = %v, %v", splits, err)
 	}
-	var readers []*Reader
+	var readers []*reader
 	for i, ss := range [][]connector.SplitState{{{ID: splits[0].ID}}, nil} {
 		info := task(i)
 		info.Parallelism = 2
@@ -337,7 +337,7 @@ func TestSourcePartitionDiscovery(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { r.Close() })
-		readers = append(readers, r.(*Reader))
+		readers = append(readers, r.(*reader))
 	}
 	produce(t, b, topic, "p0-a")
 	resp, err := b.Admin(t).CreatePartitions(ctx, 3, topic)
@@ -411,9 +411,9 @@ func TestSourceInterruptedReads(t *testing.T) {
 	produce(t, b, topic, want...)
 	// Small polls: many Reads, each under a context that expires within
 	// 0–2 ms, before, during or after the fetch.
-	cfg := sourceConfig(b, topic, "max.poll.records", "10")
-	cfg.BoundedMode = Unbounded
-	r := openReader(t, newSource(t, cfg), nil)
+	cfg := srcConfig(b, topic, "max.poll.records", "10")
+	cfg.BoundedMode = unbounded
+	r := openReader(t, mustNewSource(t, cfg), nil)
 	var got []string
 	deadline := time.Now().Add(waitLong)
 	for i := 0; len(got) < len(want) && time.Now().Before(deadline); i++ {
@@ -460,8 +460,8 @@ func TestSourceSmallFetchesManyPartitions(t *testing.T) {
 	if err := cl.ProduceSync(context.Background(), recs...).FirstErr(); err != nil {
 		t.Fatal(err)
 	}
-	cfg := sourceConfig(b, topic, "max.poll.records", "3", "max.partition.fetch.bytes", "1", "fetch.max.bytes", "200")
-	r := openReader(t, newSource(t, cfg), nil)
+	cfg := srcConfig(b, topic, "max.poll.records", "3", "max.partition.fetch.bytes", "1", "fetch.max.bytes", "200")
+	r := openReader(t, mustNewSource(t, cfg), nil)
 	ctx, cancel := context.WithTimeout(context.Background(), waitLong)
 	defer cancel()
 	got := map[int32][]string{}

@@ -43,7 +43,7 @@ func createSink(t *testing.T, tbl factory.Table) connector.Writer {
 }
 
 // readTable reads a factory-created bounded source to its end.
-func readTable(t *testing.T, tbl factory.Table) ([]types.Row, *Reader, error) {
+func readTable(t *testing.T, tbl factory.Table) ([]types.Row, *reader, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), waitLong)
 	defer cancel()
@@ -69,10 +69,10 @@ func readTable(t *testing.T, tbl factory.Table) ([]types.Row, *Reader, error) {
 		rs, err := r.Read(ctx)
 		out = append(out, rs...)
 		if errors.Is(err, io.EOF) {
-			return out, r.(*Reader), nil
+			return out, r.(*reader), nil
 		}
 		if err != nil {
-			return out, r.(*Reader), err
+			return out, r.(*reader), err
 		}
 	}
 }
@@ -378,8 +378,8 @@ func TestTableExactlyOnce(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ts := sink.(*TransactionalSink)
-			ack := &MemoryAckTracker{}
+			ts := sink.(*exactlyOnceSink)
+			ack := &memoryAckTracker{}
 			ts.SetAckTracker(ack)
 			cm, err := ts.Committer(ctx, job)
 			if err != nil {

@@ -38,14 +38,14 @@ func TestTimeoutFallback(t *testing.T) {
 		return resp, nil, true
 	})
 	var logs bytes.Buffer
-	cfg := SinkConfig{Topic: "t", Properties: map[string]string{"bootstrap.servers": c.ListenAddrs()[0]}, Encoder: kvEncoder,
-		DeliveryGuarantee: ExactlyOnce, TransactionalIDPrefix: "p", AckTracker: &MemoryAckTracker{},
+	cfg := sinkConfig{Topic: "t", Properties: map[string]string{"bootstrap.servers": c.ListenAddrs()[0]}, Encoder: kvEncoder,
+		DeliveryGuarantee: exactlyOnce, TransactionalIDPrefix: "p", AckTracker: &memoryAckTracker{},
 		Logger: slog.New(slog.NewTextHandler(&logs, nil))}
-	s, err := NewSink(cfg)
+	s, err := newSink(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := s.(*TransactionalSink)
+	ts := s.(*exactlyOnceSink)
 	if err := ts.start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -57,10 +57,10 @@ func TestTimeoutFallback(t *testing.T) {
 	}
 	// A configured timeout stands when the maximum is unknown.
 	cfg.Properties["transaction.timeout.ms"] = "3600000"
-	if s, err = NewSink(cfg); err != nil {
+	if s, err = newSink(cfg); err != nil {
 		t.Fatal(err)
 	}
-	ts = s.(*TransactionalSink)
+	ts = s.(*exactlyOnceSink)
 	if err := ts.start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -75,11 +75,11 @@ func TestTimeoutFallback(t *testing.T) {
 func TestEndTxnVersions(t *testing.T) {
 	t.Parallel()
 	b := kafkatest.Require(t)
-	s, err := NewSink(eosConfig(b, "unused", kafkatest.UniqueName(t), &MemoryAckTracker{}))
+	s, err := newSink(eosConfig(b, "unused", kafkatest.UniqueName(t), &memoryAckTracker{}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := s.(*TransactionalSink).Committer(context.Background(), "test")
+	c, err := s.(*exactlyOnceSink).Committer(context.Background(), "test")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,7 @@ import (
 
 // topicEncoder writes field 1 as the value to the topic in field 0 (the
 // writable 'topic' metadata column; NULL: the sink's topic).
-var topicEncoder = EncoderFunc(func(row *types.Row, rec *kgo.Record) error {
+var topicEncoder = encoderFunc(func(row *types.Row, rec *kgo.Record) error {
 	if !row.Fields[0].IsNull() {
 		rec.Topic = row.Fields[0].Str()
 	}
@@ -49,14 +49,14 @@ func TestSinkTopicMetadata(t *testing.T) {
 	t1, t2 := b.Topic(t, 1), b.Topic(t, 1)
 	for _, tc := range []struct {
 		name string
-		edit func(*SinkConfig)
+		edit func(*sinkConfig)
 	}{
-		{"topic list", func(c *SinkConfig) { c.AllowedTopics = []string{t1, t2} }},
-		{"topic-pattern", func(c *SinkConfig) { c.TopicPattern = patternFor(t1) }},
+		{"topic list", func(c *sinkConfig) { c.AllowedTopics = []string{t1, t2} }},
+		{"topic-pattern", func(c *sinkConfig) { c.TopicPattern = patternFor(t1) }},
 	} {
-		cfg := SinkConfig{Properties: map[string]string{"bootstrap.servers": b.Addr}, Encoder: topicEncoder}
+		cfg := sinkConfig{Properties: map[string]string{"bootstrap.servers": b.Addr}, Encoder: topicEncoder}
 		tc.edit(&cfg)
-		s, err := NewSink(cfg)
+		s, err := newSink(cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -85,9 +85,9 @@ func TestSourceTopicPattern(t *testing.T) {
 	t1, t2 := b.Topic(t, 1), b.Topic(t, 2)
 	produce(t, b, t1, "p1")
 	produce(t, b, t2, "p2")
-	cfg := sourceConfig(b, t1)
+	cfg := srcConfig(b, t1)
 	cfg.Topics, cfg.TopicPattern = nil, patternFor(t1)
-	src := newSource(t, cfg)
+	src := mustNewSource(t, cfg)
 	splits, err := src.Splits(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -108,9 +108,9 @@ func TestWritableMetadata(t *testing.T) {
 	t.Parallel()
 	b := kafkatest.Require(t)
 	topic := b.Topic(t, 1)
-	cfg := plainConfig(b, topic, AtLeastOnce, DefaultPartitioner)
-	cfg.Metadata = []MetadataColumn{{Key: MetaHeaders, Index: 2}, {Key: MetaTimestamp, Index: 3}}
-	s, err := NewSink(cfg)
+	cfg := plainConfig(b, topic, atLeastOnce, partitionerDefault)
+	cfg.Metadata = []metadataColumn{{Key: metaHeaders, Index: 2}, {Key: metaTimestamp, Index: 3}}
+	s, err := newSink(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,10 +130,10 @@ func TestWritableMetadata(t *testing.T) {
 	}
 	w.Close()
 
-	scfg := sourceConfig(b, topic)
+	scfg := srcConfig(b, topic)
 	scfg.RowWidth = 3
-	scfg.Metadata = []MetadataColumn{{Key: MetaHeaders, Index: 1}, {Key: MetaTimestamp, Index: 2}}
-	r := openReader(t, newSource(t, scfg), nil)
+	scfg.Metadata = []metadataColumn{{Key: metaHeaders, Index: 1}, {Key: metaTimestamp, Index: 2}}
+	r := openReader(t, mustNewSource(t, scfg), nil)
 	ctx, cancel := context.WithTimeout(context.Background(), waitLong)
 	defer cancel()
 	var got []types.Row
@@ -154,8 +154,8 @@ func TestWritableMetadata(t *testing.T) {
 	if got[1].Fields[1].Map().Len() != 0 || time.Since(got[1].Fields[2].Timestamp().Time()) > time.Hour {
 		t.Fatalf("a row without metadata got headers %+v or timestamp %v", got[1].Fields[1].Map(), got[1].Fields[2].Timestamp())
 	}
-	if _, err := NewSink(SinkConfig{Topic: "t", Properties: map[string]string{"bootstrap.servers": "a"}, Encoder: kvEncoder,
-		Metadata: []MetadataColumn{{Key: MetaOffset, Index: 2}}}); err == nil || !strings.Contains(err.Error(), "read-only") {
+	if _, err := newSink(sinkConfig{Topic: "t", Properties: map[string]string{"bootstrap.servers": "a"}, Encoder: kvEncoder,
+		Metadata: []metadataColumn{{Key: metaOffset, Index: 2}}}); err == nil || !strings.Contains(err.Error(), "read-only") {
 		t.Fatalf("writable offset metadata: %v", err)
 	}
 }

@@ -11,11 +11,11 @@ import (
 	"github.com/streamsql/streamsql/types"
 )
 
-// KeyFunc appends the primary key of row to buf and returns the result. It
-// identifies rows of one key for UpsertBuffer.
-type KeyFunc func(row *types.Row, buf []byte) []byte
+// keyFunc appends the primary key of row to buf and returns the result. It
+// identifies rows of one key for upsertBuffer.
+type keyFunc func(row *types.Row, buf []byte) []byte
 
-// UpsertBuffer is upsert-kafka's 'sink.buffer-flush.max-rows' and
+// upsertBuffer is upsert-kafka's 'sink.buffer-flush.max-rows' and
 // 'sink.buffer-flush.interval': it keeps only the latest row per primary
 // key and writes the buffer to the underlying writer when it holds maxRows
 // keys, when interval has passed since the first row after the last flush,
@@ -23,9 +23,9 @@ type KeyFunc func(row *types.Row, buf []byte) []byte
 // needs only the latest image (and tombstones for DELETE). Write, PreCommit
 // and Close are called from the task's goroutine; the interval flush runs
 // on a timer and is serialised with them.
-type UpsertBuffer struct {
+type upsertBuffer struct {
 	w        connector.Writer
-	key      KeyFunc
+	key      keyFunc
 	maxRows  int
 	interval time.Duration
 
@@ -43,20 +43,20 @@ type UpsertBuffer struct {
 	closed bool
 }
 
-// NewUpsertBuffer wraps w. maxRows and interval must both be positive (the
+// newUpsertBuffer wraps w. maxRows and interval must both be positive (the
 // options enable buffering only together).
-func NewUpsertBuffer(w connector.Writer, key KeyFunc, maxRows int, interval time.Duration) (*UpsertBuffer, error) {
+func newUpsertBuffer(w connector.Writer, key keyFunc, maxRows int, interval time.Duration) (*upsertBuffer, error) {
 	if maxRows <= 0 || interval <= 0 {
 		return nil, errors.New("'sink.buffer-flush.max-rows' and 'sink.buffer-flush.interval' must be set to be greater than zero together to enable sink buffer flushing")
 	}
 	stop, cancel := context.WithCancel(context.Background())
-	return &UpsertBuffer{w: w, key: key, maxRows: maxRows, interval: interval, index: make(map[string]int, maxRows),
+	return &upsertBuffer{w: w, key: key, maxRows: maxRows, interval: interval, index: make(map[string]int, maxRows),
 		stop: stop, cancel: cancel}, nil
 }
 
 // Write buffers rows (copies: the caller keeps its rows), writing the
 // buffer through when it is full.
-func (u *UpsertBuffer) Write(ctx context.Context, rows []types.Row) error {
+func (u *upsertBuffer) Write(ctx context.Context, rows []types.Row) error {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	if u.failed != nil {
@@ -86,7 +86,7 @@ func (u *UpsertBuffer) Write(ctx context.Context, rows []types.Row) error {
 	return nil
 }
 
-func (u *UpsertBuffer) armTimer() {
+func (u *upsertBuffer) armTimer() {
 	if u.timer == nil {
 		u.timer = time.AfterFunc(u.interval, u.onTimer)
 		return
@@ -94,7 +94,7 @@ func (u *UpsertBuffer) armTimer() {
 	u.timer.Reset(u.interval)
 }
 
-func (u *UpsertBuffer) onTimer() {
+func (u *upsertBuffer) onTimer() {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	if u.closed || u.failed != nil || len(u.rows) == 0 {
@@ -105,7 +105,7 @@ func (u *UpsertBuffer) onTimer() {
 	}
 }
 
-func (u *UpsertBuffer) flushLocked(ctx context.Context) error {
+func (u *upsertBuffer) flushLocked(ctx context.Context) error {
 	if len(u.rows) == 0 {
 		return nil
 	}
@@ -124,7 +124,7 @@ func (u *UpsertBuffer) flushLocked(ctx context.Context) error {
 
 // PreCommit writes the buffer through, then pre-commits the underlying
 // writer.
-func (u *UpsertBuffer) PreCommit(ctx context.Context, checkpointID int64) ([]connector.Committable, error) {
+func (u *upsertBuffer) PreCommit(ctx context.Context, checkpointID int64) ([]connector.Committable, error) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	if u.failed != nil {
@@ -139,14 +139,14 @@ func (u *UpsertBuffer) PreCommit(ctx context.Context, checkpointID int64) ([]con
 // AcceptsGroupPositions reports whether the underlying writer stores group
 // positions of p's cluster with its transactions
 // (connector.GroupPositionWriter).
-func (u *UpsertBuffer) AcceptsGroupPositions(p connector.GroupPositions) bool {
+func (u *upsertBuffer) AcceptsGroupPositions(p connector.GroupPositions) bool {
 	pw, ok := u.w.(connector.GroupPositionWriter)
 	return ok && pw.AcceptsGroupPositions(p)
 }
 
 // PreCommitWithPositions writes the buffer through, then pre-commits the
 // underlying writer with positions (connector.GroupPositionWriter).
-func (u *UpsertBuffer) PreCommitWithPositions(ctx context.Context, checkpointID int64, positions []connector.GroupPositions) ([]connector.Committable, error) {
+func (u *upsertBuffer) PreCommitWithPositions(ctx context.Context, checkpointID int64, positions []connector.GroupPositions) ([]connector.Committable, error) {
 	pw, ok := u.w.(connector.GroupPositionWriter)
 	if !ok {
 		return nil, errors.New("kafka sink: the buffered writer cannot store group positions")
@@ -164,7 +164,7 @@ func (u *UpsertBuffer) PreCommitWithPositions(ctx context.Context, checkpointID 
 
 // Close stops the timer and closes the underlying writer; buffered rows
 // that were not pre-committed are discarded.
-func (u *UpsertBuffer) Close() error {
+func (u *upsertBuffer) Close() error {
 	u.cancel()
 	u.mu.Lock()
 	u.closed = true
@@ -177,11 +177,11 @@ func (u *UpsertBuffer) Close() error {
 
 // Unwrap returns the underlying writer (for example a txn.Writer,
 // for a driver that consults its CheckpointReady).
-func (u *UpsertBuffer) Unwrap() connector.Writer { return u.w }
+func (u *upsertBuffer) Unwrap() connector.Writer { return u.w }
 
 // Bytes returns the bytes the underlying writer wrote, when it counts them
 // (connector.ByteCounter).
-func (u *UpsertBuffer) Bytes() int64 {
+func (u *upsertBuffer) Bytes() int64 {
 	if bc, ok := u.w.(connector.ByteCounter); ok {
 		return bc.Bytes()
 	}
@@ -190,7 +190,7 @@ func (u *UpsertBuffer) Bytes() int64 {
 
 // Unhealthy reports what the underlying writer reports
 // (connector.HealthReporter).
-func (u *UpsertBuffer) Unhealthy() string {
+func (u *upsertBuffer) Unhealthy() string {
 	if h, ok := u.w.(connector.HealthReporter); ok {
 		return h.Unhealthy()
 	}

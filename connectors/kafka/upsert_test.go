@@ -52,7 +52,7 @@ func firstField(row *types.Row, buf []byte) []byte { return append(buf, row.Fiel
 
 func TestUpsertBuffer(t *testing.T) {
 	rw := &recordingWriter{}
-	u, err := NewUpsertBuffer(rw, firstField, 3, time.Hour)
+	u, err := newUpsertBuffer(rw, firstField, 3, time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,14 +80,14 @@ func TestUpsertBuffer(t *testing.T) {
 	if got := rw.got(); len(got) != 5 {
 		t.Fatalf("a full buffer was not written: %q", got)
 	}
-	if _, err := NewUpsertBuffer(rw, firstField, 0, time.Second); err == nil {
+	if _, err := newUpsertBuffer(rw, firstField, 0, time.Second); err == nil {
 		t.Fatalf("max-rows 0 with an interval accepted")
 	}
 }
 
 func TestUpsertBufferInterval(t *testing.T) {
 	rw := &recordingWriter{flushed: make(chan struct{}, 1)}
-	u, err := NewUpsertBuffer(rw, firstField, 100, 20*time.Millisecond)
+	u, err := newUpsertBuffer(rw, firstField, 100, 20*time.Millisecond)
 	if err != nil {
 		t.Fatal(err)
 	}

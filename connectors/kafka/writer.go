@@ -13,20 +13,20 @@ import (
 	"github.com/streamsql/streamsql/types"
 )
 
-// PlainWriter is the writer of the at-least-once and none delivery
+// plainWriter is the writer of the at-least-once and none delivery
 // guarantees: records go out as soon as franz-go batches them (linger,
 // batch size and compression come from properties.*). At-least-once
 // flushes and checks every record on each checkpoint; none never waits.
-type PlainWriter struct {
-	sink      *Sink
+type plainWriter struct {
+	sink      *sink
 	cl        *kgo.Client
 	p         *txn.Producer
-	guarantee DeliveryGuarantee
+	guarantee deliveryGuarantee
 	log       *slog.Logger
 	failed    error
 }
 
-func newPlainWriter(s *Sink, task connector.TaskInfo) (*PlainWriter, error) {
+func newPlainWriter(s *sink, task connector.TaskInfo) (*plainWriter, error) {
 	enc, err := s.cfg.encoder()
 	if err != nil {
 		return nil, err
@@ -40,16 +40,16 @@ func newPlainWriter(s *Sink, task connector.TaskInfo) (*PlainWriter, error) {
 	if log == nil {
 		log = s.cfg.Logger
 	}
-	return &PlainWriter{sink: s, cl: cl, p: s.newProducer(enc), guarantee: s.cfg.DeliveryGuarantee, log: log}, nil
+	return &plainWriter{sink: s, cl: cl, p: s.newProducer(enc), guarantee: s.cfg.DeliveryGuarantee, log: log}, nil
 }
 
 // Write hands rows to the producer. Under at-least-once a record failure
 // seen since the last checkpoint fails the write.
-func (w *PlainWriter) Write(ctx context.Context, rows []types.Row) error {
+func (w *plainWriter) Write(ctx context.Context, rows []types.Row) error {
 	if w.failed != nil {
 		return w.failed
 	}
-	if w.guarantee == AtLeastOnce {
+	if w.guarantee == atLeastOnce {
 		if err := w.p.Err(); err != nil {
 			w.failed = err
 			return err
@@ -63,13 +63,13 @@ func (w *PlainWriter) Write(ctx context.Context, rows []types.Row) error {
 }
 
 // ProduceClient returns the writer's client (txn.ClientSource).
-func (w *PlainWriter) ProduceClient(context.Context) (txn.Client, error) { return w.cl, nil }
+func (w *plainWriter) ProduceClient(context.Context) (txn.Client, error) { return w.cl, nil }
 
 // PreCommit flushes (at-least-once) and fails when any record failed;
 // under none it only reports failures in the log. It never returns
 // committables.
-func (w *PlainWriter) PreCommit(ctx context.Context, checkpointID int64) ([]connector.Committable, error) {
-	if w.guarantee == None {
+func (w *plainWriter) PreCommit(ctx context.Context, checkpointID int64) ([]connector.Committable, error) {
+	if w.guarantee == none {
 		if o := w.p.Outcome(); o.Err != nil {
 			w.log.Warn("kafka sink (delivery guarantee none): records were lost", "count", o.Failed, "first_error", o.Err)
 			w.p.Reset()
@@ -95,7 +95,7 @@ func (w *PlainWriter) PreCommit(ctx context.Context, checkpointID int64) ([]conn
 // Close flushes what is buffered, waiting at most 10 s (records that were
 // not pre-committed carry no guarantee, but a finished bounded job should
 // not drop its tail needlessly), and closes the client.
-func (w *PlainWriter) Close() error {
+func (w *plainWriter) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	_ = w.cl.Flush(ctx)
@@ -106,15 +106,15 @@ func (w *PlainWriter) Close() error {
 
 // Bytes returns the key and value bytes written so far
 // (connector.ByteCounter).
-func (w *PlainWriter) Bytes() int64 { return w.p.Bytes() }
+func (w *plainWriter) Bytes() int64 { return w.p.Bytes() }
 
 // Unhealthy names the brokers the writer's client cannot reach
 // (connector.HealthReporter); "" when there are none.
-func (w *PlainWriter) Unhealthy() string { return w.sink.watch.unhealthy() }
+func (w *plainWriter) Unhealthy() string { return w.sink.watch.unhealthy() }
 
 // newProducer returns the record path of one writer: enc, then the
 // writable metadata columns, then the check of a record's own topic.
-func (s *Sink) newProducer(enc RecordEncoder) *txn.Producer {
+func (s *sink) newProducer(enc recordEncoder) *txn.Producer {
 	var meta func(*types.Row, *kgo.Record)
 	if md := s.cfg.Metadata; len(md) > 0 {
 		meta = func(row *types.Row, r *kgo.Record) { writeMetadata(row, r, md) }
@@ -125,18 +125,18 @@ func (s *Sink) newProducer(enc RecordEncoder) *txn.Producer {
 // writeMetadata copies the writable metadata columns of row into r,
 // reusing r's header slice. Header values alias the row's immutable
 // string data: no copy.
-func writeMetadata(row *types.Row, r *kgo.Record, meta []MetadataColumn) {
+func writeMetadata(row *types.Row, r *kgo.Record, meta []metadataColumn) {
 	for _, m := range meta {
 		v := row.Fields[m.Index]
 		if v.IsNull() {
 			continue
 		}
 		switch m.Key {
-		case MetaTopic:
+		case metaTopic:
 			r.Topic = v.Str()
-		case MetaTimestamp:
+		case metaTimestamp:
 			r.Timestamp = v.Timestamp().Time()
-		case MetaHeaders:
+		case metaHeaders:
 			md := v.Map()
 			if md == nil {
 				continue

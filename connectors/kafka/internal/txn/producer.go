@@ -64,7 +64,7 @@ var ErrDeliveryTimeout = errors.New("kafka sink: no record was acknowledged with
 // produces no record (upsert-kafka's UPDATE_BEFORE): the row is skipped.
 var ErrSkipRow = errors.New("kafka sink: row produces no record")
 
-// Encoder turns a row into a Kafka record (kafka.RecordEncoder).
+// Encoder turns a row into a Kafka record (package kafka's recordEncoder).
 type Encoder interface {
 	EncodeRecord(row *types.Row, rec *kgo.Record) error
 }

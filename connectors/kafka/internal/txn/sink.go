@@ -9,7 +9,7 @@ import (
 )
 
 // AckTracker tells a Writer whether the commit of a committable has been
-// acknowledged durably (kafka.AckTracker). It must be safe for concurrent
+// acknowledged durably (package kafka's ackTracker). It must be safe for concurrent
 // use.
 type AckTracker interface {
 	IsDurablyCommitted(c connector.Committable) bool
