@@ -17,38 +17,44 @@
 // (all annotated @JsonInclude(NON_EMPTY): empty fields are left out).
 //
 //   - Requests and responses are JSON; the registry answers with content
-//     type application/vnd.schemaregistry.v1+json.
+//     type application/vnd.schemaregistry.v1+json. Answers are written by
+//     Jackson: fields in the entity's order, empty ones left out
+//     (@JsonInclude(NON_EMPTY)), schemaType AVRO left out
+//     (SchemaTypeConverter), <, > and & not escaped, no trailing newline.
 //   - POST /subjects/{subject}/versions with {"schema": "...",
 //     "schemaType": ..., "references": [...]} registers a schema and
-//     answers {"id": N} (franz-go's RegisterSchema reads only "id"). The
-//     id identifies
-//     the schema globally: the same schema registered under another subject
-//     gets the same id, with a version of its own in each subject;
-//     registering a schema the subject already has returns its id again.
-//     A schema that is not compatible with the subject's latest one under
-//     the compatibility level (BACKWARD by default: the new schema must
-//     read data written with the latest) is refused with HTTP 409 and
-//     error_code 409 (Errors.INCOMPATIBLE_SCHEMA_ERROR_CODE is the HTTP
-//     status 409 in releases up to v8.3.0; later sources change it to
+//     answers {"id": N}: KafkaSchemaRegistry.register returns a Schema
+//     holding only the id unless registering changed the schema
+//     (normalization, metadata or rules from the subject's config, none of
+//     which srtest has), and RegisterSchemaResponse leaves the rest out.
+//     The id identifies the schema globally: the same schema registered
+//     under another subject gets the same id, with a version of its own in
+//     each subject; registering a schema the subject already has returns
+//     its id again. A schema that is not compatible with the subject's
+//     latest one under the compatibility level (BACKWARD by default: the
+//     new schema must read data written with the latest) is refused with
+//     HTTP 409 and error_code 409 (Errors.INCOMPATIBLE_SCHEMA_ERROR_CODE is
+//     the HTTP status in releases up to v8.3.0; later sources change it to
 //     40901); an invalid schema with 422 and error_code 42201.
 //   - GET /schemas/ids/{id} answers {"schema": "..."}; an unknown id is 404
 //     with error_code 40403 and message "Schema {id} not found".
-//   - GET /subjects/{subject}/versions/latest answers {"subject", "version",
-//     "id", "schema"}; an unknown subject is 404 with error_code 40401 and
-//     message "Subject '{subject}' not found.".
+//   - GET /subjects/{subject}/versions/latest answers {"subject",
+//     "version", "id", "schema"} in that order (Schema's creator order);
+//     an unknown subject is 404 with error_code 40401 and message
+//     "Subject '{subject}' not found.".
 //   - Errors are {"error_code": N, "message": "..."}.
 //
-// Known differences from Confluent's registry, none of which a client of
-// this API depends on: Confluent stores and returns the schema in its
-// canonical form (the parsed schema printed again: KafkaSchemaRegistry's
-// register sets schema.setSchema(parsedSchema.canonicalString())) and so
-// gives the same id to schemas that differ only in JSON layout; srtest
-// returns the text as registered and identifies schemas by their compacted
-// JSON (whitespace aside). Confluent's register answer is built from the
-// stored schema (new RegisterSchemaResponse(result)), so it can carry
-// "version", "schemaType" and "schema" besides "id"; srtest answers only
-// "id", which is all a client reads. Confluent's 401 answer comes from its HTTP layer
-// (rest-utils), not from this error format.
+// TestAnswerBytes checks these bytes. Known differences from Confluent's
+// registry, none of which a client of this API depends on: Confluent
+// stores and returns the schema in its canonical form (the parsed schema
+// printed again by Avro: register sets
+// schema.setSchema(parsedSchema.canonicalString())) and so gives the same
+// id to schemas that differ only in JSON layout; srtest returns the text as
+// registered (the same bytes when it is already in Avro's layout, as
+// streamsql's encoder writes it) and identifies schemas by their compacted
+// JSON. Go escapes U+2028 and U+2029 in strings, Jackson does not.
+// Confluent's 401 answer comes from its HTTP layer (rest-utils), not from
+// this error format.
 //
 // Only AVRO schemas without references are accepted; compatibility is
 // checked with hamba/avro's schema compatibility (Avro's resolution rules).
@@ -113,14 +119,42 @@ func (r *Registry) Requests(kind string) int {
 
 const contentType = "application/vnd.schemaregistry.v1+json"
 
+// writeJSON writes v as Confluent's registry (Jackson) does: fields in the
+// order of the answer's struct, no HTML escaping of <, > and &, no
+// trailing newline.
 func writeJSON(w http.ResponseWriter, status int, v any) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
 	w.Header().Set("Content-Type", contentType)
 	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
+	_, _ = w.Write(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
 }
 
+// The answers, their fields in the order Confluent's entities
+// (ErrorMessage, SchemaString, Schema, RegisterSchemaResponse) write them.
+type (
+	errorAnswer struct {
+		ErrorCode int    `json:"error_code"`
+		Message   string `json:"message"`
+	}
+	schemaAnswer struct {
+		Schema string `json:"schema"`
+	}
+	versionAnswer struct {
+		Subject string `json:"subject"`
+		Version int    `json:"version"`
+		ID      int    `json:"id"`
+		Schema  string `json:"schema"`
+	}
+	idAnswer struct {
+		ID int `json:"id"`
+	}
+)
+
 func fail(w http.ResponseWriter, status, code int, msg string) {
-	writeJSON(w, status, map[string]any{"error_code": code, "message": msg})
+	writeJSON(w, status, errorAnswer{ErrorCode: code, Message: msg})
 }
 
 func (r *Registry) authorized(req *http.Request) bool {
@@ -171,7 +205,7 @@ func (r *Registry) schemaByID(w http.ResponseWriter, s string) {
 		fail(w, http.StatusNotFound, 40403, fmt.Sprintf("Schema %s not found", s))
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"schema": r.schemas[id-1]})
+	writeJSON(w, http.StatusOK, schemaAnswer{Schema: r.schemas[id-1]})
 }
 
 func (r *Registry) latest(w http.ResponseWriter, subject string) {
@@ -183,7 +217,7 @@ func (r *Registry) latest(w http.ResponseWriter, subject string) {
 		return
 	}
 	id := vs[len(vs)-1]
-	writeJSON(w, http.StatusOK, map[string]any{"subject": subject, "version": len(vs), "id": id, "schema": r.schemas[id-1]})
+	writeJSON(w, http.StatusOK, versionAnswer{Subject: subject, Version: len(vs), ID: id, Schema: r.schemas[id-1]})
 }
 
 func (r *Registry) register(w http.ResponseWriter, req *http.Request, subject string) {
@@ -215,7 +249,7 @@ func (r *Registry) register(w http.ResponseWriter, req *http.Request, subject st
 	if id, ok := r.ids[canon]; ok {
 		for _, v := range vs {
 			if v == id {
-				writeJSON(w, http.StatusOK, map[string]any{"id": id})
+				writeJSON(w, http.StatusOK, idAnswer{ID: id})
 				return
 			}
 		}
@@ -237,5 +271,5 @@ func (r *Registry) register(w http.ResponseWriter, req *http.Request, subject st
 		r.ids[canon] = id
 	}
 	r.subjects[subject] = append(vs, id)
-	writeJSON(w, http.StatusOK, map[string]any{"id": id})
+	writeJSON(w, http.StatusOK, idAnswer{ID: id})
 }
