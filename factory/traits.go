@@ -239,6 +239,13 @@ type TableInfo struct {
 	// sources, with which options), completing "set
 	// execution.checkpointing.dir, or ...".
 	PositionsFix string
+	// DeadLetters, for a source that sets bad records aside
+	// (connector.DeadLetterSource), says where they go ("topic 'x'"); ""
+	// when it does not. DeadLettersOption is the option that asks for it,
+	// for messages. The planner refuses a job in which the dead letters
+	// cannot keep the guarantee of the pipeline's sink, and EXPLAIN says
+	// which they have.
+	DeadLetters, DeadLettersOption string
 	// BoundedRows, for a source, is the number of rows it reads when that
 	// is known before it starts (datagen's number-of-rows); 0 otherwise.
 	BoundedRows int64

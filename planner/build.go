@@ -106,6 +106,15 @@ func (pl *Plan) Build(ctx context.Context, bo BuildOptions) ([]runtime.Pipeline,
 			if srcNames[spec.Name]++; srcNames[spec.Name] > 1 {
 				spec.Name = fmt.Sprintf("%s#%d", spec.Name, srcNames[spec.Name])
 			}
+			if dls, ok := src.(connector.DeadLetterSource); ok {
+				dl, err := dls.DeadLetterSink(connector.DeadLetterConfig{Name: p.Name + "/" + spec.Name, Job: pl.JobName, ExactlyOnce: fl.Source.DeadLettersExactlyOnce})
+				if err != nil {
+					return nil, fmt.Errorf("%w: source '%s': %w", ErrInvalidTable, fl.Source.Name(), err)
+				}
+				if dl != nil {
+					spec.DeadLetter = &runtime.SinkSpec{Name: spec.Name + ".dead-letter", Sink: dl}
+				}
+			}
 			p.Sources = append(p.Sources, spec)
 		}
 		snk, valid, err := pl.buildSink(ctx, ins.Sink, bo)

@@ -79,6 +79,11 @@ type NotNullError struct {
 	Table, Column string
 }
 
+// Is makes the error match connector.ErrBadRow: the row's source may
+// handle it by its bad-record policy ('scan.bad-record.policy' of a Kafka
+// table) instead of failing the job.
+func (e *NotNullError) Is(target error) bool { return target == connector.ErrBadRow }
+
 func (e *NotNullError) Error() string {
 	return fmt.Sprintf("column '%s' of table '%s' is NOT NULL, but the row's value is NULL; filter out the NULLs, or SET '%s' = 'DROP' to drop such rows (counted in streamsql_task_records_dropped_total)",
 		e.Column, e.Table, SettingNotNullEnforcer)

@@ -50,6 +50,9 @@ func (pl *Plan) Explain(w io.Writer) error {
 		fmt.Fprintf(&b, "== Pipeline %d: %s (line %d)%s ==\n", i+1, ins.Statement, ins.Pos.Line, tag)
 		for _, fl := range ins.Flows {
 			pl.explainSource(&b, fl.Source)
+			if g := fl.Source.DeadLetterGuarantee; g != "" {
+				fmt.Fprintf(&b, "    dead letters after a crash: %s\n", g)
+			}
 			if fl.Filter != nil {
 				fmt.Fprintf(&b, "  Filter: %s\n", fl.Filter)
 			}

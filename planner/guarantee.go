@@ -39,6 +39,7 @@ func (p *planner) checkDurability() {
 		}
 	}
 	for _, ins := range pl.Inserts {
+		p.checkDeadLetters(ins)
 		s := ins.Sink
 		if s.Print {
 			continue
@@ -106,4 +107,48 @@ func positionsInTransaction(ins *Insert, stores map[factory.PositionStore]int) s
 		}
 	}
 	return ""
+}
+
+// checkDeadLetters decides the guarantee of the dead letters of each
+// source of ins that sets bad records aside (factory.TableInfo.DeadLetters)
+// and refuses those that cannot have the guarantee of the pipeline's sink.
+// Dead letters go through a sink of the source's own, committed by the
+// same checkpoints as the pipeline's sink: when that sink is exactly-once,
+// in transactions of their own, which only a checkpoint file lets a
+// restarted process commit (the sink's trick of committing source
+// positions in its own transaction covers its output, not the dead
+// letters).
+func (p *planner) checkDeadLetters(ins *Insert) {
+	pl := p.plan
+	cp := pl.Runtime.Checkpoint
+	s := ins.Sink
+	for _, fl := range ins.Flows {
+		src := fl.Source
+		if src.Info.DeadLetters == "" {
+			continue
+		}
+		if s.Print || s.Info.Delivery != factory.ExactlyOnce {
+			src.DeadLetterGuarantee = "at-least-once: flushed at every checkpoint, as the sink's output; after a crash the records read since the last completed checkpoint are read again, and their dead letters may be written twice"
+			continue
+		}
+		src.DeadLettersExactlyOnce = true
+		stop := ""
+		if cp.Interval <= 0 {
+			stop = "; checkpointing is off, so they are committed only when the job stops"
+		}
+		switch {
+		case cp.Mode == runtime.AtLeastOnce:
+			src.DeadLetterGuarantee = "at-least-once: execution.checkpointing.mode is AT_LEAST_ONCE"
+		case pl.ScaleOut:
+			p.errs = append(p.errs, p.f.errorAt(ins.Pos, ErrInvalidSetting, nil, fmt.Sprintf(
+				"source '%s' sets bad records aside (%s) for exactly-once sink '%s' in a scaled-out job (%s = true): its dead letters are committed by the checkpoints in Kafka transactions of their own, which a scaled-out job, without checkpoint files, cannot finish after a crash; use 'scan.bad-record.policy' = 'skip' or 'fail' on '%s', or run the job without scale-out and with execution.checkpointing.dir",
+				src.Name(), src.Info.DeadLettersOption, s.Name(), SettingScaleOut, src.Name())))
+		case cp.Dir == "" && !p.settingsUnsure:
+			p.errs = append(p.errs, p.f.errorAt(ins.Pos, ErrInvalidSetting, nil, fmt.Sprintf(
+				"source '%s' sets bad records aside (%s) for exactly-once sink '%s', but checkpoints are kept in memory (execution.checkpointing.dir is not set): its dead letters are committed by the checkpoints in Kafka transactions of their own, which a restarted process could neither finish nor abort, so dead letters would be lost or written twice; set execution.checkpointing.dir to a durable directory, or use 'scan.bad-record.policy' = 'skip' or 'fail' on '%s'",
+				src.Name(), src.Info.DeadLettersOption, s.Name(), src.Name())))
+		default:
+			src.DeadLetterGuarantee = "exactly-once: written in Kafka transactions of their own (transactional ids <job>-<pipeline>-<table>-dead-letter-<task>-<slot>) that the checkpoint which commits the sink's output commits, and that recovery commits with it after a crash: each dead letter appears once for read_committed consumers (possibly a moment before or after the output of the same checkpoint)" + stop
+		}
+	}
 }

@@ -54,7 +54,9 @@ var (
 				Description("What a row with NULL for a NOT NULL sink column does (every PRIMARY KEY column is NOT NULL; " +
 			"a nullable query column may be written to one, as in Flink, and each row is checked): `ERROR` fails " +
 			"the job naming the table, the column and the row's source position (topic, partition and offset " +
-			"for Kafka); `DROP` drops the row and counts it in `streamsql_task_records_dropped_total`.")
+			"for Kafka); `DROP` drops the row and counts it in `streamsql_task_records_dropped_total`. Under either " +
+			"value, the rows of a Kafka source table with `scan.bad-record.policy` = `skip` or `dead-letter` go by " +
+			"that policy instead (skipped and counted, or their record written to the dead-letter topic).")
 )
 
 // Settings returns the declarations of the job settings the planner

@@ -170,6 +170,13 @@ type Source struct {
 	Info factory.TableInfo
 	// Changelog is what the source produces.
 	Changelog factory.ChangelogMode
+	// DeadLettersExactlyOnce is set when the source sets bad records aside
+	// (Info.DeadLetters) and its pipeline's sink is exactly-once: its
+	// dead-letter sink then commits with the checkpoints
+	// (connector.DeadLetterConfig.ExactlyOnce). DeadLetterGuarantee says
+	// for EXPLAIN which guarantee the dead letters have after a crash.
+	DeadLettersExactlyOnce bool
+	DeadLetterGuarantee    string
 }
 
 // Sink is the table an INSERT writes (or the CLI's printing sink for a

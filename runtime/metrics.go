@@ -95,6 +95,12 @@ type TaskStatus struct {
 	// (connector.ErrDropRow: a NULL for a NOT NULL sink column under
 	// table.exec.sink.not-null-enforcer = DROP).
 	Dropped int64
+	// BadSkipped and DeadLettered count the records (or rows the pipeline
+	// rejected) that a source task's bad-record policy skipped or set
+	// aside as dead letters, for readers that implement
+	// connector.BadRecordCounter ('scan.bad-record.policy' of Kafka
+	// tables).
+	BadSkipped, DeadLettered int64
 	// Backpressure is the total time the task was blocked on full
 	// channels.
 	Backpressure time.Duration
@@ -213,6 +219,9 @@ func (j *Job) Status() Status {
 		}
 		if t.lags != nil {
 			ts.Partitions = t.lags.PartitionLags(nil)
+		}
+		if t.badRecords != nil {
+			ts.BadSkipped, ts.DeadLettered = t.badRecords.BadRecords()
 		}
 		t.mu.Unlock()
 		st.Tasks = append(st.Tasks, ts)

@@ -270,9 +270,16 @@ func (a *attempt) build() error {
 		pr.oneWriter = len(pr.sinks) == 1 && (p.Partition == nil || len(pr.sinks[0].tasks) == 1)
 		input := 0
 		for _, sr := range pSources {
+			var dl *sinkRT
+			if sr.spec.DeadLetter != nil {
+				dl = a.deadLetterSink(pn, sr)
+			}
 			for ti := range max(sr.spec.Parallelism, 1) {
 				t := &sourceTask{a: a, src: sr, index: ti, global: len(a.srcTasks), pipeIndex: input,
 					wake: make(chan struct{}, 1)}
+				if dl != nil {
+					t.dead = dl.tasks[ti].inputs[0]
+				}
 				for _, sk := range pr.sinks {
 					outs := make([]chan message, len(sk.tasks))
 					for k, st := range sk.tasks {
@@ -287,6 +294,23 @@ func (a *attempt) build() error {
 	}
 	a.tracker = newTracker(len(a.sinks))
 	return nil
+}
+
+// deadLetterSink adds the dead-letter sink of source sr of pipeline pn
+// (SourceSpec.DeadLetter): one task per source task, each with that
+// source task as its only input.
+func (a *attempt) deadLetterSink(pn string, sr *sourceRT) *sinkRT {
+	capacity := a.j.spec.Config.ChannelCapacity
+	sk := &sinkRT{id: pn + "/" + sr.spec.DeadLetter.Name, index: len(a.sinks), spec: sr.spec.DeadLetter}
+	a.sinks = append(a.sinks, sk)
+	for ti := range max(sr.spec.Parallelism, 1) {
+		t := &sinkTask{a: a, sink: sk, index: ti, global: len(a.snkTasks),
+			merged: make(chan message, capacity), notify: make(chan struct{}, 1),
+			inputs: []chan message{make(chan message, capacity)}, release: []chan struct{}{make(chan struct{}, 1)}}
+		sk.tasks = append(sk.tasks, t)
+		a.snkTasks = append(a.snkTasks, t)
+	}
+	return sk
 }
 
 func (a *attempt) openCommitters(ctx context.Context) error {
@@ -462,6 +486,7 @@ type sourceTask struct {
 	pipeIndex int
 	splits    []connector.SplitState
 	outs      [][]chan message // per sink of the pipeline, per sink task
+	dead      chan message     // the input of this task's dead-letter sink task, or nil
 
 	mu         sync.Mutex
 	reqs       []barrierReq
@@ -470,6 +495,7 @@ type sourceTask struct {
 
 	recordsIn, recordsOut atomic.Int64
 	dropped               atomic.Int64 // rows the transform dropped (connector.ErrDropRow)
+	badRecords            connector.BadRecordCounter
 	backpressure          atomic.Int64 // nanoseconds blocked on full channels
 	bytes                 connector.ByteCounter
 	lags                  connector.LagReporter
@@ -525,8 +551,15 @@ func (t *sourceTask) run(ctx context.Context) error {
 		t.lags = lr
 		t.mu.Unlock()
 	}
+	if bc, ok := r.(connector.BadRecordCounter); ok {
+		t.mu.Lock()
+		t.badRecords = bc
+		t.mu.Unlock()
+	}
 	listener, _ := r.(connector.CheckpointListener)
 	positions, _ := r.(connector.GroupPositionReader)
+	badRows, _ := r.(connector.BadRowHandler)
+	deadLetters, _ := r.(connector.DeadLetterReader)
 	pipe := t.src.pipe
 	var readCtx context.Context
 	var cancelRead context.CancelFunc = func() {}
@@ -542,6 +575,13 @@ func (t *sourceTask) run(ctx context.Context) error {
 			t.cancelRead = cancelRead
 		}
 		t.mu.Unlock()
+		if deadLetters != nil {
+			// Before any snapshot: a position past a bad record goes
+			// with its dead letter into the same checkpoint.
+			if err := t.sendDeadLetters(ctx, deadLetters.DeadLetters()); err != nil {
+				return err
+			}
+		}
 		for _, b := range reqs {
 			states, err := r.Snapshot(b.id)
 			if err != nil {
@@ -630,12 +670,21 @@ func (t *sourceTask) run(ctx context.Context) error {
 			out = make([]types.Row, 0, len(rows))
 			for i, row := range rows {
 				if out, err = tf(row, out); err != nil {
-					if errors.Is(err, connector.ErrDropRow) {
+					drop := errors.Is(err, connector.ErrDropRow)
+					if badRows != nil && (drop || errors.Is(err, connector.ErrBadRow)) && badRows.RejectRow(i, err) {
+						continue
+					}
+					if drop {
 						t.dropped.Add(1)
 						continue
 					}
 					return fmt.Errorf("pipeline %q: %w%s", pipe.name, err, rowPosition(r, i))
 				}
+			}
+		}
+		if deadLetters != nil {
+			if err := t.sendDeadLetters(ctx, deadLetters.DeadLetters()); err != nil {
+				return err
 			}
 		}
 		if len(out) == 0 {
@@ -646,6 +695,19 @@ func (t *sourceTask) run(ctx context.Context) error {
 			return err
 		}
 	}
+}
+
+// sendDeadLetters sends the dead letters of the last batch to the task's
+// dead-letter sink task, ahead of the next barrier.
+func (t *sourceTask) sendDeadLetters(ctx context.Context, rows []types.Row) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	if t.dead == nil {
+		return fmt.Errorf("source %q task %d: the reader set %d records aside as dead letters, but the source has no dead-letter sink (runtime.SourceSpec.DeadLetter)",
+			t.src.id, t.index, len(rows))
+	}
+	return t.send(ctx, t.dead, message{kind: msgData, rows: rows})
 }
 
 // rowPosition returns " (row from <position>)" when reader r knows where
@@ -731,6 +793,11 @@ const groupCommitTimeout = 30 * time.Second
 // broadcastBarrier sends barrier m to every sink task, with pos to the one
 // sink task that receives this task's rows (pipeline.oneWriter).
 func (t *sourceTask) broadcastBarrier(ctx context.Context, m message, pos *taskPositions) error {
+	if t.dead != nil {
+		if err := t.send(ctx, t.dead, m); err != nil {
+			return err
+		}
+	}
 	for _, outs := range t.outs {
 		for k, ch := range outs {
 			mm := m
@@ -746,6 +813,11 @@ func (t *sourceTask) broadcastBarrier(ctx context.Context, m message, pos *taskP
 }
 
 func (t *sourceTask) broadcast(ctx context.Context, m message) error {
+	if t.dead != nil {
+		if err := t.send(ctx, t.dead, m); err != nil {
+			return err
+		}
+	}
 	for _, outs := range t.outs {
 		for _, ch := range outs {
 			if err := t.send(ctx, ch, m); err != nil {

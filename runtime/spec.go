@@ -68,6 +68,14 @@ type SourceSpec struct {
 	// Transform, when set, replaces the pipeline's Transform for the rows
 	// of this source (each branch of a UNION ALL has its own projection).
 	Transform func(in types.Row, out []types.Row) ([]types.Row, error)
+	// DeadLetter, when set, is the sink of the source's dead letters
+	// (connector.DeadLetterSource): it receives only the rows its readers
+	// set aside (connector.DeadLetterReader), never the pipeline's
+	// output. Its id is "<pipeline>/<DeadLetter.Name>" and it runs one task
+	// per source task, each fed by that source task alone; it takes part
+	// in checkpoints as any sink does (barriers, pre-commit, commit by
+	// the completed checkpoint, recovery). Its Parallelism is ignored.
+	DeadLetter *SinkSpec
 }
 
 // SinkSpec is a sink with its parallelism.
@@ -126,6 +134,11 @@ func (s *JobSpec) validate() error {
 		for _, src := range p.Sources {
 			if err := check("source", src.Name, src.Parallelism, src.Source == nil); err != nil {
 				return err
+			}
+			if dl := src.DeadLetter; dl != nil {
+				if err := check("sink", dl.Name, 0, dl.Sink == nil); err != nil {
+					return err
+				}
 			}
 		}
 		for _, snk := range p.Sinks {

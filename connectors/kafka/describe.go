@@ -96,6 +96,16 @@ func describeSource(v *factory.Validated, upsert bool, info *factory.TableInfo) 
 		info.ResumesFrom = &factory.PositionStore{System: clusterSystemID(optServers.Get(c)), Group: g}
 	}
 	info.Parallelism = optScanParallelism.Get(c)
+	policy := optBadRecordPolicy.Get(c)
+	switch policy {
+	case "skip":
+		info.Summary = append(info.Summary, factory.KeyValue{Key: "bad records", Value: "skipped, counted and logged (scan.bad-record.policy = skip)"})
+	case "dead-letter":
+		topic := optDeadLetterTopic.Get(c)
+		info.Summary = append(info.Summary, factory.KeyValue{Key: "bad records", Value: fmt.Sprintf("written unchanged to dead-letter topic '%s' (scan.bad-record.policy = dead-letter)", topic)})
+		info.DeadLetters = fmt.Sprintf("topic '%s'", topic)
+		info.DeadLettersOption = "'" + optBadRecordPolicy.Key() + "' = 'dead-letter'"
+	}
 	if v.Table.Job.ScaleOut {
 		describeScaleOutSource(v, upsert, startup, props, info)
 	}

@@ -65,6 +65,10 @@ var (
 				Description("End timestamp (milliseconds since the epoch) in 'timestamp' bounded mode.")
 	optDiscovery = factory.Duration("scan.topic-partition-discovery.interval").Default(5 * time.Minute).
 			Description("How often an unbounded source looks for new partitions (and new topics matching 'topic-pattern'), which start at their earliest offset; 0 disables it.")
+	optBadRecordPolicy = factory.Enum("scan.bad-record.policy", "fail", "skip", "dead-letter").Default("fail").
+				Description("What the source does with a record its formats cannot decode, and with a record whose row the job rejects for a NULL in a NOT NULL sink column: fail the job, naming topic, partition, offset and the format's reason (the default, as Flink); skip it, counted in streamsql_task_bad_records_skipped_total and logged with topic, partition and offset at most once per 10 s; or dead-letter it: write its key, value, headers and timestamp unchanged to 'scan.bad-record.dead-letter.topic', with streamsql.dead-letter.* headers saying where it came from and why. Dead letters are committed by the checkpoint that reads past their record: when the job's sink is exactly-once, in Kafka transactions of their own committed and recovered with that checkpoint (each dead letter once in the topic, for read_committed consumers), else flushed at each checkpoint (at least once). A format's 'ignore-parse-errors' = 'true' is Flink's skip: it goes with 'skip' (or no policy), not with 'fail' or 'dead-letter'.")
+	optDeadLetterTopic = factory.String("scan.bad-record.dead-letter.topic").
+				Description("Topic the dead letters of 'scan.bad-record.policy' = 'dead-letter' are written to, on the source's cluster with the source's 'properties.*' (security included); the topic must exist. Required with that policy, refused without it.")
 	optScanParallelism = option.ScanParallelism.
 				Description("Parallelism of the source; default: the job's.")
 	optPartitioner = factory.Enum("sink.partitioner", "default", "fixed", "round-robin").Default("default").
@@ -111,6 +115,34 @@ var (
 	ruleBoundedOffsets = factory.Check("invalid 'scan.bounded.specific-offsets'", func(c *factory.Config) error {
 		return checkSpecificOffsets(c, optBoundedSpecificOffsets)
 	}, optBoundedSpecificOffsets, optTopic, optTopicPattern)
+)
+
+// Rules of the bad-record policy, shared by both connectors.
+var (
+	ruleDeadLetterTopic = factory.RequiredWhen(optDeadLetterTopic, optBadRecordPolicy, []string{"dead-letter"},
+		"'scan.bad-record.dead-letter.topic' is required when 'scan.bad-record.policy' is 'dead-letter': it names the topic the dead letters go to")
+	ruleDeadLetterOnly = factory.Check("'scan.bad-record.dead-letter.topic' is only used by 'scan.bad-record.policy' = 'dead-letter'", func(c *factory.Config) error {
+		if c.Has(optDeadLetterTopic) && optBadRecordPolicy.Get(c) != "dead-letter" {
+			return fmt.Errorf("'scan.bad-record.policy' is '%s': set it to 'dead-letter', or remove 'scan.bad-record.dead-letter.topic'", optBadRecordPolicy.Get(c))
+		}
+		return nil
+	}, optDeadLetterTopic, optBadRecordPolicy)
+	ruleIgnoreParseErrors = factory.Check("a format's 'ignore-parse-errors' = 'true' skips the records it cannot parse itself, as in Flink: it goes with 'scan.bad-record.policy' = 'skip' (or no policy), not with 'fail' or 'dead-letter'", func(c *factory.Config) error {
+		policy, set := c.Text(optBadRecordPolicy)
+		if !set || policy == "skip" {
+			return nil
+		}
+		for _, f := range []*factory.Format{optKeyFormat.Get(c), optValueFormat.Get(c), optUpsertKeyFormat.Get(c), optUpsertValueFormat.Get(c)} {
+			if f != nil && optFormatIgnoreParseErrors.Get(f.Options) {
+				return fmt.Errorf("'%signore-parse-errors' = 'true' contradicts 'scan.bad-record.policy' = '%s': remove one of them (with 'dead-letter', set '%signore-parse-errors' = 'false' so that bad records reach the dead-letter topic)",
+					f.Prefix, policy, f.Prefix)
+			}
+		}
+		return nil
+	}, optBadRecordPolicy, optDeadLetterTopic)
+	// optFormatIgnoreParseErrors reads Flink's '<format>.ignore-parse-errors'
+	// of the formats that declare it (json, csv, the CDC formats).
+	optFormatIgnoreParseErrors = factory.Bool("ignore-parse-errors")
 )
 
 // Rules of the kafka connector only.
@@ -181,10 +213,12 @@ func Factory() factory.ConnectorFactory {
 			optValueFormat, optKeyFormat, optKeyFields, optKeyFieldsPrefix, optValueFieldsInclude,
 			optStartupMode, optStartupSpecificOffsets, optStartupTimestamp,
 			optBoundedMode, optBoundedSpecificOffsets, optBoundedTimestamp, optDiscovery, optScanParallelism,
+			optBadRecordPolicy, optDeadLetterTopic,
 			optPartitioner, optSinkParallelism, optDelivery, optTxnPrefix, optNaming},
 		Rules: []factory.Rule{ruleTopic, rulePattern, ruleProperties, ruleKeyFormat, ruleKeyPrefix, ruleRoundRobin,
 			ruleStartupSpecific, ruleStartupTimestamp, ruleStartupOffsets,
-			ruleBoundedSpecific, ruleBoundedTimestamp, ruleBoundedOffsets, ruleScanParallelism, ruleSinkParallelism},
+			ruleBoundedSpecific, ruleBoundedTimestamp, ruleBoundedOffsets, ruleScanParallelism, ruleSinkParallelism,
+			ruleDeadLetterTopic, ruleDeadLetterOnly, ruleIgnoreParseErrors},
 		ReadableMetadata:    readableMetadata(),
 		ValueFormatMetadata: true,
 		WritableMetadata:    writableMetadata(),
@@ -204,9 +238,11 @@ func UpsertFactory() factory.ConnectorFactory {
 		Options: []factory.Option{optTopic, optTopicPattern, optServers, optGroupID, optTxnTimeout, optProperties,
 			optUpsertValueFormat, optUpsertKeyFormat, optKeyFieldsPrefix, optValueFieldsInclude,
 			optBoundedMode, optBoundedSpecificOffsets, optBoundedTimestamp, optDiscovery, optScanParallelism,
+			optBadRecordPolicy, optDeadLetterTopic,
 			optSinkParallelism, optDelivery, optTxnPrefix, optNaming, optBufferRows, optBufferInterval},
 		Rules: []factory.Rule{ruleTopic, rulePattern, ruleProperties, ruleKeyPrefix,
-			ruleBoundedSpecific, ruleBoundedTimestamp, ruleBoundedOffsets, ruleBuffer, ruleScanParallelism, ruleSinkParallelism},
+			ruleBoundedSpecific, ruleBoundedTimestamp, ruleBoundedOffsets, ruleBuffer, ruleScanParallelism, ruleSinkParallelism,
+			ruleDeadLetterTopic, ruleDeadLetterOnly, ruleIgnoreParseErrors},
 		ReadableMetadata:    readableMetadata(),
 		ValueFormatMetadata: true,
 		WritableMetadata:    writableMetadata(),
@@ -277,7 +313,12 @@ func newTableSource(ctx factory.Context, upsert bool) (connector.Source, error) 
 		Metadata:          l.srcMeta,
 		ScaleOut:          ctx.Job.ScaleOut,
 		InstanceID:        ctx.Job.InstanceID,
+		Table:             ctx.Table,
 	}
+	if cfg.BadRecordPolicy, err = parseBadRecordPolicy(optBadRecordPolicy.Get(c)); err != nil {
+		return nil, err
+	}
+	cfg.DeadLetterTopic = optDeadLetterTopic.Get(c)
 	if l.multiRow() {
 		cfg.NewRowDecoder = func() (multiRowDecoder, error) { return l.newRowDecoder() }
 	} else {

@@ -24,5 +24,8 @@ func TestMain(m *testing.M) {
 	if os.Getenv(copyChildEnv) != "" {
 		os.Exit(copyChild())
 	}
+	if os.Getenv(dlChildEnv) != "" {
+		os.Exit(deadLetterChild())
+	}
 	goleak.VerifyTestMain(m)
 }

@@ -77,9 +77,11 @@ type reader struct {
 	decode   decodeFunc
 	nextRow  func(row *types.Row) bool // the rest of a record's rows (RowDecoder), or nil
 	skipped  atomic.Int64
-	// rowPos[i] is where row i of the batch take returned last came from
-	// (RowPosition); reused from batch to batch.
-	rowPos []recordPos
+	// rowPos[i] is the record row i of the batch take returned last came
+	// from (RowPosition, RejectRow); reused from batch to batch.
+	rowPos []*kgo.Record
+	// bad applies 'scan.bad-record.policy'.
+	bad badRecords
 
 	// pending holds the records of the last fetch not yet turned into
 	// rows. Read takes every buffered record from the client at once so
@@ -114,6 +116,10 @@ func (s *source) Open(ctx context.Context, task connector.TaskInfo, splits []con
 	r, err := s.open(ctx, splits)
 	if err != nil {
 		return nil, err
+	}
+	r.bad = badRecords{policy: s.cfg.BadRecordPolicy, table: s.cfg.Table, job: task.Job, log: task.Logger, every: badRecordLogInterval}
+	if r.bad.log == nil {
+		r.bad.log = s.cfg.Logger
 	}
 	if s.cfg.DiscoveryInterval > 0 && !s.Bounded() && !s.cfg.ScaleOut && task.Parallelism > 0 && s.listedSplits() != nil {
 		r.discovery, r.task = s.cfg.DiscoveryInterval, task
@@ -611,7 +617,7 @@ func (r *reader) resolveEnds(ctx context.Context, topics []string) error {
 func (r *reader) Read(ctx context.Context) ([]types.Row, error) {
 	for {
 		rows, err := r.poll(ctx)
-		if len(rows) > 0 || err != nil {
+		if len(rows) > 0 || err != nil || len(r.bad.dead) > 0 {
 			return rows, err
 		}
 	}
@@ -712,17 +718,17 @@ func (r *reader) take() ([]types.Row, error) {
 				nbytes += int64(len(rec.Key) + len(rec.Value))
 				row := types.Row{Fields: rowFields(slab, len(out), width)}
 				if err := r.decode(rec.Key, rec.Value, &row); err != nil {
-					if !errors.Is(err, factory.ErrSkipRecord) {
-						return out, fmt.Errorf("kafka source: decoding the record at topic %s partition %d offset %d: %w",
-							rec.Topic, rec.Partition, rec.Offset, err)
+					if errors.Is(err, factory.ErrSkipRecord) {
+						r.skipped.Add(1)
+					} else if err := r.bad.decodeFailed(rec, err); err != nil {
+						return out, err
 					}
-					r.skipped.Add(1)
 					clear(row.Fields)
 					row.Kind = types.Insert
 				} else {
 					r.fillMetadata(rec, &row)
 					out = append(out, row)
-					r.rowPos = append(r.rowPos, recordPos{rec.Topic, rec.Partition, rec.Offset})
+					r.rowPos = append(r.rowPos, rec)
 					for r.nextRow != nil {
 						// More rows of the record (an UPDATE's -U and +U):
 						// past the slab's rows, each has its own fields.
@@ -732,7 +738,7 @@ func (r *reader) take() ([]types.Row, error) {
 						}
 						r.fillMetadata(rec, &row)
 						out = append(out, row)
-						r.rowPos = append(r.rowPos, recordPos{rec.Topic, rec.Partition, rec.Offset})
+						r.rowPos = append(r.rowPos, rec)
 					}
 				}
 			}
@@ -772,13 +778,6 @@ func rowFields(slab []types.Value, i, width int) []types.Value {
 	return make([]types.Value, width)
 }
 
-// recordPos is the topic, partition and offset of a record.
-type recordPos struct {
-	topic     string
-	partition int32
-	offset    int64
-}
-
 // RowPosition implements connector.RowPositioner: the topic, partition and
 // offset of the record row i of the last batch was decoded from.
 func (r *reader) RowPosition(i int) string {
@@ -786,7 +785,27 @@ func (r *reader) RowPosition(i int) string {
 		return ""
 	}
 	p := r.rowPos[i]
-	return fmt.Sprintf("topic %s partition %d offset %d", p.topic, p.partition, p.offset)
+	return fmt.Sprintf("topic %s partition %d offset %d", p.Topic, p.Partition, p.Offset)
+}
+
+// RejectRow implements connector.BadRowHandler: under 'scan.bad-record.policy'
+// skip or dead-letter, the record of row i of the last batch, which the
+// pipeline rejected with err, is skipped or set aside as a dead letter
+// (once, however many of its rows are rejected).
+func (r *reader) RejectRow(i int, err error) bool {
+	if i < 0 || i >= len(r.rowPos) {
+		return false
+	}
+	return r.bad.rejected(r.rowPos[i], err)
+}
+
+// DeadLetters implements connector.DeadLetterReader.
+func (r *reader) DeadLetters() []types.Row { return r.bad.take() }
+
+// BadRecords implements connector.BadRecordCounter: the records
+// 'scan.bad-record.policy' skipped and set aside as dead letters so far.
+func (r *reader) BadRecords() (skipped, deadLettered int64) {
+	return r.bad.skipped.Load(), r.bad.deadLettered.Load()
 }
 
 func (r *reader) fillMetadata(rec *kgo.Record, row *types.Row) {

@@ -249,6 +249,17 @@ type sourceConfig struct {
 	NewRowDecoder func() (multiRowDecoder, error)
 	// Logger receives warnings; nil means slog.Default().
 	Logger *slog.Logger
+	// BadRecordPolicy is 'scan.bad-record.policy': what a reader does with
+	// a record its decoder fails on (an error not wrapping
+	// factory.ErrSkipRecord), and with a record whose row the pipeline
+	// rejects (connector.BadRowHandler). Table names the table in its
+	// messages and dead letters.
+	BadRecordPolicy badRecordPolicy
+	Table           string
+	// DeadLetterTopic is 'scan.bad-record.dead-letter.topic', required by
+	// deadLetterBadRecords: where the source's dead-letter sink
+	// (DeadLetterSink) writes, through the cluster of Properties.
+	DeadLetterTopic string
 	// ScaleOut makes the source a member of 'properties.group.id' under
 	// the static instance id InstanceID (pipeline.scale-out): its splits
 	// are the partitions the group assigns this process, read from the
@@ -284,6 +295,10 @@ func newSource(cfg sourceConfig) (*source, error) {
 		return nil, errors.New("kafka source: options 'topic' and 'topic-pattern' shouldn't be set together")
 	case cfg.Decoder == nil && cfg.NewDecoder == nil && cfg.NewRowDecoder == nil:
 		return nil, errors.New("kafka source: no decoder")
+	case cfg.BadRecordPolicy > deadLetterBadRecords:
+		return nil, fmt.Errorf("kafka source: unknown bad-record policy %v", cfg.BadRecordPolicy)
+	case cfg.BadRecordPolicy == deadLetterBadRecords && cfg.DeadLetterTopic == "":
+		return nil, errors.New("kafka source: 'scan.bad-record.policy' = 'dead-letter' needs 'scan.bad-record.dead-letter.topic'")
 	case cfg.StartupMode == startSpecificOffsets && len(cfg.StartupSpecificOffsets) == 0:
 		return nil, errors.New("kafka source: 'scan.startup.specific-offsets' is required in 'specific-offsets' startup mode but missing")
 	case cfg.BoundedMode == boundedSpecificOffsets && len(cfg.BoundedSpecificOffsets) == 0:

@@ -250,7 +250,7 @@ type Collector struct {
 	src runtime.Metrics
 
 	recordsIn, recordsOut, bytesIn, bytesOut, backpressure          *prometheus.Desc
-	dropped                                                         *prometheus.Desc
+	dropped, badSkipped, deadLettered                               *prometheus.Desc
 	ckptCompleted, ckptFailed, ckptLastID, ckptLastDuration         *prometheus.Desc
 	ckptLastSize, ckptLastTime, ckptTotalDuration                   *prometheus.Desc
 	pending, pendingAge, restarts, state, triggeringPaused, running *prometheus.Desc
@@ -266,9 +266,13 @@ func NewCollector(src runtime.Metrics) *Collector {
 		return prometheus.NewDesc("streamsql_"+name, help, labels, nil)
 	}
 	return &Collector{src: src,
-		recordsIn:         d("task_records_in_total", "Rows read (source task) or received (sink task).", task),
-		recordsOut:        d("task_records_out_total", "Rows a source task sent downstream after its filter and projection.", task),
-		dropped:           d("task_records_dropped_total", "Rows a source task dropped because a NOT NULL sink column got NULL (table.exec.sink.not-null-enforcer = DROP).", task),
+		recordsIn:  d("task_records_in_total", "Rows read (source task) or received (sink task).", task),
+		recordsOut: d("task_records_out_total", "Rows a source task sent downstream after its filter and projection.", task),
+		dropped:    d("task_records_dropped_total", "Rows a source task dropped because a NOT NULL sink column got NULL (table.exec.sink.not-null-enforcer = DROP).", task),
+		badSkipped: d("task_bad_records_skipped_total",
+			"Records a source task could not decode, or whose rows a NOT NULL sink column rejected, that its table's 'scan.bad-record.policy' = 'skip' skipped.", task),
+		deadLettered: d("task_dead_letters_total",
+			"Records a source task could not decode, or whose rows a NOT NULL sink column rejected, that its table's 'scan.bad-record.policy' = 'dead-letter' set aside for its dead-letter topic.", task),
 		bytesIn:           d("task_bytes_in_total", "Bytes read by a source task (connectors that count them).", task),
 		bytesOut:          d("task_bytes_out_total", "Bytes written by a sink task (connectors that count them).", task),
 		backpressure:      d("task_backpressure_seconds_total", "Time a task was blocked on full channels.", task),
@@ -294,7 +298,7 @@ func NewCollector(src runtime.Metrics) *Collector {
 
 // Describe implements prometheus.Collector.
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.recordsIn, c.recordsOut, c.dropped, c.bytesIn, c.bytesOut, c.backpressure,
+	for _, d := range []*prometheus.Desc{c.recordsIn, c.recordsOut, c.dropped, c.badSkipped, c.deadLettered, c.bytesIn, c.bytesOut, c.backpressure,
 		c.ckptCompleted, c.ckptFailed, c.ckptLastID, c.ckptLastDuration, c.ckptLastSize, c.ckptLastTime,
 		c.ckptTotalDuration, c.pending, c.pendingAge, c.restarts, c.state, c.triggeringPaused, c.running, c.groupCommitFailures, c.lag} {
 		ch <- d
@@ -320,6 +324,8 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 		if t.Kind == runtime.SourceTask {
 			counter(c.recordsOut, float64(t.RecordsOut), l...)
 			counter(c.dropped, float64(t.Dropped), l...)
+			counter(c.badSkipped, float64(t.BadSkipped), l...)
+			counter(c.deadLettered, float64(t.DeadLettered), l...)
 			counter(c.bytesIn, float64(t.BytesIn), l...)
 		} else {
 			counter(c.bytesOut, float64(t.BytesOut), l...)

@@ -1,0 +1,309 @@
+package kafka
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/streamsql/streamsql/internal/kafkatest"
+	"github.com/streamsql/streamsql/job"
+	"github.com/streamsql/streamsql/runtime"
+	"github.com/streamsql/streamsql/runtime/testkit"
+)
+
+// The dead-letter crash tests run an exactly-once Kafka → Kafka SQL job
+// whose source has 'scan.bad-record.policy' = 'dead-letter' in a child
+// process (this test binary, re-executed), SIGKILL it at a failure point
+// of the checkpoint protocol (or at a random moment), restart it until it
+// finishes, and check with independent read_committed readers that every
+// good record is in the sink once and every bad one (undecodable, or
+// rejected for a NULL in the NOT NULL column) in the dead-letter topic
+// once, byte for byte.
+
+const dlChildEnv = "STREAMSQL_KAFKA_DEADLETTER_CHILD"
+
+const dlPartitions = 4
+
+// deadLetterJob describes the child's job; it travels in the environment.
+type deadLetterJob struct {
+	broker, name, dir, in, out, dlq string
+}
+
+func (j deadLetterJob) env() []string {
+	return []string{dlChildEnv + "=1", "DL_BROKER=" + j.broker, "DL_JOB=" + j.name, "DL_DIR=" + j.dir,
+		"DL_IN=" + j.in, "DL_OUT=" + j.out, "DL_DLQ=" + j.dlq}
+}
+
+func (j deadLetterJob) sql() string {
+	return `SET 'execution.checkpointing.interval' = '30ms';
+CREATE TABLE src (p BIGINT, seq BIGINT) WITH ('connector' = 'kafka', 'topic' = '` + j.in + `',
+  'properties.bootstrap.servers' = '` + j.broker + `', 'properties.isolation.level' = 'read_committed',
+  'properties.max.poll.records' = '8', 'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset',
+  'format' = 'json', 'scan.parallelism' = '2',
+  'scan.bad-record.policy' = 'dead-letter', 'scan.bad-record.dead-letter.topic' = '` + j.dlq + `');
+CREATE TABLE snk (p BIGINT NOT NULL, seq BIGINT) WITH ('connector' = 'kafka', 'topic' = '` + j.out + `',
+  'properties.bootstrap.servers' = '` + j.broker + `', 'key.format' = 'json', 'key.fields' = 'p', 'value.format' = 'json',
+  'sink.delivery-guarantee' = 'exactly-once', 'sink.transactional-id-prefix' = '` + j.name + `-out', 'sink.parallelism' = '2');
+INSERT INTO snk SELECT p, seq FROM src;
+`
+}
+
+// deadLetterChild runs the job with the faults of testkit.FaultsEnv; it
+// exits 0 when the job finished.
+func deadLetterChild() int {
+	fail := func(err error) int { fmt.Fprintln(os.Stderr, "dead-letter child:", err); return 3 }
+	j := deadLetterJob{broker: os.Getenv("DL_BROKER"), name: os.Getenv("DL_JOB"), dir: os.Getenv("DL_DIR"),
+		in: os.Getenv("DL_IN"), out: os.Getenv("DL_OUT"), dlq: os.Getenv("DL_DLQ")}
+	f, err := testkit.FaultsFromEnv()
+	if err != nil {
+		return fail(err)
+	}
+	var faults runtime.FaultInjector
+	if f != nil {
+		faults = f
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	jb, err := job.Compile(ctx, "dl.sql", j.sql(), job.Options{Registry: job.NewRegistry(), JobName: j.name,
+		Set:     map[string]string{"restart-strategy.type": "none", "execution.checkpointing.dir": filepath.Join(j.dir, "checkpoints")},
+		Logger:  slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError})),
+		Testing: job.Testing{Faults: faults}})
+	if err != nil {
+		return fail(err)
+	}
+	if err := jb.Run(ctx); err != nil {
+		return fail(err)
+	}
+	return 0
+}
+
+// exec runs the child with faults, SIGKILLed after killAfter when it is
+// positive; killed reports a SIGKILL, err any other failure.
+func (j deadLetterJob) exec(t *testing.T, faults string, killAfter time.Duration) (killed bool, stderrText string, err error) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(append(os.Environ(), j.env()...), testkit.FaultsEnv+"="+faults)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if killAfter > 0 {
+		timer := time.AfterFunc(killAfter, func() { _ = cmd.Process.Signal(syscall.SIGKILL) })
+		defer timer.Stop()
+	}
+	err = cmd.Wait()
+	if ee, ok := err.(*exec.ExitError); ok {
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL {
+			return true, stderr.String(), nil
+		}
+	}
+	return false, stderr.String(), err
+}
+
+func (j deadLetterJob) run(t *testing.T, faults string, killAfter time.Duration) (killed bool) {
+	t.Helper()
+	killed, stderr, err := j.exec(t, faults, killAfter)
+	if err != nil {
+		t.Fatalf("child (faults %q) failed: %v\n%s", faults, err, stderr)
+	}
+	return killed
+}
+
+// dlInput is what produceDeadLetterInput wrote: the good rows' seqs per
+// source partition (p = partition), and the bad records by
+// "partition/offset".
+type dlInput struct {
+	good map[int64][]int64
+	bad  map[string]*kgo.Record
+}
+
+// produceDeadLetterInput writes per records to each of the dlPartitions
+// partitions of topic: record i of partition q is {"p":q,"seq":i}, except
+// that every 7th is not JSON (with a key and headers) and every 11th has
+// a NULL p, which the sink's NOT NULL column rejects.
+func produceDeadLetterInput(t *testing.T, b kafkatest.Broker, topic string, per int) dlInput {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	in := dlInput{good: map[int64][]int64{}, bad: map[string]*kgo.Record{}}
+	var recs []*kgo.Record
+	var bad []*kgo.Record
+	for q := range int32(dlPartitions) {
+		for i := range per {
+			r := &kgo.Record{Topic: topic, Partition: q}
+			switch {
+			case i%7 == 3:
+				r.Key = []byte(fmt.Sprintf("k%d-%d", q, i))
+				r.Value = []byte(fmt.Sprintf("not json %d/%d", q, i))
+				r.Headers = []kgo.RecordHeader{{Key: "trace", Value: []byte(strconv.Itoa(i))}, {Key: "trace", Value: nil}}
+				bad = append(bad, r)
+			case i%11 == 5:
+				r.Value = []byte(fmt.Sprintf(`{"p":null,"seq":%d}`, i))
+				bad = append(bad, r)
+			default:
+				r.Value = []byte(fmt.Sprintf(`{"p":%d,"seq":%d}`, q, i))
+				in.good[int64(q)] = append(in.good[int64(q)], int64(i))
+			}
+			recs = append(recs, r)
+		}
+	}
+	cl := b.Client(t, kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	if err := cl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range bad {
+		in.bad[strconv.Itoa(int(r.Partition))+"/"+strconv.FormatInt(r.Offset, 10)] = r
+	}
+	return in
+}
+
+// readCommitted reads every committed record of topic: it appends a
+// sentinel to each partition (outside any transaction) and reads
+// read_committed until it has seen all of them.
+func readCommitted(t *testing.T, b kafkatest.Broker, topic string, partitions int32) []*kgo.Record {
+	t.Helper()
+	b.AwaitStable(t, topic)
+	cl := b.Client(t, kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for p := range partitions {
+		if err := cl.ProduceSync(ctx, &kgo.Record{Topic: topic, Partition: p, Value: []byte("sentinel")}).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	isSentinel := func(r *kgo.Record) bool { return string(r.Value) == "sentinel" && r.Headers == nil }
+	recs := b.Consume(t, topic, true, time.Minute, func(rs []*kgo.Record) bool {
+		n := 0
+		for _, r := range rs {
+			if isSentinel(r) {
+				n++
+			}
+		}
+		return n == int(partitions)
+	})
+	var out []*kgo.Record
+	sentinels := 0
+	for _, r := range recs {
+		if isSentinel(r) {
+			sentinels++
+			continue
+		}
+		out = append(out, r)
+	}
+	if sentinels != int(partitions) {
+		t.Fatalf("topic %s: read %d of %d sentinels", topic, sentinels, partitions)
+	}
+	return out
+}
+
+// verify checks the sink (every good row once, in order per source
+// partition) and the dead-letter topic (every bad record once, byte for
+// byte, with its position in the headers).
+func (j deadLetterJob) verify(t *testing.T, b kafkatest.Broker, in dlInput) {
+	t.Helper()
+	seqs := map[int64][]int64{}
+	for _, r := range readCommitted(t, b, j.out, 2) {
+		var row struct{ P, Seq int64 }
+		if err := json.Unmarshal(r.Value, &row); err != nil {
+			t.Fatalf("sink record %q: %v", r.Value, err)
+		}
+		seqs[row.P] = append(seqs[row.P], row.Seq)
+	}
+	for q := range int64(dlPartitions) {
+		got, want := seqs[q], in.good[q]
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("sink, source partition %d: %d rows, want %d exactly once in order (duplicates, loss or reordering)", q, len(got), len(want))
+		}
+	}
+	seen := map[string]int{}
+	for _, r := range readCommitted(t, b, j.dlq, 1) {
+		pos := headerValue(r, HeaderDeadLetterPartition) + "/" + headerValue(r, HeaderDeadLetterOffset)
+		seen[pos]++
+		w, ok := in.bad[pos]
+		if !ok {
+			t.Errorf("dead letter for %s, which is no bad record", pos)
+			continue
+		}
+		if seen[pos] == 1 && (!bytes.Equal(r.Key, w.Key) || (r.Key == nil) != (w.Key == nil) || !bytes.Equal(r.Value, w.Value) ||
+			len(r.Headers) != len(w.Headers)+8) {
+			t.Errorf("dead letter of %s: key %q value %q, %d headers; want key %q value %q, %d+8 headers", pos, r.Key, r.Value, len(r.Headers), w.Key, w.Value, len(w.Headers))
+		}
+	}
+	for pos := range in.bad {
+		if seen[pos] != 1 {
+			t.Errorf("bad record %s: %d dead letters, want exactly 1", pos, seen[pos])
+		}
+	}
+}
+
+func newDLJob(t *testing.T, b kafkatest.Broker) deadLetterJob {
+	return deadLetterJob{broker: b.Addr, name: kafkatest.UniqueName(t), dir: t.TempDir(),
+		in: b.Topic(t, dlPartitions), out: b.Topic(t, 2), dlq: b.Topic(t, 1)}
+}
+
+// TestDeadLetterCrash SIGKILLs the job at the worst moments of the
+// checkpoint protocol — after pre-commit (transactions complete, not
+// committed), after the checkpoint is written (nothing committed), between
+// the commits of the sink and of the dead-letter sink, after a commit
+// whose acknowledgement is not durable — and restarts it: the sink holds
+// every good record once and the dead-letter topic every bad one once.
+func TestDeadLetterCrash(t *testing.T) {
+	b := kafkatest.Require(t)
+	// Each rule fires at the first or second checkpoint that reaches its
+	// point (the sink and the dead-letter sink each pre-commit and commit
+	// at every checkpoint with work): the job reads 8,000 records in a few
+	// checkpoints of 30 ms.
+	for _, rule := range []string{"after-pre-commit@5:kill", "after-checkpoint-written@2:kill", "between-sink-commits@1:kill", "after-commit@3:kill"} {
+		t.Run(rule, func(t *testing.T) {
+			j := newDLJob(t, b)
+			in := produceDeadLetterInput(t, b, j.in, 2000)
+			if !j.run(t, rule, 0) {
+				t.Fatalf("the job finished before %s", rule)
+			}
+			if j.run(t, "", 0) {
+				t.Fatal("the restarted job was killed without a fault")
+			}
+			j.verify(t, b, in)
+		})
+	}
+}
+
+// TestDeadLetterRandomKillsSoak (STREAMSQL_SOAK=1) SIGKILLs the job at
+// random moments many times on both transaction versions before letting it
+// finish.
+func TestDeadLetterRandomKillsSoak(t *testing.T) {
+	if os.Getenv("STREAMSQL_SOAK") == "" {
+		t.Skip("soak test: set STREAMSQL_SOAK=1")
+	}
+	for _, b := range kafkatest.RequireAll(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			for round := range 5 {
+				j := newDLJob(t, b)
+				in := produceDeadLetterInput(t, b, j.in, 3000)
+				rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), uint64(round)))
+				kills := 0
+				for kills < 10 && j.run(t, "", time.Duration(100+rng.IntN(700))*time.Millisecond) {
+					kills++
+				}
+				if kills > 0 && j.run(t, "", 0) {
+					t.Fatal("the job was killed without a fault")
+				}
+				t.Logf("round %d: %d kills", round, kills)
+				j.verify(t, b, in)
+			}
+		})
+	}
+}
