@@ -144,6 +144,11 @@ type ScaleOutResult struct {
 	CPUSecPerM       float64 `json:"cpu_sec_per_million"`
 	BrokerCPUSecPerM float64 `json:"broker_cpu_sec_per_million,omitempty"`
 	ParentCPUSecPerM float64 `json:"parent_cpu_sec_per_million"`
+	// CPUBoundPerSec is the rate the machine's cores could sustain if
+	// the instances, the broker and the counting consumer had them to
+	// themselves: cores / (their CPU seconds per record). A ceiling that
+	// does not depend on other users' load (0 without the broker's CPU).
+	CPUBoundPerSec float64 `json:"cpu_bound_records_per_sec,omitempty"`
 	// BusyCores is the machine's mean busy cores (from /proc/stat) while
 	// the run worked, median of the runs; every process counts, other
 	// users' too.
@@ -294,6 +299,9 @@ func runScale(ctx context.Context, o options, cfgs []scaleConfig, bin string, br
 		res.RecordsPerSec, res.OutPerSec, res.SteadyPerSec, res.FirstMS, res.BusyCores = median(rates), median(outs), median(steady), median(firsts), median(busy)
 		res.MaxRSSMB = slices.Max(res.PeakRSSMB)
 		res.CPUSecPerM, res.BrokerCPUSecPerM, res.ParentCPUSecPerM = perM(cpu), perM(broker), perM(parent)
+		if res.BrokerCPUSecPerM > 0 {
+			res.CPUBoundPerSec = float64(goruntime.NumCPU()) * 1e6 / (res.CPUSecPerM + res.BrokerCPUSecPerM + res.ParentCPUSecPerM)
+		}
 		results[i] = res
 	}
 	for i := range results {
@@ -829,15 +837,15 @@ func machineCPU() (busy, total int64) {
 
 func printScaleTable(w io.Writer, results []ScaleOutResult) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "config\tinstances\ttaskset\trecords/s\tout/s\t×1\tsteady/s\tfirst ms\tpeak RSS MB (each)\tCPU s/M\tbroker CPU s/M\tcounter CPU s/M\tbusy cores\tdup\trestarts\treassign\t")
+	fmt.Fprintln(tw, "config\tinstances\ttaskset\trecords/s\tout/s\t×1\tsteady/s\tfirst ms\tpeak RSS MB (each)\tCPU s/M\tbroker CPU s/M\tcounter CPU s/M\tCPU-bound/s\tbusy cores\tdup\trestarts\treassign\t")
 	for _, r := range results {
 		rss := make([]string, len(r.PeakRSSMB))
 		for i, v := range r.PeakRSSMB {
 			rss[i] = strconv.FormatFloat(v, 'f', 0, 64)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%v\t%.0f\t%.0f\t%.2f\t%.0f\t%.0f\t%s\t%.2f\t%.2f\t%.2f\t%.2f\t%d\t%d\t%d\t\n", r.Config, r.Instances, r.Pinned,
+		fmt.Fprintf(tw, "%s\t%d\t%v\t%.0f\t%.0f\t%.2f\t%.0f\t%.0f\t%s\t%.2f\t%.2f\t%.2f\t%.0f\t%.2f\t%d\t%d\t%d\t\n", r.Config, r.Instances, r.Pinned,
 			r.RecordsPerSec, r.OutPerSec, r.Ratio, r.SteadyPerSec, r.FirstMS, strings.Join(rss, "/"), r.CPUSecPerM, r.BrokerCPUSecPerM,
-			r.ParentCPUSecPerM, r.BusyCores, r.Duplicates, r.Restarts, r.Reassignments)
+			r.ParentCPUSecPerM, r.CPUBoundPerSec, r.BusyCores, r.Duplicates, r.Restarts, r.Reassignments)
 	}
 	tw.Flush()
 }
