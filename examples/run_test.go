@@ -132,6 +132,30 @@ var runCases = map[string]runCase{
 		phases:  [][]string{nil},
 		collect: printedLines,
 	},
+	"dead_letter": {
+		kafka: true,
+		setup: func(t *testing.T, b kafkatest.Broker, dir string) (map[string]map[string]string, []string) {
+			in, out, dlq := b.Topic(t, 1), b.Topic(t, 1), b.Topic(t, 1)
+			produce(t, b, in, []string{`{"id":1,"amount":12.50,"account":"a"}`, `{"id":2,"amount":`, `{"id":null,"amount":3.00,"account":"b"}`,
+				`{"id":4,"amount":99.99,"account":"c"}`, `{"id":5,"amount":1.00,"account":"d"}`})
+			if err := os.WriteFile(filepath.Join(dir, "out-topic"), []byte(out), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			return map[string]map[string]string{
+				"payments":       {"topic": in, "scan.bounded.mode": "latest-offset", "scan.bad-record.dead-letter.topic": dlq},
+				"valid_payments": {"topic": out, "sink.transactional-id-prefix": out},
+				"dead_letters":   {"topic": dlq, "scan.bounded.mode": "latest-offset"},
+			}, []string{out, dlq}
+		},
+		phases: [][]string{{"valid_payments"}, {"print"}},
+		collect: func(t *testing.T, b kafkatest.Broker, dir, printed string) []string {
+			out, err := os.ReadFile(filepath.Join(dir, "out-topic"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return append(readTopic(t, b, string(out)), lines(printed)...)
+		},
+	},
 	"debezium_upsert": {
 		kafka: true,
 		setup: func(t *testing.T, b kafkatest.Broker, _ string) (map[string]map[string]string, []string) {
