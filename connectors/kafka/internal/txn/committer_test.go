@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -269,4 +270,64 @@ func TestOffsetsCommitWithTransaction(t *testing.T) {
 		}
 	}
 	expectCommitted(t, f, "b")
+}
+
+// TestProduceFailureIsNotPreCommitted: a record the broker refuses fails
+// the pre-commit (no committable of a transaction missing records), the
+// writer stays failed, and Close aborts the transaction so that readers
+// are not held back.
+func TestProduceFailureIsNotPreCommitted(t *testing.T) {
+	t.Parallel()
+	f := newFake(t)
+	s, _ := f.sink()
+	w, err := s.NewWriter(task(0), &acks{}, NewProducer(valueEncoder{}, nil, nil, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// "a" is written in the open transaction; "b" is refused.
+	write(t, w, "a")
+	openID, cl := w.OpenTransaction()
+	if err := cl.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if st := f.state(openID); st != "Ongoing" {
+		t.Fatalf("the transaction on %s is %s, want Ongoing", openID, st)
+	}
+	var refuse atomic.Bool
+	refuse.Store(true)
+	f.c.ControlKey(kmsg.Produce.Int16(), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		if !refuse.Load() {
+			return nil, nil, false
+		}
+		f.c.KeepControl()
+		resp := req.(*kmsg.ProduceRequest).ResponseKind().(*kmsg.ProduceResponse)
+		for _, rt := range req.(*kmsg.ProduceRequest).Topics {
+			st := kmsg.NewProduceResponseTopic()
+			st.Topic, st.TopicID = rt.Topic, rt.TopicID
+			for _, rp := range rt.Partitions {
+				sp := kmsg.NewProduceResponseTopicPartition()
+				sp.Partition = rp.Partition
+				sp.ErrorCode = kerr.InvalidRecord.Code
+				st.Partitions = append(st.Partitions, sp)
+			}
+			resp.Topics = append(resp.Topics, st)
+		}
+		return resp, nil, true
+	})
+	write(t, w, "b")
+	ctx, cancel := context.WithTimeout(context.Background(), waitLong)
+	defer cancel()
+	cs, err := w.PreCommit(ctx, 1)
+	if err == nil || len(cs) != 0 || !errors.Is(err, kerr.InvalidRecord) || !strings.Contains(err.Error(), "is not pre-committed") {
+		t.Fatalf("PreCommit after a refused record = %d committables, %v; want the refusal and no committable", len(cs), err)
+	}
+	if err2 := w.Write(context.Background(), rows("c")); err2 == nil {
+		t.Fatalf("Write after a failed pre-commit succeeded")
+	}
+	_ = w.Close()
+	refuse.Store(false)
+	if st := f.state(openID); st == "Ongoing" {
+		t.Fatalf("Close left the failed transaction on %s open", openID)
+	}
+	expectCommitted(t, f)
 }

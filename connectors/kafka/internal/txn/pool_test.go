@@ -3,8 +3,11 @@ package txn
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/twmb/franz-go/pkg/kadm"
 )
 
 // TestSlotReusedOnlyAfterDurableAck: a pooled id whose last transaction is
@@ -134,4 +137,58 @@ func TestSkippedRowsOpenNoTransaction(t *testing.T) {
 	c, _ := preCommit(t, w, 2)
 	commit(t, committer(t, s), c)
 	expectCommitted(t, f, "x")
+}
+
+// TestTransactionVersions: the writer pins each client to the cluster's
+// transaction.version and records it in the committable. Below 2 every
+// transaction on a reused id starts on a new client (a fresh
+// InitProducerId: successive transactions of one producer would otherwise
+// share an epoch, FLINK-8132); at 2 the client is kept (EndTxn v5 bumps
+// the epoch itself). Both commit, in process and by raw EndTxn.
+func TestTransactionVersions(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		tv      int16
+		clients int64
+	}{{1, 2}, {2, 1}} {
+		t.Run(fmt.Sprintf("tv%d", tc.tv), func(t *testing.T) {
+			t.Parallel()
+			f := newFake(t)
+			if tc.tv < 2 {
+				up := kadm.FeatureUpdate{Feature: "transaction.version", MaxVersionLevel: tc.tv, UpgradeType: 2}
+				res, err := kadm.NewClient(f.client()).UpdateFeatures(context.Background(), false, up)
+				if err == nil {
+					err = res.Error()
+				}
+				if err != nil {
+					t.Fatalf("setting transaction.version %d: %v", tc.tv, err)
+				}
+			}
+			s, d := f.sink()
+			ack := &acks{}
+			w := writer(t, s, 0, ack)
+			cm := committer(t, s)
+			write(t, w, "a")
+			c1, id1 := preCommit(t, w, 1)
+			if c, _ := DecodeCommittable(c1); c.TransactionVersion != tc.tv {
+				t.Fatalf("committable records transaction version %d, want %d", c.TransactionVersion, tc.tv)
+			}
+			commit(t, cm, c1)
+			ack.mark(c1)
+			write(t, w, "b")
+			c2, id2 := preCommit(t, w, 2)
+			if id2 != id1 {
+				t.Fatalf("second transaction on %s, want %s reused", id2, id1)
+			}
+			if n := d.transactional.Load(); n != tc.clients {
+				t.Fatalf("two transactions on one id made %d clients, want %d", n, tc.clients)
+			}
+			w.Crash()
+			commit(t, cm, c2) // raw EndTxn of the committable's version
+			if d.rawCommits.Load() != 1 {
+				t.Fatalf("the commit after the crash was not sent raw")
+			}
+			expectCommitted(t, f, "a", "b")
+		})
+	}
 }
