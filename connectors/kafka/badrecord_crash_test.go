@@ -290,19 +290,24 @@ func TestDeadLetterRandomKillsSoak(t *testing.T) {
 	}
 	for _, b := range kafkatest.RequireAll(t) {
 		t.Run(b.Name, func(t *testing.T) {
+			total := 0
 			for round := range 5 {
 				j := newDLJob(t, b)
-				in := produceDeadLetterInput(t, b, j.in, 3000)
+				in := produceDeadLetterInput(t, b, j.in, 30000)
 				rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), uint64(round)))
 				kills := 0
-				for kills < 10 && j.run(t, "", time.Duration(100+rng.IntN(700))*time.Millisecond) {
+				for kills < 20 && j.run(t, "", time.Duration(100+rng.IntN(600))*time.Millisecond) {
 					kills++
 				}
 				if kills > 0 && j.run(t, "", 0) {
 					t.Fatal("the job was killed without a fault")
 				}
 				t.Logf("round %d: %d kills", round, kills)
+				total += kills
 				j.verify(t, b, in)
+			}
+			if total < 10 {
+				t.Fatalf("only %d kills in 5 rounds: the job finishes too fast to test recovery", total)
 			}
 		})
 	}

@@ -60,6 +60,13 @@
 // and writer creates its own decoders and encoders. A decode error is
 // wrapped with the record's topic, partition and offset; a record the
 // format skips (factory.ErrSkipRecord) is counted by reader.Skipped.
+// 'scan.bad-record.policy' (badrecord.go) decides what a record with a
+// factory.DecodeError, or with a row the pipeline rejects
+// (connector.ErrBadRow), does: fail the job, skip it (counted, logged at a
+// bounded rate), or become a dead letter — the original record with
+// HeaderDeadLetter* headers — written by the source's dead-letter sink
+// (connector.DeadLetterSource), an ordinary sink of this package that the
+// runtime commits with the pipeline's checkpoints.
 //
 // upsert-kafka writes INSERT and UPDATE_AFTER rows as records and DELETE
 // rows as tombstones, and drops UPDATE_BEFORE rows (errSkipRow); with
