@@ -22,6 +22,7 @@ func TestParseErrorsMaskSecrets(t *testing.T) {
 		{"doubled quote", `CREATE TABLE k (a INT) WITH ('token' = 'hunter2''hunter' 'topic' = 'x');`, nil, "'topic'"},
 		{"the secret is the offending token", `CREATE TABLE k (a INT) WITH ('topic' = 'a', 'properties.sasl.password' 'hunter2hunter');`, nil, "'hunter2hunter'"},
 		{"from a variable", `CREATE TABLE k (a INT) WITH ('properties.sasl.password' = '${PW}' 'topic' = 'x');`, map[string]string{"PW": "hunter2hunter"}, "'topic'"},
+		{"value spanning lines, error on its last line", "CREATE TABLE k (a INT) WITH ('properties.sasl.jaas.config' = 'PlainLoginModule required\n  username=\"u\"\n  password=\"hunter2hunter\";' 'topic' = 'x');", nil, "'topic'"},
 		{"undefined variable on the line", `CREATE TABLE k (a INT) WITH ('api-key' = 'hunter2hunter', 'topic' = '${NOPE}');`, nil, "${NOPE}"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

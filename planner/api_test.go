@@ -197,6 +197,36 @@ SELECT * FROM v;`, planner.Options{Registry: reg})
 	}
 }
 
+// TestErrorsMaskSecretSpanningLines: a secret value written over several
+// lines (a JAAS configuration) is masked in a planning error whose excerpt
+// is its last line, and the caret still points at the offending option.
+func TestErrorsMaskSecretSpanningLines(t *testing.T) {
+	reg := testRegistry()
+	reg.MustRegisterConnector(factory.ConnectorFactory{Identifier: "vault", NewSource: noSource,
+		Options: []factory.Option{factory.String("vault.code").Sensitive(), factory.String("mode")}})
+	sql := "CREATE TABLE v (id BIGINT) WITH ('connector' = 'vault', 'vault.code' = 'module required\n" +
+		"    username=\"u\"\n    password=\"c0dec0de\";', 'mood' = 'x');\nSELECT * FROM v;"
+	_, err := planner.Compile(context.Background(), "job.sql", sql, planner.Options{Registry: reg})
+	if err == nil {
+		t.Fatal("no error")
+	}
+	msg := err.Error()
+	if strings.Contains(msg, "c0dec0de") {
+		t.Fatalf("the error shows the secret:\n%s", msg)
+	}
+	lines := strings.Split(msg, "\n")
+	for i, l := range lines {
+		if strings.Contains(l, "'mood' = 'x'") && i+1 < len(lines) {
+			caret := strings.Index(lines[i+1], "^")
+			if caret < 0 || !strings.HasPrefix(l[caret:], "'mood'") {
+				t.Fatalf("the caret is not under 'mood':\n%s", msg)
+			}
+			return
+		}
+	}
+	t.Fatalf("no excerpt in:\n%s", msg)
+}
+
 // TestErrorsMaskDeclaredSecrets: an option a connector declares Sensitive,
 // whose name does not look secret, is masked in parse errors (the parser
 // asks the registry) and in planning errors alike, with the caret still on

@@ -88,22 +88,15 @@ func MaskLine(line string, col int, values []string, isSecret func(key string) b
 			spans = append(spans, [2]int{m[6], m[7]})
 		}
 	}
-	for _, v := range values {
-		if v == "" {
-			continue
-		}
-		quoted := len(v) >= 2 && v[0] == '\'' && v[len(v)-1] == '\''
+	for _, n := range needles(values) {
 		for i := 0; ; {
-			j := strings.Index(line[i:], v)
+			j := strings.Index(line[i:], n.text)
 			if j < 0 {
 				break
 			}
-			start, end := i+j, i+j+len(v)
-			if quoted {
-				start, end = start+1, end-1
-			}
-			spans = append(spans, [2]int{start, end})
-			i += j + len(v)
+			start, end := i+j, i+j+len(n.text)
+			spans = append(spans, [2]int{start + n.skipStart, end - n.skipEnd})
+			i += j + len(n.text)
 		}
 	}
 	if len(spans) == 0 {
@@ -146,4 +139,50 @@ func MaskLine(line string, col int, values []string, isSecret func(key string) b
 		newCol = col - shift
 	}
 	return b.String(), newCol
+}
+
+// needle is text to find on a line and mask, but for skipStart bytes at
+// its start and skipEnd at its end (the quotes of a quoted value).
+type needle struct {
+	text               string
+	skipStart, skipEnd int
+}
+
+// needles returns what MaskLine looks for on a line: each value (a value
+// written in quotes, 'v', keeps its quotes unmasked), and, for a value that
+// spans lines (a JAAS configuration written over several lines), each of
+// its lines, since a line of SQL text holds only a part of it. Parts that
+// are blank (apart from the quotes) are left out: they hide nothing and
+// would match any line.
+func needles(values []string) []needle {
+	var out []needle
+	for _, v := range values {
+		if v == "" {
+			continue
+		}
+		quoted := len(v) >= 2 && v[0] == '\'' && v[len(v)-1] == '\''
+		q := 0
+		if quoted {
+			q = 1
+		}
+		if !strings.Contains(v, "\n") {
+			out = append(out, needle{v, q, q})
+			continue
+		}
+		parts := strings.Split(v, "\n")
+		for i, p := range parts {
+			n := needle{text: strings.TrimSuffix(p, "\r")}
+			if i == 0 {
+				n.skipStart = q
+			}
+			if i == len(parts)-1 {
+				n.skipEnd = q
+			}
+			if strings.TrimSpace(n.text[n.skipStart:len(n.text)-n.skipEnd]) == "" {
+				continue
+			}
+			out = append(out, n)
+		}
+	}
+	return out
 }
