@@ -28,6 +28,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 	"time"
 
@@ -119,8 +120,18 @@ func init() { factory.MustRegisterFormat(Factory()) }
 // requestTimeout bounds one registry request.
 const requestTimeout = 30 * time.Second
 
-func client(c *factory.Config) (*sr.Client, error) {
-	opts := []sr.ClientOpt{sr.URLs(URL.Get(c)), sr.UserAgent("streamsql")}
+// registry is a schema registry client, and the password of its URL
+// (http://user:password@host), if any, which the client's errors show.
+type registry struct {
+	cl *sr.Client
+	// urlSecrets are the URL's password as written and as the client
+	// escapes it in the URLs its errors quote.
+	urlSecrets []string
+}
+
+func client(c *factory.Config) (registry, error) {
+	raw := URL.Get(c)
+	opts := []sr.ClientOpt{sr.URLs(raw), sr.UserAgent("streamsql")}
 	if v, ok := BasicAuthUserInfo.Lookup(c); ok {
 		u, p, _ := strings.Cut(v, ":")
 		opts = append(opts, sr.BasicAuth(u, p))
@@ -128,11 +139,46 @@ func client(c *factory.Config) (*sr.Client, error) {
 	if v, ok := BearerAuthToken.Lookup(c); ok {
 		opts = append(opts, sr.BearerToken(v))
 	}
+	var secrets []string
+	if u, err := url.Parse(raw); err == nil && u.User != nil {
+		if p, ok := u.User.Password(); ok && p != "" {
+			escaped := strings.TrimPrefix(url.UserPassword("", p).String(), ":")
+			secrets = append(secrets, p, escaped)
+		}
+	}
 	cl, err := sr.NewClient(opts...)
 	if err != nil {
-		return nil, fmt.Errorf("%s: schema registry client: %w", Identifier, err)
+		return registry{}, fmt.Errorf("%s: schema registry client: %w", Identifier, redact(err, secrets))
 	}
-	return cl, nil
+	return registry{cl: cl, urlSecrets: secrets}, nil
+}
+
+// redactedError is an error of the registry client with the password of
+// the registry's URL masked in its message; it unwraps to the client's
+// error.
+type redactedError struct {
+	msg string
+	err error
+}
+
+func (e *redactedError) Error() string { return e.msg }
+func (e *redactedError) Unwrap() error { return e.err }
+
+// redact masks secrets in err's message: the sr client quotes the URL it
+// requested, user information included, and the message reaches logs,
+// /status and the job's final error.
+func redact(err error, secrets []string) error {
+	if err == nil || len(secrets) == 0 {
+		return err
+	}
+	msg := err.Error()
+	for _, s := range secrets {
+		msg = strings.ReplaceAll(msg, s, "***")
+	}
+	if msg == err.Error() {
+		return err
+	}
+	return &redactedError{msg: msg, err: err}
 }
 
 // NewDecoder returns a decoder for ctx.Fields.
@@ -145,11 +191,11 @@ func NewDecoder(ctx factory.FormatContext) (factory.Decoder, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &decoder{cl: cl, fields: ctx.Fields, byID: map[uint32]lookedUp{}}, nil
+	return &decoder{reg: cl, fields: ctx.Fields, byID: map[uint32]lookedUp{}}, nil
 }
 
 type decoder struct {
-	cl     *sr.Client
+	reg    registry
 	fields []types.Field
 	// byID caches each id's decoder, or the DecodeError that id gives (an
 	// unknown id, a schema the table cannot read), so that a topic full of
@@ -198,8 +244,9 @@ func (d *decoder) Decode(data []byte, row *types.Row) error {
 func (d *decoder) lookup(id uint32) (*avro.Decoder, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), requestTimeout)
 	defer cancel()
-	s, err := d.cl.SchemaByID(ctx, int(id))
+	s, err := d.reg.cl.SchemaByID(ctx, int(id))
 	if err != nil {
+		err = redact(err, d.reg.urlSecrets)
 		var re *sr.ResponseError
 		if errors.As(err, &re) && re.ErrorCode == 40403 {
 			return nil, &factory.DecodeError{Format: Identifier, Offset: 1, Err: fmt.Errorf("schema id %d: %w", id, err)}
@@ -242,11 +289,11 @@ func NewEncoder(ctx factory.FormatContext) (factory.Encoder, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &encoder{cl: cl, subject: subject, schema: text, enc: avro.NewRowEncoder(Identifier, ctx.Fields)}, nil
+	return &encoder{reg: cl, subject: subject, schema: text, enc: avro.NewRowEncoder(Identifier, ctx.Fields)}, nil
 }
 
 type encoder struct {
-	cl      *sr.Client
+	reg     registry
 	subject string
 	schema  string
 	enc     *avro.Encoder
@@ -257,9 +304,10 @@ type encoder struct {
 func (e *encoder) Encode(dst []byte, row types.Row) ([]byte, error) {
 	if e.header == nil {
 		ctx, cancel := context.WithTimeout(context.Background(), requestTimeout)
-		id, err := e.cl.RegisterSchema(ctx, e.subject, sr.Schema{Schema: e.schema, Type: sr.TypeAvro}, -1, -1)
+		id, err := e.reg.cl.RegisterSchema(ctx, e.subject, sr.Schema{Schema: e.schema, Type: sr.TypeAvro}, -1, -1)
 		cancel()
 		if err != nil {
+			err = redact(err, e.reg.urlSecrets)
 			return dst, fmt.Errorf("%s: registering the table's schema under subject '%s': %w", Identifier, e.subject, err)
 		}
 		e.header = binary.BigEndian.AppendUint32([]byte{0}, uint32(id))

@@ -80,7 +80,8 @@ func TestRoundTripThroughRegistry(t *testing.T) {
 	if n := reg.Requests("POST /subjects/versions"); n != 1 {
 		t.Fatalf("%d registrations, want 1", n)
 	}
-	cl, _ := client(f.Options)
+	rc, _ := client(f.Options)
+	cl := rc.cl
 	latest, err := cl.SchemaByVersion(t.Context(), "orders-value", -1)
 	if err != nil {
 		t.Fatalf("subject orders-value: %v", err)
@@ -129,7 +130,8 @@ func TestSchemaEvolution(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cl, _ := client(f.Options)
+	rc, _ := client(f.Options)
+	cl := rc.cl
 	writer := `{"type":"record","name":"record","namespace":"org.apache.flink.avro.generated","fields":[{"name":"id","type":"int"},` +
 		`{"name":"removed","type":{"type":"array","items":"string"},"default":[]},` +
 		`{"name":"name","type":["null","string"],"default":null}]}`
@@ -285,3 +287,35 @@ func TestOptions(t *testing.T) {
 }
 
 func srSchema(s string) sr.Schema { return sr.Schema{Schema: s, Type: sr.TypeAvro} }
+
+// TestURLPasswordNotInErrors: a registry URL with user information
+// (http://user:password@host) is quoted by the registry client's errors;
+// the password, as written or escaped, never reaches the error, while the
+// host still does.
+func TestURLPasswordNotInErrors(t *testing.T) {
+	for _, pw := range []string{"s3cretpw", "s3cret%23pw"} { // the second is "s3cret#pw" escaped
+		f, err := resolve(t, "url", "http://reg:"+pw+"@127.0.0.1:1", "subject", "s")
+		if err != nil {
+			t.Fatal(err)
+		}
+		dec, err := f.NewDecoder(fields)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got types.Row
+		derr := dec.Decode([]byte{0, 0, 0, 0, 1, 2}, &got)
+		enc, err := f.NewEncoder(fields)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, eerr := enc.Encode(nil, row(1, "a"))
+		for _, err := range []error{derr, eerr} {
+			if err == nil {
+				t.Fatal("no error from an unreachable registry")
+			}
+			if msg := err.Error(); strings.Contains(msg, "s3cret") || !strings.Contains(msg, "127.0.0.1:1") {
+				t.Errorf("error shows the URL's password or not the host: %s", msg)
+			}
+		}
+	}
+}

@@ -29,7 +29,8 @@ func FuzzDecode(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	cl, _ := client(fm.Options)
+	rc, _ := client(fm.Options)
+	cl := rc.cl
 	old := `{"type":"record","name":"record","namespace":"org.apache.flink.avro.generated","fields":[` +
 		`{"name":"id","type":"long"},{"name":"gone","type":{"type":"map","values":"int"},"default":{}}]}`
 	id, err := cl.RegisterSchema(f.Context(), "other", srSchema(old), -1, -1)
