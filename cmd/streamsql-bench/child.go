@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	goruntime "runtime"
+	"syscall"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -17,20 +18,26 @@ const envHog = "STREAMSQL_BENCH_HOG"
 
 // childCommand returns the command that runs this binary as a child with
 // args, pinned with taskset -c to o.taskset when it is set. The caller
-// adds the environment variable that selects the child's role.
+// adds the environment variable that selects the child's role. The child
+// is killed when the benchmark dies (Pdeathsig), so that a killed run
+// leaves no CPU hog spinning and no unbounded pipe waiting for records.
 func childCommand(ctx context.Context, o options, args ...string) (*exec.Cmd, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, err
 	}
+	var c *exec.Cmd
 	if o.taskset == "" {
-		return exec.CommandContext(ctx, exe, args...), nil
+		c = exec.CommandContext(ctx, exe, args...)
+	} else {
+		ts, err := exec.LookPath("taskset")
+		if err != nil {
+			return nil, fmt.Errorf("-taskset %s: %w", o.taskset, err)
+		}
+		c = exec.CommandContext(ctx, ts, append([]string{"-c", o.taskset, exe}, args...)...)
 	}
-	ts, err := exec.LookPath("taskset")
-	if err != nil {
-		return nil, fmt.Errorf("-taskset %s: %w", o.taskset, err)
-	}
-	return exec.CommandContext(ctx, ts, append([]string{"-c", o.taskset, exe}, args...)...), nil
+	c.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	return c, nil
 }
 
 // startHogs starts o.hogs child processes that each spin one CPU until
@@ -60,14 +67,22 @@ func startHogs(ctx context.Context, o options) (stop func(), err error) {
 	return stop, nil
 }
 
-// hogMain spins one CPU until the process is killed.
+// hogMaxLife bounds a hog's life, far beyond any latency run.
+const hogMaxLife = 15 * time.Minute
+
+// hogMain spins one CPU until the process is killed or hogMaxLife has
+// passed.
 func hogMain() error {
 	goruntime.GOMAXPROCS(1)
+	end := time.Now().Add(hogMaxLife)
 	var x uint64
-	for {
+	for i := 0; ; i++ {
 		x = x*6364136223846793005 + 1442695040888963407
 		if x == 0 {
 			return errors.New("unreachable")
+		}
+		if i%(1<<24) == 0 && time.Now().After(end) {
+			return nil
 		}
 	}
 }
