@@ -660,6 +660,10 @@ func (p *planner) query(s *ddl.QueryStatement, explain bool) {
 			}
 			fl.Projection = append(fl.Projection, e)
 		}
+		if err := p.checkCompiles(fl, rel.pos, s.Pos); err != nil {
+			p.addErr(err)
+			return
+		}
 		ins.Flows = append(ins.Flows, fl)
 	}
 	p.plan.Inserts = append(p.plan.Inserts, ins)
@@ -733,10 +737,15 @@ func (p *planner) connect(ins *Insert, rel *relation, s *ddl.Insert) error {
 				sink.Name(), sink.Connector(), sink.Changelog, b.src.Name(), b.src.Connector(), b.src.Changelog))
 		}
 		fl := &Flow{Source: b.src, Filter: and(b.filters), Names: rel.names, SinkName: sink.Name(), DropNulls: p.plan.NotNullDrop}
+		projPos := make([]ddl.Pos, len(cols))
 		for i, col := range cols {
 			if target[i] < 0 {
 				fl.Projection = append(fl.Projection, expr.Lit(col.Type, types.Value{}))
 				continue
+			}
+			projPos[i] = s.Pos
+			if target[i] < len(rel.pos) && rel.pos[target[i]].IsValid() {
+				projPos[i] = rel.pos[target[i]]
 			}
 			e, err := expr.AssignTo(b.cols[target[i]], col.Type)
 			var ae *expr.AssignmentError
@@ -768,7 +777,40 @@ func (p *planner) connect(ins *Insert, rel *relation, s *ddl.Insert) error {
 			}
 			fl.Projection = append(fl.Projection, e)
 		}
+		if err := p.checkCompiles(fl, projPos, s.Pos); err != nil {
+			return err
+		}
 		ins.Flows = append(ins.Flows, fl)
+	}
+	return nil
+}
+
+// checkCompiles compiles fl's filter and projection as the run does, so
+// that what only compiling rejects (a constant argument that does not
+// parse: a date format, a JSON path) is an error of the statement, with
+// the position of its column (pos[i] for projection i; at for the filter
+// and where pos has none), in validate and explain too, instead of a
+// failure of the run without one.
+func (p *planner) checkCompiles(fl *Flow, pos []ddl.Pos, at ddl.Pos) error {
+	opts, err := p.plan.ExprOptions()
+	if err != nil {
+		// An invalid table.local-time-zone is reported with the settings;
+		// the zone does not decide whether an expression compiles.
+		opts = expr.Options{}
+	}
+	if fl.Filter != nil {
+		if _, err := expr.CompileFilter(fl.Filter, opts); err != nil {
+			return p.f.errorAt(at, ErrType, err, fmt.Sprintf("the WHERE condition %s: %v", fl.Filter, err))
+		}
+	}
+	for i, e := range fl.Projection {
+		if _, err := expr.Compile(e, opts); err != nil {
+			where := at
+			if i < len(pos) && pos[i].IsValid() {
+				where = pos[i]
+			}
+			return p.f.errorAt(where, ErrType, err, err.Error())
+		}
 	}
 	return nil
 }
