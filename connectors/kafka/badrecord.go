@@ -2,6 +2,7 @@ package kafka
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -11,6 +12,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/streamsql/streamsql/connector"
@@ -319,4 +322,32 @@ func (s *source) DeadLetterSink(dc connector.DeadLetterConfig) (connector.Sink, 
 // deadLetterTable(source)).
 func deadLetterTable(source string) string {
 	return strings.ReplaceAll(source, "/", "-") + "-dead-letter"
+}
+
+// checkDeadLetterTopic fails, at the start of every run, when the source's
+// dead-letter topic does not exist: bad records may be rare, and a job
+// should not learn of a missing topic only at the first one.
+func (s *source) checkDeadLetterTopic(ctx context.Context) error {
+	if s.cfg.BadRecordPolicy != deadLetterBadRecords {
+		return nil
+	}
+	cl, err := s.newClient()
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	topic := s.cfg.DeadLetterTopic
+	md, err := kadm.NewClient(cl).ListTopics(ctx, topic)
+	if err == nil {
+		if td, ok := md[topic]; !ok || td.Err != nil {
+			err = fmt.Errorf("topic '%s' does not exist: create it, or name another in 'scan.bad-record.dead-letter.topic'", topic)
+			if ok && !errors.Is(td.Err, kerr.UnknownTopicOrPartition) {
+				err = fmt.Errorf("topic '%s': %w", topic, td.Err)
+			}
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("kafka source: dead-letter topic of table '%s': %w", s.cfg.Table, err)
+	}
+	return nil
 }

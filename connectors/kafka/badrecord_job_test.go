@@ -324,3 +324,30 @@ INSERT INTO snk SELECT * FROM src;`, map[string]string{"pipeline.scale-out": "tr
 		})
 	}
 }
+
+// TestDeadLetterTopicMissing: a job whose dead-letter topic does not exist
+// fails at start, naming the table, the topic and the option — not only
+// when the first bad record arrives, which may be days later (here no
+// record is bad).
+func TestDeadLetterTopicMissing(t *testing.T) {
+	b := kafkatest.Require(t)
+	in := b.Topic(t, 1)
+	cl := b.Client(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := cl.ProduceSync(ctx, &kgo.Record{Topic: in, Value: []byte(`{"user_id":1,"n":1}`)}).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	missing := "missing-" + in
+	j, err := job.Compile(ctx, "dl.sql", badRecordJob(b, in, b.Topic(t, 1), "dead-letter", `, 'scan.bad-record.dead-letter.topic' = '`+missing+`'`, ""),
+		job.Options{Registry: job.NewRegistry(), Set: map[string]string{"restart-strategy.type": "none"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = j.Run(ctx)
+	for _, w := range []string{"dead-letter topic of table 'default_catalog.default_database.src'", "topic '" + missing + "' does not exist", "scan.bad-record.dead-letter.topic"} {
+		if err == nil || !strings.Contains(err.Error(), w) {
+			t.Fatalf("job error %v; want it to contain %q", err, w)
+		}
+	}
+}

@@ -338,6 +338,9 @@ func (s *source) newClient(extra ...kgo.Opt) (*kgo.Client, error) {
 // "<topic>:<partition>". The runtime calls it once per run; readers
 // discover partitions that appear later (see Open).
 func (s *source) Splits(ctx context.Context) ([]connector.Split, error) {
+	if err := s.checkDeadLetterTopic(ctx); err != nil {
+		return nil, err
+	}
 	if s.cfg.ScaleOut {
 		return s.groupSplits(ctx)
 	}
