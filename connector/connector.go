@@ -347,6 +347,17 @@ type RowPositioner interface {
 // dropped and goes on.
 var ErrDropRow = errors.New("row dropped")
 
+// RowRecycler is implemented by readers that can reuse the memory of the
+// rows a Read returned. The runtime calls Recycle with the rows of the
+// reader's last Read, from the goroutine that calls Read and before the
+// next Read, once nothing refers to them or to their Fields any more (the
+// pipeline's transform copied what it needed into rows of its own): the
+// reader may then overwrite them. Rows the runtime passes on are never
+// recycled.
+type RowRecycler interface {
+	Recycle(rows []types.Row)
+}
+
 // ByteCounter is implemented by readers and writers that count the bytes
 // they read or wrote, for metrics. It must be safe for concurrent use: the
 // runtime calls it from other goroutines.

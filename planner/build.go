@@ -97,10 +97,12 @@ func (pl *Plan) Build(ctx context.Context, bo BuildOptions) ([]runtime.Pipeline,
 				return nil, fmt.Errorf("pipeline %s: %w", p.Name, err)
 			}
 			spec := runtime.SourceSpec{Source: src, Parallelism: parallelismOf(valid, factory.AsSource)}
+			// A flow's transform builds every output row anew (Flow.Transform):
+			// the source may reuse its rows' memory.
 			if len(ins.Flows) == 1 {
-				p.Transform = tf
+				p.Transform, p.TransformCopies = tf, true
 			} else {
-				spec.Transform = tf
+				spec.Transform, spec.TransformCopies = tf, true
 			}
 			spec.Name = fl.Source.Name()
 			if srcNames[spec.Name]++; srcNames[spec.Name] > 1 {

@@ -33,7 +33,9 @@ func (pl *Plan) ExprOptions() (expr.Options, error) {
 
 // Transform compiles the flow's filter and projection into a function
 // over source rows. Each output row gets a new Fields slice (rows travel
-// on to the sink); the row kind is kept.
+// on to the sink, and Build promises the runtime that no output shares
+// memory with the input: runtime.Pipeline.TransformCopies); the row kind
+// is kept.
 func (fl *Flow) Transform(opts expr.Options) (TransformFunc, error) {
 	var filter *expr.Filter
 	if fl.Filter != nil {

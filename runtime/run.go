@@ -561,6 +561,14 @@ func (t *sourceTask) run(ctx context.Context) error {
 	badRows, _ := r.(connector.BadRowHandler)
 	deadLetters, _ := r.(connector.DeadLetterReader)
 	pipe := t.src.pipe
+	tf, copies := t.src.spec.Transform, t.src.spec.TransformCopies
+	if tf == nil {
+		tf, copies = pipe.p.Transform, pipe.p.TransformCopies
+	}
+	var recycler connector.RowRecycler
+	if rr, ok := r.(connector.RowRecycler); ok && tf != nil && copies {
+		recycler = rr
+	}
 	var readCtx context.Context
 	var cancelRead context.CancelFunc = func() {}
 	defer func() { cancelRead() }()
@@ -662,10 +670,6 @@ func (t *sourceTask) run(ctx context.Context) error {
 		}
 		t.recordsIn.Add(int64(len(rows)))
 		out := rows
-		tf := t.src.spec.Transform
-		if tf == nil {
-			tf = pipe.p.Transform
-		}
 		if tf != nil {
 			out = make([]types.Row, 0, len(rows))
 			for i, row := range rows {
@@ -680,6 +684,11 @@ func (t *sourceTask) run(ctx context.Context) error {
 					}
 					return fmt.Errorf("pipeline %q: %w%s", pipe.name, err, rowPosition(r, i))
 				}
+			}
+			if recycler != nil {
+				// The transform copied what it kept: the reader may reuse
+				// the batch's memory for its next Read.
+				recycler.Recycle(rows)
 			}
 		}
 		if deadLetters != nil {

@@ -48,6 +48,11 @@ type Pipeline struct {
 	// connector.ErrDropRow drops the row and counts it
 	// (TaskStatus.Dropped).
 	Transform func(in types.Row, out []types.Row) ([]types.Row, error)
+	// TransformCopies promises that Transform's output rows share no
+	// memory with its input rows (it builds rows of its own rather than
+	// passing in, or in.Fields, on): the runtime then hands the input rows
+	// back to a reader that reuses them (connector.RowRecycler).
+	TransformCopies bool
 	// Partition, when set, chooses the sink task (0 <= i < n) of each row;
 	// nil sends every row of source task i to sink task i mod n, which
 	// keeps each split's order.
@@ -76,6 +81,8 @@ type SourceSpec struct {
 	// in checkpoints as any sink does (barriers, pre-commit, commit by
 	// the completed checkpoint, recovery). Its Parallelism is ignored.
 	DeadLetter *SinkSpec
+	// TransformCopies is Pipeline.TransformCopies for Transform.
+	TransformCopies bool
 }
 
 // SinkSpec is a sink with its parallelism.

@@ -91,6 +91,13 @@ type reader struct {
 	pending []kgo.FetchTopicPartition
 	bytes   atomic.Int64 // key and value bytes of the records read
 
+	// lastSlab is the field slab of the batch take returned last; free
+	// and freeRows, the slab and row slice of a batch handed back by
+	// Recycle, for the next take to reuse (nil: allocate).
+	lastSlab []types.Value
+	free     []types.Value
+	freeRows []types.Row
+
 	// Partition discovery (unbounded readers): zero discovery means off.
 	discovery     time.Duration
 	nextDiscovery time.Time
@@ -693,8 +700,7 @@ func (r *reader) take() ([]types.Row, error) {
 	var nbytes int64
 	defer func() { r.bytes.Add(nbytes) }()
 	width := r.src.cfg.RowWidth
-	slab := make([]types.Value, n*width) // one allocation for every row of the batch
-	out := make([]types.Row, 0, n)
+	slab, out := r.batchMemory(n, width)
 	r.rowPos = r.rowPos[:0]
 	var finished map[string][]int32
 	examined := 0
@@ -766,6 +772,38 @@ func (r *reader) take() ([]types.Row, error) {
 		r.cl.PauseFetchPartitions(finished)
 	}
 	return out, nil
+}
+
+// batchMemory returns a zeroed field slab for n rows of width fields (one
+// allocation for every row of the batch) and an empty row slice of
+// capacity n: those of a recycled batch when they are large enough.
+func (r *reader) batchMemory(n, width int) ([]types.Value, []types.Row) {
+	var slab []types.Value
+	if cap(r.free) >= n*width {
+		slab = r.free[:n*width]
+		clear(slab)
+	} else {
+		slab = make([]types.Value, n*width)
+	}
+	out := r.freeRows[:0]
+	if cap(out) < n {
+		out = make([]types.Row, 0, n)
+	}
+	r.free, r.freeRows, r.lastSlab = nil, nil, slab
+	return slab, out
+}
+
+// Recycle implements connector.RowRecycler: rows, the last batch Read
+// returned, are no longer referred to, and the next batch reuses their
+// memory (saving the allocation and collection of a slab per batch).
+func (r *reader) Recycle(rows []types.Row) {
+	slab := r.lastSlab
+	r.lastSlab = nil
+	if len(rows) == 0 || len(slab) == 0 || len(rows[0].Fields) == 0 || &rows[0].Fields[0] != &slab[0] {
+		return // not the batch take returned last
+	}
+	clear(rows)
+	r.free, r.freeRows = slab, rows[:0]
 }
 
 // rowFields returns the fields of row i of a batch: its part of the

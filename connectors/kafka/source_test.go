@@ -488,3 +488,34 @@ func TestSourceSmallFetchesManyPartitions(t *testing.T) {
 		}
 	}
 }
+
+// TestReaderRecyclesOnlyItsLastBatch checks the memory a reader reuses:
+// the slab and row slice of the batch it returned last, zeroed, once the
+// runtime hands that batch back; never rows it did not return last.
+func TestReaderRecyclesOnlyItsLastBatch(t *testing.T) {
+	r := &reader{}
+	slab, out := r.batchMemory(3, 2)
+	for i := range 3 {
+		row := types.Row{Fields: rowFields(slab, i, 2)}
+		row.Fields[0], row.Fields[1] = types.Int64(int64(i)), types.Str("x")
+		out = append(out, row)
+	}
+	r.Recycle([]types.Row{{Fields: make([]types.Value, 2)}}) // not its batch
+	if r.free != nil {
+		t.Fatal("recycled rows the reader did not return")
+	}
+	r.lastSlab = slab
+	r.Recycle(out)
+	slab2, out2 := r.batchMemory(2, 2)
+	if &slab2[0] != &slab[0] || cap(out2) != cap(out) || len(out2) != 0 {
+		t.Fatal("the recycled batch's memory was not reused")
+	}
+	for i, v := range slab2 {
+		if !v.IsNull() {
+			t.Fatalf("reused slab field %d = %v, want NULL", i, v)
+		}
+	}
+	if slab3, _ := r.batchMemory(2, 2); &slab3[0] == &slab2[0] {
+		t.Fatal("a batch not handed back was reused")
+	}
+}
