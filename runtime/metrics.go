@@ -212,7 +212,7 @@ func (j *Job) Status() Status {
 			st.Assignment[t.src.id] = ids
 		}
 		ts := TaskStatus{Kind: SourceTask, Name: t.src.id, Index: t.index, RecordsIn: t.recordsIn.Load(),
-			RecordsOut: t.recordsOut.Load(), Dropped: t.dropped.Load(), Backpressure: time.Duration(t.backpressure.Load())}
+			RecordsOut: t.recordsOut.Load(), Dropped: t.dropped.Load(), Backpressure: t.backpressureNow()}
 		t.mu.Lock()
 		if t.bytes != nil {
 			ts.BytesIn = t.bytes.Bytes()
@@ -236,4 +236,17 @@ func (j *Job) Status() Status {
 		st.Tasks = append(st.Tasks, ts)
 	}
 	return st
+}
+
+// backpressureNow is the time the task has spent blocked on full channels,
+// the send blocked at this moment included (a task stuck behind a sink
+// that does not move shows it growing).
+func (t *sourceTask) backpressureNow() time.Duration {
+	t.bpMu.Lock()
+	defer t.bpMu.Unlock()
+	d := t.backpressure
+	if !t.blockedSince.IsZero() {
+		d += time.Since(t.blockedSince)
+	}
+	return d
 }

@@ -496,7 +496,9 @@ type sourceTask struct {
 	recordsIn, recordsOut atomic.Int64
 	dropped               atomic.Int64 // rows the transform dropped (connector.ErrDropRow)
 	badRecords            connector.BadRecordCounter
-	backpressure          atomic.Int64 // nanoseconds blocked on full channels
+	bpMu                  sync.Mutex
+	backpressure          time.Duration // blocked on full channels (sends that ended); bpMu
+	blockedSince          time.Time     // start of the blocked send in progress (zero: none); bpMu
 	bytes                 connector.ByteCounter
 	lags                  connector.LagReporter
 	notified              atomic.Int64
@@ -845,10 +847,17 @@ func (t *sourceTask) send(ctx context.Context, ch chan message, m message) error
 		return nil
 	default:
 	}
-	start := time.Now()
+	t.bpMu.Lock()
+	t.blockedSince = time.Now()
+	t.bpMu.Unlock()
+	defer func() {
+		t.bpMu.Lock()
+		t.backpressure += time.Since(t.blockedSince)
+		t.blockedSince = time.Time{}
+		t.bpMu.Unlock()
+	}()
 	select {
 	case ch <- m:
-		t.backpressure.Add(int64(time.Since(start)))
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
@@ -857,7 +866,8 @@ func (t *sourceTask) send(ctx context.Context, ch chan message, m message) error
 
 // sinkTask writes one writer. Its inputs (one channel per upstream source
 // task) are merged by forwarders; under EXACTLY_ONCE a forwarder that
-// passed barrier N blocks until every input has passed N (alignment).
+// passed barrier N blocks until every input has passed N (alignment). A
+// task with one input reads it directly.
 type sinkTask struct {
 	a       *attempt
 	sink    *sinkRT
@@ -879,6 +889,14 @@ type sinkTask struct {
 }
 
 func (t *sinkTask) start(g *errgroup.Group, ctx context.Context) {
+	if len(t.inputs) == 1 {
+		// One input needs no merging and no alignment (the task pre-commits
+		// at the barrier before it reads on): the task reads it directly,
+		// one goroutine hand-off per batch fewer.
+		t.merged, t.release = t.inputs[0], nil
+		goSafe(g, fmt.Sprintf("sink %q task %d", t.sink.id, t.index), func() error { return t.run(ctx) })
+		return
+	}
 	align := t.a.mode == ExactlyOnce
 	for k, in := range t.inputs {
 		g.Go(func() error {

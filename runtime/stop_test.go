@@ -224,7 +224,9 @@ func TestBackpressureBoundsMemory(t *testing.T) {
 	time.Sleep(20 * time.Millisecond)
 	src = j.Status().Tasks[0]
 	// One batch in the writer, ChannelCapacity in the input channel and in
-	// the merged channel, one in the forwarder, one in the source's hand.
+	// the merged channel, one in the forwarder, one in the source's hand
+	// (a sink task with one input, as here, reads that input directly:
+	// no merged channel and no forwarder, so fewer).
 	limit := int64(runtime.DefaultConfig().ChannelCapacity*2+3) * int64(r.batch)
 	if src.RecordsOut > limit {
 		t.Fatalf("source sent %d rows into a blocked sink; bound %d", src.RecordsOut, limit)
