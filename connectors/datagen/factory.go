@@ -408,6 +408,12 @@ func (s *Source) Parallelism() int { return s.cfg.Parallelism }
 
 // describe says whether the source is bounded, for EXPLAIN and progress.
 func describe(v *factory.Validated, _ factory.Role) (factory.TableInfo, error) {
+	// The per-column options are checked against the schema here too, not
+	// only when the source is created, so that validate and explain report
+	// a min above its max at the option instead of the run failing.
+	if _, err := parseFields(v.Table.Schema.PhysicalFields(), optFields.Get(v.Config)); err != nil {
+		return factory.TableInfo{}, err
+	}
 	info := factory.TableInfo{Parallelism: optParallelism.Get(v.Config),
 		NoScaleOut: "every instance would generate the same rows, and its positions live only in checkpoint files"}
 	if n, ok := optNumberOfRows.Lookup(v.Config); ok {

@@ -59,6 +59,14 @@ func describe(upsert bool) func(v *factory.Validated, role factory.Role) (factor
 			Servers: serverList(optServers.Get(c)),
 			Topics:  optTopic.Get(c),
 		}
+		// The schema is checked against the key and value options here
+		// too, not only when the source or sink is created, so that
+		// validate and explain report a 'key.fields' column the table lacks
+		// instead of the run failing. It connects nowhere.
+		if _, err := tableLayout(factory.Context{Table: v.Table.Name, ObjectName: v.Table.Object(),
+			Schema: v.Table.Schema, Options: c, Job: v.Table.Job}, upsert); err != nil {
+			return factory.TableInfo{}, err
+		}
 		if role == factory.AsSource {
 			describeSource(v, upsert, &info)
 			return info, nil

@@ -1,0 +1,14 @@
+-- Options that the connector checks against the table's schema (datagen's
+-- per-column bounds, Kafka's 'key.fields') are errors when planning, so
+-- validate and explain report them, not only the run.
+CREATE TABLE gen (k BIGINT, s STRING) WITH ('connector' = 'datagen',
+  'fields.k.min' = '5', 'fields.k.max' = '1');
+CREATE TABLE ok_gen (k BIGINT, s STRING) WITH ('connector' = 'datagen');
+CREATE TABLE out1 (k BIGINT, s STRING) WITH ('connector' = 'kafka', 'topic' = 't',
+  'properties.bootstrap.servers' = 'localhost:9092', 'key.format' = 'json', 'key.fields' = 'id',
+  'value.format' = 'json');
+CREATE TABLE out2 (k BIGINT, s STRING) WITH ('connector' = 'blackhole');
+EXECUTE STATEMENT SET BEGIN
+INSERT INTO out2 SELECT k, s FROM gen;
+INSERT INTO out1 SELECT k, s FROM ok_gen;
+END;
