@@ -394,8 +394,7 @@ func tail(s string, lines int) string {
 // until it has every passing record; then the instances are stopped
 // gracefully (SIGTERM) and the sink is checked once nothing more arrives.
 func scaleOnce(ctx context.Context, o options, topics *benchTopics, c scaleConfig, bin string, brokerPID int,
-	src string, want []bool, passing int64) (scaleRun, error) {
-	var r scaleRun
+	src string, want []bool, passing int64) (r scaleRun, err error) {
 	dst, err := topics.make(ctx, "sdst-"+c.String(), o.partitions)
 	if err != nil {
 		return r, err
@@ -421,6 +420,11 @@ func scaleOnce(ctx context.Context, o options, topics *benchTopics, c scaleConfi
 
 	cores := goruntime.NumCPU()
 	var insts []*instance
+	defer func() { // runs last: every instance has ended
+		if err != nil && len(insts) > 0 {
+			err = fmt.Errorf("%w (%s)", err, keepLogs(dst, insts))
+		}
+	}()
 	stopAll := func(sig syscall.Signal) {
 		for _, in := range insts {
 			_ = in.cmd.Process.Signal(sig)
@@ -576,6 +580,21 @@ func awaitSettled(ctx context.Context, adm *kadm.Client, group string, n, partit
 	}
 }
 
+// keepLogs writes the instances' logs of a failed run into a new
+// directory and says where.
+func keepLogs(dst string, insts []*instance) string {
+	dir, err := os.MkdirTemp("", "streamsql-bench-failed-")
+	if err != nil {
+		return "instance logs lost: " + err.Error()
+	}
+	for _, in := range insts {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("%s.%s.log", dst, in.id)), []byte(in.log.String()), 0o644); err != nil {
+			return "instance logs lost: " + err.Error()
+		}
+	}
+	return "instance logs in " + dir
+}
+
 // sinkWatch is the parent's consumer of a scale-out run's sink topic.
 type sinkWatch struct {
 	want     []bool // the ids that pass the filter
@@ -586,6 +605,7 @@ type sinkWatch struct {
 
 	mu                 sync.Mutex
 	seen               []uint8 // per id, saturating
+	firstAt            []int64 // exactly-once: where each id was first seen, partition<<40 | offset
 	nDistinct, nDup    int64
 	first, p10, p90    time.Time
 	last               time.Time // when the last record arrived
@@ -615,6 +635,9 @@ func watchSink(ctx context.Context, bootstrap, topic string, eo bool, want []boo
 	w := &sinkWatch{want: want, passing: passing, eo: eo, complete: make(chan struct{}), failed: make(chan error, 1),
 		seen: make([]uint8, len(want)), stopped: make(chan struct{}),
 		p10Count: max(1, passing/10), p90Count: max(1, passing*9/10)}
+	if eo {
+		w.firstAt = make([]int64, len(want))
+	}
 	go func() {
 		defer close(w.stopped)
 		defer cl.Close()
@@ -650,7 +673,8 @@ func (w *sinkWatch) record(rec *kgo.Record, now time.Time) {
 	case id < 0 || id >= int64(len(w.want)) || !w.want[id]:
 		err = fmt.Errorf("sink %s partition %d offset %d: id %d does not pass the filter or was never produced", rec.Topic, rec.Partition, rec.Offset, id)
 	case w.seen[id] > 0 && w.eo:
-		err = fmt.Errorf("sink %s partition %d offset %d: id %d a second time (read_committed, exactly-once)", rec.Topic, rec.Partition, rec.Offset, id)
+		err = fmt.Errorf("sink %s partition %d offset %d: id %d a second time (read_committed, exactly-once; first at partition %d offset %d)",
+			rec.Topic, rec.Partition, rec.Offset, id, w.firstAt[id]>>40, w.firstAt[id]&(1<<40-1))
 	}
 	if err != nil {
 		if w.bad == nil {
@@ -672,6 +696,9 @@ func (w *sinkWatch) record(rec *kgo.Record, now time.Time) {
 	}
 	if w.seen[id] < 255 {
 		w.seen[id]++
+	}
+	if w.firstAt != nil {
+		w.firstAt[id] = int64(rec.Partition)<<40 | rec.Offset
 	}
 	if w.nDistinct == w.passing && !w.closedComplete {
 		w.closedComplete = true

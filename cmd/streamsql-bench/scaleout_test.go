@@ -66,7 +66,7 @@ func TestSinkWatchChecks(t *testing.T) {
 	want := []bool{true, false, true, true}
 	newWatch := func(eo bool) *sinkWatch {
 		return &sinkWatch{want: want, passing: 3, eo: eo, complete: make(chan struct{}), failed: make(chan error, 1),
-			seen: make([]uint8, len(want)), p10Count: 1, p90Count: 2}
+			seen: make([]uint8, len(want)), firstAt: make([]int64, len(want)), p10Count: 1, p90Count: 2}
 	}
 	rec := func(v string) *kgo.Record {
 		return &kgo.Record{Topic: "out", Partition: 1, Offset: 7, Value: []byte(v)}
@@ -79,7 +79,7 @@ func TestSinkWatchChecks(t *testing.T) {
 		{false, []string{`{"id":1,"user":"u"}`}, "id 1 does not pass the filter"},
 		{true, []string{`{"id":9}`}, "id 9 does not pass the filter or was never produced"},
 		{true, []string{`{"user":"u"}`}, "without a readable id"},
-		{true, []string{`{"id":0}`, `{"id":0}`}, "id 0 a second time"},
+		{true, []string{`{"id":0}`, `{"id":0}`}, "id 0 a second time (read_committed, exactly-once; first at partition 1 offset 7)"},
 	} {
 		w := newWatch(c.eo)
 		for _, v := range c.values {
