@@ -63,9 +63,13 @@ func describe(upsert bool) func(v *factory.Validated, role factory.Role) (factor
 		// too, not only when the source or sink is created, so that
 		// validate and explain report a 'key.fields' column the table lacks
 		// instead of the run failing. It connects nowhere.
-		if _, err := tableLayout(factory.Context{Table: v.Table.Name, ObjectName: v.Table.Object(),
-			Schema: v.Table.Schema, Options: c, Job: v.Table.Job}, upsert); err != nil {
+		l, err := tableLayout(factory.Context{Table: v.Table.Name, ObjectName: v.Table.Object(),
+			Schema: v.Table.Schema, Options: c, Job: v.Table.Job}, upsert)
+		if err != nil {
 			return factory.TableInfo{}, err
+		}
+		if role == factory.AsSink && len(optTopic.Get(c)) != 1 && !hasMeta(l.sinkMeta, metaTopic) {
+			return factory.TableInfo{}, errNoTopicColumn
 		}
 		if role == factory.AsSource {
 			describeSource(v, upsert, &info)

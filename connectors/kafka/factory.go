@@ -272,6 +272,10 @@ func withTopic(f *factory.Format, c *factory.Config) *factory.Format {
 	return &g
 }
 
+// errNoTopicColumn is a sink without one topic that cannot tell where each
+// row goes.
+var errNoTopicColumn = errors.New("a sink with 'topic-pattern' or several topics needs a writable 'topic' metadata column naming each row's topic")
+
 // tableLayout checks the schema against the options and returns the
 // row ↔ record mapping.
 func tableLayout(ctx factory.Context, upsert bool) (*layout, error) {
@@ -400,7 +404,7 @@ func newTableSink(ctx factory.Context, upsert bool) (connector.Sink, error) {
 		}
 	}
 	if cfg.Topic == "" && !hasMeta(l.sinkMeta, metaTopic) {
-		return nil, errors.New("a sink with 'topic-pattern' or several topics needs a writable 'topic' metadata column naming each row's topic")
+		return nil, errNoTopicColumn
 	}
 	if cfg.DeliveryGuarantee, err = parseDeliveryGuarantee(optDelivery.Get(c)); err != nil {
 		return nil, err

@@ -1,5 +1,6 @@
 -- Options that the connector checks against the table's schema (datagen's
--- per-column bounds, Kafka's 'key.fields') are errors when planning, so
+-- per-column bounds, Kafka's 'key.fields', a Kafka sink of several topics
+-- without a 'topic' column) are errors when planning, so
 -- validate and explain report them, not only the run.
 CREATE TABLE gen (k BIGINT, s STRING) WITH ('connector' = 'datagen',
   'fields.k.min' = '5', 'fields.k.max' = '1');
@@ -12,3 +13,6 @@ EXECUTE STATEMENT SET BEGIN
 INSERT INTO out2 SELECT k, s FROM gen;
 INSERT INTO out1 SELECT k, s FROM ok_gen;
 END;
+CREATE TABLE out3 (k BIGINT, s STRING) WITH ('connector' = 'kafka', 'topic' = 'a;b',
+  'properties.bootstrap.servers' = 'localhost:9092', 'format' = 'json');
+INSERT INTO out3 SELECT k, s FROM ok_gen;
