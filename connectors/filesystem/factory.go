@@ -156,6 +156,13 @@ func config(ctx factory.Context) (Config, []types.Field, error) {
 // are tagged with the job and the sink's id in the job, so two sinks (two
 // INSERTs into one table too) that write one path recover only their own.
 func describe(v *factory.Validated, role factory.Role) (factory.TableInfo, error) {
+	// What config checks (a format the connector cannot write files of,
+	// the PARTITIONED BY columns) is checked here too, not only when the
+	// source or sink is created, so that validate and explain report it.
+	if _, _, err := config(factory.Context{Table: v.Table.Name, ObjectName: v.Table.Object(),
+		Schema: v.Table.Schema, Options: v.Config, Job: v.Table.Job}); err != nil {
+		return factory.TableInfo{}, err
+	}
 	if role == factory.AsSource {
 		return factory.TableInfo{Summary: []factory.KeyValue{{Key: "bounded", Value: "yes (the files present at start)"}},
 			NoScaleOut: "every instance would read every file"}, nil

@@ -228,6 +228,19 @@ func describe(v *factory.Validated, role factory.Role) (factory.TableInfo, error
 	if err != nil {
 		return factory.TableInfo{}, err
 	}
+	// The source and sink check the options against the schema (a
+	// scan.partition.column the table lacks) without connecting: check
+	// here too, so that validate and explain report it, not only the run.
+	cfg, err := config(factory.Context{Table: v.Table.Name, ObjectName: v.Table.Object(),
+		Schema: v.Table.Schema, Options: c, Job: v.Table.Job})
+	if err == nil && role == factory.AsSource {
+		_, err = NewSource(cfg)
+	} else if err == nil {
+		_, err = NewSink(cfg)
+	}
+	if err != nil {
+		return factory.TableInfo{}, err
+	}
 	summary := []factory.KeyValue{
 		{Key: "database", Value: db.Dialect.Product + " " + db.Addr() + "/" + db.Name},
 		{Key: "table", Value: optTable.Get(c)},

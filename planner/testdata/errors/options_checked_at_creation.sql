@@ -1,6 +1,7 @@
 -- Options that the connector checks against the table's schema (datagen's
 -- per-column bounds, Kafka's 'key.fields', a Kafka sink of several topics
--- without a 'topic' column) are errors when planning, so
+-- without a 'topic' column, a filesystem table of a format it cannot keep in
+-- files, a jdbc scan.partition.column the table lacks) are errors when planning, so
 -- validate and explain report them, not only the run.
 CREATE TABLE gen (k BIGINT, s STRING) WITH ('connector' = 'datagen',
   'fields.k.min' = '5', 'fields.k.max' = '1');
@@ -16,3 +17,10 @@ END;
 CREATE TABLE out3 (k BIGINT, s STRING) WITH ('connector' = 'kafka', 'topic' = 'a;b',
   'properties.bootstrap.servers' = 'localhost:9092', 'format' = 'json');
 INSERT INTO out3 SELECT k, s FROM ok_gen;
+CREATE TABLE files (k BIGINT, s STRING) WITH ('connector' = 'filesystem', 'path' = '/tmp/out',
+  'format' = 'avro');
+SELECT * FROM files;
+CREATE TABLE db (k BIGINT, s STRING) WITH ('connector' = 'jdbc', 'url' = 'jdbc:postgresql://localhost:5432/db',
+  'table-name' = 't', 'scan.partition.column' = 'id', 'scan.partition.num' = '2',
+  'scan.partition.lower-bound' = '0', 'scan.partition.upper-bound' = '9');
+SELECT * FROM db;
