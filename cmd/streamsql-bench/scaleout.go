@@ -157,7 +157,10 @@ type ScaleOutResult struct {
 	// exactly-once, or the run fails), summed over the runs; Restarts and
 	// Reassignments are the instances' "job failed; restarting" and
 	// "pipelines restarted over reassigned splits" log lines, summed.
-	Duplicates    int64 `json:"duplicates"`
+	Duplicates int64 `json:"duplicates"`
+	// Redelivered are records the parent's consumer returned again at an
+	// offset it had passed: its own doing, skipped, not a second copy.
+	Redelivered   int64 `json:"redelivered_by_counter,omitempty"`
 	Restarts      int   `json:"restarts"`
 	Reassignments int   `json:"reassignments"`
 	Runs          int   `json:"runs"`
@@ -171,6 +174,7 @@ type scaleRun struct {
 	cpu, brokerCPU, parent time.Duration
 	busyCores              float64
 	duplicates             int64
+	redelivered            int64 // records the counting consumer delivered twice (same partition and offset)
 	restarts, reassigns    int
 }
 
@@ -262,6 +266,9 @@ func runScale(ctx context.Context, o options, cfgs []scaleConfig, bin string, br
 				return nil, fmt.Errorf("scale-out %s round %d: %w", c, round+1, err)
 			}
 			runs[i] = append(runs[i], r)
+			if r.redelivered > 0 {
+				fmt.Fprintf(log, "%-18s round %d: the counting consumer delivered %d records again at offsets it had passed (skipped)\n", c, round+1, r.redelivered)
+			}
 			steady := "-"
 			if r.steady > 0 {
 				steady = fmt.Sprintf("%.0f", float64(o.records)*0.8/r.steady.Seconds())
@@ -293,6 +300,7 @@ func runScale(ctx context.Context, o options, cfgs []scaleConfig, bin string, br
 				res.PeakRSSMB[j] = max(res.PeakRSSMB[j], float64(kb)/1024)
 			}
 			res.Duplicates += r.duplicates
+			res.Redelivered += r.redelivered
 			res.Restarts += r.restarts
 			res.Reassignments += r.reassigns
 		}
@@ -538,6 +546,9 @@ func scaleOnce(ctx context.Context, o options, topics *benchTopics, c scaleConfi
 		return r, err
 	}
 	r.duplicates = w.duplicates()
+	w.mu.Lock()
+	r.redelivered = w.redelivered
+	w.mu.Unlock()
 	return r, nil
 }
 
@@ -603,9 +614,14 @@ type sinkWatch struct {
 	complete chan struct{} // closed when every passing id has been seen
 	failed   chan error    // a wrong record (exactly-once: a duplicate)
 
-	mu                 sync.Mutex
-	seen               []uint8 // per id, saturating
-	firstAt            []int64 // exactly-once: where each id was first seen, partition<<40 | offset
+	mu      sync.Mutex
+	seen    []uint8 // per id, saturating
+	firstAt []int64 // exactly-once: where each id was first seen, partition<<40 | offset
+	// next is, per partition, the offset after the last record seen: a
+	// record below it is the consumer delivering a record again (not a
+	// second copy in the topic), counted in redelivered and skipped.
+	next               map[int32]int64
+	redelivered        int64
 	nDistinct, nDup    int64
 	first, p10, p90    time.Time
 	last               time.Time // when the last record arrived
@@ -662,6 +678,14 @@ func watchSink(ctx context.Context, bootstrap, topic string, eo bool, want []boo
 // record checks one sink record; w.mu is held.
 func (w *sinkWatch) record(rec *kgo.Record, now time.Time) {
 	w.last = now
+	if w.next == nil {
+		w.next = map[int32]int64{}
+	}
+	if n, ok := w.next[rec.Partition]; ok && rec.Offset < n {
+		w.redelivered++
+		return
+	}
+	w.next[rec.Partition] = rec.Offset + 1
 	if w.first.IsZero() {
 		w.first = now
 	}

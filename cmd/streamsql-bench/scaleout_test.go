@@ -79,11 +79,13 @@ func TestSinkWatchChecks(t *testing.T) {
 		{false, []string{`{"id":1,"user":"u"}`}, "id 1 does not pass the filter"},
 		{true, []string{`{"id":9}`}, "id 9 does not pass the filter or was never produced"},
 		{true, []string{`{"user":"u"}`}, "without a readable id"},
-		{true, []string{`{"id":0}`, `{"id":0}`}, "id 0 a second time (read_committed, exactly-once; first at partition 1 offset 7)"},
+		{true, []string{`{"id":0}`, `{"id":0}`}, "id 0 a second time (read_committed, exactly-once; first at partition 1 offset 6)"},
 	} {
 		w := newWatch(c.eo)
-		for _, v := range c.values {
-			w.record(rec(v), time.Now())
+		for i, v := range c.values {
+			r := rec(v)
+			r.Offset += int64(i) - int64(len(c.values)-1) // the last one at offset 7
+			w.record(r, time.Now())
 		}
 		select {
 		case err := <-w.failed:
@@ -95,9 +97,23 @@ func TestSinkWatchChecks(t *testing.T) {
 		}
 	}
 
+	// A record at an offset the consumer had passed is its re-delivery,
+	// skipped; a second copy at a new offset is a duplicate.
+	ew := newWatch(true)
+	ew.record(&kgo.Record{Topic: "out", Partition: 2, Offset: 5, Value: []byte(`{"id":0}`)}, time.Now())
+	ew.record(&kgo.Record{Topic: "out", Partition: 2, Offset: 5, Value: []byte(`{"id":0}`)}, time.Now())
+	select {
+	case err := <-ew.failed:
+		t.Fatalf("a re-delivered record failed the run: %v", err)
+	default:
+	}
+	if ew.redelivered != 1 || ew.duplicates() != 0 {
+		t.Errorf("re-delivery: redelivered %d, duplicates %d; want 1 and 0", ew.redelivered, ew.duplicates())
+	}
+
 	w := newWatch(false)
-	for _, v := range []string{`{"id":0}`, `{"id":0}`, `{"amount":1.5,"id":2}`, `{"id":3,"user":"u"}`} {
-		w.record(rec(v), time.Now())
+	for i, v := range []string{`{"id":0}`, `{"id":0}`, `{"amount":1.5,"id":2}`, `{"id":3,"user":"u"}`} {
+		w.record(&kgo.Record{Topic: "out", Partition: 1, Offset: int64(i), Value: []byte(v)}, time.Now())
 	}
 	select {
 	case err := <-w.failed:
