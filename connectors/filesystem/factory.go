@@ -156,11 +156,18 @@ func config(ctx factory.Context) (Config, []types.Field, error) {
 // are tagged with the job and the sink's id in the job, so two sinks (two
 // INSERTs into one table too) that write one path recover only their own.
 func describe(v *factory.Validated, role factory.Role) (factory.TableInfo, error) {
-	// What config checks (a format the connector cannot write files of,
-	// the PARTITIONED BY columns) is checked here too, not only when the
-	// source or sink is created, so that validate and explain report it.
-	if _, _, err := config(factory.Context{Table: v.Table.Name, ObjectName: v.Table.Object(),
-		Schema: v.Table.Schema, Options: v.Config, Job: v.Table.Job}); err != nil {
+	// Create the source or sink as a check (it touches no file), so that
+	// validate and explain report what only creating it checks (a format
+	// the connector cannot keep in files, columns the format cannot hold:
+	// raw takes exactly one), not only the run.
+	cfg, columns, err := config(factory.Context{Table: v.Table.Name, ObjectName: v.Table.Object(),
+		Schema: v.Table.Schema, Options: v.Config, Job: v.Table.Job})
+	if err == nil && role == factory.AsSource {
+		_, err = NewSource(cfg, columns, optFormat.Get(v.Config))
+	} else if err == nil {
+		_, err = NewSink(cfg, columns, optFormat.Get(v.Config))
+	}
+	if err != nil {
 		return factory.TableInfo{}, err
 	}
 	if role == factory.AsSource {

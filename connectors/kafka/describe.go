@@ -71,6 +71,17 @@ func describe(upsert bool) func(v *factory.Validated, role factory.Role) (factor
 		if role == factory.AsSink && len(optTopic.Get(c)) != 1 && !hasMeta(l.sinkMeta, metaTopic) {
 			return factory.TableInfo{}, errNoTopicColumn
 		}
+		// The formats check the columns they get (raw takes exactly one)
+		// when a task creates its decoder or encoder; create one here, as
+		// a check: no format connects when it is created.
+		if role == factory.AsSource {
+			_, err = l.newRowDecoder()
+		} else {
+			_, err = l.newEncoder()
+		}
+		if err != nil {
+			return factory.TableInfo{}, err
+		}
 		if role == factory.AsSource {
 			describeSource(v, upsert, &info)
 			return info, nil

@@ -1,7 +1,8 @@
 -- Options that the connector checks against the table's schema (datagen's
 -- per-column bounds, Kafka's 'key.fields', a Kafka sink of several topics
 -- without a 'topic' column, a filesystem table of a format it cannot keep in
--- files, a jdbc scan.partition.column the table lacks) are errors when planning, so
+-- files, a jdbc scan.partition.column the table lacks, the raw format on two
+-- columns) are errors when planning, so
 -- validate and explain report them, not only the run.
 CREATE TABLE gen (k BIGINT, s STRING) WITH ('connector' = 'datagen',
   'fields.k.min' = '5', 'fields.k.max' = '1');
@@ -24,3 +25,9 @@ CREATE TABLE db (k BIGINT, s STRING) WITH ('connector' = 'jdbc', 'url' = 'jdbc:p
   'table-name' = 't', 'scan.partition.column' = 'id', 'scan.partition.num' = '2',
   'scan.partition.lower-bound' = '0', 'scan.partition.upper-bound' = '9');
 SELECT * FROM db;
+CREATE TABLE raw_in (k BIGINT, s STRING) WITH ('connector' = 'kafka', 'topic' = 't',
+  'properties.bootstrap.servers' = 'localhost:9092', 'format' = 'raw');
+SELECT * FROM raw_in;
+CREATE TABLE raw_files (k BIGINT, s STRING) WITH ('connector' = 'filesystem', 'path' = '/tmp/out',
+  'format' = 'raw');
+INSERT INTO raw_files SELECT k, s FROM ok_gen;
