@@ -20,7 +20,6 @@ import (
 // nothing; after the writer closed, a commit goes by raw EndTxn and
 // succeeds, since the transaction already is committed.
 func TestCommitInProcessThenRaw(t *testing.T) {
-	t.Parallel()
 	f := newFake(t)
 	s, d := f.sink()
 	w := writer(t, s, 0, &acks{})
@@ -51,7 +50,6 @@ func TestCommitInProcessThenRaw(t *testing.T) {
 // TestCommitRetriesBusyCoordinator: a coordinator answering
 // CONCURRENT_TRANSACTIONS is asked again; the commit then succeeds.
 func TestCommitRetriesBusyCoordinator(t *testing.T) {
-	t.Parallel()
 	f := newFake(t)
 	s, d := f.sink()
 	w := writer(t, s, 0, &acks{})
@@ -82,7 +80,6 @@ func TestCommitRetriesBusyCoordinator(t *testing.T) {
 // that names the transaction. Aborting it again, or aborting a
 // transaction the cluster never knew, succeeds.
 func TestAbortThenCommitIsLost(t *testing.T) {
-	t.Parallel()
 	f := newFake(t)
 	s, d := f.sink()
 	w := writer(t, s, 0, &acks{})
@@ -128,7 +125,6 @@ func TestAbortThenCommitIsLost(t *testing.T) {
 // initialised again (another process took the id) is aborted by the
 // coordinator; Commit reports it lost and describes the id as it is now.
 func TestCommitLostAfterFencing(t *testing.T) {
-	t.Parallel()
 	f := newFake(t)
 	s, _ := f.sink()
 	w := writer(t, s, 0, &acks{})
@@ -157,7 +153,6 @@ func TestCommitLostAfterFencing(t *testing.T) {
 // recovering the same committables again succeeds and commits nothing
 // twice. Restored ids are not reused before their commits are durable.
 func TestRecoverTwice(t *testing.T) {
-	t.Parallel()
 	f := newFake(t)
 	ctx := context.Background()
 
@@ -214,7 +209,6 @@ func TestRecoverTwice(t *testing.T) {
 // TestRecoverForeignPrefix: a restored committable of another prefix
 // fails recovery, naming the option, before anything is committed.
 func TestRecoverForeignPrefix(t *testing.T) {
-	t.Parallel()
 	f := newFake(t)
 	s, d := f.sink()
 	cm := committer(t, s)
@@ -231,7 +225,6 @@ func TestRecoverForeignPrefix(t *testing.T) {
 // TestOffsetsCommitWithTransaction: group positions pre-committed with a
 // transaction reach the group when it commits, and never when it aborts.
 func TestOffsetsCommitWithTransaction(t *testing.T) {
-	t.Parallel()
 	f := newFake(t)
 	s, _ := f.sink()
 	w := writer(t, s, 0, &acks{})
@@ -277,7 +270,6 @@ func TestOffsetsCommitWithTransaction(t *testing.T) {
 // writer stays failed, and Close aborts the transaction so that readers
 // are not held back.
 func TestProduceFailureIsNotPreCommitted(t *testing.T) {
-	t.Parallel()
 	f := newFake(t)
 	s, _ := f.sink()
 	w, err := s.NewWriter(task(0), &acks{}, NewProducer(valueEncoder{}, nil, nil, 0))

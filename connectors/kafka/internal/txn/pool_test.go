@@ -15,7 +15,6 @@ import (
 // crash before could make recovery commit the old committable against the
 // id's newer transaction); once it is, the lowest id is reused.
 func TestSlotReusedOnlyAfterDurableAck(t *testing.T) {
-	t.Parallel()
 	f := newFake(t)
 	s, _ := f.sink()
 	ack := &acks{}
@@ -49,7 +48,6 @@ func TestSlotReusedOnlyAfterDurableAck(t *testing.T) {
 // ErrSlotsExhausted; a commit that is done but not durable lets the pool
 // take one more id instead of waiting.
 func TestPoolExhausted(t *testing.T) {
-	t.Parallel()
 	f := newFake(t)
 	s, _ := f.sink(func(c *Config) { c.MaxSlots = 2 })
 	w := writer(t, s, 0, &acks{})
@@ -90,7 +88,6 @@ func TestPoolExhausted(t *testing.T) {
 // TestIncrementingNeverReuses: INCREMENTING gives every transaction the
 // next id and drops ids whose commit is durable.
 func TestIncrementingNeverReuses(t *testing.T) {
-	t.Parallel()
 	f := newFake(t)
 	s, _ := f.sink(func(c *Config) { c.Incrementing = true })
 	ack := &acks{}
@@ -115,7 +112,6 @@ func TestIncrementingNeverReuses(t *testing.T) {
 // transaction, so PreCommit has nothing to hand out (committing an empty
 // transaction fails on the broker) and no client is made.
 func TestSkippedRowsOpenNoTransaction(t *testing.T) {
-	t.Parallel()
 	f := newFake(t)
 	s, d := f.sink()
 	w := writer(t, s, 0, &acks{})
@@ -146,13 +142,11 @@ func TestSkippedRowsOpenNoTransaction(t *testing.T) {
 // share an epoch, FLINK-8132); at 2 the client is kept (EndTxn v5 bumps
 // the epoch itself). Both commit, in process and by raw EndTxn.
 func TestTransactionVersions(t *testing.T) {
-	t.Parallel()
 	for _, tc := range []struct {
 		tv      int16
 		clients int64
 	}{{1, 2}, {2, 1}} {
 		t.Run(fmt.Sprintf("tv%d", tc.tv), func(t *testing.T) {
-			t.Parallel()
 			f := newFake(t)
 			if tc.tv < 2 {
 				up := kadm.FeatureUpdate{Feature: "transaction.version", MaxVersionLevel: tc.tv, UpgradeType: 2}
