@@ -173,6 +173,25 @@ type GroupPositions struct {
 	// Offsets lists the next offset to read of every partition the reader
 	// holds.
 	Offsets []PartitionOffset
+	// Membership, when set, returns the membership to commit the
+	// positions under at the time of the commit: a group member's
+	// generation can move on between GroupPositions and the commit (a
+	// rebalance that left the member its partitions), and the group
+	// refuses the older one. ok is false when the member no longer holds
+	// every partition of Offsets; Generation and MemberID apply then.
+	Membership func() (memberID string, generation int32, ok bool)
+}
+
+// Current returns p with the membership Membership reports now, or p
+// itself when it has none or reports none.
+func (p GroupPositions) Current() GroupPositions {
+	if p.Membership == nil {
+		return p
+	}
+	if id, gen, ok := p.Membership(); ok {
+		p.MemberID, p.Generation = id, gen
+	}
+	return p
 }
 
 // PartitionOffset is the next offset to read of one partition.

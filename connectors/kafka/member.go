@@ -2,6 +2,7 @@ package kafka
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -33,9 +34,15 @@ type member struct {
 	instance string
 	cl       *kgo.Client
 
-	mu       sync.Mutex
-	owned    map[topicPartition]bool
-	first    chan struct{} // closed at the first assignment
+	mu sync.Mutex
+	// owned maps each partition the group assigns this member to a stamp
+	// unique to that assignment: a partition lost and assigned again gets
+	// a new one, so that a claim (a run's hold) taken before no longer
+	// matches.
+	owned    map[topicPartition]uint64
+	held     map[topicPartition]uint64 // revoked, while the revocation waits for the run reading them
+	stamp    uint64                    // the last stamp given
+	first    chan struct{}             // closed at the first assignment
 	gotFirst bool
 	run      *memberRun // the run reading the assignment; nil between runs
 }
@@ -52,7 +59,8 @@ func (r *memberRun) release() { r.releaseOnce.Do(func() { close(r.released) }) }
 
 // join creates the member's client, which joins the group at once.
 func (s *source) join() (*member, error) {
-	m := &member{src: s, instance: s.cfg.InstanceID, owned: map[topicPartition]bool{}, first: make(chan struct{})}
+	m := &member{src: s, instance: s.cfg.InstanceID, owned: map[topicPartition]uint64{}, held: map[topicPartition]uint64{},
+		first: make(chan struct{})}
 	opts := []kgo.Opt{
 		kgo.ConsumerGroup(s.settings.groupID),
 		kgo.ConsumeTopics(s.cfg.Topics...),
@@ -95,7 +103,8 @@ func (m *member) assigned(_ context.Context, cl *kgo.Client, added map[string][]
 	n := 0
 	for t, ps := range added {
 		for _, p := range ps {
-			m.owned[topicPartition{t, p}] = true
+			m.stamp++
+			m.owned[topicPartition{t, p}] = m.stamp
 			n++
 		}
 	}
@@ -133,12 +142,21 @@ func (m *member) drop(ctx context.Context, gone map[string][]int32, wait bool) {
 	n := 0
 	for t, ps := range gone {
 		for _, p := range ps {
-			delete(m.owned, topicPartition{t, p})
+			tp := topicPartition{t, p}
+			if st, ok := m.owned[tp]; ok && wait && m.run != nil {
+				m.held[tp] = st
+			}
+			delete(m.owned, tp)
 			n++
 		}
 	}
 	run := m.run
 	m.mu.Unlock()
+	defer func() {
+		m.mu.Lock()
+		clear(m.held)
+		m.mu.Unlock()
+	}()
 	if n == 0 {
 		return
 	}
@@ -233,29 +251,95 @@ func (m *member) released() {
 	}
 }
 
-// positions returns the membership positions are committed under.
-func (m *member) positions() (memberID string, generation int32) {
-	return m.cl.GroupMetadata()
+// claim is a run's hold on the partitions it reads: the stamps they had
+// when the run opened, and the membership of then.
+type claim struct {
+	m          *member
+	stamps     map[topicPartition]uint64 // 0: not owned at the claim
+	memberID   string
+	generation int32
+}
+
+// claim takes the hold of a run reading parts. Take it before reading the
+// group's offsets: a partition lost after that breaks the hold.
+func (m *member) claim(parts []topicPartition) *claim {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	c := &claim{m: m, stamps: make(map[topicPartition]uint64, len(parts))}
+	for _, tp := range parts {
+		c.stamps[tp] = m.owned[tp]
+	}
+	c.memberID, c.generation = m.cl.GroupMetadata()
+	return c
+}
+
+// membership returns the membership to commit offsets of parts under now
+// (connector.GroupPositions.Membership): the client's current member id
+// and generation, when the member still holds every one of parts under
+// this claim — owns it since the claim, or holds its revocation until the
+// run reading it has stopped. A cooperative rebalance bumps the
+// generation also for members that keep their partitions; their offsets
+// stay theirs to commit under the new one. Partitions the group has
+// revoked, or lost and assigned again, are not: ok is false, and a commit
+// falls back to the claim's generation, which the group has left behind.
+//
+// Reading the generation kgo stores at the JoinGroup answer, before the
+// callbacks of that rebalance, is safe: a partition leaves a member in
+// one cooperative rebalance and reaches another only in the next, which
+// cannot complete before this member's revocation callback returns; and
+// kgo calls OnPartitionsLost before it joins again.
+func (c *claim) membership(parts []connector.PartitionOffset) (memberID string, generation int32, ok bool) {
+	m := c.m
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, o := range parts {
+		tp := topicPartition{o.Topic, o.Partition}
+		st := c.stamps[tp]
+		if st == 0 || (m.owned[tp] != st && m.held[tp] != st) {
+			return "", 0, false
+		}
+	}
+	memberID, generation = m.cl.GroupMetadata()
+	return memberID, generation, generation >= 0 && memberID != ""
+}
+
+// positions returns the membership to store with positions of parts: the
+// current one when the claim holds (membership), else the claim's own.
+func (c *claim) positions(parts []connector.PartitionOffset) (memberID string, generation int32) {
+	if id, gen, ok := c.membership(parts); ok {
+		return id, gen
+	}
+	return c.memberID, c.generation
 }
 
 // commit commits offsets outside a transaction as this member.
 func (m *member) commit(ctx context.Context, p connector.GroupPositions) error {
-	return m.commitMarked(ctx, p.Offsets, "")
+	return m.commitMarked(ctx, p.Offsets, "", nil)
 }
 
 // commitMarked commits offsets outside a transaction as this member, with
-// metadata mark on each ("" for none).
-func (m *member) commitMarked(ctx context.Context, offsets []connector.PartitionOffset, mark string) error {
-	if mark != "" {
-		ctx = kgo.PreCommitFnContext(ctx, func(req *kmsg.OffsetCommitRequest) error {
-			for i := range req.Topics {
-				for j := range req.Topics[i].Partitions {
+// metadata mark on each ("" for none), under the membership of c when c
+// is not nil (an error when c no longer holds them all).
+func (m *member) commitMarked(ctx context.Context, offsets []connector.PartitionOffset, mark string, c *claim) error {
+	memberID, generation, ok := "", int32(0), true
+	if c != nil {
+		if memberID, generation, ok = c.membership(offsets); !ok {
+			return errors.New("the group has revoked some of the partitions since the run began")
+		}
+	}
+	ctx = kgo.PreCommitFnContext(ctx, func(req *kmsg.OffsetCommitRequest) error {
+		if c != nil {
+			req.MemberID, req.Generation = memberID, generation
+		}
+		for i := range req.Topics {
+			for j := range req.Topics[i].Partitions {
+				if mark != "" {
 					req.Topics[i].Partitions[j].Metadata = &mark
 				}
 			}
-			return nil
-		})
-	}
+		}
+		return nil
+	})
 	offs := map[string]map[int32]kgo.EpochOffset{}
 	for _, o := range offsets {
 		if offs[o.Topic] == nil {

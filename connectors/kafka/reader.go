@@ -109,6 +109,10 @@ type reader struct {
 	// a sink on the same cluster may commit the group's offsets in its
 	// transactions (connector.GroupPositions.Cluster).
 	cluster string
+
+	// claim is the run's hold on its partitions in a scaled-out job
+	// (taken when it opens); nil otherwise.
+	claim *claim
 }
 
 // Open resolves the start (and end) offset of each split and starts
@@ -503,6 +507,15 @@ func (r *reader) resolveStarts(ctx context.Context, topics []string) error {
 // latest start is committed to the group (marked latestStartMark) before
 // anything is read.
 func (r *reader) resolveGroupStarts(ctx context.Context, topics []string) error {
+	m := r.src.groupMember()
+	if m == nil {
+		return fmt.Errorf("kafka source: group %q: a scaled-out reader opened before the source joined its group", r.groupID)
+	}
+	parts := make([]topicPartition, len(r.order))
+	for i, st := range r.order {
+		parts[i] = st.tp
+	}
+	r.claim = m.claim(parts) // before the offsets: a partition lost after them breaks it
 	if len(r.order) == 0 {
 		return nil
 	}
@@ -546,11 +559,7 @@ func (r *reader) resolveGroupStarts(ctx context.Context, topics []string) error 
 	// owner) starts again, and skip what was written in between. The
 	// member commits it, under its generation: a group with members
 	// refuses commits from outside.
-	m := r.src.groupMember()
-	if m == nil {
-		return fmt.Errorf("kafka source: group %q: no membership to commit the start offsets with", r.groupID)
-	}
-	if err := m.commitMarked(ctx, starts, latestStartMark); err != nil {
+	if err := m.commitMarked(ctx, starts, latestStartMark, r.claim); err != nil {
 		return fmt.Errorf("kafka source: committing the start offsets (latest) to group %q: %w", r.groupID, err)
 	}
 	return nil
@@ -924,14 +933,17 @@ func (r *reader) GroupPositions() (connector.GroupPositions, bool) {
 	}
 	p := connector.GroupPositions{Cluster: r.cluster, Group: r.groupID, Generation: -1,
 		Offsets: make([]connector.PartitionOffset, len(r.order))}
-	if m := r.src.groupMember(); m != nil {
-		// A member's commits carry its generation: once the group has
-		// moved on (this process was fenced), they fail.
-		p.MemberID, p.Generation = m.positions()
-		p.InstanceID = m.instance
-	}
 	for i, st := range r.order {
 		p.Offsets[i] = connector.PartitionOffset{Topic: st.tp.topic, Partition: st.tp.partition, Offset: st.next}
+	}
+	if c := r.claim; c != nil {
+		// A member's commits carry its generation: once the group has
+		// moved on (this process was fenced, or its partitions went to
+		// another member), they fail.
+		offsets := p.Offsets
+		p.MemberID, p.Generation = c.positions(offsets)
+		p.InstanceID = c.m.instance
+		p.Membership = func() (string, int32, bool) { return c.membership(offsets) }
 	}
 	return p, true
 }

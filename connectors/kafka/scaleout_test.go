@@ -137,6 +137,7 @@ func (c *scaleCluster) startWith(id string, set map[string]string) {
 	if c.logs[id] == nil {
 		c.logs[id] = &bytes.Buffer{}
 	}
+	c.logs[id].WriteString(processStart)
 	cmd.Stderr = lockedBuffer{&c.mu, c.logs[id]}
 	c.mu.Unlock()
 	if err := cmd.Start(); err != nil {
@@ -249,6 +250,47 @@ func (c *scaleCluster) pauses(re *regexp.Regexp) []time.Duration {
 		for _, m := range re.FindAllStringSubmatch(b.String(), -1) {
 			if d, err := time.ParseDuration(m[1]); err == nil {
 				out = append(out, d)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// count returns how many lines of the instances' logs match re.
+func (c *scaleCluster) count(re *regexp.Regexp) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for _, b := range c.logs {
+		n += len(re.FindAllStringIndex(b.String(), -1))
+	}
+	return n
+}
+
+// processStart separates the logs of an instance's processes.
+const processStart = "--- process started ---\n"
+
+// failurePauses returns, for each failed run of an instance, the time
+// from its failure to the start of the next run.
+func (c *scaleCluster) failurePauses() []time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	failed := regexp.MustCompile(`time=(\S+) level=WARN msg="job failed; restarting"`)
+	started := regexp.MustCompile(`time=(\S+) level=INFO msg="restoring checkpoint"`)
+	var out []time.Duration
+	for _, b := range c.logs {
+		log := b.String()
+		for _, m := range failed.FindAllStringSubmatchIndex(log, -1) {
+			rest := log[m[1]:]
+			next := started.FindStringSubmatchIndex(rest)
+			if next == nil || strings.Contains(rest[:next[0]], processStart) {
+				continue // the process ended before a next run
+			}
+			t0, err0 := time.Parse(time.RFC3339Nano, log[m[2]:m[3]])
+			t1, err1 := time.Parse(time.RFC3339Nano, rest[next[2]:next[3]])
+			if err0 == nil && err1 == nil {
+				out = append(out, t1.Sub(t0))
 			}
 		}
 	}
@@ -458,6 +500,9 @@ func testScaleOut(t *testing.T, guarantee string) {
 	ps = c.pauses(regexp.MustCompile(`pipelines restarted over reassigned splits.*pause=(\S+)`))
 	t.Logf("rebalance pause (an instance's pipelines stopped, from the group's callback to the next run), %d samples: p50 %v, p99 %v, max %v",
 		len(ps), percentile(ps, 0.5), percentile(ps, 0.99), percentile(ps, 1))
+	ps = c.failurePauses()
+	t.Logf("runs failed and restarted (from the failure to the next run; the failed run's open transaction is redone), %d samples: p50 %v, p99 %v, max %v; %d of them because the group refused their offsets (fenced)",
+		len(ps), percentile(ps, 0.5), percentile(ps, 0.99), percentile(ps, 1), c.count(regexp.MustCompile(`job failed; restarting.*fenced this instance`)))
 	for _, id := range c.ids() {
 		c.signal(id, syscall.SIGTERM)
 	}

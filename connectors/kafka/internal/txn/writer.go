@@ -398,7 +398,20 @@ func (w *Writer) preCommit(ctx context.Context, checkpointID int64, positions []
 	}
 	var groupErrs []error
 	for _, p := range positions {
+		// A member commits under its membership of now, not of the
+		// snapshot: a rebalance that left it its partitions has bumped
+		// the generation meanwhile (connector.GroupPositions.Membership).
+		p = p.Current()
 		err := commitOffsetsInTxn(ctx, sl.client, sl.id, sl.tv, o.PID, o.Epoch, p)
+		if isGroupRefusal(err) && p.Membership != nil {
+			// The group may have moved to a new generation that the
+			// member is joining: commit again under it once the member
+			// has it, if it still holds the partitions then.
+			if q, ok := awaitNewMembership(ctx, p); ok {
+				p = q
+				err = commitOffsetsInTxn(ctx, sl.client, sl.id, sl.tv, o.PID, o.Epoch, p)
+			}
+		}
 		switch {
 		case err == nil:
 		case isGroupRefusal(err) && p.Generation >= 0:
@@ -482,3 +495,31 @@ func (w *Writer) Bytes() int64 { return w.p.Bytes() }
 // (connector.HealthReporter); "" when there are none. It is safe to call
 // from any goroutine.
 func (w *Writer) Unhealthy() string { return w.sink.cfg.Unhealthy() }
+
+// membershipPatience bounds how long a refused offset commit waits for the
+// member to join the group's new generation.
+const membershipPatience = 2 * time.Second
+
+// awaitNewMembership waits (for at most membershipPatience) until p's
+// Membership reports a membership other than p's, and returns p with it.
+func awaitNewMembership(ctx context.Context, p connector.GroupPositions) (connector.GroupPositions, bool) {
+	deadline := time.Now().Add(membershipPatience)
+	for {
+		id, gen, ok := p.Membership()
+		if !ok {
+			return p, false // the partitions are no longer the member's
+		}
+		if gen != p.Generation || id != p.MemberID {
+			p.MemberID, p.Generation = id, gen
+			return p, true
+		}
+		if time.Now().After(deadline) {
+			return p, false
+		}
+		select {
+		case <-ctx.Done():
+			return p, false
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
