@@ -3,6 +3,7 @@ package factory
 import (
 	"slices"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -94,6 +95,34 @@ type JobContext struct {
 	// it may be "" while a job is only validated or explained.
 	ScaleOut   bool
 	InstanceID string
+	// Shared is what the tables of the job share; nil when the job is
+	// not known.
+	Shared *JobShared
+}
+
+// JobShared holds what the tables of one job share: a connector keeps
+// there, under keys of its own, what its sources and sinks in the job
+// coordinate (a scaled-out job's Kafka sources and exactly-once sinks,
+// for example). It lives as long as the job's plan. It is safe for
+// concurrent use; the zero value is empty and ready.
+type JobShared struct {
+	mu     sync.Mutex
+	values map[string]any
+}
+
+// Value returns the value under key, made by create the first time.
+func (s *JobShared) Value(key string, create func() any) any {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if v, ok := s.values[key]; ok {
+		return v
+	}
+	if s.values == nil {
+		s.values = map[string]any{}
+	}
+	v := create()
+	s.values[key] = v
+	return v
 }
 
 // DurableCheckpoints reports whether checkpoints outlive the process

@@ -85,6 +85,8 @@ type Plan struct {
 	HintedTables []string
 
 	registry *factory.Registry
+	// shared is what the job's tables share (factory.JobContext.Shared).
+	shared *factory.JobShared
 }
 
 // Warning is a non-fatal finding, shown by EXPLAIN and the CLI.
@@ -1055,7 +1057,11 @@ func (p *planner) jobContext() factory.JobContext {
 
 func (pl *Plan) jobContext(unsure bool) factory.JobContext {
 	cp := pl.Runtime.Checkpoint
+	if pl.shared == nil {
+		pl.shared = &factory.JobShared{}
+	}
 	return factory.JobContext{
+		Shared:             pl.shared,
 		Name:               pl.JobName,
 		CheckpointInterval: cp.Interval,
 		CheckpointTimeout:  cp.Timeout,

@@ -360,6 +360,9 @@ func newTableSource(ctx factory.Context, upsert bool) (connector.Source, error) 
 	if err != nil || !cfg.ScaleOut {
 		return s, err
 	}
+	if j := scaleJobOf(ctx.Job.Shared); j != nil {
+		j.addSource(s)
+	}
 	return scaledSource{s}, nil
 }
 
@@ -371,6 +374,7 @@ func newTableSink(ctx factory.Context, upsert bool) (connector.Sink, error) {
 		return nil, err
 	}
 	c := ctx.Options
+	base := "" // the prefix of every instance of a scaled-out job
 	cfg := sinkConfig{
 		Properties:                  optProperties.Get(c),
 		Metadata:                    l.sinkMeta,
@@ -388,6 +392,7 @@ func newTableSink(ctx factory.Context, upsert bool) (connector.Sink, error) {
 		if cfg.TransactionalIDPrefix == "" && ctx.Job.Name != "" {
 			cfg.TransactionalIDPrefix = defaultTransactionalIDPrefix(ctx.Job.Name, cfg.Table)
 		}
+		base = cfg.TransactionalIDPrefix
 		if cfg.TransactionalIDPrefix != "" {
 			cfg.TransactionalIDPrefix += "-" + ctx.Job.InstanceID
 		}
@@ -419,7 +424,14 @@ func newTableSink(ctx factory.Context, upsert bool) (connector.Sink, error) {
 	} else if rows, interval := optBufferRows.Get(c), optBufferInterval.Get(c); rows > 0 && interval > 0 {
 		cfg.BufferFlushMaxRows, cfg.BufferFlushInterval, cfg.NewKeyFunc = rows, interval, l.newKeyFunc
 	}
-	return newSink(cfg)
+	snk, err := newSink(cfg)
+	if ts, ok := snk.(*exactlyOnceSink); ok && base != "" {
+		if j := scaleJobOf(ctx.Job.Shared); j != nil {
+			ts.base, ts.instance = base, ctx.Job.InstanceID
+			j.addSink(ts)
+		}
+	}
+	return snk, err
 }
 
 func hasMeta(meta []metadataColumn, k metadataKey) bool {

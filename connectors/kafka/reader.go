@@ -1005,6 +1005,7 @@ const groupFetchPatience = 30 * time.Second
 func (r *reader) fetchGroupOffsets(ctx context.Context) (kadm.OffsetResponses, error) {
 	deadline := time.Now().Add(groupFetchPatience)
 	backoff := 50 * time.Millisecond
+	var survived time.Time
 	for {
 		group, err := r.adm.FetchOffsets(kadm.RequireStable(ctx), r.groupID)
 		if err == nil {
@@ -1016,6 +1017,16 @@ func (r *reader) fetchGroupOffsets(ctx context.Context) (kadm.OffsetResponses, e
 		}
 		if err == nil || !kerr.IsRetriable(err) || time.Now().After(deadline) {
 			return group, err
+		}
+		if j := r.src.job; j != nil && errors.Is(err, kerr.UnstableOffsetCommit) && time.Since(survived) > time.Second {
+			// A transaction of an instance that left the job may hold
+			// them (it died between its offset commit and its EndTxn):
+			// end it rather than wait for the broker's timeout.
+			survived = time.Now()
+			sctx, cancel := context.WithTimeout(ctx, survivorTimeout)
+			j.survive(sctx, r.src.cfg.Logger)
+			cancel()
+			continue
 		}
 		select {
 		case <-ctx.Done():

@@ -26,6 +26,7 @@ import (
 
 	"github.com/streamsql/streamsql/internal/kafkatest"
 	"github.com/streamsql/streamsql/job"
+	"github.com/streamsql/streamsql/runtime/testkit"
 )
 
 // The scale-out tests run one job file as several child processes (this
@@ -81,7 +82,15 @@ func scaleChild() int {
 			vars[strings.TrimPrefix(k, "SC_SET_")] = v
 		}
 	}
-	j, err := job.Compile(context.Background(), "scale.sql", scaleJobSQL, job.Options{Vars: vars, InstanceID: os.Getenv("SC_INSTANCE"), Logger: log})
+	faults, err := testkit.FaultsFromEnv()
+	if err != nil {
+		return fail(err)
+	}
+	opts := job.Options{Vars: vars, InstanceID: os.Getenv("SC_INSTANCE"), Logger: log}
+	if faults != nil {
+		opts.Testing.Faults = faults
+	}
+	j, err := job.Compile(context.Background(), "scale.sql", scaleJobSQL, opts)
 	if err != nil {
 		return fail(err)
 	}
@@ -121,8 +130,9 @@ func (c *scaleCluster) start(id string) {
 }
 
 // startWith starts instance id with job variables set (INTERVAL, STARTUP,
-// TXN_TIMEOUT; see scaleChild) on top of the cluster's.
-func (c *scaleCluster) startWith(id string, set map[string]string) {
+// TXN_TIMEOUT; see scaleChild) on top of the cluster's, and env added to
+// its environment (testkit.FaultsEnv, say).
+func (c *scaleCluster) startWith(id string, set map[string]string, env ...string) {
 	c.t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), scaleChildEnv+"=1", "SC_IN="+c.in, "SC_OUT="+c.out, "SC_BROKER="+c.broker,
@@ -133,6 +143,7 @@ func (c *scaleCluster) startWith(id string, set map[string]string) {
 	for k, v := range set {
 		cmd.Env = append(cmd.Env, "SC_SET_"+k+"="+v)
 	}
+	cmd.Env = append(cmd.Env, env...)
 	c.mu.Lock()
 	if c.logs[id] == nil {
 		c.logs[id] = &bytes.Buffer{}

@@ -40,6 +40,10 @@ type exactlyOnceSink struct {
 
 	mu  sync.Mutex
 	ack ackTracker
+
+	// base and instance split the prefix <base>-<instance> of a sink of a
+	// scaled-out job (set by the factory); base is "" otherwise.
+	base, instance string
 }
 
 // CommitLostError is returned (wrapping connector.ErrCommitLost) when the

@@ -280,6 +280,7 @@ type source struct {
 	mu     sync.Mutex
 	listed map[string]bool // split ids of the run (Splits)
 	member *member         // the group membership (ScaleOut), from the first Splits on
+	job    *scaleJob       // the scaled-out job's tables (ScaleOut, set by the factory)
 }
 
 // newSource validates cfg without contacting a broker.
@@ -446,6 +447,13 @@ func (s *source) groupSplits(ctx context.Context) ([]connector.Split, error) {
 	out, err := m.splits(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("kafka source: waiting for consumer group %q to assign partitions: %w", s.settings.groupID, err)
+	}
+	if s.job != nil && len(out) > 0 {
+		// The group may have given this instance partitions of one that
+		// left: end what it left open before the readers fetch offsets.
+		sctx, cancel := context.WithTimeout(ctx, survivorTimeout)
+		s.job.survive(sctx, s.cfg.Logger)
+		cancel()
 	}
 	listed := make(map[string]bool, len(out))
 	for _, sp := range out {
