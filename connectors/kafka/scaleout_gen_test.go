@@ -126,6 +126,33 @@ func TestScaleOutOffsetsCommitUnderCurrentGeneration(t *testing.T) {
 		}()
 		groupJoiner(t, b, group, in)
 		awaitGeneration(t, b, m, group, gen, 3)
+		// The partition has moved once the joiner owns it (the
+		// rebalance after a's revocation).
+		adm := b.Admin(t)
+		for deadline := time.Now().Add(waitLong); ; {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			d, err := adm.DescribeGroups(ctx, group)
+			cancel()
+			assigned := 0
+			if err == nil && d[group].State == "Stable" {
+				for _, mb := range d[group].Members {
+					if ca, ok := mb.Assigned.AsConsumer(); ok {
+						for _, tp := range ca.Topics {
+							if tp.Topic == in {
+								assigned += len(tp.Partitions)
+							}
+						}
+					}
+				}
+			}
+			if assigned == 2 && len(m.ownedIDs()) == 1 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the joiner never got a partition of %s from a (a owns %v)", in, m.ownedIDs())
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
 		mustWrite(t, run.w, rows(seq("y-", 0, 3)...))
 		_, err = run.w.PreCommitWithPositions(ctx, 2, []connector.GroupPositions{p})
 		if !errors.Is(err, kerr.IllegalGeneration) && !errors.Is(err, kerr.UnknownMemberID) && !errors.Is(err, kerr.FencedInstanceID) {
