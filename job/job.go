@@ -170,6 +170,10 @@ type Options struct {
 	// a job's checkpoint folder (plain path or file:// URI), as `streamsql
 	// run --from-checkpoint`. A checkpoint that cannot be read fails Run.
 	RestoreFrom string
+	// AllowNonRestoredState lets the job restore a checkpoint holding the
+	// positions of sources it no longer has, dropping them, as `streamsql
+	// run --allow-non-restored-state` (runtime.JobSpec.AllowNonRestoredState).
+	AllowNonRestoredState bool
 	// Testing holds knobs for tests of the job's failure handling; a
 	// production program leaves it zero.
 	Testing Testing
@@ -443,6 +447,7 @@ func (j *Job) Run(ctx context.Context) error {
 	}
 	spec.Logger = j.opts.Logger
 	spec.RestorePath = j.opts.RestoreFrom
+	spec.AllowNonRestoredState = j.opts.AllowNonRestoredState
 	spec.Faults = j.opts.Testing.Faults
 	rj, err := runtime.NewJob(spec)
 	if err != nil {

@@ -136,6 +136,49 @@ func TestRestorePathAndUnknownSink(t *testing.T) {
 	}
 }
 
+// TestRenamedSourceRefused: a checkpoint holding the positions of a source
+// the job no longer has (a table renamed in the job file) is not restored
+// silently, which would start the renamed source afresh and write its
+// output again; with AllowNonRestoredState the positions are dropped.
+func TestRenamedSourceRefused(t *testing.T) {
+	r := newRig(t)
+	r.per = 0
+	j := r.job(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- j.Run(ctx) }()
+	for j.Status().Checkpoints.Completed < 2 {
+		time.Sleep(time.Millisecond)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	r.tweak = func(s *runtime.JobSpec) {
+		s.Pipelines[0].Sources[0].Name = "seq-renamed"
+		s.Config.Restart.Strategy = runtime.RestartNone
+	}
+	err := runJob(t, r.job(t), 30*time.Second)
+	if !errors.Is(err, runtime.ErrInvalidSpec) || !strings.Contains(err.Error(), `"main/seq"`) || !strings.Contains(err.Error(), `"main/seq-renamed"`) {
+		t.Fatalf("restoring the positions of a source the job does not have: %v", err)
+	}
+	r.tweak = func(s *runtime.JobSpec) {
+		s.Pipelines[0].Sources[0].Name = "seq-renamed"
+		s.AllowNonRestoredState = true
+		s.Config.Restart.Strategy = runtime.RestartNone
+	}
+	ctx, cancel = context.WithCancel(context.Background())
+	j = r.job(t)
+	go func() { done <- j.Run(ctx) }()
+	for j.Status().Checkpoints.Completed < 1 {
+		time.Sleep(time.Millisecond)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("with AllowNonRestoredState: %v", err)
+	}
+}
+
 // lockedBuffer is a concurrency-safe log sink.
 type lockedBuffer struct {
 	mu sync.Mutex

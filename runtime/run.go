@@ -8,6 +8,8 @@ import (
 	"io"
 	"runtime/debug"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -139,6 +141,9 @@ func (a *attempt) watchReassign(done <-chan struct{}) {
 func (j *Job) runOnce(ctx context.Context, first bool) (err error) {
 	restored, nextID, err := j.restore(first)
 	if err != nil {
+		return err
+	}
+	if err := j.checkRestoredSources(restored); err != nil {
 		return err
 	}
 	// Sources whose splits are assigned from outside learn when the run
@@ -410,6 +415,60 @@ func (a *attempt) recover(ctx context.Context) ([]checkpoint.Committable, error)
 		return recovered, lostError(lost)
 	}
 	return recovered, nil
+}
+
+// checkRestoredSources refuses a checkpoint that holds the positions of a
+// source the job does not have (unless JobSpec.AllowNonRestoredState):
+// the usual cause is a table or pipeline renamed in the job file, and the
+// job's source under the new id would start from its startup mode and
+// write again what the old one wrote (Flink refuses such a restore too).
+func (j *Job) checkRestoredSources(restored *checkpoint.Metadata) error {
+	if restored == nil || len(restored.Sources) == 0 {
+		return nil
+	}
+	have := map[string]bool{}
+	var fresh []string
+	for pi := range j.spec.Pipelines {
+		p := &j.spec.Pipelines[pi]
+		for _, s := range p.Sources {
+			id := pipelineName(p, pi) + "/" + s.Name
+			have[id] = true
+			if _, ok := restored.Sources[id]; !ok {
+				fresh = append(fresh, id)
+			}
+		}
+	}
+	var gone []string
+	for id := range restored.Sources {
+		if !have[id] {
+			gone = append(gone, id)
+		}
+	}
+	if len(gone) == 0 {
+		return nil
+	}
+	slices.Sort(gone)
+	if j.spec.AllowNonRestoredState {
+		j.log.Warn("the restored checkpoint holds positions of sources this job does not have; dropping them (non-restored state allowed)",
+			"checkpoint", restored.ID, "sources", strings.Join(gone, ", "))
+		return nil
+	}
+	msg := fmt.Sprintf("checkpoint %d holds the positions of source(s) %s, which this job does not have (a table or INSERT renamed, or an INSERT removed?)",
+		restored.ID, quoteAll(gone))
+	if len(fresh) > 0 {
+		slices.Sort(fresh)
+		msg += fmt.Sprintf("; source(s) %s would start from their startup options and may write again what the old ones wrote", quoteAll(fresh))
+	}
+	msg += "; undo the rename, or run with --allow-non-restored-state (JobSpec.AllowNonRestoredState) to drop those positions"
+	return fmt.Errorf("%w: %s", ErrInvalidSpec, msg)
+}
+
+func quoteAll(ids []string) string {
+	q := make([]string, len(ids))
+	for i, id := range ids {
+		q[i] = strconv.Quote(id)
+	}
+	return strings.Join(q, ", ")
 }
 
 func (a *attempt) assignSplits(ctx context.Context) error {

@@ -24,6 +24,13 @@ type JobSpec struct {
 	// run instead of the latest one of the job: a checkpoint file or a
 	// job's checkpoint folder (plain path or file:// URI).
 	RestorePath string
+	// AllowNonRestoredState lets a run restore a checkpoint that holds the
+	// positions of sources the job no longer has (Flink's
+	// --allowNonRestoredState): they are dropped. Without it such a
+	// restore fails with ErrInvalidSpec, since the usual cause is a renamed
+	// table or pipeline, whose source would otherwise start afresh and
+	// write again what its old id already wrote.
+	AllowNonRestoredState bool
 	// Logger receives the job's log; nil: slog.Default().
 	Logger *slog.Logger
 	// Faults, when set, is consulted at the protocol's failure points

@@ -30,12 +30,13 @@ const bootstrapVar = "KAFKA_BOOTSTRAP"
 // runFlags are the flags of `streamsql run`.
 type runFlags struct {
 	jobFlags
-	fromCheckpoint string
-	embedded       string
-	httpAddr       string
-	logFormat      string
-	instanceID     string
-	memoryLimit    string
+	fromCheckpoint   string
+	allowNonRestored bool
+	embedded         string
+	httpAddr         string
+	logFormat        string
+	instanceID       string
+	memoryLimit      string
 }
 
 func runCommand(e *env) *cobra.Command {
@@ -98,6 +99,7 @@ Exit codes:
 	f := cmd.Flags()
 	f.StringVar(&rf.jobName, "job-name", "", "the job's `NAME` (default: pipeline.name, else the file's base name); names the checkpoint folder")
 	f.StringVar(&rf.fromCheckpoint, "from-checkpoint", "", "restore the first run from this checkpoint file or job checkpoint folder `PATH`")
+	f.BoolVar(&rf.allowNonRestored, "allow-non-restored-state", false, "restore a checkpoint that holds positions of sources the job no longer has (a renamed table or INSERT), dropping them; without it such a restore fails")
 	f.StringVar(&rf.embedded, "embedded-kafka", "", "start an in-process Kafka-protocol broker on `ADDR` (default 127.0.0.1, a free port) and set ${KAFKA_BOOTSTRAP}")
 	f.Lookup("embedded-kafka").NoOptDefVal = "127.0.0.1:0"
 	f.StringVar(&rf.httpAddr, "http", "", "serve /metrics, /healthz and /status on `ADDR` (host:port)")
@@ -148,7 +150,7 @@ func (rf *runFlags) run(ctx context.Context, e *env, file string) error {
 		qout = out.other(e.stdout)
 	}
 	header := &headerWriter{w: qout}
-	opts := job.Options{Output: header, Logger: log, RestoreFrom: rf.fromCheckpoint, Testing: e.testing, InstanceID: rf.instanceID}
+	opts := job.Options{Output: header, Logger: log, RestoreFrom: rf.fromCheckpoint, AllowNonRestoredState: rf.allowNonRestored, Testing: e.testing, InstanceID: rf.instanceID}
 	if rf.embedded != "" {
 		b, err := embedkafka.Start(embedkafka.Options{Addr: rf.embedded})
 		if err != nil {
