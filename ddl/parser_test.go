@@ -262,6 +262,29 @@ func TestSubstitution(t *testing.T) {
 	}
 }
 
+// TestSubstitutionInsideQuotes: a value substituted inside a quoted
+// literal or identifier is its content, quote characters included (a
+// password such as it's), and cannot end the literal and change the
+// statement; outside quotes the value is SQL text as before.
+func TestSubstitutionInsideQuotes(t *testing.T) {
+	cfg := Config{Vars: map[string]string{"PW": "it's'); DROP", "COL": "a`b", "N": "7"}}
+	stmts, err := Parse("job.sql", "CREATE TABLE t (`${COL}` INT) WITH ('password' = '${PW}', 'n' = '${N}', 'k' = 'x')", cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ct := stmts[0].(*CreateTable)
+	if len(ct.Options) != 3 || ct.Options[0].Value != "it's'); DROP" || ct.Options[1].Value != "7" {
+		t.Errorf("options %s, want the password as given and two more", dumpOpts(ct.Options))
+	}
+	if got := ct.Columns[0].Name; got != "a`b" {
+		t.Errorf("column name %q, want a`b", got)
+	}
+	stmts, err = Parse("job.sql", "SELECT ${N} FROM t", cfg)
+	if err != nil || len(stmts) != 1 {
+		t.Fatalf("substitution outside quotes: %v", err)
+	}
+}
+
 func TestErrorClasses(t *testing.T) {
 	cases := []struct {
 		in    string

@@ -96,7 +96,9 @@ func newSource(name, orig string) *source {
 	return s
 }
 
-// substitute replaces ${NAME} and ${NAME:-default} outside comments. A
+// substitute replaces ${NAME} and ${NAME:-default} outside comments;
+// inside a quoted literal or identifier the value's quote characters are
+// doubled, so that the value is the literal's content. A
 // reference to an undefined variable is replaced by nothing and recorded
 // in s.undefined; a malformed reference is returned as an *Error, and
 // stops parsing.
@@ -151,6 +153,14 @@ func (s *source) substitute(cfg Config) *Error {
 					s.undefined = append(s.undefined, undefinedRef{off: b.Len(), err: s.errorAtOrig(i, ErrUndefinedVariable,
 						fmt.Sprintf("undefined variable ${%s}: set it in the environment or give a default with ${%s:-value}", name, name))})
 				}
+			}
+			if quote != 0 {
+				// Inside a quoted literal or identifier the value is its
+				// content: its own quote characters are doubled, so that a
+				// password holding a quote neither ends the literal early
+				// (the rest of it then parsed as SQL, and shown in errors)
+				// nor changes the statement.
+				val = strings.ReplaceAll(val, string(quote), string(quote)+string(quote))
 			}
 			start := b.Len()
 			b.WriteString(val)
