@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/streamsql/streamsql/internal/kafkatest"
 	"github.com/streamsql/streamsql/runtime"
@@ -153,4 +155,42 @@ func testSurvivor(t *testing.T, b kafkatest.Broker, precommitted bool) {
 	produced := <-producedCh
 	checkOutput(t, b, c.out, produced, true)
 	c.signal("a", syscall.SIGTERM)
+}
+
+// TestCommitAfterSurvivorCommitted: a paused instance whose pre-committed
+// transaction a survivor committed (a raw EndTxn with the producer id and
+// epoch it described) commits it itself when it resumes: its commit on the
+// slot's client is taken as a retry, so the instance goes on instead of
+// failing with a lost commit.
+func TestCommitAfterSurvivorCommitted(t *testing.T) {
+	forEachBroker(t, func(t *testing.T, b kafkatest.Broker) {
+		ctx := context.Background()
+		topic := b.Topic(t, 1)
+		run, err := startEOS(t, eosConfig(b, topic, kafkatest.UniqueName(t), &memoryAckTracker{}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := seq("z", 0, 10)
+		mustWrite(t, run.w, rows(want...))
+		c := mustPreCommit(t, run.w, 1)
+		d := mustDecode(t, c)
+		req := kmsg.NewPtrEndTxnRequest()
+		req.TransactionalID, req.ProducerID, req.ProducerEpoch, req.Commit = d.TransactionalID, d.ProducerID, d.Epoch, true
+		resp, err := req.RequestWith(ctx, run.cm.RawClient(d.TransactionVersion))
+		if err == nil {
+			err = kerr.ErrorForCode(resp.ErrorCode)
+		}
+		if err != nil {
+			t.Fatalf("the survivor's EndTxn: %v", err)
+		}
+		expectValues(t, b, topic, true, want)
+		if err := run.cm.Commit(ctx, c); err != nil {
+			t.Fatalf("the instance's own commit after the survivor's: %v", err)
+		}
+		mustWrite(t, run.w, rows("after"))
+		if err := run.cm.Commit(ctx, mustPreCommit(t, run.w, 2)); err != nil {
+			t.Fatal(err)
+		}
+		expectValues(t, b, topic, true, append(want, "after"))
+	})
 }
