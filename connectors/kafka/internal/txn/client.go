@@ -28,6 +28,9 @@ type Client interface {
 	BeginTransaction() error
 	AbortBufferedRecords(ctx context.Context) error
 	EndTransaction(ctx context.Context, commit kgo.TransactionEndTry) error
+	// PartitionLeader reports leader -1 for a partition the client's
+	// producer state has not published (see slot.endable).
+	PartitionLeader(topic string, partition int32) (leader, leaderEpoch int32, err error)
 	// Close closes the client; it sends nothing to a transaction
 	// coordinator.
 	Close()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -67,7 +68,7 @@ func (cm *Committer) Commit(ctx context.Context, b connector.Committable) error 
 		return err
 	}
 	if sl := cm.sink.lookup(c.TransactionalID); sl != nil {
-		if done := sl.commitInProcess(ctx, c); done {
+		if done := sl.commitInProcess(ctx, c, cm.sink.cfg.Logger); done {
 			return nil
 		}
 	}
@@ -89,7 +90,7 @@ func (cm *Committer) Commit(ctx context.Context, b connector.Committable) error 
 // commitInProcess commits c on the slot's own client when the slot still
 // holds c's transaction. It reports whether c is now known committed; when
 // it is not, the caller commits by raw EndTxn.
-func (sl *slot) commitInProcess(ctx context.Context, c Committable) bool {
+func (sl *slot) commitInProcess(ctx context.Context, c Committable, log *slog.Logger) bool {
 	sl.mu.Lock()
 	defer sl.mu.Unlock()
 	if sl.lastC.ProducerID != c.ProducerID || sl.lastC.Epoch != c.Epoch || sl.lastC.TransactionalID != c.TransactionalID {
@@ -102,6 +103,13 @@ func (sl *slot) commitInProcess(ctx context.Context, c Committable) bool {
 		if sl.client == nil {
 			return false
 		}
+		if tp, ok := sl.endable(); !ok {
+			log.Info("kafka sink: committing by raw EndTxn: the transaction's client has not yet published a partition it wrote, so its EndTransaction would end the transaction as empty",
+				"transaction", c.String(), "topic", tp.Topic, "partition", tp.Partition)
+			sl.client.Close()
+			sl.client = nil
+			return false
+		}
 		if err := sl.client.EndTransaction(ctx, kgo.TryCommit); err == nil {
 			sl.state = slotCommitted
 			return true
@@ -112,6 +120,27 @@ func (sl *slot) commitInProcess(ctx context.Context, c Committable) bool {
 		sl.client = nil
 	}
 	return false
+}
+
+// endable reports whether EndTransaction on the slot's client would end
+// the slot's transaction for what it is, and else names a partition it
+// would miss. franz-go's EndTransaction (v1.22.3) counts a transaction as
+// non-empty only through the partitions its producer state has published
+// (those PartitionLeader finds); finding none it "ends" the transaction
+// and returns nil — by aborting it under transaction version 2, by sending
+// nothing below. The records of a topic a client produces to for the first
+// time are partitioned, sent and can be acknowledged before its metadata
+// goroutine publishes the topic's partitions, so a transaction whose
+// records were all acknowledged can be taken for empty. Such a transaction
+// is ended by raw EndTxn instead, whose answer is definitive. sl.mu must
+// be held.
+func (sl *slot) endable() (TopicPartition, bool) {
+	for _, tp := range sl.acked {
+		if leader, _, _ := sl.client.PartitionLeader(tp.Topic, tp.Partition); leader < 0 {
+			return tp, false
+		}
+	}
+	return TopicPartition{}, true
 }
 
 func (sl *slot) markCommitted(c Committable) {
@@ -171,6 +200,13 @@ func (sl *slot) abortInProcess(ctx context.Context, c Committable) bool {
 	sl.mu.Lock()
 	defer sl.mu.Unlock()
 	if sl.state != slotPrecommitted || sl.client == nil || sl.lastC != c {
+		return false
+	}
+	if _, ok := sl.endable(); !ok {
+		// Below transaction version 2 the client would send nothing and
+		// leave the transaction open until it times out.
+		sl.client.Close()
+		sl.client = nil
 		return false
 	}
 	if err := sl.client.EndTransaction(ctx, kgo.TryAbort); err == nil {

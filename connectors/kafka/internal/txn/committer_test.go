@@ -47,6 +47,47 @@ func TestCommitInProcessThenRaw(t *testing.T) {
 	expectCommitted(t, f, "a")
 }
 
+// TestCommitInProcessNeverEndsAnUnseenTransaction: franz-go's
+// EndTransaction commits only partitions its producer state has published;
+// when records were acknowledged on a partition it has not published yet
+// (the first produce to a topic on a new client races its metadata
+// goroutine), it ends the transaction as empty — aborting it under
+// transaction version 2, sending nothing below — and returns nil. The
+// committer must not take that nil for a commit: it commits such a
+// transaction by raw EndTxn, whose answer is definitive, and the records
+// become visible.
+func TestCommitInProcessNeverEndsAnUnseenTransaction(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		mode int32
+	}{{"tv2-abort", unpublishedAbort}, {"tv1-noop", unpublishedNoop}} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFake(t)
+			s, d := f.sink()
+			w := writer(t, s, 0, &acks{})
+			cm := committer(t, s)
+			write(t, w, "a")
+			c, id := preCommit(t, w, 1)
+			d.unpublished.Store(tc.mode)
+			commit(t, cm, c)
+			in, raw := d.inCommits.Load(), d.rawCommits.Load()
+			st, hasClient, _ := s.SlotState(id)
+			// The writer goes on; its next transaction commits in process.
+			d.unpublished.Store(unpublishedNone)
+			write(t, w, "b")
+			c2, _ := preCommit(t, w, 2)
+			commit(t, cm, c2)
+			expectCommitted(t, f, "a", "b")
+			if in != 0 || raw != 1 {
+				t.Fatalf("commit sent %d in-process and %d raw EndTxn, want 0 and 1", in, raw)
+			}
+			if st != "committed" || hasClient {
+				t.Fatalf("slot after the raw commit: %s (client %v), want committed without its client", st, hasClient)
+			}
+		})
+	}
+}
+
 // TestCommitRetriesBusyCoordinator: a coordinator answering
 // CONCURRENT_TRANSACTIONS is asked again; the commit then succeeds.
 func TestCommitRetriesBusyCoordinator(t *testing.T) {

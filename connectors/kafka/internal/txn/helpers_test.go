@@ -123,7 +123,24 @@ type countingDialer struct {
 	inAborts      atomic.Int64
 	rawCommits    atomic.Int64
 	rawAborts     atomic.Int64
+	// unpublished, when not unpublishedNone, makes the transactional
+	// clients act as a franz-go v1.22.3 client does while the partitions
+	// of a topic it produced to for the first time are not yet published
+	// in its producer state (its metadata goroutine partitions the waiting
+	// records before it stores the partitions, and the records can be
+	// acknowledged in between): PartitionLeader reports the partition not
+	// loaded, and EndTransaction, which then sees no partition added to the
+	// transaction, ends it as empty and returns nil — under transaction
+	// version 2 by aborting it (unpublishedAbort), below it by sending
+	// nothing (unpublishedNoop).
+	unpublished atomic.Int32
 }
+
+const (
+	unpublishedNone int32 = iota
+	unpublishedAbort
+	unpublishedNoop
+)
 
 type countingClient struct {
 	*kgo.Client
@@ -136,7 +153,20 @@ func (c countingClient) EndTransaction(ctx context.Context, commit kgo.Transacti
 	} else {
 		c.d.inAborts.Add(1)
 	}
+	switch c.d.unpublished.Load() {
+	case unpublishedAbort:
+		commit = kgo.TryAbort
+	case unpublishedNoop:
+		return nil
+	}
 	return c.Client.EndTransaction(ctx, commit)
+}
+
+func (c countingClient) PartitionLeader(topic string, partition int32) (leader, leaderEpoch int32, err error) {
+	if c.d.unpublished.Load() != unpublishedNone {
+		return -1, -1, nil
+	}
+	return c.Client.PartitionLeader(topic, partition)
 }
 
 func (c countingClient) Request(ctx context.Context, req kmsg.Request) (kmsg.Response, error) {

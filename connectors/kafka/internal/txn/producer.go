@@ -32,6 +32,10 @@ type Producer struct {
 	pid      int64
 	epoch    int16
 	mixed    bool // records of one transaction reported different producer ids or epochs
+	// acked holds the partitions of acknowledged records; last is the
+	// latest one added (consecutive records mostly share a partition).
+	acked map[TopicPartition]struct{}
+	last  TopicPartition
 	// pending counts records handed to Produce whose promise has not run;
 	// idle is closed when it drops to zero. Flush does not wait for a
 	// record that failed before it was buffered (a record larger than
@@ -146,10 +150,18 @@ func (p *Producer) done(r *kgo.Record, err error) {
 			}
 			p.firstErr = fmt.Errorf("kafka sink: producing to topic %s partition %d: %w", r.Topic, r.Partition, err)
 		}
-	} else if !p.pidSet {
-		p.pidSet, p.pid, p.epoch = true, r.ProducerID, r.ProducerEpoch
-	} else if r.ProducerID != p.pid || r.ProducerEpoch != p.epoch {
-		p.mixed = true
+	} else {
+		if !p.pidSet {
+			p.pidSet, p.pid, p.epoch = true, r.ProducerID, r.ProducerEpoch
+		} else if r.ProducerID != p.pid || r.ProducerEpoch != p.epoch {
+			p.mixed = true
+		}
+		if tp := (TopicPartition{r.Topic, r.Partition}); len(p.acked) == 0 || tp != p.last {
+			if p.acked == nil {
+				p.acked = make(map[TopicPartition]struct{})
+			}
+			p.acked[tp], p.last = struct{}{}, tp
+		}
 	}
 	p.mu.Unlock()
 	p.records.Put(r)
@@ -233,6 +245,12 @@ func (p *Producer) Wait(ctx context.Context) error {
 	}
 }
 
+// TopicPartition names a partition.
+type TopicPartition struct {
+	Topic     string
+	Partition int32
+}
+
 // Outcome is what the promises reported since the last Reset.
 type Outcome struct {
 	// Err is the first failure; Failed counts the failed records.
@@ -245,13 +263,19 @@ type Outcome struct {
 	Epoch  int16
 	PIDSet bool
 	Mixed  bool
+	// Partitions are the partitions of the acknowledged records.
+	Partitions []TopicPartition
 }
 
 // Outcome returns what the promises reported since the last Reset.
 func (p *Producer) Outcome() Outcome {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return Outcome{p.firstErr, p.failed, p.pid, p.epoch, p.pidSet, p.mixed}
+	parts := make([]TopicPartition, 0, len(p.acked))
+	for tp := range p.acked {
+		parts = append(parts, tp)
+	}
+	return Outcome{p.firstErr, p.failed, p.pid, p.epoch, p.pidSet, p.mixed, parts}
 }
 
 // Err returns the first produce failure since the last Reset.
@@ -265,6 +289,7 @@ func (p *Producer) Err() error {
 func (p *Producer) Reset() {
 	p.mu.Lock()
 	p.firstErr, p.failed, p.pidSet, p.pid, p.epoch, p.mixed = nil, 0, false, 0, 0, false
+	clear(p.acked)
 	p.mu.Unlock()
 }
 

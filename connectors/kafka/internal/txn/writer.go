@@ -54,7 +54,8 @@ type slot struct {
 	used   bool   // client has begun a transaction
 	last   connector.Committable
 	lastC  Committable
-	began  time.Time // when the open or last transaction began
+	acked  []TopicPartition // partitions of the records lastC's transaction wrote
+	began  time.Time        // when the open or last transaction began
 }
 
 // reusable reports whether a new transaction may start on sl: its last
@@ -200,7 +201,7 @@ func (w *Writer) begin(ctx context.Context) error {
 	if err := sl.client.BeginTransaction(); err != nil {
 		return fmt.Errorf("kafka sink: beginning a transaction on %q: %w", sl.id, err)
 	}
-	sl.state, sl.used, sl.last, sl.lastC, sl.began = slotOpen, true, nil, Committable{}, time.Now()
+	sl.state, sl.used, sl.last, sl.lastC, sl.acked, sl.began = slotOpen, true, nil, Committable{}, nil, time.Now()
 	w.p.Reset()
 	w.cur = sl
 	w.publish()
@@ -433,7 +434,7 @@ func (w *Writer) preCommit(ctx context.Context, checkpointID int64, positions []
 	c := Committable{TransactionalID: sl.id, ProducerID: o.PID, Epoch: o.Epoch, TransactionVersion: sl.tv, CheckpointID: checkpointID}
 	b := c.Encode()
 	sl.mu.Lock()
-	sl.state, sl.last, sl.lastC = slotPrecommitted, b, c
+	sl.state, sl.last, sl.lastC, sl.acked = slotPrecommitted, b, c, o.Partitions
 	sl.mu.Unlock()
 	w.cur = nil
 	w.publish()
