@@ -88,6 +88,27 @@ func TestCommitInProcessNeverEndsAnUnseenTransaction(t *testing.T) {
 	}
 }
 
+// TestAbortInProcessNeverSkipsAnUnseenTransaction: the same for Abort:
+// below transaction version 2 franz-go would send nothing for a
+// transaction it takes for empty, leaving it open (read_committed readers
+// wait) until it times out; it is aborted by raw EndTxn instead.
+func TestAbortInProcessNeverSkipsAnUnseenTransaction(t *testing.T) {
+	f := newFake(t)
+	s, d := f.sink()
+	w := writer(t, s, 0, &acks{})
+	cm := committer(t, s)
+	write(t, w, "a")
+	c, _ := preCommit(t, w, 1)
+	d.unpublished.Store(unpublishedNoop)
+	if err := cm.Abort(context.Background(), c); err != nil {
+		t.Fatalf("Abort: %v", err)
+	}
+	expectCommitted(t, f) // the sentinel is not held back by an open transaction
+	if in, raw := d.inAborts.Load(), d.rawAborts.Load(); in != 0 || raw != 1 {
+		t.Fatalf("abort sent %d in-process and %d raw EndTxn, want 0 and 1", in, raw)
+	}
+}
+
 // TestCommitRetriesBusyCoordinator: a coordinator answering
 // CONCURRENT_TRANSACTIONS is asked again; the commit then succeeds.
 func TestCommitRetriesBusyCoordinator(t *testing.T) {
