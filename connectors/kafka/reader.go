@@ -16,6 +16,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/factory"
@@ -68,6 +69,7 @@ type reader struct {
 	src      *source
 	cl       *kgo.Client
 	adm      *kadm.Client
+	admCl    *kgo.Client // adm's client, for requests kadm has no call for
 	parts    map[topicPartition]*partState
 	order    []*partState
 	open     int // bounded partitions not done
@@ -184,7 +186,7 @@ func (s *source) open(ctx context.Context, splits []connector.SplitState) (*read
 	if err != nil {
 		return nil, err
 	}
-	r := &reader{src: s, adm: kadm.NewClient(admCl), parts: map[topicPartition]*partState{}, maxPoll: s.settings.maxPollRecords,
+	r := &reader{src: s, adm: kadm.NewClient(admCl), admCl: admCl, parts: map[topicPartition]*partState{}, maxPoll: s.settings.maxPollRecords,
 		groupID: s.settings.groupID, metadata: s.cfg.Metadata}
 	if r.maxPoll == 0 {
 		r.maxPoll = defaultMaxPollRecords
@@ -1002,12 +1004,25 @@ const groupFetchPatience = 30 * time.Second
 // commits them in its transactions, and EndTxn returns before the commit
 // markers are written), the group's offsets are not yet the transaction's,
 // and the broker answers UNSTABLE_OFFSET_COMMIT until they are.
+//
+// The broker says so only for the partitions its answer lists. A fetch of
+// all the group's offsets lists those with a committed offset: a partition
+// whose first offset is in the completing transaction is left out, as if
+// the group never committed it (Kafka's OffsetMetadataManager
+// fetchAllOffsets), and a run starting right after its own first
+// checkpoint read such partitions again from the start. So the reader's
+// own partitions are asked for by name (fetchOwnOffsets), and their
+// answers replace those of the group-wide fetch, which the other callers
+// need for the rest of the group.
 func (r *reader) fetchGroupOffsets(ctx context.Context) (kadm.OffsetResponses, error) {
 	deadline := time.Now().Add(groupFetchPatience)
 	backoff := 50 * time.Millisecond
 	var survived time.Time
 	for {
 		group, err := r.adm.FetchOffsets(kadm.RequireStable(ctx), r.groupID)
+		if err == nil {
+			err = r.fetchOwnOffsets(ctx, group)
+		}
 		if err == nil {
 			group.EachError(func(o kadm.OffsetResponse) {
 				if err == nil && kerr.IsRetriable(o.Err) {
@@ -1035,4 +1050,63 @@ func (r *reader) fetchGroupOffsets(ctx context.Context) (kadm.OffsetResponses, e
 		}
 		backoff = min(2*backoff, time.Second)
 	}
+}
+
+// fetchOwnOffsets fetches the group's committed offsets of the reader's
+// partitions by name, requiring stable offsets, into group (replacing what
+// it holds for them): a partition with no committed offset and an offset
+// in a completing transaction gets UNSTABLE_OFFSET_COMMIT, not absence.
+func (r *reader) fetchOwnOffsets(ctx context.Context, group kadm.OffsetResponses) error {
+	if len(r.order) == 0 {
+		return nil
+	}
+	req := kmsg.NewPtrOffsetFetchRequest()
+	req.Group, req.RequireStable = r.groupID, true
+	topics := map[string]int{}
+	for _, st := range r.order {
+		i, ok := topics[st.tp.topic]
+		if !ok {
+			i = len(req.Topics)
+			topics[st.tp.topic] = i
+			t := kmsg.NewOffsetFetchRequestTopic()
+			t.Topic = st.tp.topic
+			req.Topics = append(req.Topics, t)
+		}
+		req.Topics[i].Partitions = append(req.Topics[i].Partitions, st.tp.partition)
+	}
+	resp, err := req.RequestWith(ctx, r.admCl)
+	if err != nil {
+		return err
+	}
+	if err := kerr.ErrorForCode(resp.ErrorCode); err != nil {
+		return err
+	}
+	add := func(topic string, p int32, at int64, epoch int32, meta *string, code int16) {
+		o := kadm.OffsetResponse{Offset: kadm.Offset{Topic: topic, Partition: p, At: at, LeaderEpoch: epoch}, Err: kerr.ErrorForCode(code)}
+		if meta != nil {
+			o.Metadata = *meta
+		}
+		if group[topic] == nil {
+			group[topic] = map[int32]kadm.OffsetResponse{}
+		}
+		group[topic][p] = o
+	}
+	if len(resp.Groups) > 0 { // OffsetFetch v8+
+		g := resp.Groups[0]
+		if err := kerr.ErrorForCode(g.ErrorCode); err != nil {
+			return err
+		}
+		for _, t := range g.Topics {
+			for _, p := range t.Partitions {
+				add(t.Topic, p.Partition, p.Offset, p.LeaderEpoch, p.Metadata, p.ErrorCode)
+			}
+		}
+		return nil
+	}
+	for _, t := range resp.Topics {
+		for _, p := range t.Partitions {
+			add(t.Topic, p.Partition, p.Offset, p.LeaderEpoch, p.Metadata, p.ErrorCode)
+		}
+	}
+	return nil
 }
