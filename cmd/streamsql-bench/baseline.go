@@ -35,42 +35,13 @@ type pipeResult struct {
 // ready is called once both clients have reached the broker.
 func runBaseline(ctx context.Context, bootstrap, src, dst string, expect int64, txn bool, set ClientSettings, ready func()) (pipeResult, error) {
 	var res pipeResult
-	copts := append([]kgo.Opt{kgo.SeedBrokers(bootstrap), kgo.ConsumeTopics(src),
-		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart())}, set.consumerOpts()...)
-	if txn {
-		copts = append(copts, kgo.FetchIsolationLevel(kgo.ReadCommitted()))
-	}
-	consumer, err := kgo.NewClient(copts...)
+	consumer, producer, expect, err := openPipe(ctx, "baseline", bootstrap, src, dst, expect, txn, set)
 	if err != nil {
 		return res, err
 	}
 	defer consumer.Close()
-
-	popts := append([]kgo.Opt{kgo.SeedBrokers(bootstrap), kgo.DefaultProduceTopic(dst)}, set.producerOpts()...)
-	if txn {
-		popts = append(popts, kgo.TransactionalID(fmt.Sprintf("bench-baseline-%d", time.Now().UnixNano())),
-			kgo.TransactionTimeout(time.Minute))
-	}
-	producer, err := kgo.NewClient(popts...)
-	if err != nil {
-		return res, err
-	}
 	defer producer.Close()
-
-	if err := producer.Ping(ctx); err != nil {
-		return res, err
-	}
-	if err := consumer.Ping(ctx); err != nil {
-		return res, err
-	}
 	ready()
-	if expect == 0 {
-		ends, err := kadm.NewClient(consumer).ListEndOffsets(ctx, src)
-		if err != nil {
-			return res, err
-		}
-		ends.Each(func(o kadm.ListedOffset) { expect += o.Offset })
-	}
 
 	var (
 		out     atomic.Int64
@@ -160,4 +131,49 @@ func runBaseline(ctx context.Context, bootstrap, src, dst string, expect int64, 
 	res.Out = out.Load()
 	res.ElapsedNS = int64(time.Since(start))
 	return res, nil
+}
+
+// openPipe opens the two clients of a hand-written pipe (the encoding/json
+// baseline and the reference pipes): a consumer of every partition of src
+// from the start (read_committed with txn) and a producer to dst
+// (transactional with txn, its id named after kind), both with set's
+// settings and both having reached the broker. With expect 0 it returns
+// the sum of src's end offsets as the number of records to read.
+func openPipe(ctx context.Context, kind, bootstrap, src, dst string, expect int64, txn bool, set ClientSettings) (consumer, producer *kgo.Client, _ int64, err error) {
+	copts := append([]kgo.Opt{kgo.SeedBrokers(bootstrap), kgo.ConsumeTopics(src),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart())}, set.consumerOpts()...)
+	if txn {
+		copts = append(copts, kgo.FetchIsolationLevel(kgo.ReadCommitted()))
+	}
+	popts := append([]kgo.Opt{kgo.SeedBrokers(bootstrap), kgo.DefaultProduceTopic(dst)}, set.producerOpts()...)
+	if txn {
+		popts = append(popts, kgo.TransactionalID(fmt.Sprintf("bench-%s-%d", kind, time.Now().UnixNano())),
+			kgo.TransactionTimeout(time.Minute))
+	}
+	if consumer, err = kgo.NewClient(copts...); err != nil {
+		return nil, nil, 0, err
+	}
+	if producer, err = kgo.NewClient(popts...); err != nil {
+		consumer.Close()
+		return nil, nil, 0, err
+	}
+	fail := func(err error) (*kgo.Client, *kgo.Client, int64, error) {
+		consumer.Close()
+		producer.Close()
+		return nil, nil, 0, err
+	}
+	if err := producer.Ping(ctx); err != nil {
+		return fail(err)
+	}
+	if err := consumer.Ping(ctx); err != nil {
+		return fail(err)
+	}
+	if expect == 0 {
+		ends, err := kadm.NewClient(consumer).ListEndOffsets(ctx, src)
+		if err != nil {
+			return fail(err)
+		}
+		ends.Each(func(o kadm.ListedOffset) { expect += o.Offset })
+	}
+	return consumer, producer, expect, nil
 }

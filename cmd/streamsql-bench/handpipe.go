@@ -7,7 +7,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -110,40 +109,13 @@ func runReference(ctx context.Context, kind, bootstrap, src, dst string, expect 
 	if err != nil {
 		return res, err
 	}
-	copts := append([]kgo.Opt{kgo.SeedBrokers(bootstrap), kgo.ConsumeTopics(src),
-		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart())}, set.consumerOpts()...)
-	if txn {
-		copts = append(copts, kgo.FetchIsolationLevel(kgo.ReadCommitted()))
-	}
-	consumer, err := kgo.NewClient(copts...)
+	consumer, producer, expect, err := openPipe(ctx, kind, bootstrap, src, dst, expect, txn, set)
 	if err != nil {
 		return res, err
 	}
 	defer consumer.Close()
-	popts := append([]kgo.Opt{kgo.SeedBrokers(bootstrap), kgo.DefaultProduceTopic(dst)}, set.producerOpts()...)
-	if txn {
-		popts = append(popts, kgo.TransactionalID(fmt.Sprintf("bench-%s-%d", kind, time.Now().UnixNano())),
-			kgo.TransactionTimeout(time.Minute))
-	}
-	producer, err := kgo.NewClient(popts...)
-	if err != nil {
-		return res, err
-	}
 	defer producer.Close()
-	if err := producer.Ping(ctx); err != nil {
-		return res, err
-	}
-	if err := consumer.Ping(ctx); err != nil {
-		return res, err
-	}
 	ready()
-	if expect == 0 {
-		ends, err := kadm.NewClient(consumer).ListEndOffsets(ctx, src)
-		if err != nil {
-			return res, err
-		}
-		ends.Each(func(o kadm.ListedOffset) { expect += o.Offset })
-	}
 
 	var (
 		out     atomic.Int64
