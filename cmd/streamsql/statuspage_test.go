@@ -14,43 +14,16 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/streamsql/streamsql/internal/browsertest"
 	"github.com/streamsql/streamsql/internal/kafkatest"
 )
-
-// chromium returns Debian's headless-capable browser, failing under
-// CI=true when it is missing (.ci/run installs it) and skipping otherwise.
-func chromium(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	const how = "the status page test needs a headless browser: apt-get install -y chromium (as .ci/run does)"
-	if os.Getenv("CI") == "true" {
-		t.Fatal(how)
-	}
-	t.Skip(how)
-	return ""
-}
 
 // dumpDOM loads url in a headless chromium, lets the page's script run
 // for a few seconds of virtual time (two polls of /status at least) and
 // returns the DOM as it then is.
 func dumpDOM(t *testing.T, browser, url string) string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-		"--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--disable-dev-shm-usage", "--user-data-dir="+t.TempDir(), "--virtual-time-budget=5000", "--dump-dom", url)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("chromium: %v\n%s", err, stderr.String())
-	}
-	return string(out)
+	return browsertest.DumpDOM(t, browser, url, 5*time.Second)
 }
 
 // TestStatusPageInBrowser runs a job (datagen → blackhole, and a Kafka
@@ -62,7 +35,7 @@ func dumpDOM(t *testing.T, browser, url string) string {
 // between the two loads, the Kafka partition shows its end offset and lag
 // — and that no secret is on the page.
 func TestStatusPageInBrowser(t *testing.T) {
-	browser := chromium(t)
+	browser := browsertest.Browser(t)
 	b := kafkatest.Require(t)
 	topic := b.Topic(t, 1)
 	cl := b.Client(t, kgo.DefaultProduceTopic(topic))

@@ -1,34 +1,15 @@
 package metrics
 
 import (
-	"context"
 	"log/slog"
 	"net/http/httptest"
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/streamsql/streamsql/internal/browsertest"
 	"github.com/streamsql/streamsql/runtime"
 )
-
-// chromium returns Debian's headless-capable browser, failing under
-// CI=true when it is missing (.ci/run installs it) and skipping otherwise.
-func chromium(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	const how = "the status page test needs a headless browser: apt-get install -y chromium (as .ci/run does)"
-	if os.Getenv("CI") == "true" {
-		t.Fatal(how)
-	}
-	t.Skip(how)
-	return ""
-}
 
 // TestPageRendersStatus loads the page in headless chromium against a
 // fixed status and checks what its script made of it: a partition whose
@@ -36,7 +17,7 @@ func chromium(t *testing.T) string {
 // shown as text, never run or parsed as HTML. (cmd/streamsql's
 // TestStatusPageInBrowser does the same against a running job.)
 func TestPageRendersStatus(t *testing.T) {
-	browser := chromium(t)
+	browser := browsertest.Browser(t)
 	st := lagged()
 	st.Reassignments = 1
 	st.Assignment = map[string][]string{"p/src": {"orders:0", "orders:3"}, "p/other": {}}
@@ -45,18 +26,7 @@ func TestPageRendersStatus(t *testing.T) {
 	f := fixed(st)
 	srv := httptest.NewServer(Handler(&f))
 	defer srv.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-		"--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--disable-dev-shm-usage", "--user-data-dir="+t.TempDir(), "--virtual-time-budget=3000", "--dump-dom", srv.URL+"/")
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("chromium: %v\n%s", err, stderr.String())
-	}
-	dom := string(out)
+	dom := browsertest.DumpDOM(t, browser, srv.URL+"/", 3*time.Second)
 	for _, want := range []string{
 		`<h1 id="job">orders</h1>`,
 		`id="lag">10<`, `1 of 2 partitions known`,
