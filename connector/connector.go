@@ -415,6 +415,13 @@ type LagReporter interface {
 // The runtime fails the job with it instead of retrying or restarting.
 var ErrCommitLost = errors.New("pre-committed work was lost")
 
+// ErrUnrecoverable is wrapped by errors that retrying or restarting cannot
+// fix, such as a setting the external system refuses (a Kafka transaction
+// timeout above the brokers' maximum, or 'properties.auto.offset.reset' =
+// 'none' with no committed offset). The runtime fails the job with it at
+// once instead of restarting.
+var ErrUnrecoverable = errors.New("unrecoverable")
+
 // Reassigning is implemented by sources whose splits are assigned from
 // outside the job and may change while it runs: in a scaled-out job
 // (pipeline.scale-out), a Kafka source's splits are the partitions its

@@ -197,7 +197,7 @@ func (j *Job) Run(ctx context.Context) error {
 		j.recent.add(LogEntry{Time: j.now(), Level: slog.LevelError, Message: "job failed", Attrs: "err=" + err.Error()})
 		// Restarting cannot help these: the same checkpoint or spec would
 		// fail the same way.
-		if errors.Is(err, connector.ErrCommitLost) || errors.Is(err, ErrInvalidSpec) ||
+		if errors.Is(err, connector.ErrCommitLost) || errors.Is(err, connector.ErrUnrecoverable) || errors.Is(err, ErrInvalidSpec) ||
 			errors.Is(err, checkpoint.ErrCorrupt) || errors.Is(err, errStopTimeout) {
 			return err
 		}

@@ -475,9 +475,10 @@ func (r *reader) resolveStarts(ctx context.Context, topics []string) error {
 				}
 			case r.src.settings.autoOffsetReset == "earliest":
 			default:
+				// Terminal: a restart would find no offset either.
 				return fmt.Errorf("kafka source: group %q has no committed offset for topic %s partition %d: "+
-					"set 'properties.auto.offset.reset' to earliest or latest, or use another 'scan.startup.mode'",
-					r.groupID, st.tp.topic, st.tp.partition)
+					"set 'properties.auto.offset.reset' to earliest or latest, or use another 'scan.startup.mode' (%w)",
+					r.groupID, st.tp.topic, st.tp.partition, connector.ErrUnrecoverable)
 			}
 		}
 		if err != nil {

@@ -298,6 +298,10 @@ func (e *TimeoutError) Error() string {
 		e.Configured.Milliseconds(), e.BrokerMax.Milliseconds(), e.BrokerMax.Milliseconds())
 }
 
+// Unwrap returns connector.ErrUnrecoverable: the broker refuses the timeout
+// on every attempt, so the runtime fails the job instead of restarting it.
+func (e *TimeoutError) Unwrap() error { return connector.ErrUnrecoverable }
+
 // brokerMaxTransactionTimeout reads transaction.max.timeout.ms of every
 // broker and returns the smallest.
 func brokerMaxTransactionTimeout(ctx context.Context, adm *kadm.Client) (time.Duration, error) {
