@@ -24,6 +24,10 @@ func TestOptionErrors(t *testing.T) {
 		want []string
 	}{
 		{map[string]string{"url": "jdbc:oracle:thin:@db:1521/x"}, []string{"url", "jdbc:oracle", "supported: jdbc:postgresql, jdbc:mysql, jdbc:mariadb"}},
+		// The scheme is named (it is no secret) but nothing after it: an
+		// Oracle URL may hold user/password.
+		{map[string]string{"url": "jdbc:sqlite:/tmp/x.db"}, []string{"url scheme 'jdbc:sqlite' is not supported"}},
+		{map[string]string{"url": "jdbc:oracle:thin:scott/hunter2-secret@db:1521/x"}, []string{"url scheme 'jdbc:oracle' is not supported"}},
 		{map[string]string{"url": "postgresql://db/x"}, []string{"url must start with jdbc:"}},
 		{map[string]string{"url": "jdbc:postgresql://db"}, []string{"must name one database"}},
 		{map[string]string{"url": "jdbc:postgresql://u:hunter2-secret@db/x"}, []string{"must not hold credentials"}},

@@ -60,6 +60,12 @@ func ParseURL(raw string) (Database, error) {
 	case "mysql", "mariadb":
 		d.Dialect, d.Port, allowed = mysqlDialect, "3306", mysqlParams
 	default:
+		// Name only the scheme: what follows it may hold credentials
+		// (jdbc:oracle:thin:user/password@host), and naming the whole
+		// URL would make the job's error masking hide the scheme too.
+		if i := strings.IndexAny(scheme, ":/;?@"); i >= 0 {
+			scheme = scheme[:i]
+		}
 		return d, fmt.Errorf("%w: url scheme 'jdbc:%s' is not supported; supported: jdbc:postgresql, jdbc:mysql, jdbc:mariadb", ErrConfig, scheme)
 	}
 	u, err := url.Parse(rest)
