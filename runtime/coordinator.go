@@ -395,6 +395,9 @@ func (c *coordinator) complete(ctx context.Context, f *inflight) error {
 	size, err := a.j.store.Write(md)
 	if err != nil {
 		c.carried = newItems
+		if errors.Is(err, checkpoint.ErrDirGone) {
+			return err // there is no file to delete; the job fails (terminal)
+		}
 		// A write that failed after its rename (the directory fsync)
 		// may have left the file: it must not stay, or a later restore
 		// would take it for the latest checkpoint although the job went

@@ -198,7 +198,7 @@ func (j *Job) Run(ctx context.Context) error {
 		// Restarting cannot help these: the same checkpoint or spec would
 		// fail the same way.
 		if errors.Is(err, connector.ErrCommitLost) || errors.Is(err, connector.ErrUnrecoverable) || errors.Is(err, ErrInvalidSpec) ||
-			errors.Is(err, checkpoint.ErrCorrupt) || errors.Is(err, errStopTimeout) {
+			errors.Is(err, checkpoint.ErrCorrupt) || errors.Is(err, checkpoint.ErrDirGone) || errors.Is(err, errStopTimeout) {
 			return err
 		}
 		if ctx.Err() != nil {

@@ -206,6 +206,24 @@ type Storage interface {
 // decoded or belongs to another job.
 var ErrCorrupt = errors.New("corrupt checkpoint")
 
+// ErrDirGone is wrapped by errors of a job's checkpoint folder that no
+// longer exists: it was deleted while the job ran. The runtime fails the
+// job with it instead of restarting.
+var ErrDirGone = errors.New("checkpoint directory disappeared")
+
+// gone returns err, or, when the job's folder no longer exists, an error
+// wrapping ErrDirGone and err that says what happened and what to do.
+func (d *Dir) gone(err error) error {
+	if err == nil {
+		return nil
+	}
+	if _, serr := os.Stat(d.path); !errors.Is(serr, fs.ErrNotExist) {
+		return err
+	}
+	return fmt.Errorf("%w while the job ran: %s no longer exists (was it deleted?), so the job cannot record its progress; "+
+		"run the job again to start it fresh, as a new job, from its sources' startup modes (%w)", ErrDirGone, d.path, err)
+}
+
 // ResolveDir turns the value of execution.checkpointing.dir (a plain path
 // or a file:// URI) into a local directory path.
 func ResolveDir(dir string) (string, error) {
@@ -324,7 +342,7 @@ func (d *Dir) Write(md *Metadata) (int64, error) {
 	name := RevisionFileName(md.ID, md.Revision)
 	final := filepath.Join(d.path, name)
 	if err := d.writeFile(final, name, data); err != nil {
-		return 0, fmt.Errorf("write %s to %s: %w", md.Ref(), final, err)
+		return 0, d.gone(fmt.Errorf("write %s to %s: %w", md.Ref(), final, err))
 	}
 	if md.Revision > 0 {
 		refs, err := d.List()
@@ -399,7 +417,7 @@ func SyncDir(path string) error {
 func (d *Dir) List() ([]Ref, error) {
 	ents, err := os.ReadDir(d.path)
 	if err != nil {
-		return nil, fmt.Errorf("list checkpoints: %w", err)
+		return nil, d.gone(fmt.Errorf("list checkpoints: %w", err))
 	}
 	var refs []Ref
 	for _, e := range ents {
