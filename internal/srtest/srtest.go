@@ -44,7 +44,16 @@
 //     "Subject '{subject}' not found.".
 //   - Errors are {"error_code": N, "message": "..."}.
 //
-// TestAnswerBytes checks these bytes. Known differences from Confluent's
+// TestAnswerBytes checks these bytes. Confluent's own JavaScript client
+// (@confluentinc/schemaregistry 1.10.1) was run against this registry
+// (tools/confluent-client-check); formats/avroconfluent's
+// TestConfluentClientGolden replays every request it sent and compares the
+// answers byte for byte. That client also sends query parameters srtest
+// ignores (?normalize=false on register, ?subject= on /schemas/ids/{id})
+// and first asks GET /associations/resources/-/{topic} (newer registries'
+// associated-subject strategy); srtest answers that path as any unknown
+// one, 404 with error_code 404, as a registry without the endpoint does,
+// and the client falls back to <topic>-value. Known differences from Confluent's
 // registry, none of which a client of this API depends on: Confluent
 // stores and returns the schema in its canonical form (the parsed schema
 // printed again by Avro: register sets
