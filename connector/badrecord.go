@@ -1,6 +1,7 @@
 package connector
 
 import (
+	"context"
 	"errors"
 
 	"github.com/streamsql/streamsql/types"
@@ -11,7 +12,9 @@ import (
 // of their data (a NULL for a NOT NULL sink column): fail the job (the
 // default), skip them (counted and logged), or set them aside as dead
 // letters that a sink of the source's own writes, committed with the
-// checkpoints like any sink's output. The interfaces below are how a
+// checkpoints like any sink's output — or, when the pipeline's sink is
+// exactly-once and can (DeadLetterWriter), that the pipeline's sink writes
+// inside the transactions of its own output. The interfaces below are how a
 // reader tells the runtime about them; the Kafka connector implements
 // them ('scan.bad-record.policy').
 
@@ -38,8 +41,9 @@ type BadRowHandler interface {
 // dead letters. DeadLetters returns the dead letters set aside since its
 // last call (by Read or RejectRow) and forgets them; the rows belong to the
 // caller. The runtime calls it after each Read and its transform, and
-// sends the rows to the source's dead-letter sink (DeadLetterSource)
-// before the reader's next checkpoint barrier: the checkpoint that stores
+// sends the rows to the source's dead-letter sink (DeadLetterSource), or
+// to the pipeline's sink writer (DeadLetterWriter), before the reader's
+// next checkpoint barrier: the checkpoint that stores
 // a position past a bad record is the one that commits its dead letter.
 type DeadLetterReader interface {
 	DeadLetters() []types.Row
@@ -55,6 +59,34 @@ type DeadLetterReader interface {
 type DeadLetterSource interface {
 	Source
 	DeadLetterSink(cfg DeadLetterConfig) (Sink, error)
+}
+
+// DeadLetterWriter is implemented by writers of exactly-once sinks that
+// can write a source's dead letters inside their own transactions, so that
+// a dead letter commits atomically with the output of the same checkpoint
+// interval (and with the source positions the writer commits in its
+// transaction, GroupPositionWriter): a crash neither loses nor duplicates
+// it, also where no checkpoint file lets a restarted process finish a
+// separate sink's transactions.
+//
+// When a source's dead letters are routed to its pipeline's sink
+// (runtime.SourceSpec.DeadLettersInSink), the runtime sends them to the
+// sink task that receives the source task's rows, on the same channel and
+// ahead of the barrier that follows their records, and that task calls
+// WriteDeadLetters from its goroutine, between its Writes. The dead letters
+// then belong to the transaction the writer's next PreCommit (or
+// PreCommitWithPositions) hands out: the checkpoint whose source snapshot
+// is past their records, never an earlier or later one.
+type DeadLetterWriter interface {
+	Writer
+	// WriteDeadLetters writes rows, dead letters a reader set aside
+	// (DeadLetterReader), in the writer's open transaction (beginning one
+	// when none is open), as dl — the source's dead-letter sink
+	// (DeadLetterSource.DeadLetterSink), which the runtime never opens in
+	// this mode — would write them. It fails when the writer cannot write
+	// dl's records in its transactions (dl belongs to another connector
+	// or system).
+	WriteDeadLetters(ctx context.Context, dl Sink, rows []types.Row) error
 }
 
 // DeadLetterConfig is what the job tells a source about its dead-letter

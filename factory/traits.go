@@ -275,6 +275,12 @@ type TableInfo struct {
 	// cannot keep the guarantee of the pipeline's sink, and EXPLAIN says
 	// which they have.
 	DeadLetters, DeadLettersOption string
+	// DeadLettersSystem names the system the dead letters are written to
+	// (as PositionStore.System). When an exactly-once sink's
+	// CommitsPositionsOf is the same system, the sink writes the dead
+	// letters inside its own transactions (connector.DeadLetterWriter),
+	// with the output and the source positions of their checkpoint.
+	DeadLettersSystem string
 	// BoundedRows, for a source, is the number of rows it reads when that
 	// is known before it starts (datagen's number-of-rows); 0 otherwise.
 	BoundedRows int64

@@ -109,12 +109,14 @@ func (pl *Plan) Build(ctx context.Context, bo BuildOptions) ([]runtime.Pipeline,
 				spec.Name = fmt.Sprintf("%s#%d", spec.Name, srcNames[spec.Name])
 			}
 			if dls, ok := src.(connector.DeadLetterSource); ok {
-				dl, err := dls.DeadLetterSink(connector.DeadLetterConfig{Name: p.Name + "/" + spec.Name, Job: pl.JobName, ExactlyOnce: fl.Source.DeadLettersExactlyOnce})
+				dl, err := dls.DeadLetterSink(connector.DeadLetterConfig{Name: p.Name + "/" + spec.Name, Job: pl.JobName,
+					ExactlyOnce: fl.Source.DeadLettersExactlyOnce && !fl.Source.DeadLettersInSink})
 				if err != nil {
 					return nil, fmt.Errorf("%w: source '%s': %w", ErrInvalidTable, fl.Source.Name(), err)
 				}
 				if dl != nil {
 					spec.DeadLetter = &runtime.SinkSpec{Name: spec.Name + ".dead-letter", Sink: dl}
+					spec.DeadLettersInSink = fl.Source.DeadLettersInSink
 				}
 			}
 			p.Sources = append(p.Sources, spec)

@@ -112,12 +112,15 @@ func positionsInTransaction(ins *Insert, stores map[factory.PositionStore]int) s
 // checkDeadLetters decides the guarantee of the dead letters of each
 // source of ins that sets bad records aside (factory.TableInfo.DeadLetters)
 // and refuses those that cannot have the guarantee of the pipeline's sink.
-// Dead letters go through a sink of the source's own, committed by the
-// same checkpoints as the pipeline's sink: when that sink is exactly-once,
-// in transactions of their own, which only a checkpoint file lets a
-// restarted process commit (the sink's trick of committing source
-// positions in its own transaction covers its output, not the dead
-// letters).
+// When the sink is exactly-once and commits positions of the system the
+// dead letters go to (a Kafka sink on the cluster of the dead-letter
+// topic), the sink writes them inside its own transactions, with the
+// output and the source positions of their checkpoint: they keep the
+// sink's guarantee wherever the sink keeps it, also without checkpoint
+// files (offsets in the sink's transactions, scale-out). Otherwise they go
+// through a sink of the source's own, committed by the same checkpoints as
+// the pipeline's sink: when that sink is exactly-once, in transactions of
+// their own, which only a checkpoint file lets a restarted process commit.
 func (p *planner) checkDeadLetters(ins *Insert) {
 	pl := p.plan
 	cp := pl.Runtime.Checkpoint
@@ -132,21 +135,36 @@ func (p *planner) checkDeadLetters(ins *Insert) {
 			continue
 		}
 		src.DeadLettersExactlyOnce = true
+		inSink := s.Info.CommitsPositionsOf != "" && s.Info.CommitsPositionsOf == src.Info.DeadLettersSystem
+		src.DeadLettersInSink = inSink
 		stop := ""
 		if cp.Interval <= 0 {
 			stop = "; checkpointing is off, so they are committed only when the job stops"
 		}
+		other := ""
+		if s.Info.CommitsPositionsOf != "" {
+			other = fmt.Sprintf(" (its dead-letter topic is on another cluster than sink '%s' writes, so the sink cannot write them in its own transactions)", s.Name())
+		}
 		switch {
 		case cp.Mode == runtime.AtLeastOnce:
 			src.DeadLetterGuarantee = "at-least-once: execution.checkpointing.mode is AT_LEAST_ONCE"
+			if inSink {
+				src.DeadLetterGuarantee += "; written in the sink's transactions"
+			}
+		case inSink:
+			src.DeadLetterGuarantee = fmt.Sprintf("exactly-once: written in the sink's transactions, with the output (and the source offsets, where the sink commits them) of the checkpoint that reads past their records: a read_committed consumer sees each dead letter once, together with that output%s", stop)
 		case pl.ScaleOut:
 			p.errs = append(p.errs, p.f.errorAt(ins.Pos, ErrInvalidSetting, nil, fmt.Sprintf(
-				"source '%s' sets bad records aside (%s) for exactly-once sink '%s' in a scaled-out job (%s = true): its dead letters are committed by the checkpoints in Kafka transactions of their own, which a scaled-out job, without checkpoint files, cannot finish after a crash; use 'scan.bad-record.policy' = 'skip' or 'fail' on '%s', or run the job without scale-out and with execution.checkpointing.dir",
-				src.Name(), src.Info.DeadLettersOption, s.Name(), SettingScaleOut, src.Name())))
+				"source '%s' sets bad records aside (%s) for exactly-once sink '%s' in a scaled-out job (%s = true)%s: its dead letters would be committed in Kafka transactions of their own, which a scaled-out job, without checkpoint files, cannot finish after a crash; put the dead-letter topic on the sink's cluster, use 'scan.bad-record.policy' = 'skip' or 'fail' on '%s', or run the job without scale-out and with execution.checkpointing.dir",
+				src.Name(), src.Info.DeadLettersOption, s.Name(), SettingScaleOut, other, src.Name())))
 		case cp.Dir == "" && !p.settingsUnsure:
+			fix := "set execution.checkpointing.dir to a durable directory"
+			if other != "" {
+				fix += ", put the dead-letter topic on the sink's cluster"
+			}
 			p.errs = append(p.errs, p.f.errorAt(ins.Pos, ErrInvalidSetting, nil, fmt.Sprintf(
-				"source '%s' sets bad records aside (%s) for exactly-once sink '%s', but checkpoints are kept in memory (execution.checkpointing.dir is not set): its dead letters are committed by the checkpoints in Kafka transactions of their own, which a restarted process could neither finish nor abort, so dead letters would be lost or written twice; set execution.checkpointing.dir to a durable directory, or use 'scan.bad-record.policy' = 'skip' or 'fail' on '%s'",
-				src.Name(), src.Info.DeadLettersOption, s.Name(), src.Name())))
+				"source '%s' sets bad records aside (%s) for exactly-once sink '%s'%s, but checkpoints are kept in memory (execution.checkpointing.dir is not set): its dead letters would be committed by the checkpoints in Kafka transactions of their own, which a restarted process could neither finish nor abort, so dead letters would be lost or written twice; %s, or use 'scan.bad-record.policy' = 'skip' or 'fail' on '%s'",
+				src.Name(), src.Info.DeadLettersOption, s.Name(), other, fix, src.Name())))
 		default:
 			src.DeadLetterGuarantee = "exactly-once: written in Kafka transactions of their own (transactional ids <job>-<pipeline>-<table>-dead-letter-<task>-<slot>) that the checkpoint which commits the sink's output commits, and that recovery commits with it after a crash: each dead letter appears once for read_committed consumers (possibly a moment before or after the output of the same checkpoint)" + stop
 		}

@@ -179,6 +179,13 @@ type Source struct {
 	// for EXPLAIN which guarantee the dead letters have after a crash.
 	DeadLettersExactlyOnce bool
 	DeadLetterGuarantee    string
+	// DeadLettersInSink is set when the pipeline's exactly-once sink
+	// writes the source's dead letters inside its own transactions
+	// (runtime.SourceSpec.DeadLettersInSink): the sink commits source
+	// positions of the system the dead letters go to
+	// (factory.TableInfo.DeadLettersSystem). The source's dead-letter sink
+	// is then built only to say how to write them.
+	DeadLettersInSink bool
 }
 
 // Sink is the table an INSERT writes (or the CLI's printing sink for a

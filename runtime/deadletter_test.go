@@ -249,3 +249,152 @@ func TestDeadLettersWithoutSink(t *testing.T) {
 		t.Fatalf("job error %v, want one saying the source has no dead-letter sink", err)
 	}
 }
+
+// txnSink is a two-phase pipeline sink whose writer takes dead letters in
+// its transactions (connector.DeadLetterWriter); it records how many each
+// pre-commit held.
+type txnSink struct {
+	dlSink
+	wantDL connector.Sink // the dead-letter sink WriteDeadLetters must be given
+
+	mu2      sync.Mutex
+	dead     [2]int
+	deadAt   map[int64]int // checkpoint → dead letters written by sink task 0's pre-commit
+	wrongDL  int
+	deadRows []int64
+}
+
+func (s *txnSink) Open(_ context.Context, task connector.TaskInfo) (connector.Writer, error) {
+	return txnWriter{dlWriter{&s.dlSink}, s, task.Index}, nil
+}
+func (s *txnSink) Committer(context.Context, string) (connector.Committer, error) {
+	return dlCommitter{&s.dlSink}, nil
+}
+
+type txnWriter struct {
+	dlWriter
+	s    *txnSink
+	task int
+}
+
+func (w txnWriter) WriteDeadLetters(_ context.Context, dl connector.Sink, rows []types.Row) error {
+	w.s.mu2.Lock()
+	defer w.s.mu2.Unlock()
+	if dl != w.s.wantDL {
+		w.s.wrongDL++
+	}
+	w.s.dead[w.task] += len(rows)
+	for _, r := range rows {
+		w.s.deadRows = append(w.s.deadRows, r.Fields[0].Int64())
+	}
+	return nil
+}
+
+func (w txnWriter) PreCommit(ctx context.Context, id int64) ([]connector.Committable, error) {
+	w.s.mu2.Lock()
+	if w.task == 0 {
+		w.s.deadAt[id] = w.s.dead[0]
+	}
+	w.s.mu2.Unlock()
+	return w.dlWriter.PreCommit(ctx, id)
+}
+
+// unopenable is a dead-letter sink that must never be opened.
+type unopenable struct{ opened *bool }
+
+func (u unopenable) Open(context.Context, connector.TaskInfo) (connector.Writer, error) {
+	*u.opened = true
+	return nil, errors.New("the dead-letter sink was opened")
+}
+
+// TestDeadLettersInSinkFollowBarriers runs a source whose dead letters go to
+// the pipeline's sink (runtime.SourceSpec.DeadLettersInSink): every dead
+// letter the reader set aside before the snapshot of checkpoint N — from
+// Reads that returned no rows, and from rows the transform rejected — is
+// written by the sink's writer before its pre-commit for N, and none set
+// aside after it. They go to the sink task that receives the source task's
+// rows (task 0 of 2); the writer is given the source's dead-letter sink,
+// which the runtime never opens nor runs as a task.
+func TestDeadLettersInSinkFollowBarriers(t *testing.T) {
+	opened := false
+	dead := unopenable{&opened}
+	snk := &txnSink{dlSink: dlSink{atPre: map[int64]int{}, committed: map[int64]bool{}}, wantDL: dead, deadAt: map[int64]int{}}
+	src := &dlSource{n: 600, sink: &dlSink{}, atSnap: map[int64]int{}}
+	cfg := runtime.DefaultConfig()
+	cfg.Checkpoint.Interval = 10 * time.Millisecond
+	cfg.Restart.Strategy = runtime.RestartNone
+	rejectEvery5th := func(in types.Row, out []types.Row) ([]types.Row, error) {
+		if in.Fields[0].Int64()%5 == 0 {
+			return out, fmt.Errorf("column 'x' is NOT NULL: %w", connector.ErrBadRow)
+		}
+		return append(out, in), nil
+	}
+	spec := runtime.JobSpec{Name: "dljob", Config: cfg, Logger: quietLogger(), Pipelines: []runtime.Pipeline{{Name: "main",
+		Sources: []runtime.SourceSpec{{Name: "src", Source: src, Parallelism: 1,
+			DeadLetter: &runtime.SinkSpec{Name: "src.dead-letter", Sink: dead}, DeadLettersInSink: true}},
+		Transform: rejectEvery5th,
+		Sinks:     []runtime.SinkSpec{{Name: "out", Sink: snk, Parallelism: 2}}}}}
+	j, err := runtime.NewJob(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := j.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	src.mu.Lock()
+	defer src.mu.Unlock()
+	snk.mu2.Lock()
+	defer snk.mu2.Unlock()
+	if len(src.atSnap) < 2 {
+		t.Fatalf("only %d checkpoints", len(src.atSnap))
+	}
+	for id, made := range src.atSnap {
+		if got, ok := snk.deadAt[id]; !ok || got != made {
+			t.Errorf("checkpoint %d: the reader had set %d dead letters aside at its snapshot; the sink's pre-commit held %d (present %v)", id, made, got, ok)
+		}
+	}
+	wantDead := 0
+	for i := range 600 {
+		if i%3 == 0 || i%5 == 0 {
+			wantDead++
+		}
+	}
+	if snk.dead[1] != 0 {
+		t.Errorf("sink task 1, which receives no rows of the source task, got %d dead letters", snk.dead[1])
+	}
+	if len(snk.deadRows) != wantDead || src.handled == 0 || snk.wrongDL != 0 {
+		t.Errorf("the sink got %d dead letters, want %d (%d rejected rows among them); %d writes named another dead-letter sink", len(snk.deadRows), wantDead, src.handled, snk.wrongDL)
+	}
+	if opened {
+		t.Error("the dead-letter sink was opened")
+	}
+	for _, ts := range j.Status().Tasks {
+		if ts.Name == "main/src.dead-letter" {
+			t.Errorf("a task runs the dead-letter sink: %+v", ts)
+		}
+	}
+}
+
+// TestDeadLettersInSinkNeedsWriter: dead letters routed to a sink whose
+// writer cannot take them fail the job when the writer opens, naming the
+// sink and the interface.
+func TestDeadLettersInSinkNeedsWriter(t *testing.T) {
+	opened := false
+	src := &dlSource{n: 10, sink: &dlSink{}, atSnap: map[int64]int{}}
+	cfg := runtime.DefaultConfig()
+	cfg.Restart.Strategy = runtime.RestartNone
+	j, err := runtime.NewJob(runtime.JobSpec{Name: "dljob", Config: cfg, Logger: quietLogger(), Pipelines: []runtime.Pipeline{{Name: "main",
+		Sources: []runtime.SourceSpec{{Name: "src", Source: src,
+			DeadLetter: &runtime.SinkSpec{Name: "src.dead-letter", Sink: unopenable{&opened}}, DeadLettersInSink: true}},
+		Sinks: []runtime.SinkSpec{{Name: "out", Sink: discardSink{}}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := j.Run(ctx); err == nil || !strings.Contains(err.Error(), `sink "main/out"`) || !strings.Contains(err.Error(), "connector.DeadLetterWriter") {
+		t.Fatalf("job error %v, want one naming the sink and connector.DeadLetterWriter", err)
+	}
+}

@@ -27,6 +27,7 @@ const (
 	msgData msgKind = iota
 	msgBarrier
 	msgEOF
+	msgDeadLetters // dead letters for the sink writer's transaction (deadletter.go)
 )
 
 // message is what flows on a channel between tasks: a batch of rows, a
@@ -41,6 +42,9 @@ type message struct {
 	// that receives all its rows: the source's consumer group positions
 	// at the barrier, for the writer to commit with its pre-committed work.
 	pos *taskPositions
+	// dl is the dead-letter sink of the source whose dead letters a
+	// msgDeadLetters carries.
+	dl *SinkSpec
 }
 
 // taskPositions are the group positions of source task (global index)
@@ -63,6 +67,9 @@ type sinkRT struct {
 	committer connector.Committer
 	timeout   time.Duration // transaction timeout declared by the committer
 	tasks     []*sinkTask
+	// deadLetters is set when a source routes its dead letters to this
+	// sink's writers (SourceSpec.DeadLettersInSink).
+	deadLetters bool
 }
 
 type pipeRT struct {
@@ -276,7 +283,7 @@ func (a *attempt) build() error {
 		input := 0
 		for _, sr := range pSources {
 			var dl *sinkRT
-			if sr.spec.DeadLetter != nil {
+			if sr.spec.DeadLetter != nil && !sr.spec.DeadLettersInSink {
 				dl = a.deadLetterSink(pn, sr)
 			}
 			for ti := range max(sr.spec.Parallelism, 1) {
@@ -292,6 +299,7 @@ func (a *attempt) build() error {
 					}
 					t.outs = append(t.outs, outs)
 				}
+				routeDeadLettersToSink(t)
 				a.srcTasks = append(a.srcTasks, t)
 				input++
 			}
@@ -546,6 +554,7 @@ type sourceTask struct {
 	splits    []connector.SplitState
 	outs      [][]chan message // per sink of the pipeline, per sink task
 	dead      chan message     // the input of this task's dead-letter sink task, or nil
+	deadTxn   chan message     // the input of the sink task whose transactions take this task's dead letters, or nil
 
 	mu         sync.Mutex
 	reqs       []barrierReq
@@ -772,6 +781,9 @@ func (t *sourceTask) run(ctx context.Context) error {
 func (t *sourceTask) sendDeadLetters(ctx context.Context, rows []types.Row) error {
 	if len(rows) == 0 {
 		return nil
+	}
+	if t.deadTxn != nil {
+		return t.sendDeadLettersToSink(ctx, rows)
 	}
 	if t.dead == nil {
 		return fmt.Errorf("source %q task %d: the reader set %d records aside as dead letters, but the source has no dead-letter sink (runtime.SourceSpec.DeadLetter)",
@@ -1013,6 +1025,9 @@ func (t *sinkTask) run(ctx context.Context) (err error) {
 		t.health = h
 		t.mu.Unlock()
 	}
+	if err := t.checkDeadLetterWriter(w); err != nil {
+		return err
+	}
 	listener, _ := w.(connector.CheckpointListener)
 	var notified int64
 	n := len(t.inputs)
@@ -1030,6 +1045,10 @@ func (t *sinkTask) run(ctx context.Context) (err error) {
 				}
 				if err := w.Write(ctx, m.rows); err != nil {
 					return fmt.Errorf("sink %q task %d: write: %w", t.sink.id, t.index, err)
+				}
+			case msgDeadLetters:
+				if err := t.writeDeadLetters(ctx, w, m); err != nil {
+					return err
 				}
 			case msgBarrier:
 				barriers[m.id]++

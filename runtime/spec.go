@@ -88,6 +88,15 @@ type SourceSpec struct {
 	// in checkpoints as any sink does (barriers, pre-commit, commit by
 	// the completed checkpoint, recovery). Its Parallelism is ignored.
 	DeadLetter *SinkSpec
+	// DeadLettersInSink, with DeadLetter, sends the dead letters to the
+	// pipeline's sink instead, whose writers write them inside their own
+	// transactions (connector.DeadLetterWriter) as DeadLetter would write
+	// them; DeadLetter is then never opened and takes no part in
+	// checkpoints. Each dead letter commits with the output and the source
+	// positions of the checkpoint that reads past its record. The
+	// pipeline must have one sink, and its writers must implement
+	// connector.DeadLetterWriter (checked when they open).
+	DeadLettersInSink bool
 	// TransformCopies is Pipeline.TransformCopies for Transform.
 	TransformCopies bool
 }
@@ -153,6 +162,9 @@ func (s *JobSpec) validate() error {
 				if err := check("sink", dl.Name, 0, dl.Sink == nil); err != nil {
 					return err
 				}
+			}
+			if src.DeadLettersInSink && (src.DeadLetter == nil || len(p.Sinks) != 1) {
+				return fmt.Errorf("%w: source %q: DeadLettersInSink needs a DeadLetter sink and a pipeline with one sink (it has %d)", ErrInvalidSpec, pn+"/"+src.Name, len(p.Sinks))
 			}
 		}
 		for _, snk := range p.Sinks {

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -39,22 +40,61 @@ const dlPartitions = 4
 // deadLetterJob describes the child's job; it travels in the environment.
 type deadLetterJob struct {
 	broker, name, dir, in, out, dlq string
+	mode                            dlMode
 }
+
+// dlMode is the way the dead letters go.
+type dlMode string
+
+const (
+	// dlInSink: the sink writes the dead letters in its transactions; the
+	// job keeps its checkpoints in files.
+	dlInSink dlMode = "in-sink"
+	// dlOffsetsInTxn: the same without checkpoint files: a group-offsets
+	// source whose offsets the sink commits in its transactions, as the
+	// dead letters.
+	dlOffsetsInTxn dlMode = "offsets-in-transaction"
+	// dlSeparate: the sink names the broker by another address, which the
+	// planner cannot tell is the same cluster: the dead letters go through
+	// the source's own dead-letter sink, in transactions of their own,
+	// with checkpoint files.
+	dlSeparate dlMode = "separate"
+)
 
 func (j deadLetterJob) env() []string {
 	return []string{dlChildEnv + "=1", "DL_BROKER=" + j.broker, "DL_JOB=" + j.name, "DL_DIR=" + j.dir,
-		"DL_IN=" + j.in, "DL_OUT=" + j.out, "DL_DLQ=" + j.dlq}
+		"DL_IN=" + j.in, "DL_OUT=" + j.out, "DL_DLQ=" + j.dlq, "DL_MODE=" + string(j.mode)}
+}
+
+// otherSpelling returns addr with its host written another way
+// (127.0.0.1 and localhost).
+func otherSpelling(addr string) string {
+	if h, ok := strings.CutPrefix(addr, "127.0.0.1:"); ok {
+		return "localhost:" + h
+	}
+	if h, ok := strings.CutPrefix(addr, "localhost:"); ok {
+		return "127.0.0.1:" + h
+	}
+	panic("cannot respell broker address " + addr)
 }
 
 func (j deadLetterJob) sql() string {
+	start := `'scan.startup.mode' = 'earliest-offset'`
+	if j.mode == dlOffsetsInTxn {
+		start = `'scan.startup.mode' = 'group-offsets', 'properties.group.id' = '` + j.name + `-g', 'properties.auto.offset.reset' = 'earliest'`
+	}
+	sinkBroker := j.broker
+	if j.mode == dlSeparate {
+		sinkBroker = otherSpelling(j.broker)
+	}
 	return `SET 'execution.checkpointing.interval' = '30ms';
 CREATE TABLE src (p BIGINT, seq BIGINT) WITH ('connector' = 'kafka', 'topic' = '` + j.in + `',
   'properties.bootstrap.servers' = '` + j.broker + `', 'properties.isolation.level' = 'read_committed',
-  'properties.max.poll.records' = '8', 'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset',
+  'properties.max.poll.records' = '8', ` + start + `, 'scan.bounded.mode' = 'latest-offset',
   'format' = 'json', 'scan.parallelism' = '2',
   'scan.bad-record.policy' = 'dead-letter', 'scan.bad-record.dead-letter.topic' = '` + j.dlq + `');
 CREATE TABLE snk (p BIGINT NOT NULL, seq BIGINT) WITH ('connector' = 'kafka', 'topic' = '` + j.out + `',
-  'properties.bootstrap.servers' = '` + j.broker + `', 'key.format' = 'json', 'key.fields' = 'p', 'value.format' = 'json',
+  'properties.bootstrap.servers' = '` + sinkBroker + `', 'key.format' = 'json', 'key.fields' = 'p', 'value.format' = 'json',
   'sink.delivery-guarantee' = 'exactly-once', 'sink.transactional-id-prefix' = '` + j.name + `-out', 'sink.parallelism' = '2');
 INSERT INTO snk SELECT p, seq FROM src;
 `
@@ -65,7 +105,7 @@ INSERT INTO snk SELECT p, seq FROM src;
 func deadLetterChild() int {
 	fail := func(err error) int { fmt.Fprintln(os.Stderr, "dead-letter child:", err); return 3 }
 	j := deadLetterJob{broker: os.Getenv("DL_BROKER"), name: os.Getenv("DL_JOB"), dir: os.Getenv("DL_DIR"),
-		in: os.Getenv("DL_IN"), out: os.Getenv("DL_OUT"), dlq: os.Getenv("DL_DLQ")}
+		in: os.Getenv("DL_IN"), out: os.Getenv("DL_OUT"), dlq: os.Getenv("DL_DLQ"), mode: dlMode(os.Getenv("DL_MODE"))}
 	f, err := testkit.FaultsFromEnv()
 	if err != nil {
 		return fail(err)
@@ -76,8 +116,12 @@ func deadLetterChild() int {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
+	set := map[string]string{"restart-strategy.type": "none", "execution.checkpointing.dir": filepath.Join(j.dir, "checkpoints")}
+	if j.mode == dlOffsetsInTxn {
+		delete(set, "execution.checkpointing.dir")
+	}
 	jb, err := job.Compile(ctx, "dl.sql", j.sql(), job.Options{Registry: job.NewRegistry(), JobName: j.name,
-		Set:     map[string]string{"restart-strategy.type": "none", "execution.checkpointing.dir": filepath.Join(j.dir, "checkpoints")},
+		Set:     set,
 		Logger:  slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError})),
 		Testing: job.Testing{Faults: faults}})
 	if err != nil {
@@ -209,13 +253,29 @@ func readCommitted(t *testing.T, b kafkatest.Broker, topic string, partitions in
 	return out
 }
 
+// producerTxn identifies the transaction that wrote a record: its
+// producer id and epoch (every transaction of a transactional id has an
+// epoch of its own: a new producer below transaction version 2, a bumped
+// epoch at each commit at 2).
+type producerTxn struct {
+	id    int64
+	epoch int16
+}
+
 // verify checks the sink (every good row once, in order per source
 // partition) and the dead-letter topic (every bad record once, byte for
-// byte, with its position in the headers).
+// byte, with its position in the headers). Where the sink writes the dead
+// letters (every mode but dlSeparate), it also checks that each committed
+// dead letter came in a transaction that committed output rows too: the
+// dead letters and the output of a checkpoint commit atomically. (Every
+// batch of 8 records that holds a bad one holds good ones, so each dead
+// letter's transaction has output.)
 func (j deadLetterJob) verify(t *testing.T, b kafkatest.Broker, in dlInput) {
 	t.Helper()
 	seqs := map[int64][]int64{}
+	outTxns := map[producerTxn]bool{}
 	for _, r := range readCommitted(t, b, j.out, 2) {
+		outTxns[producerTxn{r.ProducerID, r.ProducerEpoch}] = true
 		var row struct{ P, Seq int64 }
 		if err := json.Unmarshal(r.Value, &row); err != nil {
 			t.Fatalf("sink record %q: %v", r.Value, err)
@@ -229,9 +289,19 @@ func (j deadLetterJob) verify(t *testing.T, b kafkatest.Broker, in dlInput) {
 		}
 	}
 	seen := map[string]int{}
-	for _, r := range readCommitted(t, b, j.dlq, 1) {
+	withOutput, alone := 0, 0
+	dead := readCommitted(t, b, j.dlq, 1)
+	for _, r := range dead {
 		pos := headerValue(r, HeaderDeadLetterPartition) + "/" + headerValue(r, HeaderDeadLetterOffset)
 		seen[pos]++
+		if outTxns[producerTxn{r.ProducerID, r.ProducerEpoch}] {
+			withOutput++
+		} else if j.mode != dlSeparate {
+			if alone++; alone == 1 {
+				t.Errorf("dead letter of %s committed in transaction (producer %d, epoch %d), which committed no output row: not atomic with its checkpoint's output",
+					pos, r.ProducerID, r.ProducerEpoch)
+			}
+		}
 		w, ok := in.bad[pos]
 		if !ok {
 			t.Errorf("dead letter for %s, which is no bad record", pos)
@@ -247,53 +317,78 @@ func (j deadLetterJob) verify(t *testing.T, b kafkatest.Broker, in dlInput) {
 			t.Errorf("bad record %s: %d dead letters, want exactly 1", pos, seen[pos])
 		}
 	}
+	if alone > 1 {
+		t.Errorf("%d of %d dead letters committed in transactions without output", alone, len(dead))
+	}
+	if j.mode == dlSeparate && withOutput > 0 {
+		t.Errorf("%d dead letters share a transaction with the output, but mode %s writes them in transactions of their own", withOutput, j.mode)
+	}
 }
 
-func newDLJob(t *testing.T, b kafkatest.Broker) deadLetterJob {
+func newDLJob(t *testing.T, b kafkatest.Broker, mode dlMode) deadLetterJob {
 	return deadLetterJob{broker: b.Addr, name: kafkatest.UniqueName(t), dir: t.TempDir(),
-		in: b.Topic(t, dlPartitions), out: b.Topic(t, 2), dlq: b.Topic(t, 1)}
+		in: b.Topic(t, dlPartitions), out: b.Topic(t, 2), dlq: b.Topic(t, 1), mode: mode}
 }
 
 // TestDeadLetterCrash SIGKILLs the job at the worst moments of the
 // checkpoint protocol — after pre-commit (transactions complete, not
 // committed), after the checkpoint is written (nothing committed), between
-// the commits of the sink and of the dead-letter sink, after a commit
-// whose acknowledgement is not durable — and restarts it: the sink holds
-// every good record once and the dead-letter topic every bad one once.
+// the commits of the sink and of the dead-letter sink (separate), between
+// the commits of the two sink tasks, after a commit whose acknowledgement
+// is not durable — and restarts it: the sink holds every good record once
+// and the dead-letter topic every bad one once, in each way the dead
+// letters go. Without checkpoint files (dead letters and offsets in the
+// sink's transactions) it runs on both transaction versions.
 func TestDeadLetterCrash(t *testing.T) {
-	b := kafkatest.Require(t)
-	// Each rule fires at the first or second checkpoint that reaches its
-	// point (the sink and the dead-letter sink each pre-commit and commit
-	// at every checkpoint with work): the job reads 8,000 records in a few
-	// checkpoints of 30 ms.
-	for _, rule := range []string{"after-pre-commit@5:kill", "after-checkpoint-written@2:kill", "between-sink-commits@1:kill", "after-commit@3:kill"} {
-		t.Run(rule, func(t *testing.T) {
-			j := newDLJob(t, b)
-			in := produceDeadLetterInput(t, b, j.in, 2000)
-			if !j.run(t, rule, 0) {
-				t.Fatalf("the job finished before %s", rule)
+	brokers := kafkatest.RequireAll(t)
+	// Each rule fires at the first to fifth checkpoint that reaches its
+	// point (each sink task pre-commits and commits at every checkpoint
+	// with work): the job reads 8,000 records in a few checkpoints of
+	// 30 ms.
+	for _, tc := range []struct {
+		mode    dlMode
+		brokers []kafkatest.Broker
+		rules   []string
+	}{
+		{dlSeparate, brokers[:1], []string{"after-pre-commit@5:kill", "after-checkpoint-written@2:kill", "between-sink-commits@1:kill", "after-commit@3:kill"}},
+		{dlInSink, brokers[:1], []string{"after-pre-commit@3:kill", "after-checkpoint-written@2:kill", "after-commit@1:kill"}},
+		{dlOffsetsInTxn, brokers, []string{"after-pre-commit@3:kill", "after-checkpoint-written@2:kill", "after-commit@1:kill"}},
+	} {
+		for _, b := range tc.brokers {
+			for _, rule := range tc.rules {
+				t.Run(fmt.Sprintf("%s/%s/%s", tc.mode, b.Name, rule), func(t *testing.T) {
+					j := newDLJob(t, b, tc.mode)
+					in := produceDeadLetterInput(t, b, j.in, 2000)
+					if !j.run(t, rule, 0) {
+						t.Fatalf("the job finished before %s", rule)
+					}
+					if j.run(t, "", 0) {
+						t.Fatal("the restarted job was killed without a fault")
+					}
+					j.verify(t, b, in)
+				})
 			}
-			if j.run(t, "", 0) {
-				t.Fatal("the restarted job was killed without a fault")
-			}
-			j.verify(t, b, in)
-		})
+		}
 	}
 }
 
 // TestDeadLetterRandomKillsSoak SIGKILLs the job at random moments on
 // both transaction versions before letting it finish: a few kills in one
-// round normally, many in five rounds with STREAMSQL_SOAK=1.
+// round normally (dead letters and offsets in the sink's transactions on
+// transaction version 2, in the sink's transactions with checkpoint files
+// on 1), many in six rounds over every way the dead letters go with
+// STREAMSQL_SOAK=1.
 func TestDeadLetterRandomKillsSoak(t *testing.T) {
 	rounds, maxKills, minTotal, records := 1, 3, 1, 10000
 	if os.Getenv("STREAMSQL_SOAK") == "1" {
-		rounds, maxKills, minTotal, records = 5, 20, 10, 30000
+		rounds, maxKills, minTotal, records = 6, 20, 10, 30000
 	}
-	for _, b := range kafkatest.RequireAll(t) {
+	modes := []dlMode{dlOffsetsInTxn, dlInSink, dlSeparate}
+	for bi, b := range kafkatest.RequireAll(t) {
 		t.Run(b.Name, func(t *testing.T) {
 			total := 0
 			for round := range rounds {
-				j := newDLJob(t, b)
+				j := newDLJob(t, b, modes[(round+bi)%len(modes)])
 				in := produceDeadLetterInput(t, b, j.in, records)
 				rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), uint64(round)))
 				kills := 0
@@ -303,7 +398,7 @@ func TestDeadLetterRandomKillsSoak(t *testing.T) {
 				if kills > 0 && j.run(t, "", 0) {
 					t.Fatal("the job was killed without a fault")
 				}
-				t.Logf("round %d: %d kills", round, kills)
+				t.Logf("round %d (%s): %d kills", round, j.mode, kills)
 				total += kills
 				j.verify(t, b, in)
 			}

@@ -260,19 +260,30 @@ func headerValue(r *kgo.Record, key string) string {
 	return ""
 }
 
-// TestBadRecordPlanning: the planner refuses dead letters that could not
-// keep the guarantee of the pipeline's exactly-once sink — checkpoints in
-// memory, a scaled-out job — naming the source table and the option, and
-// EXPLAIN states the guarantee the dead letters have. No broker is needed.
+// TestBadRecordPlanning: dead letters of a source on the cluster of the
+// pipeline's exactly-once Kafka sink go in the sink's transactions, which
+// lifts the need for checkpoint files (offsets in the sink's transaction,
+// scale-out); dead letters that could not keep the sink's guarantee —
+// another cluster than the sink's with checkpoints in memory — are
+// refused, naming the source table, the option and the reason; EXPLAIN
+// states the guarantee the dead letters have and which way they go. No
+// broker is needed.
 func TestBadRecordPlanning(t *testing.T) {
-	const addr = "localhost:9"
+	const addr, other = "localhost:9", "otherhost:9"
 	dl := `, 'scan.bad-record.dead-letter.topic' = 'dlq'`
 	eos := `, 'sink.delivery-guarantee' = 'exactly-once', 'sink.transactional-id-prefix' = 'p'`
 	b := kafkatest.Broker{Addr: addr}
-	source := `CREATE TABLE src (user_id BIGINT, n INT) WITH ('connector' = 'kafka', 'topic' = 'in',
-  'properties.bootstrap.servers' = '` + addr + `', 'properties.group.id' = 'g', 'scan.startup.mode' = 'group-offsets',
+	sourceOn := func(servers string) string {
+		return `CREATE TABLE src (user_id BIGINT, n INT) WITH ('connector' = 'kafka', 'topic' = 'in',
+  'properties.bootstrap.servers' = '` + servers + `', 'properties.group.id' = 'g', 'scan.startup.mode' = 'group-offsets',
   'format' = 'json', 'scan.bad-record.policy' = 'dead-letter'` + dl + `);
 `
+	}
+	source := sourceOn(addr)
+	sink := `CREATE TABLE snk (user_id BIGINT, n INT) WITH ('connector' = 'kafka',
+  'topic' = 'out', 'properties.bootstrap.servers' = '` + addr + `', 'format' = 'json'` + eos + `);
+INSERT INTO snk SELECT * FROM src;`
+	const inSink = "dead letters after a crash: exactly-once: written in the sink's transactions"
 	for _, tc := range []struct {
 		name string
 		text string
@@ -280,20 +291,30 @@ func TestBadRecordPlanning(t *testing.T) {
 		want []string // substrings of the error, or of EXPLAIN when ok
 		ok   bool
 	}{
+		// The sink cannot keep its own guarantee: the job is refused for
+		// the sink, whatever the dead letters do.
 		{"exactly-once without checkpoint dir", badRecordJob(b, "in", "out", "dead-letter", dl, eos), nil,
-			[]string{"source 'src'", "'scan.bad-record.policy' = 'dead-letter'", "exactly-once sink 'snk'", "execution.checkpointing.dir"}, false},
-		// Positions in the sink's transaction cover the output, not the
-		// dead letters: still refused.
-		{"exactly-once with positions in the transaction", source + `CREATE TABLE snk (user_id BIGINT, n INT) WITH ('connector' = 'kafka',
-  'topic' = 'out', 'properties.bootstrap.servers' = '` + addr + `', 'format' = 'json'` + eos + `);
-INSERT INTO snk SELECT * FROM src;`, nil, []string{"source 'src'", "execution.checkpointing.dir"}, false},
-		{"scaled out", source + `CREATE TABLE snk (user_id BIGINT, n INT) WITH ('connector' = 'kafka',
-  'topic' = 'out', 'properties.bootstrap.servers' = '` + addr + `', 'format' = 'json'` + eos + `);
-INSERT INTO snk SELECT * FROM src;`, map[string]string{"pipeline.scale-out": "true", "pipeline.instance-id": "a"},
-			[]string{"source 'src'", "scaled-out job", "'scan.bad-record.policy' = 'skip' or 'fail'"}, false},
+			[]string{"exactly-once sink 'snk'", "execution.checkpointing.dir"}, false},
+		// The sink commits the source's offsets in its transactions and
+		// writes the dead letters in them too.
+		{"exactly-once with positions in the transaction", source + sink, nil,
+			[]string{inSink, "after a crash: exactly-once (source offsets committed in the sink transaction"}, true},
+		{"scaled out", source + sink, map[string]string{"pipeline.scale-out": "true", "pipeline.instance-id": "a"},
+			[]string{inSink}, true},
+		// The dead-letter topic (the source's cluster) is not the sink's
+		// cluster: the dead letters need transactions of their own, which
+		// only checkpoint files let a restarted process finish.
+		{"another cluster without checkpoint dir", sourceOn(other) + sink, nil,
+			[]string{"source 'src'", "'scan.bad-record.policy' = 'dead-letter'", "exactly-once sink 'snk'",
+				"dead-letter topic is on another cluster than sink 'snk' writes", "execution.checkpointing.dir"}, false},
+		{"another cluster scaled out", sourceOn(other) + sink, map[string]string{"pipeline.scale-out": "true", "pipeline.instance-id": "a"},
+			[]string{"source 'src'", "scaled-out job", "another cluster", "'scan.bad-record.policy' = 'skip' or 'fail'"}, false},
+		{"another cluster with checkpoint dir", sourceOn(other) + sink,
+			map[string]string{"execution.checkpointing.dir": t.TempDir(), "execution.checkpointing.interval": "1s"},
+			[]string{"dead letters after a crash: exactly-once: written in Kafka transactions of their own"}, true},
 		{"exactly-once with checkpoint dir", badRecordJob(b, "in", "out", "dead-letter", dl, eos),
 			map[string]string{"execution.checkpointing.dir": t.TempDir(), "execution.checkpointing.interval": "1s"},
-			[]string{"bad records: written unchanged to dead-letter topic 'dlq'", "dead letters after a crash: exactly-once"}, true},
+			[]string{"bad records: written unchanged to dead-letter topic 'dlq'", inSink}, true},
 		{"at-least-once", badRecordJob(b, "in", "out", "dead-letter", dl, ""), nil,
 			[]string{"dead letters after a crash: at-least-once"}, true},
 		{"skip", badRecordJob(b, "in", "out", "skip", "", eos), map[string]string{"execution.checkpointing.dir": t.TempDir()},

@@ -128,6 +128,7 @@ func describeSource(v *factory.Validated, upsert bool, info *factory.TableInfo) 
 		info.Summary = append(info.Summary, factory.KeyValue{Key: "bad records", Value: fmt.Sprintf("written unchanged to dead-letter topic '%s' (scan.bad-record.policy = dead-letter)", topic)})
 		info.DeadLetters = fmt.Sprintf("topic '%s'", topic)
 		info.DeadLettersOption = "'" + optBadRecordPolicy.Key() + "' = 'dead-letter'"
+		info.DeadLettersSystem = clusterSystemID(optServers.Get(c))
 	}
 	if v.Table.Job.ScaleOut {
 		describeScaleOutSource(v, upsert, startup, props, info)

@@ -64,9 +64,12 @@
 // factory.DecodeError, or with a row the pipeline rejects
 // (connector.ErrBadRow), does: fail the job, skip it (counted, logged at a
 // bounded rate), or become a dead letter — the original record with
-// HeaderDeadLetter* headers — written by the source's dead-letter sink
-// (connector.DeadLetterSource), an ordinary sink of this package that the
-// runtime commits with the pipeline's checkpoints.
+// HeaderDeadLetter* headers — written by the pipeline's exactly-once Kafka
+// sink inside its own transactions when it writes to the same cluster
+// (txn.Writer implements connector.DeadLetterWriter, with the record path
+// exactlyOnceSink.deadLetterProducer), else by the source's dead-letter
+// sink (connector.DeadLetterSource), an ordinary sink of this package that
+// the runtime commits with the pipeline's checkpoints.
 //
 // upsert-kafka writes INSERT and UPDATE_AFTER rows as records and DELETE
 // rows as tombstones, and drops UPDATE_BEFORE rows (errSkipRow); with

@@ -13,6 +13,8 @@ import (
 
 	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/connectors/kafka/internal/txn"
+	"github.com/streamsql/streamsql/factory"
+	"github.com/streamsql/streamsql/types"
 )
 
 // sink is a Kafka table sink. newSink returns a *sink for at-least-once
@@ -215,9 +217,45 @@ func (s *exactlyOnceSink) machinery() *txn.Sink {
 			Logger:       s.cfg.Logger,
 			Dialer:       txn.KgoDialer{Opts: s.clientOpts, ProducerOpts: s.producerOpts},
 			Unhealthy:    s.watch.unhealthy,
+			DeadLetters:  s.deadLetterProducer,
 		})
 	}
 	return s.txn
+}
+
+// deadLetterProducer returns the record path of a source's dead letters in
+// this sink's transactions (txn.Config.DeadLetters): dl is the source's
+// dead-letter sink (source.DeadLetterSink), never opened in this mode;
+// its encoder makes the records, which go to its topic. dl must write to
+// the sink's cluster (the same bootstrap servers), with which the planner
+// chose this mode; the sink's own client, credentials and partitioner
+// write them.
+func (s *exactlyOnceSink) deadLetterProducer(dl connector.Sink) (*txn.Producer, error) {
+	var d *sink
+	switch x := dl.(type) {
+	case *sink:
+		d = x
+	case *exactlyOnceSink:
+		d = &x.sink
+	default:
+		return nil, fmt.Errorf("kafka sink: cannot write dead letters of a %T in its transactions", dl)
+	}
+	if a, b := factory.SystemID("kafka cluster", d.settings.seeds), factory.SystemID("kafka cluster", s.settings.seeds); a != b {
+		return nil, fmt.Errorf("kafka sink: the dead letters go to topic '%s' of %s, not of the sink's %s: they cannot be written in its transactions", d.cfg.Topic, a, b)
+	}
+	enc, err := d.cfg.encoder()
+	if err != nil {
+		return nil, err
+	}
+	topic := d.cfg.Topic
+	to := encoderFunc(func(row *types.Row, rec *kgo.Record) error {
+		if err := enc.EncodeRecord(row, rec); err != nil {
+			return err
+		}
+		rec.Topic = topic
+		return nil
+	})
+	return txn.NewProducer(to, nil, nil, s.deliveryTimeout()), nil
 }
 
 // TransactionTimeout is the transaction timeout in use, known once a writer

@@ -36,6 +36,11 @@ type Config struct {
 	Dialer Dialer
 	// Unhealthy names the brokers the sink's clients cannot reach.
 	Unhealthy func() string
+	// DeadLetters, when set, returns the record path of a source's dead
+	// letters in the sink's transactions (Writer.WriteDeadLetters): dl is
+	// the source's dead-letter sink; an error says this sink cannot write
+	// its records. Each writer calls it once per dl and owns the Producer.
+	DeadLetters func(dl connector.Sink) (*Producer, error)
 }
 
 // Sink is the transaction machinery of one exactly-once sink in this

@@ -94,6 +94,12 @@ type Writer struct {
 	meta Client // non-transactional: reads the transaction version
 	ack  AckTracker
 	p    *Producer
+	// dead are the record paths of the dead letters written in the
+	// writer's transactions (WriteDeadLetters), by dead-letter sink; all
+	// holds p and them, for what applies to every record of a
+	// transaction.
+	dead map[connector.Sink]*Producer
+	all  []*Producer
 
 	slots    []*slot // live slots
 	maxSlots int     // pool size: MaxTransactionSlots, or the runtime's bound when larger
@@ -130,7 +136,7 @@ func (s *Sink) NewWriter(task connector.TaskInfo, ack AckTracker, p *Producer) (
 	if log == nil {
 		log = s.cfg.Logger
 	}
-	w := &Writer{sink: s, task: task, log: log, meta: meta, ack: ack, p: p,
+	w := &Writer{sink: s, task: task, log: log, meta: meta, ack: ack, p: p, all: []*Producer{p},
 		maxSlots: max(s.cfg.MaxSlots, task.MaxUncommitted)}
 	if s.cfg.Incrementing {
 		// Continue after the ids of the restored checkpoint.
@@ -157,6 +163,82 @@ func (w *Writer) Write(ctx context.Context, rows []types.Row) error {
 		w.failed = err
 	}
 	return err
+}
+
+// WriteDeadLetters implements connector.DeadLetterWriter: it produces
+// rows, dead letters of the source whose dead-letter sink is dl, in the
+// task's open transaction (beginning one when none is open) through the
+// record path Config.DeadLetters gives for dl, so that they commit or
+// abort with the rows and the source offsets of the same transaction.
+func (w *Writer) WriteDeadLetters(ctx context.Context, dl connector.Sink, rows []types.Row) error {
+	if w.failed != nil {
+		return w.failed
+	}
+	p, err := w.deadLetters(dl)
+	if err != nil {
+		return err
+	}
+	if err := p.Err(); err != nil {
+		w.failed = err
+		return err
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	if _, err := p.Produce(ctx, w, rows); err != nil {
+		w.failed = err
+		return err
+	}
+	return nil
+}
+
+// deadLetters returns the record path of dl's dead letters, made at first
+// use.
+func (w *Writer) deadLetters(dl connector.Sink) (*Producer, error) {
+	if p, ok := w.dead[dl]; ok {
+		return p, nil
+	}
+	if w.sink.cfg.DeadLetters == nil {
+		return nil, errors.New("kafka sink: this sink cannot write dead letters in its transactions")
+	}
+	p, err := w.sink.cfg.DeadLetters(dl)
+	if err != nil {
+		return nil, err
+	}
+	if w.cur != nil {
+		// A transaction is open: outcomes count from its beginning.
+		p.Reset()
+	}
+	if w.dead == nil {
+		w.dead = map[connector.Sink]*Producer{}
+	}
+	w.dead[dl] = p
+	w.all = append(w.all, p)
+	return p, nil
+}
+
+// outcome returns what the promises of every record path of the writer
+// reported since the open transaction began: one producer id and epoch
+// for all, or Mixed.
+func (w *Writer) outcome() Outcome {
+	o := w.p.Outcome()
+	for _, p := range w.all[1:] {
+		d := p.Outcome()
+		if o.Err == nil {
+			o.Err = d.Err
+		}
+		o.Failed += d.Failed
+		switch {
+		case !d.PIDSet:
+		case !o.PIDSet:
+			o.PID, o.Epoch, o.PIDSet = d.PID, d.Epoch, true
+		case d.PID != o.PID || d.Epoch != o.Epoch:
+			o.Mixed = true
+		}
+		o.Mixed = o.Mixed || d.Mixed
+		o.Partitions = append(o.Partitions, d.Partitions...)
+	}
+	return o
 }
 
 // ProduceClient returns the client of the open transaction, beginning one
@@ -202,7 +284,9 @@ func (w *Writer) begin(ctx context.Context) error {
 		return fmt.Errorf("kafka sink: beginning a transaction on %q: %w", sl.id, err)
 	}
 	sl.state, sl.used, sl.last, sl.lastC, sl.acked, sl.began = slotOpen, true, nil, Committable{}, nil, time.Now()
-	w.p.Reset()
+	for _, p := range w.all {
+		p.Reset()
+	}
 	w.cur = sl
 	w.publish()
 	return nil
@@ -373,8 +457,10 @@ func (w *Writer) preCommit(ctx context.Context, checkpointID int64, positions []
 	if err := sl.client.Flush(ctx); err != nil {
 		return nil, fmt.Errorf("kafka sink: flushing transaction %q for checkpoint %d: %w", sl.id, checkpointID, err)
 	}
-	if err := w.p.Wait(ctx); err != nil {
-		return nil, fmt.Errorf("kafka sink: waiting for the records of transaction %q for checkpoint %d: %w", sl.id, checkpointID, err)
+	for _, p := range w.all {
+		if err := p.Wait(ctx); err != nil {
+			return nil, fmt.Errorf("kafka sink: waiting for the records of transaction %q for checkpoint %d: %w", sl.id, checkpointID, err)
+		}
 	}
 	// The broker aborts a transaction transaction.timeout.ms after its
 	// first record; an idle writer sees nothing of it (its records were
@@ -384,7 +470,7 @@ func (w *Writer) preCommit(ctx context.Context, checkpointID int64, positions []
 			sl.id, checkpointID, age.Round(time.Millisecond), to)
 		return nil, w.failed
 	}
-	o := w.p.Outcome()
+	o := w.outcome()
 	switch {
 	case o.Err != nil:
 		w.failed = fmt.Errorf("kafka sink: %d records of checkpoint %d failed, transaction %q is not pre-committed: %w",
@@ -454,7 +540,9 @@ func (w *Writer) Close() error {
 	w.slots, w.cur = nil, nil
 	w.publish()
 	w.meta.Close()
-	w.p.Close()
+	for _, p := range w.all {
+		p.Close()
+	}
 	return errors.Join(errs...)
 }
 
