@@ -105,6 +105,7 @@ func TestFetchSizes(t *testing.T) {
 		{map[string]string{}, DefaultPartitionFetchBytes, DefaultFetchMaxBytes},
 		{map[string]string{"max.partition.fetch.bytes": "4194304"}, 4 << 20, 4 << 20}, // the total follows
 		{map[string]string{"fetch.max.bytes": "1048576"}, DefaultPartitionFetchBytes, 1 << 20},
+		{map[string]string{"max.partition.fetch.bytes": "131072"}, 128 << 10, DefaultFetchMaxBytes},
 		{map[string]string{"fetch.max.bytes": "52428800", "max.partition.fetch.bytes": "1048576"}, 1 << 20, 50 << 20},
 	} {
 		props := map[string]string{"bootstrap.servers": "127.0.0.1:1"}

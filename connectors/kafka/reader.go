@@ -151,18 +151,25 @@ const defaultMaxPollRecords = 500
 
 // DefaultPartitionFetchBytes and DefaultFetchMaxBytes are the source's fetch
 // sizes when 'properties.max.partition.fetch.bytes' and
-// 'properties.fetch.max.bytes' are not set. They are smaller than
-// the Java client's (50 MiB and 1 MiB) because franz-go keeps a fetch in
+// 'properties.fetch.max.bytes' are not set. They are far smaller than
+// the Java client's (1 MiB and 50 MiB) because franz-go keeps a fetch in
 // memory decompressed, with a Record struct per record: on the benchmark's
-// snappy JSON, about eight times the fetch's size on the wire, and the
-// reader holds two fetches (the one it decodes and the one the client
-// prefetches). With 1 MiB per partition the buffered fetches of six
-// partitions were two thirds of the heap; with these the benchmark's peak
-// RSS fell from ~140 MB to ~85 MB and throughput rose with the prefetch.
-// The total bounds memory however many partitions a task reads.
+// snappy JSON about eight times the fetch's size on the wire, and the
+// reader holds two to three fetches (the one it decodes, the one the
+// client prefetched, the one arriving); with Go's collector letting the
+// heap grow to twice what is live, RSS follows the fetch size closely. The
+// total bounds memory however many partitions a task reads.
+//
+// 512 KiB per request (2 MiB before) took the benchmark job's peak RSS
+// from 72–87 MB to 43–50 MB with no loss of throughput or CPU measurable
+// on the machine of BENCHMARKS.md ("Record-path changes"): the client
+// sends the next fetch while the reader decodes the last, so smaller
+// fetches cost round trips, not waiting. A reader far from its brokers
+// (tens of milliseconds per round trip) reads at most about one fetch per
+// round trip per broker, so raise 'properties.fetch.max.bytes' there.
 const (
 	DefaultPartitionFetchBytes = 256 << 10
-	DefaultFetchMaxBytes       = 2 << 20
+	DefaultFetchMaxBytes       = 512 << 10
 )
 
 // fetchSizes returns the client options for the fetch sizes: the table's
