@@ -55,7 +55,7 @@ CREATE TABLE src (k BIGINT, seq BIGINT) WITH (
   'scan.startup.mode' = '${STARTUP}', 'properties.auto.offset.reset' = 'earliest',
   'properties.isolation.level' = 'read_committed',
   'properties.session.timeout.ms' = '6000', 'properties.heartbeat.interval.ms' = '500',
-  'format' = 'json'
+  'format' = 'json'${SRC_EXTRA}
 );
 
 CREATE TABLE dst (k BIGINT, seq BIGINT) WITH (
@@ -75,7 +75,7 @@ func scaleChild() int {
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	vars := map[string]string{"IN": os.Getenv("SC_IN"), "OUT": os.Getenv("SC_OUT"), "BROKER": os.Getenv("SC_BROKER"),
 		"GROUP": os.Getenv("SC_GROUP"), "GUARANTEE": os.Getenv("SC_GUARANTEE"),
-		"INTERVAL": "200ms", "STARTUP": "group-offsets", "TXN_TIMEOUT": "20000"}
+		"INTERVAL": "200ms", "STARTUP": "group-offsets", "TXN_TIMEOUT": "20000", "SRC_EXTRA": ""}
 	// SC_SET_<VAR> overrides a default above (scaleCluster.startWith).
 	for _, kv := range os.Environ() {
 		if k, v, ok := strings.Cut(kv, "="); ok && strings.HasPrefix(k, "SC_SET_") {

@@ -77,8 +77,17 @@ func (j *scaleJob) survive(ctx context.Context, log *slog.Logger) {
 	for _, sk := range sinks {
 		bases = append(bases, sk.base)
 	}
+	// An exactly-once sink writes the dead letters of the job's sources
+	// on its cluster in its transactions: a transaction of an instance
+	// that is gone may hold them beside the sink's records.
+	var deadLetters []string
+	for _, s := range sources {
+		if s.cfg.BadRecordPolicy == deadLetterBadRecords && s.cfg.DeadLetterTopic != "" {
+			deadLetters = append(deadLetters, s.cfg.DeadLetterTopic)
+		}
+	}
 	for _, sk := range sinks {
-		if err := sk.resolveAbandoned(ctx, live, bases); err != nil {
+		if err := sk.resolveAbandoned(ctx, live, bases, deadLetters); err != nil {
 			log.Warn("kafka sink: could not end the transactions of instances that left the job (the broker's transaction timeout ends them)",
 				"prefix", sk.TransactionalIDPrefix(), "error", err)
 		}
@@ -109,15 +118,18 @@ func (s *source) groupInstances(ctx context.Context, out map[string]bool) error 
 }
 
 // resolveAbandoned ends the abandoned transactions of the sink's ids (see
-// scaleJob.survive).
-func (s *exactlyOnceSink) resolveAbandoned(ctx context.Context, live func(context.Context) (map[string]bool, error), bases []string) error {
+// scaleJob.survive): those that write the sink's topics and, in
+// deadLetters, the dead-letter topics of the job's sources, which the sink
+// writes in its transactions (connector.DeadLetterWriter).
+func (s *exactlyOnceSink) resolveAbandoned(ctx context.Context, live func(context.Context) (map[string]bool, error), bases, deadLetters []string) error {
 	if s.base == "" {
 		return nil
 	}
 	if err := s.start(ctx); err != nil {
 		return err
 	}
-	_, err := s.machinery().ResolveAbandoned(ctx, txn.Survivors{Base: s.base, Self: s.instance, Live: live, Writes: s.cfg.writesTopic, Others: bases})
+	writes := func(topic string) bool { return s.cfg.writesTopic(topic) || slices.Contains(deadLetters, topic) }
+	_, err := s.machinery().ResolveAbandoned(ctx, txn.Survivors{Base: s.base, Self: s.instance, Live: live, Writes: writes, Others: bases})
 	return err
 }
 
