@@ -6,10 +6,11 @@
 -- NULL column 'id' of the sink rejects, go unchanged (key, value, headers,
 -- timestamp) to the topic 'payments-dead-letters', with headers
 -- streamsql.dead-letter.* saying where each came from (topic, partition,
--- offset, table, job) and why (reason, error). The sink is exactly-once,
--- so the dead letters are committed by the same checkpoints as the
--- output: a read_committed reader sees each once, even after a crash
--- (EXPLAIN: "dead letters after a crash"). 'skip' instead of
+-- offset, table, job) and why (reason, error). The sink is exactly-once
+-- on the same cluster, so it writes the dead letters inside its own
+-- transactions, with the output of the checkpoint that read past them: a
+-- read_committed reader sees each once, together with that output, even
+-- after a crash (EXPLAIN: "dead letters after a crash"). 'skip' instead of
 -- 'dead-letter' skips, counts and logs them; the default 'fail' stops the
 -- job naming the record's topic, partition and offset.
 --
@@ -24,8 +25,10 @@
 -- letters read back with their headers are compared with
 -- dead_letter.expected.
 SET 'execution.checkpointing.interval' = '5s';
--- Exactly-once dead letters, like exactly-once output, need checkpoints
--- that outlive the process (else the job is refused).
+-- Exactly-once output needs checkpoints that outlive the process (else
+-- the job is refused), unless the sink commits the source's offsets in
+-- its transactions (a group-offsets source with a properties.group.id;
+-- docs/runtime.md, "Bad records").
 SET 'execution.checkpointing.dir' = '${CHECKPOINT_DIR:-/tmp/streamsql-checkpoints}';
 
 CREATE TABLE payments (id BIGINT, amount DECIMAL(10, 2), account STRING) WITH (
