@@ -18,47 +18,34 @@ import (
 
 	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/factory"
+	"github.com/streamsql/streamsql/internal/badrecord"
 	"github.com/streamsql/streamsql/types"
 )
 
-// badRecordPolicy is 'scan.bad-record.policy': what a source does with a
-// record it cannot decode, and with a record whose row the pipeline
-// rejects because of its data (a NULL for a NOT NULL sink column,
-// connector.ErrBadRow and connector.ErrDropRow).
-type badRecordPolicy uint8
+// badRecordPolicy is 'scan.bad-record.policy' (badrecord.Policy): what a
+// source does with a record it cannot decode, and with a record whose row
+// the pipeline rejects because of its data (a NULL for a NOT NULL sink
+// column, connector.ErrBadRow and connector.ErrDropRow).
+type badRecordPolicy = badrecord.Policy
 
 // Bad-record policies.
 const (
 	// failOnBadRecord fails the job, naming the record's topic, partition
 	// and offset and the format's reason (the default, as Flink).
-	failOnBadRecord badRecordPolicy = iota
+	failOnBadRecord = badrecord.Fail
 	// skipBadRecords skips the record, counts it
 	// (connector.BadRecordCounter) and logs it at a bounded rate.
-	skipBadRecords
+	skipBadRecords = badrecord.Skip
 	// deadLetterBadRecords sets the record aside as a dead letter: its
 	// key, value, headers and timestamp, unchanged, with headers saying
 	// where it came from and why, written by the source's dead-letter
 	// sink (Source.DeadLetterSink) to SourceConfig.DeadLetterTopic.
-	deadLetterBadRecords
+	deadLetterBadRecords = badrecord.DeadLetter
 )
-
-var badRecordPolicyNames = []string{"fail", "skip", "dead-letter"}
 
 // parseBadRecordPolicy parses fail, skip or dead-letter.
 func parseBadRecordPolicy(s string) (badRecordPolicy, error) {
-	for i, n := range badRecordPolicyNames {
-		if strings.EqualFold(strings.TrimSpace(s), n) {
-			return badRecordPolicy(i), nil
-		}
-	}
-	return 0, fmt.Errorf("unknown scan.bad-record.policy %q: want fail, skip or dead-letter", s)
-}
-
-func (p badRecordPolicy) String() string {
-	if int(p) < len(badRecordPolicyNames) {
-		return badRecordPolicyNames[p]
-	}
-	return "badRecordPolicy(" + strconv.Itoa(int(p)) + ")"
+	return badrecord.Parse(s, failOnBadRecord, skipBadRecords, deadLetterBadRecords)
 }
 
 // The headers a dead letter carries after the original record's own
@@ -98,9 +85,8 @@ const (
 )
 
 // badRecordLogInterval bounds how often a reader logs a bad record it
-// skipped or set aside: the first at once, then at most one message per
-// interval, counting those it did not log.
-const badRecordLogInterval = 10 * time.Second
+// skipped or set aside (badrecord.Log).
+const badRecordLogInterval = badrecord.LogInterval
 
 // A dead letter travels from the reader to the dead-letter sink as a row
 // of these fields.
@@ -122,13 +108,11 @@ const (
 // badRecords applies a reader's bad-record policy. Only the reader's
 // goroutine calls its methods, except the counters (BadRecords).
 type badRecords struct {
-	policy  badRecordPolicy
-	table   string
-	job     string
-	log     *slog.Logger
-	every   time.Duration
-	nextLog time.Time
-	unshown int64 // handled since the last message
+	policy badRecordPolicy
+	table  string
+	job    string
+	log    *slog.Logger
+	limit  badrecord.Log // how often to log
 
 	skipped, deadLettered atomic.Int64
 
@@ -178,16 +162,13 @@ func (b *badRecords) handle(rec *kgo.Record, reason string, err error) {
 	} else {
 		b.skipped.Add(1)
 	}
-	now := time.Now()
-	if now.Before(b.nextLog) {
-		b.unshown++
+	ok, unshown := b.limit.Allow(time.Now())
+	if !ok {
 		return
 	}
 	b.log.Warn(fmt.Sprintf("kafka source: %s (table '%s', 'scan.bad-record.policy' = '%s')", what, b.table, b.policy),
 		"topic", rec.Topic, "partition", rec.Partition, "offset", rec.Offset, "reason", reason, "error", err.Error(),
-		"not_logged_since_last_message", b.unshown)
-	b.unshown = 0
-	b.nextLog = now.Add(b.every)
+		"not_logged_since_last_message", unshown)
 }
 
 // take returns the dead letters not yet taken and forgets them.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/factory"
+	"github.com/streamsql/streamsql/internal/badrecord"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -73,7 +74,7 @@ func TestBadRecordOptions(t *testing.T) {
 // testBadRecords returns a policy applier that logs into buf, with a log
 // interval of every.
 func testBadRecords(policy badRecordPolicy, buf *bytes.Buffer, every time.Duration) *badRecords {
-	return &badRecords{policy: policy, table: "cat.db.t", job: "j", log: slog.New(slog.NewTextHandler(buf, nil)), every: every}
+	return &badRecords{policy: policy, table: "cat.db.t", job: "j", log: slog.New(slog.NewTextHandler(buf, nil)), limit: badrecord.Log{Every: every}}
 }
 
 func badRec(offset int64) *kgo.Record {
@@ -144,7 +145,7 @@ func TestBadRecordsSkipRateLimited(t *testing.T) {
 	if len(b.take()) != 0 {
 		t.Error("skip set dead letters aside")
 	}
-	b.every, b.nextLog = 0, time.Time{}
+	b.limit.Expire()
 	buf.Reset()
 	_ = b.decodeFailed(badRec(200), decodeErr("bad"))
 	if !strings.Contains(buf.String(), "not_logged_since_last_message=100") {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/factory"
+	"github.com/streamsql/streamsql/internal/badrecord"
 	"github.com/streamsql/streamsql/option"
 )
 
@@ -65,8 +66,8 @@ var (
 				Description("End timestamp (milliseconds since the epoch) in 'timestamp' bounded mode.")
 	optDiscovery = factory.Duration("scan.topic-partition-discovery.interval").Default(5 * time.Minute).
 			Description("How often an unbounded source looks for new partitions (and new topics matching 'topic-pattern'), which start at their earliest offset; 0 disables it.")
-	optBadRecordPolicy = factory.Enum("scan.bad-record.policy", "fail", "skip", "dead-letter").Default("fail").
-				Description("What the source does with a record its formats cannot decode, and with a record whose row the job rejects for a NULL in a NOT NULL sink column: fail the job, naming topic, partition, offset and the format's reason (the default, as Flink); skip it, counted in streamsql_task_bad_records_skipped_total and logged with topic, partition and offset at most once per 10 s; or dead-letter it: write its key, value, headers and timestamp unchanged to 'scan.bad-record.dead-letter.topic', with streamsql.dead-letter.* headers saying where it came from and why. Dead letters are committed by the checkpoint that reads past their record: when the job's sink is an exactly-once Kafka sink on the same cluster, inside the sink's own transactions, atomically with that checkpoint's output and source offsets (with or without 'execution.checkpointing.dir', scale-out included); with another exactly-once sink, in Kafka transactions of their own committed and recovered with that checkpoint, which needs 'execution.checkpointing.dir' (either way each dead letter once in the topic, for read_committed consumers); else flushed at each checkpoint (at least once). A format's 'ignore-parse-errors' = 'true' is Flink's skip: it goes with 'skip' (or no policy), not with 'fail' or 'dead-letter'.")
+	optBadRecordPolicy = badrecord.Option("What the source does with a record its formats cannot decode, and with a record whose row the job rejects for a NULL in a NOT NULL sink column: fail the job, naming topic, partition, offset and the format's reason (the default, as Flink); skip it, counted in streamsql_task_bad_records_skipped_total and logged with topic, partition and offset at most once per 10 s; or dead-letter it: write its key, value, headers and timestamp unchanged to 'scan.bad-record.dead-letter.topic', with streamsql.dead-letter.* headers saying where it came from and why. Dead letters are committed by the checkpoint that reads past their record: when the job's sink is an exactly-once Kafka sink on the same cluster, inside the sink's own transactions, atomically with that checkpoint's output and source offsets (with or without 'execution.checkpointing.dir', scale-out included); with another exactly-once sink, in Kafka transactions of their own committed and recovered with that checkpoint, which needs 'execution.checkpointing.dir' (either way each dead letter once in the topic, for read_committed consumers); else flushed at each checkpoint (at least once). A format's 'ignore-parse-errors' = 'true' is Flink's skip: it goes with 'skip' (or no policy), not with 'fail' or 'dead-letter'.",
+		badrecord.Fail, badrecord.Skip, badrecord.DeadLetter)
 	optDeadLetterTopic = factory.String("scan.bad-record.dead-letter.topic").
 				Description("Topic the dead letters of 'scan.bad-record.policy' = 'dead-letter' are written to, on the source's cluster with the source's 'properties.*' (security included); the topic must exist (checked when the job starts). Required with that policy, refused without it.")
 	optScanParallelism = option.ScanParallelism.
@@ -127,22 +128,9 @@ var (
 		}
 		return nil
 	}, optDeadLetterTopic, optBadRecordPolicy)
-	ruleIgnoreParseErrors = factory.Check("a format's 'ignore-parse-errors' = 'true' skips the records it cannot parse itself, as in Flink: it goes with 'scan.bad-record.policy' = 'skip' (or no policy), not with 'fail' or 'dead-letter'", func(c *factory.Config) error {
-		policy, set := c.Text(optBadRecordPolicy)
-		if !set || policy == "skip" {
-			return nil
-		}
-		for _, f := range []*factory.Format{optKeyFormat.Get(c), optValueFormat.Get(c), optUpsertKeyFormat.Get(c), optUpsertValueFormat.Get(c)} {
-			if f != nil && optFormatIgnoreParseErrors.Get(f.Options) {
-				return fmt.Errorf("'%signore-parse-errors' = 'true' contradicts 'scan.bad-record.policy' = '%s': remove one of them (with 'dead-letter', set '%signore-parse-errors' = 'false' so that bad records reach the dead-letter topic)",
-					f.Prefix, policy, f.Prefix)
-			}
-		}
-		return nil
-	}, optBadRecordPolicy, optDeadLetterTopic)
-	// optFormatIgnoreParseErrors reads Flink's '<format>.ignore-parse-errors'
-	// of the formats that declare it (json, csv, the CDC formats).
-	optFormatIgnoreParseErrors = factory.Bool("ignore-parse-errors")
+	ruleIgnoreParseErrors = badrecord.IgnoreParseErrorsRule(optBadRecordPolicy, func(c *factory.Config) []*factory.Format {
+		return []*factory.Format{optKeyFormat.Get(c), optValueFormat.Get(c), optUpsertKeyFormat.Get(c), optUpsertValueFormat.Get(c)}
+	}, optDeadLetterTopic)
 )
 
 // Rules of the kafka connector only.

@@ -20,6 +20,7 @@ import (
 
 	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/factory"
+	"github.com/streamsql/streamsql/internal/badrecord"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -130,7 +131,7 @@ func (s *source) Open(ctx context.Context, task connector.TaskInfo, splits []con
 	if err != nil {
 		return nil, err
 	}
-	r.bad = badRecords{policy: s.cfg.BadRecordPolicy, table: s.cfg.Table, job: task.Job, log: task.Logger, every: badRecordLogInterval}
+	r.bad = badRecords{policy: s.cfg.BadRecordPolicy, table: s.cfg.Table, job: task.Job, log: task.Logger, limit: badrecord.Log{Every: badRecordLogInterval}}
 	if r.bad.log == nil {
 		r.bad.log = s.cfg.Logger
 	}
