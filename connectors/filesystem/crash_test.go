@@ -45,6 +45,9 @@ func TestMain(m *testing.M) {
 	if dir := os.Getenv(crashDirEnv); dir != "" {
 		os.Exit(crashChild(dir))
 	}
+	if dir := os.Getenv(badChildEnv); dir != "" {
+		os.Exit(badChild(dir))
+	}
 	os.Exit(m.Run())
 }
 
@@ -161,9 +164,18 @@ type crashRig struct {
 // that is positive. It reports whether the child died of SIGKILL.
 func (r crashRig) run(t *testing.T, faults string, killAfter time.Duration) (killed bool) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), crashDirEnv+"="+r.dir, crashRowsEnv+"="+strconv.FormatInt(r.rows, 10),
+	return runChild(t, killAfter, crashDirEnv+"="+r.dir, crashRowsEnv+"="+strconv.FormatInt(r.rows, 10),
 		crashRateEnv+"="+strconv.FormatInt(r.rate, 10), testkit.FaultsEnv+"="+faults)
+}
+
+// runChild runs this test binary as a child process with env added to
+// its environment, SIGKILLing it after killAfter when that is positive. It
+// reports whether the child died of SIGKILL, and fails the test when the
+// child fails otherwise.
+func runChild(t *testing.T, killAfter time.Duration, env ...string) (killed bool) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), env...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
@@ -181,7 +193,7 @@ func (r crashRig) run(t *testing.T, faults string, killAfter time.Duration) (kil
 		}
 	}
 	if err != nil {
-		t.Fatalf("child failed: %v\n%s", err, stderr.String())
+		t.Fatalf("child (%q) failed: %v\n%s", env, err, stderr.String())
 	}
 	return false
 }
@@ -305,14 +317,9 @@ func TestCrashAtRandomTimes(t *testing.T) {
 	defer stopLister() // also when a run fails the test
 	listed := make(chan error, 1)
 	go func() { listed <- listComplete(r.dir, stop) }()
-	got, runs := 0, 0
-	for got < kills {
-		runs++
-		if !r.run(t, "", time.Duration(20+rng.IntN(180))*time.Millisecond) {
-			break // the job finished before the kill
-		}
-		got++
-	}
+	got, runs := killRandomly(kills, func() bool {
+		return r.run(t, "", time.Duration(20+rng.IntN(180))*time.Millisecond)
+	})
 	r.finish(t)
 	stopLister()
 	if err := <-listed; err != nil {
@@ -323,6 +330,20 @@ func TestCrashAtRandomTimes(t *testing.T) {
 	if os.Getenv("STREAMSQL_SOAK") == "1" && got < kills {
 		t.Fatalf("only %d kills before the job finished", got)
 	}
+}
+
+// killRandomly calls run, which runs a child and SIGKILLs it at a random
+// moment, until the child has been killed kills times or one run ends
+// without a kill (the job finished). It returns the kills and the runs.
+func killRandomly(kills int, run func() (killed bool)) (got, runs int) {
+	for got < kills {
+		runs++
+		if !run() {
+			break // the job finished before the kill
+		}
+		got++
+	}
+	return got, runs
 }
 
 // listComplete lists the sinks' directories until stop is closed and

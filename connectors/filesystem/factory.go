@@ -7,6 +7,7 @@ import (
 
 	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/factory"
+	"github.com/streamsql/streamsql/internal/badrecord"
 	"github.com/streamsql/streamsql/option"
 	"github.com/streamsql/streamsql/types"
 )
@@ -31,6 +32,8 @@ var (
 				Description("The directory value of a partition column that is NULL or the empty string.")
 	optParallelism = option.SinkParallelism.
 			Description("The parallelism of the sink. By default, the parallelism of the upstream operator.")
+	optBadRecordPolicy = badrecord.Option("What the source does with a record its format cannot decode, and with a record whose row the job rejects for a NULL in a NOT NULL sink column: fail the job, naming the file, the record's line and byte offset and the format's reason (the default, as Flink); or skip it, counted in streamsql_task_bad_records_skipped_total and logged with file, line and byte offset at most once per 10 s. A restarted job resumes after the records it skipped. There is no 'dead-letter' here: the files stay where they are, and the file and line of a bad record say where to find it. A format's 'ignore-parse-errors' = 'true' is Flink's skip: it goes with 'skip' (or no policy), not with 'fail'.",
+		badrecord.Fail, badrecord.Skip)
 )
 
 // notYet are Flink filesystem options that streamsql recognises but does
@@ -65,7 +68,7 @@ func Factory() factory.ConnectorFactory {
 		Description: "Reads the files under a directory (bounded) and writes files with exactly-once two-phase commit: " +
 			"in-progress files are hidden and renamed into place when a checkpoint completes, so readers only see complete files.",
 		Options: append([]factory.Option{optPath, optFormat, optFileSize, optRolloverInterval, optCheckInterval,
-			optDefaultPartition, optParallelism}, unsupported...),
+			optDefaultPartition, optParallelism, optBadRecordPolicy}, unsupported...),
 		Rules: append(unsupportedRules,
 			factory.Check("sink.rolling-policy.file-size must be positive", func(c *factory.Config) error {
 				return positiveValue(int64(optFileSize.Get(c)))
@@ -83,6 +86,9 @@ func Factory() factory.ConnectorFactory {
 				return nil
 			}, optDefaultPartition),
 			option.AtLeastOne(optParallelism, ErrConfig),
+			badrecord.IgnoreParseErrorsRule(optBadRecordPolicy, func(c *factory.Config) []*factory.Format {
+				return []*factory.Format{optFormat.Get(c)}
+			}),
 			factory.Check("path must be a local directory", func(c *factory.Config) error {
 				_, err := LocalPath(optPath.Get(c))
 				return err
@@ -128,6 +134,10 @@ func config(ctx factory.Context) (Config, []types.Field, error) {
 		Parallelism:          optParallelism.Get(o),
 		DefaultPartitionName: optDefaultPartition.Get(o),
 	}
+	var err error
+	if cfg.BadRecordPolicy, err = badrecord.Parse(optBadRecordPolicy.Get(o), badrecord.Fail, badrecord.Skip); err != nil {
+		return cfg, nil, fmt.Errorf("%w: table '%s': %w", ErrConfig, ctx.Table, err)
+	}
 	if f := optFormat.Get(o); f != nil {
 		if id := f.Identifier(); id == "avro" || id == "avro-confluent" {
 			// Flink writes Avro container files here; records one per line
@@ -171,8 +181,11 @@ func describe(v *factory.Validated, role factory.Role) (factory.TableInfo, error
 		return factory.TableInfo{}, err
 	}
 	if role == factory.AsSource {
-		return factory.TableInfo{Summary: []factory.KeyValue{{Key: "bounded", Value: "yes (the files present at start)"}},
-			NoScaleOut: "every instance would read every file"}, nil
+		summary := []factory.KeyValue{{Key: "bounded", Value: "yes (the files present at start)"}}
+		if cfg.BadRecordPolicy == badrecord.Skip {
+			summary = append(summary, factory.KeyValue{Key: "bad records", Value: "skipped, counted and logged (scan.bad-record.policy = skip)"})
+		}
+		return factory.TableInfo{Summary: summary, NoScaleOut: "every instance would read every file"}, nil
 	}
 	return factory.TableInfo{Delivery: factory.ExactlyOnce, Parallelism: optParallelism.Get(v.Config),
 		NoScaleOut: "its exactly-once commits are recovered from checkpoint files, which a scaled-out job does not keep"}, nil

@@ -30,6 +30,8 @@
 //     directory value of a NULL or empty partition value; reading it back
 //     gives NULL.
 //   - sink.parallelism (Integer, default: the upstream operator's).
+//   - scan.bad-record.policy (Enum, default fail): fail or skip a record
+//     the format cannot decode or whose row the job rejects (see Source).
 //
 // The PARTITIONED BY columns come from the table's schema
 // (factory.Schema.PartitionKeys); they must be string, integer, BOOLEAN,
@@ -53,11 +55,18 @@
 // A split's checkpoint state is the byte offset of its next record, always
 // a record's start. Records the format asks to skip (factory.ErrSkipRecord:
 // json's null records, anything unparsable with ignore-parse-errors) are
-// dropped and counted (Source.Skipped); other decode errors fail the read
-// with a *DecodeError naming the file and the record's byte offset, after
-// the rows before that record have been returned. A csv quoted field still
-// open at the end of a file is such an error (wrapping
-// csv.ErrUnterminatedQuote) even with ignore-parse-errors. Partition
+// dropped and counted (Source.Skipped). A record the format reports bad (a
+// *factory.DecodeError) goes by scan.bad-record.policy (badrecord.go):
+// under fail (the default) the read fails with a *DecodeError naming the
+// file, the record's byte offset and line, after the rows before that
+// record have been returned; under skip the record is counted
+// (BadRecords) and logged at a bounded rate, and the offset moves past it,
+// so a restored reader does not read it again. A csv quoted field still
+// open at the end of a file is such a record (wrapping
+// csv.ErrUnterminatedQuote), even with ignore-parse-errors; skip skips the
+// rest of the file. Rows the pipeline rejects (a NULL for a NOT NULL sink
+// column) go by the same policy (RejectRow), and their errors name the
+// file, line and byte offset of their record (RowPosition). Partition
 // columns take their values from the col=value directories.
 //
 // # Sink protocol
@@ -115,6 +124,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/streamsql/streamsql/internal/badrecord"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -143,6 +153,11 @@ type Config struct {
 	// DefaultPartitionName is partition.default-name, the directory value
 	// of a NULL or empty partition value (default __DEFAULT_PARTITION__).
 	DefaultPartitionName string
+	// BadRecordPolicy is scan.bad-record.policy: what a reader does with a
+	// record the format cannot decode, and with a record whose row the
+	// pipeline rejects for its data (badrecord.Fail, the default, or
+	// badrecord.Skip).
+	BadRecordPolicy badrecord.Policy
 }
 
 // ErrConfig is wrapped by configuration errors.
@@ -164,6 +179,10 @@ func (c *Config) validate(columns []types.Field) error {
 		return err
 	}
 	c.Path = dir
+	if c.BadRecordPolicy != badrecord.Fail && c.BadRecordPolicy != badrecord.Skip {
+		return fmt.Errorf("%w: table '%s': '%s' = '%s' is not supported by the filesystem source: want fail or skip",
+			ErrConfig, c.Table, badrecord.Key, c.BadRecordPolicy)
+	}
 	if c.FileSize <= 0 {
 		c.FileSize = DefaultFileSize
 	}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -19,6 +20,7 @@ import (
 	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/factory"
 	"github.com/streamsql/streamsql/formats/csv"
+	"github.com/streamsql/streamsql/internal/badrecord"
 	"github.com/streamsql/streamsql/internal/javatime"
 	"github.com/streamsql/streamsql/types"
 )
@@ -93,12 +95,16 @@ func (s *Source) Splits(context.Context) ([]connector.Split, error) {
 
 // Open returns a reader of the given files. A split's state is the byte
 // offset of its next record (8 bytes, big endian).
-func (s *Source) Open(_ context.Context, _ connector.TaskInfo, splits []connector.SplitState) (connector.Reader, error) {
+func (s *Source) Open(_ context.Context, task connector.TaskInfo, splits []connector.SplitState) (connector.Reader, error) {
 	dec, err := s.format.NewDecoder(s.data)
 	if err != nil {
 		return nil, fmt.Errorf("filesystem source: %w", err)
 	}
-	r := &fileReader{src: s, dec: dec}
+	r := &fileReader{src: s, dec: dec, bad: badRecords{policy: s.cfg.BadRecordPolicy, table: s.cfg.Table, dir: s.cfg.Path,
+		log: task.Logger, limit: badrecord.Log{Every: badrecord.LogInterval}}}
+	if r.bad.log == nil {
+		r.bad.log = slog.New(slog.DiscardHandler)
+	}
 	if s.format.Identifier() == csv.Identifier {
 		// csv records may span lines (line breaks inside quotes).
 		if r.sc, err = csv.NewRecordScanner(s.format.Options); err != nil {
@@ -224,6 +230,11 @@ type fileReader struct {
 	err   error              // the error that stopped reading, returned by every later Read
 	sc    *csv.RecordScanner // nil: one record per line
 	long  []byte             // a record longer than one ReadSlice
+	bad   badRecords         // applies 'scan.bad-record.policy'
+	// The file of the last batch Read returned, and the byte offset of
+	// each of its rows' records (RowPosition, RejectRow).
+	batchFile string
+	rowOff    []int64
 }
 
 // readBatch is the most rows one Read returns.
@@ -280,15 +291,21 @@ func (r *fileReader) readRecords(fsp *fileSplit) ([]types.Row, error) {
 	rows := make([]types.Row, 0, readBatch)
 	begin := fsp.offset
 	defer func() { r.bytes.Add(fsp.offset - begin) }()
+	r.batchFile, r.rowOff = fsp.id, r.rowOff[:0]
 	for len(rows) < readBatch {
 		rec, content, err := r.next()
 		if len(rec) > 0 {
 			start := fsp.offset
 			if r.sc != nil && r.sc.Open() {
 				// Only at the end of the file: a quote never closed.
-				return rows, &DecodeError{File: fsp.id, Offset: start, Err: &factory.DecodeError{
+				derr := r.bad.decodeFailed(fsp.id, start, &factory.DecodeError{
 					Format: csv.Identifier, Offset: r.sc.QuoteOffset(),
-					Err: fmt.Errorf("%w: the quoted field reaches the end of the file", csv.ErrUnterminatedQuote)}}
+					Err: fmt.Errorf("%w: the quoted field reaches the end of the file", csv.ErrUnterminatedQuote)})
+				if derr != nil {
+					return rows, derr
+				}
+				fsp.offset += int64(len(rec)) // skipped: the rest of the file
+				return rows, nil
 			}
 			fsp.offset += int64(len(rec))
 			if len(content) == 0 {
@@ -302,11 +319,16 @@ func (r *fileReader) readRecords(fsp *fileSplit) ([]types.Row, error) {
 					r.src.skipped.Add(1)
 					continue
 				}
-				fsp.offset = start
-				return rows, &DecodeError{File: fsp.id, Offset: start, Err: derr}
+				clear(row.Fields)
+				if derr := r.bad.decodeFailed(fsp.id, start, derr); derr != nil {
+					fsp.offset = start
+					return rows, derr
+				}
+				continue
 			}
 			row.Fields = r.merge(row.Fields, fsp.part)
 			rows = append(rows, row)
+			r.rowOff = append(r.rowOff, start)
 		}
 		if errors.Is(err, io.EOF) {
 			return rows, nil
@@ -395,6 +417,31 @@ func (r *fileReader) merge(data, part []types.Value) []types.Value {
 	return out
 }
 
+// RowPosition implements connector.RowPositioner: the file, line and byte
+// offset of the record row i of the last batch was decoded from.
+func (r *fileReader) RowPosition(i int) string {
+	if i < 0 || i >= len(r.rowOff) {
+		return ""
+	}
+	return position(r.src.cfg.Path, r.batchFile, r.rowOff[i])
+}
+
+// RejectRow implements connector.BadRowHandler: under
+// 'scan.bad-record.policy' = 'skip' the record of row i of the last batch,
+// which the pipeline rejected with err, is skipped, counted and logged.
+func (r *fileReader) RejectRow(i int, err error) bool {
+	if i < 0 || i >= len(r.rowOff) {
+		return false
+	}
+	return r.bad.rejected(r.batchFile, r.rowOff[i], err)
+}
+
+// BadRecords implements connector.BadRecordCounter: the records
+// 'scan.bad-record.policy' skipped so far (the source has no dead letters).
+func (r *fileReader) BadRecords() (skipped, deadLettered int64) {
+	return r.bad.skipped.Load(), 0
+}
+
 // Bytes returns the bytes the reader has read from files
 // (connector.ByteCounter).
 func (r *fileReader) Bytes() int64 { return r.bytes.Load() }
@@ -415,21 +462,3 @@ func (r *fileReader) Close() error {
 	}
 	return nil
 }
-
-// DecodeError is returned by a reader when a record of a file does not
-// decode: it names the file (relative to path) and the byte offset of the
-// record's start, and wraps the format's error (usually a
-// *factory.DecodeError, whose offset is within the record). The reader
-// first returns the rows before that record, and its checkpoint state stays
-// at the record's start.
-type DecodeError struct {
-	File   string
-	Offset int64
-	Err    error
-}
-
-func (e *DecodeError) Error() string {
-	return fmt.Sprintf("filesystem source: file %s, record at byte offset %d: %v", e.File, e.Offset, e.Err)
-}
-
-func (e *DecodeError) Unwrap() error { return e.Err }

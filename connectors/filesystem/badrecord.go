@@ -1,0 +1,132 @@
+package filesystem
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/streamsql/streamsql/factory"
+	"github.com/streamsql/streamsql/internal/badrecord"
+)
+
+// The reasons a record is bad, in log messages (as Kafka's).
+const (
+	reasonDecode   = "decode"   // the format could not decode it
+	reasonRejected = "rejected" // the pipeline rejected a row of it
+)
+
+// badRecords applies a reader's 'scan.bad-record.policy'. Only the
+// reader's goroutine calls its methods, except skipped (BadRecords).
+type badRecords struct {
+	policy  badrecord.Policy
+	table   string
+	dir     string // the source's directory, to count lines for messages
+	log     *slog.Logger
+	limit   badrecord.Log
+	skipped atomic.Int64
+}
+
+// decodeFailed handles a record of file at byte offset off that the
+// format could not decode: the error that fails the job under
+// badrecord.Fail, else nil (the record is skipped). Only a
+// *factory.DecodeError says the record's bytes are bad; any other error
+// fails the job under every policy.
+func (b *badRecords) decodeFailed(file string, off int64, err error) error {
+	derr := &DecodeError{File: file, Offset: off, Line: lineAt(b.dir, file, off), Err: err}
+	if b.policy == badrecord.Fail || !errors.As(err, new(*factory.DecodeError)) {
+		return derr
+	}
+	b.skip(file, off, reasonDecode, derr)
+	return nil
+}
+
+// rejected handles a record of file at byte offset off whose row the
+// pipeline rejected with err; false under badrecord.Fail (the runtime
+// goes on as without a policy).
+func (b *badRecords) rejected(file string, off int64, err error) bool {
+	if b.policy == badrecord.Fail {
+		return false
+	}
+	b.skip(file, off, reasonRejected, fmt.Errorf("%w (row from %s)", err, position(b.dir, file, off)))
+	return true
+}
+
+// skip counts a skipped record and logs it at a bounded rate.
+func (b *badRecords) skip(file string, off int64, reason string, err error) {
+	b.skipped.Add(1)
+	ok, unshown := b.limit.Allow(time.Now())
+	if !ok {
+		return
+	}
+	b.log.Warn(fmt.Sprintf("filesystem source: skipped a record (table '%s', '%s' = '%s')", b.table, badrecord.Key, b.policy),
+		"file", file, "line", lineAt(b.dir, file, off), "offset", off, "reason", reason, "error", err.Error(),
+		"not_logged_since_last_message", unshown)
+}
+
+// position describes where the record at byte offset off of file starts:
+// "file F line N (byte offset O)", without the line when it cannot be
+// counted.
+func position(dir, file string, off int64) string {
+	if line := lineAt(dir, file, off); line > 0 {
+		return fmt.Sprintf("file %s line %d (byte offset %d)", file, line, off)
+	}
+	return fmt.Sprintf("file %s byte offset %d", file, off)
+}
+
+// lineAt returns the 1-based number of the line at byte offset off of file
+// (relative to dir): one more than the line feeds before it; 0 when the
+// file cannot be read that far. It reads the file from its start, which is
+// for error messages and rate-bounded logs only.
+func lineAt(dir, file string, off int64) int64 {
+	f, err := os.Open(filepath.Join(dir, filepath.FromSlash(file)))
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	br := bufio.NewReaderSize(io.LimitReader(f, off), 64<<10)
+	var lines, read int64
+	for {
+		chunk, err := br.ReadSlice('\n')
+		read += int64(len(chunk))
+		lines += int64(bytes.Count(chunk, []byte{'\n'}))
+		if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
+			break
+		}
+	}
+	if read < off {
+		return 0
+	}
+	return lines + 1
+}
+
+// DecodeError is returned by a reader when a record of a file does not
+// decode: it names the file (relative to path), the byte offset of the
+// record's start and its line, and wraps the format's error (usually a
+// *factory.DecodeError, whose offset is within the record). The reader
+// first returns the rows before that record, and its checkpoint state stays
+// at the record's start.
+type DecodeError struct {
+	File   string
+	Offset int64
+	// Line is the 1-based line the record starts on; 0 when unknown.
+	Line int64
+	Err  error
+}
+
+func (e *DecodeError) Error() string {
+	line := ""
+	if e.Line > 0 {
+		line = " (line " + strconv.FormatInt(e.Line, 10) + ")"
+	}
+	return fmt.Sprintf("filesystem source: file %s, record at byte offset %d%s: %v", e.File, e.Offset, line, e.Err)
+}
+
+func (e *DecodeError) Unwrap() error { return e.Err }
