@@ -114,6 +114,18 @@ var runCases = map[string]runCase{
 		collect: committedFiles,
 		sort:    true,
 	},
+	"filesystem_bad_records": {
+		setup: func(t *testing.T, _ kafkatest.Broker, _ string) (map[string]map[string]string, []string) {
+			in, err := filepath.Abs(filepath.Join("data", "payments"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return map[string]map[string]string{"payments": {"path": in}}, nil
+		},
+		phases:  [][]string{{"valid_payments"}},
+		collect: committedFiles,
+		sort:    true,
+	},
 	"datagen_print_blackhole": {
 		setup: func(*testing.T, kafkatest.Broker, string) (map[string]map[string]string, []string) {
 			return map[string]map[string]string{"users": {"rows-per-second": "0"}}, nil
