@@ -223,11 +223,12 @@ var runCases = map[string]runCase{
 		kafka: true,
 		setup: func(t *testing.T, b kafkatest.Broker, _ string) (map[string]map[string]string, []string) {
 			topic := b.Topic(t, 1)
-			reg := srtest.Start(srtest.Options{})
-			t.Cleanup(reg.Close)
+			// The real registry (scripts/test.sh starts Apicurio; with
+			// CI=true one must run), else the test registry.
+			url := srtest.RealOrTest(t)
 			h := boundedKafka(topic)
-			h["key.avro-confluent.url"] = reg.URL()
-			h["value.avro-confluent.url"] = reg.URL()
+			h["key.avro-confluent.url"] = url
+			h["value.avro-confluent.url"] = url
 			return map[string]map[string]string{
 				"payments_gen": {"number-of-rows": "6", "rows-per-second": "0"},
 				"payments":     h,

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The README's test command: starts the real Kafka brokers, PostgreSQL and
-# MariaDB servers the tests need, runs the checks and every test with the
-# broker and database tests enabled and strict, and stops the brokers and
-# servers on every exit path.
+# MariaDB servers and the schema registry (Apicurio) the tests need, runs
+# the checks and every test with the broker, database and registry tests
+# enabled and strict, and stops the brokers and servers on every exit path.
 #
 #   scripts/test.sh              everything (what CI runs)
 #   scripts/test.sh ./ddl/...    go test on the given packages only, brokers still started
@@ -12,8 +12,16 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 dirs=()
 pgdir=
 mydir=
+regjob=
+regout=$(mktemp)
 cleanup() {
   local d
+  # The registry starts in the background; wait for its start to finish
+  # (or fail) so that its directory is known and it is stopped too.
+  if [ -n "$regjob" ]; then wait "$regjob" 2>/dev/null || true; fi
+  d=$(sed -n 's/^export STREAMSQL_SCHEMA_REGISTRY_DIR=//p' "$regout")
+  if [ -n "$d" ]; then scripts/registry.sh stop "$d" || true; fi
+  rm -f "$regout"
   for d in "${dirs[@]}"; do scripts/kafka.sh stop "$d" || true; done
   if [ -n "$pgdir" ]; then scripts/pg.sh stop "$pgdir" || true; fi
   if [ -n "$mydir" ]; then scripts/mariadb.sh stop "$mydir" || true; fi
@@ -37,6 +45,12 @@ start() {
   addr=$(sed -n 's/^export STREAMSQL_KAFKA_BOOTSTRAP=//p' <<<"$out")
 }
 
+# The schema registry takes longest to start (and, the first time, to
+# build): it starts in the background while the rest starts.
+echo "== starting the schema registry (Apicurio Registry, in the background)"
+scripts/registry.sh start >"$regout" &
+regjob=$!
+
 echo "== starting Kafka brokers (transaction version 2, and 1)"
 start "${common[@]}"
 STREAMSQL_KAFKA_BOOTSTRAP=$addr
@@ -58,6 +72,12 @@ out=$(scripts/mariadb.sh start)
 mydir=$(sed -n 's/^export STREAMSQL_MYSQL_DIR=//p' <<<"$out")
 eval "$out"
 echo "   postgresql: $STREAMSQL_PG_URL  mariadb: $STREAMSQL_MYSQL_URL"
+
+echo "== waiting for the schema registry"
+if ! wait "$regjob"; then regjob=; echo "the schema registry did not start"; exit 1; fi
+regjob=
+eval "$(cat "$regout")"
+echo "   registry: $STREAMSQL_SCHEMA_REGISTRY_URL"
 
 pkgs=("$@")
 if [ ${#pkgs[@]} -eq 0 ]; then

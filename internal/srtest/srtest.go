@@ -1,11 +1,12 @@
 // Package srtest is a schema registry for tests that speaks the subset of
 // the Confluent Schema Registry REST API that streamsql's avro-confluent
-// format and franz-go's sr client use. No Confluent-compatible registry
-// could be run here from the package registries CI reaches, so tests run
-// against this one (what was tried is in docs/formats.md: Confluent's
-// registry is not on Maven Central, Karapace is not on PyPI, and Apicurio
-// Registry's application jar is on Maven Central but modules it needs are
-// not). It is kept small and written to the protocol facts below.
+// format and franz-go's sr client use, for tests that need a fresh registry
+// of their own (request counts, auth, ids from 1, fuzzing). Confluent's
+// registry cannot be run here (docs/formats.md says what was tried); a real
+// Confluent-compatible one, Apicurio Registry, runs beside it (see
+// RequireReal), and its differences from Confluent's are listed in
+// docs/formats.md. srtest is kept small and written to the protocol facts
+// below, which are Confluent's.
 //
 // Sources: Confluent's API reference ("Content Types", "Errors",
 // https://docs.confluent.io/platform/current/schema-registry/develop/api.html)

@@ -1,18 +1,21 @@
-// Command rigtool is the small Go helper of scripts/kafka.sh: it finds free
-// TCP ports on 127.0.0.1 and waits until a Kafka broker answers a metadata
-// request. It exists so that the shell script needs nothing beyond Go, Java
-// and Maven.
+// Command rigtool is the small Go helper of scripts/kafka.sh and
+// scripts/registry.sh: it finds free TCP ports on 127.0.0.1, waits until a
+// Kafka broker answers a metadata request, and waits until an HTTP server
+// answers 200. It exists so that the shell scripts need nothing beyond Go,
+// Java and Maven.
 //
 // Usage:
 //
 //	rigtool freeport N            print N free ports, one a line
 //	rigtool wait ADDR TIMEOUT     exit 0 once ADDR answers Metadata
+//	rigtool waithttp URL TIMEOUT  exit 0 once GET URL answers 200 OK
 package main
 
 import (
 	"context"
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"strconv"
 	"time"
@@ -30,7 +33,7 @@ func main() {
 
 func run(args []string) error {
 	if len(args) < 1 {
-		return fmt.Errorf("usage: rigtool freeport N | rigtool wait ADDR TIMEOUT")
+		return fmt.Errorf("usage: rigtool freeport N | rigtool wait ADDR TIMEOUT | rigtool waithttp URL TIMEOUT")
 	}
 	switch args[0] {
 	case "freeport":
@@ -51,6 +54,15 @@ func run(args []string) error {
 			return fmt.Errorf("wait: bad timeout %q: %w", args[2], err)
 		}
 		return waitMetadata(args[1], timeout)
+	case "waithttp":
+		if len(args) != 3 {
+			return fmt.Errorf("usage: rigtool waithttp URL TIMEOUT")
+		}
+		timeout, err := time.ParseDuration(args[2])
+		if err != nil {
+			return fmt.Errorf("waithttp: bad timeout %q: %w", args[2], err)
+		}
+		return waitHTTP(args[1], timeout)
 	}
 	return fmt.Errorf("unknown command %q", args[0])
 }
@@ -108,6 +120,42 @@ func metadataOnce(ctx context.Context, addr string) error {
 	}
 	if len(resp.Brokers) == 0 {
 		return fmt.Errorf("metadata response lists no brokers")
+	}
+	return nil
+}
+
+// waitHTTP polls url with GET until it answers 200 OK, or timeout passes.
+func waitHTTP(url string, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	var last error
+	for {
+		last = getOnce(ctx, url)
+		if last == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("waithttp: %s did not answer 200 within %s: %w", url, timeout, last)
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+}
+
+func getOnce(ctx context.Context, url string) error {
+	rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(rctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("status %s", resp.Status)
 	}
 	return nil
 }
