@@ -46,7 +46,10 @@ start() {
 }
 
 # The schema registry takes longest to start (and, the first time, to
-# build): it starts in the background while the rest starts.
+# build): it starts in the background while the rest starts. Kafka's jars
+# are fetched first, so that two Maven runs never share the local
+# repository at once (Maven does not lock it).
+scripts/kafka.sh fetch
 echo "== starting the schema registry (Apicurio Registry, in the background)"
 scripts/registry.sh start >"$regout" &
 regjob=$!
