@@ -93,10 +93,16 @@ func openTransactionsWriting(t *testing.T, adm *kadm.Client, prefix, topic strin
 // the broker's transaction timeout (ten minutes), and at the end an
 // independent read_committed reader finds every good record in the output
 // once, in order per key, and every bad record in the dead-letter topic
-// once. The survivor's part failed before it counted the dead-letter topic
-// as the sink's: it left such a transaction to the broker's timeout.
+// once, on both transaction versions. The survivor's part failed before it
+// counted the dead-letter topic as the sink's: it left such a transaction
+// to the broker's timeout.
 func TestDeadLetterScaleOut(t *testing.T) {
-	b := kafkatest.Require(t)
+	for _, b := range kafkatest.RequireAll(t) {
+		t.Run(b.Name, func(t *testing.T) { testDeadLetterScaleOut(t, b) })
+	}
+}
+
+func testDeadLetterScaleOut(t *testing.T, b kafkatest.Broker) {
 	const partitions = 4
 	dlq := b.Topic(t, 1)
 	c := newScaleCluster(t, b, partitions, "exactly-once", map[string]string{"TXN_TIMEOUT": "600000",
