@@ -71,6 +71,15 @@ func (b *badRecords) skip(file string, off int64, reason string, err error) {
 		"not_logged_since_last_message", unshown)
 }
 
+// close logs how many skipped records were not logged since the last
+// message, if any: a bounded read often ends within the log interval.
+func (b *badRecords) close() {
+	if n := b.limit.Flush(); n > 0 {
+		b.log.Warn(fmt.Sprintf("filesystem source: skipped records not logged before the reader ended (table '%s', '%s' = '%s')", b.table, badrecord.Key, b.policy),
+			"not_logged_since_last_message", n)
+	}
+}
+
 // position describes where the record at byte offset off of file starts:
 // "file F line N (byte offset O)", without the line when it cannot be
 // counted.

@@ -11,7 +11,9 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -274,12 +276,33 @@ func TestBadRecordPolicySkip(t *testing.T) {
 	if !slices.ContainsFunc(lines, func(l string) bool { return strings.Contains(l, first) }) {
 		t.Errorf("messages %q; want one about the first bad record, containing %q", lines, first)
 	}
+	// Every skipped record is accounted for: each message is about one
+	// and counts those not logged before it, and a reader that ends says
+	// how many it did not log since its last message.
+	var accounted int64
+	for _, l := range logLines(t, logPath, "filesystem source: skipped") {
+		m := notLogged.FindStringSubmatch(l)
+		if m == nil {
+			t.Fatalf("message without the count of those not logged: %q", l)
+		}
+		n, _ := strconv.ParseInt(m[1], 10, 64)
+		if strings.Contains(l, "skipped a record") {
+			n++
+		}
+		accounted += n
+	}
+	if accounted != skipped {
+		t.Errorf("the messages account for %d skipped records, want %d", accounted, skipped)
+	}
 	// Each reader logs its first bad record at once, then at most one
 	// message per 10 s.
 	if limit := readers * (1 + int(elapsed/(10*time.Second))); len(lines) > limit {
 		t.Errorf("%d messages from %d readers in %v; want at most %d (one per 10 s each)", len(lines), readers, elapsed, limit)
 	}
 }
+
+// notLogged finds the count of records a message says were not logged.
+var notLogged = regexp.MustCompile(`not_logged_since_last_message=(\d+)`)
 
 // TestBadRecordSkipCSVLines: csv records may span lines; the line a bad
 // record is reported on counts every line feed before it, and a quote

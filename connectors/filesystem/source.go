@@ -455,8 +455,10 @@ func (r *fileReader) Snapshot(int64) ([]connector.SplitState, error) {
 	return out, nil
 }
 
-// Close closes the current file.
+// Close closes the current file, and logs how many skipped records it
+// did not log.
 func (r *fileReader) Close() error {
+	r.bad.close()
 	if r.f != nil {
 		return r.f.Close()
 	}

@@ -14,7 +14,7 @@
 --
 -- Run (reads examples/data/payments, writes under $OUTPUT_DIR, default
 -- /tmp/streamsql-payments; the log names line 3, the first skipped, and
--- would count the others in its next message, 10 s later):
+-- when the read ends says that 2 more were skipped and not logged):
 --   go run ./cmd/streamsql run examples/sql/filesystem_bad_records.sql
 --
 -- Tested by examples/examples_test.go: the committed files' lines, sorted,

@@ -137,6 +137,14 @@ func (l *Log) Allow(now time.Time) (ok bool, unshown int64) {
 	return true, unshown
 }
 
+// Flush returns how many bad records were handled, and not logged, since
+// the last message, and forgets them: what a reader that stops says it
+// did not log.
+func (l *Log) Flush() (unshown int64) {
+	unshown, l.unshown = l.unshown, 0
+	return unshown
+}
+
 // Expire ends the current interval: the next Allow logs at once, with the
 // count of those not logged since the last message.
 func (l *Log) Expire() { l.next = time.Time{} }

@@ -24,7 +24,8 @@ func TestParse(t *testing.T) {
 }
 
 // TestLogAllow: the first message at once, then one per interval, each
-// counting those not logged since the last; Expire ends the interval.
+// counting those not logged since the last; Expire ends the interval;
+// Flush returns and forgets the count.
 func TestLogAllow(t *testing.T) {
 	l := Log{Every: time.Minute}
 	t0 := time.Unix(1000, 0)
@@ -43,5 +44,13 @@ func TestLogAllow(t *testing.T) {
 	l.Expire()
 	if ok, n := l.Allow(t0.Add(time.Minute + 2*time.Second)); !ok || n != 1 {
 		t.Fatalf("after Expire: %v %d; want true 1", ok, n)
+	}
+	_, _ = l.Allow(t0.Add(time.Minute + 3*time.Second))
+	_, _ = l.Allow(t0.Add(time.Minute + 4*time.Second))
+	if n := l.Flush(); n != 2 {
+		t.Fatalf("Flush = %d, want the 2 not logged", n)
+	}
+	if n := l.Flush(); n != 0 {
+		t.Fatalf("second Flush = %d, want 0", n)
 	}
 }
