@@ -77,7 +77,26 @@ type Context struct {
 	Options *Config
 	// Job is the job the table belongs to; the zero value when not known.
 	Job JobContext
+	// ReadFields, when not nil, says which fields of the source row the
+	// job reads (Flink's projection pushdown): ReadFields[i] is for row
+	// position i, the physical and metadata columns in schema order
+	// (computed columns are not the connector's). It is set only for a
+	// source, by the planner, from every column its pipeline uses (select
+	// list, WHERE, computed columns and watermark through their columns,
+	// primary key); nil means every field.
+	//
+	// Rows keep the table's full width either way. A source may leave an
+	// unread field NULL and need not decode or validate it (so a bad value
+	// there fails no record, as in Flink); one that ignores ReadFields
+	// decodes everything, as before. A source whose reader serves several
+	// pipelines must pass the union of their sets. Formats learn theirs
+	// through FormatContext.ReadFields.
+	ReadFields []bool
 }
+
+// ReadsAll reports whether every field is read (ReadFields is nil or all
+// true).
+func (c Context) ReadsAll() bool { return !slices.Contains(c.ReadFields, false) }
 
 // ConnectorFactory declares a connector: its identifier (the value of the
 // 'connector' option), its options and rules, its traits (metadata keys,
@@ -181,6 +200,14 @@ type FormatContext struct {
 	Topic string
 	// IsKey says the format encodes the record key ('key.format').
 	IsKey bool
+	// ReadFields, for a decoder, says which of Fields the job reads
+	// (ReadFields[i] for Fields[i]); nil means all (see
+	// Context.ReadFields). The decoded row still has one value per field
+	// (then the metadata): a decoder may set an unread field to NULL
+	// without decoding or validating it, as Flink's
+	// ProjectableDecodingFormat does; one that ignores ReadFields decodes
+	// every field. Metadata keys are always delivered.
+	ReadFields []bool
 }
 
 // FormatFactory declares a format: its identifier (the value of 'format',
@@ -232,10 +259,23 @@ func (f *Format) NewDecoder(fields []types.Field) (Decoder, error) {
 // NewMetadataDecoder creates a decoder for rows of fields followed by the
 // format's metadata keys (see FormatContext.Metadata).
 func (f *Format) NewMetadataDecoder(fields []types.Field, metadata []string) (Decoder, error) {
+	return f.NewProjectedDecoder(fields, nil, metadata)
+}
+
+// NewProjectedDecoder creates a decoder for rows of fields followed by the
+// format's metadata keys that needs to decode only the fields read says
+// are read (see FormatContext.ReadFields; nil: all of them).
+func (f *Format) NewProjectedDecoder(fields []types.Field, read []bool, metadata []string) (Decoder, error) {
 	if f.Factory.NewDecoder == nil {
 		return nil, fmt.Errorf("format '%s' cannot decode (it is write-only)", f.Factory.Identifier)
 	}
-	return f.Factory.NewDecoder(FormatContext{Table: f.table, Fields: fields, Options: f.Options, Metadata: metadata, Topic: f.Topic, IsKey: f.Key == "key.format"})
+	if read != nil && len(read) != len(fields) {
+		return nil, fmt.Errorf("format '%s': %d read flags for %d fields", f.Factory.Identifier, len(read), len(fields))
+	}
+	if !slices.Contains(read, false) {
+		read = nil
+	}
+	return f.Factory.NewDecoder(FormatContext{Table: f.table, Fields: fields, Options: f.Options, Metadata: metadata, Topic: f.Topic, IsKey: f.Key == "key.format", ReadFields: read})
 }
 
 // NewEncoder creates an encoder for rows of fields.

@@ -102,6 +102,12 @@ func (r *Registry) CreateSource(ctx context.Context, t Table) (connector.Source,
 // its typed options, without validating them again. Errors are
 // *TableError.
 func (r *Registry) NewSource(ctx context.Context, v *Validated) (connector.Source, error) {
+	return r.NewProjectedSource(ctx, v, nil)
+}
+
+// NewProjectedSource is NewSource for a job that reads only the fields of
+// the source row that read marks (Context.ReadFields; nil: all).
+func (r *Registry) NewProjectedSource(ctx context.Context, v *Validated, read []bool) (connector.Source, error) {
 	var err error
 	if v == nil || v.Factory == nil {
 		return nil, errors.New("factory: NewSource needs a validated table")
@@ -111,7 +117,9 @@ func (r *Registry) NewSource(ctx context.Context, v *Validated) (connector.Sourc
 	}
 	var src connector.Source
 	if err == nil {
-		src, err = v.Factory.NewSource(v.context())
+		c := v.context()
+		c.ReadFields = read
+		src, err = v.Factory.NewSource(c)
 	}
 	if err == nil {
 		err = ctx.Err()

@@ -88,7 +88,7 @@ func (pl *Plan) Build(ctx context.Context, bo BuildOptions) ([]runtime.Pipeline,
 		p := runtime.Pipeline{Name: names[len(out)]}
 		srcNames := map[string]int{}
 		for _, fl := range ins.Flows {
-			src, valid, err := pl.buildSource(ctx, fl.Source, opts)
+			src, valid, err := pl.buildSource(ctx, fl.Source, fl.ReadFields, opts)
 			if err != nil {
 				return nil, err
 			}
@@ -134,12 +134,14 @@ func (pl *Plan) Build(ctx context.Context, bo BuildOptions) ([]runtime.Pipeline,
 	return out, nil
 }
 
-func (pl *Plan) buildSource(ctx context.Context, s *Source, opts expr.Options) (connector.Source, *factory.Validated, error) {
+// buildSource creates the source of s for a flow that reads the fields read
+// marks (nil: all).
+func (pl *Plan) buildSource(ctx context.Context, s *Source, read []bool, opts expr.Options) (connector.Source, *factory.Validated, error) {
 	if s.Table == nil {
 		src, err := newValuesSource(s, opts)
 		return src, nil, err
 	}
-	src, err := pl.registry.NewSource(ctx, s.Validated)
+	src, err := pl.registry.NewProjectedSource(ctx, s.Validated, read)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %w", ErrInvalidTable, err)
 	}

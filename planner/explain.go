@@ -50,6 +50,9 @@ func (pl *Plan) Explain(w io.Writer) error {
 		fmt.Fprintf(&b, "== Pipeline %d: %s (line %d)%s ==\n", i+1, ins.Statement, ins.Pos.Line, tag)
 		for _, fl := range ins.Flows {
 			pl.explainSource(&b, fl.Source)
+			if fl.ReadFields != nil {
+				fmt.Fprintf(&b, "    project: %s\n", fl.Source.projectedNames(fl.ReadFields))
+			}
 			if g := fl.Source.DeadLetterGuarantee; g != "" {
 				fmt.Fprintf(&b, "    dead letters after a crash: %s\n", g)
 			}

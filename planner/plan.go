@@ -146,6 +146,10 @@ type Flow struct {
 	NotNullNames []string
 	SinkName     string
 	DropNulls    bool
+	// ReadFields says which fields of the source row the flow reads
+	// (factory.Context.ReadFields): the source decodes only those. nil:
+	// every field (or a VALUES source).
+	ReadFields []bool
 }
 
 // Source is a table read by a flow (or literal rows of VALUES).
@@ -186,6 +190,9 @@ type Source struct {
 	// (factory.TableInfo.DeadLettersSystem). The source's dead-letter sink
 	// is then built only to say how to write them.
 	DeadLettersInSink bool
+	// mustRead are the row positions read whatever the query uses
+	// (watermark and primary key columns; see mustReadFields).
+	mustRead []int
 }
 
 // Sink is the table an INSERT writes (or the CLI's printing sink for a
@@ -673,6 +680,7 @@ func (p *planner) query(s *ddl.QueryStatement, explain bool) {
 			p.addErr(err)
 			return
 		}
+		fl.ReadFields = readFields(fl)
 		ins.Flows = append(ins.Flows, fl)
 	}
 	p.plan.Inserts = append(p.plan.Inserts, ins)
@@ -789,6 +797,7 @@ func (p *planner) connect(ins *Insert, rel *relation, s *ddl.Insert) error {
 		if err := p.checkCompiles(fl, projPos, s.Pos); err != nil {
 			return err
 		}
+		fl.ReadFields = readFields(fl)
 		ins.Flows = append(ins.Flows, fl)
 	}
 	return nil

@@ -218,6 +218,7 @@ func (p *planner) tableRelation(t *Table, ref *ddl.TableName) (*relation, error)
 	if err != nil {
 		return nil, err
 	}
+	src.mustRead = p.mustReadFields(t, sc)
 	b := &branch{src: src}
 	rel := &relation{branches: []*branch{b}}
 	for _, c := range sc.cols {

@@ -32,6 +32,10 @@ type layout struct {
 	upsert      bool
 
 	srcWidth int
+	// srcRead says which source row positions the job reads
+	// (factory.Context.ReadFields); nil: all. The formats decode only
+	// those (see formatRead).
+	srcRead  []bool
 	srcKey   []int // source row positions of the key fields
 	srcValue []int
 	srcMeta  []metadataColumn
@@ -100,6 +104,9 @@ func newLayout(ctx factory.Context, spec layoutSpec) (*layout, error) {
 				l.sinkWidth++
 			}
 		}
+	}
+	if len(ctx.ReadFields) == l.srcWidth && !ctx.ReadsAll() {
+		l.srcRead = ctx.ReadFields
 	}
 	inKey := make([]bool, len(physical))
 	for _, name := range spec.keyFields {
@@ -197,12 +204,12 @@ func (l *layout) newRowDecoder() (*rowDecoder, error) {
 	d := &rowDecoder{l: l}
 	var err error
 	if l.keyFormat != nil {
-		if d.key, err = l.keyFormat.NewDecoder(l.keyFields); err != nil {
+		if d.key, err = l.keyFormat.NewProjectedDecoder(l.keyFields, l.formatRead(l.srcKey), nil); err != nil {
 			return nil, fmt.Errorf("key format '%s': %w", l.keyFormat.Identifier(), err)
 		}
 		d.keyRow = types.NewRow(len(l.keyFields))
 	}
-	if d.value, err = l.valueFormat.NewMetadataDecoder(l.valueFields, l.fmtMetaKeys); err != nil {
+	if d.value, err = l.valueFormat.NewProjectedDecoder(l.valueFields, l.formatRead(l.srcValue), l.fmtMetaKeys); err != nil {
 		return nil, fmt.Errorf("value format '%s': %w", l.valueFormat.Identifier(), err)
 	}
 	d.multi, _ = d.value.(factory.MultiRowDecoder)
@@ -215,6 +222,21 @@ func (l *layout) newRowDecoder() (*rowDecoder, error) {
 		d.live = map[string]struct{}{}
 	}
 	return d, nil
+}
+
+// formatRead returns which of a format's fields (at source row positions
+// pos) the job reads, for factory.Format.NewProjectedDecoder; nil: all.
+// An unread field comes out of a projecting format as NULL, so the row
+// holds NULL there too.
+func (l *layout) formatRead(pos []int) []bool {
+	if l.srcRead == nil {
+		return nil
+	}
+	read := make([]bool, len(pos))
+	for i, p := range pos {
+		read[i] = l.srcRead[p]
+	}
+	return read
 }
 
 // decode fills row (zeroed, of the source width) from a record. Key fields

@@ -22,6 +22,10 @@ type node struct {
 	val    *node  // MAP value, MULTISET count
 	fields []*node
 	index  map[string]int
+	// unread marks a top-level field the job does not read
+	// (FormatContext.ReadFields): its value is skipped as JSON, not
+	// converted, and the field is NULL.
+	unread bool
 }
 
 func compile(name, path string, t types.Type) (*node, error) {
@@ -190,6 +194,12 @@ func (d *decoder) row(n *node, out []types.Value) error {
 			if err := s.expect(':'); err != nil {
 				return err
 			}
+			if idx >= 0 && n.fields[idx].unread {
+				// Not read: skipped like an unknown field, so its value is
+				// only checked to be JSON; the field stays NULL below.
+				next = idx + 1
+				idx = -1
+			}
 			if idx < 0 {
 				if err := s.skip(); err != nil {
 					return err
@@ -251,6 +261,9 @@ func (d *decoder) row(n *node, out []types.Value) error {
 	}
 	if d.failMissing {
 		for i, f := range n.fields {
+			if f.unread {
+				continue
+			}
 			seen := false
 			if seenBig != nil {
 				seen = seenBig[i]

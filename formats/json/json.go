@@ -29,6 +29,12 @@
 // that is empty, blank or JSON null holds no row: Decode returns an error
 // wrapping factory.ErrSkipRecord, as Flink skips it.
 //
+// Projection: a decoder made with FormatContext.ReadFields decodes only
+// the fields the job reads; an unread field is NULL, its value is skipped
+// as JSON without being converted (a bad value there fails no record) and
+// json.fail-on-missing-field does not apply to it, as with Flink's
+// projected json decoder (testdata/flink/projection.txt).
+//
 // Deliberate deviation: a DECIMAL that does not fit its precision is a
 // decode error (Flink silently reads NULL); with ignore-parse-errors it is
 // NULL, as in Flink.
@@ -130,6 +136,7 @@ func compileRoot(ctx factory.FormatContext) (*node, error) {
 		if err != nil {
 			return nil, err
 		}
+		c.unread = i < len(ctx.ReadFields) && !ctx.ReadFields[i]
 		root.fields = append(root.fields, c)
 		root.index[f.Name] = i
 	}

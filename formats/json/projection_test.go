@@ -1,0 +1,152 @@
+package json
+
+import (
+	"errors"
+	"reflect"
+	"testing"
+
+	"github.com/streamsql/streamsql/factory"
+	"github.com/streamsql/streamsql/types"
+)
+
+// projectedDecoder returns a decoder of fields that reads only those read
+// marks, with the json options kv.
+func projectedDecoder(t testing.TB, fields []types.Field, read []bool, kv ...string) factory.Decoder {
+	t.Helper()
+	f, err := resolve(t, kv...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := f.NewProjectedDecoder(fields, read, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+var projFields = []types.Field{
+	{Name: "id", Type: types.BigInt()}, {Name: "n", Type: types.Int()},
+	{Name: "s", Type: types.String()}, {Name: "nn", Type: types.Int().NotNullable()},
+	{Name: "r", Type: types.RowType(types.Field{Name: "x", Type: types.Int()})},
+}
+
+// TestProjectedDecode: unread fields are NULL and their values are not
+// converted, so a bad value there fails no record; read fields decode as
+// with every field read; malformed JSON anywhere still fails.
+func TestProjectedDecode(t *testing.T) {
+	read := []bool{true, false, true, false, false}
+	proj := projectedDecoder(t, projFields, read)
+	full := projectedDecoder(t, projFields, nil)
+	for _, c := range []struct {
+		in       string
+		fullFail bool // the full decoder fails
+		projFail bool
+		want     []types.Value // projected row
+	}{
+		{in: `{"id":1,"n":2,"s":"a","nn":3,"r":{"x":4}}`,
+			want: []types.Value{types.Int64(1), {}, types.Str("a"), {}, {}}},
+		// "abc" in the unread INT n, an object in the unread NOT NULL nn,
+		// a string in the unread ROW r: only the full decoder fails.
+		{in: `{"id":1,"n":"abc","s":"a"}`, fullFail: true,
+			want: []types.Value{types.Int64(1), {}, types.Str("a"), {}, {}}},
+		{in: `{"nn":{"a":[1,2]},"id":7,"r":"no"}`, fullFail: true,
+			want: []types.Value{types.Int64(7), {}, {}, {}, {}}},
+		// Out of order and repeated keys.
+		{in: `{"s":"b","n":1,"id":2,"n":"x"}`, fullFail: true,
+			want: []types.Value{types.Int64(2), {}, types.Str("b"), {}, {}}},
+		// A bad value in a read field fails both.
+		{in: `{"id":"abc","n":1}`, fullFail: true, projFail: true},
+		// Malformed JSON in an unread field fails both.
+		{in: `{"id":1,"n":[1,}`, fullFail: true, projFail: true},
+		{in: `{"id":1,"n":tru}`, fullFail: true, projFail: true},
+	} {
+		var fr types.Row
+		if err := full.Decode([]byte(c.in), &fr); (err != nil) != c.fullFail {
+			t.Errorf("%s: full decode error %v, want failure %v", c.in, err, c.fullFail)
+		}
+		var pr types.Row
+		err := proj.Decode([]byte(c.in), &pr)
+		if (err != nil) != c.projFail {
+			t.Errorf("%s: projected decode error %v, want failure %v", c.in, err, c.projFail)
+			continue
+		}
+		if err != nil {
+			var de *factory.DecodeError
+			if !errors.As(err, &de) {
+				t.Errorf("%s: error %v is not a *factory.DecodeError", c.in, err)
+			}
+			continue
+		}
+		if !reflect.DeepEqual(pr.Fields, c.want) {
+			t.Errorf("%s: got %v, want %v", c.in, pr.Fields, c.want)
+		}
+	}
+}
+
+// TestProjectedDecodeReusedRow: a row that held every field before holds
+// NULL in the unread ones after a projected decode.
+func TestProjectedDecodeReusedRow(t *testing.T) {
+	proj := projectedDecoder(t, projFields, []bool{false, true, false, false, false})
+	row := types.Row{Fields: []types.Value{types.Int64(9), types.Int64(9), types.Str("old"), types.Int64(9), {}}}
+	if err := proj.Decode([]byte(`{"id":1,"n":2,"s":"a","nn":3}`), &row); err != nil {
+		t.Fatal(err)
+	}
+	want := []types.Value{{}, types.Int64(2), {}, {}, {}}
+	if !reflect.DeepEqual(row.Fields, want) {
+		t.Fatalf("got %v, want %v", row.Fields, want)
+	}
+}
+
+// TestProjectedFailOnMissing: json.fail-on-missing-field applies to the
+// fields read only (Flink's projected decoder knows no others).
+func TestProjectedFailOnMissing(t *testing.T) {
+	proj := projectedDecoder(t, projFields, []bool{true, false, false, false, false}, "fail-on-missing-field", "true")
+	var row types.Row
+	if err := proj.Decode([]byte(`{"id":1}`), &row); err != nil {
+		t.Fatalf("unread fields missing: %v", err)
+	}
+	if err := proj.Decode([]byte(`{"n":1}`), &row); err == nil {
+		t.Fatal("the read field id is missing but the record decoded")
+	}
+}
+
+// FuzzProjectedDecode checks the projected decoder against the full one:
+// no panic; every failure is a *factory.DecodeError or a skip; whatever
+// the full decoder reads, the projected one reads too, with the same
+// values in the read fields and NULL in the others; and it fails only
+// where the full decoder fails as well.
+func FuzzProjectedDecode(f *testing.F) {
+	for _, s := range []string{`{"id":1,"n":2,"s":"a","nn":3,"r":{"x":4}}`, `{"id":1,"n":"abc"}`, `{"r":[1,{"x":[]}],"s":"\u00e9"}`, `{}`, `null`, `{"n":1,}`} {
+		f.Add([]byte(s), uint8(0b00101))
+	}
+	full := projectedDecoder(f, projFields, nil)
+	f.Fuzz(func(t *testing.T, data []byte, mask uint8) {
+		read := make([]bool, len(projFields))
+		for i := range read {
+			read[i] = mask&(1<<i) != 0
+		}
+		proj := projectedDecoder(t, projFields, read)
+		var fr, pr types.Row
+		ferr := full.Decode(data, &fr)
+		perr := proj.Decode(data, &pr)
+		if perr != nil {
+			var de *factory.DecodeError
+			if !errors.As(perr, &de) && !errors.Is(perr, factory.ErrSkipRecord) {
+				t.Fatalf("error of unexpected kind: %v", perr)
+			}
+			if ferr == nil {
+				t.Fatalf("%q: the projected decoder fails (%v) where the full one reads %v", data, perr, fr.Fields)
+			}
+			return
+		}
+		for i, r := range read {
+			if !r {
+				if !pr.Fields[i].IsNull() {
+					t.Fatalf("%q: unread field %d is %v, not NULL", data, i, pr.Fields[i])
+				}
+			} else if ferr == nil && !reflect.DeepEqual(pr.Fields[i], fr.Fields[i]) {
+				t.Fatalf("%q: field %d is %v, the full decoder reads %v", data, i, pr.Fields[i], fr.Fields[i])
+			}
+		}
+	})
+}

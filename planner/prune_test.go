@@ -1,0 +1,49 @@
+package planner_test
+
+import (
+	"context"
+	"io"
+	"slices"
+	"testing"
+
+	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/factory"
+	"github.com/streamsql/streamsql/planner"
+)
+
+// TestBuildPassesReadFields: Build creates each flow's source with the
+// fields that flow reads (factory.Context.ReadFields), one set per
+// source: a table read by two INSERTs and twice in a UNION ALL gets each
+// reader's own set, and a SELECT * gets nil (every field).
+func TestBuildPassesReadFields(t *testing.T) {
+	reg := testRegistry()
+	var got [][]bool
+	f, _ := reg.Connector("datagen")
+	spy := *f
+	spy.Identifier = "spy"
+	spy.NewSource = func(ctx factory.Context) (connector.Source, error) {
+		got = append(got, slices.Clone(ctx.ReadFields))
+		return f.NewSource(ctx)
+	}
+	reg.MustRegisterConnector(spy)
+	p, err := planner.Compile(context.Background(), "job.sql", `
+CREATE TABLE s (a BIGINT, b STRING, c INT, d AS c + 1) WITH ('connector' = 'spy', 'number-of-rows' = '1');
+SELECT a FROM s WHERE b IS NOT NULL;
+SELECT * FROM s;
+SELECT d FROM s UNION ALL SELECT CAST(b AS INT) FROM s;`, planner.Options{Registry: reg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Build(context.Background(), printTo(io.Discard)); err != nil {
+		t.Fatal(err)
+	}
+	want := [][]bool{{true, true, false}, nil, {false, false, true}, {false, true, false}}
+	if len(got) != len(want) {
+		t.Fatalf("%d sources created, want %d: %v", len(got), len(want), got)
+	}
+	for i := range want {
+		if !slices.Equal(got[i], want[i]) {
+			t.Errorf("source %d: ReadFields %v, want %v", i, got[i], want[i])
+		}
+	}
+}
