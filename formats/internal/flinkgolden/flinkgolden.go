@@ -40,6 +40,23 @@ type Case struct {
 	// Kind is the kind of Row for a changelog format's serialize case
 	// (a "kind" line before the case); Insert otherwise.
 	Kind types.RowKind
+	// Project lists the indexes of Type's fields a projected decoder read
+	// (a "project" line: Flink's ProjectableDecodingFormat); Row then
+	// holds those fields in this order. nil: every field.
+	Project []int
+}
+
+// Projected returns the row type Flink's decoder produced for c: Type, or
+// the fields Project lists.
+func (c Case) Projected() types.Type {
+	if c.Project == nil {
+		return c.Type
+	}
+	fs := make([]types.Field, len(c.Project))
+	for i, p := range c.Project {
+		fs[i] = c.Type.Fields[p]
+	}
+	return types.RowType(fs...)
 }
 
 // Read parses a golden file. Option values in csv files are base64 (they
@@ -112,12 +129,20 @@ func Read(path string, decodeOptions bool) ([]Block, error) {
 				return nil, fail(err)
 			}
 			cur.Rows = append(cur.Rows, types.Row{Kind: k, Fields: v.List()})
+		case "project":
+			for _, f := range strings.Fields(rest) {
+				i, err := strconv.Atoi(f)
+				if err != nil || i < 0 || i >= len(cur.Type.Fields) {
+					return nil, fail(fmt.Errorf("bad field index %q", f))
+				}
+				cur.Project = append(cur.Project, i)
+			}
 		case "row":
 			var spec any
 			if err := json.Unmarshal([]byte(rest), &spec); err != nil {
 				return nil, fail(err)
 			}
-			v, err := value(cur.Type, spec)
+			v, err := value(cur.Projected(), spec)
 			if err != nil {
 				return nil, fail(err)
 			}
