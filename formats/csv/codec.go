@@ -26,6 +26,8 @@ type span struct {
 type decoder struct {
 	cfg      config
 	fields   []types.Field
+	read     []bool // FormatContext.ReadFields: nil, or false for a field not converted
+	need     int    // the fields a record must have: all, or the number read
 	spans    []span
 	scratch  []byte // unescaped contents of rewritten fields
 	str      string // copy of the record, made on first use
@@ -65,11 +67,18 @@ func (d *decoder) Decode(data []byte, row *types.Row) error {
 		return d.recordErr(&factory.DecodeError{Format: Identifier, Offset: d.spans[n].start,
 			Err: fmt.Errorf("too many fields: expected %d, found %d", n, len(d.spans))})
 	}
-	if len(d.spans) < n && !d.cfg.ignore {
+	// As Flink: a record with fewer fields than the row fails, and under a
+	// projection one with fewer fields than are read (Flink's projected
+	// decoder compares the record's field count with the projected
+	// row's).
+	if len(d.spans) < d.need && !d.cfg.ignore {
 		return &factory.DecodeError{Format: Identifier, Offset: len(data),
 			Err: fmt.Errorf("row length mismatch: expected %d fields, found %d", n, len(d.spans))}
 	}
 	for i, sp := range d.spans {
+		if i < len(d.read) && !d.read[i] {
+			continue // not read: NULL, its text is not converted
+		}
 		if d.cfg.hasNull && !sp.quoted && string(data[sp.start:sp.end]) == d.cfg.nullLit {
 			continue // the null literal as written, before unescaping
 		}

@@ -34,6 +34,11 @@
 // the quote character or the escape character. Inside quotes the quote
 // character is doubled and the escape character is escaped.
 //
+// Projection: a decoder made with FormatContext.ReadFields converts only
+// the fields read (an unread field is NULL, its text unchecked), and
+// fails a record with fewer fields than are read, as Flink's projected
+// decoder does (testdata/flink/projection.txt).
+//
 // Deliberate deviations from Flink: a DECIMAL that does not fit its
 // precision is a decode error (Flink reads NULL); an INT field "1.5" is an
 // error in both; a record that is only a comment is skipped when
@@ -222,7 +227,16 @@ func NewDecoder(ctx factory.FormatContext) (factory.Decoder, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &decoder{cfg: c, fields: ctx.Fields}, nil
+	d := &decoder{cfg: c, fields: ctx.Fields, need: len(ctx.Fields)}
+	if len(ctx.ReadFields) == len(ctx.Fields) {
+		d.read, d.need = ctx.ReadFields, 0
+		for _, r := range ctx.ReadFields {
+			if r {
+				d.need++
+			}
+		}
+	}
+	return d, nil
 }
 
 // NewEncoder returns an encoder for ctx.Fields with ctx.Options.

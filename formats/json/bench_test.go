@@ -117,3 +117,44 @@ func BenchmarkDecodeFilterEncode(b *testing.B) {
 		}
 	}
 }
+
+// The source record of cmd/streamsql-bench (10 columns, ~265 bytes) and the
+// columns its job reads (id, user, amount, country, ts).
+var (
+	pipeFields = []types.Field{
+		{Name: "id", Type: types.BigInt().NotNullable()}, {Name: "user", Type: types.String()},
+		{Name: "amount", Type: types.Double()}, {Name: "currency", Type: types.String()},
+		{Name: "country", Type: types.String()}, {Name: "ts", Type: types.BigInt()},
+		{Name: "active", Type: types.Boolean()}, {Name: "score", Type: types.Double()},
+		{Name: "tags", Type: types.String()}, {Name: "note", Type: types.String()},
+	}
+	pipeRead   = []bool{true, true, true, false, true, true, false, false, false, false}
+	pipeRecord = []byte(`{"id":123456,"user":"user-734211","amount":154.37,"currency":"EUR","country":"JP",` +
+		`"ts":1796198400123456,"active":true,"score":63.71845061940123,"tags":"alpha,beta,gamma,delta,epsilon",` +
+		`"note":"benchmark record with some padding text to reach about two hundred bytes"}`)
+)
+
+// BenchmarkDecodePipe decodes the benchmark job's record with every field
+// (all) and with the five its query reads (projected).
+func BenchmarkDecodePipe(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		read []bool
+	}{{"all", nil}, {"projected", pipeRead}} {
+		b.Run(c.name, func(b *testing.B) {
+			dec := projectedDecoder(b, pipeFields, c.read)
+			var row types.Row
+			b.SetBytes(int64(len(pipeRecord)))
+			b.ReportAllocs()
+			start, _ := processCPUNanos()
+			for b.Loop() {
+				if err := dec.Decode(pipeRecord, &row); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if end, ok := processCPUNanos(); ok && b.N > 0 {
+				b.ReportMetric(float64(end-start)/float64(b.N), "cpu-ns/op")
+			}
+		})
+	}
+}

@@ -66,3 +66,40 @@ func (d Deviations) Unseen(t testing.TB, seen map[string]bool) {
 		}
 	}
 }
+
+// ReadFlags returns the FormatContext.ReadFields of case c: nil when it
+// has no projection, else true for each field Project lists.
+func ReadFlags(c Case) []bool {
+	if c.Project == nil {
+		return nil
+	}
+	read := make([]bool, len(c.Type.Fields))
+	for _, p := range c.Project {
+		read[p] = true
+	}
+	return read
+}
+
+// ProjectedProblem is DecodeProblem for a case with a projection, given
+// the row a decoder made with ReadFlags(c) read (the table's layout): the
+// fields Project lists must be Flink's projected row, the others NULL.
+func ProjectedProblem(c Case, row types.Row, err error) string {
+	if c.Project == nil {
+		return DecodeProblem(c, row, err)
+	}
+	read := ReadFlags(c)
+	var got types.Row
+	if err == nil {
+		for i, v := range row.Fields {
+			if i < len(read) && !read[i] && !v.IsNull() {
+				return fmt.Sprintf("unread field %s is %s, not NULL", c.Type.Fields[i].Name, formattest.Show(c.Type.Fields[i].Type, v))
+			}
+		}
+		for _, p := range c.Project {
+			got.Fields = append(got.Fields, row.Fields[p])
+		}
+	}
+	pc := c
+	pc.Type = c.Projected()
+	return DecodeProblem(pc, got, err)
+}
