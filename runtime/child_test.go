@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"syscall"
 	"testing"
@@ -27,11 +28,22 @@ const (
 	// childRetentionEnv, when set, is the child's checkpoint retention
 	// (runtime.Retention as a number); the rig's default otherwise.
 	childRetentionEnv = "STREAMSQL_RUNTIME_CHILD_RETENTION"
+	// childChainedEnv, when set, gives each of the child's two sinks a
+	// pipeline of its own (rig.split), so that their tasks run chained
+	// with the source tasks, and the child writes to <dir>/tasks how many
+	// of its tasks its status showed chained ("chained/all").
+	childChainedEnv = "STREAMSQL_RUNTIME_CHILD_CHAINED"
 )
 
 func childRig(dir string, per int64) *rig {
 	return &rig{dir: dir, partitions: 4, per: per, srcPar: 2, sinkPar: 2, sinks: 2,
 		interval: 10 * time.Millisecond, delay: 200 * time.Microsecond, batch: 8}
+}
+
+func childRigChained(dir string, per int64) *rig {
+	r := childRig(dir, per)
+	r.split = true
+	return r
 }
 
 func childMain() bool {
@@ -50,6 +62,9 @@ func childMain() bool {
 		os.Exit(2)
 	}
 	r := childRig(dir, per)
+	if os.Getenv(childChainedEnv) != "" {
+		r = childRigChained(dir, per)
+	}
 	if f != nil {
 		r.faults = f
 	}
@@ -69,6 +84,11 @@ func childMain() bool {
 		err = j.Run(ctx)
 		cancel()
 	}
+	if err == nil && os.Getenv(childChainedEnv) != "" {
+		// The status keeps the last run's tasks after Run returns.
+		chained, all := chainedTasks(j)
+		err = os.WriteFile(filepath.Join(dir, "tasks"), fmt.Appendf(nil, "%d/%d", chained, all), 0o644)
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "child:", err)
 		os.Exit(3)
@@ -78,11 +98,13 @@ func childMain() bool {
 }
 
 // runChild runs the job in a child process, SIGKILLing it after killAfter
-// when that is positive. It reports whether the child died of SIGKILL.
-func runChild(t *testing.T, dir string, per int64, faults string, killAfter time.Duration) (killed bool) {
+// when that is positive, with env (KEY=VALUE) added to its environment. It
+// reports whether the child died of SIGKILL.
+func runChild(t *testing.T, dir string, per int64, faults string, killAfter time.Duration, env ...string) (killed bool) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), childEnv+"="+dir, childPerEnv+"="+strconv.FormatInt(per, 10), testkit.FaultsEnv+"="+faults)
+	cmd.Env = append(cmd.Env, env...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
@@ -173,4 +195,62 @@ func TestRandomSIGKILL(t *testing.T) {
 	if os.Getenv("STREAMSQL_SOAK") == "1" && got < kills {
 		t.Fatalf("only %d kills before the job finished", got)
 	}
+}
+
+// TestChainedFailurePointsSIGKILL is TestFailurePointsSIGKILL with each sink
+// in a pipeline of its own, whose tasks run chained with the source tasks
+// (the child's status says so after its last run): killed at each failure point (twice each, at
+// different hits) and at random times, restarted, the committed output is
+// the input exactly once, in order per partition.
+func TestChainedFailurePointsSIGKILL(t *testing.T) {
+	const per = 800
+	one := childChainedEnv + "=1"
+	check := func(t *testing.T, dir string, finish bool) {
+		t.Helper()
+		if finish && runChild(t, dir, per, "", 0, one) {
+			t.Fatal("child killed without a fault")
+		}
+		tasks, err := os.ReadFile(filepath.Join(dir, "tasks"))
+		if err != nil || string(tasks) != "8/8" {
+			t.Fatalf("chained/all tasks of the last run: %q (%v), want 8/8", tasks, err)
+		}
+		r := childRigChained(dir, per)
+		r.spec()
+		r.verify(t, r.full())
+	}
+	for _, p := range runtime.FaultPoints() {
+		for at := 1; at <= 2; at++ {
+			t.Run(fmt.Sprintf("%s@%d", p, at), func(t *testing.T) {
+				dir := t.TempDir()
+				rule := fmt.Sprintf("%s@%d:kill", p, at)
+				switch p {
+				case runtime.DuringRecovery:
+					if !runChild(t, dir, per, fmt.Sprintf("%s@%d:kill", runtime.AfterCheckpointWritten, at), 0, one) {
+						t.Fatal("child was not killed after a checkpoint was written")
+					}
+					rule = fmt.Sprintf("%s@1:kill", p)
+				case runtime.CommitDelay:
+					rule = fmt.Sprintf("%s@%d:kill:60ms", p, at)
+				}
+				if !runChild(t, dir, per, rule, 0, one) {
+					t.Fatalf("child was not killed at %s", rule)
+				}
+				check(t, dir, true)
+			})
+		}
+	}
+	t.Run("random", func(t *testing.T) {
+		dir := t.TempDir()
+		rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 2))
+		kills, finished := 0, false
+		for kills < 4 && !finished {
+			if runChild(t, dir, per, "", time.Duration(10+rng.IntN(190))*time.Millisecond, one) {
+				kills++
+			} else {
+				finished = true // before the kill
+			}
+		}
+		check(t, dir, !finished)
+		t.Logf("%d SIGKILLs; output exactly once", kills)
+	})
 }

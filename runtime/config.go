@@ -167,6 +167,12 @@ type Config struct {
 	// ChannelCapacity is the number of batches a channel between two
 	// tasks holds; it bounds memory. Default 8. (Not a Flink option.)
 	ChannelCapacity int
+	// DisableChaining keeps a sink task in a goroutine of its own, fed
+	// over a channel, even where it could run in its one source task's
+	// loop (see the package doc, "Execution"). Default false: chained
+	// where possible. (Not a Flink option; Flink's
+	// pipeline.operator-chaining.enabled is the nearest.)
+	DisableChaining bool
 	// Ignored lists the Flink options ParseConfig accepted without effect
 	// (see IgnoredKeys), for the caller to warn about.
 	Ignored []string

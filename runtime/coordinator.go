@@ -433,6 +433,11 @@ func (c *coordinator) complete(ctx context.Context, f *inflight) error {
 		default:
 		}
 	}
+	for _, t := range a.srcTasks {
+		if t.wakeOnComplete.Load() {
+			t.interrupt() // its chained writer listens (chain.go)
+		}
+	}
 	if len(newItems) > 0 {
 		c.enqueue(commitJob{checkpoint: f.id, items: newItems})
 	}

@@ -23,12 +23,15 @@ import (
 // pipeline's sink. The spec's validation ensures that the pipeline has one
 // sink.
 func routeDeadLettersToSink(t *sourceTask) {
-	if t.src.spec.DeadLetter == nil || !t.src.spec.DeadLettersInSink || len(t.outs) == 0 {
+	if t.src.spec.DeadLetter == nil || !t.src.spec.DeadLettersInSink {
 		return
+	}
+	t.src.pipe.sinks[0].deadLetters = true
+	if t.chain != nil {
+		return // the task writes them to its chained writer (chain.go)
 	}
 	outs := t.outs[0]
 	t.deadTxn = outs[t.pipeIndex%len(outs)]
-	t.src.pipe.sinks[0].deadLetters = true
 }
 
 // sendDeadLettersToSink sends rows, the dead letters of the task's last

@@ -31,6 +31,18 @@
 // capacities whatever the speed of the sinks. Every goroutine belongs to
 // the run's errgroup: the first error cancels all of them.
 //
+// Where a sink task would get the rows of exactly one source task and
+// nothing else — the pipeline has one sink with as many tasks as the
+// pipeline has source tasks, and routes rows forward (or both sides have
+// one task) — the sink task is chained: its source task runs the writer in
+// its own loop (read, transform, Writer.Write; at a barrier Reader.Snapshot,
+// then Writer.PreCommit), with no channel and no goroutine between them,
+// and the same checkpoint semantics (a sink task with one input needs no
+// alignment). TaskStatus.Chained shows it; such a source task shows no
+// backpressure, a slow writer slows its loop instead. Config.DisableChaining
+// turns it off. Several sinks, fan-in (UNION ALL, fewer sink tasks) and
+// routing by key keep the channels.
+//
 // # Checkpoints
 //
 // The protocol is Flink's barrier checkpointing (Chandy–Lamport) with a

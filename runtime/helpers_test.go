@@ -27,6 +27,10 @@ type rig struct {
 	faults     runtime.FaultInjector
 	tweak      func(*runtime.JobSpec)
 	fileSinks  []*testkit.FileSink
+	// split gives each sink a pipeline of its own, reading a copy of the
+	// source: one sink per pipeline, so that its tasks run chained with
+	// the source's (with sinkPar == srcPar).
+	split bool
 }
 
 func newRig(t testing.TB) *rig {
@@ -56,10 +60,19 @@ func (r *rig) spec() runtime.JobSpec {
 			r.fileSinks = append(r.fileSinks, &testkit.FileSink{Dir: filepath.Join(r.dir, "out", string(rune('a'+i)))})
 		}
 	}
+	ps := []runtime.Pipeline{p}
 	for i, fs := range r.fileSinks {
-		p.Sinks = append(p.Sinks, runtime.SinkSpec{Name: "out-" + string(rune('a'+i)), Sink: fs, Parallelism: r.sinkPar})
+		sk := runtime.SinkSpec{Name: "out-" + string(rune('a'+i)), Sink: fs, Parallelism: r.sinkPar}
+		if r.split && i > 0 {
+			q := p
+			q.Name = "main-" + string(rune('a'+i))
+			q.Sinks = []runtime.SinkSpec{sk}
+			ps = append(ps, q)
+			continue
+		}
+		ps[0].Sinks = append(ps[0].Sinks, sk)
 	}
-	s := runtime.JobSpec{Name: "testjob", Config: cfg, Pipelines: []runtime.Pipeline{p}, Logger: quietLogger(), Faults: r.faults}
+	s := runtime.JobSpec{Name: "testjob", Config: cfg, Pipelines: ps, Logger: quietLogger(), Faults: r.faults}
 	if r.tweak != nil {
 		r.tweak(&s)
 	}

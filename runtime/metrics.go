@@ -102,8 +102,13 @@ type TaskStatus struct {
 	// tables).
 	BadSkipped, DeadLettered int64
 	// Backpressure is the total time the task was blocked on full
-	// channels.
+	// channels. A source task chained with its sink task has no channel to
+	// it (see Chained): a slow writer slows its loop instead.
 	Backpressure time.Duration
+	// Chained is true for a source task that runs its one sink task's
+	// writer in its own loop, and for that sink task (the package doc,
+	// "Execution"; Config.DisableChaining).
+	Chained bool
 	// Partitions lists the position, end offsets and lag of each
 	// partition a source task reads, for readers that implement
 	// connector.LagReporter (nil otherwise).
@@ -212,7 +217,8 @@ func (j *Job) Status() Status {
 			st.Assignment[t.src.id] = ids
 		}
 		ts := TaskStatus{Kind: SourceTask, Name: t.src.id, Index: t.index, RecordsIn: t.recordsIn.Load(),
-			RecordsOut: t.recordsOut.Load(), Dropped: t.dropped.Load(), Backpressure: t.backpressureNow()}
+			RecordsOut: t.recordsOut.Load(), Dropped: t.dropped.Load(), Backpressure: t.backpressureNow(),
+			Chained: t.chain != nil}
 		t.mu.Lock()
 		if t.bytes != nil {
 			ts.BytesIn = t.bytes.Bytes()
@@ -227,7 +233,7 @@ func (j *Job) Status() Status {
 		st.Tasks = append(st.Tasks, ts)
 	}
 	for _, t := range a.snkTasks {
-		ts := TaskStatus{Kind: SinkTask, Name: t.sink.id, Index: t.index, RecordsIn: t.recordsIn.Load()}
+		ts := TaskStatus{Kind: SinkTask, Name: t.sink.id, Index: t.index, RecordsIn: t.recordsIn.Load(), Chained: t.chained}
 		t.mu.Lock()
 		if t.bytes != nil {
 			ts.BytesOut = t.bytes.Bytes()

@@ -224,7 +224,11 @@ func (j *Job) runOnce(ctx context.Context, first bool) (err error) {
 
 	g, gctx := errgroup.WithContext(actx)
 	for _, t := range a.srcTasks {
-		goSafe(g, fmt.Sprintf("source %q task %d", t.src.id, t.index), func() error { return t.run(gctx) })
+		name := fmt.Sprintf("source %q task %d", t.src.id, t.index)
+		if t.chain != nil {
+			name += fmt.Sprintf(" (chained with sink %q task %d)", t.chain.sink.id, t.chain.index)
+		}
+		goSafe(g, name, func() error { return t.run(gctx) })
 	}
 	for _, t := range a.snkTasks {
 		t.start(g, gctx)
@@ -268,10 +272,16 @@ func (a *attempt) build() error {
 			sk := &sinkRT{id: pn + "/" + s.Name, index: len(a.sinks), spec: s}
 			a.sinks = append(a.sinks, sk)
 			pr.sinks = append(pr.sinks, sk)
-			for ti := range max(s.Parallelism, 1) {
-				t := &sinkTask{a: a, sink: sk, index: ti, global: len(a.snkTasks),
+		}
+		chained := a.chainable(pr)
+		for _, sk := range pr.sinks {
+			for ti := range max(sk.spec.Parallelism, 1) {
+				t := &sinkTask{a: a, sink: sk, index: ti, global: len(a.snkTasks), chained: chained,
 					merged: make(chan message, capacity), notify: make(chan struct{}, 1)}
 				for range pr.sourceTasks {
+					if chained {
+						break // run by source task ti (chain.go): no inputs
+					}
 					t.inputs = append(t.inputs, make(chan message, capacity))
 					t.release = append(t.release, make(chan struct{}, 1))
 				}
@@ -292,7 +302,13 @@ func (a *attempt) build() error {
 				if dl != nil {
 					t.dead = dl.tasks[ti].inputs[0]
 				}
+				if chained {
+					t.chain = pr.sinks[0].tasks[input]
+				}
 				for _, sk := range pr.sinks {
+					if chained {
+						break
+					}
 					outs := make([]chan message, len(sk.tasks))
 					for k, st := range sk.tasks {
 						outs[k] = st.inputs[input]
@@ -555,6 +571,15 @@ type sourceTask struct {
 	outs      [][]chan message // per sink of the pipeline, per sink task
 	dead      chan message     // the input of this task's dead-letter sink task, or nil
 	deadTxn   chan message     // the input of the sink task whose transactions take this task's dead letters, or nil
+	// chain is the sink task this task runs in its own loop (chain.go),
+	// or nil; then outs is empty. cw is its open writer (task goroutine
+	// only).
+	chain *sinkTask
+	cw    *chainedWriter
+	// wakeOnComplete is set when the chained writer listens for completed
+	// checkpoints: the coordinator then interrupts a blocked Read to tell
+	// it at once, as it would wake a sink task of its own.
+	wakeOnComplete atomic.Bool
 
 	mu         sync.Mutex
 	reqs       []barrierReq
@@ -601,16 +626,38 @@ func (t *sourceTask) trigger(id int64, final bool) {
 	}
 }
 
-func (t *sourceTask) run(ctx context.Context) error {
+func (t *sourceTask) run(ctx context.Context) (err error) {
 	a := t.a
 	info := connector.TaskInfo{Job: a.j.spec.Name, Table: t.src.spec.Name, Index: t.index,
 		Parallelism: max(t.src.spec.Parallelism, 1), Logger: a.j.log.With("source", t.src.id, "task", t.index),
 		RestoredCheckpoint: a.restoredID}
+	var waitChained func() (*chainedWriter, error)
+	if t.chain != nil {
+		waitChained = t.openChained(ctx, t.chain)
+	}
 	r, err := t.src.spec.Source.Open(ctx, info, t.splits)
 	if err != nil {
+		if waitChained != nil {
+			if cw, werr := waitChained(); werr == nil {
+				_ = cw.close() // the open's error is the one to report
+			}
+		}
 		return fmt.Errorf("source %q task %d: open: %w", t.src.id, t.index, err)
 	}
 	defer r.Close()
+	// cw is the chained sink task's writer (chain.go), or nil.
+	var cw *chainedWriter
+	if waitChained != nil {
+		if cw, err = waitChained(); err != nil {
+			return err
+		}
+		t.cw = cw
+		defer func() {
+			if cerr := cw.close(); cerr != nil && err == nil {
+				err = cerr
+			}
+		}()
+	}
 	if bc, ok := r.(connector.ByteCounter); ok {
 		t.mu.Lock()
 		t.bytes = bc
@@ -677,6 +724,11 @@ func (t *sourceTask) run(ctx context.Context) error {
 			if err := t.broadcastBarrier(ctx, message{kind: msgBarrier, id: b.id, final: b.final}, pos); err != nil {
 				return err
 			}
+			if cw != nil {
+				if err := cw.barrier(ctx, b.id, pos); err != nil {
+					return err
+				}
+			}
 			if err := a.coord.send(ctx, event{kind: evSourceAck, checkpoint: b.id, task: t.global, source: t.src.id, states: states}); err != nil {
 				return err
 			}
@@ -684,18 +736,21 @@ func (t *sourceTask) run(ctx context.Context) error {
 				if err := t.broadcast(ctx, message{kind: msgEOF}); err != nil {
 					return err
 				}
-				if positions == nil {
+				if positions == nil && cw == nil {
 					return nil
 				}
 				// Commit the final checkpoint's positions once its commits
 				// are acknowledged, or the group stays one checkpoint
-				// behind the output.
+				// behind the output; a chained writer stays open until
+				// then too, as a sink task's does.
 				select {
 				case <-a.coord.allCommitted:
 				case <-ctx.Done():
 					return ctx.Err()
 				}
-				t.commitGroup(ctx, positions)
+				if positions != nil {
+					t.commitGroup(ctx, positions)
+				}
 				return nil
 			}
 		}
@@ -708,6 +763,11 @@ func (t *sourceTask) run(ctx context.Context) error {
 				if err := listener.CheckpointComplete(ctx, done); err != nil {
 					return fmt.Errorf("source %q task %d: checkpoint %d complete: %w", t.src.id, t.index, done, err)
 				}
+			}
+		}
+		if cw != nil {
+			if err := cw.notify(ctx, a.coord.completed.Load()); err != nil {
+				return err
 			}
 		}
 		if eof {
@@ -770,6 +830,12 @@ func (t *sourceTask) run(ctx context.Context) error {
 			continue
 		}
 		t.recordsOut.Add(int64(len(out)))
+		if cw != nil {
+			if err := cw.write(ctx, out); err != nil {
+				return err
+			}
+			continue
+		}
 		if err := t.route(ctx, out); err != nil {
 			return err
 		}
@@ -784,6 +850,9 @@ func (t *sourceTask) sendDeadLetters(ctx context.Context, rows []types.Row) erro
 	}
 	if t.deadTxn != nil {
 		return t.sendDeadLettersToSink(ctx, rows)
+	}
+	if t.cw != nil && t.src.spec.DeadLettersInSink {
+		return t.cw.writeDeadLetters(ctx, t.src.spec.DeadLetter, rows)
 	}
 	if t.dead == nil {
 		return fmt.Errorf("source %q task %d: the reader set %d records aside as dead letters, but the source has no dead-letter sink (runtime.SourceSpec.DeadLetter)",
@@ -948,6 +1017,9 @@ type sinkTask struct {
 	release []chan struct{}
 	merged  chan message
 	notify  chan struct{}
+	// chained is set when source task index runs this task's writer in
+	// its own loop (chain.go): the task has no goroutine and no inputs.
+	chained bool
 
 	recordsIn atomic.Int64
 	// openSince is when the task first wrote after its last pre-commit
@@ -960,6 +1032,9 @@ type sinkTask struct {
 }
 
 func (t *sinkTask) start(g *errgroup.Group, ctx context.Context) {
+	if t.chained {
+		return
+	}
 	if len(t.inputs) == 1 {
 		// One input needs no merging and no alignment (the task pre-commits
 		// at the barrier before it reads on): the task reads it directly,
@@ -1000,7 +1075,8 @@ func (t *sinkTask) start(g *errgroup.Group, ctx context.Context) {
 	goSafe(g, fmt.Sprintf("sink %q task %d", t.sink.id, t.index), func() error { return t.run(ctx) })
 }
 
-func (t *sinkTask) run(ctx context.Context) (err error) {
+// open opens the task's writer and takes its counters.
+func (t *sinkTask) open(ctx context.Context) (connector.Writer, error) {
 	a := t.a
 	info := connector.TaskInfo{Job: a.j.spec.Name, Table: t.sink.spec.Name, Sink: t.sink.id, Index: t.index,
 		Parallelism: len(t.sink.tasks), Logger: a.j.log.With("sink", t.sink.id, "task", t.index),
@@ -1008,13 +1084,8 @@ func (t *sinkTask) run(ctx context.Context) (err error) {
 		MaxUncommitted: maxUncommitted(a.j.spec.Config.Checkpoint)}
 	w, err := t.sink.spec.Sink.Open(ctx, info)
 	if err != nil {
-		return fmt.Errorf("sink %q task %d: open: %w", t.sink.id, t.index, err)
+		return nil, fmt.Errorf("sink %q task %d: open: %w", t.sink.id, t.index, err)
 	}
-	defer func() {
-		if cerr := w.Close(); cerr != nil && err == nil {
-			err = fmt.Errorf("sink %q task %d: close: %w", t.sink.id, t.index, cerr)
-		}
-	}()
 	if bc, ok := w.(connector.ByteCounter); ok {
 		t.mu.Lock()
 		t.bytes = bc
@@ -1026,8 +1097,35 @@ func (t *sinkTask) run(ctx context.Context) (err error) {
 		t.mu.Unlock()
 	}
 	if err := t.checkDeadLetterWriter(w); err != nil {
+		_ = w.Close() // the check's error is the one to report
+		return nil, err
+	}
+	return w, nil
+}
+
+// write writes rows to w, the task's writer.
+func (t *sinkTask) write(ctx context.Context, w connector.Writer, rows []types.Row) error {
+	t.recordsIn.Add(int64(len(rows)))
+	if len(rows) > 0 && t.openSince.Load() == 0 {
+		t.openSince.Store(time.Now().UnixNano())
+	}
+	if err := w.Write(ctx, rows); err != nil {
+		return fmt.Errorf("sink %q task %d: write: %w", t.sink.id, t.index, err)
+	}
+	return nil
+}
+
+func (t *sinkTask) run(ctx context.Context) (err error) {
+	a := t.a
+	w, err := t.open(ctx)
+	if err != nil {
 		return err
 	}
+	defer func() {
+		if cerr := w.Close(); cerr != nil && err == nil {
+			err = fmt.Errorf("sink %q task %d: close: %w", t.sink.id, t.index, cerr)
+		}
+	}()
 	listener, _ := w.(connector.CheckpointListener)
 	var notified int64
 	n := len(t.inputs)
@@ -1039,12 +1137,8 @@ func (t *sinkTask) run(ctx context.Context) (err error) {
 		case m := <-t.merged:
 			switch m.kind {
 			case msgData:
-				t.recordsIn.Add(int64(len(m.rows)))
-				if len(m.rows) > 0 && t.openSince.Load() == 0 {
-					t.openSince.Store(time.Now().UnixNano())
-				}
-				if err := w.Write(ctx, m.rows); err != nil {
-					return fmt.Errorf("sink %q task %d: write: %w", t.sink.id, t.index, err)
+				if err := t.write(ctx, w, m.rows); err != nil {
+					return err
 				}
 			case msgDeadLetters:
 				if err := t.writeDeadLetters(ctx, w, m); err != nil {

@@ -205,6 +205,9 @@ func TestBackpressureBoundsMemory(t *testing.T) {
 	r.tweak = func(s *runtime.JobSpec) {
 		s.Pipelines[0].Sinks = []runtime.SinkSpec{{Name: "blocked", Sink: bs}}
 		s.Config.Checkpoint.Interval = 0
+		// The channel between the tasks is what this test bounds; a
+		// chained 1:1 pipeline has none (TestChainedBlockedWriter).
+		s.Config.DisableChaining = true
 	}
 	j := r.job(t)
 	ctx, cancel := context.WithCancel(context.Background())

@@ -37,6 +37,9 @@ type streamsqlMode struct {
 	// when more than one), each reading the source into a sink topic of
 	// its own; 0 means 1.
 	pipelines int
+	// unchained keeps a goroutine and a channel between source and sink
+	// task (runtime.Config.DisableChaining).
+	unchained bool
 }
 
 func streamsqlScenario(name, guarantee string, m streamsqlMode) scenario {
@@ -150,6 +153,7 @@ func runStreamsql(ctx context.Context, name, bootstrap, src, dst string, expect 
 		return res, fmt.Errorf("building the job: %w", err)
 	}
 	spec.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	spec.Config.DisableChaining = m.unchained
 	job, err := runtime.NewJob(spec)
 	if err != nil {
 		return res, fmt.Errorf("creating the job: %w", err)

@@ -43,6 +43,11 @@ type rtJob struct {
 	retention                   string // runtime.Retention as a number; "": RETAIN_ON_CANCELLATION
 	topics                      [3]string
 	per                         int64
+	// chained gives each sink a pipeline of its own (the same source
+	// table read three times), so that its tasks run chained with the
+	// source's; the child then writes how many of its tasks its status
+	// showed chained to <dir>/tasks ("chained/all").
+	chained bool
 }
 
 const rtPartitions = 4
@@ -50,13 +55,14 @@ const rtPartitions = 4
 func (j rtJob) env() []string {
 	return []string{rtChildEnv + "=1", "RT_BROKER=" + j.broker, "RT_JOB=" + j.job, "RT_DIR=" + j.dir,
 		"RT_GUARANTEE=" + j.guarantee, "RT_NAMING=" + j.naming, "RT_TXN_TIMEOUT=" + j.txnTimeout, "RT_RETENTION=" + j.retention, "RT_TOPIC_A=" + j.topics[0], "RT_TOPIC_B=" + j.topics[1], "RT_TOPIC_C=" + j.topics[2],
-		"RT_PER=" + strconv.FormatInt(j.per, 10)}
+		"RT_PER=" + strconv.FormatInt(j.per, 10), "RT_CHAINED=" + strconv.FormatBool(j.chained)}
 }
 
 func rtJobFromEnv() (rtJob, error) {
 	per, err := strconv.ParseInt(os.Getenv("RT_PER"), 10, 64)
 	return rtJob{broker: os.Getenv("RT_BROKER"), job: os.Getenv("RT_JOB"), dir: os.Getenv("RT_DIR"),
-		guarantee: os.Getenv("RT_GUARANTEE"), naming: os.Getenv("RT_NAMING"), txnTimeout: os.Getenv("RT_TXN_TIMEOUT"), retention: os.Getenv("RT_RETENTION"), topics: [3]string{os.Getenv("RT_TOPIC_A"), os.Getenv("RT_TOPIC_B"), os.Getenv("RT_TOPIC_C")}, per: per}, err
+		guarantee: os.Getenv("RT_GUARANTEE"), naming: os.Getenv("RT_NAMING"), txnTimeout: os.Getenv("RT_TXN_TIMEOUT"), retention: os.Getenv("RT_RETENTION"), topics: [3]string{os.Getenv("RT_TOPIC_A"), os.Getenv("RT_TOPIC_B"), os.Getenv("RT_TOPIC_C")}, per: per,
+		chained: os.Getenv("RT_CHAINED") == "true"}, err
 }
 
 // table is output table i (0: kafka with an explicit transactional-id
@@ -101,16 +107,28 @@ func (j rtJob) spec(faults runtime.FaultInjector, log *slog.Logger) (runtime.Job
 		cfg.Checkpoint.Retention = runtime.Retention(n)
 	}
 	cfg.Restart.Strategy = runtime.RestartNone
-	p := runtime.Pipeline{Name: "main", Sources: []runtime.SourceSpec{{Name: "seq", Parallelism: 2,
-		Source: &testkit.SeqSource{Partitions: rtPartitions, PerPartition: j.per, Batch: 16, Delay: 2 * time.Millisecond}}}}
+	source := func() []runtime.SourceSpec {
+		return []runtime.SourceSpec{{Name: "seq", Parallelism: 2,
+			Source: &testkit.SeqSource{Partitions: rtPartitions, PerPartition: j.per, Batch: 16, Delay: 2 * time.Millisecond}}}
+	}
+	p := runtime.Pipeline{Name: "main", Sources: source()}
+	var ps []runtime.Pipeline
 	for i := range len(j.topics) {
 		sink, _, err := factory.Default.CreateSink(context.Background(), j.table(i))
 		if err != nil {
 			return runtime.JobSpec{}, err
 		}
-		p.Sinks = append(p.Sinks, runtime.SinkSpec{Name: fmt.Sprintf("out_%d", i), Sink: sink, Parallelism: 2})
+		s := runtime.SinkSpec{Name: fmt.Sprintf("out_%d", i), Sink: sink, Parallelism: 2}
+		if j.chained {
+			ps = append(ps, runtime.Pipeline{Name: fmt.Sprintf("main-%d", i), Sources: source(), Sinks: []runtime.SinkSpec{s}})
+			continue
+		}
+		p.Sinks = append(p.Sinks, s)
 	}
-	return runtime.JobSpec{Name: j.job, Config: cfg, Pipelines: []runtime.Pipeline{p}, Logger: log, Faults: faults}, nil
+	if !j.chained {
+		ps = []runtime.Pipeline{p}
+	}
+	return runtime.JobSpec{Name: j.job, Config: cfg, Pipelines: ps, Logger: log, Faults: faults}, nil
 }
 
 // runtimeChild runs the job with the faults of testkit.FaultsEnv; it exits
@@ -141,6 +159,18 @@ func runtimeChild() int {
 	defer cancel()
 	if err := job.Run(ctx); err != nil {
 		return fail(err)
+	}
+	if j.chained {
+		chained, all := 0, 0
+		for _, ts := range job.Status().Tasks {
+			all++
+			if ts.Chained {
+				chained++
+			}
+		}
+		if err := os.WriteFile(filepath.Join(j.dir, "tasks"), fmt.Appendf(nil, "%d/%d", chained, all), 0o644); err != nil {
+			return fail(err)
+		}
 	}
 	return 0
 }
@@ -474,5 +504,85 @@ func TestRuntimeCommitDelay(t *testing.T) {
 				j.verify(t, i)
 			}
 		})
+	}
+}
+
+// TestRuntimeCrashChained is TestRuntimeCrash and TestRuntimeRandomKills
+// with each Kafka sink in a pipeline of its own, whose sink tasks run in
+// their source tasks' loops (runtime chaining; the restarted child's
+// status shows all 12 tasks chained): killed at the failure points of the
+// two-phase commit and at random times, restarted, every output topic
+// holds the input exactly once and in order, read read_committed.
+func TestRuntimeCrashChained(t *testing.T) {
+	for _, b := range kafkatest.RequireAll(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			for _, point := range []runtime.FaultPoint{runtime.AfterPreCommit, runtime.AfterCheckpointWritten,
+				runtime.BetweenSinkCommits, runtime.AfterCommit, ""} {
+				name := string(point)
+				if point == "" {
+					name = "random"
+				}
+				t.Run(name, func(t *testing.T) {
+					j := rtJob{broker: b.Addr, job: kafkatest.UniqueName(t), dir: t.TempDir(), guarantee: "exactly-once",
+						topics: [3]string{b.Topic(t, 3), b.Topic(t, 3), b.Topic(t, 2)}, per: 400, chained: true}
+					awaitLeaders(t, b, j.topics[:]...)
+					if point != "" {
+						rule := fmt.Sprintf("%s@3:kill", point)
+						if !j.runChild(t, rule) {
+							t.Fatalf("the job finished before %s", rule)
+						}
+					} else {
+						j.per = 1500
+						rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 8))
+						if !j.runChildKilledAfter(t, "", time.Duration(200+rng.IntN(400))*time.Millisecond) {
+							t.Fatal("the job finished before the kill")
+						}
+					}
+					if j.runChild(t, "") {
+						t.Fatal("the restarted job was killed without a fault")
+					}
+					if tasks, err := os.ReadFile(filepath.Join(j.dir, "tasks")); err != nil || string(tasks) != "12/12" {
+						t.Fatalf("chained/all tasks of the restarted job: %q (%v), want 12/12", tasks, err)
+					}
+					for i := range len(j.topics) {
+						j.verify(t, i)
+					}
+				})
+			}
+		})
+	}
+}
+
+// awaitLeaders waits until every partition of topics has a leader: on a
+// loaded machine a topic just created may not be hosted yet, and a
+// transactional produce to it fails (UNKNOWN_TOPIC_OR_PARTITION).
+func awaitLeaders(t *testing.T, b kafkatest.Broker, topics ...string) {
+	t.Helper()
+	adm := b.Admin(t)
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		md, err := adm.Metadata(ctx, topics...)
+		cancel()
+		ready := err == nil
+		for _, tp := range topics {
+			td, ok := md.Topics[tp]
+			if !ok || td.Err != nil || len(td.Partitions) == 0 {
+				ready = false
+				continue
+			}
+			for _, p := range td.Partitions {
+				if p.Err != nil || p.Leader < 0 {
+					ready = false
+				}
+			}
+		}
+		if ready {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("topics %v have no leaders after 60 s: %v", topics, err)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }

@@ -1,0 +1,221 @@
+package runtime_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/streamsql/streamsql/runtime"
+	"github.com/streamsql/streamsql/runtime/testkit"
+	"github.com/streamsql/streamsql/types"
+)
+
+// chainedTasks returns, from the job's status, how many of its tasks run
+// chained and how many tasks there are.
+func chainedTasks(j *runtime.Job) (chained, all int) {
+	for _, ts := range j.Status().Tasks {
+		all++
+		if ts.Chained {
+			chained++
+		}
+	}
+	return chained, all
+}
+
+// TestChainedWhereOneToOne checks which pipelines run their sink tasks in
+// their source tasks' loops: exactly those where each sink task gets the
+// rows of one source task and nothing else; and that each runs to the
+// same output exactly once.
+func TestChainedWhereOneToOne(t *testing.T) {
+	byKey := func(row types.Row, n int) int { return int(row.Fields[0].Int64() % int64(n)) }
+	cases := []struct {
+		name                 string
+		srcPar, sinkPar, snk int
+		partition            bool
+		disable              bool
+		chained              bool
+	}{
+		{name: "1:1", srcPar: 1, sinkPar: 1, snk: 1, chained: true},
+		{name: "2:2 forward", srcPar: 2, sinkPar: 2, snk: 1, chained: true},
+		{name: "1:1 by key", srcPar: 1, sinkPar: 1, snk: 1, partition: true, chained: true},
+		{name: "2:2 by key", srcPar: 2, sinkPar: 2, snk: 1, partition: true},
+		{name: "2:1 fan-in", srcPar: 2, sinkPar: 1, snk: 1},
+		{name: "1:2 fan-out", srcPar: 1, sinkPar: 2, snk: 1},
+		{name: "two sinks", srcPar: 2, sinkPar: 2, snk: 2},
+		{name: "disabled", srcPar: 2, sinkPar: 2, snk: 1, disable: true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := newRig(t)
+			r.per, r.srcPar, r.sinkPar, r.sinks = 200, c.srcPar, c.sinkPar, c.snk
+			r.tweak = func(s *runtime.JobSpec) {
+				s.Config.DisableChaining = c.disable
+				if c.partition {
+					s.Pipelines[0].Partition = byKey
+				}
+			}
+			j := r.job(t)
+			if err := runJob(t, j, 30*time.Second); err != nil {
+				t.Fatal(err)
+			}
+			chained, all := chainedTasks(j)
+			want := 0
+			if c.chained {
+				want = all
+			}
+			if all != c.srcPar+c.snk*c.sinkPar || chained != want {
+				t.Fatalf("%d of %d tasks chained, want %d", chained, all, want)
+			}
+			r.verify(t, r.full())
+		})
+	}
+}
+
+// TestChainedFailurePointsInProcess is TestFailurePointsInProcess on two
+// pipelines whose sink tasks are chained with their source tasks (one
+// sink each, two tasks on each side): the job fails at each failure point, restarts
+// within the process, and the committed output is the input exactly
+// once, in order per partition.
+func TestChainedFailurePointsInProcess(t *testing.T) {
+	points := []runtime.FaultPoint{runtime.BeforePreCommit, runtime.AfterPreCommit, runtime.AfterCheckpointWritten,
+		runtime.BetweenSinkCommits, runtime.AfterCommit, runtime.DuringRecovery}
+	for _, p := range points {
+		for at := 1; at <= 2; at++ {
+			t.Run(fmt.Sprintf("%s@%d", p, at), func(t *testing.T) {
+				r := newRig(t)
+				r.sinks, r.split = 2, true
+				f := &testkit.Faults{}
+				if p == runtime.DuringRecovery {
+					f.On(runtime.AfterCheckpointWritten, at, testkit.Fail, 0)
+					f.On(p, 1, testkit.Fail, 0)
+				} else {
+					f.On(p, at, testkit.Fail, 0)
+				}
+				r.faults = f
+				j := r.job(t)
+				if err := runJob(t, j, 30*time.Second); err != nil {
+					t.Fatal(err)
+				}
+				if !f.Fired(p) {
+					t.Fatalf("failure point %s was not reached", p)
+				}
+				if got := j.Status().Restarts; got < 1 {
+					t.Fatalf("restarts = %d, want >= 1", got)
+				}
+				if chained, all := chainedTasks(j); chained != all || all != 8 {
+					t.Fatalf("%d of %d tasks chained, want all of 8", chained, all)
+				}
+				r.verify(t, r.full())
+			})
+		}
+	}
+}
+
+// TestChainedStop stops a chained job gracefully while it runs, in both
+// checkpointing modes: the final checkpoint pre-commits and commits the
+// chained writers' work, leaving no transaction open, and the committed
+// output is a prefix of each partition exactly once; the next run
+// finishes the input exactly once.
+func TestChainedStop(t *testing.T) {
+	for _, mode := range []runtime.Mode{runtime.ExactlyOnce, runtime.AtLeastOnce} {
+		t.Run(mode.String(), func(t *testing.T) {
+			r := newRig(t)
+			r.per = 3000
+			r.tweak = func(s *runtime.JobSpec) { s.Config.Checkpoint.Mode = mode }
+			j := r.job(t)
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan error, 1)
+			go func() { done <- j.Run(ctx) }()
+			deadline := time.Now().Add(30 * time.Second)
+			for j.Status().Checkpoints.Completed < 3 {
+				if time.Now().After(deadline) {
+					cancel()
+					<-done
+					t.Fatal("no 3 checkpoints completed")
+				}
+				time.Sleep(time.Millisecond)
+			}
+			cancel()
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Fatal(err)
+				}
+			case <-time.After(60 * time.Second):
+				t.Fatal("the job did not stop")
+			}
+			if st := j.Status(); st.State != runtime.StateStopped {
+				t.Fatalf("state %s after a graceful stop, want %s", st.State, runtime.StateStopped)
+			}
+			if chained, all := chainedTasks(j); chained != all || all != 4 {
+				t.Fatalf("%d of %d tasks chained, want all of 4", chained, all)
+			}
+			counts := r.verify(t, nil)
+			if left, err := testkit.PendingFiles(r.fileSinks[0].Dir); err != nil || len(left) > 0 {
+				t.Fatalf("transactions left open after the stop: %v %v", left, err)
+			}
+			var sum int64
+			for _, n := range counts[0] {
+				sum += n
+			}
+			t.Logf("stopped with %d of %d rows committed", sum, int64(r.partitions)*r.per)
+			j2 := r.job(t)
+			if err := runJob(t, j2, 60*time.Second); err != nil {
+				t.Fatal(err)
+			}
+			r.verify(t, r.full())
+		})
+	}
+}
+
+// TestChainedBlockedWriter blocks the writer of a chained 1:1 pipeline: the
+// source task stops reading at once — one batch in the writer's hands and
+// none queued, where the channels of an unchained pipeline hold up to
+// 2×ChannelCapacity+3 batches (TestBackpressureBoundsMemory) — and once
+// released the job stops gracefully.
+func TestChainedBlockedWriter(t *testing.T) {
+	r := newRig(t)
+	r.per, r.delay, r.srcPar, r.sinkPar, r.partitions = 0, 0, 1, 1, 1
+	bs := &blockingSink{release: make(chan struct{})}
+	r.tweak = func(s *runtime.JobSpec) {
+		s.Pipelines[0].Sinks = []runtime.SinkSpec{{Name: "blocked", Sink: bs}}
+		s.Config.Checkpoint.Interval = 0
+	}
+	j := r.job(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- j.Run(ctx) }()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		st := j.Status()
+		if len(st.Tasks) == 2 && st.Tasks[1].RecordsIn > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the writer got no rows")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(20 * time.Millisecond)
+	st := j.Status()
+	src, snk := st.Tasks[0], st.Tasks[1]
+	if !src.Chained || !snk.Chained {
+		t.Fatalf("tasks not chained: %+v", st.Tasks)
+	}
+	if src.RecordsIn != int64(r.batch) || src.RecordsOut != int64(r.batch) || snk.RecordsIn != int64(r.batch) {
+		t.Fatalf("source read %d and sent %d rows, the writer got %d, with the writer blocked; want one batch (%d) each",
+			src.RecordsIn, src.RecordsOut, snk.RecordsIn, r.batch)
+	}
+	close(bs.release)
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("the job did not stop")
+	}
+}
