@@ -170,6 +170,9 @@ type Task struct {
 	BytesIn             int64   `json:"bytes_in"`
 	BytesOut            int64   `json:"bytes_out"`
 	BackpressureSeconds float64 `json:"backpressure_seconds"`
+	// Chained is true for a source task that runs its one sink task's
+	// writer in its own loop, and for that sink task (runtime.TaskStatus).
+	Chained bool `json:"chained"`
 }
 
 // Checkpoints summarizes checkpointing in /status.
@@ -232,7 +235,7 @@ func StatusOf(st runtime.Status, now time.Time) Status {
 	for _, t := range st.Tasks {
 		out.Tasks = append(out.Tasks, Task{Kind: string(t.Kind), Name: t.Name, Index: t.Index,
 			RecordsIn: t.RecordsIn, RecordsOut: t.RecordsOut, Dropped: t.Dropped, BytesIn: t.BytesIn, BytesOut: t.BytesOut,
-			BackpressureSeconds: t.Backpressure.Seconds()})
+			BackpressureSeconds: t.Backpressure.Seconds(), Chained: t.Chained})
 	}
 	c := st.Checkpoints
 	out.Checkpoints = Checkpoints{Completed: c.Completed, Failed: c.Failed, LastID: c.LastID,

@@ -21,7 +21,7 @@ func (f *fixed) Status() runtime.Status { return runtime.Status(*f) }
 var sample = runtime.Status{Job: "orders", State: runtime.StateRunning, Run: "r1", Restarts: 2,
 	Tasks: []runtime.TaskStatus{
 		{Kind: runtime.SourceTask, Name: "p/src", Index: 0, RecordsIn: 10, RecordsOut: 7, BytesIn: 100, Backpressure: 1500 * time.Millisecond},
-		{Kind: runtime.SinkTask, Name: "p/out", Index: 1, RecordsIn: 7, BytesOut: 70},
+		{Kind: runtime.SinkTask, Name: "p/out", Index: 1, RecordsIn: 7, BytesOut: 70, Chained: true},
 	},
 	Checkpoints: runtime.CheckpointStatus{Completed: 4, Failed: 1, LastID: 5, LastDuration: 20 * time.Millisecond,
 		LastSize: 300, LastCompleted: time.Unix(1700000000, 0), TotalDuration: 80 * time.Millisecond},
@@ -75,7 +75,7 @@ func TestStatusAndHealth(t *testing.T) {
 	if got.Job != "orders" || got.State != "RUNNING" || len(got.Tasks) != 2 || got.Tasks[1].BytesOut != 70 ||
 		got.Checkpoints.LastID != 5 || got.Checkpoints.LastCompleted != "2023-11-14T22:13:20Z" ||
 		got.PendingCommits.Count != 3 || got.PendingCommits.OldestAgeSeconds != 2 || !got.TriggeringPaused ||
-		got.GroupCommitFailures != 6 {
+		got.GroupCommitFailures != 6 || got.Tasks[0].Chained || !got.Tasks[1].Chained {
 		t.Errorf("/status: %+v", got)
 	}
 	if code, body := get(t, h, "/healthz"); code != 200 || body != "ok\n" {
