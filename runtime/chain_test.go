@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/runtime"
 	"github.com/streamsql/streamsql/runtime/testkit"
 	"github.com/streamsql/streamsql/types"
@@ -217,5 +218,65 @@ func TestChainedBlockedWriter(t *testing.T) {
 		}
 	case <-time.After(60 * time.Second):
 		t.Fatal("the job did not stop")
+	}
+}
+
+// TestChainedDeadLettersInSink is TestDeadLettersInSinkFollowBarriers on a
+// chained 1:1 pipeline: the source task writes its dead letters to its
+// chained writer's transaction (runtime.SourceSpec.DeadLettersInSink), and
+// every dead letter set aside before the snapshot of checkpoint N is in
+// the writer's pre-commit for N, none set aside after it.
+func TestChainedDeadLettersInSink(t *testing.T) {
+	opened := false
+	dead := unopenable{&opened}
+	snk := &txnSink{dlSink: dlSink{atPre: map[int64]int{}, committed: map[int64]bool{}}, wantDL: dead, deadAt: map[int64]int{}}
+	src := &dlSource{n: 600, sink: &dlSink{}, atSnap: map[int64]int{}}
+	cfg := runtime.DefaultConfig()
+	cfg.Checkpoint.Interval = 10 * time.Millisecond
+	cfg.Restart.Strategy = runtime.RestartNone
+	rejectEvery5th := func(in types.Row, out []types.Row) ([]types.Row, error) {
+		if in.Fields[0].Int64()%5 == 0 {
+			return out, fmt.Errorf("column 'x' is NOT NULL: %w", connector.ErrBadRow)
+		}
+		return append(out, in), nil
+	}
+	spec := runtime.JobSpec{Name: "dljob", Config: cfg, Logger: quietLogger(), Pipelines: []runtime.Pipeline{{Name: "main",
+		Sources: []runtime.SourceSpec{{Name: "src", Source: src, Parallelism: 1,
+			DeadLetter: &runtime.SinkSpec{Name: "src.dead-letter", Sink: dead}, DeadLettersInSink: true}},
+		Transform: rejectEvery5th,
+		Sinks:     []runtime.SinkSpec{{Name: "out", Sink: snk, Parallelism: 1}}}}}
+	j, err := runtime.NewJob(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := runJob(t, j, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if chained, all := chainedTasks(j); chained != all || all != 2 {
+		t.Fatalf("%d of %d tasks chained, want all of 2", chained, all)
+	}
+	src.mu.Lock()
+	defer src.mu.Unlock()
+	snk.mu2.Lock()
+	defer snk.mu2.Unlock()
+	if len(src.atSnap) < 2 {
+		t.Fatalf("only %d checkpoints", len(src.atSnap))
+	}
+	for id, made := range src.atSnap {
+		if got, ok := snk.deadAt[id]; !ok || got != made {
+			t.Errorf("checkpoint %d: the reader had set %d dead letters aside at its snapshot; the sink's pre-commit held %d (present %v)", id, made, got, ok)
+		}
+	}
+	wantDead := 0
+	for i := range 600 {
+		if i%3 == 0 || i%5 == 0 {
+			wantDead++
+		}
+	}
+	if len(snk.deadRows) != wantDead || src.handled == 0 || snk.wrongDL != 0 {
+		t.Errorf("the sink got %d dead letters, want %d (%d rejected rows among them); %d writes named another dead-letter sink", len(snk.deadRows), wantDead, src.handled, snk.wrongDL)
+	}
+	if opened {
+		t.Error("the dead-letter sink was opened")
 	}
 }
