@@ -21,9 +21,21 @@ import (
 // source's default max.poll.records is 500).
 //
 //	go test -run '^$' -bench HandOff ./runtime/
+//
+// The sink task runs chained with the source task (one goroutine) unless
+// the name says unchained (runtime.Config.DisableChaining: the channel and
+// a goroutine per task).
 func BenchmarkHandOff(b *testing.B) {
-	for _, batch := range []int{16, 500} {
-		b.Run(fmt.Sprintf("batch=%d", batch), func(b *testing.B) {
+	for _, bc := range []struct {
+		batch     int
+		unchained bool
+	}{{16, false}, {16, true}, {500, false}, {500, true}} {
+		batch := bc.batch
+		name := fmt.Sprintf("batch=%d", batch)
+		if bc.unchained {
+			name += "/unchained"
+		}
+		b.Run(name, func(b *testing.B) {
 			src := &batchSource{total: int64(b.N), batch: make([]types.Row, batch)}
 			for i := range src.batch {
 				src.batch[i] = types.Row{Fields: []types.Value{types.Int64(int64(i)), types.Str("value")}}
@@ -32,6 +44,7 @@ func BenchmarkHandOff(b *testing.B) {
 			cfg := runtime.DefaultConfig()
 			cfg.Checkpoint.Dir = b.TempDir()
 			cfg.Restart.Strategy = runtime.RestartNone
+			cfg.DisableChaining = bc.unchained
 			spec := runtime.JobSpec{Name: "handoff", Config: cfg, Logger: quietLogger(), Pipelines: []runtime.Pipeline{{Name: "main",
 				Sources: []runtime.SourceSpec{{Name: "src", Parallelism: 1, Source: src}},
 				Sinks:   []runtime.SinkSpec{{Name: "count", Parallelism: 1, Sink: sink}}}}}
