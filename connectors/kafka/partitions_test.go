@@ -55,19 +55,10 @@ func addPartitionWith(t *testing.T, b kafkatest.Broker, topic string, n int32, v
 	if err != nil {
 		t.Fatalf("adding a partition: %v", err)
 	}
-	// The new partition shows in metadata a little after CreatePartitions
-	// returns; a client that has not seen it refuses the record.
-	deadline := time.Now().Add(waitLong)
-	for {
-		md, err := b.Admin(t).ListTopics(ctx, topic)
-		if err == nil && len(md[topic].Partitions) > int(n) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("partition %d of %s not in metadata after %v: %v", n, topic, waitLong, err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	// The new partition reaches the broker's metadata a little after
+	// CreatePartitions returns; a client that has not seen it refuses the
+	// record.
+	b.AwaitPartitions(t, topic, n+1)
 	cl := b.Client(t, kgo.DefaultProduceTopic(topic), kgo.RecordPartitioner(kgo.ManualPartitioner()))
 	for _, v := range values {
 		if err := cl.ProduceSync(ctx, &kgo.Record{Value: []byte(v), Partition: n}).FirstErr(); err != nil {

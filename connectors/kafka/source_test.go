@@ -347,6 +347,9 @@ func TestSourcePartitionDiscovery(t *testing.T) {
 	if err != nil {
 		t.Fatalf("adding partitions: %v", err)
 	}
+	// A producer that fetched its metadata before the broker learned of
+	// the new partitions refuses to write to them.
+	b.AwaitPartitions(t, topic, 4)
 	cl := b.Client(t, kgo.DefaultProduceTopic(topic), kgo.RecordPartitioner(kgo.ManualPartitioner()))
 	want := map[string]bool{"p0-a": true}
 	for p := int32(1); p < 4; p++ {

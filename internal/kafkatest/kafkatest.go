@@ -160,6 +160,7 @@ func (b Broker) Topic(t testing.TB, partitions int32) string {
 		defer cancel()
 		_, _ = adm.DeleteTopic(ctx, topic)
 	})
+	b.AwaitPartitions(t, topic, partitions)
 	return topic
 }
 

@@ -30,5 +30,6 @@ func (b Broker) TopicWithConfig(t testing.TB, partitions int32, configs map[stri
 		defer cancel()
 		_, _ = adm.DeleteTopic(ctx, topic)
 	})
+	b.AwaitPartitions(t, topic, partitions)
 	return topic
 }
