@@ -162,10 +162,10 @@ const defaultMaxPollRecords = 500
 // total bounds memory however many partitions a task reads.
 //
 // 512 KiB per request (2 MiB before) took the benchmark job's peak RSS
-// from 72–87 MB to 43–50 MB with no loss of throughput or CPU measurable
-// on the machine of BENCHMARKS.md ("Record-path changes"): the client
-// sends the next fetch while the reader decodes the last, so smaller
-// fetches cost round trips, not waiting. A reader far from its brokers
+// from 71–89 MB to 42–50 MB, with CPU and throughput within the noise of
+// interleaved runs on the machine of BENCHMARKS.md ("Record-path
+// changes"): the client sends the next fetch while the reader decodes the
+// last, so smaller fetches cost round trips, not waiting. A reader far from its brokers
 // (tens of milliseconds per round trip) reads at most about one fetch per
 // round trip per broker, so raise 'properties.fetch.max.bytes' there.
 const (
