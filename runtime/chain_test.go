@@ -3,6 +3,7 @@ package runtime_test
 import (
 	"context"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -278,5 +279,110 @@ func TestChainedDeadLettersInSink(t *testing.T) {
 	}
 	if opened {
 		t.Error("the dead-letter sink was opened")
+	}
+}
+
+// idleSource is an unbounded source of one split whose reader never has
+// rows: Read blocks until its context ends.
+type idleSource struct{}
+
+func (idleSource) Splits(context.Context) ([]connector.Split, error) {
+	return []connector.Split{{ID: "only"}}, nil
+}
+func (idleSource) Bounded() bool { return false }
+func (idleSource) Open(context.Context, connector.TaskInfo, []connector.SplitState) (connector.Reader, error) {
+	return idleReader{}, nil
+}
+
+type idleReader struct{}
+
+func (idleReader) Read(ctx context.Context) ([]types.Row, error) {
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+func (idleReader) Snapshot(int64) ([]connector.SplitState, error) {
+	return []connector.SplitState{{ID: "only"}}, nil
+}
+func (idleReader) Close() error { return nil }
+
+// listenSink's writer listens for completed checkpoints and records, in
+// order, its pre-commits (positive ids) and notifications (negative ids).
+type listenSink struct {
+	mu     sync.Mutex
+	events []int64
+}
+
+func (s *listenSink) Open(context.Context, connector.TaskInfo) (connector.Writer, error) {
+	return listenWriter{s}, nil
+}
+
+type listenWriter struct{ s *listenSink }
+
+func (w listenWriter) Write(context.Context, []types.Row) error { return nil }
+func (w listenWriter) PreCommit(_ context.Context, id int64) ([]connector.Committable, error) {
+	w.s.mu.Lock()
+	w.s.events = append(w.s.events, id)
+	w.s.mu.Unlock()
+	return nil, nil
+}
+func (w listenWriter) CheckpointComplete(_ context.Context, id int64) error {
+	w.s.mu.Lock()
+	w.s.events = append(w.s.events, -id)
+	w.s.mu.Unlock()
+	return nil
+}
+func (w listenWriter) Close() error { return nil }
+
+// TestChainedWriterListener checks that a writer which listens for completed
+// checkpoints is told of checkpoint N before its pre-commit for N+1 while
+// its source reads nothing, chained (the coordinator interrupts the
+// source task's blocked Read) as unchained (the sink task's own select).
+func TestChainedWriterListener(t *testing.T) {
+	for _, disable := range []bool{false, true} {
+		t.Run(fmt.Sprintf("unchained=%v", disable), func(t *testing.T) {
+			snk := &listenSink{}
+			cfg := runtime.DefaultConfig()
+			// The interval leaves a loaded machine time to deliver the
+			// notification before the next barrier.
+			cfg.Checkpoint.Interval = 200 * time.Millisecond
+			cfg.Restart.Strategy = runtime.RestartNone
+			cfg.DisableChaining = disable
+			j, err := runtime.NewJob(runtime.JobSpec{Name: "listen", Config: cfg, Logger: quietLogger(), Pipelines: []runtime.Pipeline{{Name: "main",
+				Sources: []runtime.SourceSpec{{Name: "src", Source: idleSource{}}},
+				Sinks:   []runtime.SinkSpec{{Name: "out", Sink: snk}}}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan error, 1)
+			go func() { done <- j.Run(ctx) }()
+			deadline := time.Now().Add(30 * time.Second)
+			for j.Status().Checkpoints.Completed < 5 && time.Now().Before(deadline) {
+				time.Sleep(time.Millisecond)
+			}
+			cancel()
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+			if chained, all := chainedTasks(j); (chained == all) == disable || all != 2 {
+				t.Fatalf("%d of %d tasks chained with DisableChaining %v", chained, all, disable)
+			}
+			snk.mu.Lock()
+			defer snk.mu.Unlock()
+			told := map[int64]bool{}
+			pre := 0
+			for _, e := range snk.events {
+				if e < 0 {
+					told[-e] = true
+					continue
+				}
+				if pre++; e > 1 && pre <= 5 && !told[e-1] {
+					t.Fatalf("pre-commit for checkpoint %d before the writer was told checkpoint %d completed; events (negative: told) %v", e, e-1, snk.events)
+				}
+			}
+			if pre < 5 {
+				t.Fatalf("only %d pre-commits: %v", pre, snk.events)
+			}
+		})
 	}
 }
