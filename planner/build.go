@@ -109,8 +109,7 @@ func (pl *Plan) Build(ctx context.Context, bo BuildOptions) ([]runtime.Pipeline,
 				spec.Name = fmt.Sprintf("%s#%d", spec.Name, srcNames[spec.Name])
 			}
 			if dls, ok := src.(connector.DeadLetterSource); ok {
-				dl, err := dls.DeadLetterSink(connector.DeadLetterConfig{Name: p.Name + "/" + spec.Name, Job: pl.JobName,
-					ExactlyOnce: fl.Source.DeadLettersExactlyOnce && !fl.Source.DeadLettersInSink})
+				dl, err := dls.DeadLetterSink(connector.DeadLetterConfig{Name: p.Name + "/" + spec.Name, Job: pl.JobName, ExactlyOnce: fl.Source.DeadLettersExactlyOnce})
 				if err != nil {
 					return nil, fmt.Errorf("%w: source '%s': %w", ErrInvalidTable, fl.Source.Name(), err)
 				}

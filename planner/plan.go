@@ -188,7 +188,8 @@ type Source struct {
 	// (runtime.SourceSpec.DeadLettersInSink): the sink commits source
 	// positions of the system the dead letters go to
 	// (factory.TableInfo.DeadLettersSystem). The source's dead-letter sink
-	// is then built only to say how to write them.
+	// is then built to say how to write them, and to commit the pending
+	// transactions of its own that a restored checkpoint may hold.
 	DeadLettersInSink bool
 	// mustRead are the row positions read whatever the query uses
 	// (watermark and primary key columns; see mustReadFields).

@@ -3,9 +3,11 @@ package runtime
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/runtime/checkpoint"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -32,6 +34,24 @@ func routeDeadLettersToSink(t *sourceTask) {
 	}
 	outs := t.outs[0]
 	t.deadTxn = outs[t.pipeIndex%len(outs)]
+}
+
+// recoveryOnlySink adds the dead-letter sink of sr, whose dead letters go
+// to the pipeline's sink, as a sink without tasks when the restored
+// checkpoint holds pending commits of it: a checkpoint taken while its dead
+// letters had transactions of their own (an earlier version, or the same
+// job before its sink moved to the dead-letter topic's cluster). Recovery
+// then commits them with its committer, and the checkpoints that follow
+// carry them until their commit is durable, as any sink's.
+func (a *attempt) recoveryOnlySink(pn string, sr *sourceRT) {
+	if sr.spec.DeadLetter == nil || !sr.spec.DeadLettersInSink || a.restored == nil {
+		return
+	}
+	id := pn + "/" + sr.spec.DeadLetter.Name
+	if !slices.ContainsFunc(a.restored.Pending, func(c checkpoint.Committable) bool { return c.Sink == id }) {
+		return
+	}
+	a.sinks = append(a.sinks, &sinkRT{id: id, index: len(a.sinks), spec: sr.spec.DeadLetter})
 }
 
 // sendDeadLettersToSink sends rows, the dead letters of the task's last

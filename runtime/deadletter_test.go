@@ -13,6 +13,7 @@ import (
 
 	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/runtime"
+	"github.com/streamsql/streamsql/runtime/testkit"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -396,5 +397,74 @@ func TestDeadLettersInSinkNeedsWriter(t *testing.T) {
 	defer cancel()
 	if err := j.Run(ctx); err == nil || !strings.Contains(err.Error(), `sink "main/out"`) || !strings.Contains(err.Error(), "connector.DeadLetterWriter") {
 		t.Fatalf("job error %v, want one naming the sink and connector.DeadLetterWriter", err)
+	}
+}
+
+// TestDeadLettersInSinkRecoverOwnCommits: a checkpoint taken while a
+// source's dead letters had transactions of their own (a dead-letter sink
+// task) holds pending commits of that sink. A run that sends the dead
+// letters to the pipeline's sink instead (DeadLettersInSink) restores it:
+// recovery commits them with the dead-letter sink's committer, instead of
+// refusing the checkpoint as one of a sink the job does not have.
+func TestDeadLettersInSinkRecoverOwnCommits(t *testing.T) {
+	dir := t.TempDir()
+	dl := &dlSink{atPre: map[int64]int{}, committed: map[int64]bool{}}
+	cfg := runtime.DefaultConfig()
+	cfg.Checkpoint.Interval = 10 * time.Millisecond
+	cfg.Checkpoint.Dir = dir
+	cfg.Restart.Strategy = runtime.RestartNone
+	spec := func(src *dlSource, inSink bool, out connector.Sink, faults runtime.FaultInjector) runtime.JobSpec {
+		return runtime.JobSpec{Name: "dljob", Config: cfg, Logger: quietLogger(), Faults: faults, Pipelines: []runtime.Pipeline{{Name: "main",
+			Sources: []runtime.SourceSpec{{Name: "src", Source: src,
+				DeadLetter: &runtime.SinkSpec{Name: "src.dead-letter", Sink: dl}, DeadLettersInSink: inSink}},
+			Sinks: []runtime.SinkSpec{{Name: "out", Sink: out}}}}}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+
+	// First run: its own dead-letter sink; it fails right after its second
+	// checkpoint is written, before that checkpoint's commits.
+	first := &dlSource{n: 600, sink: dl, atSnap: map[int64]int{}}
+	faults := (&testkit.Faults{}).On(runtime.AfterCheckpointWritten, 2, testkit.Fail, 0)
+	j, err := runtime.NewJob(spec(first, false, discardSink{}, faults))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Run(ctx); !errors.Is(err, testkit.ErrInjected) {
+		t.Fatalf("first run: %v, want the injected failure", err)
+	}
+	dl.mu.Lock()
+	pending := 0
+	for id := range dl.atPre {
+		if !dl.committed[id] {
+			pending++
+		}
+	}
+	dl.mu.Unlock()
+	if pending == 0 {
+		t.Fatal("the first run left no pending commit of the dead-letter sink")
+	}
+
+	// Second run: dead letters in the sink's transactions.
+	snk := &txnSink{dlSink: dlSink{atPre: map[int64]int{}, committed: map[int64]bool{}}, wantDL: dl, deadAt: map[int64]int{}}
+	second := &dlSource{n: 600, sink: dl, atSnap: map[int64]int{}}
+	j, err = runtime.NewJob(spec(second, true, snk, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Run(ctx); err != nil {
+		t.Fatalf("second run: %v", err)
+	}
+	dl.mu.Lock()
+	defer dl.mu.Unlock()
+	for id := range dl.atPre {
+		if !dl.committed[id] {
+			t.Errorf("the dead-letter sink's commit of checkpoint %d is still pending after the second run's recovery", id)
+		}
+	}
+	snk.mu2.Lock()
+	defer snk.mu2.Unlock()
+	if len(snk.deadRows) == 0 {
+		t.Error("the second run's dead letters did not go to the pipeline's sink")
 	}
 }

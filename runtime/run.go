@@ -296,6 +296,7 @@ func (a *attempt) build() error {
 			if sr.spec.DeadLetter != nil && !sr.spec.DeadLettersInSink {
 				dl = a.deadLetterSink(pn, sr)
 			}
+			a.recoveryOnlySink(pn, sr)
 			for ti := range max(sr.spec.Parallelism, 1) {
 				t := &sourceTask{a: a, src: sr, index: ti, global: len(a.srcTasks), pipeIndex: input,
 					wake: make(chan struct{}, 1)}

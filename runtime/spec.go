@@ -92,8 +92,11 @@ type SourceSpec struct {
 	// pipeline's sink instead, whose writers write them inside their own
 	// transactions (connector.DeadLetterWriter) as DeadLetter would write
 	// them; DeadLetter is then never opened and takes no part in
-	// checkpoints. Each dead letter commits with the output and the source
-	// positions of the checkpoint that reads past its record. The
+	// checkpoints, except that a connector.TwoPhaseSink DeadLetter commits
+	// the pending commits of its own that a restored checkpoint holds
+	// (taken while its dead letters had transactions of their own). Each
+	// dead letter commits with the output and the source positions of the
+	// checkpoint that reads past its record. The
 	// pipeline must have one sink, and its writers must implement
 	// connector.DeadLetterWriter (checked when they open).
 	DeadLettersInSink bool
