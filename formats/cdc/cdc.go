@@ -43,6 +43,11 @@
 // set of envelopes and writes for rows of every kind, produced by
 // tools/flink-formats-gen; TestFlinkChangelogGolden and
 // TestFlinkDebeziumSerializeGolden compare row for row and byte for byte.
+//
+// Projection: a decoder made with FormatContext.ReadFields skips the
+// unread fields in every row of an event (json.ProjectRows): they are
+// NULL and a bad value there fails no record, as with Flink's projectable
+// change-event formats.
 package cdc
 
 import (

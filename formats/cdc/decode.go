@@ -160,6 +160,12 @@ func newDecoder(id string, ctx factory.FormatContext) (*decoder, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(ctx.ReadFields) == len(ctx.Fields) {
+		// Projection: the row's unread fields are skipped in before,
+		// after, data and old (Flink's change-event formats are
+		// projectable too).
+		json.ProjectRows(env, phys, ctx.ReadFields)
+	}
 	d.env = env
 	d.envRow = types.NewRow(len(fields))
 	d.meta = make([]types.Value, len(ctx.Metadata))

@@ -154,3 +154,36 @@ func hasDecimal(n *node) bool {
 	}
 	return false
 }
+
+// ProjectRows makes d, a decoder from NewDecoder, skip in every nested
+// ROW value of type row the fields that read marks false, as a decoder
+// made with FormatContext.ReadFields does at the top level: they are NULL,
+// their values only checked to be JSON. A ROW is of type row when its
+// compiled type shares row's Fields slice (the change-event formats
+// build their envelope from one row type: Debezium's before and after,
+// Canal's data and old). It does nothing when read is nil, its length is
+// not row's, or d is not this package's.
+func ProjectRows(d factory.Decoder, row types.Type, read []bool) {
+	dec, ok := d.(*decoder)
+	if !ok || len(read) != len(row.Fields) || len(read) == 0 {
+		return
+	}
+	var walk func(n *node)
+	walk = func(n *node) {
+		if n == nil {
+			return
+		}
+		if n.typ.Kind == types.KindRow && len(n.typ.Fields) == len(row.Fields) && &n.typ.Fields[0] == &row.Fields[0] {
+			for i, f := range n.fields {
+				f.unread = !read[i]
+			}
+			return
+		}
+		for _, f := range n.fields {
+			walk(f)
+		}
+		walk(n.elem)
+		walk(n.val)
+	}
+	walk(dec.root)
+}
