@@ -27,5 +27,8 @@ func TestMain(m *testing.M) {
 	if os.Getenv(dlChildEnv) != "" {
 		os.Exit(deadLetterChild())
 	}
+	if os.Getenv(qaChildEnv) != "" {
+		os.Exit(qaChild())
+	}
 	goleak.VerifyTestMain(m)
 }
