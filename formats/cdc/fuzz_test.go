@@ -117,3 +117,65 @@ func FuzzMaxwellDecode(f *testing.F) {
 		decodeChecked(t, d, len(fuzzFields)+4, data)
 	})
 }
+
+// FuzzProjectedDecode checks each change-event format's decoder made with
+// FormatContext.ReadFields (id and price read) against its decoder of
+// every field: the invariants above; where the full decoder reads rows the
+// projected one reads as many, of the same kinds, with the same values in
+// the read fields and NULL in the others; and it fails only where the full
+// decoder fails.
+func FuzzProjectedDecode(f *testing.F) {
+	for _, id := range []string{Debezium, Canal, Maxwell} {
+		seedGolden(f, id)
+	}
+	read := []bool{true, false, true, false}
+	type pair struct{ full, proj factory.MultiRowDecoder }
+	var decs []pair
+	for _, id := range []string{Debezium, Canal, Maxwell} {
+		fm, err := resolve(f, id)
+		if err != nil {
+			f.Fatal(err)
+		}
+		p, err := fm.NewProjectedDecoder(fuzzFields, read, nil)
+		if err != nil {
+			f.Fatal(err)
+		}
+		decs = append(decs, pair{newDec(f, id, fuzzFields, nil), p.(factory.MultiRowDecoder)})
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, d := range decs {
+			full := decodeChecked(t, d.full, len(fuzzFields), data)
+			var probe types.Row
+			fullErr := d.full.Decode(data, &probe)
+			for d.full.Next(&probe) {
+			}
+			proj := decodeChecked(t, d.proj, len(fuzzFields), data)
+			var probe2 types.Row
+			projErr := d.proj.Decode(data, &probe2)
+			for d.proj.Next(&probe2) {
+			}
+			if projErr != nil && fullErr == nil {
+				t.Fatalf("%q: the projected decoder fails (%v) where the full one reads %d rows", data, projErr, len(full))
+			}
+			if fullErr != nil || projErr != nil {
+				continue
+			}
+			if len(proj) != len(full) {
+				t.Fatalf("%q: %d projected rows, %d full", data, len(proj), len(full))
+			}
+			for i := range full {
+				if proj[i].Kind != full[i].Kind {
+					t.Fatalf("%q: row %d kind %v, full %v", data, i, proj[i].Kind, full[i].Kind)
+				}
+				for j, fl := range fuzzFields {
+					if !read[j] && !proj[i].Fields[j].IsNull() {
+						t.Fatalf("%q: row %d: unread %s not NULL", data, i, fl.Name)
+					}
+					if read[j] && !formattest.Equal(fl.Type, proj[i].Fields[j], full[i].Fields[j]) {
+						t.Fatalf("%q: row %d: %s differs from the full decoder's", data, i, fl.Name)
+					}
+				}
+			}
+		}
+	})
+}
