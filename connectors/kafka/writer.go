@@ -20,6 +20,7 @@ import (
 type plainWriter struct {
 	sink      *sink
 	cl        *kgo.Client
+	warm      *warmUp // loads the producer id and connects before the first record
 	p         *txn.Producer
 	guarantee deliveryGuarantee
 	log       *slog.Logger
@@ -40,7 +41,7 @@ func newPlainWriter(s *sink, task connector.TaskInfo) (*plainWriter, error) {
 	if log == nil {
 		log = s.cfg.Logger
 	}
-	return &plainWriter{sink: s, cl: cl, p: s.newProducer(enc), guarantee: s.cfg.DeliveryGuarantee, log: log}, nil
+	return &plainWriter{sink: s, cl: cl, warm: startWarmUp(cl), p: s.newProducer(enc), guarantee: s.cfg.DeliveryGuarantee, log: log}, nil
 }
 
 // Write hands rows to the producer. Under at-least-once a record failure
@@ -98,6 +99,7 @@ func (w *plainWriter) PreCommit(ctx context.Context, checkpointID int64) ([]conn
 func (w *plainWriter) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
+	w.warm.stop()
 	_ = w.cl.Flush(ctx)
 	w.cl.Close()
 	w.p.Close()

@@ -1,0 +1,89 @@
+package kafka
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/streamsql/streamsql/internal/kafkatest"
+)
+
+// initIDHook counts the successful InitProducerId responses of a client.
+type initIDHook struct{ n atomic.Int64 }
+
+func (h *initIDHook) OnBrokerE2E(_ kgo.BrokerMetadata, key int16, e2e kgo.BrokerE2E) {
+	if key == kmsg.InitProducerID.Int16() && e2e.Err() == nil {
+		h.n.Add(1)
+	}
+}
+
+// TestPlainWriterWarmsUpBeforeFirstRecord checks that an at-least-once
+// writer loads its producer id (InitProducerId) as soon as it is opened,
+// before any row is written, and still writes its rows afterwards.
+func TestPlainWriterWarmsUpBeforeFirstRecord(t *testing.T) {
+	b := kafkatest.Require(t)
+	topic := b.Topic(t, 1)
+	s, err := newSink(plainConfig(b, topic, atLeastOnce, partitionerDefault))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hook := &initIDHook{}
+	ps := s.(*sink)
+	ps.settings.common = append(ps.settings.common, kgo.WithHooks(hook))
+	w, err := s.Open(context.Background(), task(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	pw := w.(*plainWriter)
+	select {
+	case <-pw.warm.done:
+	case <-time.After(waitLong):
+		t.Fatal("the writer's warm-up did not end")
+	}
+	if n := hook.n.Load(); n != 1 {
+		t.Fatalf("InitProducerId responses before the first row: %d, want 1", n)
+	}
+	mustWrite(t, w, rows("a", "b"))
+	if _, err := w.PreCommit(context.Background(), 1); err != nil {
+		t.Fatal(err)
+	}
+	if n := hook.n.Load(); n != 1 {
+		t.Errorf("InitProducerId responses after the first rows: %d, want still 1 (the warmed id is used)", n)
+	}
+	expectValues(t, b, topic, false, []string{"a", "b"})
+}
+
+// TestPlainWriterCloseStopsWarmUp checks that closing a writer whose
+// warm-up cannot reach any broker returns at once and leaves no goroutine.
+func TestPlainWriterCloseStopsWarmUp(t *testing.T) {
+	cfg := sinkConfig{Topic: "t", Properties: map[string]string{"bootstrap.servers": "127.0.0.1:1"},
+		DeliveryGuarantee: atLeastOnce, Encoder: kvEncoder}
+	s, err := newSink(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := s.Open(context.Background(), task(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := make(chan struct{})
+	go func() {
+		_ = w.Close()
+		close(closed)
+	}()
+	select {
+	case <-closed:
+	case <-time.After(waitLong):
+		t.Fatal("Close did not return while the warm-up waited for an unreachable broker")
+	}
+	select {
+	case <-w.(*plainWriter).warm.done:
+	default:
+		t.Fatal("the warm-up goroutine still runs after Close")
+	}
+}
