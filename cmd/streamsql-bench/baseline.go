@@ -24,6 +24,8 @@ type pipeResult struct {
 	PeakRSSKB int64 `json:"peak_rss_kb"`
 	// CheckpointP99NS is the p99 of the checkpoint durations (streamsql).
 	CheckpointP99NS int64 `json:"checkpoint_p99_ns,omitempty"`
+	// Phases are the times of streamsql's start-up steps (startup.go).
+	Phases *startPhases `json:"start_phases,omitempty"`
 }
 
 // runBaseline is the hand-written franz-go pipe: consume every partition of

@@ -160,6 +160,9 @@ type Result struct {
 	// the number of busy-loop processes during the latency run.
 	Taskset string `json:"taskset,omitempty"`
 	Hogs    int    `json:"latency_hogs,omitempty"`
+	// StartPhases splits StartToFirstMS into the steps of streamsql's
+	// start-up (median of each over the runs; streamsql scenarios only).
+	StartPhases []StartPhase `json:"start_phases,omitempty"`
 }
 
 func benchMain(ctx context.Context, args []string, stdout io.Writer) error {
@@ -212,6 +215,7 @@ func benchMain(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	printTable(stdout, results)
+	printPhases(stdout, results)
 	fmt.Fprintln(stdout)
 	printTargets(stdout, results)
 	if o.jsonOut != "" {
@@ -321,6 +325,7 @@ func runAll(ctx context.Context, o options, log io.Writer) ([]Result, error) {
 	}
 	type runs struct {
 		rates, mbs, starts, ckpts []float64
+		phases                    [][]float64
 		cpu, rss                  float64
 		out                       int64
 	}
@@ -346,13 +351,17 @@ func runAll(ctx context.Context, o options, log io.Writer) ([]Result, error) {
 			a.out = m.res.Out
 			fmt.Fprintf(log, "%-24s run %d: %.0f records/s, %.1f MB/s, peak RSS %.0f MB (ru_maxrss %.0f MB), start→first %.0f ms\n",
 				sc.Name, run+1, a.rates[run], a.mbs[run], m.maxRSSMB, m.parentRSSMB, a.starts[run])
+			if d := m.res.Phases.durations(m.started, m.firstOut); d != nil {
+				a.phases = append(a.phases, d)
+				fmt.Fprintf(log, "%-24s run %d start-up ms: %s\n", sc.Name, run+1, formatPhases(d))
+			}
 		}
 	}
 	var results []Result
 	for i, sc := range selected {
 		a := acc[i]
 		res := Result{Scenario: sc.Name, Guarantee: sc.Guarantee, Records: o.records, Runs: o.runs, RecordsOut: a.out, PeakRSSMB: a.rss,
-			Taskset:       o.taskset,
+			Taskset: o.taskset, StartPhases: medianPhases(a.phases),
 			RecordsPerSec: median(a.rates), MBPerSec: median(a.mbs), StartToFirstMS: median(a.starts),
 			CPUSecPerMillon: a.cpu / float64(o.runs) / (float64(o.records) / 1e6)}
 		if sc.Settings != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strings"
 	"testing"
@@ -81,6 +82,26 @@ func TestBenchSmoke(t *testing.T) {
 		}
 		if strings.HasSuffix(r.Scenario, "-ckpt1s") && r.CheckpointP99MS <= 0 {
 			t.Errorf("%s: no checkpoint duration measured: %+v", r.Scenario, r)
+		}
+		// streamsql's start-up phases: every one measured, none negative
+		// (the child's and the parent's clocks agree), and together they
+		// cover exec to the first output record of the run.
+		if sc, _ := scenarioByName(r.Scenario); sc.mode.guarantee != "" {
+			if len(r.StartPhases) != len(phaseNames) {
+				t.Errorf("%s: start-up phases %+v, want %d", r.Scenario, r.StartPhases, len(phaseNames))
+			}
+			sum := 0.0
+			for _, p := range r.StartPhases {
+				if p.MedianMS < 0 {
+					t.Errorf("%s: start-up phase %q took %.1f ms", r.Scenario, p.Phase, p.MedianMS)
+				}
+				sum += p.MedianMS
+			}
+			if sum <= 0 || math.Abs(sum-r.StartToFirstMS) > 0.5 {
+				t.Errorf("%s: start-up phases add up to %.1f ms, start→first is %.1f ms (one run: they must agree)", r.Scenario, sum, r.StartToFirstMS)
+			}
+		} else if len(r.StartPhases) != 0 {
+			t.Errorf("%s: start-up phases for a reference pipe: %+v", r.Scenario, r.StartPhases)
 		}
 	}
 	for _, tg := range targets(results) {

@@ -158,6 +158,8 @@ func runStreamsql(ctx context.Context, name, bootstrap, src, dst string, expect 
 	if err != nil {
 		return res, fmt.Errorf("creating the job: %w", err)
 	}
+	phases := &startPhases{Main: processStart.UnixNano(), Built: time.Now().UnixNano()}
+	res.Phases = phases
 	jctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	done := make(chan error, 1)
@@ -190,6 +192,9 @@ func runStreamsql(ctx context.Context, name, bootstrap, src, dst string, expect 
 			}
 		}
 		st := job.Status()
+		if phases.Running == 0 && st.State == runtime.StateRunning {
+			phases.Running = time.Now().UnixNano()
+		}
 		if !readySent && st.State == runtime.StateRunning {
 			ready()
 			readySent = true
@@ -210,6 +215,15 @@ func runStreamsql(ctx context.Context, name, bootstrap, src, dst string, expect 
 		}
 		if start.IsZero() && srcIn > 0 {
 			start = time.Now()
+		}
+		// Status reads the source tasks' counters before the sink
+		// tasks': a row can reach the sink between the two.
+		now := time.Now().UnixNano()
+		if phases.FirstRead == 0 && (srcIn > 0 || sinkIn > 0) {
+			phases.FirstRead = now
+		}
+		if phases.FirstSink == 0 && sinkIn > 0 {
+			phases.FirstSink = now
 		}
 		// Status is read after Run returns too, so the final counts stand.
 		res.In, res.Out = srcIn, sinkIn
