@@ -41,6 +41,9 @@ const dlPartitions = 4
 type deadLetterJob struct {
 	broker, name, dir, in, out, dlq string
 	mode                            dlMode
+	// scanParallelism is the source's parallelism ("": 2, as the sink's,
+	// so that the pipeline runs chained).
+	scanParallelism string
 }
 
 // dlMode is the way the dead letters go.
@@ -63,7 +66,7 @@ const (
 
 func (j deadLetterJob) env() []string {
 	return []string{dlChildEnv + "=1", "DL_BROKER=" + j.broker, "DL_JOB=" + j.name, "DL_DIR=" + j.dir,
-		"DL_IN=" + j.in, "DL_OUT=" + j.out, "DL_DLQ=" + j.dlq, "DL_MODE=" + string(j.mode)}
+		"DL_IN=" + j.in, "DL_OUT=" + j.out, "DL_DLQ=" + j.dlq, "DL_MODE=" + string(j.mode), "DL_SCANPAR=" + j.scanParallelism}
 }
 
 // otherSpelling returns addr with its host written another way
@@ -83,6 +86,10 @@ func (j deadLetterJob) sql() string {
 	if j.mode == dlOffsetsInTxn {
 		start = `'scan.startup.mode' = 'group-offsets', 'properties.group.id' = '` + j.name + `-g', 'properties.auto.offset.reset' = 'earliest'`
 	}
+	scanPar := j.scanParallelism
+	if scanPar == "" {
+		scanPar = "2"
+	}
 	sinkBroker := j.broker
 	if j.mode == dlSeparate {
 		sinkBroker = otherSpelling(j.broker)
@@ -91,7 +98,7 @@ func (j deadLetterJob) sql() string {
 CREATE TABLE src (p BIGINT, seq BIGINT) WITH ('connector' = 'kafka', 'topic' = '` + j.in + `',
   'properties.bootstrap.servers' = '` + j.broker + `', 'properties.isolation.level' = 'read_committed',
   'properties.max.poll.records' = '8', ` + start + `, 'scan.bounded.mode' = 'latest-offset',
-  'format' = 'json', 'scan.parallelism' = '2',
+  'format' = 'json', 'scan.parallelism' = '` + scanPar + `',
   'scan.bad-record.policy' = 'dead-letter', 'scan.bad-record.dead-letter.topic' = '` + j.dlq + `');
 CREATE TABLE snk (p BIGINT NOT NULL, seq BIGINT) WITH ('connector' = 'kafka', 'topic' = '` + j.out + `',
   'properties.bootstrap.servers' = '` + sinkBroker + `', 'key.format' = 'json', 'key.fields' = 'p', 'value.format' = 'json',
@@ -105,7 +112,8 @@ INSERT INTO snk SELECT p, seq FROM src;
 func deadLetterChild() int {
 	fail := func(err error) int { fmt.Fprintln(os.Stderr, "dead-letter child:", err); return 3 }
 	j := deadLetterJob{broker: os.Getenv("DL_BROKER"), name: os.Getenv("DL_JOB"), dir: os.Getenv("DL_DIR"),
-		in: os.Getenv("DL_IN"), out: os.Getenv("DL_OUT"), dlq: os.Getenv("DL_DLQ"), mode: dlMode(os.Getenv("DL_MODE"))}
+		in: os.Getenv("DL_IN"), out: os.Getenv("DL_OUT"), dlq: os.Getenv("DL_DLQ"), mode: dlMode(os.Getenv("DL_MODE")),
+		scanParallelism: os.Getenv("DL_SCANPAR")}
 	f, err := testkit.FaultsFromEnv()
 	if err != nil {
 		return fail(err)
@@ -405,6 +413,40 @@ func TestDeadLetterRandomKillsSoak(t *testing.T) {
 			if total < minTotal {
 				t.Fatalf("only %d kills in %d rounds: the job finishes too fast to test recovery", total, rounds)
 			}
+		})
+	}
+}
+
+// TestDeadLetterCrashUnchained is TestDeadLetterCrash's
+// offsets-in-transaction case (no checkpoint files: offsets and dead
+// letters in the sink's transactions) with three source tasks for two
+// sink tasks, so that the pipeline is not chained and dead letters cross
+// from source tasks to sink tasks that are not theirs; killed at failure
+// points and at random moments.
+func TestDeadLetterCrashUnchained(t *testing.T) {
+	b := kafkatest.Require(t)
+	for _, rule := range []string{"after-pre-commit@3:kill", "after-checkpoint-written@2:kill", "after-commit@1:kill", "random"} {
+		t.Run(rule, func(t *testing.T) {
+			j := newDLJob(t, b, dlOffsetsInTxn)
+			j.scanParallelism = "3"
+			in := produceDeadLetterInput(t, b, j.in, 2000)
+			finished := false
+			if rule == "random" {
+				rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 9))
+				for kills := 0; kills < 3 && !finished; {
+					if j.run(t, "", time.Duration(50+rng.IntN(400))*time.Millisecond) {
+						kills++
+					} else {
+						finished = true
+					}
+				}
+			} else if !j.run(t, rule, 0) {
+				t.Fatalf("the job finished before %s", rule)
+			}
+			if !finished && j.run(t, "", 0) {
+				t.Fatal("the restarted job was killed without a fault")
+			}
+			j.verify(t, b, in)
 		})
 	}
 }
