@@ -150,10 +150,15 @@ func (j qaJob) run(t *testing.T, faults string, killAfter time.Duration) (killed
 	return runQAChild(t, append(j.env(), testkit.FaultsEnv+"="+faults), killAfter)
 }
 
-// runSQL is run for the job text sql (with checkpoint files in dir).
-func (qaJob) runSQL(t *testing.T, dir, name, sql, faults string, killAfter time.Duration) (killed bool) {
+// runSQL is run for the job text sql (with checkpoint files in dir
+// unless j.offsetsInTxn).
+func (j qaJob) runSQL(t *testing.T, dir, name, sql, faults string, killAfter time.Duration) (killed bool) {
 	t.Helper()
-	return runQAChild(t, []string{qaChildEnv + "=1", "QA_DIR=" + dir, "QA_JOB=" + name, "QA_MODE=files",
+	mode := "files"
+	if j.offsetsInTxn {
+		mode = "txn"
+	}
+	return runQAChild(t, []string{qaChildEnv + "=1", "QA_DIR=" + dir, "QA_JOB=" + name, "QA_MODE=" + mode,
 		"QA_SQL=" + sql, testkit.FaultsEnv + "=" + faults}, killAfter)
 }
 
