@@ -3,7 +3,9 @@ package kafka
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"math/rand/v2"
 	"os"
@@ -136,8 +138,14 @@ func qaChild() int {
 			chained = append(chained, fmt.Sprintf("%s/%s#%d", ts.Kind, ts.Name, ts.Index))
 		}
 	}
-	if err := os.WriteFile(filepath.Join(j.dir, "chained"), []byte(strings.Join(chained, ",")), 0o644); err != nil {
-		return fail(err)
+	// A run that restores a checkpoint taken after every source ended
+	// (the last run was killed as it finished) runs no task.
+	if tasks := jb.Status().Tasks; len(tasks) > 0 {
+		if err := os.WriteFile(filepath.Join(j.dir, "chained"), []byte(strings.Join(chained, ",")), 0o644); err != nil {
+			return fail(err)
+		}
+	} else {
+		fmt.Fprintln(os.Stderr, "qa child: no tasks ran")
 	}
 	return 0
 }
@@ -308,7 +316,7 @@ func TestChainedProjectionCrash(t *testing.T) {
 					rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 3))
 					kills := 0
 					for kills < 3 && !finished {
-						if j.run(t, "", time.Duration(150+rng.IntN(500))*time.Millisecond) {
+						if j.run(t, "", time.Duration(30+rng.IntN(300))*time.Millisecond) {
 							kills++
 						} else {
 							finished = true
@@ -322,7 +330,11 @@ func TestChainedProjectionCrash(t *testing.T) {
 					t.Fatal("the restarted job was killed without a fault")
 				}
 				chained, err := os.ReadFile(filepath.Join(j.dir, "chained"))
-				if want := "source/out_f/src#0,source/out_f/src#1,sink/out_f/out_f#0,sink/out_f/out_f#1"; err != nil || string(chained) != want {
+				if rule == "random" && errors.Is(err, fs.ErrNotExist) {
+					// The last kill came after the final checkpoint: the
+					// restarted run had no task to run.
+					t.Log("no run with tasks finished")
+				} else if want := "source/out_f/src#0,source/out_f/src#1,sink/out_f/out_f#0,sink/out_f/out_f#1"; err != nil || string(chained) != want {
 					t.Errorf("chained tasks of the restarted job: %q (%v), want the filtered INSERT's only: %s", chained, err, want)
 				}
 				j.verify(t, b, filtered, union)
@@ -408,7 +420,9 @@ func TestChainedUpsertCrash(t *testing.T) {
 			if !finished && runUpsert(t, name, dir, out, "", 0) {
 				t.Fatal("the restarted job was killed without a fault")
 			}
-			if chained, err := os.ReadFile(filepath.Join(dir, "chained")); err != nil || !strings.Contains(string(chained), "sink/usnk/usnk#0") {
+			if chained, err := os.ReadFile(filepath.Join(dir, "chained")); rule == "random" && errors.Is(err, fs.ErrNotExist) {
+				t.Log("no run with tasks finished") // killed after the final checkpoint
+			} else if err != nil || !strings.Contains(string(chained), "sink/usnk/usnk#0") {
 				t.Errorf("chained tasks of the last run: %q (%v), want the copy's", chained, err)
 			}
 			got := upsertChangelog(t, b, out)
