@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"math/rand/v2"
 	"os"
@@ -160,7 +161,9 @@ func runtimeChild() int {
 	if err := job.Run(ctx); err != nil {
 		return fail(err)
 	}
-	if j.chained {
+	if j.chained && len(job.Status().Tasks) > 0 {
+		// A run that restored a checkpoint taken after the sources ended
+		// (the previous child was killed as it finished) runs no task.
 		chained, all := 0, 0
 		for _, ts := range job.Status().Tasks {
 			all++
@@ -541,7 +544,10 @@ func TestRuntimeCrashChained(t *testing.T) {
 					if j.runChild(t, "") {
 						t.Fatal("the restarted job was killed without a fault")
 					}
-					if tasks, err := os.ReadFile(filepath.Join(j.dir, "tasks")); err != nil || string(tasks) != "12/12" {
+					switch tasks, err := os.ReadFile(filepath.Join(j.dir, "tasks")); {
+					case errors.Is(err, fs.ErrNotExist):
+						t.Log("the restarted job had no task to run: the kill came after the final checkpoint")
+					case err != nil || string(tasks) != "12/12":
 						t.Fatalf("chained/all tasks of the restarted job: %q (%v), want 12/12", tasks, err)
 					}
 					for i := range len(j.topics) {
