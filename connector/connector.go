@@ -243,8 +243,11 @@ type GroupPositionWriter interface {
 	AcceptsGroupPositions(p GroupPositions) bool
 	// PreCommitWithPositions is PreCommit that also stores positions (each
 	// accepted) with the pre-committed work. When the writer has no work
-	// to pre-commit it returns no committables and stores nothing (the
-	// rows before the barrier produced nothing here). When the work was
+	// to pre-commit (the rows before the barrier produced nothing here)
+	// it still stores positions that moved since the last ones it stored,
+	// in pre-committed work of their own — the runtime commits them no
+	// other way — and may return no committables when none moved. When
+	// the work was
 	// pre-committed but the positions could not be stored with it (for
 	// example the group has members that do not know this writer), it
 	// returns the committables together with an error wrapping

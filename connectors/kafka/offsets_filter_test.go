@@ -16,8 +16,12 @@ import (
 // transactions) whose WHERE drops every row: with no row to write, the
 // job must still commit its source's offsets, or a restart would read
 // the topic again from the start and the group's lag would never fall.
+// Both transaction versions.
 func TestOffsetsInTransactionFilterDropsAll(t *testing.T) {
-	b := kafkatest.Require(t)
+	forEachBroker(t, func(t *testing.T, b kafkatest.Broker) { testOffsetsInTransactionFilterDropsAll(t, b) })
+}
+
+func testOffsetsInTransactionFilterDropsAll(t *testing.T, b kafkatest.Broker) {
 	in, out := b.Topic(t, 2), b.Topic(t, 2)
 	name := kafkatest.UniqueName(t)
 	var recs []*kgo.Record

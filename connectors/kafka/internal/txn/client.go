@@ -15,7 +15,8 @@ import (
 
 // Client is the part of a *kgo.Client the machinery uses: raw requests
 // (ApiVersions, EndTxn, InitProducerId, AddOffsetsToTxn, TxnOffsetCommit),
-// producing, and the transaction calls of a transactional client.
+// producing, and the transaction calls and producer id of a transactional
+// client.
 type Client interface {
 	// Request issues a request to the broker that handles it.
 	Request(ctx context.Context, req kmsg.Request) (kmsg.Response, error)
@@ -31,6 +32,9 @@ type Client interface {
 	// PartitionLeader reports leader -1 for a partition the client's
 	// producer state has not published (see slot.endable).
 	PartitionLeader(topic string, partition int32) (leader, leaderEpoch int32, err error)
+	// ProducerID returns the producer id and epoch of a transactional
+	// client, initialising its id first when needed.
+	ProducerID(ctx context.Context) (int64, int16, error)
 	// Close closes the client; it sends nothing to a transaction
 	// coordinator.
 	Close()

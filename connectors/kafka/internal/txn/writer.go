@@ -106,6 +106,9 @@ type Writer struct {
 	cur      *slot   // slot of the open transaction, nil when none is open
 	nextSeq  int     // next slot index (INCREMENTING)
 	failed   error   // sticky: a produce failed; only Close remains
+	// stored holds the offsets committed in this writer's transactions,
+	// so that an idle source does not cost a transaction per checkpoint.
+	stored map[storedKey]int64
 
 	// view is a copy of slots and cur for CheckpointReady and
 	// OldestUncommitted, which other goroutines call.
@@ -438,8 +441,9 @@ func (w *Writer) AcceptsGroupPositions(p connector.GroupPositions) bool {
 // and member id (-1 and "" for a reader that is no member). The offsets
 // become visible in the group when the transaction commits — also when a
 // later run commits it by raw EndTxn — and never when it aborts. With no
-// open transaction nothing is stored: no row of the interval reached this
-// writer. A group's refusal (for example UNKNOWN_MEMBER_ID: the group has
+// open transaction (no row of the interval reached this writer) positions
+// that moved since the last ones stored go in a transaction of their own
+// (preCommitOffsets); unmoved ones open none. A group's refusal (for example UNKNOWN_MEMBER_ID: the group has
 // members) leaves the transaction intact; the committable is returned
 // with an error wrapping connector.ErrGroupPositions.
 func (w *Writer) PreCommitWithPositions(ctx context.Context, checkpointID int64, positions []connector.GroupPositions) ([]connector.Committable, error) {
@@ -452,6 +456,12 @@ func (w *Writer) preCommit(ctx context.Context, checkpointID int64, positions []
 	}
 	sl := w.cur
 	if sl == nil {
+		// No row of the interval reached this writer. Positions that
+		// moved still go in a transaction of their own; unmoved ones
+		// (an idle source) need none.
+		if moved := w.moved(positions); len(moved) > 0 {
+			return w.preCommitOffsets(ctx, checkpointID, moved)
+		}
 		return nil, nil
 	}
 	if err := sl.client.Flush(ctx); err != nil {
@@ -483,39 +493,9 @@ func (w *Writer) preCommit(ctx context.Context, checkpointID int64, positions []
 		w.failed = fmt.Errorf("kafka sink: transaction %q of checkpoint %d: records reported different producer ids or epochs", sl.id, checkpointID)
 		return nil, w.failed
 	}
-	var groupErrs []error
-	for _, p := range positions {
-		// A member commits under its membership of now, not of the
-		// snapshot: a rebalance that left it its partitions has bumped
-		// the generation meanwhile (connector.GroupPositions.Membership).
-		p = p.Current()
-		err := commitOffsetsInTxn(ctx, sl.client, sl.id, sl.tv, o.PID, o.Epoch, p)
-		if isGroupRefusal(err) && p.Membership != nil {
-			// The group may have moved to a new generation that the
-			// member is joining: commit again under it once the member
-			// has it, if it still holds the partitions then.
-			if q, ok := awaitNewMembership(ctx, p); ok {
-				p = q
-				err = commitOffsetsInTxn(ctx, sl.client, sl.id, sl.tv, o.PID, o.Epoch, p)
-			}
-		}
-		switch {
-		case err == nil:
-		case isGroupRefusal(err) && p.Generation >= 0:
-			// The reader is a member of the group (a scaled-out job) and
-			// the group refuses its generation: the group has moved its
-			// partitions to another member, which reads them again from
-			// the group's offsets. This transaction must never commit.
-			w.failed = fmt.Errorf("kafka sink: consumer group %q fenced this instance (member %q, generation %d) while committing its offsets in transaction %q of checkpoint %d; the transaction is aborted and the instance rejoins: %w",
-				p.Group, p.MemberID, p.Generation, sl.id, checkpointID, err)
-			return nil, w.failed
-		case isGroupRefusal(err):
-			groupErrs = append(groupErrs, fmt.Errorf("kafka sink: committing offsets to group %q in transaction %q of checkpoint %d: %w: %w",
-				p.Group, sl.id, checkpointID, connector.ErrGroupPositions, err))
-		default:
-			w.failed = fmt.Errorf("kafka sink: committing offsets to group %q in transaction %q of checkpoint %d: %w", p.Group, sl.id, checkpointID, err)
-			return nil, w.failed
-		}
+	groupErrs, _, err := w.commitPositions(ctx, sl, checkpointID, o.PID, o.Epoch, positions)
+	if err != nil {
+		return nil, err
 	}
 	c := Committable{TransactionalID: sl.id, ProducerID: o.PID, Epoch: o.Epoch, TransactionVersion: sl.tv, CheckpointID: checkpointID}
 	b := c.Encode()
@@ -525,6 +505,151 @@ func (w *Writer) preCommit(ctx context.Context, checkpointID int64, positions []
 	w.cur = nil
 	w.publish()
 	return []connector.Committable{b}, errors.Join(groupErrs...)
+}
+
+// commitPositions commits positions inside sl's open transaction (pid,
+// epoch) and remembers what it committed (stored). It returns the groups'
+// refusals that leave the transaction intact and how many groups
+// committed; any other error is fatal (w.failed is set).
+func (w *Writer) commitPositions(ctx context.Context, sl *slot, checkpointID int64, pid int64, epoch int16, positions []connector.GroupPositions) ([]error, int, error) {
+	var groupErrs []error
+	committed := 0
+	for _, p := range positions {
+		// A member commits under its membership of now, not of the
+		// snapshot: a rebalance that left it its partitions has bumped
+		// the generation meanwhile (connector.GroupPositions.Membership).
+		p = p.Current()
+		err := commitOffsetsInTxn(ctx, sl.client, sl.id, sl.tv, pid, epoch, p)
+		if isGroupRefusal(err) && p.Membership != nil {
+			// The group may have moved to a new generation that the
+			// member is joining: commit again under it once the member
+			// has it, if it still holds the partitions then.
+			if q, ok := awaitNewMembership(ctx, p); ok {
+				p = q
+				err = commitOffsetsInTxn(ctx, sl.client, sl.id, sl.tv, pid, epoch, p)
+			}
+		}
+		switch {
+		case err == nil:
+			committed++
+			w.remember(p)
+		case isGroupRefusal(err) && p.Generation >= 0:
+			// The reader is a member of the group (a scaled-out job) and
+			// the group refuses its generation: the group has moved its
+			// partitions to another member, which reads them again from
+			// the group's offsets. This transaction must never commit.
+			w.failed = fmt.Errorf("kafka sink: consumer group %q fenced this instance (member %q, generation %d) while committing its offsets in transaction %q of checkpoint %d; the transaction is aborted and the instance rejoins: %w",
+				p.Group, p.MemberID, p.Generation, sl.id, checkpointID, err)
+			return nil, committed, w.failed
+		case isGroupRefusal(err):
+			groupErrs = append(groupErrs, fmt.Errorf("kafka sink: committing offsets to group %q in transaction %q of checkpoint %d: %w: %w",
+				p.Group, sl.id, checkpointID, connector.ErrGroupPositions, err))
+		default:
+			w.failed = fmt.Errorf("kafka sink: committing offsets to group %q in transaction %q of checkpoint %d: %w", p.Group, sl.id, checkpointID, err)
+			return nil, committed, w.failed
+		}
+	}
+	return groupErrs, committed, nil
+}
+
+// storedKey is one partition of one group whose offset the writer
+// committed in a transaction.
+type storedKey struct {
+	group, topic string
+	partition    int32
+}
+
+// remember records p's offsets as committed in a transaction of this run
+// (w.stored). A transaction that then does not commit fails the run, and
+// with it this writer.
+func (w *Writer) remember(p connector.GroupPositions) {
+	if w.stored == nil {
+		w.stored = map[storedKey]int64{}
+	}
+	for _, o := range p.Offsets {
+		w.stored[storedKey{p.Group, o.Topic, o.Partition}] = o.Offset
+	}
+}
+
+// moved returns the positions with an offset that differs from the last
+// one this writer committed in a transaction.
+func (w *Writer) moved(positions []connector.GroupPositions) []connector.GroupPositions {
+	var out []connector.GroupPositions
+	for _, p := range positions {
+		for _, o := range p.Offsets {
+			if at, ok := w.stored[storedKey{p.Group, o.Topic, o.Partition}]; !ok || at != o.Offset {
+				out = append(out, p)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// preCommitOffsets pre-commits a transaction that carries only positions:
+// no row of the interval reached the writer, but its sources read on (a
+// WHERE that drops every row), so without it the groups' offsets would not
+// move until a row comes. It goes through the same pre-commit, commit and
+// recovery path as any transaction, so it can never commit after a later
+// transaction's offsets. Its client is closed once the transaction is
+// pre-committed: the client's EndTransaction takes a transaction without
+// records for empty and sends nothing (franz-go v1.22.3), so the committer
+// ends it by raw EndTxn. When no group takes its offsets the transaction
+// is aborted and nothing is pre-committed.
+func (w *Writer) preCommitOffsets(ctx context.Context, checkpointID int64, positions []connector.GroupPositions) ([]connector.Committable, error) {
+	if err := w.begin(ctx); err != nil {
+		w.failed = err
+		return nil, err
+	}
+	sl := w.cur
+	pid, epoch, err := sl.client.ProducerID(ctx)
+	if err != nil {
+		// Nothing reached the coordinator: Close's abort sends nothing
+		// and needs to send nothing.
+		w.failed = fmt.Errorf("kafka sink: loading the producer id of %q for the offsets of checkpoint %d: %w", sl.id, checkpointID, err)
+		return nil, w.failed
+	}
+	groupErrs, committed, err := w.commitPositions(ctx, sl, checkpointID, pid, epoch, positions)
+	if err != nil || committed == 0 {
+		w.abortOffsets(ctx, sl, pid, epoch)
+		if err != nil {
+			return nil, err
+		}
+		// No committable, but not nil: the groups' refusals are not fatal.
+		return []connector.Committable{}, errors.Join(groupErrs...)
+	}
+	c := Committable{TransactionalID: sl.id, ProducerID: pid, Epoch: epoch, TransactionVersion: sl.tv, CheckpointID: checkpointID}
+	b := c.Encode()
+	sl.mu.Lock()
+	sl.state, sl.last, sl.lastC, sl.acked = slotPrecommitted, b, c, nil
+	sl.client.Close()
+	sl.client = nil
+	sl.mu.Unlock()
+	w.cur = nil
+	w.publish()
+	return []connector.Committable{b}, errors.Join(groupErrs...)
+}
+
+// abortOffsets aborts sl's offsets-only transaction (pid, epoch) by raw
+// EndTxn — its client knows of no transaction to abort — and frees sl. An
+// answer that the transaction is not open (nothing was added to it) is
+// fine; another failure is logged: the broker's timeout or the next
+// start's recovery aborts it.
+func (w *Writer) abortOffsets(ctx context.Context, sl *slot, pid int64, epoch int16) {
+	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), closeAbortTimeout)
+	err := retry(actx, 10, func() error { return rawEndTxn(actx, sl.client, sl.id, pid, epoch, false) })
+	cancel()
+	if err != nil && !isLost(err) {
+		w.log.Warn("kafka sink: cannot abort a transaction that carried only consumer group offsets; the broker's transaction timeout or the next start aborts it",
+			"transactional_id", sl.id, "err", err)
+	}
+	sl.mu.Lock()
+	sl.client.Close()
+	sl.client = nil
+	sl.state, sl.last, sl.lastC, sl.acked = slotIdle, nil, Committable{}, nil
+	sl.mu.Unlock()
+	w.cur = nil
+	w.publish()
 }
 
 // Close aborts the open transaction (if any) and closes every client.
