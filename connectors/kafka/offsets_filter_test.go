@@ -18,10 +18,23 @@ import (
 // the topic again from the start and the group's lag would never fall.
 // Both transaction versions.
 func TestOffsetsInTransactionFilterDropsAll(t *testing.T) {
-	forEachBroker(t, func(t *testing.T, b kafkatest.Broker) { testOffsetsInTransactionFilterDropsAll(t, b) })
+	forEachBroker(t, func(t *testing.T, b kafkatest.Broker) { testOffsetsInTransactionFilterDropsAll(t, b, nil) })
 }
 
-func testOffsetsInTransactionFilterDropsAll(t *testing.T, b kafkatest.Broker) {
+// TestOffsetsInTransactionFilterDropsAllCrash is the same job SIGKILLed
+// right after it pre-committed its first offsets-only transaction (which
+// the next start aborts: no checkpoint file records it), then right
+// after it committed one, and then run to its end: the group ends at the
+// end of the input and nothing reaches the sink.
+func TestOffsetsInTransactionFilterDropsAllCrash(t *testing.T) {
+	forEachBroker(t, func(t *testing.T, b kafkatest.Broker) {
+		testOffsetsInTransactionFilterDropsAll(t, b, []string{"after-pre-commit@1:kill", "after-commit@1:kill"})
+	})
+}
+
+// testOffsetsInTransactionFilterDropsAll runs the job once per kill rule
+// (each must kill it), then to its end.
+func testOffsetsInTransactionFilterDropsAll(t *testing.T, b kafkatest.Broker, kills []string) {
 	in, out := b.Topic(t, 2), b.Topic(t, 2)
 	name := kafkatest.UniqueName(t)
 	var recs []*kgo.Record
@@ -43,9 +56,15 @@ CREATE TABLE snk (id BIGINT) WITH ('connector' = 'kafka', 'topic' = '` + out + `
   'sink.delivery-guarantee' = 'exactly-once', 'sink.transactional-id-prefix' = '` + name + `', 'sink.parallelism' = '2');
 INSERT INTO snk SELECT id FROM src WHERE tag = 'keep';
 `
+	for _, rule := range kills {
+		if !(qaJob{offsetsInTxn: true}).runSQL(t, t.TempDir(), name, sql, rule, 0) {
+			t.Fatalf("%s: the job ended without being killed", rule)
+		}
+	}
 	if (qaJob{offsetsInTxn: true}).runSQL(t, t.TempDir(), name, sql, "", 0) {
 		t.Fatal("the job was killed")
 	}
+	expectNothingCommitted(t, b, out)
 	adm := b.Admin(t)
 	committed, err := adm.FetchOffsets(ctx, name+"-g")
 	if err == nil {
