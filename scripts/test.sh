@@ -94,6 +94,10 @@ if [ ${#pkgs[@]} -eq 0 ]; then
   go tool staticcheck ./...
 fi
 echo "== go test"
-go test -race -count=1 -timeout 15m "${pkgs[@]}" &
+# connectors/kafka under -race, the longest package, takes 7-12 minutes on
+# 2 cores depending on load (its crash and scale-out tests run real
+# processes against real brokers); 30m per package catches a hang without
+# failing a slow but healthy run.
+go test -race -count=1 -timeout 30m "${pkgs[@]}" &
 child=$!
 wait "$child"
