@@ -2,9 +2,14 @@ package kafka
 
 import (
 	"context"
+	"errors"
 	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/connectors/kafka/internal/txn"
 	"github.com/streamsql/streamsql/internal/kafkatest"
 )
 
@@ -75,5 +80,55 @@ func TestTxnOffsetsOnlyTransaction(t *testing.T) {
 		}
 		expectGroup(t, b, group, in, 30, 40)
 		expectValues(t, b, topic, true, seq("a-", 0, 5))
+	})
+}
+
+// TestTxnOffsetsOnlyFenced: when the group fences offsets that would go
+// in a transaction of their own (a member whose generation the group no
+// longer has), the pre-commit fails, nothing is handed out, the
+// transaction is aborted at once — no transaction stays open to hold
+// read_committed readers and the group's stable offset fetches back until
+// its timeout — and the group keeps its offsets.
+func TestTxnOffsetsOnlyFenced(t *testing.T) {
+	forEachBroker(t, func(t *testing.T, b kafkatest.Broker) {
+		topic, in := b.Topic(t, 1), b.Topic(t, 2)
+		group := kafkatest.UniqueName(t)
+		prefix := kafkatest.UniqueName(t)
+		ctx, cancel := context.WithTimeout(context.Background(), waitLong)
+		defer cancel()
+		member := b.Client(t, kgo.ConsumerGroup(group), kgo.ConsumeTopics(in))
+		adm := b.Admin(t)
+		for {
+			pctx, pcancel := context.WithTimeout(ctx, 200*time.Millisecond)
+			member.PollFetches(pctx)
+			pcancel()
+			if gs, err := adm.DescribeGroups(ctx, group); err == nil && gs[group].State == "Stable" && len(gs[group].Members) == 1 {
+				break
+			}
+			if ctx.Err() != nil {
+				t.Fatal("the consumer group did not become stable")
+			}
+		}
+		run, err := startEOS(t, eosConfig(b, topic, prefix, &memoryAckTracker{}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		pos := []connector.GroupPositions{{Cluster: run.sink.clusterID(), Group: group, Generation: 999, MemberID: "gone",
+			Offsets: []connector.PartitionOffset{{Topic: in, Partition: 0, Offset: 10}, {Topic: in, Partition: 1, Offset: 20}}}}
+		cs, err := run.w.PreCommitWithPositions(ctx, 1, pos)
+		if err == nil || len(cs) != 0 || errors.Is(err, connector.ErrGroupPositions) {
+			t.Fatalf("PreCommitWithPositions = %d committables, %v; want none and a fatal error", len(cs), err)
+		}
+		t.Logf("fenced: %v", err)
+		id := txn.ID(prefix, 0, 0)
+		d, err := adm.DescribeTransactions(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st := d[id].State; st == "Ongoing" {
+			t.Fatalf("transaction %s is %s after the refusal, want it ended", id, st)
+		}
+		member.Close()
+		expectGroup(t, b, group, in, -1, -1)
 	})
 }
