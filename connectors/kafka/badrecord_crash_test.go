@@ -387,9 +387,12 @@ func TestDeadLetterCrash(t *testing.T) {
 // on 1), many in six rounds over every way the dead letters go with
 // STREAMSQL_SOAK=1.
 func TestDeadLetterRandomKillsSoak(t *testing.T) {
-	rounds, maxKills, minTotal, records := 1, 3, 1, 10000
+	// 10,000 records sometimes finished before the first kill (100-700 ms
+	// after the start) once sinks ran chained; 30,000 and kills from 50 ms
+	// keep a kill inside the job's run.
+	rounds, maxKills, minTotal, records := 1, 3, 1, 30000
 	if os.Getenv("STREAMSQL_SOAK") == "1" {
-		rounds, maxKills, minTotal, records = 6, 20, 10, 30000
+		rounds, maxKills, minTotal, records = 6, 20, 10, 60000
 	}
 	modes := []dlMode{dlOffsetsInTxn, dlInSink, dlSeparate}
 	for bi, b := range kafkatest.RequireAll(t) {
@@ -400,7 +403,7 @@ func TestDeadLetterRandomKillsSoak(t *testing.T) {
 				in := produceDeadLetterInput(t, b, j.in, records)
 				rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), uint64(round)))
 				kills := 0
-				for kills < maxKills && j.run(t, "", time.Duration(100+rng.IntN(600))*time.Millisecond) {
+				for kills < maxKills && j.run(t, "", time.Duration(50+rng.IntN(450))*time.Millisecond) {
 					kills++
 				}
 				if kills > 0 && j.run(t, "", 0) {
