@@ -40,10 +40,11 @@ type Client interface {
 	Close()
 }
 
-// Admin is the part of a *kadm.Client the committer uses.
+// Admin is the part of a *kadm.Client the committer and the survivor use.
 type Admin interface {
 	DescribeTransactions(ctx context.Context, txnIDs ...string) (kadm.DescribedTransactions, error)
 	ListTransactions(ctx context.Context, producerIDs []int64, filterStates []string) (kadm.ListedTransactions, error)
+	DescribeProducers(ctx context.Context, s kadm.TopicsSet) (kadm.DescribedProducersTopics, error)
 }
 
 // Dialer makes the machinery's clients of the sink's cluster.

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/twmb/franz-go/pkg/kadm"
 )
 
 // offsetsTopic is the topic of the group coordinators' logs: a
@@ -38,8 +40,9 @@ type Survivors struct {
 // transaction that holds group offsets (a partition of __consumer_offsets:
 // the writer commits them after its records are flushed) was
 // pre-committed: it is committed, records and offsets together, as its
-// instance's checkpoint would have. Any other is aborted: its input is
-// read again from the group's offsets.
+// instance's checkpoint would have — when the group coordinator holds its
+// offsets (offsetsStored). Any other is aborted: its input is read again
+// from the group's offsets.
 //
 // It is safe against live instances. It lists and describes the
 // transactions before it asks who is alive, and ends each one by a raw
@@ -120,6 +123,18 @@ func (s *Sink) ResolveAbandoned(ctx context.Context, sv Survivors) (int, error) 
 				"transactional_id", d.TxnID, "topic", foreign)
 			continue
 		}
+		if commit {
+			stored, err := offsetsStored(ctx, adm, d)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("transaction %q (producer id %d) of instance %q: %w", d.TxnID, d.ProducerID, inst, err))
+				continue
+			}
+			if !stored {
+				s.cfg.Logger.Info("kafka sink: an open transaction left by an instance that is no longer a member of the job's consumer groups added group offsets but the group coordinator holds none of them; aborting it",
+					"instance", inst, "transactional_id", d.TxnID, "producer_id", d.ProducerID)
+				commit = false
+			}
+		}
 		err := retry(ctx, 10, func() error { return rawEndTxn(ctx, raw, d.TxnID, d.ProducerID, d.ProducerEpoch, commit) })
 		what := "aborted"
 		if commit {
@@ -138,6 +153,40 @@ func (s *Sink) ResolveAbandoned(ctx context.Context, sv Survivors) (int, error) 
 		}
 	}
 	return ended, errors.Join(errs...)
+}
+
+// offsetsStored reports whether every __consumer_offsets partition of
+// d, an open transaction, holds its offsets: the partition's log has an
+// open transaction of d's producer id (DescribeProducers: a current
+// transaction start offset). Below transaction version 2 the writer adds
+// the group with AddOffsetsToTxn before it sends TxnOffsetCommit, so the
+// transaction lists the partition before the coordinator has written any
+// offset to it — an instance killed between the two, or whose
+// TxnOffsetCommit the group refused (a rebalance), left a transaction
+// that committed would publish its records without the offsets of the
+// input they came from, which the next owner then reads again.
+func offsetsStored(ctx context.Context, adm Admin, d kadm.DescribedTransaction) (bool, error) {
+	parts := d.Topics[offsetsTopic]
+	if len(parts) == 0 {
+		return false, nil
+	}
+	described, err := adm.DescribeProducers(ctx, kadm.TopicsSet{offsetsTopic: parts})
+	if err != nil {
+		return false, fmt.Errorf("describing the producers of %s: %w", offsetsTopic, err)
+	}
+	for p := range parts {
+		dp, ok := described[offsetsTopic].Partitions[p]
+		if !ok {
+			return false, fmt.Errorf("describing the producers of %s partition %d: no answer", offsetsTopic, p)
+		}
+		if dp.Err != nil {
+			return false, fmt.Errorf("describing the producers of %s partition %d: %w", offsetsTopic, p, dp.Err)
+		}
+		if pr, ok := dp.ActiveProducers[d.ProducerID]; !ok || pr.CurrentTxnStartOffset < 0 {
+			return false, nil
+		}
+	}
+	return true, nil
 }
 
 // instanceOf returns the instance of id when id is <base>-<instance>-<task>-<slot>.
