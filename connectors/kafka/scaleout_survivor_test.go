@@ -148,8 +148,14 @@ func testSurvivor(t *testing.T, b kafkatest.Broker, precommitted bool) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	if !regexp.MustCompile(`ended a transaction left open by an instance that is no longer a member of the job's consumer groups: ` + ended + `.* instance=b `).MatchString(c.log("a")) {
-		t.Errorf("instance a did not log that it ended b's transaction (%s):\n%s", ended, c.log("a"))
+	// Instance a logs the end after its EndTxn returns, so the line may
+	// follow the moment the broker stopped listing the transaction.
+	endedLine := regexp.MustCompile(`ended a transaction left open by an instance that is no longer a member of the job's consumer groups: ` + ended + `.* instance=b `)
+	for logDeadline := time.Now().Add(10 * time.Second); !endedLine.MatchString(c.log("a")); time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(logDeadline) {
+			t.Errorf("instance a did not log that it ended b's transaction (%s):\n%s", ended, c.log("a"))
+			break
+		}
 	}
 	close(stop)
 	produced := <-producedCh
