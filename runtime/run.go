@@ -617,14 +617,8 @@ type pendingPositions struct {
 func (t *sourceTask) trigger(id int64, final bool) {
 	t.mu.Lock()
 	t.reqs = append(t.reqs, barrierReq{id, final})
-	if t.cancelRead != nil {
-		t.cancelRead()
-	}
 	t.mu.Unlock()
-	select {
-	case t.wake <- struct{}{}:
-	default:
-	}
+	t.interrupt()
 }
 
 func (t *sourceTask) run(ctx context.Context) (err error) {

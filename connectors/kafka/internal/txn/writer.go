@@ -497,14 +497,25 @@ func (w *Writer) preCommit(ctx context.Context, checkpointID int64, positions []
 	if err != nil {
 		return nil, err
 	}
-	c := Committable{TransactionalID: sl.id, ProducerID: o.PID, Epoch: o.Epoch, TransactionVersion: sl.tv, CheckpointID: checkpointID}
+	b := w.precommitted(sl, Committable{TransactionalID: sl.id, ProducerID: o.PID, Epoch: o.Epoch, TransactionVersion: sl.tv, CheckpointID: checkpointID}, o.Partitions, false)
+	return []connector.Committable{b}, errors.Join(groupErrs...)
+}
+
+// precommitted marks sl, the open transaction, pre-committed as c, whose
+// records went to acked, and returns c encoded. closeClient closes the
+// slot's client, so that the committer ends the transaction by raw EndTxn.
+func (w *Writer) precommitted(sl *slot, c Committable, acked []TopicPartition, closeClient bool) []byte {
 	b := c.Encode()
 	sl.mu.Lock()
-	sl.state, sl.last, sl.lastC, sl.acked = slotPrecommitted, b, c, o.Partitions
+	sl.state, sl.last, sl.lastC, sl.acked = slotPrecommitted, b, c, acked
+	if closeClient {
+		sl.client.Close()
+		sl.client = nil
+	}
 	sl.mu.Unlock()
 	w.cur = nil
 	w.publish()
-	return []connector.Committable{b}, errors.Join(groupErrs...)
+	return b
 }
 
 // commitPositions commits positions inside sl's open transaction (pid,
@@ -618,15 +629,7 @@ func (w *Writer) preCommitOffsets(ctx context.Context, checkpointID int64, posit
 		// No committable, but not nil: the groups' refusals are not fatal.
 		return []connector.Committable{}, errors.Join(groupErrs...)
 	}
-	c := Committable{TransactionalID: sl.id, ProducerID: pid, Epoch: epoch, TransactionVersion: sl.tv, CheckpointID: checkpointID}
-	b := c.Encode()
-	sl.mu.Lock()
-	sl.state, sl.last, sl.lastC, sl.acked = slotPrecommitted, b, c, nil
-	sl.client.Close()
-	sl.client = nil
-	sl.mu.Unlock()
-	w.cur = nil
-	w.publish()
+	b := w.precommitted(sl, Committable{TransactionalID: sl.id, ProducerID: pid, Epoch: epoch, TransactionVersion: sl.tv, CheckpointID: checkpointID}, nil, true)
 	return []connector.Committable{b}, errors.Join(groupErrs...)
 }
 
