@@ -40,7 +40,7 @@ func TestMain(m *testing.M) {
 // about speed.
 func TestBenchSmoke(t *testing.T) {
 	b := kafkatest.Require(t)
-	o := options{bootstrap: b.Addr, records: 5000, partitions: 3, runs: 1, latencyRate: 1000, latencySeconds: 2, hogs: 1}
+	o := options{bootstrap: b.Addr, records: 5000, partitions: 3, runs: 1, latencyRate: 1000, latencySeconds: 2, latencyRuns: 1, hogs: 1}
 	results, err := runAll(context.Background(), o, io.Discard)
 	if err != nil {
 		t.Fatal(err)
@@ -77,7 +77,8 @@ func TestBenchSmoke(t *testing.T) {
 			t.Errorf("%s produced %d records, want %d", r.Scenario, r.RecordsOut, want)
 		}
 		if r.RecordsPerSec <= 0 || r.PeakRSSMB <= 0 || r.CPUSecPerMillon <= 0 || r.LatencyP99MS <= 0 || r.RatioDefault <= 0 ||
-			r.RatioRaw <= 0 || r.RatioFastJSON <= 0 || r.CPURatioRaw <= 0 || r.StartToFirstMS <= 0 || r.Hogs != 1 {
+			r.RatioRaw <= 0 || r.RatioFastJSON <= 0 || r.CPURatioRaw <= 0 || r.StartToFirstMS <= 0 || r.Hogs != 1 ||
+			len(r.LatencyRuns) != 1 || r.LatencyRuns[0].P99MS != r.LatencyP99MS {
 			t.Errorf("%s: a figure was not measured: %+v", r.Scenario, r)
 		}
 		if strings.HasSuffix(r.Scenario, "-ckpt1s") && r.CheckpointP99MS <= 0 {

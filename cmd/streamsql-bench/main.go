@@ -19,7 +19,7 @@
 // Usage:
 //
 //	streamsql-bench [-bootstrap ADDR] [-records N] [-partitions P] [-runs R]
-//	                [-latency-rate RPS] [-latency-seconds S] [-hogs H]
+//	                [-latency-rate RPS] [-latency-seconds S] [-latency-runs L] [-hogs H]
 //	                [-taskset CPUS] [-payload BYTES] [-json FILE] [-only S1,S2]
 //	streamsql-bench -scaling [-records N] [-runs R] [-taskset CPUS] [-json FILE]
 //	streamsql-bench -tune
@@ -27,6 +27,9 @@
 // -taskset 0 pins every child (pipes and CPU hogs) to CPU 0 with taskset,
 // so per-core figures do not depend on the cores the machine lends; -hogs
 // is the number of busy-loop processes during each latency run (default 2);
+// -latency-runs is the number of latency runs per scenario, interleaved
+// across scenarios like the throughput runs, whose median p50 and p99 are
+// reported (default 3);
 // -scaling measures records/s and RSS at 4, 16 and 64 partitions, payloads
 // of ~100 B, 1 KB and 10 KB, and 1, 4 and 16 pipelines in one job
 // (scaling.go). STREAMSQL_BENCH_CPUPROFILE=PREFIX makes each streamsql child

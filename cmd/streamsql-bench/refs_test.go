@@ -79,6 +79,22 @@ func TestTargetsTable(t *testing.T) {
 	}
 }
 
+// TestLatencyMedian checks that a scenario's reported p50 and p99 are the
+// medians of its latency runs' figures, each taken on its own, and that
+// the text table keeps every run's p99.
+func TestLatencyMedian(t *testing.T) {
+	r := Result{Scenario: scenarioALO, LatencyRuns: []LatencyRun{{P50MS: 12, P99MS: 900}, {P50MS: 10, P99MS: 30}, {P50MS: 11, P99MS: 60}}}
+	r.summarizeLatency()
+	if r.LatencyP50MS != 11 || r.LatencyP99MS != 60 {
+		t.Errorf("p50 %.0f, p99 %.0f; want the medians 11 and 60", r.LatencyP50MS, r.LatencyP99MS)
+	}
+	var b strings.Builder
+	printTable(&b, []Result{r})
+	if !strings.Contains(b.String(), "900/30/60") {
+		t.Errorf("the table lacks the per-run p99s:\n%s", b.String())
+	}
+}
+
 // TestScalingSmoke runs two points of the scaling sweep at a tiny size on
 // the real broker, under -taskset 0: 1 KB payloads (raw copy, fastjson and
 // streamsql)

@@ -87,7 +87,7 @@ func targets(results []Result) []target {
 	lat := func(name, s, ref string) {
 		t := target{Name: name, Met: "–"}
 		if rs, ok := get(s, ref); ok && rs[0].LatencyP99MS > 0 && rs[1].LatencyP99MS > 0 {
-			t.Figure = fmt.Sprintf("%.1f ms vs %.1f ms (%d CPU hogs)", rs[0].LatencyP99MS, rs[1].LatencyP99MS, rs[0].Hogs)
+			t.Figure = fmt.Sprintf("%.1f ms vs %.1f ms (median of %d runs, %d CPU hogs)", rs[0].LatencyP99MS, rs[1].LatencyP99MS, max(1, len(rs[0].LatencyRuns)), rs[0].Hogs)
 			t.Met = yes(rs[0].LatencyP99MS <= rs[1].LatencyP99MS)
 		}
 		ts = append(ts, t)
