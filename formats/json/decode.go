@@ -91,9 +91,41 @@ type decoder struct {
 	ignore      bool
 	iso         bool
 	s           scanner
-	str         string // copy of the record, made on first use
-	hasStr      bool
-	scratch     []byte
+	// arena holds the bytes of the strings this decoder handed out (see
+	// keep): the free room of the current chunk.
+	arena   []byte
+	scratch []byte
+}
+
+// arenaChunk is the size of the chunks keep cuts strings from, and
+// arenaMax the longest string it puts in one: a longer one is a
+// separate allocation.
+const (
+	arenaChunk = 4 << 10
+	arenaMax   = arenaChunk / 4
+)
+
+// keep returns b's content as a string that does not alias b. Short
+// strings are cut from a chunk shared with the decoder's other strings
+// (saving an allocation per string or per record): a chunk is only
+// appended to, never rewritten, and the decoder drops it when it is full,
+// so a string stays valid and immutable for as long as it is referred to.
+// The price is that a string kept alive (in a row held by a buffer, say)
+// keeps its whole chunk, at most arenaChunk bytes, alive with it.
+func (d *decoder) keep(b []byte) string {
+	n := len(b)
+	if n == 0 {
+		return ""
+	}
+	if n > arenaMax {
+		return string(b)
+	}
+	if cap(d.arena)-len(d.arena) < n {
+		d.arena = make([]byte, 0, arenaChunk)
+	}
+	start := len(d.arena)
+	d.arena = append(d.arena, b...)
+	return text.UnsafeString(d.arena[start:len(d.arena):len(d.arena)])
 }
 
 // Decode implements factory.Decoder.
@@ -109,7 +141,6 @@ func (d *decoder) Decode(data []byte, row *types.Row) error {
 	}
 	row.Kind = types.Insert
 	d.s = scanner{data: data}
-	d.str, d.hasStr = "", false
 	err := d.record(row.Fields)
 	d.s.data = nil
 	if err == nil {
@@ -279,16 +310,6 @@ func (d *decoder) row(n *node, out []types.Value) error {
 	return nil
 }
 
-// substr returns data[start:end] as a string that does not alias data: a
-// slice of one copy of the record made on first use.
-func (d *decoder) substr(start, end int) string {
-	if !d.hasStr {
-		d.str = string(d.s.data)
-		d.hasStr = true
-	}
-	return d.str[start:end]
-}
-
 // strBytes scans a string token and returns its content for transient use.
 func (d *decoder) strBytes() ([]byte, error) {
 	start, end, esc, err := d.s.str()
@@ -345,14 +366,14 @@ func (d *decoder) value(n *node) (types.Value, error) {
 				return types.Value{}, err
 			}
 			if !esc {
-				return types.Str(d.substr(start, end)), nil
+				return types.Str(d.keep(s.data[start:end])), nil
 			}
 			b, ok := unescape(d.scratch[:0], s.data[start:end])
 			d.scratch = b
 			if !ok {
 				return types.Value{}, &syntaxError{off: start, msg: "invalid escape in string"}
 			}
-			return types.Str(string(b)), nil
+			return types.Str(d.keep(b)), nil
 		}
 		// Flink keeps the JSON text of a non-string value, as Jackson
 		// re-serializes it (compact, numbers normalized).
@@ -360,7 +381,7 @@ func (d *decoder) value(n *node) (types.Value, error) {
 		if err != nil {
 			return types.Value{}, err
 		}
-		return types.Str(string(out)), nil
+		return types.Str(d.keep(out)), nil
 	case types.KindBoolean:
 		switch c {
 		case 't':
@@ -504,7 +525,7 @@ func (d *decoder) fromText(n *node, b []byte) (types.Value, error) {
 		types.KindFloat, types.KindDouble, types.KindDecimal:
 		return d.number(n, trimSpace(b))
 	case types.KindChar, types.KindVarChar:
-		return types.Str(string(b)), nil
+		return types.Str(d.keep(b)), nil
 	case types.KindBinary, types.KindVarBinary:
 		out := make([]byte, base64.StdEncoding.DecodedLen(len(b)))
 		m, err := base64.StdEncoding.Decode(out, b)
@@ -583,13 +604,14 @@ func (d *decoder) mapValue(n *node) (types.Value, error) {
 		var key types.Value
 		if n.elem.typ.IsString() {
 			if esc {
-				b, ok := unescape(nil, s.data[ks:ke])
+				b, ok := unescape(d.scratch[:0], s.data[ks:ke])
+				d.scratch = b
 				if !ok {
 					return types.Value{}, &syntaxError{off: ks, msg: "invalid escape in map key"}
 				}
-				key = types.Str(string(b))
+				key = types.Str(d.keep(b))
 			} else {
-				key = types.Str(d.substr(ks, ke))
+				key = types.Str(d.keep(s.data[ks:ke]))
 			}
 		} else {
 			kb := s.data[ks:ke]

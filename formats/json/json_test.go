@@ -2,6 +2,7 @@ package json
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -104,6 +105,54 @@ func TestDecodedValuesDoNotAliasInput(t *testing.T) {
 	}
 	if row.Fields[0].Str() != "hello" || string(row.Fields[1].Bytes()) != "\x01\x02" {
 		t.Fatalf("values changed with the input buffer: %q %q", row.Fields[0].Str(), row.Fields[1].Bytes())
+	}
+}
+
+// TestDecodedStringsStayValid: strings of many rows, decoded one after the
+// other from one reused buffer (so across the decoder's string chunks, and
+// past arenaMax), keep their values while later records are decoded,
+// whether plain, escaped, map keys or the JSON text of a non-string value.
+func TestDecodedStringsStayValid(t *testing.T) {
+	fields := []types.Field{
+		{Name: "s", Type: types.String()}, {Name: "e", Type: types.String()},
+		{Name: "m", Type: types.Map(types.String(), types.Int())}, {Name: "j", Type: types.String()},
+		{Name: "long", Type: types.String()},
+	}
+	dec, _ := codecs(t, fields)
+	const n = 3000
+	rows := make([]types.Row, n)
+	var buf []byte
+	want := func(i int) (s, e, k, j, long string) {
+		return fmt.Sprintf("s-%d", i), fmt.Sprintf("e\"%d\n", i), fmt.Sprintf("k%d", i),
+			fmt.Sprintf(`{"a":[%d,true]}`, i), strings.Repeat(string(rune('a'+i%26)), arenaMax+i%3)
+	}
+	for i := range rows {
+		s, _, k, _, long := want(i)
+		buf = fmt.Appendf(buf[:0], `{"s":%q,"e":"e\"%d\n","m":{%q:%d},"j":{ "a" : [ %d, true ] },"long":%q}`,
+			s, i, k, i, i, long)
+		if err := dec.Decode(buf, &rows[i]); err != nil {
+			t.Fatalf("record %d %s: %v", i, buf, err)
+		}
+		clear(buf)
+	}
+	for i, row := range rows {
+		s, e, k, j, long := want(i)
+		m := row.Fields[2].Map()
+		if got := row.Fields[0].Str(); got != s {
+			t.Fatalf("row %d: s is %q, want %q", i, got, s)
+		}
+		if got := row.Fields[1].Str(); got != e {
+			t.Fatalf("row %d: e is %q, want %q", i, got, e)
+		}
+		if len(m.Keys) != 1 || m.Keys[0].Str() != k || m.Values[0].Int64() != int64(i) {
+			t.Fatalf("row %d: m is %v, want {%s: %d}", i, row.Fields[2], k, i)
+		}
+		if got := row.Fields[3].Str(); got != j {
+			t.Fatalf("row %d: j is %q, want %q", i, got, j)
+		}
+		if got := row.Fields[4].Str(); got != long {
+			t.Fatalf("row %d: long is %q, want %q", i, got, long)
+		}
 	}
 }
 
