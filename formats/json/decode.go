@@ -1,6 +1,7 @@
 package json
 
 import (
+	"bytes"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -14,12 +15,16 @@ import (
 
 // node is the compiled decoding and encoding plan of one field.
 type node struct {
-	name   string
-	path   string // dotted path for errors
-	typ    types.Type
-	key    []byte // `"name":` for the encoder
-	elem   *node  // ARRAY and MULTISET element, MAP key
-	val    *node  // MAP value, MULTISET count
+	name string
+	path string // dotted path for errors
+	typ  types.Type
+	key  []byte // `"name":` for the encoder
+	// match is `"name":` when name needs no escaping in JSON (else nil):
+	// the decoder takes a key written exactly so, the usual case, as this
+	// field without scanning and comparing it as a string.
+	match  []byte
+	elem   *node // ARRAY and MULTISET element, MAP key
+	val    *node // MAP value, MULTISET count
 	fields []*node
 	index  map[string]int
 	// unread marks a top-level field the job does not read
@@ -32,6 +37,9 @@ func compile(name, path string, t types.Type) (*node, error) {
 	n := &node{name: name, path: path, typ: t}
 	n.key = appendString(nil, name)
 	n.key = append(n.key, ':')
+	if name != "" && !strings.ContainsFunc(name, func(r rune) bool { return r < 0x20 || r == '"' || r == '\\' }) {
+		n.match = append(append(append([]byte{'"'}, name...), '"'), ':')
+	}
 	var err error
 	switch t.Kind {
 	case types.KindArray:
@@ -203,27 +211,33 @@ func (d *decoder) row(n *node, out []types.Value) error {
 			if s.peek() != '"' {
 				return s.fail("expected a field name")
 			}
-			ks, ke, esc, err := s.str()
-			if err != nil {
-				return err
-			}
-			keyb := s.data[ks:ke]
-			if esc {
-				var ok bool
-				d.scratch, ok = unescape(d.scratch[:0], keyb)
-				if !ok {
-					return &syntaxError{off: ks, msg: "invalid escape in field name"}
-				}
-				keyb = d.scratch
-			}
 			idx := -1
-			if next < len(n.fields) && n.fields[next].name == string(keyb) {
+			if next < len(n.fields) && len(n.fields[next].match) > 0 && bytes.HasPrefix(s.data[s.pos:], n.fields[next].match) {
+				// The next field in schema order, written plainly.
 				idx = next
-			} else if i, ok := n.index[string(keyb)]; ok {
-				idx = i
-			}
-			if err := s.expect(':'); err != nil {
-				return err
+				s.pos += len(n.fields[next].match)
+			} else {
+				ks, ke, esc, err := s.str()
+				if err != nil {
+					return err
+				}
+				keyb := s.data[ks:ke]
+				if esc {
+					var ok bool
+					d.scratch, ok = unescape(d.scratch[:0], keyb)
+					if !ok {
+						return &syntaxError{off: ks, msg: "invalid escape in field name"}
+					}
+					keyb = d.scratch
+				}
+				if next < len(n.fields) && n.fields[next].name == string(keyb) {
+					idx = next
+				} else if i, ok := n.index[string(keyb)]; ok {
+					idx = i
+				}
+				if err := s.expect(':'); err != nil {
+					return err
+				}
 			}
 			if idx >= 0 && n.fields[idx].unread {
 				// Not read: skipped like an unknown field, so its value is
@@ -444,6 +458,12 @@ func (d *decoder) value(n *node) (types.Value, error) {
 			return d.fromText(n, b)
 		}
 		if c == '-' || (c >= '0' && c <= '9') {
+			if k >= types.KindTinyInt && k <= types.KindBigInt {
+				lo, hi := text.IntRange(k)
+				if v, ok := s.plainInt(lo, hi); ok {
+					return types.Int64(v), nil
+				}
+			}
 			start, end, err := s.number()
 			if err != nil {
 				return types.Value{}, err

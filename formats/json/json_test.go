@@ -156,6 +156,67 @@ func TestDecodedStringsStayValid(t *testing.T) {
 	}
 }
 
+// TestDecodeKeysAndPlainIntegers covers the decoder's fast paths and
+// where they hand over to the general one: keys written exactly as the
+// next field's name are taken without a string scan, other spellings of
+// a key still find their field; integers of up to 18 digits are parsed in
+// one pass, longer ones, fractions, exponents and values out of the
+// column's range take the general path with its errors.
+func TestDecodeKeysAndPlainIntegers(t *testing.T) {
+	fields := []types.Field{
+		{Name: "id", Type: types.BigInt()}, {Name: "t", Type: types.TinyInt()},
+		{Name: `q"k`, Type: types.Int()}, {Name: "idx", Type: types.SmallInt()},
+	}
+	dec, _ := codecs(t, fields)
+	for _, c := range []struct {
+		in   string
+		want []int64 // -1: NULL
+		err  string  // part of the error; "" for none
+	}{
+		{in: `{"id":1,"t":2,"q\"k":3,"idx":4}`, want: []int64{1, 2, 3, 4}},
+		{in: `{"idx":4,"id":1}`, want: []int64{1, -1, -1, 4}},
+		{in: `{"id" : 5 , "t":-6}`, want: []int64{5, -6, -1, -1}},
+		{in: `{"\u0069d":7,"i\u0064x":8}`, want: []int64{7, -1, -1, 8}},
+		{in: `{"id":007,"t":-0}`, want: []int64{7, 0, -1, -1}},
+		{in: `{"id":999999999999999999}`, want: []int64{999999999999999999, -1, -1, -1}},
+		{in: `{"id":-999999999999999999}`, want: []int64{-999999999999999999, -1, -1, -1}},
+		{in: `{"id":9223372036854775807}`, want: []int64{math.MaxInt64, -1, -1, -1}},
+		{in: `{"id":-9223372036854775808}`, want: []int64{math.MinInt64, -1, -1, -1}},
+		{in: `{"id":00000000000000000000001}`, want: []int64{1, -1, -1, -1}},
+		{in: `{"t":127,"idx":-32768}`, want: []int64{-1, 127, -1, -32768}},
+		{in: `{"t":-128}`, want: []int64{-1, -128, -1, -1}},
+		{in: `{"id":9223372036854775808}`, err: "9223372036854775808 is not a valid BIGINT"},
+		{in: `{"t":128}`, err: "128 is not a valid TINYINT"},
+		{in: `{"t":-129}`, err: "-129 is not a valid TINYINT"},
+		{in: `{"id":1.0}`, err: "1.0 is not a valid BIGINT"},
+		{in: `{"id":1e2}`, err: "1e2 is not a valid BIGINT"},
+		{in: `{"id":-}`, err: "invalid number"},
+		{in: `{"id":12a}`, err: "expected ',' or '}' in object"},
+		{in: `{"id":1`, err: "expected ',' or '}' in object"},
+		{in: `{"id":`, err: "unexpected end of JSON input"},
+		{in: `{"id"`, err: "expected ':'"},
+		{in: `{"id":1,"id`, err: "unterminated string"},
+	} {
+		var row types.Row
+		err := dec.Decode([]byte(c.in), &row)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%s: error %v, want one containing %q", c.in, err, c.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", c.in, err)
+			continue
+		}
+		for i, w := range c.want {
+			if v := row.Fields[i]; (w == -1) != v.IsNull() || (w != -1 && v.Int64() != w) {
+				t.Errorf("%s: field %s is %v, want %d", c.in, fields[i].Name, v, w)
+			}
+		}
+	}
+}
+
 func TestDecodeFlinkLeniency(t *testing.T) {
 	fields := []types.Field{
 		{Name: "i", Type: types.Int()}, {Name: "b", Type: types.Boolean()}, {Name: "d", Type: types.Double()},

@@ -3,6 +3,7 @@ package json
 import (
 	"encoding/binary"
 	"errors"
+	"math/bits"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -68,43 +69,59 @@ func (s *scanner) literal(w string) error {
 }
 
 // str scans a string whose opening quote is at pos. It returns the raw
-// content bounds and whether it contains escapes.
+// content bounds and whether it contains escapes. The character after a
+// backslash is not checked here (unescape checks escapes where a string
+// is read).
 func (s *scanner) str() (start, end int, escaped bool, err error) {
 	s.pos++ // opening quote
 	start = s.pos
-	// Eight bytes at a time while none of them is a quote, a backslash or
-	// a control character (most of a string's bytes); then byte by byte.
-	for s.pos+8 <= len(s.data) && !special8(binary.LittleEndian.Uint64(s.data[s.pos:])) {
-		s.pos += 8
-	}
-	for s.pos < len(s.data) {
-		c := s.data[s.pos]
-		switch {
-		case c == '"':
-			end = s.pos
-			s.pos++
-			return start, end, escaped, nil
-		case c == '\\':
+	d := s.data
+	i := s.pos
+	for {
+		// Eight bytes at a time to the first quote, backslash or control
+		// character (most of a string's bytes are none); byte by byte in
+		// the last seven.
+		for i+8 <= len(d) {
+			if m := special8(binary.LittleEndian.Uint64(d[i:])); m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				goto found
+			}
+			i += 8
+		}
+		for i < len(d) {
+			if c := d[i]; c == '"' || c == '\\' || c < 0x20 {
+				goto found
+			}
+			i++
+		}
+		s.pos = i
+		return 0, 0, false, s.fail("unterminated string")
+	found:
+		switch d[i] {
+		case '"':
+			s.pos = i + 1
+			return start, i, escaped, nil
+		case '\\':
 			escaped = true
-			s.pos += 2
-		case c < 0x20:
-			return 0, 0, false, s.fail("control character in string")
+			i += 2
 		default:
-			s.pos++
+			s.pos = i
+			return 0, 0, false, s.fail("control character in string")
 		}
 	}
-	return 0, 0, false, s.fail("unterminated string")
 }
 
-// special8 reports whether one of the eight bytes in x is '"', '\\' or
-// below 0x20 (the SWAR tests for a zero byte and a byte below n; they may
-// flag bytes after the first match, never before it, and never a byte at
-// or above 0x80 for the control test).
-func special8(x uint64) bool {
+// special8 returns a mask with the high bit of the first byte of x (in
+// little-endian order) that is '"', '\\' or below 0x20 set, and maybe
+// high bits of later bytes; 0 if there is none. (The SWAR tests for a
+// zero byte and a byte below n may flag bytes after the first match, never
+// before it, and never a byte at or above 0x80 for the control test; so
+// the lowest bit set marks the first match.)
+func special8(x uint64) uint64 {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	quote := x ^ (ones * '"')
 	bslash := x ^ (ones * '\\')
-	return ((quote-ones)&^quote|(bslash-ones)&^bslash|(x-ones*0x20)&^x)&highs != 0
+	return ((quote-ones)&^quote | (bslash-ones)&^bslash | (x-ones*0x20)&^x) & highs
 }
 
 // number scans a JSON number at pos and returns its bounds.
@@ -154,7 +171,55 @@ func (s *scanner) number() (int, int, error) {
 
 // skip skips one value of any kind.
 func (s *scanner) skip() error {
+	// Strings and numbers, the usual skipped values, directly.
+	switch c := s.peek(); {
+	case c == '"':
+		_, _, _, err := s.str()
+		return err
+	case c == '-' || (c >= '0' && c <= '9'):
+		_, _, err := s.number()
+		return err
+	}
 	return s.skipDepth(0)
+}
+
+// plainInt reads an integer at pos written as an optional '-' and at most
+// 18 digits (so it fits an int64), not followed by a fraction or exponent,
+// that lies in [lo, hi]. Otherwise it reports false and leaves pos alone:
+// the caller then takes the general path, which also makes the errors.
+func (s *scanner) plainInt(lo, hi int64) (int64, bool) {
+	d := s.data
+	i := s.pos
+	neg := i < len(d) && d[i] == '-'
+	if neg {
+		i++
+	}
+	start := i
+	var u int64
+	for i < len(d) && i-start < 19 {
+		c := d[i] - '0'
+		if c > 9 {
+			break
+		}
+		u = u*10 + int64(c)
+		i++
+	}
+	if n := i - start; n == 0 || n > 18 {
+		return 0, false
+	}
+	if i < len(d) {
+		if c := d[i]; c == '.' || c == 'e' || c == 'E' {
+			return 0, false
+		}
+	}
+	if neg {
+		u = -u
+	}
+	if u < lo || u > hi {
+		return 0, false
+	}
+	s.pos = i
+	return u, true
 }
 
 func (s *scanner) skipDepth(depth int) error {
