@@ -420,9 +420,6 @@ func (c *coordinator) complete(ctx context.Context, f *inflight) error {
 	a.j.log.Debug("checkpoint complete", "checkpoint", f.id, "duration", dur, "size", size,
 		"new_committables", len(newItems), "pending_commits", len(c.uncommitted))
 	c.a.j.stats.setPending(c.pendingStats())
-	if err := a.j.store.Prune(c.cfg.NumRetained); err != nil {
-		c.log().Warn("cannot delete old checkpoints", "err", err)
-	}
 	if err := a.j.fault(ctx, AfterCheckpointWritten, FaultInfo{Checkpoint: f.id}); err != nil {
 		return err
 	}
@@ -443,6 +440,12 @@ func (c *coordinator) complete(ctx context.Context, f *inflight) error {
 	}
 	if f.final {
 		c.finalDone = true
+	}
+	// Deleting old checkpoints (a directory listing, reading the newest
+	// ones to find the fallback, unlinks) is not on the commits' path:
+	// they are under way on the commit loop by now.
+	if err := a.j.store.Prune(c.cfg.NumRetained); err != nil {
+		c.log().Warn("cannot delete old checkpoints", "err", err)
 	}
 	return nil
 }
