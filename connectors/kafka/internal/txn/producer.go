@@ -15,17 +15,27 @@ import (
 
 // Producer is the record path shared by every writer of the Kafka sink,
 // transactional or not: it encodes rows into recycled *kgo.Record values
-// (no allocation per record once the pool is warm: key and value buffers
-// are reused too) and collects the outcome of the produce promises.
+// (no allocation per record once as many records as are ever in flight
+// exist: key and value buffers are reused too) and collects the outcome of
+// the produce promises. Produce, Wait and Reset are called by one
+// goroutine, the writer's; promises run on franz-go's.
 type Producer struct {
 	enc     Encoder
 	meta    func(*types.Row, *kgo.Record) // copies writable metadata into records; nil: none
 	check   func(*kgo.Record) error       // checks a record's own topic; nil: none
-	records sync.Pool
-	promise func(*kgo.Record, error) // p.done, bound once
-	bytes   atomic.Int64             // key and value bytes handed to the client
+	promise func(*kgo.Record, error)      // p.done, bound once
+	bytes   atomic.Int64                  // key and value bytes handed to the client
+	// spare are recycled records only Produce touches: it refills them
+	// from free, a batch at a time, so that neither side takes a lock per
+	// record for recycling (the promise adds to free under the lock it
+	// takes anyway).
+	spare []*kgo.Record
 
-	mu       sync.Mutex // guards the fields below; promises run on franz-go's goroutine
+	mu sync.Mutex // guards the fields below; promises run on franz-go's goroutine
+	// free are the records whose promise ran: franz-go no longer holds
+	// them. Their number is bounded by the records ever in flight at once
+	// (the client's max buffered records).
+	free     []*kgo.Record
 	firstErr error
 	failed   int64
 	pidSet   bool
@@ -36,7 +46,9 @@ type Producer struct {
 	// latest one added (consecutive records mostly share a partition).
 	acked map[TopicPartition]struct{}
 	last  TopicPartition
-	// pending counts records handed to Produce whose promise has not run;
+	// pending counts records handed to Produce whose promise has not run,
+	// plus, while a Produce call runs, the rows of it not yet handed (it
+	// reserves them at once rather than taking the lock per record);
 	// idle is closed when it drops to zero. Flush does not wait for a
 	// record that failed before it was buffered (a record larger than
 	// buffer.memory, say): its promise runs on another goroutine, later.
@@ -80,7 +92,6 @@ type Encoder interface {
 // acknowledgement arriving fail with ErrDeliveryTimeout (0: never).
 func NewProducer(enc Encoder, meta func(*types.Row, *kgo.Record), check func(*kgo.Record) error, deliveryTimeout time.Duration) *Producer {
 	p := &Producer{enc: enc, meta: meta, check: check, deliveryTimeout: deliveryTimeout}
-	p.records.New = func() any { return new(kgo.Record) }
 	p.promise = p.done
 	p.life, p.kill = context.WithCancelCause(context.Background())
 	if deliveryTimeout > 0 {
@@ -124,14 +135,34 @@ func (p *Producer) Close() {
 	p.kill(errors.New("kafka sink: writer closed"))
 }
 
+// recordChunk is how many records record allocates at once when none is
+// free.
+const recordChunk = 64
+
 // record returns a cleared record whose Key, Value and Headers keep their
 // capacity.
 func (p *Producer) record() *kgo.Record {
-	r := p.records.Get().(*kgo.Record)
+	if len(p.spare) == 0 {
+		p.mu.Lock()
+		p.spare, p.free = p.free, p.spare
+		p.mu.Unlock()
+		if len(p.spare) == 0 {
+			chunk := make([]kgo.Record, recordChunk)
+			for i := range chunk {
+				p.spare = append(p.spare, &chunk[i])
+			}
+		}
+	}
+	n := len(p.spare) - 1
+	r := p.spare[n]
+	p.spare = p.spare[:n]
 	k, v, h := r.Key[:0], r.Value[:0], r.Headers[:0]
 	*r = kgo.Record{Key: k, Value: v, Headers: h}
 	return r
 }
+
+// unused takes back a record Produce did not hand to the client.
+func (p *Producer) unused(r *kgo.Record) { p.spare = append(p.spare, r) }
 
 // done is the produce promise. franz-go calls promises serially and does
 // not touch a record after its promise returns, so the record is recycled.
@@ -163,8 +194,8 @@ func (p *Producer) done(r *kgo.Record, err error) {
 			p.acked[tp], p.last = struct{}{}, tp
 		}
 	}
+	p.free = append(p.free, r)
 	p.mu.Unlock()
-	p.records.Put(r)
 }
 
 // ClientSource gives Produce the client to produce to.
@@ -183,12 +214,20 @@ type ClientSource interface {
 // unreachable broker.
 func (p *Producer) Produce(ctx context.Context, src ClientSource, rows []types.Row) (int, error) {
 	var n int64
-	defer func() { p.bytes.Add(n) }()
+	// reserved counts rows added to pending ahead of their record, once
+	// the client is known; what is left of it is taken back on return.
+	var reserved int64
+	defer func() {
+		p.bytes.Add(n)
+		if reserved > 0 {
+			p.unreserve(reserved)
+		}
+	}()
 	var cl Client
 	for i := range rows {
 		r := p.record()
 		if err := p.enc.EncodeRecord(&rows[i], r); err != nil {
-			p.records.Put(r)
+			p.unused(r)
 			if errors.Is(err, ErrSkipRow) {
 				continue
 			}
@@ -199,21 +238,25 @@ func (p *Producer) Produce(ctx context.Context, src ClientSource, rows []types.R
 		}
 		if p.check != nil {
 			if err := p.check(r); err != nil {
-				p.records.Put(r)
+				p.unused(r)
 				return i, fmt.Errorf("kafka sink: %w", err)
 			}
 		}
 		if cl == nil {
 			var err error
 			if cl, err = src.ProduceClient(ctx); err != nil {
-				p.records.Put(r)
+				p.unused(r)
 				return i, err
 			}
 		}
+		if reserved == 0 {
+			reserved = int64(len(rows) - i)
+			p.mu.Lock()
+			p.pending += reserved
+			p.mu.Unlock()
+		}
+		reserved--
 		n += int64(len(r.Key) + len(r.Value))
-		p.mu.Lock()
-		p.pending++
-		p.mu.Unlock()
 		// ctx bounds the wait for buffer space; life, the record's own
 		// context, bounds its time in the buffer.
 		r.Context = p.life
@@ -223,6 +266,17 @@ func (p *Producer) Produce(ctx context.Context, src ClientSource, rows []types.R
 		}
 	}
 	return len(rows), nil
+}
+
+// unreserve takes back k rows that Produce counted in pending but did not
+// hand to the client.
+func (p *Producer) unreserve(k int64) {
+	p.mu.Lock()
+	if p.pending -= k; p.pending == 0 && p.idle != nil {
+		close(p.idle)
+		p.idle = nil
+	}
+	p.mu.Unlock()
 }
 
 // Wait waits until the promise of every record handed to Produce has run.
