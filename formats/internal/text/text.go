@@ -201,6 +201,93 @@ func ParseTimestamp(b []byte, sep byte, zone bool) (types.Timestamp, error) {
 // fractional digit for 1e-3 <= |f| < 1e7, else computerized scientific
 // notation such as 1.0E10 or 1.234E-5; NaN and Infinity by name.
 func AppendJavaDouble(dst []byte, f float64, bits int) []byte {
+	if bits == 64 {
+		if out, ok := appendShortPlainDouble(dst, f); ok {
+			return out
+		}
+	}
+	return appendJavaDouble(dst, f, bits)
+}
+
+// pow10f are the powers of ten up to 1e17 (float64 holds them exactly).
+var pow10f = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17}
+
+// appendShortPlainDouble is AppendJavaDouble's fast path for a double in
+// the plain range (1e-3 <= |f| < 1e7) whose shortest decimal has at most
+// 15 significant digits, such as an amount with two decimals; ok is false
+// for any other f, which the general path then prints.
+//
+// It rounds |f| to 15 significant digits, m·10^-k, and checks that this
+// decimal reads back as f (m and 10^k are exact doubles, so the division
+// is the correctly rounded reading). Two different decimals of at most 15
+// significant digits never read as the same double (DBL_DIG is 15), so m
+// without its trailing zeros is then the shortest decimal that reads as f:
+// the digits strconv's shortest formatting, and Java's, would print.
+func appendShortPlainDouble(dst []byte, f float64) ([]byte, bool) {
+	a := math.Abs(f)
+	if !(a >= 1e-3 && a < 1e7) {
+		return dst, false
+	}
+	// k fractional digits give 15 significant ones.
+	k := 15
+	switch {
+	case a >= 1:
+		for p := 1; p < 8 && a >= pow10f[p]; p++ {
+			k--
+		}
+		k--
+	case a < 1e-2:
+		k = 17
+	case a < 1e-1:
+		k = 16
+	}
+	m := math.Round(a * pow10f[k])
+	if m >= 1e15 || m/pow10f[k] != a {
+		return dst, false
+	}
+	u := uint64(m)
+	// Drop the fractional trailing zeros (at most 14: m has a non-zero
+	// digit); constant divisors, which compile to multiplications.
+	if k >= 8 && u%1e8 == 0 {
+		u /= 1e8
+		k -= 8
+	}
+	if k >= 4 && u%1e4 == 0 {
+		u /= 1e4
+		k -= 4
+	}
+	if k >= 2 && u%100 == 0 {
+		u /= 100
+		k -= 2
+	}
+	if k >= 1 && u%10 == 0 {
+		u /= 10
+		k--
+	}
+	if f < 0 {
+		dst = append(dst, '-')
+	}
+	var buf [20]byte
+	ds := strconv.AppendUint(buf[:0], u, 10)
+	if n := len(ds) - k; n > 0 {
+		dst = append(dst, ds[:n]...)
+		ds = ds[n:]
+	} else {
+		dst = append(dst, '0', '.')
+		for ; n < 0; n++ {
+			dst = append(dst, '0')
+		}
+		return append(dst, ds...), true
+	}
+	if k == 0 {
+		return append(dst, '.', '0'), true
+	}
+	dst = append(dst, '.')
+	return append(dst, ds...), true
+}
+
+// appendJavaDouble is AppendJavaDouble's general path.
+func appendJavaDouble(dst []byte, f float64, bits int) []byte {
 	switch {
 	case math.IsNaN(f):
 		return append(dst, "NaN"...)

@@ -230,3 +230,74 @@ func BenchmarkParseFloat64Strconv(b *testing.B) {
 		}
 	}
 }
+
+// TestAppendJavaDoubleFastPath checks AppendJavaDouble's fast path for
+// short decimals against its general path (strconv's shortest digits laid
+// out as Java does) on the doubles it takes and those next to them: short
+// decimals of every scale, their neighbours one ulp away (which need 16 or
+// 17 digits and must fall back), random doubles across the plain range
+// and its edges.
+func TestAppendJavaDoubleFastPath(t *testing.T) {
+	tenth, fifth := 0.1, 0.2 // variables: the constant 0.1 + 0.2 is exactly 0.3
+	r := rand.New(rand.NewPCG(7, 7))
+	var fs []float64
+	for i := 0; i < 200000; i++ {
+		d := r.IntN(18)
+		f := float64(r.Int64N(int64(pow10f[min(15, d+7)]))) / pow10f[d]
+		fs = append(fs, f, math.Nextafter(f, 0), math.Nextafter(f, math.Inf(1)))
+	}
+	for i := 0; i < 200000; i++ {
+		fs = append(fs, math.Float64frombits(r.Uint64()), 1e-3+r.Float64()*1e7, r.Float64(), float64(r.Int64N(20000))/100)
+	}
+	for _, f := range []float64{1e-3, 1e7, 9999999.999999998, 9999999.99999999, 0.001, 0.0010000000000000002, 0.009999999999999998,
+		0.01, 0.1, 0.3, 1, 10, 100, 1e6, 1234567.0, 999999.9999999999, tenth + fifth, 142.37, 37.40972181939523, 5e-324} {
+		fs = append(fs, f, math.Nextafter(f, 0), math.Nextafter(f, 2e7))
+	}
+	fast := 0
+	for _, f := range fs {
+		for _, f := range []float64{f, -f} {
+			got, ok := appendShortPlainDouble(nil, f)
+			if !ok {
+				continue
+			}
+			fast++
+			if want := appendJavaDouble(nil, f, 64); string(got) != string(want) {
+				t.Fatalf("%v (bits %#x): fast path %s, general path %s", f, math.Float64bits(f), got, want)
+			}
+		}
+	}
+	if fast < len(fs)/2 {
+		t.Fatalf("the fast path took %d of %d doubles; the test means to exercise it", fast, 2*len(fs))
+	}
+	for _, c := range []struct {
+		f    float64
+		want string
+	}{{142.37, "142.37"}, {-0.001, "-0.001"}, {100, "100.0"}, {1e7, "1.0E7"}, {9999999.0, "9999999.0"}, {tenth + fifth, "0.30000000000000004"}, {1234567.125, "1234567.125"}} {
+		if got := string(AppendJavaDouble(nil, c.f, 64)); got != c.want {
+			t.Errorf("AppendJavaDouble(%v) = %s, want %s", c.f, got, c.want)
+		}
+	}
+}
+
+// BenchmarkAppendJavaDouble prints amounts with two decimals, as the
+// benchmark job's output has them, and 16-digit doubles (the general
+// path), each also through the general path alone.
+func BenchmarkAppendJavaDouble(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		f    float64
+	}{{"amount", 142.37}, {"long", 37.40972181939523}} {
+		b.Run(c.name, func(b *testing.B) {
+			var buf []byte
+			for b.Loop() {
+				buf = AppendJavaDouble(buf[:0], c.f, 64)
+			}
+		})
+		b.Run(c.name+"-general", func(b *testing.B) {
+			var buf []byte
+			for b.Loop() {
+				buf = appendJavaDouble(buf[:0], c.f, 64)
+			}
+		})
+	}
+}
