@@ -258,25 +258,13 @@ func (d *decoder) row(n *node, out []types.Value) error {
 				}
 				f := n.fields[idx]
 				s.ws()
-				start := s.pos
-				v, err := d.value(f)
-				if err != nil {
-					var ce *convError
-					var de *factory.DecodeError
-					if errors.As(err, &de) || !errors.As(err, &ce) {
+				if ok, err := d.scalar(f, &out[idx]); ok || err != nil {
+					if err != nil {
 						return err
 					}
-					// Well-formed JSON of the wrong kind, or malformed?
-					s.pos = start
-					if err := s.skip(); err != nil {
-						return err
-					}
-					if !d.ignore {
-						return &factory.DecodeError{Format: "json", Field: f.path, Offset: start, Err: err}
-					}
-					v = types.Value{}
+				} else if err := d.field(f, &out[idx]); err != nil {
+					return err
 				}
-				out[idx] = v
 			}
 			switch s.peek() {
 			case ',':
@@ -290,6 +278,90 @@ func (d *decoder) row(n *node, out []types.Value) error {
 			break
 		}
 	}
+	return d.finishRow(n, out, seenSmall, seenBig)
+}
+
+// field decodes the value of a read field at the scanner's position into
+// out, making a value of the wrong kind a DecodeError naming the field
+// (or, with ignore-parse-errors, NULL).
+func (d *decoder) field(f *node, out *types.Value) error {
+	s := &d.s
+	start := s.pos
+	v, err := d.value(f)
+	if err != nil {
+		var ce *convError
+		var de *factory.DecodeError
+		if errors.As(err, &de) || !errors.As(err, &ce) {
+			return err
+		}
+		// Well-formed JSON of the wrong kind, or malformed?
+		s.pos = start
+		if err := s.skip(); err != nil {
+			return err
+		}
+		if !d.ignore {
+			return &factory.DecodeError{Format: "json", Field: f.path, Offset: start, Err: err}
+		}
+		v = types.Value{}
+	}
+	*out = v
+	return nil
+}
+
+// scalar decodes the usual scalars at the scanner's position straight
+// into out (sparing the copy of a returned Value): a string without
+// escapes into a CHAR or VARCHAR, a plain integer into an integer column,
+// a plain decimal number into a DOUBLE. It reports false, having consumed
+// nothing, for anything else, which field then decodes.
+func (d *decoder) scalar(f *node, out *types.Value) (bool, error) {
+	s := &d.s
+	if s.pos >= len(s.data) {
+		return false, nil
+	}
+	c := s.data[s.pos]
+	switch k := f.typ.Kind; {
+	case k == types.KindVarChar || k == types.KindChar:
+		if c != '"' {
+			return false, nil
+		}
+		pos := s.pos
+		start, end, esc, err := s.str()
+		if err != nil {
+			return false, err
+		}
+		if esc {
+			s.pos = pos
+			return false, nil
+		}
+		*out = types.Str(d.keep(s.data[start:end]))
+		return true, nil
+	case k >= types.KindTinyInt && k <= types.KindBigInt:
+		if c != '-' && (c < '0' || c > '9') {
+			return false, nil
+		}
+		lo, hi := text.IntRange(k)
+		v, ok := s.plainInt(lo, hi)
+		if ok {
+			*out = types.Int64(v)
+		}
+		return ok, nil
+	case k == types.KindDouble:
+		if c != '-' && (c < '0' || c > '9') {
+			return false, nil
+		}
+		v, ok := s.plainFloat()
+		if ok {
+			*out = types.Float64(v)
+		}
+		return ok, nil
+	}
+	return false, nil
+}
+
+// finishRow sets the fields row did not see to NULL and checks
+// fail-on-missing-field.
+func (d *decoder) finishRow(n *node, out []types.Value, seenSmall uint64, seenBig []bool) error {
+	s := &d.s
 	// Fields the object lacks are NULL (out may hold an earlier row).
 	if seenBig != nil {
 		for i, seen := range seenBig {
@@ -299,7 +371,9 @@ func (d *decoder) row(n *node, out []types.Value) error {
 		}
 	} else if missing := ^seenSmall & (1<<uint(len(n.fields)) - 1); missing != 0 {
 		for i := range n.fields {
-			if missing&(1<<uint(i)) != 0 {
+			// Written only when not NULL already (a fresh or recycled
+			// row's are): a write costs write barriers while the GC runs.
+			if missing&(1<<uint(i)) != 0 && out[i] != (types.Value{}) {
 				out[i] = types.Value{}
 			}
 		}

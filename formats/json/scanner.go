@@ -296,6 +296,58 @@ func (s *scanner) skipDepth(depth int) error {
 	}
 }
 
+// exact10 holds the powers of ten a float64 holds exactly.
+var exact10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
+
+// plainFloat reads a number at pos written as an optional '-', digits and
+// an optional fraction, without exponent, whose digits make an integer
+// below 2^53 and whose fraction has at most 22 digits: the integer
+// divided by a power of ten is then the correctly rounded value, as
+// strconv.ParseFloat gives. Otherwise it reports false and leaves pos
+// alone.
+func (s *scanner) plainFloat() (float64, bool) {
+	d := s.data
+	i := s.pos
+	neg := i < len(d) && d[i] == '-'
+	if neg {
+		i++
+	}
+	var m uint64
+	start := i
+	for i < len(d) && d[i]-'0' <= 9 && m < 1<<53/10 {
+		m = m*10 + uint64(d[i]-'0')
+		i++
+	}
+	if i == start {
+		return 0, false
+	}
+	frac := 0
+	if i < len(d) && d[i] == '.' {
+		i++
+		f := i
+		for i < len(d) && d[i]-'0' <= 9 && m < 1<<53/10 {
+			m = m*10 + uint64(d[i]-'0')
+			i++
+		}
+		frac = i - f
+		if frac == 0 || frac >= len(exact10) {
+			return 0, false
+		}
+	}
+	if i < len(d) {
+		if c := d[i]; c-'0' <= 9 || c == 'e' || c == 'E' || c == '.' {
+			return 0, false // more digits than m holds, or an exponent
+		}
+	}
+	v := float64(m) / exact10[frac]
+	if neg {
+		v = -v
+	}
+	s.pos = i
+	return v, true
+}
+
 // unescape appends the unescaped content of a string with escapes.
 func unescape(dst, raw []byte) ([]byte, bool) {
 	for i := 0; i < len(raw); i++ {
