@@ -188,6 +188,7 @@ func (s *exactlyOnceSink) Open(ctx context.Context, task connector.TaskInfo) (co
 	if err != nil {
 		return nil, err
 	}
+	w.Warm(ctx)
 	return s.buffered(w)
 }
 

@@ -87,3 +87,58 @@ func TestPlainWriterCloseStopsWarmUp(t *testing.T) {
 		t.Fatal("the warm-up goroutine still runs after Close")
 	}
 }
+// TestExactlyOnceWriterWarmsUpBeforeFirstRecord checks, on both transaction
+// versions, that an exactly-once writer loads the producer id of its first
+// transaction's transactional id (InitProducerId) as soon as it is opened,
+// before any row is written, and that the first transaction then runs on
+// that client and commits: its committable carries epoch 0 of the fresh
+// id, which a second InitProducerId (a client made at the first row) would
+// have bumped. The round trips are not counted after the first row: one
+// InitProducerId may take several when the coordinator answers with a
+// retriable error.
+func TestExactlyOnceWriterWarmsUpBeforeFirstRecord(t *testing.T) {
+	for _, b := range kafkatest.RequireAll(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			ctx := context.Background()
+			topic := b.Topic(t, 1)
+			cfg := eosConfig(b, topic, kafkatest.UniqueName(t), &memoryAckTracker{})
+			s, err := newSink(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			es := s.(*exactlyOnceSink)
+			hook := &initIDHook{}
+			es.settings.common = append(es.settings.common, kgo.WithHooks(hook))
+			c, err := es.Committer(ctx, "test")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			if err := c.Recover(ctx, nil); err != nil {
+				t.Fatal(err)
+			}
+			hook.n.Store(0)
+			w, err := es.Open(ctx, task(0))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer w.Close()
+			deadline := time.Now().Add(waitLong)
+			for hook.n.Load() == 0 && time.Now().Before(deadline) {
+				time.Sleep(10 * time.Millisecond)
+			}
+			if hook.n.Load() == 0 {
+				t.Fatalf("no InitProducerId within %v of opening the writer, before its first row", waitLong)
+			}
+			mustWrite(t, w, rows("a", "b"))
+			c1 := mustPreCommit(t, w, 1)
+			if d := mustDecode(t, c1); d.Epoch != 0 {
+				t.Errorf("the first transaction of a fresh transactional id has epoch %d, want 0: it did not run on the warmed client (%s)", d.Epoch, d)
+			}
+			if err := c.Commit(ctx, c1); err != nil {
+				t.Fatal(err)
+			}
+			expectValues(t, b, topic, true, []string{"a", "b"})
+		})
+	}
+}

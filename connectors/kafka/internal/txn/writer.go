@@ -109,6 +109,11 @@ type Writer struct {
 	// stored holds the offsets committed in this writer's transactions,
 	// so that an idle source does not cost a transaction per checkpoint.
 	stored map[storedKey]int64
+	// warmed is the client Warm made for the first transaction's
+	// transactional id (nil once begin took or dropped it); stopWarm
+	// stops Warm's goroutine (nil when none runs).
+	warmed   *warmedClient
+	stopWarm func()
 
 	// view is a copy of slots and cur for CheckpointReady and
 	// OldestUncommitted, which other goroutines call.
@@ -271,6 +276,9 @@ func (w *Writer) begin(ctx context.Context) error {
 	if sl.client != nil && sl.used && sl.tv < 2 {
 		sl.client.Close()
 		sl.client = nil
+	}
+	if sl.client == nil {
+		w.adoptWarmed(sl)
 	}
 	if sl.client == nil {
 		tv, err := transactionVersion(ctx, w.meta)
@@ -659,6 +667,7 @@ func (w *Writer) abortOffsets(ctx context.Context, sl *slot, pid int64, epoch in
 // Pre-committed transactions are left for the committer, which commits
 // them by raw EndTxn; closing a client sends nothing to the coordinator.
 func (w *Writer) Close() error {
+	w.dropWarmed()
 	var errs []error
 	for _, sl := range w.slots {
 		if err := w.closeSlot(sl); err != nil {
