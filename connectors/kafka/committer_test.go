@@ -4,9 +4,12 @@ import (
 	"context"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/connectors/kafka/internal/txn"
@@ -252,4 +255,68 @@ func TestRecoverForeignPrefix(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "sink.transactional-id-prefix") {
 		t.Fatalf("recovery with another prefix's committable: %v", err)
 	}
+}
+
+// listTxnHook counts the ListTransactions round trips of a sink's clients.
+type listTxnHook struct{ n atomic.Int64 }
+
+func (h *listTxnHook) OnBrokerE2E(_ kgo.BrokerMetadata, key int16, e2e kgo.BrokerE2E) {
+	if key == kmsg.ListTransactions.Int16() && e2e.Err() == nil {
+		h.n.Add(1)
+	}
+}
+
+// TestFreshRecoveryListsWhileSinkStarts: on a fresh start (nothing
+// pending) the committer lists the open transactions while the sink
+// starts, before recovery is asked for, and recovery aborts the lingering
+// transaction of the prefix from that listing without listing again.
+func TestFreshRecoveryListsWhileSinkStarts(t *testing.T) {
+	t.Parallel()
+	b := kafkatest.Require(t)
+	topic := b.Topic(t, 1)
+	prefix := kafkatest.UniqueName(t)
+	ctx := context.Background()
+	lingering := txn.ID(prefix, 1, 4)
+	cl := b.Client(t, kgo.TransactionalID(lingering), kgo.DefaultProduceTopic(topic))
+	if err := cl.BeginTransaction(); err != nil {
+		t.Fatal(err)
+	}
+	if err := cl.ProduceSync(ctx, kgo.StringRecord("lingering")).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	cl.Close()
+
+	s, err := newSink(eosConfig(b, topic, prefix, &memoryAckTracker{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	es := s.(*exactlyOnceSink)
+	hook := &listTxnHook{}
+	es.settings.common = append(es.settings.common, kgo.WithHooks(hook))
+	c, err := es.Committer(ctx, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for deadline := time.Now().Add(waitLong); hook.n.Load() == 0; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no ListTransactions within %v of creating the committer, before recovery", waitLong)
+		}
+	}
+	before := hook.n.Load()
+	if err := c.Recover(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if n := hook.n.Load(); n != before {
+		t.Errorf("recovery listed the open transactions again (%d ListTransactions, %d before it)", n, before)
+	}
+	d, err := b.Admin(t).DescribeTransactions(ctx, lingering)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := d[lingering].State; st == "Ongoing" {
+		t.Fatalf("recovery did not abort the lingering transaction %s of the prefix", lingering)
+	}
+	produceSentinel(t, b, topic)
+	expectValues(t, b, topic, true, []string{"sentinel"})
 }

@@ -197,10 +197,21 @@ func (s *exactlyOnceSink) Committer(ctx context.Context, job string) (connector.
 	if err := s.resolvePrefix(job); err != nil {
 		return nil, err
 	}
+	// Recovery with nothing pending (a fresh start) needs only the list
+	// of open transactions: take it while start checks the connection
+	// and reads the brokers' settings.
+	early := txn.ListOpen(ctx, txn.KgoDialer{Opts: s.clientOpts})
 	if err := s.start(ctx); err != nil {
+		early.Stop()
 		return nil, err
 	}
-	return s.machinery().NewCommitter()
+	cm, err := s.machinery().NewCommitter()
+	if err != nil {
+		early.Stop()
+		return nil, err
+	}
+	cm.ListedEarly(early)
+	return cm, nil
 }
 
 // machinery returns the transaction machinery of the sink, made once,

@@ -87,6 +87,7 @@ func TestPlainWriterCloseStopsWarmUp(t *testing.T) {
 		t.Fatal("the warm-up goroutine still runs after Close")
 	}
 }
+
 // TestExactlyOnceWriterWarmsUpBeforeFirstRecord checks, on both transaction
 // versions, that an exactly-once writer loads the producer id of its first
 // transaction's transactional id (InitProducerId) as soon as it is opened,

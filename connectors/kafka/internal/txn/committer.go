@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/streamsql/streamsql/connector"
@@ -29,6 +30,9 @@ type Committer struct {
 	// raw[0] sends EndTxn ≤ v4 (transaction versions 0 and 1), raw[1] v5.
 	raw [2]Client
 	adm Admin
+	// early is the listing of open transactions taken while the sink
+	// started (ListedEarly); nil once Recover took it or without one.
+	early *OpenListing
 }
 
 // NewCommitter returns the committer of the sink.
@@ -57,6 +61,18 @@ func (cm *Committer) rawClient(tv int16) Client {
 		return cm.raw[1]
 	}
 	return cm.raw[0]
+}
+
+// ListedEarly hands the committer a listing of the cluster's open
+// transactions taken while its sink started (ListOpen). Recover uses it
+// when no commit is pending, in place of a listing of its own; with
+// pending commits it lists after committing them, as without it. The
+// committer stops the listing.
+func (cm *Committer) ListedEarly(l *OpenListing) {
+	if cm.early != nil {
+		cm.early.Stop()
+	}
+	cm.early = l
 }
 
 // Commit commits c. Committing a committed transaction succeeds. An error
@@ -222,8 +238,18 @@ func (sl *slot) abortInProcess(ctx context.Context, c Committable) bool {
 // raw EndTxn — before anything initialises their ids — and then aborts the
 // transactions of this sink's prefix that earlier runs left open. A
 // transaction the broker aborted fails recovery with *CommitLostError
-// (several are joined); nothing else is touched then.
+// (several are joined); nothing else is touched then. With nothing
+// pending, the open transactions are those of the listing ListedEarly
+// handed over, when it has one that succeeded.
 func (cm *Committer) Recover(ctx context.Context, pending []connector.Committable) error {
+	early := cm.early
+	cm.early = nil
+	if early != nil {
+		defer early.Stop()
+		if len(pending) > 0 {
+			early = nil
+		}
+	}
 	restored := make(map[producerEpoch]bool, len(pending))
 	var lost []error
 	for _, b := range pending {
@@ -253,7 +279,7 @@ func (cm *Committer) Recover(ctx context.Context, pending []connector.Committabl
 	if len(lost) > 0 {
 		return errors.Join(lost...)
 	}
-	return cm.abortLingering(ctx, restored)
+	return cm.abortLingering(ctx, restored, early)
 }
 
 type producerEpoch struct {
@@ -264,10 +290,20 @@ type producerEpoch struct {
 // abortLingering aborts every open transaction whose id has this sink's
 // prefix and whose (producer id, epoch) is not a restored committable —
 // compared by (producer id, epoch), not by id, because a pooled id may hold
-// a newer transaction — by initialising its id.
-func (cm *Committer) abortLingering(ctx context.Context, restored map[producerEpoch]bool) error {
+// a newer transaction — by initialising its id. The open transactions are
+// those of early when it is not nil and succeeded, else listed now.
+func (cm *Committer) abortLingering(ctx context.Context, restored map[producerEpoch]bool, early *OpenListing) error {
 	prefix := cm.sink.cfg.Prefix
-	listed, err := cm.adm.ListTransactions(ctx, nil, []string{"Ongoing"})
+	var listed kadm.ListedTransactions
+	var err error
+	taken := false
+	if early != nil {
+		listed, err = early.wait(ctx)
+		taken = err == nil
+	}
+	if !taken {
+		listed, err = cm.adm.ListTransactions(ctx, nil, []string{"Ongoing"})
+	}
 	if err != nil {
 		return fmt.Errorf("kafka sink: listing open transactions to abort those left by earlier runs: %w", err)
 	}
@@ -304,8 +340,13 @@ func (cm *Committer) abortLingering(ctx context.Context, restored map[producerEp
 	return nil
 }
 
-// Close closes the committer's clients.
+// Close closes the committer's clients and stops an early listing Recover
+// did not take.
 func (cm *Committer) Close() error {
+	if cm.early != nil {
+		cm.early.Stop()
+		cm.early = nil
+	}
 	for _, cl := range cm.raw {
 		if cl != nil {
 			cl.Close()
