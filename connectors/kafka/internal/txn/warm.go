@@ -11,27 +11,33 @@ type warmer interface {
 	EnsureProduceConnectionIsOpen(ctx context.Context, brokers ...int32) error
 }
 
-// warmedClient is the client Warm made for transactional id id, pinned to
-// transaction version tv.
-type warmedClient struct {
-	id string
-	cl Client
-	tv int16
+// warming is the warm-up Warm started for transactional id id.
+type warming struct {
+	id     string
+	ready  chan struct{} // closed once cl and tv are set, or the warm-up made no client
+	cl     Client        // nil when it made none
+	tv     int16         // transaction version cl is pinned to
+	taken  bool          // a slot took cl (task goroutine only)
+	cancel context.CancelFunc
+	done   chan struct{} // closed when the goroutine ends
 }
 
 // Warm prepares the client of the transaction the first Write begins,
-// while the job is still starting: it reads the cluster's transaction
-// version and creates the client of the transactional id that transaction
-// will take (the one a new writer's first slot gets: the lowest index, or
-// the next one under INCREMENTING, that holds no restored committable),
-// then, in a goroutine Close stops, loads its producer id (FindCoordinator,
-// InitProducerId) and opens its produce connections. franz-go would do all
-// of it only at the first record, when the job's sources already read at
-// full speed and these round trips wait for the CPU.
+// while the job is still starting. It picks the transactional id that
+// transaction will take (the one a new writer's first slot gets: the
+// lowest index, or the next one under INCREMENTING, that holds no restored
+// committable), then, in a goroutine Close stops, reads the cluster's
+// transaction version, creates that id's client, loads its producer id
+// (FindCoordinator, InitProducerId) and opens its produce connections.
+// franz-go would do all of it only at the first record, when the job's
+// sources already read at full speed and these round trips wait for the
+// CPU; Warm itself sends nothing, so that opening the writer (which a
+// chained source task waits for) costs no round trip.
 //
-// The first transaction takes that client when its slot has that id;
-// otherwise (a restored committable became durable in between, and a lower
-// id is free again) the client is closed and the slot gets a new one, as
+// The first transaction takes that client when its slot has that id,
+// waiting for the goroutine to have made it; otherwise (a restored
+// committable became durable in between, and a lower id is free again) the
+// warm-up is stopped, its client closed, and the slot gets a new one, as
 // without Warm. Ids holding restored committables are never warmed: an
 // InitProducerId on them would bump the epoch that a repeated commit of
 // the restored transaction needs.
@@ -43,11 +49,7 @@ type warmedClient struct {
 // meets the error again (franz-go discards a producer-id load that failed
 // or was cancelled).
 func (w *Writer) Warm(ctx context.Context) {
-	if w.cur != nil || len(w.slots) > 0 || w.warmed != nil || w.failed != nil {
-		return
-	}
-	tv, err := transactionVersion(ctx, w.meta)
-	if err != nil {
+	if w.cur != nil || len(w.slots) > 0 || w.warm != nil || w.failed != nil {
 		return
 	}
 	idx := 0
@@ -57,56 +59,71 @@ func (w *Writer) Warm(ctx context.Context) {
 	for w.sink.isReserved(ID(w.sink.cfg.Prefix, w.task.Index, idx), w.ack) {
 		idx++
 	}
-	id := ID(w.sink.cfg.Prefix, w.task.Index, idx)
-	cl, err := w.sink.cfg.Dialer.Transactional(w.task, id, w.sink.cfg.Timeout, VersionsFor(tv))
-	if err != nil {
-		return
-	}
-	w.warmed = &warmedClient{id: id, cl: cl, tv: tv}
-	wm, ok := cl.(warmer)
-	if !ok {
-		return
-	}
 	wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	done := make(chan struct{})
-	w.stopWarm = func() {
-		cancel()
-		<-done
-	}
+	wm := &warming{id: ID(w.sink.cfg.Prefix, w.task.Index, idx), ready: make(chan struct{}), cancel: cancel, done: make(chan struct{})}
+	w.warm = wm
 	go func() {
-		defer close(done)
-		if _, _, err := wm.ProducerID(wctx); err != nil {
-			return
+		defer close(wm.done)
+		cl, tv := w.warmClient(wctx, wm.id)
+		wm.cl, wm.tv = cl, tv
+		close(wm.ready)
+		if c, ok := cl.(warmer); ok {
+			if _, _, err := c.ProducerID(wctx); err == nil {
+				_ = c.EnsureProduceConnectionIsOpen(wctx)
+			}
 		}
-		_ = wm.EnsureProduceConnectionIsOpen(wctx)
 	}()
 }
 
+// warmClient returns the client of transactional id id, pinned to the
+// cluster's transaction version; nil on an error.
+func (w *Writer) warmClient(ctx context.Context, id string) (Client, int16) {
+	tv, err := transactionVersion(ctx, w.meta)
+	if err != nil {
+		return nil, 0
+	}
+	cl, err := w.sink.cfg.Dialer.Transactional(w.task, id, w.sink.cfg.Timeout, VersionsFor(tv))
+	if err != nil {
+		return nil, 0
+	}
+	return cl, tv
+}
+
 // adoptWarmed gives sl (locked, without a client) the warmed client when it
-// was made for sl's id, and drops the warmed client otherwise: only the
-// first transaction may use it.
-func (w *Writer) adoptWarmed(sl *slot) {
-	wc := w.warmed
-	if wc == nil {
+// was made for sl's id, once the warm-up has made it, and drops the warm-up
+// otherwise: only the first transaction may use it.
+func (w *Writer) adoptWarmed(ctx context.Context, sl *slot) {
+	wm := w.warm
+	if wm == nil || wm.taken {
 		return
 	}
-	if wc.id != sl.id {
+	if wm.id != sl.id {
 		w.dropWarmed()
 		return
 	}
-	w.warmed = nil
-	sl.client, sl.tv, sl.used = wc.cl, wc.tv, false
+	select {
+	case <-wm.ready:
+	case <-ctx.Done():
+		w.dropWarmed()
+		return
+	}
+	wm.taken = true
+	if wm.cl != nil {
+		sl.client, sl.tv, sl.used = wm.cl, wm.tv, false
+	}
 }
 
-// dropWarmed stops the warm-up and closes the warmed client if no slot
-// took it.
+// dropWarmed stops the warm-up's goroutine and closes its client if no
+// slot took it.
 func (w *Writer) dropWarmed() {
-	if w.stopWarm != nil {
-		w.stopWarm()
-		w.stopWarm = nil
+	wm := w.warm
+	if wm == nil {
+		return
 	}
-	if w.warmed != nil {
-		w.warmed.cl.Close()
-		w.warmed = nil
+	w.warm = nil
+	wm.cancel()
+	<-wm.done
+	if !wm.taken && wm.cl != nil {
+		wm.cl.Close()
 	}
 }

@@ -109,11 +109,9 @@ type Writer struct {
 	// stored holds the offsets committed in this writer's transactions,
 	// so that an idle source does not cost a transaction per checkpoint.
 	stored map[storedKey]int64
-	// warmed is the client Warm made for the first transaction's
-	// transactional id (nil once begin took or dropped it); stopWarm
-	// stops Warm's goroutine (nil when none runs).
-	warmed   *warmedClient
-	stopWarm func()
+	// warm is the warm-up of the first transaction's client (Warm); nil
+	// without one or once dropped.
+	warm *warming
 
 	// view is a copy of slots and cur for CheckpointReady and
 	// OldestUncommitted, which other goroutines call.
@@ -278,7 +276,7 @@ func (w *Writer) begin(ctx context.Context) error {
 		sl.client = nil
 	}
 	if sl.client == nil {
-		w.adoptWarmed(sl)
+		w.adoptWarmed(ctx, sl)
 	}
 	if sl.client == nil {
 		tv, err := transactionVersion(ctx, w.meta)
