@@ -311,8 +311,9 @@ func (d *decoder) field(f *node, out *types.Value) error {
 // scalar decodes the usual scalars at the scanner's position straight
 // into out (sparing the copy of a returned Value): a string without
 // escapes into a CHAR or VARCHAR, a plain integer into an integer column,
-// a plain decimal number into a DOUBLE. It reports false, having consumed
-// nothing, for anything else, which field then decodes.
+// a plain decimal number into a DOUBLE, true or false into a BOOLEAN. It
+// reports false, having consumed nothing, for anything else, which field
+// then decodes.
 func (d *decoder) scalar(f *node, out *types.Value) (bool, error) {
 	s := &d.s
 	if s.pos >= len(s.data) {
@@ -345,6 +346,19 @@ func (d *decoder) scalar(f *node, out *types.Value) (bool, error) {
 			*out = types.Int64(v)
 		}
 		return ok, nil
+	case k == types.KindBoolean:
+		rest := s.data[s.pos:]
+		if c == 't' && len(rest) >= 4 && string(rest[:4]) == "true" {
+			s.pos += 4
+			*out = types.Bool(true)
+			return true, nil
+		}
+		if c == 'f' && len(rest) >= 5 && string(rest[:5]) == "false" {
+			s.pos += 5
+			*out = types.Bool(false)
+			return true, nil
+		}
+		return false, nil
 	case k == types.KindDouble:
 		if c != '-' && (c < '0' || c > '9') {
 			return false, nil

@@ -218,6 +218,38 @@ func TestDecodeKeysAndPlainIntegers(t *testing.T) {
 	}
 }
 
+// TestDecodeBooleans: true and false take the fast path; quoted, NULL and
+// malformed values the general one, with its errors.
+func TestDecodeBooleans(t *testing.T) {
+	dec, _ := codecs(t, []types.Field{{Name: "b", Type: types.Boolean()}})
+	for _, c := range []struct{ in, want, err string }{
+		{in: `true`, want: "true"}, {in: `false`, want: "false"}, {in: ` true `, want: "true"},
+		{in: `"TRUE"`, want: "true"}, {in: `"no"`, want: "false"}, {in: `null`, want: "NULL"},
+		{in: `tru`, err: "invalid literal, expected true"}, {in: `fals`, err: "invalid literal, expected false"},
+		{in: `truex`, err: "expected ',' or '}' in object"}, {in: `1`, err: "expected a boolean, found a number"},
+	} {
+		var row types.Row
+		err := dec.Decode([]byte(`{"b":`+c.in+`}`), &row)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%s: error %v, want one containing %q", c.in, err, c.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", c.in, err)
+			continue
+		}
+		got := "NULL"
+		if !row.Fields[0].IsNull() {
+			got = strconv.FormatBool(row.Fields[0].Bool())
+		}
+		if got != c.want {
+			t.Errorf("%s: got %s, want %s", c.in, got, c.want)
+		}
+	}
+}
+
 // TestDecodePlainDoubles: a DOUBLE written as plain digits with a
 // fraction is read in one pass; every value must equal strconv's
 // (bit for bit: the fast path is exact), and what it cannot read (long
