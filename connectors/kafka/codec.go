@@ -356,6 +356,11 @@ type rowEncoder struct {
 	value    factory.Encoder
 	keyRow   types.Row
 	valueRow types.Row
+	// keyAt and valueAt are the first sink row position of the key and
+	// value fields when they occupy one run of positions in order: the
+	// encoder is then given that part of the row, not a copy (-1: not so).
+	// Encoders only read the row.
+	keyAt, valueAt int
 }
 
 // newEncoder returns the recordEncoder of one writer.
@@ -372,7 +377,33 @@ func (l *layout) newEncoder() (recordEncoder, error) {
 		return nil, fmt.Errorf("value format '%s': %w", l.valueFormat.Identifier(), err)
 	}
 	e.valueRow = types.NewRow(len(l.valueFields))
+	e.keyAt, e.valueAt = run(l.sinkKey), run(l.sinkValue)
 	return e, nil
+}
+
+// run returns pos[0] when pos are consecutive ascending positions, else -1.
+func run(pos []int) int {
+	for i, p := range pos {
+		if p != pos[0]+i {
+			return -1
+		}
+	}
+	if len(pos) == 0 {
+		return -1
+	}
+	return pos[0]
+}
+
+// view returns the fields of row that fields of a format take: the run of
+// len(pos) fields from at, or the fields at pos copied into buf.
+func view(row *types.Row, at int, pos []int, buf *types.Row) []types.Value {
+	if at >= 0 {
+		return row.Fields[at : at+len(pos) : at+len(pos)]
+	}
+	for i, p := range pos {
+		buf.Fields[i] = row.Fields[p]
+	}
+	return buf.Fields
 }
 
 // EncodeRecord implements recordEncoder. Under upsert-kafka a DELETE row
@@ -386,10 +417,8 @@ func (e *rowEncoder) EncodeRecord(row *types.Row, rec *kgo.Record) error {
 	}
 	var err error
 	if e.key != nil {
-		for i, pos := range e.l.sinkKey {
-			e.keyRow.Fields[i] = row.Fields[pos]
-		}
-		if rec.Key, err = e.key.Encode(rec.Key[:0], e.keyRow); err != nil {
+		key := types.Row{Kind: e.keyRow.Kind, Fields: view(row, e.keyAt, e.l.sinkKey, &e.keyRow)}
+		if rec.Key, err = e.key.Encode(rec.Key[:0], key); err != nil {
 			return fmt.Errorf("key: %w", err)
 		}
 	} else {
@@ -399,14 +428,11 @@ func (e *rowEncoder) EncodeRecord(row *types.Row, rec *kgo.Record) error {
 		rec.Value = nil
 		return nil
 	}
-	for i, pos := range e.l.sinkValue {
-		e.valueRow.Fields[i] = row.Fields[pos]
-	}
-	e.valueRow.Kind = row.Kind
+	value := types.Row{Kind: row.Kind, Fields: view(row, e.valueAt, e.l.sinkValue, &e.valueRow)}
 	if e.l.upsert {
-		e.valueRow.Kind = types.Insert
+		value.Kind = types.Insert
 	}
-	if rec.Value, err = e.value.Encode(rec.Value[:0], e.valueRow); err != nil {
+	if rec.Value, err = e.value.Encode(rec.Value[:0], value); err != nil {
 		return fmt.Errorf("value: %w", err)
 	}
 	return nil
