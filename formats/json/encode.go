@@ -44,7 +44,7 @@ func (e *encoder) row(dst []byte, n *node, vals []types.Value) ([]byte, error) {
 	dst = append(dst, '{')
 	first := true
 	for i, f := range n.fields {
-		v := vals[i]
+		v := &vals[i]
 		if v.IsNull() && e.ignoreNull {
 			continue
 		}
@@ -53,8 +53,19 @@ func (e *encoder) row(dst []byte, n *node, vals []types.Value) ([]byte, error) {
 		}
 		first = false
 		dst = append(dst, f.key...)
+		// The commonest kinds inline, without value's call and copy of v.
+		if !v.IsNull() {
+			switch f.typ.Kind {
+			case types.KindTinyInt, types.KindSmallInt, types.KindInt, types.KindBigInt:
+				dst = strconv.AppendInt(dst, v.Int64(), 10)
+				continue
+			case types.KindChar, types.KindVarChar:
+				dst = appendString(dst, v.Str())
+				continue
+			}
+		}
 		var err error
-		if dst, err = e.value(dst, f, v); err != nil {
+		if dst, err = e.value(dst, f, *v); err != nil {
 			return dst, err
 		}
 	}
@@ -202,8 +213,15 @@ func appendU(dst []byte, r rune) []byte {
 // \u00XX); everything else, non-ASCII included, is written as is.
 func appendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
+	// Skip eight bytes at a time while none needs a look.
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		if !plain8(s[i : i+8]) {
+			break
+		}
+	}
 	start := 0
-	for i := 0; i < len(s); i++ {
+	for ; i < len(s); i++ {
 		c := s[i]
 		if c >= 0xF0 {
 			// Jackson (before 2.18) writes characters outside the BMP as
@@ -244,4 +262,21 @@ func appendString(dst []byte, s string) []byte {
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
+}
+
+// plain8 reports whether the eight bytes of s (len 8) are ASCII, not
+// control characters and neither '"' nor '\\': appendString copies them as
+// they are.
+func plain8(s string) bool {
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	w := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+	if w&hi != 0 {
+		return false
+	}
+	// With every high bit clear, (x - lo) & ^x & hi is not zero exactly
+	// when a byte of x is zero, and (w - 0x20*lo) & ^w & hi exactly when
+	// a byte of w is below 0x20.
+	q, b := w^(lo*'"'), w^(lo*'\\')
+	return (w-lo*0x20)&^w&hi == 0 && (q-lo)&^q&hi == 0 && (b-lo)&^b&hi == 0
 }
