@@ -194,9 +194,18 @@ func (p *Producer) done(r *kgo.Record, err error) {
 			p.acked[tp], p.last = struct{}{}, tp
 		}
 	}
+	if cap(r.Value) > maxKeptBuffer {
+		r.Value = nil // one large record does not pin its buffer for good
+	}
+	if cap(r.Key) > maxKeptBuffer {
+		r.Key = nil
+	}
 	p.free = append(p.free, r)
 	p.mu.Unlock()
 }
+
+// maxKeptBuffer is the largest key or value buffer a recycled record keeps.
+const maxKeptBuffer = 64 << 10
 
 // ClientSource gives Produce the client to produce to.
 type ClientSource interface {

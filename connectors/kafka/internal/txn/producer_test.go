@@ -211,3 +211,27 @@ func TestProducerRecyclesRecords(t *testing.T) {
 		t.Fatal("records still pending")
 	}
 }
+
+// TestProducerDropsLargeBuffers checks that a recycled record does not
+// keep a value buffer larger than maxKeptBuffer: one large record must not
+// pin its memory for as long as the writer lives.
+func TestProducerDropsLargeBuffers(t *testing.T) {
+	p := NewProducer(valueEncoder{}, nil, nil, 0)
+	defer p.Close()
+	cl := &heldClient{}
+	ctx := context.Background()
+	big := string(make([]byte, 2*maxKeptBuffer))
+	if _, err := p.Produce(ctx, cl, rows(big, "small")); err != nil {
+		t.Fatal(err)
+	}
+	if c := cap(cl.held[0].r.Value); c <= maxKeptBuffer {
+		t.Fatalf("the test's large value has a buffer of %d bytes", c)
+	}
+	recs := cl.ack()
+	if cap(recs[0].Value) != 0 {
+		t.Fatalf("a recycled record keeps a %d-byte buffer", cap(recs[0].Value))
+	}
+	if cap(recs[1].Value) == 0 {
+		t.Fatal("a recycled record lost its small buffer")
+	}
+}
