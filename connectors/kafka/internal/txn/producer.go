@@ -15,8 +15,8 @@ import (
 
 // Producer is the record path shared by every writer of the Kafka sink,
 // transactional or not: it encodes rows into recycled *kgo.Record values
-// (no allocation per record once as many records as are ever in flight
-// exist: key and value buffers are reused too) and collects the outcome of
+// (no allocation per record while acknowledged records come back faster
+// than maxFree accumulate: key and value buffers are reused too) and collects the outcome of
 // the produce promises. Produce, Wait and Reset are called by one
 // goroutine, the writer's; promises run on franz-go's.
 type Producer struct {
@@ -30,11 +30,13 @@ type Producer struct {
 	// record for recycling (the promise adds to free under the lock it
 	// takes anyway).
 	spare []*kgo.Record
+	// lastKey and lastValue are the key and value lengths of the last
+	// record Produce encoded.
+	lastKey, lastValue int
 
 	mu sync.Mutex // guards the fields below; promises run on franz-go's goroutine
-	// free are the records whose promise ran: franz-go no longer holds
-	// them. Their number is bounded by the records ever in flight at once
-	// (the client's max buffered records).
+	// free are records whose promise ran (franz-go no longer holds them),
+	// at most maxFree.
 	free     []*kgo.Record
 	firstErr error
 	failed   int64
@@ -135,10 +137,6 @@ func (p *Producer) Close() {
 	p.kill(errors.New("kafka sink: writer closed"))
 }
 
-// recordChunk is how many records record allocates at once when none is
-// free.
-const recordChunk = 64
-
 // record returns a cleared record whose Key, Value and Headers keep their
 // capacity.
 func (p *Producer) record() *kgo.Record {
@@ -147,18 +145,29 @@ func (p *Producer) record() *kgo.Record {
 		p.spare, p.free = p.free, p.spare
 		p.mu.Unlock()
 		if len(p.spare) == 0 {
-			chunk := make([]kgo.Record, recordChunk)
-			for i := range chunk {
-				p.spare = append(p.spare, &chunk[i])
-			}
+			// A new record: buffers sized after the last record's, so
+			// that encoding does not grow them from nothing.
+			r := new(kgo.Record)
+			r.Key, r.Value = sized(p.lastKey), sized(p.lastValue)
+			return r
 		}
 	}
 	n := len(p.spare) - 1
 	r := p.spare[n]
+	p.spare[n] = nil // a record the free list drops is not held here
 	p.spare = p.spare[:n]
 	k, v, h := r.Key[:0], r.Value[:0], r.Headers[:0]
 	*r = kgo.Record{Key: k, Value: v, Headers: h}
 	return r
+}
+
+// sized returns an empty buffer for about n bytes: nil for 0 or for more
+// than a recycled record keeps.
+func sized(n int) []byte {
+	if n += n / 4; n == 0 || n > maxKeptBuffer {
+		return nil
+	}
+	return make([]byte, 0, n)
 }
 
 // unused takes back a record Produce did not hand to the client.
@@ -200,9 +209,18 @@ func (p *Producer) done(r *kgo.Record, err error) {
 	if cap(r.Key) > maxKeptBuffer {
 		r.Key = nil
 	}
-	p.free = append(p.free, r)
+	if len(p.free) < maxFree {
+		p.free = append(p.free, r)
+	}
 	p.mu.Unlock()
 }
+
+// maxFree is the most records the free list keeps; the GC takes the
+// others. The records in flight can number the client's max buffered
+// records (kafka.DefaultMaxBufferedRecords, 50,000): keeping every one
+// that was ever in flight would hold megabytes for good, where a Write
+// needs at most a few hundred at a time.
+const maxFree = 4096
 
 // maxKeptBuffer is the largest key or value buffer a recycled record keeps.
 const maxKeptBuffer = 64 << 10
@@ -265,6 +283,7 @@ func (p *Producer) Produce(ctx context.Context, src ClientSource, rows []types.R
 			p.mu.Unlock()
 		}
 		reserved--
+		p.lastKey, p.lastValue = len(r.Key), len(r.Value)
 		n += int64(len(r.Key) + len(r.Value))
 		// ctx bounds the wait for buffer space; life, the record's own
 		// context, bounds its time in the buffer.
