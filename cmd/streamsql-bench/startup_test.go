@@ -47,3 +47,24 @@ func TestStartPhaseDurations(t *testing.T) {
 		t.Fatalf("durations without a first output = %v, want nil", got)
 	}
 }
+
+// TestStatusPoll: a latency run's child reads the job's Status every 20 ms
+// once the job runs (a millisecond poll inflated streamsql's latency under
+// CPU hogs); throughput runs and start-up keep the millisecond poll their
+// start-up phases need.
+func TestStatusPoll(t *testing.T) {
+	for _, tc := range []struct {
+		expect  int64
+		running bool
+		want    time.Duration
+	}{
+		{0, false, time.Millisecond},
+		{0, true, time.Millisecond},
+		{200_000, false, time.Millisecond},
+		{200_000, true, 20 * time.Millisecond},
+	} {
+		if got := statusPoll(tc.expect, tc.running); got != tc.want {
+			t.Errorf("statusPoll(%d, %v) = %s, want %s", tc.expect, tc.running, got, tc.want)
+		}
+	}
+}
