@@ -48,23 +48,26 @@ func TestStartPhaseDurations(t *testing.T) {
 	}
 }
 
-// TestStatusPoll: a latency run's child reads the job's Status every 20 ms
-// once the job runs (a millisecond poll inflated streamsql's latency under
-// CPU hogs); throughput runs and start-up keep the millisecond poll their
-// start-up phases need.
+// TestStatusPoll: the streamsql child reads the job's Status every
+// millisecond only until it has what needs that resolution — the first
+// output (a throughput run's start-up phases), the job running (a latency
+// run) — and every 20 ms after (a millisecond poll cost streamsql
+// throughput and latency under load).
 func TestStatusPoll(t *testing.T) {
 	for _, tc := range []struct {
-		expect  int64
-		running bool
-		want    time.Duration
+		expect             int64
+		running, sawOutput bool
+		want               time.Duration
 	}{
-		{0, false, time.Millisecond},
-		{0, true, time.Millisecond},
-		{200_000, false, time.Millisecond},
-		{200_000, true, 20 * time.Millisecond},
+		{0, false, false, time.Millisecond},
+		{0, true, false, time.Millisecond},
+		{0, true, true, 20 * time.Millisecond},
+		{200_000, false, false, time.Millisecond},
+		{200_000, true, false, 20 * time.Millisecond},
+		{200_000, true, true, 20 * time.Millisecond},
 	} {
-		if got := statusPoll(tc.expect, tc.running); got != tc.want {
-			t.Errorf("statusPoll(%d, %v) = %s, want %s", tc.expect, tc.running, got, tc.want)
+		if got := statusPoll(tc.expect, tc.running, tc.sawOutput); got != tc.want {
+			t.Errorf("statusPoll(%d, %v, %v) = %s, want %s", tc.expect, tc.running, tc.sawOutput, got, tc.want)
 		}
 	}
 }

@@ -112,16 +112,16 @@ func createSink(b *strings.Builder, sink, bootstrap, dst string, m streamsqlMode
 	}
 }
 
-// statusPoll is how often runStreamsql reads the job's Status. A
-// throughput run (expect 0) polls every millisecond throughout, for its
-// start-up phases. A latency run polls every millisecond until the job
-// runs, then every 20 ms, which is enough to see that it has read the
-// offered records: polling every millisecond made streamsql's latency
-// under CPU hogs 2–6× higher (p50 124–262 against 35–58 ms, three
-// alternated pairs), a cost of the benchmark's observer that the reference
-// pipes, which have none, do not pay.
-func statusPoll(expect int64, running bool) time.Duration {
-	if expect > 0 && running {
+// statusPoll is how often runStreamsql reads the job's Status: every
+// millisecond until what the run measures from it is seen — the first
+// output record for a throughput run (expect 0; its start-up phases), the
+// job running for a latency run — then every 20 ms, enough to collect the
+// checkpoint durations and to see that a latency run has read the offered
+// records. Polling every millisecond all along is an observer the reference
+// pipes do not have, and it cost streamsql throughput and latency under
+// load (BENCHMARKS.md, "Record-path changes").
+func statusPoll(expect int64, running, sawOutput bool) time.Duration {
+	if expect > 0 && running || expect == 0 && sawOutput {
 		return 20 * time.Millisecond
 	}
 	return time.Millisecond
@@ -187,7 +187,7 @@ func runStreamsql(ctx context.Context, name, bootstrap, src, dst string, expect 
 		ckptDurs    []time.Duration
 		runErr      error
 		finished    bool
-		tick        = time.NewTicker(statusPoll(expect, false))
+		tick        = time.NewTicker(statusPoll(expect, false, false))
 		sawStopping bool
 	)
 	defer tick.Stop()
@@ -213,7 +213,7 @@ func runStreamsql(ctx context.Context, name, bootstrap, src, dst string, expect 
 		if !readySent && st.State == runtime.StateRunning {
 			ready()
 			readySent = true
-			tick.Reset(statusPoll(expect, readySent))
+			tick.Reset(statusPoll(expect, true, false))
 		}
 		if c := st.Checkpoints; c.LastID != lastCkpt && c.LastID != 0 {
 			lastCkpt = c.LastID
@@ -240,6 +240,7 @@ func runStreamsql(ctx context.Context, name, bootstrap, src, dst string, expect 
 		}
 		if phases.FirstSink == 0 && sinkIn > 0 {
 			phases.FirstSink = now
+			tick.Reset(statusPoll(expect, readySent, true))
 		}
 		// Status is read after Run returns too, so the final counts stand.
 		res.In, res.Out = srcIn, sinkIn
