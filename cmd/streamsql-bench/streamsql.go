@@ -133,7 +133,7 @@ func statusPoll(expect int64, running, sawOutput bool) time.Duration {
 // and the job is stopped (context cancelled: final checkpoint and commit)
 // once it has read expect records and handed every passing one to the sink.
 //
-// The figures come from the job's Status, polled every millisecond:
+// The figures come from the job's Status, polled as statusPoll says:
 // ElapsedNS runs from the first record read to the end of Run (which
 // includes the final flush or commit), and each completed checkpoint's
 // duration is collected for the p99. (The parent measures start→first.)
