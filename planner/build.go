@@ -96,13 +96,19 @@ func (pl *Plan) Build(ctx context.Context, bo BuildOptions) ([]runtime.Pipeline,
 			if err != nil {
 				return nil, fmt.Errorf("pipeline %s: %w", p.Name, err)
 			}
+			ntf, err := fl.NewTransform(opts)
+			if err != nil {
+				return nil, fmt.Errorf("pipeline %s: %w", p.Name, err)
+			}
 			spec := runtime.SourceSpec{Source: src, Parallelism: parallelismOf(valid, factory.AsSource)}
 			// A flow's transform builds every output row anew (Flow.Transform):
-			// the source may reuse its rows' memory.
+			// the source may reuse its rows' memory. The runtime uses the
+			// per-task form (slab-allocated fields); Transform stays set
+			// for callers that apply the pipeline's transform themselves.
 			if len(ins.Flows) == 1 {
-				p.Transform, p.TransformCopies = tf, true
+				p.Transform, p.NewTransform, p.TransformCopies = tf, ntf, true
 			} else {
-				spec.Transform, spec.TransformCopies = tf, true
+				spec.Transform, spec.NewTransform, spec.TransformCopies = tf, ntf, true
 			}
 			spec.Name = fl.Source.Name()
 			if srcNames[spec.Name]++; srcNames[spec.Name] > 1 {

@@ -2,9 +2,13 @@ package planner_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	goruntime "runtime"
 	"strings"
 	"testing"
 
+	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/planner"
 	"github.com/streamsql/streamsql/planner/expr"
 	"github.com/streamsql/streamsql/types"
@@ -77,6 +81,74 @@ func TestTransform(t *testing.T) {
 	}
 }
 
+// TestNewTransformSlab runs many rows through one NewTransform function:
+// the outputs equal Transform's, rows the filter or the NOT NULL check
+// drops take no fields, no two output rows share fields (an append to one
+// row's fields leaves the next row alone), and the fields come from a few
+// allocations rather than one per row.
+func TestNewTransformSlab(t *testing.T) {
+	p := compile(t, `SET 'table.exec.sink.not-null-enforcer' = 'DROP';
+CREATE TABLE src (id BIGINT, name STRING, amount DOUBLE) WITH ('connector' = 'datagen');
+CREATE TABLE snk (id BIGINT NOT NULL, name STRING, PRIMARY KEY (id) NOT ENFORCED) WITH ('connector' = 'blackhole');
+INSERT INTO snk SELECT id, UPPER(name) FROM src WHERE amount > 100;`)
+	fl := p.Inserts[0].Flows[0]
+	tf, err := fl.Transform(expr.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	newTF, err := fl.NewTransform(expr.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ntf := newTF()
+	in := make([]types.Row, 200)
+	for i := range in {
+		id := types.Int64(int64(i))
+		if i%7 == 0 {
+			id = types.Value{} // dropped by the NOT NULL check
+		}
+		in[i] = types.Row{Kind: types.RowKind(i % 2), Fields: []types.Value{id, types.Str(fmt.Sprintf("n%d", i)), types.Float64(float64(i))}}
+	}
+	var want, got []types.Row
+	for _, r := range in {
+		w, werr := tf(r, want)
+		g, gerr := ntf(r, got)
+		if (werr == nil) != (gerr == nil) || (werr != nil && !errors.Is(gerr, connector.ErrDropRow)) {
+			t.Fatalf("row %v: Transform %v, NewTransform's %v", r.Fields, werr, gerr)
+		}
+		want, got = w, g
+	}
+	if len(got) != len(want) || len(got) == 0 {
+		t.Fatalf("NewTransform gave %d rows, Transform %d", len(got), len(want))
+	}
+	for i := range got {
+		if got[i].Kind != want[i].Kind || fmt.Sprint(got[i].Fields) != fmt.Sprint(want[i].Fields) {
+			t.Fatalf("row %d: %v %v, want %v %v", i, got[i].Kind, got[i].Fields, want[i].Kind, want[i].Fields)
+		}
+	}
+	for i := 0; i+1 < len(got); i++ {
+		next := fmt.Sprint(got[i+1].Fields)
+		got[i].Fields = append(got[i].Fields, types.Str("appended"))
+		if fmt.Sprint(got[i+1].Fields) != next {
+			t.Fatalf("appending to row %d changed row %d: %v", i, i+1, got[i+1].Fields)
+		}
+	}
+	row := types.Row{Fields: []types.Value{types.Int64(1), types.Str("x"), types.Float64(500)}}
+	out := make([]types.Row, 0, 160)
+	allocs := testing.AllocsPerRun(20, func() {
+		out = out[:0]
+		for range 160 {
+			out, _ = ntf(row, out)
+		}
+	})
+	// UPPER allocates its string per row; the fields take 160/16 = 10
+	// slabs where Transform makes 160 slices.
+	t.Logf("%v allocations for 160 rows", allocs)
+	if allocs > 160+160/16+1 {
+		t.Errorf("%v allocations for 160 rows, want at most one per row for UPPER plus one per %d rows for the fields", allocs, 16)
+	}
+}
+
 // BenchmarkTransform measures the issue's pipeline: a filter and a
 // 5-column projection over a 10-field row, through the compiled flow.
 func BenchmarkTransform(b *testing.B) {
@@ -134,5 +206,59 @@ INSERT INTO k SELECT id, ts, 'n' FROM src;`)
 	}
 	if got := p.Inserts[0].Flows[0].Projection[1].String(); !strings.Contains(got, "TIMESTAMP_LTZ(3)") {
 		t.Errorf("ts projection %s; want a cast to TIMESTAMP_LTZ(3)", got)
+	}
+}
+
+// BenchmarkTransformBenchJob runs the benchmark job's flow
+// (cmd/streamsql-bench: WHERE amount > 100, 5 of 10 columns, half the rows
+// kept) over batches of 500 rows as the runtime's source loop does: a new
+// output slice per batch, every row through the transform, in both forms
+// (Transform: fields per row; NewTransform: fields from slabs). ns/op and
+// allocs/op are per input row.
+func BenchmarkTransformBenchJob(b *testing.B) {
+	p := compile(b, "CREATE TABLE source (id BIGINT NOT NULL, `user` STRING, amount DOUBLE, currency STRING, country STRING, ts BIGINT,\n"+
+		"  active BOOLEAN, score DOUBLE, tags STRING, note STRING) WITH ('connector' = 'datagen');\n"+
+		"CREATE TABLE sink (id BIGINT, `user` STRING, amount DOUBLE, country STRING, ts BIGINT) WITH ('connector' = 'blackhole');\n"+
+		"INSERT INTO sink SELECT id, `user`, amount, country, ts FROM source WHERE amount > 100;")
+	fl := p.Inserts[0].Flows[0]
+	perRow, err := fl.Transform(expr.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	newTF, err := fl.NewTransform(expr.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	const batch = 500
+	rows := make([]types.Row, batch)
+	for i := range rows {
+		rows[i] = types.Row{Fields: []types.Value{types.Int64(int64(i)), types.Str("user-1"), types.Float64(float64(i % 200)),
+			types.Str("EUR"), types.Str("DE"), types.Int64(1700000000000), types.Bool(true), types.Float64(0.5), types.Str("a,b"), {}}}
+	}
+	for _, form := range []string{"Transform", "NewTransform"} {
+		b.Run(form, func(b *testing.B) {
+			tf := perRow
+			if form == "NewTransform" {
+				tf = newTF()
+			}
+			b.ReportAllocs()
+			var m0, m1 goruntime.MemStats
+			goruntime.ReadMemStats(&m0)
+			kept := 0
+			for n := 0; n < b.N; n += batch {
+				out := make([]types.Row, 0, batch)
+				for _, r := range rows[:min(batch, b.N-n)] {
+					if out, err = tf(r, out); err != nil {
+						b.Fatal(err)
+					}
+				}
+				kept += len(out)
+			}
+			goruntime.ReadMemStats(&m1)
+			b.ReportMetric(float64(m1.Mallocs-m0.Mallocs)*1000/float64(b.N), "allocs/krow")
+			if b.N >= batch && kept == 0 {
+				b.Fatal("the filter kept nothing")
+			}
+		})
 	}
 }

@@ -23,8 +23,10 @@ INSERT INTO snk SELECT id, name FROM src;
 // transform enforces it per row: ERROR names the table and column, DROP
 // drops the row with connector.ErrDropRow; a row with a value passes.
 func TestNullableIntoNotNullIsAccepted(t *testing.T) {
-	for _, setting := range []string{"", "ERROR", "drop"} {
-		t.Run("enforcer="+setting, func(t *testing.T) {
+	for _, c := range []struct{ setting, form string }{{"", "Transform"}, {"ERROR", "Transform"}, {"drop", "Transform"},
+		{"", "NewTransform"}, {"ERROR", "NewTransform"}, {"drop", "NewTransform"}} {
+		setting := c.setting
+		t.Run("enforcer="+setting+"/"+c.form, func(t *testing.T) {
 			job := notNullJob
 			if setting != "" {
 				job = "SET 'table.exec.sink.not-null-enforcer' = '" + setting + "';\n" + job
@@ -40,6 +42,13 @@ func TestNullableIntoNotNullIsAccepted(t *testing.T) {
 			tf, err := fl.Transform(mustOpts(t, p))
 			if err != nil {
 				t.Fatal(err)
+			}
+			if c.form == "NewTransform" {
+				newTF, err := fl.NewTransform(mustOpts(t, p))
+				if err != nil {
+					t.Fatal(err)
+				}
+				tf = newTF()
 			}
 			out, err := tf(types.Row{Fields: []types.Value{types.Int64(7), types.Str("a")}}, nil)
 			if err != nil || len(out) != 1 {

@@ -673,9 +673,17 @@ func (t *sourceTask) run(ctx context.Context) (err error) {
 	badRows, _ := r.(connector.BadRowHandler)
 	deadLetters, _ := r.(connector.DeadLetterReader)
 	pipe := t.src.pipe
+	// The source's transform replaces the pipeline's; NewTransform gives
+	// this task a transform of its own.
 	tf, copies := t.src.spec.Transform, t.src.spec.TransformCopies
+	if nt := t.src.spec.NewTransform; nt != nil {
+		tf = nt()
+	}
 	if tf == nil {
 		tf, copies = pipe.p.Transform, pipe.p.TransformCopies
+		if nt := pipe.p.NewTransform; nt != nil {
+			tf = nt()
+		}
 	}
 	var recycler connector.RowRecycler
 	if rr, ok := r.(connector.RowRecycler); ok && tf != nil && copies {

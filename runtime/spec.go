@@ -60,6 +60,14 @@ type Pipeline struct {
 	// passing in, or in.Fields, on): the runtime then hands the input rows
 	// back to a reader that reuses them (connector.RowRecycler).
 	TransformCopies bool
+	// NewTransform, when set, is used instead of Transform: each source
+	// task calls it once and applies the function it returns alone, so
+	// that function may keep state between calls (e.g. take output rows'
+	// fields from a slab it allocates per few rows). Its contract is
+	// Transform's otherwise, TransformCopies included; and since sinks may
+	// keep output rows, it must never reuse the memory of a row it
+	// returned.
+	NewTransform func() func(in types.Row, out []types.Row) ([]types.Row, error)
 	// Partition, when set, chooses the sink task (0 <= i < n) of each row;
 	// nil sends every row of source task i to sink task i mod n, which
 	// keeps each split's order.
@@ -100,8 +108,12 @@ type SourceSpec struct {
 	// pipeline must have one sink, and its writers must implement
 	// connector.DeadLetterWriter (checked when they open).
 	DeadLettersInSink bool
-	// TransformCopies is Pipeline.TransformCopies for Transform.
+	// TransformCopies is Pipeline.TransformCopies for Transform and
+	// NewTransform.
 	TransformCopies bool
+	// NewTransform is Pipeline.NewTransform for this source: when set it
+	// is used instead of Transform, and either replaces the pipeline's.
+	NewTransform func() func(in types.Row, out []types.Row) ([]types.Row, error)
 }
 
 // SinkSpec is a sink with its parallelism.
