@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"time"
+	"unsafe"
 
 	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/planner/expr"
@@ -48,24 +49,35 @@ func (fl *Flow) Transform(opts expr.Options) (TransformFunc, error) {
 	}, nil
 }
 
-// slabRows is how many output rows' fields NewTransform's functions take
-// from one allocation. A sink that keeps one row (an upsert or JDBC
-// buffer) keeps its whole slab alive, so it stays small: 16 rows of the
-// benchmark's 5 columns are 3.75 KiB.
-const slabRows = 16
+// slabBytes is the size of the slabs NewTransform's functions take output
+// rows' fields from: as many whole rows as fit (at least one), so a slab
+// fills the allocator's 4 KiB size class. A sink that keeps one row (an
+// upsert or JDBC buffer) keeps its whole slab alive, so it stays small:
+// 17 rows of the benchmark's 5 columns.
+const slabBytes = 4096
+
+// slabRows returns how many rows of n fields a slab holds.
+func slabRows(n int) int {
+	return max(slabBytes/(n*int(unsafe.Sizeof(types.Value{}))), 1)
+}
 
 // NewTransform compiles the flow as Transform does and returns a factory
 // of transform functions for one goroutine each (runtime.Pipeline's
 // NewTransform: one per source task). Such a function takes its output
-// rows' fields from a slab of slabRows rows that it allocates anew when
-// used up and never reuses, so output rows still share no memory with the
-// input or with each other, and a sink may keep any of them.
+// rows' fields from a slab of about 4 KiB (slabBytes) that it allocates
+// anew when used up and never reuses, so output rows still share no
+// memory with the input or with each other, and a sink may keep any of
+// them.
 func (fl *Flow) NewTransform(opts expr.Options) (func() TransformFunc, error) {
 	ft, err := fl.compileTransform(opts)
 	if err != nil {
 		return nil, err
 	}
 	n := ft.n
+	rows := 0
+	if n > 0 {
+		rows = slabRows(n)
+	}
 	return func() TransformFunc {
 		var slab []types.Value
 		return func(in types.Row, out []types.Row) ([]types.Row, error) {
@@ -74,7 +86,7 @@ func (fl *Flow) NewTransform(opts expr.Options) (func() TransformFunc, error) {
 				return out, err
 			}
 			if len(slab) < n {
-				slab = make([]types.Value, n*slabRows)
+				slab = make([]types.Value, n*rows)
 			}
 			// The capacity ends at the row's last field: an append to one
 			// row's fields never writes into the next row's.
