@@ -36,7 +36,14 @@ type builder struct {
 	// visits children first: checking each node costs its arity, not its
 	// subtree (a chain of n operators would cost n²).
 	consts map[Expr]bool
+	// preds holds, for comparisons of a column with a constant, a
+	// predicate that answers without building a BOOLEAN value
+	// (colConstPred); CompileFilter uses the top one's.
+	preds map[*Call]predFn
 }
+
+// predFn is a condition evaluated straight to keep or not (NULL: not).
+type predFn func(row []types.Value) (bool, error)
 
 func newBuilder(opts Options) *builder {
 	b := &builder{loc: opts.Location, now: opts.Now}
@@ -95,23 +102,45 @@ func wrapEval(e Expr, err error) error {
 }
 
 // Filter is a compiled WHERE condition.
-type Filter struct{ p *Program }
+type Filter struct {
+	p *Program
+	// pred, when set, decides Keep directly (a column compared with a
+	// constant): the same answer as p without p's closure layers.
+	pred predFn
+}
 
 // CompileFilter compiles a BOOLEAN condition.
 func CompileFilter(cond Expr, opts Options) (*Filter, error) {
-	p, err := Compile(cond, opts)
+	r, err := Resolve(cond)
 	if err != nil {
 		return nil, err
 	}
+	b := newBuilder(opts)
+	fn, err := b.compile(r)
+	if err != nil {
+		return nil, err
+	}
+	p := &Program{expr: r, fn: fn}
 	if k := p.Type().Kind; k != types.KindBoolean && k != types.KindNull {
 		return nil, &ArgumentError{Function: "WHERE", Given: []types.Type{p.Type()}, Expected: "a BOOLEAN condition"}
 	}
-	return &Filter{p: p}, nil
+	f := &Filter{p: p}
+	if c, ok := r.(*Call); ok {
+		f.pred = b.preds[c]
+	}
+	return f, nil
 }
 
 // Keep reports whether row passes the condition: TRUE passes, FALSE and
 // NULL do not (SQL's WHERE).
 func (f *Filter) Keep(row []types.Value) (bool, error) {
+	if f.pred != nil {
+		keep, err := f.pred(row)
+		if err != nil {
+			return false, wrapEval(f.p.expr, err)
+		}
+		return keep, nil
+	}
 	v, err := f.p.fn(row)
 	if err != nil {
 		return false, wrapEval(f.p.expr, err)

@@ -498,6 +498,9 @@ func buildComparison(b *builder, c *Call, args []evalFn) (evalFn, error) {
 		default:
 			f = func(a, b types.Value) (types.Value, error) { return types.Bool(a.Int64() >= b.Int64()), nil }
 		}
+		if ox.col >= 0 && oy.konst && !oy.val.IsNull() {
+			b.setPred(c, intPred(c.Name, ox.col, oy.val.Int64()))
+		}
 		return binop(ox, oy, f), nil
 	}
 	if ct.Kind == types.KindDecimal && !mixedApproxDecimal(c.Args[0].Type(), c.Args[1].Type()) {
@@ -548,6 +551,9 @@ func buildComparison(b *builder, c *Call, args []evalFn) (evalFn, error) {
 			f = func(a, b types.Value) (types.Value, error) {
 				return types.Bool(cmpFloat(a.Float64(), b.Float64()) >= 0), nil
 			}
+		}
+		if ox.col >= 0 && oy.konst && !oy.val.IsNull() {
+			b.setPred(c, floatPred(c.Name, ox.col, oy.val.Float64()))
 		}
 		return binop(ox, oy, f), nil
 	}
@@ -1060,4 +1066,98 @@ func buildItem(b *builder, c *Call, args []evalFn) (evalFn, error) {
 
 func bigPow10(n int) *big.Int {
 	return new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(n)), nil)
+}
+
+// setPred records pred as comparison c's keep-or-not predicate
+// (Filter.pred).
+func (b *builder) setPred(c *Call, pred predFn) {
+	if b.preds == nil {
+		b.preds = map[*Call]predFn{}
+	}
+	b.preds[c] = pred
+}
+
+// intPred returns the predicate of column xc op constant k over an
+// integer-like type: NULL does not pass.
+func intPred(name string, xc int, k int64) predFn {
+	op := cmpOpOf(name)
+	return func(row []types.Value) (bool, error) {
+		if xc >= len(row) {
+			return false, errColumn(xc, len(row))
+		}
+		a := row[xc]
+		if a.IsNull() {
+			return false, nil
+		}
+		x := a.Int64()
+		switch op {
+		case opEq:
+			return x == k, nil
+		case opNe:
+			return x != k, nil
+		case opLt:
+			return x < k, nil
+		case opLe:
+			return x <= k, nil
+		case opGt:
+			return x > k, nil
+		}
+		return x >= k, nil
+	}
+}
+
+// floatPred is intPred for FLOAT and DOUBLE, in cmpFloat's order.
+func floatPred(name string, xc int, k float64) predFn {
+	op := cmpOpOf(name)
+	return func(row []types.Value) (bool, error) {
+		if xc >= len(row) {
+			return false, errColumn(xc, len(row))
+		}
+		a := row[xc]
+		if a.IsNull() {
+			return false, nil
+		}
+		r := cmpFloat(a.Float64(), k)
+		switch op {
+		case opEq:
+			return r == 0, nil
+		case opNe:
+			return r != 0, nil
+		case opLt:
+			return r < 0, nil
+		case opLe:
+			return r <= 0, nil
+		case opGt:
+			return r > 0, nil
+		}
+		return r >= 0, nil
+	}
+}
+
+// cmpOp is a comparison operator, switched on per row by the predicates.
+type cmpOp uint8
+
+const (
+	opEq cmpOp = iota
+	opNe
+	opLt
+	opLe
+	opGt
+	opGe
+)
+
+func cmpOpOf(name string) cmpOp {
+	switch name {
+	case "=":
+		return opEq
+	case "<>":
+		return opNe
+	case "<":
+		return opLt
+	case "<=":
+		return opLe
+	case ">":
+		return opGt
+	}
+	return opGe
 }
