@@ -26,6 +26,7 @@ func TestCommitInProcessThenRaw(t *testing.T) {
 	cm := committer(t, s)
 	write(t, w, "a")
 	c, id := preCommit(t, w, 1)
+	awaitPublished(t, s, id)
 	if st, hasClient, _ := s.SlotState(id); st != "precommitted" || !hasClient {
 		t.Fatalf("slot after PreCommit: %s (client %v), want precommitted with its client", st, hasClient)
 	}
@@ -149,6 +150,7 @@ func TestAbortThenCommitIsLost(t *testing.T) {
 	ctx := context.Background()
 	write(t, w, "a")
 	c, id := preCommit(t, w, 7)
+	awaitPublished(t, s, id)
 	if err := cm.Abort(ctx, c); err != nil {
 		t.Fatalf("Abort: %v", err)
 	}

@@ -276,6 +276,35 @@ func write(t *testing.T, w *Writer, values ...string) {
 
 // preCommit pre-commits the open transaction and returns its committable
 // and transactional id.
+// awaitPublished waits until the client of slot id has published every
+// partition its transaction's records were acknowledged on (slot.endable).
+// franz-go stores a new topic's partitions in its producer state on its
+// metadata goroutine, which on a loaded machine can lag the
+// acknowledgements; until then the committer rightly ends the transaction
+// by raw EndTxn instead. Tests that expect the in-process end wait for this
+// first.
+func awaitPublished(t *testing.T, s *Sink, id string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		published := false
+		if sl := s.lookup(id); sl != nil {
+			sl.mu.Lock()
+			if sl.client != nil {
+				_, published = sl.endable()
+			}
+			sl.mu.Unlock()
+		}
+		if published {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the client of %s did not publish its transaction's partitions within 10 s", id)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
 func preCommit(t *testing.T, w *Writer, cp int64) (connector.Committable, string) {
 	t.Helper()
 	cs, err := w.PreCommit(context.Background(), cp)
