@@ -351,8 +351,9 @@ func TestDeadLetterCrash(t *testing.T) {
 	brokers := kafkatest.RequireAll(t)
 	// Each rule fires at the first to fifth checkpoint that reaches its
 	// point (each sink task pre-commits and commits at every checkpoint
-	// with work): the job reads 8,000 records in a few checkpoints of
-	// 30 ms.
+	// with work): the job reads 16,000 records in a few checkpoints of
+	// 30 ms (8,000 sometimes took fewer than two once the record path got
+	// cheaper: "the job finished before after-checkpoint-written@2").
 	for _, tc := range []struct {
 		mode    dlMode
 		brokers []kafkatest.Broker
@@ -366,7 +367,7 @@ func TestDeadLetterCrash(t *testing.T) {
 			for _, rule := range tc.rules {
 				t.Run(fmt.Sprintf("%s/%s/%s", tc.mode, b.Name, rule), func(t *testing.T) {
 					j := newDLJob(t, b, tc.mode)
-					in := produceDeadLetterInput(t, b, j.in, 2000)
+					in := produceDeadLetterInput(t, b, j.in, 4000)
 					if !j.run(t, rule, 0) {
 						t.Fatalf("the job finished before %s", rule)
 					}
