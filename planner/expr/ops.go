@@ -2,6 +2,7 @@ package expr
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"math"
 	"math/big"
@@ -465,21 +466,7 @@ func nullSafeCmp(a, b types.Value, cmp func(a, b types.Value) int) int {
 func buildComparison(b *builder, c *Call, args []evalFn) (evalFn, error) {
 	ct, _ := commonType(c.Args[0].Type(), c.Args[1].Type())
 	x, y := args[0], args[1]
-	var test func(int) bool
-	switch c.Name {
-	case "=":
-		test = func(r int) bool { return r == 0 }
-	case "<>":
-		test = func(r int) bool { return r != 0 }
-	case "<":
-		test = func(r int) bool { return r < 0 }
-	case "<=":
-		test = func(r int) bool { return r <= 0 }
-	case ">":
-		test = func(r int) bool { return r > 0 }
-	case ">=":
-		test = func(r int) bool { return r >= 0 }
-	}
+	op := cmpOpOf(c.Name)
 	ox, oy := b.operandOf(c.Args[0], x), b.operandOf(c.Args[1], y)
 	// Integer-like kinds compare inline, without a comparator call.
 	if ct.IsInteger() || ct.Kind == types.KindDate || ct.Kind == types.KindTime || ct.Kind == types.KindBoolean {
@@ -499,7 +486,7 @@ func buildComparison(b *builder, c *Call, args []evalFn) (evalFn, error) {
 			f = func(a, b types.Value) (types.Value, error) { return types.Bool(a.Int64() >= b.Int64()), nil }
 		}
 		if ox.col >= 0 && oy.konst && !oy.val.IsNull() {
-			b.setPred(c, intPred(c.Name, ox.col, oy.val.Int64()))
+			b.setPred(c, intPred(op, ox.col, oy.val.Int64()))
 		}
 		return binop(ox, oy, f), nil
 	}
@@ -521,41 +508,11 @@ func buildComparison(b *builder, c *Call, args []evalFn) (evalFn, error) {
 		}
 		return binop(ox, oy, f), nil
 	}
-	if (ct.Kind == types.KindDouble || ct.Kind == types.KindFloat) && !mixedApproxDecimal(c.Args[0].Type(), c.Args[1].Type()) {
-		// As the comparator (cmpFloat's order, NaN above every number),
-		// without its and test's closure calls: a filter such as
-		// amount > 100 on a DOUBLE column is one closure call per row.
-		var f func(a, b types.Value) (types.Value, error)
-		switch c.Name {
-		case "=":
-			f = func(a, b types.Value) (types.Value, error) {
-				return types.Bool(cmpFloat(a.Float64(), b.Float64()) == 0), nil
-			}
-		case "<>":
-			f = func(a, b types.Value) (types.Value, error) {
-				return types.Bool(cmpFloat(a.Float64(), b.Float64()) != 0), nil
-			}
-		case "<":
-			f = func(a, b types.Value) (types.Value, error) {
-				return types.Bool(cmpFloat(a.Float64(), b.Float64()) < 0), nil
-			}
-		case "<=":
-			f = func(a, b types.Value) (types.Value, error) {
-				return types.Bool(cmpFloat(a.Float64(), b.Float64()) <= 0), nil
-			}
-		case ">":
-			f = func(a, b types.Value) (types.Value, error) {
-				return types.Bool(cmpFloat(a.Float64(), b.Float64()) > 0), nil
-			}
-		default:
-			f = func(a, b types.Value) (types.Value, error) {
-				return types.Bool(cmpFloat(a.Float64(), b.Float64()) >= 0), nil
-			}
-		}
-		if ox.col >= 0 && oy.konst && !oy.val.IsNull() {
-			b.setPred(c, floatPred(c.Name, ox.col, oy.val.Float64()))
-		}
-		return binop(ox, oy, f), nil
+	if (ct.Kind == types.KindDouble || ct.Kind == types.KindFloat) && !mixedApproxDecimal(c.Args[0].Type(), c.Args[1].Type()) &&
+		ox.col >= 0 && oy.konst && !oy.val.IsNull() {
+		// A WHERE such as amount > 100 then decides without the
+		// comparator's closures (the expression itself keeps them).
+		b.setPred(c, floatPred(op, ox.col, oy.val.Float64()))
 	}
 	if ct.Kind == types.KindRow && (c.Name == "=" || c.Name == "<>") {
 		eq, ne := rowEquality(ct), c.Name == "<>"
@@ -576,7 +533,7 @@ func buildComparison(b *builder, c *Call, args []evalFn) (evalFn, error) {
 			cmp = func(a, b types.Value) int { return cmpFloat(fa(a), fb(b)) }
 		}
 	}
-	return binop(ox, oy, func(a, b types.Value) (types.Value, error) { return types.Bool(test(cmp(a, b))), nil }), nil
+	return binop(ox, oy, func(a, b types.Value) (types.Value, error) { return types.Bool(op.holds(cmp(a, b))), nil }), nil
 }
 
 // ---- boolean logic ----
@@ -1079,8 +1036,7 @@ func (b *builder) setPred(c *Call, pred predFn) {
 
 // intPred returns the predicate of column xc op constant k over an
 // integer-like type: NULL does not pass.
-func intPred(name string, xc int, k int64) predFn {
-	op := cmpOpOf(name)
+func intPred(op cmpOp, xc int, k int64) predFn {
 	return func(row []types.Value) (bool, error) {
 		if xc >= len(row) {
 			return false, errColumn(xc, len(row))
@@ -1089,26 +1045,12 @@ func intPred(name string, xc int, k int64) predFn {
 		if a.IsNull() {
 			return false, nil
 		}
-		x := a.Int64()
-		switch op {
-		case opEq:
-			return x == k, nil
-		case opNe:
-			return x != k, nil
-		case opLt:
-			return x < k, nil
-		case opLe:
-			return x <= k, nil
-		case opGt:
-			return x > k, nil
-		}
-		return x >= k, nil
+		return op.holds(cmp.Compare(a.Int64(), k)), nil
 	}
 }
 
 // floatPred is intPred for FLOAT and DOUBLE, in cmpFloat's order.
-func floatPred(name string, xc int, k float64) predFn {
-	op := cmpOpOf(name)
+func floatPred(op cmpOp, xc int, k float64) predFn {
 	return func(row []types.Value) (bool, error) {
 		if xc >= len(row) {
 			return false, errColumn(xc, len(row))
@@ -1117,24 +1059,11 @@ func floatPred(name string, xc int, k float64) predFn {
 		if a.IsNull() {
 			return false, nil
 		}
-		r := cmpFloat(a.Float64(), k)
-		switch op {
-		case opEq:
-			return r == 0, nil
-		case opNe:
-			return r != 0, nil
-		case opLt:
-			return r < 0, nil
-		case opLe:
-			return r <= 0, nil
-		case opGt:
-			return r > 0, nil
-		}
-		return r >= 0, nil
+		return op.holds(cmpFloat(a.Float64(), k)), nil
 	}
 }
 
-// cmpOp is a comparison operator, switched on per row by the predicates.
+// cmpOp is a comparison operator.
 type cmpOp uint8
 
 const (
@@ -1145,6 +1074,24 @@ const (
 	opGt
 	opGe
 )
+
+// holds reports whether a comparison whose result is r (below, at or
+// above zero) satisfies op.
+func (op cmpOp) holds(r int) bool {
+	switch op {
+	case opEq:
+		return r == 0
+	case opNe:
+		return r != 0
+	case opLt:
+		return r < 0
+	case opLe:
+		return r <= 0
+	case opGt:
+		return r > 0
+	}
+	return r >= 0
+}
 
 func cmpOpOf(name string) cmpOp {
 	switch name {
