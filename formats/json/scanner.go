@@ -6,6 +6,8 @@ import (
 	"math/bits"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/streamsql/streamsql/formats/internal/text"
 )
 
 // errSyntax marks malformed JSON: the record cannot be parsed further.
@@ -296,16 +298,11 @@ func (s *scanner) skipDepth(depth int) error {
 	}
 }
 
-// exact10 holds the powers of ten a float64 holds exactly.
-var exact10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
-	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
-
 // plainFloat reads a number at pos written as an optional '-', digits and
 // an optional fraction, without exponent, whose digits make an integer
-// below 2^53 and whose fraction has at most 22 digits: the integer
-// divided by a power of ten is then the correctly rounded value, as
-// strconv.ParseFloat gives. Otherwise it reports false and leaves pos
-// alone.
+// below 2^53 and whose fraction has at most 22 digits, as
+// text.ExactDecimal reads them: correctly rounded, as strconv.ParseFloat
+// gives. Otherwise it reports false and leaves pos alone.
 func (s *scanner) plainFloat() (float64, bool) {
 	d := s.data
 	i := s.pos
@@ -331,7 +328,7 @@ func (s *scanner) plainFloat() (float64, bool) {
 			i++
 		}
 		frac = i - f
-		if frac == 0 || frac >= len(exact10) {
+		if frac == 0 {
 			return 0, false
 		}
 	}
@@ -340,12 +337,11 @@ func (s *scanner) plainFloat() (float64, bool) {
 			return 0, false // more digits than m holds, or an exponent
 		}
 	}
-	v := float64(m) / exact10[frac]
-	if neg {
-		v = -v
+	v, ok := text.ExactDecimal(m, frac, neg)
+	if ok {
+		s.pos = i
 	}
-	s.pos = i
-	return v, true
+	return v, ok
 }
 
 // unescape appends the unescaped content of a string with escapes.

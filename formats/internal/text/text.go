@@ -209,9 +209,6 @@ func AppendJavaDouble(dst []byte, f float64, bits int) []byte {
 	return appendJavaDouble(dst, f, bits)
 }
 
-// pow10f are the powers of ten up to 1e17 (float64 holds them exactly).
-var pow10f = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17}
-
 // appendShortPlainDouble is AppendJavaDouble's fast path for a double in
 // the plain range (1e-3 <= |f| < 1e7) whose shortest decimal has at most
 // 15 significant digits, such as an amount with two decimals; ok is false
@@ -232,7 +229,7 @@ func appendShortPlainDouble(dst []byte, f float64) ([]byte, bool) {
 	k := 15
 	switch {
 	case a >= 1:
-		for p := 1; p < 8 && a >= pow10f[p]; p++ {
+		for p := 1; p < 8 && a >= exactPow10[p]; p++ {
 			k--
 		}
 		k--
@@ -241,8 +238,8 @@ func appendShortPlainDouble(dst []byte, f float64) ([]byte, bool) {
 	case a < 1e-1:
 		k = 16
 	}
-	m := math.Round(a * pow10f[k])
-	if m >= 1e15 || m/pow10f[k] != a {
+	m := math.Round(a * exactPow10[k])
+	if m >= 1e15 || m/exactPow10[k] != a {
 		return dst, false
 	}
 	u := uint64(m)
@@ -585,6 +582,22 @@ func fastDecimal(b []byte, precision, scale int) (types.Decimal, bool) {
 var exactPow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
 	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
 
+// ExactDecimal returns the float64 nearest to m·10^-frac (negated when
+// neg), correctly rounded as strconv.ParseFloat would give it, when m is
+// at most 2^53 and frac at most 22: m and the power of ten are then exact
+// float64s and one IEEE division rounds their quotient correctly. ok is
+// false otherwise.
+func ExactDecimal(m uint64, frac int, neg bool) (f float64, ok bool) {
+	if m > 1<<53 || frac < 0 || frac >= len(exactPow10) {
+		return 0, false
+	}
+	f = float64(m) / exactPow10[frac]
+	if neg {
+		f = -f
+	}
+	return f, true
+}
+
 // ParseFloat64 returns what strconv.ParseFloat(string(b), 64) returns,
 // faster for the common plain decimals ([-]digits[.digits]) whose digits,
 // read as one integer, are at most 2^53 with at most 22 of them after the
@@ -619,12 +632,11 @@ func ParseFloat64(b []byte) (float64, error) {
 	if point {
 		digits--
 	}
-	if digits == 0 || m > 1<<53 || frac >= len(exactPow10) {
+	if digits == 0 {
 		return strconv.ParseFloat(UnsafeString(b), 64)
 	}
-	f := float64(m) / exactPow10[frac]
-	if neg {
-		f = -f
+	if f, ok := ExactDecimal(m, frac, neg); ok {
+		return f, nil
 	}
-	return f, nil
+	return strconv.ParseFloat(UnsafeString(b), 64)
 }

@@ -243,7 +243,7 @@ func TestAppendJavaDoubleFastPath(t *testing.T) {
 	var fs []float64
 	for i := 0; i < 200000; i++ {
 		d := r.IntN(18)
-		f := float64(r.Int64N(int64(pow10f[min(15, d+7)]))) / pow10f[d]
+		f := float64(r.Int64N(int64(exactPow10[min(15, d+7)]))) / exactPow10[d]
 		fs = append(fs, f, math.Nextafter(f, 0), math.Nextafter(f, math.Inf(1)))
 	}
 	for i := 0; i < 200000; i++ {
