@@ -92,14 +92,11 @@ func (pl *Plan) Build(ctx context.Context, bo BuildOptions) ([]runtime.Pipeline,
 			if err != nil {
 				return nil, err
 			}
-			tf, err := fl.Transform(opts)
+			ft, err := fl.compileTransform(opts)
 			if err != nil {
 				return nil, fmt.Errorf("pipeline %s: %w", p.Name, err)
 			}
-			ntf, err := fl.NewTransform(opts)
-			if err != nil {
-				return nil, fmt.Errorf("pipeline %s: %w", p.Name, err)
-			}
+			tf, ntf := ft.shared(), ft.perTask()
 			spec := runtime.SourceSpec{Source: src, Parallelism: parallelismOf(valid, factory.AsSource)}
 			// A flow's transform builds every output row anew (Flow.Transform):
 			// the source may reuse its rows' memory. The runtime uses the

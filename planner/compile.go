@@ -43,10 +43,15 @@ func (fl *Flow) Transform(opts expr.Options) (TransformFunc, error) {
 	if err != nil {
 		return nil, err
 	}
+	return ft.shared(), nil
+}
+
+// shared returns Transform's function.
+func (ft *flowTransform) shared() TransformFunc {
 	return func(in types.Row, out []types.Row) ([]types.Row, error) {
 		out, _, err := ft.apply(in, out, nil)
 		return out, err
-	}, nil
+	}
 }
 
 // slabBytes is the size of the slabs NewTransform's functions take output
@@ -73,6 +78,11 @@ func (fl *Flow) NewTransform(opts expr.Options) (func() TransformFunc, error) {
 	if err != nil {
 		return nil, err
 	}
+	return ft.perTask(), nil
+}
+
+// perTask returns NewTransform's factory.
+func (ft *flowTransform) perTask() func() TransformFunc {
 	n := ft.n
 	rows := 0
 	if n > 0 {
@@ -96,7 +106,7 @@ func (fl *Flow) NewTransform(opts expr.Options) (func() TransformFunc, error) {
 			}
 			return out, err
 		}
-	}, nil
+	}
 }
 
 // flowTransform is a flow's compiled filter and projection.
