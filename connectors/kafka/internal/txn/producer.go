@@ -178,10 +178,7 @@ func (p *Producer) unused(r *kgo.Record) { p.spare = append(p.spare, r) }
 func (p *Producer) done(r *kgo.Record, err error) {
 	p.mu.Lock()
 	p.settled++
-	if p.pending--; p.pending == 0 && p.idle != nil {
-		close(p.idle)
-		p.idle = nil
-	}
+	p.release(1)
 	if err != nil {
 		p.failed++
 		if p.firstErr == nil {
@@ -300,11 +297,17 @@ func (p *Producer) Produce(ctx context.Context, src ClientSource, rows []types.R
 // hand to the client.
 func (p *Producer) unreserve(k int64) {
 	p.mu.Lock()
+	p.release(k)
+	p.mu.Unlock()
+}
+
+// release drops k from pending, waking Wait when none is left; p.mu is
+// held.
+func (p *Producer) release(k int64) {
 	if p.pending -= k; p.pending == 0 && p.idle != nil {
 		close(p.idle)
 		p.idle = nil
 	}
-	p.mu.Unlock()
 }
 
 // Wait waits until the promise of every record handed to Produce has run.
