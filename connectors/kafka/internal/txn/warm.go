@@ -2,6 +2,7 @@ package txn
 
 import (
 	"context"
+	"fmt"
 )
 
 // warmer is what a warm-up needs of a producing client; *kgo.Client has it
@@ -64,8 +65,10 @@ func (w *Writer) Warm(ctx context.Context) {
 	w.warm = wm
 	go func() {
 		defer close(wm.done)
-		cl, tv := w.warmClient(wctx, wm.id)
-		wm.cl, wm.tv = cl, tv
+		cl, tv, err := w.newClient(wctx, wm.id)
+		if err == nil {
+			wm.cl, wm.tv = cl, tv
+		}
 		close(wm.ready)
 		if c, ok := cl.(warmer); ok {
 			if _, _, err := c.ProducerID(wctx); err == nil {
@@ -75,18 +78,18 @@ func (w *Writer) Warm(ctx context.Context) {
 	}()
 }
 
-// warmClient returns the client of transactional id id, pinned to the
-// cluster's transaction version; nil on an error.
-func (w *Writer) warmClient(ctx context.Context, id string) (Client, int16) {
+// newClient returns a new client of transactional id id, pinned to the
+// cluster's transaction version, which it also returns.
+func (w *Writer) newClient(ctx context.Context, id string) (Client, int16, error) {
 	tv, err := transactionVersion(ctx, w.meta)
 	if err != nil {
-		return nil, 0
+		return nil, 0, fmt.Errorf("kafka sink: %w", err)
 	}
 	cl, err := w.sink.cfg.Dialer.Transactional(w.task, id, w.sink.cfg.Timeout, VersionsFor(tv))
 	if err != nil {
-		return nil, 0
+		return nil, 0, fmt.Errorf("kafka sink: creating the client of transactional id %q: %w", id, err)
 	}
-	return cl, tv
+	return cl, tv, nil
 }
 
 // adoptWarmed gives sl (locked, without a client) the warmed client when it

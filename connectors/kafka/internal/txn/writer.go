@@ -279,13 +279,9 @@ func (w *Writer) begin(ctx context.Context) error {
 		w.adoptWarmed(ctx, sl)
 	}
 	if sl.client == nil {
-		tv, err := transactionVersion(ctx, w.meta)
+		cl, tv, err := w.newClient(ctx, sl.id)
 		if err != nil {
-			return fmt.Errorf("kafka sink: %w", err)
-		}
-		cl, err := w.sink.cfg.Dialer.Transactional(w.task, sl.id, w.sink.cfg.Timeout, VersionsFor(tv))
-		if err != nil {
-			return fmt.Errorf("kafka sink: creating the client of transactional id %q: %w", sl.id, err)
+			return err
 		}
 		sl.client, sl.tv, sl.used = cl, tv, false
 	}
