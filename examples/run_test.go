@@ -15,9 +15,9 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/streamsql/streamsql/internal/dbtest"
-	"github.com/streamsql/streamsql/internal/kafkatest"
-	"github.com/streamsql/streamsql/internal/srtest"
+	"github.com/streamsql/streamsql/internal/testrig/dbtest"
+	"github.com/streamsql/streamsql/internal/testrig/kafkatest"
+	"github.com/streamsql/streamsql/internal/testrig/srtest"
 	"github.com/streamsql/streamsql/job"
 )
 
@@ -45,7 +45,7 @@ type runCase struct {
 	// compared in the order they came (one partition, read in order).
 	sort bool
 	// db names the database server the example writes ("postgresql" or
-	// "mariadb", see internal/dbtest): its URL and credentials are passed
+	// "mariadb", see internal/testrig/dbtest): its URL and credentials are passed
 	// as the variables PG_* or MYSQL_*.
 	db string
 }
@@ -275,7 +275,7 @@ var debeziumInput = []string{
 }
 
 // dbTable creates a table of the given columns with a unique name in the
-// test database server (see internal/dbtest), dropped when the test ends,
+// test database server (see internal/testrig/dbtest), dropped when the test ends,
 // and returns its name.
 func dbTable(t *testing.T, server, prefix, columns string) string {
 	t.Helper()

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/streamsql/streamsql/internal/kafkatest"
+	"github.com/streamsql/streamsql/internal/testrig/kafkatest"
 )
 
 // TestMain lets the test binary serve as the benchmark's pipe child.

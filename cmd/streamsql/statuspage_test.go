@@ -14,8 +14,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/streamsql/streamsql/internal/browsertest"
-	"github.com/streamsql/streamsql/internal/kafkatest"
+	"github.com/streamsql/streamsql/internal/testrig/browsertest"
+	"github.com/streamsql/streamsql/internal/testrig/kafkatest"
 )
 
 // dumpDOM loads url in a headless chromium, lets the page's script run

@@ -13,7 +13,7 @@ import (
 
 	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/factory"
-	"github.com/streamsql/streamsql/internal/dbtest"
+	"github.com/streamsql/streamsql/internal/testrig/dbtest"
 	"github.com/streamsql/streamsql/types"
 )
 

@@ -21,8 +21,8 @@ import (
 
 	"github.com/streamsql/streamsql/connectors/jdbc"
 	"github.com/streamsql/streamsql/factory"
-	"github.com/streamsql/streamsql/internal/dbtest"
-	"github.com/streamsql/streamsql/internal/kafkatest"
+	"github.com/streamsql/streamsql/internal/testrig/dbtest"
+	"github.com/streamsql/streamsql/internal/testrig/kafkatest"
 	"github.com/streamsql/streamsql/runtime"
 	"github.com/streamsql/streamsql/runtime/testkit"
 	"github.com/streamsql/streamsql/types"

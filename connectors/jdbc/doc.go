@@ -13,5 +13,5 @@
 //
 // docs/jdbc.md describes the behaviour for users; the tests run against
 // real servers started by scripts/pg.sh and scripts/mariadb.sh (see
-// internal/dbtest).
+// internal/testrig/dbtest).
 package jdbc

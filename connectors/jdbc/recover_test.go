@@ -11,7 +11,7 @@ import (
 	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/connectors/jdbc"
 	"github.com/streamsql/streamsql/factory"
-	"github.com/streamsql/streamsql/internal/dbtest"
+	"github.com/streamsql/streamsql/internal/testrig/dbtest"
 	"github.com/streamsql/streamsql/types"
 )
 

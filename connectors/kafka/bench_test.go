@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/streamsql/streamsql/connector"
-	"github.com/streamsql/streamsql/internal/kafkatest"
+	"github.com/streamsql/streamsql/internal/testrig/kafkatest"
 	"github.com/streamsql/streamsql/types"
 )
 

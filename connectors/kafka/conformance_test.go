@@ -14,7 +14,7 @@ import (
 	"github.com/streamsql/streamsql/connector/connectortest"
 	"github.com/streamsql/streamsql/factory"
 	_ "github.com/streamsql/streamsql/formats/json"
-	"github.com/streamsql/streamsql/internal/kafkatest"
+	"github.com/streamsql/streamsql/internal/testrig/kafkatest"
 	"github.com/streamsql/streamsql/types"
 )
 

@@ -14,7 +14,7 @@ import (
 
 	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/connectors/kafka/internal/txn"
-	"github.com/streamsql/streamsql/internal/kafkatest"
+	"github.com/streamsql/streamsql/internal/testrig/kafkatest"
 )
 
 // forEachBroker runs fn as a parallel subtest on the transaction version 2

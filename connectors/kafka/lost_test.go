@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/streamsql/streamsql/connectors/kafka/internal/txn"
-	"github.com/streamsql/streamsql/internal/kafkatest"
+	"github.com/streamsql/streamsql/internal/testrig/kafkatest"
 	"github.com/streamsql/streamsql/runtime"
 	"github.com/streamsql/streamsql/runtime/checkpoint"
 	"github.com/streamsql/streamsql/runtime/testkit"

@@ -10,7 +10,7 @@ import (
 
 	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/connectors/kafka/internal/txn"
-	"github.com/streamsql/streamsql/internal/kafkatest"
+	"github.com/streamsql/streamsql/internal/testrig/kafkatest"
 )
 
 // TestTxnOffsetsOnlyTransaction pre-commits source offsets with no row

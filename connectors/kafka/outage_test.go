@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/streamsql/streamsql/factory"
-	"github.com/streamsql/streamsql/internal/kafkatest"
+	"github.com/streamsql/streamsql/internal/testrig/kafkatest"
 	"github.com/streamsql/streamsql/runtime"
 	"github.com/streamsql/streamsql/runtime/testkit"
 	"github.com/streamsql/streamsql/types"

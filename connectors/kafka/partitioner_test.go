@@ -11,7 +11,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/streamsql/streamsql/internal/kafkatest"
+	"github.com/streamsql/streamsql/internal/testrig/kafkatest"
 )
 
 var vectorPartitions = []int{1, 3, 7, 12, 100}

@@ -19,7 +19,7 @@ import (
 	"time"
 
 	"github.com/streamsql/streamsql/factory"
-	"github.com/streamsql/streamsql/internal/kafkatest"
+	"github.com/streamsql/streamsql/internal/testrig/kafkatest"
 	"github.com/streamsql/streamsql/runtime"
 	"github.com/streamsql/streamsql/runtime/checkpoint"
 	"github.com/streamsql/streamsql/runtime/testkit"

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/streamsql/streamsql/internal/kafkatest"
+	"github.com/streamsql/streamsql/internal/testrig/kafkatest"
 	"github.com/streamsql/streamsql/job"
 )
 

@@ -13,7 +13,7 @@
 --     go run ./cmd/streamsql run examples/sql/avro_confluent.sql
 --
 -- Tested by examples/examples_test.go against the real broker and the
--- repository's test registry (internal/srtest): it runs the INSERT bounded,
+-- repository's test registry (internal/testrig/srtest): it runs the INSERT bounded,
 -- then the SELECT bounded at the topic's end, into avro_confluent.expected.
 SET 'execution.checkpointing.interval' = '2s';
 SET 'execution.checkpointing.dir' = '${CHECKPOINT_DIR:-/tmp/streamsql-checkpoints}';

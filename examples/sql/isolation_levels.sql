@@ -20,7 +20,7 @@
 -- then both readers bounded at the latest offset; once every transaction
 -- has committed both readers see the same 6 rows (isolation_levels.expected).
 -- Aborted and open transactions are tested against a real broker in
--- internal/kafkatest (TestIsolationLevels).
+-- internal/testrig/kafkatest (TestIsolationLevels).
 SET 'execution.checkpointing.interval' = '10s';
 -- Exactly-once output needs checkpoints that outlive the process (else
 -- validate and run refuse the job): a restarted job then commits what the

@@ -20,7 +20,7 @@ import (
 
 	"github.com/streamsql/streamsql/formats/avro"
 	"github.com/streamsql/streamsql/formats/internal/formattest"
-	"github.com/streamsql/streamsql/internal/srtest"
+	"github.com/streamsql/streamsql/internal/testrig/srtest"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -183,7 +183,7 @@ func jsonEqual(t *testing.T, a json.RawMessage, b any) bool {
 	return reflect.DeepEqual(x, y)
 }
 
-// TestConfluentClientGolden checks streamsql and internal/srtest against
+// TestConfluentClientGolden checks streamsql and internal/testrig/srtest against
 // Confluent's own client, @confluentinc/schemaregistry (its serializer,
 // deserializer and REST client), whose run is recorded in
 // testdata/confluent-client.json by `go test -run TestConfluentClientGolden

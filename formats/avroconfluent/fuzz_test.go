@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/streamsql/streamsql/factory"
-	"github.com/streamsql/streamsql/internal/srtest"
+	"github.com/streamsql/streamsql/internal/testrig/srtest"
 	"github.com/streamsql/streamsql/types"
 )
 

@@ -12,7 +12,7 @@ import (
 
 	"github.com/streamsql/streamsql/factory"
 	"github.com/streamsql/streamsql/formats/internal/formattest"
-	"github.com/streamsql/streamsql/internal/srtest"
+	"github.com/streamsql/streamsql/internal/testrig/srtest"
 	"github.com/streamsql/streamsql/types"
 )
 

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/streamsql/streamsql/internal/browsertest"
+	"github.com/streamsql/streamsql/internal/testrig/browsertest"
 	"github.com/streamsql/streamsql/runtime"
 )
 

@@ -1,6 +1,6 @@
 // Runs Confluent's JavaScript schema registry client
 // (@confluentinc/schemaregistry, pinned in package-lock.json) against a
-// registry (internal/srtest, started by the Go test that runs this script):
+// registry (internal/testrig/srtest, started by the Go test that runs this script):
 //
 //   node check.mjs IN.json OUT.json
 //

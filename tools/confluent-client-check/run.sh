@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs Confluent's own JavaScript schema registry client against
-# internal/srtest and streamsql's avro-confluent format, and rewrites
+# internal/testrig/srtest and streamsql's avro-confluent format, and rewrites
 # formats/avroconfluent/testdata/confluent-client.json. Needs Node.js 20
 # and npm with access to the npm registry. Run on demand, not in CI (the
 # client brings ~280 packages, ~170 MB):

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/streamsql/streamsql/internal/kafkatest"
+	"github.com/streamsql/streamsql/internal/testrig/kafkatest"
 )
 
 // encryptKey encrypts the PEM key with `openssl pkcs8 -topk8` and the
