@@ -15,7 +15,7 @@ package jobhttp
 import (
 	"net/http"
 
-	"github.com/streamsql/streamsql/internal/metrics"
+	"github.com/streamsql/streamsql/job/jobhttp/internal/metrics"
 	"github.com/streamsql/streamsql/runtime"
 )
 
