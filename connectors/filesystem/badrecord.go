@@ -13,8 +13,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/streamsql/streamsql/connectors/internal/badrecord"
 	"github.com/streamsql/streamsql/factory"
-	"github.com/streamsql/streamsql/internal/badrecord"
 )
 
 // The reasons a record is bad, in log messages (as Kafka's).

@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/connectors/internal/badrecord"
 	"github.com/streamsql/streamsql/factory"
-	"github.com/streamsql/streamsql/internal/badrecord"
 	"github.com/streamsql/streamsql/option"
 	"github.com/streamsql/streamsql/types"
 )

@@ -124,7 +124,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/streamsql/streamsql/internal/badrecord"
+	"github.com/streamsql/streamsql/connectors/internal/badrecord"
 	"github.com/streamsql/streamsql/types"
 )
 

@@ -18,9 +18,9 @@ import (
 	"sync/atomic"
 
 	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/connectors/internal/badrecord"
 	"github.com/streamsql/streamsql/factory"
 	"github.com/streamsql/streamsql/formats/csv"
-	"github.com/streamsql/streamsql/internal/badrecord"
 	"github.com/streamsql/streamsql/internal/javatime"
 	"github.com/streamsql/streamsql/types"
 )

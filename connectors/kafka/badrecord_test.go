@@ -15,8 +15,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/connectors/internal/badrecord"
 	"github.com/streamsql/streamsql/factory"
-	"github.com/streamsql/streamsql/internal/badrecord"
 	"github.com/streamsql/streamsql/types"
 )
 

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/connectors/internal/badrecord"
 	"github.com/streamsql/streamsql/factory"
-	"github.com/streamsql/streamsql/internal/badrecord"
 	"github.com/streamsql/streamsql/option"
 )
 
