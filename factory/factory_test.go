@@ -684,3 +684,16 @@ func TestOptDeclarationsAreValues(t *testing.T) {
 		t.Error("nil config lookup")
 	}
 }
+
+func TestPhysicalSchemaIsPhysicalFieldsInverse(t *testing.T) {
+	fields := []types.Field{{Name: "id", Type: types.BigInt()}, {Name: "name", Type: types.String()}}
+	s := PhysicalSchema(fields)
+	for _, c := range s.Columns {
+		if c.Kind != Physical {
+			t.Errorf("column %s is of kind %v, want Physical", c.Name, c.Kind)
+		}
+	}
+	if got := s.PhysicalFields(); !reflect.DeepEqual(got, fields) {
+		t.Errorf("PhysicalSchema(fields).PhysicalFields() = %v, want %v", got, fields)
+	}
+}

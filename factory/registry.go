@@ -64,6 +64,17 @@ func (s Schema) PhysicalFields() []types.Field {
 	return out
 }
 
+// PhysicalSchema returns the schema of physical columns with the given
+// fields, in order: the inverse of PhysicalFields, for tests and programs
+// that create a table without SQL.
+func PhysicalSchema(fields []types.Field) Schema {
+	cols := make([]Column, len(fields))
+	for i, f := range fields {
+		cols[i] = Column{Name: f.Name, Type: f.Type, Kind: Physical}
+	}
+	return Schema{Columns: cols}
+}
+
 // Context is what a connector factory receives to create a source or sink.
 type Context struct {
 	// Table is the table's catalog name.

@@ -63,7 +63,6 @@ import (
 	"time"
 
 	"github.com/streamsql/streamsql/connector"
-	"github.com/streamsql/streamsql/factory"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -82,14 +81,14 @@ type Check struct {
 	Run  func(t testing.TB)
 }
 
-// Columns are the columns of the rows Rows makes: id BIGINT and name
+// Fields are the fields of the rows Rows makes: id BIGINT and name
 // STRING. Connectors created through a factory can use them as the table's
-// schema.
-func Columns() []factory.Column {
-	return []factory.Column{{Name: "id", Type: types.BigInt()}, {Name: "name", Type: types.String()}}
+// schema (factory.PhysicalSchema(connectortest.Fields())).
+func Fields() []types.Field {
+	return []types.Field{{Name: "id", Type: types.BigInt()}, {Name: "name", Type: types.String()}}
 }
 
-// Rows returns n insert rows of Columns: row i is (i, "i"). They are the
+// Rows returns n insert rows of Fields: row i is (i, "i"). They are the
 // default input of the checks; a datagen source with sequence fields from
 // 0 produces the same rows.
 func Rows(n int) []types.Row {

@@ -13,7 +13,7 @@ import (
 // sink. Its output cannot be read back, so the checks exercise Write,
 // PreCommit and Close only.
 func TestConformance(t *testing.T) {
-	tbl := factory.Table{Name: "bh", Schema: factory.Schema{Columns: connectortest.Columns()},
+	tbl := factory.Table{Name: "bh", Schema: factory.PhysicalSchema(connectortest.Fields()),
 		Options: map[string]string{"connector": "blackhole"}}
 	connectortest.RunSink(t, connectortest.SinkHarness{
 		New: func(testing.TB) connectortest.SinkFixture {

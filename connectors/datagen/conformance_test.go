@@ -35,7 +35,7 @@ func datagenInput(opts map[string]string) func(t testing.TB, rows []types.Row) f
 		for k, v := range opts {
 			all[k] = v
 		}
-		tbl := factory.Table{Name: "cat.db.gen", Schema: factory.Schema{Columns: connectortest.Columns()}, Options: all}
+		tbl := factory.Table{Name: "cat.db.gen", Schema: factory.PhysicalSchema(connectortest.Fields()), Options: all}
 		return func() (connector.Source, error) {
 			src, _, err := factory.Default.CreateSource(context.Background(), tbl)
 			return src, err

@@ -17,13 +17,13 @@ import (
 	"github.com/streamsql/streamsql/types"
 )
 
-// conformanceTable is a filesystem table of connectortest.Columns at dir.
+// conformanceTable is a filesystem table of connectortest.Fields at dir.
 func conformanceTable(dir, format string) factory.Table {
-	return factory.Table{Name: "cat.db.files", Schema: factory.Schema{Columns: connectortest.Columns()},
+	return factory.Table{Name: "cat.db.files", Schema: factory.PhysicalSchema(connectortest.Fields()),
 		Options: map[string]string{"connector": "filesystem", "path": dir, "format": format}}
 }
 
-// encodeRow writes a row of connectortest.Columns in format, as an
+// encodeRow writes a row of connectortest.Fields in format, as an
 // independent writer of input files would.
 func encodeRow(format string, r types.Row) string {
 	id, name := r.Fields[0].Int64(), r.Fields[1].Str()

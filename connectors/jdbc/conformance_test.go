@@ -17,7 +17,7 @@ import (
 	_ "github.com/streamsql/streamsql/connectors/jdbc"
 )
 
-// createTable creates a table of connectortest.Columns (id, name) in the
+// createTable creates a table of connectortest.Fields (id, name) in the
 // server, with a primary key on id when pk is set, and drops it when the
 // test ends.
 func createTable(t testing.TB, srv dbtest.Server, db *sql.DB, pk bool) string {
@@ -45,7 +45,7 @@ func jdbcTable(srv dbtest.Server, name string, pk bool, extra ...string) factory
 	for i := 0; i+1 < len(extra); i += 2 {
 		opts[extra[i]] = extra[i+1]
 	}
-	schema := factory.Schema{Columns: connectortest.Columns()}
+	schema := factory.PhysicalSchema(connectortest.Fields())
 	if pk {
 		schema.PrimaryKey = []string{"id"}
 	}
@@ -126,7 +126,7 @@ func TestConformance(t *testing.T) {
 	}
 }
 
-// insertRows writes rows of connectortest.Columns into the table with the
+// insertRows writes rows of connectortest.Fields into the table with the
 // driver directly.
 func insertRows(t testing.TB, db *sql.DB, srv dbtest.Server, name string, rows []types.Row) {
 	t.Helper()

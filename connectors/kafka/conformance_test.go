@@ -26,21 +26,21 @@ import (
 // fetches over three partitions, few enough to keep the suite quick.
 const conformanceRows = 60
 
-// conformanceTable is a table of connectortest.Columns over topic, with
+// conformanceTable is a table of connectortest.Fields over topic, with
 // primary key id for upsert-kafka.
 func conformanceTable(b kafkatest.Broker, topic string, kv ...string) factory.Table {
 	opts := map[string]string{"properties.bootstrap.servers": b.Addr, "topic": topic}
 	for i := 0; i+1 < len(kv); i += 2 {
 		opts[kv[i]] = kv[i+1]
 	}
-	schema := factory.Schema{Columns: connectortest.Columns()}
+	schema := factory.PhysicalSchema(connectortest.Fields())
 	if opts["connector"] == "upsert-kafka" {
 		schema.PrimaryKey = []string{"id"}
 	}
 	return factory.Table{Name: "cat.db.conformance", Options: opts, Schema: schema}
 }
 
-// jsonRecord is a row of connectortest.Columns as a record: key {"id":..},
+// jsonRecord is a row of connectortest.Fields as a record: key {"id":..},
 // value {"id":..,"name":..}, as another Kafka client would write it.
 func jsonRecord(topic string, r types.Row) *kgo.Record {
 	id := r.Fields[0].Int64()
