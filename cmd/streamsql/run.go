@@ -16,7 +16,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/streamsql/streamsql/internal/embedkafka"
+	"github.com/streamsql/streamsql/cmd/streamsql/internal/embedkafka"
 	"github.com/streamsql/streamsql/job"
 	"github.com/streamsql/streamsql/job/jobhttp"
 	"github.com/streamsql/streamsql/option"
