@@ -23,10 +23,11 @@ var floors = [][]string{
 	{"types"},
 	// 1: leaf algorithms.
 	{"internal"},
-	// 2: the contracts.
-	{"connector", "option"},
-	// 3: SQL text, declarations, checkpoint files, expressions.
-	{"ddl", "factory", "runtime/checkpoint", "planner/expr"},
+	// 2: the contracts (connectors, options, keyed state).
+	{"connector", "option", "state"},
+	// 3: SQL text, declarations, the operator contract, checkpoint files,
+	// expressions.
+	{"ddl", "factory", "stream", "runtime/checkpoint", "planner/expr"},
 	// 4: the implementations, which do not know each other.
 	{"formats", "connectors", "runtime", "planner"},
 	// 5: the registration of every built-in connector and format.
