@@ -17,6 +17,11 @@
 // record took a new id (and said which checkpoint it copied in acks_of),
 // are read as they are.
 //
+// Operator state that does not fit into the metadata goes into state
+// files ([Files], which every Storage has): immutable files under the
+// job's checkpoint location, written and made durable before the
+// checkpoint that references them.
+//
 // The types to learn first: [Storage] (where checkpoints go; [Dir] from
 // [OpenDir] on disk, [Memory] for tests) and [Metadata] (one checkpoint).
 package checkpoint
@@ -196,10 +201,12 @@ type Storage interface {
 	// Remove deletes every revision of checkpoint id; removing a missing
 	// one succeeds.
 	Remove(id int64) error
-	// Clear deletes every checkpoint of the job.
+	// Clear deletes every checkpoint of the job and every state file.
 	Clear() error
 	// Location describes where checkpoints are stored, for messages.
 	Location() string
+	// Files keeps the job's state files, which checkpoints reference.
+	Files
 }
 
 // ErrCorrupt is wrapped by errors returned when a checkpoint file cannot be
@@ -506,10 +513,15 @@ func (d *Dir) Remove(id int64) error {
 	return nil
 }
 
-// Clear implements Storage.
+// Clear implements Storage. The state files go first: a crash in
+// between leaves checkpoints whose state files are gone, which a later
+// Clear (a rerun of a finished job) deletes too.
 func (d *Dir) Clear() error {
 	refs, err := d.List()
 	if err != nil {
+		return err
+	}
+	if err := d.clearFiles(); err != nil {
 		return err
 	}
 	for _, r := range refs {
@@ -661,8 +673,9 @@ func LoadPath(path, job string) (*Metadata, error) {
 // process, not the process. It is used when no checkpoint directory is
 // configured.
 type Memory struct {
-	mu  sync.Mutex
-	all []*Metadata // oldest first
+	mu    sync.Mutex
+	all   []*Metadata       // oldest first
+	files map[string][]byte // state files by name
 }
 
 // Location implements Storage.
@@ -763,7 +776,7 @@ func (m *Memory) Remove(id int64) error {
 func (m *Memory) Clear() error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.all = nil
+	m.all, m.files = nil, nil
 	return nil
 }
 

@@ -51,6 +51,7 @@ func (d *Dir) Lock() (unlock func() error, err error) {
 		_, _ = f.WriteAt([]byte(info), 0)
 	}
 	d.removeTemporary()
+	d.removeTemporaryFiles()
 	return f.Close, nil
 }
 
