@@ -44,6 +44,7 @@ var rigs = []string{
 	"internal/testrig",
 	"connector/connectortest",
 	"runtime/testkit",
+	"runtime/checkpoint/storagetest",
 	"formats/internal/formattest",
 	"formats/internal/flinkgolden",
 }
