@@ -1,6 +1,7 @@
 package types
 
 import (
+	"math"
 	"strconv"
 	"strings"
 )
@@ -75,6 +76,20 @@ func (k Kind) String() string {
 		return kindNames[k]
 	}
 	return "Kind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// IntRange returns the smallest and largest value of an integer kind
+// (TINYINT, SMALLINT, INT, BIGINT); other kinds get BIGINT's range.
+func (k Kind) IntRange() (lo, hi int64) {
+	switch k {
+	case KindTinyInt:
+		return math.MinInt8, math.MaxInt8
+	case KindSmallInt:
+		return math.MinInt16, math.MaxInt16
+	case KindInt:
+		return math.MinInt32, math.MaxInt32
+	}
+	return math.MinInt64, math.MaxInt64
 }
 
 // Limits of Flink's type parameters.

@@ -117,3 +117,19 @@ func TestValueAllocations(t *testing.T) {
 		t.Fatalf("scalar Values allocated %v times per row, want 0", allocs)
 	}
 }
+
+func TestKindIntRange(t *testing.T) {
+	for _, c := range []struct {
+		k      Kind
+		lo, hi int64
+	}{
+		{KindTinyInt, -128, 127},
+		{KindSmallInt, -32768, 32767},
+		{KindInt, -2147483648, 2147483647},
+		{KindBigInt, -9223372036854775808, 9223372036854775807},
+	} {
+		if lo, hi := c.k.IntRange(); lo != c.lo || hi != c.hi {
+			t.Errorf("%s.IntRange() = %d, %d; want %d, %d", c.k, lo, hi, c.lo, c.hi)
+		}
+	}
+}

@@ -382,19 +382,6 @@ func (r *rng) intn(lo, hi int64) int64 {
 	return lo + int64(r.next()%(span+1))
 }
 
-// intRange returns the range of an integer kind.
-func intRange(k types.Kind) (lo, hi int64) {
-	switch k {
-	case types.KindTinyInt:
-		return math.MinInt8, math.MaxInt8
-	case types.KindSmallInt:
-		return math.MinInt16, math.MaxInt16
-	case types.KindInt:
-		return math.MinInt32, math.MaxInt32
-	}
-	return math.MinInt64, math.MaxInt64
-}
-
 const alphanumeric = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 
 func randomValue(r *rng, f *Field, t types.Type) types.Value {
@@ -402,7 +389,7 @@ func randomValue(r *rng, f *Field, t types.Type) types.Value {
 	case types.KindBoolean:
 		return types.Bool(r.next()&1 == 1)
 	case types.KindTinyInt, types.KindSmallInt, types.KindInt, types.KindBigInt:
-		lo, hi := intRange(t.Kind)
+		lo, hi := t.Kind.IntRange()
 		if f.HasMin {
 			lo = max(lo, int64(f.Min))
 		}

@@ -317,7 +317,7 @@ func setFieldOption(f *Field, sk subKey, text string) error {
 			return errors.New("not a long integer")
 		}
 		if f.Type.IsInteger() {
-			lo, hi := intRange(f.Type.Kind)
+			lo, hi := f.Type.Kind.IntRange()
 			if n < lo || n > hi {
 				return fmt.Errorf("outside the range of %s (%d to %d)", f.Type, lo, hi)
 			}
@@ -348,7 +348,7 @@ func parseBound(t string, typ types.Type) (float64, error) {
 		if err != nil {
 			return 0, fmt.Errorf("not an integer (the column is %s)", typ)
 		}
-		lo, hi := intRange(typ.Kind)
+		lo, hi := typ.Kind.IntRange()
 		if n < lo || n > hi {
 			return 0, fmt.Errorf("outside the range of %s (%d to %d)", typ, lo, hi)
 		}

@@ -444,7 +444,7 @@ func fromInt(n *dnode, i int64) (types.Value, error) {
 	t := n.typ
 	switch t.Kind {
 	case types.KindTinyInt, types.KindSmallInt, types.KindInt, types.KindBigInt:
-		lo, hi := intRange(t.Kind)
+		lo, hi := t.Kind.IntRange()
 		if i < lo || i > hi {
 			return types.Value{}, fmt.Errorf("%d is out of range for %s", i, t.Kind)
 		}
@@ -466,18 +466,6 @@ func fromInt(n *dnode, i int64) (types.Value, error) {
 	default: // timestamps: milliseconds, also under timestamp-micros, as Flink 1.20 reads them
 		return types.TimestampValue(types.Timestamp{Millis: i}), nil
 	}
-}
-
-func intRange(k types.Kind) (int64, int64) {
-	switch k {
-	case types.KindTinyInt:
-		return math.MinInt8, math.MaxInt8
-	case types.KindSmallInt:
-		return math.MinInt16, math.MaxInt16
-	case types.KindInt:
-		return math.MinInt32, math.MaxInt32
-	}
-	return math.MinInt64, math.MaxInt64
 }
 
 var errDecimalEmpty = errors.New("a decimal needs at least one byte")

@@ -247,7 +247,7 @@ func scalar(t types.Type, b []byte) (types.Value, error) {
 	case types.KindBoolean:
 		return types.Bool(strings.EqualFold(strings.TrimSpace(text.UnsafeString(b)), "true")), nil
 	case types.KindTinyInt, types.KindSmallInt, types.KindInt, types.KindBigInt:
-		lo, hi := text.IntRange(k)
+		lo, hi := k.IntRange()
 		v, err := text.ParseInt(trim(b), lo, hi)
 		if err != nil {
 			return types.Value{}, fmt.Errorf("'%s' is not a valid %s: %w", b, k, err)

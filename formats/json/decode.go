@@ -340,7 +340,7 @@ func (d *decoder) scalar(f *node, out *types.Value) (bool, error) {
 		if c != '-' && (c < '0' || c > '9') {
 			return false, nil
 		}
-		lo, hi := text.IntRange(k)
+		lo, hi := k.IntRange()
 		v, ok := s.plainInt(lo, hi)
 		if ok {
 			*out = types.Int64(v)
@@ -547,7 +547,7 @@ func (d *decoder) value(n *node) (types.Value, error) {
 		}
 		if c == '-' || (c >= '0' && c <= '9') {
 			if k >= types.KindTinyInt && k <= types.KindBigInt {
-				lo, hi := text.IntRange(k)
+				lo, hi := k.IntRange()
 				if v, ok := s.plainInt(lo, hi); ok {
 					return types.Int64(v), nil
 				}
@@ -593,7 +593,7 @@ func found(c byte) string {
 func (d *decoder) number(n *node, b []byte) (types.Value, error) {
 	switch k := n.typ.Kind; k {
 	case types.KindTinyInt, types.KindSmallInt, types.KindInt, types.KindBigInt:
-		lo, hi := text.IntRange(k)
+		lo, hi := k.IntRange()
 		v, err := text.ParseInt(b, lo, hi)
 		if err != nil {
 			return types.Value{}, convErr("%s is not a valid %s: %v", b, k, err)

@@ -480,19 +480,6 @@ func ParseInt(b []byte, lo, hi int64) (int64, error) {
 	return v, nil
 }
 
-// IntRange returns the range of an integer kind.
-func IntRange(k types.Kind) (int64, int64) {
-	switch k {
-	case types.KindTinyInt:
-		return math.MinInt8, math.MaxInt8
-	case types.KindSmallInt:
-		return math.MinInt16, math.MaxInt16
-	case types.KindInt:
-		return math.MinInt32, math.MaxInt32
-	}
-	return math.MinInt64, math.MaxInt64
-}
-
 var pow10 = [19]int64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18}
 
 // ParseDecimal parses a decimal number (plain or scientific) and rescales it
