@@ -4,6 +4,7 @@ import (
 	"errors"
 	"slices"
 
+	"github.com/streamsql/streamsql/internal/errlist"
 	"github.com/streamsql/streamsql/planner"
 	"github.com/streamsql/streamsql/runtime"
 )
@@ -50,7 +51,7 @@ func CheckSettings(settings map[string]string) error {
 		return nil
 	}
 	var errs []error
-	for _, e := range flatten(err) {
+	for _, e := range errlist.Flatten(err) {
 		var ce *runtime.ConfigError
 		if errors.As(e, &ce) {
 			e = &SettingError{Key: ce.Key, Value: ce.Value, Reason: ce.Reason, err: e}
@@ -58,16 +59,4 @@ func CheckSettings(settings map[string]string) error {
 		errs = append(errs, e)
 	}
 	return errors.Join(errs...)
-}
-
-// flatten returns the errors joined in err.
-func flatten(err error) []error {
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		var out []error
-		for _, e := range j.Unwrap() {
-			out = append(out, flatten(e)...)
-		}
-		return out
-	}
-	return []error{err}
 }

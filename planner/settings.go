@@ -8,6 +8,7 @@ import (
 
 	"github.com/streamsql/streamsql/ddl"
 	"github.com/streamsql/streamsql/factory"
+	"github.com/streamsql/streamsql/internal/errlist"
 	"github.com/streamsql/streamsql/runtime"
 	"github.com/streamsql/streamsql/runtime/checkpoint"
 )
@@ -22,7 +23,7 @@ func (p *planner) runtimeSettings() []error {
 	p.plan.Runtime = cfg
 	var errs []error
 	if err != nil {
-		for _, e := range flatten(err) {
+		for _, e := range errlist.Flatten(err) {
 			var ce *runtime.ConfigError
 			key := ""
 			if errors.As(e, &ce) {
@@ -71,18 +72,6 @@ func ignoredReason(k string) string {
 		}
 	}
 	return "The runtime accepts it and does nothing with it."
-}
-
-// flatten returns the errors joined in err.
-func flatten(err error) []error {
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		var out []error
-		for _, e := range j.Unwrap() {
-			out = append(out, flatten(e)...)
-		}
-		return out
-	}
-	return []error{err}
 }
 
 func (p *planner) settingError(key string, cause error) error {

@@ -12,6 +12,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/streamsql/streamsql/internal/errlist"
 	"github.com/streamsql/streamsql/internal/suggest"
 	"github.com/streamsql/streamsql/job"
 )
@@ -82,7 +83,7 @@ func parseConfig(path string, data []byte) (map[string]string, error) {
 	}
 	if len(errs) == 0 {
 		if err := job.CheckSettings(out); err != nil {
-			for _, e := range flattenErrors(err) {
+			for _, e := range errlist.Flatten(err) {
 				ce := &ConfigError{File: path, Reason: e.Error()}
 				var rce *job.SettingError
 				if errors.As(e, &rce) {
@@ -126,18 +127,6 @@ func flattenYAML(file, prefix string, n *yaml.Node, out map[string]string, errs 
 			*errs = append(*errs, &ConfigError{File: file, Key: key, Reason: fmt.Sprintf("want a single value, not a list (line %d)", k.Line)})
 		}
 	}
-}
-
-// flattenErrors returns the errors joined in err.
-func flattenErrors(err error) []error {
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		var out []error
-		for _, e := range j.Unwrap() {
-			out = append(out, flattenErrors(e)...)
-		}
-		return out
-	}
-	return []error{err}
 }
 
 // parseSets parses --set key=value flags.

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/streamsql/streamsql/internal/errlist"
 	"github.com/streamsql/streamsql/runtime"
 )
 
@@ -61,7 +62,7 @@ func FuzzConfigFile(f *testing.F) {
 			if out != nil {
 				t.Fatalf("parseConfig(%q) returned options and an error: %v", text, err)
 			}
-			for _, e := range flattenErrors(err) {
+			for _, e := range errlist.Flatten(err) {
 				var ce *ConfigError
 				if !errors.As(e, &ce) {
 					t.Fatalf("parseConfig(%q): error %T is not a *ConfigError: %v", text, e, e)
