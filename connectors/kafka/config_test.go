@@ -63,12 +63,12 @@ func TestParseEnums(t *testing.T) {
 		t.Errorf("ParsePartitioner: %v %v", p, err)
 	}
 	for _, m := range []string{"earliest-offset", "latest-offset", "group-offsets", "timestamp", "specific-offsets"} {
-		if sm, err := parseStartupMode(m); err != nil || sm.String() != m {
+		if sm, err := parseMode[startupMode](startupNames, "scan.startup.mode", m); err != nil || sm.String() != m {
 			t.Errorf("ParseStartupMode(%q) = %v, %v", m, sm, err)
 		}
 	}
 	for _, m := range []string{"unbounded", "latest-offset", "group-offsets", "timestamp", "specific-offsets"} {
-		if bm, err := parseBoundedMode(m); err != nil || bm.String() != m {
+		if bm, err := parseMode[boundedMode](boundedNames, "scan.bounded.mode", m); err != nil || bm.String() != m {
 			t.Errorf("ParseBoundedMode(%q) = %v, %v", m, bm, err)
 		}
 	}

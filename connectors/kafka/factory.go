@@ -50,14 +50,14 @@ var (
 				Description("Prefix of the key columns' names in the table, stripped to give the names the key format sees (avoids clashes with value columns). Requires 'value.fields-include' = 'EXCEPT_KEY'.")
 	optValueFieldsInclude = factory.Enum("value.fields-include", "ALL", "EXCEPT_KEY").Default("ALL").
 				Description("Whether the value holds every physical column (ALL) or every column except the key columns (EXCEPT_KEY).")
-	optStartupMode = factory.Enum("scan.startup.mode", "earliest-offset", "latest-offset", "group-offsets", "timestamp", "specific-offsets").
+	optStartupMode = factory.Enum("scan.startup.mode", startupNames...).
 			Default("group-offsets").
 			Description("Where the source starts when there is no checkpoint: the earliest or latest offset, the group's committed offsets (falling back to 'properties.auto.offset.reset'), the first record at a timestamp, or given offsets. Partitions a restored checkpoint (or, in 'group-offsets' mode, a group with offsets for the topic's other partitions) does not know start at the earliest offset.")
 	optStartupSpecificOffsets = factory.String("scan.startup.specific-offsets").
 					Description("Start offsets in 'specific-offsets' mode: 'partition:0,offset:42;partition:1,offset:300' (a single topic). Unlisted partitions start at the earliest offset.")
 	optStartupTimestamp = factory.Long("scan.startup.timestamp-millis").
 				Description("Start timestamp (milliseconds since the epoch) in 'timestamp' startup mode.")
-	optBoundedMode = factory.Enum("scan.bounded.mode", "unbounded", "latest-offset", "group-offsets", "timestamp", "specific-offsets").
+	optBoundedMode = factory.Enum("scan.bounded.mode", boundedNames...).
 			Default("unbounded").
 			Description("Where a bounded source ends: never (unbounded), at the latest offsets when it starts (the last stable offsets under read_committed), at the group's committed offsets, before a timestamp, or at given offsets.")
 	optBoundedSpecificOffsets = factory.String("scan.bounded.specific-offsets").
@@ -323,10 +323,10 @@ func newTableSource(ctx factory.Context, upsert bool) (connector.Source, error) 
 	}
 	if upsert {
 		cfg.StartupMode = startEarliest // upsert-kafka always reads the whole changelog
-	} else if cfg.StartupMode, err = parseStartupMode(optStartupMode.Get(c)); err != nil {
+	} else if cfg.StartupMode, err = parseMode[startupMode](startupNames, "scan.startup.mode", optStartupMode.Get(c)); err != nil {
 		return nil, err
 	}
-	if cfg.BoundedMode, err = parseBoundedMode(optBoundedMode.Get(c)); err != nil {
+	if cfg.BoundedMode, err = parseMode[boundedMode](boundedNames, "scan.bounded.mode", optBoundedMode.Get(c)); err != nil {
 		return nil, err
 	}
 	if v, ok := optStartupSpecificOffsets.Lookup(c); ok && !upsert {

@@ -40,32 +40,10 @@ const (
 	startSpecificOffsets
 )
 
-// parseStartupMode parses earliest-offset, latest-offset, group-offsets,
-// timestamp or specific-offsets.
-func parseStartupMode(s string) (startupMode, error) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "group-offsets":
-		return startGroupOffsets, nil
-	case "earliest-offset":
-		return startEarliest, nil
-	case "latest-offset":
-		return startLatest, nil
-	case "timestamp":
-		return startTimestamp, nil
-	case "specific-offsets":
-		return startSpecificOffsets, nil
-	}
-	return 0, fmt.Errorf("unknown scan.startup.mode %q: want earliest-offset, latest-offset, group-offsets, timestamp or specific-offsets", s)
-}
-
+// startupNames are the values of 'scan.startup.mode', indexed by startupMode.
 var startupNames = []string{"group-offsets", "earliest-offset", "latest-offset", "timestamp", "specific-offsets"}
 
-func (m startupMode) String() string {
-	if int(m) < len(startupNames) {
-		return startupNames[m]
-	}
-	return "StartupMode(" + strconv.Itoa(int(m)) + ")"
-}
+func (m startupMode) String() string { return modeName(startupNames, m, "StartupMode") }
 
 // boundedMode is 'scan.bounded.mode'.
 type boundedMode uint8
@@ -88,31 +66,26 @@ const (
 	boundedSpecificOffsets
 )
 
-// parseBoundedMode parses unbounded, latest-offset, group-offsets,
-// timestamp or specific-offsets.
-func parseBoundedMode(s string) (boundedMode, error) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "unbounded":
-		return unbounded, nil
-	case "latest-offset":
-		return boundedLatest, nil
-	case "group-offsets":
-		return boundedGroupOffsets, nil
-	case "timestamp":
-		return boundedTimestamp, nil
-	case "specific-offsets":
-		return boundedSpecificOffsets, nil
-	}
-	return 0, fmt.Errorf("unknown scan.bounded.mode %q: want unbounded, latest-offset, group-offsets, timestamp or specific-offsets", s)
-}
-
+// boundedNames are the values of 'scan.bounded.mode', indexed by boundedMode.
 var boundedNames = []string{"unbounded", "latest-offset", "group-offsets", "timestamp", "specific-offsets"}
 
-func (m boundedMode) String() string {
-	if int(m) < len(boundedNames) {
-		return boundedNames[m]
+func (m boundedMode) String() string { return modeName(boundedNames, m, "BoundedMode") }
+
+// parseMode returns the mode whose name (in names, indexed by mode) is s,
+// in any case; key names the option in the error.
+func parseMode[M ~uint8](names []string, key, s string) (M, error) {
+	if i := slices.Index(names, strings.ToLower(strings.TrimSpace(s))); i >= 0 {
+		return M(i), nil
 	}
-	return "BoundedMode(" + strconv.Itoa(int(m)) + ")"
+	return 0, fmt.Errorf("unknown %s %q: want %s", key, s, strings.Join(names, ", "))
+}
+
+// modeName returns m's name in names, or typ(m) for a value out of range.
+func modeName[M ~uint8](names []string, m M, typ string) string {
+	if int(m) < len(names) {
+		return names[m]
+	}
+	return typ + "(" + strconv.Itoa(int(m)) + ")"
 }
 
 // parseSpecificOffsets parses Flink's 'partition:0,offset:42;partition:1,offset:300'.
