@@ -14,9 +14,9 @@ import (
 	"github.com/streamsql/streamsql/connector"
 	_ "github.com/streamsql/streamsql/connectors/datagen"
 	"github.com/streamsql/streamsql/connectors/filesystem"
-	"github.com/streamsql/streamsql/connectors/print"
 	"github.com/streamsql/streamsql/factory"
 	_ "github.com/streamsql/streamsql/formats"
+	"github.com/streamsql/streamsql/internal/javafmt"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -163,7 +163,7 @@ func drain(t *testing.T, r connector.Reader, colTypes []types.Type) []string {
 			t.Fatal(err)
 		}
 		for _, row := range rows {
-			out = append(out, print.FormatRow(row, colTypes))
+			out = append(out, javafmt.FormatRow(row, colTypes))
 		}
 	}
 }
@@ -216,7 +216,7 @@ func TestDatagenToFilesystemRoundTrip(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, row := range rows {
-			want = append(want, print.FormatRow(row, colTypes))
+			want = append(want, javafmt.FormatRow(row, colTypes))
 		}
 		if err := w.Write(ctx, rows); err != nil {
 			t.Fatal(err)
@@ -391,7 +391,7 @@ func TestEveryTypeRoundTripsThroughJSON(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, row := range rows {
-			want = append(want, print.FormatRow(row, colTypes))
+			want = append(want, javafmt.FormatRow(row, colTypes))
 		}
 		if err := w.Write(ctx, rows); err != nil {
 			t.Fatal(err)

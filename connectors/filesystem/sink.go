@@ -20,8 +20,8 @@ import (
 	"time"
 
 	"github.com/streamsql/streamsql/connector"
-	print "github.com/streamsql/streamsql/connectors/print"
 	"github.com/streamsql/streamsql/factory"
+	"github.com/streamsql/streamsql/internal/javafmt"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -228,7 +228,7 @@ func (w *writer) split(fields []types.Value) (string, []types.Value) {
 		dir.WriteByte('=')
 		var v strings.Builder
 		if !fields[k].IsNull() {
-			print.AppendValue(&v, fields[k], w.sink.columns[k].Type)
+			javafmt.AppendValue(&v, fields[k], w.sink.columns[k].Type)
 		}
 		if v.Len() == 0 {
 			// NULL and the empty string, as in Flink.

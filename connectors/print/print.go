@@ -20,7 +20,7 @@
 //
 // Each line is the row kind (+I, -U, +U, -D) and the physical columns in
 // brackets, each printed as Flink prints it: Java's toString of the
-// column's external type (see FormatRow).
+// column's external type (see javafmt.FormatRow).
 package print
 
 import (
@@ -32,6 +32,7 @@ import (
 	"sync"
 
 	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/internal/javafmt"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -108,7 +109,7 @@ func (w *writer) Write(_ context.Context, rows []types.Row) error {
 	w.buf.Reset()
 	for _, r := range rows {
 		w.buf.WriteString(w.prefix)
-		AppendRow(&w.buf, r.Kind, r.Fields, w.sink.colTypes)
+		javafmt.AppendRow(&w.buf, r.Kind, r.Fields, w.sink.colTypes)
 		w.buf.WriteByte('\n')
 	}
 	return w.sink.out.write([]byte(w.buf.String()))

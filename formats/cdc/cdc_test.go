@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/streamsql/streamsql/connector"
-	"github.com/streamsql/streamsql/connectors/print"
 	"github.com/streamsql/streamsql/factory"
+	"github.com/streamsql/streamsql/internal/javafmt"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -57,9 +57,9 @@ func decodeAll(d factory.MultiRowDecoder, colTypes []types.Type, data []byte) st
 		}
 		return "error: " + err.Error()
 	}
-	out := []string{print.FormatRow(row, colTypes)}
+	out := []string{javafmt.FormatRow(row, colTypes)}
 	for d.Next(&row) {
-		out = append(out, print.FormatRow(row, colTypes))
+		out = append(out, javafmt.FormatRow(row, colTypes))
 	}
 	return strings.Join(out, " ")
 }

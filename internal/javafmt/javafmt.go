@@ -1,8 +1,10 @@
-// Package javafmt prints numbers the way Java's toString does, which is what
+// Package javafmt prints values the way Java's toString does, which is what
 // Flink shows: Double.toString and Float.toString for FLOAT and DOUBLE,
-// BigDecimal.toString for DECIMAL. The print connector and the expression
-// engine's CAST to STRING share it. Expectations come from a Java 17
-// program (connectors/print/testdata/gen).
+// BigDecimal.toString for DECIMAL (Float, BigDecimal), and the toString of
+// Flink's default external class of every type for whole values and rows
+// (AppendValue, FormatRow). The print connector, the filesystem sink's
+// partition directories and the expression engine's CAST to STRING share
+// it. Expectations come from a Java 17 program (testdata/gen).
 package javafmt
 
 import (

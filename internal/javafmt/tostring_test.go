@@ -1,4 +1,4 @@
-package print
+package javafmt
 
 import (
 	"bufio"
@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/streamsql/streamsql/internal/javafmt"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -38,13 +37,13 @@ func TestJavaToString(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", in, err)
 			}
-			got = javafmt.Float(v, bits)
+			got = Float(v, bits)
 		case "decimal":
 			d, err := types.ParseDecimal(in)
 			if err != nil {
 				t.Fatalf("%s: %v", in, err)
 			}
-			got = javafmt.BigDecimal(d)
+			got = BigDecimal(d)
 		case "instant", "localdatetime", "localdate":
 			sec, nano, _ := strings.Cut(in, ",")
 			s, _ := strconv.ParseInt(sec, 10, 64)

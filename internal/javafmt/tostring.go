@@ -1,11 +1,10 @@
-package print
+package javafmt
 
 import (
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/streamsql/streamsql/internal/javafmt"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -51,11 +50,11 @@ func AppendValue(b *strings.Builder, v types.Value, t types.Type) {
 	case types.KindTinyInt, types.KindSmallInt, types.KindInt, types.KindBigInt:
 		b.WriteString(strconv.FormatInt(v.Int64(), 10))
 	case types.KindFloat:
-		b.WriteString(javafmt.Float(v.Float64(), 32))
+		b.WriteString(Float(v.Float64(), 32))
 	case types.KindDouble:
-		b.WriteString(javafmt.Float(v.Float64(), 64))
+		b.WriteString(Float(v.Float64(), 64))
 	case types.KindDecimal:
-		b.WriteString(javafmt.BigDecimal(v.Decimal()))
+		b.WriteString(BigDecimal(v.Decimal()))
 	case types.KindChar, types.KindVarChar:
 		b.WriteString(v.Str())
 	case types.KindBinary, types.KindVarBinary:

@@ -1,8 +1,8 @@
-// Generates connectors/print/testdata/java_tostring.tsv: how Java's toString
+// Generates internal/javafmt/testdata/java_tostring.tsv: how Java's toString
 // prints the external classes Flink uses for each SQL type, which is what
 // Flink's print connector shows. Run from the repository root with Java 17:
 //
-//   java connectors/print/testdata/gen/JavaToString.java > connectors/print/testdata/java_tostring.tsv
+//   java internal/javafmt/testdata/gen/JavaToString.java > internal/javafmt/testdata/java_tostring.tsv
 //
 // Each line is: kind TAB input TAB Java's output.
 import java.math.BigDecimal;
