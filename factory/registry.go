@@ -191,6 +191,32 @@ type Encoder interface {
 	Encode(dst []byte, row types.Row) ([]byte, error)
 }
 
+// RecordScanner finds where records end in a byte stream, for connectors
+// that read a stream (the filesystem source) rather than one message per
+// record (kafka). A format whose records may span lines declares one
+// (FormatFactory.NewRecordScanner); for the others a record is a line.
+// A scanner holds the state of one record; it is not safe for concurrent
+// use.
+type RecordScanner interface {
+	// Reset starts a new record.
+	Reset()
+	// Feed scans the next bytes of the record, in chunks of any size. It
+	// returns the number of bytes of b that belong to the record and
+	// whether the record ended there: the byte at n-1 is then the line
+	// feed that ends it. When end is false, all of b belongs to the
+	// record, which continues in the next bytes.
+	Feed(b []byte) (n int, end bool)
+	// Terminator returns the length of the line break that ended the
+	// record (after Feed reported its end); it is not part of the record
+	// handed to the decoder.
+	Terminator() int
+	// Unterminated reports, when the input ends, whether the bytes fed
+	// since Reset cannot be a whole record: nil when they can, else a
+	// *DecodeError with the offset in the record (a csv quoted field that
+	// is never closed).
+	Unterminated() error
+}
+
 // FormatContext is what a format factory receives to create a decoder or
 // encoder.
 type FormatContext struct {
@@ -241,6 +267,10 @@ type FormatFactory struct {
 	ReadableMetadata map[string]types.Type
 	NewDecoder       func(ctx FormatContext) (Decoder, error)
 	NewEncoder       func(ctx FormatContext) (Encoder, error)
+	// NewRecordScanner, when set, frames the format's records in a byte
+	// stream (see RecordScanner); nil means a record is one line. Only
+	// ctx.Options is set.
+	NewRecordScanner func(ctx FormatContext) (RecordScanner, error)
 }
 
 // Format is a format resolved from a table's options: the factory and its
@@ -287,6 +317,15 @@ func (f *Format) NewProjectedDecoder(fields []types.Field, read []bool, metadata
 		read = nil
 	}
 	return f.Factory.NewDecoder(FormatContext{Table: f.table, Fields: fields, Options: f.Options, Metadata: metadata, Topic: f.Topic, IsKey: f.Key == "key.format", ReadFields: read})
+}
+
+// NewRecordScanner returns a scanner that finds where the format's records
+// end in a byte stream, or nil when a record is one line.
+func (f *Format) NewRecordScanner() (RecordScanner, error) {
+	if f.Factory.NewRecordScanner == nil {
+		return nil, nil
+	}
+	return f.Factory.NewRecordScanner(FormatContext{Table: f.table, Options: f.Options, Topic: f.Topic, IsKey: f.Key == "key.format"})
 }
 
 // NewEncoder creates an encoder for rows of fields.

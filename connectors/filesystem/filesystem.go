@@ -42,8 +42,9 @@
 //
 // The source lists the files under path when the job starts, skipping
 // hidden files and directories (names starting with "." or "_"), and reads
-// them one split per file. A json or raw record is a line. A csv record
-// ends at the first line feed outside a quoted field, as csv.RecordScanner
+// them one split per file. A record is a line, unless the format frames
+// its records itself (factory.RecordScanner): a csv record ends at the
+// first line feed outside a quoted field, as the csv format's scanner
 // finds it with the format's quote-character (or disable-quote-character),
 // escape-character and allow-comments options, so that the line breaks
 // the csv encoder (like Flink's) writes inside quotes read back; a comment

@@ -20,7 +20,6 @@ import (
 	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/connectors/internal/badrecord"
 	"github.com/streamsql/streamsql/factory"
-	"github.com/streamsql/streamsql/formats/csv"
 	"github.com/streamsql/streamsql/internal/javatime"
 	"github.com/streamsql/streamsql/types"
 )
@@ -105,11 +104,10 @@ func (s *Source) Open(_ context.Context, task connector.TaskInfo, splits []conne
 	if r.bad.log == nil {
 		r.bad.log = slog.New(slog.DiscardHandler)
 	}
-	if s.format.Identifier() == csv.Identifier {
-		// csv records may span lines (line breaks inside quotes).
-		if r.sc, err = csv.NewRecordScanner(s.format.Options); err != nil {
-			return nil, fmt.Errorf("filesystem source: %w", err)
-		}
+	// A format whose records may span lines (csv: line breaks inside
+	// quotes) says where each ends; nil: a record is a line.
+	if r.sc, err = s.format.NewRecordScanner(); err != nil {
+		return nil, fmt.Errorf("filesystem source: %w", err)
 	}
 	for _, sp := range splits {
 		var off int64
@@ -227,10 +225,10 @@ type fileReader struct {
 	cur   int
 	f     *os.File
 	br    *bufio.Reader
-	err   error              // the error that stopped reading, returned by every later Read
-	sc    *csv.RecordScanner // nil: one record per line
-	long  []byte             // a record longer than one ReadSlice
-	bad   badRecords         // applies 'scan.bad-record.policy'
+	err   error                 // the error that stopped reading, returned by every later Read
+	sc    factory.RecordScanner // nil: one record per line
+	long  []byte                // a record longer than one ReadSlice
+	bad   badRecords            // applies 'scan.bad-record.policy'
 	// The file of the last batch Read returned, and the byte offset of
 	// each of its rows' records (RowPosition, RejectRow).
 	batchFile string
@@ -296,16 +294,15 @@ func (r *fileReader) readRecords(fsp *fileSplit) ([]types.Row, error) {
 		rec, content, err := r.next()
 		if len(rec) > 0 {
 			start := fsp.offset
-			if r.sc != nil && r.sc.Open() {
-				// Only at the end of the file: a quote never closed.
-				derr := r.bad.decodeFailed(fsp.id, start, &factory.DecodeError{
-					Format: csv.Identifier, Offset: r.sc.QuoteOffset(),
-					Err: fmt.Errorf("%w: the quoted field reaches the end of the file", csv.ErrUnterminatedQuote)})
-				if derr != nil {
-					return rows, derr
+			if r.sc != nil {
+				// Only at the end of the file: say, a quote never closed.
+				if open := r.sc.Unterminated(); open != nil {
+					if derr := r.bad.decodeFailed(fsp.id, start, open); derr != nil {
+						return rows, derr
+					}
+					fsp.offset += int64(len(rec)) // skipped: the rest of the file
+					return rows, nil
 				}
-				fsp.offset += int64(len(rec)) // skipped: the rest of the file
-				return rows, nil
 			}
 			fsp.offset += int64(len(rec))
 			if len(content) == 0 {

@@ -4,7 +4,8 @@
 // testdata/flink; see tools/flink-formats-gen). One message is one record,
 // written without a line terminator; a quoted field may contain line
 // breaks, which the encoder quotes. Readers of streams of records (the
-// filesystem source) find where each record ends with a RecordScanner.
+// filesystem source) find where each record ends with the format's
+// RecordScanner (factory.Format.NewRecordScanner).
 //
 // Importing the package registers the format in factory.Default. Options,
 // prefixed csv. (or key.csv., value.csv.):
@@ -109,6 +110,9 @@ func Factory() factory.FormatFactory {
 		},
 		NewDecoder: NewDecoder,
 		NewEncoder: NewEncoder,
+		NewRecordScanner: func(ctx factory.FormatContext) (factory.RecordScanner, error) {
+			return newRecordScanner(ctx.Options)
+		},
 	}
 }
 

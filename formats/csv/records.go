@@ -2,6 +2,7 @@ package csv
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/streamsql/streamsql/factory"
 )
@@ -49,9 +50,9 @@ const (
 	comment                      // in a comment record
 )
 
-// NewRecordScanner returns a scanner for the csv format options o (the
+// newRecordScanner returns a scanner for the csv format options o (the
 // options given to NewDecoder).
-func NewRecordScanner(o *factory.Config) (*RecordScanner, error) {
+func newRecordScanner(o *factory.Config) (*RecordScanner, error) {
 	c, err := newConfig(o)
 	if err != nil {
 		return nil, err
@@ -151,4 +152,15 @@ func (s *RecordScanner) QuoteOffset() int { return s.quoteAt }
 // the end of the input, an unterminated quote.
 func (s *RecordScanner) Open() bool {
 	return s.st == quoted || s.st == escQuoted
+}
+
+// Unterminated returns nil unless the record fed so far is inside a quoted
+// field (Open), and then a *factory.DecodeError at the opening quote
+// wrapping ErrUnterminatedQuote.
+func (s *RecordScanner) Unterminated() error {
+	if !s.Open() {
+		return nil
+	}
+	return &factory.DecodeError{Format: Identifier, Offset: s.quoteAt,
+		Err: fmt.Errorf("%w: the quoted field reaches the end of the input", ErrUnterminatedQuote)}
 }

@@ -24,7 +24,7 @@ func newScanner(t testing.TB, opts map[string]string) *RecordScanner {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := NewRecordScanner(f.Options)
+	s, err := newRecordScanner(f.Options)
 	if err != nil {
 		t.Fatal(err)
 	}
