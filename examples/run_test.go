@@ -330,9 +330,11 @@ func TestRun(t *testing.T) {
 			for i, phase := range rc.phases {
 				vars["KAFKA_BOOTSTRAP"] = b.Addr
 				vars["OUTPUT_DIR"] = filepath.Join(dir, "out")
-				vars["CHECKPOINT_DIR"] = filepath.Join(dir, "checkpoints", strconv.Itoa(i))
 				j, err := job.CompileFile(context.Background(), file, job.Options{
-					Vars:      vars,
+					Vars: vars,
+					// Below the file's settings: the examples set no
+					// folder and would use the default one.
+					Defaults:  map[string]string{"execution.checkpointing.dir": filepath.Join(dir, "checkpoints", strconv.Itoa(i))},
 					Hints:     hints,
 					Pipelines: phase,
 					Output:    &printed,

@@ -260,6 +260,17 @@ func (j *Job) Config() runtime.Config {
 	return c
 }
 
+// CheckpointFolder returns the folder the job's checkpoints are written
+// to: <execution.checkpointing.dir>/<job name>, or, for a job that
+// checkpoints (execution.checkpointing.interval set, or an exactly-once
+// sink) without that setting, the same under the per-user default folder
+// (checkpoint.DefaultDir: $XDG_STATE_HOME/streamsql/checkpoints, else
+// ~/.local/state/streamsql/checkpoints). "" when they are kept in memory;
+// default reports whether the folder is the default one.
+func (j *Job) CheckpointFolder() (folder string, isDefault bool) {
+	return j.plan.CheckpointFolder(), j.plan.CheckpointDirDefault
+}
+
 // Explain writes the job's plan as `streamsql explain` shows it.
 func (j *Job) Explain(w io.Writer) error { return j.plan.Explain(w) }
 

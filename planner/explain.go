@@ -23,8 +23,10 @@ func (pl *Plan) Explain(w io.Writer) error {
 	} else {
 		fmt.Fprintf(&b, "Checkpointing: off (execution.checkpointing.interval not set; one final checkpoint when the job stops)\n")
 	}
-	if cp.Dir != "" {
-		fmt.Fprintf(&b, "Checkpoint storage: %s\n", cp.Dir)
+	if f := pl.CheckpointFolder(); f != "" && pl.CheckpointDirDefault {
+		fmt.Fprintf(&b, "Checkpoint storage: %s (the default folder: execution.checkpointing.dir is not set)\n", f)
+	} else if f != "" {
+		fmt.Fprintf(&b, "Checkpoint storage: %s\n", f)
 	} else if pl.ScaleOut {
 		b.WriteString("Checkpoint storage: in memory (a scaled-out job keeps its positions in the consumer groups, committed with the output)\n")
 	} else {

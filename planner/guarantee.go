@@ -26,6 +26,7 @@ import (
 // them (runtime.Pipeline.Partition).
 func (p *planner) checkDurability() {
 	pl := p.plan
+	noDefault := p.defaultCheckpointDir()
 	cp := pl.Runtime.Checkpoint
 	stores := map[factory.PositionStore]int{}
 	for _, ins := range pl.Inserts {
@@ -39,7 +40,7 @@ func (p *planner) checkDurability() {
 		}
 	}
 	for _, ins := range pl.Inserts {
-		p.checkDeadLetters(ins)
+		p.checkDeadLetters(ins, noDefault)
 		s := ins.Sink
 		if s.Print {
 			continue
@@ -77,8 +78,8 @@ func (p *planner) checkDurability() {
 			p.errs = append(p.errs, p.f.errorAt(ins.Pos, ErrInvalidSetting, nil, msg+" ("+reason+")"))
 			continue
 		}
-		msg := fmt.Sprintf("exactly-once sink '%s' cannot keep its guarantee after a crash: checkpoints are kept in memory (execution.checkpointing.dir is not set), so a restarted process can neither finish the pending commits nor resume its sources where the committed output ends, and writes rows twice or loses them; set execution.checkpointing.dir to a durable directory",
-			s.Name())
+		msg := fmt.Sprintf("exactly-once sink '%s' cannot keep its guarantee after a crash: checkpoints are kept in memory (%s), so a restarted process can neither finish the pending commits nor resume its sources where the committed output ends, and writes rows twice or loses them; set execution.checkpointing.dir to a durable directory",
+			s.Name(), inMemoryWhy(noDefault))
 		if s.Info.PositionsFix != "" {
 			msg += ", or " + s.Info.PositionsFix + " (" + reason + ")"
 		}
@@ -121,7 +122,7 @@ func positionsInTransaction(ins *Insert, stores map[factory.PositionStore]int) s
 // through a sink of the source's own, committed by the same checkpoints as
 // the pipeline's sink: when that sink is exactly-once, in transactions of
 // their own, which only a checkpoint file lets a restarted process commit.
-func (p *planner) checkDeadLetters(ins *Insert) {
+func (p *planner) checkDeadLetters(ins *Insert, noDefault string) {
 	pl := p.plan
 	cp := pl.Runtime.Checkpoint
 	s := ins.Sink
@@ -163,10 +164,20 @@ func (p *planner) checkDeadLetters(ins *Insert) {
 				fix += ", put the dead-letter topic on the sink's cluster"
 			}
 			p.errs = append(p.errs, p.f.errorAt(ins.Pos, ErrInvalidSetting, nil, fmt.Sprintf(
-				"source '%s' sets bad records aside (%s) for exactly-once sink '%s'%s, but checkpoints are kept in memory (execution.checkpointing.dir is not set): its dead letters would be committed by the checkpoints in Kafka transactions of their own, which a restarted process could neither finish nor abort, so dead letters would be lost or written twice; %s, or use 'scan.bad-record.policy' = 'skip' or 'fail' on '%s'",
-				src.Name(), src.Info.DeadLettersOption, s.Name(), other, fix, src.Name())))
+				"source '%s' sets bad records aside (%s) for exactly-once sink '%s'%s, but checkpoints are kept in memory (%s): its dead letters would be committed by the checkpoints in Kafka transactions of their own, which a restarted process could neither finish nor abort, so dead letters would be lost or written twice; %s, or use 'scan.bad-record.policy' = 'skip' or 'fail' on '%s'",
+				src.Name(), src.Info.DeadLettersOption, s.Name(), other, inMemoryWhy(noDefault), fix, src.Name())))
 		default:
 			src.DeadLetterGuarantee = "exactly-once: written in Kafka transactions of their own (transactional ids <job>-<pipeline>-<table>-dead-letter-<task>-<slot>) that the checkpoint which commits the sink's output commits, and that recovery commits with it after a crash: each dead letter appears once for read_committed consumers (possibly a moment before or after the output of the same checkpoint)" + stop
 		}
 	}
+}
+
+// inMemoryWhy says why a job's checkpoints are kept in memory: no
+// execution.checkpointing.dir, and noDefault, why there is no default
+// folder either.
+func inMemoryWhy(noDefault string) string {
+	if noDefault == "" {
+		return "execution.checkpointing.dir is not set"
+	}
+	return "execution.checkpointing.dir is not set, and there is no default folder: " + noDefault
 }

@@ -69,6 +69,11 @@ type Plan struct {
 	InstanceID string
 	// Runtime is the runtime configuration parsed from Settings.
 	Runtime runtime.Config
+	// CheckpointDirDefault is set when Runtime.Checkpoint.Dir is the
+	// per-user default folder (checkpoint.DefaultDir), not a setting: the
+	// job checkpoints and execution.checkpointing.dir is not set (see
+	// "Checkpoint folder" in the package documentation).
+	CheckpointDirDefault bool
 	// NotNullDrop is table.exec.sink.not-null-enforcer = DROP: a row with
 	// NULL for a NOT NULL sink column is dropped (and counted) rather than
 	// failing the job.

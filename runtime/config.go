@@ -106,7 +106,9 @@ type CheckpointConfig struct {
 	Retention Retention
 	// Dir is execution.checkpointing.dir (deprecated: state.checkpoints.dir)
 	// as given: a plain path or a file:// URI. Empty: checkpoints are kept
-	// in memory and do not survive the process.
+	// in memory and do not survive the process. (The planner fills in the
+	// per-user default folder, checkpoint.DefaultDir, for a job that
+	// checkpoints and does not set it.)
 	Dir string
 	// MaxUncommitted (streamsql's
 	// execution.checkpointing.max-uncommitted-checkpoints, default 3) is
@@ -286,11 +288,12 @@ var (
 	settingDir = option.String("execution.checkpointing.dir").
 			DeprecatedKey("state.checkpoints.dir", nil).DeprecatedKey("state.backend.fs.checkpointdir", nil).
 			Description("Where checkpoints are written: a local path or a file:// URI (no other scheme); each job uses the " +
-			"folder named after pipeline.name inside it. Unset: checkpoints are kept in memory and survive " +
-			"restarts within the process only; a new process starts the sources afresh and cannot commit the " +
-			"previous one's pending transactions. Exactly-once sinks need it (validate and run refuse them " +
-			"without it), unless their sources' Kafka offsets are committed in the sink's transactions " +
-			"(docs/runtime.md).")
+			"folder named after pipeline.name inside it. Unset: a job that checkpoints (execution.checkpointing.interval " +
+			"set, or an exactly-once sink) uses the per-user default folder, $XDG_STATE_HOME/streamsql/checkpoints, " +
+			"else ~/.local/state/streamsql/checkpoints, which EXPLAIN and streamsql run print; other jobs, and jobs " +
+			"where neither is known, keep their checkpoints in memory: they survive restarts within the process only, " +
+			"and a new process starts afresh (validate and run refuse exactly-once sinks then, unless their sources' " +
+			"Kafka offsets are committed in the sink's transactions; docs/runtime.md). A scaled-out job takes no folder.")
 	settingMaxUncommitted = option.Int("execution.checkpointing.max-uncommitted-checkpoints").Default(3).
 				Description("streamsql's own setting, not Flink's: the number of completed checkpoints whose sink commits may " +
 			"be pending at once; at least 1. When it is reached, no checkpoint is triggered (with a warning " +

@@ -61,7 +61,7 @@ values under secret-looking keys are masked all the same.`,
 func (cf *checkpointFlags) register(cmd *cobra.Command) {
 	cf.jobFlags.register(cmd)
 	cmd.Flags().StringVar(&cf.jobName, "job-name", "", "the job's `NAME` (default: from the job file, as run finds it)")
-	cmd.Flags().StringVar(&cf.dir, "dir", "", "the checkpoint directory `DIR` (default: the job file's execution.checkpointing.dir)")
+	cmd.Flags().StringVar(&cf.dir, "dir", "", "the checkpoint directory `DIR` (default: the job file's execution.checkpointing.dir, else the default folder, as run uses it)")
 }
 
 // open finds the job's checkpoint storage. With --job-name and --dir no
@@ -83,7 +83,7 @@ func (cf *checkpointFlags) open(cmd *cobra.Command, e *env, args []string) (*che
 			dir = plan.Config().Checkpoint.Dir
 		}
 		if dir == "" {
-			fmt.Fprintf(e.stderr, "streamsql: job %q sets no execution.checkpointing.dir: its checkpoints live in memory only; pass --dir\n", job)
+			fmt.Fprintf(e.stderr, "streamsql: job %q keeps its checkpoints in memory only (no execution.checkpointing.dir, and it neither checkpoints periodically nor writes an exactly-once sink, so it takes no default folder); pass --dir\n", job)
 			return nil, nil, errFailed
 		}
 	}

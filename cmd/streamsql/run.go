@@ -209,8 +209,15 @@ func (rf *runFlags) runJob(ctx context.Context, e *env, file string, j *job.Job,
 	defer stopSignals()
 	mon := startMonitor(j, out, log, term, e.statusEvery, totalRows(j))
 	cfg := j.Config()
+	folder, isDefault := j.CheckpointFolder()
+	switch {
+	case folder == "":
+		folder = "memory (a new run starts afresh)"
+	case isDefault:
+		folder += " (the default folder; execution.checkpointing.dir sets another)"
+	}
 	log.Info("job started", "job", j.Name(), "pipelines", len(j.Pipelines()),
-		"checkpoint_interval", cfg.Checkpoint.Interval.String(), "checkpoint_dir", cfg.Checkpoint.Dir)
+		"checkpoint_interval", cfg.Checkpoint.Interval.String(), "checkpoints", folder)
 	err := j.Run(ctx)
 	mon.stop()
 	st := j.Status()

@@ -45,7 +45,7 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(execute(strings.Split(args, "\x1f"), e))
 	}
-	os.Exit(m.Run())
+	os.Exit(testkit.RunWithStateHome(m))
 }
 
 // syncBuffer is a bytes.Buffer safe for a writer and a concurrent reader.

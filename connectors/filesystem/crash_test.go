@@ -48,7 +48,7 @@ func TestMain(m *testing.M) {
 	if dir := os.Getenv(badChildEnv); dir != "" {
 		os.Exit(badChild(dir))
 	}
-	os.Exit(m.Run())
+	os.Exit(testkit.RunWithStateHome(m))
 }
 
 var crashSchema = factory.Schema{Columns: []factory.Column{

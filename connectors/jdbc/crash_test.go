@@ -56,7 +56,7 @@ func TestMain(m *testing.M) {
 	if dir := os.Getenv(crashEnv); dir != "" {
 		os.Exit(crashChild(dir))
 	}
-	os.Exit(m.Run())
+	os.Exit(testkit.RunWithStateHome(m))
 }
 
 var crashColumns = []factory.Column{{Name: "id", Type: types.BigInt()}, {Name: "k", Type: types.BigInt()}, {Name: "v", Type: types.BigInt()}}

@@ -1,10 +1,13 @@
 package kafka
 
 import (
+	"fmt"
 	"os"
 	"testing"
 
 	"go.uber.org/goleak"
+
+	"github.com/streamsql/streamsql/runtime/testkit"
 )
 
 // TestMain runs the crash tests' child process when asked to (see
@@ -30,5 +33,12 @@ func TestMain(m *testing.M) {
 	if os.Getenv(qaChildEnv) != "" {
 		os.Exit(qaChild())
 	}
-	goleak.VerifyTestMain(m)
+	// Jobs that checkpoint without a folder write the default one in a
+	// temporary folder, not the user's home.
+	cleanup, err := testkit.IsolateStateHome()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(3)
+	}
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) { cleanup(); os.Exit(code) }))
 }

@@ -16,7 +16,9 @@
 -- repository's test registry (internal/testrig/srtest): it runs the INSERT bounded,
 -- then the SELECT bounded at the topic's end, into avro_confluent.expected.
 SET 'execution.checkpointing.interval' = '2s';
-SET 'execution.checkpointing.dir' = '${CHECKPOINT_DIR:-/tmp/streamsql-checkpoints}';
+-- Checkpoints go to the default folder,
+-- ~/.local/state/streamsql/checkpoints/<job>: execution.checkpointing.dir
+-- chooses another.
 
 CREATE TABLE payments_gen (id BIGINT, customer STRING, amount DECIMAL(10, 2)) WITH (
   'connector' = 'datagen', 'rows-per-second' = '2', 'seed' = '7',

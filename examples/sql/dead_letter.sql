@@ -25,11 +25,11 @@
 -- letters read back with their headers are compared with
 -- dead_letter.expected.
 SET 'execution.checkpointing.interval' = '5s';
--- Exactly-once output needs checkpoints that outlive the process (else
--- the job is refused), unless the sink commits the source's offsets in
--- its transactions (a group-offsets source with a properties.group.id;
--- docs/runtime.md, "Bad records").
-SET 'execution.checkpointing.dir' = '${CHECKPOINT_DIR:-/tmp/streamsql-checkpoints}';
+-- Exactly-once output keeps its guarantee across a crash through the
+-- job's checkpoints, which outlive the process: a restarted job commits
+-- what the last checkpoint left pending and resumes from it. With no
+-- execution.checkpointing.dir they go to the default folder,
+-- ~/.local/state/streamsql/checkpoints/<job> (EXPLAIN prints it).
 
 CREATE TABLE payments (id BIGINT, amount DECIMAL(10, 2), account STRING) WITH (
   'connector' = 'kafka', 'topic' = 'payments',

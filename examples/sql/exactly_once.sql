@@ -17,11 +17,11 @@
 -- its own, runs the job bounded at that topic's latest offset, and reads
 -- the output topic back (read_committed) into exactly_once.expected.
 SET 'execution.checkpointing.interval' = '5s';
--- Exactly-once output needs checkpoints that outlive the process (else
--- validate and run refuse the job): a restarted job then commits what the
--- last checkpoint left pending and resumes from it. CHECKPOINT_DIR
--- overrides the directory.
-SET 'execution.checkpointing.dir' = '${CHECKPOINT_DIR:-/tmp/streamsql-checkpoints}';
+-- Exactly-once output keeps its guarantee across a crash through the
+-- job's checkpoints, which outlive the process: a restarted job commits
+-- what the last checkpoint left pending and resumes from it. With no
+-- execution.checkpointing.dir they go to the default folder,
+-- ~/.local/state/streamsql/checkpoints/<job> (EXPLAIN prints it).
 
 CREATE TABLE orders (
   id BIGINT, amount DECIMAL(10, 2), customer STRING,

@@ -21,8 +21,9 @@
 -- are compared with filesystem_bad_records.expected (the four good
 -- payments).
 SET 'execution.checkpointing.interval' = '5s';
--- Exactly-once file output needs checkpoints that outlive the process.
-SET 'execution.checkpointing.dir' = '${CHECKPOINT_DIR:-/tmp/streamsql-checkpoints}';
+-- Checkpoints go to the default folder,
+-- ~/.local/state/streamsql/checkpoints/<job>: execution.checkpointing.dir
+-- chooses another.
 
 CREATE TABLE payments (id BIGINT, amount DECIMAL(10, 2), account STRING) WITH (
   'connector' = 'filesystem',

@@ -22,11 +22,11 @@
 -- Aborted and open transactions are tested against a real broker in
 -- internal/testrig/kafkatest (TestIsolationLevels).
 SET 'execution.checkpointing.interval' = '10s';
--- Exactly-once output needs checkpoints that outlive the process (else
--- validate and run refuse the job): a restarted job then commits what the
--- last checkpoint left pending and resumes from it. CHECKPOINT_DIR
--- overrides the directory.
-SET 'execution.checkpointing.dir' = '${CHECKPOINT_DIR:-/tmp/streamsql-checkpoints}';
+-- Exactly-once output keeps its guarantee across a crash through the
+-- job's checkpoints, which outlive the process: a restarted job commits
+-- what the last checkpoint left pending and resumes from it. With no
+-- execution.checkpointing.dir they go to the default folder,
+-- ~/.local/state/streamsql/checkpoints/<job> (EXPLAIN prints it).
 
 CREATE TABLE gen (id BIGINT, temperature INT) WITH (
   'connector' = 'datagen', 'rows-per-second' = '1', 'seed' = '7',

@@ -20,7 +20,9 @@
 -- MariaDB: five payments, the writing pipeline first, then the table read
 -- back and compared with kafka_to_mariadb_exactly_once.expected.
 SET 'execution.checkpointing.interval' = '2s';
-SET 'execution.checkpointing.dir' = '${CHECKPOINT_DIR:-/tmp/streamsql-checkpoints}';
+-- Checkpoints go to the default folder,
+-- ~/.local/state/streamsql/checkpoints/<job>: execution.checkpointing.dir
+-- chooses another.
 
 CREATE TABLE payments (id BIGINT, account STRING, amount DECIMAL(10, 2)) WITH (
   'connector' = 'kafka', 'topic' = 'payments',

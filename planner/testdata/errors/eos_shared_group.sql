@@ -1,6 +1,7 @@
 -- Two pipelines read one consumer group and each would commit its offsets
 -- in its own sink's transactions, overwriting the other's: the offsets no
 -- longer match either sink's output, so memory checkpoints are refused.
+-- (planned without a default checkpoint folder)
 SET 'execution.checkpointing.interval' = '10 s';
 CREATE TABLE orders (id BIGINT) WITH ('connector' = 'kafka', 'topic' = 'orders', 'properties.bootstrap.servers' = 'b:9092',
   'properties.group.id' = 'g', 'scan.startup.mode' = 'group-offsets', 'format' = 'json');
