@@ -447,7 +447,7 @@ func (j *Job) Run(ctx context.Context) error {
 	j.ran = true
 	j.mu.Unlock()
 
-	spec, err := j.plan.RuntimeSpec(ctx, planner.BuildOptions{QuerySink: j.querySink})
+	spec, err := RuntimeSpec(ctx, j.plan, BuildOptions{QuerySink: j.querySink})
 	if err != nil {
 		return &StartError{Job: j.plan.JobName, Err: err}
 	}

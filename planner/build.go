@@ -1,46 +1,10 @@
 package planner
 
 import (
-	"context"
-	"errors"
 	"fmt"
 
-	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/factory"
-	"github.com/streamsql/streamsql/option"
-	"github.com/streamsql/streamsql/planner/expr"
-	"github.com/streamsql/streamsql/runtime"
-	"github.com/streamsql/streamsql/types"
 )
-
-// parallelismOf returns the parallelism a table asks for in role: the
-// shared option of the role (option.ScanParallelism of a source,
-// option.SinkParallelism of a sink) among its validated options, whatever
-// its connector; 0 (the runtime's default) when it is not set or the
-// table has no options (a VALUES source, a bare query's sink).
-func parallelismOf(valid *factory.Validated, role factory.Role) int {
-	if valid == nil {
-		return 0
-	}
-	o := option.SinkParallelism
-	if role == factory.AsSource {
-		o = option.ScanParallelism
-	}
-	return max(o.Get(valid.Config), 0)
-}
-
-// BuildOptions configure Build and RuntimeSpec.
-type BuildOptions struct {
-	// QuerySink creates the sink of a bare query (the Sink with Print
-	// set) from the query's fields. The planner knows no connector: a plan
-	// with a bare query needs it (package job passes the print
-	// connector's).
-	QuerySink func(fields []types.Field) (connector.Sink, error)
-}
-
-// ErrNoQuerySink is returned by Build when the plan has a bare query and
-// BuildOptions.QuerySink is nil.
-var ErrNoQuerySink = errors.New("planner: a bare query needs BuildOptions.QuerySink")
 
 // PipelineNames returns the names of the pipelines Build creates, in file
 // order: the table each INSERT writes ("print" for a bare query),
@@ -62,123 +26,12 @@ func (pl *Plan) PipelineNames() []string {
 	return out
 }
 
-// Build creates the sources and sinks of every INSERT that is to run (not
-// those of EXPLAIN statements) through the plan's registry, and compiles
-// the transforms, into the runtime's pipelines: one per INSERT, named as
-// PipelineNames says, its sources named by their tables (#2, #3, ... for
-// a table read twice). With one source the pipeline's Transform is the
-// flow's filter and projection; with several (UNION ALL) each source
-// has its own (SourceSpec.Transform) and Transform is nil. The factories create clients but
-// Build itself reads and writes nothing. The sink of a bare query comes
-// from bo.QuerySink.
-func (pl *Plan) Build(ctx context.Context, bo BuildOptions) ([]runtime.Pipeline, error) {
-	opts, err := pl.ExprOptions()
-	if err != nil {
-		return nil, err
-	}
-	if pl.ScaleOut && pl.InstanceID == "" {
-		return nil, fmt.Errorf("%s = true needs this instance's id: run with --instance-id ID (or set %s), unique among the job's instances and the same across restarts", SettingScaleOut, SettingInstanceID)
-	}
-	var out []runtime.Pipeline
-	names := pl.PipelineNames()
-	for _, ins := range pl.Inserts {
-		if ins.Explain {
-			continue
-		}
-		p := runtime.Pipeline{Name: names[len(out)]}
-		srcNames := map[string]int{}
-		for _, fl := range ins.Flows {
-			src, valid, err := pl.buildSource(ctx, fl.Source, fl.ReadFields, opts)
-			if err != nil {
-				return nil, err
-			}
-			ft, err := fl.compileTransform(opts)
-			if err != nil {
-				return nil, fmt.Errorf("pipeline %s: %w", p.Name, err)
-			}
-			tf, ntf := ft.shared(), ft.perTask()
-			spec := runtime.SourceSpec{Source: src, Parallelism: parallelismOf(valid, factory.AsSource)}
-			// A flow's transform builds every output row anew (Flow.Transform):
-			// the source may reuse its rows' memory. The runtime uses the
-			// per-task form (slab-allocated fields); Transform stays set
-			// for callers that apply the pipeline's transform themselves.
-			if len(ins.Flows) == 1 {
-				p.Transform, p.NewTransform, p.TransformCopies = tf, ntf, true
-			} else {
-				spec.Transform, spec.NewTransform, spec.TransformCopies = tf, ntf, true
-			}
-			spec.Name = fl.Source.Name()
-			if srcNames[spec.Name]++; srcNames[spec.Name] > 1 {
-				spec.Name = fmt.Sprintf("%s#%d", spec.Name, srcNames[spec.Name])
-			}
-			if dls, ok := src.(connector.DeadLetterSource); ok {
-				dl, err := dls.DeadLetterSink(connector.DeadLetterConfig{Name: p.Name + "/" + spec.Name, Job: pl.JobName, ExactlyOnce: fl.Source.DeadLettersExactlyOnce})
-				if err != nil {
-					return nil, fmt.Errorf("%w: source '%s': %w", ErrInvalidTable, fl.Source.Name(), err)
-				}
-				if dl != nil {
-					spec.DeadLetter = &runtime.SinkSpec{Name: spec.Name + ".dead-letter", Sink: dl}
-					spec.DeadLettersInSink = fl.Source.DeadLettersInSink
-				}
-			}
-			p.Sources = append(p.Sources, spec)
-		}
-		snk, valid, err := pl.buildSink(ctx, ins.Sink, bo)
-		if err != nil {
-			return nil, err
-		}
-		p.Sinks = []runtime.SinkSpec{{Name: ins.Sink.Name(), Sink: snk, Parallelism: parallelismOf(valid, factory.AsSink)}}
-		out = append(out, p)
-	}
-	if len(out) == 0 {
-		return nil, ErrNoJob
-	}
-	return out, nil
-}
-
-// buildSource creates the source of s for a flow that reads the fields read
-// marks (nil: all).
-func (pl *Plan) buildSource(ctx context.Context, s *Source, read []bool, opts expr.Options) (connector.Source, *factory.Validated, error) {
-	if s.Table == nil {
-		src, err := newValuesSource(s, opts)
-		return src, nil, err
-	}
-	src, err := pl.registry.NewProjectedSource(ctx, s.Validated, read)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %w", ErrInvalidTable, err)
-	}
-	return src, s.Validated, nil
-}
-
 // factoryTable is the factory's view of table t.
 func (pl *Plan) factoryTable(t *Table, schema factory.Schema, opts map[string]string) factory.Table {
 	return factory.Table{Name: t.ID.String(), ObjectName: t.ID.Name, DisplayName: t.ID.Short(),
 		Schema: schema, Options: opts, Job: pl.jobContext(false)}
 }
 
-func (pl *Plan) buildSink(ctx context.Context, s *Sink, bo BuildOptions) (connector.Sink, *factory.Validated, error) {
-	if s.Print {
-		if bo.QuerySink == nil {
-			return nil, nil, ErrNoQuerySink
-		}
-		snk, err := bo.QuerySink(s.Fields)
-		return snk, nil, err
-	}
-	snk, err := pl.registry.NewSink(ctx, s.Validated)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %w", ErrInvalidTable, err)
-	}
-	return snk, s.Validated, nil
-}
-
-// RuntimeSpec builds the pipelines (see Build) and returns the runtime's
-// description of the job: its name, the runtime configuration parsed from
-// the job's settings, and one runtime pipeline per INSERT. It is what
-// package job hands to runtime.NewJob.
-func (pl *Plan) RuntimeSpec(ctx context.Context, bo BuildOptions) (runtime.JobSpec, error) {
-	pipes, err := pl.Build(ctx, bo)
-	if err != nil {
-		return runtime.JobSpec{}, err
-	}
-	return runtime.JobSpec{Name: pl.JobName, Config: pl.Runtime, Pipelines: pipes}, nil
-}
+// Registry returns the registry the plan's tables were validated with,
+// which creates their sources and sinks (package job does).
+func (pl *Plan) Registry() *factory.Registry { return pl.registry }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/connectors/print"
+	"github.com/streamsql/streamsql/job"
 	"github.com/streamsql/streamsql/planner"
 	"github.com/streamsql/streamsql/runtime"
 	"github.com/streamsql/streamsql/types"
@@ -22,8 +23,8 @@ import (
 
 // printTo returns build options whose bare queries print to w, as package
 // job wires them.
-func printTo(w io.Writer) planner.BuildOptions {
-	return planner.BuildOptions{QuerySink: func(fields []types.Field) (connector.Sink, error) {
+func printTo(w io.Writer) job.BuildOptions {
+	return job.BuildOptions{QuerySink: func(fields []types.Field) (connector.Sink, error) {
 		colTypes := make([]types.Type, len(fields))
 		for i, f := range fields {
 			colTypes[i] = f.Type
@@ -36,7 +37,7 @@ func printTo(w io.Writer) planner.BuildOptions {
 // query without BuildOptions.QuerySink is an error, not a default sink.
 func TestBuildQueryNeedsASink(t *testing.T) {
 	p := compile(t, `SELECT 1 AS one;`)
-	if _, err := p.Build(context.Background(), planner.BuildOptions{}); !errors.Is(err, planner.ErrNoQuerySink) {
+	if _, err := job.Build(context.Background(), p, job.BuildOptions{}); !errors.Is(err, job.ErrNoQuerySink) {
 		t.Fatalf("Build: %v, want ErrNoQuerySink", err)
 	}
 }
@@ -48,7 +49,7 @@ func TestPipelineNamesAreBuildsNames(t *testing.T) {
 	p := compile(t, `EXPLAIN SELECT 1;
 SELECT 1 AS one;
 SELECT 2 AS two;`)
-	pipes, err := p.Build(context.Background(), printTo(io.Discard))
+	pipes, err := job.Build(context.Background(), p, printTo(io.Discard))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +71,7 @@ UNION ALL
 SELECT 10, UPPER('z');`)
 	var printed bytes.Buffer
 	ctx := context.Background()
-	pipes, err := p.Build(ctx, printTo(&printed))
+	pipes, err := job.Build(ctx, p, printTo(&printed))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +123,7 @@ SELECT 10, UPPER('z');`)
 // with nothing else has no job to build.
 func TestBuildSkipsExplain(t *testing.T) {
 	p := compile(t, `EXPLAIN SELECT 1;`)
-	if _, err := p.Build(context.Background(), printTo(io.Discard)); !errors.Is(err, planner.ErrNoJob) {
+	if _, err := job.Build(context.Background(), p, printTo(io.Discard)); !errors.Is(err, planner.ErrNoJob) {
 		t.Fatalf("Build: %v, want ErrNoJob", err)
 	}
 }
@@ -135,7 +136,7 @@ func TestRuntimeSpecRuns(t *testing.T) {
 SELECT id * 10, UPPER(name) FROM (VALUES (1, 'a'), (2, 'b'), (3, CAST(NULL AS STRING))) AS t (id, name) WHERE id <> 2;`)
 	var printed bytes.Buffer
 	ctx := context.Background()
-	spec, err := p.RuntimeSpec(ctx, printTo(&printed))
+	spec, err := job.RuntimeSpec(ctx, p, printTo(&printed))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +170,7 @@ INSERT INTO out1 SELECT id * 100, id > 5 FROM seq WHERE MOD(id, 2) = 0;`, planne
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec, err := p.RuntimeSpec(context.Background(), planner.BuildOptions{})
+	spec, err := job.RuntimeSpec(context.Background(), p, job.BuildOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,9 +1,7 @@
 package planner
 
 import (
-	"context"
 	"fmt"
-	"io"
 	"time"
 	"unsafe"
 
@@ -39,15 +37,15 @@ func (pl *Plan) ExprOptions() (expr.Options, error) {
 // is kept. The function is safe for concurrent use; NewTransform's are
 // cheaper where one goroutine applies them.
 func (fl *Flow) Transform(opts expr.Options) (TransformFunc, error) {
-	ft, err := fl.compileTransform(opts)
+	ft, err := fl.Compile(opts)
 	if err != nil {
 		return nil, err
 	}
-	return ft.shared(), nil
+	return ft.Shared(), nil
 }
 
-// shared returns Transform's function.
-func (ft *flowTransform) shared() TransformFunc {
+// Shared returns Transform's function.
+func (ft *CompiledFlow) Shared() TransformFunc {
 	return func(in types.Row, out []types.Row) ([]types.Row, error) {
 		out, _, err := ft.apply(in, out, nil)
 		return out, err
@@ -74,15 +72,15 @@ func slabRows(n int) int {
 // memory with the input or with each other, and a sink may keep any of
 // them.
 func (fl *Flow) NewTransform(opts expr.Options) (func() TransformFunc, error) {
-	ft, err := fl.compileTransform(opts)
+	ft, err := fl.Compile(opts)
 	if err != nil {
 		return nil, err
 	}
-	return ft.perTask(), nil
+	return ft.PerTask(), nil
 }
 
-// perTask returns NewTransform's factory.
-func (ft *flowTransform) perTask() func() TransformFunc {
+// PerTask returns NewTransform's factory.
+func (ft *CompiledFlow) PerTask() func() TransformFunc {
 	n := ft.n
 	rows := 0
 	if n > 0 {
@@ -109,16 +107,20 @@ func (ft *flowTransform) perTask() func() TransformFunc {
 	}
 }
 
-// flowTransform is a flow's compiled filter and projection.
-type flowTransform struct {
+// CompiledFlow is a flow's compiled filter and projection (Flow.Compile):
+// Shared is Transform's function and PerTask NewTransform's factory, of one
+// compilation.
+type CompiledFlow struct {
 	fl     *Flow
 	filter *expr.Filter
 	proj   *expr.Projection
 	n      int
 }
 
-func (fl *Flow) compileTransform(opts expr.Options) (*flowTransform, error) {
-	ft := &flowTransform{fl: fl, n: len(fl.Projection)}
+// Compile compiles the flow's filter and projection once, for Transform's
+// and NewTransform's forms (package job uses both).
+func (fl *Flow) Compile(opts expr.Options) (*CompiledFlow, error) {
+	ft := &CompiledFlow{fl: fl, n: len(fl.Projection)}
 	if fl.Filter != nil {
 		f, err := expr.CompileFilter(fl.Filter, opts)
 		if err != nil {
@@ -137,7 +139,7 @@ func (fl *Flow) compileTransform(opts expr.Options) (*flowTransform, error) {
 // apply appends in's output row, if the filter keeps it, to out with
 // fields (len n; nil: a new slice) as its Fields; used reports whether the
 // row went out holding fields (else fields is free for the next row).
-func (ft *flowTransform) apply(in types.Row, out []types.Row, fields []types.Value) (_ []types.Row, used bool, _ error) {
+func (ft *CompiledFlow) apply(in types.Row, out []types.Row, fields []types.Value) (_ []types.Row, used bool, _ error) {
 	if ft.filter != nil {
 		keep, err := ft.filter.Keep(in.Fields)
 		if err != nil || !keep {
@@ -179,89 +181,3 @@ func (e *NotNullError) Error() string {
 	return fmt.Sprintf("column '%s' of table '%s' is NOT NULL, but the row's value is NULL; filter out the NULLs, or SET '%s' = 'DROP' to drop such rows (counted in streamsql_task_records_dropped_total)",
 		e.Column, e.Table, SettingNotNullEnforcer)
 }
-
-// valuesSource is the bounded source of a VALUES clause: one split whose
-// rows are read once.
-type valuesSource struct {
-	rows []types.Row
-}
-
-// newValuesSource evaluates the constant rows of a VALUES source.
-func newValuesSource(s *Source, opts expr.Options) (*valuesSource, error) {
-	vs := &valuesSource{}
-	for _, r := range s.Values {
-		row := types.Row{Fields: make([]types.Value, len(r))}
-		for i, e := range r {
-			var err error
-			if !e.Type().Equal(s.RowTypes[i]) {
-				if e, err = expr.AssignTo(e, s.RowTypes[i]); err != nil {
-					return nil, err
-				}
-			}
-			p, err := expr.Compile(e, opts)
-			if err != nil {
-				return nil, err
-			}
-			if row.Fields[i], err = p.Eval(nil); err != nil {
-				return nil, fmt.Errorf("VALUES row %d, column %d: %w", len(vs.rows)+1, i+1, err)
-			}
-		}
-		vs.rows = append(vs.rows, row)
-	}
-	return vs, nil
-}
-
-const valuesSplit = "values"
-
-func (s *valuesSource) Splits(context.Context) ([]connector.Split, error) {
-	return []connector.Split{{ID: valuesSplit}}, nil
-}
-
-func (s *valuesSource) Open(_ context.Context, _ connector.TaskInfo, splits []connector.SplitState) (connector.Reader, error) {
-	r := &valuesReader{}
-	for _, sp := range splits {
-		if sp.ID == valuesSplit {
-			r.rows = s.rows
-			r.done = string(sp.State) == "done"
-		}
-	}
-	if len(splits) == 0 {
-		r.done = true
-	}
-	return r, nil
-}
-
-func (s *valuesSource) Bounded() bool { return true }
-
-type valuesReader struct {
-	rows []types.Row
-	done bool
-}
-
-func (r *valuesReader) Read(ctx context.Context) ([]types.Row, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	if r.done {
-		return nil, io.EOF
-	}
-	r.done = true
-	out := make([]types.Row, len(r.rows))
-	for i, row := range r.rows {
-		out[i] = types.Row{Kind: row.Kind, Fields: append([]types.Value(nil), row.Fields...)}
-	}
-	return out, nil
-}
-
-func (r *valuesReader) Snapshot(int64) ([]connector.SplitState, error) {
-	if r.rows == nil && r.done {
-		return nil, nil
-	}
-	st := connector.SplitState{ID: valuesSplit}
-	if r.done {
-		st.State = []byte("done")
-	}
-	return []connector.SplitState{st}, nil
-}
-
-func (r *valuesReader) Close() error { return nil }

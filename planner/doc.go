@@ -18,10 +18,12 @@
 //     sets and bare queries are one job) into a [*Plan]; [Options] carry the
 //     registry, a pre-filled [Catalog], ${NAME} values, and settings below
 //     (Defaults) and over (Set) the file's SET statements.
-//   - [Plan.Explain] writes the EXPLAIN text; [Plan.Build] creates sources
-//     and sinks through the factories and returns the runtime's pipelines
-//     (the sink of a bare query comes from [BuildOptions.QuerySink]);
-//     [Plan.PipelineNames] names them.
+//   - [Plan.Explain] writes the EXPLAIN text; [Flow.Compile] compiles a
+//     flow's filter and projection; [Plan.PipelineNames] names the
+//     pipelines. The planner creates no source or sink and knows nothing of
+//     the runtime: package job builds the runtime's description of the job
+//     from a Plan (job.Build, job.RuntimeSpec), creating sources and sinks
+//     through [Plan.Registry].
 //   - [Catalog.RegisterTable] registers a table from Go; [LoadCatalog] runs
 //     a file of CREATE statements.
 //

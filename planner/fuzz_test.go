@@ -16,6 +16,7 @@ import (
 	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/ddl"
 	"github.com/streamsql/streamsql/factory"
+	"github.com/streamsql/streamsql/job"
 	"github.com/streamsql/streamsql/planner"
 	"github.com/streamsql/streamsql/types"
 )
@@ -278,7 +279,7 @@ func checkCompileErrors(t *testing.T, src string, err error) {
 func runValues(t *testing.T, p *planner.Plan) {
 	t.Helper()
 	ctx := context.Background()
-	spec, err := p.RuntimeSpec(ctx, printTo(io.Discard))
+	spec, err := job.RuntimeSpec(ctx, p, printTo(io.Discard))
 	if err != nil {
 		if err.Error() == "" {
 			t.Fatalf("empty RuntimeSpec error: %#v", err)

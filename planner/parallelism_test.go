@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/streamsql/streamsql/factory"
+	"github.com/streamsql/streamsql/job"
 	"github.com/streamsql/streamsql/option"
 	"github.com/streamsql/streamsql/planner"
 )
@@ -28,7 +29,7 @@ INSERT INTO c SELECT x FROM c;`, planner.Options{Registry: reg})
 	if err != nil {
 		t.Fatal(err)
 	}
-	pipes, err := p.Build(context.Background(), printTo(io.Discard))
+	pipes, err := job.Build(context.Background(), p, printTo(io.Discard))
 	if err != nil {
 		t.Fatal(err)
 	}

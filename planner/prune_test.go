@@ -8,6 +8,7 @@ import (
 
 	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/factory"
+	"github.com/streamsql/streamsql/job"
 	"github.com/streamsql/streamsql/planner"
 )
 
@@ -34,7 +35,7 @@ SELECT d FROM s UNION ALL SELECT CAST(b AS INT) FROM s;`, planner.Options{Regist
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.Build(context.Background(), printTo(io.Discard)); err != nil {
+	if _, err := job.Build(context.Background(), p, printTo(io.Discard)); err != nil {
 		t.Fatal(err)
 	}
 	want := [][]bool{{true, true, false}, nil, {false, false, true}, {false, true, false}}

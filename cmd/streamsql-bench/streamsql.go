@@ -15,6 +15,7 @@ import (
 
 	_ "github.com/streamsql/streamsql/connectors/kafka" // registers kafka and upsert-kafka
 	_ "github.com/streamsql/streamsql/formats/json"     // registers json
+	"github.com/streamsql/streamsql/job"
 	"github.com/streamsql/streamsql/planner"
 	"github.com/streamsql/streamsql/runtime"
 )
@@ -128,7 +129,7 @@ func statusPoll(expect int64, running, sawOutput bool) time.Duration {
 }
 
 // runStreamsql runs the benchmark's job through the library: planner.Compile
-// on the SQL text, Plan.RuntimeSpec, runtime.NewJob(...).Run. With expect 0
+// on the SQL text, job.RuntimeSpec, runtime.NewJob(...).Run. With expect 0
 // the source is bounded (latest offsets at start); otherwise it is unbounded
 // and the job is stopped (context cancelled: final checkpoint and commit)
 // once it has read expect records and handed every passing one to the sink.
@@ -163,7 +164,7 @@ func runStreamsql(ctx context.Context, name, bootstrap, src, dst string, expect 
 	if err != nil {
 		return res, fmt.Errorf("planning the job: %w", err)
 	}
-	spec, err := plan.RuntimeSpec(ctx, planner.BuildOptions{})
+	spec, err := job.RuntimeSpec(ctx, plan, job.BuildOptions{})
 	if err != nil {
 		return res, fmt.Errorf("building the job: %w", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/streamsql/streamsql/factory"
+	"github.com/streamsql/streamsql/job"
 	"github.com/streamsql/streamsql/planner"
 )
 
@@ -40,7 +41,7 @@ INSERT INTO big_orders SELECT * FROM src;`
 	if !strings.Contains(pl.String(), "transactional-id prefix: "+want+" (derived from job name and table)") {
 		t.Errorf("EXPLAIN does not show the derived prefix %q:\n%s", want, pl)
 	}
-	pipes, err := pl.Build(context.Background(), planner.BuildOptions{})
+	pipes, err := job.Build(context.Background(), pl, job.BuildOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
