@@ -8,7 +8,8 @@ import (
 )
 
 // Statement is one statement of a job file: *Set, *Reset, *CreateTable,
-// *CreateView, *Drop, *Insert, *StatementSet, *Explain or *QueryStatement.
+// *CreateView, *CreateFunction, *Drop, *Insert, *StatementSet, *Explain
+// or *QueryStatement.
 type Statement interface {
 	// Position returns where the statement starts.
 	Position() Pos
@@ -260,6 +261,26 @@ type CreateView struct {
 	Query       Query
 }
 
+// CreateFunction is CREATE [TEMPORARY [SYSTEM]] FUNCTION [IF NOT EXISTS]
+// name AS 'class' [LANGUAGE JAVA|SCALA|PYTHON] [USING JAR 'path', ...]: a
+// user-defined function implemented by a JVM or Python class. ddl keeps it
+// so that the planner can say, at its position, what it does with it.
+type CreateFunction struct {
+	Pos         Pos
+	Name        ObjectName
+	Temporary   bool
+	System      bool // TEMPORARY SYSTEM: a one-part name
+	IfNotExists bool
+	// Class is the implementing class (or Python function), at ClassPos.
+	Class    string
+	ClassPos Pos
+	// Language is JAVA, SCALA or PYTHON; "" when not given (Flink's
+	// default is JAVA).
+	Language string
+	// Jars are the USING JAR paths.
+	Jars []string
+}
+
 // DropKind is what a DROP statement drops.
 type DropKind uint8
 
@@ -292,9 +313,11 @@ type Insert struct {
 	Target ObjectName
 	// Hints are the target's OPTIONS hint entries, which override the
 	// table's WITH options for this statement.
-	Hints   []Option
-	Columns []Ident // optional target column list
-	Query   Query
+	Hints []Option
+	// OtherHints are the target's table hints other than OPTIONS.
+	OtherHints []*Hint
+	Columns    []Ident // optional target column list
+	Query      Query
 }
 
 // StatementSet is EXECUTE STATEMENT SET BEGIN ...; END or the older
@@ -334,6 +357,9 @@ func (s *CreateTable) Position() Pos { return s.Pos }
 func (s *CreateView) Position() Pos { return s.Pos }
 
 // Position implements Statement.
+func (s *CreateFunction) Position() Pos { return s.Pos }
+
+// Position implements Statement.
 func (s *Drop) Position() Pos { return s.Pos }
 
 // Position implements Statement.
@@ -352,99 +378,9 @@ func (*Set) stmt()            {}
 func (*Reset) stmt()          {}
 func (*CreateTable) stmt()    {}
 func (*CreateView) stmt()     {}
+func (*CreateFunction) stmt() {}
 func (*Drop) stmt()           {}
 func (*Insert) stmt()         {}
 func (*StatementSet) stmt()   {}
 func (*Explain) stmt()        {}
 func (*QueryStatement) stmt() {}
-
-// Query is a query: *Select, *Union or *Values.
-type Query interface {
-	// Position returns where the query starts.
-	Position() Pos
-	query()
-}
-
-// Select is SELECT items [FROM source] [WHERE cond].
-type Select struct {
-	Pos   Pos
-	Items []SelectItem
-	From  TableRef // nil for SELECT without FROM
-	Where Expr     // nil when absent
-}
-
-// SelectItem is one entry of a SELECT list: an expression with an optional
-// alias, or a star (* or qualifier.*).
-type SelectItem struct {
-	Pos  Pos
-	Expr Expr // nil for a star
-	// Alias is the AS name ("" when not given).
-	Alias    string
-	AliasPos Pos
-	// Star is true for * and t.*; StarQualifier holds t's parts.
-	Star          bool
-	StarQualifier []string
-}
-
-// Union is left UNION ALL right. UNION without ALL is rejected as not
-// supported yet.
-type Union struct {
-	Pos         Pos
-	Left, Right Query
-}
-
-// Values is VALUES (row), (row), ...
-type Values struct {
-	Pos  Pos
-	Rows [][]Expr
-}
-
-// Position implements Query.
-func (q *Select) Position() Pos { return q.Pos }
-
-// Position implements Query.
-func (q *Union) Position() Pos { return q.Pos }
-
-// Position implements Query.
-func (q *Values) Position() Pos { return q.Pos }
-
-func (*Select) query() {}
-func (*Union) query()  {}
-func (*Values) query() {}
-
-// TableRef is the FROM source of a SELECT: *TableName or *Subquery.
-type TableRef interface {
-	// Position returns where the reference starts.
-	Position() Pos
-	tableRef()
-}
-
-// TableName is a table or view named in FROM, with its optional OPTIONS hint
-// and alias.
-type TableName struct {
-	Pos   Pos
-	Name  ObjectName
-	Hints []Option // OPTIONS hint entries overriding the table's options
-	Alias string
-	// ColumnAliases renames the columns: FROM t AS x (a, b).
-	ColumnAliases []Ident
-}
-
-// Subquery is (query) [AS] alias [(columns)] in FROM, for example
-// FROM (VALUES (1, 'a')) AS t (id, name).
-type Subquery struct {
-	Pos   Pos
-	Query Query
-	Alias string
-	// ColumnAliases renames the query's columns.
-	ColumnAliases []Ident
-}
-
-// Position implements TableRef.
-func (t *TableName) Position() Pos { return t.Pos }
-
-// Position implements TableRef.
-func (t *Subquery) Position() Pos { return t.Pos }
-
-func (*TableName) tableRef() {}
-func (*Subquery) tableRef()  {}

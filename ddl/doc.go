@@ -16,7 +16,8 @@
 //   - [Parse] and [ParseFile] parse a whole job file into []Statement.
 //   - [ParseExpr] parses one scalar expression; [ParseType] one Flink type.
 //   - [FormatExpr] prints an expression back as fully parenthesised SQL
-//     (for EXPLAIN and tests) that parses to the same tree.
+//     (for EXPLAIN and tests) that parses to the same tree; [FormatQuery]
+//     does the same for a query.
 //   - [MergeLike] applies a CREATE TABLE's LIKE clause to the source table
 //     the caller looked up, with Flink's merging rules ([LikeStrategies]).
 //   - [Walk] visits an expression tree.
@@ -24,7 +25,8 @@
 // # Statements
 //
 // The statement kinds are [*Set], [*Reset], [*CreateTable], [*CreateView],
-// [*Drop], [*Insert], [*StatementSet], [*Explain] and [*QueryStatement].
+// [*CreateFunction], [*Drop], [*Insert], [*StatementSet], [*Explain] and
+// [*QueryStatement].
 // CREATE TABLE keeps columns in order with their kind ([PhysicalColumn],
 // [MetadataColumn] with its key and VIRTUAL flag, [ComputedColumn] with its
 // expression), the WATERMARK, the PRIMARY KEY (column or table constraint;
@@ -44,16 +46,61 @@
 //
 // # Queries and expressions
 //
-// A [Query] is a [*Select] (items with aliases and stars, one FROM source,
-// WHERE), a [*Union] (UNION ALL) or [*Values]. Clauses the planner cannot
-// run yet — GROUP BY, HAVING, JOIN (also comma joins and FOR SYSTEM_TIME AS
-// OF), ORDER BY, LIMIT, OFFSET/FETCH, WINDOW, DISTINCT, UNION without ALL,
-// INTERSECT/EXCEPT, WITH, window table functions, OVER, subqueries in
-// expressions, query hints — are rejected here with an error wrapping
-// [ErrUnsupported] that names the construct and points at it, so the
-// planner never receives a tree it would have to half-understand.
-// Aggregate function calls such as COUNT(*) without GROUP BY parse as
-// ordinary calls; the planner's function library rejects them.
+// A [Query] is a tree of Flink's (Calcite's) query forms, every node with
+// its line:column:
+//
+//   - [*Select]: query hints after SELECT ([Hint]: STATE_TTL, LOOKUP,
+//     BROADCAST, ...), DISTINCT, the items, FROM, WHERE, GROUP BY
+//     ([GroupBy] of [GroupItem]: expressions, (a, b), (), GROUPING SETS,
+//     ROLLUP, CUBE; legacy group windows such as TUMBLE(ts, INTERVAL '1'
+//     HOUR) are ordinary calls), HAVING and WINDOW ([NamedWindow]).
+//   - [*SetOp]: UNION, INTERSECT and EXCEPT (also MINUS), each with ALL or
+//     DISTINCT; INTERSECT binds tighter, operators of one precedence nest
+//     to the left.
+//   - [*Values]; [*With] (WITH name [(cols)] AS (query), ... body, also in
+//     INSERT and CREATE VIEW); [*OrderBy] (ORDER BY, LIMIT, OFFSET, FETCH,
+//     wrapping the query it sorts, as Calcite's SqlOrderBy).
+//
+// A FROM source is a [TableRef]:
+//
+//   - [*TableName] with its OPTIONS hint (Hints), other table hints
+//     (OtherHints), FOR SYSTEM_TIME AS OF (temporal and lookup joins) and
+//     alias; [*Subquery], also LATERAL.
+//   - [*Join]: comma joins, [INNER] JOIN, LEFT/RIGHT/FULL [OUTER] JOIN and
+//     CROSS JOIN with ON or USING, nested to the left as in Calcite; a
+//     join in parentheses has no node of its own.
+//   - [*TableFunc]: TABLE(f(args)) and LATERAL TABLE(f(args)). Window
+//     table functions are table functions: TABLE(TUMBLE(TABLE t,
+//     DESCRIPTOR(ts), INTERVAL '10' MINUTE)) has Name TUMBLE and [FuncArg]s
+//     holding a [TableArg], a [Descriptor] and an expression; Flink's
+//     named arguments (DATA => ..., TIMECOL =>, SIZE =>, SLIDE =>, STEP =>,
+//     GAP =>, OFFSET =>) set FuncArg.Name, and SESSION's PARTITION BY is in
+//     its TableArg (TABLE t PARTITION BY k). A query is passed as
+//     (SELECT ...), without TABLE, as Flink takes it.
+//   - [*Unnest]: UNNEST(expr, ...) [WITH ORDINALITY], usually after CROSS
+//     JOIN.
+//
+// Expressions add [*Over] (f(...) OVER (PARTITION BY ... ORDER BY ...
+// ROWS|RANGE BETWEEN ...), or OVER name: a [WindowSpec] with its [Frame])
+// and the subquery expressions [*ScalarSubquery], [*Exists], [*InQuery]
+// and [*Quantified] (x op ANY|SOME|ALL (query)); an aggregate call keeps
+// DISTINCT, WITHIN GROUP and FILTER (WHERE ...) on its [*Call]; COUNT(*)
+// sets Call.Star. PROCTIME(), CURRENT_WATERMARK(col) and the window
+// property functions (TUMBLE_START, HOP_END, SESSION_ROWTIME, ...) are
+// ordinary calls. [FormatQuery] prints a query back as SQL that parses to
+// the same tree.
+//
+// The parser checks syntax and the rules that need no catalog (a JOIN
+// needs ON or USING, names in WITH and WINDOW are unique, PARTITION BY of
+// a table argument names columns, ...). Which of these forms streamsql
+// can run is the planner's decision: it refuses each form it cannot run
+// yet with an error wrapping [ErrUnsupported] at the form's position, so
+// that the planner owns every refusal. The parser itself refuses, with
+// ErrUnsupported, only what Flink does not offer for streaming queries
+// (NATURAL JOIN, WITH RECURSIVE, QUALIFY), MATCH_RECOGNIZE, and statements
+// and clauses outside streamsql's scope (INSERT OVERWRITE, CREATE
+// CATALOG, DROP FUNCTION, ...). CREATE FUNCTION parses into a
+// [*CreateFunction] for the planner to refuse.
 //
 // An [Expr] is a tree of plain structs with upper-cased function names, so
 // that it lowers directly into the planner's IR; special syntax becomes

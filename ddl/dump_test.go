@@ -125,6 +125,30 @@ func dumpStmt(b *strings.Builder, s Statement) {
 		}
 		b.WriteString(" AS ")
 		dumpQuery(b, s.Query)
+	case *CreateFunction:
+		b.WriteString("CREATE ")
+		if s.Temporary {
+			b.WriteString("TEMPORARY ")
+		}
+		if s.System {
+			b.WriteString("SYSTEM ")
+		}
+		b.WriteString("FUNCTION ")
+		if s.IfNotExists {
+			b.WriteString("IF NOT EXISTS ")
+		}
+		b.WriteString(s.Name.String() + " AS " + quoteString(s.Class))
+		if s.Language != "" {
+			b.WriteString(" LANGUAGE " + s.Language)
+		}
+		for i, j := range s.Jars {
+			if i == 0 {
+				b.WriteString(" USING")
+			} else {
+				b.WriteByte(',')
+			}
+			b.WriteString(" JAR " + quoteString(j))
+		}
 	case *Drop:
 		b.WriteString("DROP ")
 		if s.Temporary {
@@ -137,9 +161,7 @@ func dumpStmt(b *strings.Builder, s Statement) {
 		b.WriteString(s.Name.String())
 	case *Insert:
 		b.WriteString("INSERT INTO " + s.Target.String())
-		if s.Hints != nil {
-			b.WriteString(" OPTIONS(" + dumpOpts(s.Hints) + ")")
-		}
+		formatTableHints(b, s.Hints, s.OtherHints)
 		if s.Columns != nil {
 			b.WriteString(" (" + dumpIdents(s.Columns) + ")")
 		}
@@ -167,71 +189,4 @@ func dumpStmt(b *strings.Builder, s Statement) {
 	}
 }
 
-func dumpQuery(b *strings.Builder, q Query) {
-	switch q := q.(type) {
-	case *Select:
-		b.WriteString("SELECT ")
-		for i, it := range q.Items {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			if it.Star {
-				for _, p := range it.StarQualifier {
-					b.WriteString(p + ".")
-				}
-				b.WriteString("*")
-				continue
-			}
-			b.WriteString(FormatExpr(it.Expr))
-			if it.Alias != "" {
-				b.WriteString(" AS " + it.Alias)
-			}
-		}
-		switch f := q.From.(type) {
-		case *TableName:
-			b.WriteString(" FROM " + f.Name.String())
-			if f.Hints != nil {
-				b.WriteString(" OPTIONS(" + dumpOpts(f.Hints) + ")")
-			}
-			if f.Alias != "" {
-				b.WriteString(" " + f.Alias)
-			}
-			if f.ColumnAliases != nil {
-				b.WriteString("(" + dumpIdents(f.ColumnAliases) + ")")
-			}
-		case *Subquery:
-			b.WriteString(" FROM (")
-			dumpQuery(b, f.Query)
-			b.WriteString(")")
-			if f.Alias != "" {
-				b.WriteString(" " + f.Alias)
-			}
-			if f.ColumnAliases != nil {
-				b.WriteString("(" + dumpIdents(f.ColumnAliases) + ")")
-			}
-		}
-		if q.Where != nil {
-			b.WriteString(" WHERE " + FormatExpr(q.Where))
-		}
-	case *Union:
-		b.WriteString("(")
-		dumpQuery(b, q.Left)
-		b.WriteString(" UNION ALL ")
-		dumpQuery(b, q.Right)
-		b.WriteString(")")
-	case *Values:
-		b.WriteString("VALUES ")
-		for i, r := range q.Rows {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			var parts []string
-			for _, e := range r {
-				parts = append(parts, FormatExpr(e))
-			}
-			b.WriteString("(" + strings.Join(parts, ", ") + ")")
-		}
-	default:
-		fmt.Fprintf(b, "<%T>", q)
-	}
-}
+func dumpQuery(b *strings.Builder, q Query) { b.WriteString(FormatQuery(q)) }

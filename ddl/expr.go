@@ -4,9 +4,10 @@ import "github.com/streamsql/streamsql/types"
 
 // Expr is a scalar expression. The concrete types are *Literal,
 // *IntervalLit, *ColumnRef, *Call, *Symbol, *Binary, *Unary, *Cast, *Case,
-// *In, *Between, *Like, *Is, *Subscript and *FieldAccess. Every node
-// carries the position of its first character (for operators: the
-// operator) in the user's original text.
+// *In, *Between, *Like, *Is, *Subscript, *FieldAccess, *Over (an OVER
+// window call) and the subquery expressions *ScalarSubquery, *Exists,
+// *InQuery and *Quantified. Every node carries the position of its first
+// character (for operators: the operator) in the user's original text.
 //
 // Special call syntax is lowered to plain *Call nodes with upper-cased
 // names, so that a function library sees only calls:
@@ -23,6 +24,9 @@ import "github.com/streamsql/streamsql/types"
 //	(a, b) outside IN and VALUES      Call ROW
 //	CURRENT_TIMESTAMP, LOCALTIMESTAMP Call with no arguments (NoParens set)
 //	COUNT(*)                          Call COUNT with Star set
+//	COUNT(DISTINCT a) FILTER (WHERE c) Call COUNT with Distinct and Filter set
+//	f(...) OVER w                     Over{Call f, Window}
+//	NOT EXISTS (query)                Unary NOT of Exists
 type Expr interface {
 	// Position returns where the expression starts.
 	Position() Pos
@@ -81,7 +85,13 @@ type ColumnRef struct {
 	Parts []string
 }
 
-// Call is a function call with an upper-cased name.
+// Call is a function call with an upper-cased name. The aggregate call
+// forms keep their clauses here:
+//
+//	name([ALL|DISTINCT] args) [WITHIN GROUP (ORDER BY ...)] [FILTER (WHERE cond)]
+//
+// The parser accepts them on any call, as Calcite does; the planner
+// decides which functions take them.
 type Call struct {
 	Pos  Pos
 	Name string
@@ -91,6 +101,59 @@ type Call struct {
 	// NoParens is set for niladic functions written without parentheses
 	// (CURRENT_TIMESTAMP, CURRENT_DATE, LOCALTIMESTAMP, ...).
 	NoParens bool
+	// Distinct is set for name(DISTINCT args), at DistinctPos (of the
+	// keyword). ALL, the default, is not recorded.
+	Distinct    bool
+	DistinctPos Pos
+	// WithinGroup are the items of WITHIN GROUP (ORDER BY ...), at
+	// WithinGroupPos (of WITHIN); nil when absent.
+	WithinGroup    []OrderItem
+	WithinGroupPos Pos
+	// Filter is the condition of FILTER (WHERE cond), at FilterPos (of
+	// FILTER); nil when absent.
+	Filter    Expr
+	FilterPos Pos
+}
+
+// Over is Call OVER window: an aggregate or ranking function (ROW_NUMBER,
+// RANK, ...) over a window of rows, written inline (OVER (PARTITION BY
+// ...)) or by name (OVER w, Window.Ref set).
+type Over struct {
+	Pos    Pos // of OVER
+	Call   *Call
+	Window *WindowSpec
+}
+
+// ScalarSubquery is (query) used as a value: a query of one column and at
+// most one row.
+type ScalarSubquery struct {
+	Pos   Pos // of '('
+	Query Query
+}
+
+// Exists is EXISTS (query). NOT EXISTS is a Unary NOT of it.
+type Exists struct {
+	Pos   Pos // of EXISTS
+	Query Query
+}
+
+// InQuery is Expr [NOT] IN (query); IN with a list of values is *In.
+type InQuery struct {
+	Pos   Pos // of IN (or NOT)
+	Expr  Expr
+	Not   bool
+	Query Query
+}
+
+// Quantified is Left op ANY|SOME|ALL (query): a comparison with every row
+// of a one-column query. Op is a comparison (OpEq, OpNe, OpLt, OpLe, OpGt,
+// OpGe); Quantifier is "ANY", "SOME" or "ALL".
+type Quantified struct {
+	Pos        Pos // of the operator
+	Op         BinaryOp
+	Quantifier string
+	Left       Expr
+	Query      Query
 }
 
 // Symbol is a keyword argument of a special call: a time unit (YEAR,
@@ -271,24 +334,46 @@ func (e *Subscript) Position() Pos { return e.Pos }
 // Position implements Expr.
 func (e *FieldAccess) Position() Pos { return e.Pos }
 
-func (*Literal) expr()     {}
-func (*IntervalLit) expr() {}
-func (*ColumnRef) expr()   {}
-func (*Call) expr()        {}
-func (*Symbol) expr()      {}
-func (*Binary) expr()      {}
-func (*Unary) expr()       {}
-func (*Cast) expr()        {}
-func (*Case) expr()        {}
-func (*In) expr()          {}
-func (*Between) expr()     {}
-func (*Like) expr()        {}
-func (*Is) expr()          {}
-func (*Subscript) expr()   {}
-func (*FieldAccess) expr() {}
+// Position implements Expr.
+func (e *Over) Position() Pos { return e.Pos }
+
+// Position implements Expr.
+func (e *ScalarSubquery) Position() Pos { return e.Pos }
+
+// Position implements Expr.
+func (e *Exists) Position() Pos { return e.Pos }
+
+// Position implements Expr.
+func (e *InQuery) Position() Pos { return e.Pos }
+
+// Position implements Expr.
+func (e *Quantified) Position() Pos { return e.Pos }
+
+func (*Literal) expr()        {}
+func (*IntervalLit) expr()    {}
+func (*ColumnRef) expr()      {}
+func (*Call) expr()           {}
+func (*Symbol) expr()         {}
+func (*Binary) expr()         {}
+func (*Unary) expr()          {}
+func (*Cast) expr()           {}
+func (*Case) expr()           {}
+func (*In) expr()             {}
+func (*Between) expr()        {}
+func (*Like) expr()           {}
+func (*Is) expr()             {}
+func (*Subscript) expr()      {}
+func (*FieldAccess) expr()    {}
+func (*Over) expr()           {}
+func (*ScalarSubquery) expr() {}
+func (*Exists) expr()         {}
+func (*InQuery) expr()        {}
+func (*Quantified) expr()     {}
 
 // Walk calls fn for e and then, if fn returns true, for each of e's
-// sub-expressions in source order, depth first. A nil e is skipped.
+// sub-expressions in source order, depth first. A nil e is skipped. Walk
+// does not enter queries nested in an expression (subqueries): their
+// expressions belong to another scope.
 func Walk(e Expr, fn func(Expr) bool) {
 	if e == nil || !fn(e) {
 		return
@@ -298,6 +383,26 @@ func Walk(e Expr, fn func(Expr) bool) {
 		for _, a := range e.Args {
 			Walk(a, fn)
 		}
+		walkOrder(e.WithinGroup, fn)
+		Walk(e.Filter, fn)
+	case *Over:
+		if e.Call != nil {
+			Walk(e.Call, fn)
+		}
+		if w := e.Window; w != nil {
+			for _, p := range w.PartitionBy {
+				Walk(p, fn)
+			}
+			walkOrder(w.OrderBy, fn)
+			if f := w.Frame; f != nil {
+				Walk(f.Start.Offset, fn)
+				Walk(f.End.Offset, fn)
+			}
+		}
+	case *InQuery:
+		Walk(e.Expr, fn)
+	case *Quantified:
+		Walk(e.Left, fn)
 	case *Binary:
 		Walk(e.Left, fn)
 		Walk(e.Right, fn)
@@ -332,5 +437,11 @@ func Walk(e Expr, fn func(Expr) bool) {
 		Walk(e.Index, fn)
 	case *FieldAccess:
 		Walk(e.Expr, fn)
+	}
+}
+
+func walkOrder(items []OrderItem, fn func(Expr) bool) {
+	for _, it := range items {
+		Walk(it.Expr, fn)
 	}
 }

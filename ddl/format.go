@@ -148,6 +148,33 @@ func formatExpr(b *strings.Builder, e Expr) {
 		b.WriteByte('[')
 		formatExpr(b, e.Index)
 		b.WriteByte(']')
+	case *Over:
+		formatExpr(b, e.Call)
+		b.WriteString(" OVER ")
+		formatWindow(b, e.Window)
+	case *ScalarSubquery:
+		b.WriteByte('(')
+		formatQuery(b, e.Query)
+		b.WriteByte(')')
+	case *Exists:
+		b.WriteString("EXISTS (")
+		formatQuery(b, e.Query)
+		b.WriteByte(')')
+	case *InQuery:
+		b.WriteByte('(')
+		formatExpr(b, e.Expr)
+		if e.Not {
+			b.WriteString(" NOT")
+		}
+		b.WriteString(" IN (")
+		formatQuery(b, e.Query)
+		b.WriteString("))")
+	case *Quantified:
+		b.WriteByte('(')
+		formatExpr(b, e.Left)
+		b.WriteString(" " + string(e.Op) + " " + e.Quantifier + " (")
+		formatQuery(b, e.Query)
+		b.WriteString("))")
 	case *FieldAccess:
 		if _, ok := e.Expr.(*Literal); ok {
 			// 1.`f` would lex as the number "1." followed by `f`.
@@ -183,8 +210,23 @@ func symbolAt(args []Expr, i int) (*Symbol, bool) {
 	return s, ok
 }
 
-// formatCall prints a call, using the special syntax it was parsed from.
+// formatCall prints a call, using the special syntax it was parsed from,
+// with its WITHIN GROUP and FILTER clauses.
 func formatCall(b *strings.Builder, e *Call) {
+	formatCallBase(b, e)
+	if e.WithinGroup != nil {
+		b.WriteString(" WITHIN GROUP (ORDER BY ")
+		formatOrderItems(b, e.WithinGroup)
+		b.WriteByte(')')
+	}
+	if e.Filter != nil {
+		b.WriteString(" FILTER (WHERE ")
+		formatExpr(b, e.Filter)
+		b.WriteByte(')')
+	}
+}
+
+func formatCallBase(b *strings.Builder, e *Call) {
 	b.WriteString(e.Name)
 	if e.NoParens {
 		return
@@ -251,6 +293,9 @@ func formatCall(b *strings.Builder, e *Call) {
 	b.WriteByte('(')
 	if e.Star {
 		b.WriteByte('*')
+	}
+	if e.Distinct {
+		b.WriteString("DISTINCT ")
 	}
 	formatArgs(b, args)
 	b.WriteByte(')')

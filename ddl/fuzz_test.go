@@ -2,6 +2,7 @@ package ddl
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -9,9 +10,11 @@ import (
 // FuzzParse checks that no input makes Parse, ParseAll or ParseExpr panic
 // or loop, that ParseAll reports the errors Parse does, that every error
 // is an *Error whose position lies inside the input, and that a parsed
-// expression printed with FormatExpr parses back to the same tree. The
-// seed corpus in testdata/fuzz/FuzzParse holds the documentation examples, the error
-// cases and hand-written edge cases. Run it with
+// expression printed with FormatExpr, or query printed with FormatQuery,
+// parses back to the same tree. The seed corpus in testdata/fuzz/FuzzParse
+// holds the documentation examples, the error cases, the query forms of
+// TestQueryForms, the Nexmark queries and hand-written edge cases. Run it
+// with
 //
 //	go test -run=^$ -fuzz=FuzzParse -fuzztime=2m -parallel=1 ./ddl
 func FuzzParse(f *testing.F) {
@@ -66,8 +69,25 @@ func FuzzParse(f *testing.F) {
 				t.Fatalf("statement %T at %v outside input", s, p)
 			}
 			_ = dump(s) // walks every node; must not panic
+			if q := statementQuery(s); q != nil && !strings.Contains(FormatQuery(q), "${") {
+				checkQueryRoundTrip(t, q)
+			}
 		}
 	})
+}
+
+// statementQuery returns the query of an INSERT, CREATE VIEW or bare
+// query; nil for other statements.
+func statementQuery(s Statement) Query {
+	switch s := s.(type) {
+	case *Insert:
+		return s.Query
+	case *CreateView:
+		return s.Query
+	case *QueryStatement:
+		return s.Query
+	}
+	return nil
 }
 
 // checkParseAll checks ParseAll against Parse's error perr: the same

@@ -92,8 +92,10 @@ func (p *parser) predicate() Expr {
 				return e
 			}
 			p.next()
-			if u := p.peek(); isKw(u, "ANY") || isKw(u, "ALL") || isKw(u, "SOME") {
-				p.unsupported(u, "quantified comparisons ("+strings.ToUpper(u.val)+")")
+			if u := p.peek(); (isKw(u, "ANY") || isKw(u, "ALL") || isKw(u, "SOME")) && p.peekAt(1).kind == tOp && p.peekAt(1).val == "(" {
+				p.next()
+				e = &Quantified{Pos: p.pos(t), Op: op, Quantifier: strings.ToUpper(u.val), Left: e, Query: p.parenQuery(strings.ToUpper(u.val))}
+				continue
 			}
 			e = p.binary(op, t, e, p.additive())
 			continue
@@ -113,11 +115,13 @@ func (p *parser) predicate() Expr {
 			e = p.isPredicate(e)
 		case isKw(t, "IN"):
 			p.next()
-			in := &In{Pos: p.pos(t), Expr: e, Not: not}
-			p.expectOp("(")
-			if p.startsQueryAt(0) && !p.isOp("(") {
-				p.unsupported(p.peek(), "IN with a subquery")
+			pos := p.pos(t)
+			if p.isOp("(") && p.startsQueryAt(1) && !(p.peekAt(1).kind == tOp) {
+				e = &InQuery{Pos: pos, Expr: e, Not: not, Query: p.parenQuery("IN")}
+				continue
 			}
+			in := &In{Pos: pos, Expr: e, Not: not}
+			p.expectOp("(")
 			in.List = p.exprList(")")
 			e = in
 		case isKw(t, "BETWEEN"):
@@ -340,11 +344,23 @@ func (p *parser) primary() Expr {
 	return nil
 }
 
-func (p *parser) parenExpr() Expr {
-	open := p.next()
-	if p.startsQueryAt(0) && !p.isOp("(") {
-		p.unsupported(p.peek(), "subqueries in expressions")
+// parenQuery parses (query) after the keyword or operator what.
+func (p *parser) parenQuery(what string) Query {
+	if !p.isOp("(") || !p.startsQueryAt(1) {
+		p.failExpected("a query in parentheses after " + what)
 	}
+	p.next()
+	q := p.query()
+	p.expectOp(")")
+	return q
+}
+
+func (p *parser) parenExpr() Expr {
+	if p.startsQueryAt(1) && !(p.peekAt(1).kind == tOp) {
+		open := p.peek()
+		return &ScalarSubquery{Pos: p.pos(open), Query: p.parenQuery("(")}
+	}
+	open := p.next()
 	e := p.expr()
 	if p.isOp(",") {
 		p.next()
@@ -383,7 +399,8 @@ func (p *parser) identExpr(t token) Expr {
 			return p.cast(name == "TRY_CAST")
 		}
 	case "EXISTS":
-		p.unsupported(t, "EXISTS subqueries")
+		p.next()
+		return &Exists{Pos: p.pos(t), Query: p.parenQuery("EXISTS")}
 	case "ARRAY", "MAP":
 		if next.kind == tOp && next.val == "[" {
 			p.next()
@@ -401,8 +418,8 @@ func (p *parser) identExpr(t token) Expr {
 		if (next.kind == tOp && next.val == "[") || nextIsParen {
 			p.unsupported(t, "the MULTISET value constructor")
 		}
-	case "SELECT", "VALUES":
-		p.unsupported(t, "subqueries in expressions")
+	case "SELECT", "VALUES", "WITH":
+		p.failTok(t, "a query used as a value must be in parentheses: (%s ...)", name)
 	}
 	if nextIsParen && t.kind == tIdent && !(reserved[name] && !callableReserved[name]) {
 		return p.call(t, name)
@@ -509,21 +526,54 @@ func (p *parser) call(t token, name string) Expr {
 			c.Star = true
 			p.expectOp(")")
 		case p.isKw("DISTINCT"):
-			p.unsupported(p.peek(), "DISTINCT in function arguments")
+			d := p.next()
+			c.Distinct, c.DistinctPos = true, p.pos(d)
+			c.Args = p.callArgs(name)
 		default:
 			p.acceptKw("ALL")
 			c.Args = p.callArgs(name)
 		}
 	}
-	switch u := p.peek(); {
-	case isKw(u, "OVER"):
-		p.unsupported(u, "OVER windows")
-	case isKw(u, "FILTER") && p.peekAt(1).kind == tOp && p.peekAt(1).val == "(":
-		p.unsupported(u, "aggregate FILTER clauses")
-	case isKw(u, "WITHIN") && p.isKwAt(1, "GROUP"):
-		p.unsupported(u, "WITHIN GROUP")
+	return p.callSuffixes(c)
+}
+
+// callSuffixes parses what may follow a call's ')': WITHIN GROUP (ORDER
+// BY ...), FILTER (WHERE cond) and OVER window, in that order.
+func (p *parser) callSuffixes(c *Call) Expr {
+	if u := p.peek(); isKw(u, "WITHIN") && p.isKwAt(1, "GROUP") {
+		p.next()
+		p.next()
+		c.WithinGroupPos = p.pos(u)
+		p.expectOp("(")
+		p.expectKw("ORDER")
+		p.expectKw("BY")
+		c.WithinGroup = p.orderItems()
+		p.expectOp(")")
 	}
-	return c
+	if u := p.peek(); isKw(u, "FILTER") && p.peekAt(1).kind == tOp && p.peekAt(1).val == "(" {
+		p.next()
+		p.next()
+		c.FilterPos = p.pos(u)
+		p.expectKw("WHERE")
+		c.Filter = p.expr()
+		p.expectOp(")")
+	}
+	u := p.peek()
+	if !isKw(u, "OVER") {
+		return c
+	}
+	p.next()
+	o := &Over{Pos: p.pos(u), Call: c}
+	if w := p.peek(); isIdent(w) {
+		p.next()
+		o.Window = &WindowSpec{Pos: p.pos(w), Ref: w.val, RefPos: p.pos(w)}
+		return o
+	}
+	if !p.isOp("(") {
+		p.failExpected("a window in parentheses or a window name after OVER")
+	}
+	o.Window = p.windowSpec()
+	return o
 }
 
 // callArgs parses the comma-separated arguments of a plain call up to its

@@ -624,23 +624,72 @@ func (p *parser) create() Statement {
 		p.unsupported(start, "CREATE OR REPLACE")
 	}
 	temporary := p.acceptKw("TEMPORARY")
-	if p.isKw("SYSTEM") {
-		p.unsupported(start, "CREATE TEMPORARY SYSTEM FUNCTION")
-	}
+	system := temporary && p.acceptKw("SYSTEM")
 	t := p.peek()
+	if system && !isKw(t, "FUNCTION") {
+		p.failExpected("FUNCTION after CREATE TEMPORARY SYSTEM")
+	}
 	switch {
+	case isKw(t, "FUNCTION"):
+		return p.createFunction(start, temporary, system)
 	case isKw(t, "TABLE"):
 		p.kind = KindCreateTable
 		return p.createTable(start, temporary)
 	case isKw(t, "VIEW"):
 		p.kind = KindCreateView
 		return p.createView(start, temporary)
-	case isKw(t, "CATALOG"), isKw(t, "DATABASE"), isKw(t, "FUNCTION"), isKw(t, "MODEL"),
-		isKw(t, "MATERIALIZED"):
+	case isKw(t, "CATALOG"), isKw(t, "DATABASE"), isKw(t, "MODEL"), isKw(t, "MATERIALIZED"):
 		p.unsupported(start, "CREATE "+strings.ToUpper(t.val))
 	}
 	p.failExpected("TABLE or VIEW after CREATE")
 	return nil
+}
+
+// createFunction parses the rest of CREATE [TEMPORARY [SYSTEM]] FUNCTION
+// [IF NOT EXISTS] name AS 'class' [LANGUAGE lang] [USING JAR 'path', ...].
+func (p *parser) createFunction(start token, temporary, system bool) Statement {
+	p.next() // FUNCTION
+	f := &CreateFunction{Pos: p.pos(start), Temporary: temporary, System: system}
+	f.IfNotExists = p.ifNotExists()
+	if system {
+		// A system function's name has one part.
+		f.Name = ObjectName{Pos: p.pos(p.peek())}
+		f.Name.Parts = []Ident{p.ident()}
+	} else {
+		f.Name = p.objectName()
+	}
+	p.expectKw("AS")
+	if t := p.peek(); t.kind == tIdent || t.kind == tQIdent {
+		// Flink also takes the class name as a (dotted) identifier.
+		f.ClassPos = p.pos(t)
+		n := p.objectName()
+		parts := make([]string, len(n.Parts))
+		for i, id := range n.Parts {
+			parts[i] = id.Name
+		}
+		f.Class = strings.Join(parts, ".")
+	} else {
+		f.Class, f.ClassPos = p.stringLit("the function's class name (a string literal)")
+	}
+	if p.acceptKw("LANGUAGE") {
+		t := p.peek()
+		if !isKw(t, "JAVA") && !isKw(t, "SCALA") && !isKw(t, "PYTHON") {
+			p.failExpected("JAVA, SCALA or PYTHON after LANGUAGE")
+		}
+		p.next()
+		f.Language = strings.ToUpper(t.val)
+	}
+	if p.acceptKw("USING") {
+		for {
+			p.expectKw("JAR")
+			jar, _ := p.stringLit("the path of a JAR (a string literal)")
+			f.Jars = append(f.Jars, jar)
+			if !p.acceptOp(",") {
+				break
+			}
+		}
+	}
+	return f
 }
 
 func (p *parser) ifNotExists() bool {
@@ -980,7 +1029,7 @@ func (p *parser) insert() *Insert {
 	p.next()
 	ins := &Insert{Pos: p.pos(start), Target: p.objectName()}
 	if p.peek().kind == tHintStart {
-		ins.Hints = p.tableHints()
+		ins.Hints, ins.OtherHints = p.tableHints()
 	}
 	if t := p.peek(); isKw(t, "PARTITION") {
 		p.unsupported(t, "INSERT ... PARTITION")
@@ -998,27 +1047,54 @@ func (p *parser) startsQueryAt(n int) bool {
 	return isKw(t, "SELECT") || isKw(t, "VALUES") || isKw(t, "WITH") || t.kind == tOp && t.val == "("
 }
 
-// tableHints parses /*+ OPTIONS('k' = 'v', ...) [, OPTIONS(...)] */.
-func (p *parser) tableHints() []Option {
-	p.next() // /*+
-	var opts []Option
+// tableHints parses the hint comment after a table name:
+// /*+ OPTIONS('k' = 'v', ...) [, OPTIONS(...)] [, OTHER(...)] */. The
+// entries of the OPTIONS hints are merged into opts (a key may be given
+// once); the other hints are returned as they are.
+func (p *parser) tableHints() (opts []Option, others []*Hint) {
 	seen := map[string]bool{}
-	for {
-		t := p.peek()
-		if !isKw(t, "OPTIONS") {
-			if t.kind == tIdent {
-				p.unsupported(t, "the "+strings.ToUpper(t.val)+" hint")
-			}
-			p.failExpected("OPTIONS hint")
+	for _, h := range p.hintComment(true) {
+		if h.Name != "OPTIONS" {
+			others = append(others, h)
+			continue
 		}
-		p.next()
-		for _, o := range p.options("hint option") {
+		for _, o := range h.Options {
 			if seen[o.Key] {
 				p.fail(o.KeyPos, ErrSyntax, "duplicate hint option key '%s'", o.Key)
 			}
 			seen[o.Key] = true
 			opts = append(opts, o)
 		}
+	}
+	return opts, others
+}
+
+// queryHints parses the hint comment after SELECT.
+func (p *parser) queryHints() []*Hint { return p.hintComment(false) }
+
+// hintComment parses /*+ hint [, hint ...] */. In a table hint comment
+// (table set), OPTIONS takes only 'key' = 'value' entries, as Flink's
+// dynamic table options do.
+func (p *parser) hintComment(table bool) []*Hint {
+	p.next() // /*+
+	var hints []*Hint
+	for {
+		t := p.peek()
+		if t.kind != tIdent && t.kind != tQIdent {
+			p.failExpected("a hint name, such as OPTIONS")
+		}
+		h := &Hint{Pos: p.pos(t), Name: strings.ToUpper(t.val)}
+		if t.kind == tQIdent {
+			h.Name = t.val
+		}
+		p.next()
+		switch {
+		case table && h.Name == "OPTIONS":
+			h.Options = p.options("hint option")
+		case p.isOp("("):
+			p.hintArgs(h)
+		}
+		hints = append(hints, h)
 		if !p.acceptOp(",") {
 			break
 		}
@@ -1027,7 +1103,52 @@ func (p *parser) tableHints() []Option {
 		p.failExpected("'*/' closing the hint")
 	}
 	p.next()
-	return opts
+	return hints
+}
+
+// hintArgs parses a hint's options: () , (key = 'value', ...) with keys
+// that are identifiers or string literals, or (a, b, ...), a list of
+// identifiers and literals.
+func (p *parser) hintArgs(h *Hint) {
+	p.expectOp("(")
+	if p.acceptOp(")") {
+		return
+	}
+	if u := p.peekAt(1); u.kind == tOp && u.val == "=" {
+		h.Options = []Option{}
+		seen := map[string]Pos{}
+		for {
+			k := p.peek()
+			if k.kind != tString && k.kind != tIdent && k.kind != tQIdent {
+				p.failExpected("a hint option key")
+			}
+			p.next()
+			o := Option{Key: k.val, KeyPos: p.pos(k)}
+			if first, dup := seen[o.Key]; dup {
+				p.fail(o.KeyPos, ErrSyntax, "duplicate option '%s' in hint %s (first set at line %d)", o.Key, h.Name, first.Line)
+			}
+			seen[o.Key] = o.KeyPos
+			p.expectOp("=")
+			o.Value, o.ValuePos = p.stringLit("a hint option value (a string literal)")
+			h.Options = append(h.Options, o)
+			if !p.acceptOp(",") {
+				break
+			}
+		}
+	} else {
+		for {
+			v := p.peek()
+			if v.kind != tString && v.kind != tIdent && v.kind != tQIdent && v.kind != tNumber {
+				p.failExpected("a name or literal in hint " + h.Name)
+			}
+			p.next()
+			h.List = append(h.List, Ident{Pos: p.pos(v), Name: v.val})
+			if !p.acceptOp(",") {
+				break
+			}
+		}
+	}
+	p.expectOp(")")
 }
 
 func (p *parser) statementSet() Statement {

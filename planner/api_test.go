@@ -265,3 +265,22 @@ SELECT * FROM v;`, "'mood'"},
 		})
 	}
 }
+
+// TestRefusalMasksHintSecrets: a query the planner refuses before it
+// resolves it (GROUP BY here) still has the values of its sensitive
+// OPTIONS hints masked in the error, also where the value appears again
+// on the error's line without its key.
+func TestRefusalMasksHintSecrets(t *testing.T) {
+	reg := testRegistry()
+	reg.MustRegisterConnector(factory.ConnectorFactory{Identifier: "vault", NewSource: noSource,
+		Options: []factory.Option{factory.String("vault.code").Sensitive()}})
+	sql := "CREATE TABLE v (id BIGINT) WITH ('connector' = 'vault');\n" +
+		"SELECT 'c0dec0de' AS k FROM (SELECT id FROM v /*+ OPTIONS('vault.code' = 'c0dec0de') */) GROUP BY id;"
+	_, err := planner.Compile(context.Background(), "job.sql", sql, planner.Options{Registry: reg})
+	if err == nil || !errors.Is(err, ddl.ErrUnsupported) || !strings.Contains(err.Error(), "GROUP BY is not supported yet") {
+		t.Fatalf("want the GROUP BY refusal, got %v", err)
+	}
+	if strings.Contains(err.Error(), "c0dec0de") {
+		t.Fatalf("the error shows the secret:\n%v", err)
+	}
+}

@@ -35,9 +35,13 @@
 // OPTIONS hints on a FROM table or an INSERT target override its WITH
 // options for that use. Views are inlined. A query is single-source: a
 // SELECT with WHERE over a table, view, subquery or VALUES, and UNION ALL
-// of such queries (each input becomes its own flow into the sink). Stateful
-// constructs (GROUP BY, windows, joins, ORDER BY, LIMIT, aggregate calls)
-// fail with an error wrapping ddl.ErrUnsupported.
+// of such queries (each input becomes its own flow into the sink). ddl
+// parses every Flink query form; the planner refuses those it cannot run
+// yet (refuse.go: GROUP BY, DISTINCT, windows, joins, OVER, ORDER BY,
+// LIMIT, WITH, other set operations, subqueries in expressions, hints
+// other than OPTIONS; aggregate calls in the function library) with an
+// error wrapping ddl.ErrUnsupported at the construct, the first one in the
+// statement's text.
 //
 // An INSERT's query columns are matched to the sink's writable columns
 // (physical columns and non-VIRTUAL metadata columns, in order, or the

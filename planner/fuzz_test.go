@@ -28,6 +28,7 @@ var fuzzSeedGlobs = []string{
 	"../examples/sql/*.sql",
 	"../ddl/testdata/jobs/*.sql",
 	"../ddl/testdata/flink-docs/*.sql",
+	"../ddl/testdata/nexmark/*.sql",
 	"testdata/explain/*.sql",
 	"testdata/errors/*.sql",
 }
@@ -53,6 +54,12 @@ var fuzzStatements = []string{
 	"SET 'table.local-time-zone' = 'Europe/Paris';\n" +
 		"SELECT CURRENT_TIMESTAMP, DATE_FORMAT(TIMESTAMP '2024-01-01 00:00:00', 'yyyy'), TO_TIMESTAMP('2024-01-01 00:00:00')",
 	"SELECT CASE WHEN age BETWEEN 1 AND 10 THEN 'a' ELSE NULL END, COALESCE(name, 'x'), id IN (1, 2, 3) FROM source_table",
+	// Query forms the planner refuses (at their positions) until it runs them.
+	"SELECT name, COUNT(*) FILTER (WHERE age > 1), COUNT(DISTINCT id) FROM source_table GROUP BY name HAVING COUNT(*) > 1",
+	"SELECT * FROM TABLE(TUMBLE(TABLE source_table, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) AS w JOIN source_table s ON w.id = s.id",
+	"WITH a AS (SELECT id FROM source_table) SELECT DISTINCT * FROM a UNION SELECT 1 ORDER BY 1 LIMIT 2",
+	"SELECT /*+ STATE_TTL('s' = '1d') */ ROW_NUMBER() OVER (PARTITION BY name ORDER BY id) FROM source_table s, LATERAL TABLE(f(name)) t (x)",
+	"SELECT * FROM source_table WHERE id IN (SELECT id FROM source_table) OR EXISTS (SELECT 1) OR (SELECT 2) > id OR id = ANY (SELECT 3)",
 	"CREATE TABLE f (a INT, b STRING, dt STRING) PARTITIONED BY (dt) WITH ('connector' = 'filesystem', 'path' = '/nonexistent/x', 'format' = 'csv');\n" +
 		"INSERT INTO f SELECT CAST(id AS INT), name, 'd' FROM source_table",
 	"CREATE TABLE u (k STRING, v BIGINT, PRIMARY KEY (k) NOT ENFORCED) WITH ('connector' = 'upsert-kafka', 'topic' = 't', " +

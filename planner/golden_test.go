@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -17,6 +18,24 @@ import (
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
+
+// expectPlannerUnsupported marks a documentation example that parses but
+// that the planner must refuse (see ddl/testdata/flink-docs/README.txt).
+var expectPlannerUnsupported = regexp.MustCompile(`(?m)^-- expect-planner-unsupported: (.*)$`)
+
+// checkPlannerRefusal checks that err holds a planner refusal (a
+// *planner.Error wrapping ddl.ErrUnsupported, not a parse error) whose
+// message contains what.
+func checkPlannerRefusal(t *testing.T, name string, err error, what string) {
+	t.Helper()
+	for _, e := range planner.Errors(err) {
+		var pe *planner.Error
+		if errors.As(e, &pe) && errors.Is(e, ddl.ErrUnsupported) && strings.Contains(pe.Message, what) && strings.Contains(pe.Message, "not supported yet") {
+			return
+		}
+	}
+	t.Errorf("%s: want the planner to refuse it with a not-supported error naming %q, got %v", name, what, err)
+}
 
 // plan plans a job file with the test registry and returns the EXPLAIN
 // text, or the error text.
@@ -161,6 +180,9 @@ func TestFlinkDocsCorpus(t *testing.T) {
 				opts := planner.Options{Registry: testRegistry(), Catalog: cat}
 				fmt.Fprintf(&out, "==== example %d\n", i)
 				p, err := planner.Compile(ctx, exName, ex, opts)
+				if m := expectPlannerUnsupported.FindStringSubmatch(ex); m != nil {
+					checkPlannerRefusal(t, exName, err, m[1])
+				}
 				switch {
 				case errors.Is(err, planner.ErrNoJob):
 					c, err := planner.LoadCatalog(ctx, exName, ex, opts)

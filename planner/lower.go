@@ -297,6 +297,9 @@ func (l *lowerer) lower(e ddl.Expr) (expr.Expr, error) {
 		}
 		return l.field(n.Pos, a, []string{n.Field})
 	}
+	if err := l.f.exprRefusal(e); err != nil {
+		return nil, err
+	}
 	return nil, l.fail(e.Position(), ddl.ErrUnsupported, nil, "expression %s is not supported yet", ddl.FormatExpr(e))
 }
 
@@ -398,6 +401,9 @@ func (l *lowerer) field(pos ddl.Pos, e expr.Expr, names []string) (expr.Expr, er
 }
 
 func (l *lowerer) call(n *ddl.Call) (expr.Expr, error) {
+	if err := l.f.callRefusal(n); err != nil {
+		return nil, err
+	}
 	if aggregates[n.Name] {
 		return nil, l.fail(n.Pos, ddl.ErrUnsupported, nil, "aggregate function %s is not supported yet (it needs GROUP BY or OVER, which are stateful)", n.Name)
 	}

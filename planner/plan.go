@@ -461,6 +461,12 @@ func (p *planner) statement(s ddl.Statement, explain bool) {
 		p.createTable(s)
 	case *ddl.CreateView:
 		p.createView(s)
+	case *ddl.CreateFunction:
+		// Functions it cannot define make later calls of them unknown:
+		// those errors only follow from this one.
+		p.anyCreateFailed = true
+		p.addErr(p.f.errorAt(s.Pos, ddl.ErrUnsupported, nil, fmt.Sprintf(
+			"CREATE FUNCTION is not supported yet: streamsql cannot run Java, Scala or Python functions such as '%s'", s.Class)))
 	case *ddl.Drop:
 		if err := p.cat.drop(p.f, s); err != nil {
 			p.addErr(err)
@@ -509,7 +515,11 @@ func (p *planner) defined(n ddl.ObjectName) {
 // createView checks the view's query, as Flink does at CREATE VIEW, and
 // adds it to the catalog.
 func (p *planner) createView(s *ddl.CreateView) {
-	rel, err := p.resolveQuery(s.Query, 1)
+	err := p.f.refuseQuery(s.Query)
+	var rel *relation
+	if err == nil {
+		rel, err = p.resolveQuery(s.Query, 1)
+	}
 	if err == nil {
 		_, err = p.renameColumns(rel, s.Columns, s.Pos)
 	}
@@ -643,6 +653,14 @@ func (p *planner) insert(s *ddl.Insert, explain, inSet bool) {
 		p.addErr(err)
 		return
 	}
+	if len(s.OtherHints) > 0 {
+		p.addErr(p.f.hintRefusal(s.OtherHints[0]))
+		return
+	}
+	if err := p.f.refuseQuery(s.Query); err != nil {
+		p.addErr(err)
+		return
+	}
 	rel, err := p.resolveQuery(s.Query, 0)
 	if err != nil {
 		p.addErr(err)
@@ -662,6 +680,10 @@ func (p *planner) insert(s *ddl.Insert, explain, inSet bool) {
 }
 
 func (p *planner) query(s *ddl.QueryStatement, explain bool) {
+	if err := p.f.refuseQuery(s.Query); err != nil {
+		p.addErr(err)
+		return
+	}
 	rel, err := p.resolveQuery(s.Query, 0)
 	if err != nil {
 		p.addErr(err)
@@ -874,13 +896,28 @@ func (p *planner) maskSecrets(stmts []ddl.Statement) {
 			}
 		}
 	}
-	for _, s := range stmts {
+	var statement func(s ddl.Statement)
+	statement = func(s ddl.Statement) {
 		switch s := s.(type) {
 		case *ddl.CreateTable:
 			collect(s.Options)
 		case *ddl.Insert:
 			collect(s.Hints)
+			tableNames(s.Query, func(t *ddl.TableName) { collect(t.Hints) })
+		case *ddl.CreateView:
+			tableNames(s.Query, func(t *ddl.TableName) { collect(t.Hints) })
+		case *ddl.QueryStatement:
+			tableNames(s.Query, func(t *ddl.TableName) { collect(t.Hints) })
+		case *ddl.StatementSet:
+			for _, in := range s.Inserts {
+				statement(in)
+			}
+		case *ddl.Explain:
+			statement(s.Statement)
 		}
+	}
+	for _, s := range stmts {
+		statement(s)
 	}
 	for _, h := range p.refHints {
 		collect(h)
@@ -917,6 +954,95 @@ func (p *planner) maskSecrets(stmts []ddl.Statement) {
 			}
 		}
 	}
+}
+
+// tableNames calls fn for every table name q reads, in subqueries, joins,
+// table function arguments and subquery expressions too: the OPTIONS
+// hints of a query the planner refused (so never resolved) may hold
+// secrets as well.
+func tableNames(q ddl.Query, fn func(*ddl.TableName)) {
+	var expr func(e ddl.Expr)
+	var ref func(r ddl.TableRef)
+	var query func(q ddl.Query)
+	expr = func(e ddl.Expr) {
+		ddl.Walk(e, func(x ddl.Expr) bool {
+			switch x := x.(type) {
+			case *ddl.ScalarSubquery:
+				query(x.Query)
+			case *ddl.Exists:
+				query(x.Query)
+			case *ddl.InQuery:
+				query(x.Query)
+			case *ddl.Quantified:
+				query(x.Query)
+			}
+			return true
+		})
+	}
+	ref = func(r ddl.TableRef) {
+		switch r := r.(type) {
+		case *ddl.TableName:
+			fn(r)
+			expr(r.SystemTime)
+		case *ddl.Subquery:
+			query(r.Query)
+		case *ddl.Join:
+			ref(r.Left)
+			ref(r.Right)
+			expr(r.On)
+		case *ddl.TableFunc:
+			for _, a := range r.Args {
+				if a.Table != nil && a.Table.Query != nil {
+					query(a.Table.Query)
+				}
+				expr(a.Expr)
+			}
+		case *ddl.Unnest:
+			for _, e := range r.Exprs {
+				expr(e)
+			}
+		}
+	}
+	query = func(q ddl.Query) {
+		switch q := q.(type) {
+		case *ddl.Select:
+			for _, it := range q.Items {
+				expr(it.Expr)
+			}
+			if q.From != nil {
+				ref(q.From)
+			}
+			expr(q.Where)
+			expr(q.Having)
+			if q.GroupBy != nil {
+				var group func(items []ddl.GroupItem)
+				group = func(items []ddl.GroupItem) {
+					for _, g := range items {
+						expr(g.Expr)
+						group(g.Items)
+					}
+				}
+				group(q.GroupBy.Items)
+			}
+		case *ddl.SetOp:
+			query(q.Left)
+			query(q.Right)
+		case *ddl.Values:
+			for _, r := range q.Rows {
+				for _, e := range r {
+					expr(e)
+				}
+			}
+		case *ddl.With:
+			for _, c := range q.CTEs {
+				query(c.Query)
+			}
+			query(q.Body)
+		case *ddl.OrderBy:
+			query(q.Query)
+		}
+	}
+	query(q)
 }
 
 // checkExclusive rejects two sinks of the job that claim the same

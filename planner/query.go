@@ -40,7 +40,10 @@ func (p *planner) resolveQuery(q ddl.Query, depth int) (*relation, error) {
 	switch q := q.(type) {
 	case *ddl.Select:
 		return p.resolveSelect(q, depth)
-	case *ddl.Union:
+	case *ddl.SetOp:
+		if err := p.f.queryNodeRefusal(q); err != nil {
+			return nil, err
+		}
 		left, err := p.resolveQuery(q.Left, depth)
 		if err != nil {
 			return nil, err
@@ -73,7 +76,7 @@ func (p *planner) resolveQuery(q ddl.Query, depth int) (*relation, error) {
 	case *ddl.Values:
 		return p.resolveValues(q)
 	}
-	return nil, p.f.errorAt(q.Position(), ddl.ErrUnsupported, nil, "this query form is not supported yet")
+	return nil, p.f.queryNodeRefusal(q)
 }
 
 // commonType returns the type both a and b convert to implicitly: within a
@@ -158,6 +161,9 @@ func (p *planner) resolveValues(q *ddl.Values) (*relation, error) {
 func (p *planner) fromRelation(ref ddl.TableRef, depth int) (*relation, [][]string, error) {
 	switch ref := ref.(type) {
 	case *ddl.Subquery:
+		if err := p.f.tableRefRefusal(ref); err != nil {
+			return nil, nil, err
+		}
 		rel, err := p.resolveQuery(ref.Query, depth+1)
 		if err != nil {
 			return nil, nil, err
@@ -172,6 +178,9 @@ func (p *planner) fromRelation(ref ddl.TableRef, depth int) (*relation, [][]stri
 		}
 		return rel, quals, nil
 	case *ddl.TableName:
+		if err := p.f.tableNameRefusal(ref); err != nil {
+			return nil, nil, err
+		}
 		if len(ref.Hints) > 0 {
 			p.refHints = append(p.refHints, ref.Hints)
 		}
@@ -206,7 +215,7 @@ func (p *planner) fromRelation(ref ddl.TableRef, depth int) (*relation, [][]stri
 		rel, err = p.renameColumns(rel, ref.ColumnAliases, ref.Pos)
 		return rel, quals, err
 	}
-	return nil, nil, p.f.errorAt(ref.Position(), ddl.ErrUnsupported, nil, "this FROM source is not supported yet")
+	return nil, nil, p.f.tableRefRefusal(ref)
 }
 
 func (p *planner) tableRelation(t *Table, ref *ddl.TableName) (*relation, error) {
@@ -246,6 +255,12 @@ func (p *planner) renameColumns(rel *relation, names []ddl.Ident, pos ddl.Pos) (
 }
 
 func (p *planner) resolveSelect(q *ddl.Select, depth int) (*relation, error) {
+	if err := p.f.selectHeadRefusal(q); err != nil {
+		return nil, err
+	}
+	if err := p.f.selectTailRefusal(q); err != nil {
+		return nil, err
+	}
 	var in *relation
 	var quals [][]string
 	if q.From != nil {

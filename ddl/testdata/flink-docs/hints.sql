@@ -6,7 +6,7 @@ CREATE TABLE kafka_table2 (id BIGINT, name STRING, age INT) WITH ('connector' = 
 -- override table options in query source
 select id, name from kafka_table1 /*+ OPTIONS('scan.startup.mode'='earliest-offset') */;
 -- ====
--- expect-unsupported: JOIN
+-- expect-planner-unsupported: JOIN
 -- override table options in join
 select * from
     kafka_table1 /*+ OPTIONS('scan.startup.mode'='earliest-offset') */ t1
@@ -17,8 +17,8 @@ select * from
 -- override table options for INSERT target table
 insert into kafka_table1 /*+ OPTIONS('sink.partitioner'='round-robin') */ select * from kafka_table2;
 -- ====
--- expect-unsupported: query hints after SELECT
+-- expect-planner-unsupported: the query hint BROADCAST
 SELECT /*+ BROADCAST(t1) */ * FROM t1 JOIN t2 ON t1.id = t2.id;
 -- ====
--- expect-unsupported: query hints after SELECT
+-- expect-planner-unsupported: the query hint SHUFFLE_HASH
 SELECT /*+ SHUFFLE_HASH(t1, t3) */ * FROM t1 JOIN t2 ON t1.id = t2.id JOIN t3 ON t1.id = t3.id;

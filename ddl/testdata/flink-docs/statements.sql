@@ -203,7 +203,7 @@ CREATE CATALOG catalog1 WITH ('type' = 'generic_in_memory');
 -- expect-unsupported: CREATE DATABASE
 CREATE DATABASE IF NOT EXISTS db1 COMMENT 'a database';
 -- ====
--- expect-unsupported: CREATE FUNCTION
+-- expect-planner-unsupported: CREATE FUNCTION
 CREATE TEMPORARY FUNCTION IF NOT EXISTS my_udf AS 'com.example.MyUdf' LANGUAGE JAVA;
 -- ====
 -- expect-unsupported: DROP FUNCTION

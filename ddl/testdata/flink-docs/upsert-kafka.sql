@@ -26,7 +26,7 @@ CREATE TABLE pageviews (
   'format' = 'json'
 );
 -- ====
--- expect-unsupported: DISTINCT in function arguments
+-- expect-planner-unsupported: DISTINCT in function arguments
 -- calculate the pv, uv and insert into the upsert-kafka sink
 INSERT INTO pageviews_per_region
 SELECT

@@ -1,4 +1,0 @@
-INSERT INTO totals
-SELECT customer, SUM(amount)
-FROM orders
-GROUP BY customer;
