@@ -72,7 +72,7 @@ type Config struct {
 	// Sensitive reports whether an option key holds a secret, whose value
 	// parse errors then mask (the planner passes its registry's
 	// factory.Registry.IsSensitive). Nil means keys that look secret
-	// (password, token, jaas.config, ...: factory.IsSensitiveKey).
+	// (password, token, jaas.config, ...: option.IsSensitiveKey).
 	Sensitive func(key string) bool
 }
 

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/option"
 )
 
 // TestWithDerived checks that a derived option reaches the typed config
@@ -13,11 +14,11 @@ import (
 // is an error.
 func TestWithDerived(t *testing.T) {
 	r := NewRegistry()
-	prefix := String("sink.prefix")
-	retries := Int("sink.retries").Default(3)
+	prefix := option.String("sink.prefix")
+	retries := option.Int("sink.retries").Default(3)
 	r.MustRegisterConnector(ConnectorFactory{
 		Identifier: "mem",
-		Options:    []Option{String("name").Required(), prefix, retries},
+		Options:    []option.Option{option.String("name").Required(), prefix, retries},
 		NewSink:    func(Context) (connector.Sink, error) { return memSink{}, nil },
 	})
 	v, err := r.Validate(Table{Name: "t", Options: map[string]string{"connector": "mem", "name": "a"}})
@@ -34,7 +35,7 @@ func TestWithDerived(t *testing.T) {
 	if got := retries.Get(d.Config); got != 5 {
 		t.Errorf("derived retries = %d, want 5", got)
 	}
-	if got := String("name").Get(d.Config); got != "a" {
+	if got := option.String("name").Get(d.Config); got != "a" {
 		t.Errorf("validated name = %q, want a", got)
 	}
 	if d.Table.Options["sink.prefix"] != "job-t" || d.Table.Options["name"] != "a" {

@@ -5,7 +5,7 @@
 // embedder does.
 //
 // The types to learn first: [ConnectorFactory] (a connector's declaration:
-// identifier, options, metadata, changelog modes, constructors), [Opt]
+// identifier, options, metadata, changelog modes, constructors), [option.Opt]
 // (a typed option, declared once and read back with Get), [Registry] (where
 // factories are registered; [Default] is the process-wide one) and
 // [Validated] (a table's options checked once, handed to the factory).
@@ -27,33 +27,36 @@
 // methods that return copies:
 //
 //	var (
-//		Topic    = factory.List("topic").Description("Topics, ';'-separated.")
-//		Servers  = factory.String("properties.bootstrap.servers").Required()
-//		Props    = factory.Prefix("properties.")
-//		Mode     = factory.Enum("scan.startup.mode", "earliest-offset", "latest-offset").Default("latest-offset")
-//		Interval = factory.Duration("scan.topic-partition-discovery.interval").Default(5 * time.Minute)
-//		Delivery = factory.Enum("sink.delivery-guarantee", "at-least-once", "exactly-once", "none").
+//		Topic    = option.List("topic").Description("Topics, ';'-separated.")
+//		Servers  = option.String("properties.bootstrap.servers").Required()
+//		Props    = option.Prefix("properties.")
+//		Mode     = option.Enum("scan.startup.mode", "earliest-offset", "latest-offset").Default("latest-offset")
+//		Interval = option.Duration("scan.topic-partition-discovery.interval").Default(5 * time.Minute)
+//		Delivery = option.Enum("sink.delivery-guarantee", "at-least-once", "exactly-once", "none").
 //				Default("at-least-once").
 //				DeprecatedKey("sink.semantic", nil)
-//		Password = factory.String("sasl.password").Sensitive()
+//		Password = option.String("sasl.password").Sensitive()
 //		Value    = factory.FormatOption("value.format").FallbackKeys("format")
 //	)
 //
-// Types: [String], [Int], [Long], [Float], [Bool], [Duration] (Flink syntax:
-// "10s", "1 min", "500 ms"), [Size] (memory sizes: "64mb"), [Enum]
-// (case-insensitive, read back in the declared spelling), [List]
-// (';'-separated), [Map] ("k1:v1,k2:v2"), [Prefix] (pass-through keys such
-// as properties.*) and [FormatOption]. A connector reads validated values
-// with Get (Topic.Get(ctx.Options)), never by parsing strings.
+// Types (package option's constructors): [option.String], [option.Int],
+// [option.Long], [option.Float], [option.Bool], [option.Duration] (Flink
+// syntax: "10s", "1 min", "500 ms"), [option.Size] (memory sizes: "64mb"),
+// [option.Enum] (case-insensitive, read back in the declared spelling),
+// [option.List] (';'-separated), [option.Map] ("k1:v1,k2:v2"),
+// [option.Prefix] (pass-through keys such as properties.*) and this
+// package's [FormatOption]. A connector reads validated values with Get
+// (Topic.Get(ctx.Options)), never by parsing strings.
 //
 // Relationships between options are data, each with the reason shown to
-// the user: [RequiredWhen], [Conflicts], [OneOf] and [Check].
+// the user: [option.RequiredWhen], [option.Conflicts], [option.OneOf] and
+// [option.Check].
 //
 // The declarations are package option's, which the job's settings use
-// too (runtime.Options, planner.Settings); the names here are aliases and
-// wrappers of option's. Options many connectors take are declared once
-// there: option.SinkParallelism and option.ScanParallelism, which the
-// planner reads from every validated table.
+// too (runtime.Options, planner.Settings). Options many connectors take
+// are declared once there: option.SinkParallelism and
+// option.ScanParallelism, which the planner reads from every validated
+// table.
 //
 // Format options are namespaced as Flink does: with 'format'='json' the
 // json format's options are written json.*, with 'key.format'='json'
@@ -63,17 +66,17 @@
 // # Validation
 //
 // [Registry.Validate] checks a table's options once,
-// eagerly, into a typed [Config]. Errors are typed so that callers classify
+// eagerly, into a typed [option.Config]. Errors are typed so that callers classify
 // them with errors.As, never by text:
 //
-//   - [MissingOptionsError]: required options absent;
-//   - [UnsupportedOptionsError]: unknown keys, with the sorted list of
+//   - [option.MissingOptionsError]: required options absent;
+//   - [option.UnsupportedOptionsError]: unknown keys, with the sorted list of
 //     supported ones (deprecated keys marked) and the nearest key for typos;
-//   - [InvalidValueError]: a value that does not parse as the option's type
+//   - [option.InvalidValueError]: a value that does not parse as the option's type
 //     or is outside its enum (the allowed values are listed);
-//   - [ConflictError]: options that exclude each other, or an option and its
+//   - [option.ConflictError]: options that exclude each other, or an option and its
 //     deprecated alias with different values;
-//   - [RequirementError] and [RuleError]: conditional requirements and
+//   - [option.RequirementError] and [option.RuleError]: conditional requirements and
 //     custom checks;
 //   - [UnknownFactoryError] and [CapabilityError]: an unknown connector or
 //     format, or a sink-only connector used as a source (and the reverse).

@@ -47,8 +47,8 @@ func ConnectorMarkdown(f *ConnectorFactory) string {
 		roles = append(roles, "sink")
 	}
 	fmt.Fprintf(&b, "Can be used as: %s.\n\n", strings.Join(roles, " and "))
-	conn := String("connector").Required().Description(fmt.Sprintf("Must be `%s`.", f.Identifier))
-	writeOptionTable(&b, "", append([]Option{conn}, f.Options...))
+	conn := option.String("connector").Required().Description(fmt.Sprintf("Must be `%s`.", f.Identifier))
+	writeOptionTable(&b, "", append([]option.Option{conn}, f.Options...))
 	writeRules(&b, f.Rules)
 	return b.String()
 }
@@ -78,10 +78,10 @@ func FormatMarkdown(f *FormatFactory) string {
 	return b.String()
 }
 
-func writeOptionTable(b *strings.Builder, prefix string, opts []Option) {
+func writeOptionTable(b *strings.Builder, prefix string, opts []option.Option) {
 	b.WriteString(option.Markdown(prefix, opts))
 }
 
-func writeRules(b *strings.Builder, rules []Rule) {
+func writeRules(b *strings.Builder, rules []option.Rule) {
 	b.WriteString(option.RulesMarkdown(rules))
 }

@@ -5,25 +5,26 @@ import (
 	"testing"
 
 	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/option"
 )
 
 func TestMarkdownReference(t *testing.T) {
 	r := NewRegistry()
-	mode := Enum("mode", "fast", "safe").Default("safe").Description("How to write.")
+	mode := option.Enum("mode", "fast", "safe").Default("safe").Description("How to write.")
 	r.MustRegisterConnector(ConnectorFactory{
 		Identifier:  "mem",
 		Description: "Keeps rows in memory.",
-		Options: []Option{
-			String("name").Required().Description("Name of the | buffer."),
+		Options: []option.Option{
+			option.String("name").Required().Description("Name of the | buffer."),
 			mode.DeprecatedKey("old-mode", nil),
-			String("secret.key").Sensitive().FallbackKeys("legacy.key"),
-			Prefix("properties."),
-			Duration("flush.interval").Default(0),
+			option.String("secret.key").Sensitive().FallbackKeys("legacy.key"),
+			option.Prefix("properties."),
+			option.Duration("flush.interval").Default(0),
 		},
-		Rules:   []Rule{Conflicts(String("name"), String("secret.key"), "test reason")},
+		Rules:   []option.Rule{option.Conflicts(option.String("name"), option.String("secret.key"), "test reason")},
 		NewSink: func(Context) (connector.Sink, error) { return memSink{}, nil },
 	})
-	r.MustRegisterFormat(FormatFactory{Identifier: "f", Options: []Option{Bool("strict").Default(true)},
+	r.MustRegisterFormat(FormatFactory{Identifier: "f", Options: []option.Option{option.Bool("strict").Default(true)},
 		NewEncoder: func(FormatContext) (Encoder, error) { return nil, nil }})
 	var b strings.Builder
 	if err := r.WriteMarkdown(&b); err != nil {
@@ -46,11 +47,11 @@ func TestMarkdownReference(t *testing.T) {
 		t.Errorf("markdown:\n%s\nwant:\n%s", got, want)
 	}
 	// Every rule kind is described in words.
-	for _, rule := range []Rule{
-		RequiredWhen(String("a"), String("b"), []string{"x", "y"}, "why"),
-		RequiredWhen(String("a"), String("b"), nil, "why"),
-		OneOf("why", String("a"), String("b")),
-		Check("why", func(*Config) error { return nil }, String("a")),
+	for _, rule := range []option.Rule{
+		option.RequiredWhen(option.String("a"), option.String("b"), []string{"x", "y"}, "why"),
+		option.RequiredWhen(option.String("a"), option.String("b"), nil, "why"),
+		option.OneOf("why", option.String("a"), option.String("b")),
+		option.Check("why", func(*option.Config) error { return nil }, option.String("a")),
 	} {
 		if d := rule.String(); !strings.Contains(d, "`a`") || !strings.HasSuffix(d, "why") {
 			t.Errorf("describe = %q", d)

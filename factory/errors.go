@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-
-	"github.com/streamsql/streamsql/option"
 )
 
 // ErrSkipRecord is returned (wrapped) by a Decoder when a record is to be
@@ -15,29 +13,9 @@ import (
 // counts it; it is not a failure.
 var ErrSkipRecord = errors.New("record skipped: it could not be decoded and parse errors are ignored")
 
-// The option errors are package option's; these names keep them where
-// connector code and callers of Validate look for them.
-type (
-	// MissingOptionsError is returned when required options are absent.
-	MissingOptionsError = option.MissingOptionsError
-	// SupportedKey is one entry of an UnsupportedOptionsError's list.
-	SupportedKey = option.SupportedKey
-	// UnsupportedOptionsError is returned when options are set that
-	// neither the connector nor its formats declare.
-	UnsupportedOptionsError = option.UnsupportedOptionsError
-	// InvalidValueError is returned when an option's value does not parse
-	// as its type or is not one of its allowed values.
-	InvalidValueError = option.InvalidValueError
-	// ConflictError is returned when options that exclude each other are
-	// set together, or an option and its deprecated alias disagree.
-	ConflictError = option.ConflictError
-	// RequirementError is returned when a conditional requirement is not
-	// met.
-	RequirementError = option.RequirementError
-	// RuleError is returned when a custom rule (see Check) rejects the
-	// options.
-	RuleError = option.RuleError
-)
+// The errors of option validation are package option's
+// (option.MissingOptionsError, option.InvalidValueError, ...); a table's
+// are wrapped in a *TableError.
 
 // UnknownFactoryError is returned when the connector or a format names an
 // identifier that is not registered.

@@ -10,15 +10,16 @@ import (
 
 	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/factory"
+	"github.com/streamsql/streamsql/option"
 	"github.com/streamsql/streamsql/types"
 )
 
 // The options of the example's in-memory connector.
 var (
-	memName   = factory.String("name").Required().Description("Name of the in-memory buffer.")
-	memFlush  = factory.Duration("flush.interval").Default(time.Second).Description("How often to flush.")
+	memName   = option.String("name").Required().Description("Name of the in-memory buffer.")
+	memFlush  = option.Duration("flush.interval").Default(time.Second).Description("How often to flush.")
 	memFormat = factory.FormatOption("format").Required().Description("Format of the stored records.")
-	memToken  = factory.String("token").Sensitive().Description("A secret, masked in errors.")
+	memToken  = option.String("token").Sensitive().Description("A secret, masked in errors.")
 )
 
 // memSink stores encoded records in memory.
@@ -61,7 +62,7 @@ func (w *memWriter) Close() error { return nil }
 
 // pipeFormat is the example's own format: fields joined by '|'. It only
 // encodes (a real format would also set NewDecoder).
-var pipeUpper = factory.Bool("upper").Default(false).Description("Upper-case strings.")
+var pipeUpper = option.Bool("upper").Default(false).Description("Upper-case strings.")
 
 type pipeEncoder struct {
 	fields []types.Field
@@ -97,7 +98,7 @@ func Example() {
 	reg.MustRegisterConnector(factory.ConnectorFactory{
 		Identifier:  "memory",
 		Description: "Keeps written records in memory.",
-		Options:     []factory.Option{memName, memFlush, memFormat, memToken},
+		Options:     []option.Option{memName, memFlush, memFormat, memToken},
 		NewSink: func(ctx factory.Context) (connector.Sink, error) {
 			return &memSink{
 				name:    memName.Get(ctx.Options),
@@ -109,7 +110,7 @@ func Example() {
 	})
 	reg.MustRegisterFormat(factory.FormatFactory{
 		Identifier: "pipe",
-		Options:    []factory.Option{pipeUpper},
+		Options:    []option.Option{pipeUpper},
 		NewEncoder: func(ctx factory.FormatContext) (factory.Encoder, error) {
 			return &pipeEncoder{fields: ctx.Fields, upper: pipeUpper.Get(ctx.Options)}, nil
 		},
@@ -164,13 +165,13 @@ func ExampleRegistry_Validate() {
 	reg := factory.NewRegistry()
 	reg.MustRegisterConnector(factory.ConnectorFactory{
 		Identifier: "memory",
-		Options:    []factory.Option{memName, memFlush, memToken},
+		Options:    []option.Option{memName, memFlush, memToken},
 		NewSink:    func(factory.Context) (connector.Sink, error) { return nil, nil },
 	})
 	_, err := reg.Validate(factory.Table{Name: "out", Options: map[string]string{
 		"connector": "memory", "name": "x", "flush.intervall": "1s", "token": "s3cret",
 	}})
-	var unsupported *factory.UnsupportedOptionsError
+	var unsupported *option.UnsupportedOptionsError
 	if errors.As(err, &unsupported) {
 		fmt.Println("did you mean:", unsupported.Suggestions["flush.intervall"])
 	}
@@ -203,7 +204,7 @@ func ExampleRegistry_WriteMarkdown() {
 	reg := factory.NewRegistry()
 	reg.MustRegisterConnector(factory.ConnectorFactory{
 		Identifier: "memory",
-		Options:    []factory.Option{memName, memFlush},
+		Options:    []option.Option{memName, memFlush},
 		NewSink:    func(factory.Context) (connector.Sink, error) { return nil, nil },
 	})
 	if err := reg.WriteMarkdown(os.Stdout); err != nil {

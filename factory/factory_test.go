@@ -9,41 +9,42 @@ import (
 	"time"
 
 	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/option"
 	"github.com/streamsql/streamsql/types"
 )
 
 // Test declarations, shaped like the Kafka connector's.
 var (
-	optTopic        = List("topic").Description("Topics to read or write.")
-	optTopicPattern = String("topic-pattern")
-	optServers      = String("properties.bootstrap.servers").Required()
-	optProps        = Prefix("properties.")
-	optStartup      = Enum("scan.startup.mode", "earliest-offset", "latest-offset", "group-offsets", "timestamp", "specific-offsets").Default("group-offsets")
-	optSpecific     = String("scan.startup.specific-offsets")
-	optDiscovery    = Duration("scan.topic-partition-discovery.interval").Default(5 * time.Minute)
-	optParallelism  = Int("sink.parallelism")
-	optGuarantee    = Enum("sink.delivery-guarantee", "at-least-once", "exactly-once", "none").Default("at-least-once").
+	optTopic        = option.List("topic").Description("Topics to read or write.")
+	optTopicPattern = option.String("topic-pattern")
+	optServers      = option.String("properties.bootstrap.servers").Required()
+	optProps        = option.Prefix("properties.")
+	optStartup      = option.Enum("scan.startup.mode", "earliest-offset", "latest-offset", "group-offsets", "timestamp", "specific-offsets").Default("group-offsets")
+	optSpecific     = option.String("scan.startup.specific-offsets")
+	optDiscovery    = option.Duration("scan.topic-partition-discovery.interval").Default(5 * time.Minute)
+	optParallelism  = option.Int("sink.parallelism")
+	optGuarantee    = option.Enum("sink.delivery-guarantee", "at-least-once", "exactly-once", "none").Default("at-least-once").
 			DeprecatedKey("sink.semantic", map[string]string{"exactly-once": "exactly-once", "at-least-once": "at-least-once", "none": "none"})
-	optPrefixTx  = String("sink.transactional-id-prefix")
-	optPartition = Enum("sink.partitioner", "default", "fixed", "round-robin").Default("default")
-	optKeyFields = List("key.fields")
-	optBuffer    = Size("sink.buffer-size").Default(MemorySize(64 << 20))
-	optPassword  = String("sasl.password").Sensitive()
+	optPrefixTx  = option.String("sink.transactional-id-prefix")
+	optPartition = option.Enum("sink.partitioner", "default", "fixed", "round-robin").Default("default")
+	optKeyFields = option.List("key.fields")
+	optBuffer    = option.Size("sink.buffer-size").Default(option.MemorySize(64 << 20))
+	optPassword  = option.String("sasl.password").Sensitive()
 	optValueFmt  = FormatOption("value.format").FallbackKeys("format")
 	optKeyFmt    = FormatOption("key.format")
-	optEnabled   = Bool("enabled").Default(true)
-	optMaxRows   = Long("sink.buffer-flush.max-rows").Default(0)
-	optRatio     = Float("ratio")
-	optHeaders   = Map("headers")
+	optEnabled   = option.Bool("enabled").Default(true)
+	optMaxRows   = option.Long("sink.buffer-flush.max-rows").Default(0)
+	optRatio     = option.Float("ratio")
+	optHeaders   = option.Map("headers")
 )
 
 // Test format options.
 var (
-	fmtFail   = Bool("fail-on-missing-field").Default(false)
-	fmtIgnore = Bool("ignore-parse-errors").Default(false)
-	fmtToken  = String("token")
-	fmtMode   = Enum("mode", "A", "B").Default("A")
-	fmtLit    = String("literal")
+	fmtFail   = option.Bool("fail-on-missing-field").Default(false)
+	fmtIgnore = option.Bool("ignore-parse-errors").Default(false)
+	fmtToken  = option.String("token")
+	fmtMode   = option.Enum("mode", "A", "B").Default("A")
+	fmtLit    = option.String("literal")
 )
 
 type memSource struct{ table string }
@@ -64,15 +65,15 @@ func testConnector() ConnectorFactory {
 	return ConnectorFactory{
 		Identifier:  "testkafka",
 		Description: "A test connector shaped like Kafka.",
-		Options: []Option{optTopic, optTopicPattern, optServers, optProps, optStartup, optSpecific, optDiscovery,
+		Options: []option.Option{optTopic, optTopicPattern, optServers, optProps, optStartup, optSpecific, optDiscovery,
 			optParallelism, optGuarantee, optPrefixTx, optPartition, optKeyFields, optBuffer, optPassword,
 			optValueFmt, optKeyFmt, optEnabled, optMaxRows, optRatio, optHeaders},
-		Rules: []Rule{
-			OneOf("a table reads or writes either named topics or a pattern", optTopic, optTopicPattern),
-			RequiredWhen(optSpecific, optStartup, []string{"specific-offsets"}, "the start offsets must be given"),
-			RequiredWhen(optKeyFields, optKeyFmt, nil, "a key format needs the key columns"),
-			Conflicts(optTopicPattern, optKeyFields, "test conflict between a pattern and key fields"),
-			Check("'round-robin' partitioner only works when 'key.fields' is not specified", func(c *Config) error {
+		Rules: []option.Rule{
+			option.OneOf("a table reads or writes either named topics or a pattern", optTopic, optTopicPattern),
+			option.RequiredWhen(optSpecific, optStartup, []string{"specific-offsets"}, "the start offsets must be given"),
+			option.RequiredWhen(optKeyFields, optKeyFmt, nil, "a key format needs the key columns"),
+			option.Conflicts(optTopicPattern, optKeyFields, "test conflict between a pattern and key fields"),
+			option.Check("'round-robin' partitioner only works when 'key.fields' is not specified", func(c *option.Config) error {
 				if optPartition.Get(c) == "round-robin" && c.Has(optKeyFields) {
 					return errors.New("remove 'key.fields' or choose another partitioner")
 				}
@@ -87,10 +88,10 @@ func testConnector() ConnectorFactory {
 func testFormat() FormatFactory {
 	return FormatFactory{
 		Identifier: "tjson",
-		Options:    []Option{fmtFail, fmtIgnore, fmtToken.Sensitive(), fmtMode, fmtLit},
-		Rules: []Rule{
-			Conflicts(fmtFail, fmtIgnore, "fail-on-missing-field and ignore-parse-errors are exclusive"),
-			RequiredWhen(fmtLit, fmtMode, []string{"B"}, "mode B writes the literal"),
+		Options:    []option.Option{fmtFail, fmtIgnore, fmtToken.Sensitive(), fmtMode, fmtLit},
+		Rules: []option.Rule{
+			option.Conflicts(fmtFail, fmtIgnore, "fail-on-missing-field and ignore-parse-errors are exclusive"),
+			option.RequiredWhen(fmtLit, fmtMode, []string{"B"}, "mode B writes the literal"),
 		},
 		NewDecoder: func(FormatContext) (Decoder, error) { return nil, nil },
 	}
@@ -230,7 +231,7 @@ func TestFormatPrefixes(t *testing.T) {
 	}
 	// A format option under the wrong prefix is unsupported.
 	_, err = validate(t, with(base(), "value.tjson.ignore-parse-errors", "true"))
-	var ue *UnsupportedOptionsError
+	var ue *option.UnsupportedOptionsError
 	if !errors.As(err, &ue) || !reflect.DeepEqual(ue.Keys, []string{"value.tjson.ignore-parse-errors"}) {
 		t.Fatalf("want unsupported value.tjson.*, got %v", err)
 	}
@@ -238,7 +239,7 @@ func TestFormatPrefixes(t *testing.T) {
 
 func TestMissingConnector(t *testing.T) {
 	_, err := validate(t, with(base(), "connector", "<delete>"))
-	var me *MissingOptionsError
+	var me *option.MissingOptionsError
 	if !errors.As(err, &me) || !reflect.DeepEqual(me.Keys, []string{"connector"}) {
 		t.Fatalf("got %v", err)
 	}
@@ -261,7 +262,7 @@ func TestUnknownConnectorAndFormat(t *testing.T) {
 
 func TestMissingRequired(t *testing.T) {
 	_, err := validate(t, with(base(), "properties.bootstrap.servers", "<delete>"))
-	var me *MissingOptionsError
+	var me *option.MissingOptionsError
 	if !errors.As(err, &me) || !reflect.DeepEqual(me.Keys, []string{"properties.bootstrap.servers"}) {
 		t.Fatalf("got %v", err)
 	}
@@ -272,7 +273,7 @@ func TestMissingRequired(t *testing.T) {
 
 func TestUnsupportedWithSuggestionAndDeprecatedMarks(t *testing.T) {
 	_, err := validate(t, with(base(), "scan.startup.mod", "earliest-offset", "zzz", "1"))
-	var ue *UnsupportedOptionsError
+	var ue *option.UnsupportedOptionsError
 	if !errors.As(err, &ue) {
 		t.Fatalf("got %v", err)
 	}
@@ -311,24 +312,24 @@ func TestUnsupportedWithSuggestionAndDeprecatedMarks(t *testing.T) {
 func TestInvalidValues(t *testing.T) {
 	cases := []struct {
 		key, value string
-		typ        ValueType
+		typ        option.ValueType
 		allowed    []string
 	}{
-		{"sink.parallelism", "four", TypeInt, nil},
-		{"sink.parallelism", "9999999999", TypeInt, nil},
-		{"sink.buffer-flush.max-rows", "x", TypeLong, nil},
-		{"ratio", "half", TypeFloat, nil},
-		{"enabled", "yes", TypeBool, nil},
-		{"scan.topic-partition-discovery.interval", "5 fortnights", TypeDuration, nil},
-		{"scan.topic-partition-discovery.interval", "soon", TypeDuration, nil},
-		{"sink.buffer-size", "64 parsecs", TypeMemorySize, nil},
-		{"headers", "novalue", TypeMap, nil},
-		{"scan.startup.mode", "earliest", TypeEnum, []string{"earliest-offset", "latest-offset", "group-offsets", "timestamp", "specific-offsets"}},
-		{"tjson.mode", "C", TypeEnum, []string{"A", "B"}},
+		{"sink.parallelism", "four", option.TypeInt, nil},
+		{"sink.parallelism", "9999999999", option.TypeInt, nil},
+		{"sink.buffer-flush.max-rows", "x", option.TypeLong, nil},
+		{"ratio", "half", option.TypeFloat, nil},
+		{"enabled", "yes", option.TypeBool, nil},
+		{"scan.topic-partition-discovery.interval", "5 fortnights", option.TypeDuration, nil},
+		{"scan.topic-partition-discovery.interval", "soon", option.TypeDuration, nil},
+		{"sink.buffer-size", "64 parsecs", option.TypeMemorySize, nil},
+		{"headers", "novalue", option.TypeMap, nil},
+		{"scan.startup.mode", "earliest", option.TypeEnum, []string{"earliest-offset", "latest-offset", "group-offsets", "timestamp", "specific-offsets"}},
+		{"tjson.mode", "C", option.TypeEnum, []string{"A", "B"}},
 	}
 	for _, tc := range cases {
 		_, err := validate(t, with(base(), tc.key, tc.value))
-		var ie *InvalidValueError
+		var ie *option.InvalidValueError
 		if !errors.As(err, &ie) {
 			t.Errorf("%s=%s: got %v", tc.key, tc.value, err)
 			continue
@@ -375,11 +376,11 @@ func TestSensitiveValuesMasked(t *testing.T) {
 	// A sensitive enum-like value that fails to parse is masked in the
 	// inner error too.
 	r := NewRegistry()
-	r.MustRegisterConnector(ConnectorFactory{Identifier: "s", Options: []Option{Int("secret.count").Sensitive()},
+	r.MustRegisterConnector(ConnectorFactory{Identifier: "s", Options: []option.Option{option.Int("secret.count").Sensitive()},
 		NewSink: func(Context) (connector.Sink, error) { return memSink{}, nil }})
 	_, err = r.Validate(Table{Name: "t", Options: map[string]string{"connector": "s", "secret.count": "pw-in-int"}})
-	var ie *InvalidValueError
-	if !errors.As(err, &ie) || ie.Value != Mask || strings.Contains(err.Error(), "pw-in-int") {
+	var ie *option.InvalidValueError
+	if !errors.As(err, &ie) || ie.Value != option.Mask || strings.Contains(err.Error(), "pw-in-int") {
 		t.Fatalf("got %v", err)
 	}
 }
@@ -405,13 +406,13 @@ func TestDeprecatedKey(t *testing.T) {
 	}
 	// Different values: a conflict.
 	_, err = validate(t, with(base(), "sink.semantic", "exactly-once", "sink.delivery-guarantee", "at-least-once"))
-	var ce *ConflictError
+	var ce *option.ConflictError
 	if !errors.As(err, &ce) || !reflect.DeepEqual(ce.Keys, []string{"sink.delivery-guarantee", "sink.semantic"}) {
 		t.Fatalf("got %v", err)
 	}
 	// A bad value under the deprecated key names that key.
 	_, err = validate(t, with(base(), "sink.semantic", "twice"))
-	var ie *InvalidValueError
+	var ie *option.InvalidValueError
 	if !errors.As(err, &ie) || ie.Key != "sink.semantic" {
 		t.Fatalf("got %v", err)
 	}
@@ -424,16 +425,16 @@ func TestFallbackConflict(t *testing.T) {
 	f2.Identifier = "tcsv"
 	r.MustRegisterFormat(f2)
 	_, err := r.Validate(Table{Name: "t", Options: with(base(), "value.format", "tcsv")})
-	var ce *ConflictError
+	var ce *option.ConflictError
 	if !errors.As(err, &ce) || !reflect.DeepEqual(ce.Keys, []string{"value.format", "format"}) {
 		t.Fatalf("got %v", err)
 	}
 }
 
 func TestRules(t *testing.T) {
-	var re *RequirementError
-	var ce *ConflictError
-	var rue *RuleError
+	var re *option.RequirementError
+	var ce *option.ConflictError
+	var rue *option.RuleError
 
 	_, err := validate(t, with(base(), "scan.startup.mode", "specific-offsets"))
 	if !errors.As(err, &re) || !reflect.DeepEqual(re.Keys, []string{"scan.startup.specific-offsets"}) || re.When != "scan.startup.mode" || re.Value != "specific-offsets" {
@@ -475,9 +476,9 @@ func TestRules(t *testing.T) {
 
 func TestSeveralProblemsReportedTogether(t *testing.T) {
 	_, err := validate(t, with(base(), "properties.bootstrap.servers", "<delete>", "topik", "x", "enabled", "x"))
-	var me *MissingOptionsError
-	var ue *UnsupportedOptionsError
-	var ie *InvalidValueError
+	var me *option.MissingOptionsError
+	var ue *option.UnsupportedOptionsError
+	var ie *option.InvalidValueError
 	if !errors.As(err, &me) || !errors.As(err, &ue) || !errors.As(err, &ie) {
 		t.Fatalf("want missing, unsupported and invalid together: %v", err)
 	}
@@ -542,20 +543,20 @@ func TestRegistry(t *testing.T) {
 		{Identifier: "", NewSink: ok.NewSink},
 		{Identifier: " x", NewSink: ok.NewSink},
 		{Identifier: "neither"},
-		{Identifier: "nilopt", Options: []Option{nil}, NewSink: ok.NewSink},
-		{Identifier: "dupopt", Options: []Option{String("k"), Int("k")}, NewSink: ok.NewSink},
-		{Identifier: "dupdep", Options: []Option{String("k"), String("j").DeprecatedKey("k", nil)}, NewSink: ok.NewSink},
-		{Identifier: "conn", Options: []Option{String("connector")}, NewSink: ok.NewSink},
-		{Identifier: "enum", Options: []Option{Enum("e")}, NewSink: ok.NewSink},
-		{Identifier: "enumdef", Options: []Option{Enum("e", "a").Default("b")}, NewSink: ok.NewSink},
-		{Identifier: "rule", Rules: []Rule{Conflicts(String("x"), String("y"), "r")}, NewSink: ok.NewSink},
+		{Identifier: "nilopt", Options: []option.Option{nil}, NewSink: ok.NewSink},
+		{Identifier: "dupopt", Options: []option.Option{option.String("k"), option.Int("k")}, NewSink: ok.NewSink},
+		{Identifier: "dupdep", Options: []option.Option{option.String("k"), option.String("j").DeprecatedKey("k", nil)}, NewSink: ok.NewSink},
+		{Identifier: "conn", Options: []option.Option{option.String("connector")}, NewSink: ok.NewSink},
+		{Identifier: "enum", Options: []option.Option{option.Enum("e")}, NewSink: ok.NewSink},
+		{Identifier: "enumdef", Options: []option.Option{option.Enum("e", "a").Default("b")}, NewSink: ok.NewSink},
+		{Identifier: "rule", Rules: []option.Rule{option.Conflicts(option.String("x"), option.String("y"), "r")}, NewSink: ok.NewSink},
 	}
 	for _, f := range bad {
 		if err := r.RegisterConnector(f); !errors.Is(err, ErrInvalidFactory) {
 			t.Errorf("%q: want ErrInvalidFactory, got %v", f.Identifier, err)
 		}
 	}
-	if err := r.RegisterFormat(FormatFactory{Identifier: "f", Options: []Option{FormatOption("format")}, NewEncoder: func(FormatContext) (Encoder, error) { return nil, nil }}); !errors.Is(err, ErrInvalidFactory) {
+	if err := r.RegisterFormat(FormatFactory{Identifier: "f", Options: []option.Option{FormatOption("format")}, NewEncoder: func(FormatContext) (Encoder, error) { return nil, nil }}); !errors.Is(err, ErrInvalidFactory) {
 		t.Errorf("format declaring a format option: %v", err)
 	}
 	if err := r.RegisterFormat(FormatFactory{Identifier: "f"}); !errors.Is(err, ErrInvalidFactory) {
@@ -595,80 +596,8 @@ func TestRegistry(t *testing.T) {
 	}
 }
 
-func TestParseDuration(t *testing.T) {
-	good := map[string]time.Duration{
-		"10s": 10 * time.Second, "1 min": time.Minute, "500 ms": 500 * time.Millisecond, "500": 500 * time.Millisecond,
-		"2h": 2 * time.Hour, "1d": 24 * time.Hour, "3 days": 72 * time.Hour, "5 MIN": 5 * time.Minute,
-		"7 seconds": 7 * time.Second, "1m": time.Minute, "9ns": 9, "4µs": 4 * time.Microsecond, " 0 ": 0,
-	}
-	for in, want := range good {
-		got, err := ParseDuration(in)
-		if err != nil || got != want {
-			t.Errorf("ParseDuration(%q) = %v, %v; want %v", in, got, err, want)
-		}
-	}
-	for _, in := range []string{"", "s", "-1s", "1.5s", "10 fortnights", "99999999999999999999s", "9999999999d"} {
-		if _, err := ParseDuration(in); err == nil {
-			t.Errorf("ParseDuration(%q) succeeded", in)
-		}
-	}
-	for _, d := range []time.Duration{10 * time.Second, 5 * time.Minute, 500 * time.Millisecond, 3, 36 * time.Hour} {
-		back, err := ParseDuration(FormatDuration(d))
-		if err != nil || back != d {
-			t.Errorf("FormatDuration(%v) = %q does not parse back", d, FormatDuration(d))
-		}
-	}
-}
-
-func TestParseMemorySize(t *testing.T) {
-	good := map[string]MemorySize{"64mb": 64 << 20, "1 gb": 1 << 30, "512k": 512 << 10, "100": 100, "2 TB": 2 << 40, "7 bytes": 7}
-	for in, want := range good {
-		got, err := ParseMemorySize(in)
-		if err != nil || got != want {
-			t.Errorf("ParseMemorySize(%q) = %v, %v", in, got, err)
-		}
-	}
-	for _, in := range []string{"", "mb", "1 pb", "1.5mb", "99999999999999 tb"} {
-		if _, err := ParseMemorySize(in); err == nil {
-			t.Errorf("ParseMemorySize(%q) succeeded", in)
-		}
-	}
-	if MemorySize(64<<20).String() != "64mb" || MemorySize(1000).String() != "1000b" {
-		t.Error("MemorySize.String")
-	}
-}
-
-func TestParseListAndMap(t *testing.T) {
-	if got := ParseList(" a ;;b; "); !reflect.DeepEqual(got, []string{"a", "b"}) {
-		t.Errorf("ParseList = %q", got)
-	}
-	m, err := ParseMap("k:v, k2 : v2:x")
-	if err != nil || !reflect.DeepEqual(m, map[string]string{"k": "v", "k2": "v2:x"}) {
-		t.Errorf("ParseMap = %v %v", m, err)
-	}
-	if m, err := ParseMap(" "); err != nil || len(m) != 0 {
-		t.Errorf("empty map: %v %v", m, err)
-	}
-	if _, err := ParseMap("a:1,:2"); err == nil {
-		t.Error("empty key accepted")
-	}
-}
-
-func TestIsSensitiveKey(t *testing.T) {
-	for _, k := range []string{"properties.sasl.jaas.config", "password", "x.API-KEY", "properties.ssl.keystore.password", "oauth.token", "properties.ssl.keystore.key"} {
-		if !IsSensitiveKey(k) {
-			t.Errorf("%s not sensitive", k)
-		}
-	}
-	for _, k := range []string{"topic", "properties.bootstrap.servers", "key.fields", "properties.ssl.truststore.certificates"} {
-		if IsSensitiveKey(k) {
-			t.Errorf("%s sensitive", k)
-		}
-	}
-}
-
 func TestOptDeclarationsAreValues(t *testing.T) {
-	a := String("k")
+	a := option.String("k")
 	b := a.Required().Sensitive().Description("d")
 	if a.Info().Required || a.Info().Sensitive || a.Info().Description != "" {
 		t.Error("chained methods modified the original declaration")
@@ -676,7 +605,7 @@ func TestOptDeclarationsAreValues(t *testing.T) {
 	if !b.Info().Required || b.Key() != "k" {
 		t.Error("chained declaration lost")
 	}
-	var nilCfg *Config
+	var nilCfg *option.Config
 	if nilCfg.Has(a) || b.Get(nilCfg) != "" {
 		t.Error("nil config")
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/streamsql/streamsql/connector"
 	_ "github.com/streamsql/streamsql/connectors/all"
 	"github.com/streamsql/streamsql/factory"
+	"github.com/streamsql/streamsql/option"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -20,22 +21,22 @@ import (
 // "fuzz" of fuzzOptionRegistry. Each has a deprecated alias (key + ".old")
 // so that the comparison of an option with its alias parses too.
 var (
-	fuzzString   = factory.String("s").DeprecatedKey("s.old", nil)
-	fuzzInt      = factory.Int("i").DeprecatedKey("i.old", nil)
-	fuzzLong     = factory.Long("l").DeprecatedKey("l.old", nil)
-	fuzzFloat    = factory.Float("f").DeprecatedKey("f.old", nil)
-	fuzzBool     = factory.Bool("b").DeprecatedKey("b.old", nil)
-	fuzzDuration = factory.Duration("d").DeprecatedKey("d.old", nil)
-	fuzzSize     = factory.Size("z").DeprecatedKey("z.old", nil)
-	fuzzEnum     = factory.Enum("e", "earliest-offset", "latest-offset", "GROUP_OFFSETS").
+	fuzzString   = option.String("s").DeprecatedKey("s.old", nil)
+	fuzzInt      = option.Int("i").DeprecatedKey("i.old", nil)
+	fuzzLong     = option.Long("l").DeprecatedKey("l.old", nil)
+	fuzzFloat    = option.Float("f").DeprecatedKey("f.old", nil)
+	fuzzBool     = option.Bool("b").DeprecatedKey("b.old", nil)
+	fuzzDuration = option.Duration("d").DeprecatedKey("d.old", nil)
+	fuzzSize     = option.Size("z").DeprecatedKey("z.old", nil)
+	fuzzEnum     = option.Enum("e", "earliest-offset", "latest-offset", "GROUP_OFFSETS").
 			DeprecatedKey("e.old", map[string]string{"earliest": "earliest-offset"})
-	fuzzList   = factory.List("list").DeprecatedKey("list.old", nil)
-	fuzzMap    = factory.Map("map").DeprecatedKey("map.old", nil)
-	fuzzSecret = factory.String("secret-value").Sensitive().DeprecatedKey("secret-value.old", nil)
+	fuzzList   = option.List("list").DeprecatedKey("list.old", nil)
+	fuzzMap    = option.Map("map").DeprecatedKey("map.old", nil)
+	fuzzSecret = option.String("secret-value").Sensitive().DeprecatedKey("secret-value.old", nil)
 	fuzzFormat = factory.FormatOption("value.format").FallbackKeys("format")
 )
 
-var fuzzOptions = []factory.Option{fuzzString, fuzzInt, fuzzLong, fuzzFloat, fuzzBool, fuzzDuration, fuzzSize,
+var fuzzOptions = []option.Option{fuzzString, fuzzInt, fuzzLong, fuzzFloat, fuzzBool, fuzzDuration, fuzzSize,
 	fuzzEnum, fuzzList, fuzzMap, fuzzSecret, fuzzFormat}
 
 // fuzzOptionRegistry is the default registry (every built-in connector
@@ -45,9 +46,9 @@ func fuzzOptionRegistry(tb testing.TB) *factory.Registry {
 	err := r.RegisterConnector(factory.ConnectorFactory{
 		Identifier: "fuzz",
 		Options:    fuzzOptions,
-		Rules: []factory.Rule{
-			factory.RequiredWhen(fuzzMap, fuzzEnum, []string{"GROUP_OFFSETS"}, "group offsets need a map"),
-			factory.Conflicts(fuzzInt, fuzzLong, "one number only"),
+		Rules: []option.Rule{
+			option.RequiredWhen(fuzzMap, fuzzEnum, []string{"GROUP_OFFSETS"}, "group offsets need a map"),
+			option.Conflicts(fuzzInt, fuzzLong, "one number only"),
 		},
 		NewSource: func(factory.Context) (connector.Source, error) { return nil, errors.New("not created") },
 	})
@@ -84,7 +85,7 @@ func FuzzOptionValue(f *testing.F) {
 		for _, o := range fuzzOptions {
 			key := o.Key()
 			opts := map[string]string{"connector": "fuzz", key: text}
-			if o == factory.Option(fuzzEnum) && strings.EqualFold(strings.TrimSpace(text), "group_offsets") {
+			if o == option.Option(fuzzEnum) && strings.EqualFold(strings.TrimSpace(text), "group_offsets") {
 				opts["map"] = "a:b"
 			}
 			v, err := reg.Validate(factory.Table{Name: "t", Options: opts})
@@ -98,7 +99,7 @@ func FuzzOptionValue(f *testing.F) {
 			// equal values are accepted with a warning, different ones
 			// conflict; neither panics.
 			other := key + ".old"
-			if o == factory.Option(fuzzFormat) {
+			if o == option.Option(fuzzFormat) {
 				other = "format"
 			}
 			opts[other] = alias
@@ -110,37 +111,37 @@ func FuzzOptionValue(f *testing.F) {
 
 // checkParsers checks the exported parsers on text.
 func checkParsers(t *testing.T, text string) {
-	if d, err := factory.ParseDuration(text); err == nil {
+	if d, err := option.ParseDuration(text); err == nil {
 		if d < 0 {
 			t.Fatalf("ParseDuration(%q) = %v, negative", text, d)
 		}
-		if d2, err := factory.ParseDuration(factory.FormatDuration(d)); err != nil || d2 != d {
-			t.Fatalf("ParseDuration(%q) = %v, written %q, read back %v, %v", text, d, factory.FormatDuration(d), d2, err)
+		if d2, err := option.ParseDuration(option.FormatDuration(d)); err != nil || d2 != d {
+			t.Fatalf("ParseDuration(%q) = %v, written %q, read back %v, %v", text, d, option.FormatDuration(d), d2, err)
 		}
 	} else if err.Error() == "" {
 		t.Fatal("empty ParseDuration error")
 	}
-	if m, err := factory.ParseMemorySize(text); err == nil {
+	if m, err := option.ParseMemorySize(text); err == nil {
 		if m < 0 {
 			t.Fatalf("ParseMemorySize(%q) = %d, negative", text, m)
 		}
-		if m2, err := factory.ParseMemorySize(m.String()); err != nil || m2 != m {
+		if m2, err := option.ParseMemorySize(m.String()); err != nil || m2 != m {
 			t.Fatalf("ParseMemorySize(%q) = %d, written %q, read back %d, %v", text, m, m.String(), m2, err)
 		}
 	} else if err.Error() == "" {
 		t.Fatal("empty ParseMemorySize error")
 	}
-	items := factory.ParseList(text)
+	items := option.ParseList(text)
 	for _, it := range items {
 		if it == "" || it != strings.TrimSpace(it) || strings.Contains(it, ";") {
 			t.Fatalf("ParseList(%q) = %q", text, items)
 		}
 	}
-	if back := factory.ParseList(strings.Join(items, ";")); !slices.Equal(back, items) {
+	if back := option.ParseList(strings.Join(items, ";")); !slices.Equal(back, items) {
 		t.Fatalf("ParseList(%q) = %q, read back %q", text, items, back)
 	}
-	if m, err := factory.ParseMap(text); err == nil {
-		if back, err := factory.ParseMap(writeMap(m)); err != nil || !maps.Equal(back, m) {
+	if m, err := option.ParseMap(text); err == nil {
+		if back, err := option.ParseMap(writeMap(m)); err != nil || !maps.Equal(back, m) {
 			t.Fatalf("ParseMap(%q) = %q, written %q, read back %q, %v", text, m, writeMap(m), back, err)
 		}
 	} else if err.Error() == "" {
@@ -190,16 +191,16 @@ func checkNamesOption(t *testing.T, opts map[string]string, err error) {
 	var keys []string
 	msg := err.Error()
 	switch e := err.(type) {
-	case *factory.InvalidValueError:
+	case *option.InvalidValueError:
 		keys = []string{e.Key}
 		if !strings.Contains(msg, "'"+e.Key+"'") {
 			t.Fatalf("invalid value error does not name '%s': %s", e.Key, msg)
 		}
-	case *factory.UnsupportedOptionsError:
+	case *option.UnsupportedOptionsError:
 		keys = e.Keys
-	case *factory.ConflictError:
+	case *option.ConflictError:
 		keys = e.Keys
-	case *factory.MissingOptionsError:
+	case *option.MissingOptionsError:
 		if len(e.Keys) == 0 {
 			t.Fatalf("missing options error without keys: %s", msg)
 		}
@@ -242,7 +243,7 @@ func checkMasked(t *testing.T, reg *factory.Registry, opts map[string]string, er
 	}
 	for _, kv := range factory.MaskedOptions(opts, reg) {
 		secret := strings.TrimSpace(opts[kv.Key])
-		if kv.Value != factory.Mask || len(secret) < 6 || strings.HasSuffix(kv.Key, "jaas.config") || strings.Contains(visible.String(), secret) ||
+		if kv.Value != option.Mask || len(secret) < 6 || strings.HasSuffix(kv.Key, "jaas.config") || strings.Contains(visible.String(), secret) ||
 			!strings.Contains(msg, secret) {
 			continue
 		}
@@ -268,23 +269,23 @@ func leaves(err error) []error {
 }
 
 // checkRejected checks the error of a value rejected alone.
-func checkRejected(t *testing.T, o factory.Option, key, text string, err error) {
+func checkRejected(t *testing.T, o option.Option, key, text string, err error) {
 	t.Helper()
-	var ie *factory.InvalidValueError
+	var ie *option.InvalidValueError
 	var ue *factory.UnknownFactoryError
 	switch {
 	case errors.As(err, &ie):
 		if ie.Key != key {
 			t.Fatalf("option '%s' = %q: invalid value error names '%s'", key, text, ie.Key)
 		}
-		if o == factory.Option(fuzzSecret) && ie.Value != factory.Mask {
+		if o == option.Option(fuzzSecret) && ie.Value != option.Mask {
 			t.Fatalf("sensitive value shown as %q", ie.Value)
 		}
 	case errors.As(err, &ue):
-		if o != factory.Option(fuzzFormat) || ue.Key != key {
+		if o != option.Option(fuzzFormat) || ue.Key != key {
 			t.Fatalf("option '%s' = %q: %v", key, text, err)
 		}
-	case o == factory.Option(fuzzFormat):
+	case o == option.Option(fuzzFormat):
 		// A known format may reject the table (a missing option of its
 		// own); that names no value of ours.
 	default:
@@ -294,42 +295,42 @@ func checkRejected(t *testing.T, o factory.Option, key, text string, err error) 
 
 // checkAccepted checks that an accepted value reads back with Get and that
 // the value written in the reference's syntax validates to the same value.
-func checkAccepted(t *testing.T, reg *factory.Registry, o factory.Option, text string, c *factory.Config) {
+func checkAccepted(t *testing.T, reg *factory.Registry, o option.Option, text string, c *option.Config) {
 	t.Helper()
 	var got any
 	var written string
 	switch o {
-	case factory.Option(fuzzString):
+	case option.Option(fuzzString):
 		got, written = fuzzString.Get(c), fuzzString.Get(c)
-	case factory.Option(fuzzSecret):
+	case option.Option(fuzzSecret):
 		got, written = fuzzSecret.Get(c), fuzzSecret.Get(c)
-	case factory.Option(fuzzInt):
+	case option.Option(fuzzInt):
 		got, written = fuzzInt.Get(c), fmt.Sprint(fuzzInt.Get(c))
-	case factory.Option(fuzzLong):
+	case option.Option(fuzzLong):
 		got, written = fuzzLong.Get(c), fmt.Sprint(fuzzLong.Get(c))
-	case factory.Option(fuzzFloat):
+	case option.Option(fuzzFloat):
 		got, written = fuzzFloat.Get(c), fmt.Sprint(fuzzFloat.Get(c))
-	case factory.Option(fuzzBool):
+	case option.Option(fuzzBool):
 		got, written = fuzzBool.Get(c), fmt.Sprint(fuzzBool.Get(c))
-	case factory.Option(fuzzDuration):
+	case option.Option(fuzzDuration):
 		d := fuzzDuration.Get(c)
 		if d < 0 {
 			t.Fatalf("duration %q read as %v", text, d)
 		}
-		got, written = d, factory.FormatDuration(d)
-	case factory.Option(fuzzSize):
+		got, written = d, option.FormatDuration(d)
+	case option.Option(fuzzSize):
 		got, written = fuzzSize.Get(c), fuzzSize.Get(c).String()
-	case factory.Option(fuzzEnum):
+	case option.Option(fuzzEnum):
 		e := fuzzEnum.Get(c)
 		if !slices.Contains([]string{"earliest-offset", "latest-offset", "GROUP_OFFSETS"}, e) {
 			t.Fatalf("enum %q read as %q", text, e)
 		}
 		got, written = e, e
-	case factory.Option(fuzzList):
+	case option.Option(fuzzList):
 		got, written = fuzzList.Get(c), strings.Join(fuzzList.Get(c), ";")
-	case factory.Option(fuzzMap):
+	case option.Option(fuzzMap):
 		got, written = fuzzMap.Get(c), writeMap(fuzzMap.Get(c))
-	case factory.Option(fuzzFormat):
+	case option.Option(fuzzFormat):
 		fm := fuzzFormat.Get(c)
 		if fm == nil {
 			t.Fatalf("format %q accepted but Get returns nil", text)
@@ -337,7 +338,7 @@ func checkAccepted(t *testing.T, reg *factory.Registry, o factory.Option, text s
 		got, written = fm.Identifier(), fm.Identifier()
 	}
 	opts := map[string]string{"connector": "fuzz", o.Key(): written}
-	if o == factory.Option(fuzzEnum) && written == "GROUP_OFFSETS" {
+	if o == option.Option(fuzzEnum) && written == "GROUP_OFFSETS" {
 		opts["map"] = "a:b"
 	}
 	v, err := reg.Validate(factory.Table{Name: "t", Options: opts})
@@ -346,32 +347,32 @@ func checkAccepted(t *testing.T, reg *factory.Registry, o factory.Option, text s
 	}
 	var back any
 	switch o {
-	case factory.Option(fuzzString):
+	case option.Option(fuzzString):
 		back = fuzzString.Get(v.Config)
-	case factory.Option(fuzzSecret):
+	case option.Option(fuzzSecret):
 		back = fuzzSecret.Get(v.Config)
-	case factory.Option(fuzzInt):
+	case option.Option(fuzzInt):
 		back = fuzzInt.Get(v.Config)
-	case factory.Option(fuzzLong):
+	case option.Option(fuzzLong):
 		back = fuzzLong.Get(v.Config)
-	case factory.Option(fuzzFloat):
+	case option.Option(fuzzFloat):
 		back = fuzzFloat.Get(v.Config)
-	case factory.Option(fuzzBool):
+	case option.Option(fuzzBool):
 		back = fuzzBool.Get(v.Config)
-	case factory.Option(fuzzDuration):
+	case option.Option(fuzzDuration):
 		back = fuzzDuration.Get(v.Config)
-	case factory.Option(fuzzSize):
+	case option.Option(fuzzSize):
 		back = fuzzSize.Get(v.Config)
-	case factory.Option(fuzzEnum):
+	case option.Option(fuzzEnum):
 		back = fuzzEnum.Get(v.Config)
-	case factory.Option(fuzzList):
+	case option.Option(fuzzList):
 		back = fuzzList.Get(v.Config)
-	case factory.Option(fuzzMap):
+	case option.Option(fuzzMap):
 		back = fuzzMap.Get(v.Config)
-	case factory.Option(fuzzFormat):
+	case option.Option(fuzzFormat):
 		back = fuzzFormat.Get(v.Config).Identifier()
 	}
-	if !reflect.DeepEqual(got, back) && !(o == factory.Option(fuzzFloat) && got.(float64) != got.(float64)) {
+	if !reflect.DeepEqual(got, back) && !(o == option.Option(fuzzFloat) && got.(float64) != got.(float64)) {
 		t.Fatalf("%q accepted as %#v, written back as %q, read as %#v", text, got, written, back)
 	}
 }

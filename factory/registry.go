@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/option"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -85,7 +86,7 @@ type Context struct {
 	// Schema is the table's resolved schema.
 	Schema Schema
 	// Options are the validated options; read them with each Opt's Get.
-	Options *Config
+	Options *option.Config
 	// Job is the job the table belongs to; the zero value when not known.
 	Job JobContext
 	// ReadFields, when not nil, says which fields of the source row the
@@ -122,9 +123,9 @@ type ConnectorFactory struct {
 	// Description is one paragraph for the configuration reference.
 	Description string
 	// Options are the declared options ('connector' is implicit).
-	Options []Option
+	Options []option.Option
 	// Rules relate options: conditional requirements, conflicts, checks.
-	Rules []Rule
+	Rules []option.Rule
 	// ReadableMetadata maps each metadata key the source delivers to its
 	// type (Flink's SupportsReadingMetadata); a metadata column may be
 	// declared with any type that key's type casts to. nil means not
@@ -227,7 +228,7 @@ type FormatContext struct {
 	Fields []types.Field
 	// Options are the format's validated options, read with each Opt's Get
 	// (the keys are declared without the json./value.json. prefix).
-	Options *Config
+	Options *option.Config
 	// Metadata are keys of the format's ReadableMetadata the table reads
 	// (a decoder appends their values, in this order, after Fields).
 	Metadata []string
@@ -254,8 +255,8 @@ type FormatContext struct {
 type FormatFactory struct {
 	Identifier  string
 	Description string
-	Options     []Option
-	Rules       []Rule
+	Options     []option.Option
+	Rules       []option.Rule
 	// Changelog is what the format's decoder produces and its encoder
 	// accepts (Flink's DecodingFormat/EncodingFormat getChangelogMode);
 	// the zero value is INSERT only. A source or sink of a connector that
@@ -282,7 +283,7 @@ type Format struct {
 	// Prefix is the prefix of the format's options: json., key.json., ...
 	Prefix  string
 	Factory *FormatFactory
-	Options *Config
+	Options *option.Config
 	// Topic is set by a connector with a single topic; it reaches the
 	// format as FormatContext.Topic.
 	Topic string
@@ -472,7 +473,7 @@ func (r *Registry) Format(id string) (*FormatFactory, bool) {
 }
 
 // checkDecl checks a factory's declarations once, at registration.
-func checkDecl(id string, opts []Option, rules []Rule, isConnector bool) error {
+func checkDecl(id string, opts []option.Option, rules []option.Rule, isConnector bool) error {
 	if id == "" || strings.TrimSpace(id) != id {
 		return fmt.Errorf("%w: empty or padded identifier %q", ErrInvalidFactory, id)
 	}
@@ -493,13 +494,13 @@ func checkDecl(id string, opts []Option, rules []Rule, isConnector bool) error {
 			}
 			seen[k] = true
 		}
-		if s.Type == TypeEnum && len(s.Enum) == 0 {
+		if s.Type == option.TypeEnum && len(s.Enum) == 0 {
 			return fmt.Errorf("%w: '%s': enum option '%s' has no values", ErrInvalidFactory, id, s.Key)
 		}
-		if s.HasDefault && s.Type == TypeEnum && !slices.ContainsFunc(s.Enum, func(e string) bool { return strings.EqualFold(e, strings.TrimSpace(s.Default)) }) {
+		if s.HasDefault && s.Type == option.TypeEnum && !slices.ContainsFunc(s.Enum, func(e string) bool { return strings.EqualFold(e, strings.TrimSpace(s.Default)) }) {
 			return fmt.Errorf("%w: '%s': default %q of '%s' is not an allowed value", ErrInvalidFactory, id, s.Default, s.Key)
 		}
-		if s.Type == TypeFormat && !isConnector {
+		if s.Type == option.TypeFormat && !isConnector {
 			return fmt.Errorf("%w: format '%s' declares a format option '%s'", ErrInvalidFactory, id, s.Key)
 		}
 	}

@@ -1,6 +1,7 @@
 package factory
 
 import (
+	"github.com/streamsql/streamsql/option"
 	"slices"
 	"strings"
 	"sync"
@@ -357,7 +358,7 @@ func (v *Validated) Formats() []KeyValue {
 	}
 	var out []KeyValue
 	for _, o := range v.Factory.Options {
-		if o.Info().Type != TypeFormat || !v.Config.Has(o) {
+		if o.Info().Type != option.TypeFormat || !v.Config.Has(o) {
 			continue
 		}
 		key := v.Config.KeyUsed(o)

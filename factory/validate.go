@@ -68,7 +68,7 @@ func (t Table) Display() string {
 type Validated struct {
 	Table    Table
 	Factory  *ConnectorFactory
-	Config   *Config
+	Config   *option.Config
 	Warnings []Warning
 }
 
@@ -179,8 +179,8 @@ func MaskedOptions(options map[string]string, r *Registry) []KeyValue {
 	out := make([]KeyValue, 0, len(options))
 	for _, k := range sortedKeys(options) {
 		v := options[k]
-		if IsSensitiveKey(k) || declared[k] || declaredSuffix(k, declared) {
-			v = Mask
+		if option.IsSensitiveKey(k) || declared[k] || declaredSuffix(k, declared) {
+			v = option.Mask
 		}
 		out = append(out, KeyValue{Key: k, Value: v})
 	}
@@ -193,7 +193,7 @@ func MaskedOptions(options map[string]string, r *Registry) []KeyValue {
 // '<format>.<key>'). It is what MaskedOptions masks; the planner gives it to
 // the parser so that parse errors mask the same values. r may be nil.
 func (r *Registry) IsSensitive(key string) bool {
-	if IsSensitiveKey(key) {
+	if option.IsSensitiveKey(key) {
 		return true
 	}
 	declared := r.declaredSensitive()
@@ -218,7 +218,7 @@ func (r *Registry) declaredSensitive() map[string]bool {
 	return declared
 }
 
-func collectSensitive(opts []Option, into map[string]bool) {
+func collectSensitive(opts []option.Option, into map[string]bool) {
 	for _, o := range opts {
 		s := o.Info()
 		if !s.Sensitive {
@@ -247,7 +247,7 @@ func declaredSuffix(key string, declared map[string]bool) bool {
 func (r *Registry) validate(t Table) (*Validated, error) {
 	id, ok := t.Options[ConnectorKey]
 	if !ok {
-		return nil, &MissingOptionsError{Keys: []string{ConnectorKey}}
+		return nil, &option.MissingOptionsError{Keys: []string{ConnectorKey}}
 	}
 	id = strings.TrimSpace(id)
 	f, ok := r.Connector(id)
@@ -269,7 +269,7 @@ func (r *Registry) validate(t Table) (*Validated, error) {
 		return fm, nil
 	}
 	v.Consume(ConnectorKey)
-	v.Supported = append(v.Supported, SupportedKey{Key: ConnectorKey})
+	v.Supported = append(v.Supported, option.SupportedKey{Key: ConnectorKey})
 	cfg := v.Parse("", f.Options)
 
 	// Report in the order that best explains the problem: an unknown key
@@ -291,12 +291,12 @@ func (r *Registry) validate(t Table) (*Validated, error) {
 				sugg[k] = s
 			}
 		}
-		errs = append(errs, &UnsupportedOptionsError{Factory: f.Identifier, Keys: unsupported, Suggestions: sugg, Supported: supported})
+		errs = append(errs, &option.UnsupportedOptionsError{Factory: f.Identifier, Keys: unsupported, Suggestions: sugg, Supported: supported})
 	}
 	if len(v.Missing) > 0 {
 		missing := slices.Clone(v.Missing)
 		sort.Strings(missing)
-		errs = append(errs, &MissingOptionsError{Keys: missing})
+		errs = append(errs, &option.MissingOptionsError{Keys: missing})
 	}
 	errs = append(errs, v.Invalid...)
 	errs = append(errs, v.Conflicts...)
@@ -338,7 +338,7 @@ func (v *Validated) WithDerived(derived map[string]string) (*Validated, error) {
 	out.Table.Options = maps.Clone(v.Table.Options)
 	cfg := v.Config
 	for _, k := range sortedKeys(derived) {
-		i := slices.IndexFunc(v.Factory.Options, func(o Option) bool { return o.Key() == k })
+		i := slices.IndexFunc(v.Factory.Options, func(o option.Option) bool { return o.Key() == k })
 		if i < 0 {
 			return nil, fmt.Errorf("connector '%s' derived option '%s', which it does not declare", v.Factory.Identifier, k)
 		}

@@ -17,6 +17,7 @@ import (
 	_ "github.com/streamsql/streamsql/connectors/all"
 	"github.com/streamsql/streamsql/factory"
 	"github.com/streamsql/streamsql/job"
+	"github.com/streamsql/streamsql/option"
 	"github.com/streamsql/streamsql/runtime"
 	"github.com/streamsql/streamsql/types"
 )
@@ -57,7 +58,7 @@ type memory struct {
 }
 
 var (
-	memName   = factory.String("name").Required().Description("Name of the in-memory buffer.")
+	memName   = option.String("name").Required().Description("Name of the in-memory buffer.")
 	memFormat = factory.FormatOption("format").Required().Description("Format of the stored records.")
 )
 
@@ -65,7 +66,7 @@ func (m *memory) factory() factory.ConnectorFactory {
 	return factory.ConnectorFactory{
 		Identifier:  "memory",
 		Description: "Keeps written records in memory.",
-		Options:     []factory.Option{memName, memFormat},
+		Options:     []option.Option{memName, memFormat},
 		// Its traits, which the planner checks as it does the built-in
 		// connectors': no metadata, append-only rows.
 		WritableMetadata: map[string]types.Type{},
@@ -137,13 +138,13 @@ func (w *memWriter) Close() error { return nil }
 
 // pipe is the example's own format: a row's fields joined by a separator
 // the SQL chooses ('pipe.separator'), NULL written as an empty field.
-var pipeSeparator = factory.String("separator").Default("|").Description("Separator between fields.")
+var pipeSeparator = option.String("separator").Default("|").Description("Separator between fields.")
 
 func pipeFormat() factory.FormatFactory {
 	return factory.FormatFactory{
 		Identifier:  "pipe",
 		Description: "Fields joined by a separator (encoding only).",
-		Options:     []factory.Option{pipeSeparator},
+		Options:     []option.Option{pipeSeparator},
 		NewEncoder: func(ctx factory.FormatContext) (factory.Encoder, error) {
 			for _, f := range ctx.Fields {
 				if !f.Type.IsString() && f.Type.Kind != types.KindBigInt {

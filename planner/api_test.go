@@ -8,6 +8,7 @@ import (
 
 	"github.com/streamsql/streamsql/ddl"
 	"github.com/streamsql/streamsql/factory"
+	"github.com/streamsql/streamsql/option"
 	"github.com/streamsql/streamsql/planner"
 	"github.com/streamsql/streamsql/types"
 )
@@ -156,7 +157,7 @@ func TestErrorClasses(t *testing.T) {
 	_, err := planner.Compile(ctx, "job.sql", "CREATE TABLE a (x INT) WITH ('connector' = 'blackhole', 'nope' = '1');\nINSERT INTO a SELECT 1;",
 		planner.Options{Registry: testRegistry()})
 	var te *factory.TableError
-	var uo *factory.UnsupportedOptionsError
+	var uo *option.UnsupportedOptionsError
 	if !errors.As(err, &te) || !errors.As(err, &uo) || uo.Keys[0] != "nope" {
 		t.Errorf("factory errors not wrapped: %v", err)
 	}
@@ -184,7 +185,7 @@ func TestLoadCatalogAndCancel(t *testing.T) {
 func TestExplainMasksSecrets(t *testing.T) {
 	reg := testRegistry()
 	reg.MustRegisterConnector(factory.ConnectorFactory{Identifier: "vault", NewSource: noSource,
-		Options: []factory.Option{factory.String("token").Sensitive(), factory.String("auth.secret-key")}})
+		Options: []option.Option{option.String("token").Sensitive(), option.String("auth.secret-key")}})
 	p, err := planner.Compile(context.Background(), "job.sql", `
 CREATE TABLE v (id BIGINT) WITH ('connector' = 'vault', 'token' = 'hunter2', 'auth.secret-key' = 'swordfish');
 SELECT * FROM v;`, planner.Options{Registry: reg})
@@ -203,7 +204,7 @@ SELECT * FROM v;`, planner.Options{Registry: reg})
 func TestErrorsMaskSecretSpanningLines(t *testing.T) {
 	reg := testRegistry()
 	reg.MustRegisterConnector(factory.ConnectorFactory{Identifier: "vault", NewSource: noSource,
-		Options: []factory.Option{factory.String("vault.code").Sensitive(), factory.String("mode")}})
+		Options: []option.Option{option.String("vault.code").Sensitive(), option.String("mode")}})
 	sql := "CREATE TABLE v (id BIGINT) WITH ('connector' = 'vault', 'vault.code' = 'module required\n" +
 		"    username=\"u\"\n    password=\"c0dec0de\";', 'mood' = 'x');\nSELECT * FROM v;"
 	_, err := planner.Compile(context.Background(), "job.sql", sql, planner.Options{Registry: reg})
@@ -234,7 +235,7 @@ func TestErrorsMaskSecretSpanningLines(t *testing.T) {
 func TestErrorsMaskDeclaredSecrets(t *testing.T) {
 	reg := testRegistry()
 	reg.MustRegisterConnector(factory.ConnectorFactory{Identifier: "vault", NewSource: noSource,
-		Options: []factory.Option{factory.String("vault.code").Sensitive(), factory.String("mode")}})
+		Options: []option.Option{option.String("vault.code").Sensitive(), option.String("mode")}})
 	for _, c := range []struct{ name, sql, at string }{
 		{"parse error", `CREATE TABLE v (id BIGINT) WITH ('connector' = 'vault', 'vault.code' = 'c0dec0de' 'mode' = 'x');
 SELECT * FROM v;`, "'mode'"},

@@ -17,6 +17,7 @@ import (
 	"github.com/streamsql/streamsql/ddl"
 	"github.com/streamsql/streamsql/factory"
 	"github.com/streamsql/streamsql/job"
+	"github.com/streamsql/streamsql/option"
 	"github.com/streamsql/streamsql/planner"
 	"github.com/streamsql/streamsql/types"
 )
@@ -110,7 +111,7 @@ func fuzzRegistry(tb testing.TB) *factory.Registry {
 // readsFiles reports whether creating the table's source or sink could
 // read a file named by an option (an ssl.*.location property).
 func readsFiles(ctx factory.Context) bool {
-	for k := range factory.Prefix("properties.").Get(ctx.Options) {
+	for k := range option.Prefix("properties.").Get(ctx.Options) {
 		if strings.Contains(strings.ToLower(k), "location") {
 			return true
 		}
@@ -526,7 +527,7 @@ func checkSecretsHidden(t *testing.T, reg *factory.Registry, shown string, job f
 			}
 		}
 		for _, kv := range factory.MaskedOptions(m, reg) {
-			if v := m[kv.Key]; kv.Value == factory.Mask && len(strings.TrimSpace(v)) >= 6 && !strings.ContainsAny(v, "'$\\") {
+			if v := m[kv.Key]; kv.Value == option.Mask && len(strings.TrimSpace(v)) >= 6 && !strings.ContainsAny(v, "'$\\") {
 				secrets = append(secrets, v)
 			}
 		}

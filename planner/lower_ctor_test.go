@@ -9,6 +9,7 @@ import (
 	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/ddl"
 	"github.com/streamsql/streamsql/factory"
+	"github.com/streamsql/streamsql/option"
 	"github.com/streamsql/streamsql/planner"
 	"github.com/streamsql/streamsql/planner/expr"
 	"github.com/streamsql/streamsql/types"
@@ -84,7 +85,7 @@ func encoder(t *testing.T, format string, fields []types.Field) factory.Encoder 
 	t.Helper()
 	r := testRegistry()
 	opt := factory.FormatOption("format").Required()
-	r.MustRegisterConnector(factory.ConnectorFactory{Identifier: "enc-test", Options: []factory.Option{opt},
+	r.MustRegisterConnector(factory.ConnectorFactory{Identifier: "enc-test", Options: []option.Option{opt},
 		NewSink: func(factory.Context) (connector.Sink, error) { return nil, nil }})
 	v, err := r.Validate(factory.Table{Name: "t", Options: map[string]string{"connector": "enc-test", "format": format}})
 	if err != nil {

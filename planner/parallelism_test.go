@@ -19,7 +19,7 @@ import (
 func TestBuildParallelismFromSharedOptions(t *testing.T) {
 	reg := testRegistry()
 	reg.MustRegisterConnector(factory.ConnectorFactory{Identifier: "embedded", NewSource: noSource, NewSink: noSink,
-		Options: []factory.Option{option.ScanParallelism, option.SinkParallelism}})
+		Options: []option.Option{option.ScanParallelism, option.SinkParallelism}})
 	p, err := planner.Compile(context.Background(), "job.sql", `
 CREATE TABLE a (x INT) WITH ('connector' = 'embedded', 'scan.parallelism' = '3');
 CREATE TABLE b (x INT) WITH ('connector' = 'embedded', 'sink.parallelism' = '2');

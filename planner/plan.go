@@ -13,6 +13,7 @@ import (
 	"github.com/streamsql/streamsql/ddl"
 	"github.com/streamsql/streamsql/factory"
 	"github.com/streamsql/streamsql/internal/secret"
+	"github.com/streamsql/streamsql/option"
 	"github.com/streamsql/streamsql/planner/expr"
 	"github.com/streamsql/streamsql/runtime"
 	"github.com/streamsql/streamsql/types"
@@ -891,7 +892,7 @@ func (p *planner) maskSecrets(stmts []ddl.Statement) {
 			m[o.Key] = o.Value
 		}
 		for _, kv := range factory.MaskedOptions(m, p.reg) {
-			if kv.Value == factory.Mask && m[kv.Key] != factory.Mask && m[kv.Key] != "" {
+			if kv.Value == option.Mask && m[kv.Key] != option.Mask && m[kv.Key] != "" {
 				secrets = append(secrets, m[kv.Key])
 			}
 		}
@@ -950,7 +951,7 @@ func (p *planner) maskSecrets(stmts []ddl.Statement) {
 				pe.ExcerptColumn = col
 			}
 			for _, sec := range secrets {
-				pe.Message = strings.ReplaceAll(pe.Message, sec, factory.Mask)
+				pe.Message = strings.ReplaceAll(pe.Message, sec, option.Mask)
 			}
 		}
 	}
@@ -1322,11 +1323,11 @@ func (p *planner) tableError(t *Table, hints []ddl.Option, role string, err erro
 // firstKey returns the first option key a factory error names.
 func firstKey(err error) string {
 	var (
-		uo *factory.UnsupportedOptionsError
-		iv *factory.InvalidValueError
-		co *factory.ConflictError
-		rq *factory.RequirementError
-		ru *factory.RuleError
+		uo *option.UnsupportedOptionsError
+		iv *option.InvalidValueError
+		co *option.ConflictError
+		rq *option.RequirementError
+		ru *option.RuleError
 		uf *factory.UnknownFactoryError
 	)
 	switch {

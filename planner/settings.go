@@ -9,6 +9,7 @@ import (
 	"github.com/streamsql/streamsql/ddl"
 	"github.com/streamsql/streamsql/factory"
 	"github.com/streamsql/streamsql/internal/errlist"
+	"github.com/streamsql/streamsql/option"
 	"github.com/streamsql/streamsql/runtime"
 	"github.com/streamsql/streamsql/runtime/checkpoint"
 )
@@ -87,7 +88,7 @@ func (p *planner) settingError(key string, cause error) error {
 
 // formatDuration prints d the way Flink options are written.
 func formatDuration(d time.Duration) string {
-	return factory.FormatDuration(d)
+	return option.FormatDuration(d)
 }
 
 // warnings adds the plan-wide warnings: exactly-once sinks without

@@ -8,6 +8,7 @@ import (
 
 	"github.com/streamsql/streamsql/ddl"
 	"github.com/streamsql/streamsql/factory"
+	"github.com/streamsql/streamsql/option"
 	"github.com/streamsql/streamsql/planner/expr"
 	"github.com/streamsql/streamsql/types"
 )
@@ -250,7 +251,7 @@ func (p *planner) readableMetadata(t *Table) map[string]types.Type {
 	var id string
 	for _, o := range f.Options {
 		info := o.Info()
-		if info.Type != factory.TypeFormat || strings.HasPrefix(info.Key, "key.") {
+		if info.Type != option.TypeFormat || strings.HasPrefix(info.Key, "key.") {
 			continue
 		}
 		for _, k := range append([]string{info.Key}, info.Fallback...) {

@@ -607,8 +607,3 @@ func (c Config) Validate() error {
 	}
 	return errors.Join(errs...)
 }
-
-// ParseDuration parses a duration the way Flink does: an integer with an
-// optional unit (d, h, min/m, s, ms, us, ns and their long forms; no unit
-// means milliseconds), for example "10s", "1 min", "500".
-func ParseDuration(s string) (time.Duration, error) { return duration.Parse(s) }

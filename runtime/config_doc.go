@@ -1,18 +1,12 @@
 package runtime
 
-import (
-	"time"
-
-	"github.com/streamsql/streamsql/internal/duration"
-)
-
 // SettingInfo describes one job setting ParseConfig reads, for
 // documentation and tools.
 type SettingInfo struct {
 	// Key is the setting's name, as Flink spells it.
 	Key string
 	// Type is the kind of value, named as on Flink's configuration page:
-	// "Duration" (Flink's syntax: an integer and a unit, as ParseDuration
+	// "Duration" (Flink's syntax: an integer and a unit, as option.ParseDuration
 	// reads it), "Integer", "Double", "Enum" (one of Values, any case) or
 	// "String".
 	Type string
@@ -58,11 +52,6 @@ func Settings() []SettingInfo {
 	}
 	return out
 }
-
-// formatDuration writes d in Flink's syntax with the largest unit that
-// divides it exactly ("10 min", "1 s", "0 ms"); ParseDuration reads it
-// back.
-func formatDuration(d time.Duration) string { return duration.Format(d) }
 
 // IgnoredSetting describes a Flink setting that ParseConfig accepts and
 // that has no effect in streamsql (see IgnoredKeys).

@@ -1,8 +1,5 @@
 package runtime
 
-// FormatDuration exports formatDuration to the tests.
-var FormatDuration = formatDuration
-
 // SettingValue renders the value of the setting key in c, as Settings
 // renders defaults.
 func SettingValue(c Config, key string) string { return settingValues(c)[key] }

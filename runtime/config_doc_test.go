@@ -164,15 +164,3 @@ func TestIgnoredSettings(t *testing.T) {
 		t.Fatalf("ignored settings changed the configuration: %+v", c)
 	}
 }
-
-func TestFormatDurationParsesBack(t *testing.T) {
-	for _, s := range []string{"0 ms", "10 min", "1 h", "2 d", "1500 ms", "3 us", "7 ns", "90 s"} {
-		d, err := runtime.ParseDuration(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := runtime.FormatDuration(d); got != s {
-			t.Errorf("FormatDuration(ParseDuration(%q)) = %q", s, got)
-		}
-	}
-}

@@ -94,20 +94,6 @@ func TestParseConfigErrors(t *testing.T) {
 	}
 }
 
-func TestParseDuration(t *testing.T) {
-	for in, want := range map[string]time.Duration{"10s": 10 * time.Second, "1 min": time.Minute, "500": 500 * time.Millisecond,
-		"2h": 2 * time.Hour, "1d": 24 * time.Hour, "3 ms": 3 * time.Millisecond, "10 SECONDS": 10 * time.Second} {
-		if got, err := runtime.ParseDuration(in); err != nil || got != want {
-			t.Errorf("ParseDuration(%q) = %v, %v; want %v", in, got, err, want)
-		}
-	}
-	for _, in := range []string{"", "s", "-1s", "1.5s", "99999999999999999999d"} {
-		if _, err := runtime.ParseDuration(in); err == nil {
-			t.Errorf("ParseDuration(%q) succeeded", in)
-		}
-	}
-}
-
 // TestParseConfigTrimsValues: values are read without surrounding spaces,
 // the directory too, as before the settings were option declarations.
 func TestParseConfigTrimsValues(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/connectors/blackhole"
 	"github.com/streamsql/streamsql/factory"
+	"github.com/streamsql/streamsql/option"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -30,7 +31,7 @@ func TestBlackholeThroughFactory(t *testing.T) {
 		t.Fatalf("discarded %d rows, want 5", got)
 	}
 
-	var unsup *factory.UnsupportedOptionsError
+	var unsup *option.UnsupportedOptionsError
 	_, _, err = reg.CreateSink(ctx, factory.Table{Name: "bh", Schema: schema, Options: map[string]string{"connector": "blackhole", "path": "/tmp"}})
 	if !errors.As(err, &unsup) || len(unsup.Keys) != 1 || unsup.Keys[0] != "path" || len(unsup.Supported) != 1 {
 		t.Errorf("an option on blackhole: %v, want UnsupportedOptionsError with only 'connector' supported", err)

@@ -21,15 +21,15 @@ const Identifier = "datagen"
 
 // The connector's options, with Flink's names, defaults and meaning.
 var (
-	optRowsPerSecond = factory.Long("rows-per-second").Default(10000).
+	optRowsPerSecond = option.Long("rows-per-second").Default(10000).
 				Description("Rows per second to control the emit rate, for all parallel readers together. 0 emits as fast as possible (an extension of Flink's option).")
-	optNumberOfRows = factory.Long("number-of-rows").
+	optNumberOfRows = option.Long("number-of-rows").
 			Description("The total number of rows to emit. By default, the table is unbounded.")
 	optParallelism = option.ScanParallelism.
 			Description("The parallelism of the source: the number of splits the rows are dealt over. By default 1.")
-	optSeed = factory.Long("seed").Default(0).
+	optSeed = option.Long("seed").Default(0).
 		Description("Seed of the random values (streamsql's option, not Flink's): row n of a table has the same values in every run with the same seed, so runs are reproducible and a restarted job regenerates exactly the rows it lost.")
-	optFields = factory.Prefix("fields.").
+	optFields = option.Prefix("fields.").
 			Description("Per-column generators, written 'fields.<column>.<key>': kind (random or sequence; default random), " +
 			"min and max (random numeric columns; default the type's range), max-past (random DATE and TIMESTAMP columns, a duration; default 0), " +
 			"length (random string, binary and collection columns; default 100, 3 for collections, at most the declared length), " +
@@ -48,12 +48,12 @@ func Factory() factory.ConnectorFactory {
 		Identifier: Identifier,
 		Description: "Generates rows: random values, or sequences that make every row unique. " +
 			"Bounded when number-of-rows is set or a column is a sequence; the position in the rows is checkpoint state.",
-		Options: []factory.Option{optRowsPerSecond, optNumberOfRows, optParallelism, optSeed, optFields},
-		Rules: []factory.Rule{
-			factory.Check("rows-per-second must not be negative", func(c *factory.Config) error {
+		Options: []option.Option{optRowsPerSecond, optNumberOfRows, optParallelism, optSeed, optFields},
+		Rules: []option.Rule{
+			option.Check("rows-per-second must not be negative", func(c *option.Config) error {
 				return nonNegative(optRowsPerSecond.Get(c))
 			}, optRowsPerSecond),
-			factory.Check("number-of-rows must not be negative", func(c *factory.Config) error {
+			option.Check("number-of-rows must not be negative", func(c *option.Config) error {
 				return nonNegative(optNumberOfRows.Get(c))
 			}, optNumberOfRows),
 			option.AtLeastOne(optParallelism, ErrConfig),
@@ -74,8 +74,8 @@ func nonNegative(n int64) error {
 
 // newSource builds a Source from validated options and the table schema.
 // Errors name the option as written; they are the factory's typed errors
-// (*factory.UnsupportedOptionsError, *factory.InvalidValueError,
-// *factory.RequirementError, *factory.RuleError), joined.
+// (*option.UnsupportedOptionsError, *option.InvalidValueError,
+// *option.RequirementError, *option.RuleError), joined.
 func newSource(ctx factory.Context) (connector.Source, error) {
 	o := ctx.Options
 	cfg := Config{
@@ -98,7 +98,7 @@ func newSource(ctx factory.Context) (connector.Source, error) {
 // subKey is a per-field option: fields.<column>.<key>.
 type subKey struct {
 	key string
-	typ factory.ValueType
+	typ option.ValueType
 	// random/sequence: the kinds of field the key applies to.
 	random, sequence bool
 	// suits reports whether the key applies to a column type; what names
@@ -108,15 +108,15 @@ type subKey struct {
 }
 
 var subKeys = []subKey{
-	{key: "kind", typ: factory.TypeEnum, random: true, sequence: true, suits: anyType},
-	{key: "min", typ: factory.TypeFloat, random: true, suits: types.Type.IsNumeric, what: "numeric columns"},
-	{key: "max", typ: factory.TypeFloat, random: true, suits: types.Type.IsNumeric, what: "numeric columns"},
-	{key: "max-past", typ: factory.TypeDuration, random: true, suits: isDateOrTimestamp, what: "DATE, TIMESTAMP and TIMESTAMP_LTZ columns"},
-	{key: "length", typ: factory.TypeInt, random: true, suits: hasLength, what: "VARCHAR, STRING, VARBINARY, BYTES, ARRAY, MAP and MULTISET columns"},
-	{key: "var-len", typ: factory.TypeBool, random: true, suits: isVarLength, what: "VARCHAR, STRING, VARBINARY and BYTES columns"},
-	{key: "start", typ: factory.TypeLong, sequence: true, suits: sequenceType, what: "integer, DECIMAL, FLOAT, DOUBLE and string columns"},
-	{key: "end", typ: factory.TypeLong, sequence: true, suits: sequenceType, what: "integer, DECIMAL, FLOAT, DOUBLE and string columns"},
-	{key: "null-rate", typ: factory.TypeFloat, random: true, sequence: true, suits: anyType},
+	{key: "kind", typ: option.TypeEnum, random: true, sequence: true, suits: anyType},
+	{key: "min", typ: option.TypeFloat, random: true, suits: types.Type.IsNumeric, what: "numeric columns"},
+	{key: "max", typ: option.TypeFloat, random: true, suits: types.Type.IsNumeric, what: "numeric columns"},
+	{key: "max-past", typ: option.TypeDuration, random: true, suits: isDateOrTimestamp, what: "DATE, TIMESTAMP and TIMESTAMP_LTZ columns"},
+	{key: "length", typ: option.TypeInt, random: true, suits: hasLength, what: "VARCHAR, STRING, VARBINARY, BYTES, ARRAY, MAP and MULTISET columns"},
+	{key: "var-len", typ: option.TypeBool, random: true, suits: isVarLength, what: "VARCHAR, STRING, VARBINARY and BYTES columns"},
+	{key: "start", typ: option.TypeLong, sequence: true, suits: sequenceType, what: "integer, DECIMAL, FLOAT, DOUBLE and string columns"},
+	{key: "end", typ: option.TypeLong, sequence: true, suits: sequenceType, what: "integer, DECIMAL, FLOAT, DOUBLE and string columns"},
+	{key: "null-rate", typ: option.TypeFloat, random: true, sequence: true, suits: anyType},
 }
 
 func anyType(types.Type) bool { return true }
@@ -211,7 +211,7 @@ func parseField(f *Field, set map[string]string) []error {
 		case "sequence":
 			f.Kind = Sequence
 		default:
-			return []error{&factory.InvalidValueError{Key: key("kind"), Value: text, Type: factory.TypeEnum,
+			return []error{&option.InvalidValueError{Key: key("kind"), Value: text, Type: option.TypeEnum,
 				Allowed: []string{"random", "sequence"}, Err: errNotKind}}
 		}
 	}
@@ -223,17 +223,17 @@ func parseField(f *Field, set map[string]string) []error {
 		sk, _ := findSubKey(sub)
 		text := set[sub]
 		if !sk.suits(f.Type) {
-			errs = append(errs, &factory.RuleError{Keys: []string{key(sub)},
+			errs = append(errs, &option.RuleError{Keys: []string{key(sub)},
 				Reason: fmt.Sprintf("option '%s' applies to %s only, and column %s is %s", key(sub), sk.what, f.Name, f.Type)})
 			continue
 		}
 		if (f.Kind == Random && !sk.random) || (f.Kind == Sequence && !sk.sequence) {
-			errs = append(errs, &factory.RuleError{Keys: []string{key(sub), key("kind")},
+			errs = append(errs, &option.RuleError{Keys: []string{key(sub), key("kind")},
 				Reason: fmt.Sprintf("option '%s' does not apply to a %s field ('%s' is '%s')", key(sub), kindName, key("kind"), kindName)})
 			continue
 		}
 		if err := setFieldOption(f, sk, text); err != nil {
-			errs = append(errs, &factory.InvalidValueError{Key: key(sub), Value: text, Type: sk.typ, Err: err})
+			errs = append(errs, &option.InvalidValueError{Key: key(sub), Value: text, Type: sk.typ, Err: err})
 		}
 	}
 	if len(errs) > 0 {
@@ -247,16 +247,16 @@ func parseField(f *Field, set map[string]string) []error {
 			}
 		}
 		if len(missing) > 0 {
-			errs = append(errs, &factory.RequirementError{Keys: missing, When: key("kind"), Value: "sequence",
+			errs = append(errs, &option.RequirementError{Keys: missing, When: key("kind"), Value: "sequence",
 				Reason: "a sequence needs both its start and its end"})
 		}
 		if len(missing) == 0 && f.End < f.Start {
-			errs = append(errs, &factory.RuleError{Keys: []string{key("start"), key("end")},
+			errs = append(errs, &option.RuleError{Keys: []string{key("start"), key("end")},
 				Reason: fmt.Sprintf("'%s' (%d) is below '%s' (%d)", key("end"), f.End, key("start"), f.Start)})
 		}
 	}
 	if f.HasMin && f.HasMax && f.Max < f.Min {
-		errs = append(errs, &factory.RuleError{Keys: []string{key("min"), key("max")},
+		errs = append(errs, &option.RuleError{Keys: []string{key("min"), key("max")},
 			Reason: fmt.Sprintf("'%s' (%v) is below '%s' (%v)", key("max"), f.Max, key("min"), f.Min)})
 	}
 	return errs
@@ -282,7 +282,7 @@ func setFieldOption(f *Field, sk subKey, text string) error {
 			f.Max, f.HasMax = v, true
 		}
 	case "max-past":
-		d, err := factory.ParseDuration(t)
+		d, err := option.ParseDuration(t)
 		if err != nil {
 			return err
 		}
@@ -364,9 +364,9 @@ func parseBound(t string, typ types.Type) (float64, error) {
 // unsupportedFields reports per-field keys that name no column or no known
 // sub-key, with the nearest valid key as a suggestion.
 func unsupportedFields(cols []types.Field, unknown []string) error {
-	supported := []factory.SupportedKey{{Key: "connector"}}
-	for _, o := range []factory.Option{optRowsPerSecond, optNumberOfRows, optParallelism, optSeed} {
-		supported = append(supported, factory.SupportedKey{Key: o.Key()})
+	supported := []option.SupportedKey{{Key: "connector"}}
+	for _, o := range []option.Option{optRowsPerSecond, optNumberOfRows, optParallelism, optSeed} {
+		supported = append(supported, option.SupportedKey{Key: o.Key()})
 	}
 	var cands []string
 	for _, c := range cols {
@@ -375,7 +375,7 @@ func unsupportedFields(cols []types.Field, unknown []string) error {
 		}
 	}
 	for _, c := range cands {
-		supported = append(supported, factory.SupportedKey{Key: c})
+		supported = append(supported, option.SupportedKey{Key: c})
 	}
 	sort.Slice(supported, func(i, j int) bool { return supported[i].Key < supported[j].Key })
 	sugg := map[string]string{}
@@ -384,7 +384,7 @@ func unsupportedFields(cols []types.Field, unknown []string) error {
 			sugg[k] = s
 		}
 	}
-	return &factory.UnsupportedOptionsError{Factory: Identifier, Keys: unknown, Suggestions: sugg, Supported: supported}
+	return &option.UnsupportedOptionsError{Factory: Identifier, Keys: unknown, Suggestions: sugg, Supported: supported}
 }
 
 // nearest returns the candidate closest to key by edit distance, if it is

@@ -12,6 +12,7 @@ import (
 	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/connectors/datagen"
 	"github.com/streamsql/streamsql/factory"
+	"github.com/streamsql/streamsql/option"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -193,7 +194,7 @@ func TestFactoryValidation(t *testing.T) {
 
 func unsupported(key, suggestion string) func(*testing.T, error) {
 	return func(t *testing.T, err error) {
-		var e *factory.UnsupportedOptionsError
+		var e *option.UnsupportedOptionsError
 		if !errors.As(err, &e) || !slices.Contains(e.Keys, key) {
 			t.Fatalf("got %v, want UnsupportedOptionsError for %s", err, key)
 		}
@@ -208,7 +209,7 @@ func unsupported(key, suggestion string) func(*testing.T, error) {
 
 func invalid(key string) func(*testing.T, error) {
 	return func(t *testing.T, err error) {
-		var e *factory.InvalidValueError
+		var e *option.InvalidValueError
 		if !errors.As(err, &e) || e.Key != key {
 			t.Fatalf("got %v, want InvalidValueError for %s", err, key)
 		}
@@ -218,7 +219,7 @@ func invalid(key string) func(*testing.T, error) {
 func rule(key string) func(*testing.T, error) {
 	return func(t *testing.T, err error) {
 		for _, e := range leaves(err) {
-			if r, ok := e.(*factory.RuleError); ok && slices.Contains(r.Keys, key) {
+			if r, ok := e.(*option.RuleError); ok && slices.Contains(r.Keys, key) {
 				return
 			}
 		}
@@ -228,7 +229,7 @@ func rule(key string) func(*testing.T, error) {
 
 func required(keys ...string) func(*testing.T, error) {
 	return func(t *testing.T, err error) {
-		var e *factory.RequirementError
+		var e *option.RequirementError
 		if !errors.As(err, &e) || !slices.Equal(e.Keys, keys) || e.When != "fields.id.kind" {
 			t.Fatalf("got %v, want RequirementError for %v", err, keys)
 		}

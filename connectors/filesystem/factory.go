@@ -18,17 +18,17 @@ const Identifier = "filesystem"
 
 // The connector's options, with Flink's names, defaults and meaning.
 var (
-	optPath = factory.String("path").Required().
+	optPath = option.String("path").Required().
 		Description("The path of a directory, as a plain path or a file:// URI.")
 	optFormat = factory.FormatOption("format").Required().
 			Description("The format of the files: json, csv or raw. A json or raw record is one line; a csv record may span lines when a quoted field contains line breaks. The format's own options are written with its prefix (json.*, csv.*, raw.*).")
-	optFileSize = factory.Size("sink.rolling-policy.file-size").Default(DefaultFileSize).
+	optFileSize = option.Size("sink.rolling-policy.file-size").Default(DefaultFileSize).
 			Description("The maximum part file size before rolling.")
-	optRolloverInterval = factory.Duration("sink.rolling-policy.rollover-interval").Default(DefaultRolloverInterval).
+	optRolloverInterval = option.Duration("sink.rolling-policy.rollover-interval").Default(DefaultRolloverInterval).
 				Description("The maximum time a part file can stay open before rolling. How often this is checked is set by sink.rolling-policy.check-interval. Files are also rolled at every checkpoint.")
-	optCheckInterval = factory.Duration("sink.rolling-policy.check-interval").Default(DefaultCheckInterval).
+	optCheckInterval = option.Duration("sink.rolling-policy.check-interval").Default(DefaultCheckInterval).
 				Description("The interval at which the sink checks whether a part file has been open longer than sink.rolling-policy.rollover-interval.")
-	optDefaultPartition = factory.String("partition.default-name").Default(DefaultPartitionDefaultName).
+	optDefaultPartition = option.String("partition.default-name").Default(DefaultPartitionDefaultName).
 				Description("The directory value of a partition column that is NULL or the empty string.")
 	optParallelism = option.SinkParallelism.
 			Description("The parallelism of the sink. By default, the parallelism of the upstream operator.")
@@ -67,29 +67,29 @@ func Factory() factory.ConnectorFactory {
 		Identifier: Identifier,
 		Description: "Reads the files under a directory (bounded) and writes files with exactly-once two-phase commit: " +
 			"in-progress files are hidden and renamed into place when a checkpoint completes, so readers only see complete files.",
-		Options: append([]factory.Option{optPath, optFormat, optFileSize, optRolloverInterval, optCheckInterval,
+		Options: append([]option.Option{optPath, optFormat, optFileSize, optRolloverInterval, optCheckInterval,
 			optDefaultPartition, optParallelism, optBadRecordPolicy}, unsupported...),
 		Rules: append(unsupportedRules,
-			factory.Check("sink.rolling-policy.file-size must be positive", func(c *factory.Config) error {
+			option.Check("sink.rolling-policy.file-size must be positive", func(c *option.Config) error {
 				return positiveValue(int64(optFileSize.Get(c)))
 			}, optFileSize),
-			factory.Check("sink.rolling-policy.rollover-interval must be positive", func(c *factory.Config) error {
+			option.Check("sink.rolling-policy.rollover-interval must be positive", func(c *option.Config) error {
 				return positiveValue(int64(optRolloverInterval.Get(c)))
 			}, optRolloverInterval),
-			factory.Check("sink.rolling-policy.check-interval must be positive", func(c *factory.Config) error {
+			option.Check("sink.rolling-policy.check-interval must be positive", func(c *option.Config) error {
 				return positiveValue(int64(optCheckInterval.Get(c)))
 			}, optCheckInterval),
-			factory.Check("partition.default-name must not be empty nor contain '/'", func(c *factory.Config) error {
+			option.Check("partition.default-name must not be empty nor contain '/'", func(c *option.Config) error {
 				if v := optDefaultPartition.Get(c); v == "" || strings.ContainsRune(v, '/') {
 					return fmt.Errorf("%w: got %q", ErrConfig, v)
 				}
 				return nil
 			}, optDefaultPartition),
 			option.AtLeastOne(optParallelism, ErrConfig),
-			badrecord.IgnoreParseErrorsRule(optBadRecordPolicy, func(c *factory.Config) []*factory.Format {
+			badrecord.IgnoreParseErrorsRule(optBadRecordPolicy, func(c *option.Config) []*factory.Format {
 				return []*factory.Format{optFormat.Get(c)}
 			}),
-			factory.Check("path must be a local directory", func(c *factory.Config) error {
+			option.Check("path must be a local directory", func(c *option.Config) error {
 				_, err := LocalPath(optPath.Get(c))
 				return err
 			}, optPath),

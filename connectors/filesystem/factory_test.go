@@ -17,6 +17,7 @@ import (
 	"github.com/streamsql/streamsql/factory"
 	_ "github.com/streamsql/streamsql/formats"
 	"github.com/streamsql/streamsql/internal/javafmt"
+	"github.com/streamsql/streamsql/option"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -58,19 +59,19 @@ func TestFilesystemFactoryValidation(t *testing.T) {
 		check func(error) bool
 	}{
 		{"path and format missing", map[string]string{"path": "", "format": ""}, func(err error) bool {
-			var e *factory.MissingOptionsError
+			var e *option.MissingOptionsError
 			return errors.As(err, &e) && slices.Equal(e.Keys, []string{"format", "path"})
 		}},
 		{"typo with suggestion", map[string]string{"sink.rolling-policy.file-sise": "1mb"}, func(err error) bool {
-			var e *factory.UnsupportedOptionsError
+			var e *option.UnsupportedOptionsError
 			return errors.As(err, &e) && e.Suggestions["sink.rolling-policy.file-sise"] == "sink.rolling-policy.file-size"
 		}},
 		{"format option typo", map[string]string{"json.ignore-parse-error": "true"}, func(err error) bool {
-			var e *factory.UnsupportedOptionsError
+			var e *option.UnsupportedOptionsError
 			return errors.As(err, &e) && e.Suggestions["json.ignore-parse-error"] == "json.ignore-parse-errors"
 		}},
 		{"other format's option", map[string]string{"csv.field-delimiter": ";"}, func(err error) bool {
-			var e *factory.UnsupportedOptionsError
+			var e *option.UnsupportedOptionsError
 			return errors.As(err, &e) && slices.Contains(e.Keys, "csv.field-delimiter")
 		}},
 		{"size not a size", map[string]string{"sink.rolling-policy.file-size": "big"}, invalidKey("sink.rolling-policy.file-size")},
@@ -117,14 +118,14 @@ func TestFilesystemFactoryValidation(t *testing.T) {
 
 func invalidKey(key string) func(error) bool {
 	return func(err error) bool {
-		var e *factory.InvalidValueError
+		var e *option.InvalidValueError
 		return errors.As(err, &e) && e.Key == key
 	}
 }
 
 func ruleKey(key string) func(error) bool {
 	return func(err error) bool {
-		var e *factory.RuleError
+		var e *option.RuleError
 		return errors.As(err, &e) && slices.Contains(e.Keys, key)
 	}
 }

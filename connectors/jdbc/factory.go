@@ -24,34 +24,34 @@ const (
 
 // The connector's options, with Flink's names, defaults and meaning.
 var (
-	optURL = factory.String("url").Required().Sensitive().
+	optURL = option.String("url").Required().Sensitive().
 		Description("The database's JDBC URL: jdbc:postgresql://host[:port]/database, jdbc:mysql://host[:port]/database or jdbc:mariadb://host[:port]/database. Parameters after '?' are limited to those the Go drivers understand (PostgreSQL: sslmode, sslrootcert, sslcert, sslkey, connect_timeout, application_name, options, search_path; MySQL/MariaDB: tls, timeout, readTimeout, writeTimeout, charset, collation).")
-	optTable = factory.String("table-name").Required().
+	optTable = option.String("table-name").Required().
 			Description("The name of the table in the database, optionally qualified by its schema (schema.table).")
-	optDriver = factory.String("driver").
+	optDriver = option.String("driver").
 			Description("The class name of the JDBC driver. Accepted for compatibility and checked against the url (org.postgresql.Driver; com.mysql.cj.jdbc.Driver, com.mysql.jdbc.Driver or org.mariadb.jdbc.Driver); streamsql uses the Go drivers pgx and go-sql-driver/mysql.")
-	optUser     = factory.String("username").Description("The database user.")
-	optPassword = factory.String("password").Sensitive().Description("The database user's password.")
-	optMaxRows  = factory.Int("sink.buffer-flush.max-rows").Default(100).
+	optUser     = option.String("username").Description("The database user.")
+	optPassword = option.String("password").Sensitive().Description("The database user's password.")
+	optMaxRows  = option.Int("sink.buffer-flush.max-rows").Default(100).
 			Description("The most rows buffered before a flush (one batched statement); 0 disables the row limit.")
-	optInterval = factory.Duration("sink.buffer-flush.interval").Default(time.Second).
+	optInterval = option.Duration("sink.buffer-flush.interval").Default(time.Second).
 			Description("The interval of flushes of buffered rows; 0 disables timed flushes. Rows are also flushed at every checkpoint.")
-	optMaxRetries = factory.Int("sink.max-retries").Default(3).
+	optMaxRetries = option.Int("sink.max-retries").Default(3).
 			Description("The most retries of a failed flush (at-least-once; an exactly-once sink fails the checkpoint instead, and the job restarts from the last one).")
 	optParallelism = option.SinkParallelism.
 			Description("The parallelism of the sink. By default, the parallelism of the upstream operator.")
-	optRetryTimeout = factory.Duration("connection.max-retry-timeout").Default(time.Minute).
+	optRetryTimeout = option.Duration("connection.max-retry-timeout").Default(time.Minute).
 			Description("The longest time spent retrying to connect at start.")
-	optDelivery = factory.Enum("sink.delivery-guarantee", AtLeastOnce, ExactlyOnce).Default(AtLeastOnce).
+	optDelivery = option.Enum("sink.delivery-guarantee", AtLeastOnce, ExactlyOnce).Default(AtLeastOnce).
 			Description("at-least-once: rows are flushed at every checkpoint and may be written again after a restart (idempotent with a PRIMARY KEY: upserts). exactly-once: each task's rows go into one database transaction per checkpoint, prepared at the checkpoint (PostgreSQL PREPARE TRANSACTION, MySQL/MariaDB XA PREPARE) and committed once the checkpoint completes; PostgreSQL needs max_prepared_transactions > 0.")
-	optPartColumn = factory.String("scan.partition.column").
+	optPartColumn = option.String("scan.partition.column").
 			Description("The numeric, date or timestamp column by which the scan is split into scan.partition.num parallel ranges between scan.partition.lower-bound and scan.partition.upper-bound (integer bounds).")
-	optPartNum   = factory.Int("scan.partition.num").Description("The number of partitions of the scan.")
-	optPartLower = factory.Long("scan.partition.lower-bound").Description("The smallest value of the first partition.")
-	optPartUpper = factory.Long("scan.partition.upper-bound").Description("The largest value of the last partition.")
-	optFetchSize = factory.Int("scan.fetch-size").Default(0).
+	optPartNum   = option.Int("scan.partition.num").Description("The number of partitions of the scan.")
+	optPartLower = option.Long("scan.partition.lower-bound").Description("The smallest value of the first partition.")
+	optPartUpper = option.Long("scan.partition.upper-bound").Description("The largest value of the last partition.")
+	optFetchSize = option.Int("scan.fetch-size").Default(0).
 			Description("The number of rows returned to the job per read (0: the connector's default of 1000). The Go drivers stream results, so this does not bound the driver's own buffering.")
-	optAutoCommit = factory.Bool("scan.auto-commit").Default(true).
+	optAutoCommit = option.Bool("scan.auto-commit").Default(true).
 			Description("Accepted for compatibility: each split is read with one query in its own implicit transaction.")
 )
 
@@ -81,21 +81,21 @@ func init() {
 // factory.Default.
 func Factory() factory.ConnectorFactory {
 	unsupported, unsupportedRules := factory.NotSupportedYet(ErrConfig, notYet)
-	partOpts := []factory.Option{optPartColumn, optPartNum, optPartLower, optPartUpper}
+	partOpts := []option.Option{optPartColumn, optPartNum, optPartLower, optPartUpper}
 	return factory.ConnectorFactory{
 		Identifier: Identifier,
 		Description: "Writes rows to a PostgreSQL or MySQL/MariaDB table (upserts by the PRIMARY KEY, or appends without one), " +
 			"at-least-once or exactly-once through the database's prepared transactions, and reads a table with a bounded, " +
 			"optionally partitioned scan.",
-		Options: append([]factory.Option{optURL, optTable, optDriver, optUser, optPassword, optMaxRows, optInterval,
+		Options: append([]option.Option{optURL, optTable, optDriver, optUser, optPassword, optMaxRows, optInterval,
 			optMaxRetries, optParallelism, optRetryTimeout, optDelivery, optPartColumn, optPartNum, optPartLower,
 			optPartUpper, optFetchSize, optAutoCommit}, unsupported...),
 		Rules: append(unsupportedRules,
-			factory.Check("url must be a jdbc:postgresql, jdbc:mysql or jdbc:mariadb URL naming a database", func(c *factory.Config) error {
+			option.Check("url must be a jdbc:postgresql, jdbc:mysql or jdbc:mariadb URL naming a database", func(c *option.Config) error {
 				_, err := ParseURL(optURL.Get(c))
 				return err
 			}, optURL),
-			factory.Check("driver must match the url's database", func(c *factory.Config) error {
+			option.Check("driver must match the url's database", func(c *option.Config) error {
 				cls, ok := optDriver.Lookup(c)
 				if !ok {
 					return nil
@@ -106,7 +106,7 @@ func Factory() factory.ConnectorFactory {
 				}
 				return CheckDriver(db, cls)
 			}, optDriver, optURL),
-			factory.Check("scan.partition.column, .num, .lower-bound and .upper-bound must be set together", func(c *factory.Config) error {
+			option.Check("scan.partition.column, .num, .lower-bound and .upper-bound must be set together", func(c *option.Config) error {
 				set := 0
 				for _, o := range partOpts {
 					if c.Has(o) {
@@ -118,7 +118,7 @@ func Factory() factory.ConnectorFactory {
 				}
 				return nil
 			}, partOpts...),
-			factory.Check("scan.partition.num must be at least 1 and scan.partition.lower-bound at most scan.partition.upper-bound", func(c *factory.Config) error {
+			option.Check("scan.partition.num must be at least 1 and scan.partition.lower-bound at most scan.partition.upper-bound", func(c *option.Config) error {
 				if n, ok := optPartNum.Lookup(c); ok && n < 1 {
 					return fmt.Errorf("%w: scan.partition.num is %d", ErrConfig, n)
 				}
@@ -129,7 +129,7 @@ func Factory() factory.ConnectorFactory {
 				}
 				return nil
 			}, optPartNum, optPartLower, optPartUpper),
-			factory.Check("sink.buffer-flush.max-rows, sink.max-retries and scan.fetch-size must not be negative; sink.parallelism must be at least 1", func(c *factory.Config) error {
+			option.Check("sink.buffer-flush.max-rows, sink.max-retries and scan.fetch-size must not be negative; sink.parallelism must be at least 1", func(c *option.Config) error {
 				if optMaxRows.Get(c) < 0 || optMaxRetries.Get(c) < 0 || optFetchSize.Get(c) < 0 || optInterval.Get(c) < 0 {
 					return fmt.Errorf("%w: a negative value", ErrConfig)
 				}

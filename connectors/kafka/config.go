@@ -12,6 +12,7 @@ import (
 
 	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/factory"
+	"github.com/streamsql/streamsql/option"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -371,7 +372,7 @@ func checkTransactionTimeout(timeout time.Duration, job factory.JobContext) (war
 	if timeout <= 0 || job.CheckpointInterval <= 0 {
 		return "", nil
 	}
-	f := factory.FormatDuration
+	f := option.FormatDuration
 	if one := job.CheckpointInterval + job.MinPause; timeout <= one {
 		return "", fmt.Errorf("must be above checkpoint interval + min pause (%s + %s = %d ms): the broker would abort the transaction of a checkpoint interval before the checkpoint commits it, and its records would be lost; raise it (up to the broker's transaction.max.timeout.ms) or lower execution.checkpointing.interval and execution.checkpointing.min-pause",
 			f(job.CheckpointInterval), f(job.MinPause), one.Milliseconds())

@@ -29,7 +29,7 @@
 // upsert-kafka's buffer options together; every 'properties.*' key mapped
 // onto franz-go) and reports typed factory errors. 'sink.semantic' is the
 // deprecated alias of 'sink.delivery-guarantee' (a warning; a conflicting
-// value is a *factory.ConflictError). Checks that need the schema —
+// value is a *option.ConflictError). Checks that need the schema —
 // upsert-kafka's PRIMARY KEY, key columns, metadata keys, the formats'
 // column types — run when the source or sink is created.
 //

@@ -24,17 +24,17 @@ const (
 // The options of both connectors, with Flink's names and defaults. They
 // are declared once and shared by the two declarations.
 var (
-	optTopic = factory.List("topic").
+	optTopic = option.List("topic").
 			Description("Topic names, separated by ';'. A source reads them all; a sink writes to the topic, or, when several are listed, to the topic named by the writable 'topic' metadata column, which must be one of them.")
-	optTopicPattern = factory.String("topic-pattern").
+	optTopicPattern = option.String("topic-pattern").
 			Description("Regular expression matched against whole topic names: a source reads every matching topic; a sink writes to the topic named by the 'topic' metadata column, which must match. Exactly one of 'topic' and 'topic-pattern' is set.")
-	optServers = factory.String("properties.bootstrap.servers").Required().
+	optServers = option.String("properties.bootstrap.servers").Required().
 			Description("Comma-separated host:port list of Kafka brokers.")
-	optGroupID = factory.String("properties.group.id").
+	optGroupID = option.String("properties.group.id").
 			Description("Consumer group of the source: the 'group-offsets' modes read its committed offsets, and checkpointed offsets are committed to it for lag tools. When absent and a group-offsets mode is used, 'KafkaSource-<table>' is used as in Flink.")
-	optTxnTimeout = factory.Long("properties.transaction.timeout.ms").
+	optTxnTimeout = option.Long("properties.transaction.timeout.ms").
 			Description("Transaction timeout of the exactly-once sink in milliseconds. Default: the brokers' transaction.max.timeout.ms, read at start (a deviation from Flink's one hour). It must exceed the checkpoint interval plus the min pause (else an error: transactions would expire in normal operation), and should exceed that plus the checkpoint timeout (else a warning: a slow checkpoint makes the job fail over).")
-	optProperties = factory.Prefix("properties.").
+	optProperties = option.Prefix("properties.").
 			Description("Kafka client properties with the Java client's names (properties.linger.ms, properties.isolation.level, ...), mapped onto franz-go; a property without an equivalent is an error. A sink's records fail when they waited properties.delivery.timeout.ms (default 120000, as the Java client; franz-go has none) with no acknowledgement arriving, so a broker outage fails the job over instead of blocking it. Sources fetch at most 256 KiB per partition and 512 KiB per request unless properties.max.partition.fetch.bytes / properties.fetch.max.bytes say otherwise (the Java client's 1 MiB / 50 MiB would hold many times more: franz-go keeps a fetch decompressed; raise properties.fetch.max.bytes for brokers many milliseconds away, as a reader fetches about once per round trip).")
 	optValueFormat = factory.FormatOption("value.format").FallbackKeys("format").Required().
 			Description("Format of the record value ('format' is a synonym). Its options are prefixed with the format name: json.* after 'format', value.json.* after 'value.format'.")
@@ -44,115 +44,115 @@ var (
 			Description("Format of the record key; its options are key.<format>.*. Requires 'key.fields'.")
 	optUpsertKeyFormat = factory.FormatOption("key.format").Required().
 				Description("Format of the record key, which holds the PRIMARY KEY columns; its options are key.<format>.*.")
-	optKeyFields = factory.List("key.fields").Default([]string{}).
+	optKeyFields = option.List("key.fields").Default([]string{}).
 			Description("Physical columns that form the record key, separated by ';', in key order. Requires 'key.format'.")
-	optKeyFieldsPrefix = factory.String("key.fields-prefix").
+	optKeyFieldsPrefix = option.String("key.fields-prefix").
 				Description("Prefix of the key columns' names in the table, stripped to give the names the key format sees (avoids clashes with value columns). Requires 'value.fields-include' = 'EXCEPT_KEY'.")
-	optValueFieldsInclude = factory.Enum("value.fields-include", "ALL", "EXCEPT_KEY").Default("ALL").
+	optValueFieldsInclude = option.Enum("value.fields-include", "ALL", "EXCEPT_KEY").Default("ALL").
 				Description("Whether the value holds every physical column (ALL) or every column except the key columns (EXCEPT_KEY).")
-	optStartupMode = factory.Enum("scan.startup.mode", startupNames...).
+	optStartupMode = option.Enum("scan.startup.mode", startupNames...).
 			Default("group-offsets").
 			Description("Where the source starts when there is no checkpoint: the earliest or latest offset, the group's committed offsets (falling back to 'properties.auto.offset.reset'), the first record at a timestamp, or given offsets. Partitions a restored checkpoint (or, in 'group-offsets' mode, a group with offsets for the topic's other partitions) does not know start at the earliest offset.")
-	optStartupSpecificOffsets = factory.String("scan.startup.specific-offsets").
+	optStartupSpecificOffsets = option.String("scan.startup.specific-offsets").
 					Description("Start offsets in 'specific-offsets' mode: 'partition:0,offset:42;partition:1,offset:300' (a single topic). Unlisted partitions start at the earliest offset.")
-	optStartupTimestamp = factory.Long("scan.startup.timestamp-millis").
+	optStartupTimestamp = option.Long("scan.startup.timestamp-millis").
 				Description("Start timestamp (milliseconds since the epoch) in 'timestamp' startup mode.")
-	optBoundedMode = factory.Enum("scan.bounded.mode", boundedNames...).
+	optBoundedMode = option.Enum("scan.bounded.mode", boundedNames...).
 			Default("unbounded").
 			Description("Where a bounded source ends: never (unbounded), at the latest offsets when it starts (the last stable offsets under read_committed), at the group's committed offsets, before a timestamp, or at given offsets.")
-	optBoundedSpecificOffsets = factory.String("scan.bounded.specific-offsets").
+	optBoundedSpecificOffsets = option.String("scan.bounded.specific-offsets").
 					Description("End offsets (exclusive) in 'specific-offsets' bounded mode, same syntax as 'scan.startup.specific-offsets'; unlisted partitions are not read.")
-	optBoundedTimestamp = factory.Long("scan.bounded.timestamp-millis").
+	optBoundedTimestamp = option.Long("scan.bounded.timestamp-millis").
 				Description("End timestamp (milliseconds since the epoch) in 'timestamp' bounded mode.")
-	optDiscovery = factory.Duration("scan.topic-partition-discovery.interval").Default(5 * time.Minute).
+	optDiscovery = option.Duration("scan.topic-partition-discovery.interval").Default(5 * time.Minute).
 			Description("How often an unbounded source looks for new partitions (and new topics matching 'topic-pattern'), which start at their earliest offset; 0 disables it.")
 	optBadRecordPolicy = badrecord.Option("What the source does with a record its formats cannot decode, and with a record whose row the job rejects for a NULL in a NOT NULL sink column: fail the job, naming topic, partition, offset and the format's reason (the default, as Flink); skip it, counted in streamsql_task_bad_records_skipped_total and logged with topic, partition and offset at most once per 10 s; or dead-letter it: write its key, value, headers and timestamp unchanged to 'scan.bad-record.dead-letter.topic', with streamsql.dead-letter.* headers saying where it came from and why. Dead letters are committed by the checkpoint that reads past their record: when the job's sink is an exactly-once Kafka sink on the same cluster, inside the sink's own transactions, atomically with that checkpoint's output and source offsets (with or without 'execution.checkpointing.dir', scale-out included); with another exactly-once sink, in Kafka transactions of their own committed and recovered with that checkpoint, which needs 'execution.checkpointing.dir' (either way each dead letter once in the topic, for read_committed consumers); else flushed at each checkpoint (at least once). A format's 'ignore-parse-errors' = 'true' is Flink's skip: it goes with 'skip' (or no policy), not with 'fail' or 'dead-letter'.",
 		badrecord.Fail, badrecord.Skip, badrecord.DeadLetter)
-	optDeadLetterTopic = factory.String("scan.bad-record.dead-letter.topic").
+	optDeadLetterTopic = option.String("scan.bad-record.dead-letter.topic").
 				Description("Topic the dead letters of 'scan.bad-record.policy' = 'dead-letter' are written to, on the source's cluster with the source's 'properties.*' (security included); the topic must exist (checked when the job starts). Required with that policy, refused without it.")
 	optScanParallelism = option.ScanParallelism.
 				Description("Parallelism of the source; default: the job's.")
-	optPartitioner = factory.Enum("sink.partitioner", "default", "fixed", "round-robin").Default("default").
+	optPartitioner = option.Enum("sink.partitioner", "default", "fixed", "round-robin").Default("default").
 			Description("How records are spread over partitions: default (murmur2 hash of the key as the Java producer; records without a key stick to a partition), fixed (sink task i writes partition i mod n) or round-robin. Partitioner classes are not supported.")
 	optSinkParallelism = option.SinkParallelism.
 				Description("Parallelism of the sink; default: the upstream operator's.")
-	optDelivery = factory.Enum("sink.delivery-guarantee", "at-least-once", "exactly-once", "none").Default("at-least-once").
+	optDelivery = option.Enum("sink.delivery-guarantee", "at-least-once", "exactly-once", "none").Default("at-least-once").
 			DeprecatedKey("sink.semantic", map[string]string{"at_least_once": "at-least-once", "exactly_once": "exactly-once"}).
 			Description("none: fire and forget; at-least-once: flush on every checkpoint; exactly-once: Kafka transactions committed when the checkpoint completes (consumers must read with isolation.level read_committed). 'sink.semantic' is its deprecated alias.")
-	optTxnPrefix = factory.String("sink.transactional-id-prefix").
+	optTxnPrefix = option.String("sink.transactional-id-prefix").
 			Description("Prefix of the exactly-once sink's transactional ids, unique among all jobs writing to the cluster. When absent a prefix is derived from the job name and the table (a deviation from Flink, which requires it), shown in EXPLAIN with a warning.")
-	optNaming = factory.Enum("sink.transaction-naming-strategy", "POOLING", "INCREMENTING").Default("POOLING").
+	optNaming = option.Enum("sink.transaction-naming-strategy", "POOLING", "INCREMENTING").Default("POOLING").
 			Description("POOLING reuses a bounded pool of transactional ids per sink task, each once its previous commit is durably acknowledged (the default here, a deviation from Flink's INCREMENTING); INCREMENTING takes a new id for every transaction.")
-	optBufferRows = factory.Int("sink.buffer-flush.max-rows").Default(0).
+	optBufferRows = option.Int("sink.buffer-flush.max-rows").Default(0).
 			Description("Rows the upsert sink buffers, keeping the latest per key, before writing; 0 disables buffering. Set together with 'sink.buffer-flush.interval'.")
-	optBufferInterval = factory.Duration("sink.buffer-flush.interval").Default(0).
+	optBufferInterval = option.Duration("sink.buffer-flush.interval").Default(0).
 				Description("Interval after which the upsert sink writes its buffer; 0 disables buffering. Set together with 'sink.buffer-flush.max-rows'.")
 )
 
 // Rules shared by both connectors.
 var (
-	ruleTopic   = factory.OneOf("either 'topic' or 'topic-pattern' must be set, not both", optTopic, optTopicPattern)
-	rulePattern = factory.Check("'topic-pattern' must be a valid regular expression", func(c *factory.Config) error {
+	ruleTopic   = option.OneOf("either 'topic' or 'topic-pattern' must be set, not both", optTopic, optTopicPattern)
+	rulePattern = option.Check("'topic-pattern' must be a valid regular expression", func(c *option.Config) error {
 		if p, ok := optTopicPattern.Lookup(c); ok {
 			_, err := regexp.Compile(p)
 			return err
 		}
 		return nil
 	}, optTopicPattern)
-	ruleProperties = factory.Check("every 'properties.*' key must be a Java client property that streamsql maps onto franz-go", func(c *factory.Config) error {
+	ruleProperties = option.Check("every 'properties.*' key must be a Java client property that streamsql maps onto franz-go", func(c *option.Config) error {
 		_, err := parseProperties(optProperties.Get(c))
 		return err
 	}, optProperties)
-	ruleKeyPrefix = factory.Check("a key prefix is not allowed when 'value.fields-include' is 'ALL': set it to 'EXCEPT_KEY' to avoid field overlaps", func(c *factory.Config) error {
+	ruleKeyPrefix = option.Check("a key prefix is not allowed when 'value.fields-include' is 'ALL': set it to 'EXCEPT_KEY' to avoid field overlaps", func(c *option.Config) error {
 		if p, _ := optKeyFieldsPrefix.Lookup(c); p != "" && optValueFieldsInclude.Get(c) != "EXCEPT_KEY" {
 			return errors.New("'key.fields-prefix' needs 'value.fields-include' = 'EXCEPT_KEY'")
 		}
 		return nil
 	}, optKeyFieldsPrefix, optValueFieldsInclude)
-	ruleBoundedSpecific = factory.RequiredWhen(optBoundedSpecificOffsets, optBoundedMode, []string{"specific-offsets"},
+	ruleBoundedSpecific = option.RequiredWhen(optBoundedSpecificOffsets, optBoundedMode, []string{"specific-offsets"},
 		"'scan.bounded.specific-offsets' is required in 'specific-offsets' bounded mode but missing")
-	ruleBoundedTimestamp = factory.RequiredWhen(optBoundedTimestamp, optBoundedMode, []string{"timestamp"},
+	ruleBoundedTimestamp = option.RequiredWhen(optBoundedTimestamp, optBoundedMode, []string{"timestamp"},
 		"'scan.bounded.timestamp-millis' is required in 'timestamp' bounded mode but missing")
-	ruleBoundedOffsets = factory.Check("invalid 'scan.bounded.specific-offsets'", func(c *factory.Config) error {
+	ruleBoundedOffsets = option.Check("invalid 'scan.bounded.specific-offsets'", func(c *option.Config) error {
 		return checkSpecificOffsets(c, optBoundedSpecificOffsets)
 	}, optBoundedSpecificOffsets, optTopic, optTopicPattern)
 )
 
 // Rules of the bad-record policy, shared by both connectors.
 var (
-	ruleDeadLetterTopic = factory.RequiredWhen(optDeadLetterTopic, optBadRecordPolicy, []string{"dead-letter"},
+	ruleDeadLetterTopic = option.RequiredWhen(optDeadLetterTopic, optBadRecordPolicy, []string{"dead-letter"},
 		"'scan.bad-record.dead-letter.topic' is required when 'scan.bad-record.policy' is 'dead-letter': it names the topic the dead letters go to")
-	ruleDeadLetterOnly = factory.Check("'scan.bad-record.dead-letter.topic' is only used by 'scan.bad-record.policy' = 'dead-letter'", func(c *factory.Config) error {
+	ruleDeadLetterOnly = option.Check("'scan.bad-record.dead-letter.topic' is only used by 'scan.bad-record.policy' = 'dead-letter'", func(c *option.Config) error {
 		if c.Has(optDeadLetterTopic) && optBadRecordPolicy.Get(c) != "dead-letter" {
 			return fmt.Errorf("'scan.bad-record.policy' is '%s': set it to 'dead-letter', or remove 'scan.bad-record.dead-letter.topic'", optBadRecordPolicy.Get(c))
 		}
 		return nil
 	}, optDeadLetterTopic, optBadRecordPolicy)
-	ruleIgnoreParseErrors = badrecord.IgnoreParseErrorsRule(optBadRecordPolicy, func(c *factory.Config) []*factory.Format {
+	ruleIgnoreParseErrors = badrecord.IgnoreParseErrorsRule(optBadRecordPolicy, func(c *option.Config) []*factory.Format {
 		return []*factory.Format{optKeyFormat.Get(c), optValueFormat.Get(c), optUpsertKeyFormat.Get(c), optUpsertValueFormat.Get(c)}
 	}, optDeadLetterTopic)
 )
 
 // Rules of the kafka connector only.
 var (
-	ruleStartupSpecific = factory.RequiredWhen(optStartupSpecificOffsets, optStartupMode, []string{"specific-offsets"},
+	ruleStartupSpecific = option.RequiredWhen(optStartupSpecificOffsets, optStartupMode, []string{"specific-offsets"},
 		"'scan.startup.specific-offsets' is required in 'specific-offsets' startup mode but missing")
-	ruleStartupTimestamp = factory.RequiredWhen(optStartupTimestamp, optStartupMode, []string{"timestamp"},
+	ruleStartupTimestamp = option.RequiredWhen(optStartupTimestamp, optStartupMode, []string{"timestamp"},
 		"'scan.startup.timestamp-millis' is required in 'timestamp' startup mode but missing")
-	ruleStartupOffsets = factory.Check("invalid 'scan.startup.specific-offsets'", func(c *factory.Config) error {
+	ruleStartupOffsets = option.Check("invalid 'scan.startup.specific-offsets'", func(c *option.Config) error {
 		return checkSpecificOffsets(c, optStartupSpecificOffsets)
 	}, optStartupSpecificOffsets, optTopic, optTopicPattern)
 	// ruleScanParallelism and ruleSinkParallelism reject a parallelism
 	// below 1, as the other connectors do.
 	ruleScanParallelism = option.AtLeastOne(optScanParallelism, nil)
 	ruleSinkParallelism = option.AtLeastOne(optSinkParallelism, nil)
-	ruleRoundRobin      = factory.Check("currently the 'round-robin' partitioner only works when option 'key.fields' is not specified", func(c *factory.Config) error {
+	ruleRoundRobin      = option.Check("currently the 'round-robin' partitioner only works when option 'key.fields' is not specified", func(c *option.Config) error {
 		if optPartitioner.Get(c) == "round-robin" && len(optKeyFields.Get(c)) > 0 {
 			return errors.New("'sink.partitioner' = 'round-robin' with 'key.fields'")
 		}
 		return nil
 	}, optPartitioner, optKeyFields)
-	ruleKeyFormat = factory.Check("'key.format' and 'key.fields' go together", func(c *factory.Config) error {
+	ruleKeyFormat = option.Check("'key.format' and 'key.fields' go together", func(c *option.Config) error {
 		hasFormat, hasFields := c.Has(optKeyFormat), len(optKeyFields.Get(c)) > 0
 		switch {
 		case hasFormat && !hasFields:
@@ -165,18 +165,18 @@ var (
 )
 
 // ruleBuffer is upsert-kafka's buffer rule.
-var ruleBuffer = factory.Check("'sink.buffer-flush.max-rows' and 'sink.buffer-flush.interval' must be set to be greater than zero together to enable sink buffer flushing",
-	func(c *factory.Config) error {
+var ruleBuffer = option.Check("'sink.buffer-flush.max-rows' and 'sink.buffer-flush.interval' must be set to be greater than zero together to enable sink buffer flushing",
+	func(c *option.Config) error {
 		rows, interval := optBufferRows.Get(c), optBufferInterval.Get(c)
 		if rows < 0 || interval < 0 || (rows > 0) != (interval > 0) {
-			return fmt.Errorf("'sink.buffer-flush.max-rows' = %d, 'sink.buffer-flush.interval' = %s", rows, factory.FormatDuration(interval))
+			return fmt.Errorf("'sink.buffer-flush.max-rows' = %d, 'sink.buffer-flush.interval' = %s", rows, option.FormatDuration(interval))
 		}
 		return nil
 	}, optBufferRows, optBufferInterval)
 
 // checkSpecificOffsets parses a specific-offsets option when it is set and
 // checks that the table reads a single topic.
-func checkSpecificOffsets(c *factory.Config, o factory.Opt[string]) error {
+func checkSpecificOffsets(c *option.Config, o option.Opt[string]) error {
 	v, ok := o.Lookup(c)
 	if !ok {
 		return nil
@@ -197,13 +197,13 @@ func Factory() factory.ConnectorFactory {
 		Identifier: Identifier,
 		Description: "Reads from and writes to Apache Kafka topics, with the delivery guarantees none, at-least-once and exactly-once " +
 			"(transactions committed when a checkpoint completes).",
-		Options: []factory.Option{optTopic, optTopicPattern, optServers, optGroupID, optTxnTimeout, optProperties,
+		Options: []option.Option{optTopic, optTopicPattern, optServers, optGroupID, optTxnTimeout, optProperties,
 			optValueFormat, optKeyFormat, optKeyFields, optKeyFieldsPrefix, optValueFieldsInclude,
 			optStartupMode, optStartupSpecificOffsets, optStartupTimestamp,
 			optBoundedMode, optBoundedSpecificOffsets, optBoundedTimestamp, optDiscovery, optScanParallelism,
 			optBadRecordPolicy, optDeadLetterTopic,
 			optPartitioner, optSinkParallelism, optDelivery, optTxnPrefix, optNaming},
-		Rules: []factory.Rule{ruleTopic, rulePattern, ruleProperties, ruleKeyFormat, ruleKeyPrefix, ruleRoundRobin,
+		Rules: []option.Rule{ruleTopic, rulePattern, ruleProperties, ruleKeyFormat, ruleKeyPrefix, ruleRoundRobin,
 			ruleStartupSpecific, ruleStartupTimestamp, ruleStartupOffsets,
 			ruleBoundedSpecific, ruleBoundedTimestamp, ruleBoundedOffsets, ruleScanParallelism, ruleSinkParallelism,
 			ruleDeadLetterTopic, ruleDeadLetterOnly, ruleIgnoreParseErrors},
@@ -223,12 +223,12 @@ func UpsertFactory() factory.ConnectorFactory {
 		Identifier: UpsertIdentifier,
 		Description: "Reads a Kafka topic as a changelog keyed by the PRIMARY KEY (a value is an upsert, a tombstone a delete) and " +
 			"writes a changelog as upserts and tombstones.",
-		Options: []factory.Option{optTopic, optTopicPattern, optServers, optGroupID, optTxnTimeout, optProperties,
+		Options: []option.Option{optTopic, optTopicPattern, optServers, optGroupID, optTxnTimeout, optProperties,
 			optUpsertValueFormat, optUpsertKeyFormat, optKeyFieldsPrefix, optValueFieldsInclude,
 			optBoundedMode, optBoundedSpecificOffsets, optBoundedTimestamp, optDiscovery, optScanParallelism,
 			optBadRecordPolicy, optDeadLetterTopic,
 			optSinkParallelism, optDelivery, optTxnPrefix, optNaming, optBufferRows, optBufferInterval},
-		Rules: []factory.Rule{ruleTopic, rulePattern, ruleProperties, ruleKeyPrefix,
+		Rules: []option.Rule{ruleTopic, rulePattern, ruleProperties, ruleKeyPrefix,
 			ruleBoundedSpecific, ruleBoundedTimestamp, ruleBoundedOffsets, ruleBuffer, ruleScanParallelism, ruleSinkParallelism,
 			ruleDeadLetterTopic, ruleDeadLetterOnly, ruleIgnoreParseErrors},
 		ReadableMetadata:    readableMetadata(),
@@ -251,7 +251,7 @@ func init() {
 // withTopic returns a copy of f that knows the table's topic when there is
 // exactly one (avro-confluent's default subject is <topic>-key or
 // <topic>-value, as in Flink).
-func withTopic(f *factory.Format, c *factory.Config) *factory.Format {
+func withTopic(f *factory.Format, c *option.Config) *factory.Format {
 	if f == nil || c.Has(optTopicPattern) || len(optTopic.Get(c)) != 1 {
 		return f
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/streamsql/streamsql/factory"
 	_ "github.com/streamsql/streamsql/formats" // json, csv, raw
+	"github.com/streamsql/streamsql/option"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -86,44 +87,44 @@ func TestValidation(t *testing.T) {
 		errType any    // pointer to the typed error expected (errors.As)
 		want    string // substring of the message
 	}{
-		{"missing topic", kafkaTable("topic", "<unset>"), new(*factory.RequirementError), "'topic' or 'topic-pattern'"},
-		{"topic and pattern", kafkaTable("topic-pattern", "t.*"), new(*factory.ConflictError), "'topic' and 'topic-pattern'"},
-		{"bad pattern", kafkaTable("topic", "<unset>", "topic-pattern", "t("), new(*factory.RuleError), "regular expression"},
-		{"missing servers", kafkaTable("properties.bootstrap.servers", "<unset>"), new(*factory.MissingOptionsError), "properties.bootstrap.servers"},
-		{"missing format", kafkaTable("format", "<unset>"), new(*factory.MissingOptionsError), "value.format"},
+		{"missing topic", kafkaTable("topic", "<unset>"), new(*option.RequirementError), "'topic' or 'topic-pattern'"},
+		{"topic and pattern", kafkaTable("topic-pattern", "t.*"), new(*option.ConflictError), "'topic' and 'topic-pattern'"},
+		{"bad pattern", kafkaTable("topic", "<unset>", "topic-pattern", "t("), new(*option.RuleError), "regular expression"},
+		{"missing servers", kafkaTable("properties.bootstrap.servers", "<unset>"), new(*option.MissingOptionsError), "properties.bootstrap.servers"},
+		{"missing format", kafkaTable("format", "<unset>"), new(*option.MissingOptionsError), "value.format"},
 		{"unknown format", kafkaTable("format", "protobuf"), new(*factory.UnknownFactoryError), "protobuf"},
-		{"specific offsets required", kafkaTable("scan.startup.mode", "specific-offsets"), new(*factory.RequirementError),
+		{"specific offsets required", kafkaTable("scan.startup.mode", "specific-offsets"), new(*option.RequirementError),
 			"'scan.startup.specific-offsets' is required"},
-		{"timestamp required", kafkaTable("scan.startup.mode", "timestamp"), new(*factory.RequirementError), "'scan.startup.timestamp-millis'"},
-		{"bounded specific offsets required", kafkaTable("scan.bounded.mode", "specific-offsets"), new(*factory.RequirementError),
+		{"timestamp required", kafkaTable("scan.startup.mode", "timestamp"), new(*option.RequirementError), "'scan.startup.timestamp-millis'"},
+		{"bounded specific offsets required", kafkaTable("scan.bounded.mode", "specific-offsets"), new(*option.RequirementError),
 			"'scan.bounded.specific-offsets'"},
-		{"bounded timestamp required", kafkaTable("scan.bounded.mode", "timestamp"), new(*factory.RequirementError), "'scan.bounded.timestamp-millis'"},
+		{"bounded timestamp required", kafkaTable("scan.bounded.mode", "timestamp"), new(*option.RequirementError), "'scan.bounded.timestamp-millis'"},
 		{"bad specific offsets", kafkaTable("scan.startup.mode", "specific-offsets", "scan.startup.specific-offsets", "partition:x"),
-			new(*factory.RuleError), "should follow the format"},
+			new(*option.RuleError), "should follow the format"},
 		{"specific offsets of two topics", kafkaTable("topic", "a;b", "scan.startup.mode", "specific-offsets",
-			"scan.startup.specific-offsets", "partition:0,offset:1"), new(*factory.RuleError), "single topic"},
-		{"bad startup mode", kafkaTable("scan.startup.mode", "earliest"), new(*factory.InvalidValueError), "scan.startup.mode"},
+			"scan.startup.specific-offsets", "partition:0,offset:1"), new(*option.RuleError), "single topic"},
+		{"bad startup mode", kafkaTable("scan.startup.mode", "earliest"), new(*option.InvalidValueError), "scan.startup.mode"},
 		{"semantic conflicts with delivery guarantee", kafkaTable("sink.semantic", "exactly-once", "sink.delivery-guarantee", "at-least-once"),
-			new(*factory.ConflictError), "sink.semantic"},
-		{"bad semantic", kafkaTable("sink.semantic", "twice"), new(*factory.InvalidValueError), "sink.semantic"},
+			new(*option.ConflictError), "sink.semantic"},
+		{"bad semantic", kafkaTable("sink.semantic", "twice"), new(*option.InvalidValueError), "sink.semantic"},
 		{"round-robin with key.fields", kafkaTable("sink.partitioner", "round-robin", "key.format", "json", "key.fields", "id"),
-			new(*factory.RuleError), "round-robin"},
-		{"partitioner class", kafkaTable("sink.partitioner", "com.example.MyPartitioner"), new(*factory.InvalidValueError), "sink.partitioner"},
-		{"key.format without key.fields", kafkaTable("key.format", "json"), new(*factory.RuleError), "'key.fields'"},
-		{"key.fields without key.format", kafkaTable("key.fields", "id"), new(*factory.RuleError), "'key.format'"},
+			new(*option.RuleError), "round-robin"},
+		{"partitioner class", kafkaTable("sink.partitioner", "com.example.MyPartitioner"), new(*option.InvalidValueError), "sink.partitioner"},
+		{"key.format without key.fields", kafkaTable("key.format", "json"), new(*option.RuleError), "'key.fields'"},
+		{"key.fields without key.format", kafkaTable("key.fields", "id"), new(*option.RuleError), "'key.format'"},
 		{"key prefix with ALL", kafkaTable("key.format", "json", "key.fields", "id", "key.fields-prefix", "k_"),
-			new(*factory.RuleError), "EXCEPT_KEY"},
+			new(*option.RuleError), "EXCEPT_KEY"},
 		{"unknown property", kafkaTable("properties.frobnicate.ms", "5"), new(*PropertyError), "properties.frobnicate.ms"},
 		{"security property without SASL", kafkaTable("properties.sasl.mechanism", "PLAIN"), new(*SecurityError), "properties.sasl.mechanism"},
 		{"bad property value", kafkaTable("properties.linger.ms", "soon"), new(*PropertyError), "properties.linger.ms"},
-		{"unknown option", kafkaTable("scan.startup.mod", "x"), new(*factory.UnsupportedOptionsError), "scan.startup.mode"},
-		{"bad format option", kafkaTable("json.ignore-parse-errors", "maybe"), new(*factory.InvalidValueError), "json.ignore-parse-errors"},
-		{"upsert key.fields", upsertTable("key.fields", "id"), new(*factory.UnsupportedOptionsError), "key.fields"},
-		{"upsert startup mode", upsertTable("scan.startup.mode", "latest-offset"), new(*factory.UnsupportedOptionsError), "scan.startup.mode"},
-		{"upsert without key format", upsertTable("key.format", "<unset>"), new(*factory.MissingOptionsError), "key.format"},
-		{"upsert format synonym", upsertTable("value.format", "<unset>", "format", "json"), new(*factory.UnsupportedOptionsError), "format"},
-		{"upsert buffer rows only", upsertTable("sink.buffer-flush.max-rows", "10"), new(*factory.RuleError), "greater than zero together"},
-		{"upsert buffer interval only", upsertTable("sink.buffer-flush.interval", "1s"), new(*factory.RuleError), "greater than zero together"},
+		{"unknown option", kafkaTable("scan.startup.mod", "x"), new(*option.UnsupportedOptionsError), "scan.startup.mode"},
+		{"bad format option", kafkaTable("json.ignore-parse-errors", "maybe"), new(*option.InvalidValueError), "json.ignore-parse-errors"},
+		{"upsert key.fields", upsertTable("key.fields", "id"), new(*option.UnsupportedOptionsError), "key.fields"},
+		{"upsert startup mode", upsertTable("scan.startup.mode", "latest-offset"), new(*option.UnsupportedOptionsError), "scan.startup.mode"},
+		{"upsert without key format", upsertTable("key.format", "<unset>"), new(*option.MissingOptionsError), "key.format"},
+		{"upsert format synonym", upsertTable("value.format", "<unset>", "format", "json"), new(*option.UnsupportedOptionsError), "format"},
+		{"upsert buffer rows only", upsertTable("sink.buffer-flush.max-rows", "10"), new(*option.RuleError), "greater than zero together"},
+		{"upsert buffer interval only", upsertTable("sink.buffer-flush.interval", "1s"), new(*option.RuleError), "greater than zero together"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := factory.Default.Validate(tc.table)
@@ -344,7 +345,7 @@ func TestParallelismAtLeastOne(t *testing.T) {
 	for _, key := range []string{"scan.parallelism", "sink.parallelism"} {
 		for _, v := range []string{"0", "-2"} {
 			_, err := factory.Default.Validate(kafkaTable(key, v))
-			var re *factory.RuleError
+			var re *option.RuleError
 			if !errors.As(err, &re) || len(re.Keys) != 1 || re.Keys[0] != key || !strings.Contains(err.Error(), key+" must be at least 1") {
 				t.Errorf("%s = %s: %v, want a RuleError for %s", key, v, err, key)
 			}

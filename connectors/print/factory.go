@@ -12,9 +12,9 @@ const Identifier = "print"
 
 // The connector's options, with Flink's names, defaults and meaning.
 var (
-	optIdentifier = factory.String("print-identifier").
+	optIdentifier = option.String("print-identifier").
 			Description("Message that identifies the print sink and is prefixed to every line of output.")
-	optStandardError = factory.Bool("standard-error").Default(false).
+	optStandardError = option.Bool("standard-error").Default(false).
 				Description("Print to standard error instead of standard output.")
 	optParallelism = option.SinkParallelism.
 			Description("The parallelism of the print sink. By default, the parallelism of the upstream operator.")
@@ -31,11 +31,11 @@ func Factory() factory.ConnectorFactory {
 		Identifier: Identifier,
 		Description: "Prints every row to standard output or standard error in Flink's shape, " +
 			"such as `+I[1, foo]`, prefixed by the identifier and the task number. For looking at results.",
-		Options: []factory.Option{optIdentifier, optStandardError, optParallelism},
+		Options: []option.Option{optIdentifier, optStandardError, optParallelism},
 		Describe: func(*factory.Validated, factory.Role) (factory.TableInfo, error) {
 			return factory.TableInfo{ScaleOut: "each instance prints the rows of the partitions it owns"}, nil
 		},
-		Rules: []factory.Rule{
+		Rules: []option.Rule{
 			option.AtLeastOne(optParallelism, nil),
 		},
 		ReadableMetadata: map[string]types.Type{},

@@ -10,6 +10,7 @@ import (
 	"github.com/streamsql/streamsql/connector"
 	_ "github.com/streamsql/streamsql/connectors/print"
 	"github.com/streamsql/streamsql/factory"
+	"github.com/streamsql/streamsql/option"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -102,18 +103,18 @@ func TestPrintFactoryValidation(t *testing.T) {
 		_, _, err := reg.CreateSink(context.Background(), factory.Table{Name: "out", Schema: schema, Options: all})
 		return err
 	}
-	var unsup *factory.UnsupportedOptionsError
+	var unsup *option.UnsupportedOptionsError
 	if err := create(map[string]string{"print-identifer": "x"}); !errors.As(err, &unsup) || unsup.Suggestions["print-identifer"] != "print-identifier" {
 		t.Errorf("typo: %v, want UnsupportedOptionsError suggesting print-identifier", err)
 	}
-	var inv *factory.InvalidValueError
+	var inv *option.InvalidValueError
 	if err := create(map[string]string{"standard-error": "maybe"}); !errors.As(err, &inv) || inv.Key != "standard-error" {
 		t.Errorf("standard-error=maybe: %v, want InvalidValueError", err)
 	}
 	if err := create(map[string]string{"sink.parallelism": "two"}); !errors.As(err, &inv) || inv.Key != "sink.parallelism" {
 		t.Errorf("sink.parallelism=two: %v, want InvalidValueError", err)
 	}
-	var rule *factory.RuleError
+	var rule *option.RuleError
 	if err := create(map[string]string{"sink.parallelism": "0"}); !errors.As(err, &rule) {
 		t.Errorf("sink.parallelism=0: %v, want RuleError", err)
 	}

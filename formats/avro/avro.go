@@ -56,6 +56,7 @@ import (
 	hamba "github.com/hamba/avro/v2"
 
 	"github.com/streamsql/streamsql/factory"
+	"github.com/streamsql/streamsql/option"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -64,11 +65,11 @@ const Identifier = "avro"
 
 // The format's options, declared without the avro. prefix.
 var (
-	Codec = factory.String("codec").
+	Codec = option.String("codec").
 		Description("Compression codec of Avro container files (null, deflate, snappy, bzip2, xz). As in Flink it applies to the filesystem connector only; Kafka records are single Avro datums and are never compressed by the format.")
-	Encoding = factory.Enum("encoding", "binary", "json").Default("binary").
+	Encoding = option.Enum("encoding", "binary", "json").Default("binary").
 			Description("Avro encoding of each record: binary (json is not supported yet).")
-	TimestampMappingLegacy = factory.Bool("timestamp_mapping.legacy").Default(true).
+	TimestampMappingLegacy = option.Bool("timestamp_mapping.legacy").Default(true).
 				Description("true: TIMESTAMP is timestamp-millis and TIMESTAMP_LTZ is not supported (Flink's default); false: TIMESTAMP is local-timestamp-millis/-micros and TIMESTAMP_LTZ is timestamp-millis/-micros.")
 )
 
@@ -83,9 +84,9 @@ func Factory() factory.FormatFactory {
 	return factory.FormatFactory{
 		Identifier:  Identifier,
 		Description: "Avro binary records of the schema derived from the table, compatible with Flink's avro format.",
-		Options:     []factory.Option{Codec, Encoding, TimestampMappingLegacy},
-		Rules: []factory.Rule{
-			factory.Check("avro.encoding 'json' is not supported yet", func(c *factory.Config) error {
+		Options:     []option.Option{Codec, Encoding, TimestampMappingLegacy},
+		Rules: []option.Rule{
+			option.Check("avro.encoding 'json' is not supported yet", func(c *option.Config) error {
 				if Encoding.Get(c) == "json" {
 					return errJSONEncoding
 				}

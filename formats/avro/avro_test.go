@@ -14,6 +14,7 @@ import (
 	"github.com/streamsql/streamsql/factory"
 	"github.com/streamsql/streamsql/formats/internal/flinkgolden"
 	"github.com/streamsql/streamsql/formats/internal/formattest"
+	"github.com/streamsql/streamsql/option"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -25,7 +26,7 @@ func resolve(t testing.TB, kv ...string) (*factory.Format, error) {
 	t.Helper()
 	r := factory.NewRegistry()
 	r.MustRegisterFormat(Factory())
-	r.MustRegisterConnector(factory.ConnectorFactory{Identifier: "t", Options: []factory.Option{formatOpt},
+	r.MustRegisterConnector(factory.ConnectorFactory{Identifier: "t", Options: []option.Option{formatOpt},
 		NewSink: func(factory.Context) (connector.Sink, error) { return nil, nil }})
 	opts := map[string]string{"connector": "t", "format": "avro"}
 	for i := 0; i < len(kv); i += 2 {

@@ -37,6 +37,7 @@ import (
 
 	"github.com/streamsql/streamsql/factory"
 	"github.com/streamsql/streamsql/formats/avro"
+	"github.com/streamsql/streamsql/option"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -45,24 +46,24 @@ const Identifier = "avro-confluent"
 
 // The format's options, declared without the avro-confluent. prefix.
 var (
-	URL = factory.String("url").Required().
+	URL = option.String("url").Required().
 		Description("URL of the Confluent-compatible schema registry.")
-	Subject = factory.String("subject").
+	Subject = option.String("subject").
 		Description("Subject the schema is registered under when writing. Default with the kafka connector and one topic: <topic>-value for value.format, <topic>-key for key.format.")
-	BasicAuthSource = factory.Enum("basic-auth.credentials-source", "USER_INFO", "URL", "SASL_INHERIT").
+	BasicAuthSource = option.Enum("basic-auth.credentials-source", "USER_INFO", "URL", "SASL_INHERIT").
 			Description("Where basic-auth credentials come from: USER_INFO (basic-auth.user-info); URL and SASL_INHERIT are not supported yet.")
-	BasicAuthUserInfo = factory.String("basic-auth.user-info").Sensitive().
+	BasicAuthUserInfo = option.String("basic-auth.user-info").Sensitive().
 				Description("Basic-auth credentials, user:password.")
-	BearerAuthSource = factory.Enum("bearer-auth.credentials-source", "STATIC_TOKEN", "OAUTHBEARER", "SASL_OAUTHBEARER_INHERIT").
+	BearerAuthSource = option.Enum("bearer-auth.credentials-source", "STATIC_TOKEN", "OAUTHBEARER", "SASL_OAUTHBEARER_INHERIT").
 				Description("Where the bearer token comes from: STATIC_TOKEN (bearer-auth.token); the others are not supported yet.")
-	BearerAuthToken = factory.String("bearer-auth.token").Sensitive().
+	BearerAuthToken = option.String("bearer-auth.token").Sensitive().
 			Description("Bearer token sent to the registry.")
-	SSLKeystoreLocation   = factory.String("ssl.keystore.location").Description("Not supported yet.")
-	SSLKeystorePassword   = factory.String("ssl.keystore.password").Sensitive().Description("Not supported yet.")
-	SSLTruststoreLocation = factory.String("ssl.truststore.location").Description("Not supported yet (https URLs are verified against the system's roots).")
-	SSLTruststorePassword = factory.String("ssl.truststore.password").Sensitive().Description("Not supported yet.")
-	Schema                = factory.String("schema").Description("An explicit writer schema: not supported yet (the schema is derived from the table).")
-	Properties            = factory.Map("properties").Description("Extra registry client properties: not supported yet.")
+	SSLKeystoreLocation   = option.String("ssl.keystore.location").Description("Not supported yet.")
+	SSLKeystorePassword   = option.String("ssl.keystore.password").Sensitive().Description("Not supported yet.")
+	SSLTruststoreLocation = option.String("ssl.truststore.location").Description("Not supported yet (https URLs are verified against the system's roots).")
+	SSLTruststorePassword = option.String("ssl.truststore.password").Sensitive().Description("Not supported yet.")
+	Schema                = option.String("schema").Description("An explicit writer schema: not supported yet (the schema is derived from the table).")
+	Properties            = option.Map("properties").Description("Extra registry client properties: not supported yet.")
 )
 
 type constErr string
@@ -71,8 +72,8 @@ func (e constErr) Error() string { return string(e) }
 
 const errNotYet = constErr("not supported yet")
 
-func notYet(msg string, opt factory.Option, isSet func(*factory.Config) bool) factory.Rule {
-	return factory.Check(msg, func(c *factory.Config) error {
+func notYet(msg string, opt option.Option, isSet func(*option.Config) bool) option.Rule {
+	return option.Check(msg, func(c *option.Config) error {
 		if isSet(c) {
 			return errNotYet
 		}
@@ -83,27 +84,27 @@ func notYet(msg string, opt factory.Option, isSet func(*factory.Config) bool) fa
 // Factory returns the avro-confluent format's declaration.
 func Factory() factory.FormatFactory {
 	has := func(o interface {
-		Lookup(*factory.Config) (string, bool)
-	}) func(*factory.Config) bool {
-		return func(c *factory.Config) bool { _, ok := o.Lookup(c); return ok }
+		Lookup(*option.Config) (string, bool)
+	}) func(*option.Config) bool {
+		return func(c *option.Config) bool { _, ok := o.Lookup(c); return ok }
 	}
 	return factory.FormatFactory{
 		Identifier:  Identifier,
 		Description: "Avro records with a Confluent schema-registry id (magic byte 0 + 4-byte id), compatible with Flink's avro-confluent format.",
-		Options: []factory.Option{URL, Subject, BasicAuthSource, BasicAuthUserInfo, BearerAuthSource, BearerAuthToken,
+		Options: []option.Option{URL, Subject, BasicAuthSource, BasicAuthUserInfo, BearerAuthSource, BearerAuthToken,
 			SSLKeystoreLocation, SSLKeystorePassword, SSLTruststoreLocation, SSLTruststorePassword, Schema, Properties},
-		Rules: []factory.Rule{
+		Rules: []option.Rule{
 			notYet("avro-confluent.ssl.keystore.location is not supported yet", SSLKeystoreLocation, has(SSLKeystoreLocation)),
 			notYet("avro-confluent.ssl.keystore.password is not supported yet", SSLKeystorePassword, has(SSLKeystorePassword)),
 			notYet("avro-confluent.ssl.truststore.location is not supported yet", SSLTruststoreLocation, has(SSLTruststoreLocation)),
 			notYet("avro-confluent.ssl.truststore.password is not supported yet", SSLTruststorePassword, has(SSLTruststorePassword)),
 			notYet("avro-confluent.schema is not supported yet", Schema, has(Schema)),
-			notYet("avro-confluent.properties is not supported yet", Properties, func(c *factory.Config) bool { _, ok := Properties.Lookup(c); return ok }),
+			notYet("avro-confluent.properties is not supported yet", Properties, func(c *option.Config) bool { _, ok := Properties.Lookup(c); return ok }),
 			notYet("avro-confluent.basic-auth.credentials-source supports USER_INFO only; the others are not supported yet", BasicAuthSource,
-				func(c *factory.Config) bool { v, ok := BasicAuthSource.Lookup(c); return ok && v != "USER_INFO" }),
+				func(c *option.Config) bool { v, ok := BasicAuthSource.Lookup(c); return ok && v != "USER_INFO" }),
 			notYet("avro-confluent.bearer-auth.credentials-source supports STATIC_TOKEN only; the others are not supported yet", BearerAuthSource,
-				func(c *factory.Config) bool { v, ok := BearerAuthSource.Lookup(c); return ok && v != "STATIC_TOKEN" }),
-			factory.Check("avro-confluent.basic-auth.user-info must be user:password", func(c *factory.Config) error {
+				func(c *option.Config) bool { v, ok := BearerAuthSource.Lookup(c); return ok && v != "STATIC_TOKEN" }),
+			option.Check("avro-confluent.basic-auth.user-info must be user:password", func(c *option.Config) error {
 				if v, ok := BasicAuthUserInfo.Lookup(c); ok && !strings.Contains(v, ":") {
 					return constErr("no ':' in the value")
 				}
@@ -129,7 +130,7 @@ type registry struct {
 	urlSecrets []string
 }
 
-func client(c *factory.Config) (registry, error) {
+func client(c *option.Config) (registry, error) {
 	raw := URL.Get(c)
 	opts := []sr.ClientOpt{sr.URLs(raw), sr.UserAgent("streamsql")}
 	if v, ok := BasicAuthUserInfo.Lookup(c); ok {

@@ -13,6 +13,7 @@ import (
 	"github.com/streamsql/streamsql/factory"
 	"github.com/streamsql/streamsql/formats/internal/formattest"
 	"github.com/streamsql/streamsql/internal/testrig/srtest"
+	"github.com/streamsql/streamsql/option"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -24,7 +25,7 @@ func resolve(t testing.TB, kv ...string) (*factory.Format, error) {
 	t.Helper()
 	r := factory.NewRegistry()
 	r.MustRegisterFormat(Factory())
-	r.MustRegisterConnector(factory.ConnectorFactory{Identifier: "t", Options: []factory.Option{formatOpt},
+	r.MustRegisterConnector(factory.ConnectorFactory{Identifier: "t", Options: []option.Option{formatOpt},
 		NewSink: func(factory.Context) (connector.Sink, error) { return nil, nil }})
 	opts := map[string]string{"connector": "t", "format": Identifier}
 	for i := 0; i < len(kv); i += 2 {
@@ -274,7 +275,7 @@ func TestOptions(t *testing.T) {
 	if err == nil || strings.Contains(err.Error(), "nocolon-secret") {
 		t.Errorf("bad user-info: %v", err)
 	}
-	if _, err := resolve(t); !errors.As(err, new(*factory.MissingOptionsError)) {
+	if _, err := resolve(t); !errors.As(err, new(*option.MissingOptionsError)) {
 		t.Errorf("no url: %v", err)
 	}
 	f, err := resolve(t, "url", "http://localhost:1")

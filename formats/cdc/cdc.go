@@ -55,6 +55,7 @@ import (
 
 	"github.com/streamsql/streamsql/factory"
 	"github.com/streamsql/streamsql/formats/json"
+	"github.com/streamsql/streamsql/option"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -68,7 +69,7 @@ const (
 // The options the formats share with json (declared without prefix: the
 // keys are debezium-json.ignore-parse-errors, ...).
 var (
-	ignoreParseErrors = factory.Bool("ignore-parse-errors").Default(false).
+	ignoreParseErrors = option.Bool("ignore-parse-errors").Default(false).
 				Description("Skip records that cannot be decoded (and set fields that cannot be parsed to NULL) instead of failing.")
 	timestampStandard = json.TimestampStandard
 	mapNullKeyMode    = json.MapNullKeyMode
@@ -77,13 +78,13 @@ var (
 	ignoreNullFields  = json.EncodeIgnoreNullFields
 
 	// SchemaInclude is debezium-json.schema-include.
-	SchemaInclude = factory.Bool("schema-include").Default(false).
+	SchemaInclude = option.Bool("schema-include").Default(false).
 			Description("The Debezium records carry their schema: each is {\"schema\": ..., \"payload\": ...} (Kafka Connect's JsonConverter with schemas.enable). Decoding only; Flink cannot write it either.")
 	// DatabaseInclude and TableInclude are canal-json.database.include and
 	// canal-json.table.include.
-	DatabaseInclude = factory.String("database.include").
+	DatabaseInclude = option.String("database.include").
 			Description("A regular expression: only records of the databases it matches as a whole are read.")
-	TableInclude = factory.String("table.include").
+	TableInclude = option.String("table.include").
 			Description("A regular expression: only records of the tables it matches as a whole are read.")
 )
 
@@ -93,7 +94,7 @@ func DebeziumFactory() factory.FormatFactory {
 		Identifier: Debezium,
 		Description: "Debezium change events in JSON (with or without the schema envelope), as Flink's debezium-json: " +
 			"decoded into INSERT, UPDATE_BEFORE/UPDATE_AFTER and DELETE rows; encoded one envelope per row.",
-		Options: []factory.Option{SchemaInclude, ignoreParseErrors, timestampStandard, mapNullKeyMode, mapNullKeyLiteral,
+		Options: []option.Option{SchemaInclude, ignoreParseErrors, timestampStandard, mapNullKeyMode, mapNullKeyLiteral,
 			decimalPlain, ignoreNullFields},
 		Changelog:        factory.AllKinds,
 		ReadableMetadata: debeziumMetadata,
@@ -107,11 +108,11 @@ func CanalFactory() factory.FormatFactory {
 	return factory.FormatFactory{
 		Identifier:  Canal,
 		Description: "Canal change events in JSON, as Flink's canal-json: decoded into INSERT, UPDATE_BEFORE/UPDATE_AFTER and DELETE rows (read only).",
-		Options: []factory.Option{ignoreParseErrors, timestampStandard, DatabaseInclude, TableInclude,
+		Options: []option.Option{ignoreParseErrors, timestampStandard, DatabaseInclude, TableInclude,
 			mapNullKeyMode, mapNullKeyLiteral, decimalPlain},
-		Rules: []factory.Rule{
-			factory.Check("must be a valid regular expression", checkRegexp(DatabaseInclude), DatabaseInclude),
-			factory.Check("must be a valid regular expression", checkRegexp(TableInclude), TableInclude),
+		Rules: []option.Rule{
+			option.Check("must be a valid regular expression", checkRegexp(DatabaseInclude), DatabaseInclude),
+			option.Check("must be a valid regular expression", checkRegexp(TableInclude), TableInclude),
 		},
 		Changelog:        factory.AllKinds,
 		ReadableMetadata: canalMetadata,
@@ -124,7 +125,7 @@ func MaxwellFactory() factory.FormatFactory {
 	return factory.FormatFactory{
 		Identifier:  Maxwell,
 		Description: "Maxwell change events in JSON, as Flink's maxwell-json: decoded into INSERT, UPDATE_BEFORE/UPDATE_AFTER and DELETE rows (read only).",
-		Options: []factory.Option{ignoreParseErrors, timestampStandard, mapNullKeyMode, mapNullKeyLiteral,
+		Options: []option.Option{ignoreParseErrors, timestampStandard, mapNullKeyMode, mapNullKeyLiteral,
 			decimalPlain},
 		Changelog:        factory.AllKinds,
 		ReadableMetadata: maxwellMetadata,
@@ -138,8 +139,8 @@ func init() {
 	factory.MustRegisterFormat(MaxwellFactory())
 }
 
-func checkRegexp(o factory.Opt[string]) func(c *factory.Config) error {
-	return func(c *factory.Config) error {
+func checkRegexp(o option.Opt[string]) func(c *option.Config) error {
+	return func(c *option.Config) error {
 		if v, ok := o.Lookup(c); ok {
 			if _, err := compileInclude(v); err != nil {
 				return err

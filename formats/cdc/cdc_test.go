@@ -8,6 +8,7 @@ import (
 	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/factory"
 	"github.com/streamsql/streamsql/internal/javafmt"
+	"github.com/streamsql/streamsql/option"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -21,7 +22,7 @@ func resolve(t testing.TB, id string, kv ...string) (*factory.Format, error) {
 	r.MustRegisterFormat(DebeziumFactory())
 	r.MustRegisterFormat(CanalFactory())
 	r.MustRegisterFormat(MaxwellFactory())
-	r.MustRegisterConnector(factory.ConnectorFactory{Identifier: "t", Options: []factory.Option{formatOpt},
+	r.MustRegisterConnector(factory.ConnectorFactory{Identifier: "t", Options: []option.Option{formatOpt},
 		NewSink: func(factory.Context) (connector.Sink, error) { return nil, nil }})
 	opts := map[string]string{"connector": "t", "format": id}
 	for i := 0; i < len(kv); i += 2 {

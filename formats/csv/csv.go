@@ -54,6 +54,7 @@ import (
 	"strings"
 
 	"github.com/streamsql/streamsql/factory"
+	"github.com/streamsql/streamsql/option"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -62,30 +63,30 @@ const Identifier = "csv"
 
 // The format's options, declared without the csv. prefix.
 var (
-	FieldDelimiter = factory.String("field-delimiter").Default(",").
+	FieldDelimiter = option.String("field-delimiter").Default(",").
 			Description("Field delimiter, a single character; `\\t` is a tab.")
-	DisableQuoteCharacter = factory.Bool("disable-quote-character").Default(false).
+	DisableQuoteCharacter = option.Bool("disable-quote-character").Default(false).
 				Description("Never quote fields. Cannot be combined with quote-character.")
-	QuoteCharacter = factory.String("quote-character").Default("\"").
+	QuoteCharacter = option.String("quote-character").Default("\"").
 			Description("Character that encloses field values, a single character.")
-	AllowComments = factory.Bool("allow-comments").Default(false).
+	AllowComments = option.Bool("allow-comments").Default(false).
 			Description("Skip records that start with `#`.")
-	IgnoreParseErrors = factory.Bool("ignore-parse-errors").Default(false).
+	IgnoreParseErrors = option.Bool("ignore-parse-errors").Default(false).
 				Description("Set fields that cannot be parsed to NULL and skip malformed records instead of failing.")
-	ArrayElementDelimiter = factory.String("array-element-delimiter").Default(";").
+	ArrayElementDelimiter = option.String("array-element-delimiter").Default(";").
 				Description("Separator of ARRAY elements and ROW fields.")
-	EscapeCharacter = factory.String("escape-character").
+	EscapeCharacter = option.String("escape-character").
 			Description("Escape character, a single character (none by default).")
-	NullLiteral = factory.String("null-literal").
+	NullLiteral = option.String("null-literal").
 			Description("Text that stands for NULL (none by default: NULL is written as an empty field).")
-	WriteBigDecimalInScientificNotation = factory.Bool("write-bigdecimal-in-scientific-notation").Default(true).
+	WriteBigDecimalInScientificNotation = option.Bool("write-bigdecimal-in-scientific-notation").Default(true).
 						Description("Write DECIMAL values in scientific notation where Java's BigDecimal.toString does (1E+2).")
 )
 
 // Factory returns the csv format's declaration.
 func Factory() factory.FormatFactory {
-	single := func(o factory.Opt[string]) factory.Rule {
-		return factory.Check(fmt.Sprintf("'%s' must be a single character", o.Key()), func(c *factory.Config) error {
+	single := func(o option.Opt[string]) option.Rule {
+		return option.Check(fmt.Sprintf("'%s' must be a single character", o.Key()), func(c *option.Config) error {
 			if v, ok := o.Lookup(c); ok {
 				if u := unescapeChar(v); len([]rune(u)) != 1 {
 					return fmt.Errorf("'%s' has %d characters", v, len([]rune(u)))
@@ -97,11 +98,11 @@ func Factory() factory.FormatFactory {
 	return factory.FormatFactory{
 		Identifier:  Identifier,
 		Description: "Comma-separated values, one record per message or per line of a file (a quoted field may contain line breaks), compatible with Flink's csv format.",
-		Options: []factory.Option{FieldDelimiter, DisableQuoteCharacter, QuoteCharacter, AllowComments,
+		Options: []option.Option{FieldDelimiter, DisableQuoteCharacter, QuoteCharacter, AllowComments,
 			IgnoreParseErrors, ArrayElementDelimiter, EscapeCharacter, NullLiteral, WriteBigDecimalInScientificNotation},
-		Rules: []factory.Rule{
+		Rules: []option.Rule{
 			single(FieldDelimiter), single(QuoteCharacter), single(EscapeCharacter),
-			factory.Check("a format cannot define a quote character and disable quoting at the same time", func(c *factory.Config) error {
+			option.Check("a format cannot define a quote character and disable quoting at the same time", func(c *option.Config) error {
 				if DisableQuoteCharacter.Get(c) && c.Has(QuoteCharacter) {
 					return errors.New("remove 'quote-character' or 'disable-quote-character'")
 				}
@@ -156,7 +157,7 @@ type config struct {
 	sci        bool
 }
 
-func newConfig(o *factory.Config) (config, error) {
+func newConfig(o *option.Config) (config, error) {
 	c := config{quote: -1, escape: -1}
 	d := unescapeChar(FieldDelimiter.Get(o))
 	if len(d) != 1 {

@@ -12,6 +12,7 @@ import (
 	"github.com/streamsql/streamsql/factory"
 	"github.com/streamsql/streamsql/formats/internal/flinkgolden"
 	"github.com/streamsql/streamsql/formats/internal/formattest"
+	"github.com/streamsql/streamsql/option"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -23,7 +24,7 @@ func resolve(t testing.TB, opts map[string]string) (*factory.Format, error) {
 	t.Helper()
 	r := factory.NewRegistry()
 	r.MustRegisterFormat(Factory())
-	r.MustRegisterConnector(factory.ConnectorFactory{Identifier: "t", Options: []factory.Option{formatOpt},
+	r.MustRegisterConnector(factory.ConnectorFactory{Identifier: "t", Options: []option.Option{formatOpt},
 		NewSink: func(factory.Context) (connector.Sink, error) { return nil, nil }})
 	all := map[string]string{"connector": "t", "format": "csv"}
 	for k, v := range opts {
@@ -249,11 +250,11 @@ func TestOptionValidation(t *testing.T) {
 		opts map[string]string
 		want any
 	}{
-		{map[string]string{"field-delimiter": ";;"}, new(*factory.RuleError)},
-		{map[string]string{"quote-character": "'", "disable-quote-character": "true"}, new(*factory.RuleError)},
-		{map[string]string{"escape-character": ""}, new(*factory.RuleError)},
-		{map[string]string{"allow-comment": "true"}, new(*factory.UnsupportedOptionsError)},
-		{map[string]string{"ignore-parse-errors": "maybe"}, new(*factory.InvalidValueError)},
+		{map[string]string{"field-delimiter": ";;"}, new(*option.RuleError)},
+		{map[string]string{"quote-character": "'", "disable-quote-character": "true"}, new(*option.RuleError)},
+		{map[string]string{"escape-character": ""}, new(*option.RuleError)},
+		{map[string]string{"allow-comment": "true"}, new(*option.UnsupportedOptionsError)},
+		{map[string]string{"ignore-parse-errors": "maybe"}, new(*option.InvalidValueError)},
 	}
 	for _, c := range cases {
 		_, err := resolve(t, c.opts)

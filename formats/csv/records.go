@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/streamsql/streamsql/factory"
+	"github.com/streamsql/streamsql/option"
 )
 
 // ErrUnterminatedQuote is wrapped by the error of a record whose quoted
@@ -52,7 +53,7 @@ const (
 
 // newRecordScanner returns a scanner for the csv format options o (the
 // options given to NewDecoder).
-func newRecordScanner(o *factory.Config) (*RecordScanner, error) {
+func newRecordScanner(o *option.Config) (*RecordScanner, error) {
 	c, err := newConfig(o)
 	if err != nil {
 		return nil, err

@@ -46,6 +46,7 @@ package json
 
 import (
 	"github.com/streamsql/streamsql/factory"
+	"github.com/streamsql/streamsql/option"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -54,19 +55,19 @@ const Identifier = "json"
 
 // The format's options, declared without the json. prefix.
 var (
-	FailOnMissingField = factory.Bool("fail-on-missing-field").Default(false).
+	FailOnMissingField = option.Bool("fail-on-missing-field").Default(false).
 				Description("Fail when a field of the schema is missing from a record.")
-	IgnoreParseErrors = factory.Bool("ignore-parse-errors").Default(false).
+	IgnoreParseErrors = option.Bool("ignore-parse-errors").Default(false).
 				Description("Set fields that cannot be parsed to NULL and skip malformed records instead of failing.")
-	TimestampStandard = factory.Enum("timestamp-format.standard", "SQL", "ISO-8601").Default("SQL").
+	TimestampStandard = option.Enum("timestamp-format.standard", "SQL", "ISO-8601").Default("SQL").
 				Description("Text form of TIMESTAMP and TIMESTAMP_LTZ: SQL is `yyyy-MM-dd HH:mm:ss.s{p}`, ISO-8601 is `yyyy-MM-ddTHH:mm:ss.s{p}`; TIMESTAMP_LTZ adds `Z`.")
-	MapNullKeyMode = factory.Enum("map-null-key.mode", nullKeyFail, nullKeyDrop, nullKeyLiteral).Default(nullKeyFail).
+	MapNullKeyMode = option.Enum("map-null-key.mode", nullKeyFail, nullKeyDrop, nullKeyLiteral).Default(nullKeyFail).
 			Description("What to do with a NULL map key when writing: fail, drop the entry, or write map-null-key.literal.")
-	MapNullKeyLiteral = factory.String("map-null-key.literal").Default("null").
+	MapNullKeyLiteral = option.String("map-null-key.literal").Default("null").
 				Description("The key written for a NULL map key when map-null-key.mode is LITERAL.")
-	EncodeDecimalAsPlainNumber = factory.Bool("encode.decimal-as-plain-number").Default(false).
+	EncodeDecimalAsPlainNumber = option.Bool("encode.decimal-as-plain-number").Default(false).
 					Description("Write DECIMAL values without scientific notation (0.000000027 rather than 2.7E-8).")
-	EncodeIgnoreNullFields = factory.Bool("encode.ignore-null-fields").Default(false).
+	EncodeIgnoreNullFields = option.Bool("encode.ignore-null-fields").Default(false).
 				Description("Omit fields whose value is NULL when writing.")
 )
 
@@ -75,10 +76,10 @@ func Factory() factory.FormatFactory {
 	return factory.FormatFactory{
 		Identifier:  Identifier,
 		Description: "JSON objects, one per record, compatible with Flink's json format.",
-		Options: []factory.Option{FailOnMissingField, IgnoreParseErrors, TimestampStandard,
+		Options: []option.Option{FailOnMissingField, IgnoreParseErrors, TimestampStandard,
 			MapNullKeyMode, MapNullKeyLiteral, EncodeDecimalAsPlainNumber, EncodeIgnoreNullFields},
-		Rules: []factory.Rule{
-			factory.Check("fail-on-missing-field and ignore-parse-errors cannot both be true", func(c *factory.Config) error {
+		Rules: []option.Rule{
+			option.Check("fail-on-missing-field and ignore-parse-errors cannot both be true", func(c *option.Config) error {
 				if FailOnMissingField.Get(c) && IgnoreParseErrors.Get(c) {
 					return errBothTrue
 				}

@@ -12,6 +12,7 @@ import (
 	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/factory"
 	"github.com/streamsql/streamsql/formats/internal/formattest"
+	"github.com/streamsql/streamsql/option"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -23,7 +24,7 @@ func resolve(t testing.TB, kv ...string) (*factory.Format, error) {
 	t.Helper()
 	r := factory.NewRegistry()
 	r.MustRegisterFormat(Factory())
-	r.MustRegisterConnector(factory.ConnectorFactory{Identifier: "t", Options: []factory.Option{formatOpt},
+	r.MustRegisterConnector(factory.ConnectorFactory{Identifier: "t", Options: []option.Option{formatOpt},
 		NewSink: func(factory.Context) (connector.Sink, error) { return nil, nil }})
 	opts := map[string]string{"connector": "t", "format": "json"}
 	for i := 0; i < len(kv); i += 2 {
@@ -384,7 +385,7 @@ func TestIgnoreParseErrorsAndFailOnMissing(t *testing.T) {
 		t.Errorf("missing field: %v", err)
 	}
 	_, err = resolve(t, "fail-on-missing-field", "true", "ignore-parse-errors", "true")
-	var re *factory.RuleError
+	var re *option.RuleError
 	if !errors.As(err, &re) {
 		t.Errorf("both true: %v", err)
 	}
@@ -465,12 +466,12 @@ func TestUnsupportedType(t *testing.T) {
 
 func TestOptionValidation(t *testing.T) {
 	_, err := resolve(t, "timestamp-format.standard", "RFC3339")
-	var ie *factory.InvalidValueError
+	var ie *option.InvalidValueError
 	if !errors.As(err, &ie) || ie.Key != "json.timestamp-format.standard" || len(ie.Allowed) != 2 {
 		t.Errorf("got %v", err)
 	}
 	_, err = resolve(t, "fail-on-missing-fields", "true")
-	var ue *factory.UnsupportedOptionsError
+	var ue *option.UnsupportedOptionsError
 	if !errors.As(err, &ue) || ue.Suggestions["json.fail-on-missing-fields"] != "json.fail-on-missing-field" {
 		t.Errorf("got %v", err)
 	}

@@ -31,6 +31,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/streamsql/streamsql/factory"
+	"github.com/streamsql/streamsql/option"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -41,9 +42,9 @@ var charsets = []string{"UTF-8", "US-ASCII", "ISO-8859-1", "UTF-16BE", "UTF-16LE
 
 // The format's options, declared without the raw. prefix.
 var (
-	Charset = factory.Enum("charset", charsets...).Default("UTF-8").
+	Charset = option.Enum("charset", charsets...).Default("UTF-8").
 		Description("Charset of a STRING column's bytes.")
-	Endianness = factory.Enum("endianness", "big-endian", "little-endian").Default("big-endian").
+	Endianness = option.Enum("endianness", "big-endian", "little-endian").Default("big-endian").
 			Description("Byte order of numeric columns.")
 )
 
@@ -52,7 +53,7 @@ func Factory() factory.FormatFactory {
 	return factory.FormatFactory{
 		Identifier:  Identifier,
 		Description: "The record's bytes are the value of the table's single column.",
-		Options:     []factory.Option{Charset, Endianness},
+		Options:     []option.Option{Charset, Endianness},
 		NewDecoder:  func(ctx factory.FormatContext) (factory.Decoder, error) { return newCodec(ctx) },
 		NewEncoder:  func(ctx factory.FormatContext) (factory.Encoder, error) { return newCodec(ctx) },
 	}

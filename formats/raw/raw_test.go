@@ -8,6 +8,7 @@ import (
 	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/factory"
 	"github.com/streamsql/streamsql/formats/internal/formattest"
+	"github.com/streamsql/streamsql/option"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -17,7 +18,7 @@ func resolve(t testing.TB, kv ...string) (*factory.Format, error) {
 	t.Helper()
 	r := factory.NewRegistry()
 	r.MustRegisterFormat(Factory())
-	r.MustRegisterConnector(factory.ConnectorFactory{Identifier: "t", Options: []factory.Option{formatOpt},
+	r.MustRegisterConnector(factory.ConnectorFactory{Identifier: "t", Options: []option.Option{formatOpt},
 		NewSink: func(factory.Context) (connector.Sink, error) { return nil, nil }})
 	opts := map[string]string{"connector": "t", "value.format": "raw"}
 	for i := 0; i < len(kv); i += 2 {
@@ -117,7 +118,7 @@ func TestNullAndErrors(t *testing.T) {
 		}
 	}
 	_, err = resolve(t, "charset", "EBCDIC")
-	var ie *factory.InvalidValueError
+	var ie *option.InvalidValueError
 	if !errors.As(err, &ie) || ie.Key != "value.raw.charset" {
 		t.Errorf("charset: %v", err)
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/streamsql/streamsql/factory"
+	"github.com/streamsql/streamsql/option"
 )
 
 // Policy is a value of 'scan.bad-record.policy': what a source does with a
@@ -74,25 +75,25 @@ func list(ps []Policy) string {
 
 // Option declares 'scan.bad-record.policy' with the supported policies,
 // Fail the default, and the connector's description.
-func Option(description string, supported ...Policy) factory.Opt[string] {
+func Option(description string, supported ...Policy) option.Opt[string] {
 	values := make([]string, len(supported))
 	for i, p := range supported {
 		values[i] = p.String()
 	}
-	return factory.Enum(Key, values...).Default(Fail.String()).Description(description)
+	return option.Enum(Key, values...).Default(Fail.String()).Description(description)
 }
 
 // ignoreParseErrors reads Flink's '<format>.ignore-parse-errors' of the
 // formats that declare it (json, csv, the CDC formats).
-var ignoreParseErrors = factory.Bool("ignore-parse-errors")
+var ignoreParseErrors = option.Bool("ignore-parse-errors")
 
 // IgnoreParseErrorsRule refuses a format's 'ignore-parse-errors' = 'true'
 // (Flink's silent skip) with a policy set to anything but skip: the format
 // would skip the records the policy is set to fail on or set aside.
 // formats returns the table's formats; opts are the options the rule is
 // about besides policy.
-func IgnoreParseErrorsRule(policy factory.Opt[string], formats func(*factory.Config) []*factory.Format, opts ...factory.Option) factory.Rule {
-	return factory.Check("a format's 'ignore-parse-errors' = 'true' skips the records it cannot parse itself, as in Flink: it goes with '"+Key+"' = 'skip' (or no policy), not with another policy", func(c *factory.Config) error {
+func IgnoreParseErrorsRule(policy option.Opt[string], formats func(*option.Config) []*factory.Format, opts ...option.Option) option.Rule {
+	return option.Check("a format's 'ignore-parse-errors' = 'true' skips the records it cannot parse itself, as in Flink: it goes with '"+Key+"' = 'skip' (or no policy), not with another policy", func(c *option.Config) error {
 		p, set := c.Text(policy)
 		if !set || strings.EqualFold(strings.TrimSpace(p), Skip.String()) {
 			return nil
@@ -107,7 +108,7 @@ func IgnoreParseErrorsRule(policy factory.Opt[string], formats func(*factory.Con
 			}
 		}
 		return nil
-	}, append([]factory.Option{policy}, opts...)...)
+	}, append([]option.Option{policy}, opts...)...)
 }
 
 // LogInterval is how often, at most, a reader logs the bad records its
