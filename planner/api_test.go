@@ -274,7 +274,7 @@ SELECT * FROM v;`, "'mood'"},
 func TestRefusalMasksHintSecrets(t *testing.T) {
 	reg := testRegistry()
 	reg.MustRegisterConnector(factory.ConnectorFactory{Identifier: "vault", NewSource: noSource,
-		Options: []factory.Option{factory.String("vault.code").Sensitive()}})
+		Options: []option.Option{option.String("vault.code").Sensitive()}})
 	sql := "CREATE TABLE v (id BIGINT) WITH ('connector' = 'vault');\n" +
 		"SELECT 'c0dec0de' AS k FROM (SELECT id FROM v /*+ OPTIONS('vault.code' = 'c0dec0de') */) GROUP BY id;"
 	_, err := planner.Compile(context.Background(), "job.sql", sql, planner.Options{Registry: reg})
