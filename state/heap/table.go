@@ -1,0 +1,383 @@
+package heap
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"slices"
+)
+
+// Entries live in arenas (one []byte per hash table or sorted map), one
+// after the other:
+//
+//	flag (1: live, 0: dead) | uvarint len(key) | key | [write time: 8 bytes LE] | uvarint len(value) | value
+//
+// The write time is there only in a table with a TTL. An update whose value
+// has the length of the old one overwrites it in place; any other update
+// appends a new entry and marks the old one dead, and a table compacts its
+// arena when more than half of it is dead. Arenas are addressed by 32-bit
+// offsets: a table holds at most 4 GiB per key group.
+
+const (
+	flagDead = 0
+	flagLive = 1
+	maxArena = 1<<32 - 2
+)
+
+// errTooLarge is returned when one table's entries of one key group pass
+// 4 GiB.
+var errTooLarge = errors.New("a table's state of one key group passed 4 GiB, the heap backend's bound (use the disk backend)")
+
+// entry is an entry decoded in place.
+type entry struct {
+	key, value []byte
+	time       int64 // write time (ms), in a timed arena
+	timeAt     int   // offset of the time field
+	end        int   // offset after the entry
+	live       bool
+}
+
+// decode reads the entry at off of arena (which the table wrote: it is not
+// checked).
+func decode(arena []byte, off int, timed bool) entry {
+	e := entry{live: arena[off] == flagLive}
+	p := off + 1
+	kl, n := binary.Uvarint(arena[p:])
+	p += n
+	e.key = arena[p : p+int(kl) : p+int(kl)]
+	p += int(kl)
+	if timed {
+		e.timeAt = p
+		e.time = int64(binary.LittleEndian.Uint64(arena[p:]))
+		p += 8
+	}
+	vl, n := binary.Uvarint(arena[p:])
+	p += n
+	e.value = arena[p : p+int(vl) : p+int(vl)]
+	e.end = p + int(vl)
+	return e
+}
+
+func entrySize(key, value []byte, timed bool) int {
+	n := 1 + uvarintLen(len(key)) + len(key) + uvarintLen(len(value)) + len(value)
+	if timed {
+		n += 8
+	}
+	return n
+}
+
+func uvarintLen(n int) int {
+	l := 1
+	for n >= 0x80 {
+		n >>= 7
+		l++
+	}
+	return l
+}
+
+func appendEntry(arena, key, value []byte, time int64, timed bool) []byte {
+	arena = append(arena, flagLive)
+	arena = binary.AppendUvarint(arena, uint64(len(key)))
+	arena = append(arena, key...)
+	if timed {
+		arena = binary.LittleEndian.AppendUint64(arena, uint64(time))
+	}
+	arena = binary.AppendUvarint(arena, uint64(len(value)))
+	return append(arena, value...)
+}
+
+// hmap is a hash table of byte keys and values: open addressing with
+// linear probing and backward-shift deletion (no tombstones) over slots of
+// 8 bytes (32 bits of the key's hash and the offset+1 of its entry, 0 for
+// an empty slot), and the entries in an arena. A BIGINT key with a COUNT
+// and SUM accumulator takes about 15 bytes of arena and 8 bytes per slot
+// at a load of at most 3/4; no Go pointer per entry, so the garbage
+// collector does not look at entries.
+type hmap struct {
+	epoch    uint64 // the backend's epoch when this copy was made (see Backend.shared)
+	slots    []uint64
+	arena    []byte
+	n        int  // live entries
+	dead     int  // bytes of dead entries in arena
+	timed    bool // entries carry a write time
+	sweepPos int  // where the TTL sweep goes on in arena
+}
+
+func newHmap(epoch uint64, timed bool) *hmap {
+	return &hmap{epoch: epoch, timed: timed}
+}
+
+// mem returns the bytes the table holds.
+func (m *hmap) mem() int64 { return int64(cap(m.arena)) + 8*int64(cap(m.slots)) + 96 }
+
+// clone returns a copy that shares no memory with m.
+func (m *hmap) clone(epoch uint64) *hmap {
+	c := *m
+	c.epoch = epoch
+	c.slots = slices.Clone(m.slots)
+	c.arena = slices.Clone(m.arena)
+	return &c
+}
+
+// find returns the slot of key (hash h) and whether it holds key; when it
+// does not, the slot is where key would go.
+func (m *hmap) find(h uint64, key []byte) (pos int, found bool) {
+	if len(m.slots) == 0 {
+		return 0, false
+	}
+	mask := len(m.slots) - 1
+	frag := uint32(h)
+	pos = int(frag) & mask
+	for {
+		s := m.slots[pos]
+		if s == 0 {
+			return pos, false
+		}
+		if uint32(s>>32) == frag {
+			off := int(uint32(s)) - 1
+			if m.keyAt(off, key) {
+				return pos, true
+			}
+		}
+		pos = (pos + 1) & mask
+	}
+}
+
+// keyAt reports whether the entry at off has key.
+func (m *hmap) keyAt(off int, key []byte) bool {
+	p := off + 1
+	kl, n := binary.Uvarint(m.arena[p:])
+	if int(kl) != len(key) {
+		return false
+	}
+	p += n
+	return bytes.Equal(m.arena[p:p+int(kl)], key)
+}
+
+func (m *hmap) entryAt(pos int) entry {
+	return decode(m.arena, int(uint32(m.slots[pos]))-1, m.timed)
+}
+
+// get returns key's entry.
+func (m *hmap) get(h uint64, key []byte) (entry, bool) {
+	pos, ok := m.find(h, key)
+	if !ok {
+		return entry{}, false
+	}
+	return m.entryAt(pos), true
+}
+
+// put sets key's value and write time; it reports whether key is new.
+func (m *hmap) put(h uint64, key, value []byte, time int64) (added bool, err error) {
+	if (m.n+1)*4 > len(m.slots)*3 {
+		m.grow()
+	}
+	pos, found := m.find(h, key)
+	if found {
+		e := m.entryAt(pos)
+		if len(e.value) == len(value) {
+			copy(e.value, value)
+			if m.timed {
+				binary.LittleEndian.PutUint64(m.arena[e.timeAt:], uint64(time))
+			}
+			return false, nil
+		}
+		off := len(m.arena)
+		if off+entrySize(key, value, m.timed) > maxArena {
+			return false, errTooLarge
+		}
+		m.kill(int(uint32(m.slots[pos]))-1, e)
+		m.arena = appendEntry(m.arena, key, value, time, m.timed)
+		m.slots[pos] = uint64(uint32(h))<<32 | uint64(off+1)
+		m.maybeCompact()
+		return false, nil
+	}
+	off := len(m.arena)
+	if off+entrySize(key, value, m.timed) > maxArena {
+		return false, errTooLarge
+	}
+	m.arena = appendEntry(m.arena, key, value, time, m.timed)
+	m.slots[pos] = uint64(uint32(h))<<32 | uint64(off+1)
+	m.n++
+	return true, nil
+}
+
+// kill marks the entry e at off dead.
+func (m *hmap) kill(off int, e entry) {
+	m.arena[off] = flagDead
+	m.dead += e.end - off
+}
+
+// delete removes key; it reports whether key was there.
+func (m *hmap) delete(h uint64, key []byte) bool {
+	pos, found := m.find(h, key)
+	if !found {
+		return false
+	}
+	m.deleteAt(pos)
+	return true
+}
+
+func (m *hmap) deleteAt(pos int) {
+	off := int(uint32(m.slots[pos])) - 1
+	m.kill(off, decode(m.arena, off, m.timed))
+	m.n--
+	// Backward shift: move later entries of the probe run into the hole
+	// unless their home slot lies cyclically in (hole, their slot].
+	mask := len(m.slots) - 1
+	i, j := pos, pos
+	for {
+		j = (j + 1) & mask
+		s := m.slots[j]
+		if s == 0 {
+			break
+		}
+		k := int(uint32(s>>32)) & mask
+		if i <= j {
+			if i < k && k <= j {
+				continue
+			}
+		} else if i < k || k <= j {
+			continue
+		}
+		m.slots[i] = s
+		i = j
+	}
+	m.slots[i] = 0
+	m.maybeCompact()
+}
+
+func (m *hmap) grow() {
+	n := max(len(m.slots)*2, 8)
+	old := m.slots
+	m.slots = make([]uint64, n)
+	mask := n - 1
+	for _, s := range old {
+		if s == 0 {
+			continue
+		}
+		p := int(uint32(s>>32)) & mask
+		for m.slots[p] != 0 {
+			p = (p + 1) & mask
+		}
+		m.slots[p] = s
+	}
+}
+
+// maybeCompact rewrites the arena without its dead entries when they are
+// more than half of it.
+func (m *hmap) maybeCompact() {
+	if m.dead*2 <= len(m.arena) || len(m.arena) < 256 {
+		return
+	}
+	arena := make([]byte, 0, len(m.arena)-m.dead+len(m.arena)/8)
+	for pos, s := range m.slots {
+		if s == 0 {
+			continue
+		}
+		off := int(uint32(s)) - 1
+		e := decode(m.arena, off, m.timed)
+		m.slots[pos] = s&^(1<<32-1) | uint64(len(arena)+1)
+		arena = append(arena, m.arena[off:e.end]...)
+	}
+	m.arena = arena
+	m.dead = 0
+	m.sweepPos = 0
+}
+
+// scan calls fn with each live entry in arena order (not the order of
+// keys) until fn returns false.
+func (m *hmap) scan(fn func(e entry) bool) {
+	for off := 0; off < len(m.arena); {
+		e := decode(m.arena, off, m.timed)
+		if e.live && !fn(e) {
+			return
+		}
+		off = e.end
+	}
+}
+
+// submap is the sorted map of one key of a MapTable: entries in an arena
+// (as hmap's) and their offsets sorted by sub-key.
+type submap struct {
+	epoch uint64
+	offs  []uint32 // offsets of the live entries, by sub-key
+	arena []byte
+	dead  int
+	timed bool
+}
+
+func (s *submap) mem() int64 { return int64(cap(s.arena)) + 4*int64(cap(s.offs)) + 80 }
+
+func (s *submap) clone(epoch uint64) *submap {
+	c := *s
+	c.epoch = epoch
+	c.offs = slices.Clone(s.offs)
+	c.arena = slices.Clone(s.arena)
+	return &c
+}
+
+// find returns the index of sub in offs, or where it would go.
+func (s *submap) find(sub []byte) (int, bool) {
+	return slices.BinarySearchFunc(s.offs, sub, func(off uint32, sub []byte) int {
+		p := int(off) + 1
+		kl, n := binary.Uvarint(s.arena[p:])
+		p += n
+		return bytes.Compare(s.arena[p:p+int(kl)], sub)
+	})
+}
+
+func (s *submap) entry(i int) entry { return decode(s.arena, int(s.offs[i]), s.timed) }
+
+func (s *submap) put(sub, value []byte, time int64) (added bool, err error) {
+	i, found := s.find(sub)
+	if found {
+		e := s.entry(i)
+		if len(e.value) == len(value) {
+			copy(e.value, value)
+			if s.timed {
+				binary.LittleEndian.PutUint64(s.arena[e.timeAt:], uint64(time))
+			}
+			return false, nil
+		}
+		off := len(s.arena)
+		if off+entrySize(sub, value, s.timed) > maxArena {
+			return false, errTooLarge
+		}
+		s.arena[s.offs[i]] = flagDead
+		s.dead += e.end - int(s.offs[i])
+		s.arena = appendEntry(s.arena, sub, value, time, s.timed)
+		s.offs[i] = uint32(off)
+		s.maybeCompact()
+		return false, nil
+	}
+	off := len(s.arena)
+	if off+entrySize(sub, value, s.timed) > maxArena {
+		return false, errTooLarge
+	}
+	s.arena = appendEntry(s.arena, sub, value, time, s.timed)
+	s.offs = slices.Insert(s.offs, i, uint32(off))
+	return true, nil
+}
+
+func (s *submap) deleteAt(i int) {
+	e := s.entry(i)
+	s.arena[s.offs[i]] = flagDead
+	s.dead += e.end - int(s.offs[i])
+	s.offs = slices.Delete(s.offs, i, i+1)
+	s.maybeCompact()
+}
+
+func (s *submap) maybeCompact() {
+	if s.dead*2 <= len(s.arena) || len(s.arena) < 256 {
+		return
+	}
+	arena := make([]byte, 0, len(s.arena)-s.dead+len(s.arena)/8)
+	for i, off := range s.offs {
+		e := decode(s.arena, int(off), s.timed)
+		s.offs[i] = uint32(len(arena))
+		arena = append(arena, s.arena[off:e.end]...)
+	}
+	s.arena = arena
+	s.dead = 0
+}
