@@ -27,7 +27,7 @@ import (
 
 // TaskInfo tells a reader or writer where it runs.
 type TaskInfo struct {
-	// Job is the job's name (DESIGN.md, "Job identity"). It is stable across
+	// Job is the job's name (docs/runtime.md, "Job identity"). It is stable across
 	// restarts.
 	Job string
 	// Table is the catalog name of the table the task reads or writes.

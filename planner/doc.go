@@ -86,7 +86,7 @@
 //
 // Options a connector derives (an exactly-once Kafka sink's
 // transactional-id prefix "<job name>-<table>" when none is given, a
-// deliberate deviation from Flink 1.14+; see DESIGN.md) are passed to the
+// deliberate deviation from Flink 1.14+; see docs/exactly-once.md) are passed to the
 // factory in the sink's options and shown with a warning. Two sinks of the
 // job claiming one exclusive resource (a transactional-id prefix) are an
 // error. EXPLAIN warns when an exactly-once sink runs without

@@ -53,7 +53,7 @@ type Options struct {
 // pipeline per INSERT (a statement set's INSERTs and a file's INSERTs all
 // belong to the one job).
 type Plan struct {
-	// JobName is the job's name (DESIGN.md, "Job identity").
+	// JobName is the job's name (docs/runtime.md, "Job identity").
 	JobName string
 	// File is the file name given to the planner.
 	File string

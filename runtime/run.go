@@ -1228,7 +1228,7 @@ func (t *sinkTask) preCommit(ctx context.Context, w connector.Writer, id int64, 
 		return fmt.Errorf("sink %q task %d returned committables but its sink is not a connector.TwoPhaseSink", t.sink.id, t.index)
 	}
 	// The transaction's age counts from its first write, not from now: a
-	// broker's transaction timeout starts there (DESIGN.md, "Timeout").
+	// broker's transaction timeout starts there (docs/exactly-once.md, "Timeout").
 	born := time.Now()
 	if ns := t.openSince.Swap(0); ns != 0 {
 		born = time.Unix(0, ns)

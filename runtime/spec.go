@@ -13,7 +13,7 @@ import (
 // JobSpec describes a job to run: what the planner produces for the
 // runtime.
 type JobSpec struct {
-	// Name is the job's name (DESIGN.md, "Job identity"): stable across
+	// Name is the job's name (docs/runtime.md, "Job identity"): stable across
 	// restarts, it names the checkpoint folder.
 	Name string
 	// Config is the runtime configuration (see ParseConfig).

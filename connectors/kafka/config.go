@@ -63,7 +63,7 @@ type namingStrategy uint8
 // Naming strategies.
 const (
 	// pooling reuses a bounded pool of transactional ids per task
-	// (streamsql's default; DESIGN.md "Kafka exactly-once").
+	// (streamsql's default; docs/exactly-once.md).
 	pooling namingStrategy = iota
 	// incrementing gives every transaction a new id (one per checkpoint).
 	incrementing

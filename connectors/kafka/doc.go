@@ -82,7 +82,7 @@
 //
 // # Exactly-once
 //
-// The exactly-once sink follows DESIGN.md ("Kafka exactly-once"). Each
+// The exactly-once sink keeps the rules of docs/exactly-once.md. Each
 // sink task writes one Kafka transaction per checkpoint on transactional
 // ids <prefix>-<task>-<slot> drawn from a bounded pool (POOLING, the
 // default) or one new id per transaction (INCREMENTING). PreCommit flushes

@@ -2,7 +2,7 @@ package kafkatest
 
 // Smoke tests of the real broker. Besides checking the test harness, they pin
 // down the broker behaviour that streamsql's exactly-once design relies on
-// (DESIGN.md, "Kafka exactly-once"): what each isolation level shows of an
+// (docs/exactly-once.md): what each isolation level shows of an
 // open, committed or aborted transaction, and how a raw EndTxn sent by a
 // fresh, non-transactional client answers in each case that recovery meets.
 
@@ -131,7 +131,7 @@ func TestIsolationLevels(t *testing.T) {
 // rawEndTxn sends EndTxn for (txnID, pid, epoch) from a fresh client that has
 // no transactional id, so that nothing initialises the id first. Under
 // transaction version 2 it sends EndTxn v5, below that at most v4, as
-// DESIGN.md prescribes. It returns the broker's error code as an error.
+// docs/exactly-once.md prescribes. It returns the broker's error code as an error.
 func rawEndTxn(t *testing.T, b Broker, txnID string, pid int64, epoch int16, commit bool) error {
 	t.Helper()
 	opts := []kgo.Opt{}

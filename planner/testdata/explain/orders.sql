@@ -1,4 +1,4 @@
--- The example job of DESIGN.md.
+-- An orders job: a read_committed Kafka source, an exactly-once Kafka sink.
 SET 'execution.checkpointing.interval' = '5s';
 
 CREATE TABLE orders (

@@ -1,8 +1,8 @@
 // Package txn is the Kafka sink's transaction machinery: the exactly-once
 // Writer and the Committer, made by a Sink that holds the process's pool of
 // transactional ids, and the Producer, the record path every writer of the
-// sink shares. Start with Sink, Writer and Committer; DESIGN.md "Kafka
-// exactly-once" and package kafka's documentation describe the protocol.
+// sink shares. Start with Sink, Writer and Committer; docs/exactly-once.md
+// and package kafka's documentation describe the protocol.
 //
 // Package kafka configures it (Config) from the sink's options and
 // re-exports the errors callers classify (CommitLostError,

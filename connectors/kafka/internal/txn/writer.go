@@ -83,7 +83,7 @@ func (sl *slot) committedNotDurable() bool {
 }
 
 // Writer writes one sink task's rows in Kafka transactions
-// (DESIGN.md "Kafka exactly-once"): one transaction per checkpoint, on
+// (docs/exactly-once.md): one transaction per checkpoint, on
 // transactional ids <prefix>-<task>-<slot> from a bounded pool. Write and
 // PreCommit are called from the task's goroutine; the sink's committer may
 // commit the writer's pre-committed transactions concurrently.
@@ -401,8 +401,8 @@ func (w *Writer) CheckpointReady() (bool, string) {
 // is not known to be committed (open, or pre-committed and not yet
 // committed) began; zero when there is none. The broker aborts a
 // transaction TransactionTimeout after it began, so a driver should fail
-// over to the last completed checkpoint well before that age (DESIGN.md,
-// "Failed checkpoints"). streamsql's runtime tracks the same age itself,
+// over to the last completed checkpoint well before that age (docs/exactly-once.md,
+// "Timeout"). streamsql's runtime tracks the same age itself,
 // per checkpoint, through connector.TransactionTimeouter. It is safe to
 // call from any goroutine.
 func (w *Writer) OldestUncommitted() time.Time {
