@@ -29,7 +29,7 @@ var floors = [][]string{
 	// expressions.
 	{"ddl", "factory", "stream", "runtime/checkpoint", "planner/expr"},
 	// 4: the implementations, which do not know each other.
-	{"formats", "connectors", "runtime", "planner"},
+	{"formats", "connectors", "runtime", "planner", "state/heap"},
 	// 5: the registration of every built-in connector and format.
 	{"connectors/all"},
 	// 6: the composition root and its HTTP server.
@@ -45,6 +45,7 @@ var rigs = []string{
 	"connector/connectortest",
 	"runtime/testkit",
 	"runtime/checkpoint/storagetest",
+	"state/statetest",
 	"formats/internal/formattest",
 	"formats/internal/flinkgolden",
 }
