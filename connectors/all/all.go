@@ -15,6 +15,7 @@ import (
 	_ "github.com/streamsql/streamsql/connectors/filesystem"
 	_ "github.com/streamsql/streamsql/connectors/jdbc"
 	_ "github.com/streamsql/streamsql/connectors/kafka"
+	_ "github.com/streamsql/streamsql/connectors/nexmark"
 	_ "github.com/streamsql/streamsql/connectors/print"
 
 	// The built-in formats (json, csv, raw).

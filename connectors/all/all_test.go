@@ -10,7 +10,7 @@ import (
 )
 
 func TestEveryBuiltinIsRegistered(t *testing.T) {
-	for _, id := range []string{"blackhole", "datagen", "filesystem", "print"} {
+	for _, id := range []string{"blackhole", "datagen", "filesystem", "nexmark", "print"} {
 		if !slices.Contains(factory.Default.Connectors(), id) {
 			t.Errorf("connector %s is not registered; have %v", id, factory.Default.Connectors())
 		}
@@ -31,7 +31,8 @@ func TestReferenceDocumentsEveryOption(t *testing.T) {
 	}
 	doc := b.String()
 	for _, want := range []string{
-		"## Connector `blackhole`", "## Connector `datagen`", "## Connector `filesystem`", "## Connector `print`",
+		"## Connector `blackhole`", "## Connector `datagen`", "## Connector `filesystem`", "## Connector `nexmark`", "## Connector `print`",
+		"`first-event.rate`", "`events.num`", "`bid.proportion`",
 		"`rows-per-second`", "`number-of-rows`", "`fields.*`", "`seed`",
 		"`print-identifier`", "`standard-error`", "`sink.parallelism`",
 		"`path`", "`sink.rolling-policy.file-size`", "`sink.rolling-policy.rollover-interval`",
