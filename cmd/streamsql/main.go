@@ -10,6 +10,8 @@
 //	streamsql explain JOB.sql    print the plan: sources, filters and
 //	                             projections, sinks, checkpoint settings and
 //	                             warnings
+//	streamsql nexmark load ...   fill a Kafka topic with Nexmark events
+//	                             as JSON (docs/nexmark.md)
 //	streamsql version            print the version
 //
 // run, validate and explain take --set key=value (repeatable) and
@@ -134,6 +136,7 @@ Exit codes (every command):
 		jobCommand("validate", e),
 		jobCommand("explain", e),
 		checkpointCommand(e),
+		nexmarkCommand(e),
 	)
 	return root
 }

@@ -40,7 +40,9 @@
 // produces the very events it would have produced without the restart.
 //
 // [Model], [Generator] and [Event] generate events without the runtime,
-// for programs that write them elsewhere. docs/nexmark.md has the event
+// for programs that write them elsewhere, such as the Kafka load step
+// (connectors/nexmark/nexmarkload, `streamsql nexmark load`), which
+// writes them as JSON ([AppendJSON]). docs/nexmark.md has the event
 // model, the options and how the events are checked against the
 // reference.
 package nexmark

@@ -115,7 +115,7 @@ func ConfigFromOptions(opts map[string]string) (Config, error) {
 	for k, v := range opts {
 		all[k] = v
 	}
-	v, err := factory.Default.Validate(factory.Table{Name: "nexmark", Options: all})
+	v, err := factory.Default.Validate(factory.Table{Name: "nexmark events", Options: all})
 	if err != nil {
 		return Config{}, err
 	}
