@@ -134,6 +134,14 @@ var runCases = map[string]runCase{
 		stdout:  true,
 		collect: printedLines,
 	},
+	"nexmark_q0": {
+		setup: func(*testing.T, kafkatest.Broker, string) (map[string]map[string]string, []string) {
+			return nil, nil
+		},
+		phases:  [][]string{nil},
+		stdout:  true,
+		collect: printedLines,
+	},
 	"peek": {
 		kafka: true,
 		setup: func(t *testing.T, b kafkatest.Broker, _ string) (map[string]map[string]string, []string) {
