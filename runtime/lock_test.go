@@ -4,13 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/streamsql/streamsql/internal/testrig/crashtest"
 	"github.com/streamsql/streamsql/runtime/checkpoint"
 )
 
@@ -20,17 +19,7 @@ import (
 // SIGKILLed, the lock is free.
 func TestSecondProcessLocked(t *testing.T) {
 	dir := t.TempDir()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), childEnv+"="+dir, childPerEnv+"=0")
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	defer func() {
-		_ = cmd.Process.Kill()
-		<-exited
-	}()
+	child := crashtest.Start(t, childSpec(dir, 0))
 	folder := filepath.Join(dir, "checkpoints", "testjob")
 	deadline := time.Now().Add(30 * time.Second)
 	for {
@@ -38,7 +27,8 @@ func TestSecondProcessLocked(t *testing.T) {
 			break
 		}
 		select {
-		case err := <-exited:
+		case <-child.Done():
+			_, err := child.Wait()
 			t.Fatalf("child ended: %v", err)
 		default:
 		}
@@ -50,12 +40,10 @@ func TestSecondProcessLocked(t *testing.T) {
 	r := childRig(dir, 0)
 	err := runJob(t, r.job(t), 30*time.Second)
 	if !errors.Is(err, checkpoint.ErrLocked) || !strings.Contains(err.Error(), folder) ||
-		!strings.Contains(err.Error(), fmt.Sprintf("pid %d ", cmd.Process.Pid)) {
-		t.Fatalf("second process of the job: %v; want ErrLocked naming %s and pid %d", err, folder, cmd.Process.Pid)
+		!strings.Contains(err.Error(), fmt.Sprintf("pid %d ", child.Pid())) {
+		t.Fatalf("second process of the job: %v; want ErrLocked naming %s and pid %d", err, folder, child.Pid())
 	}
-	_ = cmd.Process.Kill()
-	<-exited
-	exited <- nil // for the deferred wait
+	child.Kill()
 	j := r.job(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

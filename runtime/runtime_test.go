@@ -3,16 +3,16 @@ package runtime_test
 import (
 	"testing"
 
-	"github.com/streamsql/streamsql/runtime"
 	"time"
+
+	"github.com/streamsql/streamsql/internal/testrig/crashtest"
+	"github.com/streamsql/streamsql/runtime"
 
 	"go.uber.org/goleak"
 )
 
 func TestMain(m *testing.M) {
-	if childMain() {
-		return
-	}
+	crashtest.Main(childRoles)
 	goleak.VerifyTestMain(m)
 }
 

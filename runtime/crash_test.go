@@ -1,30 +1,27 @@
 package runtime_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io/fs"
-	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/streamsql/streamsql/internal/testrig/crashtest"
 	"github.com/streamsql/streamsql/runtime"
 	"github.com/streamsql/streamsql/runtime/testkit"
 )
 
-// Child processes: the test binary re-executes itself with childEnv set to
-// a directory; TestMain then runs childMain instead of the tests. The
-// child runs the rig's job in that directory with the faults of
-// testkit.FaultsEnv and exits 0 when the job finished.
+// Child processes (internal/testrig/crashtest): the test binary re-executes
+// itself as the child role "job" (jobChild), which runs the rig's job in
+// the directory childDirEnv names with the faults of testkit.FaultsEnv and
+// exits 0 when the job finished.
 const (
-	childEnv    = "STREAMSQL_RUNTIME_CHILD"
+	childDirEnv = "STREAMSQL_RUNTIME_CHILD_DIR"
 	childPerEnv = "STREAMSQL_RUNTIME_CHILD_PER"
 	// childRetentionEnv, when set, is the child's checkpoint retention
 	// (runtime.Retention as a number); the rig's default otherwise.
@@ -35,6 +32,14 @@ const (
 	// of its tasks its status showed chained ("chained/all").
 	childChainedEnv = "STREAMSQL_RUNTIME_CHILD_CHAINED"
 )
+
+// childRoles are the roles of this package's child processes.
+var childRoles = map[string]func() int{"job": jobChild}
+
+// childSpec is the child process that runs the rig's job in dir.
+func childSpec(dir string, per int64, env ...string) crashtest.Spec {
+	return crashtest.Spec{Role: "job", Env: append([]string{childDirEnv + "=" + dir, childPerEnv + "=" + strconv.FormatInt(per, 10)}, env...)}
+}
 
 func childRig(dir string, per int64) *rig {
 	return &rig{dir: dir, partitions: 4, per: per, srcPar: 2, sinkPar: 2, sinks: 2,
@@ -47,20 +52,19 @@ func childRigChained(dir string, per int64) *rig {
 	return r
 }
 
-func childMain() bool {
-	dir := os.Getenv(childEnv)
-	if dir == "" {
-		return false
-	}
+// jobChild runs the rig's job in the child: 0 when it finished, 2 for a
+// bad environment, 3 when the job failed.
+func jobChild() int {
+	dir := os.Getenv(childDirEnv)
 	per, err := strconv.ParseInt(os.Getenv(childPerEnv), 10, 64)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "child: bad", childPerEnv, err)
-		os.Exit(2)
+		return 2
 	}
 	f, err := testkit.FaultsFromEnv()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "child:", err)
-		os.Exit(2)
+		return 2
 	}
 	r := childRig(dir, per)
 	if os.Getenv(childChainedEnv) != "" {
@@ -75,7 +79,7 @@ func childMain() bool {
 		n, err := strconv.Atoi(v)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "child: bad", childRetentionEnv, err)
-			os.Exit(2)
+			return 2
 		}
 		spec.Config.Checkpoint.Retention = runtime.Retention(n)
 	}
@@ -95,40 +99,17 @@ func childMain() bool {
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "child:", err)
-		os.Exit(3)
+		return 3
 	}
-	os.Exit(0)
-	return true
+	return 0
 }
 
 // runChild runs the job in a child process, SIGKILLing it after killAfter
 // when that is positive, with env (KEY=VALUE) added to its environment. It
-// reports whether the child died of SIGKILL.
+// reports whether the child died of SIGKILL; any other failure fails t.
 func runChild(t *testing.T, dir string, per int64, faults string, killAfter time.Duration, env ...string) (killed bool) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), childEnv+"="+dir, childPerEnv+"="+strconv.FormatInt(per, 10), testkit.FaultsEnv+"="+faults)
-	cmd.Env = append(cmd.Env, env...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	if killAfter > 0 {
-		timer := time.AfterFunc(killAfter, func() { _ = cmd.Process.Signal(syscall.SIGKILL) })
-		defer timer.Stop()
-	}
-	err := cmd.Wait()
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL {
-			return true
-		}
-	}
-	if err != nil {
-		t.Fatalf("child failed: %v\n%s", err, stderr.String())
-	}
-	return false
+	return crashtest.Run(t, childSpec(dir, per, append([]string{testkit.FaultsEnv + "=" + faults}, env...)...), killAfter)
 }
 
 // finishChild runs the job without faults until it finishes.
@@ -171,16 +152,17 @@ func TestFailurePointsSIGKILL(t *testing.T) {
 	}
 }
 
-// TestRandomSIGKILL kills the child at random times, restarts it each
-// time, and checks the output. STREAMSQL_SOAK=1 makes it a soak test of at
-// least 100 kills.
+// TestRandomSIGKILL kills the child at random times (the seed is logged),
+// restarts it each time, and checks the output. It fails when no kill
+// happened, which would prove nothing. STREAMSQL_SOAK=1 makes it a soak
+// test of at least 100 kills.
 func TestRandomSIGKILL(t *testing.T) {
 	kills, per := 6, int64(2000)
 	if os.Getenv("STREAMSQL_SOAK") == "1" {
 		kills, per = 100, 200000
 	}
 	dir := t.TempDir()
-	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 1))
+	rng := crashtest.Rand(t, 1)
 	got := 0
 	runs := 0
 	for got < kills {
@@ -196,6 +178,9 @@ func TestRandomSIGKILL(t *testing.T) {
 	r.spec()
 	r.verify(t, r.full())
 	t.Logf("%d SIGKILLs in %d runs; output exactly once", got, runs)
+	if got == 0 {
+		t.Fatal("the job finished before the first kill: no SIGKILL was tested")
+	}
 	if os.Getenv("STREAMSQL_SOAK") == "1" && got < kills {
 		t.Fatalf("only %d kills before the job finished", got)
 	}
@@ -248,7 +233,7 @@ func TestChainedFailurePointsSIGKILL(t *testing.T) {
 	}
 	t.Run("random", func(t *testing.T) {
 		dir := t.TempDir()
-		rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 2))
+		rng := crashtest.Rand(t, 2)
 		kills, finished := 0, false
 		for kills < 4 && !finished {
 			if runChild(t, dir, per, "", time.Duration(10+rng.IntN(190))*time.Millisecond, one) {
@@ -259,5 +244,8 @@ func TestChainedFailurePointsSIGKILL(t *testing.T) {
 		}
 		check(t, dir, !finished)
 		t.Logf("%d SIGKILLs; output exactly once", kills)
+		if kills == 0 {
+			t.Fatal("the job finished before the first kill: no SIGKILL was tested")
+		}
 	})
 }
