@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
 	"testing"
 	"time"
 
+	"github.com/streamsql/streamsql/internal/testrig/crashtest"
 	"github.com/streamsql/streamsql/job"
 	"github.com/streamsql/streamsql/runtime"
 	"github.com/streamsql/streamsql/runtime/testkit"
@@ -18,7 +18,8 @@ import (
 
 // The bad-record crash test runs a filesystem → filesystem SQL job whose
 // source has 'scan.bad-record.policy' = 'skip' in a child process (this
-// test binary, re-executed with badChildEnv set to its directory),
+// test binary, re-executed as the role "bad-record" with badChildEnv
+// naming its directory),
 // SIGKILLs it at failure points of the checkpoint protocol and at random
 // moments, restarts it until it finishes, and checks that the committed
 // files hold every good record exactly once and nothing of the skipped
@@ -79,7 +80,7 @@ func newBadRig(t *testing.T, files, n int) badRig {
 // positive, and reports whether it died of SIGKILL.
 func (r badRig) run(t *testing.T, faults string, killAfter time.Duration) (killed bool) {
 	t.Helper()
-	return runChild(t, killAfter, badChildEnv+"="+r.dir, testkit.FaultsEnv+"="+faults)
+	return crashtest.Run(t, crashtest.Spec{Role: "bad-record", Env: []string{badChildEnv + "=" + r.dir, testkit.FaultsEnv + "=" + faults}}, killAfter)
 }
 
 // finish runs the job until it ends and checks the committed output.
@@ -137,13 +138,12 @@ func TestBadRecordSkipCrash(t *testing.T) {
 			kills, files, n = 100, 8, 50000
 		}
 		r := newBadRig(t, files, n)
-		seed := uint64(time.Now().UnixNano())
-		rng := rand.New(rand.NewPCG(seed, 2))
-		got, runs := killRandomly(kills, func() bool {
+		rng := crashtest.Rand(t, 2)
+		got, runs := killRandomly(t, kills, func() bool {
 			return r.run(t, "", time.Duration(30+rng.IntN(200))*time.Millisecond)
 		})
 		r.finish(t)
-		t.Logf("%d SIGKILLs in %d runs (seed %d); every good record committed once, no bad one", got, runs, seed)
+		t.Logf("%d SIGKILLs in %d runs; every good record committed once, no bad one", got, runs)
 		if os.Getenv("STREAMSQL_SOAK") == "1" && got < kills {
 			t.Fatalf("only %d kills before the job finished", got)
 		}

@@ -1,34 +1,32 @@
 package filesystem_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"log/slog"
-	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/streamsql/streamsql/connectors/filesystem"
 	"github.com/streamsql/streamsql/factory"
+	"github.com/streamsql/streamsql/internal/testrig/crashtest"
 	"github.com/streamsql/streamsql/runtime"
 	"github.com/streamsql/streamsql/runtime/testkit"
 	"github.com/streamsql/streamsql/types"
 )
 
-// Crash tests: the test binary re-executes itself as a child process with
-// crashDirEnv set; TestMain then runs crashChild instead of the tests. The
+// Crash tests (internal/testrig/crashtest): the test binary re-executes
+// itself as the child role "crash" (crashChild), with crashDirEnv naming
+// its directory. The
 // child runs the job datagen (sequence, seeded) → filesystem (json,
 // partitioned, small files) with checkpoints in the directory, with the
 // faults of testkit.FaultsEnv, and exits 0 when the job finished. The
@@ -40,16 +38,6 @@ const (
 	crashRowsEnv = "STREAMSQL_FS_CRASH_ROWS"
 	crashRateEnv = "STREAMSQL_FS_CRASH_RATE"
 )
-
-func TestMain(m *testing.M) {
-	if dir := os.Getenv(crashDirEnv); dir != "" {
-		os.Exit(crashChild(dir))
-	}
-	if dir := os.Getenv(badChildEnv); dir != "" {
-		os.Exit(badChild(dir))
-	}
-	os.Exit(testkit.RunWithStateHome(m))
-}
 
 var crashSchema = factory.Schema{Columns: []factory.Column{
 	{Name: "id", Type: types.BigInt()},
@@ -176,38 +164,9 @@ func (r crashRig) run(t *testing.T, faults string, killAfter time.Duration) (kil
 	if faults != "" {
 		rate = max(1, rate/10)
 	}
-	return runChild(t, killAfter, crashDirEnv+"="+r.dir, crashRowsEnv+"="+strconv.FormatInt(r.rows, 10),
-		crashRateEnv+"="+strconv.FormatInt(rate, 10), testkit.FaultsEnv+"="+faults)
-}
-
-// runChild runs this test binary as a child process with env added to
-// its environment, SIGKILLing it after killAfter when that is positive. It
-// reports whether the child died of SIGKILL, and fails the test when the
-// child fails otherwise.
-func runChild(t *testing.T, killAfter time.Duration, env ...string) (killed bool) {
-	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), env...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	if killAfter > 0 {
-		timer := time.AfterFunc(killAfter, func() { _ = cmd.Process.Signal(syscall.SIGKILL) })
-		defer timer.Stop()
-	}
-	err := cmd.Wait()
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL {
-			return true
-		}
-	}
-	if err != nil {
-		t.Fatalf("child (%q) failed: %v\n%s", env, err, stderr.String())
-	}
-	return false
+	return crashtest.Run(t, crashtest.Spec{Role: "crash", Env: []string{crashDirEnv + "=" + r.dir,
+		crashRowsEnv + "=" + strconv.FormatInt(r.rows, 10), crashRateEnv + "=" + strconv.FormatInt(rate, 10),
+		testkit.FaultsEnv + "=" + faults}}, killAfter)
 }
 
 // finish runs the job without faults until it ends.
@@ -320,8 +279,7 @@ func TestCrashAtRandomTimes(t *testing.T) {
 	if os.Getenv("STREAMSQL_SOAK") == "1" {
 		kills, r.rows, r.rate = 100, 400000, 50000
 	}
-	seed := uint64(time.Now().UnixNano())
-	rng := rand.New(rand.NewPCG(seed, 1))
+	rng := crashtest.Rand(t, 1)
 	// A lister watches the output while the children run and die: every
 	// file it can see must be complete and never change.
 	stop := make(chan struct{})
@@ -329,7 +287,7 @@ func TestCrashAtRandomTimes(t *testing.T) {
 	defer stopLister() // also when a run fails the test
 	listed := make(chan error, 1)
 	go func() { listed <- listComplete(r.dir, stop) }()
-	got, runs := killRandomly(kills, func() bool {
+	got, runs := killRandomly(t, kills, func() bool {
 		return r.run(t, "", time.Duration(20+rng.IntN(180))*time.Millisecond)
 	})
 	r.finish(t)
@@ -338,7 +296,7 @@ func TestCrashAtRandomTimes(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.verify(t)
-	t.Logf("%d SIGKILLs in %d runs (seed %d); committed files hold every row exactly once", got, runs, seed)
+	t.Logf("%d SIGKILLs in %d runs; committed files hold every row exactly once", got, runs)
 	if os.Getenv("STREAMSQL_SOAK") == "1" && got < kills {
 		t.Fatalf("only %d kills before the job finished", got)
 	}
@@ -346,14 +304,20 @@ func TestCrashAtRandomTimes(t *testing.T) {
 
 // killRandomly calls run, which runs a child and SIGKILLs it at a random
 // moment, until the child has been killed kills times or one run ends
-// without a kill (the job finished). It returns the kills and the runs.
-func killRandomly(kills int, run func() (killed bool)) (got, runs int) {
+// without a kill (the job finished). It returns the kills and the runs,
+// and fails t when the job finished before the first kill: nothing was
+// tested then.
+func killRandomly(t *testing.T, kills int, run func() (killed bool)) (got, runs int) {
+	t.Helper()
 	for got < kills {
 		runs++
 		if !run() {
 			break // the job finished before the kill
 		}
 		got++
+	}
+	if got == 0 {
+		t.Fatal("the job finished before the first kill: no SIGKILL was tested")
 	}
 	return got, runs
 }
