@@ -1,16 +1,12 @@
 package jdbc_test
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sync/atomic"
 	"syscall"
@@ -21,6 +17,7 @@ import (
 
 	"github.com/streamsql/streamsql/connectors/jdbc"
 	"github.com/streamsql/streamsql/factory"
+	"github.com/streamsql/streamsql/internal/testrig/crashtest"
 	"github.com/streamsql/streamsql/internal/testrig/dbtest"
 	"github.com/streamsql/streamsql/internal/testrig/kafkatest"
 	"github.com/streamsql/streamsql/runtime"
@@ -31,9 +28,9 @@ import (
 	_ "github.com/streamsql/streamsql/formats"
 )
 
-// Crash tests: the test binary re-executes itself as a child process with
-// crashEnv set (a JSON-free list of settings in environment variables);
-// TestMain then runs crashChild instead of the tests. The child runs the
+// Crash tests (internal/testrig/crashtest): the test binary re-executes
+// itself as the child role "crash" (crashChild), its settings in the
+// environment variables below. The child runs the
 // job Kafka (bounded, json records {id, k, v}) → two jdbc sinks: an
 // exactly-once append table and an at-least-once upsert table keyed by k,
 // with checkpoints in a directory and the faults of testkit.FaultsEnv. The
@@ -53,9 +50,7 @@ const (
 const crashKeys = 40
 
 func TestMain(m *testing.M) {
-	if dir := os.Getenv(crashEnv); dir != "" {
-		os.Exit(crashChild(dir))
-	}
+	crashtest.Main(map[string]func() int{"crash": func() int { return crashChild(os.Getenv(crashEnv)) }})
 	os.Exit(testkit.RunWithStateHome(m))
 }
 
@@ -197,47 +192,33 @@ func newCrashRig(t *testing.T, srv dbtest.Server, rows int) *crashRig {
 // committed its first rows when killAfter is positive. It reports whether the child died of SIGKILL.
 func (r *crashRig) run(t *testing.T, faults string, killAfter time.Duration) (killed bool) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), crashEnv+"="+r.dir, crashURLEnv+"="+r.srv.URL, crashUserEnv+"="+r.srv.User,
-		crashPassEnv+"="+r.srv.Password, crashTopicEnv+"="+r.topic, crashKafkaEnv+"="+r.broker.Addr,
-		crashTablesEnv+"="+r.tables[0]+" "+r.tables[1]+" "+r.tables[2], testkit.FaultsEnv+"="+faults)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	c := crashtest.Start(t, crashtest.Spec{Role: "crash", Env: []string{crashEnv + "=" + r.dir, crashURLEnv + "=" + r.srv.URL,
+		crashUserEnv + "=" + r.srv.User, crashPassEnv + "=" + r.srv.Password, crashTopicEnv + "=" + r.topic,
+		crashKafkaEnv + "=" + r.broker.Addr, crashTablesEnv + "=" + r.tables[0] + " " + r.tables[1] + " " + r.tables[2],
+		testkit.FaultsEnv + "=" + faults}})
 	if killAfter > 0 {
-		done := make(chan struct{})
-		defer close(done)
-		go func() {
-			// The kill falls killAfter after this run committed its first
-			// rows (a slow start would otherwise eat every kill window).
-			before := r.committed()
-			for r.committed() <= before {
-				select {
-				case <-done:
-					return
-				case <-time.After(10 * time.Millisecond):
-				}
-			}
+		// The kill falls killAfter after this run committed its first
+		// rows (a slow start would otherwise eat every kill window).
+		before := r.committed()
+	wait:
+		for r.committed() <= before {
 			select {
-			case <-done:
-			case <-time.After(killAfter):
-				_ = cmd.Process.Signal(syscall.SIGKILL)
+			case <-c.Done():
+				break wait
+			case <-time.After(10 * time.Millisecond):
 			}
-		}()
-	}
-	err := cmd.Wait()
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL {
-			return true
+		}
+		select {
+		case <-c.Done():
+		case <-time.After(killAfter):
+			c.Signal(syscall.SIGKILL)
 		}
 	}
+	killed, err := c.Wait()
 	if err != nil {
-		t.Fatalf("child failed: %v\n%s", err, stderr.String())
+		t.Fatal(err)
 	}
-	return false
+	return killed
 }
 
 // committed returns the number of rows in the exactly-once table, -1 on
@@ -432,8 +413,7 @@ func TestCrashAtRandomTimes(t *testing.T) {
 	for _, srv := range dbtest.All(t) {
 		t.Run(srv.Name, func(t *testing.T) {
 			r := newCrashRig(t, srv, rows)
-			seed := uint64(time.Now().UnixNano())
-			rng := rand.New(rand.NewPCG(seed, 1))
+			rng := crashtest.Rand(t, 1)
 			got, runs := 0, 0
 			for got < kills && runs < 3*kills {
 				runs++
@@ -452,7 +432,7 @@ func TestCrashAtRandomTimes(t *testing.T) {
 			}
 			r.finish(t)
 			r.verify(t)
-			t.Logf("%d SIGKILLs in %d runs (seed %d): every id once, every key's last value", got, runs, seed)
+			t.Logf("%d SIGKILLs in %d runs: every id once, every key's last value", got, runs)
 		})
 	}
 }

@@ -135,7 +135,8 @@ func (c *Child) Wait() (killed bool, err error) {
 			return true, nil
 		}
 	}
-	return false, fmt.Errorf("child %s (%q) failed: %w\n%s", c.spec.Role, c.spec.Env, c.err, c.stderr.String())
+	// The environment is left out: it may hold a test server's password.
+	return false, fmt.Errorf("child %s failed: %w\n%s", c.spec.Role, c.err, c.stderr.String())
 }
 
 // ExitCode is the child's exit code once it has ended (-1 when a signal
