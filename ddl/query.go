@@ -559,7 +559,7 @@ func (p *parser) joinOperator() (kind JoinKind, ok bool) {
 			n = 2
 		}
 	case isKw(t, "NATURAL"):
-		p.unsupported(t, "NATURAL JOIN (name the join columns with USING (...) or ON)")
+		p.fail(p.pos(t), ErrUnsupported, "NATURAL JOIN is not supported yet: name the join columns with USING (...) or ON")
 	default:
 		return 0, false
 	}

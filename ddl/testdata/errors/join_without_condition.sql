@@ -1,0 +1,5 @@
+INSERT INTO enriched
+SELECT o.id, c.name
+FROM orders o
+  JOIN customers c
+WHERE o.cid = c.id;

@@ -1,0 +1,2 @@
+SELECT * FROM ticker
+  MATCH_RECOGNIZE (PARTITION BY symbol ORDER BY rowtime PATTERN (A B) DEFINE A AS price > 10);

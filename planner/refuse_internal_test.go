@@ -1,0 +1,133 @@
+package planner
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/streamsql/streamsql/ddl"
+	"github.com/streamsql/streamsql/factory"
+)
+
+// refusalCases are query forms ddl parses and the planner cannot run yet,
+// each with the refusal it gets and where ("line:col"). Each has one
+// construct that is not supported, so that the walk in source order
+// (refuseQuery) and the resolver's own checks agree.
+var refusalCases = []struct{ sql, msg, at string }{
+	{"SELECT /*+ STATE_TTL('v' = '1d') */ a FROM (VALUES (1)) v (a)", "the query hint STATE_TTL is not supported yet", "1:12"},
+	{"SELECT DISTINCT a FROM (VALUES (1)) v (a)", "SELECT DISTINCT is not supported yet", "1:8"},
+	{"SELECT a FROM (VALUES (1)) v (a)\nGROUP BY a", "GROUP BY is not supported yet", "2:1"},
+	{"SELECT a FROM (VALUES (1)) v (a) GROUP BY GROUPING SETS ((a), ())", "GROUP BY is not supported yet", "1:34"},
+	{"SELECT 1 FROM (VALUES (1)) v (a) HAVING a > 1", "HAVING is not supported yet", "1:34"},
+	{"SELECT 1 FROM (VALUES (1)) v (a) WINDOW w AS (ORDER BY a)", "WINDOW clauses is not supported yet", "1:34"},
+	{"SELECT a FROM (VALUES (1)) v (a) ORDER BY a", "ORDER BY is not supported yet", "1:34"},
+	{"SELECT a FROM (VALUES (1)) v (a) LIMIT 1", "LIMIT is not supported yet", "1:34"},
+	{"SELECT a FROM (VALUES (1)) v (a) OFFSET 1 ROWS", "OFFSET is not supported yet", "1:34"},
+	{"SELECT a FROM (VALUES (1)) v (a) FETCH FIRST 1 ROWS ONLY", "FETCH is not supported yet", "1:34"},
+	{"SELECT 1 UNION SELECT 2", "UNION without ALL (it removes duplicates) is not supported yet", "1:10"},
+	{"SELECT 1 INTERSECT SELECT 2", "INTERSECT is not supported yet", "1:10"},
+	{"SELECT 1 EXCEPT ALL SELECT 2", "EXCEPT ALL is not supported yet", "1:10"},
+	{"WITH w AS (SELECT 1) SELECT * FROM w", "WITH (common table expressions) is not supported yet", "1:1"},
+	{"SELECT * FROM (VALUES (1)) a (x), (VALUES (2)) b (y)", "joins (a comma-separated FROM list) is not supported yet", "1:33"},
+	{"SELECT * FROM (VALUES (1)) a (x) JOIN (VALUES (2)) b (y) ON x = y", "JOIN is not supported yet", "1:34"},
+	{"SELECT * FROM (VALUES (1)) a (x) LEFT JOIN (VALUES (2)) b (y) ON x = y", "LEFT JOIN is not supported yet", "1:34"},
+	{"SELECT * FROM (VALUES (1)) a (x) FULL OUTER JOIN (VALUES (2)) b (x) USING (x)", "FULL JOIN is not supported yet", "1:34"},
+	{"SELECT * FROM (VALUES (1)) a (x) CROSS JOIN (VALUES (2)) b (y)", "CROSS JOIN is not supported yet", "1:34"},
+	{"SELECT * FROM LATERAL (SELECT 1)", "LATERAL (subquery) is not supported yet", "1:15"},
+	{"SELECT * FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '1' MINUTE))", "the window table function TUMBLE is not supported yet", "1:15"},
+	{"SELECT * FROM TABLE(session(DATA => TABLE t PARTITION BY k, TIMECOL => DESCRIPTOR(ts), GAP => INTERVAL '1' MINUTE))", "the window table function SESSION is not supported yet", "1:15"},
+	{"SELECT * FROM TABLE(my_func(1))", "the table function MY_FUNC is not supported yet", "1:15"},
+	{"SELECT * FROM LATERAL TABLE(split('a'))", "LATERAL TABLE(SPLIT(...)) is not supported yet", "1:15"},
+	{"SELECT * FROM UNNEST(ARRAY[1, 2]) AS u (x)", "UNNEST is not supported yet", "1:15"},
+	{"SELECT * FROM t FOR SYSTEM_TIME AS OF TIMESTAMP '2024-01-01 00:00:00'", "FOR SYSTEM_TIME AS OF (temporal and lookup joins) is not supported yet", "1:17"},
+	{"SELECT * FROM t /*+ LOOKUP('table' = 't') */", "the LOOKUP hint is not supported yet", "1:21"},
+	{"SELECT COUNT(DISTINCT a) FROM (VALUES (1)) v (a)", "DISTINCT in function arguments is not supported yet", "1:14"},
+	{"SELECT UPPER(a) FILTER (WHERE a > 'x') FROM (VALUES ('a')) v (a)", "aggregate FILTER clauses is not supported yet", "1:17"},
+	{"SELECT LISTAGG(a) WITHIN GROUP (ORDER BY a) FROM (VALUES ('a')) v (a)", "WITHIN GROUP is not supported yet", "1:19"},
+	{"SELECT ABS(a) OVER (ORDER BY a) FROM (VALUES (1)) v (a)", "OVER windows is not supported yet", "1:15"},
+	{"SELECT a FROM (VALUES (1)) v (a) WHERE a IN (SELECT 1)", "IN with a subquery is not supported yet", "1:42"},
+	{"SELECT a FROM (VALUES (1)) v (a) WHERE EXISTS (SELECT 1)", "EXISTS subqueries is not supported yet", "1:40"},
+	{"SELECT a FROM (VALUES (1)) v (a) WHERE a = ALL (SELECT 1)", "quantified comparisons (ALL) is not supported yet", "1:42"},
+	{"SELECT (SELECT 1) FROM (VALUES (1)) v (a)", "subqueries in expressions is not supported yet", "1:8"},
+	{"VALUES ((SELECT 1))", "subqueries in expressions is not supported yet", "1:9"},
+}
+
+// TestRefusals checks each refusal's message and position as a user sees
+// it, and that the resolver refuses the same construct on its own (for a
+// query that reaches it without the walk in source order), so that no
+// form ddl parses slips into a plan.
+func TestRefusals(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range refusalCases {
+		_, err := Compile(ctx, "q.sql", c.sql, Options{Registry: factory.NewRegistry()})
+		checkRefusal(t, "Compile", c.sql, err, c.msg, c.at)
+
+		p, err := run(ctx, "q.sql", "", Options{Registry: factory.NewRegistry()}, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stmts, err := ddl.Parse("q.sql", c.sql, ddl.Config{})
+		if err != nil {
+			t.Errorf("%q does not parse: %v", c.sql, err)
+			continue
+		}
+		p.f = newFile("q.sql", c.sql)
+		_, err = p.resolveQuery(stmts[0].(*ddl.QueryStatement).Query, 0)
+		checkRefusal(t, "resolveQuery", c.sql, err, c.msg, c.at)
+	}
+}
+
+func checkRefusal(t *testing.T, via, sql string, err error, msg, at string) {
+	t.Helper()
+	errs := Errors(err)
+	var pe *Error
+	if len(errs) != 1 || !errors.As(errs[0], &pe) || !errors.Is(err, ddl.ErrUnsupported) {
+		t.Errorf("%s(%q): want one planner refusal, got %v", via, sql, err)
+		return
+	}
+	if pe.Message != msg || pe.Pos.String() != at {
+		t.Errorf("%s(%q):\n got  %s: %s\n want %s: %s", via, sql, pe.Pos, pe.Message, at, msg)
+	}
+}
+
+// TestRefusalsInSourceOrder: with several constructs the planner cannot
+// run, the first one written is reported, as a parser would, in the
+// statement and in the views it defines.
+func TestRefusalsInSourceOrder(t *testing.T) {
+	cases := []struct{ sql, at string }{
+		// The outer GROUP BY comes after the inner join.
+		{"SELECT x FROM (SELECT * FROM (VALUES (1)) a (x), (VALUES (2)) b (y)) GROUP BY x", "1:48"},
+		// The OVER of an item comes before the FROM's join.
+		{"SELECT SUM(x) OVER (ORDER BY x) FROM (VALUES (1)) a (x) JOIN (VALUES (2)) b (y) ON TRUE", "1:15"},
+		// An argument's subquery comes before the call's FILTER.
+		{"SELECT COUNT((SELECT 1)) FILTER (WHERE TRUE) FROM (VALUES (1)) a (x)", "1:14"},
+		// DISTINCT comes before the arguments.
+		{"SELECT COUNT(DISTINCT (SELECT 1)) FROM (VALUES (1)) a (x)", "1:14"},
+		// ORDER BY comes after the query it sorts.
+		{"SELECT x FROM (VALUES (1)) a (x) GROUP BY x ORDER BY x", "1:34"},
+		// The left operand of a set operation comes first.
+		{"SELECT DISTINCT 1 INTERSECT SELECT 2", "1:8"},
+		{"CREATE VIEW v AS SELECT 1 UNION SELECT DISTINCT 2; SELECT * FROM v", "1:27"},
+	}
+	for _, c := range cases {
+		_, err := Compile(context.Background(), "q.sql", c.sql, Options{Registry: factory.NewRegistry()})
+		var pe *Error
+		if !errors.As(err, &pe) || !errors.Is(err, ddl.ErrUnsupported) || pe.Pos.String() != c.at || len(Errors(err)) != 1 {
+			t.Errorf("Compile(%q): got %v, want one refusal at %s", c.sql, err, c.at)
+		}
+	}
+}
+
+// TestCreateFunctionRefused: CREATE FUNCTION parses, the planner refuses it
+// at its position, and a call of the function is not reported as unknown
+// on top of that.
+func TestCreateFunctionRefused(t *testing.T) {
+	_, err := Compile(context.Background(), "q.sql", "CREATE FUNCTION f AS 'com.example.F';\nSELECT f(1)", Options{Registry: factory.NewRegistry()})
+	errs := Errors(err)
+	var pe *Error
+	if len(errs) != 1 || !errors.As(errs[0], &pe) || !errors.Is(err, ddl.ErrUnsupported) || pe.Pos.String() != "1:1" ||
+		!strings.HasPrefix(pe.Message, "CREATE FUNCTION is not supported yet") || !strings.Contains(pe.Message, "com.example.F") {
+		t.Errorf("got %v", err)
+	}
+}
