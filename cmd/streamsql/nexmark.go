@@ -16,7 +16,7 @@ import (
 // Kafka topic with the Nexmark events.
 func nexmarkCommand(e *env) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "nexmark",
+		Use:   nexmark.Identifier,
 		Short: "Tools for the Nexmark benchmark",
 		Args:  noArgs,
 		RunE:  func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
@@ -54,14 +54,14 @@ Exit codes: 0 done, 1 writing failed, 2 the command line is wrong.`,
 			if bootstrap == "" || topic == "" || events <= 0 {
 				return fmt.Errorf("--bootstrap-servers, --topic and --events (above 0) are required")
 			}
-			opts := map[string]string{"events.num": fmt.Sprint(events)}
+			opts := map[string]string{nexmark.OptionEventsNum: fmt.Sprint(events)}
 			for _, kv := range options {
 				k, v, ok := strings.Cut(kv, "=")
 				if !ok {
 					return fmt.Errorf("--option %q: want key=value", kv)
 				}
-				if k == "events.num" {
-					return fmt.Errorf("--option events.num: use --events")
+				if k == nexmark.OptionEventsNum {
+					return fmt.Errorf("--option %s: use --events", k)
 				}
 				opts[strings.TrimSpace(k)] = v
 			}

@@ -17,6 +17,10 @@ import (
 // Identifier is the value of the 'connector' option that selects nexmark.
 const Identifier = "nexmark"
 
+// OptionEventsNum is the key of the option that bounds the events
+// (events.num), for programs that fill in a configuration.
+const OptionEventsNum = "events.num"
+
 // The connector's options: Flink's nexmark connector's names, types and
 // defaults (NexmarkSourceOptions), then streamsql's.
 var (
@@ -48,7 +52,7 @@ var (
 			Description("1 - 1/ratio of bids come from a hot bidder (the second of the last 100 persons).")
 	optHotSellers = option.Int("auction.hot-ratio.sellers").Default(4).
 			Description("1 - 1/ratio of auctions come from a hot seller (the first of the last 100 persons).")
-	optEventsNum = option.Long("events.num").Default(0).
+	optEventsNum = option.Long(OptionEventsNum).Default(0).
 			Description("Number of events of all generators together; the source is bounded when it is set. 0: as many as the generator's counters allow (unbounded in practice).")
 	optKeepAlive = option.Bool("keep-alive").Default(false).
 			Description("Keep the source running, idle, once its events are exhausted, instead of ending.")
