@@ -60,6 +60,7 @@ var sideways = [][2]string{
 	{"job", "job"},                               // job/jobhttp and its internal server
 	{"cmd/streamsql", "cmd/streamsql/internal"},  // the CLI's own pieces
 	{"internal", "internal"},                     // one leaf algorithm using another
+	{"runtime/checkpoint", "runtime/checkpoint"}, // s3store implements checkpoint.Storage
 }
 
 // forbidden lists imports ruled out whatever the floors say, as importer

@@ -13,13 +13,14 @@ import (
 // statements, Options.Set and Options.Defaults), from the settings'
 // declarations: the runtime's (runtime.Options) and the planner's
 // (planner.Settings, pipeline.name and table.local-time-zone) with Flink's
-// older names of them, and the Flink options the runtime accepts and
+// older and other names of them (s3.path-style-access, s3.endpoint.region), and the Flink options the runtime accepts and
 // ignores (runtime.IgnoredKeys).
 func SettingKeys() []string {
 	ks := runtime.IgnoredKeys()
 	for _, o := range slices.Concat(runtime.Options(), planner.Settings()) {
 		ks = append(ks, o.Key())
 		ks = append(ks, o.Info().DeprecatedKeys()...)
+		ks = append(ks, o.Info().Fallback...)
 	}
 	slices.Sort(ks)
 	return slices.Compact(ks)

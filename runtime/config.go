@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/streamsql/streamsql/internal/duration"
+	"github.com/streamsql/streamsql/internal/s3fs"
 	"github.com/streamsql/streamsql/internal/suggest"
 	"github.com/streamsql/streamsql/option"
 	"github.com/streamsql/streamsql/runtime/checkpoint"
@@ -105,10 +107,11 @@ type CheckpointConfig struct {
 	// Retention is the externalized-checkpoint-retention policy.
 	Retention Retention
 	// Dir is execution.checkpointing.dir (deprecated: state.checkpoints.dir)
-	// as given: a plain path or a file:// URI. Empty: checkpoints are kept
-	// in memory and do not survive the process. (The planner fills in the
-	// per-user default folder, checkpoint.DefaultDir, for a job that
-	// checkpoints and does not set it.)
+	// as given: a plain path, a file:// URI or an s3:// URI (object
+	// storage; the client is configured by Config.S3). Empty: checkpoints
+	// are kept in memory and do not survive the process. (The planner
+	// fills in the per-user default folder, checkpoint.DefaultDir, for a
+	// job that checkpoints and does not set it.)
 	Dir string
 	// MaxUncommitted (streamsql's
 	// execution.checkpointing.max-uncommitted-checkpoints, default 3) is
@@ -162,6 +165,11 @@ type RestartConfig struct {
 type Config struct {
 	Checkpoint CheckpointConfig
 	Restart    RestartConfig
+	// S3 configures the S3 client of s3:// paths (s3.endpoint,
+	// s3.path.style.access, s3.access-key, s3.secret-key, s3.region): the
+	// checkpoint storage's, and the filesystem connector's. Its String
+	// shows no credential.
+	S3 s3fs.Config
 	// StopTimeout bounds a graceful stop: the final checkpoint and its
 	// commits. Past it the job is cancelled and the pending commits are
 	// left to recovery. Default 1 min. (Not a Flink option.)
@@ -287,13 +295,31 @@ var (
 			"them. The checkpoints of a failed job are always kept.")
 	settingDir = option.String("execution.checkpointing.dir").
 			DeprecatedKey("state.checkpoints.dir", nil).DeprecatedKey("state.backend.fs.checkpointdir", nil).
-			Description("Where checkpoints are written: a local path or a file:// URI (no other scheme); each job uses the " +
+			Description("Where checkpoints are written: a local path, a file:// URI, or s3://bucket/prefix for S3-compatible " +
+			"object storage (the client is configured by the s3.* settings; docs/s3.md); each job uses the " +
 			"folder named after pipeline.name inside it. Unset: a job that checkpoints (execution.checkpointing.interval " +
 			"set, or an exactly-once sink) uses the per-user default folder, $XDG_STATE_HOME/streamsql/checkpoints, " +
 			"else ~/.local/state/streamsql/checkpoints, which EXPLAIN and streamsql run print; other jobs, and jobs " +
 			"where neither is known, keep their checkpoints in memory: they survive restarts within the process only, " +
 			"and a new process starts afresh (validate and run refuse exactly-once sinks then, unless their sources' " +
 			"Kafka offsets are committed in the sink's transactions; docs/runtime.md). A scaled-out job takes no folder.")
+	settingS3Endpoint = option.String(s3fs.KeyEndpoint).
+				Description("The endpoint of the S3-compatible object storage of s3:// paths (execution.checkpointing.dir, filesystem tables): " +
+			"http://host:port, https://host:port, or host[:port] for https. Unset: AWS's endpoint of the region. Flink's name.")
+	settingS3PathStyle = option.Bool(s3fs.KeyPathStyle).FallbackKeys(s3fs.KeyPathStyleNative).
+				Description("Whether buckets are addressed as a path (http://host/bucket/key) rather than as a host name " +
+			"(http://bucket.host/key). Unset: true when s3.endpoint is set, as S3-compatible servers expect, false for AWS. " +
+			"Flink's name; s3.path-style-access (Flink's native S3 file system) is read too.")
+	settingS3AccessKey = option.String(s3fs.KeyAccessKey).Sensitive().
+				Description("The access key id of static S3 credentials, with s3.secret-key. With neither set, the standard AWS " +
+			"credential chain is used: environment (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN), " +
+			"shared credentials and config files (AWS_PROFILE), web identity tokens (EKS), container and instance roles. Flink's name.")
+	settingS3SecretKey = option.String(s3fs.KeySecretKey).Sensitive().
+				Description("The secret key of static S3 credentials, with s3.access-key; never shown in logs, EXPLAIN, errors or " +
+			"checkpoint files. Prefer the AWS credential chain, or a ${VARIABLE}, to a secret in a job file. Flink's name.")
+	settingS3Region = option.String(s3fs.KeyRegion).FallbackKeys(s3fs.KeyRegionHadoop).
+			Description("The region of the S3 bucket. Unset: the AWS chain's (AWS_REGION, the shared config file), else us-east-1. " +
+			"Flink's native S3 file system's name; s3.endpoint.region (Flink's Hadoop S3 file system) is read too.")
 	settingMaxUncommitted = option.Int("execution.checkpointing.max-uncommitted-checkpoints").Default(3).
 				Description("streamsql's own setting, not Flink's: the number of completed checkpoints whose sink commits may " +
 			"be pending at once; at least 1. When it is reached, no checkpoint is triggered (with a warning " +
@@ -351,6 +377,7 @@ var settings = []option.Option{
 	settingRestartType, settingFixedDelayAttempts, settingFixedDelay, settingFailureRateMax,
 	settingFailureRateInterval, settingFailureRateDelay, settingInitialBackoff, settingMaxBackoff,
 	settingBackoffMultiplier, settingResetBackoff, settingJitter, settingAttemptsBeforeReset,
+	settingS3Endpoint, settingS3PathStyle, settingS3AccessKey, settingS3SecretKey, settingS3Region,
 }
 
 // Options returns the declarations of the settings ParseConfig reads,
@@ -406,11 +433,39 @@ func fromOptions(o *option.Config) Config {
 	}
 }
 
+// s3Config reads the S3 client's settings, validated by their
+// declarations; s3fs.FromSettings checks the endpoint's form and what the
+// settings say together.
+func s3Config(o *option.Config) (s3fs.Config, error) {
+	m := map[string]string{}
+	for _, opt := range []option.Opt[string]{settingS3Endpoint, settingS3AccessKey, settingS3SecretKey, settingS3Region} {
+		if v, ok := opt.Lookup(o); ok {
+			m[opt.Key()] = v
+		}
+	}
+	if v, ok := settingS3PathStyle.Lookup(o); ok {
+		m[settingS3PathStyle.Key()] = strconv.FormatBool(v)
+	}
+	return s3fs.FromSettings(m)
+}
+
 // settingValues writes c back as settings, key → value in the settings'
 // syntax: the inverse of fromOptions. The settings without a default
-// (interval, dir, restart-strategy.type) are NoDefault when unset.
+// (interval, dir, restart-strategy.type, s3.*) are NoDefault when unset;
+// s3.path.style.access is written only where it differs from what
+// s3.endpoint implies.
 func settingValues(c Config) map[string]string {
 	cp, r := c.Checkpoint, c.Restart
+	orNone := func(v string) string {
+		if v == "" {
+			return NoDefault
+		}
+		return v
+	}
+	pathStyle := NoDefault
+	if c.S3.PathStyle != (c.S3.Endpoint != "") {
+		pathStyle = strconv.FormatBool(c.S3.PathStyle)
+	}
 	interval, dir, strategy := NoDefault, NoDefault, NoDefault
 	if cp.Interval != 0 {
 		interval = settingInterval.Format(cp.Interval)
@@ -422,6 +477,11 @@ func settingValues(c Config) map[string]string {
 		strategy = r.Strategy.String()
 	}
 	return map[string]string{
+		settingS3Endpoint.Key():          orNone(c.S3.Endpoint),
+		settingS3PathStyle.Key():         pathStyle,
+		settingS3AccessKey.Key():         orNone(c.S3.AccessKey),
+		settingS3SecretKey.Key():         orNone(c.S3.SecretKey),
+		settingS3Region.Key():            orNone(c.S3.Region),
 		settingInterval.Key():            interval,
 		settingMode.Key():                cp.Mode.String(),
 		settingTimeout.Key():             settingTimeout.Format(cp.Timeout),
@@ -459,7 +519,7 @@ func Keys() []string {
 }
 
 // ownedPrefixes are the namespaces in which unknown keys are errors.
-var ownedPrefixes = []string{"execution.checkpointing.", "restart-strategy."}
+var ownedPrefixes = []string{"execution.checkpointing.", "restart-strategy.", "s3."}
 
 // ParseConfig builds a Config from SET options, starting from
 // DefaultConfig, and validates it. Keys outside the namespaces this
@@ -472,6 +532,15 @@ func ParseConfig(opts map[string]string) (Config, error) {
 	oc := v.Parse("", settings)
 	c := fromOptions(oc)
 	var errs []error
+	s3c, s3err := s3Config(oc)
+	c.S3 = s3c
+	for _, e := range joined(s3err) {
+		var se *s3fs.SettingError
+		if errors.As(e, &se) {
+			e = &ConfigError{Key: se.Key, Reason: se.Reason}
+		}
+		errs = append(errs, e)
+	}
 	for _, k := range v.Unconsumed() {
 		if slices.Contains(ignoredKeys, k) {
 			c.Ignored = append(c.Ignored, k)
@@ -500,6 +569,17 @@ func ParseConfig(opts map[string]string) (Config, error) {
 		return c, errors.Join(errs...)
 	}
 	return c, c.Validate()
+}
+
+// joined returns the errors joined in err; none for nil.
+func joined(err error) []error {
+	if err == nil {
+		return nil
+	}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
 }
 
 // invalidReason says what is wrong with a value that did not parse, as
@@ -555,8 +635,14 @@ func (c Config) Validate() error {
 		bad("execution.checkpointing.max-uncommitted-checkpoints", "must be at least 1, is %d", cp.MaxUncommitted)
 	}
 	if cp.Dir != "" {
-		if _, err := checkpoint.ResolveDir(cp.Dir); err != nil {
+		if err := checkpoint.CheckDir(cp.Dir); err != nil {
 			bad("execution.checkpointing.dir", "%v", err)
+		}
+	}
+	if err := c.S3.CheckCredentials(); err != nil {
+		var se *s3fs.SettingError
+		if errors.As(err, &se) {
+			bad(se.Key, "%s", se.Reason)
 		}
 	}
 	r := c.Restart

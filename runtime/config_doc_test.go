@@ -1,6 +1,7 @@
 package runtime_test
 
 import (
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -23,7 +24,7 @@ func TestSettingsDescribeEveryKey(t *testing.T) {
 			t.Errorf("%s: no default", s.Key)
 		}
 		switch s.Type {
-		case "Duration", "Integer", "Double", "String":
+		case "Duration", "Integer", "Double", "String", "Boolean":
 			if s.Values != nil {
 				t.Errorf("%s: %s with enum values %v", s.Key, s.Type, s.Values)
 			}
@@ -73,7 +74,8 @@ func TestSettingsDefaultsRoundTrip(t *testing.T) {
 			none[s.Key] = true
 		}
 	}
-	want := map[string]bool{"execution.checkpointing.interval": true, "execution.checkpointing.dir": true, "restart-strategy.type": true}
+	want := map[string]bool{"execution.checkpointing.interval": true, "execution.checkpointing.dir": true, "restart-strategy.type": true,
+		"s3.endpoint": true, "s3.path.style.access": true, "s3.access-key": true, "s3.secret-key": true, "s3.region": true}
 	if !reflect.DeepEqual(none, want) {
 		t.Errorf("settings without default: %v, want %v", none, want)
 	}
@@ -103,14 +105,23 @@ func TestSettingsDefaultsRoundTrip(t *testing.T) {
 // other than its default and checks that the value is rendered back, so
 // that each entry reads the field it writes.
 func TestSettingsRenderWhatParseConfigSets(t *testing.T) {
-	sample := map[string]string{"Duration": "7 s", "Integer": "5", "Double": "1.25", "String": "/tmp/ck"}
+	sample := map[string]string{"Duration": "7 s", "Integer": "5", "Double": "1.25", "String": "/tmp/ck", "Boolean": "false"}
+	// Settings whose values have a form of their own, and the settings
+	// they go with.
+	own := map[string]string{"s3.endpoint": "http://127.0.0.1:9000", "s3.path.style.access": "true", "s3.region": "eu-west-1"}
+	with := map[string]map[string]string{"s3.access-key": {"s3.secret-key": "x"}, "s3.secret-key": {"s3.access-key": "x"}}
 	for _, s := range runtime.Settings() {
 		vals := []string{sample[s.Type]}
+		if v, ok := own[s.Key]; ok {
+			vals = []string{v}
+		}
 		if s.Type == "Enum" {
 			vals = s.Values
 		}
 		for _, v := range vals {
-			c, err := runtime.ParseConfig(map[string]string{s.Key: v})
+			opts := map[string]string{s.Key: v}
+			maps.Copy(opts, with[s.Key])
+			c, err := runtime.ParseConfig(opts)
 			if err != nil {
 				t.Errorf("%s = %q: %v", s.Key, v, err)
 				continue

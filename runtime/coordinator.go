@@ -659,7 +659,7 @@ func (c *coordinator) finish(stopped bool) error {
 		// A bounded job that ran to its end leaves a finished record
 		// before its checkpoints go: a run after a kill in between (or
 		// any later run) must not process the input again.
-		if d, ok := a.j.store.(*checkpoint.Dir); ok && !stopped {
+		if d, ok := a.j.store.(checkpoint.Durable); ok && !stopped {
 			last, err := d.MaxID()
 			if err != nil {
 				return fmt.Errorf("record that the job finished: %w", err)

@@ -142,7 +142,7 @@ func NewJob(spec JobSpec) (*Job, error) {
 	}
 	j.log = slog.New(&recentHandler{inner: j.log.Handler(), log: &j.recent}).With("job", spec.Name)
 	if d := spec.Config.Checkpoint.Dir; d != "" {
-		st, err := checkpoint.OpenDir(d, spec.Name)
+		st, err := checkpoint.Open(d, spec.Name, j.storageOptions())
 		if err != nil {
 			return nil, err
 		}
@@ -151,6 +151,12 @@ func NewJob(spec JobSpec) (*Job, error) {
 		j.store = &checkpoint.Memory{}
 	}
 	return j, nil
+}
+
+// storageOptions are what opening checkpoint storage needs besides the
+// location.
+func (j *Job) storageOptions() checkpoint.OpenOptions {
+	return checkpoint.OpenOptions{S3: j.spec.Config.S3, Logger: j.log}
 }
 
 // Run runs the job until its bounded sources are done, ctx is cancelled
@@ -164,7 +170,7 @@ func (j *Job) Run(ctx context.Context) error {
 	}
 	defer j.running.Store(false)
 	defer j.releaseSources(true)
-	if d, ok := j.store.(*checkpoint.Dir); ok {
+	if d, ok := j.store.(checkpoint.Durable); ok {
 		unlock, err := d.Lock()
 		if err != nil {
 			return fmt.Errorf("job %q: %w", j.spec.Name, err)
@@ -198,7 +204,8 @@ func (j *Job) Run(ctx context.Context) error {
 		// Restarting cannot help these: the same checkpoint or spec would
 		// fail the same way.
 		if errors.Is(err, connector.ErrCommitLost) || errors.Is(err, connector.ErrUnrecoverable) || errors.Is(err, ErrInvalidSpec) ||
-			errors.Is(err, checkpoint.ErrCorrupt) || errors.Is(err, checkpoint.ErrDirGone) || errors.Is(err, errStopTimeout) {
+			errors.Is(err, checkpoint.ErrCorrupt) || errors.Is(err, checkpoint.ErrDirGone) || errors.Is(err, checkpoint.ErrLocked) ||
+			errors.Is(err, errStopTimeout) {
 			return err
 		}
 		if ctx.Err() != nil {
@@ -252,7 +259,7 @@ func newRunID() string {
 func (j *Job) restore(first bool) (*checkpoint.Metadata, int64, error) {
 	latest, err := j.store.Latest()
 	if first && j.spec.RestorePath != "" {
-		md, lerr := checkpoint.LoadPath(j.spec.RestorePath, j.spec.Name)
+		md, lerr := checkpoint.LoadFrom(j.spec.RestorePath, j.spec.Name, j.storageOptions())
 		if lerr != nil {
 			return nil, 0, fmt.Errorf("find checkpoint to restore: %w", lerr)
 		}
@@ -399,7 +406,7 @@ func (s sinkTracker) Durable(ckpt int64) bool {
 // finished record: the job already ran to the end of its bounded input
 // and committed it, so this run does nothing (a crash restart after the
 // checkpoints were deleted cannot be told from a deliberate rerun).
-func (j *Job) finishedBefore(d *checkpoint.Dir) (bool, error) {
+func (j *Job) finishedBefore(d checkpoint.Durable) (bool, error) {
 	f, err := d.Finished()
 	if err != nil {
 		return false, fmt.Errorf("job %q: %w; delete the file to run the job again from the start", j.spec.Name, err)

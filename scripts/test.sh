@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The README's test command: starts the real Kafka brokers, PostgreSQL and
-# MariaDB servers and the schema registry (Apicurio) the tests need, runs
-# the checks and every test with the broker, database and registry tests
-# enabled and strict, and stops the brokers and servers on every exit path.
+# MariaDB servers, the schema registry (Apicurio) and the S3-compatible
+# object store (SeaweedFS) the tests need, runs the checks and every test
+# with the broker, database, registry and object-store tests enabled and
+# strict, and stops the brokers and servers on every exit path.
 #
 #   scripts/test.sh              everything (what CI runs)
 #   scripts/test.sh ./ddl/...    go test on the given packages only, brokers still started
@@ -14,14 +15,21 @@ pgdir=
 mydir=
 regjob=
 regout=$(mktemp)
+s3job=
+s3out=$(mktemp)
 cleanup() {
   local d
-  # The registry starts in the background; wait for its start to finish
-  # (or fail) so that its directory is known and it is stopped too.
+  # The registry and the object store start in the background; wait for
+  # their starts to finish (or fail) so that their directories are known
+  # and they are stopped too.
   if [ -n "$regjob" ]; then wait "$regjob" 2>/dev/null || true; fi
   d=$(sed -n 's/^export STREAMSQL_SCHEMA_REGISTRY_DIR=//p' "$regout")
   if [ -n "$d" ]; then scripts/registry.sh stop "$d" || true; fi
   rm -f "$regout"
+  if [ -n "$s3job" ]; then wait "$s3job" 2>/dev/null || true; fi
+  d=$(sed -n 's/^export STREAMSQL_S3_DIR=//p' "$s3out")
+  if [ -n "$d" ]; then scripts/s3.sh stop "$d" || true; fi
+  rm -f "$s3out"
   for d in "${dirs[@]}"; do scripts/kafka.sh stop "$d" || true; done
   if [ -n "$pgdir" ]; then scripts/pg.sh stop "$pgdir" || true; fi
   if [ -n "$mydir" ]; then scripts/mariadb.sh stop "$mydir" || true; fi
@@ -53,6 +61,11 @@ scripts/kafka.sh fetch
 echo "== starting the schema registry (Apicurio Registry, in the background)"
 scripts/registry.sh start >"$regout" &
 regjob=$!
+# The S3 server (SeaweedFS) is built from the Go module proxy the first
+# time (minutes; cached after) and starts in seconds: in the background too.
+echo "== starting the S3-compatible object store (SeaweedFS, in the background)"
+scripts/s3.sh start >"$s3out" &
+s3job=$!
 
 echo "== starting Kafka brokers (transaction version 2, and 1)"
 start "${common[@]}"
@@ -95,6 +108,12 @@ if ! wait "$regjob"; then regjob=; echo "the schema registry did not start"; exi
 regjob=
 eval "$(cat "$regout")"
 echo "   registry: $STREAMSQL_SCHEMA_REGISTRY_URL"
+echo "== waiting for the object store"
+if ! wait "$s3job"; then s3job=; echo "the S3 server did not start"; exit 1; fi
+s3job=
+eval "$(cat "$s3out")"
+export STREAMSQL_S3_ENDPOINT STREAMSQL_S3_ACCESS_KEY STREAMSQL_S3_SECRET_KEY STREAMSQL_S3_DIR
+echo "   s3: $STREAMSQL_S3_ENDPOINT"
 echo "== go test"
 # connectors/kafka under -race, the longest package, takes 7-12 minutes on
 # 2 cores depending on load (its crash and scale-out tests run real

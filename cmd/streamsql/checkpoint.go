@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -14,6 +15,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/streamsql/streamsql/internal/s3fs"
+	"github.com/streamsql/streamsql/runtime"
 	"github.com/streamsql/streamsql/runtime/checkpoint"
 )
 
@@ -65,10 +68,12 @@ func (cf *checkpointFlags) register(cmd *cobra.Command) {
 }
 
 // open finds the job's checkpoint storage. With --job-name and --dir no
-// job file is taken; otherwise args[0] is the job file. It returns the
-// remaining arguments.
-func (cf *checkpointFlags) open(cmd *cobra.Command, e *env, args []string) (*checkpoint.Dir, []string, error) {
+// job file is taken (the S3 client's settings, for an s3:// folder, then
+// come from --set and --config); otherwise args[0] is the job file. It
+// returns the remaining arguments.
+func (cf *checkpointFlags) open(cmd *cobra.Command, e *env, args []string) (checkpoint.Durable, []string, error) {
 	job, dir := cf.jobName, cf.dir
+	var s3 s3fs.Config
 	if job == "" || dir == "" {
 		if len(args) == 0 {
 			return nil, nil, fmt.Errorf("%s takes a job file, or --job-name and --dir", cmd.CommandPath())
@@ -86,6 +91,18 @@ func (cf *checkpointFlags) open(cmd *cobra.Command, e *env, args []string) (*che
 			fmt.Fprintf(e.stderr, "streamsql: job %q keeps its checkpoints in memory only (no execution.checkpointing.dir, and it neither checkpoints periodically nor writes an exactly-once sink, so it takes no default folder); pass --dir\n", job)
 			return nil, nil, errFailed
 		}
+		s3 = plan.Config().S3
+	} else {
+		settings, err := cf.settings()
+		if err != nil {
+			return nil, nil, err
+		}
+		c, err := runtime.ParseConfig(settings)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "streamsql: %v\n", err)
+			return nil, nil, errFailed
+		}
+		s3 = c.S3
 	}
 	// Look, do not create: a wrong name or folder is an error.
 	if root, err := checkpoint.ResolveDir(dir); err == nil && checkpoint.ValidJobName(job) == nil {
@@ -94,12 +111,31 @@ func (cf *checkpointFlags) open(cmd *cobra.Command, e *env, args []string) (*che
 			return nil, nil, errFailed
 		}
 	}
-	d, err := checkpoint.OpenDir(dir, job)
+	d, err := checkpoint.Open(dir, job, checkpoint.OpenOptions{S3: s3})
 	if err != nil {
 		fmt.Fprintf(e.stderr, "streamsql: %v\n", err)
 		return nil, nil, errFailed
 	}
 	return d, args, nil
+}
+
+// settings returns the job settings of --config and --set (without a job
+// file).
+func (cf *checkpointFlags) settings() (map[string]string, error) {
+	out := map[string]string{}
+	if cf.config != "" {
+		cfg, err := loadConfig(cf.config)
+		if err != nil {
+			return nil, err
+		}
+		maps.Copy(out, cfg)
+	}
+	sets, err := parseSets(cf.sets)
+	if err != nil {
+		return nil, err
+	}
+	maps.Copy(out, sets)
+	return out, nil
 }
 
 func checkpointList(e *env) *cobra.Command {
@@ -122,7 +158,7 @@ func checkpointList(e *env) *cobra.Command {
 	return cmd
 }
 
-func listCheckpoints(w io.Writer, d *checkpoint.Dir) error {
+func listCheckpoints(w io.Writer, d checkpoint.Durable) error {
 	refs, err := d.List()
 	if err != nil {
 		return fmt.Errorf("%w: %v", errFailed, err)
@@ -136,7 +172,7 @@ func listCheckpoints(w io.Writer, d *checkpoint.Dir) error {
 			"  the next run does nothing (streamsql checkpoint drop-finished runs it again from the start). Record: %s\n",
 			fin.Time.Format(time.RFC3339), fin.LastCheckpoint, d.FinishedPath())
 	}
-	fmt.Fprintf(w, "Checkpoints in %s:\n", d.Path())
+	fmt.Fprintf(w, "Checkpoints in %s:\n", d.Location())
 	if len(refs) == 0 {
 		if fin == nil {
 			fmt.Fprintln(w, "  none (the next run starts afresh)")
@@ -198,13 +234,13 @@ func checkpointShow(e *env) *cobra.Command {
 
 // findCheckpoint returns the checkpoint named by id ("" for the latest,
 // "N" for N's newest revision, "N.rR" for revision R).
-func findCheckpoint(d *checkpoint.Dir, id string) (*checkpoint.Metadata, error) {
+func findCheckpoint(d checkpoint.Durable, id string) (*checkpoint.Metadata, error) {
 	refs, err := d.List()
 	if err != nil {
 		return nil, err
 	}
 	if len(refs) == 0 {
-		return nil, fmt.Errorf("no checkpoint in %s", d.Path())
+		return nil, fmt.Errorf("no checkpoint in %s", d.Location())
 	}
 	if id == "" {
 		return d.Read(refs[len(refs)-1])
@@ -225,7 +261,7 @@ func findCheckpoint(d *checkpoint.Dir, id string) (*checkpoint.Metadata, error) 
 		}
 	}
 	if found == nil {
-		return nil, fmt.Errorf("no checkpoint %s in %s (see streamsql checkpoint list)", id, d.Path())
+		return nil, fmt.Errorf("no checkpoint %s in %s (see streamsql checkpoint list)", id, d.Location())
 	}
 	return d.Read(*found)
 }
@@ -404,7 +440,7 @@ the job again from the start. The job must not be running.`,
 			return errFailed
 		}
 		if !had {
-			fmt.Fprintf(e.stdout, "No finished record in %s: nothing to do.\n", d.Path())
+			fmt.Fprintf(e.stdout, "No finished record in %s: nothing to do.\n", d.Location())
 			return nil
 		}
 		fmt.Fprintf(e.stdout, "Deleted %s: the next run processes the input from the start.\n", d.FinishedPath())

@@ -25,7 +25,9 @@ func TestKnownKeysIncludeDeprecatedNames(t *testing.T) {
 		t.Fatalf("deprecated names = %v, want %v", got, wasListed)
 	}
 	plannerKeys := []string{"pipeline.instance-id", "pipeline.name", "pipeline.scale-out", "table.exec.sink.not-null-enforcer", "table.local-time-zone"}
-	want := slices.Concat(runtime.Keys(), runtime.IgnoredKeys(), wasListed, plannerKeys)
+	// The other names of the S3 client's settings (Flink's other S3 file systems).
+	otherNames := []string{"s3.path-style-access", "s3.endpoint.region"}
+	want := slices.Concat(runtime.Keys(), runtime.IgnoredKeys(), wasListed, plannerKeys, otherNames)
 	slices.Sort(want)
 	if !slices.Equal(knownKeys(), slices.Compact(want)) {
 		t.Fatalf("knownKeys() = %v, want %v", knownKeys(), want)

@@ -1,6 +1,7 @@
 // Package all registers every built-in connector and format in
-// factory.Default when imported, for the CLI and for programs that want
-// everything streamsql ships:
+// factory.Default when imported, and the s3:// checkpoint storage with
+// package checkpoint, for the CLI and for programs that want everything
+// streamsql ships:
 //
 //	import _ "github.com/streamsql/streamsql/connectors/all"
 //
@@ -20,4 +21,7 @@ import (
 
 	// The built-in formats (json, csv, raw).
 	_ "github.com/streamsql/streamsql/formats"
+
+	// Checkpoints in S3-compatible object storage (s3://).
+	_ "github.com/streamsql/streamsql/runtime/checkpoint/s3store"
 )

@@ -320,6 +320,10 @@ func RevisionFileName(id int64, rev int) string {
 	return fmt.Sprintf("%s%020d.r%d%s", prefix, id, rev, suffix)
 }
 
+// ParseFileName parses a checkpoint file's name (RevisionFileName): ok is
+// false for any other name.
+func ParseFileName(name string) (id int64, rev int, ok bool) { return parseName(name) }
+
 func parseName(name string) (int64, int, bool) {
 	if !strings.HasPrefix(name, prefix) || !strings.HasSuffix(name, suffix) {
 		return 0, 0, false
@@ -564,6 +568,13 @@ func Fallback(refs []Ref, read func(Ref) (*Metadata, error)) (Ref, bool) {
 	return Ref{}, false
 }
 
+// Prunable returns the refs (oldest first, as List returns them) that
+// Prune(retain) deletes, reading checkpoints with read: what every Storage
+// implementation deletes.
+func Prunable(refs []Ref, read func(Ref) (*Metadata, error), retain int) []Ref {
+	return prunable(refs, read, retain)
+}
+
 // prunable returns the refs (oldest first) that Prune deletes: revisions
 // superseded by a newer revision of their checkpoint, and checkpoints
 // other than the retain newest and the fallback (or, while there is none,
@@ -630,6 +641,13 @@ func Load(path, job string) (*Metadata, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read checkpoint: %w", err)
 	}
+	return Decode(data, path, job)
+}
+
+// Decode decodes a checkpoint file's content (path names it in errors,
+// which wrap ErrCorrupt). When job is not empty, the checkpoint must
+// belong to it.
+func Decode(data []byte, path, job string) (*Metadata, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	var md Metadata

@@ -58,15 +58,21 @@ func (d *Dir) Finished() (*Finished, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read finished record: %w", err)
 	}
+	return DecodeFinished(data, p, d.job)
+}
+
+// DecodeFinished decodes a finished record (path names it in errors,
+// which wrap ErrCorrupt); it must belong to job.
+func DecodeFinished(data []byte, path, job string) (*Finished, error) {
 	var f Finished
 	if err := json.Unmarshal(data, &f); err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrCorrupt, p, err)
+		return nil, fmt.Errorf("%w: %s: %v", ErrCorrupt, path, err)
 	}
 	if f.Version != FormatVersion {
-		return nil, fmt.Errorf("%w: %s: format version %d, want %d", ErrCorrupt, p, f.Version, FormatVersion)
+		return nil, fmt.Errorf("%w: %s: format version %d, want %d", ErrCorrupt, path, f.Version, FormatVersion)
 	}
-	if f.Job != d.job {
-		return nil, fmt.Errorf("%w: %s belongs to job %q, not %q", ErrCorrupt, p, f.Job, d.job)
+	if f.Job != job {
+		return nil, fmt.Errorf("%w: %s belongs to job %q, not %q", ErrCorrupt, path, f.Job, job)
 	}
 	return &f, nil
 }
