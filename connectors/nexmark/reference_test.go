@@ -99,7 +99,15 @@ func readReference(t *testing.T, path string) referenceCase {
 // factory took from the clock): every split's first events, and for
 // bounded cases how many events each split produces.
 func TestReference(t *testing.T) {
-	files, err := filepath.Glob("testdata/reference/*.txt")
+	all, err := filepath.Glob("testdata/reference/*.txt")
+	var files []string
+	for _, f := range all {
+		// prices.txt and unseeded.txt are TestPriceNearTies' and
+		// TestUnseededReference's.
+		if b := filepath.Base(f); b != "prices.txt" && b != "unseeded.txt" {
+			files = append(files, f)
+		}
+	}
 	if err != nil || len(files) < 5 {
 		t.Fatalf("reference files: %v %v", files, err)
 	}

@@ -20,6 +20,7 @@ import org.apache.flink.table.connector.source.DynamicTableSource;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.factories.FactoryUtil;
 
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.Field;
@@ -120,6 +121,16 @@ public final class ReferenceGen {
     // made once per JVM, from the seed): the program is started once per
     // case by run.sh with the case's name.
     String only = args.length > 1 ? args[1] : null;
+    if (only == null) {
+      System.out.println("prices");
+      System.out.println("unseeded");
+    } else if (only.equals("prices")) {
+      prices(out.resolve("prices.txt"));
+      return;
+    } else if (only.equals("unseeded")) {
+      unseeded(out.resolve("unseeded.txt"));
+      return;
+    }
     for (Case c : cases) {
       if (only == null) {
         System.out.println(c.name);
@@ -127,6 +138,157 @@ public final class ReferenceGen {
         run(c, out.resolve(c.name + ".txt"));
       }
     }
+  }
+
+  /**
+   * Writes what PriceGenerator.nextPrice computes, Math.round(Math.pow(10.0,
+   * d * 6.0) * 100.0), for values of d whose price lies within a few ulps
+   * of a rounding tie, where the last bits of Math.pow decide the cent:
+   * for 1,000 random tie prices p + 0.5 cents, the d nearest to it and its
+   * two neighbours on each side. Each line: d's bits in hex and the price.
+   */
+  private static void prices(Path file) throws IOException {
+    SplittableRandom r = new SplittableRandom(1);
+    try (PrintWriter w = new PrintWriter(Files.newBufferedWriter(file, StandardCharsets.UTF_8))) {
+      w.println("# Prices of the public generator (Math.round(Math.pow(10.0, d * 6.0) * 100.0)) at rounding");
+      w.println("# ties: the bits of d in hex and the price. Written by tools/nexmark-reference/run.sh. Do not edit.");
+      for (int i = 0; i < 1000; i++) {
+        long cents = 100 + r.nextLong(100_000_000L - 100);
+        double d = Math.log10((cents + 0.5) / 100.0) / 6.0;
+        for (int k = 0; k < 2; k++) {
+          d = Math.nextDown(d);
+        }
+        for (int k = 0; k < 5; k++, d = Math.nextUp(d)) {
+          w.println(Long.toHexString(Double.doubleToRawLongBits(d)) + " " + Math.round(Math.pow(10.0, d * 6.0) * 100.0));
+        }
+      }
+    }
+  }
+
+  /**
+   * Runs the generator as Flink would, without fixing its random sequence
+   * (seeded from the clock), over the default options with 200,000 events,
+   * and writes what the seed does not change exactly (a fingerprint of
+   * every event's type, person or auction id and time after the base
+   * time) and the random fields by their distribution: the mean and
+   * standard deviation of features of each event type (see
+   * features()). (Features of the URLs depend on the URL cache the JVM
+   * draws once, and would differ by more than their sampling error; only
+   * the share of channel URLs with a channel_id is kept.)
+   */
+  private static void unseeded(Path file) throws Exception {
+    int n = 200_000;
+    Configuration job = new Configuration();
+    job.set(CoreOptions.DEFAULT_PARALLELISM, 1);
+    Map<String, String> options = new LinkedHashMap<>();
+    options.put("connector", "nexmark");
+    options.put("events.num", String.valueOf(n));
+    DynamicTableSource table = FactoryUtil.createDynamicTableSource(
+        null,
+        ObjectIdentifier.of("default", "default", "nexmark"),
+        new ResolvedCatalogTable(
+            CatalogTable.newBuilder().schema(NexmarkTableSource.NEXMARK_SCHEMA).options(options).build(),
+            NexmarkTableSource.RESOLVED_SCHEMA),
+        Collections.emptyMap(), job, ReferenceGen.class.getClassLoader(), false);
+    Field f = NexmarkTableSource.class.getDeclaredField("config");
+    f.setAccessible(true);
+    GeneratorConfig config = (GeneratorConfig) f.get(table);
+    Constructor<NexmarkSource> ctor = NexmarkSource.class.getDeclaredConstructor(
+        GeneratorConfig.class, org.apache.flink.api.common.typeinfo.TypeInformation.class);
+    ctor.setAccessible(true);
+    NexmarkSource source = ctor.newInstance(config, null);
+    Method getSplits = NexmarkSource.class.getDeclaredMethod("getSplits", int.class);
+    getSplits.setAccessible(true);
+    @SuppressWarnings("unchecked")
+    List<NexmarkSource.NexmarkSourceSplit> splits = (List<NexmarkSource.NexmarkSourceSplit>) getSplits.invoke(source, 1);
+    SourceReader<RowData, NexmarkSource.NexmarkSourceSplit> r = source.createReader(readerContext(0, 1));
+    r.start();
+    r.addSplits(splits);
+    List<RowData> rows = new ArrayList<>();
+    ReaderOutput<RowData> output = collector(rows);
+    while (r.pollNext(output) == InputStatus.MORE_AVAILABLE) {
+    }
+    if (rows.size() != n) {
+      throw new IllegalStateException(rows.size() + " events");
+    }
+    long fp = 0xcbf29ce484222325L;
+    Map<String, double[]> stats = new java.util.TreeMap<>(); // n, sum, sum of squares
+    for (RowData row : rows) {
+      int type = row.getInt(0);
+      String key;
+      if (type == 0) {
+        RowData p = row.getRow(1, 8);
+        key = "0," + p.getLong(0) + "," + (p.getTimestamp(6, 3).getMillisecond() - config.baseTime);
+      } else if (type == 1) {
+        RowData a = row.getRow(2, 10);
+        key = "1," + a.getLong(0) + "," + (a.getTimestamp(5, 3).getMillisecond() - config.baseTime);
+      } else {
+        RowData b = row.getRow(3, 7);
+        key = "2,-," + (b.getTimestamp(5, 3).getMillisecond() - config.baseTime);
+      }
+      for (byte c : (key + "\n").getBytes(StandardCharsets.UTF_8)) {
+        fp ^= c & 0xff;
+        fp *= 0x100000001b3L;
+      }
+      for (Map.Entry<String, Double> e : features(row).entrySet()) {
+        double[] st = stats.computeIfAbsent(e.getKey(), k -> new double[3]);
+        st[0]++;
+        st[1] += e.getValue();
+        st[2] += e.getValue() * e.getValue();
+      }
+    }
+    try (PrintWriter w = new PrintWriter(Files.newBufferedWriter(file, StandardCharsets.UTF_8))) {
+      w.println("# The public generator run as Flink runs it, seeded from the clock: default options, 200,000");
+      w.println("# events. Written by tools/nexmark-reference/run.sh. Do not edit.");
+      w.println("events " + n);
+      w.println("fingerprint " + Long.toHexString(fp));
+      for (Map.Entry<String, double[]> e : stats.entrySet()) {
+        double[] st = e.getValue();
+        double mean = st[1] / st[0];
+        double sd = Math.sqrt(Math.max(st[2] / st[0] - mean * mean, 0));
+        w.println("stat " + e.getKey() + " " + (long) st[0] + " " + mean + " " + sd);
+      }
+    }
+  }
+
+  private static final java.util.Set<String> HOT_CHANNELS = java.util.Set.of("Google", "Facebook", "Baidu", "Apple");
+
+  /** Features of an event's random fields; connectors/nexmark computes the same. */
+  static Map<String, Double> features(RowData row) {
+    Map<String, Double> m = new LinkedHashMap<>();
+    int type = row.getInt(0);
+    if (type == 0) {
+      RowData p = row.getRow(1, 8);
+      m.put("person.name.length", (double) p.getString(1).toString().length());
+      m.put("person.email.length", (double) p.getString(2).toString().length());
+      m.put("person.creditCard.first", Double.parseDouble(p.getString(3).toString().substring(0, 4)));
+      m.put("person.city.SanFrancisco", p.getString(4).toString().equals("San Francisco") ? 1.0 : 0.0);
+      m.put("person.state.OR", p.getString(5).toString().equals("OR") ? 1.0 : 0.0);
+      m.put("person.extra.length", (double) p.getString(7).toString().length());
+    } else if (type == 1) {
+      RowData a = row.getRow(2, 10);
+      m.put("auction.itemName.length", (double) a.getString(1).toString().length());
+      m.put("auction.description.length", (double) a.getString(2).toString().length());
+      m.put("auction.initialBid.log", Math.log10(a.getLong(3) / 100.0));
+      m.put("auction.reserve.log", Math.log10((a.getLong(4) - a.getLong(3)) / 100.0));
+      m.put("auction.expires.after", (double) (a.getTimestamp(6, 3).getMillisecond() - a.getTimestamp(5, 3).getMillisecond()));
+      m.put("auction.seller.hot", a.getLong(7) % 100 == 0 ? 1.0 : 0.0);
+      m.put("auction.category", (double) a.getLong(8));
+      m.put("auction.extra.length", (double) a.getString(9).toString().length());
+    } else {
+      RowData b = row.getRow(3, 7);
+      m.put("bid.auction.hot", b.getLong(0) % 100 == 0 ? 1.0 : 0.0);
+      m.put("bid.bidder.hot", b.getLong(1) % 100 == 1 ? 1.0 : 0.0);
+      m.put("bid.price.log", Math.log10(b.getLong(2) / 100.0));
+      String channel = b.getString(3).toString();
+      String url = b.getString(4).toString();
+      m.put("bid.channel.hot", HOT_CHANNELS.contains(channel) ? 1.0 : 0.0);
+      if (!HOT_CHANNELS.contains(channel)) {
+        m.put("bid.url.channelId", url.contains("&channel_id=") ? 1.0 : 0.0);
+      }
+      m.put("bid.extra.length", (double) b.getString(6).toString().length());
+    }
+    return m;
   }
 
   private static AtomicLong defaultGen() throws ReflectiveOperationException {
