@@ -346,10 +346,13 @@ func (p *parser) primary() Expr {
 
 // parenQuery parses (query) after the keyword or operator what.
 func (p *parser) parenQuery(what string) Query {
-	if !p.isOp("(") || !p.startsQueryAt(1) {
-		p.failExpected("a query in parentheses after " + what)
+	if !p.isOp("(") {
+		p.failExpected("'(' and a query after " + what)
 	}
 	p.next()
+	if !p.startsQueryAt(0) {
+		p.failExpected("a query (SELECT ...) after " + what + " (")
+	}
 	q := p.query()
 	p.expectOp(")")
 	return q

@@ -285,3 +285,16 @@ func TestRefusalMasksHintSecrets(t *testing.T) {
 		t.Fatalf("the error shows the secret:\n%v", err)
 	}
 }
+
+// TestInsertTargetHintRefused: a table hint other than OPTIONS on an INSERT
+// target parses and is refused by the planner at the hint's name; OPTIONS
+// beside it still applies.
+func TestInsertTargetHintRefused(t *testing.T) {
+	sql := "CREATE TABLE s (a INT) WITH ('connector' = 'blackhole');\n" +
+		"INSERT INTO s /*+ OPTIONS('sink.parallelism' = '1'), SHUFFLE_HASH(s) */ SELECT 1;"
+	_, err := planner.Compile(context.Background(), "job.sql", sql, planner.Options{Registry: testRegistry()})
+	var pe *planner.Error
+	if !errors.As(err, &pe) || !errors.Is(err, ddl.ErrUnsupported) || pe.Message != "the SHUFFLE_HASH hint is not supported yet" || pe.Pos.String() != "2:54" {
+		t.Fatalf("got %v", err)
+	}
+}

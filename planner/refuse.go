@@ -21,35 +21,55 @@ func (f *file) unsupported(pos ddl.Pos, what string) error {
 }
 
 // refuseQuery returns the refusal of the first construct in q, in source
-// order, that the planner cannot run yet; nil when there is none.
+// order, that the planner cannot run yet; nil when there is none. The walk
+// visits every part of the query whether or not a refusal stands in front
+// of it, so that deleting a refusal leaves the parts behind it checked.
 func (f *file) refuseQuery(q ddl.Query) error {
 	switch q := q.(type) {
 	case *ddl.Select:
 		return f.refuseSelect(q)
 	case *ddl.SetOp:
-		if err := f.refuseQuery(q.Left); err != nil {
-			return err
-		}
-		if err := f.queryNodeRefusal(q); err != nil {
-			return err
-		}
-		return f.refuseQuery(q.Right)
+		return first(
+			func() error { return f.refuseQuery(q.Left) },
+			func() error { return f.queryNodeRefusal(q) },
+			func() error { return f.refuseQuery(q.Right) })
 	case *ddl.Values:
 		for _, r := range q.Rows {
-			for _, e := range r {
-				if err := f.refuseExpr(e); err != nil {
-					return err
-				}
+			if err := f.refuseExprs(r); err != nil {
+				return err
 			}
 		}
 		return nil
+	case *ddl.With:
+		if err := f.queryNodeRefusal(q); err != nil {
+			return err
+		}
+		for _, c := range q.CTEs {
+			if err := f.refuseQuery(c.Query); err != nil {
+				return err
+			}
+		}
+		return f.refuseQuery(q.Body)
 	case *ddl.OrderBy:
 		// ORDER BY and LIMIT follow the query they sort.
-		if err := f.refuseQuery(q.Query); err != nil {
+		return first(
+			func() error { return f.refuseQuery(q.Query) },
+			func() error { return f.queryNodeRefusal(q) },
+			func() error { return f.refuseOrder(q.Items) },
+			func() error { return f.refuseExpr(q.Fetch) },
+			func() error { return f.refuseExpr(q.Offset) })
+	}
+	return f.queryNodeRefusal(q)
+}
+
+// first returns the first error of the checks, run in order.
+func first(checks ...func() error) error {
+	for _, c := range checks {
+		if err := c(); err != nil {
 			return err
 		}
 	}
-	return f.queryNodeRefusal(q)
+	return nil
 }
 
 // queryNodeRefusal refuses the query forms other than SELECT, VALUES and
@@ -101,7 +121,33 @@ func (f *file) refuseSelect(q *ddl.Select) error {
 	if err := f.refuseExpr(q.Where); err != nil {
 		return err
 	}
-	return f.selectTailRefusal(q)
+	if q.GroupBy != nil {
+		if err := f.groupByRefusal(q.GroupBy); err != nil {
+			return err
+		}
+		if err := f.refuseGroupItems(q.GroupBy.Items); err != nil {
+			return err
+		}
+	}
+	if q.Having != nil {
+		if err := f.havingRefusal(q); err != nil {
+			return err
+		}
+		if err := f.refuseExpr(q.Having); err != nil {
+			return err
+		}
+	}
+	if len(q.Windows) > 0 {
+		if err := f.windowClauseRefusal(q); err != nil {
+			return err
+		}
+		for _, w := range q.Windows {
+			if err := f.refuseWindow(w.Spec); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // selectHeadRefusal refuses the clauses of q that come before its items:
@@ -119,13 +165,42 @@ func (f *file) selectHeadRefusal(q *ddl.Select) error {
 
 // selectTailRefusal refuses the clauses of q that come after WHERE.
 func (f *file) selectTailRefusal(q *ddl.Select) error {
-	switch {
-	case q.GroupBy != nil:
-		return f.unsupported(q.GroupBy.Pos, "GROUP BY")
-	case q.Having != nil:
-		return f.unsupported(q.HavingPos, "HAVING")
-	case len(q.Windows) > 0:
-		return f.unsupported(q.WindowPos, "WINDOW clauses")
+	if q.GroupBy != nil {
+		if err := f.groupByRefusal(q.GroupBy); err != nil {
+			return err
+		}
+	}
+	if q.Having != nil {
+		if err := f.havingRefusal(q); err != nil {
+			return err
+		}
+	}
+	if len(q.Windows) > 0 {
+		return f.windowClauseRefusal(q)
+	}
+	return nil
+}
+
+func (f *file) groupByRefusal(g *ddl.GroupBy) error {
+	return f.unsupported(g.Pos, "GROUP BY")
+}
+
+func (f *file) havingRefusal(q *ddl.Select) error {
+	return f.unsupported(q.HavingPos, "HAVING")
+}
+
+func (f *file) windowClauseRefusal(q *ddl.Select) error {
+	return f.unsupported(q.WindowPos, "WINDOW clauses")
+}
+
+func (f *file) refuseGroupItems(items []ddl.GroupItem) error {
+	for _, g := range items {
+		if err := f.refuseExpr(g.Expr); err != nil {
+			return err
+		}
+		if err := f.refuseGroupItems(g.Items); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -133,16 +208,47 @@ func (f *file) selectTailRefusal(q *ddl.Select) error {
 // refuseTableRef returns the first refusal in a FROM tree, in source order.
 func (f *file) refuseTableRef(r ddl.TableRef) error {
 	switch r := r.(type) {
+	case *ddl.TableName:
+		return first(
+			func() error { return f.tableRefRefusal(r) },
+			func() error { return f.refuseExpr(r.SystemTime) })
 	case *ddl.Join:
-		if err := f.refuseTableRef(r.Left); err != nil {
-			return err
-		}
-		return f.tableRefRefusal(r)
+		return first(
+			func() error { return f.refuseTableRef(r.Left) },
+			func() error { return f.tableRefRefusal(r) },
+			func() error { return f.refuseTableRef(r.Right) },
+			func() error { return f.refuseExpr(r.On) })
 	case *ddl.Subquery:
+		return first(
+			func() error { return f.tableRefRefusal(r) },
+			func() error { return f.refuseQuery(r.Query) })
+	case *ddl.TableFunc:
 		if err := f.tableRefRefusal(r); err != nil {
 			return err
 		}
-		return f.refuseQuery(r.Query)
+		for _, a := range r.Args {
+			if t := a.Table; t != nil {
+				if t.Query != nil {
+					if err := f.refuseQuery(t.Query); err != nil {
+						return err
+					}
+				}
+				if err := f.refuseExprs(t.PartitionBy); err != nil {
+					return err
+				}
+				if err := f.refuseOrder(t.OrderBy); err != nil {
+					return err
+				}
+			}
+			if err := f.refuseExpr(a.Expr); err != nil {
+				return err
+			}
+		}
+		return nil
+	case *ddl.Unnest:
+		return first(
+			func() error { return f.tableRefRefusal(r) },
+			func() error { return f.refuseExprs(r.Exprs) })
 	}
 	return f.tableRefRefusal(r)
 }
@@ -197,6 +303,42 @@ func (f *file) hintRefusal(h *ddl.Hint) error {
 	return f.unsupported(h.Pos, "the "+h.Name+" hint")
 }
 
+func (f *file) refuseExprs(list []ddl.Expr) error {
+	for _, e := range list {
+		if err := f.refuseExpr(e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (f *file) refuseOrder(items []ddl.OrderItem) error {
+	for _, it := range items {
+		if err := f.refuseExpr(it.Expr); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (f *file) refuseWindow(w *ddl.WindowSpec) error {
+	if w == nil {
+		return nil
+	}
+	if err := f.refuseExprs(w.PartitionBy); err != nil {
+		return err
+	}
+	if err := f.refuseOrder(w.OrderBy); err != nil {
+		return err
+	}
+	if fr := w.Frame; fr != nil {
+		return first(
+			func() error { return f.refuseExpr(fr.Start.Offset) },
+			func() error { return f.refuseExpr(fr.End.Offset) })
+	}
+	return nil
+}
+
 // refuseExpr returns the first refusal in e, in source order: aggregate
 // clauses (DISTINCT, WITHIN GROUP, FILTER), OVER and subqueries. Which
 // functions exist is the function library's business, when the
@@ -212,22 +354,32 @@ func (f *file) refuseExpr(e ddl.Expr) error {
 			err = f.refuseCall(x)
 			return false
 		case *ddl.Over:
-			if err = f.refuseCall(x.Call); err == nil {
-				err = f.exprRefusal(x)
-			}
+			err = first(
+				func() error { return f.refuseCall(x.Call) },
+				func() error { return f.exprRefusal(x) },
+				func() error { return f.refuseWindow(x.Window) })
 			return false
-		case *ddl.ScalarSubquery, *ddl.Exists, *ddl.InQuery, *ddl.Quantified:
-			if in, ok := x.(*ddl.InQuery); ok {
-				if err = f.refuseExpr(in.Expr); err != nil {
-					return false
-				}
-			}
-			if q, ok := x.(*ddl.Quantified); ok {
-				if err = f.refuseExpr(q.Left); err != nil {
-					return false
-				}
-			}
-			err = f.exprRefusal(x)
+		case *ddl.ScalarSubquery:
+			err = first(
+				func() error { return f.exprRefusal(x) },
+				func() error { return f.refuseQuery(x.Query) })
+			return false
+		case *ddl.Exists:
+			err = first(
+				func() error { return f.exprRefusal(x) },
+				func() error { return f.refuseQuery(x.Query) })
+			return false
+		case *ddl.InQuery:
+			err = first(
+				func() error { return f.refuseExpr(x.Expr) },
+				func() error { return f.exprRefusal(x) },
+				func() error { return f.refuseQuery(x.Query) })
+			return false
+		case *ddl.Quantified:
+			err = first(
+				func() error { return f.refuseExpr(x.Left) },
+				func() error { return f.exprRefusal(x) },
+				func() error { return f.refuseQuery(x.Query) })
 			return false
 		}
 		return true
@@ -238,26 +390,54 @@ func (f *file) refuseExpr(e ddl.Expr) error {
 // refuseCall refuses c's aggregate clauses and what its arguments hold, in
 // source order.
 func (f *file) refuseCall(c *ddl.Call) error {
-	if c.Distinct {
-		return f.callRefusal(c)
+	if err := f.distinctArgRefusal(c); err != nil {
+		return err
 	}
-	for _, a := range c.Args {
-		if err := f.refuseExpr(a); err != nil {
+	if err := f.refuseExprs(c.Args); err != nil {
+		return err
+	}
+	if c.WithinGroup != nil {
+		if err := f.withinGroupRefusal(c); err != nil {
+			return err
+		}
+		if err := f.refuseOrder(c.WithinGroup); err != nil {
 			return err
 		}
 	}
-	return f.callRefusal(c)
+	if c.Filter != nil {
+		if err := f.filterRefusal(c); err != nil {
+			return err
+		}
+		return f.refuseExpr(c.Filter)
+	}
+	return nil
 }
 
 // callRefusal refuses the aggregate clauses of c: DISTINCT arguments,
 // WITHIN GROUP and FILTER.
 func (f *file) callRefusal(c *ddl.Call) error {
-	switch {
-	case c.Distinct:
+	return first(
+		func() error { return f.distinctArgRefusal(c) },
+		func() error { return f.withinGroupRefusal(c) },
+		func() error { return f.filterRefusal(c) })
+}
+
+func (f *file) distinctArgRefusal(c *ddl.Call) error {
+	if c.Distinct {
 		return f.unsupported(c.DistinctPos, "DISTINCT in function arguments")
-	case c.WithinGroup != nil:
+	}
+	return nil
+}
+
+func (f *file) withinGroupRefusal(c *ddl.Call) error {
+	if c.WithinGroup != nil {
 		return f.unsupported(c.WithinGroupPos, "WITHIN GROUP")
-	case c.Filter != nil:
+	}
+	return nil
+}
+
+func (f *file) filterRefusal(c *ddl.Call) error {
+	if c.Filter != nil {
 		return f.unsupported(c.FilterPos, "aggregate FILTER clauses")
 	}
 	return nil
