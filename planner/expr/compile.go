@@ -338,7 +338,7 @@ func (b *builder) compileCase(n *Case) (evalFn, error) {
 		if operand, err = b.castEval(operand, n.Operand.Type(), ct, false); err != nil {
 			return nil, err
 		}
-		eq = comparator(ct)
+		eq = types.Comparator(ct)
 		for i, w := range n.Whens {
 			c, err := b.compile(w.Cond)
 			if err != nil {

@@ -99,7 +99,7 @@ func BenchmarkFloatFilter(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	cmp := comparator(types.Double())
+	cmp := types.Comparator(types.Double())
 	test := func(r int) bool { return r > 0 }
 	generic := binop(operand{col: 0}, operand{col: -1, konst: true, val: types.Float64(100)},
 		func(a, b types.Value) (types.Value, error) { return types.Bool(test(cmp(a, b))), nil })

@@ -132,7 +132,7 @@ func buildMap(b *builder, c *Call, args []evalFn) (evalFn, error) {
 		keys[i] = b.operandOf(c.Args[2*i], args[2*i])
 		vals[i] = b.operandOf(c.Args[2*i+1], args[2*i+1])
 	}
-	cmp := comparator(*c.typ.Elem)
+	cmp := types.Comparator(*c.typ.Elem)
 	dedup := false
 	for i := range keys {
 		if !keys[i].konst && !isConstant(c.Args[2*i]) {
@@ -153,7 +153,7 @@ func buildMap(b *builder, c *Call, args []evalFn) (evalFn, error) {
 		}
 		for i := 0; i < n && !dedup; i++ {
 			for j := 0; j < i; j++ {
-				if nullSafeCmp(kv[i], kv[j], cmp) == 0 {
+				if types.NullsFirst(kv[i], kv[j], cmp) == 0 {
 					dedup = true
 					break
 				}
@@ -189,7 +189,7 @@ func buildMap(b *builder, c *Call, args []evalFn) (evalFn, error) {
 // indexOfKey returns the position of k in keys (NULL matches NULL), or -1.
 func indexOfKey(keys []types.Value, k types.Value, cmp func(a, b types.Value) int) int {
 	for j, x := range keys {
-		if nullSafeCmp(x, k, cmp) == 0 {
+		if types.NullsFirst(x, k, cmp) == 0 {
 			return j
 		}
 	}

@@ -75,7 +75,7 @@ func buildNullIf(b *builder, c *Call, a []evalFn) (evalFn, error) {
 	if err != nil {
 		return nil, err
 	}
-	cmp := comparator(ct)
+	cmp := types.Comparator(ct)
 	orig := a[0]
 	return func(row []types.Value) (types.Value, error) {
 		v, err := orig(row)

@@ -54,7 +54,7 @@ func triOr(a, b tri) tri {
 func buildBetweenSymmetric(negated bool) func(*builder, *Call, []evalFn) (evalFn, error) {
 	return func(b *builder, c *Call, args []evalFn) (evalFn, error) {
 		ct, _ := commonType(argTypes(c)...)
-		cmp := comparator(ct)
+		cmp := types.Comparator(ct)
 		x, lo, hi := args[0], args[1], args[2]
 		// ge and le compare with NULL propagation.
 		ge := func(v, w types.Value) tri {

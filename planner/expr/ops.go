@@ -1,12 +1,10 @@
 package expr
 
 import (
-	"bytes"
 	"cmp"
 	"fmt"
 	"math"
 	"math/big"
-	"strings"
 
 	"github.com/streamsql/streamsql/types"
 )
@@ -285,7 +283,7 @@ func fieldsNotNull(t types.Type) bool {
 func rowEquality(t types.Type) func(a, b types.Value) (eq, null bool) {
 	cmps := make([]func(a, b types.Value) int, len(t.Fields))
 	for i, f := range t.Fields {
-		cmps[i] = comparator(f.Type)
+		cmps[i] = types.Comparator(f.Type)
 	}
 	return func(a, b types.Value) (bool, bool) {
 		la, lb := a.List(), b.List()
@@ -301,49 +299,6 @@ func rowEquality(t types.Type) func(a, b types.Value) (eq, null bool) {
 		}
 		return !sawNull, sawNull
 	}
-}
-
-// comparator returns a total order over non-NULL values of type t.
-func comparator(t types.Type) func(a, b types.Value) int {
-	switch familyOf(t) {
-	case famBool:
-		return func(a, b types.Value) int { return cmpInt(a.Int64(), b.Int64()) }
-	case famNumeric:
-		switch {
-		case t.IsInteger():
-			return func(a, b types.Value) int { return cmpInt(a.Int64(), b.Int64()) }
-		case t.Kind == types.KindDecimal:
-			return func(a, b types.Value) int { return a.Decimal().Cmp(b.Decimal()) }
-		}
-		return func(a, b types.Value) int { return cmpFloat(a.Float64(), b.Float64()) }
-	case famString:
-		return func(a, b types.Value) int { return strings.Compare(a.Str(), b.Str()) }
-	case famBinary:
-		return func(a, b types.Value) int { return bytes.Compare(a.Bytes(), b.Bytes()) }
-	case famDate:
-		return func(a, b types.Value) int { return cmpInt(int64(a.Date()), int64(b.Date())) }
-	case famTime:
-		return func(a, b types.Value) int { return cmpInt(a.Time(), b.Time()) }
-	case famTimestamp:
-		return func(a, b types.Value) int { return a.Timestamp().Compare(b.Timestamp()) }
-	case famArray:
-		elem := comparator(*t.Elem)
-		return func(a, b types.Value) int {
-			return cmpList(a.List(), b.List(), func(int) func(a, b types.Value) int { return elem })
-		}
-	case famRow:
-		fields := make([]func(a, b types.Value) int, len(t.Fields))
-		for i, f := range t.Fields {
-			fields[i] = comparator(f.Type)
-		}
-		return func(a, b types.Value) int {
-			return cmpList(a.List(), b.List(), func(i int) func(a, b types.Value) int { return fields[i] })
-		}
-	case famMap:
-		key, val := comparator(*t.Elem), comparator(*t.Value)
-		return func(a, b types.Value) int { return cmpMap(a.Map(), b.Map(), key, val) }
-	}
-	return func(a, b types.Value) int { return 0 }
 }
 
 // mixedApproxDecimal reports a comparison of FLOAT/DOUBLE with DECIMAL.
@@ -374,93 +329,10 @@ func exactNumericComparator(ta, tb types.Type) func(a, b types.Value) int {
 		x, fx := ra(a)
 		y, fy := rb(b)
 		if x == nil || y == nil {
-			return cmpFloat(fx, fy)
+			return types.CompareFloat(fx, fy)
 		}
 		return x.Cmp(y)
 	}
-}
-
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
-// cmpFloat orders as Java's Double.compare: NaN above everything.
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	case a == b:
-		return 0
-	case math.IsNaN(a) && math.IsNaN(b):
-		return 0
-	case math.IsNaN(a):
-		return 1
-	}
-	return -1
-}
-
-func cmpList(a, b []types.Value, elem func(i int) func(a, b types.Value) int) int {
-	for i := 0; i < len(a) && i < len(b); i++ {
-		x, y := a[i], b[i]
-		switch {
-		case x.IsNull() && y.IsNull():
-			continue
-		case x.IsNull():
-			return -1
-		case y.IsNull():
-			return 1
-		}
-		if c := elem(i)(x, y); c != 0 {
-			return c
-		}
-	}
-	return cmpInt(int64(len(a)), int64(len(b)))
-}
-
-// cmpMap returns 0 when the maps hold the same entries, regardless of order.
-func cmpMap(a, b *types.MapData, key, val func(a, b types.Value) int) int {
-	if a == nil || b == nil {
-		if a == b {
-			return 0
-		}
-		return 1
-	}
-	if a.Len() != b.Len() {
-		return 1
-	}
-	for i := range a.Keys {
-		found := false
-		for j := range b.Keys {
-			if nullSafeCmp(a.Keys[i], b.Keys[j], key) == 0 {
-				found = nullSafeCmp(a.Values[i], b.Values[j], val) == 0
-				break
-			}
-		}
-		if !found {
-			return 1
-		}
-	}
-	return 0
-}
-
-func nullSafeCmp(a, b types.Value, cmp func(a, b types.Value) int) int {
-	switch {
-	case a.IsNull() && b.IsNull():
-		return 0
-	case a.IsNull():
-		return -1
-	case b.IsNull():
-		return 1
-	}
-	return cmp(a, b)
 }
 
 func buildComparison(b *builder, c *Call, args []evalFn) (evalFn, error) {
@@ -524,13 +396,13 @@ func buildComparison(b *builder, c *Call, args []evalFn) (evalFn, error) {
 			return types.Bool(r != ne), nil
 		}), nil
 	}
-	cmp := comparator(ct)
+	cmp := types.Comparator(ct)
 	if ta, tb := c.Args[0].Type(), c.Args[1].Type(); mixedApproxDecimal(ta, tb) {
 		if c.Name == "=" || c.Name == "<>" {
 			cmp = exactNumericComparator(ta, tb)
 		} else {
 			fa, fb := floatConv(ta), floatConv(tb)
-			cmp = func(a, b types.Value) int { return cmpFloat(fa(a), fb(b)) }
+			cmp = func(a, b types.Value) int { return types.CompareFloat(fa(a), fb(b)) }
 		}
 	}
 	return binop(ox, oy, func(a, b types.Value) (types.Value, error) { return types.Bool(op.holds(cmp(a, b))), nil }), nil
@@ -672,7 +544,7 @@ func checkDistinct(c *Call) (types.Type, error) {
 func buildDistinct(distinct bool) func(*builder, *Call, []evalFn) (evalFn, error) {
 	return func(b *builder, c *Call, args []evalFn) (evalFn, error) {
 		ct, _ := commonType(c.Args[0].Type(), c.Args[1].Type())
-		cmp := comparator(ct)
+		cmp := types.Comparator(ct)
 		x, y := args[0], args[1]
 		return func(row []types.Value) (types.Value, error) {
 			a, err := x(row)
@@ -713,7 +585,7 @@ func checkBetween(c *Call) (types.Type, error) {
 func buildBetween(negated bool) func(*builder, *Call, []evalFn) (evalFn, error) {
 	return func(b *builder, c *Call, args []evalFn) (evalFn, error) {
 		ct, _ := commonType(argTypes(c)...)
-		cmp := comparator(ct)
+		cmp := types.Comparator(ct)
 		x, lo, hi := args[0], args[1], args[2]
 		return func(row []types.Value) (types.Value, error) {
 			v, err := x(row)
@@ -796,7 +668,7 @@ func inCommonType(ts []types.Type) (types.Type, bool) {
 func buildIn(negated bool) func(*builder, *Call, []evalFn) (evalFn, error) {
 	return func(b *builder, c *Call, args []evalFn) (evalFn, error) {
 		ct, _ := inCommonType(argTypes(c))
-		cmp := comparator(ct)
+		cmp := types.Comparator(ct)
 		var rowEq func(a, b types.Value) (bool, bool)
 		if ct.Kind == types.KindRow {
 			// ROW(a, b) IN (...) compares field by field, with NULLs.
@@ -1006,7 +878,7 @@ func buildItem(b *builder, c *Call, args []evalFn) (evalFn, error) {
 			return l[n-1], nil
 		}), nil
 	}
-	cmp := comparator(*a.Elem)
+	cmp := types.Comparator(*a.Elem)
 	return strict2(args[0], args[1], func(m, k types.Value) (types.Value, error) {
 		md := m.Map()
 		if md == nil {
@@ -1059,7 +931,7 @@ func floatPred(op cmpOp, xc int, k float64) predFn {
 		if a.IsNull() {
 			return false, nil
 		}
-		return op.holds(cmpFloat(a.Float64(), k)), nil
+		return op.holds(types.CompareFloat(a.Float64(), k)), nil
 	}
 }
 
