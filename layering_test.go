@@ -29,9 +29,10 @@ var floors = [][]string{
 	// expressions.
 	{"ddl", "factory", "stream", "runtime/checkpoint", "planner/expr"},
 	// 4: the implementations, which do not know each other.
-	{"formats", "connectors", "runtime", "planner", "state/heap"},
-	// 5: the registration of every built-in connector and format.
-	{"connectors/all"},
+	{"formats", "connectors", "runtime", "state/heap", "ops"},
+	// 5: the planner (which configures the operators of ops) and the
+	// registration of every built-in connector and format.
+	{"planner", "connectors/all"},
 	// 6: the composition root and its HTTP server.
 	{"job"},
 	// 7: programs.
@@ -46,6 +47,7 @@ var rigs = []string{
 	"runtime/testkit",
 	"runtime/checkpoint/storagetest",
 	"state/statetest",
+	"stream/streamtest",
 	"formats/internal/formattest",
 	"formats/internal/flinkgolden",
 }
@@ -61,6 +63,7 @@ var sideways = [][2]string{
 	{"cmd/streamsql", "cmd/streamsql/internal"},  // the CLI's own pieces
 	{"internal", "internal"},                     // one leaf algorithm using another
 	{"runtime/checkpoint", "runtime/checkpoint"}, // s3store implements checkpoint.Storage
+	{"ops", "ops"},                               // the window operator uses the aggregates' accumulators
 }
 
 // forbidden lists imports ruled out whatever the floors say, as importer

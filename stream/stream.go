@@ -176,6 +176,10 @@ type Metrics struct {
 	// LateRows counts rows dropped because their event time was behind
 	// the watermark when they arrived (their window had fired already).
 	LateRows atomic.Int64
+	// Dropped counts rows dropped on purpose (connector.ErrDropRow: a NULL
+	// for a NOT NULL sink column under table.exec.sink.not-null-enforcer
+	// = DROP).
+	Dropped atomic.Int64
 }
 
 // Output collects the rows an operator emits. The runtime hands them on in

@@ -1,0 +1,455 @@
+package agg
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/streamsql/streamsql/state"
+	"github.com/streamsql/streamsql/types"
+)
+
+// acc is one call's accumulator while a key's rows are applied. Numbers
+// are kept in the representation their type computes in: integers in i
+// (wrapping at the argument's width, as Java's arithmetic does), FLOAT and
+// DOUBLE in f, DECIMAL in d.
+type acc struct {
+	n   int64       // COUNT; the non-NULL values of SUM and AVG
+	i   int64       // integer SUM and AVG
+	f   float64     // FLOAT and DOUBLE SUM and AVG
+	d   types.Decimal
+	v   types.Value // MIN, MAX, FIRST_VALUE, LAST_VALUE, LISTAGG
+	has bool        // v is set
+}
+
+// Accumulators are the accumulators of a key: one per call, and the number
+// of rows the key holds (insertions minus retractions), which says when a
+// key's group is empty.
+type Accumulators struct {
+	calls []Call
+	rows  int64
+	accs  []acc
+	cmp   []func(a, b types.Value) int // of MIN and MAX calls
+}
+
+// NewAccumulators returns empty accumulators of calls.
+func NewAccumulators(calls []Call) *Accumulators {
+	a := &Accumulators{calls: calls, accs: make([]acc, len(calls)), cmp: make([]func(a, b types.Value) int, len(calls))}
+	for k, c := range calls {
+		if c.Func == Min || c.Func == Max {
+			a.cmp[k] = types.Comparator(c.ArgType)
+		}
+	}
+	return a
+}
+
+// Reset empties the accumulators.
+func (a *Accumulators) Reset() {
+	a.rows = 0
+	clear(a.accs)
+}
+
+// Rows returns the number of rows the accumulators hold (insertions minus
+// retractions).
+func (a *Accumulators) Rows() int64 { return a.rows }
+
+// accVersion is the first byte of an encoded accumulator record; a record
+// of another version is refused rather than misread.
+const accVersion = 1
+
+// Append appends the accumulators' encoding to dst.
+func (a *Accumulators) Append(dst []byte) []byte {
+	dst = append(dst, accVersion)
+	dst = binary.AppendVarint(dst, a.rows)
+	for k := range a.accs {
+		c, x := &a.calls[k], &a.accs[k]
+		switch c.Func {
+		case Count:
+			dst = binary.AppendVarint(dst, x.n)
+		case Sum, Avg:
+			dst = binary.AppendVarint(dst, x.n)
+			if x.n == 0 {
+				continue
+			}
+			switch numKind(c.ArgType) {
+			case numInt:
+				dst = binary.AppendVarint(dst, x.i)
+			case numFloat:
+				dst = binary.LittleEndian.AppendUint64(dst, math.Float64bits(x.f))
+			case numDecimal:
+				dst = state.AppendValue(dst, types.DecimalValue(x.d), sumType(c))
+			}
+		default:
+			if !x.has {
+				dst = append(dst, 0)
+				continue
+			}
+			dst = append(dst, 1)
+			dst = state.AppendValue(dst, x.v, c.valueType())
+		}
+	}
+	return dst
+}
+
+// Read sets the accumulators from an encoding made by Append.
+func (a *Accumulators) Read(src []byte) error {
+	if len(src) == 0 || src[0] != accVersion {
+		return errors.New("aggregate state: unknown accumulator encoding")
+	}
+	src = src[1:]
+	var err error
+	if a.rows, src, err = varint(src); err != nil {
+		return err
+	}
+	for k := range a.accs {
+		c, x := &a.calls[k], &a.accs[k]
+		*x = acc{}
+		switch c.Func {
+		case Count:
+			if x.n, src, err = varint(src); err != nil {
+				return err
+			}
+		case Sum, Avg:
+			if x.n, src, err = varint(src); err != nil {
+				return err
+			}
+			if x.n == 0 {
+				continue
+			}
+			switch numKind(c.ArgType) {
+			case numInt:
+				if x.i, src, err = varint(src); err != nil {
+					return err
+				}
+			case numFloat:
+				if len(src) < 8 {
+					return errTruncated
+				}
+				x.f = math.Float64frombits(binary.LittleEndian.Uint64(src))
+				src = src[8:]
+			case numDecimal:
+				var v types.Value
+				if v, src, err = state.ReadValue(src, sumType(c)); err != nil {
+					return err
+				}
+				x.d = v.Decimal()
+			}
+		default:
+			if len(src) == 0 {
+				return errTruncated
+			}
+			has := src[0] == 1
+			src = src[1:]
+			if !has {
+				continue
+			}
+			if x.v, src, err = state.ReadValue(src, c.valueType()); err != nil {
+				return err
+			}
+			x.has = true
+		}
+	}
+	if len(src) != 0 {
+		return errors.New("aggregate state: trailing bytes after the accumulators")
+	}
+	return nil
+}
+
+var errTruncated = errors.New("aggregate state: truncated accumulator")
+
+func varint(src []byte) (int64, []byte, error) {
+	v, n := binary.Varint(src)
+	if n <= 0 {
+		return 0, nil, errTruncated
+	}
+	return v, src[n:], nil
+}
+
+// valueType is the type of the value a MIN, MAX, FIRST_VALUE, LAST_VALUE
+// or LISTAGG accumulator holds.
+func (c *Call) valueType() types.Type {
+	if c.Func == ListAgg {
+		return types.String()
+	}
+	return c.ArgType.Nullable()
+}
+
+// sumType is the type a DECIMAL SUM or AVG accumulates in: DECIMAL(38, s).
+func sumType(c *Call) types.Type {
+	return types.DecimalType(types.MaxDecimalPrecision, c.ArgType.Scale)
+}
+
+type numClass uint8
+
+const (
+	numInt numClass = iota
+	numFloat
+	numDecimal
+)
+
+func numKind(t types.Type) numClass {
+	switch t.Kind {
+	case types.KindFloat, types.KindDouble:
+		return numFloat
+	case types.KindDecimal:
+		return numDecimal
+	}
+	return numInt
+}
+
+// wrap truncates an integer sum to the width of t, as Java's int, short and
+// byte arithmetic does (Flink's SUM(INT) is an INT that overflows).
+func wrap(i int64, t types.Type) int64 {
+	switch t.Kind {
+	case types.KindTinyInt:
+		return int64(int8(i))
+	case types.KindSmallInt:
+		return int64(int16(i))
+	case types.KindInt:
+		return int64(int32(i))
+	}
+	return i
+}
+
+// Apply adds (retract false) or retracts (retract true) the input row's
+// values to every call whose filter passes, except the distinct calls in
+// skip (a DISTINCT call sees a value only the first time it is added and
+// the last time it is retracted: the caller decides).
+func (a *Accumulators) Apply(row []types.Value, retract bool, skip []bool) error {
+	if retract {
+		a.rows--
+	} else {
+		a.rows++
+	}
+	for k := range a.accs {
+		c := &a.calls[k]
+		if skip != nil && skip[k] {
+			continue
+		}
+		if c.Filter >= 0 && !isTrue(row[c.Filter]) {
+			continue
+		}
+		if err := a.applyCall(k, row, retract); err != nil {
+			return fmt.Errorf("%s: %w", c, err)
+		}
+	}
+	return nil
+}
+
+// passes reports whether call k takes the row: its filter is TRUE (or it
+// has none) and, but for COUNT(*), its argument is not NULL.
+func (a *Accumulators) passes(k int, row []types.Value) bool {
+	c := &a.calls[k]
+	if c.Filter >= 0 && !isTrue(row[c.Filter]) {
+		return false
+	}
+	return c.Arg < 0 || !row[c.Arg].IsNull()
+}
+
+func isTrue(v types.Value) bool { return !v.IsNull() && v.Bool() }
+
+// applyCall applies one call. Retracting a MIN or MAX is done by the
+// caller (it needs the call's value counts; see SetExtreme); here it is
+// an error.
+func (a *Accumulators) applyCall(k int, row []types.Value, retract bool) error {
+	c, x := &a.calls[k], &a.accs[k]
+	var v types.Value
+	if c.Arg >= 0 {
+		v = row[c.Arg]
+		if v.IsNull() {
+			return nil
+		}
+	}
+	switch c.Func {
+	case Count:
+		if retract {
+			x.n--
+		} else {
+			x.n++
+		}
+	case Sum, Avg:
+		sign := int64(1)
+		if retract {
+			sign = -1
+		}
+		x.n += sign
+		switch numKind(c.ArgType) {
+		case numInt:
+			x.i = wrap(x.i+sign*v.Int64(), c.ArgType)
+		case numFloat:
+			x.f += float64(sign) * v.Float64()
+		case numDecimal:
+			if retract {
+				x.d = x.d.Sub(v.Decimal())
+			} else {
+				x.d = x.d.Add(v.Decimal())
+			}
+		}
+		if x.n == 0 {
+			x.i, x.f, x.d = 0, 0, types.Decimal{}
+		}
+	case Min, Max:
+		if retract {
+			return errors.New("retraction of MIN or MAX without value counts")
+		}
+		if !x.has {
+			x.v, x.has = v, true
+		} else if r := a.cmp[k](v, x.v); (c.Func == Min && r < 0) || (c.Func == Max && r > 0) {
+			x.v = v
+		}
+	case FirstValue:
+		if retract {
+			return errors.New("FIRST_VALUE does not retract")
+		}
+		if !x.has {
+			x.v, x.has = v, true
+		}
+	case LastValue:
+		if retract {
+			return errors.New("LAST_VALUE does not retract")
+		}
+		x.v, x.has = v, true
+	case ListAgg:
+		if retract {
+			return errors.New("LISTAGG does not retract")
+		}
+		if !x.has {
+			x.v, x.has = v, true
+		} else {
+			x.v = types.Str(x.v.Str() + c.Separator + v.Str())
+		}
+	}
+	return nil
+}
+
+// SetExtreme sets the value of MIN or MAX call k (after a retraction: the
+// new extreme from the call's value counts); has false: no value left.
+func (a *Accumulators) SetExtreme(k int, v types.Value, has bool) {
+	a.accs[k].v, a.accs[k].has = v, has
+}
+
+// Extreme returns the value of MIN or MAX call k.
+func (a *Accumulators) Extreme(k int) (types.Value, bool) { return a.accs[k].v, a.accs[k].has }
+
+// Results appends every call's result to dst.
+func (a *Accumulators) Results(dst []types.Value) ([]types.Value, error) {
+	for k := range a.accs {
+		v, err := a.result(k)
+		if err != nil {
+			return dst, err
+		}
+		dst = append(dst, v)
+	}
+	return dst, nil
+}
+
+func (a *Accumulators) result(k int) (types.Value, error) {
+	c, x := &a.calls[k], &a.accs[k]
+	switch c.Func {
+	case Count:
+		return types.Int64(x.n), nil
+	case Sum:
+		if x.n == 0 {
+			return types.Value{}, nil
+		}
+		switch numKind(c.ArgType) {
+		case numInt:
+			return types.Int64(x.i), nil
+		case numFloat:
+			return floatOf(x.f, c.Result), nil
+		}
+		return decimalOf(x.d, c.Result)
+	case Avg:
+		if x.n == 0 {
+			return types.Value{}, nil
+		}
+		switch numKind(c.ArgType) {
+		case numInt:
+			// Java's long division truncates towards zero, as Go's does.
+			return types.Int64(wrap(x.i/x.n, c.Result)), nil
+		case numFloat:
+			return floatOf(x.f/float64(x.n), c.Result), nil
+		}
+		q, err := x.d.Quo(types.NewDecimal(x.n, 0), c.Result.Scale)
+		if err != nil {
+			return types.Value{}, err
+		}
+		return decimalOf(q, c.Result)
+	}
+	if !x.has {
+		return types.Value{}, nil
+	}
+	return x.v, nil
+}
+
+// floatOf returns f as a value of t (a FLOAT holds a float32 exactly).
+func floatOf(f float64, t types.Type) types.Value {
+	if t.Kind == types.KindFloat {
+		return types.Float64(float64(float32(f)))
+	}
+	return types.Float64(f)
+}
+
+// decimalOf returns d in t's precision and scale, or NULL when it does not
+// fit (Flink's decimal overflow gives NULL).
+func decimalOf(d types.Decimal, t types.Type) (types.Value, error) {
+	r, err := d.Rescale(t.Precision, t.Scale)
+	if err != nil {
+		return types.Value{}, nil
+	}
+	return types.DecimalValue(r), nil
+}
+
+// Merge folds o's accumulators (of the same calls) into a's: a session
+// window that a row joins to another. o's rows count as having arrived
+// after a's (FIRST_VALUE keeps a's, LAST_VALUE takes o's).
+func (a *Accumulators) Merge(o *Accumulators) error {
+	a.rows += o.rows
+	for k := range a.accs {
+		c, x, y := &a.calls[k], &a.accs[k], &o.accs[k]
+		switch c.Func {
+		case Count:
+			x.n += y.n
+		case Sum, Avg:
+			if y.n == 0 {
+				continue
+			}
+			x.n += y.n
+			switch numKind(c.ArgType) {
+			case numInt:
+				x.i = wrap(x.i+y.i, c.ArgType)
+			case numFloat:
+				x.f += y.f
+			case numDecimal:
+				x.d = x.d.Add(y.d)
+			}
+		case Min, Max:
+			if !y.has {
+				continue
+			}
+			if !x.has {
+				x.v, x.has = y.v, true
+			} else if r := a.cmp[k](y.v, x.v); (c.Func == Min && r < 0) || (c.Func == Max && r > 0) {
+				x.v = y.v
+			}
+		case FirstValue:
+			if !x.has {
+				x.v, x.has = y.v, y.has
+			}
+		case LastValue:
+			if y.has {
+				x.v, x.has = y.v, true
+			}
+		case ListAgg:
+			switch {
+			case !y.has:
+			case !x.has:
+				x.v, x.has = y.v, true
+			default:
+				x.v = types.Str(x.v.Str() + c.Separator + y.v.Str())
+			}
+		}
+	}
+	return nil
+}

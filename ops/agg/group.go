@@ -1,0 +1,300 @@
+package agg
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/streamsql/streamsql/state"
+	"github.com/streamsql/streamsql/stream"
+	"github.com/streamsql/streamsql/types"
+)
+
+// NewGroupAggregate returns the factory of the GROUP BY operator of spec
+// (Flink's GroupAggregate): for each input row it updates the accumulators
+// of the row's key and emits the key's new result — INSERT for a new key,
+// UPDATE_BEFORE (when Spec.UpdateBefore) with the old result and
+// UPDATE_AFTER with the new one for a changed key, DELETE with the old
+// result when the key's last row is retracted. A row that leaves the
+// result as it was emits nothing (unless Spec.TTL is set, as in Flink).
+// The input must be hashed by the key (every row of a key reaches one
+// task).
+func NewGroupAggregate(spec Spec) stream.Factory {
+	return func(task stream.TaskInfo) (stream.Operator, error) {
+		if err := spec.check(); err != nil {
+			return nil, err
+		}
+		return &groupAgg{spec: spec, maxP: task.MaxParallelism}, nil
+	}
+}
+
+func (s *Spec) check() error {
+	if len(s.Keys) != len(s.KeyTypes) {
+		return fmt.Errorf("group aggregate: %d key columns but %d key types", len(s.Keys), len(s.KeyTypes))
+	}
+	for _, c := range s.Calls {
+		if s.Retracting && (c.Func == FirstValue || c.Func == LastValue || c.Func == ListAgg) {
+			return fmt.Errorf("group aggregate: %s over an input with updates or deletes is not supported yet", c.Func)
+		}
+	}
+	return nil
+}
+
+type groupAgg struct {
+	stream.Base
+	spec Spec
+	maxP int
+
+	accs state.ValueTable
+	// distinct[k] counts the rows of each value of DISTINCT call k;
+	// values[k] counts the rows of each value of MIN or MAX call k whose
+	// input retracts (the new extreme after a retraction of the old).
+	distinct, values []state.MapTable
+
+	cur            *Accumulators
+	skip           []bool
+	key, sub, buf  []byte
+	prev, next     []types.Value
+	eq             []func(a, b types.Value) int
+	one            [1]types.Value
+	slab           []types.Value
+	width          int
+	valueTypes     []types.Type
+	keysOnlyColumn []int
+}
+
+func (g *groupAgg) Open(ctx *stream.Context) error {
+	if ctx.State == nil {
+		return fmt.Errorf("group aggregate: the task has no keyed state")
+	}
+	if g.maxP <= 0 {
+		g.maxP = state.DefaultMaxParallelism
+	}
+	opts := []state.TableOption{state.TTL(g.spec.TTL)}
+	g.accs = ctx.State.Value("acc", opts...)
+	n := len(g.spec.Calls)
+	g.distinct = make([]state.MapTable, n)
+	g.values = make([]state.MapTable, n)
+	g.eq = make([]func(a, b types.Value) int, n)
+	g.valueTypes = make([]types.Type, n)
+	for k, c := range g.spec.Calls {
+		if c.Distinct {
+			g.distinct[k] = ctx.State.Map(fmt.Sprintf("distinct%d", k), opts...)
+		}
+		if g.spec.Retracting && (c.Func == Min || c.Func == Max) {
+			g.values[k] = ctx.State.Map(fmt.Sprintf("values%d", k), opts...)
+		}
+		g.eq[k] = types.Comparator(c.Result)
+		if c.Arg >= 0 {
+			g.valueTypes[k] = c.ArgType.Nullable()
+		}
+	}
+	g.cur = NewAccumulators(g.spec.Calls)
+	g.skip = make([]bool, n)
+	g.width = len(g.spec.Keys) + n
+	g.keysOnlyColumn = []int{0}
+	return nil
+}
+
+func (g *groupAgg) Process(_ int, rows []types.Row, out *stream.Output) error {
+	for i := range rows {
+		if err := g.row(&rows[i], out); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (g *groupAgg) row(r *types.Row, out *stream.Output) error {
+	g.key = state.AppendKey(g.key[:0], r.Fields, g.spec.Keys, g.spec.KeyTypes)
+	kg := state.KeyGroupOf(g.key, g.maxP)
+	retract := r.Kind == types.UpdateBefore || r.Kind == types.Delete
+	old, had, err := g.accs.Get(kg, g.key)
+	if err != nil {
+		return err
+	}
+	if !had {
+		if retract {
+			// A retraction of a row the state does not hold: the key
+			// expired (table.exec.state.ttl) or the input retracts what it
+			// never sent. Flink ignores it too.
+			return nil
+		}
+		g.cur.Reset()
+	} else {
+		if err := g.cur.Read(old); err != nil {
+			return fmt.Errorf("group aggregate: key group %d: %w", kg, err)
+		}
+		if g.prev, err = g.cur.Results(g.prev[:0]); err != nil {
+			return err
+		}
+	}
+	for k, c := range g.spec.Calls {
+		g.skip[k] = false
+		if !g.cur.passes(k, r.Fields) {
+			continue
+		}
+		if c.Distinct {
+			first, err := g.count(g.distinct[k], kg, k, r.Fields[c.Arg], retract, false)
+			if err != nil {
+				return err
+			}
+			// A DISTINCT call sees a value when it is first added and when
+			// it is last retracted.
+			g.skip[k] = !first
+			if g.skip[k] {
+				continue
+			}
+		}
+		if g.values[k] != nil {
+			if _, err := g.count(g.values[k], kg, k, r.Fields[c.Arg], retract, true); err != nil {
+				return err
+			}
+			if retract {
+				g.skip[k] = true
+				if err := g.retractExtreme(kg, k, r.Fields[c.Arg]); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	if err := g.cur.Apply(r.Fields, retract, g.skip); err != nil {
+		return fmt.Errorf("group aggregate: %w", err)
+	}
+	if g.cur.Rows() <= 0 {
+		if err := g.clear(kg); err != nil {
+			return err
+		}
+		if had {
+			out.Emit(g.output(types.Delete, r.Fields, g.prev))
+		}
+		return nil
+	}
+	g.buf = g.cur.Append(g.buf[:0])
+	if err := g.accs.Put(kg, g.key, g.buf); err != nil {
+		return err
+	}
+	if g.next, err = g.cur.Results(g.next[:0]); err != nil {
+		return err
+	}
+	switch {
+	case !had:
+		out.Emit(g.output(types.Insert, r.Fields, g.next))
+	case len(g.spec.Calls) > 0 && (g.spec.TTL > 0 || !g.same(g.prev, g.next)):
+		if g.spec.UpdateBefore {
+			out.Emit(g.output(types.UpdateBefore, r.Fields, g.prev))
+		}
+		out.Emit(g.output(types.UpdateAfter, r.Fields, g.next))
+	}
+	return nil
+}
+
+// count adds (or retracts) one row of value v to the value counts of call
+// k in m and reports whether the value was absent before an addition, or
+// is absent after a retraction. withValue keeps v's encoding with the
+// count (MIN and MAX read the extremes back from it).
+func (g *groupAgg) count(m state.MapTable, kg, k int, v types.Value, retract, withValue bool) (bool, error) {
+	g.one[0] = v
+	g.sub = state.AppendKey(g.sub[:0], g.one[:], g.keysOnlyColumn, g.valueTypes[k:k+1])
+	old, ok, err := m.Get(kg, g.key, g.sub)
+	if err != nil {
+		return false, err
+	}
+	var n int64
+	if ok {
+		var used int
+		if n, used = binary.Varint(old); used <= 0 {
+			return false, fmt.Errorf("group aggregate: key group %d: corrupt value count", kg)
+		}
+	}
+	if retract {
+		if !ok {
+			return false, nil // a retraction of a value never counted (expired state)
+		}
+		if n <= 1 {
+			return true, m.Delete(kg, g.key, g.sub)
+		}
+		n--
+	} else {
+		n++
+	}
+	g.buf = binary.AppendVarint(g.buf[:0], n)
+	if withValue {
+		g.buf = state.AppendValue(g.buf, v, g.valueTypes[k])
+	}
+	return !retract && n == 1, m.Put(kg, g.key, g.sub, g.buf)
+}
+
+// retractExtreme sets MIN or MAX call k after a row of value v was
+// retracted: when v was the extreme and no row of it is left, the new one
+// is the smallest (MIN) or largest (MAX) value left.
+func (g *groupAgg) retractExtreme(kg, k int, v types.Value) error {
+	cur, has := g.cur.Extreme(k)
+	if has && g.eq[k](cur, v) != 0 {
+		return nil
+	}
+	// The value counts come in value order: MIN takes the first, MAX the
+	// last.
+	var found []byte
+	isMin := g.spec.Calls[k].Func == Min
+	err := g.values[k].RangeKey(kg, g.key, func(_, val []byte) bool {
+		found = append(found[:0], val...)
+		return !isMin
+	})
+	if err != nil {
+		return err
+	}
+	if found == nil {
+		g.cur.SetExtreme(k, types.Value{}, false)
+		return nil
+	}
+	_, used := binary.Varint(found)
+	nv, _, err := state.ReadValue(found[used:], g.valueTypes[k])
+	if err != nil {
+		return fmt.Errorf("group aggregate: key group %d: %w", kg, err)
+	}
+	g.cur.SetExtreme(k, nv, true)
+	return nil
+}
+
+// clear drops an emptied key's state.
+func (g *groupAgg) clear(kg int) error {
+	if err := g.accs.Delete(kg, g.key); err != nil {
+		return err
+	}
+	for k := range g.spec.Calls {
+		for _, m := range []state.MapTable{g.distinct[k], g.values[k]} {
+			if m != nil {
+				if err := m.DeleteKey(kg, g.key); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// same reports whether two results are equal (NULL equals NULL).
+func (g *groupAgg) same(a, b []types.Value) bool {
+	for k := range a {
+		if types.NullsFirst(a[k], b[k], g.eq[k]) != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// output builds an output row: the key's values (from the input row) and
+// results. Its fields come from a slab shared by a few output rows, which
+// is never reused.
+func (g *groupAgg) output(kind types.RowKind, in []types.Value, results []types.Value) types.Row {
+	if len(g.slab) < g.width {
+		g.slab = make([]types.Value, g.width*max(4096/(g.width*24), 1))
+	}
+	f := g.slab[:g.width:g.width]
+	g.slab = g.slab[g.width:]
+	for i, c := range g.spec.Keys {
+		f[i] = in[c]
+	}
+	copy(f[len(g.spec.Keys):], results)
+	return types.Row{Kind: kind, Fields: f}
+}

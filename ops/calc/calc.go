@@ -1,0 +1,68 @@
+// Package calc holds the stateless operator of a query's filter and
+// projection (Flink's Calc) between stateful operators: it maps each input
+// row to zero or one output row with a function the planner compiled.
+package calc
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/stream"
+	"github.com/streamsql/streamsql/types"
+)
+
+// Func maps one input row to zero or more output rows appended to out (the
+// shape of the planner's compiled filter and projection). It keeps the
+// row's kind.
+type Func = func(in types.Row, out []types.Row) ([]types.Row, error)
+
+// Spec configures a Calc operator.
+type Spec struct {
+	// New returns the function of one task (it may keep scratch memory
+	// between calls: one task calls it).
+	New func() Func
+	// Name describes the operator in errors ("pipeline 'sink'").
+	Name string
+}
+
+// New returns the factory of Calc operators of spec. Rows the function
+// drops on purpose (connector.ErrDropRow: a NULL for a NOT NULL sink column
+// under table.exec.sink.not-null-enforcer = DROP) are counted in
+// stream.Metrics.Dropped; any other error fails the task.
+func New(spec Spec) stream.Factory {
+	return func(stream.TaskInfo) (stream.Operator, error) {
+		return &calc{spec: spec, fn: spec.New()}, nil
+	}
+}
+
+type calc struct {
+	stream.Base
+	spec    Spec
+	fn      Func
+	out     []types.Row
+	metrics *stream.Metrics
+}
+
+func (c *calc) Open(ctx *stream.Context) error {
+	c.metrics = ctx.Metrics
+	return nil
+}
+
+func (c *calc) Process(_ int, rows []types.Row, out *stream.Output) error {
+	var err error
+	for _, r := range rows {
+		c.out, err = c.fn(r, c.out[:0])
+		if err != nil {
+			if errors.Is(err, connector.ErrDropRow) {
+				c.metrics.Dropped.Add(1)
+				continue
+			}
+			return fmt.Errorf("%s: %w", c.spec.Name, err)
+		}
+		for _, o := range c.out {
+			out.Emit(o)
+		}
+	}
+	return nil
+}

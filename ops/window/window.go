@@ -1,0 +1,511 @@
+package window
+
+import (
+	"container/heap"
+	"encoding/binary"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/streamsql/streamsql/ops/agg"
+	"github.com/streamsql/streamsql/state"
+	"github.com/streamsql/streamsql/stream"
+	"github.com/streamsql/streamsql/types"
+)
+
+// New returns the factory of window aggregation operators of spec. Its
+// input must be hashed by Spec.Keys (or gathered in one task without
+// keys).
+//
+// A row belongs to the windows its time falls in ([start, end)); a window
+// fires when the watermark reaches end-1 (event time) or the clock reaches
+// end (processing time): its keys' results are emitted as inserts and its
+// state dropped. A row whose first window (TUMBLE: its window; HOP and
+// CUMULATE: the slice of Slide it falls in, as Flink's slicing does;
+// SESSION: the session it would open) has fired is late: it is dropped
+// and counted in stream.Metrics.LateRows.
+func New(spec Spec) stream.Factory {
+	return func(task stream.TaskInfo) (stream.Operator, error) {
+		if err := spec.check(); err != nil {
+			return nil, err
+		}
+		for _, c := range spec.Calls {
+			if c.Distinct {
+				return nil, fmt.Errorf("window aggregate: %s: DISTINCT in a window aggregation is not supported yet", c)
+			}
+		}
+		w := &windowAgg{spec: spec, maxP: task.MaxParallelism, kgs: task.KeyGroups}
+		if w.maxP <= 0 {
+			w.maxP = state.DefaultMaxParallelism
+		}
+		if w.kgs.Len() == 0 {
+			w.kgs = state.KeyGroupRange{Start: 0, End: w.maxP}
+		}
+		return w, nil
+	}
+}
+
+func (s *Spec) check() error {
+	ms := func(d time.Duration) int64 { return d.Milliseconds() }
+	switch {
+	case len(s.Keys) != len(s.KeyTypes):
+		return fmt.Errorf("window aggregate: %d key columns but %d key types", len(s.Keys), len(s.KeyTypes))
+	case s.Kind == Session && ms(s.Gap) <= 0:
+		return fmt.Errorf("window aggregate: SESSION needs a positive gap")
+	case s.Kind != Session && ms(s.Size) <= 0:
+		return fmt.Errorf("window aggregate: %s needs a positive size", s.Kind)
+	case (s.Kind == Hop || s.Kind == Cumulate) && (ms(s.Slide) <= 0 || ms(s.Size)%ms(s.Slide) != 0):
+		return fmt.Errorf("window aggregate: the size of %s (%s) must be a positive whole multiple of its slide (%s)", s.Kind, s.Size, s.Slide)
+	}
+	return nil
+}
+
+type windowAgg struct {
+	stream.Base
+	spec Spec
+	maxP int
+	kgs  state.KeyGroupRange
+	ctx  *stream.Context
+
+	size, slide, gap, offset int64 // milliseconds
+	ltz                      bool  // TIMESTAMP_LTZ time attribute aligned in spec.Location
+
+	// windows maps (window end, key) to the key's accumulators; pending
+	// holds the ends of windows with state, smallest first (rebuilt from
+	// the state at Open).
+	windows state.MapTable
+	pending endHeap
+	inHeap  map[int64]bool
+	// sessions maps (key, session start) to the session's end and
+	// accumulators; timers holds (end, key group, key) of sessions,
+	// smallest end first; an entry whose session changed is skipped.
+	sessions state.MapTable
+	timers   sessionHeap
+
+	acc, other  *agg.Accumulators
+	key, k8, buf []byte
+	ends         []int64
+	results      []types.Value
+	keyVals      []types.Value
+	width        int
+}
+
+func (w *windowAgg) Open(ctx *stream.Context) error {
+	if ctx.State == nil {
+		return fmt.Errorf("window aggregate: the task has no keyed state")
+	}
+	w.ctx = ctx
+	w.size, w.slide, w.gap, w.offset = w.spec.Size.Milliseconds(), w.spec.Slide.Milliseconds(), w.spec.Gap.Milliseconds(), w.spec.Offset.Milliseconds()
+	w.ltz = w.spec.TimeType.Kind == types.KindTimestampLTZ && w.spec.Location != nil
+	w.acc, w.other = agg.NewAccumulators(w.spec.Calls), agg.NewAccumulators(w.spec.Calls)
+	w.width = len(w.spec.Keys) + len(w.spec.Calls) + 3
+	if w.spec.Kind == Session {
+		w.sessions = ctx.State.Map("sessions")
+		return w.restoreSessions()
+	}
+	w.windows = ctx.State.Map("windows")
+	w.inHeap = map[int64]bool{}
+	for kg := w.kgs.Start; kg < w.kgs.End; kg++ {
+		err := w.windows.Keys(kg, func(k []byte) bool {
+			w.schedule(int64(binary.BigEndian.Uint64(k)))
+			return true
+		})
+		if err != nil {
+			return err
+		}
+	}
+	if w.spec.Time < 0 && len(w.pending) > 0 {
+		ctx.SetProcessingTimer(w.pending[0])
+	}
+	return nil
+}
+
+// schedule notes that the window ending at end has state.
+func (w *windowAgg) schedule(end int64) {
+	if !w.inHeap[end] {
+		w.inHeap[end] = true
+		heap.Push(&w.pending, end)
+	}
+}
+
+// timeOf returns the row's time in the window's time space: the event
+// time's milliseconds (a TIMESTAMP's local date-time read as UTC; a
+// TIMESTAMP_LTZ instant shifted to the session time zone's wall clock), or
+// the clock for processing time.
+func (w *windowAgg) timeOf(r *types.Row) (int64, bool) {
+	if w.spec.Time < 0 {
+		return w.local(w.ctx.Now()), true
+	}
+	v := r.Fields[w.spec.Time]
+	if v.IsNull() {
+		return 0, false
+	}
+	return w.local(v.Timestamp().Millis), true
+}
+
+// local shifts an instant to the wall clock windows are aligned on;
+// instant undoes it.
+func (w *windowAgg) local(ms int64) int64 {
+	if !w.ltz {
+		return ms
+	}
+	_, off := time.UnixMilli(ms).In(w.spec.Location).Zone()
+	return ms + int64(off)*1000
+}
+
+func (w *windowAgg) instant(local int64) int64 {
+	if !w.ltz {
+		return local
+	}
+	_, off := time.UnixMilli(local).In(w.spec.Location).Zone()
+	return local - int64(off)*1000
+}
+
+// fired reports whether a window ending at end (local time) has fired.
+func (w *windowAgg) fired(end int64) bool {
+	if w.spec.Time < 0 {
+		return false // processing time: a row goes to the windows of its arrival
+	}
+	wm := w.ctx.Watermark()
+	return wm != stream.MinWatermark && w.instant(end)-1 <= wm
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if (a%b != 0) && ((a < 0) != (b < 0)) {
+		q--
+	}
+	return q
+}
+
+// windowEnds appends the ends of the windows time t falls in, and reports
+// the end of its first slice (whose firing makes the row late).
+func (w *windowAgg) windowEnds(dst []int64, t int64) ([]int64, int64) {
+	switch w.spec.Kind {
+	case Tumble:
+		end := floorDiv(t-w.offset, w.size)*w.size + w.offset + w.size
+		return append(dst, end), end
+	case Hop:
+		lastStart := floorDiv(t-w.offset, w.slide)*w.slide + w.offset
+		for start := lastStart; start > t-w.size; start -= w.slide {
+			dst = append(dst, start+w.size)
+		}
+		return dst, lastStart + w.slide
+	case Cumulate:
+		cycle := floorDiv(t-w.offset, w.size)*w.size + w.offset
+		first := floorDiv(t-w.offset, w.slide)*w.slide + w.offset + w.slide
+		for end := first; end <= cycle+w.size; end += w.slide {
+			dst = append(dst, end)
+		}
+		return dst, first
+	}
+	return dst, 0
+}
+
+// start returns the start of the window (not SESSION) ending at end.
+func (w *windowAgg) start(end int64) int64 {
+	if w.spec.Kind == Cumulate {
+		return floorDiv(end-1-w.offset, w.size)*w.size + w.offset
+	}
+	return end - w.size
+}
+
+func (w *windowAgg) Process(_ int, rows []types.Row, out *stream.Output) error {
+	for i := range rows {
+		r := &rows[i]
+		if r.Kind != types.Insert && r.Kind != types.UpdateAfter {
+			return fmt.Errorf("window aggregate: a %s row in an insert-only input", r.Kind)
+		}
+		t, ok := w.timeOf(r)
+		if !ok {
+			continue // no time: no window (Flink drops such rows too)
+		}
+		w.key = state.AppendKey(w.key[:0], r.Fields, w.spec.Keys, w.spec.KeyTypes)
+		kg := state.KeyGroupOf(w.key, w.maxP)
+		var err error
+		if w.spec.Kind == Session {
+			err = w.session(kg, r, t)
+		} else {
+			err = w.add(kg, r, t)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if w.spec.Time < 0 {
+		w.armTimer()
+	}
+	return nil
+}
+
+// add adds row r (time t) to the windows it falls in.
+func (w *windowAgg) add(kg int, r *types.Row, t int64) error {
+	var first int64
+	w.ends, first = w.windowEnds(w.ends[:0], t)
+	if w.fired(first) {
+		w.ctx.Metrics.LateRows.Add(1)
+		return nil
+	}
+	for _, end := range w.ends {
+		if w.fired(end) {
+			continue
+		}
+		w.k8 = binary.BigEndian.AppendUint64(w.k8[:0], uint64(end))
+		old, ok, err := w.windows.Get(kg, w.k8, w.key)
+		if err != nil {
+			return err
+		}
+		if ok {
+			if err := w.acc.Read(old); err != nil {
+				return fmt.Errorf("window aggregate: key group %d: %w", kg, err)
+			}
+		} else {
+			w.acc.Reset()
+		}
+		if err := w.acc.Apply(r.Fields, false, nil); err != nil {
+			return fmt.Errorf("window aggregate: %w", err)
+		}
+		w.buf = w.acc.Append(w.buf[:0])
+		if err := w.windows.Put(kg, w.k8, w.key, w.buf); err != nil {
+			return err
+		}
+		w.schedule(end)
+	}
+	return nil
+}
+
+func (w *windowAgg) Watermark(wm int64, out *stream.Output) error {
+	if w.spec.Time < 0 {
+		return nil
+	}
+	if w.spec.Kind == Session {
+		return w.fireSessions(wm, out)
+	}
+	for len(w.pending) > 0 && w.instant(w.pending[0])-1 <= wm {
+		if err := w.fire(heap.Pop(&w.pending).(int64), out); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (w *windowAgg) ProcessingTime(now int64, out *stream.Output) error {
+	if w.spec.Time >= 0 {
+		return nil
+	}
+	local := w.local(now)
+	for len(w.pending) > 0 && w.pending[0] <= local {
+		if err := w.fire(heap.Pop(&w.pending).(int64), out); err != nil {
+			return err
+		}
+	}
+	w.armTimer()
+	return nil
+}
+
+// armTimer asks for the clock to fire the next processing-time window.
+func (w *windowAgg) armTimer() {
+	if len(w.pending) > 0 {
+		w.ctx.SetProcessingTimer(w.instant(w.pending[0]))
+	}
+}
+
+// fire emits and drops every key's result of the window ending at end.
+func (w *windowAgg) fire(end int64, out *stream.Output) error {
+	delete(w.inHeap, end)
+	w.k8 = binary.BigEndian.AppendUint64(w.k8[:0], uint64(end))
+	start := w.start(end)
+	for kg := w.kgs.Start; kg < w.kgs.End; kg++ {
+		var ferr error
+		err := w.windows.RangeKey(kg, w.k8, func(key, acc []byte) bool {
+			ferr = w.emit(out, key, acc, start, end)
+			return ferr == nil
+		})
+		if err == nil {
+			err = ferr
+		}
+		if err == nil {
+			err = w.windows.DeleteKey(kg, w.k8)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// emit emits one key's result of window [start, end).
+func (w *windowAgg) emit(out *stream.Output, key, acc []byte, start, end int64) error {
+	if err := w.acc.Read(acc); err != nil {
+		return fmt.Errorf("window aggregate: %w", err)
+	}
+	f := make([]types.Value, 0, w.width)
+	var err error
+	if f, _, err = state.ReadKey(key, w.spec.KeyTypes, f); err != nil {
+		return fmt.Errorf("window aggregate: %w", err)
+	}
+	if f, err = w.acc.Results(f); err != nil {
+		return err
+	}
+	wt := types.TimestampValue(types.Timestamp{Millis: w.instant(end) - 1})
+	if !w.ltz && w.spec.TimeType.Kind != types.KindTimestampLTZ {
+		wt = types.TimestampValue(types.Timestamp{Millis: end - 1})
+	}
+	f = append(f, types.TimestampValue(types.Timestamp{Millis: start}), types.TimestampValue(types.Timestamp{Millis: end}), wt)
+	out.Emit(types.Row{Kind: types.Insert, Fields: f})
+	return nil
+}
+
+// Sessions. A session's value is its end (8 bytes) then its
+// accumulators; it is keyed by its start. The timers hold one entry per
+// session, by the end it had when the entry was made: a session that grew
+// since is found at its timer's pop and scheduled again at its new end.
+
+// session adds row r (time t) to its key's sessions, merging those it
+// bridges.
+func (w *windowAgg) session(kg int, r *types.Row, t int64) error {
+	start, end := t, t+w.gap
+	if w.fired(end) {
+		w.ctx.Metrics.LateRows.Add(1)
+		return nil
+	}
+	w.acc.Reset()
+	if err := w.acc.Apply(r.Fields, false, nil); err != nil {
+		return fmt.Errorf("window aggregate: %w", err)
+	}
+	// The sessions it overlaps or touches merge into one.
+	type found struct {
+		start int64
+		val   []byte
+	}
+	var merge []found
+	err := w.sessions.RangeKey(kg, w.key, func(sub, val []byte) bool {
+		s, e := int64(binary.BigEndian.Uint64(sub)), int64(binary.BigEndian.Uint64(val))
+		if s <= end && e >= start {
+			merge = append(merge, found{s, slices.Clone(val)})
+		}
+		return true
+	})
+	if err != nil {
+		return err
+	}
+	for _, m := range merge {
+		if err := w.other.Read(m.val[8:]); err != nil {
+			return fmt.Errorf("window aggregate: key group %d: %w", kg, err)
+		}
+		// The earlier session's rows came first.
+		if m.start < start {
+			if err := w.other.Merge(w.acc); err != nil {
+				return err
+			}
+			w.acc, w.other = w.other, w.acc
+		} else if err := w.acc.Merge(w.other); err != nil {
+			return err
+		}
+		start, end = min(start, m.start), max(end, int64(binary.BigEndian.Uint64(m.val)))
+	}
+	scheduled := false
+	for _, m := range merge {
+		if m.start == start {
+			scheduled = true // its timer finds the session under this start
+			continue
+		}
+		w.k8 = binary.BigEndian.AppendUint64(w.k8[:0], uint64(m.start))
+		if err := w.sessions.Delete(kg, w.key, w.k8); err != nil {
+			return err
+		}
+	}
+	w.buf = binary.BigEndian.AppendUint64(w.buf[:0], uint64(end))
+	w.buf = w.acc.Append(w.buf)
+	w.k8 = binary.BigEndian.AppendUint64(w.k8[:0], uint64(start))
+	if err := w.sessions.Put(kg, w.key, w.k8, w.buf); err != nil {
+		return err
+	}
+	if !scheduled {
+		heap.Push(&w.timers, sessionTimer{end: end, start: start, kg: kg, key: string(w.key)})
+	}
+	return nil
+}
+
+// restoreSessions rebuilds the session timers from the state.
+func (w *windowAgg) restoreSessions() error {
+	for kg := w.kgs.Start; kg < w.kgs.End; kg++ {
+		var keys []string
+		if err := w.sessions.Keys(kg, func(k []byte) bool { keys = append(keys, string(k)); return true }); err != nil {
+			return err
+		}
+		for _, k := range keys {
+			err := w.sessions.RangeKey(kg, []byte(k), func(sub, val []byte) bool {
+				heap.Push(&w.timers, sessionTimer{end: int64(binary.BigEndian.Uint64(val)), start: int64(binary.BigEndian.Uint64(sub)), kg: kg, key: k})
+				return true
+			})
+			if err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// fireSessions emits and drops the sessions the watermark wm closed.
+func (w *windowAgg) fireSessions(wm int64, out *stream.Output) error {
+	for len(w.timers) > 0 && w.instant(w.timers[0].end)-1 <= wm {
+		tm := heap.Pop(&w.timers).(sessionTimer)
+		key := []byte(tm.key)
+		w.k8 = binary.BigEndian.AppendUint64(w.k8[:0], uint64(tm.start))
+		val, ok, err := w.sessions.Get(tm.kg, key, w.k8)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			continue // merged into a session of another start
+		}
+		if end := int64(binary.BigEndian.Uint64(val)); end != tm.end {
+			tm.end = end // it grew: wait for its new end
+			heap.Push(&w.timers, tm)
+			continue
+		}
+		val = slices.Clone(val)
+		if err := w.emit(out, key, val[8:], tm.start, tm.end); err != nil {
+			return err
+		}
+		if err := w.sessions.Delete(tm.kg, key, w.k8); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// endHeap is a min-heap of window ends.
+type endHeap []int64
+
+func (h endHeap) Len() int           { return len(h) }
+func (h endHeap) Less(i, j int) bool { return h[i] < h[j] }
+func (h endHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *endHeap) Push(x any)        { *h = append(*h, x.(int64)) }
+func (h *endHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+type sessionTimer struct {
+	end, start int64
+	kg         int
+	key        string
+}
+
+// sessionHeap is a min-heap of session timers by end.
+type sessionHeap []sessionTimer
+
+func (h sessionHeap) Len() int           { return len(h) }
+func (h sessionHeap) Less(i, j int) bool { return h[i].end < h[j].end }
+func (h sessionHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *sessionHeap) Push(x any)        { *h = append(*h, x.(sessionTimer)) }
+func (h *sessionHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
