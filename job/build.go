@@ -70,6 +70,9 @@ func Build(ctx context.Context, pl *planner.Plan, bo BuildOptions) ([]runtime.Pi
 		if ins.Explain {
 			continue
 		}
+		if ins.Stateful() {
+			return nil, fmt.Errorf("%w: %s (line %d) needs stateful operators, which the runtime cannot run yet", planner.ErrNoJob, ins.Statement, ins.Pos.Line)
+		}
 		p := runtime.Pipeline{Name: names[len(out)]}
 		srcNames := map[string]int{}
 		for _, fl := range ins.Flows {

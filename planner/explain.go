@@ -50,21 +50,12 @@ func (pl *Plan) Explain(w io.Writer) error {
 			tag += " [EXPLAIN only, not run]"
 		}
 		fmt.Fprintf(&b, "== Pipeline %d: %s (line %d)%s ==\n", i+1, ins.Statement, ins.Pos.Line, tag)
+		var names []string
+		for _, f := range ins.Sink.Fields {
+			names = append(names, f.Name)
+		}
 		for _, fl := range ins.Flows {
-			pl.explainSource(&b, fl.Source)
-			if fl.ReadFields != nil {
-				fmt.Fprintf(&b, "    project: %s\n", fl.Source.projectedNames(fl.ReadFields))
-			}
-			if g := fl.Source.DeadLetterGuarantee; g != "" {
-				fmt.Fprintf(&b, "    dead letters after a crash: %s\n", g)
-			}
-			if fl.Filter != nil {
-				fmt.Fprintf(&b, "  Filter: %s\n", fl.Filter)
-			}
-			b.WriteString("  Projection:\n")
-			for j, e := range fl.Projection {
-				fmt.Fprintf(&b, "    %s := %s\n", ins.Sink.Fields[j].Name, e)
-			}
+			pl.explainFlow(&b, fl, names)
 		}
 		pl.explainSink(&b, ins.Sink)
 	}
@@ -102,6 +93,9 @@ func (pl *Plan) explainSource(b *strings.Builder, s *Source) {
 	}
 	writeLines(b, s.Validated.Formats())
 	fmt.Fprintf(b, "    changelog: %s\n", s.Changelog)
+	if s.Watermark != nil {
+		fmt.Fprintf(b, "    watermark: %s (per split, the minimum over the splits)\n", s.Watermark)
+	}
 	writeOptions(b, s.Options, pl.registry)
 }
 
@@ -139,4 +133,70 @@ func writeOptions(b *strings.Builder, o map[string]string, r *factory.Registry) 
 		parts[i] = fmt.Sprintf("'%s'='%s'", kv.Key, kv.Value)
 	}
 	fmt.Fprintf(b, "    options: %s\n", strings.Join(parts, ", "))
+}
+
+// explainFlow writes fl's source (a table, VALUES, or a stateful operator
+// with its own inputs first), filter and projection into the columns
+// names.
+func (pl *Plan) explainFlow(b *strings.Builder, fl *Flow, names []string) {
+	if n := fl.Source.Node; n != nil {
+		pl.explainNode(b, n)
+	} else {
+		pl.explainSource(b, fl.Source)
+		if fl.ReadFields != nil {
+			fmt.Fprintf(b, "    project: %s\n", fl.Source.projectedNames(fl.ReadFields))
+		}
+		if g := fl.Source.DeadLetterGuarantee; g != "" {
+			fmt.Fprintf(b, "    dead letters after a crash: %s\n", g)
+		}
+	}
+	if fl.Filter != nil {
+		fmt.Fprintf(b, "  Filter: %s\n", fl.Filter)
+	}
+	b.WriteString("  Projection:\n")
+	for j, e := range fl.Projection {
+		name := fmt.Sprintf("$%d", j)
+		if j < len(names) {
+			name = names[j]
+		} else if j < len(fl.Names) {
+			name = fl.Names[j]
+		}
+		fmt.Fprintf(b, "    %s := %s\n", name, e)
+	}
+}
+
+// explainNode writes a stateful operator after its inputs: how rows reach
+// its tasks, what it emits (changelog), and its state.
+func (pl *Plan) explainNode(b *strings.Builder, n *Node) {
+	for _, in := range n.Inputs {
+		pl.explainFlow(b, in, in.Names)
+	}
+	fmt.Fprintf(b, "  %s (line %d)\n", n, n.Pos.Line)
+	if n.ID != "" {
+		fmt.Fprintf(b, "    id: %s\n", n.ID)
+	}
+	if len(n.Keys) == 0 {
+		b.WriteString("    input: all rows to one task (no key)\n")
+	} else {
+		var keys []string
+		for _, k := range n.Keys {
+			if k < len(n.Inputs[0].Names) {
+				keys = append(keys, n.Inputs[0].Names[k])
+			}
+		}
+		fmt.Fprintf(b, "    input: hashed by [%s] over %d task(s)\n", strings.Join(keys, ", "), pl.DefaultParallelism)
+	}
+	fmt.Fprintf(b, "    changelog: %s\n", n.Changelog)
+	backend := pl.Settings["state.backend.type"]
+	if backend == "" {
+		backend = "hashmap"
+	}
+	switch {
+	case n.Kind == WindowAggregate:
+		fmt.Fprintf(b, "    state: %s, per window until it fires\n", backend)
+	case pl.StateTTL > 0:
+		fmt.Fprintf(b, "    state: %s, ttl %s (table.exec.state.ttl)\n", backend, formatDuration(pl.StateTTL))
+	default:
+		fmt.Fprintf(b, "    state: %s, kept for ever (table.exec.state.ttl is 0): it grows with the number of keys\n", backend)
+	}
 }

@@ -27,6 +27,21 @@ const (
 	// SettingInstanceID is pipeline.instance-id: this process's stable
 	// identity among the job's instances (the CLI's --instance-id).
 	SettingInstanceID = "pipeline.instance-id"
+	// SettingStateTTL is table.exec.state.ttl: how long a stateful
+	// operator keeps a key's state after its last update (0: for ever).
+	SettingStateTTL = "table.exec.state.ttl"
+	// SettingDefaultParallelism is parallelism.default: the number of
+	// tasks of each stateful operator.
+	SettingDefaultParallelism = "parallelism.default"
+	// SettingIdleTimeout is table.exec.source.idle-timeout: after how long
+	// without rows a source split stops holding back the watermark.
+	SettingIdleTimeout = "table.exec.source.idle-timeout"
+	// SettingMiniBatch is table.exec.mini-batch.enabled (with
+	// table.exec.mini-batch.allow-latency and table.exec.mini-batch.size):
+	// Flink's buffering of a GROUP BY's input (see settingMiniBatch).
+	SettingMiniBatch = "table.exec.mini-batch.enabled"
+	// SettingDistinctSplit is table.optimizer.distinct-agg.split.enabled.
+	SettingDistinctSplit = "table.optimizer.distinct-agg.split.enabled"
 )
 
 // The declarations of the planner's settings, with package option as the
@@ -47,6 +62,32 @@ var (
 			"its static consumer group membership and the suffix of its Kafka transactional ids. It must be unique " +
 			"among the job's instances and stay the same across the process's restarts (a Kubernetes StatefulSet's " +
 			"pod name, say). Required to run a scaled-out job.")
+	settingStateTTL = option.Duration(SettingStateTTL).Default(0).
+			Description("How long a stateful operator (a GROUP BY, a join, a deduplication) keeps a key's state after " +
+			"the key's last update; `0` keeps it for ever. As in Flink, expired state is never read again: a key " +
+			"that comes back after expiring starts afresh (a GROUP BY then emits an INSERT for it, not an update). " +
+			"Window aggregations do not need it: their state goes when their windows fire.")
+	settingDefaultParallelism = option.Int(SettingDefaultParallelism).Default(1).
+					Description("The number of tasks of each stateful operator (GROUP BY, window aggregation); rows reach " +
+			"them hashed by key. Sources and sinks keep their own `scan.parallelism` and `sink.parallelism`. An " +
+			"aggregation without GROUP BY keys always runs in one task.")
+	settingIdleTimeout = option.Duration(SettingIdleTimeout).Default(0).
+				Description("After how long without rows a source split (a Kafka partition) is idle: it no longer holds " +
+			"back the watermark, so windows fire on the other splits' time. `0` never marks a split idle (an empty " +
+			"partition then stops event-time windows from firing, as in Flink).")
+	settingMiniBatch = option.Bool(SettingMiniBatch).Default(false).
+				Description("Flink buffers a GROUP BY's input for `table.exec.mini-batch.allow-latency` and emits one update " +
+			"per key per buffer. streamsql accepts the setting and its companions and does not buffer: it already " +
+			"processes rows in batches, and emits an update per input row, as Flink does without mini-batch (EXPLAIN " +
+			"says so).")
+	settingMiniBatchLatency = option.String("table.exec.mini-batch.allow-latency").
+				Description("Accepted with `table.exec.mini-batch.enabled`; see it.")
+	settingMiniBatchSize = option.String("table.exec.mini-batch.size").
+				Description("Accepted with `table.exec.mini-batch.enabled`; see it.")
+	settingDistinctSplit = option.Bool(SettingDistinctSplit).Default(false).
+				Description("Flink splits a COUNT(DISTINCT) into two aggregation levels to spread a hot key over tasks. " +
+			"streamsql accepts the setting and does not split: each key's distinct values are kept by the task of " +
+			"the key (EXPLAIN says so).")
 	settingLocalTimeZone = option.String(SettingLocalTimeZone).Default("default").
 				Description("The session time zone of TIMESTAMP_LTZ conversions and time functions: an IANA name such " +
 			"as `Europe/Berlin`, or `default` for the local time zone of the process.")
@@ -62,7 +103,9 @@ var (
 // Settings returns the declarations of the job settings the planner
 // reads itself, sorted by key.
 func Settings() []option.Option {
-	return []option.Option{settingInstanceID, settingPipelineName, settingScaleOut, settingNotNullEnforcer, settingLocalTimeZone}
+	return []option.Option{settingDefaultParallelism, settingInstanceID, settingPipelineName, settingScaleOut,
+		settingMiniBatch, settingMiniBatchLatency, settingMiniBatchSize, settingNotNullEnforcer, settingIdleTimeout,
+		settingStateTTL, settingLocalTimeZone, settingDistinctSplit}
 }
 
 // SettingKeys returns the keys of the job settings the planner reads

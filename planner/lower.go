@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/streamsql/streamsql/ddl"
+	"github.com/streamsql/streamsql/ops/agg"
 	"github.com/streamsql/streamsql/planner/expr"
 	"github.com/streamsql/streamsql/types"
 )
@@ -89,6 +90,11 @@ var extractShorthands = map[string]expr.TimeUnit{
 type lowerer struct {
 	f  *file
 	sc *scope
+	// rewrite, when set, is asked first about every node: ok true means
+	// its result (or error) stands for the node. An aggregating query's
+	// SELECT list maps grouping expressions and aggregate calls to the
+	// columns of the aggregation's output this way.
+	rewrite func(e ddl.Expr) (r expr.Expr, ok bool, err error)
 }
 
 func (l *lowerer) fail(pos ddl.Pos, class error, cause error, format string, args ...any) error {
@@ -151,6 +157,11 @@ func (l *lowerer) boolChain(n *ddl.Binary) (expr.Expr, error) {
 }
 
 func (l *lowerer) lower(e ddl.Expr) (expr.Expr, error) {
+	if l.rewrite != nil {
+		if r, ok, err := l.rewrite(e); ok || err != nil {
+			return r, err
+		}
+	}
 	switch n := e.(type) {
 	case *ddl.Literal:
 		if n.Kind == ddl.NullLit {
@@ -405,7 +416,12 @@ func (l *lowerer) call(n *ddl.Call) (expr.Expr, error) {
 		return nil, err
 	}
 	if aggregates[n.Name] {
-		return nil, l.fail(n.Pos, ddl.ErrUnsupported, nil, "aggregate function %s is not supported yet (it needs GROUP BY or OVER, which are stateful)", n.Name)
+		if _, ok := agg.Lookup(n.Name); ok {
+			// The aggregating SELECT's rewrite maps its calls; one that
+			// reaches here is somewhere aggregates are not evaluated.
+			return nil, l.fail(n.Pos, ErrType, nil, "aggregate function %s is not allowed here; aggregate functions belong in the SELECT list or HAVING of a query", n.Name)
+		}
+		return nil, l.fail(n.Pos, ddl.ErrUnsupported, nil, "%s is not supported yet", n.Name)
 	}
 	if n.Star {
 		return nil, l.fail(n.Pos, ddl.ErrUnsupported, nil, "%s(*) is not supported yet", n.Name)

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/streamsql/streamsql/ddl"
 	"github.com/streamsql/streamsql/factory"
@@ -75,6 +76,11 @@ type Plan struct {
 	// job checkpoints and execution.checkpointing.dir is not set (see
 	// "Checkpoint folder" in the package documentation).
 	CheckpointDirDefault bool
+	// StateTTL is table.exec.state.ttl (0: none), DefaultParallelism
+	// parallelism.default, IdleTimeout table.exec.source.idle-timeout.
+	StateTTL           time.Duration
+	DefaultParallelism int
+	IdleTimeout        time.Duration
 	// NotNullDrop is table.exec.sink.not-null-enforcer = DROP: a row with
 	// NULL for a NOT NULL sink column is dropped (and counted) rather than
 	// failing the job.
@@ -156,13 +162,20 @@ type Flow struct {
 	// (factory.Context.ReadFields): the source decodes only those. nil:
 	// every field (or a VALUES source).
 	ReadFields []bool
+	// Changelog is what the flow's rows carry (see changelog.go); it is
+	// inferred for the flows of stateful plans only.
+	Changelog Changelog
 }
 
-// Source is a table read by a flow (or literal rows of VALUES).
+// Source is what a flow reads: a table, the literal rows of VALUES, or the
+// output of a stateful operator of the plan (Node).
 type Source struct {
 	Pos ddl.Pos
-	// Table is the table read; nil for VALUES.
+	// Table is the table read; nil for VALUES and for a node's output.
 	Table *Table
+	// Node is the stateful operator whose output rows the flow reads; nil
+	// for a table or VALUES.
+	Node *Node
 	// Options are the table's WITH options with the FROM clause's OPTIONS
 	// hint applied.
 	Options map[string]string
@@ -200,6 +213,17 @@ type Source struct {
 	// mustRead are the row positions read whatever the query uses
 	// (watermark and primary key columns; see mustReadFields).
 	mustRead []int
+	// primaryKey are the row positions of the table's PRIMARY KEY columns
+	// (nil without one): the upsert key of a changelog source.
+	primaryKey []int
+	// Watermark is the table's WATERMARK FOR expression over the source
+	// row, set when the plan uses the table's event time (an event-time
+	// window reads it): the source then generates watermarks from it.
+	Watermark expr.Expr
+	// rowtime is the table's rowtime attribute (the WATERMARK FOR column)
+	// over the source row, and watermark its WATERMARK expression; nil for
+	// a table without WATERMARK.
+	rowtime, watermark expr.Expr
 }
 
 // Sink is the table an INSERT writes (or the CLI's printing sink for a
@@ -231,6 +255,9 @@ type Sink struct {
 	DeliveryGuarantee string
 	// hints are the INSERT's OPTIONS hints (where its warnings point).
 	hints []ddl.Option
+	// PrimaryKey are the positions in Fields of the table's PRIMARY KEY
+	// columns; nil without one.
+	PrimaryKey []int
 	// AfterCrash says which guarantee the sink really has after a crash
 	// with the job's checkpoint settings, as EXPLAIN shows it, such as
 	// "exactly-once (checkpoints in file:///var/lib/streamsql)" or
@@ -238,9 +265,12 @@ type Sink struct {
 	AfterCrash string
 }
 
-// Name returns the source's table name, or "VALUES".
+// Name returns the source's table name, "VALUES", or the node's kind.
 func (s *Source) Name() string {
-	if s.Table == nil {
+	switch {
+	case s.Node != nil:
+		return s.Node.Kind.String()
+	case s.Table == nil:
 		return "VALUES"
 	}
 	return s.Table.ID.Short()
@@ -258,13 +288,61 @@ func (s *Sink) Name() string {
 // the printing sink of a bare query).
 func (s *Sink) Connector() string { return s.Options[factory.ConnectorKey] }
 
-// Connector returns the value of the source's 'connector' option, or
-// "values".
+// Connector returns the value of the source's 'connector' option,
+// "values", or "" for a node's output.
 func (s *Source) Connector() string {
-	if s.Table == nil {
+	switch {
+	case s.Node != nil:
+		return ""
+	case s.Table == nil:
 		return "values"
 	}
 	return s.Options[factory.ConnectorKey]
+}
+
+// Leaves returns the flows of ins that read tables or VALUES, directly or
+// through the stateful operators between them and the sink, in plan order.
+func (ins *Insert) Leaves() []*Flow {
+	var out []*Flow
+	var walk func(fls []*Flow)
+	walk = func(fls []*Flow) {
+		for _, fl := range fls {
+			if n := fl.Source.Node; n != nil {
+				walk(n.Inputs)
+				continue
+			}
+			out = append(out, fl)
+		}
+	}
+	walk(ins.Flows)
+	return out
+}
+
+// Nodes returns the stateful operators of ins, each after the operators
+// it reads.
+func (ins *Insert) Nodes() []*Node {
+	var out []*Node
+	var walk func(fls []*Flow)
+	walk = func(fls []*Flow) {
+		for _, fl := range fls {
+			if n := fl.Source.Node; n != nil {
+				walk(n.Inputs)
+				out = append(out, n)
+			}
+		}
+	}
+	walk(ins.Flows)
+	return out
+}
+
+// Stateful reports whether ins has stateful operators.
+func (ins *Insert) Stateful() bool {
+	for _, fl := range ins.Flows {
+		if fl.Source.Node != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // planner holds the state of planning one file.
@@ -432,6 +510,7 @@ func run(ctx context.Context, name, text string, opts Options, catalogOnly bool)
 		}
 		return p, nil
 	}
+	p.plan.assignIDs()
 	p.checkExclusive()
 	p.checkScaleOut()
 	p.checkDurability()
@@ -710,6 +789,10 @@ func (p *planner) query(s *ddl.QueryStatement, explain bool) {
 			return
 		}
 		fl.ReadFields = readFields(fl)
+		if err := p.sinkChangelog(ins, fl, nil); err != nil {
+			p.addErr(err)
+			return
+		}
 		ins.Flows = append(ins.Flows, fl)
 	}
 	p.plan.Inserts = append(p.plan.Inserts, ins)
@@ -777,7 +860,7 @@ func (p *planner) connect(ins *Insert, rel *relation, s *ddl.Insert) error {
 		}
 	}
 	for _, b := range rel.branches {
-		if !sink.Changelog.Accepts(b.src.Changelog) {
+		if b.src.Node == nil && !sink.Changelog.Accepts(b.src.Changelog) {
 			return p.f.errorAt(s.Pos, ErrInvalidTable, nil, fmt.Sprintf(
 				"table '%s' (connector '%s') accepts only %s rows, but source '%s' (connector '%s') produces updates and deletes: %s; write to a sink that accepts them, such as upsert-kafka",
 				sink.Name(), sink.Connector(), sink.Changelog, b.src.Name(), b.src.Connector(), b.src.Changelog))
@@ -827,6 +910,9 @@ func (p *planner) connect(ins *Insert, rel *relation, s *ddl.Insert) error {
 			return err
 		}
 		fl.ReadFields = readFields(fl)
+		if err := p.sinkChangelog(ins, fl, cols); err != nil {
+			return err
+		}
 		ins.Flows = append(ins.Flows, fl)
 	}
 	return nil
@@ -1141,6 +1227,13 @@ func (p *planner) newSink(t *Table, s *ddl.Insert) (*Sink, error) {
 	for i, c := range cols {
 		sink.Fields = append(sink.Fields, types.Field{Name: c.Name, Type: schema.Columns[i].Type})
 	}
+	if pk := t.Def.PrimaryKey; pk != nil {
+		for _, k := range pk.Columns {
+			if i := slices.IndexFunc(cols, func(c *ddl.Column) bool { return c.Name == k.Name }); i >= 0 {
+				sink.PrimaryKey = append(sink.PrimaryKey, i)
+			}
+		}
+	}
 	if f, ok := p.factoryOf(t.Connector()); ok {
 		sink.Changelog = f.SinkChangelog
 	}
@@ -1345,4 +1438,23 @@ func firstKey(err error) string {
 		return ru.Keys[0]
 	}
 	return ""
+}
+
+// assignIDs names the stateful operators of every INSERT
+// ("<pipeline>/<kind>-<n>", n counting the INSERT's operators, inputs
+// first): the ids key their state in checkpoints, so they stay the same
+// as long as the statement's shape does.
+func (pl *Plan) assignIDs() {
+	names := pl.PipelineNames()
+	i := 0
+	for _, ins := range pl.Inserts {
+		name := "explain"
+		if !ins.Explain {
+			name = names[i]
+			i++
+		}
+		for k, n := range ins.Nodes() {
+			n.ID = fmt.Sprintf("%s/%s-%d", name, strings.ToLower(n.Kind.String()), k+1)
+		}
+	}
 }

@@ -12,7 +12,11 @@ import (
 // relation is a resolved query: named, typed output columns computed by
 // one or more branches (UNION ALL gives several), each reading one source.
 type relation struct {
-	names []string
+	// window is set when the relation is read through a window table
+	// function: its last three columns are then window_start, window_end
+	// and window_time, which only a window aggregation computes.
+	window *windowTVF
+	names  []string
 	// pos are the positions of the expressions that produce each column
 	// (of the first branch), for errors about a column.
 	pos      []ddl.Pos
@@ -215,6 +219,9 @@ func (p *planner) fromRelation(ref ddl.TableRef, depth int) (*relation, [][]stri
 		rel, err = p.renameColumns(rel, ref.ColumnAliases, ref.Pos)
 		return rel, quals, err
 	}
+	if tf, ok := ref.(*ddl.TableFunc); ok {
+		return p.windowRelation(tf, depth)
+	}
 	return nil, nil, p.f.tableRefRefusal(ref)
 }
 
@@ -228,6 +235,25 @@ func (p *planner) tableRelation(t *Table, ref *ddl.TableName) (*relation, error)
 		return nil, err
 	}
 	src.mustRead = p.mustReadFields(t, sc)
+	if wm := t.Def.Watermark; wm != nil {
+		rt, ok := sc.lookup(wm.Column.Name)
+		we, err := (&lowerer{f: p.f, sc: sc}).lower(wm.Expr)
+		if ok && err == nil {
+			src.rowtime, src.watermark = rt, we
+		}
+	}
+	if pk := t.Def.PrimaryKey; pk != nil {
+		for _, k := range pk.Columns {
+			if e, ok := sc.lookup(k.Name); ok {
+				if c, ok := e.(*expr.ColumnRef); ok {
+					src.primaryKey = append(src.primaryKey, c.Index)
+				}
+			}
+		}
+		if len(src.primaryKey) != len(pk.Columns) {
+			src.primaryKey = nil // a computed key column: the source delivers no such key
+		}
+	}
 	b := &branch{src: src}
 	rel := &relation{branches: []*branch{b}}
 	for _, c := range sc.cols {
@@ -271,6 +297,17 @@ func (p *planner) resolveSelect(q *ddl.Select, depth int) (*relation, error) {
 	} else {
 		// SELECT without FROM: one row of constants.
 		in = &relation{branches: []*branch{{src: &Source{Pos: q.Pos, Values: [][]expr.Expr{{}}}}}}
+	}
+	if isAggregating(q) {
+		out, err := p.resolveAggregate(q, in, quals)
+		if err == nil && q.Distinct {
+			out, err = p.distinctRelation(out, q.DistinctPos)
+		}
+		return out, err
+	}
+	if in.window != nil {
+		return nil, p.f.errorAt(in.window.pos, ddl.ErrUnsupported, nil,
+			"reading a window table function other than by a window aggregation (GROUP BY window_start, window_end) is not supported yet")
 	}
 	out := &relation{}
 	for bi, b := range in.branches {
@@ -335,6 +372,9 @@ func (p *planner) resolveSelect(q *ddl.Select, depth int) (*relation, error) {
 	}
 	if dup := duplicate(out.names); dup != "" && depth > 0 {
 		return nil, p.f.errorAt(q.Pos, ErrDuplicateName, nil, fmt.Sprintf("column '%s' appears twice in the query's result; give one an alias", dup))
+	}
+	if q.Distinct {
+		return p.distinctRelation(out, q.DistinctPos)
 	}
 	return out, nil
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/streamsql/streamsql/ddl"
+	"github.com/streamsql/streamsql/ops/agg"
 )
 
 // The planner owns every refusal: ddl parses all of Flink's streaming query
@@ -151,14 +152,11 @@ func (f *file) refuseSelect(q *ddl.Select) error {
 }
 
 // selectHeadRefusal refuses the clauses of q that come before its items:
-// query hints and DISTINCT.
+// query hints.
 func (f *file) selectHeadRefusal(q *ddl.Select) error {
 	if len(q.Hints) > 0 {
 		h := q.Hints[0]
 		return f.unsupported(h.Pos, "the query hint "+h.Name)
-	}
-	if q.Distinct {
-		return f.unsupported(q.DistinctPos, "SELECT DISTINCT")
 	}
 	return nil
 }
@@ -181,13 +179,20 @@ func (f *file) selectTailRefusal(q *ddl.Select) error {
 	return nil
 }
 
+// groupByRefusal refuses the grouping-set forms of GROUP BY (GROUPING
+// SETS, ROLLUP, CUBE); expressions and lists of them are planned
+// (aggregate.go).
 func (f *file) groupByRefusal(g *ddl.GroupBy) error {
-	return f.unsupported(g.Pos, "GROUP BY")
+	for _, it := range g.Items {
+		if it.Kind != ddl.GroupExpr && it.Kind != ddl.GroupList {
+			return f.unsupported(it.Pos, it.Kind.String()+" in GROUP BY")
+		}
+	}
+	return nil
 }
 
-func (f *file) havingRefusal(q *ddl.Select) error {
-	return f.unsupported(q.HavingPos, "HAVING")
-}
+// havingRefusal refuses nothing: HAVING is planned (aggregate.go).
+func (f *file) havingRefusal(*ddl.Select) error { return nil }
 
 func (f *file) windowClauseRefusal(q *ddl.Select) error {
 	return f.unsupported(q.WindowPos, "WINDOW clauses")
@@ -275,7 +280,7 @@ func (f *file) tableRefRefusal(r ddl.TableRef) error {
 		case r.Lateral:
 			return f.unsupported(r.Pos, "LATERAL TABLE("+name+"(...))")
 		case windowTVFs[strings.ToUpper(name)]:
-			return f.unsupported(r.Pos, "the window table function "+name)
+			return nil // a window aggregation reads it (window.go)
 		}
 		return f.unsupported(r.Pos, "the table function "+name)
 	case *ddl.Unnest:
@@ -413,8 +418,8 @@ func (f *file) refuseCall(c *ddl.Call) error {
 	return nil
 }
 
-// callRefusal refuses the aggregate clauses of c: DISTINCT arguments,
-// WITHIN GROUP and FILTER.
+// callRefusal refuses the aggregate clauses of c: WITHIN GROUP, and
+// DISTINCT arguments and FILTER on a function that does not aggregate.
 func (f *file) callRefusal(c *ddl.Call) error {
 	return first(
 		func() error { return f.distinctArgRefusal(c) },
@@ -422,9 +427,11 @@ func (f *file) callRefusal(c *ddl.Call) error {
 		func() error { return f.filterRefusal(c) })
 }
 
+// distinctArgRefusal refuses DISTINCT in the arguments of a function
+// that does not aggregate; an aggregate's is planned (aggregate.go).
 func (f *file) distinctArgRefusal(c *ddl.Call) error {
-	if c.Distinct {
-		return f.unsupported(c.DistinctPos, "DISTINCT in function arguments")
+	if _, isAgg := agg.Lookup(c.Name); c.Distinct && !isAgg {
+		return f.errorAt(c.DistinctPos, ErrType, nil, "DISTINCT applies to the arguments of aggregate functions; "+c.Name+" is not one")
 	}
 	return nil
 }
@@ -436,9 +443,11 @@ func (f *file) withinGroupRefusal(c *ddl.Call) error {
 	return nil
 }
 
+// filterRefusal refuses FILTER on a function that does not aggregate; an
+// aggregate's is planned (aggregate.go).
 func (f *file) filterRefusal(c *ddl.Call) error {
-	if c.Filter != nil {
-		return f.unsupported(c.FilterPos, "aggregate FILTER clauses")
+	if _, isAgg := agg.Lookup(c.Name); c.Filter != nil && !isAgg {
+		return f.errorAt(c.FilterPos, ErrType, nil, "FILTER applies to aggregate functions; "+c.Name+" is not one")
 	}
 	return nil
 }

@@ -53,6 +53,34 @@ func (p *planner) runtimeSettings() []error {
 	if _, err := p.plan.ExprOptions(); err != nil {
 		errs = append(errs, p.settingError(SettingLocalTimeZone, err))
 	}
+	p.plan.DefaultParallelism = 1
+	for _, d := range []struct {
+		o   option.Opt[time.Duration]
+		dst *time.Duration
+	}{{settingStateTTL, &p.plan.StateTTL}, {settingIdleTimeout, &p.plan.IdleTimeout}} {
+		if v, ok := set[d.o.Key()]; ok {
+			t, err := d.o.Parse(v)
+			if err == nil && t < 0 {
+				err = errors.New("must not be negative")
+			}
+			if err != nil {
+				errs = append(errs, p.settingError(d.o.Key(), fmt.Errorf("%w: '%s' = '%s': %v", ErrInvalidSetting, d.o.Key(), v, err)))
+				continue
+			}
+			*d.dst = t
+		}
+	}
+	if v, ok := set[SettingDefaultParallelism]; ok {
+		n, err := settingDefaultParallelism.Parse(v)
+		if err == nil && n < 1 {
+			err = errors.New("must be at least 1")
+		}
+		if err != nil {
+			errs = append(errs, p.settingError(SettingDefaultParallelism, fmt.Errorf("%w: '%s' = '%s': %v", ErrInvalidSetting, SettingDefaultParallelism, v, err)))
+		} else {
+			p.plan.DefaultParallelism = n
+		}
+	}
 	if drop, err := notNullDrop(set); err != nil {
 		errs = append(errs, p.settingError(SettingNotNullEnforcer, err))
 	} else {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/streamsql/streamsql/planner"
 	"github.com/streamsql/streamsql/runtime"
 )
 
@@ -24,7 +25,7 @@ func TestKnownKeysIncludeDeprecatedNames(t *testing.T) {
 	if !slices.Equal(got, slices.Sorted(slices.Values(wasListed))) {
 		t.Fatalf("deprecated names = %v, want %v", got, wasListed)
 	}
-	plannerKeys := []string{"pipeline.instance-id", "pipeline.name", "pipeline.scale-out", "table.exec.sink.not-null-enforcer", "table.local-time-zone"}
+	plannerKeys := planner.SettingKeys()
 	// The other names of the S3 client's settings (Flink's other S3 file systems).
 	otherNames := []string{"s3.path-style-access", "s3.endpoint.region"}
 	want := slices.Concat(runtime.Keys(), runtime.IgnoredKeys(), wasListed, plannerKeys, otherNames)

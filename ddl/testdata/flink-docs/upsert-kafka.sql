@@ -26,7 +26,6 @@ CREATE TABLE pageviews (
   'format' = 'json'
 );
 -- ====
--- expect-planner-unsupported: DISTINCT in function arguments
 -- calculate the pv, uv and insert into the upsert-kafka sink
 INSERT INTO pageviews_per_region
 SELECT

@@ -1,0 +1,544 @@
+package planner
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/streamsql/streamsql/ddl"
+	"github.com/streamsql/streamsql/ops/agg"
+	"github.com/streamsql/streamsql/ops/window"
+	"github.com/streamsql/streamsql/planner/expr"
+	"github.com/streamsql/streamsql/types"
+)
+
+// This file plans GROUP BY, HAVING, aggregate calls and SELECT DISTINCT: a
+// GroupAggregate node whose input flows compute the grouping key and the
+// calls' arguments from the FROM relation, and a branch over the node's
+// output that computes the SELECT list and HAVING from the keys and the
+// calls' results.
+
+// isAggregating reports whether q aggregates: it has GROUP BY, HAVING or
+// an aggregate call outside OVER in its SELECT list.
+func isAggregating(q *ddl.Select) bool {
+	if q.GroupBy != nil || q.Having != nil {
+		return true
+	}
+	for _, it := range q.Items {
+		if len(aggregateCalls(it.Expr)) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// aggregateCalls returns the aggregate calls in e, outside OVER windows
+// (an OVER call aggregates a window of rows, not a group) and not inside
+// another aggregate call (which is an error the planner reports).
+func aggregateCalls(e ddl.Expr) []*ddl.Call {
+	var out []*ddl.Call
+	ddl.Walk(e, func(n ddl.Expr) bool {
+		switch n := n.(type) {
+		case *ddl.Over:
+			return false
+		case *ddl.Call:
+			if _, ok := agg.Lookup(n.Name); ok {
+				out = append(out, n)
+				return false
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// aggCall is an aggregate call of a query, planned: the call and where
+// its argument and filter columns are in the node's input row.
+type aggCall struct {
+	text string // the call as written, normalised: calls written alike are computed once
+	call *ddl.Call
+	spec agg.Call
+}
+
+// resolveAggregate plans q, an aggregating SELECT over in.
+func (p *planner) resolveAggregate(q *ddl.Select, in *relation, quals [][]string) (*relation, error) {
+	if q.Where != nil {
+		if calls := aggregateCalls(q.Where); len(calls) > 0 {
+			return nil, p.f.errorAt(calls[0].Pos, ErrType, nil, fmt.Sprintf("aggregate function %s is not allowed in WHERE; use HAVING", calls[0].Name))
+		}
+	}
+	// The window: of the window table function the query reads, or a
+	// legacy group window in GROUP BY. Its columns are not grouping keys.
+	win := in.window
+	var winTimes []expr.Expr // the time attribute of each branch
+	if win != nil {
+		for _, b := range in.branches {
+			winTimes = append(winTimes, b.cols[win.timeCol])
+		}
+	}
+	legacy := false
+	var groupExprs []ddl.Expr
+	hasWindowCol := [3]bool{}
+	if q.GroupBy != nil {
+		first := &lowerer{f: p.f, sc: branchScope(in, in.branches[0], quals)}
+		// GROUP BY (a, b), c groups by a, b and c.
+		var items []ddl.GroupItem
+		for _, g := range q.GroupBy.Items {
+			if g.Kind == ddl.GroupList {
+				items = append(items, g.Items...)
+				continue
+			}
+			items = append(items, g)
+		}
+		for _, g := range items {
+			if calls := aggregateCalls(g.Expr); len(calls) > 0 {
+				return nil, p.f.errorAt(calls[0].Pos, ErrType, nil, fmt.Sprintf("aggregate function %s is not allowed in GROUP BY", calls[0].Name))
+			}
+			if win == nil {
+				lw, times, err := p.legacyWindow(g.Expr, in, quals)
+				if err != nil {
+					return nil, err
+				}
+				if lw != nil {
+					win, winTimes, legacy = lw, times, true
+					continue
+				}
+			} else if !legacy {
+				if c, ok := g.Expr.(*ddl.ColumnRef); ok {
+					if e, err := first.quietly(c); err == nil {
+						if cr, ok := e.(*expr.ColumnRef); ok && cr.Index < 0 {
+							hasWindowCol[colWindowStart-cr.Index] = true
+							continue
+						}
+					}
+				}
+			}
+			groupExprs = append(groupExprs, g.Expr)
+		}
+	}
+	if win != nil && !legacy && (!hasWindowCol[0] || !hasWindowCol[1]) {
+		return nil, p.f.errorAt(q.Pos, ddl.ErrUnsupported, nil,
+			"an aggregation over a window table function must GROUP BY window_start and window_end (a window aggregation); other aggregations of its rows are not supported yet")
+	}
+	// The calls of the SELECT list and HAVING, each computed once.
+	var calls []*aggCall
+	addCalls := func(e ddl.Expr) error {
+		for _, c := range aggregateCalls(e) {
+			for _, a := range c.Args {
+				if inner := aggregateCalls(a); len(inner) > 0 {
+					return p.f.errorAt(inner[0].Pos, ErrType, nil, fmt.Sprintf("aggregate function %s cannot be nested in aggregate function %s", inner[0].Name, c.Name))
+				}
+			}
+			text := ddl.FormatExpr(c)
+			if !slices.ContainsFunc(calls, func(a *aggCall) bool { return a.text == text }) {
+				calls = append(calls, &aggCall{text: text, call: c})
+			}
+		}
+		return nil
+	}
+	for _, it := range q.Items {
+		if it.Star {
+			return nil, p.f.errorAt(it.Pos, ErrType, nil, "SELECT * cannot be used with GROUP BY or aggregate functions; name the grouped columns")
+		}
+		if err := addCalls(it.Expr); err != nil {
+			return nil, err
+		}
+	}
+	if q.Having != nil {
+		if err := addCalls(q.Having); err != nil {
+			return nil, err
+		}
+	}
+
+	node := &Node{Kind: GroupAggregate, Pos: q.Pos}
+	if q.GroupBy != nil {
+		node.Pos = q.GroupBy.Pos
+	}
+	if win != nil {
+		node.Kind = WindowAggregate
+	}
+	nk := len(groupExprs)
+	var keys0 []expr.Expr // the grouping expressions over the first branch's input
+	for bi, b := range in.branches {
+		l := &lowerer{f: p.f, sc: branchScope(in, b, quals)}
+		fl := &Flow{Source: b.src}
+		filters := slices.Clone(b.filters)
+		if q.Where != nil {
+			c, err := l.lowerCondition(q.Where)
+			if err != nil {
+				return nil, err
+			}
+			filters = append(filters, c)
+		}
+		fl.Filter = and(filters)
+		for gi, g := range groupExprs {
+			e, err := l.lower(g)
+			if err != nil {
+				return nil, err
+			}
+			if bi == 0 {
+				keys0 = append(keys0, e)
+				node.Names = append(node.Names, groupName(g, gi))
+				node.Types = append(node.Types, e.Type())
+			} else if e, err = p.assignTo(e, node.Types[gi], g.Position()); err != nil {
+				return nil, err
+			}
+			fl.Projection = append(fl.Projection, e)
+			fl.Names = append(fl.Names, node.Names[gi])
+		}
+		// Each distinct argument and filter (by its text, the same in
+		// every branch) is one column of the node's input.
+		cols := map[string]int{}
+		column := func(key string, e expr.Expr) int {
+			if i, ok := cols[key]; ok {
+				return i
+			}
+			cols[key] = len(fl.Projection)
+			fl.Projection = append(fl.Projection, e)
+			fl.Names = append(fl.Names, fmt.Sprintf("$arg%d", len(fl.Names)))
+			return cols[key]
+		}
+		for ci, c := range calls {
+			spec, arg, filter, err := p.planCall(l, c.call, nk > 0)
+			if err != nil {
+				return nil, err
+			}
+			if bi > 0 && arg != nil {
+				if arg, err = p.assignTo(arg, calls[ci].spec.ArgType, c.call.Pos); err != nil {
+					return nil, err
+				}
+			}
+			if arg != nil {
+				spec.Arg = column(ddl.FormatExpr(c.call.Args[0]), arg)
+			}
+			if filter != nil {
+				spec.Filter = column("FILTER "+ddl.FormatExpr(c.call.Filter), filter)
+			}
+			if bi == 0 {
+				c.spec = spec
+			}
+		}
+		if win != nil && !win.proc {
+			win.spec.Time = len(fl.Projection)
+			fl.Projection = append(fl.Projection, winTimes[bi])
+			fl.Names = append(fl.Names, "$rowtime")
+			if src := b.src; src.Table != nil {
+				src.Watermark = src.watermark
+			}
+		}
+		if err := p.checkCompiles(fl, nil, q.Pos); err != nil {
+			return nil, err
+		}
+		fl.ReadFields = readFields(fl)
+		node.Inputs = append(node.Inputs, fl)
+	}
+	spec := &agg.Spec{TTL: p.plan.StateTTL}
+	for gi := range groupExprs {
+		spec.Keys = append(spec.Keys, gi)
+		spec.KeyTypes = append(spec.KeyTypes, node.Types[gi])
+	}
+	for _, c := range calls {
+		spec.Calls = append(spec.Calls, c.spec)
+		node.Names = append(node.Names, fmt.Sprintf("EXPR$%d", len(node.Names)))
+		node.Types = append(node.Types, c.spec.Result)
+	}
+	var callNames []string
+	for _, c := range calls {
+		callNames = append(callNames, c.text)
+	}
+	node.Keys = spec.Keys
+	if win == nil {
+		node.Agg = spec
+		node.Describe = "GroupAggregate(" + describeCalls(node.Names[:nk], spec.Calls, callNames) + ")"
+	} else {
+		ws := win.spec
+		ws.Keys, ws.KeyTypes, ws.Calls = spec.Keys, spec.KeyTypes, spec.Calls
+		if loc, err := p.plan.ExprOptions(); err == nil && loc.Location != nil {
+			ws.Location = loc.Location
+		}
+		node.Window = &ws
+		node.Names = append(node.Names, windowColumns...)
+		node.Types = append(node.Types, windowTypes(ws.TimeType)...)
+		node.Describe = fmt.Sprintf("WindowAggregate(%s, %s, %s)", describeWindow(ws, win.proc), describeCalls(node.Names[:nk], spec.Calls, callNames), "emit when the window ends")
+	}
+	ncalls := len(calls)
+
+	// The output: the SELECT list and HAVING over the node's row, where a
+	// grouping expression is its key column and a call its result.
+	src := &Source{Pos: q.Pos, Node: node, RowTypes: node.Types}
+	if win != nil && !win.proc {
+		// window_time is a rowtime attribute of the output: a window
+		// aggregation over it cascades.
+		src.rowtime = expr.Col(nk+ncalls+2, "window_time", node.Types[nk+ncalls+2])
+	}
+	out := &relation{}
+	nb := &branch{src: src}
+	first := &lowerer{f: p.f, sc: branchScope(in, in.branches[0], quals)}
+	l := &lowerer{f: p.f, sc: &scope{quals: quals}}
+	windowCol := func(k int) expr.Expr {
+		i := nk + ncalls + k
+		return expr.Col(i, node.Names[i], node.Types[i])
+	}
+	l.rewrite = func(e ddl.Expr) (expr.Expr, bool, error) {
+		if c, ok := e.(*ddl.Call); ok {
+			if _, isAgg := agg.Lookup(c.Name); isAgg {
+				text := ddl.FormatExpr(c)
+				i := slices.IndexFunc(calls, func(a *aggCall) bool { return a.text == text })
+				return expr.Col(nk+i, node.Names[nk+i], node.Types[nk+i]), true, nil
+			}
+			if legacy {
+				k, err := legacyWindowColumn(c, win.spec.Kind)
+				if err != nil {
+					return nil, true, p.f.errorAt(c.Pos, ErrType, err, err.Error())
+				}
+				if k >= 0 {
+					return windowCol(k), true, nil
+				}
+			}
+		}
+		if c, ok := e.(*ddl.ColumnRef); ok && win != nil && !legacy {
+			if in0, err := first.quietly(c); err == nil {
+				if cr, ok := in0.(*expr.ColumnRef); ok && cr.Index < 0 {
+					return windowCol(colWindowStart - cr.Index), true, nil
+				}
+			}
+		}
+		switch e.(type) {
+		case *ddl.Literal, *ddl.IntervalLit, *ddl.Symbol:
+			return nil, false, nil
+		}
+		if len(keys0) > 0 {
+			if in0, err := first.quietly(e); err == nil {
+				for gi, k := range keys0 {
+					if exprEqual(in0, k) {
+						return expr.Col(gi, node.Names[gi], node.Types[gi]), true, nil
+					}
+				}
+			}
+		}
+		if c, ok := e.(*ddl.ColumnRef); ok {
+			if _, err := first.quietly(c); err != nil {
+				return nil, true, err
+			}
+			return nil, true, p.f.errorAt(c.Pos, ErrType, nil, fmt.Sprintf(
+				"column '%s' is neither in GROUP BY nor inside an aggregate function", strings.Join(c.Parts, ".")))
+		}
+		return nil, false, nil
+	}
+	for _, it := range q.Items {
+		e, err := l.lower(it.Expr)
+		if err != nil {
+			return nil, err
+		}
+		nb.cols = append(nb.cols, e)
+		out.names = append(out.names, itemName(it, len(out.names)))
+		out.pos = append(out.pos, it.Expr.Position())
+		out.types = append(out.types, e.Type())
+	}
+	if q.Having != nil {
+		c, err := l.lower(q.Having)
+		if err != nil {
+			return nil, err
+		}
+		if k := c.Type().Kind; k != types.KindBoolean && k != types.KindNull {
+			return nil, p.f.errorAt(q.Having.Position(), ErrType, nil, fmt.Sprintf("HAVING condition must be BOOLEAN, not %s", c.Type()))
+		}
+		nb.filters = append(nb.filters, c)
+	}
+	out.branches = []*branch{nb}
+	return out, nil
+}
+
+// planCall plans aggregate call c over the input scope of l: its spec
+// (without the columns of its argument and filter, which the caller
+// places) and the expressions of its argument (nil for COUNT(*)) and
+// filter (nil without FILTER).
+func (p *planner) planCall(l *lowerer, c *ddl.Call, grouped bool) (spec agg.Call, arg, filter expr.Expr, err error) {
+	fn, _ := agg.Lookup(c.Name)
+	spec = agg.Call{Func: fn, Arg: -1, Filter: -1, Distinct: c.Distinct}
+	if len(c.WithinGroup) > 0 {
+		return spec, nil, nil, p.f.errorAt(c.WithinGroupPos, ddl.ErrUnsupported, nil, fmt.Sprintf("WITHIN GROUP of %s is not supported yet", c.Name))
+	}
+	switch {
+	case c.Star:
+		if fn != agg.Count {
+			return spec, nil, nil, p.f.errorAt(c.Pos, ErrType, nil, fmt.Sprintf("%s(*) is not a function; only COUNT takes *", c.Name))
+		}
+		spec.ArgType = types.BigInt()
+	case fn == agg.ListAgg && (len(c.Args) == 1 || len(c.Args) == 2):
+		spec.Separator = ","
+		if len(c.Args) == 2 {
+			lit, ok := c.Args[1].(*ddl.Literal)
+			if !ok || !lit.Type.IsString() {
+				return spec, nil, nil, p.f.errorAt(c.Args[1].Position(), ErrType, nil, "LISTAGG's separator must be a string literal")
+			}
+			spec.Separator = lit.Value.Str()
+		}
+		fallthrough
+	case len(c.Args) == 1:
+		if arg, err = l.lower(c.Args[0]); err != nil {
+			return spec, nil, nil, err
+		}
+		spec.ArgType = arg.Type()
+		if spec.ArgType.Kind == types.KindNull {
+			return spec, nil, nil, p.f.errorAt(c.Args[0].Position(), ErrType, nil, fmt.Sprintf("the argument of %s is NULL; cast it to give it a type", c.Name))
+		}
+	default:
+		return spec, nil, nil, p.f.errorAt(c.Pos, ErrType, nil, fmt.Sprintf("%s takes one argument, not %d", c.Name, len(c.Args)))
+	}
+	if c.Filter != nil {
+		if filter, err = l.lower(c.Filter); err != nil {
+			return spec, nil, nil, err
+		}
+		if k := filter.Type().Kind; k != types.KindBoolean && k != types.KindNull {
+			return spec, nil, nil, p.f.errorAt(c.Filter.Position(), ErrType, nil, fmt.Sprintf("FILTER condition must be BOOLEAN, not %s", filter.Type()))
+		}
+	}
+	if spec.Result, err = agg.ResultType(fn, spec.ArgType, grouped); err != nil {
+		return spec, nil, nil, p.f.errorAt(c.Pos, ErrType, err, err.Error())
+	}
+	return spec, arg, filter, nil
+}
+
+// groupName is the name of grouping expression g: the column it names, or
+// $f<i>.
+func groupName(g ddl.Expr, i int) string {
+	if c, ok := g.(*ddl.ColumnRef); ok {
+		return c.Parts[len(c.Parts)-1]
+	}
+	return fmt.Sprintf("$f%d", i)
+}
+
+// branchScope is the scope of in's columns as branch b computes them, each
+// of in's (common) type, so that every branch of a UNION ALL feeds an
+// operator rows of one layout.
+func branchScope(in *relation, b *branch, quals [][]string) *scope {
+	sc := &scope{quals: quals}
+	for i, n := range in.names {
+		e := b.cols[i]
+		if !e.Type().Equal(in.types[i]) {
+			if c, err := expr.AssignTo(e, in.types[i]); err == nil {
+				e = c
+			}
+		}
+		sc.cols = append(sc.cols, scopeCol{name: n, e: e})
+	}
+	return sc
+}
+
+// assignTo converts e to t for an operator's input (a UNION ALL branch
+// whose column is narrower than another's).
+func (p *planner) assignTo(e expr.Expr, t types.Type, pos ddl.Pos) (expr.Expr, error) {
+	if e.Type().Equal(t) {
+		return e, nil
+	}
+	c, err := expr.AssignTo(e, t)
+	if err != nil {
+		return nil, p.f.errorAt(pos, ErrType, err, err.Error())
+	}
+	return c, nil
+}
+
+// quietly lowers e in l's scope without its rewrite hook.
+func (l *lowerer) quietly(e ddl.Expr) (expr.Expr, error) {
+	plain := *l
+	plain.rewrite = nil
+	return plain.lower(e)
+}
+
+// exprEqual reports whether a and b are the same expression over the same
+// row.
+func exprEqual(a, b expr.Expr) bool {
+	switch x := a.(type) {
+	case *expr.ColumnRef:
+		y, ok := b.(*expr.ColumnRef)
+		return ok && x.Index == y.Index && x.Typ.Equal(y.Typ)
+	case *expr.Literal:
+		y, ok := b.(*expr.Literal)
+		return ok && x.Typ.Equal(y.Typ) && types.NullsFirst(x.Val, y.Val, types.Comparator(x.Typ)) == 0
+	case *expr.Call:
+		y, ok := b.(*expr.Call)
+		if !ok || x.Name != y.Name || x.Unit != y.Unit || len(x.Args) != len(y.Args) || !x.Type().Equal(y.Type()) {
+			return false
+		}
+		for i := range x.Args {
+			if !exprEqual(x.Args[i], y.Args[i]) {
+				return false
+			}
+		}
+		return true
+	case *expr.Cast:
+		y, ok := b.(*expr.Cast)
+		return ok && x.Try == y.Try && x.Target.Equal(y.Target) && exprEqual(x.Expr, y.Expr)
+	case *expr.Case:
+		y, ok := b.(*expr.Case)
+		if !ok || len(x.Whens) != len(y.Whens) || (x.Operand == nil) != (y.Operand == nil) || (x.Else == nil) != (y.Else == nil) {
+			return false
+		}
+		if x.Operand != nil && !exprEqual(x.Operand, y.Operand) || x.Else != nil && !exprEqual(x.Else, y.Else) {
+			return false
+		}
+		for i := range x.Whens {
+			if !exprEqual(x.Whens[i].Cond, y.Whens[i].Cond) || !exprEqual(x.Whens[i].Result, y.Whens[i].Result) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// distinctRelation plans SELECT DISTINCT over rel: a GroupAggregate keyed
+// by every column, without calls.
+func (p *planner) distinctRelation(rel *relation, pos ddl.Pos) (*relation, error) {
+	node := &Node{Kind: GroupAggregate, Pos: pos, Names: slices.Clone(rel.names), Types: slices.Clone(rel.types)}
+	spec := &agg.Spec{TTL: p.plan.StateTTL}
+	for i, t := range rel.types {
+		spec.Keys = append(spec.Keys, i)
+		spec.KeyTypes = append(spec.KeyTypes, t)
+	}
+	for _, b := range rel.branches {
+		fl := &Flow{Source: b.src, Filter: and(b.filters), Names: rel.names}
+		for i, c := range b.cols {
+			e, err := p.assignTo(c, rel.types[i], pos)
+			if err != nil {
+				return nil, err
+			}
+			fl.Projection = append(fl.Projection, e)
+		}
+		fl.ReadFields = readFields(fl)
+		node.Inputs = append(node.Inputs, fl)
+	}
+	node.Agg, node.Keys = spec, spec.Keys
+	node.Describe = "GroupAggregate(" + describeCalls(rel.names, nil, nil) + ") [SELECT DISTINCT]"
+	src := &Source{Pos: pos, Node: node, RowTypes: node.Types}
+	nb := &branch{src: src}
+	for i, n := range rel.names {
+		nb.cols = append(nb.cols, expr.Col(i, n, rel.types[i]))
+	}
+	return &relation{names: rel.names, pos: rel.pos, types: rel.types, branches: []*branch{nb}}, nil
+}
+
+// describeWindow describes a window for EXPLAIN: "TUMBLE(size=10 s, time=rowtime)".
+func describeWindow(s window.Spec, proc bool) string {
+	var parts []string
+	switch s.Kind {
+	case window.Tumble:
+		parts = append(parts, "size="+formatDuration(s.Size))
+	case window.Hop:
+		parts = append(parts, "size="+formatDuration(s.Size), "slide="+formatDuration(s.Slide))
+	case window.Cumulate:
+		parts = append(parts, "max size="+formatDuration(s.Size), "step="+formatDuration(s.Slide))
+	case window.Session:
+		parts = append(parts, "gap="+formatDuration(s.Gap))
+	}
+	if s.Offset != 0 {
+		parts = append(parts, "offset="+formatDuration(s.Offset))
+	}
+	if proc {
+		parts = append(parts, "processing time")
+	} else {
+		parts = append(parts, "event time")
+	}
+	return fmt.Sprintf("%s(%s)", s.Kind, strings.Join(parts, ", "))
+}

@@ -1,0 +1,101 @@
+package planner
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/streamsql/streamsql/ddl"
+	"github.com/streamsql/streamsql/ops/agg"
+	"github.com/streamsql/streamsql/ops/normalize"
+	"github.com/streamsql/streamsql/ops/window"
+	"github.com/streamsql/streamsql/types"
+)
+
+// NodeKind is the kind of a stateful operator of a plan.
+type NodeKind uint8
+
+// The node kinds.
+const (
+	// GroupAggregate is GROUP BY (and SELECT DISTINCT): Node.Agg.
+	GroupAggregate NodeKind = iota
+	// WindowAggregate is GROUP BY over a window table function or a legacy
+	// group window: Node.Window.
+	WindowAggregate
+	// ChangelogNormalize turns an upsert source's rows (INSERT,
+	// UPDATE_AFTER, DELETE by primary key) into a full changelog with
+	// UPDATE_BEFORE rows, for a stateful operator that retracts:
+	// Node.Normalize.
+	ChangelogNormalize
+)
+
+var nodeKindNames = [...]string{"GroupAggregate", "WindowAggregate", "ChangelogNormalize"}
+
+// String returns Flink's name of the operator.
+func (k NodeKind) String() string {
+	if int(k) < len(nodeKindNames) {
+		return nodeKindNames[k]
+	}
+	return fmt.Sprintf("NodeKind(%d)", k)
+}
+
+// Node is a stateful operator of a plan: its input rows come from flows
+// (each a source or another node, with a filter and projection: a Flow
+// whose Source.Node is set reads a node's output), and its output rows
+// are read by the flows above it, through a Source whose Node is this one.
+type Node struct {
+	// ID identifies the operator in the job's graph and keys its state in
+	// checkpoints: "<pipeline>/<kind>-<n>", stable as long as the
+	// statement's shape is (Plan.assignIDs sets it).
+	ID   string
+	Pos  ddl.Pos
+	Kind NodeKind
+	// Inputs are the flows into the operator's input (several under UNION
+	// ALL). Their projections produce the operator's input row.
+	Inputs []*Flow
+	// Names and Types describe the output row.
+	Names []string
+	Types []types.Type
+	// Keys are the input columns the rows are hashed on before the
+	// operator (every row of a key reaches one task); nil for a global
+	// operator, which runs in one task.
+	Keys []int
+	// Changelog is what the operator emits (inferred; see changelog.go).
+	Changelog Changelog
+	// Agg, Window and Normalize configure the operator of Kind.
+	Agg       *agg.Spec
+	Window    *window.Spec
+	Normalize *normalize.Spec
+	// Describe is the operator's one-line description for EXPLAIN, such
+	// as "GroupAggregate(keys=[bidder], calls=[COUNT(*)])".
+	Describe string
+}
+
+// String returns the node's EXPLAIN line.
+func (n *Node) String() string {
+	if n.Describe != "" {
+		return n.Describe
+	}
+	return n.Kind.String()
+}
+
+// describeCalls returns "keys=[a, b], calls=[COUNT(*), SUM(`v`)]": the
+// calls as written (callNames), else as planned.
+func describeCalls(keyNames []string, calls []agg.Call, callNames []string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "keys=[%s]", strings.Join(keyNames, ", "))
+	if len(calls) > 0 {
+		b.WriteString(", calls=[")
+		for i, c := range calls {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			if i < len(callNames) && callNames[i] != "" {
+				b.WriteString(callNames[i])
+			} else {
+				b.WriteString(c.String())
+			}
+		}
+		b.WriteString("]")
+	}
+	return b.String()
+}
