@@ -357,7 +357,7 @@ func (p *planner) planCall(l *lowerer, c *ddl.Call, grouped bool) (spec agg.Call
 	fn, _ := agg.Lookup(c.Name)
 	spec = agg.Call{Func: fn, Arg: -1, Filter: -1, Distinct: c.Distinct}
 	if len(c.WithinGroup) > 0 {
-		return spec, nil, nil, p.f.errorAt(c.WithinGroupPos, ddl.ErrUnsupported, nil, fmt.Sprintf("WITHIN GROUP of %s is not supported yet", c.Name))
+		return spec, nil, nil, p.f.unsupported(c.WithinGroupPos, "WITHIN GROUP")
 	}
 	switch {
 	case c.Star:

@@ -219,7 +219,7 @@ func (p *planner) fromRelation(ref ddl.TableRef, depth int) (*relation, [][]stri
 		rel, err = p.renameColumns(rel, ref.ColumnAliases, ref.Pos)
 		return rel, quals, err
 	}
-	if tf, ok := ref.(*ddl.TableFunc); ok {
+	if tf, ok := ref.(*ddl.TableFunc); ok && p.f.tableRefRefusal(tf) == nil {
 		return p.windowRelation(tf, depth)
 	}
 	return nil, nil, p.f.tableRefRefusal(ref)

@@ -82,11 +82,9 @@ type windowAgg struct {
 	sessions state.MapTable
 	timers   sessionHeap
 
-	acc, other  *agg.Accumulators
+	acc, other   *agg.Accumulators
 	key, k8, buf []byte
 	ends         []int64
-	results      []types.Value
-	keyVals      []types.Value
 	width        int
 }
 
