@@ -7,6 +7,7 @@ import (
 
 	"github.com/streamsql/streamsql/ddl"
 	"github.com/streamsql/streamsql/factory"
+	"github.com/streamsql/streamsql/ops/materialize"
 	"github.com/streamsql/streamsql/ops/normalize"
 	"github.com/streamsql/streamsql/planner/expr"
 	"github.com/streamsql/streamsql/types"
@@ -290,15 +291,12 @@ func (p *planner) sinkChangelog(ins *Insert, fl *Flow, cols []*ddl.Column) error
 					"table '%s' (connector '%s') needs a PRIMARY KEY to take the updates produced by %s at line %d: it writes them by key",
 					sink.Name(), sink.Connector(), n.Kind, n.Pos.Line))
 			}
-			if fl.Filter != nil {
-				return p.f.errorAt(ins.Pos, ddl.ErrUnsupported, nil, fmt.Sprintf(
-					"a filter (HAVING or WHERE) over the updates %s at line %d produces, into table '%s' which writes by key, is not supported yet: a row that stops matching would stay in the table (it needs an upsert materializer); filter in the sink's reader, or write to a sink that takes retractions (print, or kafka with 'debezium-json')",
-					n.Kind, n.Pos.Line, sink.Name()))
-			}
-			if !sameColumns(cl.UpsertKey, pk) {
-				return p.f.errorAt(ins.Pos, ddl.ErrUnsupported, nil, fmt.Sprintf(
-					"the PRIMARY KEY of table '%s' (%s) is not the key of the rows %s at line %d updates (%s); writing them needs an upsert materializer, which is not supported yet: make the sink's PRIMARY KEY the GROUP BY columns",
-					sink.Name(), columnNames(cols, pk), n.Kind, n.Pos.Line, columnNames(cols, cl.UpsertKey)))
+			if fl.Filter != nil || !sameColumns(cl.UpsertKey, pk) {
+				// A filter may drop a key's new row but not its old one,
+				// and rows keyed otherwise change the sink's rows by
+				// other keys: the materializer keeps the sink right.
+				p.materialize(fl, sink)
+				return nil
 			}
 		}
 		requireUpdateBefore(fl, false)
@@ -308,17 +306,34 @@ func (p *planner) sinkChangelog(ins *Insert, fl *Flow, cols []*ddl.Column) error
 	return nil
 }
 
-// columnNames returns the names of columns idx of cols, "(none)" when
-// there are none.
-func columnNames(cols []*ddl.Column, idx []int) string {
-	if len(idx) == 0 {
-		return "none"
+
+// materialize puts an UpsertMaterialize node, keyed by the sink's primary
+// key, between fl and the upsert sink it writes: fl's filter and
+// projection move into the node's input, and fl passes the node's rows
+// on.
+func (p *planner) materialize(fl *Flow, sink *Sink) {
+	in := *fl
+	var ts []types.Type
+	for _, f := range sink.Fields {
+		ts = append(ts, f.Type)
+	}
+	spec := &materialize.Spec{Keys: sink.PrimaryKey, Types: ts, TTL: p.plan.StateTTL}
+	var keyNames []string
+	for _, k := range sink.PrimaryKey {
+		spec.KeyTypes = append(spec.KeyTypes, ts[k])
+		keyNames = append(keyNames, sink.Fields[k].Name)
 	}
 	var names []string
-	for _, i := range idx {
-		if i >= 0 && i < len(cols) {
-			names = append(names, cols[i].Name)
-		}
+	for _, f := range sink.Fields {
+		names = append(names, f.Name)
 	}
-	return strings.Join(names, ", ")
+	in.Names = names
+	n := &Node{Kind: UpsertMaterialize, Pos: sink.Pos, Inputs: []*Flow{&in}, Names: names, Types: ts, Keys: sink.PrimaryKey,
+		Materialize: spec, Changelog: Changelog{Kinds: KindsInsert | KindsUpdateAfter | KindsDelete, UpsertKey: sink.PrimaryKey},
+		Describe: fmt.Sprintf("UpsertMaterialize(key=[%s])", strings.Join(keyNames, ", "))}
+	*fl = Flow{Source: &Source{Pos: sink.Pos, Node: n, RowTypes: ts}, Names: names, SinkName: fl.SinkName, Changelog: n.Changelog}
+	for i, t := range ts {
+		fl.Projection = append(fl.Projection, expr.Col(i, names[i], t))
+	}
+	requireUpdateBefore(&in, true)
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/streamsql/streamsql/ddl"
 	"github.com/streamsql/streamsql/ops/agg"
+	"github.com/streamsql/streamsql/ops/materialize"
 	"github.com/streamsql/streamsql/ops/normalize"
 	"github.com/streamsql/streamsql/ops/window"
 	"github.com/streamsql/streamsql/types"
@@ -26,9 +27,13 @@ const (
 	// UPDATE_BEFORE rows, for a stateful operator that retracts:
 	// Node.Normalize.
 	ChangelogNormalize
+	// UpsertMaterialize turns a changelog keyed otherwise than the upsert
+	// sink it goes into into upserts by the sink's key (Flink's
+	// SinkUpsertMaterializer): Node.Materialize.
+	UpsertMaterialize
 )
 
-var nodeKindNames = [...]string{"GroupAggregate", "WindowAggregate", "ChangelogNormalize"}
+var nodeKindNames = [...]string{"GroupAggregate", "WindowAggregate", "ChangelogNormalize", "UpsertMaterialize"}
 
 // String returns Flink's name of the operator.
 func (k NodeKind) String() string {
@@ -62,9 +67,10 @@ type Node struct {
 	// Changelog is what the operator emits (inferred; see changelog.go).
 	Changelog Changelog
 	// Agg, Window and Normalize configure the operator of Kind.
-	Agg       *agg.Spec
-	Window    *window.Spec
-	Normalize *normalize.Spec
+	Agg         *agg.Spec
+	Window      *window.Spec
+	Normalize   *normalize.Spec
+	Materialize *materialize.Spec
 	// Describe is the operator's one-line description for EXPLAIN, such
 	// as "GroupAggregate(keys=[bidder], calls=[COUNT(*)])".
 	Describe string

@@ -15,9 +15,9 @@ import (
 // (wrapping at the argument's width, as Java's arithmetic does), FLOAT and
 // DOUBLE in f, DECIMAL in d.
 type acc struct {
-	n   int64       // COUNT; the non-NULL values of SUM and AVG
-	i   int64       // integer SUM and AVG
-	f   float64     // FLOAT and DOUBLE SUM and AVG
+	n   int64   // COUNT; the non-NULL values of SUM and AVG
+	i   int64   // integer SUM and AVG
+	f   float64 // FLOAT and DOUBLE SUM and AVG
 	d   types.Decimal
 	v   types.Value // MIN, MAX, FIRST_VALUE, LAST_VALUE, LISTAGG
 	has bool        // v is set
