@@ -6,18 +6,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/streamsql/streamsql/internal/testrig/crashtest"
 	"github.com/streamsql/streamsql/internal/testrig/kafkatest"
 	"github.com/streamsql/streamsql/job"
 	"github.com/streamsql/streamsql/runtime"
@@ -26,14 +24,13 @@ import (
 
 // The dead-letter crash tests run an exactly-once Kafka → Kafka SQL job
 // whose source has 'scan.bad-record.policy' = 'dead-letter' in a child
-// process (this test binary, re-executed), SIGKILL it at a failure point
+// process (this test binary, re-executed as the role "dead-letter";
+// crashtest), SIGKILL it at a failure point
 // of the checkpoint protocol (or at a random moment), restart it until it
 // finishes, and check with independent read_committed readers that every
 // good record is in the sink once and every bad one (undecodable, or
 // rejected for a NULL in the NOT NULL column) in the dead-letter topic
 // once, byte for byte.
-
-const dlChildEnv = "STREAMSQL_KAFKA_DEADLETTER_CHILD"
 
 const dlPartitions = 4
 
@@ -65,7 +62,7 @@ const (
 )
 
 func (j deadLetterJob) env() []string {
-	return []string{dlChildEnv + "=1", "DL_BROKER=" + j.broker, "DL_JOB=" + j.name, "DL_DIR=" + j.dir,
+	return []string{"DL_BROKER=" + j.broker, "DL_JOB=" + j.name, "DL_DIR=" + j.dir,
 		"DL_IN=" + j.in, "DL_OUT=" + j.out, "DL_DLQ=" + j.dlq, "DL_MODE=" + string(j.mode), "DL_SCANPAR=" + j.scanParallelism}
 }
 
@@ -143,33 +140,16 @@ func deadLetterChild() int {
 
 // exec runs the child with faults, SIGKILLed after killAfter when it is
 // positive; killed reports a SIGKILL, err any other failure.
-func (j deadLetterJob) exec(t *testing.T, faults string, killAfter time.Duration) (killed bool, stderrText string, err error) {
+func (j deadLetterJob) exec(t *testing.T, faults string, killAfter time.Duration) (killed bool, stderr string, err error) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(append(os.Environ(), j.env()...), testkit.FaultsEnv+"="+faults)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	if killAfter > 0 {
-		timer := time.AfterFunc(killAfter, func() { _ = cmd.Process.Signal(syscall.SIGKILL) })
-		defer timer.Stop()
-	}
-	err = cmd.Wait()
-	if ee, ok := err.(*exec.ExitError); ok {
-		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL {
-			return true, stderr.String(), nil
-		}
-	}
-	return false, stderr.String(), err
+	return crashtest.Exec(t, crashtest.Spec{Role: "dead-letter", Env: append(j.env(), testkit.FaultsEnv+"="+faults)}, killAfter)
 }
 
 func (j deadLetterJob) run(t *testing.T, faults string, killAfter time.Duration) (killed bool) {
 	t.Helper()
-	killed, stderr, err := j.exec(t, faults, killAfter)
+	killed, _, err := j.exec(t, faults, killAfter)
 	if err != nil {
-		t.Fatalf("child (faults %q) failed: %v\n%s", faults, err, stderr)
+		t.Fatalf("faults %q: %v", faults, err)
 	}
 	return killed
 }
@@ -406,7 +386,7 @@ func TestDeadLetterRandomKillsSoak(t *testing.T) {
 			for round := 0; round < rounds || (total < minTotal && round < rounds+3); round++ {
 				j := newDLJob(t, b, modes[(round+bi)%len(modes)])
 				in := produceDeadLetterInput(t, b, j.in, records)
-				rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), uint64(round)))
+				rng := crashtest.Rand(t, uint64(round))
 				kills := 0
 				for kills < maxKills && j.run(t, "", time.Duration(50+rng.IntN(450))*time.Millisecond) {
 					kills++
@@ -440,13 +420,17 @@ func TestDeadLetterCrashUnchained(t *testing.T) {
 			in := produceDeadLetterInput(t, b, j.in, 2000)
 			finished := false
 			if rule == "random" {
-				rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 9))
-				for kills := 0; kills < 3 && !finished; {
+				rng := crashtest.Rand(t, 9)
+				kills := 0
+				for kills < 3 && !finished {
 					if j.run(t, "", time.Duration(50+rng.IntN(400))*time.Millisecond) {
 						kills++
 					} else {
 						finished = true
 					}
+				}
+				if kills == 0 {
+					t.Fatal("the job finished before the first kill: no SIGKILL was tested")
 				}
 			} else if !j.run(t, rule, 0) {
 				t.Fatalf("the job finished before %s", rule)

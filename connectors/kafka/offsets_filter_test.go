@@ -57,11 +57,11 @@ CREATE TABLE snk (id BIGINT) WITH ('connector' = 'kafka', 'topic' = '` + out + `
 INSERT INTO snk SELECT id FROM src WHERE tag = 'keep';
 `
 	for _, rule := range kills {
-		if !(qaJob{offsetsInTxn: true}).runSQL(t, t.TempDir(), name, sql, rule, 0) {
+		if !(chainJob{offsetsInTxn: true}).runSQL(t, t.TempDir(), name, sql, rule, 0) {
 			t.Fatalf("%s: the job ended without being killed", rule)
 		}
 	}
-	if (qaJob{offsetsInTxn: true}).runSQL(t, t.TempDir(), name, sql, "", 0) {
+	if (chainJob{offsetsInTxn: true}).runSQL(t, t.TempDir(), name, sql, "", 0) {
 		t.Fatal("the job was killed")
 	}
 	expectNothingCommitted(t, b, out)

@@ -9,11 +9,9 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -24,6 +22,7 @@ import (
 	"github.com/streamsql/streamsql/connector"
 
 	"github.com/streamsql/streamsql/factory"
+	"github.com/streamsql/streamsql/internal/testrig/crashtest"
 	"github.com/streamsql/streamsql/internal/testrig/kafkatest"
 	"github.com/streamsql/streamsql/runtime"
 	"github.com/streamsql/streamsql/runtime/testkit"
@@ -34,12 +33,11 @@ import (
 // ('properties.auto.offset.reset' earliest) feeding one Kafka sink — the way
 // a user without 'execution.checkpointing.dir' runs it: each start resumes
 // from the group's committed offsets, not from a checkpoint. The child
-// process (this test binary, re-executed) is SIGKILLed at failure points of
+// process (this test binary, re-executed as the role "copy"; crashtest) is
+// SIGKILLed at failure points of
 // the checkpoint protocol and at random moments and restarted until the
 // input is copied; an independent read_committed reader then checks the
 // output.
-
-const copyChildEnv = "STREAMSQL_KAFKA_COPY_CHILD"
 
 // copyJob describes the child's job; it is passed in the environment.
 type copyJob struct {
@@ -58,7 +56,7 @@ type copyJob struct {
 const copyPartitions = 4
 
 func (j copyJob) env() []string {
-	return []string{copyChildEnv + "=1", "CP_BROKER=" + j.broker, "CP_JOB=" + j.job, "CP_DIR=" + j.dir, "CP_GUARANTEE=" + j.guarantee,
+	return []string{"CP_BROKER=" + j.broker, "CP_JOB=" + j.job, "CP_DIR=" + j.dir, "CP_GUARANTEE=" + j.guarantee,
 		"CP_IN=" + j.in, "CP_OUT=" + j.out, "CP_GROUP=" + j.group, "CP_PER=" + strconv.FormatInt(j.per, 10),
 		"CP_REPARTITION=" + strconv.FormatBool(j.repartition), "CP_ROW_DELAY=" + j.rowDelay.String()}
 }
@@ -158,28 +156,11 @@ func copyChild() int {
 // other failure.
 func (j copyJob) run(t *testing.T, faults string, killAfter time.Duration) (killed bool) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(append(os.Environ(), j.env()...), testkit.FaultsEnv+"="+faults)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	if killAfter > 0 {
-		timer := time.AfterFunc(killAfter, func() { _ = cmd.Process.Signal(syscall.SIGKILL) })
-		defer timer.Stop()
-	}
-	err := cmd.Wait()
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL {
-			return true
-		}
-	}
+	killed, _, err := crashtest.Exec(t, crashtest.Spec{Role: "copy", Env: append(j.env(), testkit.FaultsEnv+"="+faults)}, killAfter)
 	if err != nil {
-		t.Fatalf("child (faults %q) failed: %v\n%s", faults, err, stderr.String())
+		t.Fatalf("faults %q: %v", faults, err)
 	}
-	return false
+	return killed
 }
 
 // newCopyJob creates the topics and produces per rows {p, seq} to each
@@ -320,7 +301,7 @@ func TestCopyCrash(t *testing.T) {
 				if withDir {
 					j.dir = t.TempDir()
 				}
-				rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 11))
+				rng := crashtest.Rand(t, 11)
 				kills := j.crashLoop(t, copyFaults, 2, rng)
 				if kills < len(copyFaults) {
 					t.Fatalf("only %d kills: the job finished too early to test the failure points", kills)
@@ -483,7 +464,7 @@ func TestCopyCrashSoak(t *testing.T) {
 				if withDir {
 					j.dir = t.TempDir()
 				}
-				rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 13))
+				rng := crashtest.Rand(t, 13)
 				kills := 0
 				for kills < 100 {
 					rules := ""

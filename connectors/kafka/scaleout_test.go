@@ -9,7 +9,6 @@ import (
 	"maps"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"os/signal"
 	"regexp"
 	"slices"
@@ -24,6 +23,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/streamsql/streamsql/internal/testrig/crashtest"
 	"github.com/streamsql/streamsql/internal/testrig/kafkatest"
 	"github.com/streamsql/streamsql/job"
 	"github.com/streamsql/streamsql/runtime/testkit"
@@ -36,8 +36,6 @@ import (
 // removes and SIGSTOPs them while a producer feeds the input; at the end
 // an independent read_committed reader checks the output: every input
 // record exactly once, each key's records in order.
-
-const scaleChildEnv = "STREAMSQL_KAFKA_SCALE_CHILD"
 
 // scaleJobSQL is the job every instance runs.
 const scaleJobSQL = `
@@ -108,9 +106,9 @@ type scaleCluster struct {
 	broker, in, out, group, guarantee string
 	set                               map[string]string // job variables of every instance (startWith)
 	mu                                sync.Mutex
-	running                           map[string]*exec.Cmd
+	running                           map[string]*crashtest.Child
 	logs                              map[string]*bytes.Buffer // every run of each instance
-	done                              map[string]chan struct{}
+	done                              map[string]<-chan struct{}
 }
 
 type lockedBuffer struct {
@@ -134,30 +132,24 @@ func (c *scaleCluster) start(id string) {
 // its environment (testkit.FaultsEnv, say).
 func (c *scaleCluster) startWith(id string, set map[string]string, env ...string) {
 	c.t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), scaleChildEnv+"=1", "SC_IN="+c.in, "SC_OUT="+c.out, "SC_BROKER="+c.broker,
-		"SC_GROUP="+c.group, "SC_GUARANTEE="+c.guarantee, "SC_INSTANCE="+id)
+	env = append([]string{"SC_IN=" + c.in, "SC_OUT=" + c.out, "SC_BROKER=" + c.broker,
+		"SC_GROUP=" + c.group, "SC_GUARANTEE=" + c.guarantee, "SC_INSTANCE=" + id}, env...)
 	for k, v := range c.set {
-		cmd.Env = append(cmd.Env, "SC_SET_"+k+"="+v)
+		env = append(env, "SC_SET_"+k+"="+v)
 	}
 	for k, v := range set {
-		cmd.Env = append(cmd.Env, "SC_SET_"+k+"="+v)
+		env = append(env, "SC_SET_"+k+"="+v)
 	}
-	cmd.Env = append(cmd.Env, env...)
 	c.mu.Lock()
 	if c.logs[id] == nil {
 		c.logs[id] = &bytes.Buffer{}
 	}
 	c.logs[id].WriteString(processStart)
-	cmd.Stderr = lockedBuffer{&c.mu, c.logs[id]}
+	stderr := lockedBuffer{&c.mu, c.logs[id]}
 	c.mu.Unlock()
-	if err := cmd.Start(); err != nil {
-		c.t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(done) }()
+	child := crashtest.Start(c.t, crashtest.Spec{Role: "scale", Env: env, Stderr: stderr})
 	c.mu.Lock()
-	c.running[id], c.done[id] = cmd, done
+	c.running[id], c.done[id] = child, child.Done()
 	c.mu.Unlock()
 }
 
@@ -165,12 +157,12 @@ func (c *scaleCluster) startWith(id string, set map[string]string, env ...string
 func (c *scaleCluster) signal(id string, sig syscall.Signal) {
 	c.t.Helper()
 	c.mu.Lock()
-	cmd, done := c.running[id], c.done[id]
+	child, done := c.running[id], c.done[id]
 	c.mu.Unlock()
-	if cmd == nil {
+	if child == nil {
 		c.t.Fatalf("instance %s is not running", id)
 	}
-	_ = cmd.Process.Signal(sig)
+	child.Signal(sig)
 	if sig != syscall.SIGKILL && sig != syscall.SIGTERM {
 		return
 	}
@@ -182,7 +174,7 @@ func (c *scaleCluster) signal(id string, sig syscall.Signal) {
 	c.mu.Lock()
 	delete(c.running, id)
 	c.mu.Unlock()
-	if sig == syscall.SIGTERM && cmd.ProcessState.ExitCode() != 0 {
+	if sig == syscall.SIGTERM && child.ExitCode() != 0 {
 		c.t.Fatalf("instance %s failed:\n%s", id, c.log(id))
 	}
 }
@@ -443,16 +435,15 @@ func testScaleOut(t *testing.T, guarantee string) {
 	b := kafkatest.Require(t)
 	const partitions = 6
 	c := &scaleCluster{t: t, broker: b.Addr, in: b.Topic(t, partitions), out: b.Topic(t, partitions), group: kafkatest.UniqueName(t),
-		guarantee: guarantee, running: map[string]*exec.Cmd{}, logs: map[string]*bytes.Buffer{}, done: map[string]chan struct{}{}}
+		guarantee: guarantee, running: map[string]*crashtest.Child{}, logs: map[string]*bytes.Buffer{}, done: map[string]<-chan struct{}{}}
 	adm := b.Admin(t)
 	t.Cleanup(func() {
 		for _, id := range c.ids() {
 			c.mu.Lock()
-			cmd := c.running[id]
+			child := c.running[id]
 			c.mu.Unlock()
-			_ = cmd.Process.Signal(syscall.SIGCONT)
-			_ = cmd.Process.Kill()
-			<-c.done[id]
+			child.Signal(syscall.SIGCONT)
+			child.Kill()
 		}
 		if t.Failed() || os.Getenv("STREAMSQL_SCALE_LOGS") == "1" {
 			for id := range c.logs {
@@ -524,15 +515,14 @@ func testScaleOut(t *testing.T, guarantee string) {
 // the end of the test (their logs shown when it failed).
 func newScaleCluster(t *testing.T, b kafkatest.Broker, partitions int32, guarantee string, set map[string]string) *scaleCluster {
 	c := &scaleCluster{t: t, broker: b.Addr, in: b.Topic(t, partitions), out: b.Topic(t, partitions), group: kafkatest.UniqueName(t),
-		guarantee: guarantee, set: set, running: map[string]*exec.Cmd{}, logs: map[string]*bytes.Buffer{}, done: map[string]chan struct{}{}}
+		guarantee: guarantee, set: set, running: map[string]*crashtest.Child{}, logs: map[string]*bytes.Buffer{}, done: map[string]<-chan struct{}{}}
 	t.Cleanup(func() {
 		for _, id := range c.ids() {
 			c.mu.Lock()
-			cmd := c.running[id]
+			child := c.running[id]
 			c.mu.Unlock()
-			_ = cmd.Process.Signal(syscall.SIGCONT)
-			_ = cmd.Process.Kill()
-			<-c.done[id]
+			child.Signal(syscall.SIGCONT)
+			child.Kill()
 		}
 		if t.Failed() || os.Getenv("STREAMSQL_SCALE_LOGS") == "1" {
 			for id := range c.logs {

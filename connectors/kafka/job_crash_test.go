@@ -1,24 +1,21 @@
 package kafka
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"log/slog"
-	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/streamsql/streamsql/factory"
+	"github.com/streamsql/streamsql/internal/testrig/crashtest"
 	"github.com/streamsql/streamsql/internal/testrig/kafkatest"
 	"github.com/streamsql/streamsql/runtime"
 	"github.com/streamsql/streamsql/runtime/checkpoint"
@@ -28,13 +25,12 @@ import (
 
 // The runtime crash tests run a job — a deterministic source
 // (testkit.SeqSource: rows (p, seq)) feeding three factory-created Kafka
-// sinks — in a child process (this test binary, re-executed), which the
+// sinks — in a child process (this test binary, re-executed as the role
+// "three-sinks"; crashtest), which the
 // runtime's fault injector SIGKILLs at a failure point of the checkpoint
 // protocol. A second child restarts the job from its checkpoint and runs
 // it to the end. An independent read_committed reader then checks each
 // output topic.
-
-const rtChildEnv = "STREAMSQL_KAFKA_RUNTIME_CHILD"
 
 // rtJob describes the child's job; it is passed in the environment.
 type rtJob struct {
@@ -54,7 +50,7 @@ type rtJob struct {
 const rtPartitions = 4
 
 func (j rtJob) env() []string {
-	return []string{rtChildEnv + "=1", "RT_BROKER=" + j.broker, "RT_JOB=" + j.job, "RT_DIR=" + j.dir,
+	return []string{"RT_BROKER=" + j.broker, "RT_JOB=" + j.job, "RT_DIR=" + j.dir,
 		"RT_GUARANTEE=" + j.guarantee, "RT_NAMING=" + j.naming, "RT_TXN_TIMEOUT=" + j.txnTimeout, "RT_RETENTION=" + j.retention, "RT_TOPIC_A=" + j.topics[0], "RT_TOPIC_B=" + j.topics[1], "RT_TOPIC_C=" + j.topics[2],
 		"RT_PER=" + strconv.FormatInt(j.per, 10), "RT_CHAINED=" + strconv.FormatBool(j.chained)}
 }
@@ -132,9 +128,9 @@ func (j rtJob) spec(faults runtime.FaultInjector, log *slog.Logger) (runtime.Job
 	return runtime.JobSpec{Name: j.job, Config: cfg, Pipelines: ps, Logger: log, Faults: faults}, nil
 }
 
-// runtimeChild runs the job with the faults of testkit.FaultsEnv; it exits
+// threeSinksChild runs the job with the faults of testkit.FaultsEnv; it exits
 // 0 when the job finished.
-func runtimeChild() int {
+func threeSinksChild() int {
 	fail := func(err error) int { fmt.Fprintln(os.Stderr, "runtime child:", err); return 3 }
 	j, err := rtJobFromEnv()
 	if err != nil {
@@ -189,35 +185,17 @@ func (j rtJob) runChild(t *testing.T, faults string) (killed bool) {
 // is positive.
 func (j rtJob) runChildKilledAfter(t *testing.T, faults string, killAfter time.Duration) (killed bool) {
 	t.Helper()
-	killed, stderr, err := j.exec(t, faults, killAfter)
+	killed, _, err := j.exec(t, faults, killAfter)
 	if err != nil {
-		t.Fatalf("child (faults %q) failed: %v\n%s", faults, err, stderr)
+		t.Fatalf("faults %q: %v", faults, err)
 	}
 	return killed
 }
 
 // exec runs the child; err is its failure other than a SIGKILL.
-func (j rtJob) exec(t *testing.T, faults string, killAfter time.Duration) (killed bool, stderrText string, err error) {
+func (j rtJob) exec(t *testing.T, faults string, killAfter time.Duration) (killed bool, stderr string, err error) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(append(os.Environ(), j.env()...), testkit.FaultsEnv+"="+faults)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	if killAfter > 0 {
-		timer := time.AfterFunc(killAfter, func() { _ = cmd.Process.Signal(syscall.SIGKILL) })
-		defer timer.Stop()
-	}
-	err = cmd.Wait()
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL {
-			return true, stderr.String(), nil
-		}
-	}
-	return false, stderr.String(), err
+	return crashtest.Exec(t, crashtest.Spec{Role: "three-sinks", Env: append(j.env(), testkit.FaultsEnv+"="+faults)}, killAfter)
 }
 
 // verify reads output table i read_committed and checks that it holds
@@ -453,7 +431,7 @@ func TestRuntimeRandomKills(t *testing.T) {
 		t.Run(b.Name, func(t *testing.T) {
 			j := rtJob{broker: b.Addr, job: kafkatest.UniqueName(t), dir: t.TempDir(), guarantee: "exactly-once",
 				topics: [3]string{b.Topic(t, 3), b.Topic(t, 3), b.Topic(t, 2)}, per: 3000}
-			rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7))
+			rng := crashtest.Rand(t, 7)
 			kills := 0
 			for kills < 3 {
 				after := time.Duration(200+rng.IntN(600)) * time.Millisecond
@@ -536,7 +514,7 @@ func TestRuntimeCrashChained(t *testing.T) {
 						}
 					} else {
 						j.per = 1500
-						rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 8))
+						rng := crashtest.Rand(t, 8)
 						if !j.runChildKilledAfter(t, "", time.Duration(200+rng.IntN(400))*time.Millisecond) {
 							t.Fatal("the job finished before the kill")
 						}

@@ -4,31 +4,30 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
-	"os/exec"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/connectors/kafka/internal/txn"
+	"github.com/streamsql/streamsql/internal/testrig/crashtest"
 	"github.com/streamsql/streamsql/internal/testrig/kafkatest"
 )
 
-// The crash tests run an exactly-once writer in a child process (this test
-// binary, re-executed), kill it with SIGKILL at a failure point, and
-// recover in the test process from the committables the child reported —
-// as the runtime would from its last checkpoint.
+// The writer crash test runs an exactly-once writer in a child process
+// (this test binary, re-executed as the role "writer"; crashtest), kills it
+// with SIGKILL at a failure point, and recovers in the test process from
+// the committables the child reported — as the runtime would from its last
+// checkpoint.
 
-const crashChildEnv = "STREAMSQL_KAFKA_CRASH_CHILD"
-
-// crashChild is the child: it writes checkpoint 1 (committed, the commit's
+// writerChild is the child: it writes checkpoint 1 (committed, the commit's
 // acknowledgement never made durable) and checkpoint 2 (pre-committed),
 // prints both committables, opens a third transaction with records, and
 // waits to be killed.
-func crashChild() int {
+func writerChild() int {
 	fail := func(err error) int { fmt.Fprintln(os.Stderr, "crash child:", err); return 1 }
 	cfg := sinkConfig{Topic: os.Getenv("CRASH_TOPIC"), Properties: map[string]string{"bootstrap.servers": os.Getenv("CRASH_BROKER")},
 		DeliveryGuarantee: exactlyOnce, TransactionalIDPrefix: os.Getenv("CRASH_PREFIX"), Encoder: kvEncoder,
@@ -89,16 +88,13 @@ func TestCrashRecovery(t *testing.T) {
 	forEachBroker(t, func(t *testing.T, b kafkatest.Broker) {
 		topic := b.Topic(t, 1)
 		prefix := kafkatest.UniqueName(t)
-		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), crashChildEnv+"=1", "CRASH_TOPIC="+topic, "CRASH_BROKER="+b.Addr, "CRASH_PREFIX="+prefix)
-		cmd.Stderr = os.Stderr
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
+		out, stdout := io.Pipe()
+		child := crashtest.Start(t, crashtest.Spec{Role: "writer", Stdout: stdout, Stderr: os.Stderr,
+			Env: []string{"CRASH_TOPIC=" + topic, "CRASH_BROKER=" + b.Addr, "CRASH_PREFIX=" + prefix}})
+		go func() {
+			<-child.Done() // the child's output is all copied: end the scan
+			stdout.Close()
+		}()
 		var pending []connector.Committable
 		sc := bufio.NewScanner(out)
 		ready := false
@@ -112,10 +108,8 @@ func TestCrashRecovery(t *testing.T) {
 				break
 			}
 		}
-		if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
-			t.Fatal(err)
-		}
-		_ = cmd.Wait()
+		out.Close() // nothing more is read: the child's writes fail rather than block
+		child.Kill()
 		if !ready || len(pending) != 2 {
 			t.Fatalf("the child did not reach the failure point (%d committables)", len(pending))
 		}

@@ -7,18 +7,16 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
-	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/streamsql/streamsql/internal/testrig/crashtest"
 	"github.com/streamsql/streamsql/internal/testrig/kafkatest"
 	"github.com/streamsql/streamsql/job"
 	"github.com/streamsql/streamsql/runtime"
@@ -26,7 +24,7 @@ import (
 )
 
 // The projection crash test runs, in a child process (this test binary,
-// re-executed), a job file a Flink SQL user could write: an exactly-once
+// re-executed as the role "chained"; crashtest), a job file a Flink SQL user could write: an exactly-once
 // Kafka → Kafka INSERT whose WHERE drops most rows on a column it does
 // not select and on a computed column, and that selects metadata columns
 // (a 1:1 pipeline, chained, so projected decoding and chaining both
@@ -35,10 +33,8 @@ import (
 // points and at random moments and restarted; independent read_committed
 // readers then check each output is exactly the expected multiset.
 
-const qaChildEnv = "STREAMSQL_KAFKA_QA_CHILD"
-
-// qaJob describes the child's job; it travels in the environment.
-type qaJob struct {
+// chainJob describes the child's job; it travels in the environment.
+type chainJob struct {
 	broker, name, dir    string
 	in, u1, u2, out, uni string
 	// offsetsInTxn: no checkpoint files; the group-offsets sources'
@@ -46,24 +42,24 @@ type qaJob struct {
 	offsetsInTxn bool
 }
 
-const qaPartitions = 3
+const chainPartitions = 3
 
-func (j qaJob) env() []string {
+func (j chainJob) env() []string {
 	mode := "files"
 	if j.offsetsInTxn {
 		mode = "txn"
 	}
-	return []string{qaChildEnv + "=1", "QA_BROKER=" + j.broker, "QA_JOB=" + j.name, "QA_DIR=" + j.dir,
-		"QA_TOPICS=" + strings.Join([]string{j.in, j.u1, j.u2, j.out, j.uni}, ","), "QA_MODE=" + mode}
+	return []string{"CH_BROKER=" + j.broker, "CH_JOB=" + j.name, "CH_DIR=" + j.dir,
+		"CH_TOPICS=" + strings.Join([]string{j.in, j.u1, j.u2, j.out, j.uni}, ","), "CH_MODE=" + mode}
 }
 
-func qaJobFromEnv() qaJob {
-	ts := strings.Split(os.Getenv("QA_TOPICS")+",,,,", ",")
-	return qaJob{broker: os.Getenv("QA_BROKER"), name: os.Getenv("QA_JOB"), dir: os.Getenv("QA_DIR"),
-		in: ts[0], u1: ts[1], u2: ts[2], out: ts[3], uni: ts[4], offsetsInTxn: os.Getenv("QA_MODE") == "txn"}
+func chainJobFromEnv() chainJob {
+	ts := strings.Split(os.Getenv("CH_TOPICS")+",,,,", ",")
+	return chainJob{broker: os.Getenv("CH_BROKER"), name: os.Getenv("CH_JOB"), dir: os.Getenv("CH_DIR"),
+		in: ts[0], u1: ts[1], u2: ts[2], out: ts[3], uni: ts[4], offsetsInTxn: os.Getenv("CH_MODE") == "txn"}
 }
 
-func (j qaJob) sql() string {
+func (j chainJob) sql() string {
 	start := func(table string) string {
 		if j.offsetsInTxn {
 			return `'scan.startup.mode' = 'group-offsets', 'properties.group.id' = '` + j.name + `-` + table + `', 'properties.auto.offset.reset' = 'earliest'`
@@ -98,12 +94,12 @@ END;
 `
 }
 
-// qaChild runs the job with the faults of testkit.FaultsEnv; it exits 0
+// chainChild runs the job with the faults of testkit.FaultsEnv; it exits 0
 // when the job finished, having written the chained tasks (kind/name#index)
 // to the file "chained" in the job's directory.
-func qaChild() int {
-	fail := func(err error) int { fmt.Fprintln(os.Stderr, "qa child:", err); return 3 }
-	j := qaJobFromEnv()
+func chainChild() int {
+	fail := func(err error) int { fmt.Fprintln(os.Stderr, "chained child:", err); return 3 }
+	j := chainJobFromEnv()
 	f, err := testkit.FaultsFromEnv()
 	if err != nil {
 		return fail(err)
@@ -119,10 +115,10 @@ func qaChild() int {
 		set["execution.checkpointing.dir"] = filepath.Join(j.dir, "checkpoints")
 	}
 	sql := j.sql()
-	if text := os.Getenv("QA_SQL"); text != "" {
+	if text := os.Getenv("CH_SQL"); text != "" {
 		sql = text
 	}
-	jb, err := job.Compile(ctx, "qa.sql", sql, job.Options{Registry: job.NewRegistry(), JobName: j.name,
+	jb, err := job.Compile(ctx, "chained.sql", sql, job.Options{Registry: job.NewRegistry(), JobName: j.name,
 		Set:     set,
 		Logger:  slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError})),
 		Testing: job.Testing{Faults: faults}})
@@ -145,7 +141,7 @@ func qaChild() int {
 			return fail(err)
 		}
 	} else {
-		fmt.Fprintln(os.Stderr, "qa child: no tasks ran")
+		fmt.Fprintln(os.Stderr, "chained child: no tasks ran")
 	}
 	return 0
 }
@@ -153,58 +149,38 @@ func qaChild() int {
 // run runs the child with faults, SIGKILLed after killAfter when that is
 // positive, and reports whether it died of SIGKILL; any other failure
 // fails the test.
-func (j qaJob) run(t *testing.T, faults string, killAfter time.Duration) (killed bool) {
+func (j chainJob) run(t *testing.T, faults string, killAfter time.Duration) (killed bool) {
 	t.Helper()
-	return runQAChild(t, append(j.env(), testkit.FaultsEnv+"="+faults), killAfter)
+	return runChainChild(t, append(j.env(), testkit.FaultsEnv+"="+faults), killAfter)
 }
 
 // runSQL is run for the job text sql (with checkpoint files in dir
 // unless j.offsetsInTxn).
-func (j qaJob) runSQL(t *testing.T, dir, name, sql, faults string, killAfter time.Duration) (killed bool) {
+func (j chainJob) runSQL(t *testing.T, dir, name, sql, faults string, killAfter time.Duration) (killed bool) {
 	t.Helper()
 	mode := "files"
 	if j.offsetsInTxn {
 		mode = "txn"
 	}
-	return runQAChild(t, []string{qaChildEnv + "=1", "QA_DIR=" + dir, "QA_JOB=" + name, "QA_MODE=" + mode,
-		"QA_SQL=" + sql, testkit.FaultsEnv + "=" + faults}, killAfter)
+	return runChainChild(t, []string{"CH_DIR=" + dir, "CH_JOB=" + name, "CH_MODE=" + mode,
+		"CH_SQL=" + sql, testkit.FaultsEnv + "=" + faults}, killAfter)
 }
 
-// runQAChild runs the child with env added, SIGKILLed after killAfter when
+// runChainChild runs the child with env added, SIGKILLed after killAfter when
 // that is positive, and reports whether it died of SIGKILL; any other
 // failure fails the test.
-func runQAChild(t *testing.T, env []string, killAfter time.Duration) (killed bool) {
+func runChainChild(t *testing.T, env []string, killAfter time.Duration) (killed bool) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), env...)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	if killAfter > 0 {
-		timer := time.AfterFunc(killAfter, func() { _ = cmd.Process.Signal(syscall.SIGKILL) })
-		defer timer.Stop()
-	}
-	err := cmd.Wait()
-	if ee, ok := err.(*exec.ExitError); ok {
-		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL {
-			return true
-		}
-	}
-	if err != nil {
-		t.Fatalf("child (%q) failed: %v\n%s", env, err, stderr.String())
-	}
-	return false
+	return crashtest.Run(t, crashtest.Spec{Role: "chained", Env: env}, killAfter)
 }
 
-// qaInput writes per records to each partition of the job's three input
+// chainInput writes per records to each partition of the job's three input
 // topics and returns the sorted lines each output must hold.
-func (j qaJob) input(t *testing.T, b kafkatest.Broker, per int) (filtered, union []string) {
+func (j chainJob) input(t *testing.T, b kafkatest.Broker, per int) (filtered, union []string) {
 	t.Helper()
 	var recs []*kgo.Record
 	for ti, topic := range []string{j.in, j.u1, j.u2} {
-		for q := range int32(qaPartitions) {
+		for q := range int32(chainPartitions) {
 			for i := range per {
 				tag, pad := "drop", strings.Repeat("x", 1+i%40)
 				if i%4 == 1 {
@@ -240,7 +216,7 @@ func (j qaJob) input(t *testing.T, b kafkatest.Broker, per int) (filtered, union
 
 // verify reads both outputs read_committed and compares them, as sorted
 // multisets, with what input expects.
-func (j qaJob) verify(t *testing.T, b kafkatest.Broker, filtered, union []string) {
+func (j chainJob) verify(t *testing.T, b kafkatest.Broker, filtered, union []string) {
 	t.Helper()
 	var gotF, gotU []string
 	for _, r := range readCommitted(t, b, j.out, 2) {
@@ -306,14 +282,14 @@ func TestChainedProjectionCrash(t *testing.T) {
 				mode = "offsets-in-transaction"
 			}
 			t.Run(mode+"/"+rule, func(t *testing.T) {
-				j := qaJob{broker: b.Addr, name: kafkatest.UniqueName(t), dir: t.TempDir(), offsetsInTxn: offsetsInTxn,
-					in: b.Topic(t, qaPartitions), u1: b.Topic(t, qaPartitions), u2: b.Topic(t, qaPartitions),
+				j := chainJob{broker: b.Addr, name: kafkatest.UniqueName(t), dir: t.TempDir(), offsetsInTxn: offsetsInTxn,
+					in: b.Topic(t, chainPartitions), u1: b.Topic(t, chainPartitions), u2: b.Topic(t, chainPartitions),
 					out: b.Topic(t, 2), uni: b.Topic(t, 2)}
 				filtered, union := j.input(t, b, 1000)
 				finished := false
 				if rule == "random" {
 					// Up to 3 kills; a run that is not killed finished the job.
-					rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 3))
+					rng := crashtest.Rand(t, 3)
 					kills := 0
 					for kills < 3 && !finished {
 						if j.run(t, "", time.Duration(30+rng.IntN(300))*time.Millisecond) {
@@ -323,6 +299,12 @@ func TestChainedProjectionCrash(t *testing.T) {
 						}
 					}
 					t.Logf("%d kills", kills)
+					if kills == 0 {
+						t.Fatal("the job finished before the first kill: no SIGKILL was tested")
+					}
+					if kills == 0 {
+						t.Fatal("the job finished before the first kill: no SIGKILL was tested")
+					}
 				} else if !j.run(t, rule, 0) {
 					t.Fatalf("the job finished before %s", rule)
 				}
@@ -367,7 +349,7 @@ INSERT INTO usnk SELECT id, v FROM usrc WHERE note <> 'skip';
 // uninterrupted run of the same job writes (nothing lost, nothing twice).
 func TestChainedUpsertCrash(t *testing.T) {
 	b := kafkatest.Require(t)
-	in := b.Topic(t, qaPartitions)
+	in := b.Topic(t, chainPartitions)
 	ref := b.Topic(t, 2)
 	var recs []*kgo.Record
 	for i := range 20000 {
@@ -390,7 +372,7 @@ func TestChainedUpsertCrash(t *testing.T) {
 	}
 	runUpsert := func(t *testing.T, name, dir, out, faults string, killAfter time.Duration) bool {
 		t.Helper()
-		return qaJob{}.runSQL(t, dir, name, upsertSQL(b.Addr, name, in, out), faults, killAfter)
+		return chainJob{}.runSQL(t, dir, name, upsertSQL(b.Addr, name, in, out), faults, killAfter)
 	}
 	if runUpsert(t, kafkatest.UniqueName(t), t.TempDir(), ref, "", 0) {
 		t.Fatal("the reference run was killed")
@@ -404,7 +386,7 @@ func TestChainedUpsertCrash(t *testing.T) {
 			name, dir, out := kafkatest.UniqueName(t), t.TempDir(), b.Topic(t, 2)
 			finished := false
 			if rule == "random" {
-				rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 5))
+				rng := crashtest.Rand(t, 5)
 				kills := 0
 				for kills < 3 && !finished {
 					if runUpsert(t, name, dir, out, "", time.Duration(20+rng.IntN(300))*time.Millisecond) {
@@ -414,6 +396,9 @@ func TestChainedUpsertCrash(t *testing.T) {
 					}
 				}
 				t.Logf("%d kills", kills)
+				if kills == 0 {
+					t.Fatal("the job finished before the first kill: no SIGKILL was tested")
+				}
 			} else if !runUpsert(t, name, dir, out, rule, 0) {
 				t.Fatalf("the job finished before %s", rule)
 			}
