@@ -7,6 +7,8 @@
 #   scripts/bench.sh -scaling                 # 4/16/64 partitions, 100 B/1 KB/10 KB payloads, 1/4/16 pipelines
 #   scripts/bench.sh -records 200000 -runs 1 -json /tmp/bench.json
 #   scripts/bench.sh -scale-out 1,2,4 -records 4000000   # N `streamsql run` instances of one job
+#   scripts/bench.sh -nexmark all             # the Nexmark queries, streamsql beside Flink 2.2, each on one core
+#   scripts/bench.sh -nexmark q0,q21 -nexmark-events 200000 -nexmark-runs 1 -flink off
 #
 # BENCHMARKS.md says what each pipe is and how to read the tables.
 set -euo pipefail

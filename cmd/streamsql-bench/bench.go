@@ -120,6 +120,8 @@ type options struct {
 	// scaling runs the scaling sweep (scaling.go) instead of the benchmark.
 	scaling bool
 	scale   scaleFlags // the scale-out mode (scaleout.go)
+	// nexmark is the Nexmark suite (nexmark.go).
+	nexmark nexmarkFlags
 }
 
 // Result is one scenario's figures, as written to the JSON file.
@@ -197,6 +199,7 @@ func benchMain(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.IntVar(&o.payload, "payload", 0, "pad source records to about this many bytes (0: the standard ~265-byte record)")
 	fs.BoolVar(&o.scaling, "scaling", false, "run the scaling sweep (partitions, payload sizes, pipelines per job) instead of the benchmark")
 	o.scale.register(fs)
+	o.nexmark.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -205,6 +208,9 @@ func benchMain(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	if o.scale.counts != "" {
 		return scaleMain(ctx, o, fs, stdout)
+	}
+	if o.nexmark.queries != "" {
+		return nexmarkMain(ctx, o, stdout)
 	}
 	if o.tuned != "" {
 		set, err := parseSettings(tunedSettings, o.tuned)

@@ -18,6 +18,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(envHog) == "1" {
 		_ = hogMain()
 	}
+	if os.Getenv(envNexmark) == "1" {
+		os.Exit(nexmarkChildMain(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
+	}
 	if os.Getenv(envPipe) == "1" {
 		if err := pipeMain(context.Background(), os.Args[1:], os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, err)

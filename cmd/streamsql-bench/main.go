@@ -23,6 +23,13 @@
 //	                [-taskset CPUS] [-payload BYTES] [-json FILE] [-only S1,S2]
 //	streamsql-bench -scaling [-records N] [-runs R] [-taskset CPUS] [-json FILE]
 //	streamsql-bench -tune
+//	streamsql-bench -nexmark q0,q1,...|all [-nexmark-events N] [-nexmark-runs R]
+//	                [-nexmark-ddl kafka,gen] [-flink auto|off|CLASSPATH] [-nexmark-cpu CPU]
+//	                [-json FILE] [-nexmark-md FILE]
+//
+// -nexmark runs the public Nexmark query files through streamsql and Flink
+// 2.2 side by side, each pinned to one CPU, and reports the marginal rate
+// between N and 2N events (nexmark.go).
 //
 // -taskset 0 pins every child (pipes and CPU hogs) to CPU 0 with taskset,
 // so per-core figures do not depend on the cores the machine lends; -hogs
@@ -64,6 +71,8 @@ func main() {
 	var err error
 	if os.Getenv(envHog) == "1" {
 		err = hogMain()
+	} else if os.Getenv(envNexmark) == "1" {
+		os.Exit(nexmarkChildMain(ctx, os.Args[1:], os.Stdout, os.Stderr))
 	} else if os.Getenv(envPipe) == "1" {
 		err = pipeMain(ctx, os.Args[1:], os.Stdout)
 	} else {

@@ -1,0 +1,106 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+
+	_ "github.com/streamsql/streamsql/connectors/blackhole"  // the queries' sinks
+	_ "github.com/streamsql/streamsql/connectors/filesystem" // q10's sink
+	_ "github.com/streamsql/streamsql/connectors/nexmark"    // ddl_gen.sql's events
+	_ "github.com/streamsql/streamsql/formats/csv"           // q10's format
+	"github.com/streamsql/streamsql/job"
+	"github.com/streamsql/streamsql/runtime"
+)
+
+// envNexmark marks a child process that runs one Nexmark query through
+// streamsql (nexmarkChildMain).
+const envNexmark = "STREAMSQL_BENCH_NEXMARK"
+
+// kvFlags is a repeatable KEY=VALUE flag.
+type kvFlags []string
+
+func (k *kvFlags) String() string     { return strings.Join(*k, ",") }
+func (k *kvFlags) Set(v string) error { *k = append(*k, v); return nil }
+
+// nexmarkChildMain runs one Nexmark query through streamsql's embedding API
+// (package job), as `streamsql run` would run the files one after the
+// other: -file names them in order, -var gives ${NAME} values, -hint
+// TABLE.KEY=VALUE sets a table option (job.Options.Hints) and -set a job
+// setting. It prints one JSON line (nexmarkChild). A query that does not
+// compile exits with exitNotSupported and the planner's message on stderr.
+func nexmarkChildMain(ctx context.Context, args []string, stdout, stderr io.Writer) (code int) {
+	fs := flag.NewFlagSet("nexmark", flag.ContinueOnError)
+	name := fs.String("name", "nexmark", "the job's name")
+	var files, vars, hints, sets kvFlags
+	fs.Var(&files, "file", "a SQL file (repeatable, in order)")
+	fs.Var(&vars, "var", "NAME=VALUE for ${NAME} (repeatable)")
+	fs.Var(&hints, "hint", "TABLE.KEY=VALUE: a table option over the file's (repeatable)")
+	fs.Var(&sets, "set", "KEY=VALUE: a job setting (repeatable)")
+	if err := fs.Parse(args); err != nil {
+		return 1
+	}
+	fail := func(err error) int {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	opts := job.Options{Vars: map[string]string{}, Set: map[string]string{}, Hints: map[string]map[string]string{},
+		JobName: *name, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	for _, kv := range vars {
+		k, v, _ := strings.Cut(kv, "=")
+		opts.Vars[k] = v
+	}
+	for _, kv := range sets {
+		k, v, _ := strings.Cut(kv, "=")
+		opts.Set[k] = v
+	}
+	for _, kv := range hints {
+		k, v, _ := strings.Cut(kv, "=")
+		table, key, ok := strings.Cut(k, ".")
+		if !ok {
+			return fail(fmt.Errorf("-hint %q: want TABLE.KEY=VALUE", kv))
+		}
+		if opts.Hints[table] == nil {
+			opts.Hints[table] = map[string]string{}
+		}
+		opts.Hints[table][key] = v
+	}
+	// The files are one job, as if written one after the other in one
+	// file; each starts on a line of its own.
+	var text strings.Builder
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return fail(err)
+		}
+		text.Write(b)
+		text.WriteString("\n")
+	}
+	j, err := job.Compile(ctx, *name+".sql", text.String(), opts)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitNotSupported
+	}
+	if err := j.Run(ctx); err != nil {
+		return fail(fmt.Errorf("running the job: %w", err))
+	}
+	var events int64
+	for _, t := range j.Status().Tasks {
+		if t.Kind == runtime.SourceTask {
+			events += t.RecordsIn
+		}
+	}
+	rss, err := peakRSSKB()
+	if err != nil {
+		return fail(err)
+	}
+	if err := json.NewEncoder(stdout).Encode(nexmarkChild{PeakRSSKB: rss, Events: events}); err != nil {
+		return fail(err)
+	}
+	return 0
+}

@@ -1,0 +1,63 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/streamsql/streamsql/internal/testrig/kafkatest"
+)
+
+// TestNexmarkSmoke runs a tiny Nexmark suite end to end on the real broker,
+// streamsql alone (Flink needs a JDK, Maven and seconds of start-up per
+// run): q0 (a projection of bids), q2 (a filter) and q5 (a hopping window),
+// each at both sizes, over ddl_kafka.sql (events loaded into a topic) and
+// over ddl_gen.sql (the nexmark connector).
+// It checks that every query either ran, read every event (runNexmark
+// fails a run that read another number) and has its figures, or was
+// refused by the planner with its message — never failed — and that q0
+// ran. It asserts nothing about speed.
+func TestNexmarkSmoke(t *testing.T) {
+	b := kafkatest.Require(t)
+	o := options{bootstrap: b.Addr, nexmark: nexmarkFlags{queries: "q0,q2,q5", events: 2000, runs: 1, ddl: "kafka,gen", flink: "off", cpu: "none"}}
+	rep, err := runNexmarkSuite(context.Background(), o, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Results) != 6 {
+		t.Fatalf("%d results, want 6: %+v", len(rep.Results), rep.Results)
+	}
+	for _, r := range rep.Results {
+		switch r.Status {
+		case "ok":
+			if len(r.Runs) != 2 || r.WallSmall <= 0 || r.WallLarge <= 0 || r.CPULarge <= 0 || r.PeakRSSMB <= 0 {
+				t.Errorf("%s: a figure was not measured: %+v", r.Query, r)
+			}
+		case "not supported yet":
+			if !strings.Contains(r.Message, "not supported") {
+				t.Errorf("%s: refused without the planner's message: %q", r.Query, r.Message)
+			}
+		default:
+			t.Errorf("%s: %s: %s", r.Query, r.Status, r.Message)
+		}
+		if r.Engine != "streamsql" {
+			t.Errorf("%s ran through %s", r.Query, r.Engine)
+		}
+	}
+	for _, i := range []int{0, 3} {
+		if r := rep.Results[i]; r.Query != "q0" || r.Status != "ok" {
+			t.Errorf("q0 did not run over %s: %+v", r.DDL, r)
+		}
+	}
+	var md bytes.Buffer
+	writeNexmarkMarkdown(&md, rep)
+	t.Log("\n" + md.String())
+	if lines := strings.Count(md.String(), "\n"); lines != 2+6 {
+		t.Errorf("the Markdown table has %d lines, want 8:\n%s", lines, md.String())
+	}
+	if !strings.Contains(rep.Flink, "-flink off") {
+		t.Errorf("the report does not say why Flink did not run: %q", rep.Flink)
+	}
+}
