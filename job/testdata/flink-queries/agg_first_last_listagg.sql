@@ -1,0 +1,7 @@
+-- FIRST_VALUE, LAST_VALUE and LISTAGG
+CREATE TABLE events (
+  k STRING, v BIGINT, d DOUBLE, m DECIMAL(10, 2), s STRING, ts TIMESTAMP(3),
+  WATERMARK FOR ts AS ts - INTERVAL '2' SECOND
+) WITH ('connector' = 'filesystem', 'path' = '${DATA}/data/events', 'format' = 'json');
+
+SELECT k, FIRST_VALUE(s), LAST_VALUE(s), LISTAGG(s), LISTAGG(s, '|') FROM events GROUP BY k;

@@ -1,0 +1,7 @@
+-- a SESSION window aggregation, partitioned by key (order: any: the rows of one watermark have no order)
+CREATE TABLE events (
+  k STRING, v BIGINT, d DOUBLE, m DECIMAL(10, 2), s STRING, ts TIMESTAMP(3),
+  WATERMARK FOR ts AS ts - INTERVAL '2' SECOND
+) WITH ('connector' = 'filesystem', 'path' = '${DATA}/data/events', 'format' = 'json');
+
+SELECT k, window_start, window_end, COUNT(*), SUM(v) FROM TABLE(SESSION(TABLE events PARTITION BY k, DESCRIPTOR(ts), INTERVAL '4' SECOND)) GROUP BY k, window_start, window_end;

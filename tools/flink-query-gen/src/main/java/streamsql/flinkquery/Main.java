@@ -1,0 +1,104 @@
+package streamsql.flinkquery;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.table.api.EnvironmentSettings;
+import org.apache.flink.table.api.Table;
+import org.apache.flink.table.api.TableEnvironment;
+import org.apache.flink.table.api.TableResult;
+import org.apache.flink.types.Row;
+import org.apache.flink.util.CloseableIterator;
+
+/**
+ * Runs each case file (NAME.sql) of a folder in a streaming TableEnvironment at
+ * parallelism 1 and writes NAME.flink: the changelog of its last statement, a
+ * query, one row a line as "+I[v1, v2]" where each value is Flink's own
+ * CAST(value AS STRING) (or "null"), or "ERROR: message" when Flink refuses or
+ * fails the case. "${DATA}" in a case is replaced by the folder's path.
+ */
+public final class Main {
+    public static void main(String[] args) throws Exception {
+        Path dir = Path.of(args[0]).toAbsolutePath();
+        String only = args.length > 1 ? args[1] : "";
+        List<Path> cases;
+        try (Stream<Path> s = Files.list(dir)) {
+            cases = s.filter(p -> p.toString().endsWith(".sql")).sorted().toList();
+        }
+        for (Path c : cases) {
+            String name = c.getFileName().toString().replaceFirst("\\.sql$", "");
+            if (!only.isEmpty() && !name.startsWith(only)) {
+                continue;
+            }
+            String out = run(Files.readString(c).replace("${DATA}", dir.toString()));
+            Files.writeString(dir.resolve(name + ".flink"), out, StandardCharsets.UTF_8);
+            System.err.println(name + ": " + out.lines().count() + " lines");
+        }
+        System.exit(0);
+    }
+
+    static String run(String text) {
+        Configuration conf = new Configuration();
+        conf.setString("parallelism.default", "1");
+        conf.setString("table.exec.resource.default-parallelism", "1");
+        conf.setString("table.local-time-zone", "UTC");
+        TableEnvironment env = TableEnvironment.create(
+                EnvironmentSettings.newInstance().inStreamingMode().withConfiguration(conf).build());
+        List<String> stmts = new ArrayList<>();
+        for (String s : text.split(";")) {
+            String body = stripComments(s).trim();
+            if (!body.isEmpty()) {
+                stmts.add(body);
+            }
+        }
+        StringBuilder b = new StringBuilder();
+        try {
+            for (int i = 0; i < stmts.size() - 1; i++) {
+                env.executeSql(stmts.get(i)).await();
+            }
+            Table q = env.sqlQuery(stmts.get(stmts.size() - 1));
+            List<String> cols = q.getResolvedSchema().getColumnNames();
+            StringBuilder w = new StringBuilder("SELECT ");
+            for (int i = 0; i < cols.size(); i++) {
+                w.append(i > 0 ? ", " : "").append("CAST(`").append(cols.get(i).replace("`", "``")).append("` AS STRING)");
+            }
+            w.append(" FROM (").append(stmts.get(stmts.size() - 1)).append(")");
+            TableResult r = env.executeSql(w.toString());
+            try (CloseableIterator<Row> it = r.collect()) {
+                while (it.hasNext()) {
+                    Row row = it.next();
+                    b.append(row.getKind().shortString()).append('[');
+                    for (int i = 0; i < row.getArity(); i++) {
+                        Object v = row.getField(i);
+                        b.append(i > 0 ? ", " : "").append(v == null ? "null" : v.toString());
+                    }
+                    b.append("]\n");
+                }
+            }
+        } catch (Throwable e) {
+            Throwable root = e;
+            while (root.getCause() != null) {
+                root = root.getCause();
+            }
+            String msg = String.valueOf(root.getMessage()).lines().findFirst().orElse("");
+            b.setLength(0);
+            b.append("ERROR: ").append(msg).append('\n');
+        }
+        return b.toString();
+    }
+
+    static String stripComments(String s) {
+        StringBuilder b = new StringBuilder();
+        for (String line : s.split("\n")) {
+            if (!line.trim().startsWith("--")) {
+                b.append(line).append('\n');
+            }
+        }
+        return b.toString();
+    }
+}
