@@ -10,8 +10,9 @@
 // [SecurityError], [PropertyError], [TLSError], [JAASError]).
 //
 // To change the connector, start with sink (sink.go: newSink returns a
-// sink or an exactlyOnceSink) and source (source.go) with its reader
-// (reader.go). The transaction machinery — the pool of transactional ids,
+// sink or an exactlyOnceSink) and source (source.go) with its reader:
+// the record path in reader.go, where each split starts and ends in
+// reader_offsets.go. The transaction machinery — the pool of transactional ids,
 // the exactly-once writer, the committer and the record path every writer
 // shares — is package internal/txn (txn.Sink, txn.Writer, txn.Committer,
 // txn.Producer); the mapping of Java client properties onto franz-go is
