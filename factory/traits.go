@@ -1,11 +1,13 @@
 package factory
 
 import (
-	"github.com/streamsql/streamsql/option"
 	"slices"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/streamsql/streamsql/internal/s3fs"
+	"github.com/streamsql/streamsql/option"
 )
 
 // ChangelogMode is the set of row kinds a source produces or a sink
@@ -99,6 +101,10 @@ type JobContext struct {
 	// Shared is what the tables of the job share; nil when the job is
 	// not known.
 	Shared *JobShared
+	// S3 configures the S3 client of s3:// paths (the job's s3.*
+	// settings), for connectors that read or write object storage. Its
+	// secret prints as ******.
+	S3 s3fs.Config
 }
 
 // JobShared holds what the tables of one job share: a connector keeps

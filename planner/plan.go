@@ -1314,6 +1314,7 @@ func (pl *Plan) jobContext(unsure bool) factory.JobContext {
 		SettingsUncertain:  unsure,
 		ScaleOut:           pl.ScaleOut,
 		InstanceID:         pl.InstanceID,
+		S3:                 pl.Runtime.S3,
 	}
 }
 

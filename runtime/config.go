@@ -480,7 +480,7 @@ func settingValues(c Config) map[string]string {
 		settingS3Endpoint.Key():          orNone(c.S3.Endpoint),
 		settingS3PathStyle.Key():         pathStyle,
 		settingS3AccessKey.Key():         orNone(c.S3.AccessKey),
-		settingS3SecretKey.Key():         orNone(c.S3.SecretKey),
+		settingS3SecretKey.Key():         orNone(string(c.S3.SecretKey)),
 		settingS3Region.Key():            orNone(c.S3.Region),
 		settingInterval.Key():            interval,
 		settingMode.Key():                cp.Mode.String(),

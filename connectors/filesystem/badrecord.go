@@ -3,12 +3,11 @@ package filesystem
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -28,7 +27,7 @@ const (
 type badRecords struct {
 	policy  badrecord.Policy
 	table   string
-	dir     string // the source's directory, to count lines for messages
+	st      *store // the source's files, to count lines for messages
 	log     *slog.Logger
 	limit   badrecord.Log
 	skipped atomic.Int64
@@ -40,7 +39,7 @@ type badRecords struct {
 // *factory.DecodeError says the record's bytes are bad; any other error
 // fails the job under every policy.
 func (b *badRecords) decodeFailed(file string, off int64, err error) error {
-	derr := &DecodeError{File: file, Offset: off, Line: lineAt(b.dir, file, off), Err: err}
+	derr := &DecodeError{File: file, Offset: off, Line: lineAt(b.st, file, off), Err: err}
 	if b.policy == badrecord.Fail || !errors.As(err, new(*factory.DecodeError)) {
 		return derr
 	}
@@ -55,7 +54,7 @@ func (b *badRecords) rejected(file string, off int64, err error) bool {
 	if b.policy == badrecord.Fail {
 		return false
 	}
-	b.skip(file, off, reasonRejected, fmt.Errorf("%w (row from %s)", err, position(b.dir, file, off)))
+	b.skip(file, off, reasonRejected, fmt.Errorf("%w (row from %s)", err, position(b.st, file, off)))
 	return true
 }
 
@@ -67,7 +66,7 @@ func (b *badRecords) skip(file string, off int64, reason string, err error) {
 		return
 	}
 	b.log.Warn(fmt.Sprintf("filesystem source: skipped a record (table '%s', '%s' = '%s')", b.table, badrecord.Key, b.policy),
-		"file", file, "line", lineAt(b.dir, file, off), "offset", off, "reason", reason, "error", err.Error(),
+		"file", file, "line", lineAt(b.st, file, off), "offset", off, "reason", reason, "error", err.Error(),
 		"not_logged_since_last_message", unshown)
 }
 
@@ -83,19 +82,21 @@ func (b *badRecords) close() {
 // position describes where the record at byte offset off of file starts:
 // "file F line N (byte offset O)", without the line when it cannot be
 // counted.
-func position(dir, file string, off int64) string {
-	if line := lineAt(dir, file, off); line > 0 {
+func position(st *store, file string, off int64) string {
+	if line := lineAt(st, file, off); line > 0 {
 		return fmt.Sprintf("file %s line %d (byte offset %d)", file, line, off)
 	}
 	return fmt.Sprintf("file %s byte offset %d", file, off)
 }
 
 // lineAt returns the 1-based number of the line at byte offset off of file
-// (relative to dir): one more than the line feeds before it; 0 when the
-// file cannot be read that far. It reads the file from its start, which is
-// for error messages and rate-bounded logs only.
-func lineAt(dir, file string, off int64) int64 {
-	f, err := os.Open(filepath.Join(dir, filepath.FromSlash(file)))
+// (relative to the store): one more than the line feeds before it; 0 when
+// the file cannot be read that far. It reads the file from its start,
+// which is for error messages and rate-bounded logs only.
+func lineAt(st *store, file string, off int64) int64 {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	f, err := st.open(ctx, file, 0)
 	if err != nil {
 		return 0
 	}

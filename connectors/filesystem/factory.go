@@ -19,7 +19,7 @@ const Identifier = "filesystem"
 // The connector's options, with Flink's names, defaults and meaning.
 var (
 	optPath = option.String("path").Required().
-		Description("The path of a directory, as a plain path or a file:// URI.")
+		Description("The path of a directory, as a plain path or a file:// URI, or s3://bucket/prefix for S3-compatible object storage (the client is configured by the job's s3.* settings; docs/s3.md).")
 	optFormat = factory.FormatOption("format").Required().
 			Description("The format of the files: json, csv or raw. A json or raw record is one line; a csv record may span lines when a quoted field contains line breaks. The format's own options are written with its prefix (json.*, csv.*, raw.*).")
 	optFileSize = option.Size("sink.rolling-policy.file-size").Default(DefaultFileSize).
@@ -89,9 +89,8 @@ func Factory() factory.ConnectorFactory {
 			badrecord.IgnoreParseErrorsRule(optBadRecordPolicy, func(c *option.Config) []*factory.Format {
 				return []*factory.Format{optFormat.Get(c)}
 			}),
-			option.Check("path must be a local directory", func(c *option.Config) error {
-				_, err := LocalPath(optPath.Get(c))
-				return err
+			option.Check("path must be a local directory or an s3:// URI", func(c *option.Config) error {
+				return CheckPath(optPath.Get(c))
 			}, optPath),
 		),
 		ReadableMetadata: map[string]types.Type{},
@@ -127,6 +126,7 @@ func config(ctx factory.Context) (Config, []types.Field, error) {
 	columns := ctx.Schema.PhysicalFields()
 	cfg := Config{
 		Path:                 optPath.Get(o),
+		S3:                   ctx.Job.S3,
 		Table:                ctx.Table,
 		FileSize:             int64(optFileSize.Get(o)),
 		RolloverInterval:     optRolloverInterval.Get(o),

@@ -83,7 +83,8 @@ func TestFilesystemFactoryValidation(t *testing.T) {
 			return ruleKey("sink.partition-commit.policy.kind")(err) && strings.Contains(err.Error(), "not supported yet")
 		}},
 		{"parallelism not a number", map[string]string{"sink.parallelism": "x"}, invalidKey("sink.parallelism")},
-		{"remote path", map[string]string{"path": "s3://bucket/t"}, ruleKey("path")},
+		{"unsupported scheme", map[string]string{"path": "gs://bucket/t"}, ruleKey("path")},
+		{"bad bucket", map[string]string{"path": "s3://Bad_Bucket/t"}, ruleKey("path")},
 		{"default partition name with slash", map[string]string{"partition.default-name": "a/b"}, ruleKey("partition.default-name")},
 		{"unknown format", map[string]string{"format": "parquet"}, func(err error) bool {
 			var e *factory.UnknownFactoryError

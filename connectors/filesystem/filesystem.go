@@ -14,8 +14,9 @@
 //
 // # Options
 //
-//   - path (String, required): the directory, a plain path or a file:// URI
-//     (local files only).
+//   - path (String, required): the directory, a plain path or a file:// URI,
+//     or a bucket and key prefix of S3-compatible object storage,
+//     s3://bucket/prefix (see "Object storage" below).
 //   - format (required): json, csv or raw. json and raw files hold one
 //     record per line; a csv record may span lines when a quoted field
 //     contains line breaks (see Source). The format's options are written
@@ -105,6 +106,36 @@
 // NULL and the empty string are partition.default-name) and are not written
 // into the files. New directories are fsynced into their parents.
 //
+// # Object storage
+//
+// With path = 's3://bucket/prefix' (s3a:// too) the files are objects
+// under the prefix, and the job's s3.* settings configure the client
+// (factory.JobContext.S3; docs/s3.md). The source lists the objects under
+// the prefix (strongly consistent listings), skipping those with a hidden
+// path segment and folder markers, and reads each from its byte offset
+// with a ranged GET: every format it reads locally, resumed the same way.
+//
+// The sink's in-progress file is an uncompleted multipart upload of the
+// file's final key, which no listing or read shows (Flink's recoverable
+// writer for S3 works the same way). Rows collect in a buffer of one part
+// (5 MiB, S3's minimum; one per open file); each full buffer is uploaded
+// as the next part. Rolling (file size, rollover interval, checkpoint)
+// uploads the rest as the last part: pre-commit is every part uploaded,
+// and the committable records the bucket, key, upload id and each part's
+// number, ETag and size.
+//
+//   - Commit completes the upload: the object appears, whole. An upload
+//     that is no longer there was completed before when the object exists
+//     with the parts' size (a commit retried after a crash): success;
+//     otherwise the work is lost (connector.ErrCommitLost).
+//   - Abort aborts the upload.
+//   - Recover completes the pending uploads, then aborts every upload
+//     under the prefix whose file name has this sink's tag and that no
+//     pending committable owns.
+//
+// Partition directories are key segments (col=value/); there are no
+// directories to create or fsync.
+//
 // # Crash tests
 //
 // The package's tests run datagen → filesystem jobs under the runtime in a
@@ -126,14 +157,20 @@ import (
 	"time"
 
 	"github.com/streamsql/streamsql/connectors/internal/badrecord"
+	"github.com/streamsql/streamsql/internal/s3fs"
 	"github.com/streamsql/streamsql/types"
 )
 
 // Config is the connector's validated configuration, with Flink's option
 // names.
 type Config struct {
-	// Path is path: a directory, as a plain path or a file:// URI.
+	// Path is path: a directory, as a plain path or a file:// URI, or a
+	// bucket and key prefix of S3-compatible object storage,
+	// s3://bucket/prefix.
 	Path string
+	// S3 configures the S3 client of an s3:// path: the job's s3.*
+	// settings (factory.JobContext.S3).
+	S3 s3fs.Config
 	// Table is the table's catalog name. With the job's name it makes the
 	// tag in the sink's file names, so that several jobs and tables can
 	// share a directory.
@@ -175,11 +212,9 @@ const (
 // validate fills defaults, resolves the path and checks the partition
 // columns against the table's physical columns.
 func (c *Config) validate(columns []types.Field) error {
-	dir, err := LocalPath(c.Path)
-	if err != nil {
+	if err := c.resolvePath(); err != nil {
 		return err
 	}
-	c.Path = dir
 	if c.BadRecordPolicy != badrecord.Fail && c.BadRecordPolicy != badrecord.Skip {
 		return fmt.Errorf("%w: table '%s': '%s' = '%s' is not supported by the filesystem source: want fail or skip",
 			ErrConfig, c.Table, badrecord.Key, c.BadRecordPolicy)
@@ -213,6 +248,30 @@ func (c *Config) validate(columns []types.Field) error {
 	return nil
 }
 
+// resolvePath checks the path: an s3:// URI stays as it is, a local one
+// becomes a plain path.
+func (c *Config) resolvePath() error {
+	if s3fs.IsURI(c.Path) {
+		if _, err := s3fs.ParseURI(c.Path); err != nil {
+			return fmt.Errorf("%w: path: %v", ErrConfig, err)
+		}
+		return nil
+	}
+	dir, err := LocalPath(c.Path)
+	if err != nil {
+		return err
+	}
+	c.Path = dir
+	return nil
+}
+
+// CheckPath reports an error when path cannot name the table's files: a
+// plain path, a file:// URI or an s3:// URI.
+func CheckPath(path string) error {
+	c := Config{Path: path}
+	return c.resolvePath()
+}
+
 // LocalPath turns path (a plain path or a file:// URI) into a local path.
 func LocalPath(path string) (string, error) {
 	if path == "" {
@@ -226,7 +285,7 @@ func LocalPath(path string) (string, error) {
 		return "", fmt.Errorf("%w: path %q is not a valid URI: %v", ErrConfig, path, err)
 	}
 	if u.Scheme != "file" {
-		return "", fmt.Errorf("%w: path %q: scheme %q is not supported (use a plain path or file://)", ErrConfig, path, u.Scheme)
+		return "", fmt.Errorf("%w: path %q: scheme %q is not supported (use a plain path, file:// or s3://)", ErrConfig, path, u.Scheme)
 	}
 	if u.Host != "" && u.Host != "localhost" {
 		return "", fmt.Errorf("%w: path %q names host %q; only local files are supported", ErrConfig, path, u.Host)

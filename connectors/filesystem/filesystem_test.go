@@ -414,7 +414,7 @@ func TestListerSeesOnlyCompleteFiles(t *testing.T) {
 }
 
 func TestConfigErrors(t *testing.T) {
-	for _, p := range []string{"", "s3://bucket/x", "file://otherhost/x"} {
+	for _, p := range []string{"", "gs://bucket/x", "s3://Bad_Bucket/x", "s3://bucket/a/../b", "file://otherhost/x"} {
 		if _, err := NewSource(Config{Path: p}, columns, csvFormat(t)); !errors.Is(err, ErrConfig) {
 			t.Errorf("path %q: %v, want ErrConfig", p, err)
 		}

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -22,6 +23,8 @@ import (
 	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/factory"
 	"github.com/streamsql/streamsql/internal/javafmt"
+	"github.com/streamsql/streamsql/internal/s3fs"
+	"github.com/streamsql/streamsql/internal/s3fs/s3client"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -40,6 +43,7 @@ import (
 // files, never part of the output).
 type Sink struct {
 	cfg     Config
+	st      *store
 	columns []types.Field // the table's physical columns
 	data    []types.Field // the columns written into files
 	format  *factory.Format
@@ -61,7 +65,7 @@ func NewSink(cfg Config, columns []types.Field, format *factory.Format) (*Sink, 
 	if format == nil {
 		return nil, fmt.Errorf("%w: a format is required", ErrConfig)
 	}
-	s := &Sink{cfg: cfg, columns: columns, data: dataFields(columns, cfg.PartitionKeys), format: format, now: time.Now, syncDir: syncDir}
+	s := &Sink{cfg: cfg, st: newStore(cfg), columns: columns, data: dataFields(columns, cfg.PartitionKeys), format: format, now: time.Now, syncDir: syncDir}
 	if _, err := format.NewEncoder(s.data); err != nil {
 		return nil, err
 	}
@@ -93,9 +97,20 @@ func fileTag(job, scope string) string {
 
 // committable is the JSON form of a connector.Committable of this sink.
 type committable struct {
-	InProgress string `json:"in_progress"` // path of the in-progress file
-	Final      string `json:"final"`       // path it is renamed to
+	// InProgress is the local in-progress file's path; "" for object
+	// storage.
+	InProgress string `json:"in_progress,omitempty"`
+	// Final is the path it is renamed to, or the s3:// URI of the object
+	// the upload becomes.
+	Final string `json:"final"`
+	// UploadID and Parts are the multipart upload of object storage:
+	// every part uploaded, in order.
+	UploadID string          `json:"upload_id,omitempty"`
+	Parts    []s3client.Part `json:"parts,omitempty"`
 }
+
+// s3 reports whether c is a multipart upload of object storage.
+func (c committable) s3() bool { return c.UploadID != "" }
 
 // Open returns the writer of one task. Each writer has a random run id in
 // its file names, so that writers of a restarted job never reuse a name.
@@ -114,7 +129,7 @@ func (s *Sink) Open(_ context.Context, task connector.TaskInfo) (connector.Write
 	}
 	return &writer{
 		sink: s, task: task.Index, run: hex.EncodeToString(b[:]), tag: fileTag(task.Job, scope),
-		enc: enc, open: map[string]*partFile{}, lastCheck: s.now(),
+		enc: enc, open: map[string]part{}, lastCheck: s.now(),
 	}, nil
 }
 
@@ -131,14 +146,65 @@ func (s *Sink) ScopedCommitter(_ context.Context, job, sink string) (connector.C
 	return &committer{sink: s, tag: fileTag(job, sink)}, nil
 }
 
-// partFile is an in-progress file being written.
+// part is an in-progress file being written: a hidden local file
+// (partFile) or a multipart upload of object storage (s3Part).
+type part interface {
+	// write appends p.
+	write(ctx context.Context, p []byte) error
+	// size is the bytes written so far.
+	size() int64
+	// openedAt is when the part was created.
+	openedAt() time.Time
+	// finish makes everything written durable (a local file flushed and
+	// fsynced, every part of an upload uploaded) and returns the part's
+	// committable; nothing is written after.
+	finish(ctx context.Context) (committable, error)
+	// discard deletes what was written.
+	discard() error
+}
+
+// partFile is a local in-progress file being written.
 type partFile struct {
-	f        *os.File
-	w        *bufio.Writer
-	inProg   string
-	final    string
-	size     int64
-	openedAt time.Time
+	f      *os.File
+	w      *bufio.Writer
+	inProg string
+	final  string
+	n      int64
+	opened time.Time
+}
+
+func (pf *partFile) write(_ context.Context, p []byte) error {
+	if _, err := pf.w.Write(p); err != nil {
+		return fmt.Errorf("filesystem sink: writing %s: %w", pf.inProg, err)
+	}
+	pf.n += int64(len(p))
+	return nil
+}
+
+func (pf *partFile) size() int64         { return pf.n }
+func (pf *partFile) openedAt() time.Time { return pf.opened }
+
+func (pf *partFile) finish(context.Context) (committable, error) {
+	if err := pf.w.Flush(); err != nil {
+		pf.f.Close()
+		return committable{}, fmt.Errorf("filesystem sink: writing %s: %w", pf.inProg, err)
+	}
+	if err := pf.f.Sync(); err != nil {
+		pf.f.Close()
+		return committable{}, fmt.Errorf("filesystem sink: fsync %s: %w", pf.inProg, err)
+	}
+	if err := pf.f.Close(); err != nil {
+		return committable{}, fmt.Errorf("filesystem sink: closing %s: %w", pf.inProg, err)
+	}
+	return committable{InProgress: pf.inProg, Final: pf.final}, nil
+}
+
+func (pf *partFile) discard() error {
+	pf.f.Close()
+	if err := os.Remove(pf.inProg); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
 }
 
 type writer struct {
@@ -147,8 +213,8 @@ type writer struct {
 	run       string
 	tag       string
 	enc       factory.Encoder
-	open      map[string]*partFile // by partition directory ("" unpartitioned)
-	rolled    []committable        // rolled since the last PreCommit
+	open      map[string]part // by partition directory ("" unpartitioned)
+	rolled    []committable   // rolled since the last PreCommit
 	counter   int
 	lastCheck time.Time
 	buf       []byte
@@ -163,7 +229,7 @@ func (w *writer) Bytes() int64 { return w.bytes.Load() }
 
 // Write appends each row to the in-progress file of its partition, rolling
 // files that reached the size limit.
-func (w *writer) Write(_ context.Context, rows []types.Row) error {
+func (w *writer) Write(ctx context.Context, rows []types.Row) error {
 	if w.failed != nil {
 		return w.failed
 	}
@@ -174,7 +240,7 @@ func (w *writer) Write(_ context.Context, rows []types.Row) error {
 			return fmt.Errorf("filesystem sink: got a %s row; the filesystem sink is append-only", r.Kind)
 		}
 		dir, data := w.split(r.Fields)
-		pf, err := w.file(dir)
+		pf, err := w.file(ctx, dir)
 		if err != nil {
 			return w.fail(err)
 		}
@@ -183,13 +249,12 @@ func (w *writer) Write(_ context.Context, rows []types.Row) error {
 			return w.fail(fmt.Errorf("filesystem sink: encoding a row: %w", err))
 		}
 		w.buf = append(w.buf, '\n')
-		if _, err := pf.w.Write(w.buf); err != nil {
-			return w.fail(fmt.Errorf("filesystem sink: writing %s: %w", pf.inProg, err))
+		if err := pf.write(ctx, w.buf); err != nil {
+			return w.fail(err)
 		}
-		pf.size += int64(len(w.buf))
 		written += int64(len(w.buf))
-		if pf.size >= w.sink.cfg.FileSize {
-			if err := w.roll(dir); err != nil {
+		if pf.size() >= w.sink.cfg.FileSize {
+			if err := w.roll(ctx, dir); err != nil {
 				return w.fail(err)
 			}
 		}
@@ -197,8 +262,8 @@ func (w *writer) Write(_ context.Context, rows []types.Row) error {
 	if now := w.sink.now(); now.Sub(w.lastCheck) >= w.sink.cfg.CheckInterval {
 		w.lastCheck = now
 		for dir, pf := range w.open {
-			if now.Sub(pf.openedAt) >= w.sink.cfg.RolloverInterval {
-				if err := w.roll(dir); err != nil {
+			if now.Sub(pf.openedAt()) >= w.sink.cfg.RolloverInterval {
+				if err := w.roll(ctx, dir); err != nil {
 					return w.fail(err)
 				}
 			}
@@ -250,10 +315,28 @@ next:
 }
 
 // file returns the open in-progress file of a partition, creating it.
-func (w *writer) file(dir string) (*partFile, error) {
+func (w *writer) file(ctx context.Context, dir string) (part, error) {
 	if pf := w.open[dir]; pf != nil {
 		return pf, nil
 	}
+	name := "part-" + w.tag + "-" + w.run + "-" + strconv.Itoa(w.task) + "-" + strconv.Itoa(w.counter) + w.sink.cfg.Extension
+	w.counter++
+	var pf part
+	var err error
+	if w.sink.st.loc != nil {
+		pf, err = newS3Part(ctx, w.sink.st, path.Join(dir, name), w.sink.now())
+	} else {
+		pf, err = w.localFile(dir, name)
+	}
+	if err != nil {
+		return nil, err
+	}
+	w.open[dir] = pf
+	return pf, nil
+}
+
+// localFile creates a local in-progress file in partition dir.
+func (w *writer) localFile(dir, name string) (*partFile, error) {
 	full := filepath.Join(w.sink.cfg.Path, dir)
 	if _, err := os.Stat(full); err != nil {
 		if err := os.MkdirAll(full, 0o755); err != nil {
@@ -270,39 +353,30 @@ func (w *writer) file(dir string) (*partFile, error) {
 			}
 		}
 	}
-	name := "part-" + w.tag + "-" + w.run + "-" + strconv.Itoa(w.task) + "-" + strconv.Itoa(w.counter) + w.sink.cfg.Extension
-	w.counter++
 	pf := &partFile{
-		inProg:   filepath.Join(full, "."+name+".inprogress"),
-		final:    filepath.Join(full, name),
-		openedAt: w.sink.now(),
+		inProg: filepath.Join(full, "."+name+".inprogress"),
+		final:  filepath.Join(full, name),
+		opened: w.sink.now(),
 	}
 	f, err := os.OpenFile(pf.inProg, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("filesystem sink: %w", err)
 	}
 	pf.f, pf.w = f, bufio.NewWriterSize(f, 64<<10)
-	w.open[dir] = pf
 	return pf, nil
 }
 
-// roll flushes, fsyncs and closes a partition's in-progress file and keeps
-// it for the next PreCommit.
-func (w *writer) roll(dir string) error {
+// roll finishes a partition's in-progress file (flushed and fsynced, or
+// every part uploaded) and keeps it for the next PreCommit.
+func (w *writer) roll(ctx context.Context, dir string) error {
 	pf := w.open[dir]
 	delete(w.open, dir)
-	if err := pf.w.Flush(); err != nil {
-		pf.f.Close()
-		return fmt.Errorf("filesystem sink: writing %s: %w", pf.inProg, err)
+	c, err := pf.finish(ctx)
+	if err != nil {
+		_ = pf.discard()
+		return err
 	}
-	if err := pf.f.Sync(); err != nil {
-		pf.f.Close()
-		return fmt.Errorf("filesystem sink: fsync %s: %w", pf.inProg, err)
-	}
-	if err := pf.f.Close(); err != nil {
-		return fmt.Errorf("filesystem sink: closing %s: %w", pf.inProg, err)
-	}
-	w.rolled = append(w.rolled, committable{InProgress: pf.inProg, Final: pf.final})
+	w.rolled = append(w.rolled, c)
 	return nil
 }
 
@@ -312,17 +386,20 @@ func (w *writer) roll(dir string) error {
 // first: a file's content is fsynced when it is rolled, but its directory
 // entry is durable only once its directory is, and a committable must not
 // name a file that a power loss could remove.
-func (w *writer) PreCommit(context.Context, int64) ([]connector.Committable, error) {
+func (w *writer) PreCommit(ctx context.Context, _ int64) ([]connector.Committable, error) {
 	if w.failed != nil {
 		return nil, w.failed
 	}
 	for dir := range w.open {
-		if err := w.roll(dir); err != nil {
+		if err := w.roll(ctx, dir); err != nil {
 			return nil, w.fail(err)
 		}
 	}
 	synced := map[string]bool{}
 	for _, c := range w.rolled {
+		if c.s3() {
+			continue // an upload has no directory entry
+		}
 		if dir := filepath.Dir(c.InProgress); !synced[dir] {
 			if err := w.sink.syncDir(dir); err != nil {
 				return nil, w.fail(err)
@@ -343,17 +420,16 @@ func (w *writer) PreCommit(context.Context, int64) ([]connector.Committable, err
 }
 
 // Close discards the work not pre-committed: open and rolled in-progress
-// files are deleted.
+// files are deleted, uploads aborted.
 func (w *writer) Close() error {
 	var errs []error
 	for _, pf := range w.open {
-		pf.f.Close()
-		if err := os.Remove(pf.inProg); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := pf.discard(); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	for _, c := range w.rolled {
-		if err := os.Remove(c.InProgress); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := w.sink.abort(context.Background(), c); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -369,18 +445,28 @@ type committer struct {
 
 func decode(c connector.Committable) (committable, error) {
 	var out committable
-	if err := json.Unmarshal(c, &out); err != nil || out.InProgress == "" || out.Final == "" {
+	err := json.Unmarshal(c, &out)
+	ok := err == nil && out.Final != "" && (out.InProgress != "") != out.s3()
+	if ok && out.s3() {
+		_, perr := s3fs.ParseURI(out.Final)
+		ok = perr == nil && len(out.Parts) > 0
+	}
+	if !ok {
 		return out, fmt.Errorf("filesystem sink: malformed committable %q", c)
 	}
 	return out, nil
 }
 
 // Commit renames the in-progress file into place and makes the rename
-// durable. It succeeds when the file was already renamed.
-func (c *committer) Commit(_ context.Context, raw connector.Committable) error {
+// durable, or completes the multipart upload. It succeeds when the file
+// was already renamed, or the upload completed.
+func (c *committer) Commit(ctx context.Context, raw connector.Committable) error {
 	cm, err := decode(raw)
 	if err != nil {
 		return err
+	}
+	if cm.s3() {
+		return c.sink.complete(ctx, cm)
 	}
 	if err := os.Rename(cm.InProgress, cm.Final); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -413,11 +499,19 @@ func syncDir(dir string) error {
 	return nil
 }
 
-// Abort deletes the in-progress file.
-func (c *committer) Abort(_ context.Context, raw connector.Committable) error {
+// Abort deletes the in-progress file, or aborts the upload.
+func (c *committer) Abort(ctx context.Context, raw connector.Committable) error {
 	cm, err := decode(raw)
 	if err != nil {
 		return err
+	}
+	return c.sink.abort(ctx, cm)
+}
+
+// abort deletes a committable's in-progress file, or aborts its upload.
+func (s *Sink) abort(ctx context.Context, cm committable) error {
+	if cm.s3() {
+		return s.abortUpload(ctx, cm)
 	}
 	if err := os.Remove(cm.InProgress); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("filesystem sink: aborting %s: %w", cm.InProgress, err)
@@ -426,7 +520,7 @@ func (c *committer) Abort(_ context.Context, raw connector.Committable) error {
 }
 
 // Recover commits the pending committables, then deletes every in-progress
-// file of this sink that none of them owns.
+// file of this sink that none of them owns (aborts every upload).
 func (c *committer) Recover(ctx context.Context, pending []connector.Committable) error {
 	keep := map[string]bool{}
 	for _, raw := range pending {
@@ -435,6 +529,10 @@ func (c *committer) Recover(ctx context.Context, pending []connector.Committable
 		}
 		cm, _ := decode(raw)
 		keep[cm.InProgress] = true
+		keep[cm.UploadID] = true
+	}
+	if c.sink.st.loc != nil {
+		return c.sink.abortLeftovers(ctx, c.tag, keep)
 	}
 	prefix := ".part-" + c.tag + "-"
 	err := filepath.WalkDir(c.sink.cfg.Path, func(p string, d fs.DirEntry, err error) error {

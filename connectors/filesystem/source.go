@@ -8,10 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -29,6 +26,7 @@ import (
 // the package documentation). It is bounded. It implements connector.Source.
 type Source struct {
 	cfg     Config
+	st      *store
 	columns []types.Field // the table's physical columns
 	data    []types.Field // the columns read from the files
 	format  *factory.Format
@@ -47,7 +45,7 @@ func NewSource(cfg Config, columns []types.Field, format *factory.Format) (*Sour
 	if format == nil {
 		return nil, fmt.Errorf("%w: a format is required", ErrConfig)
 	}
-	s := &Source{cfg: cfg, columns: columns, data: dataFields(columns, cfg.PartitionKeys), format: format}
+	s := &Source{cfg: cfg, st: newStore(cfg), columns: columns, data: dataFields(columns, cfg.PartitionKeys), format: format}
 	if _, err := format.NewDecoder(s.data); err != nil {
 		return nil, err
 	}
@@ -63,32 +61,16 @@ func (s *Source) Skipped() int64 { return s.skipped.Load() }
 func (s *Source) Bounded() bool { return true }
 
 // Splits returns one split per file, identified by its path relative to the
-// source's directory, in lexical order.
-func (s *Source) Splits(context.Context) ([]connector.Split, error) {
-	var out []connector.Split
-	err := filepath.WalkDir(s.cfg.Path, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if p != s.cfg.Path && hidden(d.Name()) {
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if d.Type().IsRegular() {
-			rel, err := filepath.Rel(s.cfg.Path, p)
-			if err != nil {
-				return err
-			}
-			out = append(out, connector.Split{ID: filepath.ToSlash(rel)})
-		}
-		return nil
-	})
+// source's directory (or key prefix), in lexical order.
+func (s *Source) Splits(ctx context.Context) ([]connector.Split, error) {
+	files, err := s.st.list(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("filesystem source: listing %s: %w", s.cfg.Path, err)
+		return nil, fmt.Errorf("filesystem source: listing %s: %w", s.st, err)
 	}
-	slices.SortFunc(out, func(a, b connector.Split) int { return strings.Compare(a.ID, b.ID) })
+	out := make([]connector.Split, len(files))
+	for i, f := range files {
+		out[i] = connector.Split{ID: f}
+	}
 	return out, nil
 }
 
@@ -99,7 +81,11 @@ func (s *Source) Open(_ context.Context, task connector.TaskInfo, splits []conne
 	if err != nil {
 		return nil, fmt.Errorf("filesystem source: %w", err)
 	}
-	r := &fileReader{src: s, dec: dec, bad: badRecords{policy: s.cfg.BadRecordPolicy, table: s.cfg.Table, dir: s.cfg.Path,
+	// Reads of object storage run under the reader's own context, which
+	// Close cancels: a Read's context may be cancelled to interrupt it,
+	// and must not end the file's stream.
+	rctx, cancel := context.WithCancel(context.Background())
+	r := &fileReader{src: s, dec: dec, ctx: rctx, cancel: cancel, bad: badRecords{policy: s.cfg.BadRecordPolicy, table: s.cfg.Table, st: s.st,
 		log: task.Logger, limit: badrecord.Log{Every: badrecord.LogInterval}}}
 	if r.bad.log == nil {
 		r.bad.log = slog.New(slog.DiscardHandler)
@@ -223,12 +209,16 @@ type fileReader struct {
 	dec   factory.Decoder
 	files []*fileSplit
 	cur   int
-	f     *os.File
+	f     io.ReadCloser
 	br    *bufio.Reader
-	err   error                 // the error that stopped reading, returned by every later Read
-	sc    factory.RecordScanner // nil: one record per line
-	long  []byte                // a record longer than one ReadSlice
-	bad   badRecords            // applies 'scan.bad-record.policy'
+	// ctx is the reader's own context for reads of object storage;
+	// cancel ends it (Close).
+	ctx    context.Context
+	cancel context.CancelFunc
+	err    error                 // the error that stopped reading, returned by every later Read
+	sc     factory.RecordScanner // nil: one record per line
+	long   []byte                // a record longer than one ReadSlice
+	bad    badRecords            // applies 'scan.bad-record.policy'
 	// The file of the last batch Read returned, and the byte offset of
 	// each of its rows' records (RowPosition, RejectRow).
 	batchFile string
@@ -250,13 +240,9 @@ func (r *fileReader) Read(ctx context.Context) ([]types.Row, error) {
 	for r.cur < len(r.files) {
 		fsp := r.files[r.cur]
 		if r.f == nil {
-			f, err := os.Open(filepath.Join(r.src.cfg.Path, filepath.FromSlash(fsp.id)))
+			f, err := r.src.st.open(r.ctx, fsp.id, fsp.offset)
 			if err != nil {
 				return nil, fmt.Errorf("filesystem source: %w", err)
-			}
-			if _, err := f.Seek(fsp.offset, io.SeekStart); err != nil {
-				f.Close()
-				return nil, fmt.Errorf("filesystem source: %s: %w", fsp.id, err)
 			}
 			r.f, r.br = f, bufio.NewReaderSize(f, 64<<10)
 		}
@@ -420,7 +406,7 @@ func (r *fileReader) RowPosition(i int) string {
 	if i < 0 || i >= len(r.rowOff) {
 		return ""
 	}
-	return position(r.src.cfg.Path, r.batchFile, r.rowOff[i])
+	return position(r.src.st, r.batchFile, r.rowOff[i])
 }
 
 // RejectRow implements connector.BadRowHandler: under
@@ -456,6 +442,7 @@ func (r *fileReader) Snapshot(int64) ([]connector.SplitState, error) {
 // did not log.
 func (r *fileReader) Close() error {
 	r.bad.close()
+	defer r.cancel()
 	if r.f != nil {
 		return r.f.Close()
 	}

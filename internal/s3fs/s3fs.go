@@ -43,6 +43,25 @@ const (
 	KeyRegionHadoop = "s3.endpoint.region"
 )
 
+// Secret is a credential: it prints, formats and marshals as ******, so
+// that a Config printed by mistake (%v, %+v, JSON) shows no secret.
+// string(s) is the value.
+type Secret string
+
+// String returns ****** (or "" for an empty secret).
+func (s Secret) String() string {
+	if s == "" {
+		return ""
+	}
+	return "******"
+}
+
+// GoString returns ****** too (%#v).
+func (s Secret) GoString() string { return `"` + s.String() + `"` }
+
+// MarshalText returns ******.
+func (s Secret) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
 // Config is the S3 client's configuration.
 type Config struct {
 	// Endpoint is s3.endpoint, with a scheme ("" for AWS).
@@ -51,7 +70,8 @@ type Config struct {
 	PathStyle bool
 	// AccessKey and SecretKey are s3.access-key and s3.secret-key; both
 	// empty means the AWS credential chain.
-	AccessKey, SecretKey string
+	AccessKey string
+	SecretKey Secret
 	// Region is s3.region ("" for the AWS chain's, else us-east-1).
 	Region string
 }
@@ -108,7 +128,8 @@ func FromSettings(settings map[string]string) (Config, error) {
 		c.PathStyle = b
 	}
 	c.AccessKey, _ = get(KeyAccessKey)
-	c.SecretKey, _ = get(KeySecretKey)
+	secret, _ := get(KeySecretKey)
+	c.SecretKey = Secret(secret)
 	if err := c.CheckCredentials(); err != nil {
 		errs = append(errs, err)
 	}

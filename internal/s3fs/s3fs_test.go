@@ -1,6 +1,8 @@
 package s3fs
 
 import (
+	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -53,6 +55,14 @@ func TestFromSettings(t *testing.T) {
 	}
 	if strings.Contains(c.String(), "hush-hush") || strings.Contains(c.String(), "AK") {
 		t.Fatalf("Config.String shows a credential: %s", c)
+	}
+	for _, f := range []string{"%v", "%+v", "%#v", "%s"} {
+		if out := fmt.Sprintf(f, c); strings.Contains(out, "hush-hush") {
+			t.Fatalf("Sprintf(%q) of a Config shows the secret: %s", f, out)
+		}
+	}
+	if b, _ := json.Marshal(c); strings.Contains(string(b), "hush-hush") {
+		t.Fatalf("JSON of a Config shows the secret: %s", b)
 	}
 	c, err = FromSettings(map[string]string{"s3.endpoint": "http://h:1", "s3.path-style-access": "false", "s3.endpoint.region": "r"})
 	if err != nil || c.PathStyle || c.Region != "r" || c.Endpoint != "http://h:1" {

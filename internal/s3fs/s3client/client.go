@@ -53,7 +53,7 @@ func New(ctx context.Context, cfg s3fs.Config) (*Client, error) {
 		opts = append(opts, config.WithRegion(cfg.Region))
 	}
 	if cfg.AccessKey != "" {
-		opts = append(opts, config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider(cfg.AccessKey, cfg.SecretKey, "")))
+		opts = append(opts, config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider(cfg.AccessKey, string(cfg.SecretKey), "")))
 	}
 	awsCfg, err := config.LoadDefaultConfig(ctx, opts...)
 	if err != nil {

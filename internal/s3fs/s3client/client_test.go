@@ -221,7 +221,7 @@ func TestBadCredentials(t *testing.T) {
 	if err == nil {
 		t.Fatal("a put with a wrong secret succeeded")
 	}
-	if strings.Contains(err.Error(), cfg.SecretKey) || strings.Contains(err.Error(), srv.SecretKey) {
+	if strings.Contains(err.Error(), string(cfg.SecretKey)) || strings.Contains(err.Error(), srv.SecretKey) {
 		t.Fatalf("the error shows a secret: %v", err)
 	}
 	if !strings.Contains(err.Error(), loc.URI(loc.Key("x"))) {

@@ -74,7 +74,7 @@ func Require(t testing.TB) Server {
 
 // Config returns the client configuration of the server.
 func (s Server) Config() s3fs.Config {
-	return s3fs.Config{Endpoint: s.Endpoint, PathStyle: true, AccessKey: s.AccessKey, SecretKey: s.SecretKey, Region: "us-east-1"}
+	return s3fs.Config{Endpoint: s.Endpoint, PathStyle: true, AccessKey: s.AccessKey, SecretKey: s3fs.Secret(s.SecretKey), Region: "us-east-1"}
 }
 
 // Settings returns the job settings that point the S3 client at the
