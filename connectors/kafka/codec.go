@@ -6,7 +6,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/streamsql/streamsql/connectors/kafka/internal/txn"
+	"github.com/streamsql/streamsql/connectors/kafka/internal/produce"
 	"github.com/streamsql/streamsql/factory"
 	"github.com/streamsql/streamsql/types"
 )
@@ -14,7 +14,7 @@ import (
 // errSkipRow is returned (possibly wrapped) by a recordEncoder for a row
 // that produces no record, such as an UPDATE_BEFORE row of upsert-kafka.
 // The writer drops the row.
-var errSkipRow = txn.ErrSkipRow
+var errSkipRow = produce.ErrSkipRow
 
 // layout maps a table's rows onto Kafka records: which row positions the
 // key and value formats handle and where the metadata columns are.

@@ -12,11 +12,13 @@
 // To change the connector, start with sink (sink.go: newSink returns a
 // sink or an exactlyOnceSink) and source (source.go) with its reader:
 // the record path in reader.go, where each split starts and ends in
-// reader_offsets.go. The transaction machinery — the pool of transactional ids,
-// the exactly-once writer, the committer and the record path every writer
-// shares — is package internal/txn (txn.Sink, txn.Writer, txn.Committer,
-// txn.Producer); the mapping of Java client properties onto franz-go is
-// package internal/clientprops.
+// reader_offsets.go. The record path every writer shares (encoding,
+// produce promises, the delivery timeout, the warm-up of a producing
+// client) is package internal/produce (produce.Producer, produce.Warm);
+// the transaction machinery — the pool of transactional ids, the
+// exactly-once writer, the committer — is package internal/txn (txn.Sink,
+// txn.Writer, txn.Committer); the mapping of Java client properties onto
+// franz-go is package internal/clientprops.
 //
 // # Tables
 //

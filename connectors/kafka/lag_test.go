@@ -18,7 +18,7 @@ import (
 func TestSourcePartitionLags(t *testing.T) {
 	b := kafkatest.Require(t)
 	topic := b.Topic(t, 1)
-	produce(t, b, topic, seq("v", 0, 10)...)
+	produceValues(t, b, topic, seq("v", 0, 10)...)
 	// Two records in a transaction left open: high watermark 12, last
 	// stable offset 10.
 	ctx := context.Background()

@@ -105,7 +105,7 @@ func TestSourceUnknownPartitionsFromEarliest(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			topic := b.Topic(t, 1)
-			produce(t, b, topic, "old0", "old1")
+			produceValues(t, b, topic, "old0", "old1")
 			group := kafkatest.UniqueName(t)
 			// The first run: partition 0 is known to the group (the
 			// group-offsets cases start from it) and to the checkpoint.
@@ -145,7 +145,7 @@ func TestSourceGroupOffsetsNewPartition(t *testing.T) {
 	t.Parallel()
 	b := kafkatest.Require(t)
 	topic := b.Topic(t, 1)
-	produce(t, b, topic, "old0", "old1", "old2")
+	produceValues(t, b, topic, "old0", "old1", "old2")
 	added := seq("new", 0, 5)
 	addPartitionWith(t, b, topic, 1, added...)
 	fresh := srcConfig(b, topic, "group.id", kafkatest.UniqueName(t))
@@ -198,7 +198,7 @@ func TestSourceBoundedEndInState(t *testing.T) {
 	t.Parallel()
 	b := kafkatest.Require(t)
 	topic := b.Topic(t, 1)
-	produce(t, b, topic, seq("a", 0, 5)...)
+	produceValues(t, b, topic, seq("a", 0, 5)...)
 	cfg := srcConfig(b, topic, "max.poll.records", "2")
 	r := openReader(t, mustNewSource(t, cfg), nil)
 	rows, err := r.Read(context.Background())
@@ -210,7 +210,7 @@ func TestSourceBoundedEndInState(t *testing.T) {
 	if got, want := string(states[topic+":0"]), fmt.Sprintf("%d/5", n); got != want {
 		t.Fatalf("state %q, want %q (next/end)", got, want)
 	}
-	produce(t, b, topic, seq("b", 0, 5)...) // after the original run's end
+	produceValues(t, b, topic, seq("b", 0, 5)...) // after the original run's end
 	got := readToEOF(t, openReader(t, mustNewSource(t, cfg), states))
 	if want := seq("a", n, 5); !slices.Equal(got, want) {
 		t.Fatalf("restored bounded read %q, want %q (up to the original end)", got, want)
@@ -306,14 +306,14 @@ func TestSourceGroupOffsetsLatestStartIsDurable(t *testing.T) {
 	t.Parallel()
 	b := kafkatest.Require(t)
 	topic := b.Topic(t, 1)
-	produce(t, b, topic, "old0", "old1")
+	produceValues(t, b, topic, "old0", "old1")
 	cfg := srcConfig(b, topic, "group.id", kafkatest.UniqueName(t), "auto.offset.reset", "latest")
 	cfg.StartupMode, cfg.BoundedMode = startGroupOffsets, unbounded
 	// The first run opens (resolving its start at the end) and dies
 	// before any checkpoint commits a position.
 	openReader(t, mustNewSource(t, cfg), nil).Close()
 	written := seq("new", 0, 5)
-	produce(t, b, topic, written...)
+	produceValues(t, b, topic, written...)
 	cfg.BoundedMode = boundedLatest
 	if got := readToEOF(t, openReader(t, mustNewSource(t, cfg), nil)); !slices.Equal(got, written) {
 		t.Fatalf("restarted run read %q; want the records written after the first start %q", got, written)
@@ -323,7 +323,7 @@ func TestSourceGroupOffsetsLatestStartIsDurable(t *testing.T) {
 	// first commits does not make the second's partition "new to the
 	// group" (read from the earliest offset); it starts at the end too.
 	two := b.Topic(t, 1)
-	produce(t, b, two, "old-p0")
+	produceValues(t, b, two, "old-p0")
 	addPartitionWith(t, b, two, 1, "old-p1")
 	cfg = srcConfig(b, two, "group.id", kafkatest.UniqueName(t), "auto.offset.reset", "latest")
 	cfg.StartupMode = startGroupOffsets

@@ -11,22 +11,22 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/streamsql/streamsql/connectors/kafka/internal/txn"
+	"github.com/streamsql/streamsql/connectors/kafka/internal/produce"
 	"github.com/streamsql/streamsql/factory"
 	"github.com/streamsql/streamsql/types"
 )
 
-// ackingClient is a txn.Client that buffers produced records and runs
+// ackingClient is a produce.Client that buffers produced records and runs
 // their promises serially on its own goroutine, a batch at a time, as
 // franz-go does once a produce request is acknowledged: the writer's
 // record path without a broker or the client's own work.
 type ackingClient struct {
-	txn.Client // unused methods
-	batch      int
-	mu         sync.Mutex
-	buf        []promised
-	acks       chan []promised
-	done       chan struct{}
+	produce.Client // unused methods
+	batch          int
+	mu             sync.Mutex
+	buf            []promised
+	acks           chan []promised
+	done           chan struct{}
 }
 
 type promised struct {
@@ -48,7 +48,7 @@ func newAckingClient(batch int) *ackingClient {
 	return c
 }
 
-// Produce implements txn.Client.
+// Produce implements produce.Client.
 func (c *ackingClient) Produce(_ context.Context, r *kgo.Record, promise func(*kgo.Record, error)) {
 	r.Partition = 0
 	c.mu.Lock()
@@ -63,7 +63,7 @@ func (c *ackingClient) Produce(_ context.Context, r *kgo.Record, promise func(*k
 	}
 }
 
-// Flush implements txn.Client: it hands the partial batch to the acker.
+// Flush: it hands the partial batch to the acker.
 func (c *ackingClient) Flush(context.Context) error {
 	c.mu.Lock()
 	full := c.buf
@@ -80,8 +80,8 @@ func (c *ackingClient) close() {
 	<-c.done
 }
 
-// ProduceClient implements txn.ClientSource.
-func (c *ackingClient) ProduceClient(context.Context) (txn.Client, error) { return c, nil }
+// ProduceClient implements produce.ClientSource.
+func (c *ackingClient) ProduceClient(context.Context) (produce.Client, error) { return c, nil }
 
 // benchSinkLayout is the sink table of cmd/streamsql-bench: the 5
 // projected columns, JSON values, no key.
@@ -123,7 +123,7 @@ func benchSinkRows(n int) []types.Row {
 
 // BenchmarkProduce measures the sink's record path per record (one op =
 // one record): rows of the benchmark job's output encoded as JSON by the
-// table's encoder and handed through txn.Producer to a client whose
+// table's encoder and handed through produce.Producer to a client whose
 // promises run on another goroutine in batches of 100, in Writes of 500
 // rows, with a flush and Wait every 20,000 records as a checkpoint does.
 // The client's own work is not in it (see BenchmarkAtLeastOnceWriter).
@@ -132,7 +132,7 @@ func BenchmarkProduce(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	p := txn.NewProducer(enc, nil, nil, DefaultDeliveryTimeout)
+	p := produce.New(enc, nil, nil, DefaultDeliveryTimeout)
 	defer p.Close()
 	cl := newAckingClient(100)
 	defer cl.close()

@@ -12,6 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/connectors/kafka/internal/produce"
 	"github.com/streamsql/streamsql/connectors/kafka/internal/txn"
 	"github.com/streamsql/streamsql/factory"
 	"github.com/streamsql/streamsql/types"
@@ -69,7 +70,7 @@ var ErrSlotsExhausted = txn.ErrSlotsExhausted
 // 'properties.delivery.timeout.ms' (default DefaultDeliveryTimeout) for an
 // acknowledgement and none arrived: for example, the brokers cannot be
 // reached.
-var ErrDeliveryTimeout = txn.ErrDeliveryTimeout
+var ErrDeliveryTimeout = produce.ErrDeliveryTimeout
 
 // SetAckTracker gives the sink the runtime's tracker of durable commit
 // acknowledgements. Call it before Committer and Open.
@@ -242,7 +243,7 @@ func (s *exactlyOnceSink) machinery() *txn.Sink {
 // the sink's cluster (the same bootstrap servers), with which the planner
 // chose this mode; the sink's own client, credentials and partitioner
 // write them.
-func (s *exactlyOnceSink) deadLetterProducer(dl connector.Sink) (*txn.Producer, error) {
+func (s *exactlyOnceSink) deadLetterProducer(dl connector.Sink) (*produce.Producer, error) {
 	var d *sink
 	switch x := dl.(type) {
 	case *sink:
@@ -267,7 +268,7 @@ func (s *exactlyOnceSink) deadLetterProducer(dl connector.Sink) (*txn.Producer, 
 		rec.Topic = topic
 		return nil
 	})
-	return txn.NewProducer(to, nil, nil, s.deliveryTimeout()), nil
+	return produce.New(to, nil, nil, s.deliveryTimeout()), nil
 }
 
 // TransactionTimeout is the transaction timeout in use, known once a writer

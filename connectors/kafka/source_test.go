@@ -37,9 +37,9 @@ func srcConfig(b kafkatest.Broker, topic string, props ...string) sourceConfig {
 	return cfg
 }
 
-// produce writes values to partition 0 of topic with the given timestamps
+// produceValues writes values to partition 0 of topic with the given timestamps
 // (zero: now).
-func produce(t *testing.T, b kafkatest.Broker, topic string, values ...string) {
+func produceValues(t *testing.T, b kafkatest.Broker, topic string, values ...string) {
 	t.Helper()
 	cl := b.Client(t, kgo.DefaultProduceTopic(topic), kgo.RecordPartitioner(kgo.ManualPartitioner()))
 	var recs []*kgo.Record
@@ -105,11 +105,11 @@ func TestSourceStartupModes(t *testing.T) {
 	t.Parallel()
 	b := kafkatest.Require(t)
 	topic := b.Topic(t, 1)
-	produce(t, b, topic, seq("e", 0, 5)...)
+	produceValues(t, b, topic, seq("e", 0, 5)...)
 	time.Sleep(20 * time.Millisecond) // distinct timestamps for the timestamp mode
 	mid := time.Now().UnixMilli()
 	time.Sleep(20 * time.Millisecond)
-	produce(t, b, topic, seq("f", 0, 5)...)
+	produceValues(t, b, topic, seq("f", 0, 5)...)
 	all := append(seq("e", 0, 5), seq("f", 0, 5)...)
 
 	cases := []struct {
@@ -224,7 +224,7 @@ func TestSourceMetadataAndState(t *testing.T) {
 	t.Parallel()
 	b := kafkatest.Require(t)
 	topic := b.Topic(t, 1)
-	produce(t, b, topic, "m0", "m1", "m2")
+	produceValues(t, b, topic, "m0", "m1", "m2")
 	group := kafkatest.UniqueName(t)
 	cfg := srcConfig(b, topic, "group.id", group, "max.poll.records", "2")
 	cfg.BoundedMode = unbounded
@@ -289,7 +289,7 @@ func TestSourceDecodeError(t *testing.T) {
 	t.Parallel()
 	b := kafkatest.Require(t)
 	topic := b.Topic(t, 1)
-	produce(t, b, topic, "ok", "poison")
+	produceValues(t, b, topic, "ok", "poison")
 	r := openReader(t, mustNewSource(t, srcConfig(b, topic)), nil)
 	ctx, cancel := context.WithTimeout(context.Background(), waitLong)
 	defer cancel()
@@ -343,7 +343,7 @@ func TestSourcePartitionDiscovery(t *testing.T) {
 		t.Cleanup(func() { r.Close() })
 		readers = append(readers, r.(*reader))
 	}
-	produce(t, b, topic, "p0-a")
+	produceValues(t, b, topic, "p0-a")
 	resp, err := b.Admin(t).CreatePartitions(ctx, 3, topic)
 	if err == nil {
 		err = resp.Error()
@@ -415,7 +415,7 @@ func TestSourceInterruptedReads(t *testing.T) {
 	b := kafkatest.Require(t)
 	topic := b.Topic(t, 1)
 	want := seq("v", 0, 300)
-	produce(t, b, topic, want...)
+	produceValues(t, b, topic, want...)
 	// Small polls: many Reads, each under a context that expires within
 	// 0–2 ms, before, during or after the fetch.
 	cfg := srcConfig(b, topic, "max.poll.records", "10")

@@ -186,7 +186,7 @@ func murmurPartition(key []byte, n int32) int32 {
 func TestTableDecodeErrors(t *testing.T) {
 	b := kafkatest.Require(t)
 	topic := b.Topic(t, 1)
-	produce(t, b, topic, `{"id":1,"name":"a"}`, `{"id":`, `{"id":3,"name":"c"}`)
+	produceValues(t, b, topic, `{"id":1,"name":"a"}`, `{"id":`, `{"id":3,"name":"c"}`)
 	cols := []factory.Column{{Name: "id", Type: types.BigInt()}, {Name: "name", Type: types.String()}}
 	opts := []string{"connector", "kafka", "topic", topic, "format", "json", "scan.startup.mode", "earliest-offset", "scan.bounded.mode", "latest-offset"}
 

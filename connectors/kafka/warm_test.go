@@ -41,7 +41,7 @@ func TestPlainWriterWarmsUpBeforeFirstRecord(t *testing.T) {
 	defer w.Close()
 	pw := w.(*plainWriter)
 	select {
-	case <-pw.warm.done:
+	case <-pw.warm.Done():
 	case <-time.After(waitLong):
 		t.Fatal("the writer's warm-up did not end")
 	}
@@ -82,7 +82,7 @@ func TestPlainWriterCloseStopsWarmUp(t *testing.T) {
 		t.Fatal("Close did not return while the warm-up waited for an unreachable broker")
 	}
 	select {
-	case <-w.(*plainWriter).warm.done:
+	case <-w.(*plainWriter).warm.Done():
 	default:
 		t.Fatal("the warm-up goroutine still runs after Close")
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/streamsql/streamsql/connector"
-	"github.com/streamsql/streamsql/connectors/kafka/internal/txn"
+	"github.com/streamsql/streamsql/connectors/kafka/internal/produce"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -20,8 +20,8 @@ import (
 type plainWriter struct {
 	sink      *sink
 	cl        *kgo.Client
-	warm      *warmUp // loads the producer id and connects before the first record
-	p         *txn.Producer
+	warm      *produce.Warming[*kgo.Client] // loads the producer id and connects before the first record
+	p         *produce.Producer
 	guarantee deliveryGuarantee
 	log       *slog.Logger
 	failed    error
@@ -41,7 +41,8 @@ func newPlainWriter(s *sink, task connector.TaskInfo) (*plainWriter, error) {
 	if log == nil {
 		log = s.cfg.Logger
 	}
-	return &plainWriter{sink: s, cl: cl, warm: startWarmUp(cl), p: s.newProducer(enc), guarantee: s.cfg.DeliveryGuarantee, log: log}, nil
+	warm := produce.Warm(context.Background(), func(context.Context) (*kgo.Client, error) { return cl, nil })
+	return &plainWriter{sink: s, cl: cl, warm: warm, p: s.newProducer(enc), guarantee: s.cfg.DeliveryGuarantee, log: log}, nil
 }
 
 // Write hands rows to the producer. Under at-least-once a record failure
@@ -63,8 +64,8 @@ func (w *plainWriter) Write(ctx context.Context, rows []types.Row) error {
 	return err
 }
 
-// ProduceClient returns the writer's client (txn.ClientSource).
-func (w *plainWriter) ProduceClient(context.Context) (txn.Client, error) { return w.cl, nil }
+// ProduceClient returns the writer's client (produce.ClientSource).
+func (w *plainWriter) ProduceClient(context.Context) (produce.Client, error) { return w.cl, nil }
 
 // PreCommit flushes (at-least-once) and fails when any record failed;
 // under none it only reports failures in the log. It never returns
@@ -99,7 +100,7 @@ func (w *plainWriter) PreCommit(ctx context.Context, checkpointID int64) ([]conn
 func (w *plainWriter) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	w.warm.stop()
+	w.warm.Stop()
 	_ = w.cl.Flush(ctx)
 	w.cl.Close()
 	w.p.Close()
@@ -116,12 +117,12 @@ func (w *plainWriter) Unhealthy() string { return w.sink.watch.unhealthy() }
 
 // newProducer returns the record path of one writer: enc, then the
 // writable metadata columns, then the check of a record's own topic.
-func (s *sink) newProducer(enc recordEncoder) *txn.Producer {
+func (s *sink) newProducer(enc recordEncoder) *produce.Producer {
 	var meta func(*types.Row, *kgo.Record)
 	if md := s.cfg.Metadata; len(md) > 0 {
 		meta = func(row *types.Row, r *kgo.Record) { writeMetadata(row, r, md) }
 	}
-	return txn.NewProducer(enc, meta, s.cfg.topicCheck(), s.deliveryTimeout())
+	return produce.New(enc, meta, s.cfg.topicCheck(), s.deliveryTimeout())
 }
 
 // writeMetadata copies the writable metadata columns of row into r,

@@ -11,6 +11,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/connectors/kafka/internal/produce"
 )
 
 // Committer commits the exactly-once sink's transactions (phase 2),
@@ -150,13 +151,13 @@ func (sl *slot) commitInProcess(ctx context.Context, c Committable, log *slog.Lo
 // records were all acknowledged can be taken for empty. Such a transaction
 // is ended by raw EndTxn instead, whose answer is definitive. sl.mu must
 // be held.
-func (sl *slot) endable() (TopicPartition, bool) {
+func (sl *slot) endable() (produce.TopicPartition, bool) {
 	for _, tp := range sl.acked {
 		if leader, _, _ := sl.client.PartitionLeader(tp.Topic, tp.Partition); leader < 0 {
 			return tp, false
 		}
 	}
-	return TopicPartition{}, true
+	return produce.TopicPartition{}, true
 }
 
 func (sl *slot) markCommitted(c Committable) {

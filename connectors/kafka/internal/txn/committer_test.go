@@ -13,6 +13,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/connectors/kafka/internal/produce"
 )
 
 // TestCommitInProcessThenRaw: a transaction whose writer still holds its
@@ -336,7 +337,7 @@ func TestOffsetsCommitWithTransaction(t *testing.T) {
 func TestProduceFailureIsNotPreCommitted(t *testing.T) {
 	f := newFake(t)
 	s, _ := f.sink()
-	w, err := s.NewWriter(task(0), &acks{}, NewProducer(valueEncoder{}, nil, nil, 0))
+	w, err := s.NewWriter(task(0), &acks{}, produce.New(valueEncoder{}, nil, nil, 0))
 	if err != nil {
 		t.Fatal(err)
 	}

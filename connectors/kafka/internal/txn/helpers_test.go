@@ -16,6 +16,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kversion"
 
 	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/connectors/kafka/internal/produce"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -228,7 +229,7 @@ type valueEncoder struct{}
 
 func (valueEncoder) EncodeRecord(row *types.Row, rec *kgo.Record) error {
 	if row.Fields[0].Str() == "skip" {
-		return ErrSkipRow
+		return produce.ErrSkipRow
 	}
 	rec.Value = append(rec.Value, row.Fields[0].Str()...)
 	return nil
@@ -249,7 +250,7 @@ func task(i int) connector.TaskInfo {
 // writer opens the writer of task i, closed when the test ends.
 func writer(t *testing.T, s *Sink, i int, ack AckTracker) *Writer {
 	t.Helper()
-	w, err := s.NewWriter(task(i), ack, NewProducer(valueEncoder{}, nil, nil, 0))
+	w, err := s.NewWriter(task(i), ack, produce.New(valueEncoder{}, nil, nil, 0))
 	if err != nil {
 		t.Fatal(err)
 	}

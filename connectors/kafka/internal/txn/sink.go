@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/connectors/kafka/internal/produce"
 )
 
 // AckTracker tells a Writer whether the commit of a committable has been
@@ -40,7 +41,7 @@ type Config struct {
 	// letters in the sink's transactions (Writer.WriteDeadLetters): dl is
 	// the source's dead-letter sink; an error says this sink cannot write
 	// its records. Each writer calls it once per dl and owns the Producer.
-	DeadLetters func(dl connector.Sink) (*Producer, error)
+	DeadLetters func(dl connector.Sink) (*produce.Producer, error)
 }
 
 // Sink is the transaction machinery of one exactly-once sink in this

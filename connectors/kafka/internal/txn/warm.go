@@ -3,24 +3,15 @@ package txn
 import (
 	"context"
 	"fmt"
+	"github.com/streamsql/streamsql/connectors/kafka/internal/produce"
 )
-
-// warmer is what a warm-up needs of a producing client; *kgo.Client has it
-// (test fakes need not).
-type warmer interface {
-	ProducerID(ctx context.Context) (int64, int16, error)
-	EnsureProduceConnectionIsOpen(ctx context.Context, brokers ...int32) error
-}
 
 // warming is the warm-up Warm started for transactional id id.
 type warming struct {
-	id     string
-	ready  chan struct{} // closed once cl and tv are set, or the warm-up made no client
-	cl     Client        // nil when it made none
-	tv     int16         // transaction version cl is pinned to
-	taken  bool          // a slot took cl (task goroutine only)
-	cancel context.CancelFunc
-	done   chan struct{} // closed when the goroutine ends
+	id    string
+	w     *produce.Warming[Client]
+	tv    int16 // transaction version the client is pinned to, set before w is ready
+	taken bool  // a slot took the client (task goroutine only)
 }
 
 // Warm prepares the client of the transaction the first Write begins,
@@ -60,22 +51,13 @@ func (w *Writer) Warm(ctx context.Context) {
 	for w.sink.isReserved(ID(w.sink.cfg.Prefix, w.task.Index, idx), w.ack) {
 		idx++
 	}
-	wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	wm := &warming{id: ID(w.sink.cfg.Prefix, w.task.Index, idx), ready: make(chan struct{}), cancel: cancel, done: make(chan struct{})}
+	wm := &warming{id: ID(w.sink.cfg.Prefix, w.task.Index, idx)}
+	wm.w = produce.Warm(context.WithoutCancel(ctx), func(ctx context.Context) (Client, error) {
+		cl, tv, err := w.newClient(ctx, wm.id)
+		wm.tv = tv
+		return cl, err
+	})
 	w.warm = wm
-	go func() {
-		defer close(wm.done)
-		cl, tv, err := w.newClient(wctx, wm.id)
-		if err == nil {
-			wm.cl, wm.tv = cl, tv
-		}
-		close(wm.ready)
-		if c, ok := cl.(warmer); ok {
-			if _, _, err := c.ProducerID(wctx); err == nil {
-				_ = c.EnsureProduceConnectionIsOpen(wctx)
-			}
-		}
-	}()
 }
 
 // newClient returns a new client of transactional id id, pinned to the
@@ -105,14 +87,14 @@ func (w *Writer) adoptWarmed(ctx context.Context, sl *slot) {
 		return
 	}
 	select {
-	case <-wm.ready:
+	case <-wm.w.Ready():
 	case <-ctx.Done():
 		w.dropWarmed()
 		return
 	}
 	wm.taken = true
-	if wm.cl != nil {
-		sl.client, sl.tv, sl.used = wm.cl, wm.tv, false
+	if cl, err := wm.w.Client(); err == nil {
+		sl.client, sl.tv, sl.used = cl, wm.tv, false
 	}
 }
 
@@ -124,9 +106,8 @@ func (w *Writer) dropWarmed() {
 		return
 	}
 	w.warm = nil
-	wm.cancel()
-	<-wm.done
-	if !wm.taken && wm.cl != nil {
-		wm.cl.Close()
+	wm.w.Stop()
+	if cl, err := wm.w.Client(); !wm.taken && err == nil {
+		cl.Close()
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/connectors/kafka/internal/produce"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -54,8 +55,8 @@ type slot struct {
 	used   bool   // client has begun a transaction
 	last   connector.Committable
 	lastC  Committable
-	acked  []TopicPartition // partitions of the records lastC's transaction wrote
-	began  time.Time        // when the open or last transaction began
+	acked  []produce.TopicPartition // partitions of the records lastC's transaction wrote
+	began  time.Time                // when the open or last transaction began
 }
 
 // reusable reports whether a new transaction may start on sl: its last
@@ -93,13 +94,13 @@ type Writer struct {
 	log  *slog.Logger
 	meta Client // non-transactional: reads the transaction version
 	ack  AckTracker
-	p    *Producer
+	p    *produce.Producer
 	// dead are the record paths of the dead letters written in the
 	// writer's transactions (WriteDeadLetters), by dead-letter sink; all
 	// holds p and them, for what applies to every record of a
 	// transaction.
-	dead map[connector.Sink]*Producer
-	all  []*Producer
+	dead map[connector.Sink]*produce.Producer
+	all  []*produce.Producer
 
 	slots    []*slot // live slots
 	maxSlots int     // pool size: MaxTransactionSlots, or the runtime's bound when larger
@@ -132,7 +133,7 @@ func (w *Writer) publish() {
 // NewWriter returns the writer of one sink task: its transactions write
 // through p, and ack says when a transactional id may be reused. The
 // writer owns p (it is closed also when NewWriter fails).
-func (s *Sink) NewWriter(task connector.TaskInfo, ack AckTracker, p *Producer) (*Writer, error) {
+func (s *Sink) NewWriter(task connector.TaskInfo, ack AckTracker, p *produce.Producer) (*Writer, error) {
 	meta, err := s.cfg.Dialer.Client(nil)
 	if err != nil {
 		p.Close()
@@ -142,7 +143,7 @@ func (s *Sink) NewWriter(task connector.TaskInfo, ack AckTracker, p *Producer) (
 	if log == nil {
 		log = s.cfg.Logger
 	}
-	w := &Writer{sink: s, task: task, log: log, meta: meta, ack: ack, p: p, all: []*Producer{p},
+	w := &Writer{sink: s, task: task, log: log, meta: meta, ack: ack, p: p, all: []*produce.Producer{p},
 		maxSlots: max(s.cfg.MaxSlots, task.MaxUncommitted)}
 	if s.cfg.Incrementing {
 		// Continue after the ids of the restored checkpoint.
@@ -200,7 +201,7 @@ func (w *Writer) WriteDeadLetters(ctx context.Context, dl connector.Sink, rows [
 
 // deadLetters returns the record path of dl's dead letters, made at first
 // use.
-func (w *Writer) deadLetters(dl connector.Sink) (*Producer, error) {
+func (w *Writer) deadLetters(dl connector.Sink) (*produce.Producer, error) {
 	if p, ok := w.dead[dl]; ok {
 		return p, nil
 	}
@@ -216,7 +217,7 @@ func (w *Writer) deadLetters(dl connector.Sink) (*Producer, error) {
 		p.Reset()
 	}
 	if w.dead == nil {
-		w.dead = map[connector.Sink]*Producer{}
+		w.dead = map[connector.Sink]*produce.Producer{}
 	}
 	w.dead[dl] = p
 	w.all = append(w.all, p)
@@ -226,7 +227,7 @@ func (w *Writer) deadLetters(dl connector.Sink) (*Producer, error) {
 // outcome returns what the promises of every record path of the writer
 // reported since the open transaction began: one producer id and epoch
 // for all, or Mixed.
-func (w *Writer) outcome() Outcome {
+func (w *Writer) outcome() produce.Outcome {
 	o := w.p.Outcome()
 	for _, p := range w.all[1:] {
 		d := p.Outcome()
@@ -250,8 +251,8 @@ func (w *Writer) outcome() Outcome {
 // ProduceClient returns the client of the open transaction, beginning one
 // when none is open (at the first record: rows the encoder skips, such as
 // upsert-kafka's UPDATE_BEFORE, open no transaction). It implements
-// ClientSource for the writer's Producer.
-func (w *Writer) ProduceClient(ctx context.Context) (Client, error) {
+// produce.ClientSource for the writer's Producer.
+func (w *Writer) ProduceClient(ctx context.Context) (produce.Client, error) {
 	if w.cur == nil {
 		if err := w.begin(ctx); err != nil {
 			return nil, err
@@ -506,7 +507,7 @@ func (w *Writer) preCommit(ctx context.Context, checkpointID int64, positions []
 // precommitted marks sl, the open transaction, pre-committed as c, whose
 // records went to acked, and returns c encoded. closeClient closes the
 // slot's client, so that the committer ends the transaction by raw EndTxn.
-func (w *Writer) precommitted(sl *slot, c Committable, acked []TopicPartition, closeClient bool) []byte {
+func (w *Writer) precommitted(sl *slot, c Committable, acked []produce.TopicPartition, closeClient bool) []byte {
 	b := c.Encode()
 	sl.mu.Lock()
 	sl.state, sl.last, sl.lastC, sl.acked = slotPrecommitted, b, c, acked

@@ -1,4 +1,4 @@
-package txn
+package produce
 
 import (
 	"context"
@@ -89,7 +89,7 @@ func idle(p *Producer) bool {
 // one step and takes back those it did not hand over; a miscount either
 // way shows as Wait returning early or never.
 func TestProducerPendingCounts(t *testing.T) {
-	p := NewProducer(failingEncoder{}, nil, nil, 0)
+	p := New(failingEncoder{}, nil, nil, 0)
 	defer p.Close()
 	cl := &heldClient{}
 	ctx := context.Background()
@@ -152,7 +152,7 @@ func TestProducerPendingCounts(t *testing.T) {
 // used again, cleared but for its buffers, and that producing allocates
 // nothing per record once records are recycled.
 func TestProducerRecyclesRecords(t *testing.T) {
-	p := NewProducer(valueEncoder{}, nil, nil, 0)
+	p := New(valueEncoder{}, nil, nil, 0)
 	defer p.Close()
 	cl := &heldClient{}
 	ctx := context.Background()
@@ -216,7 +216,7 @@ func TestProducerRecyclesRecords(t *testing.T) {
 // keep a value buffer larger than maxKeptBuffer: one large record must not
 // pin its memory for as long as the writer lives.
 func TestProducerDropsLargeBuffers(t *testing.T) {
-	p := NewProducer(valueEncoder{}, nil, nil, 0)
+	p := New(valueEncoder{}, nil, nil, 0)
 	defer p.Close()
 	cl := &heldClient{}
 	ctx := context.Background()
@@ -235,3 +235,26 @@ func TestProducerDropsLargeBuffers(t *testing.T) {
 		t.Fatal("a recycled record lost its small buffer")
 	}
 }
+
+// valueEncoder writes field 0 as the value; rows whose value is "skip"
+// produce no record.
+type valueEncoder struct{}
+
+func (valueEncoder) EncodeRecord(row *types.Row, rec *kgo.Record) error {
+	if row.Fields[0].Str() == "skip" {
+		return ErrSkipRow
+	}
+	rec.Value = append(rec.Value, row.Fields[0].Str()...)
+	return nil
+}
+
+func rows(values ...string) []types.Row {
+	out := make([]types.Row, len(values))
+	for i, v := range values {
+		out[i] = types.Row{Fields: []types.Value{types.Str(v)}}
+	}
+	return out
+}
+
+// waitLong bounds waits that only a hang would exceed.
+const waitLong = 20 * time.Second

@@ -1,4 +1,10 @@
-package txn
+// Package produce is the Kafka sink's record path, which every writer
+// shares, transactional or not: Producer encodes rows into recycled
+// records, hands them to a client and collects the produce promises'
+// outcome, and Warm prepares a producing client for its first record
+// while the job starts. Package kafka's plain writers use it directly;
+// package txn's exactly-once writer wraps it in transactions.
+package produce
 
 import (
 	"context"
@@ -87,12 +93,12 @@ type Encoder interface {
 	EncodeRecord(row *types.Row, rec *kgo.Record) error
 }
 
-// NewProducer returns the record path of one writer. enc encodes each row
+// New returns the record path of one writer. enc encodes each row
 // (ErrSkipRow: no record); meta, when not nil, then copies the row's
 // writable metadata into the record, and check, when not nil, checks the
 // record's own topic. Records waiting deliveryTimeout with no
 // acknowledgement arriving fail with ErrDeliveryTimeout (0: never).
-func NewProducer(enc Encoder, meta func(*types.Row, *kgo.Record), check func(*kgo.Record) error, deliveryTimeout time.Duration) *Producer {
+func New(enc Encoder, meta func(*types.Row, *kgo.Record), check func(*kgo.Record) error, deliveryTimeout time.Duration) *Producer {
 	p := &Producer{enc: enc, meta: meta, check: check, deliveryTimeout: deliveryTimeout}
 	p.promise = p.done
 	p.life, p.kill = context.WithCancelCause(context.Background())
@@ -221,6 +227,12 @@ const maxFree = 4096
 
 // maxKeptBuffer is the largest key or value buffer a recycled record keeps.
 const maxKeptBuffer = 64 << 10
+
+// Client is the part of a *kgo.Client the record path uses.
+type Client interface {
+	// Produce buffers r; promise runs once r is acknowledged or failed.
+	Produce(ctx context.Context, r *kgo.Record, promise func(*kgo.Record, error))
+}
 
 // ClientSource gives Produce the client to produce to.
 type ClientSource interface {
