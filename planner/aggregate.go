@@ -78,8 +78,21 @@ func (p *planner) resolveAggregate(q *ddl.Select, in *relation, quals [][]string
 	}
 	legacy := false
 	var groupExprs []ddl.Expr
+	// sets are the grouping sets of GROUPING SETS, ROLLUP and CUBE, each
+	// the indexes of groupExprs it groups by; nil for a plain GROUP BY.
+	var sets [][]int
 	hasWindowCol := [3]bool{}
-	if q.GroupBy != nil {
+	if q.GroupBy != nil && hasGroupingSets(q.GroupBy.Items) {
+		if win != nil {
+			return nil, p.f.errorAt(q.GroupBy.Pos, ddl.ErrUnsupported, nil, "grouping sets over a window table function are not supported yet")
+		}
+		groupExprs, sets = groupingSets(q.GroupBy.Items)
+		for _, g := range groupExprs {
+			if calls := aggregateCalls(g); len(calls) > 0 {
+				return nil, p.f.errorAt(calls[0].Pos, ErrType, nil, fmt.Sprintf("aggregate function %s is not allowed in GROUP BY", calls[0].Name))
+			}
+		}
+	} else if q.GroupBy != nil {
 		first := &lowerer{f: p.f, sc: branchScope(in, in.branches[0], quals)}
 		// GROUP BY (a, b), c groups by a, b and c.
 		var items []ddl.GroupItem
@@ -178,13 +191,28 @@ func (p *planner) resolveAggregate(q *ddl.Select, in *relation, quals [][]string
 			}
 			if bi == 0 {
 				keys0 = append(keys0, e)
+				t := e.Type()
+				if sets != nil && !inEverySet(sets, gi) {
+					t = t.Nullable() // NULL in the sets that do not group by it
+				}
 				node.Names = append(node.Names, groupName(g, gi))
-				node.Types = append(node.Types, e.Type())
-			} else if e, err = p.assignTo(e, node.Types[gi], g.Position()); err != nil {
+				node.Types = append(node.Types, t)
+			}
+			if e, err = p.assignTo(e, node.Types[gi], g.Position()); err != nil {
 				return nil, err
 			}
 			fl.Projection = append(fl.Projection, e)
 			fl.Names = append(fl.Names, node.Names[gi])
+		}
+		if sets != nil {
+			// $e numbers the grouping set, so that a set's NULL and a
+			// grouped NULL stay apart.
+			if bi == 0 {
+				node.Names = append(node.Names, "$e")
+				node.Types = append(node.Types, types.BigInt().NotNullable())
+			}
+			fl.Projection = append(fl.Projection, expr.Lit(types.BigInt().NotNullable(), types.Int64(0)))
+			fl.Names = append(fl.Names, "$e")
 		}
 		// Each distinct argument and filter (by its text, the same in
 		// every branch) is one column of the node's input.
@@ -226,14 +254,20 @@ func (p *planner) resolveAggregate(q *ddl.Select, in *relation, quals [][]string
 				src.Watermark = src.watermark
 			}
 		}
+		if sets != nil {
+			fl.Projection, fl.Expand = expandSets(fl.Projection, sets, len(groupExprs))
+		}
 		if err := p.checkCompiles(fl, nil, q.Pos); err != nil {
 			return nil, err
 		}
 		fl.ReadFields = readFields(fl)
 		node.Inputs = append(node.Inputs, fl)
 	}
+	if sets != nil {
+		nk++ // $e
+	}
 	spec := &agg.Spec{TTL: p.plan.StateTTL}
-	for gi := range groupExprs {
+	for gi := range nk {
 		spec.Keys = append(spec.Keys, gi)
 		spec.KeyTypes = append(spec.KeyTypes, node.Types[gi])
 	}
@@ -285,6 +319,9 @@ func (p *planner) resolveAggregate(q *ddl.Select, in *relation, quals [][]string
 				text := ddl.FormatExpr(c)
 				i := slices.IndexFunc(calls, func(a *aggCall) bool { return a.text == text })
 				return expr.Col(nk+i, node.Names[nk+i], node.Types[nk+i]), true, nil
+			}
+			if c.Name == "GROUPING" || c.Name == "GROUPING_ID" {
+				return p.grouping(c, first, keys0, sets, nk)
 			}
 			if legacy {
 				k, err := legacyWindowColumn(c, win.spec.Kind)
@@ -510,7 +547,7 @@ func (p *planner) distinctRelation(rel *relation, pos ddl.Pos) (*relation, error
 		node.Inputs = append(node.Inputs, fl)
 	}
 	node.Agg, node.Keys = spec, spec.Keys
-	node.Describe = "GroupAggregate(" + describeCalls(rel.names, nil, nil) + ") [SELECT DISTINCT]"
+	node.Describe = "GroupAggregate(" + describeCalls(rel.names, nil, nil) + ") (distinct rows)"
 	src := &Source{Pos: pos, Node: node, RowTypes: node.Types}
 	nb := &branch{src: src}
 	for i, n := range rel.names {
@@ -541,4 +578,189 @@ func describeWindow(s window.Spec, proc bool) string {
 		parts = append(parts, "event time")
 	}
 	return fmt.Sprintf("%s(%s)", s.Kind, strings.Join(parts, ", "))
+}
+
+// hasGroupingSets reports whether GROUP BY items hold GROUPING SETS,
+// ROLLUP or CUBE.
+func hasGroupingSets(items []ddl.GroupItem) bool {
+	for _, g := range items {
+		switch g.Kind {
+		case ddl.GroupingSets, ddl.Rollup, ddl.Cube:
+			return true
+		}
+	}
+	return false
+}
+
+// groupingSets expands GROUP BY items into the distinct grouping
+// expressions (in the order written) and the grouping sets, each the
+// indexes of the expressions it groups by, in Calcite's order: the items
+// of GROUP BY combine as a cross product, GROUPING SETS lists its items'
+// sets, ROLLUP(a, b) is (a, b), (a), () and CUBE(a, b) is (a, b), (a),
+// (b), ().
+func groupingSets(items []ddl.GroupItem) ([]ddl.Expr, [][]int) {
+	var exprs []ddl.Expr
+	var texts []string
+	index := func(e ddl.Expr) int {
+		t := ddl.FormatExpr(e)
+		if i := slices.Index(texts, t); i >= 0 {
+			return i
+		}
+		texts, exprs = append(texts, t), append(exprs, e)
+		return len(exprs) - 1
+	}
+	var expand func(g ddl.GroupItem) [][]int
+	union := func(a, b []int) []int {
+		out := slices.Clone(a)
+		for _, x := range b {
+			if !slices.Contains(out, x) {
+				out = append(out, x)
+			}
+		}
+		return out
+	}
+	// element is a ROLLUP or CUBE element: an expression or a list.
+	element := func(g ddl.GroupItem) []int {
+		if g.Kind == ddl.GroupExpr {
+			return []int{index(g.Expr)}
+		}
+		var out []int
+		for _, x := range g.Items {
+			out = union(out, element0(x, index))
+		}
+		return out
+	}
+	expand = func(g ddl.GroupItem) [][]int {
+		switch g.Kind {
+		case ddl.GroupExpr, ddl.GroupList:
+			return [][]int{element(g)}
+		case ddl.GroupingSets:
+			var out [][]int
+			for _, x := range g.Items {
+				out = append(out, expand(x)...)
+			}
+			return out
+		case ddl.Rollup:
+			var out [][]int
+			for n := len(g.Items); n >= 0; n-- {
+				var set []int
+				for _, x := range g.Items[:n] {
+					set = union(set, element(x))
+				}
+				out = append(out, set)
+			}
+			return out
+		case ddl.Cube:
+			n := len(g.Items)
+			var out [][]int
+			for mask := (1 << n) - 1; mask >= 0; mask-- {
+				var set []int
+				for i := range n {
+					if mask&(1<<(n-1-i)) != 0 {
+						set = union(set, element(g.Items[i]))
+					}
+				}
+				out = append(out, set)
+			}
+			return out
+		}
+		return nil
+	}
+	sets := [][]int{{}}
+	for _, g := range items {
+		var next [][]int
+		for _, a := range sets {
+			for _, b := range expand(g) {
+				next = append(next, union(a, b))
+			}
+		}
+		sets = next
+	}
+	return exprs, sets
+}
+
+func element0(g ddl.GroupItem, index func(ddl.Expr) int) []int {
+	if g.Kind == ddl.GroupExpr {
+		return []int{index(g.Expr)}
+	}
+	var out []int
+	for _, x := range g.Items {
+		out = append(out, element0(x, index)...)
+	}
+	return out
+}
+
+// inEverySet reports whether grouping expression i is in every set.
+func inEverySet(sets [][]int, i int) bool {
+	for _, s := range sets {
+		if !slices.Contains(s, i) {
+			return false
+		}
+	}
+	return true
+}
+
+// expandSets turns the projection of a node input (nk grouping
+// expressions, then $e, then the calls' columns) into one projection per
+// grouping set: the expressions a set does not group by are NULL, and $e
+// is the set's number.
+func expandSets(proj []expr.Expr, sets [][]int, nk int) ([]expr.Expr, [][]expr.Expr) {
+	var out [][]expr.Expr
+	for si, set := range sets {
+		p := slices.Clone(proj)
+		for i := range nk {
+			if !slices.Contains(set, i) {
+				p[i] = expr.Lit(proj[i].Type().Nullable(), types.Value{})
+			}
+		}
+		p[nk] = expr.Lit(types.BigInt().NotNullable(), types.Int64(int64(si)))
+		out = append(out, p)
+	}
+	return out[0], out[1:]
+}
+
+// grouping lowers GROUPING(e, ...) (or GROUPING_ID): for the grouping set
+// of the row, a bit per argument, the first the highest, set when the set
+// does not group by the argument. first lowers over the input, keys0 are
+// the grouping expressions over it, and column nk-1 of the node's output
+// is $e.
+func (p *planner) grouping(c *ddl.Call, first *lowerer, keys0 []expr.Expr, sets [][]int, nk int) (expr.Expr, bool, error) {
+	if len(c.Args) == 0 {
+		return nil, true, p.f.errorAt(c.Pos, ErrType, nil, c.Name+" takes the grouping expressions it tells about")
+	}
+	var args []int
+	for _, a := range c.Args {
+		e, err := first.quietly(a)
+		if err != nil {
+			return nil, true, err
+		}
+		i := slices.IndexFunc(keys0, func(k expr.Expr) bool { return exprEqual(k, e) })
+		if i < 0 {
+			return nil, true, p.f.errorAt(a.Position(), ErrType, nil, "the arguments of "+c.Name+" must be GROUP BY expressions")
+		}
+		args = append(args, i)
+	}
+	value := func(set []int) int64 {
+		var v int64
+		for _, a := range args {
+			v <<= 1
+			if !slices.Contains(set, a) {
+				v |= 1
+			}
+		}
+		return v
+	}
+	if sets == nil {
+		return expr.Lit(types.BigInt().NotNullable(), types.Int64(0)), true, nil
+	}
+	e := &expr.Case{Operand: expr.Col(nk-1, "$e", types.BigInt().NotNullable())}
+	for si, set := range sets {
+		e.Whens = append(e.Whens, expr.When{Cond: expr.Lit(types.BigInt().NotNullable(), types.Int64(int64(si))),
+			Result: expr.Lit(types.BigInt().NotNullable(), types.Int64(value(set)))})
+	}
+	r, err := expr.Resolve(e)
+	if err != nil {
+		return nil, true, p.f.errorAt(c.Pos, ErrType, err, err.Error())
+	}
+	return r, true, nil
 }

@@ -306,7 +306,6 @@ func (p *planner) sinkChangelog(ins *Insert, fl *Flow, cols []*ddl.Column) error
 	return nil
 }
 
-
 // materialize puts an UpsertMaterialize node, keyed by the sink's primary
 // key, between fl and the upsert sink it writes: fl's filter and
 // projection move into the node's input, and fl passes the node's rows

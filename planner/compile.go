@@ -114,6 +114,7 @@ type CompiledFlow struct {
 	fl     *Flow
 	filter *expr.Filter
 	proj   *expr.Projection
+	more   []*expr.Projection // Flow.Expand
 	n      int
 }
 
@@ -133,6 +134,13 @@ func (fl *Flow) Compile(opts expr.Options) (*CompiledFlow, error) {
 		return nil, fmt.Errorf("compiling the projection: %w", err)
 	}
 	ft.proj = proj
+	for _, e := range fl.Expand {
+		p, err := expr.CompileProjection(e, opts)
+		if err != nil {
+			return nil, fmt.Errorf("compiling the projection: %w", err)
+		}
+		ft.more = append(ft.more, p)
+	}
 	return ft, nil
 }
 
@@ -161,7 +169,15 @@ func (ft *CompiledFlow) apply(in types.Row, out []types.Row, fields []types.Valu
 			return out, false, &NotNullError{Table: fl.SinkName, Column: fl.NotNullNames[k]}
 		}
 	}
-	return append(out, types.Row{Kind: in.Kind, Fields: fields}), true, nil
+	out = append(out, types.Row{Kind: in.Kind, Fields: fields})
+	for _, p := range ft.more {
+		f := make([]types.Value, ft.n)
+		if err := p.Project(in.Fields, f); err != nil {
+			return out, true, err
+		}
+		out = append(out, types.Row{Kind: in.Kind, Fields: f})
+	}
+	return out, true, nil
 }
 
 // NotNullError is a row with NULL for a NOT NULL column of a sink table

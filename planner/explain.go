@@ -153,6 +153,9 @@ func (pl *Plan) explainFlow(b *strings.Builder, fl *Flow, names []string) {
 	if fl.Filter != nil {
 		fmt.Fprintf(b, "  Filter: %s\n", fl.Filter)
 	}
+	if len(fl.Expand) > 0 {
+		fmt.Fprintf(b, "  Expand: each row once per grouping set (%d), NULL where a set does not group; the first:\n", len(fl.Expand)+1)
+	}
 	b.WriteString("  Projection:\n")
 	for j, e := range fl.Projection {
 		name := fmt.Sprintf("$%d", j)

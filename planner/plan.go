@@ -148,6 +148,11 @@ type Flow struct {
 	Filter expr.Expr
 	// Projection computes the sink row's fields from the source row.
 	Projection []expr.Expr
+	// Expand, when set, are further projections of the same width: each
+	// row the filter keeps becomes one row per projection, Projection's
+	// first (Flink's Expand: the grouping sets of GROUP BY ROLLUP, CUBE
+	// and GROUPING SETS).
+	Expand [][]expr.Expr
 	// Names are the query's column names, for EXPLAIN.
 	Names []string
 	// NotNull are the indexes of the sink's NOT NULL columns whose query
@@ -347,6 +352,10 @@ func (ins *Insert) Stateful() bool {
 
 // planner holds the state of planning one file.
 type planner struct {
+	// ctes are the common table expressions in scope while a query is
+	// resolved, outermost first (query.go).
+	ctes []cteScope
+
 	f        *file
 	cat      *Catalog
 	reg      *factory.Registry

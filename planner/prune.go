@@ -30,6 +30,11 @@ func readFields(fl *Flow) []bool {
 	for _, e := range fl.Projection {
 		markRefs(e, read)
 	}
+	for _, p := range fl.Expand {
+		for _, e := range p {
+			markRefs(e, read)
+		}
+	}
 	if !slices.Contains(read, false) {
 		return nil
 	}

@@ -44,9 +44,25 @@ func (p *planner) resolveQuery(q ddl.Query, depth int) (*relation, error) {
 	switch q := q.(type) {
 	case *ddl.Select:
 		return p.resolveSelect(q, depth)
+	case *ddl.With:
+		n := len(p.ctes)
+		defer func() { p.ctes = p.ctes[:n] }()
+		for _, c := range q.CTEs {
+			p.ctes = append(p.ctes, cteScope{name: c.Name.Name, cte: c})
+		}
+		return p.resolveQuery(q.Body, depth)
 	case *ddl.SetOp:
 		if err := p.f.queryNodeRefusal(q); err != nil {
 			return nil, err
+		}
+		if q.Kind == ddl.Union && !q.All {
+			all := *q
+			all.All = true
+			rel, err := p.resolveQuery(&all, depth)
+			if err != nil {
+				return nil, err
+			}
+			return p.distinctRelation(rel, q.Pos)
 		}
 		left, err := p.resolveQuery(q.Left, depth)
 		if err != nil {
@@ -197,7 +213,26 @@ func (p *planner) fromRelation(ref ddl.TableRef, depth int) (*relation, [][]stri
 			quals = [][]string{{ref.Alias}}
 		}
 		var rel *relation
-		if v, ok := p.cat.View(id); ok {
+		if c, scope, ok := p.cte(ref.Name); ok {
+			if len(ref.Hints) > 0 {
+				return nil, nil, p.f.errorAt(ref.Hints[0].KeyPos, ErrInvalidTable, nil, fmt.Sprintf("'%s' is a common table expression; OPTIONS hints apply to tables only", c.Name.Name))
+			}
+			// A CTE sees the CTEs written before it, not those of the
+			// place that reads it.
+			outer := p.ctes
+			p.ctes = scope
+			rel, err = p.resolveQuery(c.Query, depth+1)
+			p.ctes = outer
+			if err != nil {
+				return nil, nil, err
+			}
+			if rel, err = p.renameColumns(rel, c.Columns, c.Pos); err != nil {
+				return nil, nil, err
+			}
+			if ref.Alias == "" {
+				quals = [][]string{{c.Name.Name}}
+			}
+		} else if v, ok := p.cat.View(id); ok {
 			if len(ref.Hints) > 0 {
 				return nil, nil, p.f.errorAt(ref.Hints[0].KeyPos, ErrInvalidTable, nil, fmt.Sprintf("'%s' is a view; OPTIONS hints apply to tables only", id.Short()))
 			}
@@ -411,4 +446,25 @@ func itemName(it ddl.SelectItem, i int) string {
 		return c.Parts[len(c.Parts)-1]
 	}
 	return fmt.Sprintf("EXPR$%d", i)
+}
+
+// cteScope is a common table expression in scope.
+type cteScope struct {
+	name string
+	cte  *ddl.CTE
+}
+
+// cte returns the common table expression that name (a single-part name)
+// refers to, innermost first, and the scope it was defined in (the CTEs
+// before it).
+func (p *planner) cte(name ddl.ObjectName) (*ddl.CTE, []cteScope, bool) {
+	if len(name.Parts) != 1 {
+		return nil, nil, false
+	}
+	for i := len(p.ctes) - 1; i >= 0; i-- {
+		if p.ctes[i].name == name.Parts[0].Name {
+			return p.ctes[i].cte, p.ctes[:i:i], true
+		}
+	}
+	return nil, nil, false
 }

@@ -81,16 +81,14 @@ func (f *file) queryNodeRefusal(q ddl.Query) error {
 		return nil
 	case *ddl.SetOp:
 		switch {
-		case q.Kind == ddl.Union && q.All:
-			return nil
 		case q.Kind == ddl.Union:
-			return f.unsupported(q.Pos, "UNION without ALL (it removes duplicates)")
+			return nil // UNION ALL, and UNION as UNION ALL then DISTINCT
 		case q.All:
 			return f.unsupported(q.Pos, q.Kind.String()+" ALL")
 		}
 		return f.unsupported(q.Pos, q.Kind.String())
 	case *ddl.With:
-		return f.unsupported(q.Pos, "WITH (common table expressions)")
+		return nil // the CTEs are resolved where they are read (query.go)
 	case *ddl.OrderBy:
 		switch {
 		case q.Items != nil:
@@ -179,17 +177,9 @@ func (f *file) selectTailRefusal(q *ddl.Select) error {
 	return nil
 }
 
-// groupByRefusal refuses the grouping-set forms of GROUP BY (GROUPING
-// SETS, ROLLUP, CUBE); expressions and lists of them are planned
-// (aggregate.go).
-func (f *file) groupByRefusal(g *ddl.GroupBy) error {
-	for _, it := range g.Items {
-		if it.Kind != ddl.GroupExpr && it.Kind != ddl.GroupList {
-			return f.unsupported(it.Pos, it.Kind.String()+" in GROUP BY")
-		}
-	}
-	return nil
-}
+// groupByRefusal refuses nothing: GROUP BY, with GROUPING SETS, ROLLUP
+// and CUBE, is planned (aggregate.go).
+func (f *file) groupByRefusal(*ddl.GroupBy) error { return nil }
 
 // havingRefusal refuses nothing: HAVING is planned (aggregate.go).
 func (f *file) havingRefusal(*ddl.Select) error { return nil }

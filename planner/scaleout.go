@@ -3,6 +3,8 @@ package planner
 import (
 	"fmt"
 	"strings"
+
+	"github.com/streamsql/streamsql/ddl"
 )
 
 // scaleOutSettings reads pipeline.scale-out and pipeline.instance-id
@@ -50,6 +52,15 @@ func (p *planner) checkScaleOut() {
 	groups := map[string]string{} // consumer group -> the source that reads it
 	for _, ins := range p.plan.Inserts {
 		if ins.Explain {
+			continue
+		}
+		if nodes := ins.Nodes(); len(nodes) > 0 {
+			// Keyed state would have to follow the partitions between
+			// instances (Kafka Streams' changelog and repartition topics),
+			// which streamsql does not have yet: docs/scale-out.md.
+			p.errs = append(p.errs, p.f.errorAt(nodes[0].Pos, ddl.ErrUnsupported, nil, fmt.Sprintf(
+				"%s keeps keyed state, which a scaled-out job (%s = true) cannot move between its instances yet; run it as one process with more tasks (parallelism.default) instead, see docs/scale-out.md",
+				nodes[0].Kind, SettingScaleOut)))
 			continue
 		}
 		for _, fl := range ins.Flows {
