@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -13,10 +15,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/streamsql/streamsql/internal/s3fs"
 	"github.com/streamsql/streamsql/internal/testrig/dbtest"
 	"github.com/streamsql/streamsql/internal/testrig/kafkatest"
+	"github.com/streamsql/streamsql/internal/testrig/s3test"
 	"github.com/streamsql/streamsql/internal/testrig/srtest"
 	"github.com/streamsql/streamsql/job"
 )
@@ -48,6 +54,11 @@ type runCase struct {
 	// "mariadb", see internal/testrig/dbtest): its URL and credentials are passed
 	// as the variables PG_* or MYSQL_*.
 	db string
+	// s3 is set for the examples that need the S3 server (see
+	// internal/testrig/s3test): its endpoint and credentials are passed as
+	// the variables S3_ENDPOINT, S3_ACCESS_KEY and S3_SECRET_KEY, and a
+	// location of the test's own as S3_BASE (also in dir/s3-base).
+	s3 bool
 }
 
 // bounded are the hints that make a Kafka table's reads stop at the
@@ -227,6 +238,24 @@ var runCases = map[string]runCase{
 		phases:  [][]string{{"ledger"}, {"print"}},
 		collect: printedLines,
 	},
+	"kafka_to_s3": {
+		kafka: true,
+		s3:    true,
+		setup: func(t *testing.T, b kafkatest.Broker, _ string) (map[string]map[string]string, []string) {
+			in := b.Topic(t, 1)
+			produce(t, b, in, []string{
+				`{"id":1,"amount":250.00,"customer":"alice","ts":"2024-05-20 09:15:00"}`,
+				`{"id":2,"amount":100.00,"customer":"bob","ts":"2024-05-20 23:59:59.999"}`,
+				`{"id":3,"amount":100.01,"customer":"Carol","ts":"2024-05-21 00:00:00"}`,
+				`{"id":4,"amount":12.50,"customer":"dave","ts":"2024-05-21 12:00:00"}`,
+				`{"id":5,"amount":null,"customer":"erin","ts":null}`,
+			})
+			return map[string]map[string]string{"orders": {"topic": in, "scan.bounded.mode": "latest-offset"}}, nil
+		},
+		phases:  [][]string{{"orders_archive"}},
+		collect: committedObjects,
+		sort:    true,
+	},
 	"avro_confluent": {
 		kafka: true,
 		setup: func(t *testing.T, b kafkatest.Broker, _ string) (map[string]map[string]string, []string) {
@@ -333,6 +362,14 @@ func TestRun(t *testing.T) {
 				vars = map[string]string{"MYSQL_URL": srv.URL, "MYSQL_USER": srv.User, "MYSQL_PASSWORD": srv.Password}
 			}
 			dir := t.TempDir()
+			if rc.s3 {
+				srv := s3test.Require(t)
+				base := srv.Prefix(t).String()
+				vars["S3_ENDPOINT"], vars["S3_ACCESS_KEY"], vars["S3_SECRET_KEY"], vars["S3_BASE"] = srv.Endpoint, srv.AccessKey, srv.SecretKey, base
+				if err := os.WriteFile(filepath.Join(dir, "s3-base"), []byte(base), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
 			hints, written := rc.setup(t, b, dir)
 			var printed bytes.Buffer
 			for i, phase := range rc.phases {
@@ -424,6 +461,50 @@ func committedFiles(t *testing.T, _ kafkatest.Broker, dir, _ string) []string {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+	return out
+}
+
+// committedObjects returns the lines of the committed objects under
+// S3_BASE/orders (dir/s3-base), read with the S3 SDK's own client, each
+// prefixed with its partition folder, and fails if a multipart upload
+// remains.
+func committedObjects(t *testing.T, _ kafkatest.Broker, dir, _ string) []string {
+	t.Helper()
+	base, err := os.ReadFile(filepath.Join(dir, "s3-base"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	loc, err := s3fs.ParseURI(string(base) + "/orders")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := s3test.Require(t)
+	ctx := context.Background()
+	api := srv.API(t)
+	list, err := api.ListObjectsV2(ctx, &s3.ListObjectsV2Input{Bucket: aws.String(loc.Bucket), Prefix: aws.String(loc.Dir())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, o := range list.Contents {
+		obj, err := api.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(loc.Bucket), Key: o.Key})
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := io.ReadAll(obj.Body)
+		obj.Body.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel := path.Dir(strings.TrimPrefix(aws.ToString(o.Key), loc.Dir()))
+		for _, l := range lines(string(data)) {
+			out = append(out, rel+" "+l)
+		}
+	}
+	ups, err := api.ListMultipartUploads(ctx, &s3.ListMultipartUploadsInput{Bucket: aws.String(loc.Bucket), Prefix: aws.String(loc.Dir())})
+	if err != nil || len(ups.Uploads) != 0 {
+		t.Fatalf("multipart uploads left after the job finished: %d, %v", len(ups.Uploads), err)
 	}
 	return out
 }

@@ -146,6 +146,11 @@
 //
 //	go test -run Crash -v ./connectors/filesystem/
 //	STREAMSQL_SOAK=1 go test -run CrashAtRandomTimes -v ./connectors/filesystem/  # 100 kills
+//
+// TestS3CrashAtRandomTimes does the same to a Kafka → s3:// job with its
+// checkpoints on s3://, against the S3 server scripts/test.sh starts, and
+// TestS3ServerRestartMidRun kills and restarts the S3 server itself under
+// a running job (docs/s3.md).
 package filesystem
 
 import (
