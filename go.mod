@@ -61,7 +61,7 @@ require (
 	github.com/BurntSushi/toml v1.4.1-0.20240526193622-a339e1f7089c // indirect
 	github.com/expr-lang/expr v1.17.8
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
-	github.com/klauspost/compress v1.20.3 // indirect
+	github.com/klauspost/compress v1.20.3
 	github.com/pavlo-v-chernykh/keystore-go/v4 v4.5.0
 	github.com/pierrec/lz4/v4 v4.1.33 // indirect
 	github.com/spf13/cobra v1.10.2

@@ -112,3 +112,33 @@ type DeadLetterConfig struct {
 type BadRecordCounter interface {
 	BadRecords() (skipped, deadLettered int64)
 }
+
+// BadRecordError is the error of a reader, or of a pipeline's transform
+// about a row, that fails the job because of one input record: its bytes
+// do not decode, or its row is rejected, under a policy that fails (or
+// without one). Restarting cannot get past such a record, so the runtime
+// counts the failed runs caused by the same Record in a row and, past
+// restart-strategy.max-failures-per-record, fails the job whatever the
+// restart strategy. Policy says how the table lets the job go past such
+// records, for the person who reads the error.
+type BadRecordError struct {
+	// Record says where the record is, the same in every run: for Kafka
+	// "topic 'orders' partition 0 offset 42".
+	Record string
+	// Policy names the table option that decides what happens to such
+	// records, its value, and what each value does; "" when no option
+	// can let the job go past them.
+	Policy string
+	// Err is the failure.
+	Err error
+}
+
+func (e *BadRecordError) Error() string {
+	if e.Policy == "" {
+		return e.Err.Error()
+	}
+	return e.Err.Error() + "; " + e.Policy
+}
+
+// Unwrap returns Err.
+func (e *BadRecordError) Unwrap() error { return e.Err }

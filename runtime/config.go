@@ -159,6 +159,12 @@ type RestartConfig struct {
 	// restart-strategy.exponential-delay.attempts-before-reset-backoff
 	// (unlimited: math.MaxInt32).
 	AttemptsBeforeReset int
+
+	// MaxFailuresPerRecord is streamsql's
+	// restart-strategy.max-failures-per-record (3): the job fails, whatever
+	// the strategy, when this many runs in a row failed on the same input
+	// record (connector.BadRecordError); 0 never stops for that.
+	MaxFailuresPerRecord int
 }
 
 // Config is a job's runtime configuration.
@@ -353,6 +359,12 @@ var (
 			"initial-backoff and the count of attempts.")
 	settingJitter = option.Float("restart-strategy.exponential-delay.jitter-factor").Default(0.1).
 			Description("exponential-delay: each wait varies at random by up to this fraction of it, either way; from 0 to 1.")
+	settingMaxFailuresPerRecord = option.Int("restart-strategy.max-failures-per-record").Default(3).
+					Description("streamsql's own setting, not Flink's: the job fails, whatever the restart strategy, when this many " +
+			"runs in a row failed on the same input record (one that does not decode, or whose row is rejected: the error " +
+			"names it, for Kafka by topic, partition and offset, and says which table option lets the job go past such " +
+			"records, such as 'scan.bad-record.policy'). Restarting cannot get past such a record; Flink's strategies would " +
+			"restart on it for ever (exponential-delay, the default with checkpointing, has no limit of attempts). 0: no limit.")
 	settingAttemptsBeforeReset = option.Int("restart-strategy.exponential-delay.attempts-before-reset-backoff").Default(math.MaxInt32).
 					Description("exponential-delay: the number of restarts allowed between resets before a failure fails the " +
 			"job; at least 1. The default, the largest 32-bit integer, means no limit.")
@@ -376,7 +388,7 @@ var settings = []option.Option{
 	settingNumRetained, settingRetention, settingDir, settingMaxUncommitted,
 	settingRestartType, settingFixedDelayAttempts, settingFixedDelay, settingFailureRateMax,
 	settingFailureRateInterval, settingFailureRateDelay, settingInitialBackoff, settingMaxBackoff,
-	settingBackoffMultiplier, settingResetBackoff, settingJitter, settingAttemptsBeforeReset,
+	settingBackoffMultiplier, settingResetBackoff, settingJitter, settingAttemptsBeforeReset, settingMaxFailuresPerRecord,
 	settingS3Endpoint, settingS3PathStyle, settingS3AccessKey, settingS3SecretKey, settingS3Region,
 }
 
@@ -427,6 +439,7 @@ func fromOptions(o *option.Config) Config {
 			ResetBackoffThreshold:  settingResetBackoff.Get(o),
 			JitterFactor:           settingJitter.Get(o),
 			AttemptsBeforeReset:    settingAttemptsBeforeReset.Get(o),
+			MaxFailuresPerRecord:   settingMaxFailuresPerRecord.Get(o),
 		},
 		StopTimeout:     time.Minute,
 		ChannelCapacity: 8,
@@ -477,33 +490,34 @@ func settingValues(c Config) map[string]string {
 		strategy = r.Strategy.String()
 	}
 	return map[string]string{
-		settingS3Endpoint.Key():          orNone(c.S3.Endpoint),
-		settingS3PathStyle.Key():         pathStyle,
-		settingS3AccessKey.Key():         orNone(c.S3.AccessKey),
-		settingS3SecretKey.Key():         orNone(string(c.S3.SecretKey)),
-		settingS3Region.Key():            orNone(c.S3.Region),
-		settingInterval.Key():            interval,
-		settingMode.Key():                cp.Mode.String(),
-		settingTimeout.Key():             settingTimeout.Format(cp.Timeout),
-		settingMinPause.Key():            settingMinPause.Format(cp.MinPause),
-		settingMaxConcurrent.Key():       settingMaxConcurrent.Format(cp.MaxConcurrent),
-		settingTolerableFailed.Key():     settingTolerableFailed.Format(cp.TolerableFailed),
-		settingNumRetained.Key():         settingNumRetained.Format(cp.NumRetained),
-		settingRetention.Key():           cp.Retention.String(),
-		settingDir.Key():                 dir,
-		settingMaxUncommitted.Key():      settingMaxUncommitted.Format(cp.MaxUncommitted),
-		settingRestartType.Key():         strategy,
-		settingFixedDelayAttempts.Key():  settingFixedDelayAttempts.Format(r.FixedDelayAttempts),
-		settingFixedDelay.Key():          settingFixedDelay.Format(r.FixedDelay),
-		settingFailureRateMax.Key():      settingFailureRateMax.Format(r.FailureRateMaxFailures),
-		settingFailureRateInterval.Key(): settingFailureRateInterval.Format(r.FailureRateInterval),
-		settingFailureRateDelay.Key():    settingFailureRateDelay.Format(r.FailureRateDelay),
-		settingInitialBackoff.Key():      settingInitialBackoff.Format(r.InitialBackoff),
-		settingMaxBackoff.Key():          settingMaxBackoff.Format(r.MaxBackoff),
-		settingBackoffMultiplier.Key():   settingBackoffMultiplier.Format(r.BackoffMultiplier),
-		settingResetBackoff.Key():        settingResetBackoff.Format(r.ResetBackoffThreshold),
-		settingJitter.Key():              settingJitter.Format(r.JitterFactor),
-		settingAttemptsBeforeReset.Key(): settingAttemptsBeforeReset.Format(r.AttemptsBeforeReset),
+		settingS3Endpoint.Key():           orNone(c.S3.Endpoint),
+		settingS3PathStyle.Key():          pathStyle,
+		settingS3AccessKey.Key():          orNone(c.S3.AccessKey),
+		settingS3SecretKey.Key():          orNone(string(c.S3.SecretKey)),
+		settingS3Region.Key():             orNone(c.S3.Region),
+		settingInterval.Key():             interval,
+		settingMode.Key():                 cp.Mode.String(),
+		settingTimeout.Key():              settingTimeout.Format(cp.Timeout),
+		settingMinPause.Key():             settingMinPause.Format(cp.MinPause),
+		settingMaxConcurrent.Key():        settingMaxConcurrent.Format(cp.MaxConcurrent),
+		settingTolerableFailed.Key():      settingTolerableFailed.Format(cp.TolerableFailed),
+		settingNumRetained.Key():          settingNumRetained.Format(cp.NumRetained),
+		settingRetention.Key():            cp.Retention.String(),
+		settingDir.Key():                  dir,
+		settingMaxUncommitted.Key():       settingMaxUncommitted.Format(cp.MaxUncommitted),
+		settingRestartType.Key():          strategy,
+		settingFixedDelayAttempts.Key():   settingFixedDelayAttempts.Format(r.FixedDelayAttempts),
+		settingFixedDelay.Key():           settingFixedDelay.Format(r.FixedDelay),
+		settingFailureRateMax.Key():       settingFailureRateMax.Format(r.FailureRateMaxFailures),
+		settingFailureRateInterval.Key():  settingFailureRateInterval.Format(r.FailureRateInterval),
+		settingFailureRateDelay.Key():     settingFailureRateDelay.Format(r.FailureRateDelay),
+		settingInitialBackoff.Key():       settingInitialBackoff.Format(r.InitialBackoff),
+		settingMaxBackoff.Key():           settingMaxBackoff.Format(r.MaxBackoff),
+		settingBackoffMultiplier.Key():    settingBackoffMultiplier.Format(r.BackoffMultiplier),
+		settingResetBackoff.Key():         settingResetBackoff.Format(r.ResetBackoffThreshold),
+		settingJitter.Key():               settingJitter.Format(r.JitterFactor),
+		settingAttemptsBeforeReset.Key():  settingAttemptsBeforeReset.Format(r.AttemptsBeforeReset),
+		settingMaxFailuresPerRecord.Key(): settingMaxFailuresPerRecord.Format(r.MaxFailuresPerRecord),
 	}
 }
 
@@ -684,6 +698,9 @@ func (c Config) Validate() error {
 		if r.AttemptsBeforeReset < 1 {
 			bad("restart-strategy.exponential-delay.attempts-before-reset-backoff", "must be at least 1")
 		}
+	}
+	if r.MaxFailuresPerRecord < 0 {
+		bad("restart-strategy.max-failures-per-record", "must not be negative")
 	}
 	if c.StopTimeout <= 0 {
 		bad("StopTimeout", "must be positive")

@@ -41,6 +41,8 @@ type Job struct {
 
 	// recent keeps the latest warnings and errors of log for Status.
 	recent recentLog
+	// sameRecord counts runs in a row failed by one input record.
+	sameRecord sameRecord
 }
 
 // CommitLostError is returned when a sink reports that pre-committed work
@@ -200,10 +202,13 @@ func (j *Job) Run(ctx context.Context) error {
 			return nil
 		}
 		j.state.Store(StateFailed)
+		if serr := j.sameRecord.failed(err, j.spec.Config.Restart.MaxFailuresPerRecord); serr != nil {
+			err = serr
+		}
 		j.recent.add(LogEntry{Time: j.now(), Level: slog.LevelError, Message: "job failed", Attrs: "err=" + err.Error()})
 		// Restarting cannot help these: the same checkpoint or spec would
 		// fail the same way.
-		if errors.Is(err, connector.ErrCommitLost) || errors.Is(err, connector.ErrUnrecoverable) || errors.Is(err, ErrInvalidSpec) ||
+		if errors.Is(err, ErrRecordKeepsFailing) || errors.Is(err, connector.ErrCommitLost) || errors.Is(err, connector.ErrUnrecoverable) || errors.Is(err, ErrInvalidSpec) ||
 			errors.Is(err, checkpoint.ErrCorrupt) || errors.Is(err, checkpoint.ErrDirGone) || errors.Is(err, checkpoint.ErrLocked) ||
 			errors.Is(err, errStopTimeout) {
 			return err

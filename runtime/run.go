@@ -815,7 +815,7 @@ func (t *sourceTask) run(ctx context.Context) (err error) {
 						t.dropped.Add(1)
 						continue
 					}
-					return fmt.Errorf("pipeline %q: %w%s", pipe.name, err, rowPosition(r, i))
+					return rowError(pipe.name, err, r, i)
 				}
 			}
 			if recycler != nil {
@@ -862,17 +862,6 @@ func (t *sourceTask) sendDeadLetters(ctx context.Context, rows []types.Row) erro
 			t.src.id, t.index, len(rows))
 	}
 	return t.send(ctx, t.dead, message{kind: msgData, rows: rows})
-}
-
-// rowPosition returns " (row from <position>)" when reader r knows where
-// row i of its last batch came from (connector.RowPositioner), else "".
-func rowPosition(r connector.Reader, i int) string {
-	if rp, ok := r.(connector.RowPositioner); ok {
-		if pos := rp.RowPosition(i); pos != "" {
-			return " (row from " + pos + ")"
-		}
-	}
-	return ""
 }
 
 func (t *sourceTask) route(ctx context.Context, rows []types.Row) error {

@@ -49,8 +49,7 @@ INSERT INTO sink_kafka SELECT id, name FROM source_kafka;
 // accepts and explain names (XDG_STATE_HOME, else ~/.local/state); with
 // neither known it is refused, saying why.
 func TestDefaultCheckpointFolderExplained(t *testing.T) {
-	state := t.TempDir()
-	t.Setenv("XDG_STATE_HOME", state)
+	state := stateHome(t)
 	job := writeJob(t, fmt.Sprintf(seedJob, "127.0.0.1:9092", "in", "out"))
 	if code, stdout, stderr := cli("validate", job); code != 0 || !strings.Contains(stdout, ": OK") {
 		t.Fatalf("validate: exit %d\n%s%s", code, stdout, stderr)
@@ -91,8 +90,7 @@ func TestDefaultCheckpointFolderExplained(t *testing.T) {
 // checkpoints in the default folder.
 func TestSeedJobExactlyOnceAcrossKill(t *testing.T) {
 	b := kafkatest.Require(t)
-	state := t.TempDir()
-	t.Setenv("XDG_STATE_HOME", state)
+	state := stateHome(t)
 	in, out := b.Topic(t, 2), b.Topic(t, 1)
 	job := filepath.Join(t.TempDir(), kafkatest.UniqueName(t)+".sql")
 	if err := os.WriteFile(job, fmt.Appendf(nil, seedJob, b.Addr, in, out), 0o644); err != nil {
@@ -211,8 +209,7 @@ FROM kafka_table;
 // kill.
 func TestFlinkFilesystemExampleExactlyOnceAcrossKill(t *testing.T) {
 	b := kafkatest.Require(t)
-	state := t.TempDir()
-	t.Setenv("XDG_STATE_HOME", state)
+	state := stateHome(t)
 	in := b.Topic(t, 2)
 	outDir := t.TempDir()
 	job := writeJob(t, fmt.Sprintf(flinkFilesystemJob, b.Addr, in, outDir))
@@ -240,6 +237,9 @@ func TestFlinkFilesystemExampleExactlyOnceAcrossKill(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = first.Wait()
+	if files, _ := filepath.Glob(filepath.Join(state, "streamsql", "checkpoints", "job", "chk-*.json")); len(files) == 0 {
+		t.Fatalf("no checkpoint in the default folder under %s; stderr:\n%s", state, stderr1)
+	}
 
 	second, _, stderr2 := runChild(t, nil, set...)
 	if err := second.Start(); err != nil {

@@ -6,11 +6,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
 func writeJob(t *testing.T, text string) string {
 	t.Helper()
+	stateHome(t)
 	path := filepath.Join(t.TempDir(), "job.sql")
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
@@ -188,4 +190,23 @@ func TestCLIIsAClientOfJob(t *testing.T) {
 			t.Errorf("the CLI imports %s; it should go through package job", imp)
 		}
 	}
+}
+
+// stateHomes records the tests that have a state home of their own.
+var stateHomes sync.Map
+
+// stateHome gives test t, once, an XDG_STATE_HOME of its own and returns
+// it: the jobs a test runs without execution.checkpointing.dir keep their
+// checkpoints in the default folder under it, so tests whose jobs share a
+// name ("job", from writeJob) do not restore each other's checkpoints.
+// The child processes a test starts inherit it.
+func stateHome(t *testing.T) string {
+	t.Helper()
+	if dir, ok := stateHomes.Load(t.Name()); ok {
+		return dir.(string)
+	}
+	dir := t.TempDir()
+	stateHomes.Store(t.Name(), dir)
+	t.Setenv("XDG_STATE_HOME", dir)
+	return dir
 }

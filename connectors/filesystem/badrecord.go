@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/connectors/internal/badrecord"
 	"github.com/streamsql/streamsql/factory"
 )
@@ -40,8 +41,14 @@ type badRecords struct {
 // fails the job under every policy.
 func (b *badRecords) decodeFailed(file string, off int64, err error) error {
 	derr := &DecodeError{File: file, Offset: off, Line: lineAt(b.st, file, off), Err: err}
-	if b.policy == badrecord.Fail || !errors.As(err, new(*factory.DecodeError)) {
+	if !errors.As(err, new(*factory.DecodeError)) {
 		return derr
+	}
+	if b.policy == badrecord.Fail {
+		return &connector.BadRecordError{Record: fmt.Sprintf("file %s byte offset %d", file, off),
+			Policy: fmt.Sprintf("table '%s' has 'scan.bad-record.policy' = 'fail' (the default): a record that does not decode "+
+				"fails the job, and every restart meets it again; 'skip' counts and logs such records and goes on", b.table),
+			Err: derr}
 	}
 	b.skip(file, off, reasonDecode, derr)
 	return nil

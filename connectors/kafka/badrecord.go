@@ -129,8 +129,15 @@ func (b *badRecords) decodeFailed(rec *kgo.Record, err error) error {
 	bad := errors.As(err, new(*factory.DecodeError))
 	err = fmt.Errorf("kafka source: decoding the record at topic %s partition %d offset %d: %w",
 		rec.Topic, rec.Partition, rec.Offset, err)
-	if b.policy == failOnBadRecord || !bad {
+	if !bad {
 		return err
+	}
+	if b.policy == failOnBadRecord {
+		return &connector.BadRecordError{Record: fmt.Sprintf("topic %s partition %d offset %d", rec.Topic, rec.Partition, rec.Offset),
+			Policy: fmt.Sprintf("table '%s' has 'scan.bad-record.policy' = 'fail' (the default): a record that does not decode fails "+
+				"the job, and every restart meets it again. 'skip' counts and logs such records and goes on; 'dead-letter' "+
+				"(with 'scan.bad-record.dead-letter.topic') writes them unchanged to that topic and goes on", b.table),
+			Err: err}
 	}
 	b.handle(rec, reasonDecode, err)
 	return nil

@@ -251,6 +251,11 @@ type sinkConfig struct {
 	AckTracker ackTracker
 	// Logger receives warnings; nil means slog.Default().
 	Logger *slog.Logger
+	// BadRecordPolicy is 'sink.bad-record.policy' ("" is fail): what a
+	// writer does with a record too large for its topic (oversize.go);
+	// DeadLetterTopic is 'sink.bad-record.dead-letter.topic'.
+	BadRecordPolicy string
+	DeadLetterTopic string
 }
 
 // validate checks cfg without a broker and returns the parsed properties.
@@ -264,6 +269,9 @@ func (cfg *sinkConfig) validate() (clientSettings, error) {
 	}
 	if cfg.Encoder == nil && cfg.NewEncoder == nil {
 		return s, errors.New("kafka sink: no record encoder")
+	}
+	if cfg.BadRecordPolicy == sinkBadDeadLetter && cfg.DeadLetterTopic == "" {
+		return s, errOversizeDeadLetter
 	}
 	if (cfg.BufferFlushMaxRows > 0 || cfg.BufferFlushInterval > 0) && cfg.NewKeyFunc == nil {
 		return s, errors.New("kafka sink: sink buffer flushing needs the key of each row")

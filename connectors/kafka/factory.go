@@ -64,6 +64,8 @@ var (
 					Description("End offsets (exclusive) in 'specific-offsets' bounded mode, same syntax as 'scan.startup.specific-offsets'; unlisted partitions are not read.")
 	optBoundedTimestamp = option.Long("scan.bounded.timestamp-millis").
 				Description("End timestamp (milliseconds since the epoch) in 'timestamp' bounded mode.")
+	optMissingTopic = option.Enum("scan.missing-topic", missingTopicFail, missingTopicWait).Default(missingTopicFail).
+			Description("What a source does when a topic of 'topic' does not exist when the job starts: fail the job at once, naming the topic (a restart could not create it); or wait for it, warning once a minute and reading it from its start once it exists.")
 	optDiscovery = option.Duration("scan.topic-partition-discovery.interval").Default(5 * time.Minute).
 			Description("How often an unbounded source looks for new partitions (and new topics matching 'topic-pattern'), which start at their earliest offset; 0 disables it.")
 	optBadRecordPolicy = badrecord.Option("What the source does with a record its formats cannot decode, and with a record whose row the job rejects for a NULL in a NOT NULL sink column: fail the job, naming topic, partition, offset and the format's reason (the default, as Flink); skip it, counted in streamsql_task_bad_records_skipped_total and logged with topic, partition and offset at most once per 10 s; or dead-letter it: write its key, value, headers and timestamp unchanged to 'scan.bad-record.dead-letter.topic', with streamsql.dead-letter.* headers saying where it came from and why. Dead letters are committed by the checkpoint that reads past their record: when the job's sink is an exactly-once Kafka sink on the same cluster, inside the sink's own transactions, atomically with that checkpoint's output and source offsets (with or without 'execution.checkpointing.dir', scale-out included); with another exactly-once sink, in Kafka transactions of their own committed and recovered with that checkpoint, which needs 'execution.checkpointing.dir' (either way each dead letter once in the topic, for read_committed consumers); else flushed at each checkpoint (at least once). A format's 'ignore-parse-errors' = 'true' is Flink's skip: it goes with 'skip' (or no policy), not with 'fail' or 'dead-letter'.",
@@ -200,13 +202,13 @@ func Factory() factory.ConnectorFactory {
 		Options: []option.Option{optTopic, optTopicPattern, optServers, optGroupID, optTxnTimeout, optProperties,
 			optValueFormat, optKeyFormat, optKeyFields, optKeyFieldsPrefix, optValueFieldsInclude,
 			optStartupMode, optStartupSpecificOffsets, optStartupTimestamp,
-			optBoundedMode, optBoundedSpecificOffsets, optBoundedTimestamp, optDiscovery, optScanParallelism,
-			optBadRecordPolicy, optDeadLetterTopic,
+			optBoundedMode, optBoundedSpecificOffsets, optBoundedTimestamp, optDiscovery, optMissingTopic, optScanParallelism,
+			optBadRecordPolicy, optDeadLetterTopic, optSinkBadRecordPolicy, optSinkDeadLetterTopic,
 			optPartitioner, optSinkParallelism, optDelivery, optTxnPrefix, optNaming},
 		Rules: []option.Rule{ruleTopic, rulePattern, ruleProperties, ruleKeyFormat, ruleKeyPrefix, ruleRoundRobin,
 			ruleStartupSpecific, ruleStartupTimestamp, ruleStartupOffsets,
 			ruleBoundedSpecific, ruleBoundedTimestamp, ruleBoundedOffsets, ruleScanParallelism, ruleSinkParallelism,
-			ruleDeadLetterTopic, ruleDeadLetterOnly, ruleIgnoreParseErrors},
+			ruleDeadLetterTopic, ruleDeadLetterOnly, ruleIgnoreParseErrors, ruleSinkDeadLetterTopic, ruleSinkDeadLetterOnly},
 		ReadableMetadata:    readableMetadata(),
 		ValueFormatMetadata: true,
 		WritableMetadata:    writableMetadata(),
@@ -225,12 +227,12 @@ func UpsertFactory() factory.ConnectorFactory {
 			"writes a changelog as upserts and tombstones.",
 		Options: []option.Option{optTopic, optTopicPattern, optServers, optGroupID, optTxnTimeout, optProperties,
 			optUpsertValueFormat, optUpsertKeyFormat, optKeyFieldsPrefix, optValueFieldsInclude,
-			optBoundedMode, optBoundedSpecificOffsets, optBoundedTimestamp, optDiscovery, optScanParallelism,
-			optBadRecordPolicy, optDeadLetterTopic,
+			optBoundedMode, optBoundedSpecificOffsets, optBoundedTimestamp, optDiscovery, optMissingTopic, optScanParallelism,
+			optBadRecordPolicy, optDeadLetterTopic, optSinkBadRecordPolicy, optSinkDeadLetterTopic,
 			optSinkParallelism, optDelivery, optTxnPrefix, optNaming, optBufferRows, optBufferInterval},
 		Rules: []option.Rule{ruleTopic, rulePattern, ruleProperties, ruleKeyPrefix,
 			ruleBoundedSpecific, ruleBoundedTimestamp, ruleBoundedOffsets, ruleBuffer, ruleScanParallelism, ruleSinkParallelism,
-			ruleDeadLetterTopic, ruleDeadLetterOnly, ruleIgnoreParseErrors},
+			ruleDeadLetterTopic, ruleDeadLetterOnly, ruleIgnoreParseErrors, ruleSinkDeadLetterTopic, ruleSinkDeadLetterOnly},
 		ReadableMetadata:    readableMetadata(),
 		ValueFormatMetadata: true,
 		WritableMetadata:    writableMetadata(),
@@ -301,6 +303,7 @@ func newTableSource(ctx factory.Context, upsert bool) (connector.Source, error) 
 		Topics:            optTopic.Get(c),
 		Properties:        maps.Clone(optProperties.Get(c)),
 		DiscoveryInterval: optDiscovery.Get(c),
+		WaitForTopics:     optMissingTopic.Get(c) == missingTopicWait,
 		RowWidth:          l.srcWidth,
 		Metadata:          l.srcMeta,
 		ScaleOut:          ctx.Job.ScaleOut,
@@ -370,6 +373,8 @@ func newTableSink(ctx factory.Context, upsert bool) (connector.Sink, error) {
 		TransactionalIDPrefix:       optTxnPrefix.Get(c),
 		DeriveTransactionalIDPrefix: true,
 		Table:                       ctx.ObjectName,
+		BadRecordPolicy:             optSinkBadRecordPolicy.Get(c),
+		DeadLetterTopic:             optSinkDeadLetterTopic.Get(c),
 	}
 	if cfg.Table == "" {
 		cfg.Table = ctx.Table

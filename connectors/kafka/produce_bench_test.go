@@ -2,6 +2,7 @@ package kafka
 
 import (
 	"context"
+	"errors"
 	"math/rand/v2"
 	"strconv"
 	"sync"
@@ -127,12 +128,30 @@ func benchSinkRows(n int) []types.Row {
 // promises run on another goroutine in batches of 100, in Writes of 500
 // rows, with a flush and Wait every 20,000 records as a checkpoint does.
 // The client's own work is not in it (see BenchmarkAtLeastOnceWriter).
-func BenchmarkProduce(b *testing.B) {
+func BenchmarkProduce(b *testing.B) { benchProduce(b, false) }
+
+// BenchmarkProduceSizeChecked is BenchmarkProduce with the check of each
+// record's size against its topic's limit ('sink.bad-record.policy'), as
+// the sink's writers produce: compare the two in one run.
+func BenchmarkProduceSizeChecked(b *testing.B) { benchProduce(b, true) }
+
+// fixedLimit is a produce.Oversize whose records all fit.
+type fixedLimit int
+
+func (l fixedLimit) Limit(string) int { return int(l) }
+func (fixedLimit) TooLarge(*kgo.Record, int, int) (produce.OversizeAction, error) {
+	return produce.OversizeFail, errors.New("too large")
+}
+
+func benchProduce(b *testing.B, sizeChecked bool) {
 	enc, err := benchSinkLayout(b).newEncoder()
 	if err != nil {
 		b.Fatal(err)
 	}
 	p := produce.New(enc, nil, nil, DefaultDeliveryTimeout)
+	if sizeChecked {
+		p.SetOversize(fixedLimit(defaultBatchMaxBytes), compressor(""))
+	}
 	defer p.Close()
 	cl := newAckingClient(100)
 	defer cl.close()

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -31,6 +32,12 @@ type sink struct {
 	cluster string        // the cluster id ("" when it could not be read)
 
 	watch *brokerWatch // brokers the writers' clients cannot reach
+
+	// limits are the largest records the topics accept, read once;
+	// oversized counts the records 'sink.bad-record.policy' skipped or
+	// set aside.
+	limits    sizeLimits
+	oversized atomic.Int64
 
 	txn *txn.Sink // exactly-once: the transaction machinery, made after start
 }
@@ -118,7 +125,7 @@ func newSink(cfg sinkConfig) (connector.Sink, error) {
 
 // Open returns the writer of one sink task.
 func (s *sink) Open(ctx context.Context, task connector.TaskInfo) (connector.Writer, error) {
-	w, err := newPlainWriter(s, task)
+	w, err := newPlainWriter(ctx, s, task)
 	if err != nil {
 		return nil, err
 	}
@@ -185,7 +192,7 @@ func (s *exactlyOnceSink) Open(ctx context.Context, task connector.TaskInfo) (co
 	if err != nil {
 		return nil, err
 	}
-	w, err := s.machinery().NewWriter(task, ack, s.newProducer(enc))
+	w, err := s.machinery().NewWriter(task, ack, s.newProducer(ctx, enc, task.Logger))
 	if err != nil {
 		return nil, err
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/streamsql/streamsql/connector"
@@ -200,6 +201,10 @@ type sourceConfig struct {
 	BoundedMode            boundedMode
 	BoundedSpecificOffsets map[int32]int64
 	BoundedTimestampMillis int64
+	// WaitForTopics is 'scan.missing-topic' = 'wait': a topic of Topics
+	// that does not exist is waited for (with a warning a minute) instead
+	// of failing the job.
+	WaitForTopics bool
 	// DiscoveryInterval is 'scan.topic-partition-discovery.interval':
 	// how often unbounded readers look for new partitions; zero: never.
 	DiscoveryInterval time.Duration
@@ -357,9 +362,9 @@ func (s *source) list(ctx context.Context) ([]connector.Split, error) {
 	if err := checkConnection(ctx, cl, ac); err != nil {
 		return nil, fmt.Errorf("kafka source: %w", err)
 	}
-	md, err := kadm.NewClient(cl).ListTopics(ctx, s.cfg.Topics...)
+	md, err := s.listTopics(ctx, kadm.NewClient(cl), ac)
 	if err != nil {
-		return nil, fmt.Errorf("kafka source: listing partitions: %w", describeAuthError(err, ac))
+		return nil, err
 	}
 	topics := s.cfg.Topics
 	if s.cfg.TopicPattern != nil {
@@ -382,6 +387,57 @@ func (s *source) list(ctx context.Context) ([]connector.Split, error) {
 		}
 	}
 	return out, nil
+}
+
+// The values of 'scan.missing-topic'.
+const (
+	missingTopicFail = "fail"
+	missingTopicWait = "wait"
+)
+
+// missingTopicWarnEvery is how often a source waiting for a topic
+// ('scan.missing-topic' = 'wait') says so.
+const missingTopicWarnEvery = time.Minute
+
+// listTopics describes the source's topics. A topic of 'topic' that does
+// not exist fails at once with connector.ErrUnrecoverable, naming it
+// (restarting would meet the same absence, for ever), or, under
+// 'scan.missing-topic' = 'wait', is waited for with a warning a minute.
+func (s *source) listTopics(ctx context.Context, adm *kadm.Client, ac AuthContext) (kadm.TopicDetails, error) {
+	var warned time.Time
+	for {
+		md, err := adm.ListTopics(ctx, s.cfg.Topics...)
+		if err != nil {
+			return nil, fmt.Errorf("kafka source: listing partitions: %w", describeAuthError(err, ac))
+		}
+		var missing []string
+		for _, topic := range s.cfg.Topics {
+			if td, ok := md[topic]; !ok || errors.Is(td.Err, kerr.UnknownTopicOrPartition) {
+				missing = append(missing, topic)
+			}
+		}
+		if len(missing) == 0 {
+			return md, nil
+		}
+		where := strings.Join(s.settings.seeds, ",")
+		if !s.cfg.WaitForTopics {
+			return nil, fmt.Errorf("%w: kafka source (table '%s'): topic '%s' does not exist on the cluster at %s: create it, "+
+				"or correct 'topic'; with 'scan.missing-topic' = 'wait' the source waits for it instead",
+				connector.ErrUnrecoverable, s.cfg.Table, strings.Join(missing, "', '"), where)
+		}
+		if now := time.Now(); now.Sub(warned) >= missingTopicWarnEvery {
+			warned = now
+			s.cfg.Logger.Warn(fmt.Sprintf("kafka source (table '%s'): waiting for topic '%s', which does not exist on the cluster at %s ('scan.missing-topic' = 'wait')",
+				s.cfg.Table, strings.Join(missing, "', '"), where))
+		}
+		t := time.NewTimer(time.Second)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, ctx.Err()
+		case <-t.C:
+		}
+	}
 }
 
 func splitID(topic string, p int32) string { return topic + ":" + strconv.Itoa(int(p)) }

@@ -27,7 +27,7 @@ type plainWriter struct {
 	failed    error
 }
 
-func newPlainWriter(s *sink, task connector.TaskInfo) (*plainWriter, error) {
+func newPlainWriter(ctx context.Context, s *sink, task connector.TaskInfo) (*plainWriter, error) {
 	enc, err := s.cfg.encoder()
 	if err != nil {
 		return nil, err
@@ -42,7 +42,7 @@ func newPlainWriter(s *sink, task connector.TaskInfo) (*plainWriter, error) {
 		log = s.cfg.Logger
 	}
 	warm := produce.Warm(context.Background(), func(context.Context) (*kgo.Client, error) { return cl, nil })
-	return &plainWriter{sink: s, cl: cl, warm: warm, p: s.newProducer(enc), guarantee: s.cfg.DeliveryGuarantee, log: log}, nil
+	return &plainWriter{sink: s, cl: cl, warm: warm, p: s.newProducer(ctx, enc, log), guarantee: s.cfg.DeliveryGuarantee, log: log}, nil
 }
 
 // Write hands rows to the producer. Under at-least-once a record failure
@@ -116,13 +116,16 @@ func (w *plainWriter) Bytes() int64 { return w.p.Bytes() }
 func (w *plainWriter) Unhealthy() string { return w.sink.watch.unhealthy() }
 
 // newProducer returns the record path of one writer: enc, then the
-// writable metadata columns, then the check of a record's own topic.
-func (s *sink) newProducer(enc recordEncoder) *produce.Producer {
+// writable metadata columns, then the check of a record's own topic, then
+// its size against the topic's limit ('sink.bad-record.policy').
+func (s *sink) newProducer(ctx context.Context, enc recordEncoder, log *slog.Logger) *produce.Producer {
 	var meta func(*types.Row, *kgo.Record)
 	if md := s.cfg.Metadata; len(md) > 0 {
 		meta = func(row *types.Row, r *kgo.Record) { writeMetadata(row, r, md) }
 	}
-	return produce.New(enc, meta, s.cfg.topicCheck(), s.deliveryTimeout())
+	p := produce.New(enc, meta, s.cfg.topicCheck(), s.deliveryTimeout())
+	p.SetOversize(s.newOversize(ctx, log), compressor(s.cfg.Properties["compression.type"]))
+	return p
 }
 
 // writeMetadata copies the writable metadata columns of row into r,

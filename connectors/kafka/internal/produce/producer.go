@@ -26,11 +26,16 @@ import (
 // the produce promises. Produce, Wait and Reset are called by one
 // goroutine, the writer's; promises run on franz-go's.
 type Producer struct {
-	enc     Encoder
-	meta    func(*types.Row, *kgo.Record) // copies writable metadata into records; nil: none
-	check   func(*kgo.Record) error       // checks a record's own topic; nil: none
-	promise func(*kgo.Record, error)      // p.done, bound once
-	bytes   atomic.Int64                  // key and value bytes handed to the client
+	enc   Encoder
+	meta  func(*types.Row, *kgo.Record) // copies writable metadata into records; nil: none
+	check func(*kgo.Record) error       // checks a record's own topic; nil: none
+	over  Oversize                      // measures records against their topic's limit; nil: none
+	// compress is the client's codec for over (nil: none); scratch and
+	// zipped are its buffers.
+	compress        Compressor
+	scratch, zipped []byte
+	promise         func(*kgo.Record, error) // p.done, bound once
+	bytes           atomic.Int64             // key and value bytes handed to the client
 	// spare are recycled records only Produce touches: it refills them
 	// from free, a batch at a time, so that neither side takes a lock per
 	// record for recycling (the promise adds to free under the lock it
@@ -276,6 +281,15 @@ func (p *Producer) Produce(ctx context.Context, src ClientSource, rows []types.R
 			if err := p.check(r); err != nil {
 				p.unused(r)
 				return i, fmt.Errorf("kafka sink: %w", err)
+			}
+		}
+		if p.over != nil {
+			if skip, err := p.measure(r); err != nil || skip {
+				p.unused(r)
+				if err != nil {
+					return i, err
+				}
+				continue
 			}
 		}
 		if cl == nil {
