@@ -2,6 +2,7 @@ package planner
 
 import (
 	"github.com/streamsql/streamsql/factory"
+	"github.com/streamsql/streamsql/runtime"
 	"github.com/streamsql/streamsql/runtime/checkpoint"
 )
 
@@ -16,8 +17,11 @@ import (
 // is set or when it writes a two-phase (exactly-once) sink, which commits
 // at the job's final checkpoint at least. Other jobs (a datagen → print
 // job, a bare SELECT over a topic) keep their checkpoints in memory: a new
-// run starts them afresh, as before. A scaled-out job keeps its positions
-// in the consumer groups and takes no folder. When no default folder is
+// run starts them afresh, as before. Flink's
+// execution.checkpointing.storage decides instead when set: 'jobmanager'
+// keeps any job's checkpoints in memory, 'filesystem' gives any job the
+// folder. A scaled-out job keeps its positions in the consumer groups and
+// takes no folder. When no default folder is
 // known (no XDG_STATE_HOME and no home directory), the job is planned
 // without one and checkDurability refuses what needs one, saying why.
 //
@@ -26,7 +30,8 @@ import (
 func (p *planner) defaultCheckpointDir() string {
 	pl := p.plan
 	cp := &pl.Runtime.Checkpoint
-	if cp.Dir != "" || pl.ScaleOut || !p.checkpoints() {
+	if cp.Dir != "" || pl.ScaleOut || cp.Storage == runtime.StorageJobManager ||
+		!p.checkpoints() && cp.Storage != runtime.StorageFilesystem {
 		return ""
 	}
 	dir, err := checkpoint.DefaultDir()

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/streamsql/streamsql/factory"
+	"github.com/streamsql/streamsql/runtime"
 )
 
 // Explain writes a description of the plan: the job and its checkpoint
@@ -27,6 +28,8 @@ func (pl *Plan) Explain(w io.Writer) error {
 		fmt.Fprintf(&b, "Checkpoint storage: %s (the default folder: execution.checkpointing.dir is not set)\n", f)
 	} else if f != "" {
 		fmt.Fprintf(&b, "Checkpoint storage: %s\n", f)
+	} else if cp.Storage == runtime.StorageJobManager {
+		b.WriteString("Checkpoint storage: in memory (execution.checkpointing.storage is 'jobmanager'; a restarted process starts over)\n")
 	} else if pl.ScaleOut {
 		b.WriteString("Checkpoint storage: in memory (a scaled-out job keeps its positions in the consumer groups, committed with the output)\n")
 	} else {

@@ -27,6 +27,9 @@ import (
 func (p *planner) checkDurability() {
 	pl := p.plan
 	noDefault := p.defaultCheckpointDir()
+	if pl.Runtime.Checkpoint.Storage == runtime.StorageJobManager {
+		noDefault = runtime.StorageJobManager
+	}
 	cp := pl.Runtime.Checkpoint
 	stores := map[factory.PositionStore]int{}
 	for _, ins := range pl.Inserts {
@@ -176,6 +179,9 @@ func (p *planner) checkDeadLetters(ins *Insert, noDefault string) {
 // execution.checkpointing.dir, and noDefault, why there is no default
 // folder either.
 func inMemoryWhy(noDefault string) string {
+	if noDefault == runtime.StorageJobManager {
+		return "execution.checkpointing.storage is 'jobmanager'"
+	}
 	if noDefault == "" {
 		return "execution.checkpointing.dir is not set"
 	}

@@ -58,6 +58,12 @@ var retentionNames = []string{"NO_EXTERNALIZED_CHECKPOINTS", "DELETE_ON_CANCELLA
 // String returns Flink's name of the policy.
 func (r Retention) String() string { return retentionNames[r] }
 
+// The values of execution.checkpointing.storage (CheckpointConfig.Storage).
+const (
+	StorageJobManager = "jobmanager"
+	StorageFilesystem = "filesystem"
+)
+
 // RestartStrategy is restart-strategy.type.
 type RestartStrategy uint8
 
@@ -113,6 +119,11 @@ type CheckpointConfig struct {
 	// fills in the per-user default folder, checkpoint.DefaultDir, for a
 	// job that checkpoints and does not set it.)
 	Dir string
+	// Storage is execution.checkpointing.storage (deprecated:
+	// state.checkpoint-storage): "jobmanager" keeps checkpoints in memory
+	// (no default folder), "filesystem" writes them to Dir or the default
+	// folder whatever the job; "" lets the planner decide.
+	Storage string
 	// MaxUncommitted (streamsql's
 	// execution.checkpointing.max-uncommitted-checkpoints, default 3) is
 	// the number of checkpoints whose commits may be pending at once; when
@@ -203,8 +214,6 @@ func IgnoredKeys() []string { return slices.Clone(ignoredKeys) }
 // ignored declares the accepted Flink options that have no effect, with
 // package option as the others: the description says why.
 var ignored = []option.Option{
-	option.String("execution.checkpointing.storage").DeprecatedKey("state.checkpoint-storage", nil).
-		Description("Checkpoints are always files in execution.checkpointing.dir, or in memory without it."),
 	option.String("execution.checkpointing.savepoint-dir").DeprecatedKey("state.savepoints.dir", nil).
 		Description("streamsql has no savepoints: a gracefully stopped job resumes from its retained checkpoint."),
 	option.String("execution.checkpointing.incremental").DeprecatedKey("state.backend.incremental", nil).
@@ -309,6 +318,13 @@ var (
 			"where neither is known, keep their checkpoints in memory: they survive restarts within the process only, " +
 			"and a new process starts afresh (validate and run refuse exactly-once sinks then, unless their sources' " +
 			"Kafka offsets are committed in the sink's transactions; docs/runtime.md). A scaled-out job takes no folder.")
+	settingStorage = option.Enum("execution.checkpointing.storage", StorageJobManager, StorageFilesystem).
+			DeprecatedKey("state.checkpoint-storage", nil).
+			Description("Flink's choice of checkpoint storage. 'jobmanager' keeps checkpoints in memory: they survive restarts " +
+			"within the process only, a new process starts afresh, and no default folder is used (exactly-once sinks are " +
+			"refused then, unless their sources' Kafka offsets are committed in the sink's transactions). 'filesystem' " +
+			"writes them to execution.checkpointing.dir, else to the default folder, whatever the job. Unset: the " +
+			"default folder for a job that checkpoints, memory for the others (see execution.checkpointing.dir).")
 	settingS3Endpoint = option.String(s3fs.KeyEndpoint).
 				Description("The endpoint of the S3-compatible object storage of s3:// paths (execution.checkpointing.dir, filesystem tables): " +
 			"http://host:port, https://host:port, or host[:port] for https. Unset: AWS's endpoint of the region. Flink's name.")
@@ -385,7 +401,7 @@ var (
 // errors.
 var settings = []option.Option{
 	settingInterval, settingMode, settingTimeout, settingMinPause, settingMaxConcurrent, settingTolerableFailed,
-	settingNumRetained, settingRetention, settingDir, settingMaxUncommitted,
+	settingNumRetained, settingRetention, settingDir, settingStorage, settingMaxUncommitted,
 	settingRestartType, settingFixedDelayAttempts, settingFixedDelay, settingFailureRateMax,
 	settingFailureRateInterval, settingFailureRateDelay, settingInitialBackoff, settingMaxBackoff,
 	settingBackoffMultiplier, settingResetBackoff, settingJitter, settingAttemptsBeforeReset, settingMaxFailuresPerRecord,
@@ -424,6 +440,7 @@ func fromOptions(o *option.Config) Config {
 			NumRetained:     settingNumRetained.Get(o),
 			Retention:       Retention(slices.Index(retentionNames, settingRetention.Get(o))),
 			Dir:             strings.TrimSpace(settingDir.Get(o)),
+			Storage:         settingStorage.Get(o),
 			MaxUncommitted:  settingMaxUncommitted.Get(o),
 		},
 		Restart: RestartConfig{
@@ -504,6 +521,7 @@ func settingValues(c Config) map[string]string {
 		settingNumRetained.Key():          settingNumRetained.Format(cp.NumRetained),
 		settingRetention.Key():            cp.Retention.String(),
 		settingDir.Key():                  dir,
+		settingStorage.Key():              orNone(cp.Storage),
 		settingMaxUncommitted.Key():       settingMaxUncommitted.Format(cp.MaxUncommitted),
 		settingRestartType.Key():          strategy,
 		settingFixedDelayAttempts.Key():   settingFixedDelayAttempts.Format(r.FixedDelayAttempts),
@@ -651,6 +669,10 @@ func (c Config) Validate() error {
 	if cp.Dir != "" {
 		if err := checkpoint.CheckDir(cp.Dir); err != nil {
 			bad("execution.checkpointing.dir", "%v", err)
+		}
+		if cp.Storage == StorageJobManager {
+			bad("execution.checkpointing.storage", "'jobmanager' keeps checkpoints in memory, but execution.checkpointing.dir is set: "+
+				"remove one of them (or set the storage to 'filesystem')")
 		}
 	}
 	if err := c.S3.CheckCredentials(); err != nil {

@@ -74,7 +74,7 @@ func TestSettingsDefaultsRoundTrip(t *testing.T) {
 			none[s.Key] = true
 		}
 	}
-	want := map[string]bool{"execution.checkpointing.interval": true, "execution.checkpointing.dir": true, "restart-strategy.type": true,
+	want := map[string]bool{"execution.checkpointing.interval": true, "execution.checkpointing.dir": true, "execution.checkpointing.storage": true, "restart-strategy.type": true,
 		"s3.endpoint": true, "s3.path.style.access": true, "s3.access-key": true, "s3.secret-key": true, "s3.region": true}
 	if !reflect.DeepEqual(none, want) {
 		t.Errorf("settings without default: %v, want %v", none, want)

@@ -65,6 +65,12 @@ func TestDefaultCheckpointFolderExplained(t *testing.T) {
 		"Checkpoint storage: "+filepath.Join(other, "job")+"\n") {
 		t.Errorf("explain with the setting:\n%s", stdout)
 	}
+	// Flink's in-memory storage keeps no folder, and the exactly-once sink
+	// is refused then.
+	if code, _, stderr := cli("validate", "--set", "execution.checkpointing.storage=jobmanager", job); code != 1 ||
+		!strings.Contains(stderr, "checkpoints are kept in memory (execution.checkpointing.storage is 'jobmanager')") {
+		t.Errorf("validate with jobmanager storage: exit %d\n%s", code, stderr)
+	}
 	// Without XDG_STATE_HOME: ~/.local/state.
 	t.Setenv("XDG_STATE_HOME", "")
 	home := t.TempDir()
@@ -96,24 +102,26 @@ func TestSeedJobExactlyOnceAcrossKill(t *testing.T) {
 	if err := os.WriteFile(job, fmt.Appendf(nil, seedJob, b.Addr, in, out), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// The input arrives while the job runs, over about six seconds, so
+	// that the kill falls in the middle of it.
 	const n = 4000
-	produce := func(from, to int) {
-		cl := b.Client(t)
-		for i := from; i < to; i++ {
+	cl := b.Client(t)
+	produced := make(chan error, 1)
+	go func() {
+		for i := range n {
 			cl.Produce(context.Background(), &kgo.Record{Topic: in, Value: fmt.Appendf(nil, `{"id":%d,"name":"n%d"}`, i, i)}, nil)
+			if i%100 == 99 {
+				time.Sleep(150 * time.Millisecond)
+			}
 		}
-		if err := cl.Flush(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-	}
-	produce(0, n/2)
+		produced <- cl.Flush(context.Background())
+	}()
 
 	first, _, stderr1 := runChild(t, nil, "run", job)
 	if err := first.Start(); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, "the first run's second checkpoint", func() bool { return strings.Count(stderr1.String(), "checkpoint completed") >= 2 })
-	produce(n/2, n)
 	time.Sleep(300 * time.Millisecond) // mid-interval: rows written, not committed
 	if err := first.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
@@ -133,7 +141,13 @@ func TestSeedJobExactlyOnceAcrossKill(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = second.Process.Kill(); _ = second.Wait() }()
+	if err := <-produced; err != nil {
+		t.Fatal(err)
+	}
 	b.Consume(t, out, true, 2*time.Minute, func(r []*kgo.Record) bool { return len(r) >= n })
+	// The second run checkpointed since it started: it is running and
+	// stops gracefully on SIGTERM.
+	waitFor(t, "a checkpoint of the second run", func() bool { return strings.Contains(stderr2.String(), "checkpoint completed") })
 	if err := second.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
@@ -250,6 +264,7 @@ func TestFlinkFilesystemExampleExactlyOnceAcrossKill(t *testing.T) {
 	for len(committedFileLines(t, outDir)) < n && time.Now().Before(deadline) {
 		time.Sleep(100 * time.Millisecond)
 	}
+	waitFor(t, "a checkpoint of the second run", func() bool { return strings.Contains(stderr2.String(), "checkpoint completed") })
 	if err := second.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}

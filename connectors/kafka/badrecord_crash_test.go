@@ -123,7 +123,9 @@ func deadLetterChild() int {
 	defer cancel()
 	set := map[string]string{"restart-strategy.type": "none", "execution.checkpointing.dir": filepath.Join(j.dir, "checkpoints")}
 	if j.mode == dlOffsetsInTxn {
+		// No checkpoint files at all: not even the default folder.
 		delete(set, "execution.checkpointing.dir")
+		set["execution.checkpointing.storage"] = "jobmanager"
 	}
 	jb, err := job.Compile(ctx, "dl.sql", j.sql(), job.Options{Registry: job.NewRegistry(), JobName: j.name,
 		Set:     set,

@@ -284,6 +284,9 @@ func TestBadRecordPlanning(t *testing.T) {
   'topic' = 'out', 'properties.bootstrap.servers' = '` + addr + `', 'format' = 'json'` + eos + `);
 INSERT INTO snk SELECT * FROM src;`
 	const inSink = "dead letters after a crash: exactly-once: written in the sink's transactions"
+	// memory keeps the checkpoints in memory: no folder, not even the
+	// default one.
+	memory := map[string]string{"execution.checkpointing.storage": "jobmanager"}
 	for _, tc := range []struct {
 		name string
 		text string
@@ -293,18 +296,21 @@ INSERT INTO snk SELECT * FROM src;`
 	}{
 		// The sink cannot keep its own guarantee: the job is refused for
 		// the sink, whatever the dead letters do.
-		{"exactly-once without checkpoint dir", badRecordJob(b, "in", "out", "dead-letter", dl, eos), nil,
+		{"exactly-once without checkpoint dir", badRecordJob(b, "in", "out", "dead-letter", dl, eos), memory,
 			[]string{"exactly-once sink 'snk'", "execution.checkpointing.dir"}, false},
+		// The same, with the default checkpoint folder.
+		{"exactly-once with the default folder", badRecordJob(b, "in", "out", "dead-letter", dl, eos), nil,
+			[]string{"after a crash: exactly-once (checkpoints in ", inSink}, true},
 		// The sink commits the source's offsets in its transactions and
 		// writes the dead letters in them too.
-		{"exactly-once with positions in the transaction", source + sink, nil,
+		{"exactly-once with positions in the transaction", source + sink, memory,
 			[]string{inSink, "after a crash: exactly-once (source offsets committed in the sink transaction"}, true},
 		{"scaled out", source + sink, map[string]string{"pipeline.scale-out": "true", "pipeline.instance-id": "a"},
 			[]string{inSink}, true},
 		// The dead-letter topic (the source's cluster) is not the sink's
 		// cluster: the dead letters need transactions of their own, which
 		// only checkpoint files let a restarted process finish.
-		{"another cluster without checkpoint dir", sourceOn(other) + sink, nil,
+		{"another cluster without checkpoint dir", sourceOn(other) + sink, memory,
 			[]string{"source 'src'", "'scan.bad-record.policy' = 'dead-letter'", "exactly-once sink 'snk'",
 				"dead-letter topic is on another cluster than sink 'snk' writes", "execution.checkpointing.dir"}, false},
 		{"another cluster scaled out", sourceOn(other) + sink, map[string]string{"pipeline.scale-out": "true", "pipeline.instance-id": "a"},

@@ -113,6 +113,9 @@ func chainChild() int {
 	set := map[string]string{"restart-strategy.type": "none"}
 	if !j.offsetsInTxn {
 		set["execution.checkpointing.dir"] = filepath.Join(j.dir, "checkpoints")
+	} else {
+		// No checkpoint files at all: not even the default folder.
+		set["execution.checkpointing.storage"] = "jobmanager"
 	}
 	sql := j.sql()
 	if text := os.Getenv("CH_SQL"); text != "" {
