@@ -21,7 +21,8 @@
 //  3. Watermark is called when the task's event-time watermark (the minimum
 //     over its inputs) advances: the operator emits what the watermark
 //     completes (windows whose end it passed) before the runtime forwards
-//     the watermark downstream.
+//     the watermark downstream (held back, for an operator that is a
+//     [WatermarkHolder]).
 //  4. ProcessingTime is called at or after the time the operator asked for
 //     with [Context.SetProcessingTimer].
 //  5. PrepareSnapshot is called at each checkpoint's aligned barrier, after
@@ -95,6 +96,20 @@ type Operator interface {
 	// Close releases the operator; it is called once, also after a
 	// failure, and after it nothing else.
 	Close() error
+}
+
+// WatermarkHolder is implemented by an operator whose output rows may
+// carry event times behind the watermark it was handed, by a bounded
+// amount: an interval join emits a pair when the later of its rows
+// arrives, and the pair carries the earlier row's time. After each call of
+// Watermark(wm) the runtime forwards OutputWatermark(wm) downstream rather
+// than wm (Flink's KeyedCoProcessOperatorWithWatermarkDelay), so that
+// those rows are not late for the operators after it. OutputWatermark must
+// not decrease as wm increases, and returns MaxWatermark for MaxWatermark.
+type WatermarkHolder interface {
+	// OutputWatermark returns the watermark to forward downstream when the
+	// operator's watermark is wm.
+	OutputWatermark(wm int64) int64
 }
 
 // Base implements every Operator method but Open and Process as doing

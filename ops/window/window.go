@@ -142,22 +142,10 @@ func (w *windowAgg) timeOf(r *types.Row) (int64, bool) {
 }
 
 // local shifts an instant to the wall clock windows are aligned on;
-// instant undoes it.
-func (w *windowAgg) local(ms int64) int64 {
-	if !w.ltz {
-		return ms
-	}
-	_, off := time.UnixMilli(ms).In(w.spec.Location).Zone()
-	return ms + int64(off)*1000
-}
+// instant undoes it (Spec.Local, Spec.Instant).
+func (w *windowAgg) local(ms int64) int64 { return w.spec.Local(ms) }
 
-func (w *windowAgg) instant(local int64) int64 {
-	if !w.ltz {
-		return local
-	}
-	_, off := time.UnixMilli(local).In(w.spec.Location).Zone()
-	return local - int64(off)*1000
-}
+func (w *windowAgg) instant(local int64) int64 { return w.spec.Instant(local) }
 
 // fired reports whether a window ending at end (local time) has fired.
 func (w *windowAgg) fired(end int64) bool {
@@ -168,45 +156,12 @@ func (w *windowAgg) fired(end int64) bool {
 	return wm != stream.MinWatermark && w.instant(end)-1 <= wm
 }
 
-func floorDiv(a, b int64) int64 {
-	q := a / b
-	if (a%b != 0) && ((a < 0) != (b < 0)) {
-		q--
-	}
-	return q
-}
-
 // windowEnds appends the ends of the windows time t falls in, and reports
-// the end of its first slice (whose firing makes the row late).
-func (w *windowAgg) windowEnds(dst []int64, t int64) ([]int64, int64) {
-	switch w.spec.Kind {
-	case Tumble:
-		end := floorDiv(t-w.offset, w.size)*w.size + w.offset + w.size
-		return append(dst, end), end
-	case Hop:
-		lastStart := floorDiv(t-w.offset, w.slide)*w.slide + w.offset
-		for start := lastStart; start > t-w.size; start -= w.slide {
-			dst = append(dst, start+w.size)
-		}
-		return dst, lastStart + w.slide
-	case Cumulate:
-		cycle := floorDiv(t-w.offset, w.size)*w.size + w.offset
-		first := floorDiv(t-w.offset, w.slide)*w.slide + w.offset + w.slide
-		for end := first; end <= cycle+w.size; end += w.slide {
-			dst = append(dst, end)
-		}
-		return dst, first
-	}
-	return dst, 0
-}
+// the end of its first slice (Spec.Ends).
+func (w *windowAgg) windowEnds(dst []int64, t int64) ([]int64, int64) { return w.spec.Ends(dst, t) }
 
 // start returns the start of the window (not SESSION) ending at end.
-func (w *windowAgg) start(end int64) int64 {
-	if w.spec.Kind == Cumulate {
-		return floorDiv(end-1-w.offset, w.size)*w.size + w.offset
-	}
-	return end - w.size
-}
+func (w *windowAgg) start(end int64) int64 { return w.spec.Start(end) }
 
 func (w *windowAgg) Process(_ int, rows []types.Row, out *stream.Output) error {
 	for i := range rows {

@@ -166,11 +166,27 @@ func (tk *Task) timer() {
 
 // EndInput tells the operator that input 0 ended, after the maximum
 // watermark.
-func (tk *Task) EndInput() {
+func (tk *Task) EndInput() { tk.t.Helper(); tk.EndInputs(0) }
+
+// EndInputs tells the operator that the given inputs ended (every input
+// of a join, say), after the maximum watermark.
+func (tk *Task) EndInputs(inputs ...int) {
 	tk.t.Helper()
 	tk.Watermark(stream.MaxWatermark)
-	out := tk.output()
-	tk.flush(out, tk.op.EndInput(0, out))
+	for _, in := range inputs {
+		out := tk.output()
+		tk.flush(out, tk.op.EndInput(in, out))
+	}
+}
+
+// OutputWatermark returns the watermark the runtime forwards downstream
+// of the operator: the task's, or what the operator holds it back to
+// (stream.WatermarkHolder).
+func (tk *Task) OutputWatermark() int64 {
+	if h, ok := tk.op.(stream.WatermarkHolder); ok {
+		return h.OutputWatermark(tk.wm)
+	}
+	return tk.wm
 }
 
 // Snapshot takes a checkpoint: PrepareSnapshot, a cut of the task's state,
