@@ -86,10 +86,21 @@ func run(rows, maxUser int) (int64, error) {
 	}); err != nil {
 		return 0, err
 	}
+	// A demo starts afresh each time, so its checkpoints go to a folder of
+	// its own that it removes; a real program keeps them in a durable
+	// folder (the default: ~/.local/state/streamsql/checkpoints/<job>), so
+	// that a restart resumes, and a bounded job that finished does not run
+	// again.
+	dir, err := os.MkdirTemp("", "embed-example-checkpoints")
+	if err != nil {
+		return 0, err
+	}
+	defer os.RemoveAll(dir)
 	opts := job.Options{
 		Registry: reg,
 		Vars:     map[string]string{"MAX_USER": strconv.Itoa(maxUser)},
 		JobName:  "embed-example",
+		Set:      map[string]string{"execution.checkpointing.dir": dir},
 	}
 	if rows > 0 {
 		opts.Hints = map[string]map[string]string{"clicks": {"number-of-rows": strconv.Itoa(rows)}}
