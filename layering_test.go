@@ -29,7 +29,7 @@ var floors = [][]string{
 	// expressions.
 	{"ddl", "factory", "stream", "runtime/checkpoint", "planner/expr"},
 	// 4: the implementations, which do not know each other.
-	{"formats", "connectors", "runtime", "state/heap", "ops"},
+	{"formats", "connectors", "runtime", "state/heap", "state/lsm", "ops"},
 	// 5: the planner (which configures the operators of ops) and the
 	// registration of every built-in connector and format.
 	{"planner", "connectors/all"},
