@@ -17,8 +17,9 @@ import (
 type evKind uint8
 
 const (
-	evSourceAck evKind = iota
-	evSinkAck
+	// evTaskAck is a task's acknowledgement of a checkpoint, with all it
+	// contributes: its reader's split states, its writer's committables.
+	evTaskAck evKind = iota
 	evSourceFinished
 	evCommitted
 	evCommitLost
@@ -49,8 +50,7 @@ type inflight struct {
 	id        int64
 	final     bool
 	started   time.Time
-	srcAcked  []bool
-	sinkAcked []bool
+	acked     []bool // per task
 	remaining int
 	states    map[string][]connector.SplitState
 	items     []item
@@ -95,7 +95,7 @@ type coordinator struct {
 	finalID      int64
 	finalDone    bool
 	pausedWarned bool
-	openWarned   map[*sinkTask]int64 // open transactions warned about (by their openSince)
+	openWarned   map[*writerTail]int64 // open transactions warned about (by their openSince)
 	health       map[*sinkRT]*unhealthy
 	last         *checkpoint.Metadata
 	// lost lists the commits reported lost. Once one is, no checkpoint
@@ -286,15 +286,14 @@ func (c *coordinator) trigger(final bool) int64 {
 	id := c.nextID
 	c.nextID++
 	a := c.a
-	f := &inflight{id: id, final: final, started: time.Now(), srcAcked: make([]bool, len(a.srcTasks)),
-		sinkAcked: make([]bool, len(a.snkTasks)), remaining: len(a.srcTasks) + len(a.snkTasks),
-		states: map[string][]connector.SplitState{}}
+	f := &inflight{id: id, final: final, started: time.Now(), acked: make([]bool, len(a.tasks)),
+		remaining: len(a.tasks), states: map[string][]connector.SplitState{}}
 	for _, s := range a.sources {
 		f.states[s.id] = []connector.SplitState{}
 	}
 	c.inflight = append(c.inflight, f)
-	for _, t := range a.srcTasks {
-		t.trigger(id, final)
+	for _, r := range a.readers {
+		r.trigger(id, final)
 	}
 	return id
 }
@@ -311,7 +310,7 @@ func (c *coordinator) find(id int64) *inflight {
 func (c *coordinator) handle(ctx context.Context, ev event) error {
 	switch ev.kind {
 	case evSourceFinished:
-		if c.finished++; c.finished == len(c.a.srcTasks) {
+		if c.finished++; c.finished == len(c.a.readers) {
 			c.startFinal("all sources finished")
 		}
 		return nil
@@ -340,24 +339,16 @@ func (c *coordinator) handle(ctx context.Context, ev event) error {
 	if f == nil {
 		// The checkpoint failed (timed out) before this ack: its
 		// pre-committed work is carried into the next checkpoint.
-		if ev.kind == evSinkAck {
-			c.carried = append(c.carried, ev.items...)
-		}
+		c.carried = append(c.carried, ev.items...)
 		return nil
 	}
-	switch ev.kind {
-	case evSourceAck:
-		if !f.srcAcked[ev.task] {
-			f.srcAcked[ev.task] = true
-			f.remaining--
+	if !f.acked[ev.task] {
+		f.acked[ev.task] = true
+		f.remaining--
+		if ev.source != "" {
 			f.states[ev.source] = append(f.states[ev.source], ev.states...)
 		}
-	case evSinkAck:
-		if !f.sinkAcked[ev.task] {
-			f.sinkAcked[ev.task] = true
-			f.remaining--
-			f.items = append(f.items, ev.items...)
-		}
+		f.items = append(f.items, ev.items...)
 	}
 	if f.remaining == 0 {
 		return c.complete(ctx, f)
@@ -424,15 +415,9 @@ func (c *coordinator) complete(ctx context.Context, f *inflight) error {
 		return err
 	}
 	c.completed.Store(f.id)
-	for _, t := range a.snkTasks {
-		select {
-		case t.notify <- struct{}{}:
-		default:
-		}
-	}
-	for _, t := range a.srcTasks {
+	for _, t := range a.tasks {
 		if t.wakeOnComplete.Load() {
-			t.interrupt() // its chained writer listens (chain.go)
+			t.interrupt()
 		}
 	}
 	if len(newItems) > 0 {
@@ -524,7 +509,7 @@ func (c *coordinator) housekeeping() error {
 // transaction is otherwise pre-committed at the next barrier however old
 // it is, and the broker may have aborted it already.
 func (c *coordinator) guardOpen(now time.Time) error {
-	for _, t := range c.a.snkTasks {
+	for _, t := range c.a.writers() {
 		to := t.sink.timeout
 		ns := t.openSince.Load()
 		if to <= 0 || ns == 0 {
@@ -537,7 +522,7 @@ func (c *coordinator) guardOpen(now time.Time) error {
 		}
 		if age > to/2 && c.openWarned[t] != ns {
 			if c.openWarned == nil {
-				c.openWarned = map[*sinkTask]int64{}
+				c.openWarned = map[*writerTail]int64{}
 			}
 			c.openWarned[t] = ns
 			c.log().Warn("an open transaction is past half of the sink's transaction timeout and no checkpoint has pre-committed it",
@@ -564,8 +549,8 @@ const healthRepeat = 30 * time.Second
 func (c *coordinator) watchHealth(now time.Time) {
 	for _, s := range c.a.sinks {
 		problem, task := "", -1
-		if h, ok := s.committer.(connector.HealthReporter); ok {
-			problem = h.Unhealthy()
+		if s.health != nil {
+			problem = s.health.Unhealthy()
 		}
 		for _, t := range s.tasks {
 			if problem != "" {

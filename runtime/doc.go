@@ -4,44 +4,69 @@
 //
 // The types to learn first: [JobSpec] (what to run: a [Config] and
 // pipelines, [Pipeline], of sources and sinks, [SourceSpec] and
-// [SinkSpec]), [Job] ([NewJob],
-// [Job.Run], [Job.Status]) and [Config] (checkpointing and restarts, read
-// from Flink's settings by [ParseConfig]). Sources and sinks are the
-// connector package's interfaces; checkpoints are runtime/checkpoint's.
+// [SinkSpec], or a [Graph] of sources, operators and sinks), [Job]
+// ([NewJob], [Job.Run], [Job.Status]) and [Config] (checkpointing and
+// restarts, read from Flink's settings by [ParseConfig]). Sources and
+// sinks are the connector package's interfaces, operators the stream
+// package's; checkpoints are runtime/checkpoint's.
 //
 // # Jobs
 //
 // A [JobSpec] names the job, carries its [Config] (parsed from SET options
-// by [ParseConfig], with Flink's option names and defaults) and lists
-// pipelines. A [Pipeline] has sources (each with a parallelism), a per-row
-// transform, and sinks (each with a parallelism). [NewJob] validates the
-// spec; [Job.Run] runs it until the bounded sources are done, the context
-// is cancelled (graceful stop), or a failure the restart strategy does not
-// absorb. [Job.Status] reports metrics (see [Metrics]).
+// by [ParseConfig], with Flink's option names and defaults) and lists its
+// dataflows: pipelines, and a [Graph]. A [Pipeline] has sources (each with
+// a parallelism), a per-row transform, and sinks (each with a
+// parallelism); it is lowered onto the job's graph: a source vertex per
+// source ("<pipeline>/<table>"), its transform as an operator fused with
+// it, a sink vertex per sink, and an edge from each source to each sink.
+// A Graph's [Vertex] is a source, an operator ([OperatorVertex], a
+// stream.Operator per task) or a sink, each with a parallelism, and its
+// [Edge]s say how rows go from the tasks of one vertex to those of the
+// next ([Exchange]). [NewJob] validates the spec; [Job.Run] runs it until
+// the bounded sources are done, the context is cancelled (graceful stop),
+// or a failure the restart strategy does not absorb. [Job.Status] reports
+// metrics (see [Metrics]).
 //
 // # Execution
 //
-// Each source task owns one connector.Reader and applies the pipeline's
-// transform ("chained", as Flink would); it sends batches of rows over a
-// bounded channel (Config.ChannelCapacity batches) to each sink task of
-// each sink of the pipeline: by default source task i feeds sink task
-// i mod n, which keeps every split's order; Pipeline.Partition routes rows
-// by key instead. A full channel blocks the sender (backpressure, counted
-// in TaskStatus.Backpressure), so memory stays bounded by the channel
-// capacities whatever the speed of the sinks. Every goroutine belongs to
-// the run's errgroup: the first error cancels all of them.
+// Every vertex runs as Parallelism tasks. A task is one goroutine with one
+// loop, the same for every task: a head (a source's reader, or the
+// channels from the tasks of the vertices before it), a chain of
+// operators, and a tail (a sink's writer, or the exchanges towards the
+// next vertices). Rows go through the chain batch by batch; a checkpoint
+// barrier is aligned at the head, the operators prepare their snapshots,
+// the reader is snapshotted, the barrier goes on downstream, the writer
+// pre-commits, and the task acknowledges all it contributes to the
+// coordinator. Optional connector capabilities (listeners, group
+// positions, recycling, bad-record handling, dead letters, counters) are
+// found once, when a reader or writer opens.
 //
-// Where a sink task would get the rows of exactly one source task and
-// nothing else — the pipeline has one sink with as many tasks as the
-// pipeline has source tasks, and routes rows forward (or both sides have
-// one task) — the sink task is chained: its source task runs the writer in
-// its own loop (read, transform, Writer.Write; at a barrier Reader.Snapshot,
-// then Writer.PreCommit), with no channel and no goroutine between them,
-// and the same checkpoint semantics (a sink task with one input needs no
-// alignment). TaskStatus.Chained shows it; such a source task shows no
-// backpressure, a slow writer slows its loop instead. Config.DisableChaining
-// turns it off. Several sinks, fan-in (UNION ALL, fewer sink tasks) and
-// routing by key keep the channels.
+// Between tasks, batches travel over bounded channels
+// (Config.ChannelCapacity messages each; one channel per pair of upstream
+// and downstream task of an edge), which keeps memory bounded whatever the
+// speed of the sinks: a full channel blocks the sender (backpressure,
+// counted in TaskStatus.Backpressure). An edge's [Exchange] chooses the
+// downstream task of each row: Forward sends the rows of upstream task i
+// to task i mod n, which keeps every split's order (the default of
+// pipelines); Hash by key group, Broadcast to all, Single to task 0,
+// Partition as Pipeline.Partition says. Every goroutine belongs to the
+// run's errgroup: the first error cancels all of them.
+//
+// Where a vertex's tasks would each get the rows of exactly one upstream
+// task and nothing else — Forward edges only, from vertices with no other
+// edge out, with as many tasks together as the vertex has — the vertex is
+// fused ("chained", as Flink says): its tasks run in the upstream tasks'
+// loops, with no channel and no goroutine between them, and the same
+// checkpoint semantics (a task with one input needs no alignment). A
+// pipeline's transform is always fused with its source; its one sink is
+// fused when it has as many tasks as the pipeline has source tasks and
+// rows go forward (or both sides have one task): read, transform,
+// Writer.Write in one loop, and at a barrier Reader.Snapshot, then
+// Writer.PreCommit. TaskStatus.Chained shows it; such a source task shows
+// no backpressure, a slow writer slows its loop instead.
+// Config.DisableChaining keeps sinks in tasks of their own. Several sinks,
+// fan-in (UNION ALL, fewer sink tasks) and routing by key keep the
+// channels.
 //
 // # Checkpoints
 //
@@ -54,16 +79,19 @@
 //     since the last one ended, or commits lag (below).
 //  2. Each source task injects barrier N after its current batch: it
 //     interrupts a blocked Read by cancelling its context, snapshots the
-//     reader's split positions (Reader.Snapshot), acknowledges them to the
-//     coordinator and broadcasts the barrier to every sink task it feeds.
-//  3. A sink task has one input per upstream source task. Under
-//     EXACTLY_ONCE it aligns: an input that delivered barrier N is blocked
-//     until every input has (the blocking happens in a per-input forwarder
-//     goroutine, so the channel stays bounded). Under AT_LEAST_ONCE it does
-//     not block, and rows after a barrier may be replayed after a failure.
-//  4. On the aligned barrier the sink task calls Writer.PreCommit (phase
-//     one) and acknowledges the committables it returns, each identified by
-//     (sink, run, checkpoint, task, index).
+//     reader's split positions (Reader.Snapshot) and sends the barrier to
+//     every task it feeds.
+//  3. A task fed by channels has one per upstream task. Under
+//     EXACTLY_ONCE it aligns: a channel that delivered barrier N is blocked
+//     until every channel has (the blocking happens in a per-channel
+//     forwarder goroutine, so the channel stays bounded). Under
+//     AT_LEAST_ONCE it does not block, and rows after a barrier may be
+//     replayed after a failure.
+//  4. On the aligned barrier a task that writes a sink calls
+//     Writer.PreCommit (phase one); its committables are each identified
+//     by (sink, run, checkpoint, task, index). Every task acknowledges the
+//     checkpoint once, with what it contributes: its reader's split
+//     positions, its writer's committables.
 //  5. When every task has acknowledged, the coordinator writes checkpoint
 //     N — source positions and every committable not durably known to be
 //     committed — as one file, atomically and durably (temporary file,

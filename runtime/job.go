@@ -16,13 +16,17 @@ import (
 
 	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/runtime/checkpoint"
+	"github.com/streamsql/streamsql/state"
 )
 
 // Job runs a JobSpec: it restores the latest checkpoint, runs the tasks
 // and the checkpoint coordinator, and restarts after failures as the
 // restart strategy allows.
 type Job struct {
-	spec  JobSpec
+	spec JobSpec
+	// graph is the job's graph: spec.Graph with the pipelines lowered
+	// onto it.
+	graph Graph
 	log   *slog.Logger
 	store checkpoint.Storage
 	now   func() time.Time
@@ -138,7 +142,7 @@ func NewJob(spec JobSpec) (*Job, error) {
 	if err := spec.validate(); err != nil {
 		return nil, err
 	}
-	j := &Job{spec: spec, log: spec.Logger, now: time.Now}
+	j := &Job{spec: spec, graph: spec.graph(), log: spec.Logger, now: time.Now}
 	if j.log == nil {
 		j.log = slog.Default()
 	}
@@ -339,11 +343,12 @@ func (j *Job) previousIntact(cause error) (*checkpoint.Metadata, error) {
 		}
 	}
 	twoPhase := false
-	for _, p := range j.spec.Pipelines {
-		for _, s := range p.Sinks {
-			if _, ok := s.Sink.(connector.TwoPhaseSink); ok {
-				twoPhase = true
-			}
+	for _, v := range j.graph.Vertices {
+		if v.Sink == nil {
+			continue
+		}
+		if _, ok := v.Sink.Sink.(connector.TwoPhaseSink); ok {
+			twoPhase = true
 		}
 	}
 	switch {
@@ -434,3 +439,6 @@ func (j *Job) finishedBefore(d checkpoint.Durable) (bool, error) {
 	j.recent.add(LogEntry{Time: j.now(), Level: slog.LevelWarn, Message: msg})
 	return true, nil
 }
+
+// maxParallelism returns the job's number of key groups.
+func (j *Job) maxParallelism() int { return state.DefaultMaxParallelism }

@@ -69,24 +69,28 @@ type Status struct {
 	Recent []LogEntry
 }
 
-// TaskKind says whether a task reads a source or writes a sink.
+// TaskKind says whether a task reads a source, runs an operator or writes
+// a sink.
 type TaskKind string
 
 // The task kinds.
 const (
-	SourceTask TaskKind = "source"
-	SinkTask   TaskKind = "sink"
+	SourceTask   TaskKind = "source"
+	OperatorTask TaskKind = "operator"
+	SinkTask     TaskKind = "sink"
 )
 
 // TaskStatus holds one task's counters.
 type TaskStatus struct {
-	// Kind is source or sink; Name the source's or sink's id; Index the
-	// task's index among its operator's tasks.
+	// Kind is source, operator or sink; Name the vertex's id (a source's
+	// or sink's "<pipeline>/<table>"); Index the task's index among the
+	// vertex's tasks.
 	Kind  TaskKind
 	Name  string
 	Index int
-	// RecordsIn counts rows read (source) or received (sink);
-	// RecordsOut rows sent downstream after the transform (source).
+	// RecordsIn counts rows read (source) or received (operator, sink);
+	// RecordsOut rows sent downstream (a source's after its transform;
+	// an operator's emitted rows).
 	RecordsIn, RecordsOut int64
 	// BytesIn and BytesOut are reported by readers and writers that
 	// implement connector.ByteCounter (0 otherwise).
@@ -105,9 +109,10 @@ type TaskStatus struct {
 	// channels. A source task chained with its sink task has no channel to
 	// it (see Chained): a slow writer slows its loop instead.
 	Backpressure time.Duration
-	// Chained is true for a source task that runs its one sink task's
-	// writer in its own loop, and for that sink task (the package doc,
-	// "Execution"; Config.DisableChaining).
+	// Chained is true for a task of a vertex that runs in one goroutine
+	// with tasks of other vertices (fused: a source task that runs its
+	// one sink task's writer in its own loop, and that sink task; the
+	// package doc, "Execution"; Config.DisableChaining).
 	Chained bool
 	// Partitions lists the position, end offsets and lag of each
 	// partition a source task reads, for readers that implement
@@ -202,57 +207,85 @@ func (j *Job) Status() Status {
 		return st
 	}
 	st.Run = a.run
-	for _, t := range a.srcTasks {
-		if _, ok := t.src.spec.Source.(connector.Reassigning); ok {
+	for _, rd := range a.readers {
+		if _, ok := rd.src.v.Source.(connector.Reassigning); ok {
 			if st.Assignment == nil {
 				st.Assignment = map[string][]string{}
 			}
-			ids := st.Assignment[t.src.id]
+			ids := st.Assignment[rd.src.id]
 			if ids == nil {
 				ids = []string{} // an instance may own none
 			}
-			for _, sp := range t.splits {
+			for _, sp := range rd.splits {
 				ids = append(ids, sp.ID)
 			}
-			st.Assignment[t.src.id] = ids
+			st.Assignment[rd.src.id] = ids
 		}
-		ts := TaskStatus{Kind: SourceTask, Name: t.src.id, Index: t.index, RecordsIn: t.recordsIn.Load(),
-			RecordsOut: t.recordsOut.Load(), Dropped: t.dropped.Load(), Backpressure: t.backpressureNow(),
-			Chained: t.chain != nil}
-		t.mu.Lock()
-		if t.bytes != nil {
-			ts.BytesIn = t.bytes.Bytes()
+		m := rd.m
+		ts := TaskStatus{Kind: SourceTask, Name: rd.src.id, Index: rd.index, RecordsIn: m.recordsIn.Load(),
+			RecordsOut: m.recordsOut.Load(), Dropped: m.dropped.Load(), Backpressure: m.t.backpressureNow(),
+			Chained: m.t.chained()}
+		if !m.t.transformed() {
+			ts.RecordsOut = ts.RecordsIn // no transform: every row read goes on
 		}
-		if t.lags != nil {
-			ts.Partitions = t.lags.PartitionLags(nil)
+		rd.mu.Lock()
+		if rd.bytes != nil {
+			ts.BytesIn = rd.bytes.Bytes()
 		}
-		if t.badRecords != nil {
-			ts.BadSkipped, ts.DeadLettered = t.badRecords.BadRecords()
+		if rd.lags != nil {
+			ts.Partitions = rd.lags.PartitionLags(nil)
 		}
-		t.mu.Unlock()
+		if rd.badRecords != nil {
+			ts.BadSkipped, ts.DeadLettered = rd.badRecords.BadRecords()
+		}
+		rd.mu.Unlock()
 		st.Tasks = append(st.Tasks, ts)
 	}
-	for _, t := range a.snkTasks {
-		ts := TaskStatus{Kind: SinkTask, Name: t.sink.id, Index: t.index, RecordsIn: t.recordsIn.Load(), Chained: t.chained}
-		t.mu.Lock()
-		if t.bytes != nil {
-			ts.BytesOut = t.bytes.Bytes()
+	for _, vr := range a.vertices {
+		if vr.v == nil || vr.v.Operator == nil || vr.v.transform != nil {
+			continue
 		}
-		t.mu.Unlock()
+		for _, m := range vr.members {
+			st.Tasks = append(st.Tasks, TaskStatus{Kind: OperatorTask, Name: vr.id, Index: m.index,
+				RecordsIn: m.recordsIn.Load(), RecordsOut: m.recordsOut.Load(), Backpressure: m.t.backpressureNow(),
+				Chained: m.t.chained()})
+		}
+	}
+	for _, w := range a.writers() {
+		ts := TaskStatus{Kind: SinkTask, Name: w.sink.id, Index: w.index, RecordsIn: w.m.recordsIn.Load(), Chained: w.m.t.chained()}
+		w.mu.Lock()
+		if w.bytes != nil {
+			ts.BytesOut = w.bytes.Bytes()
+		}
+		w.mu.Unlock()
 		st.Tasks = append(st.Tasks, ts)
 	}
 	return st
 }
 
-// backpressureNow is the time the task has spent blocked on full channels,
-// the send blocked at this moment included (a task stuck behind a sink
-// that does not move shows it growing).
-func (t *sourceTask) backpressureNow() time.Duration {
-	t.bpMu.Lock()
-	defer t.bpMu.Unlock()
-	d := t.backpressure
-	if !t.blockedSince.IsZero() {
-		d += time.Since(t.blockedSince)
+// writers returns the run's writer tails, sink by sink.
+func (a *attempt) writers() []*writerTail {
+	var ws []*writerTail
+	for _, s := range a.sinks {
+		ws = append(ws, s.tasks...)
 	}
-	return d
+	return ws
+}
+
+// transformed reports whether the task's reader is followed by a
+// pipeline's transform.
+func (t *task) transformed() bool {
+	return len(t.members) > 1 && t.members[1].v.v != nil && t.members[1].v.v.transform != nil
+}
+
+// chained reports whether the task runs more than one vertex (a source's
+// transform counts as part of the source).
+func (t *task) chained() bool {
+	n := 0
+	for _, m := range t.members {
+		if m.v.v == nil || m.v.v.transform == nil {
+			n++
+		}
+	}
+	return n > 1
 }

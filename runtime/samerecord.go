@@ -44,13 +44,13 @@ func (s *sameRecord) failed(err error, limit int) error {
 		ErrRecordKeepsFailing, be.Record, s.runs, limit, err)
 }
 
-// rowError is the error of a pipeline's transform about row i of reader
-// r's last batch: a *connector.BadRecordError naming the row's source
-// position when the reader knows it (connector.RowPositioner), since the
-// same row fails the same way after a restart.
-func rowError(pipe string, err error, r connector.Reader, i int) error {
+// rowError is the error of a pipeline's transform about row i of a
+// reader's last batch: a *connector.BadRecordError naming the row's source
+// position when the reader knows it (rp, its connector.RowPositioner, or
+// nil), since the same row fails the same way after a restart.
+func rowError(pipe string, err error, rp connector.RowPositioner, i int) error {
 	pos := ""
-	if rp, ok := r.(connector.RowPositioner); ok {
+	if rp != nil {
 		pos = rp.RowPosition(i)
 	}
 	if pos == "" {

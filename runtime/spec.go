@@ -7,6 +7,7 @@ import (
 
 	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/runtime/checkpoint"
+	"github.com/streamsql/streamsql/state"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -19,7 +20,14 @@ type JobSpec struct {
 	// Config is the runtime configuration (see ParseConfig).
 	Config Config
 	// Pipelines are the job's independent dataflows (one per INSERT).
+	// Each is lowered onto the job's graph: its sources and sinks become
+	// vertices ("<pipeline>/<table>"), its transform an operator fused
+	// with each source, and an edge joins each source to each sink.
 	Pipelines []Pipeline
+	// Graph holds dataflows given as a graph of sources, operators and
+	// sinks (a planner's stateful plans); the pipelines are lowered onto
+	// it. A job needs at least one pipeline or vertex.
+	Graph Graph
 	// RestorePath, when set, names the checkpoint to restore on the first
 	// run instead of the latest one of the job: a checkpoint file or a
 	// job's checkpoint folder (plain path or file:// URI).
@@ -144,7 +152,7 @@ func (s *JobSpec) validate() error {
 	if err := s.Config.Validate(); err != nil {
 		return fmt.Errorf("%w: %w", ErrInvalidSpec, err)
 	}
-	if len(s.Pipelines) == 0 {
+	if len(s.Pipelines) == 0 && len(s.Graph.Vertices) == 0 {
 		return fmt.Errorf("%w: job %q has no pipelines", ErrInvalidSpec, s.Name)
 	}
 	ids := map[string]bool{}
@@ -188,5 +196,6 @@ func (s *JobSpec) validate() error {
 			}
 		}
 	}
-	return nil
+	g := s.graph()
+	return g.validate(state.DefaultMaxParallelism)
 }

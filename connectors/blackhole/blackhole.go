@@ -21,6 +21,9 @@ type Sink struct {
 	rows atomic.Int64
 }
 
+// Sink is a connector.Sink (checked by the compiler).
+var _ connector.Sink = (*Sink)(nil)
+
 // New returns a blackhole sink.
 func New() *Sink { return &Sink{} }
 
@@ -33,6 +36,9 @@ func (s *Sink) Open(context.Context, connector.TaskInfo) (connector.Writer, erro
 }
 
 type writer struct{ sink *Sink }
+
+// writer is a connector.Writer (checked by the compiler).
+var _ connector.Writer = (*writer)(nil)
 
 func (w writer) Write(_ context.Context, rows []types.Row) error {
 	w.sink.rows.Add(int64(len(rows)))

@@ -172,6 +172,9 @@ type Source struct {
 	total int64 // rows in all, or -1
 }
 
+// Source is a connector.Source (checked by the compiler).
+var _ connector.Source = (*Source)(nil)
+
 // New returns a datagen source for a validated config.
 func New(cfg Config) (*Source, error) {
 	if err := cfg.Validate(); err != nil {
@@ -247,6 +250,9 @@ type reader struct {
 	emitted int64
 	turn    int
 }
+
+// reader is a connector.Reader (checked by the compiler).
+var _ connector.Reader = (*reader)(nil)
 
 // batchRows is the most rows one Read returns.
 const batchRows = 512

@@ -53,6 +53,9 @@ type Sink struct {
 	syncDir func(dir string) error
 }
 
+// Sink is a connector.ScopedTwoPhaseSink (checked by the compiler).
+var _ connector.ScopedTwoPhaseSink = (*Sink)(nil)
+
 // NewSink returns a filesystem sink for rows of the table's physical
 // columns. Each task encodes rows with its own encoder of format, made for
 // the data columns only (partition columns are in the directory names); a
@@ -222,6 +225,12 @@ type writer struct {
 	failed    error
 	bytes     atomic.Int64 // bytes written, for metrics
 }
+
+// The connector capabilities writer means to have (checked by the compiler).
+var (
+	_ connector.Writer      = (*writer)(nil)
+	_ connector.ByteCounter = (*writer)(nil)
+)
 
 // Bytes returns the bytes the writer has written into files
 // (connector.ByteCounter).
@@ -442,6 +451,9 @@ type committer struct {
 	tag  string
 	mu   sync.Mutex // serialises directory fsyncs
 }
+
+// committer is a connector.Committer (checked by the compiler).
+var _ connector.Committer = (*committer)(nil)
 
 func decode(c connector.Committable) (committable, error) {
 	var out committable

@@ -33,6 +33,9 @@ type Source struct {
 	skipped atomic.Int64
 }
 
+// Source is a connector.Source (checked by the compiler).
+var _ connector.Source = (*Source)(nil)
+
 // NewSource returns a filesystem source for rows of the table's physical
 // columns. Each reader decodes lines with its own decoder of format, made
 // for the data columns (partition columns come from the directory names);
@@ -224,6 +227,15 @@ type fileReader struct {
 	batchFile string
 	rowOff    []int64
 }
+
+// The connector capabilities fileReader means to have (checked by the compiler).
+var (
+	_ connector.Reader           = (*fileReader)(nil)
+	_ connector.BadRowHandler    = (*fileReader)(nil)
+	_ connector.BadRecordCounter = (*fileReader)(nil)
+	_ connector.ByteCounter      = (*fileReader)(nil)
+	_ connector.RowPositioner    = (*fileReader)(nil)
+)
 
 // readBatch is the most rows one Read returns.
 const readBatch = 512

@@ -26,12 +26,18 @@ type Sink struct {
 	keys []int // indexes of the primary-key fields in cfg.Fields
 }
 
+// Sink is a connector.Sink (checked by the compiler).
+var _ connector.Sink = (*Sink)(nil)
+
 // TwoPhaseSink is the exactly-once Sink: each task writes one database
 // transaction per checkpoint, prepares it at the checkpoint and the
 // Committer commits it.
 type TwoPhaseSink struct {
 	*Sink
 }
+
+// TwoPhaseSink is a connector.TwoPhaseSink (checked by the compiler).
+var _ connector.TwoPhaseSink = (*TwoPhaseSink)(nil)
 
 // NewSink returns the sink of cfg: a *Sink, or a *TwoPhaseSink when
 // cfg.ExactlyOnce.
@@ -150,6 +156,9 @@ type Writer struct {
 	base   int64
 	connID int64 // MySQL: the session's CONNECTION_ID()
 }
+
+// Writer is a connector.Writer (checked by the compiler).
+var _ connector.Writer = (*Writer)(nil)
 
 // Committable is what an exactly-once writer returns at a checkpoint: the
 // id of its prepared transaction.
@@ -510,6 +519,9 @@ type Committer struct {
 	db     *sql.DB
 	prefix string
 }
+
+// Committer is a connector.Committer (checked by the compiler).
+var _ connector.Committer = (*Committer)(nil)
 
 func decode(c connector.Committable) (Committable, error) {
 	var out Committable

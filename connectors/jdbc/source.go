@@ -23,6 +23,9 @@ type Source struct {
 	cfg Config
 }
 
+// Source is a connector.Source (checked by the compiler).
+var _ connector.Source = (*Source)(nil)
+
 // NewSource returns the source of cfg.
 func NewSource(cfg Config) (*Source, error) {
 	if cfg.PartitionColumn != "" && !containsField(cfg.Fields, cfg.PartitionColumn) {
@@ -173,6 +176,9 @@ type Reader struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 }
+
+// Reader is a connector.Reader (checked by the compiler).
+var _ connector.Reader = (*Reader)(nil)
 
 // Read returns up to scan.fetch-size rows; io.EOF when every split is done.
 func (r *Reader) Read(ctx context.Context) ([]types.Row, error) {

@@ -112,6 +112,19 @@ type reader struct {
 	claim *claim
 }
 
+// The connector capabilities reader means to have (checked by the compiler).
+var (
+	_ connector.Reader              = (*reader)(nil)
+	_ connector.BadRecordCounter    = (*reader)(nil)
+	_ connector.BadRowHandler       = (*reader)(nil)
+	_ connector.ByteCounter         = (*reader)(nil)
+	_ connector.DeadLetterReader    = (*reader)(nil)
+	_ connector.GroupPositionReader = (*reader)(nil)
+	_ connector.LagReporter         = (*reader)(nil)
+	_ connector.RowPositioner       = (*reader)(nil)
+	_ connector.RowRecycler         = (*reader)(nil)
+)
+
 // Open resolves the start (and end) offset of each split and starts
 // fetching.
 //

@@ -42,6 +42,9 @@ type sink struct {
 	txn *txn.Sink // exactly-once: the transaction machinery, made after start
 }
 
+// sink is a connector.Sink (checked by the compiler).
+var _ connector.Sink = (*sink)(nil)
+
 // exactlyOnceSink is the exactly-once Kafka sink. Its writers and its
 // committer share the registry of transactional ids of this process
 // (txn.Sink).
@@ -55,6 +58,9 @@ type exactlyOnceSink struct {
 	// scaled-out job (set by the factory); base is "" otherwise.
 	base, instance string
 }
+
+// exactlyOnceSink is a connector.TwoPhaseSink (checked by the compiler).
+var _ connector.TwoPhaseSink = (*exactlyOnceSink)(nil)
 
 // CommitLostError is returned (wrapping connector.ErrCommitLost) when the
 // broker definitely aborted a pre-committed transaction, usually because

@@ -261,6 +261,12 @@ type source struct {
 	job    *scaleJob       // the scaled-out job's tables (ScaleOut, set by the factory)
 }
 
+// The connector capabilities source means to have (checked by the compiler).
+var (
+	_ connector.Source           = (*source)(nil)
+	_ connector.DeadLetterSource = (*source)(nil)
+)
+
 // newSource validates cfg without contacting a broker.
 func newSource(cfg sourceConfig) (*source, error) {
 	s, err := parseProperties(cfg.Properties)
@@ -506,6 +512,12 @@ func (s *source) groupMember() *member {
 // (sourceConfig.ScaleOut): a connector.Reassigning whose splits are the
 // partitions its consumer group assigns this process.
 type scaledSource struct{ *source }
+
+// The connector capabilities scaledSource means to have (checked by the compiler).
+var (
+	_ connector.Reassigning      = (*scaledSource)(nil)
+	_ connector.DeadLetterSource = (*scaledSource)(nil)
+)
 
 // Reassigned returns a channel closed when the consumer group changes the
 // partitions assigned to this process (connector.Reassigning).

@@ -43,6 +43,14 @@ type upsertBuffer struct {
 	closed bool
 }
 
+// The connector capabilities upsertBuffer means to have (checked by the compiler).
+var (
+	_ connector.Writer              = (*upsertBuffer)(nil)
+	_ connector.ByteCounter         = (*upsertBuffer)(nil)
+	_ connector.GroupPositionWriter = (*upsertBuffer)(nil)
+	_ connector.HealthReporter      = (*upsertBuffer)(nil)
+)
+
 // newUpsertBuffer wraps w. maxRows and interval must both be positive (the
 // options enable buffering only together).
 func newUpsertBuffer(w connector.Writer, key keyFunc, maxRows int, interval time.Duration) (*upsertBuffer, error) {

@@ -27,6 +27,13 @@ type plainWriter struct {
 	failed    error
 }
 
+// The connector capabilities plainWriter means to have (checked by the compiler).
+var (
+	_ connector.Writer         = (*plainWriter)(nil)
+	_ connector.ByteCounter    = (*plainWriter)(nil)
+	_ connector.HealthReporter = (*plainWriter)(nil)
+)
+
 func newPlainWriter(ctx context.Context, s *sink, task connector.TaskInfo) (*plainWriter, error) {
 	enc, err := s.cfg.encoder()
 	if err != nil {

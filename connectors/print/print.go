@@ -53,6 +53,9 @@ type Sink struct {
 	parallelism int
 }
 
+// Sink is a connector.Sink (checked by the compiler).
+var _ connector.Sink = (*Sink)(nil)
+
 // lockedWriter serialises writes of several tasks so that lines never
 // interleave.
 type lockedWriter struct {
@@ -103,6 +106,9 @@ type writer struct {
 	prefix string
 	buf    strings.Builder
 }
+
+// writer is a connector.Writer (checked by the compiler).
+var _ connector.Writer = (*writer)(nil)
 
 // Write prints rows, one line each, in one write to the stream.
 func (w *writer) Write(_ context.Context, rows []types.Row) error {

@@ -36,6 +36,13 @@ type Committer struct {
 	early *OpenListing
 }
 
+// The connector capabilities Committer means to have (checked by the compiler).
+var (
+	_ connector.Committer            = (*Committer)(nil)
+	_ connector.HealthReporter       = (*Committer)(nil)
+	_ connector.TransactionTimeouter = (*Committer)(nil)
+)
+
 // NewCommitter returns the committer of the sink.
 func (s *Sink) NewCommitter() (*Committer, error) {
 	c := &Committer{sink: s}

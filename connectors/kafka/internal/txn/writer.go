@@ -119,6 +119,15 @@ type Writer struct {
 	view atomic.Pointer[writerView]
 }
 
+// The connector capabilities Writer means to have (checked by the compiler).
+var (
+	_ connector.Writer              = (*Writer)(nil)
+	_ connector.ByteCounter         = (*Writer)(nil)
+	_ connector.DeadLetterWriter    = (*Writer)(nil)
+	_ connector.GroupPositionWriter = (*Writer)(nil)
+	_ connector.HealthReporter      = (*Writer)(nil)
+)
+
 type writerView struct {
 	slots []*slot
 	cur   *slot

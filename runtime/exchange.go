@@ -1,0 +1,128 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/streamsql/streamsql/state"
+	"github.com/streamsql/streamsql/types"
+)
+
+// Exchanges. The tail of a task whose last vertex has edges out sends its
+// rows over bounded channels (Config.ChannelCapacity messages each) to the
+// tasks of the next vertices: each edge has one channel per (upstream
+// task, downstream task) pair, and a downstream task with several input
+// channels merges them (channelHead). Rows go by the edge's exchange:
+// Forward to task u mod n, Single to task 0, Broadcast to every task, and
+// Hash and Partition to the task of each row, in per-target buffers that
+// go out when they hold exchangeBatch rows, when the task has no more
+// input waiting (after each batch of a reader), and before a barrier, a
+// watermark or the end of the input, so that a batch does not shatter into
+// tiny messages. Barriers, watermarks and the ends of the input and of the
+// channel go to every downstream task.
+
+// exchangeBatch bounds the rows of one message of a Hash or Partition
+// exchange.
+const exchangeBatch = 512
+
+// outEdge is one task's end of an edge.
+type outEdge struct {
+	t     *task
+	to    *vertexRT
+	kind  ExchangeKind
+	chans []chan message // one per task of to
+	// fwd is the task's number among the upstream tasks of to's input
+	// (Forward: rows go to task fwd mod n).
+	fwd    int
+	part   func(types.Row, int) int
+	key    func(types.Row, []byte) []byte
+	maxP   int
+	bufs   [][]types.Row // Hash, Partition: rows per target not sent yet
+	keyBuf []byte
+}
+
+// send sends rows on.
+func (o *outEdge) send(ctx context.Context, rows []types.Row) error {
+	n := len(o.chans)
+	switch {
+	case o.kind == Forward:
+		return o.t.send(ctx, o.chans[o.fwd%n], message{kind: msgData, rows: rows})
+	case o.kind == Single || n == 1:
+		return o.t.send(ctx, o.chans[0], message{kind: msgData, rows: rows})
+	case o.kind == Broadcast:
+		for _, ch := range o.chans {
+			if err := o.t.send(ctx, ch, message{kind: msgData, rows: rows}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for _, row := range rows {
+		var k int
+		if o.kind == Hash {
+			o.keyBuf = o.key(row, o.keyBuf[:0])
+			k = state.TaskOf(state.KeyGroupOf(o.keyBuf, o.maxP), n, o.maxP)
+		} else if k = o.part(row, n); k < 0 || k >= n {
+			return fmt.Errorf("pipeline partitioner returned %d for %d sink tasks", k, n)
+		}
+		o.bufs[k] = append(o.bufs[k], row)
+		if len(o.bufs[k]) >= exchangeBatch {
+			if err := o.flushTo(ctx, k); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// flushTo sends the rows buffered for task k.
+func (o *outEdge) flushTo(ctx context.Context, k int) error {
+	b := o.bufs[k]
+	// The downstream keeps the rows: the next ones get a new slice.
+	o.bufs[k] = make([]types.Row, 0, min(cap(b), exchangeBatch))
+	return o.t.send(ctx, o.chans[k], message{kind: msgData, rows: b})
+}
+
+// flush sends every buffered row.
+func (o *outEdge) flush(ctx context.Context) error {
+	for k, b := range o.bufs {
+		if len(b) > 0 {
+			if err := o.flushTo(ctx, k); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// barrier sends barrier b to every task of the edge, with pos (group
+// positions) to the task that receives this task's rows.
+func (o *outEdge) barrier(ctx context.Context, b message, pos []taskPositions) error {
+	to := -1
+	if len(pos) > 0 {
+		to = 0
+		if o.kind == Forward {
+			to = o.fwd % len(o.chans)
+		}
+	}
+	for k, ch := range o.chans {
+		m := b
+		if k == to {
+			m.pos = pos
+		}
+		if err := o.t.send(ctx, ch, m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// broadcast sends m to every task of the edge.
+func (o *outEdge) broadcast(ctx context.Context, m message) error {
+	for _, ch := range o.chans {
+		if err := o.t.send(ctx, ch, m); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,83 @@
+package runtime
+
+import (
+	"errors"
+
+	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/types"
+)
+
+// The transform of a Pipeline (or SourceSpec) is lowered onto an operator
+// vertex fused with its source: it runs in the source task, row by row,
+// between the reader and the rest of the chain, as it always has. It is
+// not a stream.Operator: it needs the reader (its bad-record policy and
+// row positions for the rows it rejects, the recycling of the batches it
+// copied), and its per-row loop appends straight into the batch it hands
+// on. The status shows it as part of its source (RecordsOut, Dropped).
+
+// transformSpec is a lowered transform.
+type transformSpec struct {
+	pipe   string // the pipeline's name, for errors
+	fn     func(in types.Row, out []types.Row) ([]types.Row, error)
+	newFn  func() func(in types.Row, out []types.Row) ([]types.Row, error)
+	copies bool
+}
+
+// transformOf returns the transform that applies to the rows of source s
+// of pipeline p (named pn), or nil: the source's own (UNION ALL
+// branches), else the pipeline's; NewTransform before Transform.
+func transformOf(p *Pipeline, pn string, s *SourceSpec) *transformSpec {
+	fn, nt, copies := s.Transform, s.NewTransform, s.TransformCopies
+	if fn == nil && nt == nil {
+		fn, nt, copies = p.Transform, p.NewTransform, p.TransformCopies
+	}
+	if fn == nil && nt == nil {
+		return nil
+	}
+	return &transformSpec{pipe: pn, fn: fn, newFn: nt, copies: copies}
+}
+
+// transformStage runs a transform in one task.
+type transformStage struct {
+	spec *transformSpec
+	fn   func(in types.Row, out []types.Row) ([]types.Row, error)
+	// m is the source's member: the transform's output and drops count
+	// there.
+	m *member
+	// rd is the reader whose batches the transform gets (the task's
+	// head), for its bad-record policy and row positions.
+	rd   *readerHead
+	next func(rows []types.Row) error
+}
+
+func newTransformStage(spec *transformSpec, m *member, rd *readerHead) *transformStage {
+	fn := spec.fn
+	if spec.newFn != nil {
+		fn = spec.newFn()
+	}
+	return &transformStage{spec: spec, fn: fn, m: m, rd: rd}
+}
+
+// push transforms rows (a batch of the reader) and hands the output on.
+func (s *transformStage) push(rows []types.Row) error {
+	out := make([]types.Row, 0, len(rows))
+	var err error
+	for i, row := range rows {
+		if out, err = s.fn(row, out); err != nil {
+			drop := errors.Is(err, connector.ErrDropRow)
+			if bad := s.rd.bad; bad != nil && (drop || errors.Is(err, connector.ErrBadRow)) && bad.RejectRow(i, err) {
+				continue
+			}
+			if drop {
+				s.m.dropped.Add(1)
+				continue
+			}
+			return rowError(s.spec.pipe, err, s.rd.positioner, i)
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	s.m.recordsOut.Add(int64(len(out)))
+	return s.next(out)
+}
