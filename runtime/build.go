@@ -130,7 +130,7 @@ func (a *attempt) build() error {
 		if e.fused {
 			continue
 		}
-		c := capacity
+		c := channelCapacity(capacity, e.to)
 		e.chans = make([][]chan message, e.from.par)
 		for u := range e.chans {
 			e.chans[u] = make([]chan message, e.to.par)
@@ -163,6 +163,22 @@ func (a *attempt) build() error {
 	}
 	a.tracker = newTracker(len(a.sinks))
 	return nil
+}
+
+// channelCapacity returns the capacity of each channel into a task of
+// vertex to: Config.ChannelCapacity when the task has one or two channels,
+// less when it has more, so that what a task has queued stays near
+// 2×ChannelCapacity messages whatever the upstream parallelism (a hash
+// exchange has a channel per upstream task), and at least 2 each.
+func channelCapacity(capacity int, to *vertexRT) int {
+	k := 0
+	for _, e := range to.in {
+		k += e.from.par
+	}
+	if k <= 2 {
+		return capacity
+	}
+	return max(2, (2*capacity+k-1)/k)
 }
 
 // fusable reports whether vertex vr runs in the tasks of the vertices

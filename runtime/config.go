@@ -14,6 +14,7 @@ import (
 	"github.com/streamsql/streamsql/internal/suggest"
 	"github.com/streamsql/streamsql/option"
 	"github.com/streamsql/streamsql/runtime/checkpoint"
+	"github.com/streamsql/streamsql/state"
 )
 
 // Mode is the checkpointing mode (execution.checkpointing.mode).
@@ -194,6 +195,10 @@ type Config struct {
 	// ChannelCapacity is the number of batches a channel between two
 	// tasks holds; it bounds memory. Default 8. (Not a Flink option.)
 	ChannelCapacity int
+	// MaxParallelism is pipeline.max-parallelism: the job's number of key
+	// groups (state.KeyGroupOf), stored in its checkpoints. Default
+	// state.DefaultMaxParallelism.
+	MaxParallelism int
 	// DisableChaining keeps a sink task in a goroutine of its own, fed
 	// over a channel, even where it could run in its one source task's
 	// loop (see the package doc, "Execution"). Default false: chained
@@ -346,6 +351,11 @@ var (
 				Description("streamsql's own setting, not Flink's: the number of completed checkpoints whose sink commits may " +
 			"be pending at once; at least 1. When it is reached, no checkpoint is triggered (with a warning " +
 			"naming the lagging sink) until the commits catch up; the job keeps running.")
+	settingMaxParallelism = option.Int("pipeline.max-parallelism").Default(state.DefaultMaxParallelism).
+				Description("The number of key groups a job's keyed state is partitioned into: the most tasks a " +
+			"stateful operator (a GROUP BY, a window) can have. Each key hashes into one group, and each task owns a " +
+			"contiguous range of groups, so that a job restored with another parallelism gives each task the groups " +
+			"it now owns. From 1 to 32768; unlike Flink, the default does not depend on the parallelism.")
 	settingRestartType = option.Enum("restart-strategy.type", strategyValues...).
 				DeprecatedKey("restart-strategy", nil).
 				Description("What happens after a failure: none (or disable, off) fails the job; fixed-delay, failure-rate and " +
@@ -401,7 +411,7 @@ var (
 // errors.
 var settings = []option.Option{
 	settingInterval, settingMode, settingTimeout, settingMinPause, settingMaxConcurrent, settingTolerableFailed,
-	settingNumRetained, settingRetention, settingDir, settingStorage, settingMaxUncommitted,
+	settingNumRetained, settingRetention, settingDir, settingStorage, settingMaxUncommitted, settingMaxParallelism,
 	settingRestartType, settingFixedDelayAttempts, settingFixedDelay, settingFailureRateMax,
 	settingFailureRateInterval, settingFailureRateDelay, settingInitialBackoff, settingMaxBackoff,
 	settingBackoffMultiplier, settingResetBackoff, settingJitter, settingAttemptsBeforeReset, settingMaxFailuresPerRecord,
@@ -458,6 +468,7 @@ func fromOptions(o *option.Config) Config {
 			AttemptsBeforeReset:    settingAttemptsBeforeReset.Get(o),
 			MaxFailuresPerRecord:   settingMaxFailuresPerRecord.Get(o),
 		},
+		MaxParallelism:  settingMaxParallelism.Get(o),
 		StopTimeout:     time.Minute,
 		ChannelCapacity: 8,
 	}
@@ -536,6 +547,7 @@ func settingValues(c Config) map[string]string {
 		settingJitter.Key():               settingJitter.Format(r.JitterFactor),
 		settingAttemptsBeforeReset.Key():  settingAttemptsBeforeReset.Format(r.AttemptsBeforeReset),
 		settingMaxFailuresPerRecord.Key(): settingMaxFailuresPerRecord.Format(r.MaxFailuresPerRecord),
+		settingMaxParallelism.Key():       settingMaxParallelism.Format(c.MaxParallelism),
 	}
 }
 
@@ -726,6 +738,9 @@ func (c Config) Validate() error {
 	}
 	if c.StopTimeout <= 0 {
 		bad("StopTimeout", "must be positive")
+	}
+	if c.MaxParallelism < 1 || c.MaxParallelism > state.MaxMaxParallelism {
+		bad("pipeline.max-parallelism", "must be from 1 to %d, is %d", state.MaxMaxParallelism, c.MaxParallelism)
 	}
 	if c.ChannelCapacity < 1 {
 		bad("ChannelCapacity", "must be at least 1")

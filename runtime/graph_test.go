@@ -40,7 +40,10 @@ type graphRig struct {
 }
 
 func (g *graphRig) graphSpec() runtime.JobSpec {
+	tweak := g.tweak
+	g.tweak = nil
 	s := g.spec()
+	g.tweak = tweak
 	p := s.Pipelines[0]
 	s.Pipelines = nil
 	vs := []runtime.Vertex{{ID: "main/seq", Name: "seq", Parallelism: g.srcPar, Source: &runtime.SourceVertex{Source: p.Sources[0].Source}}}
@@ -51,6 +54,9 @@ func (g *graphRig) graphSpec() runtime.JobSpec {
 		es = append(es, runtime.Edge{From: i - 1, To: i, Exchange: g.edges[i-1]})
 	}
 	s.Graph = runtime.Graph{Vertices: vs, Edges: es}
+	if tweak != nil {
+		tweak(&s)
+	}
 	return s
 }
 
@@ -269,5 +275,31 @@ func TestGraphFailurePointsInProcess(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestGraphMaxParallelism: no vertex behind a hash exchange may have more
+// tasks than there are key groups (pipeline.max-parallelism), and the
+// setting is read and checked.
+func TestGraphMaxParallelism(t *testing.T) {
+	cfg, err := runtime.ParseConfig(map[string]string{"pipeline.max-parallelism": "2"})
+	if err != nil || cfg.MaxParallelism != 2 {
+		t.Fatalf("ParseConfig: %v, max parallelism %d", err, cfg.MaxParallelism)
+	}
+	if _, err := runtime.ParseConfig(map[string]string{"pipeline.max-parallelism": "0"}); err == nil ||
+		!strings.Contains(err.Error(), "pipeline.max-parallelism") {
+		t.Fatalf("max parallelism 0: %v", err)
+	}
+	g := runtime.Graph{Vertices: []runtime.Vertex{
+		{ID: "a", Source: &runtime.SourceVertex{Source: &testkit.SeqSource{Partitions: 1}}},
+		{ID: "s", Parallelism: 3, Sink: &runtime.SinkVertex{Sink: &countSink{}}}},
+		Edges: []runtime.Edge{{From: 0, To: 1, Exchange: runtime.Exchange{Kind: runtime.Hash, Key: byPartition}}}}
+	if _, err := runtime.NewJob(runtime.JobSpec{Name: "g", Config: cfg, Graph: g}); !errors.Is(err, runtime.ErrInvalidSpec) ||
+		!strings.Contains(err.Error(), "more than pipeline.max-parallelism (2 key groups)") {
+		t.Fatalf("3 tasks behind a hash exchange, 2 key groups: %v", err)
+	}
+	cfg.MaxParallelism = 3
+	if _, err := runtime.NewJob(runtime.JobSpec{Name: "g", Config: cfg, Graph: g}); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -16,7 +16,6 @@ import (
 
 	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/runtime/checkpoint"
-	"github.com/streamsql/streamsql/state"
 )
 
 // Job runs a JobSpec: it restores the latest checkpoint, runs the tasks
@@ -441,4 +440,4 @@ func (j *Job) finishedBefore(d checkpoint.Durable) (bool, error) {
 }
 
 // maxParallelism returns the job's number of key groups.
-func (j *Job) maxParallelism() int { return state.DefaultMaxParallelism }
+func (j *Job) maxParallelism() int { return j.spec.Config.MaxParallelism }

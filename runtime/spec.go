@@ -7,7 +7,6 @@ import (
 
 	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/runtime/checkpoint"
-	"github.com/streamsql/streamsql/state"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -197,5 +196,5 @@ func (s *JobSpec) validate() error {
 		}
 	}
 	g := s.graph()
-	return g.validate(state.DefaultMaxParallelism)
+	return g.validate(s.Config.MaxParallelism)
 }
