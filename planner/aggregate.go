@@ -458,7 +458,7 @@ func branchScope(in *relation, b *branch, quals [][]string) *scope {
 				e = c
 			}
 		}
-		sc.cols = append(sc.cols, scopeCol{name: n, e: e})
+		sc.cols = append(sc.cols, scopeCol{name: n, e: e, quals: in.colQualsOf(i)})
 	}
 	return sc
 }

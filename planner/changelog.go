@@ -197,6 +197,12 @@ func (p *planner) nodeChangelog(n *Node) (Changelog, error) {
 		n.Changelog = Changelog{Kinds: KindsInsert}
 	case ChangelogNormalize:
 		n.Changelog = Changelog{Kinds: KindsAll, UpsertKey: n.Normalize.Keys}
+	case Join, IntervalJoin, WindowJoin:
+		c, err := p.joinChangelog(n)
+		if err != nil {
+			return Changelog{}, err
+		}
+		n.Changelog = c
 	}
 	return n.Changelog, nil
 }
@@ -217,9 +223,9 @@ func requireUpdateBefore(fl *Flow, need bool) {
 		}
 	}
 	for _, in := range n.Inputs {
-		// A retracting aggregation takes back the old row of each update;
-		// ChangelogNormalize keeps old rows itself.
-		requireUpdateBefore(in, n.Kind == GroupAggregate && n.Agg.Retracting)
+		// A retracting aggregation takes back the old row of each update,
+		// and so does a join; ChangelogNormalize keeps old rows itself.
+		requireUpdateBefore(in, n.Kind == GroupAggregate && n.Agg.Retracting || n.Kind == Join)
 	}
 }
 
@@ -265,6 +271,9 @@ func (p *planner) sinkChangelog(ins *Insert, fl *Flow, cols []*ddl.Column) error
 	n := fl.Source.Node
 	if n == nil {
 		return nil
+	}
+	if err := pruneJoins(fl, p.exprOptions()); err != nil {
+		return p.f.errorAt(ins.Pos, ErrType, err, err.Error())
 	}
 	cl, err := p.flowChangelog(fl)
 	if err != nil {

@@ -174,6 +174,10 @@ func (pl *Plan) explainFlow(b *strings.Builder, fl *Flow, names []string) {
 // explainNode writes a stateful operator after its inputs: how rows reach
 // its tasks, what it emits (changelog), and its state.
 func (pl *Plan) explainNode(b *strings.Builder, n *Node) {
+	if n.Join != nil {
+		pl.explainJoin(b, n)
+		return
+	}
 	for _, in := range n.Inputs {
 		pl.explainFlow(b, in, in.Names)
 	}

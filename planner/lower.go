@@ -19,6 +19,10 @@ import (
 type scopeCol struct {
 	name string
 	e    expr.Expr
+	// quals, when set, are the column's own qualifiers (a join's columns
+	// are qualified by the input they come from), in place of the
+	// scope's.
+	quals [][]string
 }
 
 // scope is the set of columns an expression may reference.
@@ -52,7 +56,49 @@ func (s *scope) isQualifier(parts []string) bool {
 			return true
 		}
 	}
+	for _, c := range s.cols {
+		if c.qualifiedBy(parts) {
+			return true
+		}
+	}
 	return false
+}
+
+// qualifiedBy reports whether qualifier parts names the column's own
+// input (a join's column).
+func (c *scopeCol) qualifiedBy(parts []string) bool {
+	for _, q := range c.quals {
+		if slices.Equal(q, parts) {
+			return true
+		}
+	}
+	return false
+}
+
+// find returns the column name qualified by qual (none: any); ambiguous
+// is set when the columns of two inputs of a join have the name.
+func (s *scope) find(qual []string, name string) (e expr.Expr, ok, ambiguous bool) {
+	var found *scopeCol
+	for i := range s.cols {
+		c := &s.cols[i]
+		if c.name != name {
+			continue
+		}
+		if len(qual) > 0 && !c.qualifiedBy(qual) && (c.quals != nil || !s.isQualifier(qual)) {
+			continue
+		}
+		if found == nil {
+			found = c
+			continue
+		}
+		if len(qual) == 0 && c.quals != nil && !slices.EqualFunc(c.quals, found.quals, slices.Equal) {
+			return nil, false, true
+		}
+	}
+	if found == nil {
+		return nil, false, false
+	}
+	return found.e, true, false
 }
 
 // aggregates are Flink's aggregate functions: a call of one needs GROUP BY
@@ -380,7 +426,10 @@ func (l *lowerer) column(n *ddl.ColumnRef) (expr.Expr, error) {
 		if q > 0 && !l.sc.isQualifier(n.Parts[:q]) {
 			continue
 		}
-		e, ok := l.sc.lookup(n.Parts[q])
+		e, ok, ambiguous := l.sc.find(n.Parts[:q], n.Parts[q])
+		if ambiguous {
+			return nil, l.fail(n.Pos, ErrUnknownName, nil, "column '%s' is ambiguous: more than one input of the join has it; qualify it with a table name or alias", n.Parts[q])
+		}
 		if !ok {
 			continue
 		}

@@ -31,9 +31,16 @@ const (
 	// sink it goes into into upserts by the sink's key (Flink's
 	// SinkUpsertMaterializer): Node.Materialize.
 	UpsertMaterialize
+	// Join is a regular join of two changelogs; IntervalJoin a join
+	// bounded in time; WindowJoin a join of two windowed inputs: Node.Join
+	// (join.go). Their flows feed input 0 (the left side) or 1
+	// (Flow.Input).
+	Join
+	IntervalJoin
+	WindowJoin
 )
 
-var nodeKindNames = [...]string{"GroupAggregate", "WindowAggregate", "ChangelogNormalize", "UpsertMaterialize"}
+var nodeKindNames = [...]string{"GroupAggregate", "WindowAggregate", "ChangelogNormalize", "UpsertMaterialize", "Join", "IntervalJoin", "WindowJoin"}
 
 // String returns Flink's name of the operator.
 func (k NodeKind) String() string {
@@ -66,14 +73,38 @@ type Node struct {
 	Keys []int
 	// Changelog is what the operator emits (inferred; see changelog.go).
 	Changelog Changelog
-	// Agg, Window and Normalize configure the operator of Kind.
+	// Agg, Window, Normalize, Materialize and Join configure the operator
+	// of Kind.
 	Agg         *agg.Spec
 	Window      *window.Spec
 	Normalize   *normalize.Spec
 	Materialize *materialize.Spec
+	Join        *JoinPlan
 	// Describe is the operator's one-line description for EXPLAIN, such
 	// as "GroupAggregate(keys=[bidder], calls=[COUNT(*)])".
 	Describe string
+}
+
+// InputKeys returns the columns of input in's rows (0; or 1, a join's
+// right side) that the rows are hashed on before the operator, and their
+// types (every input encodes its key with the same types, so equal keys
+// reach the same task); nil columns: every row goes to one task.
+func (n *Node) InputKeys(in int) ([]int, []types.Type) {
+	switch {
+	case n.Join != nil:
+		return n.Join.inputKeys(in)
+	case len(n.Keys) == 0:
+		return nil, nil
+	case n.Agg != nil:
+		return n.Keys, n.Agg.KeyTypes
+	case n.Window != nil:
+		return n.Keys, n.Window.KeyTypes
+	case n.Normalize != nil:
+		return n.Keys, n.Normalize.KeyTypes
+	case n.Materialize != nil:
+		return n.Keys, n.Materialize.KeyTypes
+	}
+	return nil, nil
 }
 
 // String returns the node's EXPLAIN line.

@@ -144,6 +144,9 @@ type Insert struct {
 // Flow is one source with its filter and projection into the sink's row.
 type Flow struct {
 	Source *Source
+	// Input is the input of the node the flow feeds: 0, or 1 for the right
+	// side of a join.
+	Input int
 	// Filter is the WHERE condition over the source row (nil: keep all).
 	Filter expr.Expr
 	// Projection computes the sink row's fields from the source row.

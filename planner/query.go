@@ -22,6 +22,10 @@ type relation struct {
 	pos      []ddl.Pos
 	types    []types.Type
 	branches []*branch
+	// colQuals, when set, are each column's qualifiers (a join's columns
+	// are qualified by the input they come from, join.go); otherwise the
+	// qualifiers fromRelation returns qualify every column.
+	colQuals [][][]string
 }
 
 // branch is one source with the filter and projection applied to its rows.
@@ -257,6 +261,10 @@ func (p *planner) fromRelation(ref ddl.TableRef, depth int) (*relation, [][]stri
 	if tf, ok := ref.(*ddl.TableFunc); ok && p.f.tableRefRefusal(tf) == nil {
 		return p.windowRelation(tf, depth)
 	}
+	if j, ok := ref.(*ddl.Join); ok && p.f.tableRefRefusal(j) == nil {
+		rel, err := p.joinRelation(j, depth, nil, nil)
+		return rel, nil, err
+	}
 	return nil, nil, p.f.tableRefRefusal(ref)
 }
 
@@ -324,7 +332,14 @@ func (p *planner) resolveSelect(q *ddl.Select, depth int) (*relation, error) {
 	}
 	var in *relation
 	var quals [][]string
-	if q.From != nil {
+	if j, ok := q.From.(*ddl.Join); ok {
+		// WHERE's conditions on a join's inputs become its keys and the
+		// inputs' filters (join.go); q is the query with what remains.
+		var err error
+		if in, q, err = p.fromJoin(q, j, depth); err != nil {
+			return nil, err
+		}
+	} else if q.From != nil {
 		var err error
 		if in, quals, err = p.fromRelation(q.From, depth); err != nil {
 			return nil, err
@@ -348,10 +363,7 @@ func (p *planner) resolveSelect(q *ddl.Select, depth int) (*relation, error) {
 	for bi, b := range in.branches {
 		var sc *scope
 		if q.From != nil {
-			sc = &scope{quals: quals}
-			for i, n := range in.names {
-				sc.cols = append(sc.cols, scopeCol{name: n, e: b.cols[i]})
-			}
+			sc = in.scope(b.cols, quals)
 		}
 		l := &lowerer{f: p.f, sc: sc}
 		nb := &branch{src: b.src, filters: slices.Clone(b.filters)}
@@ -374,6 +386,9 @@ func (p *planner) resolveSelect(q *ddl.Select, depth int) (*relation, error) {
 						joinDots(it.StarQualifier), joinDots(it.StarQualifier)))
 				}
 				for _, c := range sc.cols {
+					if len(it.StarQualifier) > 0 && c.quals != nil && !c.qualifiedBy(it.StarQualifier) {
+						continue // another input of the join
+					}
 					names = append(names, c.name)
 					positions = append(positions, it.Pos)
 					nb.cols = append(nb.cols, c.e)

@@ -150,10 +150,15 @@ func (f *file) refuseSelect(q *ddl.Select) error {
 }
 
 // selectHeadRefusal refuses the clauses of q that come before its items:
-// query hints.
+// query hints other than STATE_TTL on a join (join.go).
 func (f *file) selectHeadRefusal(q *ddl.Select) error {
-	if len(q.Hints) > 0 {
-		h := q.Hints[0]
+	for _, h := range q.Hints {
+		if strings.EqualFold(h.Name, "STATE_TTL") {
+			if _, ok := q.From.(*ddl.Join); ok {
+				continue
+			}
+			return f.unsupported(h.Pos, "the query hint STATE_TTL on a query without a join")
+		}
 		return f.unsupported(h.Pos, "the query hint "+h.Name)
 	}
 	return nil
@@ -260,10 +265,10 @@ func (f *file) tableRefRefusal(r ddl.TableRef) error {
 		}
 		return nil
 	case *ddl.Join:
-		if r.Kind == ddl.JoinComma {
-			return f.unsupported(r.Pos, "joins (a comma-separated FROM list)")
+		if len(r.Using) > 0 {
+			return f.unsupported(r.Pos, "JOIN ... USING")
 		}
-		return f.unsupported(r.Pos, r.Kind.String())
+		return nil // planned (join.go)
 	case *ddl.TableFunc:
 		name := r.Name.String()
 		switch {

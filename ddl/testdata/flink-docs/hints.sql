@@ -6,7 +6,6 @@ CREATE TABLE kafka_table2 (id BIGINT, name STRING, age INT) WITH ('connector' = 
 -- override table options in query source
 select id, name from kafka_table1 /*+ OPTIONS('scan.startup.mode'='earliest-offset') */;
 -- ====
--- expect-planner-unsupported: JOIN
 -- override table options in join
 select * from
     kafka_table1 /*+ OPTIONS('scan.startup.mode'='earliest-offset') */ t1
