@@ -362,10 +362,13 @@ func (b *Backend) restoreFile(ctx context.Context, name string) error {
 			}
 			continue
 		}
-		body = slices.Grow(body[:0], int(size)+4)[:size+4]
-		if _, err := io.ReadFull(r, body); err != nil {
+		// Read what is there rather than allocate what a damaged size
+		// claims.
+		buf := bytes.NewBuffer(body[:0])
+		if _, err := io.CopyN(buf, r, int64(size)+4); err != nil {
 			return corrupt(err)
 		}
+		body = buf.Bytes()
 		if crc32.Checksum(body[:size], castagnoli) != binary.LittleEndian.Uint32(body[size:]) {
 			return fmt.Errorf("%w: checksum of key group %d's section", state.ErrCorrupt, kg)
 		}
