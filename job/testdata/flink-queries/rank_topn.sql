@@ -1,0 +1,7 @@
+-- Top-N with the row number in the output over an insert-only input (AppendOnlyTopNFunction), DESC with a NULL
+CREATE TABLE events (
+  k STRING, v BIGINT, d DOUBLE, m DECIMAL(10, 2), s STRING, ts TIMESTAMP(3),
+  WATERMARK FOR ts AS ts - INTERVAL '2' SECOND
+) WITH ('connector' = 'filesystem', 'path' = '${DATA}/data/events', 'format' = 'json');
+
+SELECT k, v, ts, rn FROM (SELECT k, v, ts, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v DESC) AS rn FROM events) WHERE rn <= 2;

@@ -1,0 +1,7 @@
+-- Top-N without PARTITION BY
+CREATE TABLE events (
+  k STRING, v BIGINT, d DOUBLE, m DECIMAL(10, 2), s STRING, ts TIMESTAMP(3),
+  WATERMARK FOR ts AS ts - INTERVAL '2' SECOND
+) WITH ('connector' = 'filesystem', 'path' = '${DATA}/data/events', 'format' = 'json');
+
+SELECT * FROM (SELECT k, v, ts, ROW_NUMBER() OVER (ORDER BY v DESC, ts ASC) AS rn FROM events) WHERE rn <= 3;

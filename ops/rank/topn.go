@@ -1,0 +1,444 @@
+package rank
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"slices"
+
+	"github.com/streamsql/streamsql/state"
+	"github.com/streamsql/streamsql/stream"
+	"github.com/streamsql/streamsql/types"
+)
+
+// NewTopN returns the factory of Top-N operators of spec. Its input must
+// be hashed by Spec.Partition (or gathered in one task without a
+// partition).
+//
+// For each input row it emits what changed in its partition's ranks
+// 1..End from Start on, as Flink's function for the spec's strategy does
+// (Spec.Function): with the row number in the output, a row that moves
+// to another rank is an UPDATE_BEFORE of the row that had the rank and an
+// UPDATE_AFTER of the one that has it now; without it, a row that enters
+// the top is an INSERT and one that leaves a DELETE, and moves within
+// the top emit nothing.
+func NewTopN(spec Spec) stream.Factory {
+	return func(task stream.TaskInfo) (stream.Operator, error) {
+		if err := spec.check(); err != nil {
+			return nil, err
+		}
+		t := &topN{spec: spec, maxP: task.MaxParallelism}
+		if t.maxP <= 0 {
+			t.maxP = state.DefaultMaxParallelism
+		}
+		return t, nil
+	}
+}
+
+type topN struct {
+	stream.Base
+	spec Spec
+	maxP int
+
+	rows   state.MapTable   // partition → sort key → list of rows (AppendOnly, Retract, Updatable)
+	top1   state.ValueTable // partition → its first row (Top1)
+	counts state.ValueTable // partition → rows emitted (FirstN)
+
+	partTypes   []types.Type
+	rowKeyTypes []types.Type
+	pkey, sk    []byte // the current row's partition and sort keys
+	in, rk      []byte // the current row's encoding and unique key (Updatable)
+	buf         []byte
+	entries     []entry
+	free        []entry
+	slab        []types.Value
+	width       int
+}
+
+// entry is one sort key of a partition, as loaded from the state.
+type entry struct {
+	key     []byte
+	list    rowList
+	dirty   bool // to write back
+	deleted bool // to delete
+}
+
+func (t *topN) Open(ctx *stream.Context) error {
+	if ctx.State == nil {
+		return fmt.Errorf("top-n: the task has no keyed state")
+	}
+	opts := []state.TableOption{state.TTL(t.spec.TTL)}
+	switch {
+	case t.spec.FirstN:
+		t.counts = ctx.State.Value("count", opts...)
+	case t.spec.Top1():
+		t.top1 = ctx.State.Value("top1", opts...)
+	default:
+		t.rows = ctx.State.Map("rows", opts...)
+	}
+	for _, c := range t.spec.Partition {
+		t.partTypes = append(t.partTypes, t.spec.Types[c])
+	}
+	for _, c := range t.spec.RowKey {
+		t.rowKeyTypes = append(t.rowKeyTypes, t.spec.Types[c])
+	}
+	t.width = len(t.spec.Types)
+	if t.spec.OutputRank {
+		t.width++
+	}
+	return nil
+}
+
+func (t *topN) Process(_ int, rows []types.Row, out *stream.Output) error {
+	for i := range rows {
+		r := &rows[i]
+		t.pkey = state.AppendKey(t.pkey[:0], r.Fields, t.spec.Partition, t.partTypes)
+		kg := state.KeyGroupOf(t.pkey, t.maxP)
+		accumulate := r.Kind == types.Insert || r.Kind == types.UpdateAfter
+		var err error
+		switch {
+		case t.spec.FirstN:
+			err = t.firstN(kg, r, out)
+		case t.spec.Top1():
+			if !accumulate {
+				return fmt.Errorf("top-n: a %s row in an input that does not retract", r.Kind)
+			}
+			err = t.fastTop1(kg, r, out)
+		default:
+			t.sk = AppendSortKey(t.sk[:0], r.Fields, t.spec.Order, t.spec.Types)
+			t.in = state.AppendRow(t.in[:0], r.Fields, t.spec.Types)
+			switch t.spec.Strategy {
+			case AppendOnly:
+				if !accumulate {
+					return fmt.Errorf("top-n: a %s row in an insert-only input", r.Kind)
+				}
+				err = t.appendOnly(kg, out)
+			case Retract:
+				err = t.retractable(kg, accumulate, out)
+			case Updatable:
+				if !accumulate {
+					return fmt.Errorf("top-n: a %s row in an input that does not retract", r.Kind)
+				}
+				t.rk = state.AppendKey(t.rk[:0], r.Fields, t.spec.RowKey, t.rowKeyTypes)
+				err = t.updatable(kg, out)
+			}
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Emission. The row of an emission is an encoded row (the input's, or
+// one from the state), decoded into a slab shared by a few output rows
+// that is never reused.
+
+func (t *topN) fields() []types.Value {
+	if len(t.slab) < t.width {
+		t.slab = make([]types.Value, t.width*max(4096/(t.width*24), 1))
+	}
+	f := t.slab[:0:t.width]
+	t.slab = t.slab[t.width:]
+	return f
+}
+
+func (t *topN) emitRow(out *stream.Output, kind types.RowKind, enc []byte, rank int64) error {
+	f, _, err := state.ReadRow(enc, t.spec.Types, t.fields())
+	if err != nil {
+		return fmt.Errorf("top-n: %w", err)
+	}
+	if t.spec.OutputRank {
+		f = append(f, types.Int64(rank))
+	}
+	out.Emit(types.Row{Kind: kind, Fields: f})
+	return nil
+}
+
+// emitRanked emits a row at rank when the rank is in [Start, End] (Flink's
+// collect... with a rank); an UPDATE_BEFORE only when the consumer needs
+// it.
+func (t *topN) emitRanked(out *stream.Output, kind types.RowKind, enc []byte, rank int64) error {
+	if rank < t.spec.Start || rank > t.spec.End || (kind == types.UpdateBefore && !t.spec.UpdateBefore) {
+		return nil
+	}
+	return t.emitRow(out, kind, enc, rank)
+}
+
+// emitPlain emits a row without a rank check (Flink's collect... without
+// one), for the algorithms that do not output the row number.
+func (t *topN) emitPlain(out *stream.Output, kind types.RowKind, enc []byte) error {
+	if kind == types.UpdateBefore && !t.spec.UpdateBefore {
+		return nil
+	}
+	return t.emitRow(out, kind, enc, 0)
+}
+
+// withRowNumber reports whether the algorithms that track row numbers
+// run: when the row number is output, or the ranks start after 1.
+func (t *topN) withRowNumber() bool { return t.spec.OutputRank || t.spec.Start > 1 }
+
+// State of a partition's map: loading, and writing back.
+
+// load reads the partition's sort keys in rank order into t.entries,
+// until the entries hold more than limit rows (limit < 0: all of them).
+func (t *topN) load(kg int, limit int64, withKeys bool) error {
+	t.free = append(t.free, t.entries...)
+	t.entries = t.entries[:0]
+	var total int64
+	var ferr error
+	err := t.rows.RangeKey(kg, t.pkey, func(sub, val []byte) bool {
+		e := t.newEntry(sub)
+		if ferr = readList(val, &e.list, withKeys); ferr != nil {
+			return false
+		}
+		t.entries = append(t.entries, e)
+		total += int64(len(e.list.rows))
+		return limit < 0 || total <= limit
+	})
+	if err == nil {
+		err = ferr
+	}
+	if err != nil {
+		return fmt.Errorf("top-n: key group %d: %w", kg, err)
+	}
+	return nil
+}
+
+func (t *topN) newEntry(key []byte) entry {
+	var e entry
+	if n := len(t.free); n > 0 {
+		e = t.free[n-1]
+		t.free = t.free[:n-1]
+	}
+	e.key = append(e.key[:0], key...)
+	e.list.rows, e.list.keys = e.list.rows[:0], e.list.keys[:0]
+	e.dirty, e.deleted = false, false
+	return e
+}
+
+// find returns the index of the loaded entry of sort key sk, or where it
+// would go, and whether it is there.
+func (t *topN) find(sk []byte) (int, bool) {
+	return slices.BinarySearchFunc(t.entries, sk, func(e entry, k []byte) int { return bytes.Compare(e.key, k) })
+}
+
+// add appends a row (and its unique key) to sort key sk's list, creating
+// the entry, and returns its index.
+func (t *topN) add(sk, row, key []byte) int {
+	i, ok := t.find(sk)
+	if !ok {
+		t.entries = slices.Insert(t.entries, i, t.newEntry(sk))
+	}
+	e := &t.entries[i]
+	e.list.rows = append(e.list.rows, row)
+	if key != nil {
+		e.list.keys = append(e.list.keys, key)
+	}
+	e.dirty, e.deleted = true, false
+	return i
+}
+
+// store writes the changed entries back.
+func (t *topN) store(kg int, withKeys bool) error {
+	for i := range t.entries {
+		e := &t.entries[i]
+		switch {
+		case e.deleted || (e.dirty && len(e.list.rows) == 0):
+			if err := t.rows.Delete(kg, t.pkey, e.key); err != nil {
+				return err
+			}
+		case e.dirty:
+			t.buf = appendList(t.buf[:0], &e.list, withKeys)
+			if err := t.rows.Put(kg, t.pkey, e.key, t.buf); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// total returns the number of rows in the loaded entries.
+func (t *topN) total() int64 {
+	var n int64
+	for i := range t.entries {
+		if !t.entries[i].deleted {
+			n += int64(len(t.entries[i].list.rows))
+		}
+	}
+	return n
+}
+
+// inBufferRange reports whether a row of sort key sk may rank, given the
+// loaded entries (all of the partition's): the buffer is empty or not
+// full, or sk is better than its worst key (Flink's
+// checkSortKeyInBufferRange, against End).
+func (t *topN) inBufferRange(sk []byte) bool {
+	last := -1
+	for i := len(t.entries) - 1; i >= 0; i-- {
+		if !t.entries[i].deleted && len(t.entries[i].list.rows) > 0 {
+			last = i
+			break
+		}
+	}
+	if last < 0 || bytes.Compare(sk, t.entries[last].key) < 0 {
+		return true
+	}
+	return t.total() < t.spec.End
+}
+
+// AppendOnly (Flink's AppendOnlyTopNFunction): the partition keeps the
+// rows that may still rank.
+
+func (t *topN) appendOnly(kg int, out *stream.Output) error {
+	if err := t.load(kg, -1, false); err != nil {
+		return err
+	}
+	if !t.inBufferRange(t.sk) {
+		return nil
+	}
+	in := slices.Clone(t.in)
+	t.add(t.sk, in, nil)
+	var err error
+	if t.withRowNumber() {
+		err = t.appendWithRowNumber(in, out)
+	} else {
+		err = t.appendWithoutRowNumber(in, out)
+	}
+	if err != nil {
+		return err
+	}
+	return t.store(kg, false)
+}
+
+// appendWithRowNumber emits the new row at its rank and the rows it
+// pushed down one rank each, and drops the sort keys past End.
+func (t *topN) appendWithRowNumber(in []byte, out *stream.Output) error {
+	var rank int64
+	found := false
+	cur := in
+	i := 0
+	for ; i < len(t.entries) && rank <= t.spec.End; i++ {
+		e := &t.entries[i]
+		switch {
+		case !found && bytes.Equal(e.key, t.sk):
+			rank += int64(len(e.list.rows))
+			cur, found = in, true
+		case found:
+			for j := 0; j < len(e.list.rows) && rank <= t.spec.End; j++ {
+				prev := e.list.rows[j]
+				if err := t.emitRanked(out, types.UpdateBefore, prev, rank); err != nil {
+					return err
+				}
+				if err := t.emitRanked(out, types.UpdateAfter, cur, rank); err != nil {
+					return err
+				}
+				cur = prev
+				rank++
+			}
+		default:
+			rank += int64(len(e.list.rows))
+		}
+	}
+	if rank <= t.spec.End {
+		// The top is not full: the last row moved to a new rank.
+		if err := t.emitRanked(out, types.Insert, cur, rank); err != nil {
+			return err
+		}
+	}
+	for ; i < len(t.entries); i++ {
+		t.entries[i].deleted = true
+	}
+	return nil
+}
+
+// appendWithoutRowNumber evicts the worst row when the top overflows and
+// emits it as a delete, then the new row as an insert.
+func (t *topN) appendWithoutRowNumber(in []byte, out *stream.Output) error {
+	if t.total() > t.spec.End {
+		last := &t.entries[len(t.entries)-1]
+		n := len(last.list.rows)
+		evicted := last.list.rows[n-1]
+		last.list.rows = last.list.rows[:n-1]
+		last.dirty = true
+		if n <= 1 {
+			last.deleted = true
+		}
+		if bytes.Equal(in, evicted) {
+			return nil // the new row itself (or one equal to it) fell out
+		}
+		if err := t.emitPlain(out, types.Delete, evicted); err != nil {
+			return err
+		}
+	}
+	return t.emitPlain(out, types.Insert, in)
+}
+
+// FastTop1 (Flink's FastTop1Function): the partition's first row.
+
+func (t *topN) fastTop1(kg int, r *types.Row, out *stream.Output) error {
+	prev, ok, err := t.top1.Get(kg, t.pkey)
+	if err != nil {
+		return err
+	}
+	t.in = state.AppendRow(t.in[:0], r.Fields, t.spec.Types)
+	if !ok {
+		if err := t.top1.Put(kg, t.pkey, t.in); err != nil {
+			return err
+		}
+		return t.emitRow(out, types.Insert, t.in, 1)
+	}
+	prevFields, _, err := state.ReadRow(prev, t.spec.Types, t.fields())
+	if err != nil {
+		return fmt.Errorf("top-n: key group %d: %w", kg, err)
+	}
+	t.sk = AppendSortKey(t.sk[:0], r.Fields, t.spec.Order, t.spec.Types)
+	t.buf = AppendSortKey(t.buf[:0], prevFields, t.spec.Order, t.spec.Types)
+	if bytes.Compare(t.sk, t.buf) >= 0 {
+		return nil // not better than the first row: it stays
+	}
+	if err := t.top1.Put(kg, t.pkey, t.in); err != nil {
+		return err
+	}
+	if t.spec.UpdateBefore {
+		f := prevFields
+		if t.spec.OutputRank {
+			f = append(f, types.Int64(1))
+		}
+		out.Emit(types.Row{Kind: types.UpdateBefore, Fields: f})
+	}
+	return t.emitRow(out, types.UpdateAfter, t.in, 1)
+}
+
+// FirstN (Flink's AppendOnlyFirstNFunction): the first End rows of the
+// partition to arrive.
+
+func (t *topN) firstN(kg int, r *types.Row, out *stream.Output) error {
+	if r.Kind != types.Insert {
+		return fmt.Errorf("top-n: a %s row in an insert-only input", r.Kind)
+	}
+	old, ok, err := t.counts.Get(kg, t.pkey)
+	if err != nil {
+		return err
+	}
+	var n uint64
+	if ok {
+		var used int
+		if n, used = binary.Uvarint(old); used <= 0 {
+			return fmt.Errorf("top-n: key group %d: %w: a row count", kg, state.ErrCorrupt)
+		}
+	}
+	if int64(n) >= t.spec.End {
+		return nil
+	}
+	n++
+	t.buf = binary.AppendUvarint(t.buf[:0], n)
+	if err := t.counts.Put(kg, t.pkey, t.buf); err != nil {
+		return err
+	}
+	t.in = state.AppendRow(t.in[:0], r.Fields, t.spec.Types)
+	if t.withRowNumber() {
+		return t.emitRanked(out, types.Insert, t.in, int64(n))
+	}
+	return t.emitPlain(out, types.Insert, t.in)
+}

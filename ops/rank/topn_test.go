@@ -1,0 +1,199 @@
+package rank_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/streamsql/streamsql/ops/rank"
+	"github.com/streamsql/streamsql/stream/streamtest"
+	"github.com/streamsql/streamsql/types"
+)
+
+// TestTopNOracle checks every strategy against a batch oracle on random
+// inputs: after each input row, the Top-N's output changelog applied to a
+// table equals the ranks Start..End of the rows the input holds then,
+// ties in arrival order (the order Flink keeps them in). Rows are (p, v,
+// id): partition p, ORDER BY v DESC, id tells rows apart.
+func TestTopNOracle(t *testing.T) {
+	ts := []types.Type{types.BigInt(), types.BigInt(), types.BigInt()}
+	for _, strategy := range []rank.Strategy{rank.AppendOnly, rank.Retract, rank.Updatable} {
+		for _, outputRank := range []bool{true, false} {
+			for _, rng := range [][2]int64{{1, 1}, {1, 3}, {2, 4}} {
+				name := fmt.Sprintf("%s/rank=%v/%d-%d", strategy, outputRank, rng[0], rng[1])
+				t.Run(name, func(t *testing.T) {
+					for seed := range uint64(20) {
+						oracleRun(t, seed, ts, rank.Spec{Types: ts, Partition: []int{0}, Order: []rank.SortKey{desc(1)},
+							Start: rng[0], End: rng[1], OutputRank: outputRank, Strategy: strategy, RowKey: []int{2}, UpdateBefore: true})
+					}
+				})
+			}
+		}
+	}
+}
+
+type oracleRow struct {
+	p, v, id int64
+	seq      int // arrival order of the row's current version
+}
+
+func oracleRun(t *testing.T, seed uint64, ts []types.Type, spec rank.Spec) {
+	t.Helper()
+	rnd := rand.New(rand.NewPCG(seed, 7))
+	p := newPipeline(t, 2, stage{f: rank.NewTopN(spec), keys: spec.Partition, types: ts})
+	live := map[int64]oracleRow{} // by id
+	view := map[string]int{}      // the output applied: row text → count
+	r := streamtest.Row
+	seq, nextID := 0, int64(0)
+	for step := range 60 {
+		if step == 30 {
+			p.restore(3)
+		}
+		var in []types.Row
+		switch {
+		case spec.Strategy == rank.Retract && len(live) > 0 && rnd.IntN(3) == 0:
+			// Retract a row, or update it to a new value.
+			ids := make([]int64, 0, len(live))
+			for id := range live {
+				ids = append(ids, id)
+			}
+			slices.Sort(ids)
+			old := live[ids[rnd.IntN(len(ids))]]
+			if rnd.IntN(2) == 0 {
+				in = append(in, r(types.Delete, old.p, old.v, old.id))
+				delete(live, old.id)
+			} else {
+				nv := old
+				nv.v, nv.seq = rnd.Int64N(8), seq
+				seq++
+				in = append(in, r(types.UpdateBefore, old.p, old.v, old.id), r(types.UpdateAfter, nv.p, nv.v, nv.id))
+				live[old.id] = nv
+			}
+		case spec.Strategy == rank.Updatable && len(live) > 0 && rnd.IntN(2) == 0:
+			// An upsert of a row whose value grows (the strategy's premise).
+			ids := make([]int64, 0, len(live))
+			for id := range live {
+				ids = append(ids, id)
+			}
+			slices.Sort(ids)
+			old := live[ids[rnd.IntN(len(ids))]]
+			nv := old
+			nv.v += rnd.Int64N(3)
+			if nv.v != old.v {
+				nv.seq = seq
+				seq++
+			}
+			in = append(in, r(types.UpdateAfter, nv.p, nv.v, nv.id))
+			live[old.id] = nv
+		default:
+			row := oracleRow{p: rnd.Int64N(2), v: rnd.Int64N(8), id: nextID, seq: seq}
+			nextID++
+			seq++
+			in = append(in, r(types.Insert, row.p, row.v, row.id))
+			live[row.id] = row
+		}
+		outTypes := ts
+		if spec.OutputRank {
+			outTypes = append(slices.Clone(ts), types.BigInt())
+		}
+		for _, o := range flinkString(p.push(0, in), outTypes) {
+			body := o[2:]
+			switch o[:2] {
+			case "+I", "+U":
+				view[body]++
+			case "-U", "-D":
+				if view[body]--; view[body] < 0 {
+					t.Fatalf("seed %d step %d: %s retracts a row the output does not hold", seed, step, o)
+				}
+				if view[body] == 0 {
+					delete(view, body)
+				}
+			}
+		}
+		want := oracleTop(live, spec)
+		if got := viewLines(view); !slices.Equal(got, want) {
+			t.Fatalf("seed %d step %d after %v:\n got %v\nwant %v", seed, step, flinkString(in, ts), got, want)
+		}
+	}
+}
+
+// oracleTop returns the ranks Start..End of each partition of live, as
+// "[p, v, id(, rank)]" lines, sorted.
+func oracleTop(live map[int64]oracleRow, spec rank.Spec) []string {
+	parts := map[int64][]oracleRow{}
+	for _, r := range live {
+		parts[r.p] = append(parts[r.p], r)
+	}
+	var out []string
+	for _, rows := range parts {
+		sort.Slice(rows, func(i, j int) bool {
+			if rows[i].v != rows[j].v {
+				return rows[i].v > rows[j].v
+			}
+			return rows[i].seq < rows[j].seq
+		})
+		for i, r := range rows {
+			rk := int64(i + 1)
+			if rk < spec.Start || rk > spec.End {
+				continue
+			}
+			if spec.OutputRank {
+				out = append(out, fmt.Sprintf("[%d, %d, %d, %d]", r.p, r.v, r.id, rk))
+			} else {
+				out = append(out, fmt.Sprintf("[%d, %d, %d]", r.p, r.v, r.id))
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func viewLines(view map[string]int) []string {
+	var out []string
+	for k, n := range view {
+		for range n {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestTopNTTL: a partition not written for the TTL is forgotten, and its
+// next row starts it afresh.
+func TestTopNTTL(t *testing.T) {
+	ts := []types.Type{types.String(), types.BigInt()}
+	r := streamtest.Row
+	for _, spec := range []rank.Spec{
+		{Types: ts, Partition: []int{0}, Order: []rank.SortKey{desc(1)}, Start: 1, End: 2, OutputRank: true, TTL: time.Minute},
+		{Types: ts, Partition: []int{0}, Order: []rank.SortKey{desc(1)}, Start: 1, End: 1, TTL: time.Minute},
+		{Types: ts, Partition: []int{0}, Order: []rank.SortKey{desc(1)}, Start: 1, End: 2, Strategy: rank.Retract, TTL: time.Minute},
+	} {
+		t.Run(spec.Function(), func(t *testing.T) {
+			tk := streamtest.Open(t, rank.NewTopN(spec), streamtest.Options{Now: 1000})
+			tk.Process(r(types.Insert, "a", 5))
+			tk.Take()
+			tk.Advance(1000 + time.Minute.Milliseconds() + 1)
+			tk.Process(r(types.Insert, "a", 1))
+			got := strings.Join(flinkString(tk.Take(), append(ts, types.BigInt())[:len(ts)+boolInt(spec.OutputRank)]), " ")
+			want := "+I[a, 1]"
+			if spec.OutputRank {
+				want = "+I[a, 1, 1]"
+			}
+			if got != want {
+				t.Fatalf("after the TTL: %s, want %s (the expired 5 forgotten)", got, want)
+			}
+		})
+	}
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
