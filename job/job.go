@@ -457,6 +457,9 @@ func (j *Job) Run(ctx context.Context) error {
 		})
 	}
 	spec.Logger = j.opts.Logger
+	for _, w := range j.Warnings() {
+		spec.StartWarnings = append(spec.StartWarnings, w.String())
+	}
 	spec.RestorePath = j.opts.RestoreFrom
 	spec.AllowNonRestoredState = j.opts.AllowNonRestoredState
 	spec.Faults = j.opts.Testing.Faults

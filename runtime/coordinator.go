@@ -408,7 +408,9 @@ func (c *coordinator) complete(ctx context.Context, f *inflight) error {
 	c.acked = append(c.acked[:0], c.acked[durable:]...)
 	c.uncommitted = append(c.uncommitted, newItems...)
 	c.a.j.stats.completed(f.id, dur, size, c.lastEnd)
-	a.j.log.Debug("checkpoint complete", "checkpoint", f.id, "duration", dur, "size", size,
+	// Logged when the checkpoint is complete (its file durable), before
+	// its commits start: a line never follows the output it commits.
+	a.j.log.Info("checkpoint completed", "checkpoint", f.id, "duration", dur.Round(time.Microsecond).String(), "size", size,
 		"new_committables", len(newItems), "pending_commits", len(c.uncommitted))
 	c.a.j.stats.setPending(c.pendingStats())
 	if err := a.j.fault(ctx, AfterCheckpointWritten, FaultInfo{Checkpoint: f.id}); err != nil {
@@ -488,6 +490,7 @@ func (c *coordinator) housekeeping() error {
 		return err
 	}
 	c.watchHealth(now)
+	c.publishHealth(now)
 	for i := range c.uncommitted {
 		c.warnAge(&c.uncommitted[i], now)
 	}
@@ -536,6 +539,8 @@ func (c *coordinator) guardOpen(now time.Time) error {
 // (connector.HealthReporter).
 type unhealthy struct {
 	since, warned time.Time
+	problem       string
+	task          int // -1: the committer
 }
 
 // healthRepeat is how often a lasting problem is warned about again.
@@ -583,6 +588,7 @@ func (c *coordinator) watchHealth(now time.Time) {
 			st = &unhealthy{since: now}
 			c.health[s] = st
 		}
+		st.problem, st.task = problem, task
 		if now.Sub(st.since) < time.Second || now.Sub(st.warned) < healthRepeat {
 			continue
 		}

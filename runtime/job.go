@@ -46,6 +46,8 @@ type Job struct {
 	recent recentLog
 	// sameRecord counts runs in a row failed by one input record.
 	sameRecord sameRecord
+	// carried keeps the counters of ended runs (taskstats.go).
+	carried carriedStats
 }
 
 // CommitLostError is returned when a sink reports that pre-committed work
@@ -146,6 +148,9 @@ func NewJob(spec JobSpec) (*Job, error) {
 		j.log = slog.Default()
 	}
 	j.log = slog.New(&recentHandler{inner: j.log.Handler(), log: &j.recent}).With("job", spec.Name)
+	for _, w := range spec.StartWarnings {
+		j.recent.add(LogEntry{Time: j.now(), Level: slog.LevelWarn, Message: w})
+	}
 	if d := spec.Config.Checkpoint.Dir; d != "" {
 		st, err := checkpoint.Open(d, spec.Name, j.storageOptions())
 		if err != nil {
@@ -191,6 +196,7 @@ func (j *Job) Run(ctx context.Context) error {
 		started := j.now()
 		j.state.Store(StateRestoring)
 		err := j.runOnceSafe(ctx, first)
+		j.endRun(j.cur.Load())
 		first = false
 		if errors.Is(err, errReassigned) {
 			j.reassignments.Add(1)
@@ -208,20 +214,25 @@ func (j *Job) Run(ctx context.Context) error {
 		if serr := j.sameRecord.failed(err, j.spec.Config.Restart.MaxFailuresPerRecord); serr != nil {
 			err = serr
 		}
-		j.recent.add(LogEntry{Time: j.now(), Level: slog.LevelError, Message: "job failed", Attrs: "err=" + err.Error()})
+		// The status lists each failure once: a failure the job restarts
+		// after as the warning below, the one that ends it as this error.
+		failed := func(err error) error {
+			j.recent.add(LogEntry{Time: j.now(), Level: slog.LevelError, Message: "job failed", Attrs: "err=" + err.Error()})
+			return err
+		}
 		// Restarting cannot help these: the same checkpoint or spec would
 		// fail the same way.
 		if errors.Is(err, ErrRecordKeepsFailing) || errors.Is(err, connector.ErrCommitLost) || errors.Is(err, connector.ErrUnrecoverable) || errors.Is(err, ErrInvalidSpec) ||
 			errors.Is(err, checkpoint.ErrCorrupt) || errors.Is(err, checkpoint.ErrDirGone) || errors.Is(err, checkpoint.ErrLocked) ||
 			errors.Is(err, errStopTimeout) {
-			return err
+			return failed(err)
 		}
 		if ctx.Err() != nil {
-			return err
+			return failed(err)
 		}
 		delay, ok := rs.next(started)
 		if !ok {
-			return fmt.Errorf("job %q failed (restart strategy %s gives up): %w", j.spec.Name, j.spec.Config.EffectiveStrategy(), err)
+			return failed(fmt.Errorf("job %q failed (restart strategy %s gives up): %w", j.spec.Name, j.spec.Config.EffectiveStrategy(), err))
 		}
 		j.restarts.Add(1)
 		j.state.Store(StateRestarting)
@@ -230,7 +241,7 @@ func (j *Job) Run(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return err
+			return err // listed already, as the restart's warning
 		case <-t.C:
 		}
 	}

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"slices"
 	"sync"
 	"time"
 
@@ -67,6 +68,9 @@ type Status struct {
 	// Recent lists the latest warnings and errors the job logged (its
 	// runtime and connectors), oldest first, at most RecentLogSize.
 	Recent []LogEntry
+	// Degraded lists the sinks that cannot deliver now, with what their
+	// connector reports (the job is RUNNING, but its output waits).
+	Degraded []Degradation `json:",omitempty"`
 }
 
 // TaskKind says whether a task reads a source, runs an operator or writes
@@ -90,7 +94,10 @@ type TaskStatus struct {
 	Index int
 	// RecordsIn counts rows read (source) or received (operator, sink);
 	// RecordsOut rows sent downstream (a source's after its transform;
-	// an operator's emitted rows).
+	// an operator's emitted rows), or a sink's records the external
+	// system acknowledged (connector.DeliveryCounter; for a writer that
+	// does not count them, the rows written before its last successful
+	// pre-commit).
 	RecordsIn, RecordsOut int64
 	// BytesIn and BytesOut are reported by readers and writers that
 	// implement connector.ByteCounter (0 otherwise).
@@ -152,6 +159,8 @@ type statsState struct {
 	paused  bool
 	// groupFailures counts failed commits of group positions.
 	groupFailures int64
+	// degraded are the sinks that cannot deliver now (health.go).
+	degraded []Degradation
 }
 
 func (s *statsState) groupCommitFailed() {
@@ -200,10 +209,17 @@ func (j *Job) Status() Status {
 	}
 	st.TriggeringPaused = j.stats.paused
 	st.GroupCommitFailures = j.stats.groupFailures
+	st.Degraded = slices.Clone(j.stats.degraded)
 	j.stats.mu.Unlock()
 	st.Recent = j.recent.entries()
+	// The carried counters and the current run are read under one lock:
+	// a run that ends moves its counters to the carried ones and stops
+	// being current at once (Job.endRun), so they are counted once.
+	j.carried.mu.Lock()
+	defer j.carried.mu.Unlock()
 	a := j.cur.Load()
 	if a == nil {
+		st.Tasks = j.carried.merge(nil)
 		return st
 	}
 	st.Run = a.run
@@ -221,6 +237,15 @@ func (j *Job) Status() Status {
 			}
 			st.Assignment[rd.src.id] = ids
 		}
+	}
+	st.Tasks = j.carried.merge(a.taskStatus())
+	return st
+}
+
+// taskStatus returns the counters of the run's tasks.
+func (a *attempt) taskStatus() []TaskStatus {
+	var out []TaskStatus
+	for _, rd := range a.readers {
 		m := rd.m
 		ts := TaskStatus{Kind: SourceTask, Name: rd.src.id, Index: rd.index, RecordsIn: m.recordsIn.Load(),
 			RecordsOut: m.recordsOut.Load(), Dropped: m.dropped.Load(), Backpressure: m.t.backpressureNow(),
@@ -239,28 +264,32 @@ func (j *Job) Status() Status {
 			ts.BadSkipped, ts.DeadLettered = rd.badRecords.BadRecords()
 		}
 		rd.mu.Unlock()
-		st.Tasks = append(st.Tasks, ts)
+		out = append(out, ts)
 	}
 	for _, vr := range a.vertices {
 		if vr.v == nil || vr.v.Operator == nil || vr.v.transform != nil {
 			continue
 		}
 		for _, m := range vr.members {
-			st.Tasks = append(st.Tasks, TaskStatus{Kind: OperatorTask, Name: vr.id, Index: m.index,
+			out = append(out, TaskStatus{Kind: OperatorTask, Name: vr.id, Index: m.index,
 				RecordsIn: m.recordsIn.Load(), RecordsOut: m.recordsOut.Load(), Backpressure: m.t.backpressureNow(),
 				Chained: m.t.chained()})
 		}
 	}
 	for _, w := range a.writers() {
-		ts := TaskStatus{Kind: SinkTask, Name: w.sink.id, Index: w.index, RecordsIn: w.m.recordsIn.Load(), Chained: w.m.t.chained()}
+		ts := TaskStatus{Kind: SinkTask, Name: w.sink.id, Index: w.index, RecordsIn: w.m.recordsIn.Load(),
+			RecordsOut: w.preCommitted.Load(), Chained: w.m.t.chained()}
 		w.mu.Lock()
 		if w.bytes != nil {
 			ts.BytesOut = w.bytes.Bytes()
 		}
+		if w.delivered != nil {
+			ts.RecordsOut = w.delivered.Delivered()
+		}
 		w.mu.Unlock()
-		st.Tasks = append(st.Tasks, ts)
+		out = append(out, ts)
 	}
-	return st
+	return out
 }
 
 // writers returns the run's writer tails, sink by sink.

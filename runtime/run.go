@@ -150,13 +150,7 @@ func (j *Job) runOnce(ctx context.Context, first bool) (err error) {
 	defer stopCancel()
 	unregister := context.AfterFunc(ctx, func() {
 		a.coord.requestStop()
-		t := time.NewTimer(j.spec.Config.StopTimeout)
-		defer t.Stop()
-		select {
-		case <-t.C:
-			cancel(errStopTimeout)
-		case <-stopCtx.Done():
-		}
+		a.boundStop(stopCtx.Done(), cancel)
 	})
 	defer unregister()
 	a.watchReassign(stopCtx.Done())
@@ -170,7 +164,7 @@ func (j *Job) runOnce(ctx context.Context, first bool) (err error) {
 	err = g.Wait()
 	stopCancel()
 	if cause := context.Cause(actx); errors.Is(cause, errStopTimeout) {
-		return fmt.Errorf("job %q: %w after %s; pending commits are left to recovery", j.spec.Name, errStopTimeout, j.spec.Config.StopTimeout)
+		return stopTimedOut(j.spec.Name, cause)
 	}
 	if err != nil {
 		return err

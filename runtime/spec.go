@@ -40,6 +40,10 @@ type JobSpec struct {
 	AllowNonRestoredState bool
 	// Logger receives the job's log; nil: slog.Default().
 	Logger *slog.Logger
+	// StartWarnings are warnings about the job found before it runs (the
+	// planner's, which the caller logs): Status.Recent lists them first,
+	// without logging them again.
+	StartWarnings []string
 	// Faults, when set, is consulted at the protocol's failure points
 	// (tests only; see package testkit).
 	Faults FaultInjector

@@ -50,6 +50,14 @@ type writerTail struct {
 	mu     sync.Mutex
 	bytes  connector.ByteCounter
 	health connector.HealthReporter
+	// delivered counts the writer's acknowledged records, when it does
+	// (connector.DeliveryCounter); deliveryTimeout is its delivery
+	// timeout (connector.DeliveryTimeouter). preCommitted is the rows in
+	// at the last successful pre-commit: the records out of writers that
+	// do not count deliveries.
+	delivered       connector.DeliveryCounter
+	deliveryTimeout time.Duration
+	preCommitted    atomic.Int64
 }
 
 // open opens the writer and finds its capabilities.
@@ -66,6 +74,7 @@ func (w *writerTail) open(ctx context.Context) error {
 	w.mu.Lock()
 	w.bytes, _ = wr.(connector.ByteCounter)
 	w.health, _ = wr.(connector.HealthReporter)
+	w.writerCounters(wr)
 	w.mu.Unlock()
 	w.listener, _ = wr.(connector.CheckpointListener)
 	w.positions, _ = wr.(connector.GroupPositionWriter)
@@ -154,6 +163,7 @@ func (w *writerTail) preCommit(ctx context.Context, id int64, pos []taskPosition
 	if len(cs) > 0 && w.sink.committer == nil {
 		return nil, fmt.Errorf("sink %q task %d returned committables but its sink is not a connector.TwoPhaseSink", w.sink.id, w.index)
 	}
+	w.preCommitted.Store(w.m.recordsIn.Load())
 	// The transaction's age counts from its first write, not from now: a
 	// broker's transaction timeout starts there (docs/exactly-once.md, "Timeout").
 	born := time.Now()

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"log/slog"
@@ -94,12 +95,35 @@ type writerFunc func([]byte) (int, error)
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
 
 // handler returns the slog handler of the run: text or JSON on standard
-// error (above the status line on a terminal).
+// error (above the status line on a terminal, which shows the last
+// checkpoint instead of a line per checkpoint).
 func (c *console) handler(format string) slog.Handler {
+	var h slog.Handler = slog.NewTextHandler(c, nil)
 	if format == "json" {
-		return slog.NewJSONHandler(c, nil)
+		h = slog.NewJSONHandler(c, nil)
 	}
-	return slog.NewTextHandler(c, nil)
+	if c.term {
+		h = statusLineHandler{h}
+	}
+	return h
+}
+
+// statusLineHandler leaves out the records the status line shows.
+type statusLineHandler struct{ slog.Handler }
+
+func (h statusLineHandler) Handle(ctx context.Context, r slog.Record) error {
+	if r.Message == "checkpoint completed" {
+		return nil
+	}
+	return h.Handler.Handle(ctx, r)
+}
+
+func (h statusLineHandler) WithAttrs(as []slog.Attr) slog.Handler {
+	return statusLineHandler{h.Handler.WithAttrs(as)}
+}
+
+func (h statusLineHandler) WithGroup(name string) slog.Handler {
+	return statusLineHandler{h.Handler.WithGroup(name)}
 }
 
 // queryHeader returns the header of the output of the job's bare
@@ -151,16 +175,27 @@ func (h *headerWriter) Write(p []byte) (int, error) {
 	return h.w.Write(p)
 }
 
-// totals returns the rows read by sources and received by sinks.
+// totals returns the rows read by sources and the records sinks
+// delivered (acknowledged by the external system where the connector
+// counts them: runtime.TaskStatus.RecordsOut).
 func totals(st runtime.Status) (in, out int64) {
 	for _, t := range st.Tasks {
 		if t.Kind == runtime.SourceTask {
 			in += t.RecordsIn
 		} else {
-			out += t.RecordsIn
+			out += t.RecordsOut
 		}
 	}
 	return in, out
+}
+
+// degradedText says which sinks cannot deliver, "" when all do.
+func degradedText(st runtime.Status) string {
+	var parts []string
+	for _, d := range st.Degraded {
+		parts = append(parts, fmt.Sprintf("sink %s: %s", d.Sink, d.Problem))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // totalRows returns how many rows the job's sources will read when that
@@ -184,8 +219,8 @@ func totalRows(j *job.Job) int64 {
 }
 
 // monitor draws the status line on a terminal; otherwise it logs the
-// job's progress periodically and each completed checkpoint (seen at a
-// one-second resolution).
+// job's progress periodically (the runtime logs each checkpoint as it
+// completes), and at once when a sink starts or stops being degraded.
 type monitor struct {
 	done chan struct{}
 	wg   sync.WaitGroup
@@ -200,8 +235,8 @@ func startMonitor(job runtime.Metrics, c *console, log *slog.Logger, term bool, 
 	m.wg.Go(func() {
 		t := time.NewTicker(tick)
 		defer t.Stop()
-		var lastCkpt int64
 		var lastIn, lastOut int64
+		lastDegraded := ""
 		last := time.Now()
 		lastLog := last
 		for {
@@ -217,19 +252,26 @@ func startMonitor(job runtime.Metrics, c *console, log *slog.Logger, term bool, 
 				secs := now.Sub(last).Seconds()
 				rin, rout := float64(in-lastIn)/secs, float64(out-lastOut)/secs
 				lastIn, lastOut, last = in, out, now
-				// On a terminal the status line shows the last checkpoint.
-				if id := st.Checkpoints.LastID; id != lastCkpt && !term {
-					lastCkpt = id
-					log.Info("checkpoint completed", "checkpoint", id, "duration", st.Checkpoints.LastDuration.String(),
-						"size", st.Checkpoints.LastSize, "pending_commits", st.PendingCommits)
+				degraded := degradedText(st)
+				if degraded != lastDegraded && !term {
+					if degraded != "" {
+						log.Warn("DEGRADED: a sink cannot deliver; its output waits", "degraded", degraded, "records_out", out)
+					} else {
+						log.Info("no sink is degraded any more")
+					}
 				}
+				lastDegraded = degraded
 				if term {
 					c.setStatus(statusLine(st, now, rin, rout, in, total))
 				} else if now.Sub(lastLog) >= every-time.Millisecond {
 					lastLog = now
-					log.Info("status", "state", string(st.State), "records_in", in, "records_out", out,
+					attrs := []any{"state", string(st.State), "records_in", in, "records_out", out,
 						"records_in_per_sec", int64(rin), "records_out_per_sec", int64(rout),
-						"last_checkpoint", st.Checkpoints.LastID, "pending_commits", st.PendingCommits)
+						"last_checkpoint", st.Checkpoints.LastID, "pending_commits", st.PendingCommits}
+					if degraded != "" {
+						attrs = append(attrs, "degraded", degraded)
+					}
+					log.Info("status", attrs...)
 				}
 			}
 		}
@@ -246,6 +288,9 @@ func (m *monitor) stop() {
 func statusLine(st runtime.Status, now time.Time, rin, rout float64, in, total int64) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s  in %.0f/s  out %.0f/s", st.State, rin, rout)
+	if d := degradedText(st); d != "" {
+		fmt.Fprintf(&b, "  DEGRADED (%s)", d)
+	}
 	if c := st.Checkpoints; c.LastID > 0 {
 		fmt.Fprintf(&b, "  checkpoint %d (%s ago)", c.LastID, c.LastAge(now).Round(time.Second))
 	} else {

@@ -10,7 +10,7 @@ import (
 	"go.uber.org/goleak"
 )
 
-var embeddedRE = regexp.MustCompile(`listening on (127\.0\.0\.1:\d+)`)
+var embeddedRE = regexp.MustCompile(`broker \(kfake, for trying things out\) listening" addr=(127\.0\.0\.1:\d+)`)
 
 // TestEmbeddedKafkaExactlyOnce runs datagen → Kafka (exactly-once) on the
 // embedded broker, reads the topic back with a second `streamsql run`
@@ -76,7 +76,7 @@ SELECT 1 AS one;
 	if code != 0 || stdout != "op[one]\n+I[1]\n" {
 		t.Fatalf("exit %d, stdout %q, stderr %s", code, stdout, stderr)
 	}
-	if !strings.Contains(stderr, "KAFKA_BOOTSTRAP is set in the environment (127.0.0.1:1): job files use that, not the embedded broker") {
+	if !strings.Contains(stderr, `msg="KAFKA_BOOTSTRAP is set in the environment: job files use that, not the embedded broker" KAFKA_BOOTSTRAP=127.0.0.1:1`) {
 		t.Errorf("stderr %s", stderr)
 	}
 }

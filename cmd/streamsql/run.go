@@ -20,7 +20,6 @@ import (
 	"github.com/streamsql/streamsql/job"
 	"github.com/streamsql/streamsql/job/jobhttp"
 	"github.com/streamsql/streamsql/option"
-	"github.com/streamsql/streamsql/runtime"
 )
 
 // bootstrapVar is the variable --embedded-kafka sets to the broker's
@@ -154,13 +153,13 @@ func (rf *runFlags) run(ctx context.Context, e *env, file string) error {
 	if rf.embedded != "" {
 		b, err := embedkafka.Start(embedkafka.Options{Addr: rf.embedded})
 		if err != nil {
-			fmt.Fprintf(e.stderr, "streamsql: %v\n", err)
+			log.Error("cannot start the embedded Kafka broker", "err", err)
 			return errFailed
 		}
 		defer b.Close()
-		fmt.Fprintf(out, "Embedded Kafka broker (kfake, for trying things out) listening on %s\n", b.Addr())
+		log.Info("embedded Kafka broker (kfake, for trying things out) listening", "addr", b.Addr())
 		if v, ok := os.LookupEnv(bootstrapVar); ok {
-			fmt.Fprintf(out, "%s is set in the environment (%s): job files use that, not the embedded broker\n", bootstrapVar, v)
+			log.Warn(bootstrapVar+" is set in the environment: job files use that, not the embedded broker", bootstrapVar, v)
 		} else {
 			opts.Vars = map[string]string{bootstrapVar: b.Addr()}
 		}
@@ -169,7 +168,7 @@ func (rf *runFlags) run(ctx context.Context, e *env, file string) error {
 			return err
 		}
 		if err := b.CreateTopics(ctx, embeddedTopics(j, b.Addr())...); err != nil {
-			fmt.Fprintf(e.stderr, "streamsql: %v\n", err)
+			log.Error("cannot create the job's topics on the embedded Kafka broker", "err", err)
 			return errFailed
 		}
 		return rf.runJob(ctx, e, file, j, header, out, log, term)
@@ -198,7 +197,7 @@ func (rf *runFlags) runJob(ctx context.Context, e *env, file string, j *job.Job,
 	if rf.httpAddr != "" {
 		srv, err := jobhttp.Serve(rf.httpAddr, j)
 		if err != nil {
-			fmt.Fprintf(e.stderr, "streamsql: --http: %v\n", err)
+			log.Error("--http: cannot serve the status page", "err", err)
 			return errFailed
 		}
 		defer srv.Close()
@@ -224,15 +223,11 @@ func (rf *runFlags) runJob(ctx context.Context, e *env, file string, j *job.Job,
 	in, outRecs := totals(st)
 	var se *job.StartError
 	if errors.As(err, &se) {
-		fmt.Fprintf(e.stderr, "streamsql: %v\n", se.Err)
+		log.Error("job could not start", "job", j.Name(), "err", se.Err)
 		return errFailed
 	}
 	if err != nil {
 		log.Error("job failed", "job", j.Name(), "err", err)
-		var cl *runtime.CommitLostError
-		if errors.As(err, &cl) {
-			fmt.Fprintf(out, "streamsql: %v\n", cl)
-		}
 		return errFailed
 	}
 	log.Info("job "+strings.ToLower(string(st.State)), "job", j.Name(), "records_in", in, "records_out", outRecs,

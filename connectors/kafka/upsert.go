@@ -196,6 +196,24 @@ func (u *upsertBuffer) Bytes() int64 {
 	return 0
 }
 
+// Delivered reports what the underlying writer reports
+// (connector.DeliveryCounter): records, after the buffer merged rows.
+func (u *upsertBuffer) Delivered() int64 {
+	if dc, ok := u.w.(connector.DeliveryCounter); ok {
+		return dc.Delivered()
+	}
+	return 0
+}
+
+// DeliveryTimeout reports what the underlying writer reports
+// (connector.DeliveryTimeouter).
+func (u *upsertBuffer) DeliveryTimeout() time.Duration {
+	if dt, ok := u.w.(connector.DeliveryTimeouter); ok {
+		return dt.DeliveryTimeout()
+	}
+	return 0
+}
+
 // Unhealthy reports what the underlying writer reports
 // (connector.HealthReporter).
 func (u *upsertBuffer) Unhealthy() string {

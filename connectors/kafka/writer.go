@@ -118,6 +118,14 @@ func (w *plainWriter) Close() error {
 // (connector.ByteCounter).
 func (w *plainWriter) Bytes() int64 { return w.p.Bytes() }
 
+// Delivered returns the records the brokers acknowledged
+// (connector.DeliveryCounter).
+func (w *plainWriter) Delivered() int64 { return w.p.Delivered() }
+
+// DeliveryTimeout returns properties.delivery.timeout.ms
+// (connector.DeliveryTimeouter).
+func (w *plainWriter) DeliveryTimeout() time.Duration { return w.p.DeliveryTimeout() }
+
 // Unhealthy names the brokers the writer's client cannot reach
 // (connector.HealthReporter); "" when there are none.
 func (w *plainWriter) Unhealthy() string { return w.sink.watch.unhealthy() }

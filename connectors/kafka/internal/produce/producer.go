@@ -68,6 +68,8 @@ type Producer struct {
 	pending int64
 	idle    chan struct{}
 	settled int64 // promises run so far
+	// delivered counts the records the brokers acknowledged.
+	delivered int64
 
 	// life is the context of every buffered record: franz-go fails them
 	// when it ends. watch ends it when records wait deliveryTimeout with
@@ -199,6 +201,7 @@ func (p *Producer) done(r *kgo.Record, err error) {
 			p.firstErr = fmt.Errorf("kafka sink: producing to topic %s partition %d: %w", r.Topic, r.Partition, err)
 		}
 	} else {
+		p.delivered++
 		if !p.pidSet {
 			p.pidSet, p.pid, p.epoch = true, r.ProducerID, r.ProducerEpoch
 		} else if r.ProducerID != p.pid || r.ProducerEpoch != p.epoch {
@@ -406,3 +409,14 @@ func (p *Producer) Reset() {
 
 // Bytes returns the key and value bytes handed to the client so far.
 func (p *Producer) Bytes() int64 { return p.bytes.Load() }
+
+// Delivered returns the records the brokers acknowledged so far.
+func (p *Producer) Delivered() int64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.delivered
+}
+
+// DeliveryTimeout returns how long records wait for an acknowledgement
+// before they fail (0: for ever).
+func (p *Producer) DeliveryTimeout() time.Duration { return p.deliveryTimeout }

@@ -721,6 +721,15 @@ func (w *Writer) closeSlot(sl *slot) error {
 // (connector.ByteCounter).
 func (w *Writer) Bytes() int64 { return w.p.Bytes() }
 
+// Delivered returns the records the brokers acknowledged
+// (connector.DeliveryCounter): written into transactions, committed or
+// not.
+func (w *Writer) Delivered() int64 { return w.p.Delivered() }
+
+// DeliveryTimeout returns properties.delivery.timeout.ms
+// (connector.DeliveryTimeouter).
+func (w *Writer) DeliveryTimeout() time.Duration { return w.p.DeliveryTimeout() }
+
 // Unhealthy names the brokers the writer's clients cannot reach
 // (connector.HealthReporter); "" when there are none. It is safe to call
 // from any goroutine.

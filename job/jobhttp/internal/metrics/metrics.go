@@ -116,10 +116,25 @@ type Status struct {
 	Assignment []Partition `json:"assignment"`
 	// Recent lists the job's latest warnings and errors, oldest first.
 	Recent []LogEntry `json:"recent"`
+	// Degraded lists the sinks that cannot deliver now (the job is
+	// RUNNING, but their output waits), with what their connector
+	// reports; empty when all deliver.
+	Degraded []Degraded `json:"degraded"`
 	// ScaleOut is set for a job scaled out over several instances
 	// (pipeline.scale-out): the splits the group assigned to this
 	// instance per source, and how many runs ended in a reassignment.
 	ScaleOut *ScaleOut `json:"scale_out,omitempty"`
+}
+
+// Degraded is a sink that cannot deliver, in /status.
+type Degraded struct {
+	Sink string `json:"sink"`
+	// Task is the sink task whose writer reports it; -1: the sink's
+	// committer.
+	Task    int     `json:"task"`
+	Problem string  `json:"problem"`
+	Since   string  `json:"since"`
+	Seconds float64 `json:"for_seconds"`
 }
 
 // ScaleOut is the group membership part of /status.
@@ -203,6 +218,11 @@ func StatusOf(st runtime.Status, now time.Time) Status {
 		out.ScaleOut = &ScaleOut{Reassignments: st.Reassignments, Assignment: st.Assignment}
 	}
 	out.Pipelines, out.Assignment, out.Recent = []Pipeline{}, []Partition{}, make([]LogEntry, 0, len(st.Recent))
+	out.Degraded = make([]Degraded, 0, len(st.Degraded))
+	for _, d := range st.Degraded {
+		out.Degraded = append(out.Degraded, Degraded{Sink: d.Sink, Task: d.Task, Problem: d.Problem,
+			Since: d.Since.UTC().Format(time.RFC3339Nano), Seconds: now.Sub(d.Since).Seconds()})
+	}
 	pipes := map[string]int{}
 	for _, t := range st.Tasks {
 		pn, table, ok := strings.Cut(t.Name, "/")
@@ -257,7 +277,7 @@ type Collector struct {
 	ckptCompleted, ckptFailed, ckptLastID, ckptLastDuration         *prometheus.Desc
 	ckptLastSize, ckptLastTime, ckptTotalDuration                   *prometheus.Desc
 	pending, pendingAge, restarts, state, triggeringPaused, running *prometheus.Desc
-	groupCommitFailures, lag                                        *prometheus.Desc
+	groupCommitFailures, lag, degraded                              *prometheus.Desc
 }
 
 // NewCollector returns a collector of src's metrics. Every metric has the
@@ -270,7 +290,7 @@ func NewCollector(src runtime.Metrics) *Collector {
 	}
 	return &Collector{src: src,
 		recordsIn:  d("task_records_in_total", "Rows read (source task) or received (sink task).", task),
-		recordsOut: d("task_records_out_total", "Rows a source task sent downstream after its filter and projection.", task),
+		recordsOut: d("task_records_out_total", "Rows a source task sent downstream after its filter and projection; records a sink task delivered (acknowledged by the external system, where its connector counts them; else written before its last pre-commit).", task),
 		dropped:    d("task_records_dropped_total", "Rows a source task dropped because a NOT NULL sink column got NULL (table.exec.sink.not-null-enforcer = DROP).", task),
 		badSkipped: d("task_bad_records_skipped_total",
 			"Records a source task could not decode, or whose rows a NOT NULL sink column rejected, that its table's 'scan.bad-record.policy' = 'skip' skipped.", task),
@@ -294,6 +314,8 @@ func NewCollector(src runtime.Metrics) *Collector {
 		running:           d("job_running", "1 while the job is running.", job),
 		groupCommitFailures: d("group_commit_failures_total",
 			"Failed commits of consumer group offsets (each also a warning; the job goes on).", job),
+		degraded: d("sink_degraded", "1 for each sink that cannot deliver now (what its connector reports, such as brokers that cannot be reached, is in /status); absent while all deliver.",
+			[]string{"job", "sink"}),
 		lag: d("consumer_lag", "Records between a source partition's position and its end (last stable offset under read_committed, else high watermark); absent until a fetch reported the end. Label table is the source id <pipeline>/<table>.",
 			[]string{"job", "table", "topic", "partition"}),
 	}
@@ -303,7 +325,7 @@ func NewCollector(src runtime.Metrics) *Collector {
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{c.recordsIn, c.recordsOut, c.dropped, c.badSkipped, c.deadLettered, c.bytesIn, c.bytesOut, c.backpressure,
 		c.ckptCompleted, c.ckptFailed, c.ckptLastID, c.ckptLastDuration, c.ckptLastSize, c.ckptLastTime,
-		c.ckptTotalDuration, c.pending, c.pendingAge, c.restarts, c.state, c.triggeringPaused, c.running, c.groupCommitFailures, c.lag} {
+		c.ckptTotalDuration, c.pending, c.pendingAge, c.restarts, c.state, c.triggeringPaused, c.running, c.groupCommitFailures, c.lag, c.degraded} {
 		ch <- d
 	}
 }
@@ -324,8 +346,8 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	for _, t := range st.Tasks {
 		l := []string{job, string(t.Kind), t.Name, strconv.Itoa(t.Index)}
 		counter(c.recordsIn, float64(t.RecordsIn), l...)
+		counter(c.recordsOut, float64(t.RecordsOut), l...)
 		if t.Kind == runtime.SourceTask {
-			counter(c.recordsOut, float64(t.RecordsOut), l...)
 			counter(c.dropped, float64(t.Dropped), l...)
 			counter(c.badSkipped, float64(t.BadSkipped), l...)
 			counter(c.deadLettered, float64(t.DeadLettered), l...)
@@ -365,6 +387,13 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	gauge(c.triggeringPaused, b2f(st.TriggeringPaused), job)
 	counter(c.groupCommitFailures, float64(st.GroupCommitFailures), job)
 	gauge(c.running, b2f(st.State == runtime.StateRunning), job)
+	seen := map[string]bool{}
+	for _, d := range st.Degraded {
+		if !seen[d.Sink] {
+			seen[d.Sink] = true
+			gauge(c.degraded, 1, job, d.Sink)
+		}
+	}
 }
 
 func b2f(b bool) float64 {

@@ -59,8 +59,18 @@
 
     document.title = st.job + " · streamsql";
     $("job").textContent = st.job;
-    $("state").textContent = st.state;
-    $("state").className = "state " + st.state;
+    var degraded = st.degraded || [];
+    $("state").textContent = st.state + (degraded.length ? " · DEGRADED" : "");
+    $("state").className = "state " + (degraded.length ? "FAILED" : st.state);
+    $("degraded").hidden = degraded.length === 0;
+    var dl = $("degradedlist");
+    dl.textContent = "";
+    degraded.forEach(function (d) {
+      var li = document.createElement("li");
+      li.textContent = "sink " + d.sink + (d.task >= 0 ? " task " + d.task : "") + " cannot deliver for " +
+        dur(d.for_seconds) + ": " + d.problem;
+      dl.appendChild(li);
+    });
     $("run").textContent = st.run || "–";
     $("restarts").textContent = st.restarts;
 
@@ -108,7 +118,7 @@
     fill("tasks", st.tasks.map(function (x) {
       var b = before[taskKey(x)];
       var rate = prev && dt > 0 && b !== undefined ? fmt.format(Math.max(0, Math.round((x.records_in - b) / dt))) : "–";
-      return [x.kind, x.name, x.index, fmt.format(x.records_in), x.kind === "source" ? fmt.format(x.records_out) : "", rate,
+      return [x.kind, x.name, x.index, fmt.format(x.records_in), fmt.format(x.records_out), rate,
         x.backpressure_seconds.toFixed(1)];
     }), "no tasks running", 7);
     fill("recent", st.recent.slice().reverse().map(function (e) {
