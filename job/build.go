@@ -47,81 +47,106 @@ type BuildOptions struct {
 // BuildOptions.QuerySink is nil.
 var ErrNoQuerySink = errors.New("job: a bare query needs BuildOptions.QuerySink")
 
-// Build creates the sources and sinks of every INSERT that is to run (not
-// those of EXPLAIN statements) through the plan's registry, and compiles
-// the transforms, into the runtime's pipelines: one per INSERT, named as
-// PipelineNames says, its sources named by their tables (#2, #3, ... for
-// a table read twice). With one source the pipeline's Transform is the
-// flow's filter and projection; with several (UNION ALL) each source
-// has its own (SourceSpec.Transform) and Transform is nil. The factories create clients but
-// Build itself reads and writes nothing. The sink of a bare query comes
-// from bo.QuerySink.
+// Build creates the sources and sinks of every stateless INSERT that is
+// to run (not those of EXPLAIN statements) through the plan's registry, and
+// compiles the transforms, into the runtime's pipelines: one per INSERT,
+// named as Plan.PipelineNames says, its sources named by their tables (#2,
+// #3, ... for a table read twice). With one source the pipeline's
+// Transform is the flow's filter and projection; with several (UNION ALL)
+// each source has its own (SourceSpec.Transform) and Transform is nil.
+// INSERTs with stateful operators become a graph instead (RuntimeSpec
+// builds both). The factories create clients but Build itself reads and
+// writes nothing. The sink of a bare query comes from bo.QuerySink.
 func Build(ctx context.Context, pl *planner.Plan, bo BuildOptions) ([]runtime.Pipeline, error) {
+	pipes, _, err := build(ctx, pl, bo)
+	return pipes, err
+}
+
+// build builds the pipelines of the stateless INSERTs and the graph of
+// the stateful ones.
+func build(ctx context.Context, pl *planner.Plan, bo BuildOptions) ([]runtime.Pipeline, runtime.Graph, error) {
+	var g runtime.Graph
 	opts, err := pl.ExprOptions()
 	if err != nil {
-		return nil, err
+		return nil, g, err
 	}
 	if pl.ScaleOut && pl.InstanceID == "" {
-		return nil, fmt.Errorf("%s = true needs this instance's id: run with --instance-id ID (or set %s), unique among the job's instances and the same across restarts", planner.SettingScaleOut, planner.SettingInstanceID)
+		return nil, g, fmt.Errorf("%s = true needs this instance's id: run with --instance-id ID (or set %s), unique among the job's instances and the same across restarts", planner.SettingScaleOut, planner.SettingInstanceID)
 	}
 	var out []runtime.Pipeline
 	names := pl.PipelineNames()
+	gb := &graphBuilder{ctx: ctx, pl: pl, opts: opts, bo: bo, g: &g}
+	i := 0
 	for _, ins := range pl.Inserts {
 		if ins.Explain {
 			continue
 		}
+		name := names[i]
+		i++
 		if ins.Stateful() {
-			return nil, fmt.Errorf("%w: %s (line %d) needs stateful operators, which the runtime cannot run yet", planner.ErrNoJob, ins.Statement, ins.Pos.Line)
+			if err := gb.insert(ins, name); err != nil {
+				return nil, g, err
+			}
+			continue
 		}
-		p := runtime.Pipeline{Name: names[len(out)]}
-		srcNames := map[string]int{}
-		for _, fl := range ins.Flows {
-			src, valid, err := buildSource(ctx, pl, fl.Source, fl.ReadFields, opts)
-			if err != nil {
-				return nil, err
-			}
-			ft, err := fl.Compile(opts)
-			if err != nil {
-				return nil, fmt.Errorf("pipeline %s: %w", p.Name, err)
-			}
-			tf, ntf := ft.Shared(), ft.PerTask()
-			spec := runtime.SourceSpec{Source: src, Parallelism: parallelismOf(valid, factory.AsSource)}
-			// A flow's transform builds every output row anew (Flow.Transform):
-			// the source may reuse its rows' memory. The runtime uses the
-			// per-task form (slab-allocated fields); Transform stays set
-			// for callers that apply the pipeline's transform themselves.
-			if len(ins.Flows) == 1 {
-				p.Transform, p.NewTransform, p.TransformCopies = tf, ntf, true
-			} else {
-				spec.Transform, spec.NewTransform, spec.TransformCopies = tf, ntf, true
-			}
-			spec.Name = fl.Source.Name()
-			if srcNames[spec.Name]++; srcNames[spec.Name] > 1 {
-				spec.Name = fmt.Sprintf("%s#%d", spec.Name, srcNames[spec.Name])
-			}
-			if dls, ok := src.(connector.DeadLetterSource); ok {
-				dl, err := dls.DeadLetterSink(connector.DeadLetterConfig{Name: p.Name + "/" + spec.Name, Job: pl.JobName, ExactlyOnce: fl.Source.DeadLettersExactlyOnce})
-				if err != nil {
-					return nil, fmt.Errorf("%w: source '%s': %w", planner.ErrInvalidTable, fl.Source.Name(), err)
-				}
-				if dl != nil {
-					spec.DeadLetter = &runtime.SinkSpec{Name: spec.Name + ".dead-letter", Sink: dl}
-					spec.DeadLettersInSink = fl.Source.DeadLettersInSink
-				}
-			}
-			p.Sources = append(p.Sources, spec)
-		}
-		snk, valid, err := buildSink(ctx, pl, ins.Sink, bo)
+		p, err := buildPipeline(ctx, pl, ins, name, opts, bo)
 		if err != nil {
-			return nil, err
+			return nil, g, err
 		}
-		p.Sinks = []runtime.SinkSpec{{Name: ins.Sink.Name(), Sink: snk, Parallelism: parallelismOf(valid, factory.AsSink)}}
 		out = append(out, p)
 	}
-	if len(out) == 0 {
-		return nil, planner.ErrNoJob
+	if len(out) == 0 && len(g.Vertices) == 0 {
+		return nil, g, planner.ErrNoJob
 	}
-	return out, nil
+	return out, g, nil
+}
+
+// buildPipeline builds the pipeline of a stateless INSERT.
+func buildPipeline(ctx context.Context, pl *planner.Plan, ins *planner.Insert, name string, opts expr.Options, bo BuildOptions) (runtime.Pipeline, error) {
+	p := runtime.Pipeline{Name: name}
+	srcNames := map[string]int{}
+	for _, fl := range ins.Flows {
+		src, valid, err := buildSource(ctx, pl, fl.Source, fl.ReadFields, opts)
+		if err != nil {
+			return p, err
+		}
+		ft, err := fl.Compile(opts)
+		if err != nil {
+			return p, fmt.Errorf("pipeline %s: %w", p.Name, err)
+		}
+		tf, ntf := ft.Shared(), ft.PerTask()
+		spec := runtime.SourceSpec{Source: src, Parallelism: parallelismOf(valid, factory.AsSource)}
+		// A flow's transform builds every output row anew (Flow.Transform):
+		// the source may reuse its rows' memory. The runtime uses the
+		// per-task form (slab-allocated fields); Transform stays set for
+		// callers that apply the pipeline's transform themselves.
+		if len(ins.Flows) == 1 {
+			p.Transform, p.NewTransform, p.TransformCopies = tf, ntf, true
+		} else {
+			spec.Transform, spec.NewTransform, spec.TransformCopies = tf, ntf, true
+		}
+		spec.Name = fl.Source.Name()
+		if srcNames[spec.Name]++; srcNames[spec.Name] > 1 {
+			spec.Name = fmt.Sprintf("%s#%d", spec.Name, srcNames[spec.Name])
+		}
+		if dls, ok := src.(connector.DeadLetterSource); ok {
+			dl, err := dls.DeadLetterSink(connector.DeadLetterConfig{Name: p.Name + "/" + spec.Name, Job: pl.JobName, ExactlyOnce: fl.Source.DeadLettersExactlyOnce})
+			if err != nil {
+				return p, fmt.Errorf("%w: source '%s': %w", planner.ErrInvalidTable, fl.Source.Name(), err)
+			}
+			if dl != nil {
+				spec.DeadLetter = &runtime.SinkSpec{Name: spec.Name + ".dead-letter", Sink: dl}
+				spec.DeadLettersInSink = fl.Source.DeadLettersInSink
+			}
+		}
+		p.Sources = append(p.Sources, spec)
+	}
+	snk, valid, err := buildSink(ctx, pl, ins.Sink, bo)
+	if err != nil {
+		return p, err
+	}
+	p.Sinks = []runtime.SinkSpec{{Name: ins.Sink.Name(), Sink: snk, Parallelism: parallelismOf(valid, factory.AsSink)}}
+	return p, nil
 }
 
 // buildSource creates the source of s for a flow that reads the fields read
@@ -153,14 +178,15 @@ func buildSink(ctx context.Context, pl *planner.Plan, s *planner.Sink, bo BuildO
 	return snk, s.Validated, nil
 }
 
-// RuntimeSpec builds the pipelines (see Build) and returns the runtime's
-// description of the job: its name, the runtime configuration parsed from
-// the job's settings, and one runtime pipeline per INSERT. It is what
-// package job hands to runtime.NewJob.
+// RuntimeSpec builds the job and returns the runtime's description of it:
+// its name, the runtime configuration parsed from the job's settings, one
+// runtime pipeline per stateless INSERT (see Build) and the graph of the
+// stateful ones (sources, Calc and stateful operators, sinks; graph.go).
+// It is what package job hands to runtime.NewJob.
 func RuntimeSpec(ctx context.Context, pl *planner.Plan, bo BuildOptions) (runtime.JobSpec, error) {
-	pipes, err := Build(ctx, pl, bo)
+	pipes, g, err := build(ctx, pl, bo)
 	if err != nil {
 		return runtime.JobSpec{}, err
 	}
-	return runtime.JobSpec{Name: pl.JobName, Config: pl.Runtime, Pipelines: pipes}, nil
+	return runtime.JobSpec{Name: pl.JobName, Config: pl.Runtime, Pipelines: pipes, Graph: g}, nil
 }

@@ -89,6 +89,10 @@ import (
 	"github.com/streamsql/streamsql/planner"
 	"github.com/streamsql/streamsql/runtime"
 	"github.com/streamsql/streamsql/types"
+
+	// The keyed-state backends state.backend.type names.
+	_ "github.com/streamsql/streamsql/state/heap"
+	_ "github.com/streamsql/streamsql/state/lsm"
 )
 
 // ErrAlreadyRun is returned by Run on a Job that was run before.
@@ -455,6 +459,7 @@ func (j *Job) Run(ctx context.Context) error {
 		spec.Pipelines = slices.DeleteFunc(spec.Pipelines, func(p runtime.Pipeline) bool {
 			return !slices.Contains(j.pipelines, p.Name)
 		})
+		spec.Graph = keepPipelines(spec.Graph, j.pipelines)
 	}
 	spec.Logger = j.opts.Logger
 	for _, w := range j.Warnings() {

@@ -294,14 +294,23 @@ func runValues(t *testing.T, p *planner.Plan) {
 		}
 		return
 	}
+	// Stateless INSERTs are pipelines; stateful ones vertices of the graph.
 	var run []*planner.Insert
+	stateful := 0
 	for _, ins := range p.Inserts {
-		if !ins.Explain {
+		switch {
+		case ins.Explain:
+		case ins.Stateful():
+			stateful++
+		default:
 			run = append(run, ins)
 		}
 	}
 	if len(run) != len(spec.Pipelines) {
-		t.Fatalf("%d pipelines for %d INSERTs", len(spec.Pipelines), len(run))
+		t.Fatalf("%d pipelines for %d stateless INSERTs", len(spec.Pipelines), len(run))
+	}
+	if (stateful > 0) != (len(spec.Graph.Vertices) > 0) {
+		t.Fatalf("%d stateful INSERTs, %d graph vertices", stateful, len(spec.Graph.Vertices))
 	}
 	for i, ins := range run {
 		valuesOnly := true

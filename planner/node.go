@@ -6,9 +6,12 @@ import (
 
 	"github.com/streamsql/streamsql/ddl"
 	"github.com/streamsql/streamsql/ops/agg"
+	"github.com/streamsql/streamsql/ops/join"
 	"github.com/streamsql/streamsql/ops/materialize"
 	"github.com/streamsql/streamsql/ops/normalize"
 	"github.com/streamsql/streamsql/ops/window"
+	"github.com/streamsql/streamsql/planner/expr"
+	"github.com/streamsql/streamsql/stream"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -135,4 +138,42 @@ func describeCalls(keyNames []string, calls []agg.Call, callNames []string) stri
 		b.WriteString("]")
 	}
 	return b.String()
+}
+
+// Operator returns the factory of the node's operator, with what it
+// evaluates (a join's residual condition) compiled with opts. Package job
+// makes the node's vertex of it.
+func (n *Node) Operator(opts expr.Options) (stream.Factory, error) {
+	switch n.Kind {
+	case GroupAggregate:
+		return agg.NewGroupAggregate(*n.Agg), nil
+	case WindowAggregate:
+		return window.New(*n.Window), nil
+	case ChangelogNormalize:
+		return normalize.New(*n.Normalize), nil
+	case UpsertMaterialize:
+		return materialize.New(*n.Materialize), nil
+	case Join, IntervalJoin, WindowJoin:
+		if err := n.Join.compile(opts); err != nil {
+			return nil, err
+		}
+		switch {
+		case n.Join.Regular != nil:
+			return join.New(*n.Join.Regular), nil
+		case n.Join.Interval != nil:
+			return join.NewInterval(*n.Join.Interval), nil
+		case n.Join.Window != nil:
+			return join.NewWindow(*n.Join.Window), nil
+		}
+	}
+	return nil, fmt.Errorf("%s: no operator for it", n.Kind)
+}
+
+// InputCount returns the number of the node's inputs: 2 for a join, else
+// 1.
+func (n *Node) InputCount() int {
+	if n.Join != nil {
+		return 2
+	}
+	return 1
 }

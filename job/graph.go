@@ -1,0 +1,204 @@
+package job
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/streamsql/streamsql/factory"
+	"github.com/streamsql/streamsql/ops/calc"
+	"github.com/streamsql/streamsql/planner"
+	"github.com/streamsql/streamsql/planner/expr"
+	"github.com/streamsql/streamsql/runtime"
+	"github.com/streamsql/streamsql/state"
+	"github.com/streamsql/streamsql/types"
+)
+
+// graphBuilder adds the stateful INSERTs of a plan (those with stateful
+// operators: Insert.Stateful) to the runtime's graph: each table read
+// becomes a source vertex, each flow's filter and projection a Calc
+// operator (fused with what feeds it), each stateful operator a vertex fed
+// through a keyed exchange, each sink a sink vertex.
+type graphBuilder struct {
+	ctx  context.Context
+	pl   *planner.Plan
+	opts expr.Options
+	bo   BuildOptions
+	g    *runtime.Graph
+
+	pipe     string         // the INSERT's pipeline name
+	srcNames map[string]int // tables read so far by the INSERT (#2, #3, ...)
+	calcs    int            // Calc vertices of the INSERT so far
+}
+
+func (b *graphBuilder) add(v runtime.Vertex) int {
+	b.g.Vertices = append(b.g.Vertices, v)
+	return len(b.g.Vertices) - 1
+}
+
+func (b *graphBuilder) edge(from, to int, x runtime.Exchange) {
+	b.g.Edges = append(b.g.Edges, runtime.Edge{From: from, To: to, Exchange: x})
+}
+
+// insert adds ins, planned as pipeline name.
+func (b *graphBuilder) insert(ins *planner.Insert, name string) error {
+	b.pipe, b.srcNames, b.calcs = name, map[string]int{}, 0
+	snk, valid, err := buildSink(b.ctx, b.pl, ins.Sink, b.bo)
+	if err != nil {
+		return err
+	}
+	par := parallelismOf(valid, factory.AsSink)
+	sink := b.add(runtime.Vertex{ID: name + "/" + ins.Sink.Name(), Name: ins.Sink.Name(), Parallelism: par,
+		Sink: &runtime.SinkVertex{Sink: snk}})
+	for _, fl := range ins.Flows {
+		from, err := b.flow(fl)
+		if err != nil {
+			return err
+		}
+		x := runtime.Exchange{Kind: runtime.Forward}
+		if !fl.Changelog.Kinds.InsertOnly() && max(par, 1) > 1 && len(ins.Sink.PrimaryKey) > 0 {
+			// Every change of a key reaches one sink task, in order.
+			x = hashOn(ins.Sink.PrimaryKey, fieldTypes(ins.Sink.Fields))
+		}
+		b.edge(from, sink, x)
+	}
+	return nil
+}
+
+// flow adds fl's source (a table or a stateful operator) and its Calc, and
+// returns the Calc's vertex.
+func (b *graphBuilder) flow(fl *planner.Flow) (int, error) {
+	var from, par int
+	if n := fl.Source.Node; n != nil {
+		var err error
+		if from, par, err = b.node(n); err != nil {
+			return 0, err
+		}
+	} else {
+		src, valid, err := buildSource(b.ctx, b.pl, fl.Source, fl.ReadFields, b.opts)
+		if err != nil {
+			return 0, err
+		}
+		name := fl.Source.Name()
+		if b.srcNames[name]++; b.srcNames[name] > 1 {
+			name = fmt.Sprintf("%s#%d", name, b.srcNames[name])
+		}
+		par = parallelismOf(valid, factory.AsSource)
+		sv := &runtime.SourceVertex{Source: src}
+		if w := fl.Source.Watermark; w != nil {
+			gen, err := watermarkOf(w, b.opts)
+			if err != nil {
+				return 0, fmt.Errorf("pipeline %s: source %s: %w", b.pipe, name, err)
+			}
+			sv.Watermark = &runtime.WatermarkSpec{Generate: gen, IdleTimeout: b.pl.IdleTimeout}
+		}
+		from = b.add(runtime.Vertex{ID: b.pipe + "/" + name, Name: fl.Source.Name(), Parallelism: par, Source: sv})
+	}
+	ft, err := fl.Compile(b.opts)
+	if err != nil {
+		return 0, fmt.Errorf("pipeline %s: %w", b.pipe, err)
+	}
+	b.calcs++
+	c := b.add(runtime.Vertex{ID: fmt.Sprintf("%s/calc-%d", b.pipe, b.calcs), Name: "Calc", Parallelism: par,
+		Operator: &runtime.OperatorVertex{New: calc.New(calc.Spec{New: ft.PerTask(), Name: "pipeline '" + b.pipe + "'"}), Copies: true}})
+	b.edge(from, c, runtime.Exchange{Kind: runtime.Forward})
+	return c, nil
+}
+
+// node adds stateful operator n after its inputs and returns its vertex
+// and parallelism.
+func (b *graphBuilder) node(n *planner.Node) (int, int, error) {
+	f, err := n.Operator(b.opts)
+	if err != nil {
+		return 0, 0, fmt.Errorf("pipeline %s: %w", b.pipe, err)
+	}
+	par := b.pl.DefaultParallelism
+	if keys, _ := n.InputKeys(0); keys == nil {
+		par = 1
+	}
+	v := b.add(runtime.Vertex{ID: n.ID, Name: n.String(), Parallelism: par,
+		Operator: &runtime.OperatorVertex{New: f, Inputs: n.InputCount(), Stateful: true, Copies: true}})
+	for _, in := range n.Inputs {
+		from, err := b.flow(in)
+		if err != nil {
+			return 0, 0, err
+		}
+		x := runtime.Exchange{Kind: runtime.Single}
+		if keys, ts := n.InputKeys(in.Input); keys != nil {
+			x = runtime.Exchange{Kind: runtime.Hash, Key: keyOf(keys, ts)}
+		}
+		b.g.Edges = append(b.g.Edges, runtime.Edge{From: from, To: v, Input: in.Input, Exchange: x})
+	}
+	return v, par, nil
+}
+
+// hashOn returns the Hash exchange on columns cols of types (by position
+// in the row; nil: the caller sets Key).
+func hashOn(cols []int, rowTypes []types.Type) runtime.Exchange {
+	x := runtime.Exchange{Kind: runtime.Hash}
+	if rowTypes != nil {
+		ts := make([]types.Type, len(cols))
+		for i, c := range cols {
+			ts[i] = rowTypes[c]
+		}
+		x.Key = keyOf(cols, ts)
+	}
+	return x
+}
+
+// keyOf returns the function that encodes a row's key: the columns cols,
+// of types ts, as state.AppendKey encodes them (what the operator behind
+// the exchange keys its state with).
+func keyOf(cols []int, ts []types.Type) func(row types.Row, dst []byte) []byte {
+	return func(row types.Row, dst []byte) []byte { return state.AppendKey(dst, row.Fields, cols, ts) }
+}
+
+func fieldTypes(fs []types.Field) []types.Type {
+	out := make([]types.Type, len(fs))
+	for i, f := range fs {
+		out[i] = f.Type
+	}
+	return out
+}
+
+// watermarkOf compiles a source's WATERMARK FOR expression (over the row
+// as the reader delivers it) into the runtime's generator: the
+// expression's TIMESTAMP in milliseconds since the epoch (a TIMESTAMP's
+// local date-time read as UTC, as Flink's rowtime is).
+func watermarkOf(e expr.Expr, opts expr.Options) (func(row types.Row) (int64, bool, error), error) {
+	prog, err := expr.Compile(e, opts)
+	if err != nil {
+		return nil, fmt.Errorf("compiling the WATERMARK expression %s: %w", e, err)
+	}
+	return func(row types.Row) (int64, bool, error) {
+		v, err := prog.Eval(row.Fields)
+		if err != nil || v.IsNull() {
+			return 0, false, err
+		}
+		return v.Timestamp().Millis, true, nil
+	}, nil
+}
+
+// keepPipelines returns the part of g that belongs to the pipelines
+// names: the vertices whose ids start with "<pipeline>/", and the edges
+// between them.
+func keepPipelines(g runtime.Graph, names []string) runtime.Graph {
+	var out runtime.Graph
+	index := make([]int, len(g.Vertices))
+	for i, v := range g.Vertices {
+		index[i] = -1
+		pipe, _, _ := strings.Cut(v.ID, "/")
+		if slices.Contains(names, pipe) {
+			index[i] = len(out.Vertices)
+			out.Vertices = append(out.Vertices, v)
+		}
+	}
+	for _, e := range g.Edges {
+		if index[e.From] >= 0 && index[e.To] >= 0 {
+			e.From, e.To = index[e.From], index[e.To]
+			out.Edges = append(out.Edges, e)
+		}
+	}
+	return out
+}
