@@ -358,6 +358,10 @@ func (r *reader) take() ([]types.Row, error) {
 				}
 			}
 			st.next = rec.Offset + 1
+			// Drop the record as it is consumed: a batch's decompressed
+			// bytes go as soon as its last record is decoded, not
+			// when the whole fetch is (halves what a reader holds).
+			p.Records[0] = nil
 			p.Records = p.Records[1:]
 			examined++
 		}
