@@ -45,6 +45,7 @@ func nexmarkChildMain(ctx context.Context, args []string, stdout, stderr io.Writ
 	if err := fs.Parse(args); err != nil {
 		return 1
 	}
+	defer defaultMemoryPolicy()()
 	fail := func(err error) int {
 		fmt.Fprintln(stderr, err)
 		return 1

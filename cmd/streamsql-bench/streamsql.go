@@ -7,7 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	goruntime "runtime"
+	"runtime/metrics"
 	"runtime/pprof"
 	"sort"
 	"strings"
@@ -15,6 +15,7 @@ import (
 
 	_ "github.com/streamsql/streamsql/connectors/kafka" // registers kafka and upsert-kafka
 	_ "github.com/streamsql/streamsql/formats/json"     // registers json
+	"github.com/streamsql/streamsql/internal/memlimit"
 	"github.com/streamsql/streamsql/job"
 	"github.com/streamsql/streamsql/planner"
 	"github.com/streamsql/streamsql/runtime"
@@ -22,7 +23,8 @@ import (
 
 // envHeapProfile, when set in the parent's environment, makes each
 // streamsql child write, to "$STREAMSQL_BENCH_HEAPPROFILE.<scenario>.<pid>",
-// the heap profile taken (every 100 ms) when the heap was largest.
+// the heap profile taken (every 100 ms) when the live heap (as the last
+// garbage collection found it) was largest.
 const envHeapProfile = "STREAMSQL_BENCH_HEAPPROFILE"
 
 // envCPUProfile, when set in the parent's environment, makes each streamsql
@@ -128,6 +130,17 @@ func statusPoll(expect int64, running, sawOutput bool) time.Duration {
 	return time.Millisecond
 }
 
+// defaultMemoryPolicy applies `streamsql run`'s default soft memory limit
+// (internal/memlimit's governor) unless GOMEMLIMIT is set, so that
+// streamsql's children run at its default settings; it returns the function
+// that undoes it.
+func defaultMemoryPolicy() (stop func()) {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		return func() {}
+	}
+	return memlimit.Start(memlimit.DefaultFloor).Stop
+}
+
 // runStreamsql runs the benchmark's job through the library: planner.Compile
 // on the SQL text, job.RuntimeSpec, runtime.NewJob(...).Run. With expect 0
 // the source is bounded (latest offsets at start); otherwise it is unbounded
@@ -140,6 +153,7 @@ func statusPoll(expect int64, running, sawOutput bool) time.Duration {
 // duration is collected for the p99. (The parent measures start→first.)
 func runStreamsql(ctx context.Context, name, bootstrap, src, dst string, expect int64, m streamsqlMode, ready func()) (pipeResult, error) {
 	var res pipeResult
+	defer defaultMemoryPolicy()()
 	if p := os.Getenv(envCPUProfile); p != "" {
 		f, err := os.Create(fmt.Sprintf("%s.%s.%d", p, name, os.Getpid()))
 		if err != nil {
@@ -196,13 +210,15 @@ func runStreamsql(ctx context.Context, name, bootstrap, src, dst string, expect 
 	var heapMax uint64
 	var heapBuf bytes.Buffer
 	var lastHeap time.Time
+	liveHeap := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 	observe := func() {
 		if heapProf != "" && time.Since(lastHeap) >= 100*time.Millisecond {
 			lastHeap = time.Now()
-			var ms goruntime.MemStats
-			goruntime.ReadMemStats(&ms)
-			if ms.HeapAlloc > heapMax {
-				heapMax = ms.HeapAlloc
+			// The heap profile's in-use figures are those of the last
+			// GC: keep the one taken when the live heap was largest.
+			metrics.Read(liveHeap)
+			if v := liveHeap[0].Value.Uint64(); v > heapMax {
+				heapMax = v
 				heapBuf.Reset()
 				_ = pprof.Lookup("heap").WriteTo(&heapBuf, 0)
 			}

@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/streamsql/streamsql/cmd/streamsql/internal/embedkafka"
+	"github.com/streamsql/streamsql/internal/memlimit"
 	"github.com/streamsql/streamsql/job"
 	"github.com/streamsql/streamsql/job/jobhttp"
 	"github.com/streamsql/streamsql/option"
@@ -71,8 +72,11 @@ used in place of a broker the job configures.
 (as GOMEMLIMIT does, which it overrides): the garbage collector runs more
 often as the process's memory nears it, instead of letting the heap grow to
 twice what is live. It trades CPU for memory; a limit below what the job
-keeps live makes the collector run nearly all the time (docs/runtime.md,
-"Memory").
+keeps live makes the collector run nearly all the time. By default (no
+--memory-limit, no GOMEMLIMIT) the limit is adaptive: 30 MiB, or 5/4 of
+the collector's heap goal when that is larger, set again after every
+collection, so that a small job stays small and a large one is not held
+back; --memory-limit off sets none (docs/runtime.md, "Memory").
 
 --config FILE holds job options in YAML with the keys of SET, flat or nested;
 unknown keys are errors. Precedence, lowest first: defaults, the config file,
@@ -104,7 +108,7 @@ Exit codes:
 	f.StringVar(&rf.httpAddr, "http", "", "serve /metrics, /healthz and /status on `ADDR` (host:port)")
 	f.StringVar(&rf.instanceID, "instance-id", "", "this process's `ID` among the instances of a scaled-out job (pipeline.scale-out; docs/scale-out.md): unique, and the same across restarts")
 	f.StringVar(&rf.logFormat, "log-format", "text", "log format on standard error: `text` or json")
-	f.StringVar(&rf.memoryLimit, "memory-limit", "", "soft limit of the process's memory, such as 64mb (`SIZE`; Go's GOMEMLIMIT): the GC works harder as the heap nears it; default none")
+	f.StringVar(&rf.memoryLimit, "memory-limit", "", "soft limit of the process's memory, such as 64mb (`SIZE`; Go's GOMEMLIMIT): the GC works harder as the heap nears it; off for none; default adaptive (30 MiB or 5/4 of the GC's heap goal)")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		return rf.run(cmd.Context(), e, args[0])
 	}
@@ -124,7 +128,11 @@ func (rf *runFlags) run(ctx context.Context, e *env, file string) error {
 	if _, err := parseSets(rf.sets); err != nil {
 		return err
 	}
-	if rf.memoryLimit != "" {
+	memPolicy := "adaptive"
+	switch {
+	case rf.memoryLimit == "off":
+		memPolicy = "off"
+	case rf.memoryLimit != "":
 		limit, err := option.ParseMemorySize(rf.memoryLimit)
 		if err != nil || limit <= 0 {
 			if err == nil {
@@ -134,12 +142,21 @@ func (rf *runFlags) run(ctx context.Context, e *env, file string) error {
 		}
 		// Restored when the run ends (tests run jobs in one process).
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(int64(limit)))
+		memPolicy = "fixed"
+	case os.Getenv("GOMEMLIMIT") != "":
+		memPolicy = "GOMEMLIMIT"
+	default:
+		// Stopped, and the limit restored, when the run ends.
+		defer memlimit.Start(memlimit.DefaultFloor).Stop()
 	}
 	term := e.isTerminal()
 	out := newConsole(e.stderr, term)
 	log := slog.New(out.handler(rf.logFormat))
-	if rf.memoryLimit != "" {
-		log.Info("soft memory limit set", "memory_limit", debug.SetMemoryLimit(-1))
+	switch memPolicy {
+	case "fixed", "GOMEMLIMIT":
+		log.Info("soft memory limit set", "memory_limit", debug.SetMemoryLimit(-1), "from", memPolicy)
+	case "adaptive":
+		log.Debug("soft memory limit adaptive", "floor", memlimit.DefaultFloor)
 	}
 
 	// Bare SELECTs print to standard output (on a terminal, above the

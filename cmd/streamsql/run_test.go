@@ -230,6 +230,7 @@ func TestRunExitCodes(t *testing.T) {
 		{[]string{"run", "--memory-limit", "lots", good}, 2, `--memory-limit "lots"`},
 		{[]string{"run", "--memory-limit", "0", good}, 2, "above zero"},
 		{[]string{"run", "--memory-limit", "64mb", good}, 0, "memory_limit=67108864"},
+		{[]string{"run", "--memory-limit", "off", good}, 0, `msg="job finished"`},
 		{[]string{"run", "--set", "novalue", good}, 2, "want key=value"},
 		{[]string{"run", "--bogus", good}, 2, "unknown flag"},
 		{[]string{"run", "--config", filepath.Join(t.TempDir(), "none.yaml"), good}, 2, "no such file"},

@@ -1,0 +1,122 @@
+// Package memlimit keeps the Go runtime's soft memory limit
+// (debug.SetMemoryLimit) a little above what the collector's own pacing
+// needs, never below a floor: `streamsql run`'s default memory policy.
+//
+// With GOGC=100 alone, the heap may grow to twice what the last collection
+// found live, and the process's memory holds more than that: the heap
+// allocated while a collection marks (at hundreds of thousands of records a
+// second, several megabytes), freed spans the runtime has not yet returned
+// to the system, and its own metadata. A small job then sits well above
+// twice its live heap (the stateless benchmark job: 10–14 MB live, 35–60
+// MB of runtime memory). A fixed soft limit cuts that, but a job that keeps more
+// live than the limit makes the collector run almost all the time (Go caps
+// it at about half the CPU). The governor avoids both: after each
+// collection it sets the limit to the larger of the floor and 5/4 of the
+// pacer's heap goal (live × (1 + GOGC/100)), so that a small job is held at
+// the floor and a large one keeps GOGC's pacing, with only what grows past
+// a quarter above its goal trimmed.
+package memlimit
+
+import (
+	"math"
+	"runtime/debug"
+	"runtime/metrics"
+	"sync"
+	"time"
+)
+
+// DefaultFloor is the limit the governor never goes below: 30 MiB. The
+// limit counts the runtime's memory, not the binary's own pages (about
+// 14 MB of the benchmark program's are resident); 30 MiB holds the
+// stateless benchmark job (filter and projection from Kafka to Kafka, 2 M
+// records) at 44–46 MB peak RSS, where GOGC alone let it reach 46–76 MB,
+// with CPU per record within the noise (BENCHMARKS.md, "Memory").
+const DefaultFloor = 30 << 20
+
+// poll is how often the governor looks for a finished collection.
+const poll = 50 * time.Millisecond
+
+// Target returns the limit for a heap of live bytes found live by the last
+// collection under GOGC gogc: max(floor, 5/4 × live × (1 + gogc/100)). A
+// negative gogc (GOGC=off) leaves only the floor.
+func Target(floor int64, live uint64, gogc int) int64 {
+	if gogc < 0 {
+		return floor
+	}
+	goal := float64(live) * (1 + float64(gogc)/100) * 5 / 4
+	if goal >= math.MaxInt64/2 {
+		return math.MaxInt64
+	}
+	return max(floor, int64(goal))
+}
+
+// Governor adjusts the soft memory limit after each collection; Start
+// makes one.
+type Governor struct {
+	floor   int64
+	prev    int64 // the limit before Start, restored by Stop
+	stop    chan struct{}
+	done    chan struct{}
+	once    sync.Once
+	samples []metrics.Sample
+	cycles  uint64
+	limit   int64
+}
+
+// Start sets the soft memory limit to Target for the live heap now and
+// starts a goroutine that keeps it so after every collection, until Stop.
+func Start(floor int64) *Governor {
+	g := &Governor{floor: floor, prev: debug.SetMemoryLimit(-1), stop: make(chan struct{}), done: make(chan struct{}),
+		samples: []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}, {Name: "/gc/heap/live:bytes"}, {Name: "/gc/gogc:percent"}}}
+	g.update(true)
+	go g.run()
+	return g
+}
+
+// Limit returns the limit the governor set last.
+func (g *Governor) Limit() int64 { return debug.SetMemoryLimit(-1) }
+
+func (g *Governor) run() {
+	defer close(g.done)
+	t := time.NewTicker(poll)
+	defer t.Stop()
+	for {
+		select {
+		case <-g.stop:
+			return
+		case <-t.C:
+			g.update(false)
+		}
+	}
+}
+
+// update sets the limit for the last collection's live heap, when a
+// collection finished since the last update (or force).
+func (g *Governor) update(force bool) {
+	metrics.Read(g.samples)
+	cycles := g.samples[0].Value.Uint64()
+	if !force && cycles == g.cycles {
+		return
+	}
+	g.cycles = cycles
+	gogc := 100
+	if g.samples[2].Value.Kind() == metrics.KindUint64 {
+		gogc = int(int64(g.samples[2].Value.Uint64()))
+	}
+	limit := Target(g.floor, g.samples[1].Value.Uint64(), gogc)
+	// Small moves are not worth a call into the runtime.
+	if d := limit - g.limit; force || d > g.limit/32 || -d > g.limit/32 {
+		g.limit = limit
+		debug.SetMemoryLimit(limit)
+	}
+}
+
+// Stop ends the goroutine and restores the limit that was set before
+// Start. It may be called more than once.
+func (g *Governor) Stop() {
+	g.once.Do(func() {
+		close(g.stop)
+		<-g.done
+		debug.SetMemoryLimit(g.prev)
+	})
+}
