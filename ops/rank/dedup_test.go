@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/streamsql/streamsql/ops/internal/opstest"
 	"github.com/streamsql/streamsql/ops/rank"
 	"github.com/streamsql/streamsql/state"
 	"github.com/streamsql/streamsql/stream/streamtest"
@@ -18,7 +19,7 @@ var kvt = []types.Type{types.String(), types.BigInt(), types.TimestampType(3)}
 
 func expectRows(t *testing.T, got []types.Row, ts []types.Type, want ...string) {
 	t.Helper()
-	g := flinkString(got, ts)
+	g := opstest.FlinkString(got, ts)
 	if !slices.Equal(g, want) {
 		t.Fatalf("output:\n  %s\nwant:\n  %s", strings.Join(g, "\n  "), strings.Join(want, "\n  "))
 	}

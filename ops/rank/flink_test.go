@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/streamsql/streamsql/ops/agg"
+	"github.com/streamsql/streamsql/ops/internal/opstest"
 	"github.com/streamsql/streamsql/ops/rank"
 	"github.com/streamsql/streamsql/types"
 )
@@ -30,9 +31,9 @@ func desc(c int) rank.SortKey { return rank.SortKey{Col: c, Desc: true, NullsLas
 var bigint = types.BigInt()
 
 func TestTopNMatchesFlink(t *testing.T) {
-	events := readTable(t, "events", eventsTable)
-	ticks := readTable(t, "ticks", ticksTable)
-	kvts := typesOf(eventsTable, evK, evV, evTS)
+	events := opstest.ReadTable(t, "events", opstest.Events)
+	ticks := opstest.ReadTable(t, "ticks", opstest.Ticks)
+	kvts := opstest.TypesOf(opstest.Events, evK, evV, evTS)
 	for _, c := range []struct {
 		name   string
 		rows   []types.Row
@@ -41,30 +42,30 @@ func TestTopNMatchesFlink(t *testing.T) {
 		filter func(types.Row) bool // applied to the output
 		out    []int                // output columns (nil: all)
 	}{
-		{name: "rank_topn", rows: project(events, evK, evV, evTS), types: kvts,
+		{name: "rank_topn", rows: opstest.Project(events, evK, evV, evTS), types: kvts,
 			spec: rank.Spec{Partition: []int{0}, Order: []rank.SortKey{desc(1)}, Start: 1, End: 2, OutputRank: true}},
-		{name: "rank_topn_no_rownum", rows: project(events, evK, evV, evTS), types: kvts,
+		{name: "rank_topn_no_rownum", rows: opstest.Project(events, evK, evV, evTS), types: kvts,
 			spec: rank.Spec{Partition: []int{0}, Order: []rank.SortKey{desc(1)}, Start: 1, End: 2}},
-		{name: "rank_topn_lt_two_keys", rows: project(events, evK, evV, evD), types: typesOf(eventsTable, evK, evV, evD),
+		{name: "rank_topn_lt_two_keys", rows: opstest.Project(events, evK, evV, evD), types: opstest.TypesOf(opstest.Events, evK, evV, evD),
 			spec: rank.Spec{Partition: []int{0}, Order: []rank.SortKey{asc(2), desc(1)}, Start: 1, End: 2, OutputRank: true}},
-		{name: "rank_topn_between", rows: project(events, evK, evV), types: typesOf(eventsTable, evK, evV),
+		{name: "rank_topn_between", rows: opstest.Project(events, evK, evV), types: opstest.TypesOf(opstest.Events, evK, evV),
 			spec: rank.Spec{Partition: []int{0}, Order: []rank.SortKey{asc(1)}, Start: 2, End: 3}},
-		{name: "rank_topn_global", rows: project(events, evK, evV, evTS), types: kvts,
+		{name: "rank_topn_global", rows: opstest.Project(events, evK, evV, evTS), types: kvts,
 			spec: rank.Spec{Order: []rank.SortKey{desc(1), asc(2)}, Start: 1, End: 3, OutputRank: true}},
-		{name: "rank_topn_ties", rows: ticks, types: typesOf(ticksTable, 0, 1, 2, 3), out: []int{0, 1, 2, 4},
+		{name: "rank_topn_ties", rows: ticks, types: opstest.TypesOf(opstest.Ticks, 0, 1, 2, 3), out: []int{0, 1, 2, 4},
 			spec: rank.Spec{Partition: []int{2}, Order: []rank.SortKey{desc(3)}, Start: 1, End: 2, OutputRank: true}},
-		{name: "rank_topn_extra_filter", rows: project(events, evK, evV), types: typesOf(eventsTable, evK, evV),
+		{name: "rank_topn_extra_filter", rows: opstest.Project(events, evK, evV), types: opstest.TypesOf(opstest.Events, evK, evV),
 			spec:   rank.Spec{Partition: []int{0}, Order: []rank.SortKey{desc(1)}, Start: 1, End: 3, OutputRank: true},
 			filter: func(r types.Row) bool { return !r.Fields[1].IsNull() && r.Fields[1].Int64() > 2 }},
-		{name: "rank_top1", rows: project(events, evK, evV, evS), types: typesOf(eventsTable, evK, evV, evS),
+		{name: "rank_top1", rows: opstest.Project(events, evK, evV, evS), types: opstest.TypesOf(opstest.Events, evK, evV, evS),
 			spec: rank.Spec{Partition: []int{0}, Order: []rank.SortKey{desc(1)}, Start: 1, End: 1, OutputRank: true}},
-		{name: "rank_proctime_first_n", rows: project(events, evK, evV), types: typesOf(eventsTable, evK, evV),
+		{name: "rank_proctime_first_n", rows: opstest.Project(events, evK, evV), types: opstest.TypesOf(opstest.Events, evK, evV),
 			spec: rank.Spec{Partition: []int{0}, FirstN: true, Start: 1, End: 2, OutputRank: true}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			c.spec.Types, c.spec.UpdateBefore = c.types, true
-			p := newPipeline(t, 2, stage{f: rank.NewTopN(c.spec), keys: c.spec.Partition, types: c.types})
-			got := p.run(c.rows)
+			p := opstest.NewPipeline(t, 2, opstest.Stage{F: rank.NewTopN(c.spec), Keys: c.spec.Partition, Types: c.types})
+			got := p.Run(c.rows)
 			ts := slices.Clone(c.types)
 			if c.spec.OutputRank {
 				ts = append(ts, bigint)
@@ -73,37 +74,37 @@ func TestTopNMatchesFlink(t *testing.T) {
 				got = slices.DeleteFunc(got, func(r types.Row) bool { return !c.filter(r) })
 			}
 			if c.out != nil {
-				got = project(got, c.out...)
+				got = opstest.Project(got, c.out...)
 				var ots []types.Type
 				for _, o := range c.out {
 					ots = append(ots, ts[o])
 				}
 				ts = ots
 			}
-			compare(t, c.name, got, ts, false)
+			opstest.Compare(t, c.name, got, ts, false)
 		})
 	}
 }
 
 // groupBy is a GROUP BY of the events table over the key columns keys
 // with one call, whose output is the keys then the call's result.
-func groupBy(keys []int, call agg.Call, updateBefore bool) (stage, []types.Type) {
+func groupBy(keys []int, call agg.Call, updateBefore bool) (opstest.Stage, []types.Type) {
 	spec := agg.Spec{UpdateBefore: updateBefore, Calls: []agg.Call{call}}
 	var out []types.Type
 	for i, k := range keys {
 		spec.Keys = append(spec.Keys, i)
-		spec.KeyTypes = append(spec.KeyTypes, eventsTable[k].typ)
-		out = append(out, eventsTable[k].typ)
+		spec.KeyTypes = append(spec.KeyTypes, opstest.Events[k].Type)
+		out = append(out, opstest.Events[k].Type)
 	}
-	in := typesOf(eventsTable, keys...)
+	in := opstest.TypesOf(opstest.Events, keys...)
 	if call.Arg >= 0 {
 		in = append(in, call.ArgType)
 	}
-	return stage{f: agg.NewGroupAggregate(spec), keys: spec.Keys, types: in}, append(out, call.Result)
+	return opstest.Stage{F: agg.NewGroupAggregate(spec), Keys: spec.Keys, Types: in}, append(out, call.Result)
 }
 
 func TestTopNUpdatingMatchesFlink(t *testing.T) {
-	events := readTable(t, "events", eventsTable)
+	events := opstest.ReadTable(t, "events", opstest.Events)
 	sum := agg.Call{Func: agg.Sum, Arg: -1, Filter: -1, ArgType: bigint, Result: bigint}
 	count := agg.Call{Func: agg.Count, Arg: -1, Filter: -1, ArgType: bigint, Result: bigint.NotNullable()}
 	max := agg.Call{Func: agg.Max, Arg: -1, Filter: -1, ArgType: bigint, Result: bigint}
@@ -136,20 +137,20 @@ func TestTopNUpdatingMatchesFlink(t *testing.T) {
 			// an updatable one takes its upserts.
 			g, ts := groupBy(c.keys, c.call, c.strategy == rank.Retract)
 			c.spec.Types, c.spec.Strategy, c.spec.UpdateBefore = ts, c.strategy, true
-			p := newPipeline(t, 2, g, stage{f: rank.NewTopN(c.spec), keys: c.spec.Partition, types: ts})
-			got := p.run(project(events, cols...))
+			p := opstest.NewPipeline(t, 2, g, opstest.Stage{F: rank.NewTopN(c.spec), Keys: c.spec.Partition, Types: ts})
+			got := p.Run(opstest.Project(events, cols...))
 			if c.spec.OutputRank {
 				ts = append(ts, bigint)
 			}
-			compare(t, c.name, got, ts, false)
+			opstest.Compare(t, c.name, got, ts, false)
 		})
 	}
 }
 
 func TestDeduplicateMatchesFlink(t *testing.T) {
-	events := readTable(t, "events", eventsTable)
-	ticks := readTable(t, "ticks", ticksTable)
-	kvts := typesOf(eventsTable, evK, evV, evTS)
+	events := opstest.ReadTable(t, "events", opstest.Events)
+	ticks := opstest.ReadTable(t, "ticks", opstest.Ticks)
+	kvts := opstest.TypesOf(opstest.Events, evK, evV, evTS)
 	for _, c := range []struct {
 		name   string
 		rows   []types.Row
@@ -158,26 +159,26 @@ func TestDeduplicateMatchesFlink(t *testing.T) {
 		rn     bool // append the row number 1 (a Top-1 over a time attribute with it)
 		sorted bool
 	}{
-		{name: "dedup_first_rowtime", rows: project(events, evK, evV, evTS), sorted: true,
+		{name: "dedup_first_rowtime", rows: opstest.Project(events, evK, evV, evTS), sorted: true,
 			spec: rank.DedupSpec{Types: kvts, Partition: []int{0}, Time: 2}},
-		{name: "dedup_last_rowtime", rows: project(events, evK, evV, evTS),
+		{name: "dedup_last_rowtime", rows: opstest.Project(events, evK, evV, evTS),
 			spec: rank.DedupSpec{Types: kvts, Partition: []int{0}, Time: 2, KeepLast: true}},
-		{name: "rank_rowtime_top1_rownum", rows: project(events, evK, evV, evTS), rn: true,
+		{name: "rank_rowtime_top1_rownum", rows: opstest.Project(events, evK, evV, evTS), rn: true,
 			spec: rank.DedupSpec{Types: kvts, Partition: []int{0}, Time: 2, KeepLast: true}},
-		{name: "dedup_first_proctime", rows: project(events, evK, evV, evS),
-			spec: rank.DedupSpec{Types: typesOf(eventsTable, evK, evV, evS), Partition: []int{2}, Time: -1}},
-		{name: "dedup_last_proctime", rows: project(events, evK, evV),
-			spec: rank.DedupSpec{Types: typesOf(eventsTable, evK, evV), Partition: []int{0}, Time: -1, KeepLast: true}},
+		{name: "dedup_first_proctime", rows: opstest.Project(events, evK, evV, evS),
+			spec: rank.DedupSpec{Types: opstest.TypesOf(opstest.Events, evK, evV, evS), Partition: []int{2}, Time: -1}},
+		{name: "dedup_last_proctime", rows: opstest.Project(events, evK, evV),
+			spec: rank.DedupSpec{Types: opstest.TypesOf(opstest.Events, evK, evV), Partition: []int{0}, Time: -1, KeepLast: true}},
 		{name: "dedup_last_rowtime_ticks", rows: ticks, out: []int{0, 1, 3},
-			spec: rank.DedupSpec{Types: typesOf(ticksTable, 0, 1, 2, 3), Partition: []int{0, 2}, Time: 3, KeepLast: true}},
+			spec: rank.DedupSpec{Types: opstest.TypesOf(opstest.Ticks, 0, 1, 2, 3), Partition: []int{0, 2}, Time: 3, KeepLast: true}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			c.spec.UpdateBefore = true
-			p := newPipeline(t, 2, stage{f: rank.NewDeduplicate(c.spec), keys: c.spec.Partition, types: c.spec.Types})
-			got := p.run(c.rows)
+			p := opstest.NewPipeline(t, 2, opstest.Stage{F: rank.NewDeduplicate(c.spec), Keys: c.spec.Partition, Types: c.spec.Types})
+			got := p.Run(c.rows)
 			ts := c.spec.Types
 			if c.out != nil {
-				got = project(got, c.out...)
+				got = opstest.Project(got, c.out...)
 				var ots []types.Type
 				for _, o := range c.out {
 					ots = append(ots, ts[o])
@@ -190,7 +191,7 @@ func TestDeduplicateMatchesFlink(t *testing.T) {
 				}
 				ts = append(slices.Clone(ts), bigint)
 			}
-			compare(t, c.name, got, ts, c.sorted)
+			opstest.Compare(t, c.name, got, ts, c.sorted)
 		})
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/streamsql/streamsql/ops/internal/opstest"
 	"github.com/streamsql/streamsql/ops/rank"
 	"github.com/streamsql/streamsql/stream/streamtest"
 	"github.com/streamsql/streamsql/types"
@@ -44,14 +45,14 @@ type oracleRow struct {
 func oracleRun(t *testing.T, seed uint64, ts []types.Type, spec rank.Spec) {
 	t.Helper()
 	rnd := rand.New(rand.NewPCG(seed, 7))
-	p := newPipeline(t, 2, stage{f: rank.NewTopN(spec), keys: spec.Partition, types: ts})
+	p := opstest.NewPipeline(t, 2, opstest.Stage{F: rank.NewTopN(spec), Keys: spec.Partition, Types: ts})
 	live := map[int64]oracleRow{} // by id
 	view := map[string]int{}      // the output applied: row text → count
 	r := streamtest.Row
 	seq, nextID := 0, int64(0)
 	for step := range 60 {
 		if step == 30 {
-			p.restore(3)
+			p.Restore(3)
 		}
 		var in []types.Row
 		switch {
@@ -100,7 +101,7 @@ func oracleRun(t *testing.T, seed uint64, ts []types.Type, spec rank.Spec) {
 		if spec.OutputRank {
 			outTypes = append(slices.Clone(ts), types.BigInt())
 		}
-		for _, o := range flinkString(p.push(0, in), outTypes) {
+		for _, o := range opstest.FlinkString(p.Push(0, in), outTypes) {
 			body := o[2:]
 			switch o[:2] {
 			case "+I", "+U":
@@ -116,7 +117,7 @@ func oracleRun(t *testing.T, seed uint64, ts []types.Type, spec rank.Spec) {
 		}
 		want := oracleTop(live, spec)
 		if got := viewLines(view); !slices.Equal(got, want) {
-			t.Fatalf("seed %d step %d after %v:\n got %v\nwant %v", seed, step, flinkString(in, ts), got, want)
+			t.Fatalf("seed %d step %d after %v:\n got %v\nwant %v", seed, step, opstest.FlinkString(in, ts), got, want)
 		}
 	}
 }
@@ -179,7 +180,7 @@ func TestTopNTTL(t *testing.T) {
 			tk.Take()
 			tk.Advance(1000 + time.Minute.Milliseconds() + 1)
 			tk.Process(r(types.Insert, "a", 1))
-			got := strings.Join(flinkString(tk.Take(), append(ts, types.BigInt())[:len(ts)+boolInt(spec.OutputRank)]), " ")
+			got := strings.Join(opstest.FlinkString(tk.Take(), append(ts, types.BigInt())[:len(ts)+boolInt(spec.OutputRank)]), " ")
 			want := "+I[a, 1]"
 			if spec.OutputRank {
 				want = "+I[a, 1, 1]"

@@ -1,10 +1,17 @@
-package rank_test
+// Package opstest runs SQL operators in tests the way a job runs them:
+// one stage after another, rows hashed by key to each stage's tasks, with
+// checkpoints and restores at another parallelism; and reads the Flink
+// comparison cases (job/testdata/flink-queries: a case's table rows and
+// the changelog Flink 2.2 printed for it) so that an operator's output can
+// be compared with Flink's before a planner or a runtime is around it.
+package opstest
 
 import (
 	"bufio"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,34 +25,30 @@ import (
 	"github.com/streamsql/streamsql/types"
 )
 
-// This file runs operators the way a job runs them, one stage after
-// another with rows hashed by key to each stage's tasks, on the rows of
-// the Flink comparison cases (job/testdata/flink-queries), with a
-// checkpoint halfway and a restore at another parallelism, so that an
-// operator's changelog can be compared with the one Flink 2.2 printed
-// for the same rows (NAME.flink, written by tools/flink-query-gen).
-
-// flinkDir is the folder of the Flink comparison cases.
-var flinkDir = filepath.Join("..", "..", "job", "testdata", "flink-queries")
-
-// column is a column of a case's table: its JSON field and type.
-type column struct {
-	name string
-	typ  types.Type
+// flinkDir returns the folder of the Flink comparison cases.
+func flinkDir() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..", "..", "job", "testdata", "flink-queries")
 }
 
-// eventsTable and ticksTable are the columns of the cases' tables.
+// Column is a column of a case's table: its JSON field and type.
+type Column struct {
+	Name string
+	Type types.Type
+}
+
+// Events and Ticks are the columns of the cases' tables.
 var (
-	eventsTable = []column{{"k", types.String()}, {"v", types.BigInt()}, {"d", types.Double()},
+	Events = []Column{{"k", types.String()}, {"v", types.BigInt()}, {"d", types.Double()},
 		{"m", types.DecimalType(10, 2)}, {"s", types.String()}, {"ts", types.TimestampType(3)}}
-	ticksTable = []column{{"k", types.String()}, {"v", types.BigInt()}, {"p", types.BigInt()}, {"ts", types.TimestampType(3)}}
+	Ticks = []Column{{"k", types.String()}, {"v", types.BigInt()}, {"p", types.BigInt()}, {"ts", types.TimestampType(3)}}
 )
 
-// readTable reads data/NAME/NAME.json, the rows of a case's table, as
+// ReadTable reads data/NAME/NAME.json, the rows of a case's table, as
 // insert rows.
-func readTable(t *testing.T, name string, cols []column) []types.Row {
+func ReadTable(t *testing.T, name string, cols []Column) []types.Row {
 	t.Helper()
-	f, err := os.Open(filepath.Join(flinkDir, "data", name, name+".json"))
+	f, err := os.Open(filepath.Join(flinkDir(), "data", name, name+".json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,11 +64,11 @@ func readTable(t *testing.T, name string, cols []column) []types.Row {
 		}
 		row := types.Row{Kind: types.Insert, Fields: make([]types.Value, len(cols))}
 		for i, c := range cols {
-			v, ok := m[c.name]
+			v, ok := m[c.Name]
 			if !ok || v == nil {
 				continue
 			}
-			switch c.typ.Kind {
+			switch c.Type.Kind {
 			case types.KindVarChar:
 				row.Fields[i] = types.Str(v.(string))
 			case types.KindBigInt:
@@ -85,7 +88,7 @@ func readTable(t *testing.T, name string, cols []column) []types.Row {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if d, err = d.Rescale(c.typ.Precision, c.typ.Scale); err != nil {
+				if d, err = d.Rescale(c.Type.Precision, c.Type.Scale); err != nil {
 					t.Fatal(err)
 				}
 				row.Fields[i] = types.DecimalValue(d)
@@ -96,7 +99,7 @@ func readTable(t *testing.T, name string, cols []column) []types.Row {
 				}
 				row.Fields[i] = types.TimestampValue(types.TimestampFromTime(tm))
 			default:
-				t.Fatalf("column %s: type %s", c.name, c.typ)
+				t.Fatalf("column %s: type %s", c.Name, c.Type)
 			}
 		}
 		rows = append(rows, row)
@@ -107,10 +110,10 @@ func readTable(t *testing.T, name string, cols []column) []types.Row {
 	return rows
 }
 
-// flinkLines returns the lines of NAME.flink.
-func flinkLines(t *testing.T, name string) []string {
+// FlinkLines returns the lines of NAME.flink.
+func FlinkLines(t *testing.T, name string) []string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(flinkDir, name+".flink"))
+	b, err := os.ReadFile(filepath.Join(flinkDir(), name+".flink"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,21 +126,23 @@ func flinkLines(t *testing.T, name string) []string {
 	return out
 }
 
-// flinkString formats rows as Flink prints a changelog of values cast to
+// FlinkString formats rows as Flink prints a changelog of values cast to
 // STRING: "+I[a, 1, 2024-03-01 10:00:01.000]", NULL as "null".
-func flinkString(rows []types.Row, ts []types.Type) []string {
+func FlinkString(rows []types.Row, ts []types.Type) []string {
 	out := make([]string, len(rows))
 	for i, r := range rows {
 		parts := make([]string, len(r.Fields))
 		for j, v := range r.Fields {
-			parts[j] = flinkValue(v, ts[j])
+			parts[j] = FlinkValue(v, ts[j])
 		}
 		out[i] = r.Kind.String() + "[" + strings.Join(parts, ", ") + "]"
 	}
 	return out
 }
 
-func flinkValue(v types.Value, t types.Type) string {
+// FlinkValue formats a value of type t as Flink's CAST(v AS STRING)
+// prints it.
+func FlinkValue(v types.Value, t types.Type) string {
 	if v.IsNull() {
 		return "null"
 	}
@@ -160,38 +165,38 @@ func flinkValue(v types.Value, t types.Type) string {
 	return v.Str()
 }
 
-// stage is one operator of a pipeline: its factory and the columns its
+// Stage is one operator of a pipeline: its factory and the columns its
 // input is hashed by (nil: every row to task 0, an operator without a
 // key).
-type stage struct {
-	f     stream.Factory
-	keys  []int
-	types []types.Type // the stage's input row types (for its key)
+type Stage struct {
+	F     stream.Factory
+	Keys  []int
+	Types []types.Type // the stage's input row types (for its key)
 }
 
-// pipeline runs stages as the runtime does, with parallelism tasks per
+// Pipeline runs stages as the runtime does, with parallelism tasks per
 // stage.
-type pipeline struct {
+type Pipeline struct {
 	t      *testing.T
-	stages []stage
+	stages []Stage
 	tasks  [][]*streamtest.Task
 	files  *statetest.MemFiles
 	wm     int64
 	now    int64
 }
 
-func newPipeline(t *testing.T, parallelism int, stages ...stage) *pipeline {
-	p := &pipeline{t: t, stages: stages, files: statetest.NewMemFiles(), wm: stream.MinWatermark}
+func NewPipeline(t *testing.T, parallelism int, stages ...Stage) *Pipeline {
+	p := &Pipeline{t: t, stages: stages, files: statetest.NewMemFiles(), wm: stream.MinWatermark}
 	p.open(parallelism, nil)
 	return p
 }
 
 // open opens every stage's tasks at parallelism, restoring handles.
-func (p *pipeline) open(parallelism int, handles [][]state.Handle) {
+func (p *Pipeline) open(parallelism int, handles [][]state.Handle) {
 	p.tasks = make([][]*streamtest.Task, len(p.stages))
 	for si, s := range p.stages {
 		n := parallelism
-		if s.keys == nil {
+		if s.Keys == nil {
 			n = 1
 		}
 		for i := range n {
@@ -199,15 +204,15 @@ func (p *pipeline) open(parallelism int, handles [][]state.Handle) {
 			if handles != nil {
 				restore = handles[si]
 			}
-			p.tasks[si] = append(p.tasks[si], streamtest.Open(p.t, s.f, streamtest.Options{Index: i, Parallelism: n,
+			p.tasks[si] = append(p.tasks[si], streamtest.Open(p.t, s.F, streamtest.Options{Index: i, Parallelism: n,
 				Restore: restore, Files: p.files, Watermark: p.wm, Now: p.now}))
 		}
 	}
 }
 
-// restore checkpoints every task and reopens the stages at parallelism
+// Restore checkpoints every task and reopens the stages at parallelism
 // from the checkpoint (the old tasks are dropped, as after a crash).
-func (p *pipeline) restore(parallelism int) {
+func (p *Pipeline) Restore(parallelism int) {
 	handles := make([][]state.Handle, len(p.stages))
 	for si, ts := range p.tasks {
 		for _, tk := range ts {
@@ -218,23 +223,23 @@ func (p *pipeline) restore(parallelism int) {
 }
 
 // route returns the task of stage si that row goes to.
-func (p *pipeline) route(si int, row types.Row) *streamtest.Task {
+func (p *Pipeline) route(si int, row types.Row) *streamtest.Task {
 	ts := p.tasks[si]
 	s := p.stages[si]
-	if s.keys == nil {
+	if s.Keys == nil {
 		return ts[0]
 	}
 	var kt []types.Type
-	for _, k := range s.keys {
-		kt = append(kt, s.types[k])
+	for _, k := range s.Keys {
+		kt = append(kt, s.Types[k])
 	}
-	kg := state.KeyGroupOf(state.AppendKey(nil, row.Fields, s.keys, kt), state.DefaultMaxParallelism)
+	kg := state.KeyGroupOf(state.AppendKey(nil, row.Fields, s.Keys, kt), state.DefaultMaxParallelism)
 	return ts[state.TaskOf(kg, len(ts), state.DefaultMaxParallelism)]
 }
 
-// push passes rows through the stages from si on and returns the last
+// Push passes rows through the stages from si on and returns the last
 // stage's output.
-func (p *pipeline) push(si int, rows []types.Row) []types.Row {
+func (p *Pipeline) Push(si int, rows []types.Row) []types.Row {
 	for ; si < len(p.stages); si++ {
 		var next []types.Row
 		for _, r := range rows {
@@ -247,35 +252,49 @@ func (p *pipeline) push(si int, rows []types.Row) []types.Row {
 	return rows
 }
 
-// watermark advances every task's watermark, stage by stage.
-func (p *pipeline) watermark(wm int64) []types.Row {
+// Watermark advances every task's watermark, stage by stage.
+func (p *Pipeline) Watermark(wm int64) []types.Row {
 	p.wm = wm
 	var out []types.Row
 	for si := range p.stages {
 		for _, tk := range p.tasks[si] {
 			tk.Watermark(wm)
 			emitted := tk.Take()
-			out = append(out, p.push(si+1, emitted)...)
+			out = append(out, p.Push(si+1, emitted)...)
 		}
 	}
 	return out
 }
 
-// run passes rows one at a time, restoring at parallelism 3 after half
+// Advance moves every task's clock to now (firing processing-time
+// timers), stage by stage.
+func (p *Pipeline) Advance(now int64) []types.Row {
+	p.now = now
+	var out []types.Row
+	for si := range p.stages {
+		for _, tk := range p.tasks[si] {
+			tk.Advance(now)
+			out = append(out, p.Push(si+1, tk.Take())...)
+		}
+	}
+	return out
+}
+
+// Run passes rows one at a time, restoring at parallelism 3 after half
 // of them, then ends the input (the maximum watermark).
-func (p *pipeline) run(rows []types.Row) []types.Row {
+func (p *Pipeline) Run(rows []types.Row) []types.Row {
 	var out []types.Row
 	for i, r := range rows {
 		if i == len(rows)/2 {
-			p.restore(3)
+			p.Restore(3)
 		}
-		out = append(out, p.push(0, []types.Row{r})...)
+		out = append(out, p.Push(0, []types.Row{r})...)
 	}
-	return append(out, p.watermark(stream.MaxWatermark)...)
+	return append(out, p.Watermark(stream.MaxWatermark)...)
 }
 
-// project returns rows with the columns cols, keeping kinds.
-func project(rows []types.Row, cols ...int) []types.Row {
+// Project returns rows with the columns cols, keeping kinds.
+func Project(rows []types.Row, cols ...int) []types.Row {
 	out := make([]types.Row, len(rows))
 	for i, r := range rows {
 		f := make([]types.Value, len(cols))
@@ -287,22 +306,22 @@ func project(rows []types.Row, cols ...int) []types.Row {
 	return out
 }
 
-// typesOf returns the types of cols of a table.
-func typesOf(table []column, cols ...int) []types.Type {
+// TypesOf returns the types of cols of a table.
+func TypesOf(table []Column, cols ...int) []types.Type {
 	out := make([]types.Type, len(cols))
 	for i, c := range cols {
-		out[i] = table[c].typ
+		out[i] = table[c].Type
 	}
 	return out
 }
 
-// compare fails t unless got, formatted as Flink prints, equals NAME.flink
+// Compare fails t unless got, formatted as Flink prints, equals NAME.flink
 // (sorted first when sorted is set: rows a watermark emits have no
 // order).
-func compare(t *testing.T, name string, got []types.Row, ts []types.Type, sorted bool) {
+func Compare(t *testing.T, name string, got []types.Row, ts []types.Type, sorted bool) {
 	t.Helper()
-	want := flinkLines(t, name)
-	g := flinkString(got, ts)
+	want := FlinkLines(t, name)
+	g := FlinkString(got, ts)
 	if sorted {
 		slices.Sort(g)
 		slices.Sort(want)
