@@ -50,6 +50,7 @@ var rigs = []string{
 	"stream/streamtest",
 	"formats/internal/formattest",
 	"formats/internal/flinkgolden",
+	"ops/internal/opstest",
 }
 
 // sideways lists the imports allowed within one floor, as importer prefix
