@@ -48,6 +48,7 @@ var rigs = []string{
 	"runtime/checkpoint/storagetest",
 	"state/statetest",
 	"stream/streamtest",
+	"ops/internal/opstest",
 	"formats/internal/formattest",
 	"formats/internal/flinkgolden",
 	"ops/internal/opstest",
