@@ -51,7 +51,6 @@ var rigs = []string{
 	"ops/internal/opstest",
 	"formats/internal/formattest",
 	"formats/internal/flinkgolden",
-	"ops/internal/opstest",
 }
 
 // sideways lists the imports allowed within one floor, as importer prefix
