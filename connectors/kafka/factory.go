@@ -284,7 +284,11 @@ func tableLayout(ctx factory.Context, upsert bool) (*layout, error) {
 				"the PRIMARY KEY specifies which columns are read from or written to the Kafka message key")
 		}
 		spec.keyFields = ctx.Schema.PrimaryKey
-	} else if len(ctx.Schema.PrimaryKey) > 0 {
+	} else if len(ctx.Schema.PrimaryKey) > 0 && (spec.valueFormat == nil || spec.valueFormat.Factory.Changelog == factory.InsertOnly) {
+		// A changelog format (debezium-json, ...) carries the rows' updates
+		// and deletes; its PRIMARY KEY says which rows they are (a
+		// versioned table of a temporal join needs one). Flink refuses the
+		// key only with an insert-only format.
 		return nil, fmt.Errorf("the Kafka table '%s' with '%s' format doesn't support defining PRIMARY KEY constraint on the table, "+
 			"because it can't guarantee the semantic of primary key: use the 'upsert-kafka' connector", ctx.Table, spec.valueFormat.Identifier())
 	}

@@ -245,6 +245,13 @@ func TestCreateChecksSchema(t *testing.T) {
 	badMetaType := kafkaTable()
 	badMetaType.Schema.Columns = append(badMetaType.Schema.Columns, factory.Column{Name: "offset", Type: types.String(), Kind: factory.Metadata, Virtual: true})
 	patternSink := kafkaTable("topic", "<unset>", "topic-pattern", "t.*")
+	// A changelog format's table may have a PRIMARY KEY (a versioned
+	// table of a temporal join); an insert-only format's may not.
+	cdcPK := kafkaTable("format", "debezium-json")
+	cdcPK.Schema.PrimaryKey = []string{"id"}
+	if _, _, err := factory.Default.CreateSource(ctx, cdcPK); err != nil {
+		t.Errorf("kafka with debezium-json and a primary key: %v", err)
+	}
 	badType := kafkaTable("format", "raw")
 	for _, tc := range []struct {
 		name   string
