@@ -158,7 +158,8 @@ func (p *planner) nodeChangelog(n *Node) (Changelog, error) {
 	}
 	var in RowKinds
 	for _, fl := range n.Inputs {
-		if fl.Source.Table != nil && tableChangelog(fl.Source.Changelog, nil).Kinds == KindsInsert|KindsUpdateAfter|KindsDelete && n.Kind != ChangelogNormalize {
+		if fl.Source.Table != nil && tableChangelog(fl.Source.Changelog, nil).Kinds == KindsInsert|KindsUpdateAfter|KindsDelete && n.Kind != ChangelogNormalize &&
+			(n.Kind != TemporalJoin || fl.Input == 0) { // a temporal join reads a versioned table's upserts as versions
 			// An upsert source says which rows replace which only by its
 			// key: a stateful operator needs the old row of each update
 			// to retract it, which ChangelogNormalize keeps per key.
@@ -197,7 +198,7 @@ func (p *planner) nodeChangelog(n *Node) (Changelog, error) {
 		n.Changelog = Changelog{Kinds: KindsInsert}
 	case ChangelogNormalize:
 		n.Changelog = Changelog{Kinds: KindsAll, UpsertKey: n.Normalize.Keys}
-	case Join, IntervalJoin, WindowJoin:
+	case Join, IntervalJoin, WindowJoin, TemporalJoin:
 		c, err := p.joinChangelog(n)
 		if err != nil {
 			return Changelog{}, err
@@ -225,7 +226,7 @@ func requireUpdateBefore(fl *Flow, need bool) {
 	for _, in := range n.Inputs {
 		// A retracting aggregation takes back the old row of each update,
 		// and so does a join; ChangelogNormalize keeps old rows itself.
-		requireUpdateBefore(in, n.Kind == GroupAggregate && n.Agg.Retracting || n.Kind == Join)
+		requireUpdateBefore(in, n.Kind == GroupAggregate && n.Agg.Retracting || n.Kind == Join || n.Kind == TemporalJoin && in.Input == 0)
 	}
 }
 

@@ -50,6 +50,7 @@ type JoinPlan struct {
 	Regular  *join.Spec
 	Interval *join.IntervalSpec
 	Window   *join.WindowSpec
+	Temporal *join.TemporalSpec
 	// Condition is the residual condition over the node's two input rows
 	// joined (the left input's columns, then the right's, window columns
 	// of a window join side included); nil: none. The specs'
@@ -71,6 +72,8 @@ func (jp *JoinPlan) side(s int) *join.Side {
 		return [2]*join.Side{&jp.Regular.Left, &jp.Regular.Right}[s]
 	case jp.Interval != nil:
 		return [2]*join.Side{&jp.Interval.Left, &jp.Interval.Right}[s]
+	case jp.Temporal != nil:
+		return [2]*join.Side{&jp.Temporal.Left, &jp.Temporal.Right}[s]
 	}
 	return [2]*join.Side{&jp.Window.Left.Side, &jp.Window.Right.Side}[s]
 }
@@ -81,6 +84,8 @@ func (jp *JoinPlan) keyTypes() []types.Type {
 		return jp.Regular.KeyTypes
 	case jp.Interval != nil:
 		return jp.Interval.KeyTypes
+	case jp.Temporal != nil:
+		return jp.Temporal.KeyTypes
 	}
 	return jp.Window.KeyTypes
 }
@@ -250,6 +255,10 @@ type joinInput struct {
 	// assign is the window table function the input reads, whose windows
 	// a window join assigns.
 	assign *windowTVF
+	// asOf is the FOR SYSTEM_TIME AS OF expression of a versioned table
+	// read by a temporal join (the right input), at asOfPos.
+	asOf    ddl.Expr
+	asOfPos ddl.Pos
 }
 
 // joinInput resolves ref as an input of a join, offering it where's
@@ -262,11 +271,20 @@ func (p *planner) joinInputOf(ref ddl.TableRef, depth int, where []*conjunct, hi
 		}
 		return &joinInput{rel: rel}, nil
 	}
+	var asOf ddl.Expr
+	var asOfPos ddl.Pos
+	if t, ok := ref.(*ddl.TableName); ok && t.SystemTime != nil {
+		// A versioned table of a temporal join: the table itself, as of
+		// the left input's time (refuseJoinRight let it through).
+		plain := *t
+		asOf, asOfPos, plain.SystemTime = t.SystemTime, t.SystemTimePos, nil
+		ref = &plain
+	}
 	rel, quals, err := p.fromRelation(ref, depth)
 	if err != nil {
 		return nil, err
 	}
-	in := &joinInput{rel: rel}
+	in := &joinInput{rel: rel, asOf: asOf, asOfPos: asOfPos}
 	for _, q := range quals {
 		in.names = append(in.names, joinDots(q))
 	}
@@ -327,6 +345,9 @@ func (p *planner) joinRelation(j *ddl.Join, depth int, where []*conjunct, hints 
 	}
 	ins := [2]*joinInput{left, right}
 	nl := len(left.rel.names)
+	if left.asOf != nil {
+		return nil, p.f.errorAt(left.asOfPos, ddl.ErrUnsupported, nil, "FOR SYSTEM_TIME AS OF on the left input of a join is not supported: the versioned table of a temporal join is its right input")
+	}
 	// The scope of both inputs' columns: the join's relation row, left
 	// then right.
 	sc := &scope{}
@@ -361,7 +382,12 @@ func (p *planner) joinRelation(j *ddl.Join, depth int, where []*conjunct, hints 
 			whereConds = append(whereConds, e)
 		}
 	}
-	jb := &joinBuilder{p: p, j: j, typ: typ, ins: ins, nl: nl}
+	jb := &joinBuilder{p: p, j: j, typ: typ, ins: ins, nl: nl, temporal: right.asOf != nil}
+	if jb.temporal {
+		if jb.asOf, err = l.lower(right.asOf); err != nil {
+			return nil, err
+		}
+	}
 	if err := jb.classify(conds, false); err != nil {
 		return nil, err
 	}
@@ -460,6 +486,10 @@ type joinBuilder struct {
 	// relation row).
 	windows  [][2]expr.Expr
 	residual []expr.Expr
+	// temporal is set for a temporal join, asOf its FOR SYSTEM_TIME AS
+	// OF expression over the join's relation row.
+	temporal bool
+	asOf     expr.Expr
 }
 
 // classify sorts the join's conditions (over its relation row) into keys,
@@ -474,7 +504,10 @@ func (jb *joinBuilder) classify(conds []expr.Expr, where bool) error {
 		case lr && !rr && (where || jb.typ == join.Inner || jb.typ == join.Right):
 			jb.ins[0].pushed = append(jb.ins[0].pushed, e)
 			continue
-		case rr && !lr && (where || jb.typ == join.Inner || jb.typ == join.Left):
+		case rr && !lr && !jb.temporal && (where || jb.typ == join.Inner || jb.typ == join.Left):
+			// (A condition on a versioned table's rows decides which
+			// version matches; filtering its versions would make an older
+			// one valid longer.)
 			s, err := jb.shift(e)
 			if err != nil {
 				return err
@@ -742,7 +775,14 @@ func (jb *joinBuilder) build(hints *ttlHints) (*relation, error) {
 	var lower, upper int64
 	var lt, rt int
 	var proc bool
+	var tlt, trt int
 	switch {
+	case jb.temporal:
+		kind = TemporalJoin
+		var err error
+		if tlt, trt, err = jb.temporalTimes(); err != nil {
+			return nil, err
+		}
 	case win != nil:
 		kind = WindowJoin
 		if win.Time < 0 {
@@ -896,6 +936,9 @@ func (jb *joinBuilder) build(hints *ttlHints) (*relation, error) {
 		if proc {
 			jp.bounds += " (processing time)"
 		}
+	case TemporalJoin:
+		jp.Temporal = &join.TemporalSpec{Type: jb.typ, Left: sides[0], Right: sides[1], KeyTypes: keyTypes, NullSafe: ns, LeftTime: tlt, RightTime: trt}
+		jp.bounds = fmt.Sprintf("FOR SYSTEM_TIME AS OF %s", jb.describe(jb.relCol(0, tlt), 0))
 	case WindowJoin:
 		sides[0].TTL, sides[1].TTL = 0, 0
 		ws := &join.WindowSpec{Type: jb.typ, KeyTypes: keyTypes, NullSafe: ns}
@@ -962,6 +1005,8 @@ func (jb *joinBuilder) build(hints *ttlHints) (*relation, error) {
 	switch {
 	case kind == IntervalJoin && !proc:
 		src.rowtime = b.cols[lt]
+	case kind == TemporalJoin:
+		src.rowtime = b.cols[tlt]
 	case kind == WindowJoin && jb.ins[0].assign != nil && !jb.typ.RightOuter():
 		src.rowtime = b.cols[jb.nl-1]
 	}
@@ -1081,6 +1126,8 @@ func (jp *JoinPlan) compile(opts expr.Options) error {
 		jp.Interval.NewCondition = nc
 	case jp.Window != nil:
 		jp.Window.NewCondition = nc
+	case jp.Temporal != nil:
+		jp.Temporal.NewCondition = nc
 	}
 	return nil
 }
@@ -1111,6 +1158,8 @@ func describeJoin(n *Node) string {
 		parts = append(parts, "bounds="+jp.bounds)
 	case jp.Window != nil:
 		parts = append(parts, "window="+jp.bounds)
+	case jp.Temporal != nil:
+		parts = append(parts, jp.bounds)
 	}
 	if jp.Condition != nil {
 		parts = append(parts, "condition="+jp.Condition.String())
@@ -1141,6 +1190,21 @@ func (p *planner) joinChangelog(n *Node) (Changelog, error) {
 		if !fl.Changelog.Kinds.InsertOnly() {
 			uks[fl.Input] = fl.Changelog.UpsertKey
 		}
+	}
+	if n.Kind == TemporalJoin {
+		// Each left row comes out once, with its kind.
+		out := kinds[0]
+		if out.Has(KindsUpdateAfter) {
+			out |= KindsUpdateBefore
+		}
+		if out.InsertOnly() {
+			return Changelog{Kinds: KindsInsert}, nil
+		}
+		var uk []int
+		if flows[0] == 1 {
+			uk = uks[0]
+		}
+		return Changelog{Kinds: out, UpsertKey: uk}, nil
 	}
 	if n.Kind != Join {
 		for s, k := range kinds {
@@ -1284,6 +1348,12 @@ func (pl *Plan) explainJoin(b *strings.Builder, n *Node) {
 		fmt.Fprintf(b, "    state: %s, each input's rows until the watermark passes their time plus the bound\n", backend)
 	case jp.Window != nil:
 		fmt.Fprintf(b, "    state: %s, each window's rows until the watermark passes its end\n", backend)
+	case jp.Temporal != nil:
+		ttl := ""
+		if d := jp.Temporal.Left.TTL; d > 0 {
+			ttl = fmt.Sprintf(", ttl %s", formatDuration(d))
+		}
+		fmt.Fprintf(b, "    state: %s, the left input's rows until the watermark reaches their time, and the versioned table's versions from the one valid at the watermark on, about one per key%s\n", backend, ttl)
 	default:
 		for s := range 2 {
 			sd := jp.side(s)
@@ -1345,6 +1415,8 @@ func pruneJoin(n *Node, consumer *Flow, opts expr.Options) error {
 		switch {
 		case jp.Interval != nil && !jp.Interval.ProcTime:
 			used[off+[2]int{jp.Interval.LeftTime, jp.Interval.RightTime}[s]] = true
+		case jp.Temporal != nil:
+			used[off+[2]int{jp.Temporal.LeftTime, jp.Temporal.RightTime}[s]] = true
 		case jp.Window != nil:
 			ws := [2]*join.WindowSide{&jp.Window.Left, &jp.Window.Right}[s]
 			if ws.Assign != nil {
@@ -1420,6 +1492,12 @@ func pruneJoin(n *Node, consumer *Flow, opts expr.Options) error {
 			} else {
 				jp.Interval.RightTime = pos[jp.Interval.RightTime]
 			}
+		case jp.Temporal != nil:
+			if s == 0 {
+				jp.Temporal.LeftTime = pos[jp.Temporal.LeftTime]
+			} else {
+				jp.Temporal.RightTime = pos[jp.Temporal.RightTime]
+			}
 		case jp.Window != nil:
 			ws := [2]*join.WindowSide{&jp.Window.Left, &jp.Window.Right}[s]
 			if ws.Assign != nil {
@@ -1483,4 +1561,82 @@ func uniqueName(names []string, name string) string {
 			return n
 		}
 	}
+}
+
+// refuseJoinRight refuses what j's right input holds, letting through the
+// FOR SYSTEM_TIME AS OF of a versioned table that an inner or LEFT join
+// reads (a temporal join).
+func (f *file) refuseJoinRight(j *ddl.Join) error {
+	t, ok := j.Right.(*ddl.TableName)
+	if !ok || t.SystemTime == nil || j.Kind != ddl.JoinInner && j.Kind != ddl.JoinLeft && j.Kind != ddl.JoinComma {
+		return f.refuseTableRef(j.Right)
+	}
+	if len(t.OtherHints) > 0 {
+		return f.hintRefusal(t.OtherHints[0])
+	}
+	return f.refuseExpr(t.SystemTime)
+}
+
+// temporalTimes checks a temporal join: FOR SYSTEM_TIME AS OF the left
+// input's rowtime attribute, of a versioned table (a table with a PRIMARY
+// KEY and a rowtime attribute) whose key the equi-join key holds. It
+// returns the time columns of both inputs.
+func (jb *joinBuilder) temporalTimes() (lt, rt int, err error) {
+	p, right := jb.p, jb.ins[1]
+	pos := right.asOfPos
+	c, ok := jb.asOf.(*expr.ColumnRef)
+	if ok && c.Index < jb.nl {
+		if rowtime, proc := jb.timeAttr(0, c.Index); proc {
+			return 0, 0, p.f.errorAt(pos, ddl.ErrUnsupported, nil, "FOR SYSTEM_TIME AS OF a processing-time attribute (a lookup join) is not supported yet")
+		} else if !rowtime {
+			ok = false
+		}
+	}
+	if !ok || c.Index >= jb.nl {
+		return 0, 0, p.f.errorAt(pos, ErrType, nil, fmt.Sprintf(
+			"FOR SYSTEM_TIME AS OF takes a time attribute of the join's left input (the WATERMARK FOR column of its table), not %s", jb.asOf))
+	}
+	if jb.typ != join.Inner && jb.typ != join.Left {
+		return 0, 0, p.f.errorAt(jb.j.Pos, ddl.ErrUnsupported, nil, "a temporal join is INNER or LEFT; "+jb.typ.String()+" is not supported")
+	}
+	rel := right.rel
+	var src *Source
+	if len(rel.branches) == 1 {
+		src = rel.branches[0].src
+	}
+	name := "the right input"
+	if len(right.names) > 0 {
+		name = "'" + right.names[0] + "'"
+	}
+	if src == nil || src.Table == nil || len(src.primaryKey) == 0 || src.rowtime == nil {
+		return 0, 0, p.f.errorAt(pos, ErrType, nil, fmt.Sprintf(
+			"an event-time temporal join needs a versioned table: %s must be a table with a PRIMARY KEY and a WATERMARK (Flink: Temporal Table Join requires primary key and row time attribute in versioned table)", name))
+	}
+	b := rel.branches[0]
+	rt = -1
+	var pk []int // relation columns of the primary key
+	for i, e := range b.cols {
+		if exprEqual(e, src.rowtime) {
+			rt = i
+		}
+		if cr, ok := e.(*expr.ColumnRef); ok && slices.Contains(src.primaryKey, cr.Index) {
+			pk = append(pk, i)
+		}
+	}
+	if rt < 0 || len(pk) != len(src.primaryKey) {
+		return 0, 0, p.f.errorAt(pos, ErrType, nil, fmt.Sprintf("the versioned table %s must expose its rowtime attribute and PRIMARY KEY columns", name))
+	}
+	for _, k := range pk {
+		found := false
+		for _, pair := range jb.keys {
+			if cr, ok := pair[1].(*expr.ColumnRef); ok && cr.Index == k {
+				found = true
+			}
+		}
+		if !found {
+			return 0, 0, p.f.errorAt(jb.j.Pos, ErrType, nil, fmt.Sprintf(
+				"a temporal join's ON must equate each PRIMARY KEY column of the versioned table %s with the left input; '%s' is not (Flink: Temporal Table Join requires primary key in versioned table)", name, rel.names[k]))
+		}
+	}
+	return c.Index, rt, nil
 }

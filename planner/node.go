@@ -35,15 +35,17 @@ const (
 	// SinkUpsertMaterializer): Node.Materialize.
 	UpsertMaterialize
 	// Join is a regular join of two changelogs; IntervalJoin a join
-	// bounded in time; WindowJoin a join of two windowed inputs: Node.Join
-	// (join.go). Their flows feed input 0 (the left side) or 1
-	// (Flow.Input).
+	// bounded in time; WindowJoin a join of two windowed inputs;
+	// TemporalJoin an event-time temporal join (FOR SYSTEM_TIME AS OF) of a
+	// versioned table: Node.Join (join.go). Their flows feed input 0 (the
+	// left side) or 1 (Flow.Input).
 	Join
 	IntervalJoin
 	WindowJoin
+	TemporalJoin
 )
 
-var nodeKindNames = [...]string{"GroupAggregate", "WindowAggregate", "ChangelogNormalize", "UpsertMaterialize", "Join", "IntervalJoin", "WindowJoin"}
+var nodeKindNames = [...]string{"GroupAggregate", "WindowAggregate", "ChangelogNormalize", "UpsertMaterialize", "Join", "IntervalJoin", "WindowJoin", "TemporalJoin"}
 
 // String returns Flink's name of the operator.
 func (k NodeKind) String() string {

@@ -216,7 +216,7 @@ func (f *file) refuseTableRef(r ddl.TableRef) error {
 		return first(
 			func() error { return f.refuseTableRef(r.Left) },
 			func() error { return f.tableRefRefusal(r) },
-			func() error { return f.refuseTableRef(r.Right) },
+			func() error { return f.refuseJoinRight(r) },
 			func() error { return f.refuseExpr(r.On) })
 	case *ddl.Subquery:
 		return first(
@@ -294,7 +294,7 @@ func (f *file) tableNameRefusal(t *ddl.TableName) error {
 		return f.hintRefusal(t.OtherHints[0])
 	}
 	if t.SystemTime != nil {
-		return f.unsupported(t.SystemTimePos, "FOR SYSTEM_TIME AS OF (temporal and lookup joins)")
+		return f.unsupported(t.SystemTimePos, "FOR SYSTEM_TIME AS OF outside the right input of an INNER or LEFT JOIN (a temporal join)")
 	}
 	return nil
 }

@@ -22,3 +22,9 @@ INSERT INTO enriched SELECT l.id, r.name FROM TABLE(TUMBLE(TABLE orders, DESCRIP
 INSERT INTO enriched SELECT o.id, c.name FROM orders o JOIN customers c USING (id);
 -- A regular join's output has no time attribute.
 INSERT INTO enriched SELECT MAX(id), CAST(window_start AS STRING) FROM TABLE(TUMBLE((SELECT o.id, o.ts FROM orders o JOIN customers c ON o.cid = c.id), DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY window_start, window_end;
+-- A temporal join of a table without a PRIMARY KEY, of one whose key the
+-- ON does not equate, and AS OF something not the left input's rowtime.
+INSERT INTO enriched SELECT o.id, c.name FROM orders o JOIN customers FOR SYSTEM_TIME AS OF o.ts AS c ON o.cid = c.id;
+INSERT INTO enriched SELECT o.id, u.name FROM orders o JOIN updates FOR SYSTEM_TIME AS OF o.ts AS u ON CAST(o.cid AS STRING) = u.name;
+INSERT INTO enriched SELECT o.id, u.name FROM orders o JOIN updates FOR SYSTEM_TIME AS OF o.id AS u ON o.cid = u.id;
+INSERT INTO enriched SELECT o.id, u.name FROM orders o FULL JOIN updates FOR SYSTEM_TIME AS OF o.ts AS u ON o.cid = u.id;

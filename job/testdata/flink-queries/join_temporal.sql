@@ -1,0 +1,12 @@
+-- an event-time temporal join: each event with the version of its key valid at its time (order: any)
+CREATE TABLE events (
+  k STRING, v BIGINT, d DOUBLE, m DECIMAL(10, 2), s STRING, ts TIMESTAMP(3),
+  WATERMARK FOR ts AS ts - INTERVAL '2' SECOND
+) WITH ('connector' = 'filesystem', 'path' = '${DATA}/data/events', 'format' = 'json');
+CREATE TABLE versions (
+  k STRING, name STRING, lvl INT, ts TIMESTAMP(3),
+  PRIMARY KEY (k) NOT ENFORCED,
+  WATERMARK FOR ts AS ts
+) WITH ('connector' = 'filesystem', 'path' = '${DATA}/data/versions', 'format' = 'debezium-json');
+
+SELECT e.k, e.v, v.name, e.ts FROM events e JOIN versions FOR SYSTEM_TIME AS OF e.ts AS v ON e.k = v.k;
