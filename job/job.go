@@ -178,6 +178,19 @@ type Options struct {
 	// positions of sources it no longer has, dropping them, as `streamsql
 	// run --allow-non-restored-state` (runtime.JobSpec.AllowNonRestoredState).
 	AllowNonRestoredState bool
+	// ResetSources names source tables (or "*" for all) that start afresh
+	// from their start options instead of from their positions in the
+	// checkpoint the job restores when it starts, as `streamsql run
+	// --reset-source` (runtime.JobSpec.ResetSources): the way on when a
+	// Kafka source refuses a checkpoint taken against another cluster or
+	// a topic created again. Pending commits are still recovered.
+	ResetSources []string
+	// DefaultCheckpointDir, when set, replaces the per-user default folder
+	// (checkpoint.DefaultDir, $XDG_STATE_HOME/streamsql/checkpoints or
+	// ~/.local/state/streamsql/checkpoints) of a job that checkpoints and
+	// sets no execution.checkpointing.dir; Job.CheckpointFolder says which
+	// folder the job uses.
+	DefaultCheckpointDir string
 	// Testing holds knobs for tests of the job's failure handling; a
 	// production program leaves it zero.
 	Testing Testing
@@ -224,6 +237,8 @@ func Compile(ctx context.Context, name, text string, opts Options) (*Job, error)
 		Set:      opts.Set,
 		JobName:  opts.JobName,
 		Hints:    opts.Hints,
+
+		DefaultCheckpointDir: opts.DefaultCheckpointDir,
 	})
 	if err != nil {
 		return nil, err
@@ -467,6 +482,7 @@ func (j *Job) Run(ctx context.Context) error {
 	}
 	spec.RestorePath = j.opts.RestoreFrom
 	spec.AllowNonRestoredState = j.opts.AllowNonRestoredState
+	spec.ResetSources = j.opts.ResetSources
 	spec.Faults = j.opts.Testing.Faults
 	rj, err := runtime.NewJob(spec)
 	if err != nil {

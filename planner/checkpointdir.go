@@ -34,7 +34,10 @@ func (p *planner) defaultCheckpointDir() string {
 		!p.checkpoints() && cp.Storage != runtime.StorageFilesystem {
 		return ""
 	}
-	dir, err := checkpoint.DefaultDir()
+	dir, err := p.defaultDir, error(nil)
+	if dir == "" {
+		dir, err = checkpoint.DefaultDir()
+	}
 	if err != nil {
 		return err.Error()
 	}

@@ -48,6 +48,10 @@ type Options struct {
 	// options are validated: the checks across tables and EXPLAIN see
 	// them. Plan.HintedTables says which of them the job uses.
 	Hints map[string]map[string]string
+	// DefaultCheckpointDir, when set, is the folder a job that checkpoints
+	// and sets no execution.checkpointing.dir uses, instead of the
+	// per-user default (checkpoint.DefaultDir); see "Checkpoint folder".
+	DefaultCheckpointDir string
 }
 
 // Plan is a planned job file: the job's name and settings, and one
@@ -389,6 +393,8 @@ type planner struct {
 	// applied to.
 	hints  map[string]map[string]string
 	hinted map[string]bool
+	// defaultDir is Options.DefaultCheckpointDir.
+	defaultDir string
 }
 
 // CompileFile reads and plans the job file at path.
@@ -446,6 +452,7 @@ func run(ctx context.Context, name, text string, opts Options, catalogOnly bool)
 		validate:   map[string]*validated{},
 		setPos:     map[string]ddl.Option{},
 		hints:      opts.Hints,
+		defaultDir: opts.DefaultCheckpointDir,
 		hinted:     map[string]bool{},
 	}
 	if p.reg == nil {

@@ -48,6 +48,8 @@ type Job struct {
 	sameRecord sameRecord
 	// carried keeps the counters of ended runs (taskstats.go).
 	carried carriedStats
+	// ownRuns holds the ids of this Job's runs (reset.go).
+	ownRuns sync.Map
 }
 
 // CommitLostError is returned when a sink reports that pre-committed work

@@ -96,6 +96,7 @@ func (j *Job) runOnce(ctx context.Context, first bool) (err error) {
 	defer j.releaseSources(false)
 	a := &attempt{j: j, run: newRunID(), restored: restored, mode: j.spec.Config.Checkpoint.Mode,
 		maxParallelism: j.maxParallelism()}
+	j.ownRuns.Store(a.run, true)
 	if restored != nil {
 		a.restoredID = restored.ID
 		j.log.Info("restoring checkpoint", "checkpoint", restored.ID, "revision", restored.Revision, "restored_from", restored.RestoredFrom,
@@ -342,7 +343,7 @@ func (a *attempt) assignSplits(ctx context.Context) error {
 		// the reader reads it from its beginning (connector.SplitState).
 		states := map[string][]byte{}
 		known := false
-		if a.restored != nil {
+		if a.restored != nil && !a.resetSource(sr) {
 			var restored []connector.SplitState
 			restored, known = a.restored.Sources[sr.id]
 			for _, st := range restored {

@@ -38,6 +38,14 @@ type JobSpec struct {
 	// table or pipeline, whose source would otherwise start afresh and
 	// write again what its old id already wrote.
 	AllowNonRestoredState bool
+	// ResetSources names sources that start afresh, from their start
+	// options, instead of from their positions in the checkpoint restored
+	// at the process's start (by table name, by id "<pipeline>/<table>",
+	// or "*" for all): for a checkpoint taken against another Kafka
+	// cluster, or a topic created again. The checkpoint's pending commits
+	// are still recovered; checkpoints of this process's own runs restore
+	// whole.
+	ResetSources []string
 	// Logger receives the job's log; nil: slog.Default().
 	Logger *slog.Logger
 	// StartWarnings are warnings about the job found before it runs (the

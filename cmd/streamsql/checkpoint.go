@@ -51,13 +51,16 @@ by --job-name and --dir without a file.
   drop-finished delete the record a bounded job leaves when it finished and
                 deleted its checkpoints, so that the next run processes the
                 input again from the start (without it, a run does nothing)
+  drop          delete all of the job's checkpoints (and its finished record):
+                the next run starts afresh, from its sources' start options
+                (refused while commits are pending, unless --force)
 
 Checkpoints hold no secrets (source positions and transaction handles only);
 values under secret-looking keys are masked all the same.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(checkpointList(e), checkpointShow(e), checkpointDropPending(e), checkpointDropFinished(e))
+	cmd.AddCommand(checkpointList(e), checkpointShow(e), checkpointDropPending(e), checkpointDropFinished(e), checkpointDrop(e))
 	return cmd
 }
 
@@ -444,6 +447,64 @@ the job again from the start. The job must not be running.`,
 			return nil
 		}
 		fmt.Fprintf(e.stdout, "Deleted %s: the next run processes the input from the start.\n", d.FinishedPath())
+		return nil
+	}
+	return cmd
+}
+
+func checkpointDrop(e *env) *cobra.Command {
+	var cf checkpointFlags
+	var force bool
+	cmd := &cobra.Command{
+		Use:   "drop [JOB.sql]",
+		Short: "Delete all of a job's checkpoints: the next run starts afresh",
+		Long: `Delete every checkpoint of the job, and its finished record: the next run
+starts afresh, its sources from their start options ('scan.startup.mode') and
+with nothing to recover. The way on when the checkpoints belong to something
+that is gone: a Kafka cluster replaced by another (the source refuses to resume
+from its offsets), a topic deleted and created again, a job rewritten from
+scratch. To restart only some sources, run with --reset-source instead.
+
+A checkpoint with pending commits (transactions pre-committed, not yet
+committed) is refused unless --force: dropping it gives those commits up, and
+the next run aborts what is left of them, so their rows are lost unless the
+sources read them again. The job must not be running.`,
+		Example: `  streamsql checkpoint drop job.sql
+  streamsql checkpoint drop --job-name orders --dir /var/lib/streamsql`,
+		Args: cobra.MaximumNArgs(1),
+	}
+	cf.register(cmd)
+	cmd.Flags().BoolVar(&force, "force", false, "drop the checkpoints even when commits are pending (their rows may be lost)")
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		d, _, err := cf.open(cmd, e, args)
+		if err != nil {
+			return err
+		}
+		unlock, err := d.Lock()
+		if err != nil {
+			fmt.Fprintf(e.stderr, "streamsql: %v\n", err)
+			return errFailed
+		}
+		defer unlock()
+		refs, err := d.List()
+		if err != nil {
+			fmt.Fprintf(e.stderr, "streamsql: %v\n", err)
+			return errFailed
+		}
+		if latest, err := d.Latest(); err == nil && latest != nil && len(latest.Pending) > 0 && !force {
+			fmt.Fprintf(e.stderr, "streamsql: checkpoint %d of %s has %d pending commit(s): dropping it gives them up (the next run aborts what is left of them); "+
+				"see them with streamsql checkpoint show, and add --force to drop anyway\n", latest.ID, d.Location(), len(latest.Pending))
+			return errFailed
+		}
+		if err := d.Clear(); err != nil {
+			fmt.Fprintf(e.stderr, "streamsql: %v\n", err)
+			return errFailed
+		}
+		if _, err := d.DropFinished(); err != nil {
+			fmt.Fprintf(e.stderr, "streamsql: %v\n", err)
+			return errFailed
+		}
+		fmt.Fprintf(e.stdout, "Dropped %d checkpoint(s) of %s: the next run starts afresh.\n", len(refs), d.Location())
 		return nil
 	}
 	return cmd

@@ -32,6 +32,7 @@ type runFlags struct {
 	jobFlags
 	fromCheckpoint   string
 	allowNonRestored bool
+	resetSources     []string
 	embedded         string
 	httpAddr         string
 	logFormat        string
@@ -64,9 +65,21 @@ trying things out: it is not Apache Kafka) for the run, creates the topics of
 the job's Kafka tables that point at it, sets ${KAFKA_BOOTSTRAP} to its
 address unless that variable is set in the environment, and prints the
 address on standard error so that other clients can connect. It is never
-used in place of a broker the job configures.
+used in place of a broker the job configures. Its data lives in memory, so
+the job's checkpoints go to a temporary folder too (unless the job sets
+execution.checkpointing.dir): each such run starts afresh.
 
---http ADDR serves /metrics (Prometheus), /healthz and /status (JSON).
+A job that checkpoints (execution.checkpointing.interval, or an exactly-once
+sink) and sets no execution.checkpointing.dir keeps its checkpoints in
+$XDG_STATE_HOME/streamsql/checkpoints/<job> (else ~/.local/state/...), printed
+at start; the next run of the job resumes from them. A Kafka source refuses a
+checkpoint read from another cluster or a topic created again:
+--reset-source TABLE starts that source afresh, and 'streamsql checkpoint
+drop' deletes the job's checkpoints.
+
+--http ADDR serves a status page for people at / (state, records in and out,
+lag, checkpoints, pending commits, sinks that cannot deliver, recent warnings
+and errors), the same as JSON at /status, /metrics (Prometheus) and /healthz.
 
 --memory-limit SIZE (64mb, 1gb, ...) sets the Go runtime's soft memory limit
 (as GOMEMLIMIT does, which it overrides): the garbage collector runs more
@@ -103,6 +116,7 @@ Exit codes:
 	f.StringVar(&rf.jobName, "job-name", "", "the job's `NAME` (default: pipeline.name, else the file's base name); names the checkpoint folder")
 	f.StringVar(&rf.fromCheckpoint, "from-checkpoint", "", "restore the first run from this checkpoint file or job checkpoint folder `PATH`")
 	f.BoolVar(&rf.allowNonRestored, "allow-non-restored-state", false, "restore a checkpoint that holds positions of sources the job no longer has (a renamed table or INSERT), dropping them; without it such a restore fails")
+	f.StringArrayVar(&rf.resetSources, "reset-source", nil, "start the source `TABLE` afresh, from its start options, instead of from its positions in the restored checkpoint (repeatable; * for all): for a checkpoint taken against another Kafka cluster or a topic created again; pending commits are still recovered")
 	f.StringVar(&rf.embedded, "embedded-kafka", "", "start an in-process Kafka-protocol broker on `ADDR` (default 127.0.0.1, a free port) and set ${KAFKA_BOOTSTRAP}")
 	f.Lookup("embedded-kafka").NoOptDefVal = "127.0.0.1:0"
 	f.StringVar(&rf.httpAddr, "http", "", "serve /metrics, /healthz and /status on `ADDR` (host:port)")
@@ -166,7 +180,8 @@ func (rf *runFlags) run(ctx context.Context, e *env, file string) error {
 		qout = out.other(e.stdout)
 	}
 	header := &headerWriter{w: qout}
-	opts := job.Options{Output: header, Logger: log, RestoreFrom: rf.fromCheckpoint, AllowNonRestoredState: rf.allowNonRestored, Testing: e.testing, InstanceID: rf.instanceID}
+	opts := job.Options{Output: header, Logger: log, RestoreFrom: rf.fromCheckpoint, AllowNonRestoredState: rf.allowNonRestored,
+		ResetSources: rf.resetSources, Testing: e.testing, InstanceID: rf.instanceID}
 	if rf.embedded != "" {
 		b, err := embedkafka.Start(embedkafka.Options{Addr: rf.embedded})
 		if err != nil {
@@ -175,6 +190,19 @@ func (rf *runFlags) run(ctx context.Context, e *env, file string) error {
 		}
 		defer b.Close()
 		log.Info("embedded Kafka broker (kfake, for trying things out) listening", "addr", b.Addr())
+		// The broker's data lives in memory and ends with the process, so
+		// the job's checkpoints do too, unless the job names a folder: each
+		// run starts afresh (a checkpoint of an earlier broker would hold
+		// offsets of another cluster, which the Kafka source refuses).
+		tmp, err := os.MkdirTemp("", "streamsql-embedded-")
+		if err != nil {
+			log.Error("cannot create the embedded run's checkpoint folder", "err", err)
+			return errFailed
+		}
+		defer os.RemoveAll(tmp)
+		opts.DefaultCheckpointDir = tmp
+		log.Info("the embedded broker keeps its data in memory: the job's checkpoints go to a temporary folder too, "+
+			"and each run starts afresh (unless the job sets execution.checkpointing.dir)", "folder", tmp)
 		if v, ok := os.LookupEnv(bootstrapVar); ok {
 			log.Warn(bootstrapVar+" is set in the environment: job files use that, not the embedded broker", bootstrapVar, v)
 		} else {

@@ -313,6 +313,7 @@ func newTableSource(ctx factory.Context, upsert bool) (connector.Source, error) 
 		ScaleOut:          ctx.Job.ScaleOut,
 		InstanceID:        ctx.Job.InstanceID,
 		Table:             ctx.Table,
+		ObjectName:        ctx.ObjectName,
 	}
 	if cfg.BadRecordPolicy, err = parseBadRecordPolicy(optBadRecordPolicy.Get(c)); err != nil {
 		return nil, err

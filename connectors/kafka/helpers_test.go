@@ -218,3 +218,10 @@ func brokerState(t *testing.T, b kafkatest.Broker, topic string) string {
 	})
 	return sb.String()
 }
+
+// offsetsOf returns the offsets of a split state ("next" or "next/end"),
+// without the cluster and topic ids after them.
+func offsetsOf(state []byte) string {
+	offsets, _ := cutIdentity(state)
+	return string(offsets)
+}

@@ -207,7 +207,7 @@ func TestSourceBoundedEndInState(t *testing.T) {
 	}
 	n := len(rows)
 	states := snapshotStates(t, r)
-	if got, want := string(states[topic+":0"]), fmt.Sprintf("%d/5", n); got != want {
+	if got, want := offsetsOf(states[topic+":0"]), fmt.Sprintf("%d/5", n); got != want {
 		t.Fatalf("state %q, want %q (next/end)", got, want)
 	}
 	produceValues(t, b, topic, seq("b", 0, 5)...) // after the original run's end

@@ -32,6 +32,10 @@ type partState struct {
 	end   int64
 	done  bool
 	added bool // appeared after the restored checkpoint: start at the earliest offset
+	// restored is set for a position taken from the restored checkpoint,
+	// ident to the cluster and topic it was read from (identity.go).
+	restored bool
+	ident    splitIdentity
 
 	// lag is published for PartitionLags (lag.go).
 	lag *partLag
@@ -102,10 +106,13 @@ type reader struct {
 
 	lag lagTable // positions and end offsets for PartitionLags (lag.go)
 
-	// cluster is the cluster id, read at open when the reader has a group:
-	// a sink on the same cluster may commit the group's offsets in its
-	// transactions (connector.GroupPositions.Cluster).
-	cluster string
+	// cluster is the cluster id, read at open: a sink on the same cluster
+	// may commit the group's offsets in its transactions
+	// (connector.GroupPositions.Cluster), and split states carry it, with
+	// the topics' ids (topicIDs, topic -> id), so that a restore against
+	// another cluster or topic is refused (identity.go).
+	cluster  string
+	topicIDs map[string]string
 
 	// claim is the run's hold on its partitions in a scaled-out job
 	// (taken when it opens); nil otherwise.
@@ -522,6 +529,7 @@ func (r *reader) Snapshot(checkpointID int64) ([]connector.SplitState, error) {
 		if st.end >= 0 {
 			state = strconv.AppendInt(append(state, '/'), st.end, 10)
 		}
+		state = appendIdentity(state, r.identity(st))
 		out[i] = connector.SplitState{ID: st.id, State: state}
 	}
 	return out, nil

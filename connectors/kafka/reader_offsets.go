@@ -37,11 +37,7 @@ func (s *source) open(ctx context.Context, splits []connector.SplitState) (*read
 		admCl.Close()
 		return nil, err
 	}
-	if r.groupID != "" {
-		if r.cluster, err = clusterID(ctx, r.adm); err != nil {
-			return fail(fmt.Errorf("kafka source: %w", err))
-		}
-	}
+	// r.cluster is read with the topic ids below (identities).
 	r.decode = s.cfg.Decoder
 	if s.cfg.NewDecoder != nil {
 		if r.decode, err = s.cfg.NewDecoder(); err != nil {
@@ -67,9 +63,11 @@ func (s *source) open(ctx context.Context, splits []connector.SplitState) (*read
 			// checkpoint of an earlier run over another assignment.
 			st.added = false
 		} else if sp.State != nil {
-			if st.next, st.end, err = parseSplitState(sp.State); err != nil {
+			offsets, ident := cutIdentity(sp.State)
+			if st.next, st.end, err = parseSplitState(offsets); err != nil {
 				return fail(fmt.Errorf("kafka source: split %s: %w", sp.ID, err))
 			}
+			st.restored, st.ident = true, ident
 			if !s.Bounded() {
 				st.end = -1 // a bounded job's checkpoint restored by an unbounded one
 			}
@@ -81,6 +79,12 @@ func (s *source) open(ctx context.Context, splits []connector.SplitState) (*read
 	var topicList []string
 	for t := range topics {
 		topicList = append(topicList, t)
+	}
+	if err := r.identities(ctx, topicList); err != nil {
+		return fail(err)
+	}
+	if err := r.checkRestored(ctx, topicList); err != nil {
+		return fail(err)
 	}
 	resolve := r.resolveStarts
 	if s.cfg.ScaleOut {
@@ -158,6 +162,9 @@ func (r *reader) discover(ctx context.Context) error {
 	starts, err := r.adm.ListStartOffsets(ctx, slices.Collect(maps.Keys(topics))...)
 	if err != nil {
 		return fmt.Errorf("listing start offsets of new partitions: %w", err)
+	}
+	if err := r.identities(ctx, slices.Collect(maps.Keys(topics))); err != nil {
+		return err
 	}
 	for _, st := range add {
 		if st.next, err = lookup(starts, st.tp, "start"); err != nil {

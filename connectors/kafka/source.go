@@ -234,6 +234,9 @@ type sourceConfig struct {
 	// messages and dead letters.
 	BadRecordPolicy badRecordPolicy
 	Table           string
+	// ObjectName is the table's name within its database, as
+	// --reset-source takes it ("" : Table).
+	ObjectName string
 	// DeadLetterTopic is 'scan.bad-record.dead-letter.topic', required by
 	// deadLetterBadRecords: where the source's dead-letter sink
 	// (DeadLetterSink) writes, through the cluster of Properties.

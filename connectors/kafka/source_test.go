@@ -210,7 +210,7 @@ func TestSourceBoundedReadCommitted(t *testing.T) {
 			}
 			// The position is past the last marker: the end offset.
 			ss, _ := r.Snapshot(1)
-			if string(ss[0].State) != "6/6" {
+			if offsetsOf(ss[0].State) != "6/6" {
 				t.Fatalf("%s: position %s after the end, want 6/6 (next/end)", iso, ss[0].State)
 			}
 		}
@@ -260,7 +260,7 @@ func TestSourceMetadataAndState(t *testing.T) {
 		t.Fatalf("headers metadata %+v, want h=m1 (duplicates collapse, last wins)", h)
 	}
 	ss, err := r.Snapshot(1)
-	if err != nil || len(ss) != 1 || string(ss[0].State) != "2" {
+	if err != nil || len(ss) != 1 || offsetsOf(ss[0].State) != "2" {
 		t.Fatalf("Snapshot = %+v, %v; want next offset 2", ss, err)
 	}
 	gp, ok := r.GroupPositions()
@@ -391,7 +391,7 @@ func TestSourcePartitionDiscovery(t *testing.T) {
 		}
 		for _, st := range states {
 			owned[st.ID]++
-			if string(st.State) != "1" {
+			if offsetsOf(st.State) != "1" {
 				t.Errorf("split %s state %q, want 1 (after its one record)", st.ID, st.State)
 			}
 		}
@@ -437,7 +437,7 @@ func TestSourceInterruptedReads(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if s := string(states[0].State); s != strconv.Itoa(len(got)) {
+		if s := offsetsOf(states[0].State); s != strconv.Itoa(len(got)) {
 			t.Fatalf("after %d rows the snapshot says next offset %s", len(got), s)
 		}
 	}
