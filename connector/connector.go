@@ -119,6 +119,13 @@ type Source interface {
 	// Open returns a reader for the given splits, each with the state
 	// restored from the checkpoint (nil state: start from the options, or
 	// from the split's beginning when SplitState.Added is set).
+	//
+	// ctx is the run's: it ends when the run ends (on a failure as soon as
+	// the run's tasks stop), never before the reader's Close on a normal
+	// end. A goroutine, timer or request that the reader keeps beyond a
+	// call is rooted in it, so that it cannot outlive the run, and Close
+	// waits for it. The same holds for Sink.Open and
+	// TwoPhaseSink.Committer.
 	Open(ctx context.Context, task TaskInfo, splits []SplitState) (Reader, error)
 	// Bounded reports whether every reader eventually returns io.EOF.
 	Bounded() bool
@@ -262,7 +269,9 @@ var ErrGroupPositions = errors.New("consumer group positions not committed")
 
 // Sink is a table sink created by a factory.
 type Sink interface {
-	// Open returns a writer for one sink task.
+	// Open returns a writer for one sink task. ctx is the run's (see
+	// Source.Open): what the writer starts in the background (a warm-up,
+	// timed flushes) is rooted in it.
 	Open(ctx context.Context, task TaskInfo) (Writer, error)
 }
 
@@ -297,7 +306,7 @@ type Committable []byte
 type TwoPhaseSink interface {
 	Sink
 	// Committer returns the sink's committer. It is created once per run,
-	// before any writer is opened.
+	// before any writer is opened; ctx is the run's (see Source.Open).
 	Committer(ctx context.Context, job string) (Committer, error)
 }
 

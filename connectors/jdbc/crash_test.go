@@ -49,11 +49,6 @@ const (
 // crashKeys is the number of distinct keys k of the upsert table.
 const crashKeys = 40
 
-func TestMain(m *testing.M) {
-	crashtest.Main(map[string]func() int{"crash": func() int { return crashChild(os.Getenv(crashEnv)) }})
-	os.Exit(testkit.RunWithStateHome(m))
-}
-
 var crashColumns = []factory.Column{{Name: "id", Type: types.BigInt()}, {Name: "k", Type: types.BigInt()}, {Name: "v", Type: types.BigInt()}}
 
 // crashJob is the job's name; the exactly-once sink's prepared

@@ -124,7 +124,9 @@ func (s *Sink) open(ctx context.Context, task connector.TaskInfo, eo bool) (*Wri
 	w := &Writer{s: s, db: db, eo: eo, task: task, logger: logger, base: task.RestoredCheckpoint,
 		prefix: GIDPrefix(task.Job, s.cfg.Table)}
 	if s.cfg.Interval > 0 {
-		tctx, cancel := context.WithCancel(context.Background())
+		// Timed flushes end with the writer's context (Open's, which ends
+		// with the run) or at Close.
+		tctx, cancel := context.WithCancel(ctx)
 		w.stop = cancel
 		w.wg.Add(1)
 		go w.timedFlushes(tctx)

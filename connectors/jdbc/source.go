@@ -155,7 +155,7 @@ func (s *Source) Open(ctx context.Context, task connector.TaskInfo, splits []con
 		db.Close()
 		return nil, fmt.Errorf("jdbc table %s: %w", s.cfg.Table, err)
 	}
-	r.ctx, r.cancel = context.WithCancel(context.Background())
+	r.ctx, r.cancel = context.WithCancel(ctx)
 	return r, nil
 }
 
@@ -171,8 +171,9 @@ type Reader struct {
 	splits []*readSplit
 	cur    int
 	rows   *sql.Rows
-	// ctx bounds the open query; it is the reader's, not a Read's, so that
-	// an interrupted Read does not end the query.
+	// ctx bounds the open query; it is the reader's (derived from Open's,
+	// which ends with the run), not a Read's, so that an interrupted Read
+	// does not end the query.
 	ctx    context.Context
 	cancel context.CancelFunc
 }

@@ -148,7 +148,7 @@ func benchProduce(b *testing.B, sizeChecked bool) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	p := produce.New(enc, nil, nil, DefaultDeliveryTimeout)
+	p := produce.New(context.Background(), enc, nil, nil, DefaultDeliveryTimeout)
 	if sizeChecked {
 		p.SetOversize(fixedLimit(defaultBatchMaxBytes), compressor(""))
 	}

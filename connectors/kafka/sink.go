@@ -135,18 +135,19 @@ func (s *sink) Open(ctx context.Context, task connector.TaskInfo) (connector.Wri
 	if err != nil {
 		return nil, err
 	}
-	return s.buffered(w)
+	return s.buffered(ctx, w)
 }
 
-// buffered wraps w in an upsertBuffer when sink buffer flushing is on.
-func (s *sink) buffered(w connector.Writer) (connector.Writer, error) {
+// buffered wraps w in an upsertBuffer when sink buffer flushing is on;
+// ctx is the writer's (Open's).
+func (s *sink) buffered(ctx context.Context, w connector.Writer) (connector.Writer, error) {
 	if s.cfg.BufferFlushMaxRows <= 0 && s.cfg.BufferFlushInterval <= 0 {
 		return w, nil
 	}
 	key, err := s.cfg.NewKeyFunc()
 	if err == nil {
 		var b *upsertBuffer
-		if b, err = newUpsertBuffer(w, key, s.cfg.BufferFlushMaxRows, s.cfg.BufferFlushInterval); err == nil {
+		if b, err = newUpsertBuffer(ctx, w, key, s.cfg.BufferFlushMaxRows, s.cfg.BufferFlushInterval); err == nil {
 			return b, nil
 		}
 	}
@@ -198,12 +199,12 @@ func (s *exactlyOnceSink) Open(ctx context.Context, task connector.TaskInfo) (co
 	if err != nil {
 		return nil, err
 	}
-	w, err := s.machinery().NewWriter(task, ack, s.newProducer(ctx, enc, task.Logger))
+	w, err := s.machinery().NewWriter(ctx, task, ack, s.newProducer(ctx, enc, task.Logger))
 	if err != nil {
 		return nil, err
 	}
 	w.Warm(ctx)
-	return s.buffered(w)
+	return s.buffered(ctx, w)
 }
 
 // Committer returns the committer of the sink.
@@ -256,7 +257,7 @@ func (s *exactlyOnceSink) machinery() *txn.Sink {
 // the sink's cluster (the same bootstrap servers), with which the planner
 // chose this mode; the sink's own client, credentials and partitioner
 // write them.
-func (s *exactlyOnceSink) deadLetterProducer(dl connector.Sink) (*produce.Producer, error) {
+func (s *exactlyOnceSink) deadLetterProducer(ctx context.Context, dl connector.Sink) (*produce.Producer, error) {
 	var d *sink
 	switch x := dl.(type) {
 	case *sink:
@@ -281,7 +282,7 @@ func (s *exactlyOnceSink) deadLetterProducer(dl connector.Sink) (*produce.Produc
 		rec.Topic = topic
 		return nil
 	})
-	return produce.New(to, nil, nil, s.deliveryTimeout()), nil
+	return produce.New(ctx, to, nil, nil, s.deliveryTimeout()), nil
 }
 
 // TransactionTimeout is the transaction timeout in use, known once a writer

@@ -30,7 +30,7 @@ type upsertBuffer struct {
 	interval time.Duration
 
 	// stop ends an interval flush that waits on the client (a broker
-	// outage) when the buffer is closed.
+	// outage) when the buffer is closed or the writer's context ends.
 	stop   context.Context
 	cancel context.CancelFunc
 
@@ -52,12 +52,13 @@ var (
 )
 
 // newUpsertBuffer wraps w. maxRows and interval must both be positive (the
-// options enable buffering only together).
-func newUpsertBuffer(w connector.Writer, key keyFunc, maxRows int, interval time.Duration) (*upsertBuffer, error) {
+// options enable buffering only together). ctx is the writer's (Open's):
+// when it ends, interval flushes stop.
+func newUpsertBuffer(ctx context.Context, w connector.Writer, key keyFunc, maxRows int, interval time.Duration) (*upsertBuffer, error) {
 	if maxRows <= 0 || interval <= 0 {
 		return nil, errors.New("'sink.buffer-flush.max-rows' and 'sink.buffer-flush.interval' must be set to be greater than zero together to enable sink buffer flushing")
 	}
-	stop, cancel := context.WithCancel(context.Background())
+	stop, cancel := context.WithCancel(ctx)
 	return &upsertBuffer{w: w, key: key, maxRows: maxRows, interval: interval, index: make(map[string]int, maxRows),
 		stop: stop, cancel: cancel}, nil
 }
@@ -105,7 +106,7 @@ func (u *upsertBuffer) armTimer() {
 func (u *upsertBuffer) onTimer() {
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	if u.closed || u.failed != nil || len(u.rows) == 0 {
+	if u.closed || u.failed != nil || len(u.rows) == 0 || u.stop.Err() != nil {
 		return
 	}
 	if err := u.flushLocked(u.stop); err != nil {

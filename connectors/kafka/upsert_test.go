@@ -52,7 +52,7 @@ func firstField(row *types.Row, buf []byte) []byte { return append(buf, row.Fiel
 
 func TestUpsertBuffer(t *testing.T) {
 	rw := &recordingWriter{}
-	u, err := newUpsertBuffer(rw, firstField, 3, time.Hour)
+	u, err := newUpsertBuffer(context.Background(), rw, firstField, 3, time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,14 +80,14 @@ func TestUpsertBuffer(t *testing.T) {
 	if got := rw.got(); len(got) != 5 {
 		t.Fatalf("a full buffer was not written: %q", got)
 	}
-	if _, err := newUpsertBuffer(rw, firstField, 0, time.Second); err == nil {
+	if _, err := newUpsertBuffer(context.Background(), rw, firstField, 0, time.Second); err == nil {
 		t.Fatalf("max-rows 0 with an interval accepted")
 	}
 }
 
 func TestUpsertBufferInterval(t *testing.T) {
 	rw := &recordingWriter{flushed: make(chan struct{}, 1)}
-	u, err := newUpsertBuffer(rw, firstField, 100, 20*time.Millisecond)
+	u, err := newUpsertBuffer(context.Background(), rw, firstField, 100, 20*time.Millisecond)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,5 +102,28 @@ func TestUpsertBufferInterval(t *testing.T) {
 	}
 	if got := rw.got(); !slices.Equal(got, []string{"+Ik=v"}) {
 		t.Fatalf("interval flush wrote %q", got)
+	}
+}
+
+// TestUpsertBufferIntervalFlushEndsWithContext: once the writer's context
+// (Open's) has ended, the interval timer flushes nothing more; the rows
+// stay for the next PreCommit or are discarded at Close, as after a
+// failure.
+func TestUpsertBufferIntervalFlushEndsWithContext(t *testing.T) {
+	rw := &recordingWriter{flushed: make(chan struct{}, 1)}
+	ctx, cancel := context.WithCancel(context.Background())
+	u, err := newUpsertBuffer(ctx, rw, firstField, 100, 20*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer u.Close()
+	cancel()
+	if err := u.Write(context.Background(), []types.Row{kv(types.Insert, "k", "v")}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-rw.flushed:
+		t.Fatalf("an interval flush ran after the writer's context ended: %q", rw.got())
+	case <-time.After(200 * time.Millisecond): // ten intervals
 	}
 }

@@ -88,6 +88,32 @@ func TestPlainWriterCloseStopsWarmUp(t *testing.T) {
 	}
 }
 
+// TestPlainWriterWarmUpEndsWithItsContext checks that the warm-up of a
+// writer whose brokers cannot be reached ends when the context of the
+// writer's Open ends, before Close: it is rooted in the run's context.
+func TestPlainWriterWarmUpEndsWithItsContext(t *testing.T) {
+	cfg := sinkConfig{Topic: "t", Properties: map[string]string{"bootstrap.servers": "127.0.0.1:1"},
+		DeliveryGuarantee: atLeastOnce, Encoder: kvEncoder}
+	s, err := newSink(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	w, err := s.Open(ctx, task(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	cancel()
+	// Cancelled, it ends within milliseconds; not rooted in the context,
+	// it would wait for franz-go to give up on the brokers (about 30 s).
+	select {
+	case <-w.(*plainWriter).warm.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the warm-up still runs 10 s after the writer's context ended")
+	}
+}
+
 // TestExactlyOnceWriterWarmsUpBeforeFirstRecord checks, on both transaction
 // versions, that an exactly-once writer loads the producer id of its first
 // transaction's transactional id (InitProducerId) as soon as it is opened,

@@ -34,6 +34,8 @@ var (
 	_ connector.HealthReporter = (*plainWriter)(nil)
 )
 
+// newPlainWriter returns the writer of task; ctx is the context of its
+// Open, in which its warm-up and its records' life are rooted.
 func newPlainWriter(ctx context.Context, s *sink, task connector.TaskInfo) (*plainWriter, error) {
 	enc, err := s.cfg.encoder()
 	if err != nil {
@@ -48,7 +50,7 @@ func newPlainWriter(ctx context.Context, s *sink, task connector.TaskInfo) (*pla
 	if log == nil {
 		log = s.cfg.Logger
 	}
-	warm := produce.Warm(context.Background(), func(context.Context) (*kgo.Client, error) { return cl, nil })
+	warm := produce.Warm(ctx, func(context.Context) (*kgo.Client, error) { return cl, nil })
 	return &plainWriter{sink: s, cl: cl, warm: warm, p: s.newProducer(ctx, enc, log), guarantee: s.cfg.DeliveryGuarantee, log: log}, nil
 }
 
@@ -138,7 +140,7 @@ func (s *sink) newProducer(ctx context.Context, enc recordEncoder, log *slog.Log
 	if md := s.cfg.Metadata; len(md) > 0 {
 		meta = func(row *types.Row, r *kgo.Record) { writeMetadata(row, r, md) }
 	}
-	p := produce.New(enc, meta, s.cfg.topicCheck(), s.deliveryTimeout())
+	p := produce.New(ctx, enc, meta, s.cfg.topicCheck(), s.deliveryTimeout())
 	p.SetOversize(s.newOversize(ctx, log), compressor(s.cfg.Properties["compression.type"]))
 	return p
 }

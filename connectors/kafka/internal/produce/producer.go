@@ -105,10 +105,15 @@ type Encoder interface {
 // writable metadata into the record, and check, when not nil, checks the
 // record's own topic. Records waiting deliveryTimeout with no
 // acknowledgement arriving fail with ErrDeliveryTimeout (0: never).
-func New(enc Encoder, meta func(*types.Row, *kgo.Record), check func(*kgo.Record) error, deliveryTimeout time.Duration) *Producer {
+//
+// ctx is the writer's: the context the runtime handed its Open, which
+// ends with the run. The records' context and the delivery-timeout watch
+// are rooted in it: when it ends, buffered records fail and the watch's
+// timer stops, as they do at Close.
+func New(ctx context.Context, enc Encoder, meta func(*types.Row, *kgo.Record), check func(*kgo.Record) error, deliveryTimeout time.Duration) *Producer {
 	p := &Producer{enc: enc, meta: meta, check: check, deliveryTimeout: deliveryTimeout}
 	p.promise = p.done
-	p.life, p.kill = context.WithCancelCause(context.Background())
+	p.life, p.kill = context.WithCancelCause(ctx)
 	if deliveryTimeout > 0 {
 		p.timer = time.AfterFunc(p.checkEvery(), p.watch)
 	}
@@ -118,11 +123,12 @@ func New(enc Encoder, meta func(*types.Row, *kgo.Record), check func(*kgo.Record
 func (p *Producer) checkEvery() time.Duration { return max(p.deliveryTimeout/8, 10*time.Millisecond) }
 
 // watch runs on a timer: it ends the records' context once records have
-// waited deliveryTimeout without any promise running.
+// waited deliveryTimeout without any promise running. It stops once that
+// context has ended (Close, the writer's context, or a delivery timeout).
 func (p *Producer) watch() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.closed {
+	if p.closed || p.life.Err() != nil {
 		return
 	}
 	now := time.Now()

@@ -89,7 +89,7 @@ func idle(p *Producer) bool {
 // one step and takes back those it did not hand over; a miscount either
 // way shows as Wait returning early or never.
 func TestProducerPendingCounts(t *testing.T) {
-	p := New(failingEncoder{}, nil, nil, 0)
+	p := New(context.Background(), failingEncoder{}, nil, nil, 0)
 	defer p.Close()
 	cl := &heldClient{}
 	ctx := context.Background()
@@ -152,7 +152,7 @@ func TestProducerPendingCounts(t *testing.T) {
 // used again, cleared but for its buffers, and that producing allocates
 // nothing per record once records are recycled.
 func TestProducerRecyclesRecords(t *testing.T) {
-	p := New(valueEncoder{}, nil, nil, 0)
+	p := New(context.Background(), valueEncoder{}, nil, nil, 0)
 	defer p.Close()
 	cl := &heldClient{}
 	ctx := context.Background()
@@ -216,7 +216,7 @@ func TestProducerRecyclesRecords(t *testing.T) {
 // keep a value buffer larger than maxKeptBuffer: one large record must not
 // pin its memory for as long as the writer lives.
 func TestProducerDropsLargeBuffers(t *testing.T) {
-	p := New(valueEncoder{}, nil, nil, 0)
+	p := New(context.Background(), valueEncoder{}, nil, nil, 0)
 	defer p.Close()
 	cl := &heldClient{}
 	ctx := context.Background()
@@ -258,3 +258,30 @@ func rows(values ...string) []types.Row {
 
 // waitLong bounds waits that only a hang would exceed.
 const waitLong = 20 * time.Second
+
+// TestProducerRecordsEndWithItsContext: when the writer's context (New's)
+// ends, the context of the records handed to the client ends too, so that
+// franz-go fails them instead of keeping them buffered; the
+// delivery-timeout watch stops then as at Close.
+func TestProducerRecordsEndWithItsContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	p := New(ctx, valueEncoder{}, nil, nil, time.Hour)
+	defer p.Close()
+	cl := &heldClient{}
+	if _, err := p.Produce(context.Background(), cl, rows("a")); err != nil {
+		t.Fatal(err)
+	}
+	cl.mu.Lock()
+	rec := cl.held[0].r
+	cl.mu.Unlock()
+	if rec.Context.Err() != nil {
+		t.Fatal("a record's context ended while the writer's lives")
+	}
+	cancel()
+	select {
+	case <-rec.Context.Done():
+	case <-time.After(waitLong):
+		t.Fatal("a buffered record's context lives on after the writer's ended")
+	}
+	cl.ack()
+}

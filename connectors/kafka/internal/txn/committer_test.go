@@ -337,7 +337,7 @@ func TestOffsetsCommitWithTransaction(t *testing.T) {
 func TestProduceFailureIsNotPreCommitted(t *testing.T) {
 	f := newFake(t)
 	s, _ := f.sink()
-	w, err := s.NewWriter(task(0), &acks{}, produce.New(valueEncoder{}, nil, nil, 0))
+	w, err := s.NewWriter(context.Background(), task(0), &acks{}, produce.New(context.Background(), valueEncoder{}, nil, nil, 0))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -250,7 +250,7 @@ func task(i int) connector.TaskInfo {
 // writer opens the writer of task i, closed when the test ends.
 func writer(t *testing.T, s *Sink, i int, ack AckTracker) *Writer {
 	t.Helper()
-	w, err := s.NewWriter(task(i), ack, produce.New(valueEncoder{}, nil, nil, 0))
+	w, err := s.NewWriter(context.Background(), task(i), ack, produce.New(context.Background(), valueEncoder{}, nil, nil, 0))
 	if err != nil {
 		t.Fatal(err)
 	}

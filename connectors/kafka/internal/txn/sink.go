@@ -1,6 +1,7 @@
 package txn
 
 import (
+	"context"
 	"log/slog"
 	"sync"
 	"time"
@@ -40,8 +41,9 @@ type Config struct {
 	// DeadLetters, when set, returns the record path of a source's dead
 	// letters in the sink's transactions (Writer.WriteDeadLetters): dl is
 	// the source's dead-letter sink; an error says this sink cannot write
-	// its records. Each writer calls it once per dl and owns the Producer.
-	DeadLetters func(dl connector.Sink) (*produce.Producer, error)
+	// its records. Each writer calls it once per dl, with its own context
+	// (NewWriter's), and owns the Producer.
+	DeadLetters func(ctx context.Context, dl connector.Sink) (*produce.Producer, error)
 }
 
 // Sink is the transaction machinery of one exactly-once sink in this

@@ -34,7 +34,8 @@ type warming struct {
 // InitProducerId on them would bump the epoch that a repeated commit of
 // the restored transaction needs.
 //
-// Call it once, right after NewWriter, from the task's goroutine, after
+// ctx is the context of the sink's Open: the warm-up ends with it, or at
+// Close. Call it once, right after NewWriter, from the task's goroutine, after
 // the sink's recovery: the InitProducerId that fences earlier producers of
 // the id then comes after recovery ended their transactions, as at a first
 // Write. It never fails: on an error it warms nothing and the first Write
@@ -52,7 +53,7 @@ func (w *Writer) Warm(ctx context.Context) {
 		idx++
 	}
 	wm := &warming{id: ID(w.sink.cfg.Prefix, w.task.Index, idx)}
-	wm.w = produce.Warm(context.WithoutCancel(ctx), func(ctx context.Context) (Client, error) {
+	wm.w = produce.Warm(ctx, func(ctx context.Context) (Client, error) {
 		cl, tv, err := w.newClient(ctx, wm.id)
 		wm.tv = tv
 		return cl, err

@@ -89,6 +89,7 @@ func (sl *slot) committedNotDurable() bool {
 // PreCommit are called from the task's goroutine; the sink's committer may
 // commit the writer's pre-committed transactions concurrently.
 type Writer struct {
+	ctx  context.Context // NewWriter's
 	sink *Sink
 	task connector.TaskInfo
 	log  *slog.Logger
@@ -140,9 +141,11 @@ func (w *Writer) publish() {
 }
 
 // NewWriter returns the writer of one sink task: its transactions write
-// through p, and ack says when a transactional id may be reused. The
+// through p, and ack says when a transactional id may be reused. ctx is
+// the context the runtime handed the sink's Open: the writer's warm-up and
+// the record paths it makes later (dead letters) are rooted in it. The
 // writer owns p (it is closed also when NewWriter fails).
-func (s *Sink) NewWriter(task connector.TaskInfo, ack AckTracker, p *produce.Producer) (*Writer, error) {
+func (s *Sink) NewWriter(ctx context.Context, task connector.TaskInfo, ack AckTracker, p *produce.Producer) (*Writer, error) {
 	meta, err := s.cfg.Dialer.Client(nil)
 	if err != nil {
 		p.Close()
@@ -152,7 +155,7 @@ func (s *Sink) NewWriter(task connector.TaskInfo, ack AckTracker, p *produce.Pro
 	if log == nil {
 		log = s.cfg.Logger
 	}
-	w := &Writer{sink: s, task: task, log: log, meta: meta, ack: ack, p: p, all: []*produce.Producer{p},
+	w := &Writer{ctx: ctx, sink: s, task: task, log: log, meta: meta, ack: ack, p: p, all: []*produce.Producer{p},
 		maxSlots: max(s.cfg.MaxSlots, task.MaxUncommitted)}
 	if s.cfg.Incrementing {
 		// Continue after the ids of the restored checkpoint.
@@ -217,7 +220,7 @@ func (w *Writer) deadLetters(dl connector.Sink) (*produce.Producer, error) {
 	if w.sink.cfg.DeadLetters == nil {
 		return nil, errors.New("kafka sink: this sink cannot write dead letters in its transactions")
 	}
-	p, err := w.sink.cfg.DeadLetters(dl)
+	p, err := w.sink.cfg.DeadLetters(w.ctx, dl)
 	if err != nil {
 		return nil, err
 	}
