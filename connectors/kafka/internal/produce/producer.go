@@ -115,7 +115,11 @@ func New(ctx context.Context, enc Encoder, meta func(*types.Row, *kgo.Record), c
 	p.promise = p.done
 	p.life, p.kill = context.WithCancelCause(ctx)
 	if deliveryTimeout > 0 {
+		// Under the lock watch takes: the timer may fire before the
+		// writer's goroutine next takes it (a slow Open after New).
+		p.mu.Lock()
 		p.timer = time.AfterFunc(p.checkEvery(), p.watch)
+		p.mu.Unlock()
 	}
 	return p
 }
