@@ -152,6 +152,17 @@ type Reader interface {
 	Close() error
 }
 
+// InputEnder is implemented by writers that act when their input has ended
+// for good: every upstream task read all its input (bounded sources
+// returned io.EOF), as Flink's endInput. The runtime calls EndInput once,
+// from the task's goroutine, after the writer's last row and before the
+// PreCommit of the final checkpoint; it does not call it when a job stops
+// for another reason (a graceful stop, a failure), whose input goes on in
+// a later run. The filesystem sink commits its pending partitions then.
+type InputEnder interface {
+	EndInput(ctx context.Context) error
+}
+
 // CheckpointListener is implemented by readers and writers that want to
 // know when a checkpoint is complete (durably written). Its commits may
 // still be pending then: consumer group positions belong in

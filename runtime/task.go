@@ -496,6 +496,11 @@ func (t *task) endInput(ctx context.Context, ch int) error {
 	if err := t.flushOuts(ctx); err != nil {
 		return err
 	}
+	if t.w != nil {
+		if err := t.w.endInput(ctx); err != nil {
+			return err
+		}
+	}
 	for _, o := range t.outs {
 		if err := o.broadcast(ctx, message{kind: msgEndInput}); err != nil {
 			return err

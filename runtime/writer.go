@@ -40,6 +40,7 @@ type writerTail struct {
 	// The writer's optional capabilities, found once when it opens.
 	listener  connector.CheckpointListener
 	positions connector.GroupPositionWriter
+	ender     connector.InputEnder
 	notified  int64
 
 	// openSince is when the task first wrote after its last pre-commit
@@ -77,6 +78,7 @@ func (w *writerTail) open(ctx context.Context) error {
 	w.writerCounters(wr)
 	w.mu.Unlock()
 	w.listener, _ = wr.(connector.CheckpointListener)
+	w.ender, _ = wr.(connector.InputEnder)
 	w.positions, _ = wr.(connector.GroupPositionWriter)
 	if w.sink.deadLetters {
 		if _, ok := wr.(connector.DeadLetterWriter); !ok {
@@ -110,6 +112,18 @@ func (w *writerTail) write(ctx context.Context, rows []types.Row) error {
 	}
 	if err := w.w.Write(ctx, rows); err != nil {
 		return fmt.Errorf("sink %q task %d: write: %w", w.sink.id, w.index, err)
+	}
+	return nil
+}
+
+// endInput tells the writer, when it wants to know, that its input has
+// ended for good (connector.InputEnder).
+func (w *writerTail) endInput(ctx context.Context) error {
+	if w.ender == nil {
+		return nil
+	}
+	if err := w.ender.EndInput(ctx); err != nil {
+		return fmt.Errorf("sink %q task %d: end of input: %w", w.sink.id, w.index, err)
 	}
 	return nil
 }
