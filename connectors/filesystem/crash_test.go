@@ -62,8 +62,16 @@ func crashGenTable(rows, rate int64) factory.Table {
 }
 
 // crashSinks names the crash job's two sink tables: two, so that a
-// checkpoint's commits can be cut between sinks.
+// checkpoint's commits can be cut between sinks. The second commits its
+// partitions too (crashCommitSink).
 var crashSinks = []string{"out_a", "out_b"}
+
+// crashCommitSink is the crash job's sink whose partitions are committed,
+// with a success file, 30 ms after they are first written (three
+// checkpoint intervals), so that kills fall between a partition's files
+// and its success file, and every partition gets its success file when
+// the input ends.
+const crashCommitSink = "out_b"
 
 // crashOutTable is a filesystem table the crash job writes, in dir/name.
 // Files are small, so that they roll between checkpoints too; for the
@@ -75,10 +83,15 @@ func crashOutTable(dir, name string, rows int64) factory.Table {
 	}
 	schema := crashSchema
 	schema.PartitionKeys = []string{"bucket"}
-	return factory.Table{Name: name, Schema: schema, Options: map[string]string{
+	opts := map[string]string{
 		"connector": "filesystem", "path": filepath.Join(dir, name), "format": "json",
 		"sink.rolling-policy.file-size": size,
-	}}
+	}
+	if name == crashCommitSink {
+		opts["sink.partition-commit.policy.kind"] = "success-file"
+		opts["sink.partition-commit.delay"] = "30 ms"
+	}
+	return factory.Table{Name: name, Schema: schema, Options: opts}
 }
 
 func crashChild(dir string) int {
@@ -238,6 +251,51 @@ func (r crashRig) verifySink(t *testing.T, name string, want []string) {
 	if len(left) > 0 {
 		t.Fatalf("%s: in-progress files left after the job finished: %v", name, left)
 	}
+	r.verifyPartitionCommits(t, name)
+}
+
+// verifyPartitionCommits checks that every partition of the committing
+// sink has its success file once the job finished (the end of the input
+// commits every pending one), that its commit state holds nothing
+// pending, and that the other sink wrote no success file.
+func (r crashRig) verifyPartitionCommits(t *testing.T, name string) {
+	t.Helper()
+	root := filepath.Join(r.dir, name)
+	parts, err := os.ReadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, p := range parts {
+		if !p.IsDir() || !strings.HasPrefix(p.Name(), "bucket=") {
+			continue
+		}
+		n++
+		_, err := os.Stat(filepath.Join(root, p.Name(), "_SUCCESS"))
+		if name == crashCommitSink && err != nil {
+			t.Errorf("%s: partition %s has no success file after the job finished: %v", name, p.Name(), err)
+		}
+		if name != crashCommitSink && err == nil {
+			t.Errorf("%s: partition %s has a success file, but the table has no commit policy", name, p.Name())
+		}
+	}
+	if n == 0 {
+		t.Fatalf("%s: no partition directory", name)
+	}
+	if name != crashCommitSink {
+		return
+	}
+	states, _ := filepath.Glob(filepath.Join(root, "_streamsql-partitions-*.json"))
+	if len(states) != 1 {
+		t.Fatalf("%s: partition commit state files %v, want one", name, states)
+	}
+	b, err := os.ReadFile(states[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"pending":{}`) {
+		t.Errorf("%s: partitions still pending after the job finished: %s", name, b)
+	}
 }
 
 // TestCrashAtFailurePoints SIGKILLs the job at each failure point of the
@@ -346,8 +404,8 @@ func listComplete(dir string, stop <-chan struct{}) error {
 				if err != nil {
 					return err
 				}
-				if d.IsDir() || strings.HasPrefix(d.Name(), ".") {
-					return nil
+				if d.IsDir() || strings.HasPrefix(d.Name(), ".") || strings.HasPrefix(d.Name(), "_") {
+					return nil // hidden: in-progress files, success files, the commit state
 				}
 				if prev, ok := seen[p]; ok {
 					info, err := d.Info()

@@ -34,20 +34,33 @@ var (
 			Description("The parallelism of the sink. By default, the parallelism of the upstream operator.")
 	optBadRecordPolicy = badrecord.Option("What the source does with a record its format cannot decode, and with a record whose row the job rejects for a NULL in a NOT NULL sink column: fail the job, naming the file, the record's line and byte offset and the format's reason (the default, as Flink); or skip it, counted in streamsql_task_bad_records_skipped_total and logged with file, line and byte offset at most once per 10 s. A restarted job resumes after the records it skipped. There is no 'dead-letter' here: the files stay where they are, and the file and line of a bad record say where to find it. A format's 'ignore-parse-errors' = 'true' is Flink's skip: it goes with 'skip' (or no policy), not with 'fail'.",
 		badrecord.Fail, badrecord.Skip)
+
+	// Partition commit (partcommit.go), as Flink's options.
+	optCommitTrigger = option.Enum("sink.partition-commit.trigger", triggerProcessTime, triggerPartitionTime).Default(triggerProcessTime).
+				Description("When a partition is committed (its success file written), for a partitioned table with a 'sink.partition-commit.policy.kind': process-time, once the clock passes the time the partition was first written plus the delay; partition-time, once the watermark passes the time in the partition's values plus the delay (not supported yet: the sink receives no watermarks yet). A partition is committed only after every file written into it up to then is committed, and every pending partition is committed when the input ends.")
+	optCommitDelay = option.Duration("sink.partition-commit.delay").Default(0).
+			Description("How long after its trigger time a partition is committed: '1 h' for hourly partitions, '1 d' for daily ones. 0 commits a partition at the first checkpoint that commits files into it.")
+	optWatermarkZone = option.String("sink.partition-commit.watermark-time-zone").Default("UTC").
+				Description("The time zone in which a partition's time is compared with the watermark (partition-time): UTC for watermarks of TIMESTAMP columns, the session time zone for TIMESTAMP_LTZ ones; a region such as 'America/Los_Angeles' or an offset such as 'GMT-08:00'.")
+	optCommitPolicy = option.String("sink.partition-commit.policy.kind").
+			Description("How a partition is committed, for a partitioned table: 'success-file' writes an empty file named by 'sink.partition-commit.success-file.name' into the partition's directory. Unset: partitions are not committed (files still are, at each checkpoint). Flink's 'metastore' needs a Hive table and 'custom' a Java class; neither is supported.")
+	optSuccessFileName = option.String("sink.partition-commit.success-file.name").Default(DefaultSuccessFileName).
+				Description("The name of the success file of the success-file policy.")
+	optExtractorKind = option.Enum("partition.time-extractor.kind", "default", "custom").Default("default").
+				Description("How a partition's time is read from its values (partition-time trigger): 'default', by 'partition.time-extractor.timestamp-pattern' and -formatter. 'custom' (a Java class) is not supported.")
+	optTimestampPattern = option.String("partition.time-extractor.timestamp-pattern").
+				Description("How the partition's values make its time, with $column for a column's value, such as '$dt $hm:00' or '$year-$month-$day $hour:00:00'. Unset: the first partition column's value.")
+	optTimestampFormatter = option.String("partition.time-extractor.timestamp-formatter").
+				Description("The Java date-time pattern that reads the time the timestamp pattern makes, such as 'yyyyMMdd HH'. Unset: yyyy-MM-dd[ HH:mm:ss[.fraction]], with one-digit fields accepted and out-of-range ones rolled over, as Flink's default.")
 )
 
 // notYet are Flink filesystem options that streamsql recognises but does
 // not implement, with what to do instead. Setting one is an error that
 // says so, rather than "unknown option".
 var notYet = []factory.NotYet{
-	{Key: "sink.partition-commit.trigger", Why: "files are committed when a checkpoint completes; partition commit triggers are not implemented"},
-	{Key: "sink.partition-commit.delay", Why: "files are committed when a checkpoint completes; partition commit triggers are not implemented"},
-	{Key: "sink.partition-commit.watermark-time-zone", Why: "partition commit triggers are not implemented"},
-	{Key: "sink.partition-commit.policy.kind", Why: "partition commit policies (metastore, success-file, custom) are not implemented; readers see a partition's files as each checkpoint commits them"},
-	{Key: "sink.partition-commit.policy.class", Why: "custom partition commit policies are not implemented"},
-	{Key: "sink.partition-commit.success-file.name", Why: "success files are not written"},
-	{Key: "partition.time-extractor.kind", Why: "partition time extraction is not implemented"},
-	{Key: "partition.time-extractor.timestamp-pattern", Why: "partition time extraction is not implemented"},
+	{Key: "sink.partition-commit.policy.class", Why: "custom partition commit policies are not supported; 'sink.partition-commit.policy.kind' = 'success-file' is"},
+	{Key: "sink.partition-commit.policy.class.parameters", Why: "custom partition commit policies are not supported; 'sink.partition-commit.policy.kind' = 'success-file' is"},
+	{Key: "partition.time-extractor.class", Why: "custom partition time extractors are not supported; the default one ('partition.time-extractor.timestamp-pattern' and -formatter) is"},
 	{Key: "auto-compaction", Why: "file compaction is not implemented; use sink.rolling-policy.* to size files"},
 	{Key: "compaction.file-size", Why: "file compaction is not implemented; use sink.rolling-policy.* to size files"},
 	{Key: "sink.rolling-policy.inactivity-interval", Why: "only sink.rolling-policy.file-size, rollover-interval and check-interval are implemented"},
@@ -68,7 +81,8 @@ func Factory() factory.ConnectorFactory {
 		Description: "Reads the files under a directory (bounded) and writes files with exactly-once two-phase commit: " +
 			"in-progress files are hidden and renamed into place when a checkpoint completes, so readers only see complete files.",
 		Options: append([]option.Option{optPath, optFormat, optFileSize, optRolloverInterval, optCheckInterval,
-			optDefaultPartition, optParallelism, optBadRecordPolicy}, unsupported...),
+			optDefaultPartition, optParallelism, optBadRecordPolicy, optCommitTrigger, optCommitDelay, optWatermarkZone,
+			optCommitPolicy, optSuccessFileName, optExtractorKind, optTimestampPattern, optTimestampFormatter}, unsupported...),
 		Rules: append(unsupportedRules,
 			option.Check("sink.rolling-policy.file-size must be positive", func(c *option.Config) error {
 				return positiveValue(int64(optFileSize.Get(c)))
@@ -92,6 +106,45 @@ func Factory() factory.ConnectorFactory {
 			option.Check("path must be a local directory or an s3:// URI", func(c *option.Config) error {
 				return CheckPath(optPath.Get(c))
 			}, optPath),
+			option.Check("sink.partition-commit.policy.kind must list supported policies", func(c *option.Config) error {
+				_, err := parsePolicies(optCommitPolicy.Get(c))
+				return err
+			}, optCommitPolicy),
+			option.Check("sink.partition-commit.delay must not be negative", func(c *option.Config) error {
+				if d := optCommitDelay.Get(c); d < 0 {
+					return fmt.Errorf("%w: got %s", ErrConfig, d)
+				}
+				return nil
+			}, optCommitDelay),
+			option.Check("sink.partition-commit.watermark-time-zone must be a time zone", func(c *option.Config) error {
+				if _, err := parseZone(optWatermarkZone.Get(c)); err != nil {
+					return fmt.Errorf("%w: %v", ErrConfig, err)
+				}
+				return nil
+			}, optWatermarkZone),
+			option.Check("sink.partition-commit.success-file.name must be a file name", func(c *option.Config) error {
+				if v := optSuccessFileName.Get(c); v == "" || strings.ContainsAny(v, "/\\") || v == "." || v == ".." {
+					return fmt.Errorf("%w: got %q", ErrConfig, v)
+				}
+				return nil
+			}, optSuccessFileName),
+			option.Check("partition.time-extractor.timestamp-formatter must be a Java date-time pattern", func(c *option.Config) error {
+				_, err := newTimeExtractor(nil, "", optTimestampFormatter.Get(c))
+				return err
+			}, optTimestampFormatter),
+			option.Check("partition.time-extractor.kind 'custom' is not supported", func(c *option.Config) error {
+				if optExtractorKind.Get(c) == "custom" {
+					return fmt.Errorf("%w: 'partition.time-extractor.kind' = 'custom' needs a Java class; use 'default' with 'partition.time-extractor.timestamp-pattern'", ErrConfig)
+				}
+				return nil
+			}, optExtractorKind),
+			option.Check("the partition-time trigger is not supported yet", func(c *option.Config) error {
+				if optCommitTrigger.Get(c) == triggerPartitionTime && c.Has(optCommitPolicy) {
+					return fmt.Errorf("%w: 'sink.partition-commit.trigger' = 'partition-time' is not supported yet: it commits by the watermark, "+
+						"and event-time watermarks do not reach sinks yet; 'process-time' (with 'sink.partition-commit.delay') is supported", ErrConfig)
+				}
+				return nil
+			}, optCommitTrigger, optCommitPolicy),
 		),
 		ReadableMetadata: map[string]types.Type{},
 		WritableMetadata: map[string]types.Type{},
@@ -133,8 +186,17 @@ func config(ctx factory.Context) (Config, []types.Field, error) {
 		CheckInterval:        optCheckInterval.Get(o),
 		Parallelism:          optParallelism.Get(o),
 		DefaultPartitionName: optDefaultPartition.Get(o),
+		Commit: PartitionCommit{Trigger: optCommitTrigger.Get(o), Delay: optCommitDelay.Get(o),
+			SuccessFileName:  optSuccessFileName.Get(o),
+			TimestampPattern: optTimestampPattern.Get(o), TimestampFormatter: optTimestampFormatter.Get(o)},
 	}
 	var err error
+	if cfg.Commit.SuccessFile, err = parsePolicies(optCommitPolicy.Get(o)); err != nil {
+		return cfg, nil, err
+	}
+	if cfg.Commit.WatermarkZone, err = parseZone(optWatermarkZone.Get(o)); err != nil {
+		return cfg, nil, fmt.Errorf("%w: %v", ErrConfig, err)
+	}
 	if cfg.BadRecordPolicy, err = badrecord.Parse(optBadRecordPolicy.Get(o), badrecord.Fail, badrecord.Skip); err != nil {
 		return cfg, nil, fmt.Errorf("%w: table '%s': %w", ErrConfig, ctx.Table, err)
 	}
@@ -187,6 +249,14 @@ func describe(v *factory.Validated, role factory.Role) (factory.TableInfo, error
 		}
 		return factory.TableInfo{Summary: summary, NoScaleOut: "every instance would read every file"}, nil
 	}
-	return factory.TableInfo{Delivery: factory.ExactlyOnce, Parallelism: optParallelism.Get(v.Config),
+	var summary []factory.KeyValue
+	if c := cfg.Commit; c.active(cfg.PartitionKeys) {
+		when := c.Trigger
+		if c.Delay > 0 {
+			when += " + " + option.FormatDuration(c.Delay)
+		}
+		summary = append(summary, factory.KeyValue{Key: "partition commit", Value: fmt.Sprintf("a %s file once %s has passed, and at the end of the input", c.SuccessFileName, when)})
+	}
+	return factory.TableInfo{Delivery: factory.ExactlyOnce, Parallelism: optParallelism.Get(v.Config), Summary: summary,
 		NoScaleOut: "its exactly-once commits are recovered from checkpoint files, which a scaled-out job does not keep"}, nil
 }

@@ -79,9 +79,26 @@ func TestFilesystemFactoryValidation(t *testing.T) {
 		{"zero check interval", map[string]string{"sink.rolling-policy.check-interval": "0 s"}, ruleKey("sink.rolling-policy.check-interval")},
 		{"zero file size", map[string]string{"sink.rolling-policy.file-size": "0"}, ruleKey("sink.rolling-policy.file-size")},
 		{"parallelism 0", map[string]string{"sink.parallelism": "0"}, ruleKey("sink.parallelism")},
-		{"Flink option not supported yet", map[string]string{"sink.partition-commit.policy.kind": "success-file"}, func(err error) bool {
-			return ruleKey("sink.partition-commit.policy.kind")(err) && strings.Contains(err.Error(), "not supported yet")
+		{"Flink option not supported yet", map[string]string{"auto-compaction": "true"}, func(err error) bool {
+			return ruleKey("auto-compaction")(err) && strings.Contains(err.Error(), "not supported yet")
 		}},
+		{"metastore policy", map[string]string{"sink.partition-commit.policy.kind": "metastore,success-file"}, func(err error) bool {
+			return ruleKey("sink.partition-commit.policy.kind")(err) && strings.Contains(err.Error(), "Hive")
+		}},
+		{"custom policy", map[string]string{"sink.partition-commit.policy.kind": "custom", "sink.partition-commit.policy.class": "a.B"}, func(err error) bool {
+			return ruleKey("sink.partition-commit.policy.class")(err) && strings.Contains(err.Error(), "custom partition commit policies are not supported yet")
+		}},
+		{"partition-time trigger", map[string]string{"sink.partition-commit.policy.kind": "success-file", "sink.partition-commit.trigger": "partition-time"}, func(err error) bool {
+			return ruleKey("sink.partition-commit.trigger")(err) && strings.Contains(err.Error(), "watermarks")
+		}},
+		{"unknown trigger", map[string]string{"sink.partition-commit.trigger": "whenever"}, invalidKey("sink.partition-commit.trigger")},
+		{"negative delay", map[string]string{"sink.partition-commit.delay": "-1 min"}, func(err error) bool {
+			return invalidKey("sink.partition-commit.delay")(err) || ruleKey("sink.partition-commit.delay")(err)
+		}},
+		{"bad time zone", map[string]string{"sink.partition-commit.watermark-time-zone": "Mars/Olympus"}, ruleKey("sink.partition-commit.watermark-time-zone")},
+		{"success file in a subdirectory", map[string]string{"sink.partition-commit.success-file.name": "a/_OK"}, ruleKey("sink.partition-commit.success-file.name")},
+		{"custom time extractor", map[string]string{"partition.time-extractor.kind": "custom"}, ruleKey("partition.time-extractor.kind")},
+		{"bad timestamp formatter", map[string]string{"partition.time-extractor.timestamp-formatter": "yyyy-'MM"}, ruleKey("partition.time-extractor.timestamp-formatter")},
 		{"parallelism not a number", map[string]string{"sink.parallelism": "x"}, invalidKey("sink.parallelism")},
 		{"unsupported scheme", map[string]string{"path": "gs://bucket/t"}, ruleKey("path")},
 		{"bad bucket", map[string]string{"path": "s3://Bad_Bucket/t"}, ruleKey("path")},

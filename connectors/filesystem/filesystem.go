@@ -33,6 +33,13 @@
 //   - sink.parallelism (Integer, default: the upstream operator's).
 //   - scan.bad-record.policy (Enum, default fail): fail or skip a record
 //     the format cannot decode or whose row the job rejects (see Source).
+//   - sink.partition-commit.policy.kind (String): success-file commits the
+//     partitions of a partitioned table (see "Partition commit");
+//     sink.partition-commit.trigger (process-time, the default;
+//     partition-time is refused until watermarks reach sinks),
+//     sink.partition-commit.delay (default 0), .success-file.name (default
+//     _SUCCESS), .watermark-time-zone (default UTC), and
+//     partition.time-extractor.timestamp-pattern and -formatter, as Flink's.
 //
 // The PARTITIONED BY columns come from the table's schema
 // (factory.Schema.PartitionKeys); they must be string, integer, BOOLEAN,
@@ -136,13 +143,42 @@
 // Partition directories are key segments (col=value/); there are no
 // directories to create or fsync.
 //
+// # Partition commit
+//
+// Files are committed at every checkpoint whatever the options. With
+// 'sink.partition-commit.policy.kind' = 'success-file' on a partitioned
+// table, a partition is also committed — an empty file named
+// 'sink.partition-commit.success-file.name' (_SUCCESS) written into its
+// directory, telling readers it is complete — once its trigger is due:
+// process-time when the clock passed the time the committer first heard
+// of the partition plus 'sink.partition-commit.delay'; partition-time when
+// the watermark passed the time in the partition's values plus the delay
+// (read by partition.time-extractor.*, checked against Flink's
+// DefaultPartTimeExtractor; refused for now: no watermark reaches a sink
+// yet). Every pending partition is committed when the input ends
+// (connector.InputEnder), as Flink does at the end of a bounded input.
+//
+// A partition is committed only after every file written into it up to
+// then, by any task, is committed: each writer ends its committables with a
+// report (the partitions it wrote, its watermark, whether its input ended),
+// the runtime commits a checkpoint's committables in (checkpoint, task,
+// position) order, and the committer acts only once it has the reports of
+// every task of a checkpoint. The pending partitions are kept in
+// "_streamsql-partitions-<tag>.json" at the table's root (hidden from
+// readers; replaced atomically, or one object put), written before the
+// report that changed them is acknowledged, so that a restarted job commits
+// what an earlier run left pending (partcommit.go). A partition that gets
+// rows after its commit is committed again, as in Flink.
+//
 // # Crash tests
 //
 // The package's tests run datagen → filesystem jobs under the runtime in a
 // child process and SIGKILL it at each of the runtime's failure points
 // (three times each) and at random times, restart it until it finishes,
-// and check that the committed files hold every generated row exactly once
-// and that no in-progress file is left:
+// and check that the committed files hold every generated row exactly once,
+// that no in-progress file is left, and that every partition of the sink
+// that commits partitions (success-file, 30 ms delay) has its success file
+// and nothing is left pending:
 //
 //	go test -run Crash -v ./connectors/filesystem/
 //	STREAMSQL_SOAK=1 go test -run CrashAtRandomTimes -v ./connectors/filesystem/  # 100 kills
@@ -201,6 +237,9 @@ type Config struct {
 	// pipeline rejects for its data (badrecord.Fail, the default, or
 	// badrecord.Skip).
 	BadRecordPolicy badrecord.Policy
+	// Commit is the sink's partition commit (sink.partition-commit.*,
+	// partition.time-extractor.*).
+	Commit PartitionCommit
 }
 
 // ErrConfig is wrapped by configuration errors.
@@ -235,6 +274,12 @@ func (c *Config) validate(columns []types.Field) error {
 	}
 	if c.DefaultPartitionName == "" {
 		c.DefaultPartitionName = DefaultPartitionDefaultName
+	}
+	if c.Commit.Trigger == "" {
+		c.Commit.Trigger = triggerProcessTime
+	}
+	if c.Commit.SuccessFileName == "" {
+		c.Commit.SuccessFileName = DefaultSuccessFileName
 	}
 	for i, k := range c.PartitionKeys {
 		if k < 0 || k >= len(columns) {

@@ -10,10 +10,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
+	"math"
 	"os"
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -110,6 +113,9 @@ type committable struct {
 	// every part uploaded, in order.
 	UploadID string          `json:"upload_id,omitempty"`
 	Parts    []s3client.Part `json:"parts,omitempty"`
+	// Report, when set, makes this a writer's partition report
+	// (partcommit.go) instead of a file.
+	Report *report `json:"report,omitempty"`
 }
 
 // s3 reports whether c is a multipart upload of object storage.
@@ -130,23 +136,41 @@ func (s *Sink) Open(_ context.Context, task connector.TaskInfo) (connector.Write
 	if scope == "" {
 		scope = s.cfg.Table
 	}
-	return &writer{
+	w := &writer{
 		sink: s, task: task.Index, run: hex.EncodeToString(b[:]), tag: fileTag(task.Job, scope),
 		enc: enc, open: map[string]part{}, lastCheck: s.now(),
-	}, nil
+	}
+	if s.cfg.Commit.active(s.cfg.PartitionKeys) {
+		w.reports = &reporter{tasks: max(1, task.Parallelism), watermark: math.MinInt64, partitions: map[string]bool{}}
+	}
+	return w, nil
 }
 
 // Committer returns the sink's committer for the job named job, when the
 // caller does not say which sink of the job this is: its tag is the
 // table's name, as for writers opened without TaskInfo.Sink.
 func (s *Sink) Committer(_ context.Context, job string) (connector.Committer, error) {
-	return &committer{sink: s, tag: fileTag(job, s.cfg.Table)}, nil
+	return s.committer(fileTag(job, s.cfg.Table))
 }
 
 // ScopedCommitter returns the committer of the sink with id sink
 // (TaskInfo.Sink) of the job named job.
 func (s *Sink) ScopedCommitter(_ context.Context, job, sink string) (connector.Committer, error) {
-	return &committer{sink: s, tag: fileTag(job, sink)}, nil
+	return s.committer(fileTag(job, sink))
+}
+
+// committer returns the committer of the sink's files with tag, which
+// commits its partitions too when partition commit is on.
+func (s *Sink) committer(tag string) (*committer, error) {
+	c := &committer{sink: s, tag: tag}
+	if s.cfg.Commit.active(s.cfg.PartitionKeys) {
+		pc, err := newPartitionCommitter(s, tag)
+		if err != nil {
+			return nil, err
+		}
+		c.partitions = pc
+	}
+	return c, nil
 }
 
 // part is an in-progress file being written: a hidden local file
@@ -224,13 +248,36 @@ type writer struct {
 	data      []types.Value
 	failed    error
 	bytes     atomic.Int64 // bytes written, for metrics
+	// reports is set when partitions are committed: what the writer's
+	// next report says.
+	reports *reporter
+}
+
+// reporter is what a writer's next partition report says.
+type reporter struct {
+	tasks      int
+	partitions map[string]bool // partitions with files rolled since the last report
+	watermark  int64
+	ended      bool
 }
 
 // The connector capabilities writer means to have (checked by the compiler).
 var (
 	_ connector.Writer      = (*writer)(nil)
 	_ connector.ByteCounter = (*writer)(nil)
+	_ connector.InputEnder  = (*writer)(nil)
 )
+
+// EndInput implements connector.InputEnder: the writer's next report (the
+// final checkpoint's) says that its input has ended, and the committer
+// then commits every pending partition, as Flink does at the end of a
+// bounded input.
+func (w *writer) EndInput(context.Context) error {
+	if w.reports != nil {
+		w.reports.ended = true
+	}
+	return nil
+}
 
 // Bytes returns the bytes the writer has written into files
 // (connector.ByteCounter).
@@ -386,6 +433,9 @@ func (w *writer) roll(ctx context.Context, dir string) error {
 		return err
 	}
 	w.rolled = append(w.rolled, c)
+	if w.reports != nil {
+		w.reports.partitions[dir] = true
+	}
 	return nil
 }
 
@@ -394,8 +444,9 @@ func (w *writer) roll(ctx context.Context, dir string) error {
 // is created by its first row. The directories of those files are fsynced
 // first: a file's content is fsynced when it is rolled, but its directory
 // entry is durable only once its directory is, and a committable must not
-// name a file that a power loss could remove.
-func (w *writer) PreCommit(ctx context.Context, _ int64) ([]connector.Committable, error) {
+// name a file that a power loss could remove. When partitions are
+// committed, the last committable is the writer's report (partcommit.go).
+func (w *writer) PreCommit(ctx context.Context, id int64) ([]connector.Committable, error) {
 	if w.failed != nil {
 		return nil, w.failed
 	}
@@ -416,7 +467,7 @@ func (w *writer) PreCommit(ctx context.Context, _ int64) ([]connector.Committabl
 			synced[dir] = true
 		}
 	}
-	out := make([]connector.Committable, 0, len(w.rolled))
+	out := make([]connector.Committable, 0, len(w.rolled)+1)
 	for _, c := range w.rolled {
 		b, err := json.Marshal(c)
 		if err != nil {
@@ -425,6 +476,15 @@ func (w *writer) PreCommit(ctx context.Context, _ int64) ([]connector.Committabl
 		out = append(out, b)
 	}
 	w.rolled = w.rolled[:0]
+	if r := w.reports; r != nil {
+		b, err := json.Marshal(committable{Report: &report{Checkpoint: id, Task: w.task, Tasks: r.tasks,
+			Partitions: slices.Sorted(maps.Keys(r.partitions)), Watermark: r.watermark, Ended: r.ended}})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, b)
+		clear(r.partitions)
+	}
 	return out, nil
 }
 
@@ -450,6 +510,8 @@ type committer struct {
 	sink *Sink
 	tag  string
 	mu   sync.Mutex // serialises directory fsyncs
+	// partitions commits partitions, when partition commit is on.
+	partitions *partitionCommitter
 }
 
 // committer is a connector.Committer (checked by the compiler).
@@ -458,7 +520,10 @@ var _ connector.Committer = (*committer)(nil)
 func decode(c connector.Committable) (committable, error) {
 	var out committable
 	err := json.Unmarshal(c, &out)
-	ok := err == nil && out.Final != "" && (out.InProgress != "") != out.s3()
+	if err == nil && out.Report != nil && out.Final == "" && out.Report.Checkpoint > 0 && out.Report.Task >= 0 {
+		return out, nil
+	}
+	ok := err == nil && out.Report == nil && out.Final != "" && (out.InProgress != "") != out.s3()
 	if ok && out.s3() {
 		_, perr := s3fs.ParseURI(out.Final)
 		ok = perr == nil && len(out.Parts) > 0
@@ -476,6 +541,12 @@ func (c *committer) Commit(ctx context.Context, raw connector.Committable) error
 	cm, err := decode(raw)
 	if err != nil {
 		return err
+	}
+	if cm.Report != nil {
+		if c.partitions == nil {
+			return nil // partition commit was switched off since
+		}
+		return c.partitions.report(ctx, *cm.Report)
 	}
 	if cm.s3() {
 		return c.sink.complete(ctx, cm)
@@ -517,6 +588,9 @@ func (c *committer) Abort(ctx context.Context, raw connector.Committable) error 
 	if err != nil {
 		return err
 	}
+	if cm.Report != nil {
+		return nil // a report holds no work
+	}
 	return c.sink.abort(ctx, cm)
 }
 
@@ -542,6 +616,11 @@ func (c *committer) Recover(ctx context.Context, pending []connector.Committable
 		cm, _ := decode(raw)
 		keep[cm.InProgress] = true
 		keep[cm.UploadID] = true
+	}
+	if c.partitions != nil {
+		if err := c.partitions.recover(ctx); err != nil {
+			return err
+		}
 	}
 	if c.sink.st.loc != nil {
 		return c.sink.abortLeftovers(ctx, c.tag, keep)

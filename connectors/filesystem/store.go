@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -123,4 +124,87 @@ func (st *store) open(ctx context.Context, rel string, off int64) (io.ReadCloser
 		return nil, fmt.Errorf("%s: %w", rel, err)
 	}
 	return f, nil
+}
+
+// readSmall returns the content of file rel (a small file the sink keeps,
+// such as its partition commit state); an error wrapping fs.ErrNotExist
+// when there is none.
+func (st *store) readSmall(ctx context.Context, rel string) ([]byte, error) {
+	if st.loc != nil {
+		c, err := st.c(ctx)
+		if err != nil {
+			return nil, err
+		}
+		b, _, err := c.GetAll(ctx, st.loc.Bucket, st.loc.Key(rel))
+		return b, err
+	}
+	return os.ReadFile(filepath.Join(st.dir, filepath.FromSlash(rel)))
+}
+
+// writeAtomic replaces file rel with data, so that a reader (or a crash)
+// sees the old content or the new, never a mix: locally a hidden temporary
+// file, fsynced, renamed over it, and the directory fsynced; an object is
+// replaced whole by one put.
+func (st *store) writeAtomic(ctx context.Context, rel string, data []byte) error {
+	if st.loc != nil {
+		c, err := st.c(ctx)
+		if err != nil {
+			return err
+		}
+		_, err = c.Put(ctx, st.loc.Bucket, st.loc.Key(rel), data, s3client.Cond{})
+		return err
+	}
+	full := filepath.Join(st.dir, filepath.FromSlash(rel))
+	dir := filepath.Dir(full)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	tmp := filepath.Join(dir, "."+filepath.Base(full)+".tmp")
+	if err := writeSynced(tmp, data); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, full); err != nil {
+		return err
+	}
+	return syncDir(dir)
+}
+
+// writeSuccessFile writes an empty file named name into partition
+// directory dir (relative to the store), replacing one that is there, and
+// makes it durable.
+func (st *store) writeSuccessFile(ctx context.Context, dir, name string) error {
+	rel := path.Join(dir, name)
+	if st.loc != nil {
+		c, err := st.c(ctx)
+		if err != nil {
+			return err
+		}
+		_, err = c.Put(ctx, st.loc.Bucket, st.loc.Key(rel), nil, s3client.Cond{})
+		return err
+	}
+	full := filepath.Join(st.dir, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+		return err
+	}
+	if err := writeSynced(full, nil); err != nil {
+		return err
+	}
+	return syncDir(filepath.Dir(full))
+}
+
+// writeSynced creates or truncates file p, writes data and fsyncs it.
+func writeSynced(p string, data []byte) error {
+	f, err := os.OpenFile(p, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }

@@ -14,5 +14,6 @@ mvn -q -B package -DskipTests
 java -cp "target/flink-formats-gen-1.jar:target/libs/*" streamsql.gen.Gen "$root"
 java -cp "target/flink-formats-gen-1.jar:target/libs/*" streamsql.gen.AvroGen "$root"
 java -cp "target/flink-formats-gen-1.jar:target/libs/*" streamsql.gen.ProjectGen "$root"
+java -cp "target/flink-formats-gen-1.jar:target/libs/*" streamsql.gen.PartTimeGen "$root"
 echo "wrote $root/formats/avro/testdata/flink"
 echo "wrote $root/formats/{json,csv,cdc}/testdata/flink"
