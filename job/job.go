@@ -87,6 +87,7 @@ import (
 	"github.com/streamsql/streamsql/connectors/print"
 	"github.com/streamsql/streamsql/factory"
 	"github.com/streamsql/streamsql/planner"
+	"github.com/streamsql/streamsql/planner/expr"
 	"github.com/streamsql/streamsql/runtime"
 	"github.com/streamsql/streamsql/types"
 
@@ -160,6 +161,12 @@ type Options struct {
 	// tables (EXPLAIN's warnings, shared transactional-id prefixes) see
 	// them.
 	Hints map[string]map[string]string
+	// Functions are scalar functions written in Go that the job's SQL may
+	// call by name, and that CREATE FUNCTION name AS 'class' binds to by
+	// its name or one of the function's Classes: a job file written for
+	// Flink with a Java function runs unchanged with the Go function that
+	// does the same (expr.Function).
+	Functions []*expr.Function
 	// Pipelines, when not empty, names the pipelines to run (see
 	// Job.Pipelines); the others are planned and validated but not run.
 	Pipelines []string
@@ -230,13 +237,14 @@ func Compile(ctx context.Context, name, text string, opts Options) (*Job, error)
 		opts.Set[planner.SettingInstanceID] = opts.InstanceID
 	}
 	plan, err := planner.Compile(ctx, name, text, planner.Options{
-		Registry: opts.Registry,
-		Vars:     opts.Vars,
-		Env:      opts.Env,
-		Defaults: opts.Defaults,
-		Set:      opts.Set,
-		JobName:  opts.JobName,
-		Hints:    opts.Hints,
+		Registry:  opts.Registry,
+		Functions: opts.Functions,
+		Vars:      opts.Vars,
+		Env:       opts.Env,
+		Defaults:  opts.Defaults,
+		Set:       opts.Set,
+		JobName:   opts.JobName,
+		Hints:     opts.Hints,
 
 		DefaultCheckpointDir: opts.DefaultCheckpointDir,
 	})

@@ -6,6 +6,7 @@ import (
 
 	"github.com/streamsql/streamsql/ddl"
 	"github.com/streamsql/streamsql/internal/suggest"
+	"github.com/streamsql/streamsql/planner/expr"
 )
 
 // The classes of planning errors. Every *Error wraps exactly one of them
@@ -124,6 +125,9 @@ func Errors(err error) []error {
 type file struct {
 	name  string
 	lines []string
+	// funcs are the Go functions calls may name (Options.Functions, and
+	// the names CREATE FUNCTION gives them), by upper-case name.
+	funcs map[string]*expr.Function
 }
 
 func newFile(name, text string) *file {

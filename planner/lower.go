@@ -533,6 +533,9 @@ func (l *lowerer) call(n *ddl.Call) (expr.Expr, error) {
 	if err != nil {
 		return nil, err
 	}
+	if f := l.f.funcs[name]; f != nil {
+		return l.resolved(n.Pos, expr.UserFn(f, lowered...))
+	}
 	c := expr.Fn(name, lowered...)
 	c.Unit = unit
 	return l.resolved(n.Pos, c)

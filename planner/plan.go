@@ -42,6 +42,10 @@ type Options struct {
 	// JobName overrides the job's name (pipeline.name, else the file's
 	// base name without extension).
 	JobName string
+	// Functions are scalar functions written in Go that the file's SQL may
+	// call by name, or bind to with CREATE FUNCTION name AS 'class' (by
+	// the function's name or one of its Classes).
+	Functions []*expr.Function
 	// Hints are table options by table name (as written in the file,
 	// without catalog and database), applied to every read and write of
 	// the table over its WITH options and OPTIONS hints, before the
@@ -458,6 +462,17 @@ func run(ctx context.Context, name, text string, opts Options, catalogOnly bool)
 	if p.reg == nil {
 		p.reg = factory.Default
 	}
+	p.f.funcs = map[string]*expr.Function{}
+	for _, f := range opts.Functions {
+		err := f.Check()
+		if err == nil && p.f.funcs[strings.ToUpper(f.Name)] != nil {
+			err = fmt.Errorf("two Go functions are named %s", f.Name)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("planner: %w", err)
+		}
+		p.f.funcs[strings.ToUpper(f.Name)] = f
+	}
 	if opts.Catalog != nil {
 		p.cat = opts.Catalog.Clone()
 	} else {
@@ -561,11 +576,7 @@ func (p *planner) statement(s ddl.Statement, explain bool) {
 	case *ddl.CreateView:
 		p.createView(s)
 	case *ddl.CreateFunction:
-		// Functions it cannot define make later calls of them unknown:
-		// those errors only follow from this one.
-		p.anyCreateFailed = true
-		p.addErr(p.f.errorAt(s.Pos, ddl.ErrUnsupported, nil, fmt.Sprintf(
-			"CREATE FUNCTION is not supported yet: streamsql cannot run Java, Scala or Python functions such as '%s'", s.Class)))
+		p.createFunction(s)
 	case *ddl.Drop:
 		if err := p.cat.drop(p.f, s); err != nil {
 			p.addErr(err)
@@ -1477,4 +1488,32 @@ func (pl *Plan) assignIDs() {
 			n.ID = fmt.Sprintf("%s/%s-%d", name, strings.ToLower(n.Kind.String()), k+1)
 		}
 	}
+}
+
+// createFunction binds the name CREATE FUNCTION defines to the Go function
+// registered under that name or under the statement's class
+// (Options.Functions): streamsql runs no Java, Scala or Python code.
+func (p *planner) createFunction(s *ddl.CreateFunction) {
+	name := ""
+	if n := len(s.Name.Parts); n > 0 {
+		name = strings.ToUpper(s.Name.Parts[n-1].Name)
+	}
+	f := p.f.funcs[name]
+	if f == nil {
+		for _, g := range p.f.funcs {
+			if slices.Contains(g.Classes, s.Class) {
+				f = g
+			}
+		}
+	}
+	if f == nil || name == "" {
+		// Functions it cannot define make later calls of them unknown:
+		// those errors only follow from this one.
+		p.anyCreateFailed = true
+		p.addErr(p.f.errorAt(s.Pos, ddl.ErrUnsupported, nil, fmt.Sprintf(
+			"CREATE FUNCTION of a Java, Scala or Python class such as '%s' is not supported yet: streamsql runs Go functions; a program that embeds streamsql registers one named %s (or whose Classes list '%s') in job.Options.Functions",
+			s.Class, strings.ToLower(name), s.Class)))
+		return
+	}
+	p.f.funcs[name] = f
 }

@@ -114,7 +114,7 @@ func TestCreateFunctionRefused(t *testing.T) {
 	errs := Errors(err)
 	var pe *Error
 	if len(errs) != 1 || !errors.As(errs[0], &pe) || !errors.Is(err, ddl.ErrUnsupported) || pe.Pos.String() != "1:1" ||
-		!strings.HasPrefix(pe.Message, "CREATE FUNCTION is not supported yet") || !strings.Contains(pe.Message, "com.example.F") {
+		!strings.HasPrefix(pe.Message, "CREATE FUNCTION of a Java, Scala or Python class") || !strings.Contains(pe.Message, "com.example.F") {
 		t.Errorf("got %v", err)
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/streamsql/streamsql/factory"
 	"github.com/streamsql/streamsql/internal/javafmt"
 	"github.com/streamsql/streamsql/job"
+	"github.com/streamsql/streamsql/planner/expr"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -67,8 +68,8 @@ func registryWith(t *testing.T, sink *capture) *factory.Registry {
 	return reg
 }
 
-// TestQueriesOverGenerator runs the public query files q0, q1, q2, q21
-// and q22, unchanged, over the public generator table (ddl_gen.sql) and
+// TestQueriesOverGenerator runs the public query files q0, q1, q2, q21,
+// q22 and q14 (with its function in Go), unchanged, over the public generator table (ddl_gen.sql) and
 // views (ddl_views.sql), also unchanged, with 20,000 events, and checks
 // every row each query writes against what the query means, computed
 // from the generator's events directly.
@@ -146,6 +147,23 @@ func TestQueriesOverGenerator(t *testing.T) {
 			return []types.Value{i64(b.Auction), i64(b.Bidder), i64(b.Price), str(b.Channel),
 				splitIndex(b.URL, 3), splitIndex(b.URL, 4), splitIndex(b.URL, 5)}, true
 		}},
+		// q14's count_char is the Go function nexmark.CountChar, which its
+		// CREATE FUNCTION binds to by the Java class it names.
+		{"q14", []types.Type{bigint, bigint, types.DecimalType(23, 3), varchar, types.TimestampType(3), varchar, bigint}, func(b nexmark.Bid) ([]types.Value, bool) {
+			price := b.Price * 908 // 0.908 * price, in thousandths
+			if price <= 1_000_000_000 || price >= 50_000_000_000 {
+				return nil, false
+			}
+			kind := "otherTime"
+			switch h := time.UnixMilli(b.DateTime).UTC().Hour(); {
+			case h >= 8 && h <= 18:
+				kind = "dayTime"
+			case h <= 6 || h >= 20:
+				kind = "nightTime"
+			}
+			return []types.Value{i64(b.Auction), i64(b.Bidder), types.DecimalValue(types.NewDecimal(price, 3)), str(kind),
+				ts(b.DateTime), str(b.Extra), i64(int64(strings.Count(b.Extra, "c")))}, true
+		}},
 	} {
 		t.Run(q.name, func(t *testing.T) {
 			query, err := os.ReadFile(filepath.Join(queriesDir, q.name+".sql"))
@@ -156,7 +174,8 @@ func TestQueriesOverGenerator(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
 			j, err := job.Compile(ctx, q.name+".sql", defs+string(query), job.Options{
-				Registry: registryWith(t, sink), Vars: vars, Hints: hints, Logger: slog.New(slog.DiscardHandler)})
+				Registry: registryWith(t, sink), Vars: vars, Hints: hints, Logger: slog.New(slog.DiscardHandler),
+				Functions: []*expr.Function{nexmark.CountChar}})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -47,8 +47,9 @@ type Call struct {
 	Unit      TimeUnit
 	Returning types.Type
 
-	typ types.Type
-	fn  *funcDef
+	typ  types.Type
+	fn   *funcDef
+	user *Function // a Go function's call (UserFn)
 }
 
 // Cast converts Expr to Target. A TRY_CAST (Try set) yields NULL where a

@@ -116,6 +116,9 @@ func Resolve(e Expr) (Expr, error) {
 func resolveCall(n *Call) (Expr, error) {
 	name := strings.ToUpper(n.Name)
 	def, ok := registry[name]
+	if n.user != nil {
+		def, ok = userDef(n.user), true
+	}
 	if !ok {
 		return nil, &UnknownFunctionError{Name: name, Suggestion: suggest.Typo(name, userFunctionNames())}
 	}
@@ -126,7 +129,7 @@ func resolveCall(n *Call) (Expr, error) {
 		// chain costs its length, not its length squared.
 		args = chainTerms(n, name)
 	}
-	c := &Call{Name: name, Unit: n.Unit, Returning: n.Returning, fn: def, Args: make([]Expr, len(args))}
+	c := &Call{Name: name, Unit: n.Unit, Returning: n.Returning, fn: def, user: n.user, Args: make([]Expr, len(args))}
 	for i, a := range args {
 		r, err := Resolve(a)
 		if err != nil {
