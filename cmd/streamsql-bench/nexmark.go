@@ -166,6 +166,8 @@ type nexmarkQuery struct {
 	table   string
 	bounded func(events int64) map[string]string
 	outDir  string // q10's output directory, emptied after each run
+	// flinkHome is ${FLINK_HOME}, where q13 reads its side input.
+	flinkHome string
 }
 
 // nexmarkChild is the line each engine's child prints at its end.
@@ -230,6 +232,12 @@ func runNexmarkSuite(ctx context.Context, o options, log io.Writer) (NexmarkRepo
 		return NexmarkReport{}, err
 	}
 	defer os.RemoveAll(dir)
+	// q13's side input, as the public suite's side_input_gen.sh makes it:
+	// rows i,i for i in [0, 10000), in $FLINK_HOME/data/side_input.txt.
+	flinkHome := filepath.Join(dir, "flink-home")
+	if err := writeSideInput(filepath.Join(flinkHome, "data", "side_input.txt"), 10000); err != nil {
+		return NexmarkReport{}, err
+	}
 	report := NexmarkReport{Events: f.events, Runs: f.runs}
 	if f.cpu == "" {
 		f.cpu = strconv.Itoa(goruntime.NumCPU() - 1)
@@ -286,6 +294,7 @@ func runNexmarkSuite(ctx context.Context, o options, log io.Writer) (NexmarkRepo
 	for _, d := range ddls {
 		for _, q := range queries {
 			nq := makeNexmarkQuery(q, d, files, dir, o.bootstrap, topic)
+			nq.flinkHome = flinkHome
 			for _, e := range engines {
 				if d == "gen" && e.name == "flink" {
 					cells = append(cells, &cell{res: &NexmarkResult{Query: q, DDL: d, Engine: e.name, Events: f.events,
@@ -400,6 +409,27 @@ func makeNexmarkQuery(q, ddl, files, dir, bootstrap, topic string) nexmarkQuery 
 	return nq
 }
 
+// allVars returns the values of every ${NAME} of the query's files for a
+// run over events events.
+func (q nexmarkQuery) allVars(events int64) map[string]string {
+	v := maps.Clone(q.vars(events))
+	v["FLINK_HOME"] = q.flinkHome
+	return v
+}
+
+// writeSideInput writes q13's side input file: rows "i,i" for i in [0, n),
+// as the public suite's SideInputGenerator does.
+func writeSideInput(path string, n int) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "%d,%d\n", i, i)
+	}
+	return os.WriteFile(path, []byte(b.String()), 0o644)
+}
+
 // notSupportedError is a child's report that its engine refused the query
 // while planning it.
 type notSupportedError struct{ msg string }
@@ -483,7 +513,7 @@ func streamsqlNexmarkEngine(o options, cpu, dir string) nexmarkEngine {
 		for _, f := range q.files {
 			args = append(args, "-file", f)
 		}
-		vars := q.vars(events)
+		vars := q.allVars(events)
 		for _, k := range sortedKeys(vars) {
 			args = append(args, "-var", k+"="+vars[k])
 		}
@@ -513,7 +543,7 @@ func flinkNexmarkEngine(f nexmarkFlags, classPath string) nexmarkEngine {
 	return nexmarkEngine{name: "flink", command: func(ctx context.Context, q nexmarkQuery, events int64) (*exec.Cmd, error) {
 		args := strings.Fields(f.flinkJVM)
 		args = append(args, "-cp", classPath, "streamsql.flinkrunner.Run")
-		vars := q.vars(events)
+		vars := q.allVars(events)
 		for _, k := range sortedKeys(vars) {
 			args = append(args, "--var", k+"="+vars[k])
 		}

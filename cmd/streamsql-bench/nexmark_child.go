@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -33,7 +34,9 @@ func (k *kvFlags) Set(v string) error { *k = append(*k, v); return nil }
 // other: -file names them in order, -var gives ${NAME} values, -hint
 // TABLE.KEY=VALUE sets a table option (job.Options.Hints) and -set a job
 // setting. It prints one JSON line (nexmarkChild). A query that does not
-// compile exits with exitNotSupported and the planner's message on stderr.
+// compile, or whose job the runtime refuses before it runs
+// (runtime.ErrInvalidSpec: an operator it cannot run yet), exits with
+// exitNotSupported and the message on stderr.
 func nexmarkChildMain(ctx context.Context, args []string, stdout, stderr io.Writer) (code int) {
 	fs := flag.NewFlagSet("nexmark", flag.ContinueOnError)
 	name := fs.String("name", "nexmark", "the job's name")
@@ -88,6 +91,13 @@ func nexmarkChildMain(ctx context.Context, args []string, stdout, stderr io.Writ
 		return exitNotSupported
 	}
 	if err := j.Run(ctx); err != nil {
+		if errors.Is(err, runtime.ErrInvalidSpec) {
+			// The runtime refused the plan before running it (an operator
+			// it cannot run yet): not supported yet, like a refusal of
+			// the planner.
+			fmt.Fprintln(stderr, err)
+			return exitNotSupported
+		}
 		return fail(fmt.Errorf("running the job: %w", err))
 	}
 	var events int64

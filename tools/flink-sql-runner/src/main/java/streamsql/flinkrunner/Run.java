@@ -37,7 +37,8 @@ import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
  * {"phases_ms": {...}, "vm_hwm_kb": N}, the milliseconds since the epoch at
  * which main started, the job was submitted and it finished, and the
  * process's peak resident set size read from /proc/self/status. Errors go
- * to stderr with exit status 1 (a statement Flink refuses: status 2).
+ * to stderr with exit status 1; a statement or a job Flink refuses while
+ * planning it exits with status 2.
  */
 public final class Run {
     private Run() {}
@@ -113,7 +114,16 @@ public final class Run {
             throw new IllegalArgumentException("the files hold no INSERT");
         }
         long submitted = System.currentTimeMillis();
-        TableResult result = inserts.execute();
+        TableResult result;
+        try {
+            // Plans the statement set (a query Flink cannot run fails here)
+            // and submits the job.
+            result = inserts.execute();
+        } catch (RuntimeException e) {
+            System.err.println("planning the job: " + e.getMessage());
+            System.exit(2);
+            return;
+        }
         result.await();
         long finished = System.currentTimeMillis();
         System.out.printf(
