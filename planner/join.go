@@ -63,6 +63,15 @@ type JoinPlan struct {
 	bounds string
 	// ttlHint[s] is set when side s's TTL comes from a STATE_TTL hint.
 	ttlHint [2]bool
+	// names and types describe the joined row (the left input's columns
+	// then the right input's, padded ones nullable), which the condition
+	// reads; the node's output is the joined row, or its left part for
+	// SEMI and ANTI joins.
+	names []string
+	types []types.Type
+	// leftWidth is the number of the left input's columns in the joined
+	// row.
+	leftWidth int
 }
 
 // side returns the operator's description of input s.
@@ -504,7 +513,7 @@ func (jb *joinBuilder) classify(conds []expr.Expr, where bool) error {
 		case lr && !rr && (where || jb.typ == join.Inner || jb.typ == join.Right):
 			jb.ins[0].pushed = append(jb.ins[0].pushed, e)
 			continue
-		case rr && !lr && !jb.temporal && (where || jb.typ == join.Inner || jb.typ == join.Left):
+		case rr && !lr && !jb.temporal && (where || jb.typ == join.Inner || jb.typ == join.Left || jb.typ.SemiOrAnti()):
 			// (A condition on a versioned table's rows decides which
 			// version matches; filtering its versions would make an older
 			// one valid longer.)
@@ -791,6 +800,8 @@ func (jb *joinBuilder) build(hints *ttlHints) (*relation, error) {
 		if win.Kind == window.Session {
 			return nil, p.f.errorAt(jb.j.Pos, ddl.ErrUnsupported, nil, "a window join of SESSION windows is not supported yet")
 		}
+	case jb.typ.SemiOrAnti():
+		// (A semi or anti join bounded in time is a regular one here.)
 	default:
 		var ok bool
 		if lower, upper, lt, rt, proc, ok = jb.intervalBounds(); ok {
@@ -869,7 +880,7 @@ func (jb *joinBuilder) build(hints *ttlHints) (*relation, error) {
 		}
 		sides[s] = sd
 	}
-	// Node columns: left input's then right input's.
+	// The joined row: the left input's columns then the right input's.
 	for s := range jb.ins {
 		fl := node.Inputs[slices.IndexFunc(node.Inputs, func(f *Flow) bool { return f.Input == s })]
 		names := slices.Clone(fl.Names)
@@ -881,10 +892,12 @@ func (jb *joinBuilder) build(hints *ttlHints) (*relation, error) {
 			if padded {
 				t = t.Nullable()
 			}
-			node.Names = append(node.Names, uniqueName(node.Names, names[i]))
-			node.Types = append(node.Types, t)
+			jp.names = append(jp.names, uniqueName(jp.names, names[i]))
+			jp.types = append(jp.types, t)
 		}
 	}
+	jp.leftWidth = len(sides[0].Types)
+	node.Names, node.Types = jp.output()
 	nodeCol := func(relCol int) int {
 		s, i := 0, relCol
 		if relCol >= jb.nl {
@@ -907,7 +920,7 @@ func (jb *joinBuilder) build(hints *ttlHints) (*relation, error) {
 		}
 		cond, err := mapCols(and(jb.residual), func(c *expr.ColumnRef) expr.Expr {
 			i := nodeCol(c.Index)
-			return expr.Col(i, node.Names[i], sideTypes[i])
+			return expr.Col(i, jp.names[i], sideTypes[i])
 		})
 		if err != nil {
 			return nil, p.f.errorAt(jb.j.Pos, ErrType, err, err.Error())
@@ -981,11 +994,15 @@ func (jb *joinBuilder) build(hints *ttlHints) (*relation, error) {
 	node.Join = jp
 	node.Describe = describeJoin(node)
 
-	// The relation over the node's output: both inputs' columns.
+	// The relation over the node's output: both inputs' columns (the
+	// left one's of SEMI and ANTI joins).
 	out := &relation{}
 	src := &Source{Pos: jb.j.Pos, Node: node, RowTypes: node.Types}
 	b := &branch{src: src}
 	for s, in := range jb.ins {
+		if s == 1 && jb.typ.SemiOrAnti() {
+			break
+		}
 		padded := s == 0 && jb.typ.RightOuter() || s == 1 && jb.typ.LeftOuter()
 		for i, n := range in.rel.names {
 			t := in.rel.types[i]
@@ -1234,8 +1251,19 @@ func (p *planner) joinChangelog(n *Node) (Changelog, error) {
 	t := jp.Type
 	var out RowKinds
 	switch {
-	case t == join.Inner || t == join.Semi:
+	case t == join.Inner:
 		out = kinds[0] | kinds[1]
+	case t.SemiOrAnti():
+		// The left rows, with their kinds; a right row's arrival or
+		// retraction emits or retracts them (+I, -D).
+		out = kinds[0] | KindsInsert
+		if t == join.Anti || !kinds[1].InsertOnly() {
+			out |= KindsDelete
+		}
+		if out.InsertOnly() {
+			return Changelog{Kinds: KindsInsert}, nil
+		}
+		return Changelog{Kinds: out, UpsertKey: uks[0]}, nil
 	case t == join.Full:
 		out = KindsInsert | KindsDelete
 	default:
@@ -1401,7 +1429,7 @@ func pruneJoins(fl *Flow, opts expr.Options) error {
 func pruneJoin(n *Node, consumer *Flow, opts expr.Options) error {
 	jp := n.Join
 	offs := [2]int{jp.offset(0), jp.offset(1)}
-	used := make([]bool, len(n.Types))
+	used := make([]bool, len(jp.types))
 	markRefs(consumer.Filter, used)
 	for _, e := range consumer.Projection {
 		markRefs(e, used)
@@ -1439,7 +1467,7 @@ func pruneJoin(n *Node, consumer *Flow, opts expr.Options) error {
 		newIdx[i] = -1
 		if u {
 			newIdx[i] = len(names)
-			names, typs = append(names, n.Names[i]), append(typs, n.Types[i])
+			names, typs = append(names, jp.names[i]), append(typs, jp.types[i])
 		}
 	}
 	for s := range 2 {
@@ -1535,7 +1563,9 @@ func pruneJoin(n *Node, consumer *Flow, opts expr.Options) error {
 			src.rowtime = expr.Col(i, c.Name, c.Typ)
 		}
 	}
-	n.Names, n.Types, src.RowTypes = names, typs, typs
+	jp.names, jp.types, jp.leftWidth = names, typs, len(jp.side(0).Types)
+	n.Names, n.Types = jp.output()
+	src.RowTypes = n.Types
 	return jp.compile(opts)
 }
 
@@ -1639,4 +1669,14 @@ func (jb *joinBuilder) temporalTimes() (lt, rt int, err error) {
 		}
 	}
 	return c.Index, rt, nil
+}
+
+// output returns the names and types of the join node's output: the
+// joined row, or its left part for SEMI and ANTI joins.
+func (jp *JoinPlan) output() ([]string, []types.Type) {
+	if jp.Type.SemiOrAnti() {
+		n := jp.leftWidth
+		return jp.names[:n:n], jp.types[:n:n]
+	}
+	return jp.names, jp.types
 }

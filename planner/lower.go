@@ -31,6 +31,10 @@ type scope struct {
 	// quals are the names that may qualify a column: the alias, or the
 	// table's name, db.name and catalog.db.name.
 	quals [][]string
+	// outer, when set, is the scope of the query around a subquery (a
+	// semi join's, join.go): a name the subquery's own columns do not have
+	// is looked up there.
+	outer *scope
 }
 
 func (s *scope) names() []string {
@@ -61,7 +65,7 @@ func (s *scope) isQualifier(parts []string) bool {
 			return true
 		}
 	}
-	return false
+	return s.outer != nil && s.outer.isQualifier(parts)
 }
 
 // qualifiedBy reports whether qualifier parts names the column's own
@@ -84,7 +88,7 @@ func (s *scope) find(qual []string, name string) (e expr.Expr, ok, ambiguous boo
 		if c.name != name {
 			continue
 		}
-		if len(qual) > 0 && !c.qualifiedBy(qual) && (c.quals != nil || !s.isQualifier(qual)) {
+		if len(qual) > 0 && !c.qualifiedBy(qual) && (c.quals != nil || !slices.ContainsFunc(s.quals, func(q []string) bool { return slices.Equal(q, qual) })) {
 			continue
 		}
 		if found == nil {
@@ -96,6 +100,9 @@ func (s *scope) find(qual []string, name string) (e expr.Expr, ok, ambiguous boo
 		}
 	}
 	if found == nil {
+		if s.outer != nil {
+			return s.outer.find(qual, name)
+		}
 		return nil, false, false
 	}
 	return found.e, true, false

@@ -348,6 +348,14 @@ func (p *planner) resolveSelect(q *ddl.Select, depth int) (*relation, error) {
 		// SELECT without FROM: one row of constants.
 		in = &relation{branches: []*branch{{src: &Source{Pos: q.Pos, Values: [][]expr.Expr{{}}}}}}
 	}
+	if q.Where != nil {
+		// WHERE's [NOT] IN and [NOT] EXISTS subqueries are semi and anti
+		// joins of the FROM (semi.go).
+		var err error
+		if in, q, err = p.semiJoins(q, in, quals, depth); err != nil {
+			return nil, err
+		}
+	}
 	if isAggregating(q) {
 		out, err := p.resolveAggregate(q, in, quals)
 		if err == nil && q.Distinct {

@@ -117,7 +117,7 @@ func (f *file) refuseSelect(q *ddl.Select) error {
 			return err
 		}
 	}
-	if err := f.refuseExpr(q.Where); err != nil {
+	if err := f.refuseWhere(q.Where); err != nil {
 		return err
 	}
 	if q.GroupBy != nil {
@@ -455,9 +455,9 @@ func (f *file) exprRefusal(e ddl.Expr) error {
 	case *ddl.ScalarSubquery:
 		return f.unsupported(e.Pos, "subqueries in expressions")
 	case *ddl.Exists:
-		return f.unsupported(e.Pos, "EXISTS subqueries")
+		return f.unsupported(e.Pos, "EXISTS other than as an AND-ed condition of WHERE (a semi join)")
 	case *ddl.InQuery:
-		return f.unsupported(e.Pos, "IN with a subquery")
+		return f.unsupported(e.Pos, "IN with a subquery other than as an AND-ed condition of WHERE (a semi join)")
 	case *ddl.Quantified:
 		return f.unsupported(e.Pos, "quantified comparisons ("+e.Quantifier+")")
 	}
