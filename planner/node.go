@@ -155,7 +155,7 @@ func (n *Node) Operator(opts expr.Options) (stream.Factory, error) {
 		return normalize.New(*n.Normalize), nil
 	case UpsertMaterialize:
 		return materialize.New(*n.Materialize), nil
-	case Join, IntervalJoin, WindowJoin:
+	case Join, IntervalJoin, WindowJoin, TemporalJoin:
 		if err := n.Join.compile(opts); err != nil {
 			return nil, err
 		}
@@ -166,6 +166,8 @@ func (n *Node) Operator(opts expr.Options) (stream.Factory, error) {
 			return join.NewInterval(*n.Join.Interval), nil
 		case n.Join.Window != nil:
 			return join.NewWindow(*n.Join.Window), nil
+		case n.Join.Temporal != nil:
+			return join.NewTemporal(*n.Join.Temporal), nil
 		}
 	}
 	return nil, fmt.Errorf("%s: no operator for it", n.Kind)
