@@ -344,7 +344,7 @@ func TestImportsNoConnector(t *testing.T) {
 // TestWarningKinds: warnings carry a machine-readable kind (one of job's
 // constants for the built-in checks) and the place they are about.
 func TestWarningKinds(t *testing.T) {
-	j, err := job.Compile(context.Background(), "warn.sql", `SET 'execution.checkpointing.incremental' = 'true';
+	j, err := job.Compile(context.Background(), "warn.sql", `SET 'execution.checkpointing.unaligned.enabled' = 'true';
 CREATE TABLE src (id BIGINT) WITH ('connector' = 'datagen');
 CREATE TABLE out1 (id BIGINT) WITH ('connector' = 'kafka', 'topic' = 't', 'format' = 'json',
   'properties.bootstrap.servers' = 'localhost:9092', 'sink.semantic' = 'exactly-once');

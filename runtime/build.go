@@ -5,6 +5,8 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/streamsql/streamsql/state"
+	"github.com/streamsql/streamsql/stream"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -71,6 +73,10 @@ type member struct {
 	rd *readerHead
 	w  *writerTail
 	op *opStage
+	// backend and metrics are a stateful operator's, for Status (set
+	// when the task opens).
+	backend atomic.Pointer[state.Backend]
+	metrics atomic.Pointer[stream.Metrics]
 }
 
 // build creates the run's vertices, tasks and channels from the job's
@@ -232,6 +238,12 @@ func (a *attempt) newTask(vr *vertexRT, k int) error {
 		}
 		e := cur.out[0]
 		cur, idx = e.to, e.offset+idx
+	}
+	for _, m := range t.members {
+		if op := m.v.v.Operator; op != nil && op.Stateful && t.sw == nil {
+			t.sw = &stateWriter{t: t, jobs: make(chan stateJob), done: make(chan struct{})}
+			a.stateful = true
+		}
 	}
 	head := t.members[0]
 	switch {

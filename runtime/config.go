@@ -195,6 +195,17 @@ type Config struct {
 	// ChannelCapacity is the number of batches a channel between two
 	// tasks holds; it bounds memory. Default 8. (Not a Flink option.)
 	ChannelCapacity int
+	// StateBackend is state.backend.type: the registered name of the
+	// keyed-state backend of stateful operators (state.Lookup). Default
+	// "hashmap" (the in-memory backend, state/heap).
+	StateBackend string
+	// StateIncremental is execution.checkpointing.incremental: backends
+	// that can (the on-disk one) write incremental snapshots.
+	StateIncremental bool
+	// StateMemoryLimit is state.backend.memory-limit: the most memory the
+	// keyed state of one task of a stateful operator may take in an
+	// in-memory backend; 0: no limit.
+	StateMemoryLimit option.MemorySize
 	// MaxParallelism is pipeline.max-parallelism: the job's number of key
 	// groups (state.KeyGroupOf), stored in its checkpoints. Default
 	// state.DefaultMaxParallelism.
@@ -221,8 +232,6 @@ func IgnoredKeys() []string { return slices.Clone(ignoredKeys) }
 var ignored = []option.Option{
 	option.String("execution.checkpointing.savepoint-dir").DeprecatedKey("state.savepoints.dir", nil).
 		Description("streamsql has no savepoints: a gracefully stopped job resumes from its retained checkpoint."),
-	option.String("execution.checkpointing.incremental").DeprecatedKey("state.backend.incremental", nil).
-		Description("A checkpoint holds only source positions and pending commits, so it is always written whole."),
 	option.String("execution.checkpointing.unaligned.enabled").DeprecatedKey("execution.checkpointing.unaligned", nil).
 		Description("Checkpoints are always aligned under EXACTLY_ONCE, which is correct, only slower under backpressure."),
 	option.String("execution.checkpointing.aligned-checkpoint-timeout").
@@ -355,7 +364,26 @@ var (
 				Description("The number of key groups a job's keyed state is partitioned into: the most tasks a " +
 			"stateful operator (a GROUP BY, a window) can have. Each key hashes into one group, and each task owns a " +
 			"contiguous range of groups, so that a job restored with another parallelism gives each task the groups " +
-			"it now owns. From 1 to 32768; unlike Flink, the default does not depend on the parallelism.")
+			"it now owns. It is stored in the job's checkpoints: a checkpoint with operator state restores only with " +
+			"the same value. From 1 to 32768; unlike Flink, the default does not depend on the parallelism.")
+	settingStateBackend = option.String("state.backend.type").Default("hashmap").DeprecatedKey("state.backend", nil).
+				Description("The keyed-state backend of stateful operators (GROUP BY, windows): hashmap (or heap) keeps " +
+			"each task's state in memory as encoded bytes and writes it whole at each checkpoint; rocksdb (or pebble) " +
+			"keeps it on local disk, for state larger than memory, and writes incremental checkpoints. A checkpoint " +
+			"restores only into the backend that wrote it.")
+	settingStateIncremental = option.Bool("execution.checkpointing.incremental").Default(true).
+				DeprecatedKey("state.backend.incremental", nil).
+				Description("Whether a backend that can (rocksdb/pebble) writes incremental checkpoints: only the files " +
+			"that changed since the previous checkpoint, the others shared by reference (and deleted once no retained " +
+			"checkpoint references them). The in-memory backend always writes its state whole. Unlike Flink, the default " +
+			"is true.")
+	settingStateMemoryLimit = option.Size("state.backend.memory-limit").Default(0).
+				Description("streamsql's own setting: the most memory the keyed state of one task of a stateful operator " +
+			"may take. In the in-memory backend (hashmap) a write past it fails the job with an error naming the " +
+			"operator, rather than letting the process take the machine's memory (restarts then fail the same way: " +
+			"raise the limit, or use the rocksdb backend); the on-disk backend (rocksdb) sizes its caches from it " +
+			"(half for the block cache) and keeps the rest of its state on disk. 0: no limit (the on-disk backend " +
+			"then uses 32 MiB of cache).")
 	settingRestartType = option.Enum("restart-strategy.type", strategyValues...).
 				DeprecatedKey("restart-strategy", nil).
 				Description("What happens after a failure: none (or disable, off) fails the job; fixed-delay, failure-rate and " +
@@ -412,6 +440,7 @@ var (
 var settings = []option.Option{
 	settingInterval, settingMode, settingTimeout, settingMinPause, settingMaxConcurrent, settingTolerableFailed,
 	settingNumRetained, settingRetention, settingDir, settingStorage, settingMaxUncommitted, settingMaxParallelism,
+	settingStateBackend, settingStateIncremental, settingStateMemoryLimit,
 	settingRestartType, settingFixedDelayAttempts, settingFixedDelay, settingFailureRateMax,
 	settingFailureRateInterval, settingFailureRateDelay, settingInitialBackoff, settingMaxBackoff,
 	settingBackoffMultiplier, settingResetBackoff, settingJitter, settingAttemptsBeforeReset, settingMaxFailuresPerRecord,
@@ -468,9 +497,12 @@ func fromOptions(o *option.Config) Config {
 			AttemptsBeforeReset:    settingAttemptsBeforeReset.Get(o),
 			MaxFailuresPerRecord:   settingMaxFailuresPerRecord.Get(o),
 		},
-		MaxParallelism:  settingMaxParallelism.Get(o),
-		StopTimeout:     time.Minute,
-		ChannelCapacity: 8,
+		MaxParallelism:   settingMaxParallelism.Get(o),
+		StateBackend:     strings.TrimSpace(settingStateBackend.Get(o)),
+		StateIncremental: settingStateIncremental.Get(o),
+		StateMemoryLimit: settingStateMemoryLimit.Get(o),
+		StopTimeout:      time.Minute,
+		ChannelCapacity:  8,
 	}
 }
 
@@ -548,6 +580,9 @@ func settingValues(c Config) map[string]string {
 		settingAttemptsBeforeReset.Key():  settingAttemptsBeforeReset.Format(r.AttemptsBeforeReset),
 		settingMaxFailuresPerRecord.Key(): settingMaxFailuresPerRecord.Format(r.MaxFailuresPerRecord),
 		settingMaxParallelism.Key():       settingMaxParallelism.Format(c.MaxParallelism),
+		settingStateBackend.Key():         c.StateBackend,
+		settingStateIncremental.Key():     settingStateIncremental.Format(c.StateIncremental),
+		settingStateMemoryLimit.Key():     settingStateMemoryLimit.Format(c.StateMemoryLimit),
 	}
 }
 
@@ -741,6 +776,12 @@ func (c Config) Validate() error {
 	}
 	if c.MaxParallelism < 1 || c.MaxParallelism > state.MaxMaxParallelism {
 		bad("pipeline.max-parallelism", "must be from 1 to %d, is %d", state.MaxMaxParallelism, c.MaxParallelism)
+	}
+	if c.StateBackend == "" {
+		bad("state.backend.type", "must name a backend")
+	}
+	if c.StateMemoryLimit < 0 {
+		bad("state.backend.memory-limit", "must not be negative")
 	}
 	if c.ChannelCapacity < 1 {
 		bad("ChannelCapacity", "must be at least 1")

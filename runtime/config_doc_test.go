@@ -24,7 +24,7 @@ func TestSettingsDescribeEveryKey(t *testing.T) {
 			t.Errorf("%s: no default", s.Key)
 		}
 		switch s.Type {
-		case "Duration", "Integer", "Double", "String", "Boolean":
+		case "Duration", "Integer", "Double", "String", "Boolean", "MemorySize":
 			if s.Values != nil {
 				t.Errorf("%s: %s with enum values %v", s.Key, s.Type, s.Values)
 			}
@@ -105,7 +105,7 @@ func TestSettingsDefaultsRoundTrip(t *testing.T) {
 // other than its default and checks that the value is rendered back, so
 // that each entry reads the field it writes.
 func TestSettingsRenderWhatParseConfigSets(t *testing.T) {
-	sample := map[string]string{"Duration": "7 s", "Integer": "5", "Double": "1.25", "String": "/tmp/ck", "Boolean": "false"}
+	sample := map[string]string{"Duration": "7 s", "Integer": "5", "Double": "1.25", "String": "/tmp/ck", "Boolean": "false", "MemorySize": "64mb"}
 	// Settings whose values have a form of their own, and the settings
 	// they go with.
 	own := map[string]string{"s3.endpoint": "http://127.0.0.1:9000", "s3.path.style.access": "true", "s3.region": "eu-west-1"}

@@ -20,6 +20,9 @@ const (
 	// evTaskAck is a task's acknowledgement of a checkpoint, with all it
 	// contributes: its reader's split states, its writer's committables.
 	evTaskAck evKind = iota
+	// evTaskDecline fails a checkpoint: a task could not write its
+	// operator state (items: its committables, pre-committed already).
+	evTaskDecline
 	evSourceFinished
 	evCommitted
 	evCommitLost
@@ -32,8 +35,10 @@ type event struct {
 	source     string
 	states     []connector.SplitState
 	items      []item
+	ops        []opState
 	key        checkpoint.Key
 	lost       *CommitLostError
+	err        error
 }
 
 // item is a committable in the coordinator's books.
@@ -54,6 +59,7 @@ type inflight struct {
 	remaining int
 	states    map[string][]connector.SplitState
 	items     []item
+	ops       map[string]checkpoint.OperatorState
 }
 
 type commitJob struct {
@@ -189,7 +195,9 @@ func (c *coordinator) run(ctx context.Context) (err error) {
 			continue
 		}
 		if len(c.uncommitted) == 0 || c.pausedWarned {
-			c.recordAcks()
+			if err := c.recordAcks(); err != nil {
+				return err
+			}
 		}
 		c.publishCommitted()
 		if c.finalDone && len(c.uncommitted) == 0 {
@@ -342,6 +350,12 @@ func (c *coordinator) handle(ctx context.Context, ev event) error {
 		c.carried = append(c.carried, ev.items...)
 		return nil
 	}
+	if ev.kind == evTaskDecline {
+		c.remove(f)
+		c.carried = append(c.carried, f.items...)
+		c.carried = append(c.carried, ev.items...)
+		return c.failed(f, ev.err)
+	}
 	if !f.acked[ev.task] {
 		f.acked[ev.task] = true
 		f.remaining--
@@ -349,6 +363,14 @@ func (c *coordinator) handle(ctx context.Context, ev event) error {
 			f.states[ev.source] = append(f.states[ev.source], ev.states...)
 		}
 		f.items = append(f.items, ev.items...)
+		for _, o := range ev.ops {
+			if f.ops == nil {
+				f.ops = map[string]checkpoint.OperatorState{}
+			}
+			op := f.ops[o.vertex]
+			op.Tasks = append(op.Tasks, o.ts)
+			f.ops[o.vertex] = op
+		}
 	}
 	if f.remaining == 0 {
 		return c.complete(ctx, f)
@@ -372,7 +394,10 @@ func (c *coordinator) complete(ctx context.Context, f *inflight) error {
 	c.carried = nil
 	sortItems(newItems)
 	md := &checkpoint.Metadata{Version: checkpoint.FormatVersion, Job: a.j.spec.Name, ID: f.id, Run: a.run,
-		Time: time.Now().UTC(), Sources: f.states}
+		Time: time.Now().UTC(), Sources: f.states, MaxParallelism: a.maxParallelism, Operators: f.ops}
+	for _, op := range f.ops {
+		slices.SortFunc(op.Tasks, func(x, y checkpoint.TaskState) int { return x.Task - y.Task })
+	}
 	for _, it := range c.uncommitted {
 		md.Pending = append(md.Pending, it.c)
 	}
@@ -383,6 +408,9 @@ func (c *coordinator) complete(ctx context.Context, f *inflight) error {
 		newItems[i].in = f.id
 	}
 	durable := len(c.acked)
+	if err := a.j.fault(ctx, BeforeCheckpointWrite, FaultInfo{Checkpoint: f.id}); err != nil {
+		return err
+	}
 	size, err := a.j.store.Write(md)
 	if err != nil {
 		c.carried = newItems
@@ -431,8 +459,27 @@ func (c *coordinator) complete(ctx context.Context, f *inflight) error {
 	// Deleting old checkpoints (a directory listing, reading the newest
 	// ones to find the fallback, unlinks) is not on the commits' path:
 	// they are under way on the commit loop by now.
+	return c.prune(ctx)
+}
+
+// prune deletes the checkpoints retention does not keep, and the state
+// files no retained checkpoint references. A failure is a warning (the
+// next prune tries again), a fault a failure.
+func (c *coordinator) prune(ctx context.Context) error {
+	a := c.a
 	if err := a.j.store.Prune(c.cfg.NumRetained); err != nil {
 		c.log().Warn("cannot delete old checkpoints", "err", err)
+		return nil
+	}
+	if !a.stateful || c.last == nil {
+		return nil
+	}
+	if err := a.collectState(ctx, c.last.ID); err != nil {
+		var fe *faultError
+		if errors.As(err, &fe) {
+			return err
+		}
+		c.log().Warn("cannot delete the state files of old checkpoints", "err", err)
 	}
 	return nil
 }
@@ -450,7 +497,9 @@ func (c *coordinator) lostSettled() error {
 		}
 	}
 	c.inflight = nil
-	c.recordAcks()
+	if err := c.recordAcks(); err != nil {
+		return errors.Join(lostError(c.lost), err)
+	}
 	if len(c.acked) > 0 {
 		c.log().Warn("the acknowledgements of the commits that succeeded could not be recorded; the next run commits them again (commits are idempotent)")
 	}
@@ -673,9 +722,9 @@ func (c *coordinator) finish(stopped bool) error {
 // positions) without the acknowledged committables, which supersedes the
 // older revision. A checkpoint in flight does not matter: it gets a
 // higher id, and it lists only committables not acknowledged yet.
-func (c *coordinator) recordAcks() {
+func (c *coordinator) recordAcks() error {
 	if len(c.acked) == 0 || c.last == nil {
-		return
+		return nil
 	}
 	a := c.a
 	acked := make(map[checkpoint.Key]bool, len(c.acked))
@@ -685,16 +734,14 @@ func (c *coordinator) recordAcks() {
 	md, err := writeAckRecord(a, c.last, acked)
 	if err != nil {
 		c.log().Warn("cannot record commit acknowledgements; the next checkpoint will", "err", err)
-		return
+		return nil
 	}
 	for _, it := range c.acked {
 		a.tracker.durable(it.sink.index, it.c.Checkpoint)
 	}
 	c.acked = c.acked[:0]
 	c.last = md
-	if err := a.j.store.Prune(c.cfg.NumRetained); err != nil {
-		c.log().Warn("cannot delete old checkpoints", "err", err)
-	}
+	return c.prune(context.Background())
 }
 
 // writeAckRecord writes the acknowledgement record of base: its next

@@ -34,7 +34,7 @@ const (
 )
 
 // childRoles are the roles of this package's child processes.
-var childRoles = map[string]func() int{"job": jobChild}
+var childRoles = map[string]func() int{"job": jobChild, "count": countChild}
 
 // childSpec is the child process that runs the rig's job in dir.
 func childSpec(dir string, per int64, env ...string) crashtest.Spec {
@@ -125,7 +125,7 @@ func finishChild(t *testing.T, dir string, per int64) {
 // committed output equals the input exactly once, in order per partition.
 func TestFailurePointsSIGKILL(t *testing.T) {
 	const per = 800
-	for _, p := range runtime.FaultPoints() {
+	for _, p := range statelessFaultPoints() {
 		for at := 1; at <= 3; at++ {
 			t.Run(fmt.Sprintf("%s@%d", p, at), func(t *testing.T) {
 				dir := t.TempDir()
@@ -210,7 +210,7 @@ func TestChainedFailurePointsSIGKILL(t *testing.T) {
 		r.spec()
 		r.verify(t, r.full())
 	}
-	for _, p := range runtime.FaultPoints() {
+	for _, p := range statelessFaultPoints() {
 		for at := 1; at <= 2; at++ {
 			t.Run(fmt.Sprintf("%s@%d", p, at), func(t *testing.T) {
 				dir := t.TempDir()

@@ -89,12 +89,17 @@
 //     replayed after a failure.
 //  4. On the aligned barrier a task that writes a sink calls
 //     Writer.PreCommit (phase one); its committables are each identified
-//     by (sink, run, checkpoint, task, index). Every task acknowledges the
-//     checkpoint once, with what it contributes: its reader's split
-//     positions, its writer's committables.
+//     by (sink, run, checkpoint, task, index). A task with stateful
+//     operators (OperatorVertex.Stateful) cuts their keyed state
+//     (state.Backend.Snapshot) at the aligned barrier, in its goroutine,
+//     and its state writer writes the cut's files on another goroutine.
+//     Every task acknowledges the checkpoint once, with what it
+//     contributes: its reader's split positions, its writer's
+//     committables, its operators' state handles (only once their files
+//     are durable).
 //  5. When every task has acknowledged, the coordinator writes checkpoint
-//     N — source positions and every committable not durably known to be
-//     committed — as one file, atomically and durably (temporary file,
+//     N — source positions, operator state handles, and every committable
+//     not durably known to be committed — as one file, atomically and durably (temporary file,
 //     fsync, rename, fsync of the folder) under
 //     <execution.checkpointing.dir>/<job name>/ (package checkpoint). Only
 //     then is N complete. Without a directory, checkpoints live in memory
@@ -144,6 +149,20 @@
 // sink and the committable — a [CommitsLostError] listing each when
 // several are lost. Recovery does the same: it commits every restored
 // committable it can, records that, and fails naming every lost one.
+//
+// # Operator state
+//
+// Each task of a stateful operator has a keyed-state backend of the kind
+// state.backend.type names (state.Lookup: "hashmap" in memory, "rocksdb"
+// on disk), owning the key groups state.RangeOf gives it among
+// pipeline.max-parallelism. A run opens every backend fresh, from the
+// handles of the restored checkpoint whose key groups meet the task's
+// (any parallelism), before the task's loop starts. A restore is refused
+// when the checkpoint holds state of an operator the job does not have
+// (unless JobSpec.AllowNonRestoredState), another number of key groups, or
+// another backend. State files no retained checkpoint references (the
+// fallback included) are deleted when checkpoints are pruned, unless a
+// checkpoint newer than the latest completed one wrote them.
 //
 // # Failed checkpoints
 //

@@ -28,12 +28,25 @@ const (
 	// start. An injector that blocks here delays the commit notification
 	// (for several checkpoint intervals, say) while the job goes on.
 	CommitDelay FaultPoint = "commit-delay"
+	// DuringStateWrite: a task's state writer is writing an operator's
+	// state: a file of it is durable, the write has not returned.
+	DuringStateWrite FaultPoint = "during-state-write"
+	// AfterStateWrite: a task's operator state is durable; the task has
+	// not acknowledged the checkpoint yet.
+	AfterStateWrite FaultPoint = "after-state-write"
+	// BeforeCheckpointWrite: every task acknowledged the checkpoint; its
+	// file is not written yet.
+	BeforeCheckpointWrite FaultPoint = "before-checkpoint-write"
+	// DuringPrune: state files that no retained checkpoint references are
+	// being deleted: one was just deleted, others may not be yet.
+	DuringPrune FaultPoint = "during-prune"
 )
 
 // FaultPoints lists every failure point.
 func FaultPoints() []FaultPoint {
 	return []FaultPoint{BeforePreCommit, AfterPreCommit, AfterCheckpointWritten,
-		BetweenSinkCommits, AfterCommit, DuringRecovery, CommitDelay}
+		BetweenSinkCommits, AfterCommit, DuringRecovery, CommitDelay,
+		DuringStateWrite, AfterStateWrite, BeforeCheckpointWrite, DuringPrune}
 }
 
 // FaultInfo says where a failure point was reached.
@@ -43,7 +56,11 @@ type FaultInfo struct {
 	Checkpoint int64
 	// Sink is the sink's id, when a sink is concerned.
 	Sink string
-	// Task is the sink task's index, when a task is concerned.
+	// Operator is the operator vertex's id, when an operator's state is
+	// concerned.
+	Operator string
+	// Task is the sink's or operator's task index, when a task is
+	// concerned.
 	Task int
 }
 
@@ -61,3 +78,11 @@ func (j *Job) fault(ctx context.Context, p FaultPoint, info FaultInfo) error {
 	}
 	return j.spec.Faults.Hit(ctx, p, info)
 }
+
+// faultError wraps what an injector returned at a fault point where
+// other errors are only warnings (the deletion of old state files), so
+// that it fails the run as faults do elsewhere.
+type faultError struct{ err error }
+
+func (e *faultError) Error() string { return e.err.Error() }
+func (e *faultError) Unwrap() error { return e.err }

@@ -212,8 +212,6 @@ func (g *Graph) validate(maxP int) error {
 			return fmt.Errorf("%w: operator %q: %d inputs", ErrInvalidSpec, v.ID, v.Operator.Inputs)
 		case v.Source != nil && v.Source.Watermark != nil:
 			return fmt.Errorf("%w: source %q: event-time watermarks are not supported yet", ErrInvalidSpec, v.ID)
-		case v.Operator != nil && v.Operator.Stateful:
-			return fmt.Errorf("%w: operator %q: keyed state is not supported yet", ErrInvalidSpec, v.ID)
 		case ids[v.kind()+v.ID]:
 			return fmt.Errorf("%w: %s %q appears twice", ErrInvalidSpec, v.kind(), v.ID)
 		}

@@ -37,6 +37,8 @@ type graphRig struct {
 	ops     []runtime.Vertex // between the source and the sink
 	edges   []runtime.Exchange
 	sinkPar int
+	// backend, when set, is state.backend.type.
+	backend string
 }
 
 func (g *graphRig) graphSpec() runtime.JobSpec {
@@ -54,6 +56,9 @@ func (g *graphRig) graphSpec() runtime.JobSpec {
 		es = append(es, runtime.Edge{From: i - 1, To: i, Exchange: g.edges[i-1]})
 	}
 	s.Graph = runtime.Graph{Vertices: vs, Edges: es}
+	if g.backend != "" {
+		s.Config.StateBackend = g.backend
+	}
 	if tweak != nil {
 		tweak(&s)
 	}

@@ -297,6 +297,15 @@ func (j *Job) restore(first bool) (*checkpoint.Metadata, int64, error) {
 		if err != nil {
 			return nil, 0, err
 		}
+		// The state files it references come along (unless it is one
+		// of the storage's own).
+		src, err := checkpoint.PathFiles(j.spec.RestorePath, j.spec.Name)
+		if err == nil {
+			err = j.copyStateFiles(context.Background(), md, src)
+		}
+		if err != nil {
+			return nil, 0, fmt.Errorf("copy the restored checkpoint's state into %s: %w", j.store.Location(), err)
+		}
 		cp := *md
 		cp.ID, cp.Revision, cp.Time = max(maxID, md.ID)+1, 0, time.Now().UTC()
 		cp.RestoredFrom = fmt.Sprintf("%s (%s)", j.spec.RestorePath, md.Ref())

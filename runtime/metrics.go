@@ -121,6 +121,13 @@ type TaskStatus struct {
 	// one sink task's writer in its own loop, and that sink task; the
 	// package doc, "Execution"; Config.DisableChaining).
 	Chained bool
+	// StateBytes and StateEntries describe the keyed state of a task of a
+	// stateful operator (state.Stats: the memory or disk it takes, its
+	// live entries); 0 for other tasks.
+	StateBytes, StateEntries int64 `json:",omitempty"`
+	// LateRecords counts the rows an operator task dropped because they
+	// arrived behind the watermark (stream.Metrics.LateRows).
+	LateRecords int64 `json:",omitempty"`
 	// Partitions lists the position, end offsets and lag of each
 	// partition a source task reads, for readers that implement
 	// connector.LagReporter (nil otherwise).
@@ -271,9 +278,17 @@ func (a *attempt) taskStatus() []TaskStatus {
 			continue
 		}
 		for _, m := range vr.members {
-			out = append(out, TaskStatus{Kind: OperatorTask, Name: vr.id, Index: m.index,
+			ts := TaskStatus{Kind: OperatorTask, Name: vr.id, Index: m.index,
 				RecordsIn: m.recordsIn.Load(), RecordsOut: m.recordsOut.Load(), Backpressure: m.t.backpressureNow(),
-				Chained: m.t.chained()})
+				Chained: m.t.chained()}
+			if be := m.backend.Load(); be != nil {
+				s := (*be).Stats()
+				ts.StateBytes, ts.StateEntries = s.Bytes, s.Entries
+			}
+			if om := m.metrics.Load(); om != nil {
+				ts.LateRecords = om.LateRows.Load()
+			}
+			out = append(out, ts)
 		}
 	}
 	for _, w := range a.writers() {

@@ -35,6 +35,9 @@ type attempt struct {
 	mode     Mode
 	// maxParallelism is the job's number of key groups.
 	maxParallelism int
+	// stateful is set when the run has stateful operators, or restored a
+	// checkpoint with operator state: retention then deletes state files.
+	stateful bool
 	// reassigned is set when a source's splits changed during the run
 	// (connector.Reassigning): the run stopped gracefully to start again
 	// over the new ones.
@@ -91,6 +94,9 @@ func (j *Job) runOnce(ctx context.Context, first bool) (err error) {
 	if err := j.checkRestoredSources(restored); err != nil {
 		return err
 	}
+	if err := j.checkRestoredOperators(restored); err != nil {
+		return err
+	}
 	// Sources whose splits are assigned from outside learn when the run
 	// over them has ended, whatever ended it.
 	defer j.releaseSources(false)
@@ -109,6 +115,9 @@ func (j *Job) runOnce(ctx context.Context, first bool) (err error) {
 
 	if err := a.build(); err != nil {
 		return err
+	}
+	if restored != nil && len(restored.Operators) > 0 {
+		a.stateful = true
 	}
 	defer func() {
 		for _, s := range a.sinks {

@@ -4,9 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 
 	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/runtime/checkpoint"
+	"github.com/streamsql/streamsql/state"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -208,5 +210,18 @@ func (s *JobSpec) validate() error {
 		}
 	}
 	g := s.graph()
-	return g.validate(s.Config.MaxParallelism)
+	if err := g.validate(s.Config.MaxParallelism); err != nil {
+		return err
+	}
+	for _, v := range g.Vertices {
+		if v.Operator == nil || !v.Operator.Stateful {
+			continue
+		}
+		if _, ok := state.Lookup(s.Config.StateBackend); !ok {
+			return fmt.Errorf("%w: operator %q keeps keyed state, and state.backend.type '%s' names no backend (registered: %s; a program "+
+				"registers the built-in ones by importing state/heap and state/lsm, as package job does)",
+				ErrInvalidSpec, v.ID, s.Config.StateBackend, strings.Join(state.Names(), ", "))
+		}
+	}
+	return nil
 }

@@ -84,6 +84,7 @@ type task struct {
 	ch   *channelHead // the head, when it is input channels
 	nIn  int          // input channels (1 for a reader)
 
+	sw   *stateWriter    // writes the cuts of stateful operators, or nil
 	tf   *transformStage // the lowered transform right after the reader, or nil
 	ops  []*opStage      // the chain's operators, in order
 	w    *writerTail     // the tail's writer, or nil
@@ -128,6 +129,9 @@ func (t *task) start(g *errgroup.Group, ctx context.Context) {
 	if t.ch != nil {
 		t.ch.start(g, ctx)
 	}
+	if t.sw != nil {
+		t.sw.start(g, ctx)
+	}
 	goSafe(g, t.name, func() error { return t.run(ctx) })
 }
 
@@ -139,6 +143,18 @@ func (t *task) run(ctx context.Context) (err error) {
 		return err
 	}
 	defer func() {
+		if t.sw != nil {
+			// What the task handed its state writer is still written
+			// (the final checkpoint's state, say) before the backends
+			// its cuts come from close.
+			close(t.sw.jobs)
+			if err == nil {
+				select {
+				case <-t.sw.done:
+				case <-ctx.Done():
+				}
+			}
+		}
 		if cerr := closeAll(); cerr != nil && err == nil {
 			err = cerr
 		}
@@ -270,13 +286,24 @@ func (t *task) openChain(ctx context.Context, closers *[]func() error) error {
 		m := s.m
 		info := stream.TaskInfo{Job: a.j.spec.Name, Vertex: m.v.id, Index: m.index, Parallelism: m.v.par,
 			KeyGroups: state.KeyGroupRange{Start: 0, End: a.maxParallelism}, MaxParallelism: a.maxParallelism}
+		if m.v.v.Operator.Stateful {
+			info.KeyGroups = state.RangeOf(m.index, m.v.par, a.maxParallelism)
+		}
+		s.ctx = &stream.Context{Task: info, Logger: a.j.log.With("operator", m.v.id, "task", m.index),
+			Metrics: &stream.Metrics{}, Watermark: func() int64 { return stream.MinWatermark }, Now: nowMillis}
+		m.metrics.Store(s.ctx.Metrics)
+		if m.v.v.Operator.Stateful {
+			closeState, err := a.openState(ctx, s)
+			if err != nil {
+				return err
+			}
+			*closers = append(*closers, closeState)
+		}
 		op, err := m.v.v.Operator.New(info)
 		if err != nil {
 			return fmt.Errorf("operator %q task %d: create: %w", m.v.id, m.index, err)
 		}
 		s.op = op
-		s.ctx = &stream.Context{Task: info, Logger: a.j.log.With("operator", m.v.id, "task", m.index),
-			Metrics: &stream.Metrics{}, Watermark: func() int64 { return stream.MinWatermark }, Now: nowMillis}
 		if err := op.Open(s.ctx); err != nil {
 			_ = op.Close() // the open's error is the one to report
 			return fmt.Errorf("operator %q task %d: open: %w", m.v.id, m.index, err)
@@ -304,7 +331,11 @@ type opStage struct {
 	op  stream.Operator
 	ctx *stream.Context
 	out *stream.Output
+	be  state.Backend // a stateful operator's keyed state, or nil
 }
+
+// watermark returns the operator's event-time watermark.
+func (s *opStage) watermark() int64 { return s.ctx.Watermark() }
 
 // process hands rows of input to the operator and what it emits on.
 func (s *opStage) process(input int, rows []types.Row) error {
@@ -427,6 +458,32 @@ func (t *task) checkpoint(ctx context.Context, id int64, final bool, pos []taskP
 			return err
 		}
 	}
+	// The cut of each backend, in this goroutine: what the operators
+	// hold now, after every row before the barrier.
+	var cuts []stateCut
+	for _, s := range t.ops {
+		if s.be == nil {
+			continue
+		}
+		snap, err := s.be.Snapshot(id)
+		if err != nil {
+			release(cuts)
+			return fmt.Errorf("operator %q task %d: snapshot its state for checkpoint %d: %w", s.m.v.id, s.m.index, id, err)
+		}
+		cuts = append(cuts, stateCut{s: s, snap: snap, watermark: s.watermark()})
+	}
+	err := t.forward(ctx, id, final, pos, cuts)
+	if err != nil {
+		release(cuts)
+	}
+	return err
+}
+
+// forward takes the rest of the task's part of checkpoint id after its
+// state was cut: the reader's snapshot, the barrier downstream, the
+// writer's pre-commit, the acknowledgement (by the state writer once the
+// cuts are durable).
+func (t *task) forward(ctx context.Context, id int64, final bool, pos []taskPositions, cuts []stateCut) error {
 	ev := event{kind: evTaskAck, checkpoint: id, task: t.global}
 	if rd := t.rd; rd != nil {
 		states, err := rd.r.Snapshot(id)
@@ -458,6 +515,9 @@ func (t *task) checkpoint(ctx context.Context, id int64, final bool, pos []taskP
 			return err
 		}
 		ev.items = items
+	}
+	if len(cuts) > 0 {
+		return t.sw.submit(ctx, stateJob{ev: ev, cuts: cuts})
 	}
 	return t.a.coord.send(ctx, ev)
 }

@@ -47,6 +47,7 @@ func sumCounters(old, t TaskStatus) TaskStatus {
 	t.BadSkipped += old.BadSkipped
 	t.DeadLettered += old.DeadLettered
 	t.Backpressure += old.Backpressure
+	t.LateRecords += old.LateRecords
 	return t
 }
 

@@ -273,6 +273,11 @@ type Config struct {
 	// MemoryLimit, when positive, bounds the memory an in-memory backend's
 	// state may take: a write past it fails with ErrMemoryLimit.
 	MemoryLimit int64
+	// Incremental asks a backend that can to write incremental snapshots
+	// (state.backend.incremental): a snapshot's handle then lists files
+	// of earlier snapshots it shares instead of writing them again. A
+	// backend that cannot ignores it.
+	Incremental bool
 	// Now returns the time in milliseconds since the epoch, for TTL; nil:
 	// the wall clock.
 	Now func() int64

@@ -15,10 +15,13 @@ import (
 // taken from runtime.Settings are the ones the CLI used to list by hand,
 // so that the set of keys a configuration file may use is unchanged.
 func TestKnownKeysIncludeDeprecatedNames(t *testing.T) {
-	// (state.checkpoint-storage was an ignored key's older name before
-	// execution.checkpointing.storage became a setting.)
+	// (state.checkpoint-storage and state.backend.incremental were
+	// ignored keys' older names before execution.checkpointing.storage and
+	// execution.checkpointing.incremental became settings; state.backend
+	// is state.backend.type's older name.)
 	wasListed := []string{"state.checkpoints.dir", "state.checkpoints.num-retained",
-		"state.backend.fs.checkpointdir", "restart-strategy", "state.checkpoint-storage"}
+		"state.backend.fs.checkpointdir", "restart-strategy", "state.checkpoint-storage",
+		"state.backend.incremental", "state.backend"}
 	var deprecated []string
 	for _, s := range runtime.Settings() {
 		deprecated = append(deprecated, s.Deprecated...)

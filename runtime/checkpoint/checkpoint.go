@@ -42,15 +42,21 @@ import (
 	"time"
 
 	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/state"
 )
 
 // FormatVersion is the version of the metadata file format this package
-// writes and reads.
-const FormatVersion = 1
+// writes. Version 2 added operator state (Operators, MaxParallelism) and
+// split watermarks (Watermarks); files of version 1, which hold neither,
+// are read as they are.
+const FormatVersion = 2
+
+// minFormatVersion is the oldest version Load reads.
+const minFormatVersion = 1
 
 // Metadata is the content of one completed checkpoint.
 type Metadata struct {
-	// Version is FormatVersion.
+	// Version is FormatVersion (1 in files of the first format).
 	Version int `json:"version"`
 	// Job is the job's name.
 	Job string `json:"job"`
@@ -77,6 +83,48 @@ type Metadata struct {
 	// job's storage before the run started so that in-process restarts
 	// resume from it too.
 	RestoredFrom string `json:"restored_from,omitempty"`
+	// MaxParallelism is the job's number of key groups
+	// (pipeline.max-parallelism) when the checkpoint was taken; 0 in files
+	// of version 1.
+	MaxParallelism int `json:"max_parallelism,omitempty"`
+	// Operators maps a stateful operator's vertex id to its state: one
+	// entry per task that had state to write.
+	Operators map[string]OperatorState `json:"operators,omitempty"`
+	// Watermarks maps a source's id to the event-time watermark of each of
+	// its splits (milliseconds since the epoch), for sources with event
+	// time.
+	Watermarks map[string]map[string]int64 `json:"watermarks,omitempty"`
+}
+
+// OperatorState is what a checkpoint holds of one stateful operator.
+type OperatorState struct {
+	// Tasks holds each task's state.
+	Tasks []TaskState `json:"tasks"`
+}
+
+// TaskState is one task's state of a stateful operator.
+type TaskState struct {
+	// Task is the task's index among Parallelism tasks.
+	Task        int `json:"task"`
+	Parallelism int `json:"parallelism"`
+	// Handle is the keyed state's handle (its key groups, its files).
+	Handle state.Handle `json:"handle"`
+	// Watermark is the task's event-time watermark at the checkpoint
+	// (stream.MinWatermark when it had none).
+	Watermark int64 `json:"watermark"`
+}
+
+// StateFiles returns the names of the state files md references.
+func (md *Metadata) StateFiles() []string {
+	var out []string
+	for _, op := range md.Operators {
+		for _, t := range op.Tasks {
+			for _, f := range t.Handle.Files {
+				out = append(out, f.Name)
+			}
+		}
+	}
+	return out
 }
 
 // Ref names a stored checkpoint file.
@@ -654,8 +702,8 @@ func Decode(data []byte, path, job string) (*Metadata, error) {
 	if err := dec.Decode(&md); err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrCorrupt, path, err)
 	}
-	if md.Version != FormatVersion {
-		return nil, fmt.Errorf("%w: %s: format version %d, want %d", ErrCorrupt, path, md.Version, FormatVersion)
+	if md.Version < minFormatVersion || md.Version > FormatVersion {
+		return nil, fmt.Errorf("%w: %s: format version %d, want %d to %d (written by a newer streamsql?)", ErrCorrupt, path, md.Version, minFormatVersion, FormatVersion)
 	}
 	if job != "" && md.Job != job {
 		return nil, fmt.Errorf("%w: %s belongs to job %q, not %q", ErrCorrupt, path, md.Job, job)
@@ -685,6 +733,24 @@ func LoadPath(path, job string) (*Metadata, error) {
 		return nil, fmt.Errorf("restore from %s: no completed checkpoint there", path)
 	}
 	return md, nil
+}
+
+// PathFiles returns the state files beside the checkpoint LoadPath loads
+// from path (a checkpoint file's folder, or the job's folder path names),
+// for copying the files an explicitly restored checkpoint references.
+func PathFiles(path, job string) (Files, error) {
+	p, err := ResolveDir(path)
+	if err != nil {
+		return nil, err
+	}
+	st, err := os.Stat(p)
+	if err != nil {
+		return nil, fmt.Errorf("restore from %s: %w", path, err)
+	}
+	if !st.IsDir() {
+		p = filepath.Dir(p)
+	}
+	return &Dir{path: p, job: job}, nil
 }
 
 // Memory keeps checkpoints in memory: they survive restarts within the

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/state"
 )
 
 func TestDirWriteLatestPrune(t *testing.T) {
@@ -115,5 +116,47 @@ func TestDropPending(t *testing.T) {
 	}
 	if _, err := DropPending(d, k1); !errors.Is(err, ErrNoSuchCommittable) {
 		t.Fatalf("dropping twice: %v", err)
+	}
+}
+
+// TestFormatVersions: files of format 1 (source positions and pending
+// commits only) still load; format 2 round-trips operator state; a newer
+// format is refused as corrupt.
+func TestFormatVersions(t *testing.T) {
+	dir := t.TempDir()
+	v1 := filepath.Join(dir, FileName(1))
+	if err := os.WriteFile(v1, []byte(`{"version":1,"job":"j","id":1,"run":"r","time":"2026-01-01T00:00:00Z",`+
+		`"sources":{"p/src":[{"ID":"p0","State":"MTI="}]}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	md, err := Load(v1, "j")
+	if err != nil || md.Version != 1 || string(md.Sources["p/src"][0].State) != "12" || md.Operators != nil || md.MaxParallelism != 0 {
+		t.Fatalf("format 1: %+v, %v", md, err)
+	}
+	d, err := OpenDir(dir, "j2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := state.Handle{Kind: "heap", KeyGroups: state.KeyGroupRange{Start: 0, End: 64}, Files: []state.FileRef{{Name: "a/chk-2-r/t0/x", Size: 3}}}
+	in := &Metadata{Version: FormatVersion, Job: "j2", ID: 2, Run: "r", MaxParallelism: 128,
+		Operators:  map[string]OperatorState{"p/agg": {Tasks: []TaskState{{Task: 0, Parallelism: 2, Handle: h, Watermark: 42}}}},
+		Watermarks: map[string]map[string]int64{"p/src": {"p0": 41}}}
+	if _, err := d.Write(in); err != nil {
+		t.Fatal(err)
+	}
+	out, err := d.Latest()
+	if err != nil || out.Version != 2 || out.MaxParallelism != 128 || out.Operators["p/agg"].Tasks[0].Handle.Files[0] != h.Files[0] ||
+		out.Operators["p/agg"].Tasks[0].Watermark != 42 || out.Watermarks["p/src"]["p0"] != 41 {
+		t.Fatalf("format 2 round trip: %+v, %v", out, err)
+	}
+	if got := out.StateFiles(); len(got) != 1 || got[0] != "a/chk-2-r/t0/x" {
+		t.Fatalf("StateFiles: %v", got)
+	}
+	v3 := filepath.Join(dir, FileName(3))
+	if err := os.WriteFile(v3, []byte(`{"version":3,"job":"j","id":3}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(v3, "j"); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("format 3: %v", err)
 	}
 }

@@ -14,12 +14,15 @@ import (
 // checkpoint folder. Clear keeps it: it is not a checkpoint.
 const FinishedFileName = "FINISHED.json"
 
+// FinishedVersion is the version of the finished record's format.
+const FinishedVersion = 1
+
 // Finished records that a bounded job ran to the end of its input and
 // committed everything, so its checkpoints were deleted: a later run of
 // the job (a crash restart after the deletion, as far as the process can
 // tell) must not process the input again. It holds no secrets.
 type Finished struct {
-	// Version is FormatVersion.
+	// Version is FinishedVersion.
 	Version int `json:"version"`
 	// Job is the job's name.
 	Job string `json:"job"`
@@ -37,7 +40,7 @@ func (d *Dir) FinishedPath() string { return filepath.Join(d.path, FinishedFileN
 // (temporary file, fsync, rename, fsync of the folder). Write it before
 // the checkpoints are deleted.
 func (d *Dir) MarkFinished(f Finished) error {
-	f.Version, f.Job = FormatVersion, d.job
+	f.Version, f.Job = FinishedVersion, d.job
 	data, err := json.Marshal(f)
 	if err != nil {
 		return fmt.Errorf("encode finished record: %w", err)
@@ -68,8 +71,8 @@ func DecodeFinished(data []byte, path, job string) (*Finished, error) {
 	if err := json.Unmarshal(data, &f); err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrCorrupt, path, err)
 	}
-	if f.Version != FormatVersion {
-		return nil, fmt.Errorf("%w: %s: format version %d, want %d", ErrCorrupt, path, f.Version, FormatVersion)
+	if f.Version != FinishedVersion {
+		return nil, fmt.Errorf("%w: %s: format version %d, want %d", ErrCorrupt, path, f.Version, FinishedVersion)
 	}
 	if f.Job != job {
 		return nil, fmt.Errorf("%w: %s belongs to job %q, not %q", ErrCorrupt, path, f.Job, job)

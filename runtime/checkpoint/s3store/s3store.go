@@ -458,7 +458,7 @@ func (s *Store) MarkFinished(f checkpoint.Finished) error {
 	if err := s.mayWrite(); err != nil {
 		return fmt.Errorf("write finished record: %w", err)
 	}
-	f.Version, f.Job = checkpoint.FormatVersion, s.job
+	f.Version, f.Job = checkpoint.FinishedVersion, s.job
 	data, err := json.Marshal(f)
 	if err != nil {
 		return fmt.Errorf("encode finished record: %w", err)
