@@ -157,6 +157,17 @@ type Writer struct {
 	gid    string
 	base   int64
 	connID int64 // MySQL: the session's CONNECTION_ID()
+	// PostgreSQL, exactly-once: the keys the open transaction upserted,
+	// and those of the writer's prepared transactions that may not be
+	// committed yet (see settle).
+	upserted map[string]struct{}
+	prepared []preparedKeys
+}
+
+// preparedKeys are the keys a prepared transaction upserted.
+type preparedKeys struct {
+	gid  string
+	keys map[string]struct{}
 }
 
 // Writer is a connector.Writer (checked by the compiler).
@@ -239,6 +250,16 @@ func (w *Writer) PreCommit(ctx context.Context, checkpointID int64) ([]connector
 		return nil, err
 	}
 	connID, gid := w.connID, w.gid
+	if d == postgres && len(w.upserted) > 0 {
+		w.prepared = append(w.prepared, preparedKeys{gid: gid, keys: w.upserted})
+		w.upserted = nil
+		if limit := max(w.task.MaxUncommitted, 8); len(w.prepared) > limit {
+			if err := w.dropSettled(ctx); err != nil {
+				w.err = err
+				return nil, err
+			}
+		}
+	}
 	w.releaseConn(d != postgres)
 	if d != postgres {
 		if err := w.awaitDetached(ctx, connID, gid); err != nil {
@@ -326,7 +347,7 @@ func (w *Writer) flush(ctx context.Context) error {
 	if len(w.buf) == 0 {
 		return nil
 	}
-	ups, dels, err := w.batch()
+	ups, dels, upKeys, delKeys, err := w.batch()
 	if err != nil {
 		return err
 	}
@@ -334,8 +355,22 @@ func (w *Writer) flush(ctx context.Context) error {
 		if err := w.begin(ctx); err != nil {
 			return fmt.Errorf("jdbc table %s: %w", w.s.cfg.Table, err)
 		}
+		pg := w.s.cfg.DB.Dialect == postgres
+		if pg && len(dels) > 0 {
+			if err := w.settle(ctx, delKeys); err != nil {
+				return err
+			}
+		}
 		if err := w.exec(ctx, w.conn, ups, dels); err != nil {
 			return fmt.Errorf("jdbc table %s: writing %d rows: %w", w.s.cfg.Table, len(w.buf), err)
+		}
+		if pg {
+			if w.upserted == nil {
+				w.upserted = make(map[string]struct{}, len(upKeys))
+			}
+			for _, k := range upKeys {
+				w.upserted[k] = struct{}{}
+			}
 		}
 		w.buf = w.buf[:0]
 		return nil
@@ -370,21 +405,22 @@ func (w *Writer) flushOnce(ctx context.Context, ups, dels []types.Row) error {
 }
 
 // batch splits the buffer into rows to insert (or upsert) and rows to
-// delete. With a primary key only the last change of each key counts, and
-// UPDATE_BEFORE rows are dropped (the UPDATE_AFTER row that follows
-// overwrites the row); without one every row must be an insert.
-func (w *Writer) batch() (ups, dels []types.Row, err error) {
+// delete, with their keys (with a primary key). With a primary key only
+// the last change of each key counts, and UPDATE_BEFORE rows are dropped
+// (the UPDATE_AFTER row that follows overwrites the row); without one
+// every row must be an insert.
+func (w *Writer) batch() (ups, dels []types.Row, upKeys, delKeys []string, err error) {
 	if len(w.s.keys) == 0 {
 		for _, r := range w.buf {
 			switch r.Kind {
 			case types.Insert, types.UpdateAfter:
 				ups = append(ups, r)
 			default:
-				return nil, nil, fmt.Errorf("jdbc table %s: a %s row cannot be applied to a table without PRIMARY KEY; declare the key of %s with PRIMARY KEY (...) NOT ENFORCED",
+				return nil, nil, nil, nil, fmt.Errorf("jdbc table %s: a %s row cannot be applied to a table without PRIMARY KEY; declare the key of %s with PRIMARY KEY (...) NOT ENFORCED",
 					w.s.cfg.Table, r.Kind, w.s.cfg.TableName)
 			}
 		}
-		return ups, nil, nil
+		return ups, nil, nil, nil, nil
 	}
 	last := map[string]int{}
 	var order []string
@@ -406,12 +442,95 @@ func (w *Writer) batch() (ups, dels []types.Row, err error) {
 	for _, k := range order {
 		r := w.buf[last[k]]
 		if r.Kind == types.Delete {
-			dels = append(dels, r)
+			dels, delKeys = append(dels, r), append(delKeys, k)
 		} else {
-			ups = append(ups, r)
+			ups, upKeys = append(ups, r), append(upKeys, k)
 		}
 	}
-	return ups, dels, nil
+	return ups, dels, upKeys, delKeys, nil
+}
+
+// settle waits, before the open transaction deletes the keys delKeys,
+// until the writer's prepared transactions that upserted any of them are
+// committed (PostgreSQL). A DELETE does not see a row that a transaction
+// still in progress inserted — a prepared transaction is in progress until
+// COMMIT PREPARED — so it would delete nothing, and the row would
+// reappear when that transaction commits: a GROUP BY's group that appears
+// in one checkpoint and vanishes in the next would stay in the table. An
+// upsert needs no wait: its conflict check waits for the inserting
+// transaction itself, and MySQL's locking reads wait too. The transactions
+// of checkpoints that completed are committed a moment after their
+// completion, whatever this writer does, so the wait ends; it is logged
+// when it lasts.
+func (w *Writer) settle(ctx context.Context, delKeys []string) error {
+	var gids []string
+	for _, p := range w.prepared {
+		for _, k := range delKeys {
+			if _, ok := p.keys[k]; ok {
+				gids = append(gids, p.gid)
+				break
+			}
+		}
+	}
+	if len(gids) == 0 {
+		return nil
+	}
+	start, warned := time.Now(), time.Duration(0)
+	for backoff := 2 * time.Millisecond; ; backoff = min(backoff*2, 100*time.Millisecond) {
+		open, err := w.stillPrepared(ctx, gids)
+		if err != nil {
+			return err
+		}
+		if len(open) == 0 {
+			return w.dropSettled(ctx)
+		}
+		if waited := time.Since(start); waited-warned > 30*time.Second {
+			warned = waited
+			w.logger.Warn("jdbc exactly-once: deleting rows that a prepared transaction inserted waits for its commit", "table", w.s.cfg.Table,
+				"transactions", open, "waited", waited.Round(time.Second))
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(backoff):
+		}
+	}
+}
+
+// stillPrepared returns those of gids that are still prepared.
+func (w *Writer) stillPrepared(ctx context.Context, gids []string) ([]string, error) {
+	rows, err := w.db.QueryContext(ctx, "SELECT gid FROM pg_prepared_xacts WHERE database = current_database() AND gid = ANY($1)", gids)
+	if err != nil {
+		return nil, fmt.Errorf("jdbc table %s: listing prepared transactions: %w", w.s.cfg.Table, err)
+	}
+	defer rows.Close()
+	var open []string
+	for rows.Next() {
+		var g string
+		if err := rows.Scan(&g); err != nil {
+			return nil, fmt.Errorf("jdbc table %s: listing prepared transactions: %w", w.s.cfg.Table, err)
+		}
+		open = append(open, g)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("jdbc table %s: listing prepared transactions: %w", w.s.cfg.Table, err)
+	}
+	return open, nil
+}
+
+// dropSettled forgets the keys of the writer's prepared transactions that
+// are committed (or rolled back) by now.
+func (w *Writer) dropSettled(ctx context.Context) error {
+	gids := make([]string, len(w.prepared))
+	for i, p := range w.prepared {
+		gids[i] = p.gid
+	}
+	open, err := w.stillPrepared(ctx, gids)
+	if err != nil {
+		return err
+	}
+	w.prepared = slices.DeleteFunc(w.prepared, func(p preparedKeys) bool { return !slices.Contains(open, p.gid) })
+	return nil
 }
 
 // exec runs batched INSERT (upsert) and DELETE statements for the rows.
