@@ -204,6 +204,18 @@ func (p *planner) nodeChangelog(n *Node) (Changelog, error) {
 			return Changelog{}, err
 		}
 		n.Changelog = c
+	case Rank, Deduplicate, WindowRank, WindowDeduplicate:
+		c, err := p.rankChangelog(n, in)
+		if err != nil {
+			return Changelog{}, err
+		}
+		n.Changelog = c
+	case OverAggregate:
+		if !in.InsertOnly() {
+			return Changelog{}, p.f.errorAt(n.Pos, ddl.ErrUnsupported, nil, fmt.Sprintf(
+				"an OVER aggregate over an input with updates or deletes (%s) is not supported; it takes insert-only input, as in Flink (OverAggregate doesn't support consuming update changes)", in))
+		}
+		n.Changelog = Changelog{Kinds: KindsInsert}
 	}
 	return n.Changelog, nil
 }
@@ -216,17 +228,21 @@ func requireUpdateBefore(fl *Flow, need bool) {
 	if n == nil {
 		return
 	}
+	retracts := false // whether n needs UPDATE_BEFORE from its own input
 	switch n.Kind {
 	case GroupAggregate:
 		n.Agg.UpdateBefore = n.Agg.UpdateBefore || need
 		if n.Agg.UpdateBefore && n.Changelog.Kinds.Has(KindsUpdateAfter) {
 			n.Changelog.Kinds |= KindsUpdateBefore
 		}
+	case Rank, Deduplicate:
+		retracts = rankNeedsUpdateBefore(n, need)
 	}
 	for _, in := range n.Inputs {
 		// A retracting aggregation takes back the old row of each update,
-		// and so does a join; ChangelogNormalize keeps old rows itself.
-		requireUpdateBefore(in, n.Kind == GroupAggregate && n.Agg.Retracting || n.Kind == Join || n.Kind == TemporalJoin && in.Input == 0)
+		// and so do a join and a retracting Top-N; ChangelogNormalize
+		// keeps old rows itself.
+		requireUpdateBefore(in, n.Kind == GroupAggregate && n.Agg.Retracting || n.Kind == Join || n.Kind == TemporalJoin && in.Input == 0 || retracts)
 	}
 }
 
@@ -272,6 +288,9 @@ func (p *planner) sinkChangelog(ins *Insert, fl *Flow, cols []*ddl.Column) error
 	n := fl.Source.Node
 	if n == nil {
 		return nil
+	}
+	if err := pruneRanks(fl); err != nil {
+		return p.f.errorAt(ins.Pos, ErrType, err, err.Error())
 	}
 	if err := pruneJoins(fl, p.exprOptions()); err != nil {
 		return p.f.errorAt(ins.Pos, ErrType, err, err.Error())

@@ -202,6 +202,8 @@ func (pl *Plan) explainNode(b *strings.Builder, n *Node) {
 		backend = "hashmap"
 	}
 	switch {
+	case pl.rankState(n, backend) != "":
+		fmt.Fprintf(b, "    state: %s\n", pl.rankState(n, backend))
 	case n.Kind == WindowAggregate:
 		fmt.Fprintf(b, "    state: %s, per window until it fires\n", backend)
 	case pl.StateTTL > 0:

@@ -360,6 +360,9 @@ func (l *lowerer) lower(e ddl.Expr) (expr.Expr, error) {
 			return nil, err
 		}
 		return l.field(n.Pos, a, []string{n.Field})
+	case *ddl.Over:
+		// The SELECT list's rewrite maps its OVER calls (over.go, rank.go).
+		return nil, l.fail(n.Pos, ErrType, nil, "%s OVER (...) is allowed in the SELECT list of a query without GROUP BY only", n.Call.Name)
 	}
 	if err := l.f.exprRefusal(e); err != nil {
 		return nil, err

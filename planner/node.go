@@ -9,6 +9,8 @@ import (
 	"github.com/streamsql/streamsql/ops/join"
 	"github.com/streamsql/streamsql/ops/materialize"
 	"github.com/streamsql/streamsql/ops/normalize"
+	"github.com/streamsql/streamsql/ops/over"
+	"github.com/streamsql/streamsql/ops/rank"
 	"github.com/streamsql/streamsql/ops/window"
 	"github.com/streamsql/streamsql/planner/expr"
 	"github.com/streamsql/streamsql/stream"
@@ -43,9 +45,21 @@ const (
 	IntervalJoin
 	WindowJoin
 	TemporalJoin
+	// Rank is a Top-N (ROW_NUMBER() OVER ... with a filter on it);
+	// Deduplicate is one ordered by a time attribute that keeps a row per
+	// partition (rn = 1); WindowRank and WindowDeduplicate are both per
+	// window of a window table function: Node.Rank (rank.go).
+	Rank
+	Deduplicate
+	WindowRank
+	WindowDeduplicate
+	// OverAggregate computes agg(...) OVER (...) for each row: Node.Over
+	// (over.go).
+	OverAggregate
 )
 
-var nodeKindNames = [...]string{"GroupAggregate", "WindowAggregate", "ChangelogNormalize", "UpsertMaterialize", "Join", "IntervalJoin", "WindowJoin", "TemporalJoin"}
+var nodeKindNames = [...]string{"GroupAggregate", "WindowAggregate", "ChangelogNormalize", "UpsertMaterialize", "Join", "IntervalJoin", "WindowJoin", "TemporalJoin",
+	"Rank", "Deduplicate", "WindowRank", "WindowDeduplicate", "OverAggregate"}
 
 // String returns Flink's name of the operator.
 func (k NodeKind) String() string {
@@ -85,6 +99,8 @@ type Node struct {
 	Normalize   *normalize.Spec
 	Materialize *materialize.Spec
 	Join        *JoinPlan
+	Rank        *RankPlan
+	Over        *over.Spec
 	// Describe is the operator's one-line description for EXPLAIN, such
 	// as "GroupAggregate(keys=[bidder], calls=[COUNT(*)])".
 	Describe string
@@ -108,8 +124,21 @@ func (n *Node) InputKeys(in int) ([]int, []types.Type) {
 		return n.Keys, n.Normalize.KeyTypes
 	case n.Materialize != nil:
 		return n.Keys, n.Materialize.KeyTypes
+	case n.Rank != nil:
+		return n.Keys, pick(n.Rank.InputTypes, n.Keys)
+	case n.Over != nil:
+		return n.Keys, pick(n.Over.Types, n.Keys)
 	}
 	return nil, nil
+}
+
+// pick returns ts[cols[0]], ts[cols[1]], ...
+func pick(ts []types.Type, cols []int) []types.Type {
+	out := make([]types.Type, len(cols))
+	for i, c := range cols {
+		out[i] = ts[c]
+	}
+	return out
 }
 
 // String returns the node's EXPLAIN line.
@@ -169,6 +198,14 @@ func (n *Node) Operator(opts expr.Options) (stream.Factory, error) {
 		case n.Join.Temporal != nil:
 			return join.NewTemporal(*n.Join.Temporal), nil
 		}
+	case Rank:
+		return rank.NewTopN(*n.Rank.TopN), nil
+	case Deduplicate:
+		return rank.NewDeduplicate(*n.Rank.Dedup), nil
+	case WindowRank, WindowDeduplicate:
+		return rank.NewWindow(*n.Rank.Window), nil
+	case OverAggregate:
+		return over.New(*n.Over), nil
 	}
 	return nil, fmt.Errorf("%s: no operator for it", n.Kind)
 }

@@ -399,6 +399,12 @@ type planner struct {
 	hinted map[string]bool
 	// defaultDir is Options.DefaultCheckpointDir.
 	defaultDir string
+
+	// allowRanked lets the query resolved next return a ranked relation
+	// (rank.go): the SELECT resolving its FROM filters on the rank.
+	// overSelects are the ranking SELECTs to plan as OVER aggregates.
+	allowRanked bool
+	overSelects map[*ddl.Select]bool
 }
 
 // CompileFile reads and plans the job file at path.
@@ -628,6 +634,8 @@ func (p *planner) createView(s *ddl.CreateView) {
 	err := p.f.refuseQuery(s.Query)
 	var rel *relation
 	if err == nil {
+		// A ranking view is planned where a query reads it (rank.go).
+		p.allowRanked = true
 		rel, err = p.resolveQuery(s.Query, 1)
 	}
 	if err == nil {

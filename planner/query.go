@@ -26,6 +26,9 @@ type relation struct {
 	// are qualified by the input they come from, join.go); otherwise the
 	// qualifiers fromRelation returns qualify every column.
 	colQuals [][][]string
+	// ranked is set when the relation is a ranking SELECT not planned yet:
+	// its rank column is a placeholder (rank.go).
+	ranked *rankedSelect
 }
 
 // branch is one source with the filter and projection applied to its rows.
@@ -45,15 +48,23 @@ func (p *planner) resolveQuery(q ddl.Query, depth int) (*relation, error) {
 	if depth > 50 {
 		return nil, p.f.errorAt(q.Position(), ErrUnknownName, nil, "views nest more than 50 levels deep (a view that refers to itself?)")
 	}
+	// Only the query the SELECT reading it resolves may stay ranked.
+	allowRanked := p.allowRanked
+	p.allowRanked = false
 	switch q := q.(type) {
 	case *ddl.Select:
-		return p.resolveSelect(q, depth)
+		rel, err := p.resolveSelect(q, depth)
+		if err == nil && rel.ranked != nil && !allowRanked {
+			rel, err = p.settleRanked(rel)
+		}
+		return rel, err
 	case *ddl.With:
 		n := len(p.ctes)
 		defer func() { p.ctes = p.ctes[:n] }()
 		for _, c := range q.CTEs {
 			p.ctes = append(p.ctes, cteScope{name: c.Name.Name, cte: c})
 		}
+		p.allowRanked = allowRanked
 		return p.resolveQuery(q.Body, depth)
 	case *ddl.SetOp:
 		if err := p.f.queryNodeRefusal(q); err != nil {
@@ -341,8 +352,21 @@ func (p *planner) resolveSelect(q *ddl.Select, depth int) (*relation, error) {
 		}
 	} else if q.From != nil {
 		var err error
-		if in, quals, err = p.fromRelation(q.From, depth); err != nil {
+		switch q.From.(type) {
+		case *ddl.Subquery, *ddl.TableName:
+			// A ranking subquery, CTE or view stays ranked: this SELECT's
+			// WHERE may filter on the rank (rank.go).
+			p.allowRanked = true
+		}
+		in, quals, err = p.fromRelation(q.From, depth)
+		p.allowRanked = false
+		if err != nil {
 			return nil, err
+		}
+		if in.ranked != nil {
+			if in, q, err = p.applyRank(q, in, quals); err != nil {
+				return nil, err
+			}
 		}
 	} else {
 		// SELECT without FROM: one row of constants.
@@ -356,14 +380,33 @@ func (p *planner) resolveSelect(q *ddl.Select, depth int) (*relation, error) {
 			return nil, err
 		}
 	}
+	overs := selectOvers(q)
 	if isAggregating(q) {
+		if len(overs) > 0 {
+			return nil, p.f.errorAt(overs[0].Pos, ddl.ErrUnsupported, nil, "OVER windows in a query with GROUP BY or aggregate functions are not supported yet; aggregate in a subquery")
+		}
 		out, err := p.resolveAggregate(q, in, quals)
 		if err == nil && q.Distinct {
 			out, err = p.distinctRelation(out, q.DistinctPos)
 		}
 		return out, err
 	}
-	if in.window != nil {
+	// OVER in the SELECT list: a ranking function planned by the query
+	// that reads this one (rank.go), or OVER aggregates (over.go).
+	var rewrite func(ddl.Expr) (expr.Expr, bool, error)
+	var ranked *rankedSelect
+	if len(overs) > 0 {
+		var err error
+		if rankingSelect(q, overs) && !p.overSelects[q] {
+			ranked, rewrite, err = p.planRanked(q, in, quals, depth, overs)
+		} else {
+			in, q, rewrite, err = p.planOver(q, in, quals, overs)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if in.window != nil && ranked == nil {
 		return nil, p.f.errorAt(in.window.pos, ddl.ErrUnsupported, nil,
 			"reading a window table function other than by a window aggregation (GROUP BY window_start, window_end) is not supported yet")
 	}
@@ -373,7 +416,7 @@ func (p *planner) resolveSelect(q *ddl.Select, depth int) (*relation, error) {
 		if q.From != nil {
 			sc = in.scope(b.cols, quals)
 		}
-		l := &lowerer{f: p.f, sc: sc}
+		l := &lowerer{f: p.f, sc: sc, rewrite: rewrite}
 		nb := &branch{src: b.src, filters: slices.Clone(b.filters)}
 		if q.Where != nil {
 			c, err := l.lowerCondition(q.Where)
@@ -430,6 +473,13 @@ func (p *planner) resolveSelect(q *ddl.Select, depth int) (*relation, error) {
 	}
 	if dup := duplicate(out.names); dup != "" && depth > 0 {
 		return nil, p.f.errorAt(q.Pos, ErrDuplicateName, nil, fmt.Sprintf("column '%s' appears twice in the query's result; give one an alias", dup))
+	}
+	if ranked != nil {
+		out.ranked = ranked
+		if ranked.col = rankedColumn(out); ranked.col < 0 {
+			// The rank is not selected: nothing can filter on it.
+			return p.settleRanked(out)
+		}
 	}
 	if q.Distinct {
 		return p.distinctRelation(out, q.DistinctPos)

@@ -189,9 +189,9 @@ func (f *file) groupByRefusal(*ddl.GroupBy) error { return nil }
 // havingRefusal refuses nothing: HAVING is planned (aggregate.go).
 func (f *file) havingRefusal(*ddl.Select) error { return nil }
 
-func (f *file) windowClauseRefusal(q *ddl.Select) error {
-	return f.unsupported(q.WindowPos, "WINDOW clauses")
-}
+// windowClauseRefusal refuses nothing: the WINDOW clause names OVER
+// windows (over.go).
+func (f *file) windowClauseRefusal(*ddl.Select) error { return nil }
 
 func (f *file) refuseGroupItems(items []ddl.GroupItem) error {
 	for _, g := range items {
@@ -450,8 +450,6 @@ func (f *file) filterRefusal(c *ddl.Call) error {
 // exprRefusal refuses the expression nodes the planner cannot lower yet.
 func (f *file) exprRefusal(e ddl.Expr) error {
 	switch e := e.(type) {
-	case *ddl.Over:
-		return f.unsupported(e.Pos, "OVER windows")
 	case *ddl.ScalarSubquery:
 		return f.unsupported(e.Pos, "subqueries in expressions")
 	case *ddl.Exists:

@@ -153,7 +153,7 @@ func (d *dedup) firstOnProcTime(kg int, r *types.Row, out *stream.Output) error 
 	if err := d.seen.Put(kg, d.pkey, nil); err != nil {
 		return err
 	}
-	out.Emit(types.Row{Kind: types.Insert, Fields: copyFields(r.Fields)})
+	out.Emit(types.Row{Kind: types.Insert, Fields: d.output(r.Fields)})
 	return nil
 }
 
@@ -221,13 +221,13 @@ func (d *dedup) keepLast(kg int, r *types.Row, out *stream.Output) error {
 		return err
 	}
 	if !had {
-		out.Emit(types.Row{Kind: types.Insert, Fields: copyFields(r.Fields)})
+		out.Emit(types.Row{Kind: types.Insert, Fields: d.output(r.Fields)})
 		return nil
 	}
 	if d.spec.UpdateBefore {
-		out.Emit(types.Row{Kind: types.UpdateBefore, Fields: prevFields})
+		out.Emit(types.Row{Kind: types.UpdateBefore, Fields: d.output(prevFields)})
 	}
-	out.Emit(types.Row{Kind: types.UpdateAfter, Fields: copyFields(r.Fields)})
+	out.Emit(types.Row{Kind: types.UpdateAfter, Fields: d.output(r.Fields)})
 	return nil
 }
 
@@ -260,13 +260,24 @@ func (d *dedup) Watermark(wm int64, out *stream.Output) error {
 		if err := d.seen.Put(tm.kg, key, nil); err != nil {
 			return err
 		}
-		out.Emit(types.Row{Kind: types.Insert, Fields: f})
+		out.Emit(types.Row{Kind: types.Insert, Fields: d.output(f)})
 	}
 	return nil
 }
 
-// copyFields returns a copy of an input row's fields for an output row.
-func copyFields(f []types.Value) []types.Value { return append([]types.Value(nil), f...) }
+// output returns an output row's fields: a copy of f, with the row
+// number 1 when the spec outputs it.
+func (d *dedup) output(f []types.Value) []types.Value {
+	n := len(f)
+	if d.spec.OutputRank {
+		n++
+	}
+	out := append(make([]types.Value, 0, n), f...)
+	if d.spec.OutputRank {
+		out = append(out, types.Int64(1))
+	}
+	return out
+}
 
 // timer is an event-time timer of a partition.
 type timer struct {

@@ -196,6 +196,9 @@ type DedupSpec struct {
 	// time when the watermark passes the row's time (an earlier row may
 	// still come until then).
 	KeepLast bool
+	// OutputRank appends the row number, always 1, to each row (the query
+	// selects it).
+	OutputRank bool
 	// UpdateBefore: see Spec.
 	UpdateBefore bool
 	// TTL: see Spec.
