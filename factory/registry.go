@@ -104,6 +104,14 @@ type Context struct {
 	// pipelines must pass the union of their sets. Formats learn theirs
 	// through FormatContext.ReadFields.
 	ReadFields []bool
+	// ReadRows, when not nil, narrows ReadFields into ROW columns (nested
+	// projection): ReadRows[i], when not nil, says which fields of the
+	// read ROW at row position i the job reads (from the paths such as
+	// bid.price it uses); a nil entry means the whole value. A source may
+	// leave an unread nested field NULL, as an unread column; one that
+	// ignores ReadRows decodes whole ROWs. Formats learn theirs through
+	// FormatContext.ReadRows.
+	ReadRows []*RowRead
 }
 
 // ReadsAll reports whether every field is read (ReadFields is nil or all
@@ -246,6 +254,13 @@ type FormatContext struct {
 	// ProjectableDecodingFormat does; one that ignores ReadFields decodes
 	// every field. Metadata keys are always delivered.
 	ReadFields []bool
+	// ReadRows, for a decoder, narrows ReadFields into ROW fields (see
+	// Context.ReadRows): nil, or ReadRows[i] for Fields[i], nil when the
+	// whole value is read. A decoder may leave an unread nested field
+	// NULL without decoding or validating it, as an unread field; the ROW
+	// itself keeps its width, and is NULL exactly when the record's value
+	// is.
+	ReadRows []*RowRead
 }
 
 // FormatFactory declares a format: its identifier (the value of 'format',
@@ -308,16 +323,28 @@ func (f *Format) NewMetadataDecoder(fields []types.Field, metadata []string) (De
 // format's metadata keys that needs to decode only the fields read says
 // are read (see FormatContext.ReadFields; nil: all of them).
 func (f *Format) NewProjectedDecoder(fields []types.Field, read []bool, metadata []string) (Decoder, error) {
+	return f.NewNestedDecoder(fields, read, nil, metadata)
+}
+
+// NewNestedDecoder is NewProjectedDecoder that also narrows read ROW
+// fields (FormatContext.ReadRows; nil: whole values).
+func (f *Format) NewNestedDecoder(fields []types.Field, read []bool, rows []*RowRead, metadata []string) (Decoder, error) {
 	if f.Factory.NewDecoder == nil {
 		return nil, fmt.Errorf("format '%s' cannot decode (it is write-only)", f.Factory.Identifier)
 	}
 	if read != nil && len(read) != len(fields) {
 		return nil, fmt.Errorf("format '%s': %d read flags for %d fields", f.Factory.Identifier, len(read), len(fields))
 	}
+	if !RowsFit(rows, fields) {
+		return nil, fmt.Errorf("format '%s': nested read flags %v do not fit the fields", f.Factory.Identifier, rows)
+	}
 	if !slices.Contains(read, false) {
 		read = nil
 	}
-	return f.Factory.NewDecoder(FormatContext{Table: f.table, Fields: fields, Options: f.Options, Metadata: metadata, Topic: f.Topic, IsKey: f.Key == "key.format", ReadFields: read})
+	if !slices.ContainsFunc(rows, func(r *RowRead) bool { return r != nil }) {
+		rows = nil
+	}
+	return f.Factory.NewDecoder(FormatContext{Table: f.table, Fields: fields, Options: f.Options, Metadata: metadata, Topic: f.Topic, IsKey: f.Key == "key.format", ReadFields: read, ReadRows: rows})
 }
 
 // NewRecordScanner returns a scanner that finds where the format's records

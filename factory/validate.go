@@ -102,12 +102,13 @@ func (r *Registry) CreateSource(ctx context.Context, t Table) (connector.Source,
 // its typed options, without validating them again. Errors are
 // *TableError.
 func (r *Registry) NewSource(ctx context.Context, v *Validated) (connector.Source, error) {
-	return r.NewProjectedSource(ctx, v, nil)
+	return r.NewProjectedSource(ctx, v, nil, nil)
 }
 
 // NewProjectedSource is NewSource for a job that reads only the fields of
-// the source row that read marks (Context.ReadFields; nil: all).
-func (r *Registry) NewProjectedSource(ctx context.Context, v *Validated, read []bool) (connector.Source, error) {
+// the source row that read marks (Context.ReadFields; nil: all), and of
+// its ROW fields those that rows marks (Context.ReadRows; nil: whole).
+func (r *Registry) NewProjectedSource(ctx context.Context, v *Validated, read []bool, rows []*RowRead) (connector.Source, error) {
 	var err error
 	if v == nil || v.Factory == nil {
 		return nil, errors.New("factory: NewSource needs a validated table")
@@ -118,7 +119,7 @@ func (r *Registry) NewProjectedSource(ctx context.Context, v *Validated, read []
 	var src connector.Source
 	if err == nil {
 		c := v.context()
-		c.ReadFields = read
+		c.ReadFields, c.ReadRows = read, rows
 		src, err = v.Factory.NewSource(c)
 	}
 	if err == nil {

@@ -106,7 +106,7 @@ func buildPipeline(ctx context.Context, pl *planner.Plan, ins *planner.Insert, n
 	p := runtime.Pipeline{Name: name}
 	srcNames := map[string]int{}
 	for _, fl := range ins.Flows {
-		src, valid, err := buildSource(ctx, pl, fl.Source, fl.ReadFields, opts)
+		src, valid, err := buildSource(ctx, pl, fl.Source, fl.ReadFields, fl.ReadRows, opts)
 		if err != nil {
 			return p, err
 		}
@@ -150,13 +150,13 @@ func buildPipeline(ctx context.Context, pl *planner.Plan, ins *planner.Insert, n
 }
 
 // buildSource creates the source of s for a flow that reads the fields read
-// marks (nil: all).
-func buildSource(ctx context.Context, pl *planner.Plan, s *planner.Source, read []bool, opts expr.Options) (connector.Source, *factory.Validated, error) {
+// marks (nil: all) and of its ROW fields those rows marks (nil: whole).
+func buildSource(ctx context.Context, pl *planner.Plan, s *planner.Source, read []bool, rows []*factory.RowRead, opts expr.Options) (connector.Source, *factory.Validated, error) {
 	if s.Table == nil {
 		src, err := newValuesSource(s, opts)
 		return src, nil, err
 	}
-	src, err := pl.Registry().NewProjectedSource(ctx, s.Validated, read)
+	src, err := pl.Registry().NewProjectedSource(ctx, s.Validated, read, rows)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %w", planner.ErrInvalidTable, err)
 	}

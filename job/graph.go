@@ -76,7 +76,7 @@ func (b *graphBuilder) flow(fl *planner.Flow) (int, error) {
 			return 0, err
 		}
 	} else {
-		src, valid, err := buildSource(b.ctx, b.pl, fl.Source, fl.ReadFields, b.opts)
+		src, valid, err := buildSource(b.ctx, b.pl, fl.Source, fl.ReadFields, fl.ReadRows, b.opts)
 		if err != nil {
 			return 0, err
 		}

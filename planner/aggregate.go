@@ -260,7 +260,7 @@ func (p *planner) resolveAggregate(q *ddl.Select, in *relation, quals [][]string
 		if err := p.checkCompiles(fl, nil, q.Pos); err != nil {
 			return nil, err
 		}
-		fl.ReadFields = readFields(fl)
+		fl.ReadFields, fl.ReadRows = readFields(fl)
 		node.Inputs = append(node.Inputs, fl)
 	}
 	if sets != nil {
@@ -543,7 +543,7 @@ func (p *planner) distinctRelation(rel *relation, pos ddl.Pos) (*relation, error
 			}
 			fl.Projection = append(fl.Projection, e)
 		}
-		fl.ReadFields = readFields(fl)
+		fl.ReadFields, fl.ReadRows = readFields(fl)
 		node.Inputs = append(node.Inputs, fl)
 	}
 	node.Agg, node.Keys = spec, spec.Keys

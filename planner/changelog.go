@@ -275,7 +275,7 @@ func (p *planner) normalize(fl *Flow) error {
 	n.Inputs = []*Flow{in}
 	n.Describe = fmt.Sprintf("ChangelogNormalize(key=[%s])", strings.Join(keyNames, ", "))
 	fl.Source = &Source{Pos: src.Pos, Node: n, RowTypes: src.RowTypes}
-	fl.ReadFields = nil
+	fl.ReadFields, fl.ReadRows = nil, nil
 	return nil
 }
 

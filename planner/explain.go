@@ -146,8 +146,8 @@ func (pl *Plan) explainFlow(b *strings.Builder, fl *Flow, names []string) {
 		pl.explainNode(b, n)
 	} else {
 		pl.explainSource(b, fl.Source)
-		if fl.ReadFields != nil {
-			fmt.Fprintf(b, "    project: %s\n", fl.Source.projectedNames(fl.ReadFields))
+		if fl.ReadFields != nil || fl.ReadRows != nil {
+			fmt.Fprintf(b, "    project: %s\n", fl.Source.projectedNames(fl.ReadFields, fl.ReadRows))
 		}
 		if g := fl.Source.DeadLetterGuarantee; g != "" {
 			fmt.Fprintf(b, "    dead letters after a crash: %s\n", g)

@@ -1120,7 +1120,7 @@ func (jb *joinBuilder) flows(node *Node, s int) (int, error) {
 		if err := p.checkCompiles(fl, nil, jb.j.Pos); err != nil {
 			return 0, err
 		}
-		fl.ReadFields = readFields(fl)
+		fl.ReadFields, fl.ReadRows = readFields(fl)
 		node.Inputs = append(node.Inputs, fl)
 	}
 	return w, nil
@@ -1499,7 +1499,7 @@ func pruneJoin(n *Node, consumer *Flow, opts expr.Options) error {
 			}
 			fl.Projection, fl.Names = proj, pn
 			if fl.Source.Table != nil {
-				fl.ReadFields = readFields(fl)
+				fl.ReadFields, fl.ReadRows = readFields(fl)
 			}
 		}
 		remap := func(cols []int) []int {

@@ -178,6 +178,10 @@ type Flow struct {
 	// (factory.Context.ReadFields): the source decodes only those. nil:
 	// every field (or a VALUES source).
 	ReadFields []bool
+	// ReadRows narrows the ROW fields the flow reads only through paths
+	// such as bid.price (factory.Context.ReadRows): nil, or one entry per
+	// source row field, nil where the field is read whole.
+	ReadRows []*factory.RowRead
 	// Changelog is what the flow's rows carry (see changelog.go); it is
 	// inferred for the flows of stateful plans only.
 	Changelog Changelog
@@ -226,9 +230,10 @@ type Source struct {
 	// is then built to say how to write them, and to commit the pending
 	// transactions of its own that a restored checkpoint may hold.
 	DeadLettersInSink bool
-	// mustRead are the row positions read whatever the query uses
-	// (watermark and primary key columns; see mustReadFields).
-	mustRead []int
+	// mustRead are expressions over the source row whose fields are read
+	// whatever the query uses (watermark and primary key; see
+	// mustReadFields).
+	mustRead []expr.Expr
 	// primaryKey are the row positions of the table's PRIMARY KEY columns
 	// (nil without one): the upsert key of a changelog source.
 	primaryKey []int
@@ -826,7 +831,7 @@ func (p *planner) query(s *ddl.QueryStatement, explain bool) {
 			p.addErr(err)
 			return
 		}
-		fl.ReadFields = readFields(fl)
+		fl.ReadFields, fl.ReadRows = readFields(fl)
 		if err := p.sinkChangelog(ins, fl, nil); err != nil {
 			p.addErr(err)
 			return
@@ -947,7 +952,7 @@ func (p *planner) connect(ins *Insert, rel *relation, s *ddl.Insert) error {
 		if err := p.checkCompiles(fl, projPos, s.Pos); err != nil {
 			return err
 		}
-		fl.ReadFields = readFields(fl)
+		fl.ReadFields, fl.ReadRows = readFields(fl)
 		if err := p.sinkChangelog(ins, fl, cols); err != nil {
 			return err
 		}

@@ -35,7 +35,10 @@ type layout struct {
 	// srcRead says which source row positions the job reads
 	// (factory.Context.ReadFields); nil: all. The formats decode only
 	// those (see formatRead).
-	srcRead  []bool
+	srcRead []bool
+	// srcRows narrows the ROW fields the job reads in part
+	// (factory.Context.ReadRows); nil: whole.
+	srcRows  []*factory.RowRead
 	srcKey   []int // source row positions of the key fields
 	srcValue []int
 	srcMeta  []metadataColumn
@@ -107,6 +110,9 @@ func newLayout(ctx factory.Context, spec layoutSpec) (*layout, error) {
 	}
 	if len(ctx.ReadFields) == l.srcWidth && !ctx.ReadsAll() {
 		l.srcRead = ctx.ReadFields
+	}
+	if len(ctx.ReadRows) == l.srcWidth {
+		l.srcRows = ctx.ReadRows
 	}
 	inKey := make([]bool, len(physical))
 	for _, name := range spec.keyFields {
@@ -204,12 +210,12 @@ func (l *layout) newRowDecoder() (*rowDecoder, error) {
 	d := &rowDecoder{l: l}
 	var err error
 	if l.keyFormat != nil {
-		if d.key, err = l.keyFormat.NewProjectedDecoder(l.keyFields, l.formatRead(l.srcKey), nil); err != nil {
+		if d.key, err = l.keyFormat.NewNestedDecoder(l.keyFields, l.formatRead(l.srcKey), l.formatRows(l.srcKey), nil); err != nil {
 			return nil, fmt.Errorf("key format '%s': %w", l.keyFormat.Identifier(), err)
 		}
 		d.keyRow = types.NewRow(len(l.keyFields))
 	}
-	if d.value, err = l.valueFormat.NewProjectedDecoder(l.valueFields, l.formatRead(l.srcValue), l.fmtMetaKeys); err != nil {
+	if d.value, err = l.valueFormat.NewNestedDecoder(l.valueFields, l.formatRead(l.srcValue), l.formatRows(l.srcValue), l.fmtMetaKeys); err != nil {
 		return nil, fmt.Errorf("value format '%s': %w", l.valueFormat.Identifier(), err)
 	}
 	d.multi, _ = d.value.(factory.MultiRowDecoder)
@@ -237,6 +243,20 @@ func (l *layout) formatRead(pos []int) []bool {
 		read[i] = l.srcRead[p]
 	}
 	return read
+}
+
+// formatRows returns what the job reads of a format's ROW fields (at
+// source row positions pos), for factory.Format.NewNestedDecoder; nil:
+// whole values.
+func (l *layout) formatRows(pos []int) []*factory.RowRead {
+	if l.srcRows == nil {
+		return nil
+	}
+	rows := make([]*factory.RowRead, len(pos))
+	for i, p := range pos {
+		rows[i] = l.srcRows[p]
+	}
+	return rows
 }
 
 // decode fills row (zeroed, of the source width) from a record. Key fields

@@ -208,6 +208,11 @@ func newSource(ctx factory.Context) (connector.Source, error) {
 	if err != nil {
 		return nil, err
 	}
+	for i := range cols {
+		if i < len(ctx.ReadRows) && cols[i].read && ctx.ReadRows[i].Fits(Schema[cols[i].field].Type) {
+			cols[i].rows = ctx.ReadRows[i]
+		}
+	}
 	if !baseSet {
 		cfg.BaseTime = time.Now().UnixMilli()
 	}
@@ -281,10 +286,13 @@ var (
 )
 
 // column is what a physical column of the table holds: one of Schema's
-// fields (its index) and whether the job reads it.
+// fields (its index) and whether the job reads it, and which of its fields.
 type column struct {
 	field int
 	read  bool
+	// rows, for a ROW column read in part (factory.Context.ReadRows),
+	// says which of its fields; nil: all.
+	rows *factory.RowRead
 }
 
 // columnsOf matches the table's physical columns with Schema by name: a

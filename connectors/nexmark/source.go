@@ -16,9 +16,16 @@ import (
 type Source struct {
 	model *Model
 	cols  []column
-	// need[t] says whether the row of event type t is read.
+	// need[t] says whether the strings the generator builds for events
+	// of type t are read (builtStrings).
 	need [3]bool
 }
+
+// builtStrings are, per event type, the fields of its ROW whose strings
+// the generator builds for each event (the others are cut from shared
+// text or tables): person's emailAddress and creditCard, auction's
+// itemName and description.
+var builtStrings = [3][]int{{2, 3}, {1, 2}, nil}
 
 var (
 	_ connector.Source      = (*Source)(nil)
@@ -44,7 +51,10 @@ func newSourceFor(cfg Config, cols []column) (*Source, error) {
 	s := &Source{model: m, cols: cols}
 	for _, c := range cols {
 		if c.field > 0 && c.read {
-			s.need[c.field-1] = true
+			// The event's strings are built when one of them is read.
+			for _, j := range builtStrings[c.field-1] {
+				s.need[c.field-1] = s.need[c.field-1] || c.rows.Reads(j)
+			}
 		}
 	}
 	return s, nil
@@ -329,6 +339,15 @@ func (r *reader) row(fields []types.Value) types.Row {
 			f[5] = ts(b.DateTime)
 			f[6] = types.Str(b.Extra)
 			fields[i] = types.List(f)
+		}
+		if c.rows != nil && !fields[i].IsNull() {
+			// Read in part: the unread fields are NULL.
+			f := fields[i].List()
+			for j := range f {
+				if !c.rows.Reads(j) {
+					f[j] = types.Value{}
+				}
+			}
 		}
 	}
 	return types.Row{Fields: fields}

@@ -39,6 +39,13 @@
 // promotion): the avro-confluent format uses this with the schema the
 // registry returns for each record (NewResolvingDecoder).
 //
+// Projection: a decoder made with FormatContext.ReadFields and ReadRows
+// (columns, and fields of ROW columns, the job reads) skips the others by
+// the writer's schema: they are NULL and not converted, so a value they
+// could not hold fails no record, while a record malformed there (a union
+// branch or enum symbol out of range, a negative length, a bad boolean,
+// a record cut short) fails as if the value were read.
+//
 // As Flink 1.20 does, TIMESTAMP(4..6) and TIMESTAMP_LTZ(4..6) with
 // timestamp_mapping.legacy = false are written and read as milliseconds
 // although their schema says timestamp-micros / local-timestamp-micros
@@ -120,13 +127,34 @@ func NewDecoder(ctx factory.FormatContext) (factory.Decoder, error) {
 	if err != nil {
 		return nil, err
 	}
-	return NewResolvingDecoder(Identifier, s, ctx.Fields)
+	return NewResolvingDecoder(Identifier, s, ctx.Fields, ReadOf(ctx))
+}
+
+// ReadOf returns what a decoder of ctx reads of its fields
+// (FormatContext.ReadFields and ReadRows), for NewResolvingDecoder: nil
+// when all of them.
+func ReadOf(ctx factory.FormatContext) *factory.RowRead {
+	if ctx.ReadFields == nil && ctx.ReadRows == nil {
+		return nil
+	}
+	r := &factory.RowRead{Fields: ctx.ReadFields, Rows: ctx.ReadRows}
+	if len(r.Fields) != len(ctx.Fields) {
+		r.Fields = nil // every field, narrowed by Rows
+	}
+	if !factory.RowsFit(r.Rows, ctx.Fields) {
+		r.Rows = nil
+	}
+	return r
 }
 
 // NewResolvingDecoder returns a decoder of records written with the
-// writer schema into rows of fields, resolving the two as Avro does.
-func NewResolvingDecoder(format string, writer hamba.Schema, fields []types.Field) (*Decoder, error) {
-	prog, err := compileDecoder(format, writer, fields)
+// writer schema into rows of fields, resolving the two as Avro does. The
+// job reads the fields read says (nil: all): the values of the others are
+// skipped by the writer's schema (checked as well-formed Avro, not
+// converted, so a value the column could not hold fails no record) and
+// they are NULL.
+func NewResolvingDecoder(format string, writer hamba.Schema, fields []types.Field, read *factory.RowRead) (*Decoder, error) {
+	prog, err := compileDecoder(format, writer, fields, read)
 	if err != nil {
 		return nil, err
 	}

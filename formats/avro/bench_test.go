@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/streamsql/streamsql/factory"
+	"github.com/streamsql/streamsql/formats/internal/formattest"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -116,4 +117,15 @@ func BenchmarkDecodeHambaGenericMap(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkDecodeNexmark decodes the Nexmark benchmark's events as Avro
+// with every field and with what q0 and q21 read
+// (formattest.BenchmarkNexmarkDecode).
+func BenchmarkDecodeNexmark(b *testing.B) {
+	f, err := resolve(b)
+	if err != nil {
+		b.Fatal(err)
+	}
+	formattest.BenchmarkNexmarkDecode(b, f)
 }

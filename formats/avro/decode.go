@@ -64,10 +64,12 @@ type dnode struct {
 }
 
 // compileDecoder compiles the program reading writer (an Avro record
-// schema) into columns fields.
-func compileDecoder(format string, writer hamba.Schema, fields []types.Field) (*dnode, error) {
+// schema) into columns fields, of which the job reads those read says
+// (nil: all): the values of the others are skipped by their writer
+// schema, and they are NULL.
+func compileDecoder(format string, writer hamba.Schema, fields []types.Field, read *factory.RowRead) (*dnode, error) {
 	c := compiler{format: format}
-	return c.record(writer, "", fields)
+	return c.record(writer, "", fields, read)
 }
 
 type compiler struct{ format string }
@@ -98,7 +100,7 @@ func logical(s hamba.Schema) string {
 	return ""
 }
 
-func (c *compiler) record(w hamba.Schema, path string, fields []types.Field) (*dnode, error) {
+func (c *compiler) record(w hamba.Schema, path string, fields []types.Field, read *factory.RowRead) (*dnode, error) {
 	rs, ok := deref(w).(*hamba.RecordSchema)
 	if !ok {
 		return nil, c.mismatch(path, w, types.RowType(fields...))
@@ -120,7 +122,13 @@ func (c *compiler) record(w hamba.Schema, path string, fields []types.Field) (*d
 		}
 		seen[idx] = true
 		fp := join(path, fields[idx].Name)
-		child, err := c.value(wf.Type(), fp, fields[idx].Type)
+		if !read.Reads(idx) {
+			// Not read: skipped by the writer's schema, NULL.
+			n.fields = append(n.fields, &dnode{wire: wSkip, skip: wf.Type(), path: fp})
+			n.target = append(n.target, -1)
+			continue
+		}
+		child, err := c.value(wf.Type(), fp, fields[idx].Type, read.Row(idx))
 		if err != nil {
 			return nil, err
 		}
@@ -143,7 +151,9 @@ func join(path, name string) string {
 	return path + "." + name
 }
 
-func (c *compiler) value(w hamba.Schema, path string, t types.Type) (*dnode, error) {
+// value compiles the reading of a value of writer schema w into a column
+// of type t; read narrows a ROW (nil: all of it).
+func (c *compiler) value(w hamba.Schema, path string, t types.Type, read *factory.RowRead) (*dnode, error) {
 	w = deref(w)
 	n := &dnode{typ: t, path: path}
 	k := t.Kind
@@ -151,7 +161,7 @@ func (c *compiler) value(w hamba.Schema, path string, t types.Type) (*dnode, err
 	case *hamba.UnionSchema:
 		n.wire = wUnion
 		for _, b := range s.Types() {
-			bn, err := c.value(b, path, t)
+			bn, err := c.value(b, path, t, read)
 			if err != nil {
 				return nil, err
 			}
@@ -165,7 +175,7 @@ func (c *compiler) value(w hamba.Schema, path string, t types.Type) (*dnode, err
 		if k != types.KindRow {
 			return nil, c.mismatch(path, w, t)
 		}
-		r, err := c.record(w, path, t.Fields)
+		r, err := c.record(w, path, t.Fields, read)
 		if err != nil {
 			return nil, err
 		}
@@ -175,7 +185,7 @@ func (c *compiler) value(w hamba.Schema, path string, t types.Type) (*dnode, err
 		if k != types.KindArray {
 			return nil, c.mismatch(path, w, t)
 		}
-		e, err := c.value(s.Items(), path, *t.Elem)
+		e, err := c.value(s.Items(), path, *t.Elem, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -189,7 +199,7 @@ func (c *compiler) value(w hamba.Schema, path string, t types.Type) (*dnode, err
 		if k == types.KindMap {
 			vt = *t.Value
 		}
-		e, err := c.value(s.Values(), path, vt)
+		e, err := c.value(s.Values(), path, vt, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -413,8 +423,11 @@ func (s *decodeState) fields(n *dnode, vals []Value) error {
 	}
 	for i, f := range n.fields {
 		if n.target[i] < 0 {
-			skip(s.r, f.skip)
+			s.skip(f.skip)
 			if s.r.Error != nil {
+				if f.path != "" {
+					return &fieldErr{path: f.path, err: s.r.Error}
+				}
 				return s.r.Error
 			}
 			continue
@@ -496,64 +509,92 @@ func decimal(b []byte, t types.Type) (types.Value, error) {
 	return types.DecimalValue(d), nil
 }
 
-// skip reads past a value of schema s.
-func skip(r *hamba.Reader, s hamba.Schema) {
-	s = deref(s)
-	switch s := s.(type) {
+// skip reads past a value of writer schema w that the table lacks or the
+// job does not read, checking it as reading it would: string and bytes
+// lengths and block counts not negative and within the record, union
+// branches and enum symbols in range, booleans 0 or 1. So a record
+// malformed in a value skipped fails as one malformed in a value read.
+func (s *decodeState) skip(w hamba.Schema) {
+	r := s.r
+	limit := int64(cap(s.arena))
+	switch w := deref(w).(type) {
 	case *hamba.RecordSchema:
-		for _, f := range s.Fields() {
-			skip(r, f.Type())
+		for _, f := range w.Fields() {
+			if r.Error != nil {
+				return
+			}
+			s.skip(f.Type())
 		}
-		return
 	case *hamba.UnionSchema:
 		i := r.ReadLong()
-		if i < 0 || i >= int64(len(s.Types())) {
-			r.ReportError("skip", "union branch out of range")
+		if r.Error == nil && (i < 0 || i >= int64(len(w.Types()))) {
+			r.ReportError("skip", fmt.Sprintf("union branch %d out of range (the union has %d)", i, len(w.Types())))
 			return
 		}
-		skip(r, s.Types()[i])
-		return
+		if r.Error == nil {
+			s.skip(w.Types()[i])
+		}
 	case *hamba.ArraySchema, *hamba.MapSchema:
 		for r.Error == nil {
-			cnt, size := r.ReadBlockHeader()
+			// Item by item even when the block has its size in bytes
+			// (which is not checked), as reading does: its items are
+			// checked as read ones.
+			cnt, _ := r.ReadBlockHeader()
 			if cnt == 0 || r.Error != nil {
 				return
 			}
-			if size > 0 {
-				r.SkipNBytes(int(size))
-				continue
+			if cnt < 0 || cnt > limit {
+				r.ReportError("skip", fmt.Sprintf("invalid block count %d", cnt))
+				return
 			}
 			for range cnt {
 				if r.Error != nil {
 					return
 				}
-				if m, ok := s.(*hamba.MapSchema); ok {
-					r.SkipString()
-					skip(r, m.Values())
+				if m, ok := w.(*hamba.MapSchema); ok {
+					s.skipBlob()
+					s.skip(m.Values())
 				} else {
-					skip(r, s.(*hamba.ArraySchema).Items())
+					s.skip(w.(*hamba.ArraySchema).Items())
 				}
 			}
 		}
-		return
 	case *hamba.FixedSchema:
-		r.SkipNBytes(s.Size())
+		r.SkipNBytes(w.Size())
+	case *hamba.EnumSchema:
+		i := r.ReadInt()
+		if r.Error == nil && (i < 0 || int(i) >= len(w.Symbols())) {
+			r.ReportError("skip", fmt.Sprintf("enum index %d out of range", i))
+		}
+	default:
+		switch w.Type() {
+		case hamba.Boolean:
+			r.ReadBool()
+		case hamba.Int:
+			r.SkipInt()
+		case hamba.Long:
+			r.SkipLong()
+		case hamba.Float:
+			r.SkipFloat()
+		case hamba.Double:
+			r.SkipDouble()
+		case hamba.String, hamba.Bytes:
+			s.skipBlob()
+		}
+	}
+}
+
+// skipBlob reads past a length-prefixed string or bytes.
+func (s *decodeState) skipBlob() {
+	n := s.r.ReadLong()
+	if s.r.Error != nil {
 		return
 	}
-	switch s.Type() {
-	case hamba.Boolean:
-		r.SkipBool()
-	case hamba.Int, hamba.Enum:
-		r.SkipInt()
-	case hamba.Long:
-		r.SkipLong()
-	case hamba.Float:
-		r.SkipFloat()
-	case hamba.Double:
-		r.SkipDouble()
-	case hamba.String, hamba.Bytes:
-		r.SkipString()
+	if n < 0 || n > int64(cap(s.arena)) {
+		s.r.ReportError("skip", fmt.Sprintf("invalid length %d (the record is shorter)", n))
+		return
 	}
+	s.r.SkipNBytes(int(n))
 }
 
 // rowDecoder decodes records written with one writer schema into rows.

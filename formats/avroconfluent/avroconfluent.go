@@ -192,12 +192,14 @@ func NewDecoder(ctx factory.FormatContext) (factory.Decoder, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &decoder{reg: cl, fields: ctx.Fields, byID: map[uint32]lookedUp{}}, nil
+	return &decoder{reg: cl, fields: ctx.Fields, read: avro.ReadOf(ctx), byID: map[uint32]lookedUp{}}, nil
 }
 
 type decoder struct {
 	reg    registry
 	fields []types.Field
+	// read is what the job reads of fields (nil: all; avro.ReadOf).
+	read *factory.RowRead
 	// byID caches each id's decoder, or the DecodeError that id gives (an
 	// unknown id, a schema the table cannot read), so that a topic full of
 	// such records does not ask the registry once per record.
@@ -262,7 +264,7 @@ func (d *decoder) lookup(id uint32) (*avro.Decoder, error) {
 	if err != nil {
 		return nil, &factory.DecodeError{Format: Identifier, Offset: 1, Err: fmt.Errorf("schema id %d does not parse: %w", id, err)}
 	}
-	dec, err := avro.NewResolvingDecoder(Identifier, writer, d.fields)
+	dec, err := avro.NewResolvingDecoder(Identifier, writer, d.fields, d.read)
 	if err != nil {
 		return nil, &factory.DecodeError{Format: Identifier, Offset: 1, Err: fmt.Errorf("schema id %d cannot be read into the table: %w", id, err)}
 	}

@@ -45,9 +45,10 @@
 // TestFlinkDebeziumSerializeGolden compare row for row and byte for byte.
 //
 // Projection: a decoder made with FormatContext.ReadFields skips the
-// unread fields in every row of an event (json.ProjectRows): they are
-// NULL and a bad value there fails no record, as with Flink's projectable
-// change-event formats.
+// unread fields in every row of an event (json.ProjectRows), and with
+// FormatContext.ReadRows the unread fields of ROW columns: they are NULL
+// and a bad value there fails no record, as with Flink's projectable
+// change-event formats; malformed JSON there still fails it.
 package cdc
 
 import (

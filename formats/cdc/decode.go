@@ -160,11 +160,11 @@ func newDecoder(id string, ctx factory.FormatContext) (*decoder, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(ctx.ReadFields) == len(ctx.Fields) {
-		// Projection: the row's unread fields are skipped in before,
-		// after, data and old (Flink's change-event formats are
-		// projectable too).
-		json.ProjectRows(env, phys, ctx.ReadFields)
+	if len(ctx.ReadFields) == len(ctx.Fields) || ctx.ReadRows != nil {
+		// Projection: the row's unread fields, and the unread fields of
+		// its ROW fields, are skipped in before, after, data and old
+		// (Flink's change-event formats are projectable too).
+		json.ProjectRows(env, phys, ctx.ReadFields, ctx.ReadRows)
 	}
 	d.env = env
 	d.envRow = types.NewRow(len(fields))

@@ -26,8 +26,9 @@ type span struct {
 type decoder struct {
 	cfg      config
 	fields   []types.Field
-	read     []bool // FormatContext.ReadFields: nil, or false for a field not converted
-	need     int    // the fields a record must have: all, or the number read
+	read     []bool             // FormatContext.ReadFields: nil, or false for a field not converted
+	rows     []*factory.RowRead // FormatContext.ReadRows: nil, or what is read of ROW fields
+	need     int                // the fields a record must have: all, or the number read
 	spans    []span
 	scratch  []byte // unescaped contents of rewritten fields
 	str      string // copy of the record, made on first use
@@ -82,7 +83,11 @@ func (d *decoder) Decode(data []byte, row *types.Row) error {
 		if d.cfg.hasNull && !sp.quoted && string(data[sp.start:sp.end]) == d.cfg.nullLit {
 			continue // the null literal as written, before unescaping
 		}
-		v, err := d.value(d.fields[i].Type, sp, d.text(sp))
+		var rr *factory.RowRead
+		if i < len(d.rows) {
+			rr = d.rows[i]
+		}
+		v, err := d.value(d.fields[i].Type, sp, d.text(sp), rr)
 		if err != nil {
 			if d.cfg.ignore {
 				continue
@@ -200,7 +205,9 @@ func (d *decoder) string(sp span, b []byte) string {
 	return d.str[sp.start:sp.end]
 }
 
-func (d *decoder) value(t types.Type, sp span, b []byte) (types.Value, error) {
+// value converts a field's text to a value of type t; rr narrows a ROW
+// (nil: all of it): its unread fields are NULL, their text not converted.
+func (d *decoder) value(t types.Type, sp span, b []byte, rr *factory.RowRead) (types.Value, error) {
 	if d.cfg.hasNull && string(b) == d.cfg.nullLit {
 		return types.Value{}, nil
 	}
@@ -218,12 +225,16 @@ func (d *decoder) value(t types.Type, sp span, b []byte) (types.Value, error) {
 		out := make([]types.Value, len(parts))
 		for i, p := range parts {
 			et := types.Type{}
+			var sub *factory.RowRead
 			if t.Kind == types.KindArray {
 				et = *t.Elem
 			} else {
-				et = t.Fields[i].Type
+				if !rr.Reads(i) {
+					continue // not read: NULL, not converted
+				}
+				et, sub = t.Fields[i].Type, rr.Row(i)
 			}
-			v, err := d.value(et, span{us: -1}, []byte(p))
+			v, err := d.value(et, span{us: -1}, []byte(p), sub)
 			if err != nil {
 				if d.cfg.ignore {
 					continue // as Flink: a bad element becomes NULL

@@ -38,7 +38,9 @@
 // Projection: a decoder made with FormatContext.ReadFields converts only
 // the fields read (an unread field is NULL, its text unchecked), and
 // fails a record with fewer fields than are read, as Flink's projected
-// decoder does (testdata/flink/projection.txt).
+// decoder does (testdata/flink/projection.txt). With
+// FormatContext.ReadRows the unread fields of a ROW column are NULL and
+// not converted too (the ROW's number of fields is still checked).
 //
 // Deliberate deviations from Flink: a DECIMAL that does not fit its
 // precision is a decode error (Flink reads NULL); an INT field "1.5" is an
@@ -233,6 +235,9 @@ func NewDecoder(ctx factory.FormatContext) (factory.Decoder, error) {
 		return nil, err
 	}
 	d := &decoder{cfg: c, fields: ctx.Fields, need: len(ctx.Fields)}
+	if factory.RowsFit(ctx.ReadRows, ctx.Fields) {
+		d.rows = ctx.ReadRows
+	}
 	if len(ctx.ReadFields) == len(ctx.Fields) {
 		d.read, d.need = ctx.ReadFields, 0
 		for _, r := range ctx.ReadFields {

@@ -1,8 +1,10 @@
 package csv
 
 import (
+	"reflect"
 	"testing"
 
+	"github.com/streamsql/streamsql/factory"
 	"github.com/streamsql/streamsql/formats/internal/flinkgolden"
 	"github.com/streamsql/streamsql/types"
 )
@@ -44,5 +46,51 @@ func TestFlinkProjectionGolden(t *testing.T) {
 	}
 	if projected < 30 || rescued < 3 {
 		t.Fatalf("only %d projected golden cases, %d where only the full decode fails", projected, rescued)
+	}
+}
+
+// TestNestedProjection: with FormatContext.ReadRows the unread fields of
+// a ROW column are NULL and their text is not converted, so a bad value
+// there fails no record; the ROW's shape (its number of fields) is still
+// checked, and a bad value in a read nested field still fails.
+func TestNestedProjection(t *testing.T) {
+	fields := []types.Field{{Name: "id", Type: types.BigInt()},
+		{Name: "r", Type: types.RowType(types.Field{Name: "x", Type: types.Int()}, types.Field{Name: "y", Type: types.Int()})}}
+	f, err := resolve(t, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := []*factory.RowRead{nil, {Fields: []bool{true, false}}}
+	full, err := f.NewNestedDecoder(fields, nil, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proj, err := f.NewNestedDecoder(fields, nil, rows, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		in                 string
+		fullFail, projFail bool
+		want               []types.Value
+	}{
+		{in: "1,2;3", want: []types.Value{types.Int64(1), types.List([]types.Value{types.Int64(2), {}})}},
+		{in: "1,2;abc", fullFail: true, want: []types.Value{types.Int64(1), types.List([]types.Value{types.Int64(2), {}})}},
+		{in: "1,abc;3", fullFail: true, projFail: true},
+		{in: "1,2", fullFail: true, projFail: true},
+		{in: "1,2;3;4", fullFail: true, projFail: true},
+	} {
+		var fr, pr types.Row
+		if err := full.Decode([]byte(c.in), &fr); (err != nil) != c.fullFail {
+			t.Errorf("%s: full decode: %v, want failure %v", c.in, err, c.fullFail)
+		}
+		err := proj.Decode([]byte(c.in), &pr)
+		if (err != nil) != c.projFail {
+			t.Errorf("%s: projected decode: %v, want failure %v", c.in, err, c.projFail)
+			continue
+		}
+		if err == nil && !reflect.DeepEqual(pr.Fields, c.want) {
+			t.Errorf("%s: got %v, want %v", c.in, pr.Fields, c.want)
+		}
 	}
 }

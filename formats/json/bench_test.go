@@ -4,6 +4,7 @@ import (
 	stdjson "encoding/json"
 	"testing"
 
+	"github.com/streamsql/streamsql/formats/internal/formattest"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -157,4 +158,15 @@ func BenchmarkDecodePipe(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkDecodeNexmark decodes the Nexmark benchmark's events (the
+// public suite's mix, as ddl_kafka.sql reads them) with every field and
+// with what q0 and q21 read (formattest.BenchmarkNexmarkDecode).
+func BenchmarkDecodeNexmark(b *testing.B) {
+	f, err := resolve(b)
+	if err != nil {
+		b.Fatal(err)
+	}
+	formattest.BenchmarkNexmarkDecode(b, f)
 }

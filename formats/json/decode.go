@@ -27,9 +27,9 @@ type node struct {
 	val    *node // MAP value, MULTISET count
 	fields []*node
 	index  map[string]int
-	// unread marks a top-level field the job does not read
-	// (FormatContext.ReadFields): its value is skipped as JSON, not
-	// converted, and the field is NULL.
+	// unread marks a field the job does not read (FormatContext.ReadFields
+	// at the top level, ReadRows in a ROW): its value is skipped as JSON,
+	// not converted, and the field is NULL.
 	unread bool
 }
 

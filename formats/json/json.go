@@ -33,7 +33,11 @@
 // the fields the job reads; an unread field is NULL, its value is skipped
 // as JSON without being converted (a bad value there fails no record) and
 // json.fail-on-missing-field does not apply to it, as with Flink's
-// projected json decoder (testdata/flink/projection.txt).
+// projected json decoder (testdata/flink/projection.txt). The same holds
+// inside ROW fields that FormatContext.ReadRows narrows (nested
+// projection, as Flink's json format supports it): the ROW is built with
+// its full width, its unread fields NULL and their values only scanned
+// (strings are not unescaped, numbers and times not parsed).
 //
 // Deliberate deviation: a DECIMAL that does not fit its precision is a
 // decode error (Flink silently reads NULL); with ignore-parse-errors it is
@@ -138,10 +142,28 @@ func compileRoot(ctx factory.FormatContext) (*node, error) {
 			return nil, err
 		}
 		c.unread = i < len(ctx.ReadFields) && !ctx.ReadFields[i]
+		if i < len(ctx.ReadRows) && !c.unread {
+			projectRow(c, ctx.ReadRows[i])
+		}
 		root.fields = append(root.fields, c)
 		root.index[f.Name] = i
 	}
 	return root, nil
+}
+
+// projectRow marks the fields of n, a ROW, that r says are not read
+// (FormatContext.ReadRows), and narrows its read ROW fields in turn.
+// It does nothing when r is nil or does not fit n's type.
+func projectRow(n *node, r *factory.RowRead) {
+	if r == nil || !r.Fits(n.typ) {
+		return
+	}
+	for i, f := range n.fields {
+		f.unread = !r.Reads(i)
+		if !f.unread {
+			projectRow(f, r.Row(i))
+		}
+	}
 }
 
 func hasDecimal(n *node) bool {
@@ -159,14 +181,22 @@ func hasDecimal(n *node) bool {
 // ProjectRows makes d, a decoder from NewDecoder, skip in every nested
 // ROW value of type row the fields that read marks false, as a decoder
 // made with FormatContext.ReadFields does at the top level: they are NULL,
-// their values only checked to be JSON. A ROW is of type row when its
-// compiled type shares row's Fields slice (the change-event formats
-// build their envelope from one row type: Debezium's before and after,
-// Canal's data and old). It does nothing when read is nil, its length is
-// not row's, or d is not this package's.
-func ProjectRows(d factory.Decoder, row types.Type, read []bool) {
+// their values only checked to be JSON; and, within read ROW fields, the
+// nested fields that rows marks unread (FormatContext.ReadRows; nil:
+// none). A ROW is of type row when its compiled type shares row's Fields
+// slice (the change-event formats build their envelope from one row type:
+// Debezium's before and after, Canal's data and old). It does nothing
+// when read and rows are both nil, read's length is not row's, or d is
+// not this package's.
+func ProjectRows(d factory.Decoder, row types.Type, read []bool, rows []*factory.RowRead) {
 	dec, ok := d.(*decoder)
-	if !ok || len(read) != len(row.Fields) || len(read) == 0 {
+	if read == nil && rows != nil {
+		read = make([]bool, len(row.Fields))
+		for i := range read {
+			read[i] = true
+		}
+	}
+	if !ok || len(read) != len(row.Fields) || len(read) == 0 || !factory.RowsFit(rows, row.Fields) {
 		return
 	}
 	var walk func(n *node)
@@ -177,6 +207,9 @@ func ProjectRows(d factory.Decoder, row types.Type, read []bool) {
 		if n.typ.Kind == types.KindRow && len(n.typ.Fields) == len(row.Fields) && &n.typ.Fields[0] == &row.Fields[0] {
 			for i, f := range n.fields {
 				f.unread = !read[i]
+				if !f.unread && i < len(rows) {
+					projectRow(f, rows[i])
+				}
 			}
 			return
 		}

@@ -71,9 +71,9 @@ func (s *scanner) literal(w string) error {
 }
 
 // str scans a string whose opening quote is at pos. It returns the raw
-// content bounds and whether it contains escapes. The character after a
-// backslash is not checked here (unescape checks escapes where a string
-// is read).
+// content bounds and whether it contains escapes. Escapes are checked
+// (one of \" \\ \/ \b \f \n \r \t, or \u and four hex digits), so that a
+// string skipped unread is as well-formed as one read.
 func (s *scanner) str() (start, end int, escaped bool, err error) {
 	s.pos++ // opening quote
 	start = s.pos
@@ -105,12 +105,39 @@ func (s *scanner) str() (start, end int, escaped bool, err error) {
 			return start, i, escaped, nil
 		case '\\':
 			escaped = true
-			i += 2
+			if n := escapeLen(d[i+1:]); n > 0 {
+				i += 1 + n
+				continue
+			}
+			if i+1 >= len(d) {
+				s.pos = len(d)
+				return 0, 0, false, s.fail("unterminated string")
+			}
+			s.pos = i
+			return 0, 0, false, s.fail("invalid escape in string")
 		default:
 			s.pos = i
 			return 0, 0, false, s.fail("control character in string")
 		}
 	}
+}
+
+// escapeLen returns the length of the escape that b starts with (after
+// its backslash): 1, 5 for \u and four hex digits, or 0 when b starts
+// with no valid escape.
+func escapeLen(b []byte) int {
+	if len(b) == 0 {
+		return 0
+	}
+	switch b[0] {
+	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+		return 1
+	case 'u':
+		if _, ok := hex4(b[1:]); ok {
+			return 5
+		}
+	}
+	return 0
 }
 
 // special8 returns a mask with the high bit of the first byte of x (in

@@ -1,0 +1,119 @@
+package formattest
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/connectors/nexmark"
+	"github.com/streamsql/streamsql/factory"
+	"github.com/streamsql/streamsql/types"
+)
+
+// NexmarkFields are the columns of the public Nexmark suite's event table
+// (ddl_kafka.sql): event_type and the person, auction and bid ROWs.
+var NexmarkFields = nexmark.Schema
+
+// NexmarkRows returns the first n events of the nexmark connector's
+// generator with the public suite's event mix (1 person, 3 auctions, 46
+// bids in 50) and seed 1, as rows of NexmarkFields: the events the
+// Nexmark benchmark reads.
+func NexmarkRows(n int) ([]types.Row, error) {
+	cfg := nexmark.DefaultConfig()
+	cfg.NumEvents = int64(n)
+	cfg.Seed = 1
+	cfg.FirstEventRate = 10_000_000
+	src, err := nexmark.NewSource(cfg)
+	if err != nil {
+		return nil, err
+	}
+	ctx := context.Background()
+	r, err := src.Open(ctx, connector.TaskInfo{}, []connector.SplitState{{ID: "nexmark-0-of-1"}})
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	var out []types.Row
+	for len(out) < n {
+		rows, err := r.Read(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("nexmark events: %w", err)
+		}
+		out = append(out, rows...)
+	}
+	return out[:n], nil
+}
+
+// What the Nexmark queries q0 and q21 read of NexmarkFields through
+// ddl_kafka.sql and ddl_views.sql (factory.FormatContext.ReadRows; every
+// column is read, the watermark's dateTime CASE reads all three ROWs): the
+// paths EXPLAIN prints for them (planner/testdata/nexmark.golden).
+var (
+	// NexmarkQ0Read: event_type, person.dateTime, auction.dateTime,
+	// bid.auction, bid.bidder, bid.price, bid.dateTime, bid.extra.
+	NexmarkQ0Read = []*factory.RowRead{nil,
+		{Fields: []bool{false, false, false, false, false, false, true, false}},
+		{Fields: []bool{false, false, false, false, false, true, false, false, false, false}},
+		{Fields: []bool{true, true, true, false, false, true, true}}}
+	// NexmarkQ21Read: event_type, person.dateTime, auction.dateTime,
+	// bid.auction, bid.bidder, bid.price, bid.channel, bid.url,
+	// bid.dateTime.
+	NexmarkQ21Read = []*factory.RowRead{nil,
+		{Fields: []bool{false, false, false, false, false, false, true, false}},
+		{Fields: []bool{false, false, false, false, false, true, false, false, false, false}},
+		{Fields: []bool{true, true, true, true, true, true, false}}}
+)
+
+// BenchmarkNexmarkDecode is the body of each format's BenchmarkDecodeNexmark:
+// it encodes NexmarkRows with f's encoder, then decodes them in turn, one
+// op per event, with every field read ("all": what the planner asked for
+// before nested projection, since the watermark reads all three ROWs)
+// and with what q0 and q21 read (NexmarkQ0Read, NexmarkQ21Read). Besides
+// wall time it reports CPU time per event (cpu-ns/op), since the
+// machine's cores are shared.
+func BenchmarkNexmarkDecode(b *testing.B, f *factory.Format) {
+	rows, err := NexmarkRows(5000)
+	if err != nil {
+		b.Fatal(err)
+	}
+	enc, err := f.NewEncoder(NexmarkFields)
+	if err != nil {
+		b.Fatal(err)
+	}
+	records := make([][]byte, len(rows))
+	size := 0
+	for i, r := range rows {
+		if records[i], err = enc.Encode(nil, r); err != nil {
+			b.Fatal(err)
+		}
+		size += len(records[i])
+	}
+	for _, c := range []struct {
+		name string
+		rows []*factory.RowRead
+	}{{"all", nil}, {"q0", NexmarkQ0Read}, {"q21", NexmarkQ21Read}} {
+		b.Run(c.name, func(b *testing.B) {
+			dec, err := f.NewNestedDecoder(NexmarkFields, nil, c.rows, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			var row types.Row
+			b.SetBytes(int64(size / len(records)))
+			b.ReportAllocs()
+			start, _ := processCPUNanos()
+			i := 0
+			for b.Loop() {
+				if err := dec.Decode(records[i], &row); err != nil {
+					b.Fatal(err)
+				}
+				if i++; i == len(records) {
+					i = 0
+				}
+			}
+			if end, ok := processCPUNanos(); ok && b.N > 0 {
+				b.ReportMetric(float64(end-start)/float64(b.N), "cpu-ns/op")
+			}
+		})
+	}
+}
