@@ -391,7 +391,7 @@ func (p *planner) planOver(q *ddl.Select, in *relation, quals [][]string, overs 
 		if err := p.checkCompiles(fl, nil, q.Pos); err != nil {
 			return nil, nil, nil, err
 		}
-		fl.ReadFields = readFields(fl)
+		fl.ReadFields, fl.ReadRows = readFields(fl)
 		node.Inputs = append(node.Inputs, fl)
 	}
 	spec.Types = slices.Clone(node.Types)

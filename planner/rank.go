@@ -476,7 +476,7 @@ func (p *planner) rankNode(rs *rankedSelect, in *relation, rc int, start, end in
 		if err := p.checkCompiles(fl, nil, rs.pos); err != nil {
 			return nil, err
 		}
-		fl.ReadFields = readFields(fl)
+		fl.ReadFields, fl.ReadRows = readFields(fl)
 		node.Inputs = append(node.Inputs, fl)
 	}
 	node.Names = node.Names[:ninput:ninput]
@@ -949,7 +949,7 @@ func pruneNodeColumns(consumer *Flow, n *Node) error {
 		}
 		fl.Projection, fl.Names = proj, names
 		if fl.ReadFields != nil {
-			fl.ReadFields = readFields(fl)
+			fl.ReadFields, fl.ReadRows = readFields(fl)
 		}
 	}
 	n.Names = append(slices.Clone(names), n.Names[nin:]...)
