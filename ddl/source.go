@@ -74,6 +74,11 @@ type Config struct {
 	// factory.Registry.IsSensitive). Nil means keys that look secret
 	// (password, token, jaas.config, ...: option.IsSensitiveKey).
 	Sensitive func(key string) bool
+	// Unset, when set, is asked for a ${NAME} without a default that Vars
+	// and Env do not define: a value it returns (ok) stands for the
+	// reference instead of the error ErrUndefinedVariable. Tools that
+	// connect nowhere (validate, explain) give a placeholder.
+	Unset func(name string) (string, bool)
 }
 
 func (c Config) lookup(name string) (string, bool) {
@@ -147,6 +152,9 @@ func (s *source) substitute(cfg Config) *Error {
 				return s.errorAtOrig(i, ErrSyntax, fmt.Sprintf("invalid variable reference ${%s}: names are letters, digits and '_', not starting with a digit", ref))
 			}
 			val, ok := cfg.lookup(name)
+			if !ok && !hasDef && cfg.Unset != nil {
+				val, ok = cfg.Unset(name)
+			}
 			if !ok {
 				val = def
 				if !hasDef {

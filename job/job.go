@@ -198,6 +198,12 @@ type Options struct {
 	// sets no execution.checkpointing.dir; Job.CheckpointFolder says which
 	// folder the job uses.
 	DefaultCheckpointDir string
+	// UnsetVar, when set, stands in for a ${NAME} without a default that
+	// Vars and Env do not define: the value it returns (ok) is used
+	// instead of failing Compile. For checking and explaining a job file
+	// without its environment (`streamsql validate` and `explain` pass the
+	// reference itself); a job compiled so should not be run.
+	UnsetVar func(name string) (string, bool)
 	// Testing holds knobs for tests of the job's failure handling; a
 	// production program leaves it zero.
 	Testing Testing
@@ -247,6 +253,7 @@ func Compile(ctx context.Context, name, text string, opts Options) (*Job, error)
 		Hints:     opts.Hints,
 
 		DefaultCheckpointDir: opts.DefaultCheckpointDir,
+		Unset:                opts.UnsetVar,
 	})
 	if err != nil {
 		return nil, err

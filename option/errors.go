@@ -2,7 +2,10 @@ package option
 
 import (
 	"fmt"
+	"slices"
 	"strings"
+
+	"github.com/streamsql/streamsql/internal/suggest"
 )
 
 // MissingOptionsError is returned when required options are absent.
@@ -44,7 +47,8 @@ type UnsupportedOptionsError struct {
 	// Suggestions maps an unsupported key to the nearest supported one,
 	// when one is close enough to be a likely typo.
 	Suggestions map[string]string
-	// Supported lists every accepted key, sorted.
+	// Supported lists every accepted key, sorted. The message names only
+	// the few nearest to Keys, and how to see them all.
 	Supported []SupportedKey
 }
 
@@ -58,15 +62,45 @@ func (e *UnsupportedOptionsError) Error() string {
 		}
 		b.WriteByte('\n')
 	}
-	b.WriteString("\nSupported options:\n\n")
-	for i, k := range e.Supported {
+	if len(e.Supported) <= 2*closestOptions {
+		b.WriteString("\nSupported options:\n\n")
+		for i, k := range e.Supported {
+			if i > 0 {
+				b.WriteByte('\n')
+			}
+			b.WriteString(k.String())
+		}
+		return b.String()
+	}
+	// The few options nearest to the unknown keys, not every one (a
+	// connector with its formats has dozens): the reference lists them.
+	var names []string
+	for _, k := range e.Supported {
+		names = append(names, k.Key)
+	}
+	var closest []string
+	for _, k := range e.Keys {
+		for _, c := range suggest.Closest(k, names, closestOptions) {
+			if !slices.Contains(closest, c) {
+				closest = append(closest, c)
+			}
+		}
+	}
+	b.WriteString("\nClosest supported options:\n\n")
+	for i, c := range closest[:min(len(closest), 2*closestOptions)] {
 		if i > 0 {
 			b.WriteByte('\n')
 		}
+		k := e.Supported[slices.IndexFunc(e.Supported, func(s SupportedKey) bool { return s.Key == c })]
 		b.WriteString(k.String())
 	}
+	fmt.Fprintf(&b, "\n\n(%d supported in all: `streamsql options %s` lists them with their meaning)", len(e.Supported), e.Factory)
 	return b.String()
 }
+
+// closestOptions is how many supported options an UnsupportedOptionsError
+// lists per unknown key.
+const closestOptions = 5
 
 // InvalidValueError is returned when an option's value does not parse as
 // its type or is not one of its allowed values.

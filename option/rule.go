@@ -47,6 +47,10 @@ func Conflicts(a, b Option, reason string) Rule {
 }
 
 // OneOf requires exactly one of opts to be set (topic or topic-pattern).
+// reason follows both of its errors, "'a' or 'b' must be set: reason" when
+// none is set and "options 'a' and 'b' conflict: reason" when several are,
+// so it must read right after either (say what the options are for, not
+// which case went wrong).
 func OneOf(reason string, opts ...Option) Rule {
 	return Rule{kind: ruleOneOf, target: opts, reason: reason}
 }

@@ -56,6 +56,9 @@ type Options struct {
 	// and sets no execution.checkpointing.dir uses, instead of the
 	// per-user default (checkpoint.DefaultDir); see "Checkpoint folder".
 	DefaultCheckpointDir string
+	// Unset stands in for ${NAME} references without a default that Vars
+	// and Env do not define (ddl.Config.Unset); nil: they are errors.
+	Unset func(name string) (string, bool)
 }
 
 // Plan is a planned job file: the job's name and settings, and one
@@ -457,7 +460,7 @@ func run(ctx context.Context, name, text string, opts Options, catalogOnly bool)
 	if reg == nil {
 		reg = factory.Default
 	}
-	parsed := ddl.ParseAll(name, text, ddl.Config{Vars: opts.Vars, Env: opts.Env, Sensitive: reg.IsSensitive})
+	parsed := ddl.ParseAll(name, text, ddl.Config{Vars: opts.Vars, Env: opts.Env, Sensitive: reg.IsSensitive, Unset: opts.Unset})
 	stmts := parsed.Statements
 	p := &planner{
 		f:          newFile(name, text),
@@ -765,9 +768,16 @@ func errorPos(err error) ddl.Pos {
 var errReported = errors.New("reported already")
 
 func (p *planner) addErr(err error) {
-	if err != errReported && !p.dependsOnFailed(err) {
-		p.errs = append(p.errs, err)
+	if err == errReported || p.dependsOnFailed(err) {
+		return
 	}
+	// The same table's options may fail in two roles (the sink of an
+	// INSERT whose query failed, and a source later) with one text.
+	msg := err.Error()
+	if slices.ContainsFunc(p.errs, func(e error) bool { return e.Error() == msg }) {
+		return
+	}
+	p.errs = append(p.errs, err)
 }
 
 func (p *planner) insert(s *ddl.Insert, explain, inSet bool) {
@@ -787,6 +797,11 @@ func (p *planner) insert(s *ddl.Insert, explain, inSet bool) {
 	rel, err := p.resolveQuery(s.Query, 0)
 	if err != nil {
 		p.addErr(err)
+		// The sink's own option errors are reported too, with the
+		// query's, not after the query is fixed.
+		if _, serr := p.newSink(t, s); serr != nil {
+			p.addErr(serr)
+		}
 		return
 	}
 	sink, err := p.newSink(t, s)

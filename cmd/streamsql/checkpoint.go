@@ -81,7 +81,7 @@ func (cf *checkpointFlags) open(cmd *cobra.Command, e *env, args []string) (chec
 		if len(args) == 0 {
 			return nil, nil, fmt.Errorf("%s takes a job file, or --job-name and --dir", cmd.CommandPath())
 		}
-		plan, err := cf.compile(cmd.Context(), e, args[0], nil)
+		plan, err := cf.compile(cmd.Context(), e, args[0])
 		if err != nil {
 			return nil, nil, err
 		}

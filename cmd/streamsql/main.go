@@ -12,6 +12,9 @@
 //	                             warnings
 //	streamsql nexmark load ...   fill a Kafka topic with Nexmark events
 //	                             as JSON (docs/nexmark.md)
+//	streamsql options [NAME]     list the connectors and formats, or every
+//	                             option of one
+//	streamsql checkpoint ...     list, show and edit a job's checkpoints
 //	streamsql version            print the version
 //
 // run, validate and explain take --set key=value (repeatable) and
@@ -27,8 +30,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"runtime/debug"
+	"slices"
+	"strings"
 	"time"
 	// Time zones for table.local-time-zone on machines without zoneinfo.
 	_ "time/tzdata"
@@ -100,12 +106,19 @@ func execute(args []string, e *env) int {
 // newRoot builds the command tree. reg validates table options.
 func newRoot(e *env) *cobra.Command {
 	stdout, stderr := e.stdout, e.stderr
+	reg := e.reg
+	if reg == nil {
+		reg = factory.Default
+	}
 	root := &cobra.Command{
 		Use:   "streamsql",
 		Short: "Run streaming jobs written as Flink SQL files",
 		Long: `streamsql runs streaming jobs written as Flink SQL files: SET, CREATE TABLE,
-CREATE VIEW and INSERT INTO ... SELECT, with Kafka, datagen, print, blackhole
-and filesystem connectors, and exactly-once delivery through checkpoints.
+CREATE VIEW and INSERT INTO ... SELECT, with exactly-once delivery through
+checkpoints.
+
+` + factoryList(reg) + `
+'streamsql options NAME' prints every option of one of them.
 
 Exit codes (every command):
   0  done (a job ended: bounded sources finished, or it was stopped)
@@ -137,6 +150,7 @@ Exit codes (every command):
 		jobCommand("explain", e),
 		checkpointCommand(e),
 		nexmarkCommand(e),
+		optionsCommand(e),
 	)
 	return root
 }
@@ -183,7 +197,10 @@ Exit codes: 0 done, 1 the file has errors, 2 the command line (or the
 	}
 	jf.register(cmd)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		j, err := jf.compile(cmd.Context(), e, args[0], nil)
+		// validate and explain connect nowhere: a ${NAME} that is not set
+		// (a broker's address, a password) is planned with a placeholder,
+		// and said so, rather than failing the check.
+		j, err := jf.compile(cmd.Context(), e, args[0])
 		if err != nil {
 			return err
 		}
@@ -221,10 +238,19 @@ func (jf *jobFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&jf.config, "config", "", "read job options from a YAML `FILE` (same keys as SET; below the file's SET statements)")
 }
 
-// compile compiles the job file with ${NAME} values from vars, then the
-// environment.
-func (jf *jobFlags) compile(ctx context.Context, e *env, file string, vars map[string]string) (*job.Job, error) {
-	return jf.compileWith(ctx, e, file, job.Options{Vars: vars})
+// compile compiles the job file, with ${NAME} values from the
+// environment, for the commands that connect nowhere (validate, explain,
+// checkpoint): a ${NAME} without default that is not set (a broker's
+// address, a password) is planned with the reference itself in its place,
+// and a note on standard error says which.
+func (jf *jobFlags) compile(ctx context.Context, e *env, file string) (*job.Job, error) {
+	unset := map[string]bool{}
+	j, err := jf.compileWith(ctx, e, file, job.Options{UnsetVar: func(name string) (string, bool) {
+		unset[name] = true
+		return unsetPlaceholder(name), true
+	}})
+	printUnset(e.stderr, file, unset)
+	return j, err
 }
 
 // compileWith compiles the job file with opts and the options of the
@@ -242,7 +268,10 @@ func (jf *jobFlags) compileWith(ctx context.Context, e *env, file string, opts j
 			return nil, err
 		}
 	}
-	opts.Registry, opts.Env, opts.JobName = e.reg, os.LookupEnv, jf.jobName
+	if opts.Env == nil {
+		opts.Env = os.LookupEnv
+	}
+	opts.Registry, opts.JobName = e.reg, jf.jobName
 	opts.Defaults, opts.Set = cfg, flags
 	j, err := job.CompileFile(ctx, file, opts)
 	if err != nil {
@@ -270,4 +299,22 @@ func version() string {
 		return bi.Main.Version
 	}
 	return "(devel)"
+}
+
+// unsetPlaceholder is the value validate and explain give a ${NAME} that
+// is not set: the reference itself, so that EXPLAIN shows it as written.
+func unsetPlaceholder(name string) string { return "${" + name + "}" }
+
+// printUnset says which ${NAME} references validate or explain planned
+// with a placeholder.
+func printUnset(w io.Writer, file string, unset map[string]bool) {
+	if len(unset) == 0 {
+		return
+	}
+	names := slices.Sorted(maps.Keys(unset))
+	for i, n := range names {
+		names[i] = "${" + n + "}"
+	}
+	fmt.Fprintf(w, "%s: note: %s not set: checked with the reference itself in its place (nothing connects); set %s to run the job\n",
+		file, strings.Join(names, ", "), map[bool]string{true: "it", false: "them"}[len(names) == 1])
 }

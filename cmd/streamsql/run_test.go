@@ -364,7 +364,7 @@ func TestStatusLogsAndTerminalLine(t *testing.T) {
 
 func TestStatusLineProgress(t *testing.T) {
 	job := writeJob(t, seededJob+"SELECT * FROM src;\n")
-	plan, err := (&jobFlags{}).compile(context.Background(), &env{stderr: io.Discard}, job, nil)
+	plan, err := (&jobFlags{}).compile(context.Background(), &env{stderr: io.Discard}, job)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -382,7 +382,7 @@ func TestStatusLineProgress(t *testing.T) {
 		t.Errorf("status line of an unbounded job without checkpoints: %q", got)
 	}
 	// Unknown totals (an unbounded source) give no progress.
-	plan, err = (&jobFlags{}).compile(context.Background(), &env{stderr: io.Discard}, writeJob(t, unboundedJob), nil)
+	plan, err = (&jobFlags{}).compile(context.Background(), &env{stderr: io.Discard}, writeJob(t, unboundedJob))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -610,7 +610,7 @@ CREATE TABLE b (id BIGINT) WITH ('connector' = 'kafka', 'topic' = 'elsewhere',
   'properties.bootstrap.servers' = 'broker:9092', 'format' = 'json');
 INSERT INTO b SELECT * FROM a;
 `)
-	plan, err := (&jobFlags{}).compile(context.Background(), &env{stderr: io.Discard}, job, nil)
+	plan, err := (&jobFlags{}).compile(context.Background(), &env{stderr: io.Discard}, job)
 	if err != nil {
 		t.Fatal(err)
 	}

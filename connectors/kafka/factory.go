@@ -93,7 +93,7 @@ var (
 
 // Rules shared by both connectors.
 var (
-	ruleTopic   = option.OneOf("either 'topic' or 'topic-pattern' must be set, not both", optTopic, optTopicPattern)
+	ruleTopic   = option.OneOf("a Kafka table reads or writes the topics 'topic' lists, or those 'topic-pattern' matches: exactly one of them", optTopic, optTopicPattern)
 	rulePattern = option.Check("'topic-pattern' must be a valid regular expression", func(c *option.Config) error {
 		if p, ok := optTopicPattern.Lookup(c); ok {
 			_, err := regexp.Compile(p)

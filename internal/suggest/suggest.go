@@ -6,7 +6,10 @@
 // the planner's errors use) and [TypoFold] (the same, ignoring case).
 package suggest
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // maxLen bounds the inputs Distance compares in full: longer strings are
 // never plausible typos of each other, and the bound keeps the quadratic
@@ -77,4 +80,38 @@ func TypoFold(word string, candidates []string) string {
 		}
 	}
 	return best
+}
+
+// Closest returns up to n candidates nearest to word, nearest first: those
+// sharing the longest leading dotted segments with it ("scan.startup." for
+// "scan.startup.mdoe") before the others, then by edit distance, then in
+// the candidates' order. It is for listing a few options a misspelt key
+// may have meant, rather than every one.
+func Closest(word string, candidates []string, n int) []string {
+	type scored struct {
+		c            string
+		shared, dist int
+		index        int
+	}
+	segs := strings.Split(word, ".")
+	list := make([]scored, 0, len(candidates))
+	for i, c := range candidates {
+		cs := strings.Split(c, ".")
+		shared := 0
+		for shared < len(segs)-1 && shared < len(cs)-1 && segs[shared] == cs[shared] {
+			shared++
+		}
+		list = append(list, scored{c, shared, Distance(word, c), i})
+	}
+	slices.SortStableFunc(list, func(a, b scored) int {
+		if a.shared != b.shared {
+			return b.shared - a.shared
+		}
+		return a.dist - b.dist
+	})
+	out := make([]string, 0, min(n, len(list)))
+	for _, s := range list[:min(n, len(list))] {
+		out = append(out, s.c)
+	}
+	return out
 }

@@ -1,6 +1,7 @@
 package suggest
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -66,5 +67,19 @@ func TestTypoFold(t *testing.T) {
 		if got := TypoFold(c.word, cands); got != c.want {
 			t.Errorf("TypoFold(%q) = %q, want %q", c.word, got, c.want)
 		}
+	}
+}
+
+func TestClosest(t *testing.T) {
+	opts := []string{"connector", "format", "scan.startup.mode", "scan.startup.timestamp-millis", "scan.bounded.mode",
+		"sink.partitioner", "topic", "topic-pattern", "properties.group.id"}
+	if got := Closest("scan.startup.mdoe", opts, 3); !slices.Equal(got, []string{"scan.startup.mode", "scan.startup.timestamp-millis", "scan.bounded.mode"}) {
+		t.Errorf("Closest(scan.startup.mdoe) = %q", got)
+	}
+	if got := Closest("topik", opts, 2); !slices.Equal(got, []string{"topic", "format"}) {
+		t.Errorf("Closest(topik) = %q", got)
+	}
+	if got := Closest("x", opts[:1], 5); !slices.Equal(got, []string{"connector"}) {
+		t.Errorf("Closest with one candidate = %q", got)
 	}
 }
