@@ -1,0 +1,231 @@
+package exactlyonce
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/streamsql/streamsql/internal/testrig/crashtest"
+	"github.com/streamsql/streamsql/internal/testrig/kafkatest"
+)
+
+// The aggregation crash test (risk R1 of docs/stateful.md: a snapshot cut
+// while rows keep flowing, written asynchronously, acknowledged, pruned).
+// One job file reads a Kafka topic of (k, v, ts) rows, produced while the
+// job runs, and writes, in one statement set:
+//
+//	agg_cdc     GROUP BY k: COUNT(*), SUM(v)   exactly-once kafka, debezium-json
+//	agg_upsert  the same                       upsert-kafka, exactly-once
+//
+// It runs in a child process at 'parallelism.default' 1 and 4 (the
+// sources and sinks too), on the 'hashmap' and the 'rocksdb' backend,
+// against both brokers, and is SIGKILLed at random moments and at the
+// runtime's fault points, the state's among them, then run to its end.
+// Each sink's committed output, read by this package's read_committed
+// reader, must then equal the batch oracle over the input: the debezium
+// changelog applied to an empty table gives the oracle's table and is
+// well-formed (no retraction of a row the table does not hold, no insert
+// of a key it holds), the upsert topic ends as the oracle's table and
+// deletes nothing it does not hold.
+
+// aggParts is the number of partitions of the input topic.
+const aggParts = 4
+
+// aggInput generates the input: per partitions rows (k, v, ts) with keys
+// among keys, v in [-50, 50], and ts increasing by 10 ms within each
+// partition (so that no row is late for a watermark of each partition's
+// largest timestamp).
+func aggInput(topic string, rng *rand.Rand, per, keys int) (input, []aggIn) {
+	in := input{topic: topic, parts: make([][]inRecord, aggParts)}
+	var all []aggIn
+	base := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	for p := range aggParts {
+		for i := range per {
+			r := aggIn{k: int64(rng.IntN(keys)), v: int64(rng.IntN(101) - 50),
+				ts: base.Add(time.Duration(i*10+p) * time.Millisecond)}
+			all = append(all, r)
+			in.parts[p] = append(in.parts[p], inRecord{
+				key:   fmt.Appendf(nil, `{"k":%d}`, r.k),
+				value: fmt.Appendf(nil, `{"k":%d,"v":%d,"ts":"%s"}`, r.k, r.v, r.ts.Format(tsLayout))})
+		}
+	}
+	return in, all
+}
+
+// aggIn is one input row.
+type aggIn struct {
+	k, v int64
+	ts   time.Time
+}
+
+// groupByOracle is the table of SELECT k, COUNT(*), SUM(v) FROM in GROUP
+// BY k, keyed by k.
+func groupByOracle(in []aggIn) table {
+	type acc struct{ n, sum int64 }
+	accs := map[int64]*acc{}
+	for _, r := range in {
+		a := accs[r.k]
+		if a == nil {
+			a = &acc{}
+			accs[r.k] = a
+		}
+		a.n++
+		a.sum += r.v
+	}
+	out := table{}
+	for k, a := range accs {
+		out[strconv.FormatInt(k, 10)] = fmt.Sprintf("%d|%d|%d", k, a.n, a.sum)
+	}
+	return out
+}
+
+// aggJob is one configuration of the aggregation job.
+type aggJob struct {
+	b             kafkatest.Broker
+	par           int
+	backend       string
+	dir, name, in string
+	per           int // input rows per partition
+	cdc, upsert   string
+}
+
+var aggCols = []string{"k", "cnt", "total"}
+
+// file returns the job file.
+func (j aggJob) file(in input) jobFile {
+	sink := func(name, topic string) string {
+		return `'topic' = '` + topic + `', 'properties.bootstrap.servers' = '` + j.b.Addr + `',
+  'sink.delivery-guarantee' = 'exactly-once', 'sink.transactional-id-prefix' = '` + j.name + `-` + name + `',
+  'sink.parallelism' = '` + strconv.Itoa(j.par) + `'`
+	}
+	text := `CREATE TABLE src (k BIGINT, v BIGINT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH (
+  'connector' = 'kafka', 'topic' = '` + j.in + `', 'properties.bootstrap.servers' = '` + j.b.Addr + `',
+  'properties.isolation.level' = 'read_committed', 'properties.max.poll.records' = '64',
+  'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'specific-offsets',
+  'scan.bounded.specific-offsets' = '` + in.specificOffsets() + `',
+  'format' = 'json', 'scan.parallelism' = '` + strconv.Itoa(j.par) + `');
+CREATE TABLE agg_cdc (k BIGINT, cnt BIGINT, total BIGINT) WITH ('connector' = 'kafka',
+  'key.format' = 'json', 'key.fields' = 'k', 'value.format' = 'debezium-json', ` + sink("cdc", j.cdc) + `);
+CREATE TABLE agg_upsert (k BIGINT, cnt BIGINT, total BIGINT, PRIMARY KEY (k) NOT ENFORCED) WITH ('connector' = 'upsert-kafka',
+  'key.format' = 'json', 'value.format' = 'json', ` + sink("upsert", j.upsert) + `);
+EXECUTE STATEMENT SET BEGIN
+INSERT INTO agg_cdc SELECT k, COUNT(*), SUM(v) FROM src GROUP BY k;
+INSERT INTO agg_upsert SELECT k, COUNT(*), SUM(v) FROM src GROUP BY k;
+END;
+`
+	return jobFile{name: j.name, dir: j.dir, text: text, set: map[string]string{
+		"execution.checkpointing.interval": "150ms",
+		"execution.checkpointing.dir":      filepath.Join(j.dir, "checkpoints"),
+		"parallelism.default":              strconv.Itoa(j.par),
+		"state.backend.type":               j.backend,
+		"restart-strategy.type":            "none",
+	}}
+}
+
+// verify checks every sink's committed output against the oracle.
+func (j aggJob) verify(t *testing.T, all []aggIn) {
+	t.Helper()
+	want := groupByOracle(all)
+	got, err := applyDebezium(committed(t, j.b, j.cdc), aggCols, 1)
+	checkTable(t, "agg_cdc (debezium-json changelog)", got, err, want)
+	got, err = applyUpsert(committed(t, j.b, j.upsert), aggCols, 1, false)
+	checkTable(t, "agg_upsert (upsert-kafka)", got, err, want)
+}
+
+// faultPoints are the runtime's fault points a SIGKILL is tried at: those
+// of the two-phase commit and those of operator state.
+var faultPoints = []string{
+	"before-pre-commit", "after-pre-commit", "after-checkpoint-written", "between-sink-commits",
+	"after-commit", "during-recovery", "commit-delay",
+	"during-state-write", "after-state-write", "before-checkpoint-write", "during-prune",
+}
+
+// killAtFault runs the job with a rule that SIGKILLs it at the at-th hit
+// of point, and fails the test when the job finishes first.
+func killAtFault(t *testing.T, jf jobFile, point string, at int) {
+	t.Helper()
+	rule := fmt.Sprintf("%s@%d:kill", point, at)
+	switch point {
+	case "during-recovery":
+		// Die after a checkpoint, then while recovering from it.
+		first := fmt.Sprintf("after-checkpoint-written@%d:kill", at)
+		if !jf.run(t, first, 0) {
+			t.Fatalf("the job finished before %s", first)
+		}
+		rule = point + "@1:kill"
+	case "commit-delay":
+		// Hold the commit back for several intervals, then die.
+		rule += ":300ms"
+	}
+	if !jf.run(t, rule, 0) {
+		t.Fatalf("the job finished before %s", rule)
+	}
+	t.Logf("killed at %s", rule)
+}
+
+// TestAggregationCrash runs the aggregation job in every configuration,
+// SIGKILLs it at two fault points (each configuration takes its share of
+// them, so that every point is tried in every run of the test) and twice
+// at random moments, runs it to its end and checks every sink. With
+// STREAMSQL_SOAK=1 each configuration is killed at every fault point
+// (8 × 13 = 104 kills), over four times the input.
+func TestAggregationCrash(t *testing.T) {
+	rng := crashtest.Rand(t, 27)
+	brokers := kafkatest.RequireAll(t)
+	type config struct {
+		b       kafkatest.Broker
+		par     int
+		backend string
+	}
+	var configs []config
+	for _, b := range brokers {
+		for _, par := range []int{1, 4} {
+			for _, backend := range []string{"hashmap", "rocksdb"} {
+				configs = append(configs, config{b, par, backend})
+			}
+		}
+	}
+	// The input arrives while the job runs and dies: over about 5 s, or
+	// 30 s for the soak's longer runs.
+	per, batch := 1500, 3
+	if soak() {
+		per, batch = 6000, 2
+	}
+	// Each configuration takes points i, i+n, ... of the list, so that
+	// the configurations together try every point.
+	offset := rng.IntN(len(faultPoints))
+	for i, c := range configs {
+		points := []string{faultPoints[(offset+i)%len(faultPoints)], faultPoints[(offset+i+len(configs))%len(faultPoints)]}
+		if soak() {
+			points = faultPoints
+		}
+		seed := rng.Uint64()
+		t.Run(fmt.Sprintf("%s/p%d/%s", c.b.Name, c.par, c.backend), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(seed, 1))
+			j := aggJob{b: c.b, par: c.par, backend: c.backend, dir: t.TempDir(), name: kafkatest.UniqueName(t),
+				in: c.b.Topic(t, aggParts), cdc: c.b.Topic(t, 3), upsert: c.b.Topic(t, 3), per: per}
+			in, all := aggInput(j.in, rng, per, 40)
+			produced := in.produce(t, c.b, batch, 10*time.Millisecond)
+			jf := j.file(in)
+			for _, p := range points {
+				killAtFault(t, jf, p, 1+rng.IntN(4))
+			}
+			kills := 0
+			for range 2 {
+				after := time.Duration(400+rng.IntN(2000)) * time.Millisecond
+				if !jf.run(t, "", after) {
+					break // the job finished first
+				}
+				kills++
+			}
+			t.Logf("%d SIGKILLs at fault points %s, %d at random moments", len(points), strings.Join(points, ", "), kills)
+			produced()
+			jf.finish(t)
+			j.verify(t, all)
+		})
+	}
+}

@@ -1,0 +1,37 @@
+// Package exactlyonce proves exactly-once for stateful SQL end to end:
+// job files with aggregations run through package job — in child
+// processes that are SIGKILLed (internal/testrig/crashtest) at random
+// moments and at the runtime's fault points (runtime/testkit), or in this
+// process, stopped and restored at another parallelism — against the real
+// Kafka brokers (both transaction versions) and PostgreSQL. What the sinks
+// committed is read by readers of this package's own (a read_committed
+// Kafka reader that stops exactly at the last stable offset, plain SQL)
+// and compared with a batch oracle computed here over the committed input.
+//
+// The tests (docs/exactly-once.md, "How exactly-once is tested"):
+//
+//   - agg_crash_test.go: GROUP BY COUNT/SUM into the exactly-once Kafka
+//     sink (debezium-json) and upsert-kafka, at parallelism 1 and 4, on
+//     both state backends, killed at random and at every fault point.
+//   - retract_test.go: two aggregation levels over a debezium-json source
+//     with updates and deletes, into upsert-kafka, jdbc and debezium-json,
+//     restored at another parallelism; each sink equals the oracle after
+//     every completed checkpoint.
+//
+// STREAMSQL_SOAK=1 runs the SIGKILL test with 104 kills.
+package exactlyonce
+
+import (
+	"os"
+	"testing"
+
+	"github.com/streamsql/streamsql/internal/testrig/crashtest"
+	"github.com/streamsql/streamsql/runtime/testkit"
+)
+
+// TestMain runs a child's job when this process is one (crashtest), and
+// otherwise the tests, with XDG_STATE_HOME in a temporary folder.
+func TestMain(m *testing.M) {
+	crashtest.Main(map[string]func() int{roleSQL: sqlChild})
+	os.Exit(testkit.RunWithStateHome(m))
+}
