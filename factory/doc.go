@@ -100,7 +100,8 @@
 // tables, as Flink's SupportsReadingMetadata, getChangelogMode and
 // asSummaryString do: ReadableMetadata and WritableMetadata (key → type),
 // SourceChangelog and SinkChangelog ([ChangelogMode]), RequiresPrimaryKey,
-// and an optional Describe hook. Describe is given the [Validated] table,
+// Lookup (its sources are connector.LookupSources, which a lookup join may
+// read), and an optional Describe hook. Describe is given the [Validated] table,
 // whose Table.Job ([JobContext]) carries the job's name and checkpoint
 // settings, and returns a [TableInfo]: a sink's [Delivery] guarantee,
 // options it derives (a Kafka transactional-id prefix), EXPLAIN's summary

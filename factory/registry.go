@@ -156,6 +156,11 @@ type ConnectorFactory struct {
 	// RequiresPrimaryKey is set for connectors whose tables must declare
 	// a PRIMARY KEY (upsert-kafka: the key of its records).
 	RequiresPrimaryKey bool
+	// Lookup is set for connectors whose sources are
+	// connector.LookupSources: their tables may be the right input of a
+	// lookup join (jdbc). Such a connector declares the option.Lookup*
+	// options.
+	Lookup bool
 	// Describe, when set, describes a validated table used in role in its
 	// job (v.Table.Job): its delivery guarantee, derived options,
 	// EXPLAIN's summary, warnings and exclusive resources (see TableInfo).

@@ -109,6 +109,9 @@ func (b *graphBuilder) flow(fl *planner.Flow) (int, error) {
 // node adds stateful operator n after its inputs and returns its vertex
 // and parallelism.
 func (b *graphBuilder) node(n *planner.Node) (int, int, error) {
+	if n.Kind == planner.LookupJoin {
+		return b.lookupNode(n) // lookup.go
+	}
 	f, err := n.Operator(b.opts)
 	if err != nil {
 		return 0, 0, fmt.Errorf("pipeline %s: %w", b.pipe, err)

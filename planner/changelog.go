@@ -198,7 +198,7 @@ func (p *planner) nodeChangelog(n *Node) (Changelog, error) {
 		n.Changelog = Changelog{Kinds: KindsInsert}
 	case ChangelogNormalize:
 		n.Changelog = Changelog{Kinds: KindsAll, UpsertKey: n.Normalize.Keys}
-	case Join, IntervalJoin, WindowJoin, TemporalJoin:
+	case Join, IntervalJoin, WindowJoin, TemporalJoin, LookupJoin:
 		c, err := p.joinChangelog(n)
 		if err != nil {
 			return Changelog{}, err
@@ -242,7 +242,7 @@ func requireUpdateBefore(fl *Flow, need bool) {
 		// A retracting aggregation takes back the old row of each update,
 		// and so do a join and a retracting Top-N; ChangelogNormalize
 		// keeps old rows itself.
-		requireUpdateBefore(in, n.Kind == GroupAggregate && n.Agg.Retracting || n.Kind == Join || n.Kind == TemporalJoin && in.Input == 0 || retracts)
+		requireUpdateBefore(in, n.Kind == GroupAggregate && n.Agg.Retracting || n.Kind == Join || (n.Kind == TemporalJoin || n.Kind == LookupJoin) && in.Input == 0 || retracts)
 	}
 }
 

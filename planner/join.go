@@ -51,6 +51,7 @@ type JoinPlan struct {
 	Interval *join.IntervalSpec
 	Window   *join.WindowSpec
 	Temporal *join.TemporalSpec
+	Lookup   *LookupPlan
 	// Condition is the residual condition over the node's two input rows
 	// joined (the left input's columns, then the right's, window columns
 	// of a window join side included); nil: none. The specs'
@@ -83,6 +84,8 @@ func (jp *JoinPlan) side(s int) *join.Side {
 		return [2]*join.Side{&jp.Interval.Left, &jp.Interval.Right}[s]
 	case jp.Temporal != nil:
 		return [2]*join.Side{&jp.Temporal.Left, &jp.Temporal.Right}[s]
+	case jp.Lookup != nil:
+		return &jp.Lookup.sides[s]
 	}
 	return [2]*join.Side{&jp.Window.Left.Side, &jp.Window.Right.Side}[s]
 }
@@ -95,13 +98,15 @@ func (jp *JoinPlan) keyTypes() []types.Type {
 		return jp.Interval.KeyTypes
 	case jp.Temporal != nil:
 		return jp.Temporal.KeyTypes
+	case jp.Lookup != nil:
+		return jp.Lookup.Spec.KeyTypes
 	}
 	return jp.Window.KeyTypes
 }
 
 func (jp *JoinPlan) inputKeys(in int) ([]int, []types.Type) {
-	if in != 0 && in != 1 {
-		return nil, nil
+	if in != 0 && in != 1 || jp.Lookup != nil {
+		return nil, nil // a lookup join's rows stay in their task
 	}
 	keys := jp.side(in).Keys
 	if len(keys) == 0 {
@@ -786,6 +791,8 @@ func (jb *joinBuilder) build(hints *ttlHints) (*relation, error) {
 	var proc bool
 	var tlt, trt int
 	switch {
+	case jb.temporal && jb.procAsOf():
+		return jb.buildLookup()
 	case jb.temporal:
 		kind = TemporalJoin
 		var err error
@@ -1111,7 +1118,7 @@ func (jb *joinBuilder) flows(node *Node, s int) (int, error) {
 			fl.Projection = append(fl.Projection, be)
 			fl.Names = append(fl.Names, fmt.Sprintf("$key%d", h))
 		}
-		if in.assign != nil || node.Kind != Join {
+		if in.assign != nil || node.Kind != Join && node.Kind != LookupJoin {
 			// Event time: the tables read give watermarks.
 			if src := b.src; src.Table != nil && src.watermark != nil {
 				src.Watermark = src.watermark
@@ -1128,6 +1135,9 @@ func (jb *joinBuilder) flows(node *Node, s int) (int, error) {
 
 // compile compiles the residual condition into the spec's NewCondition.
 func (jp *JoinPlan) compile(opts expr.Options) error {
+	if jp.Lookup != nil {
+		jp.Lookup.Spec.Keys = jp.Lookup.sides[0].Keys
+	}
 	if jp.Condition == nil {
 		return nil
 	}
@@ -1145,6 +1155,8 @@ func (jp *JoinPlan) compile(opts expr.Options) error {
 		jp.Window.NewCondition = nc
 	case jp.Temporal != nil:
 		jp.Temporal.NewCondition = nc
+	case jp.Lookup != nil:
+		jp.Lookup.Spec.NewCondition = func() func(row []types.Value) (bool, error) { return f.Keep }
 	}
 	return nil
 }
@@ -1208,8 +1220,9 @@ func (p *planner) joinChangelog(n *Node) (Changelog, error) {
 			uks[fl.Input] = fl.Changelog.UpsertKey
 		}
 	}
-	if n.Kind == TemporalJoin {
-		// Each left row comes out once, with its kind.
+	if n.Kind == TemporalJoin || n.Kind == LookupJoin {
+		// Each left row comes out once (a lookup join's: once per
+		// looked-up row), with its kind.
 		out := kinds[0]
 		if out.Has(KindsUpdateAfter) {
 			out |= KindsUpdateBefore
@@ -1336,6 +1349,17 @@ func joinUpsertKey(jp *JoinPlan, uks [2][]int) []int {
 // it keeps.
 func (pl *Plan) explainJoin(b *strings.Builder, n *Node) {
 	jp := n.Join
+	if jp.Lookup != nil {
+		for _, in := range n.Inputs {
+			pl.explainFlow(b, in, in.Names)
+		}
+		fmt.Fprintf(b, "  %s (line %d)\n", n, n.Pos.Line)
+		if n.ID != "" {
+			fmt.Fprintf(b, "    id: %s\n", n.ID)
+		}
+		pl.explainLookup(b, n)
+		return
+	}
 	for s := range 2 {
 		fmt.Fprintf(b, "  -- the %s input of the %s at line %d:\n", [2]string{"left", "right"}[s], n.Kind, n.Pos.Line)
 		for _, in := range n.Inputs {
@@ -1445,6 +1469,10 @@ func pruneJoin(n *Node, consumer *Flow, opts expr.Options) error {
 			used[off+[2]int{jp.Interval.LeftTime, jp.Interval.RightTime}[s]] = true
 		case jp.Temporal != nil:
 			used[off+[2]int{jp.Temporal.LeftTime, jp.Temporal.RightTime}[s]] = true
+		case jp.Lookup != nil && s == 1:
+			for k := range sd.Types {
+				used[off+k] = true // the lookup returns the table's rows whole
+			}
 		case jp.Window != nil:
 			ws := [2]*join.WindowSide{&jp.Window.Left, &jp.Window.Right}[s]
 			if ws.Assign != nil {

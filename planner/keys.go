@@ -105,7 +105,7 @@ var (
 func Settings() []option.Option {
 	return []option.Option{settingDefaultParallelism, settingInstanceID, settingPipelineName, settingScaleOut,
 		settingMiniBatch, settingMiniBatchLatency, settingMiniBatchSize, settingNotNullEnforcer, settingIdleTimeout,
-		settingStateTTL, settingLocalTimeZone, settingDistinctSplit}
+		settingStateTTL, settingLocalTimeZone, settingDistinctSplit, settingAsyncLookupCapacity, settingAsyncLookupTimeout}
 }
 
 // SettingKeys returns the keys of the job settings the planner reads

@@ -56,10 +56,14 @@ const (
 	// OverAggregate computes agg(...) OVER (...) for each row: Node.Over
 	// (over.go).
 	OverAggregate
+	// LookupJoin joins each row of its one input with the rows of an
+	// external table its key looks up (FOR SYSTEM_TIME AS OF a
+	// processing-time attribute): Node.Join.Lookup (lookup.go).
+	LookupJoin
 )
 
 var nodeKindNames = [...]string{"GroupAggregate", "WindowAggregate", "ChangelogNormalize", "UpsertMaterialize", "Join", "IntervalJoin", "WindowJoin", "TemporalJoin",
-	"Rank", "Deduplicate", "WindowRank", "WindowDeduplicate", "OverAggregate"}
+	"Rank", "Deduplicate", "WindowRank", "WindowDeduplicate", "OverAggregate", "LookupJoin"}
 
 // String returns Flink's name of the operator.
 func (k NodeKind) String() string {
@@ -184,6 +188,10 @@ func (n *Node) Operator(opts expr.Options) (stream.Factory, error) {
 		return normalize.New(*n.Normalize), nil
 	case UpsertMaterialize:
 		return materialize.New(*n.Materialize), nil
+	case LookupJoin:
+		// Its lookup opens the table's connector: package job builds it
+		// (Node.Join.Lookup).
+		return nil, fmt.Errorf("%s: its operator opens the looked-up table's connector; the job builds it from Node.Join.Lookup", n.Kind)
 	case Join, IntervalJoin, WindowJoin, TemporalJoin:
 		if err := n.Join.compile(opts); err != nil {
 			return nil, err
@@ -210,10 +218,10 @@ func (n *Node) Operator(opts expr.Options) (stream.Factory, error) {
 	return nil, fmt.Errorf("%s: no operator for it", n.Kind)
 }
 
-// InputCount returns the number of the node's inputs: 2 for a join, else
-// 1.
+// InputCount returns the number of the node's inputs: 2 for a join (but
+// a lookup join, whose right input is an external table), else 1.
 func (n *Node) InputCount() int {
-	if n.Join != nil {
+	if n.Join != nil && n.Kind != LookupJoin {
 		return 2
 	}
 	return 1

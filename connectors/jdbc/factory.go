@@ -58,16 +58,10 @@ var (
 // notYet are Flink jdbc options that streamsql recognises but does not
 // implement. Setting one is an error that says so.
 var notYet = []factory.NotYet{
-	{Key: "lookup.cache", Why: "lookup joins are not implemented"},
-	{Key: "lookup.cache.max-rows", Why: "lookup joins are not implemented"},
-	{Key: "lookup.cache.ttl", Why: "lookup joins are not implemented"},
-	{Key: "lookup.cache.caching-missing-key", Why: "lookup joins are not implemented"},
-	{Key: "lookup.max-retries", Why: "lookup joins are not implemented"},
-	{Key: "lookup.partial-cache.max-rows", Why: "lookup joins are not implemented"},
-	{Key: "lookup.partial-cache.expire-after-access", Why: "lookup joins are not implemented"},
-	{Key: "lookup.partial-cache.expire-after-write", Why: "lookup joins are not implemented"},
-	{Key: "lookup.partial-cache.cache-missing-key", Why: "lookup joins are not implemented"},
-	{Key: "lookup.full-cache.reload-strategy", Why: "lookup joins are not implemented"},
+	{Key: "lookup.cache.max-rows", Why: "use 'lookup.cache' = 'PARTIAL' with 'lookup.partial-cache.max-rows'"},
+	{Key: "lookup.cache.ttl", Why: "use 'lookup.cache' = 'PARTIAL' with 'lookup.partial-cache.expire-after-write'"},
+	{Key: "lookup.cache.caching-missing-key", Why: "use 'lookup.cache' = 'PARTIAL' with 'lookup.partial-cache.cache-missing-key'"},
+	{Key: "lookup.full-cache.reload-strategy", Why: "the FULL lookup cache is not implemented; use 'PARTIAL'"},
 	{Key: "compatible-mode", Why: "only PostgreSQL and MySQL/MariaDB are supported"},
 	{Key: "connection.properties", Why: "pass driver settings as url parameters"},
 	{Key: "sink.semantic", Why: "use 'sink.delivery-guarantee'"},
@@ -89,7 +83,7 @@ func Factory() factory.ConnectorFactory {
 			"optionally partitioned scan.",
 		Options: append([]option.Option{optURL, optTable, optDriver, optUser, optPassword, optMaxRows, optInterval,
 			optMaxRetries, optParallelism, optRetryTimeout, optDelivery, optPartColumn, optPartNum, optPartLower,
-			optPartUpper, optFetchSize, optAutoCommit}, unsupported...),
+			optPartUpper, optFetchSize, optAutoCommit}, append(option.LookupOptions(), unsupported...)...),
 		Rules: append(unsupportedRules,
 			option.Check("url must be a jdbc:postgresql, jdbc:mysql or jdbc:mariadb URL naming a database", func(c *option.Config) error {
 				_, err := ParseURL(optURL.Get(c))
@@ -138,7 +132,15 @@ func Factory() factory.ConnectorFactory {
 				}
 				return nil
 			}, optMaxRows, optMaxRetries, optFetchSize, optInterval, optParallelism),
+			option.Check("the lookup cache options must be consistent", func(c *option.Config) error {
+				if option.LookupMaxRetries.Get(c) < 0 {
+					return fmt.Errorf("%w: lookup.max-retries is negative", ErrConfig)
+				}
+				_, err := option.LookupCacheOf(c)
+				return err
+			}, option.LookupCache, option.LookupMaxRows, option.LookupExpireAfterWrite, option.LookupExpireAfterAccess, option.LookupMaxRetries),
 		),
+		Lookup:           true,
 		ReadableMetadata: map[string]types.Type{},
 		WritableMetadata: map[string]types.Type{},
 		SinkChangelog:    factory.Upsert,

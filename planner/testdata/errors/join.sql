@@ -28,3 +28,6 @@ INSERT INTO enriched SELECT o.id, c.name FROM orders o JOIN customers FOR SYSTEM
 INSERT INTO enriched SELECT o.id, u.name FROM orders o JOIN updates FOR SYSTEM_TIME AS OF o.ts AS u ON CAST(o.cid AS STRING) = u.name;
 INSERT INTO enriched SELECT o.id, u.name FROM orders o JOIN updates FOR SYSTEM_TIME AS OF o.id AS u ON o.cid = u.id;
 INSERT INTO enriched SELECT o.id, u.name FROM orders o FULL JOIN updates FOR SYSTEM_TIME AS OF o.ts AS u ON o.cid = u.id;
+-- A lookup join of a table no connector looks rows up in, and one
+-- without an equality to look up by.
+INSERT INTO enriched SELECT o.id, c.name FROM (SELECT *, PROCTIME() AS p FROM orders) o JOIN customers FOR SYSTEM_TIME AS OF o.p AS c ON o.cid = c.id;
