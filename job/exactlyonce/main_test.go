@@ -13,6 +13,11 @@
 //   - agg_crash_test.go: GROUP BY COUNT/SUM into the exactly-once Kafka
 //     sink (debezium-json) and upsert-kafka, at parallelism 1 and 4, on
 //     both state backends, killed at random and at every fault point.
+//   - join_crash_test.go: a LEFT JOIN of an append-only topic with an
+//     upsert-kafka table whose rows change and go, into upsert-kafka
+//     (through the upsert materializer) and debezium-json, on both state
+//     backends, at parallelism 1 and 4, killed at random and at fault
+//     points.
 //   - retract_test.go: two aggregation levels over a debezium-json source
 //     with updates and deletes, into upsert-kafka, jdbc and debezium-json,
 //     restored at another parallelism; each sink equals the oracle after
