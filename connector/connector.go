@@ -383,6 +383,19 @@ type RowPositioner interface {
 	RowPosition(i int) string
 }
 
+// RowSplitter is implemented by readers whose batches mix the rows of
+// several splits (a Kafka reader's, of several partitions), so that the
+// runtime can track event time per split: a split that lags behind the
+// others then holds the watermark back instead of seeing its rows dropped
+// as late. RowSplit(i) returns the index, among the splits Open was given,
+// of the split row i of the batch Read returned last came from, or -1 when
+// it is none of them (a partition discovered during the run). It is called
+// from the reading goroutine only, before the next Read. A reader without
+// it counts as one split for event time.
+type RowSplitter interface {
+	RowSplit(i int) int
+}
+
 // ErrDropRow is returned (possibly wrapped) by a pipeline's transform for a
 // row it drops on purpose (a NULL for a NOT NULL sink column under
 // table.exec.sink.not-null-enforcer = DROP): the runtime counts the row as

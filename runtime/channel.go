@@ -3,6 +3,8 @@ package runtime
 import (
 	"context"
 
+	"github.com/streamsql/streamsql/stream"
+
 	"golang.org/x/sync/errgroup"
 )
 
@@ -20,10 +22,15 @@ type channelHead struct {
 	inputOf []int // the operator input each channel feeds
 	release []chan struct{}
 	merged  chan message
+	wms     chanWM // each channel's watermark
 }
 
 // start starts the forwarders of a head with several channels.
 func (h *channelHead) start(g *errgroup.Group, ctx context.Context) {
+	h.wms = chanWM{wm: make([]int64, len(h.inputs)), idle: make([]bool, len(h.inputs))}
+	for i := range h.wms.wm {
+		h.wms.wm[i] = stream.MinWatermark
+	}
 	if len(h.inputs) == 1 {
 		h.merged = h.inputs[0]
 		return

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -36,6 +37,7 @@ type event struct {
 	states     []connector.SplitState
 	items      []item
 	ops        []opState
+	watermarks map[string]int64 // a reader's split watermarks
 	key        checkpoint.Key
 	lost       *CommitLostError
 	err        error
@@ -60,6 +62,7 @@ type inflight struct {
 	states    map[string][]connector.SplitState
 	items     []item
 	ops       map[string]checkpoint.OperatorState
+	wms       map[string]map[string]int64
 }
 
 type commitJob struct {
@@ -361,6 +364,15 @@ func (c *coordinator) handle(ctx context.Context, ev event) error {
 		f.remaining--
 		if ev.source != "" {
 			f.states[ev.source] = append(f.states[ev.source], ev.states...)
+			if len(ev.watermarks) > 0 {
+				if f.wms == nil {
+					f.wms = map[string]map[string]int64{}
+				}
+				if f.wms[ev.source] == nil {
+					f.wms[ev.source] = map[string]int64{}
+				}
+				maps.Copy(f.wms[ev.source], ev.watermarks)
+			}
 		}
 		f.items = append(f.items, ev.items...)
 		for _, o := range ev.ops {
@@ -394,7 +406,7 @@ func (c *coordinator) complete(ctx context.Context, f *inflight) error {
 	c.carried = nil
 	sortItems(newItems)
 	md := &checkpoint.Metadata{Version: checkpoint.FormatVersion, Job: a.j.spec.Name, ID: f.id, Run: a.run,
-		Time: time.Now().UTC(), Sources: f.states, MaxParallelism: a.maxParallelism, Operators: f.ops}
+		Time: time.Now().UTC(), Sources: f.states, MaxParallelism: a.maxParallelism, Operators: f.ops, Watermarks: f.wms}
 	for _, op := range f.ops {
 		slices.SortFunc(op.Tasks, func(x, y checkpoint.TaskState) int { return x.Task - y.Task })
 	}
@@ -408,7 +420,7 @@ func (c *coordinator) complete(ctx context.Context, f *inflight) error {
 		newItems[i].in = f.id
 	}
 	durable := len(c.acked)
-	if err := a.j.fault(ctx, BeforeCheckpointWrite, FaultInfo{Checkpoint: f.id}); err != nil {
+	if err := a.j.fault(ctx, BeforeCheckpointWrite, FaultInfo{Checkpoint: f.id, Final: f.final}); err != nil {
 		return err
 	}
 	size, err := a.j.store.Write(md)
@@ -441,7 +453,7 @@ func (c *coordinator) complete(ctx context.Context, f *inflight) error {
 	a.j.log.Info("checkpoint completed", "checkpoint", f.id, "duration", dur.Round(time.Microsecond).String(), "size", size,
 		"new_committables", len(newItems), "pending_commits", len(c.uncommitted))
 	c.a.j.stats.setPending(c.pendingStats())
-	if err := a.j.fault(ctx, AfterCheckpointWritten, FaultInfo{Checkpoint: f.id}); err != nil {
+	if err := a.j.fault(ctx, AfterCheckpointWritten, FaultInfo{Checkpoint: f.id, Final: f.final}); err != nil {
 		return err
 	}
 	c.completed.Store(f.id)

@@ -34,7 +34,7 @@ const (
 )
 
 // childRoles are the roles of this package's child processes.
-var childRoles = map[string]func() int{"job": jobChild, "count": countChild}
+var childRoles = map[string]func() int{"job": jobChild, "count": countChild, "window": windowChild}
 
 // childSpec is the child process that runs the rig's job in dir.
 func childSpec(dir string, per int64, env ...string) crashtest.Spec {

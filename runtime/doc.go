@@ -164,6 +164,19 @@
 // fallback included) are deleted when checkpoints are pruned, unless a
 // checkpoint newer than the latest completed one wrote them.
 //
+// # Event time
+//
+// Watermarks flow with the rows, as barriers do. A source with event time
+// (SourceVertex.Watermark) generates them per split (connector.RowSplitter
+// says which row came from which; a split without rows for the idle
+// timeout is idle and holds nothing back); a task's watermark is the least
+// over its active splits or channels; when it advances, the chain's
+// operators get stream.Operator.Watermark before it goes downstream. At
+// the end of its input a source sends stream.MaxWatermark, then the end of
+// the input, before the final barrier; a stop or a reassignment never
+// does. Checkpoints hold the splits' and the stateful tasks' watermarks,
+// and a restore starts from them.
+//
 // # Failed checkpoints
 //
 // A checkpoint that times out (execution.checkpointing.timeout) or cannot

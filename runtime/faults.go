@@ -62,6 +62,11 @@ type FaultInfo struct {
 	// Task is the sink's or operator's task index, when a task is
 	// concerned.
 	Task int
+	// Final is set at the points of the final checkpoint of a stop or of
+	// the end of the input (before-pre-commit, after-pre-commit,
+	// during-state-write, after-state-write, before-checkpoint-write,
+	// after-checkpoint-written).
+	Final bool
 }
 
 // FaultInjector is consulted at each failure point. Hit returns an error

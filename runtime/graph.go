@@ -210,8 +210,8 @@ func (g *Graph) validate(maxP int) error {
 			return fmt.Errorf("%w: operator %q has no factory (OperatorVertex.New)", ErrInvalidSpec, v.ID)
 		case v.Operator != nil && v.Operator.Inputs < 0:
 			return fmt.Errorf("%w: operator %q: %d inputs", ErrInvalidSpec, v.ID, v.Operator.Inputs)
-		case v.Source != nil && v.Source.Watermark != nil:
-			return fmt.Errorf("%w: source %q: event-time watermarks are not supported yet", ErrInvalidSpec, v.ID)
+		case v.Source != nil && v.Source.Watermark != nil && v.Source.Watermark.Generate == nil:
+			return fmt.Errorf("%w: source %q: its WatermarkSpec has no Generate", ErrInvalidSpec, v.ID)
 		case ids[v.kind()+v.ID]:
 			return fmt.Errorf("%w: %s %q appears twice", ErrInvalidSpec, v.kind(), v.ID)
 		}

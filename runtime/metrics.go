@@ -128,6 +128,10 @@ type TaskStatus struct {
 	// LateRecords counts the rows an operator task dropped because they
 	// arrived behind the watermark (stream.Metrics.LateRows).
 	LateRecords int64 `json:",omitempty"`
+	// Watermark is the event-time watermark of a source or operator task
+	// (milliseconds since the epoch): stream.MinWatermark before the
+	// first, stream.MaxWatermark once its input ended.
+	Watermark int64 `json:",omitempty"`
 	// Partitions lists the position, end offsets and lag of each
 	// partition a source task reads, for readers that implement
 	// connector.LagReporter (nil otherwise).
@@ -256,7 +260,7 @@ func (a *attempt) taskStatus() []TaskStatus {
 		m := rd.m
 		ts := TaskStatus{Kind: SourceTask, Name: rd.src.id, Index: rd.index, RecordsIn: m.recordsIn.Load(),
 			RecordsOut: m.recordsOut.Load(), Dropped: m.dropped.Load(), Backpressure: m.t.backpressureNow(),
-			Chained: m.t.chained()}
+			Chained: m.t.chained(), Watermark: m.t.wmPub.Load()}
 		if !m.t.transformed() {
 			ts.RecordsOut = ts.RecordsIn // no transform: every row read goes on
 		}
@@ -280,7 +284,7 @@ func (a *attempt) taskStatus() []TaskStatus {
 		for _, m := range vr.members {
 			ts := TaskStatus{Kind: OperatorTask, Name: vr.id, Index: m.index,
 				RecordsIn: m.recordsIn.Load(), RecordsOut: m.recordsOut.Load(), Backpressure: m.t.backpressureNow(),
-				Chained: m.t.chained()}
+				Chained: m.t.chained(), Watermark: m.t.wmPub.Load()}
 			if be := m.backend.Load(); be != nil {
 				s := (*be).Stats()
 				ts.StateBytes, ts.StateEntries = s.Bytes, s.Entries

@@ -11,6 +11,7 @@ import (
 
 	"github.com/streamsql/streamsql/runtime/checkpoint"
 	"github.com/streamsql/streamsql/state"
+	"github.com/streamsql/streamsql/stream"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -43,8 +44,9 @@ import (
 
 // stateJob is a task's cut of checkpoint id, for its state writer.
 type stateJob struct {
-	ev   event
-	cuts []stateCut
+	ev    event
+	cuts  []stateCut
+	final bool
 }
 
 type stateCut struct {
@@ -119,7 +121,7 @@ func (w *stateWriter) write(ctx context.Context, j stateJob) error {
 	defer release(j.cuts)
 	for _, c := range j.cuts {
 		m := c.s.m
-		fi := FaultInfo{Checkpoint: id, Operator: m.v.id, Task: m.index}
+		fi := FaultInfo{Checkpoint: id, Operator: m.v.id, Task: m.index, Final: j.final}
 		files := &faultFiles{Files: a.j.store, a: a, info: fi}
 		h, err := c.snap.Write(ctx, files, statePrefix(m.v.id, id, a.run, m.index))
 		if err != nil {
@@ -136,7 +138,7 @@ func (w *stateWriter) write(ctx context.Context, j stateJob) error {
 		j.ev.ops = append(j.ev.ops, opState{vertex: m.v.id, ts: checkpoint.TaskState{Task: m.index, Parallelism: m.v.par,
 			Handle: h, Watermark: c.watermark}})
 	}
-	if err := a.j.fault(ctx, AfterStateWrite, FaultInfo{Checkpoint: id, Operator: j.cuts[0].s.m.v.id, Task: j.cuts[0].s.m.index}); err != nil {
+	if err := a.j.fault(ctx, AfterStateWrite, FaultInfo{Checkpoint: id, Operator: j.cuts[0].s.m.v.id, Task: j.cuts[0].s.m.index, Final: j.final}); err != nil {
 		return err
 	}
 	return a.coord.send(ctx, j.ev)
@@ -220,12 +222,20 @@ func (a *attempt) openState(ctx context.Context, s *opStage) (closeState func() 
 	}
 	kgs := s.ctx.Task.KeyGroups
 	var restore []state.Handle
+	wm := stream.MaxWatermark
 	if a.restored != nil {
 		for _, ts := range a.restored.Operators[m.v.id].Tasks {
 			if ts.Handle.KeyGroups.Intersect(kgs).Len() > 0 {
 				restore = append(restore, ts.Handle)
+				wm = min(wm, ts.Watermark)
 			}
 		}
+	}
+	if len(restore) > 0 {
+		// The task goes on from the watermark its key groups had: rows
+		// count as late as they would have without the restart.
+		s.t.wm = max(s.t.wm, wm)
+		s.t.wmPub.Store(s.t.wm)
 	}
 	dir, err := os.MkdirTemp("", "streamsql-state-")
 	if err != nil {

@@ -48,6 +48,9 @@ type readerHead struct {
 	bad         connector.BadRowHandler
 	deadLetters connector.DeadLetterReader
 	positioner  connector.RowPositioner
+	splitter    connector.RowSplitter
+	// gen generates the task's watermarks when the source has event time.
+	gen *wmGen
 
 	mu         sync.Mutex
 	reqs       []barrierReq
@@ -99,6 +102,14 @@ func (h *readerHead) open(ctx context.Context) error {
 	h.bad, _ = r.(connector.BadRowHandler)
 	h.deadLetters, _ = r.(connector.DeadLetterReader)
 	h.positioner, _ = r.(connector.RowPositioner)
+	h.splitter, _ = r.(connector.RowSplitter)
+	if ws := h.src.v.Watermark; ws != nil {
+		var restored map[string]int64
+		if a.restored != nil {
+			restored = a.restored.Watermarks[h.src.id]
+		}
+		h.gen = newWMGen(h.t, ws, h, restored)
+	}
 	if rr, ok := r.(connector.RowRecycler); ok && h.firstCopies() {
 		h.recycler = rr
 	}

@@ -27,8 +27,13 @@ const (
 	// bounded source returned io.EOF): it precedes the final barrier.
 	msgEndInput
 	// msgTimer is a head's own: an operator's processing-time timer is
-	// due.
+	// due (or a split's idle timeout).
 	msgTimer
+	// msgWatermark carries the sender's event-time watermark (in id).
+	msgWatermark
+	// msgIdle says that the sender's inputs are all idle: the channel
+	// holds no watermark back until its next row or watermark.
+	msgIdle
 )
 
 // message is what flows on a channel between tasks: a batch of rows, a
@@ -107,6 +112,14 @@ type task struct {
 	ended     []int // channels whose input ended, per operator input
 	endedAll  int
 
+	// wm is the task's event-time watermark (stream.MinWatermark before
+	// the first); idleSent is set while the task told downstream that it
+	// is idle.
+	wm       int64
+	idleSent bool
+	// wmPub is wm for Status (other goroutines).
+	wmPub atomic.Int64
+
 	// wake interrupts the head: a barrier request or a completed
 	// checkpoint to tell about (reader), a due timer (both).
 	wake chan struct{}
@@ -160,6 +173,14 @@ func (t *task) run(ctx context.Context) (err error) {
 		}
 	}()
 	defer t.stopTimer()
+	if t.rd != nil && t.rd.gen != nil {
+		// A task with no split (or only idle ones) says so at once, and
+		// its splits turn idle after the timeout even without a row.
+		if err := t.sourceWatermark(ctx); err != nil {
+			return err
+		}
+		t.armTimer()
+	}
 	for {
 		m, err := t.head.next(ctx)
 		if err != nil {
@@ -184,6 +205,10 @@ func (t *task) run(ctx context.Context) (err error) {
 			}
 		case msgTimer:
 			if err := t.timers(ctx); err != nil {
+				return err
+			}
+		case msgWatermark, msgIdle:
+			if err := t.channelWatermark(ctx, int(m.input), m); err != nil {
 				return err
 			}
 		case msgEOF:
@@ -290,7 +315,7 @@ func (t *task) openChain(ctx context.Context, closers *[]func() error) error {
 			info.KeyGroups = state.RangeOf(m.index, m.v.par, a.maxParallelism)
 		}
 		s.ctx = &stream.Context{Task: info, Logger: a.j.log.With("operator", m.v.id, "task", m.index),
-			Metrics: &stream.Metrics{}, Watermark: func() int64 { return stream.MinWatermark }, Now: nowMillis}
+			Metrics: &stream.Metrics{}, Watermark: func() int64 { return t.wm }, Now: nowMillis}
 		m.metrics.Store(s.ctx.Metrics)
 		if m.v.v.Operator.Stateful {
 			closeState, err := a.openState(ctx, s)
@@ -366,6 +391,11 @@ func (s *opStage) call(what string, fn func() error) error {
 func (t *task) data(ctx context.Context, input int, rows []types.Row) error {
 	if rd := t.rd; rd != nil {
 		rd.m.recordsIn.Add(int64(len(rows)))
+		if rd.gen != nil {
+			if err := rd.gen.observe(rd, rows); err != nil {
+				return err
+			}
+		}
 		if err := t.enter(0, rows); err != nil {
 			return err
 		}
@@ -379,9 +409,17 @@ func (t *task) data(ctx context.Context, input int, rows []types.Row) error {
 				return err
 			}
 		}
+		if rd.gen != nil {
+			if err := t.sourceWatermark(ctx); err != nil {
+				return err
+			}
+		}
 	} else {
 		if t.w != nil && len(t.ops) == 0 {
 			return t.w.write(ctx, rows)
+		}
+		if cw := &t.ch.wms; cw.idle[input] {
+			cw.idle[input], t.idleSent = false, false // rows make a channel active again
 		}
 		if err := t.enter(t.ch.inputOf[input], rows); err != nil {
 			return err
@@ -491,6 +529,9 @@ func (t *task) forward(ctx context.Context, id int64, final bool, pos []taskPosi
 			return fmt.Errorf("source %q task %d: snapshot for checkpoint %d: %w", rd.src.id, rd.index, id, err)
 		}
 		ev.source, ev.states = rd.src.id, states
+		if rd.gen != nil {
+			ev.watermarks = rd.gen.splitWatermarks(rd.splits)
+		}
 		if p, ok := rd.groupPositions(id); ok && rd.src.oneWriter {
 			pos = append(pos, p)
 		}
@@ -510,14 +551,14 @@ func (t *task) forward(ctx context.Context, id int64, final bool, pos []taskPosi
 		}
 	}
 	if t.w != nil {
-		items, err := t.w.preCommit(ctx, id, pos)
+		items, err := t.w.preCommit(ctx, id, final, pos)
 		if err != nil {
 			return err
 		}
 		ev.items = items
 	}
 	if len(cuts) > 0 {
-		return t.sw.submit(ctx, stateJob{ev: ev, cuts: cuts})
+		return t.sw.submit(ctx, stateJob{ev: ev, cuts: cuts, final: final})
 	}
 	return t.a.coord.send(ctx, ev)
 }
@@ -528,6 +569,13 @@ func (t *task) forward(ctx context.Context, id int64, final bool, pos []taskPosi
 // turn); once every channel ended, the end goes on downstream and, for a
 // reader, to the coordinator.
 func (t *task) endInput(ctx context.Context, ch int) error {
+	if t.rd != nil {
+		// Everything that waits for event time fires now, before the
+		// end of the input goes on and before the final barrier.
+		if err := t.watermark(ctx, stream.MaxWatermark, false); err != nil {
+			return err
+		}
+	}
 	in := 0
 	if t.ch != nil {
 		in = t.ch.inputOf[ch]
@@ -665,10 +713,10 @@ func (t *task) interrupt() {
 // armTimer sets the task's timer to the chain's earliest processing-time
 // timer.
 func (t *task) armTimer() {
-	if len(t.ops) == 0 {
+	if len(t.ops) == 0 && (t.rd == nil || t.rd.gen == nil) {
 		return
 	}
-	var at int64
+	at := t.idleTimerAt()
 	for _, s := range t.ops {
 		if tm := s.ctx.ProcessingTimer(); tm != 0 && (at == 0 || tm < at) {
 			at = tm
@@ -712,6 +760,12 @@ func (t *task) timers(ctx context.Context) error {
 		}
 		s.ctx.SetProcessingTimer(0)
 		if err := s.call("processing time", func() error { return s.op.ProcessingTime(now, s.out) }); err != nil {
+			return err
+		}
+	}
+	if t.rd != nil && t.rd.gen != nil {
+		// A split may have turned idle.
+		if err := t.sourceWatermark(ctx); err != nil {
 			return err
 		}
 	}

@@ -145,9 +145,9 @@ func (w *writerTail) notify(ctx context.Context, done int64) error {
 // group positions of the source tasks whose rows all come here) when the
 // writer takes them, and returns the committables for the task's
 // acknowledgement.
-func (w *writerTail) preCommit(ctx context.Context, id int64, pos []taskPositions) ([]item, error) {
+func (w *writerTail) preCommit(ctx context.Context, id int64, final bool, pos []taskPositions) ([]item, error) {
 	a := w.a
-	fi := FaultInfo{Checkpoint: id, Sink: w.sink.id, Task: w.index}
+	fi := FaultInfo{Checkpoint: id, Sink: w.sink.id, Task: w.index, Final: final}
 	if err := a.j.fault(ctx, BeforePreCommit, fi); err != nil {
 		return nil, err
 	}

@@ -27,6 +27,7 @@ type topicPartition struct {
 // (exclusive) is -1 when unbounded or not resolved yet.
 type partState struct {
 	id    string
+	index int32 // among the splits of Open (RowSplit); -1 when discovered later
 	tp    topicPartition
 	next  int64
 	end   int64
@@ -79,8 +80,10 @@ type reader struct {
 	nextRow  func(row *types.Row) bool // the rest of a record's rows (RowDecoder), or nil
 	skipped  atomic.Int64
 	// rowPos[i] is the record row i of the batch take returned last came
-	// from (RowPosition, RejectRow); reused from batch to batch.
-	rowPos []*kgo.Record
+	// from (RowPosition, RejectRow), rowSplit[i] the index of its split
+	// among those of Open (RowSplit); reused from batch to batch.
+	rowPos   []*kgo.Record
+	rowSplit []int32
 	// bad applies 'scan.bad-record.policy'.
 	bad badRecords
 
@@ -130,6 +133,7 @@ var (
 	_ connector.LagReporter         = (*reader)(nil)
 	_ connector.RowPositioner       = (*reader)(nil)
 	_ connector.RowRecycler         = (*reader)(nil)
+	_ connector.RowSplitter         = (*reader)(nil)
 )
 
 // Open resolves the start (and end) offset of each split and starts
@@ -317,7 +321,7 @@ func (r *reader) take() ([]types.Row, error) {
 	defer func() { r.bytes.Add(nbytes) }()
 	width := r.src.cfg.RowWidth
 	slab, out := r.batchMemory(n, width)
-	r.rowPos = r.rowPos[:0]
+	r.rowPos, r.rowSplit = r.rowPos[:0], r.rowSplit[:0]
 	var finished map[string][]int32
 	examined := 0
 	for len(r.pending) > 0 && examined < n {
@@ -350,7 +354,7 @@ func (r *reader) take() ([]types.Row, error) {
 				} else {
 					r.fillMetadata(rec, &row)
 					out = append(out, row)
-					r.rowPos = append(r.rowPos, rec)
+					r.rowPos, r.rowSplit = append(r.rowPos, rec), append(r.rowSplit, st.index)
 					for r.nextRow != nil {
 						// More rows of the record (an UPDATE's -U and +U):
 						// past the slab's rows, each has its own fields.
@@ -360,7 +364,7 @@ func (r *reader) take() ([]types.Row, error) {
 						}
 						r.fillMetadata(rec, &row)
 						out = append(out, row)
-						r.rowPos = append(r.rowPos, rec)
+						r.rowPos, r.rowSplit = append(r.rowPos, rec), append(r.rowSplit, st.index)
 					}
 				}
 			}
@@ -444,6 +448,16 @@ func (r *reader) RowPosition(i int) string {
 	}
 	p := r.rowPos[i]
 	return fmt.Sprintf("topic %s partition %d offset %d", p.Topic, p.Partition, p.Offset)
+}
+
+// RowSplit implements connector.RowSplitter: the index, among the splits
+// the reader was opened with, of the partition of row i of the last batch
+// (-1 for a partition discovered during the run).
+func (r *reader) RowSplit(i int) int {
+	if i < 0 || i >= len(r.rowSplit) {
+		return -1
+	}
+	return int(r.rowSplit[i])
 }
 
 // RejectRow implements connector.BadRowHandler: under 'scan.bad-record.policy'

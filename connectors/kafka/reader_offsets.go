@@ -52,12 +52,12 @@ func (s *source) open(ctx context.Context, splits []connector.SplitState) (*read
 		r.decode, r.nextRow = rd.Decode, rd.Next
 	}
 	topics := map[string]bool{}
-	for _, sp := range splits {
+	for i, sp := range splits {
 		topic, p, err := parseSplitID(sp.ID)
 		if err != nil {
 			return fail(err)
 		}
-		st := &partState{id: sp.ID, tp: topicPartition{topic, p}, next: -1, end: -1, added: sp.Added && sp.State == nil}
+		st := &partState{id: sp.ID, index: int32(i), tp: topicPartition{topic, p}, next: -1, end: -1, added: sp.Added && sp.State == nil}
 		if s.cfg.ScaleOut {
 			// The group's committed offsets are the truth, not a
 			// checkpoint of an earlier run over another assignment.
@@ -153,7 +153,7 @@ func (r *reader) discover(ctx context.Context) error {
 		if r.parts[tp] != nil {
 			continue
 		}
-		add = append(add, &partState{id: sp.ID, tp: tp, next: -1, end: -1})
+		add = append(add, &partState{id: sp.ID, index: -1, tp: tp, next: -1, end: -1})
 		topics[topic] = true
 	}
 	if len(add) == 0 {

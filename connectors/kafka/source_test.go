@@ -526,3 +526,64 @@ func TestReaderRecyclesOnlyItsLastBatch(t *testing.T) {
 		t.Fatal("a batch not handed back was reused")
 	}
 }
+
+// TestReaderRowSplit reads a topic of three partitions, each record's value
+// naming its partition, in batches that may mix them: RowSplit(i) is the index,
+// among the splits the reader was opened with, of row i's partition
+// (connector.RowSplitter, what the runtime's per-split watermarks use).
+func TestReaderRowSplit(t *testing.T) {
+	t.Parallel()
+	b := kafkatest.Require(t)
+	topic := b.Topic(t, 3)
+	cl := b.Client(t, kgo.DefaultProduceTopic(topic), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	var recs []*kgo.Record
+	for i := range 90 {
+		p := int32(i % 3)
+		recs = append(recs, &kgo.Record{Partition: p, Value: []byte(strconv.Itoa(int(p)))})
+	}
+	if err := cl.ProduceSync(context.Background(), recs...).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	src := mustNewSource(t, srcConfig(b, topic))
+	splits, err := src.Splits(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Open with the splits in an order of their own: the index is the
+	// position in it, not the partition number.
+	slices.Reverse(splits)
+	ss := make([]connector.SplitState, len(splits))
+	for i, sp := range splits {
+		ss[i] = connector.SplitState{ID: sp.ID}
+	}
+	r, err := src.open(context.Background(), ss)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), waitLong)
+	defer cancel()
+	rows := 0
+	for {
+		rs, err := r.Read(ctx)
+		for i, row := range rs {
+			s := r.RowSplit(i)
+			if s < 0 || s >= len(splits) || splits[s].ID != topic+":"+row.Fields[0].Str() {
+				t.Fatalf("row %d (partition %s): RowSplit %d names split %v", i, row.Fields[0].Str(), s, splits)
+			}
+			rows++
+		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if rows != 90 {
+		t.Fatalf("read %d rows, want 90", rows)
+	}
+	if r.RowSplit(0) != -1 && r.RowSplit(90) != -1 {
+		t.Fatal("RowSplit out of the last batch's range")
+	}
+}

@@ -15,7 +15,9 @@ import (
 
 // FaultsEnv is the environment variable FaultsFromEnv reads: a
 // comma-separated list of rules "point@n:action[:delay]", for example
-// "after-pre-commit@3:kill" or "commit-delay@1:kill:200ms". Actions are
+// "after-pre-commit@3:kill" or "commit-delay@1:kill:200ms"; "point@final"
+// fires at the first hit of the point in a final checkpoint
+// (runtime.FaultInfo.Final). Actions are
 // fail (return an error), kill (SIGKILL the process) and delay (wait, then
 // go on); the optional delay is waited before the action.
 const FaultsEnv = "STREAMSQL_FAULTS"
@@ -44,6 +46,7 @@ var ErrInjected = errors.New("testkit: injected failure")
 type rule struct {
 	point   runtime.FaultPoint
 	at      int
+	final   bool // at the first hit in a final checkpoint, not the at-th
 	action  Action
 	delay   time.Duration
 	hits    int
@@ -68,6 +71,15 @@ func (f *Faults) On(p runtime.FaultPoint, at int, a Action, delay time.Duration)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.rules = append(f.rules, &rule{point: p, at: max(at, 1), action: a, delay: delay, release: make(chan struct{})})
+	return f
+}
+
+// OnFinal adds a rule: at the first hit of p in a final checkpoint
+// (runtime.FaultInfo.Final), do a after waiting delay.
+func (f *Faults) OnFinal(p runtime.FaultPoint, a Action, delay time.Duration) *Faults {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.rules = append(f.rules, &rule{point: p, at: 1, final: true, action: a, delay: delay, release: make(chan struct{})})
 	return f
 }
 
@@ -109,7 +121,7 @@ func (f *Faults) Hit(ctx context.Context, p runtime.FaultPoint, info runtime.Fau
 	f.mu.Lock()
 	var fire *rule
 	for _, r := range f.rules {
-		if r.point != p || r.fired {
+		if r.point != p || r.fired || r.final && !info.Final {
 			continue
 		}
 		if r.hits++; r.hits >= r.at {
@@ -171,8 +183,8 @@ func ParseFaults(s string) (*Faults, error) {
 		if !known {
 			return nil, fmt.Errorf("fault %q: unknown point %q", spec, name)
 		}
-		at := 1
-		if atS != "" {
+		at, final := 1, atS == "final"
+		if atS != "" && !final {
 			n, err := strconv.Atoi(atS)
 			if err != nil || n < 1 {
 				return nil, fmt.Errorf("fault %q: bad hit count %q", spec, atS)
@@ -199,7 +211,11 @@ func ParseFaults(s string) (*Faults, error) {
 				return nil, fmt.Errorf("fault %q: %w", spec, err)
 			}
 		}
-		f.On(p, at, a, d)
+		if final {
+			f.OnFinal(p, a, d)
+		} else {
+			f.On(p, at, a, d)
+		}
 	}
 	return f, nil
 }
