@@ -19,6 +19,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"net/http"
 	"slices"
@@ -188,6 +189,14 @@ type Task struct {
 	// Chained is true for a source task that runs its one sink task's
 	// writer in its own loop, and for that sink task (runtime.TaskStatus).
 	Chained bool `json:"chained"`
+	// Watermark is a source or operator task's event-time watermark in
+	// milliseconds since the epoch (absent before the first).
+	Watermark *int64 `json:"watermark_ms,omitempty"`
+	// StateBytes, StateEntries and LateRecords are an operator task's
+	// (runtime.TaskStatus).
+	StateBytes   int64 `json:"state_bytes,omitempty"`
+	StateEntries int64 `json:"state_entries,omitempty"`
+	LateRecords  int64 `json:"late_records,omitempty"`
 }
 
 // Checkpoints summarizes checkpointing in /status.
@@ -253,9 +262,14 @@ func StatusOf(st runtime.Status, now time.Time) Status {
 			Message: e.Message, Attrs: e.Attrs})
 	}
 	for _, t := range st.Tasks {
-		out.Tasks = append(out.Tasks, Task{Kind: string(t.Kind), Name: t.Name, Index: t.Index,
+		task := Task{Kind: string(t.Kind), Name: t.Name, Index: t.Index,
 			RecordsIn: t.RecordsIn, RecordsOut: t.RecordsOut, Dropped: t.Dropped, BytesIn: t.BytesIn, BytesOut: t.BytesOut,
-			BackpressureSeconds: t.Backpressure.Seconds(), Chained: t.Chained})
+			BackpressureSeconds: t.Backpressure.Seconds(), Chained: t.Chained,
+			StateBytes: t.StateBytes, StateEntries: t.StateEntries, LateRecords: t.LateRecords}
+		if t.Watermark != math.MinInt64 && t.Watermark != 0 {
+			task.Watermark = &t.Watermark
+		}
+		out.Tasks = append(out.Tasks, task)
 	}
 	c := st.Checkpoints
 	out.Checkpoints = Checkpoints{Completed: c.Completed, Failed: c.Failed, LastID: c.LastID,
@@ -278,10 +292,12 @@ type Collector struct {
 	ckptLastSize, ckptLastTime, ckptTotalDuration                   *prometheus.Desc
 	pending, pendingAge, restarts, state, triggeringPaused, running *prometheus.Desc
 	groupCommitFailures, lag, degraded                              *prometheus.Desc
+	stateBytes, stateEntries, lateRecords, watermark                *prometheus.Desc
 }
 
 // NewCollector returns a collector of src's metrics. Every metric has the
-// label job; task metrics also kind (source, sink), name and index.
+// label job; task metrics also kind (source, operator, sink), name and
+// index.
 func NewCollector(src runtime.Metrics) *Collector {
 	task := []string{"job", "kind", "name", "index"}
 	job := []string{"job"}
@@ -316,6 +332,11 @@ func NewCollector(src runtime.Metrics) *Collector {
 			"Failed commits of consumer group offsets (each also a warning; the job goes on).", job),
 		degraded: d("sink_degraded", "1 for each sink that cannot deliver now (what its connector reports, such as brokers that cannot be reached, is in /status); absent while all deliver.",
 			[]string{"job", "sink"}),
+		stateBytes:   d("operator_state_bytes", "Memory (in-memory backend) or disk (on-disk backend) the keyed state of a stateful operator's task takes.", task),
+		stateEntries: d("operator_state_entries", "Live entries of the keyed state of a stateful operator's task.", task),
+		lateRecords: d("operator_late_records_total",
+			"Rows an operator task dropped because their event time was behind its watermark when they arrived (their window had fired).", task),
+		watermark: d("task_watermark_ms", "A source or operator task's event-time watermark, milliseconds since the epoch; absent before its first watermark and for tasks without event time.", task),
 		lag: d("consumer_lag", "Records between a source partition's position and its end (last stable offset under read_committed, else high watermark); absent until a fetch reported the end. Label table is the source id <pipeline>/<table>.",
 			[]string{"job", "table", "topic", "partition"}),
 	}
@@ -325,7 +346,8 @@ func NewCollector(src runtime.Metrics) *Collector {
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{c.recordsIn, c.recordsOut, c.dropped, c.badSkipped, c.deadLettered, c.bytesIn, c.bytesOut, c.backpressure,
 		c.ckptCompleted, c.ckptFailed, c.ckptLastID, c.ckptLastDuration, c.ckptLastSize, c.ckptLastTime,
-		c.ckptTotalDuration, c.pending, c.pendingAge, c.restarts, c.state, c.triggeringPaused, c.running, c.groupCommitFailures, c.lag, c.degraded} {
+		c.ckptTotalDuration, c.pending, c.pendingAge, c.restarts, c.state, c.triggeringPaused, c.running, c.groupCommitFailures, c.lag, c.degraded,
+		c.stateBytes, c.stateEntries, c.lateRecords, c.watermark} {
 		ch <- d
 	}
 }
@@ -356,6 +378,14 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 			counter(c.bytesOut, float64(t.BytesOut), l...)
 		}
 		counter(c.backpressure, t.Backpressure.Seconds(), l...)
+		if t.Kind == runtime.OperatorTask {
+			gauge(c.stateBytes, float64(t.StateBytes), l...)
+			gauge(c.stateEntries, float64(t.StateEntries), l...)
+			counter(c.lateRecords, float64(t.LateRecords), l...)
+		}
+		if t.Kind != runtime.SinkTask && t.Watermark != math.MinInt64 && t.Watermark != 0 {
+			gauge(c.watermark, float64(t.Watermark), l...)
+		}
 		for _, p := range t.Partitions {
 			if p.Lag >= 0 {
 				gauge(c.lag, float64(p.Lag), job, t.Name, p.Topic, strconv.Itoa(int(p.Partition)))

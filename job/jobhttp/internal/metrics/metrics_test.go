@@ -3,6 +3,7 @@ package metrics
 import (
 	"encoding/json"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -111,5 +112,36 @@ func TestServeAndClose(t *testing.T) {
 	}
 	if _, err := Serve(s.Addr()+"x", &st); err == nil {
 		t.Error("a bad address was accepted")
+	}
+}
+
+// TestOperatorMetrics: an operator task's state size, late rows and
+// watermark are on /metrics and /status; a task without event time has
+// no watermark there.
+func TestOperatorMetrics(t *testing.T) {
+	st := fixed(runtime.Status{Job: "agg", State: runtime.StateRunning, Tasks: []runtime.TaskStatus{
+		{Kind: runtime.SourceTask, Name: "p/src", Watermark: math.MinInt64},
+		{Kind: runtime.OperatorTask, Name: "p/window", Index: 1, RecordsIn: 9, RecordsOut: 2, StateBytes: 4096, StateEntries: 12,
+			LateRecords: 3, Watermark: 1700000000000},
+	}})
+	_, body := get(t, Handler(&st), "/metrics")
+	for _, want := range []string{
+		`streamsql_operator_state_bytes{index="1",job="agg",kind="operator",name="p/window"} 4096`,
+		`streamsql_operator_state_entries{index="1",job="agg",kind="operator",name="p/window"} 12`,
+		`streamsql_operator_late_records_total{index="1",job="agg",kind="operator",name="p/window"} 3`,
+		`streamsql_task_watermark_ms{index="1",job="agg",kind="operator",name="p/window"} 1.7e+12`,
+	} {
+		if !strings.Contains(body, want+"\n") {
+			t.Errorf("/metrics lacks %q:\n%s", want, body)
+		}
+	}
+	if strings.Contains(body, `streamsql_task_watermark_ms{index="0",job="agg",kind="source"`) {
+		t.Errorf("/metrics has a watermark for a task without one:\n%s", body)
+	}
+	_, body = get(t, Handler(&st), "/status")
+	var got Status
+	if err := json.Unmarshal([]byte(body), &got); err != nil || len(got.Tasks) != 2 || got.Tasks[0].Watermark != nil ||
+		got.Tasks[1].Watermark == nil || *got.Tasks[1].Watermark != 1700000000000 || got.Tasks[1].StateBytes != 4096 || got.Tasks[1].LateRecords != 3 {
+		t.Fatalf("/status: %v %+v", err, got)
 	}
 }
