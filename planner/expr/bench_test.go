@@ -1,6 +1,8 @@
 package expr
 
 import (
+	"math/rand/v2"
+	"strconv"
 	"testing"
 	"time"
 
@@ -204,4 +206,92 @@ func TestBenchmarkBackendsAgree(t *testing.T) {
 			}
 		}
 	}
+}
+
+// BenchmarkNexmarkQ21 is the filter and projection of Nexmark's q21 over
+// the bid view's columns (auction, bidder, price, channel, url), on the
+// bids of the nexmark connector's generator: REGEXP_EXTRACT(url,
+// '(&|^)channel_id=([^&]*)', 2) in the WHERE clause and again in the
+// CASE. One op is one bid.
+func BenchmarkNexmarkQ21(b *testing.B) {
+	cols := []Expr{Col(0, "auction", types.BigInt()), Col(1, "bidder", types.BigInt()), Col(2, "price", types.BigInt()),
+		Col(3, "channel", types.String()), Col(4, "url", types.String())}
+	extract := Fn("REGEXP_EXTRACT", cols[4], ls("(&|^)channel_id=([^&]*)"), li(2))
+	lower := Fn("LOWER", cols[3])
+	filter := Fn("OR", Fn("IS NOT NULL", extract),
+		Fn("IN", lower, ls("apple"), ls("google"), ls("facebook"), ls("baidu")))
+	var whens []When
+	for i, ch := range []string{"apple", "google", "facebook", "baidu"} {
+		whens = append(whens, When{Cond: Fn("=", lower, ls(ch)), Result: ls(strconv.Itoa(i))})
+	}
+	proj := []Expr{cols[0], cols[1], cols[2], cols[3], &Case{Whens: whens, Else: extract}}
+	f, err := CompileFilter(filter, benchOpts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, err := CompileProjection(proj, benchOpts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rows := nexmarkBids(b, 2000)
+	out := make([]types.Value, len(proj))
+	b.ReportAllocs()
+	cpu := startCPU()
+	defer cpu.report(b)
+	i, kept := 0, 0
+	for b.Loop() {
+		row := rows[i]
+		if i++; i == len(rows) {
+			i = 0
+		}
+		ok, err := f.Keep(row)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if ok {
+			kept++
+			if err := p.Project(row, out); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	if b.N > len(rows) && kept == 0 {
+		b.Fatal("filter kept nothing")
+	}
+}
+
+// nexmarkBids returns n bids shaped as the Nexmark generator's (its
+// rules, with Go's random numbers): half of them from one of the four
+// hot channels, whose URLs have no channel_id; the others from one of
+// 10,000 "channel-N", whose URL ends, 9 times in 10, with &channel_id= and
+// a number. A URL is https://www.nexmark.com/, three words of 3 or 4
+// characters (one in 13 a '_') and item.htm?query=1.
+func nexmarkBids(t testing.TB, n int) [][]types.Value {
+	r := rand.New(rand.NewPCG(1, 2))
+	word := func() string {
+		b := make([]byte, 3+r.IntN(2))
+		for i := range b {
+			if r.IntN(13) == 0 {
+				b[i] = '_'
+			} else {
+				b[i] = byte('a' + r.IntN(26))
+			}
+		}
+		return string(b)
+	}
+	hot := []string{"Google", "Facebook", "Baidu", "Apple"}
+	out := make([][]types.Value, n)
+	for i := range out {
+		url := "https://www.nexmark.com/" + word() + "/" + word() + "/" + word() + "/item.htm?query=1"
+		channel := hot[r.IntN(4)]
+		if r.IntN(2) == 0 {
+			channel = "channel-" + strconv.Itoa(r.IntN(10000))
+			if r.IntN(10) > 0 {
+				url += "&channel_id=" + strconv.Itoa(r.IntN(1<<31))
+			}
+		}
+		out[i] = []types.Value{types.Int64(int64(1000 + r.IntN(100))), types.Int64(int64(2000 + r.IntN(1000))),
+			types.Int64(int64(100 + r.IntN(1e6))), types.Str(channel), types.Str(url)}
+	}
+	return out
 }

@@ -119,6 +119,11 @@
 // a), so one NULL bound gives NULL; REGEXP_* take Java-style patterns
 // (run by Go's RE2, so back-references and look-around are not supported)
 // and give NULL for an invalid pattern; replacement strings use Java's $n.
+// A REGEXP_* pattern is compiled with a prefilter and an anchor
+// (internal/sqlregex.Regexp): a string lacking a substring every match
+// has is rejected without running the engine, and the engine searches
+// only from where a match can start; results are the engine's alone
+// (FuzzRegexp).
 //
 // JSON: paths are SQL/JSON lax paths ($, .key, ['key'], [n]). JSON_VALUE
 // returns the scalar as STRING, numbers printed as Jackson does (2.50 is

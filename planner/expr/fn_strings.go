@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -356,25 +355,27 @@ func buildPad(left bool) func(*builder, *Call, []evalFn) (evalFn, error) {
 	}
 }
 
-// regexCache compiles constant patterns once; others per call.
-func (b *builder) regex(pattern evalFn, isConst bool) (func(row []types.Value) (*regexp.Regexp, bool, error), error) {
+// regex compiles constant patterns once; others per call. A pattern is
+// compiled with its prefilter and anchor (sqlregex.Regexp), which reject
+// most strings that cannot match without running the engine.
+func (b *builder) regex(pattern evalFn, isConst bool) (func(row []types.Value) (*sqlregex.Regexp, bool, error), error) {
 	if isConst {
 		v, err := pattern(nil)
 		if err != nil {
 			return nil, err
 		}
-		var re *regexp.Regexp
+		var re *sqlregex.Regexp
 		if !v.IsNull() {
-			re, _ = regexp.Compile(sqlregex.Java(v.Str()))
+			re, _ = sqlregex.Compile(v.Str())
 		}
-		return func([]types.Value) (*regexp.Regexp, bool, error) { return re, v.IsNull(), nil }, nil
+		return func([]types.Value) (*sqlregex.Regexp, bool, error) { return re, v.IsNull(), nil }, nil
 	}
-	return func(row []types.Value) (*regexp.Regexp, bool, error) {
+	return func(row []types.Value) (*sqlregex.Regexp, bool, error) {
 		v, err := pattern(row)
 		if err != nil || v.IsNull() {
 			return nil, true, err
 		}
-		re, _ := regexp.Compile(sqlregex.Java(v.Str()))
+		re, _ := sqlregex.Compile(v.Str())
 		return re, false, nil
 	}, nil
 }
