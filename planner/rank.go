@@ -470,7 +470,10 @@ func (p *planner) rankNode(rs *rankedSelect, in *relation, rc int, start, end in
 		if win != nil {
 			fl.Projection = append(fl.Projection, rs.windowTimes[bi])
 		}
-		if (rp.dedupTime >= 0 || win != nil || winAgg != nil) && b.src.Table != nil && !win.procOrNil() {
+		// Event time is read by window Top-Ns and by a deduplication that
+		// keeps the first row (it waits for the watermark); one that keeps
+		// the last row emits at once, as Flink's does.
+		if (rp.dedupTime >= 0 && !rp.dedupLast && start == 1 && end == 1 || win != nil) && b.src.Table != nil && !win.procOrNil() {
 			b.src.Watermark = b.src.watermark
 		}
 		if err := p.checkCompiles(fl, nil, rs.pos); err != nil {

@@ -71,20 +71,21 @@ func appendList(dst []byte, l *rowList, withKeys bool) []byte {
 }
 
 // readList decodes an encoded list into l (reusing its slices); the rows
-// are copies, so that the list outlives the table call that returned v.
+// alias one copy of v, so that the list outlives the table call that
+// returned v.
 func readList(v []byte, l *rowList, withKeys bool) error {
 	n, used := binary.Uvarint(v)
 	if used <= 0 {
 		return fmt.Errorf("%w: a rank list's length", state.ErrCorrupt)
 	}
-	v = v[used:]
+	v = append([]byte(nil), v[used:]...)
 	l.rows, l.keys = l.rows[:0], l.keys[:0]
 	next := func() ([]byte, error) {
 		m, used := binary.Uvarint(v)
 		if used <= 0 || uint64(len(v)-used) < m {
 			return nil, fmt.Errorf("%w: a rank list's row", state.ErrCorrupt)
 		}
-		b := append([]byte(nil), v[used:used+int(m)]...)
+		b := v[used : used+int(m) : used+int(m)]
 		v = v[used+int(m):]
 		return b, nil
 	}

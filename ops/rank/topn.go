@@ -41,6 +41,7 @@ type topN struct {
 	maxP int
 
 	rows   state.MapTable   // partition → sort key → list of rows (AppendOnly, Retract, Updatable)
+	meta   state.ValueTable // partition → its row count and worst sort key (AppendOnly)
 	top1   state.ValueTable // partition → its first row (Top1)
 	counts state.ValueTable // partition → rows emitted (FirstN)
 
@@ -75,6 +76,9 @@ func (t *topN) Open(ctx *stream.Context) error {
 		t.top1 = ctx.State.Value("top1", opts...)
 	default:
 		t.rows = ctx.State.Map("rows", opts...)
+		if t.spec.Strategy == AppendOnly {
+			t.meta = ctx.State.Value("meta", opts...)
+		}
 	}
 	for _, c := range t.spec.Partition {
 		t.partTypes = append(t.partTypes, t.spec.Types[c])
@@ -106,13 +110,15 @@ func (t *topN) Process(_ int, rows []types.Row, out *stream.Output) error {
 			err = t.fastTop1(kg, r, out)
 		default:
 			t.sk = AppendSortKey(t.sk[:0], r.Fields, t.spec.Order, t.spec.Types)
-			t.in = state.AppendRow(t.in[:0], r.Fields, t.spec.Types)
+			if t.spec.Strategy != AppendOnly {
+				t.in = state.AppendRow(t.in[:0], r.Fields, t.spec.Types)
+			}
 			switch t.spec.Strategy {
 			case AppendOnly:
 				if !accumulate {
 					return fmt.Errorf("top-n: a %s row in an insert-only input", r.Kind)
 				}
-				err = t.appendOnly(kg, out)
+				err = t.appendOnly(kg, r, out)
 			case Retract:
 				err = t.retractable(kg, accumulate, out)
 			case Updatable:
@@ -290,14 +296,28 @@ func (t *topN) inBufferRange(sk []byte) bool {
 // AppendOnly (Flink's AppendOnlyTopNFunction): the partition keeps the
 // rows that may still rank.
 
-func (t *topN) appendOnly(kg int, out *stream.Output) error {
+func (t *topN) appendOnly(kg int, r *types.Row, out *stream.Output) error {
+	// Most rows of a full top cannot enter it: the partition's row count
+	// and worst sort key say so without reading its rows (unless a TTL
+	// may have expired some of them since).
+	if m, ok, err := t.meta.Get(kg, t.pkey); err != nil {
+		return err
+	} else if ok && t.spec.TTL == 0 {
+		n, used := binary.Uvarint(m)
+		if used <= 0 {
+			return fmt.Errorf("top-n: key group %d: %w: a partition's row count", kg, state.ErrCorrupt)
+		}
+		if int64(n) >= t.spec.End && bytes.Compare(t.sk, m[used:]) >= 0 {
+			return nil
+		}
+	}
 	if err := t.load(kg, -1, false); err != nil {
 		return err
 	}
 	if !t.inBufferRange(t.sk) {
 		return nil
 	}
-	in := slices.Clone(t.in)
+	in := state.AppendRow(nil, r.Fields, t.spec.Types)
 	t.add(t.sk, in, nil)
 	var err error
 	if t.withRowNumber() {
@@ -308,7 +328,28 @@ func (t *topN) appendOnly(kg int, out *stream.Output) error {
 	if err != nil {
 		return err
 	}
-	return t.store(kg, false)
+	if err := t.store(kg, false); err != nil {
+		return err
+	}
+	return t.storeMeta(kg)
+}
+
+// storeMeta writes the partition's row count and worst sort key, from the
+// loaded entries (all of the partition's).
+func (t *topN) storeMeta(kg int) error {
+	var worst []byte
+	for i := len(t.entries) - 1; i >= 0; i-- {
+		if e := &t.entries[i]; !e.deleted && len(e.list.rows) > 0 {
+			worst = e.key
+			break
+		}
+	}
+	if worst == nil {
+		return t.meta.Delete(kg, t.pkey)
+	}
+	t.buf = binary.AppendUvarint(t.buf[:0], uint64(t.total()))
+	t.buf = append(t.buf, worst...)
+	return t.meta.Put(kg, t.pkey, t.buf)
 }
 
 // appendWithRowNumber emits the new row at its rank and the rows it
