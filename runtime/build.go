@@ -226,7 +226,7 @@ func (vr *vertexRT) oneWriter() bool {
 // newTask creates the task that runs subtask k of vertex vr (not fused) and
 // the fused vertices after it.
 func (a *attempt) newTask(vr *vertexRT, k int) error {
-	t := &task{a: a, global: len(a.tasks), wake: make(chan struct{}, 1), nIn: 1, wm: stream.MinWatermark}
+	t := &task{a: a, global: len(a.tasks), wake: make(chan struct{}, 1), nIn: 1, wm: stream.MinWatermark, wmOut: stream.MinWatermark}
 	t.wmPub.Store(stream.MinWatermark)
 	a.tasks = append(a.tasks, t)
 	cur, idx := vr, k
@@ -293,7 +293,7 @@ func (a *attempt) newTask(vr *vertexRT, k int) error {
 func (a *attempt) newDeadLetterTask(vr *vertexRT, k int) {
 	dm := vr.dead.members[k]
 	src := vr.members[k].t
-	t := &task{a: a, global: len(a.tasks), wake: make(chan struct{}, 1), nIn: 1, members: []*member{dm}, w: dm.w, wm: stream.MinWatermark}
+	t := &task{a: a, global: len(a.tasks), wake: make(chan struct{}, 1), nIn: 1, members: []*member{dm}, w: dm.w, wm: stream.MinWatermark, wmOut: stream.MinWatermark}
 	t.wmPub.Store(stream.MinWatermark)
 	dm.t = t
 	t.wakeOnComplete.Store(true)

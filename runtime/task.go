@@ -117,6 +117,10 @@ type task struct {
 	// is idle.
 	wm       int64
 	idleSent bool
+	// wmOut is the watermark the task sent downstream last: its wm, or
+	// less when an operator of its chain holds the watermark back
+	// (stream.WatermarkHolder).
+	wmOut int64
 	// wmPub is wm for Status (other goroutines).
 	wmPub atomic.Int64
 

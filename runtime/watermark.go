@@ -207,16 +207,30 @@ func (t *task) watermark(ctx context.Context, w int64, idle bool) error {
 	}
 	t.wm = w
 	t.wmPub.Store(w)
+	// An operator that holds the watermark back (an interval join, whose
+	// rows may carry times up to its bound behind it: stream.
+	// WatermarkHolder) hands the operators after it, and the task's
+	// outputs, the held one.
+	out := w
 	for _, s := range t.ops {
-		if err := s.call("watermark", func() error { return s.op.Watermark(w, s.out) }); err != nil {
+		in := out
+		if err := s.call("watermark", func() error { return s.op.Watermark(in, s.out) }); err != nil {
 			return err
+		}
+		if h, ok := s.op.(stream.WatermarkHolder); ok {
+			out = min(h.OutputWatermark(in), in)
 		}
 	}
 	if err := t.flushOuts(ctx); err != nil {
 		return err
 	}
+	if out <= t.wmOut {
+		t.armTimer()
+		return nil
+	}
+	t.wmOut = out
 	for _, o := range t.outs {
-		if err := o.broadcast(ctx, message{kind: msgWatermark, id: w}); err != nil {
+		if err := o.broadcast(ctx, message{kind: msgWatermark, id: out}); err != nil {
 			return err
 		}
 	}
