@@ -173,8 +173,8 @@ type nexmarkQuery struct {
 // nexmarkChild is the line each engine's child prints at its end.
 type nexmarkChild struct {
 	PeakRSSKB int64 `json:"vm_hwm_kb"`
-	// Events is what streamsql's source tasks read (-1 for Flink, which
-	// does not report it).
+	// Events is what each of streamsql's source vertices read, the
+	// fewest (-1 for Flink, which does not report it).
 	Events int64 `json:"events"`
 }
 
