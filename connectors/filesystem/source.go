@@ -324,6 +324,27 @@ func (r *fileReader) readRecords(fsp *fileSplit) ([]types.Row, error) {
 			row.Fields = r.merge(row.Fields, fsp.part)
 			rows = append(rows, row)
 			r.rowOff = append(r.rowOff, start)
+			if multi, ok := r.dec.(factory.MultiRowDecoder); ok {
+				// A change event may hold more rows (a Debezium UPDATE is
+				// an UPDATE_BEFORE and an UPDATE_AFTER): all of them go in
+				// this batch, so that a checkpoint's offset never falls
+				// inside a record. Past the slab they get fields of their own.
+				for {
+					n := len(rows)
+					var more types.Row
+					if n < readBatch {
+						more.Fields = slab[n*nData : (n+1)*nData : (n+1)*nData]
+					} else {
+						more.Fields = make([]types.Value, nData)
+					}
+					if !multi.Next(&more) {
+						break
+					}
+					more.Fields = r.merge(more.Fields, fsp.part)
+					rows = append(rows, more)
+					r.rowOff = append(r.rowOff, start)
+				}
+			}
 		}
 		if errors.Is(err, io.EOF) {
 			return rows, nil
