@@ -171,7 +171,8 @@ type Options struct {
 	// Job.Pipelines); the others are planned and validated but not run.
 	Pipelines []string
 	// Output receives the rows printed by bare SELECTs; nil means
-	// standard output.
+	// standard output. The job serialises its writes: the tasks of
+	// several SELECTs never call Write at once, and a line is one Write.
 	Output io.Writer
 	// Logger receives the runtime's log (checkpoints, restarts,
 	// warnings); nil means slog.Default().
@@ -223,6 +224,9 @@ type Job struct {
 	plan      *planner.Plan
 	pipelines []string
 	opts      Options
+	// queryOut is Options.Output (or standard output) behind one lock
+	// that every bare SELECT's printing sink shares.
+	queryOut *syncWriter
 
 	mu  sync.Mutex
 	run *runtime.Job
@@ -263,7 +267,11 @@ func Compile(ctx context.Context, name, text string, opts Options) (*Job, error)
 			return nil, fmt.Errorf("%w: hints for table %q, which the job neither reads nor writes", ErrUnknownPipeline, name)
 		}
 	}
-	j := &Job{plan: plan, opts: opts}
+	out := opts.Output
+	if out == nil {
+		out = os.Stdout
+	}
+	j := &Job{plan: plan, opts: opts, queryOut: &syncWriter{w: out}}
 	all := j.Pipelines()
 	for _, p := range opts.Pipelines {
 		if !slices.Contains(all, p) {
@@ -458,11 +466,21 @@ func (j *Job) querySink(fields []types.Field) (connector.Sink, error) {
 	for i, f := range fields {
 		colTypes[i] = f.Type
 	}
-	w := j.opts.Output
-	if w == nil {
-		w = os.Stdout
-	}
-	return print.NewTo(print.Config{}, colTypes, w), nil
+	return print.NewTo(print.Config{}, colTypes, j.queryOut), nil
+}
+
+// syncWriter serialises the writes of several printing sinks to one
+// writer (each sink only serialises its own tasks').
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+// Write writes p to the underlying writer under the lock.
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
 }
 
 // Run builds the job's sources and sinks and runs it until its bounded

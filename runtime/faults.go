@@ -49,6 +49,17 @@ func FaultPoints() []FaultPoint {
 		DuringStateWrite, AfterStateWrite, BeforeCheckpointWrite, DuringPrune}
 }
 
+// OperatorState reports whether the point is on the path of operator
+// state (its write and the deletion of its files): a job without a
+// stateful operator never reaches it.
+func (p FaultPoint) OperatorState() bool {
+	switch p {
+	case DuringStateWrite, AfterStateWrite, DuringPrune:
+		return true
+	}
+	return false
+}
+
 // FaultInfo says where a failure point was reached.
 type FaultInfo struct {
 	// Checkpoint is the checkpoint concerned (during recovery: the
