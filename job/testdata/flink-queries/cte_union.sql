@@ -1,4 +1,4 @@
--- a CTE read twice, and UNION (which removes duplicates)
+-- a CTE read twice, and UNION (which removes duplicates) (result: final: the branches of a UNION arrive in no fixed order)
 CREATE TABLE events (
   k STRING, v BIGINT, d DOUBLE, m DECIMAL(10, 2), s STRING, ts TIMESTAMP(3),
   WATERMARK FOR ts AS ts - INTERVAL '2' SECOND
