@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -45,15 +44,6 @@ func TestFlinkQueries(t *testing.T) {
 			text, err := os.ReadFile(c)
 			if err != nil {
 				t.Fatal(err)
-			}
-			if awaitingWatermarks[name] {
-				// Until the runtime generates event-time watermarks, the
-				// job is refused; this case fails once it is not, so that
-				// it joins the comparison.
-				if err := runRefused(name, string(text), dir); err == nil || !strings.Contains(err.Error(), "event-time watermarks are not supported yet") {
-					t.Fatalf("%s runs now (%v): delete it from awaitingWatermarks", name, err)
-				}
-				return
 			}
 			got := runCase(t, name, string(text), dir)
 			wantLines := lines(string(want))
@@ -108,7 +98,7 @@ func runCase(t *testing.T, name, text, dir string) []string {
 	var out bytes.Buffer
 	j, err := job.Compile(context.Background(), name+".sql", wrapped, job.Options{Vars: map[string]string{"DATA": dir}, Output: &out,
 		Logger: slog.New(slog.DiscardHandler),
-		Set: map[string]string{"table.local-time-zone": "UTC", "execution.checkpointing.dir": t.TempDir()}})
+		Set:    map[string]string{"table.local-time-zone": "UTC", "execution.checkpointing.dir": t.TempDir()}})
 	if err != nil {
 		t.Fatalf("plan the cast query: %v", err)
 	}
@@ -165,34 +155,4 @@ func final(changelog []string) ([]string, error) {
 	}
 	slices.Sort(out)
 	return out, nil
-}
-
-// awaitingWatermarks are the cases that read event time, which the
-// runtime refuses until its watermarks land.
-var awaitingWatermarks = map[string]bool{}
-
-func init() {
-	for _, n := range strings.Fields(`dedup_first_rowtime dedup_last_rowtime dedup_last_rowtime_ticks dedup_window_first
-		dedup_window_last join_interval join_interval_left join_interval_window join_temporal join_temporal_left
-		join_window_aggregations join_window_cumulate_left join_window_hop_full join_window_tumble nexmark_q11
-		over_distinct over_expressions over_range_bounded over_range_bounded_ticks over_range_unbounded_ticks
-		over_row_number over_rows_bounded over_rows_bounded_ticks over_rows_unbounded over_rows_unbounded_ticks
-		rank_rowtime_top1_rownum rank_topn_ties rank_window_no_rownum rank_window_topn rank_window_topn_tvf
-		window_cumulate window_global window_hop window_legacy_hop window_legacy_session window_legacy_tumble
-		window_session window_tumble`) {
-		awaitingWatermarks[n] = true
-	}
-}
-
-// runRefused runs a case and returns its error.
-func runRefused(name, text, dir string) error {
-	j, err := job.Compile(context.Background(), name+".sql", text, job.Options{Vars: map[string]string{"DATA": dir}, Output: io.Discard,
-		Logger: slog.New(slog.DiscardHandler),
-		Set: map[string]string{"execution.checkpointing.storage": "jobmanager"}})
-	if err != nil {
-		return err
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	return j.Run(ctx)
 }
