@@ -190,10 +190,14 @@ func nexmarkMain(ctx context.Context, o options, stdout io.Writer) error {
 		return err
 	}
 	printNexmark(stdout, report)
-	if o.nexmark.mdOut != "" {
+	if o.nexmark.mdOut != "" || o.mdOut != "" {
+		md := o.nexmark.mdOut
+		if md == "" {
+			md = o.mdOut
+		}
 		var b bytes.Buffer
 		writeNexmarkMarkdown(&b, report)
-		if err := os.WriteFile(o.nexmark.mdOut, b.Bytes(), 0o644); err != nil {
+		if err := os.WriteFile(md, b.Bytes(), 0o644); err != nil {
 			return err
 		}
 	}
@@ -754,6 +758,26 @@ func ratioText(p nexmarkPair) string {
 	return rate + " (CPU " + cpu + ")"
 }
 
+// nexmarkTargetText says whether a query meets issue 34's targets: a
+// marginal rate at least 5× Flink's, and a peak RSS at most a tenth of
+// Flink's ("–" when either engine has no figure).
+func nexmarkTargetText(p nexmarkPair) string {
+	if p.streamsql == nil || p.flink == nil || p.streamsql.EventsPerSec == 0 || p.flink.EventsPerSec == 0 || p.flink.PeakRSSMB == 0 {
+		return "–"
+	}
+	rate := p.streamsql.EventsPerSec >= 5*p.flink.EventsPerSec
+	rss := p.streamsql.PeakRSSMB <= p.flink.PeakRSSMB/10
+	switch {
+	case rate && rss:
+		return "yes"
+	case rss:
+		return "no (rate)"
+	case rate:
+		return "no (RSS)"
+	}
+	return "no (rate, RSS)"
+}
+
 func siCount(x float64) string {
 	switch {
 	case x >= 1e6:
@@ -770,9 +794,9 @@ func printNexmark(w io.Writer, rep NexmarkReport) {
 	fmt.Fprintf(w, "\nNexmark, marginal rate between %d and %d events (medians of %d runs), engines pinned to CPU %s; %s\n",
 		rep.Events, 2*rep.Events, rep.Runs, cmpOr(rep.CPU, "none"), rep.Flink)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "query\tevents\tstreamsql (events/s, CPU-s per M events, peak RSS)\tFlink\tstreamsql/Flink\t")
+	fmt.Fprintln(tw, "query\tevents\tstreamsql (events/s, CPU-s per M events, peak RSS)\tFlink\tstreamsql/Flink\t≥ 5×, RSS ≤ 1/10?\t")
 	for _, p := range nexmarkPairs(rep.Results) {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t\n", p.query, p.ddl, cellText(p.streamsql), cellText(p.flink), ratioText(p))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t\n", p.query, p.ddl, cellText(p.streamsql), cellText(p.flink), ratioText(p), nexmarkTargetText(p))
 	}
 	tw.Flush()
 	for _, r := range rep.Results {
@@ -784,10 +808,22 @@ func printNexmark(w io.Writer, rep NexmarkReport) {
 
 // writeNexmarkMarkdown writes the table as Markdown, for BENCHMARKS.md.
 func writeNexmarkMarkdown(w io.Writer, rep NexmarkReport) {
-	fmt.Fprintln(w, "| query | events | streamsql: events/s, CPU-s per M events, peak RSS | Flink 2.2: events/s, CPU-s per M events, peak RSS | streamsql / Flink |")
-	fmt.Fprintln(w, "|---|---|---|---|---|")
+	fmt.Fprintln(w, "| query | events | streamsql: events/s, CPU-s per M events, peak RSS | Flink 2.2: events/s, CPU-s per M events, peak RSS | streamsql / Flink (by CPU) | ≥ 5×, RSS ≤ 1/10? |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|")
 	for _, p := range nexmarkPairs(rep.Results) {
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n", p.query, p.ddl, cellText(p.streamsql), cellText(p.flink), ratioText(p))
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s |\n", p.query, p.ddl, cellText(p.streamsql), cellText(p.flink), ratioText(p), nexmarkTargetText(p))
+	}
+	var notes []string
+	for _, r := range rep.Results {
+		if r.Status != "ok" && r.Message != "" {
+			notes = append(notes, fmt.Sprintf("%s (%s, %s): %s", r.Query, r.DDL, r.Engine, strings.ReplaceAll(firstLine(r.Message), "|", "\\|")))
+		}
+	}
+	if len(notes) > 0 {
+		fmt.Fprintln(w)
+		for _, n := range notes {
+			fmt.Fprintf(w, "- %s\n", n)
+		}
 	}
 }
 
