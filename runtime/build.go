@@ -168,7 +168,53 @@ func (a *attempt) build() error {
 		sr.oneWriter = sr.vr.oneWriter()
 	}
 	a.tracker = newTracker(len(a.sinks))
+	a.j.graphStatus.Store(graphStatusOf(verts, edges))
 	return nil
+}
+
+// graphStatusOf returns the run's graph as Status shows it: a lowered
+// transform is part of its source (the edge into it goes, the edges out
+// of it leave the source), a source's own dead-letter sink a vertex after
+// it.
+func graphStatusOf(verts []*vertexRT, edges []*edgeRT) *GraphStatus {
+	gs := &GraphStatus{Vertices: []VertexStatus{}, Edges: []EdgeStatus{}}
+	index := make(map[*vertexRT]int, len(verts))
+	for _, vr := range verts {
+		if vr.v.transform != nil {
+			continue
+		}
+		vs := VertexStatus{Kind: OperatorTask, ID: vr.id, Name: vr.v.name(), Parallelism: vr.par}
+		switch {
+		case vr.src != nil:
+			vs.Kind = SourceTask
+		case vr.sink != nil:
+			vs.Kind = SinkTask
+		default:
+			vs.Stateful = vr.v.Operator.Stateful
+		}
+		index[vr] = len(gs.Vertices)
+		gs.Vertices = append(gs.Vertices, vs)
+	}
+	// A transform has one edge in, from its source.
+	for _, vr := range verts {
+		if vr.v.transform != nil && len(vr.in) == 1 {
+			index[vr] = index[vr.in[0].from]
+		}
+	}
+	for _, e := range edges {
+		if e.to.v.transform != nil {
+			continue
+		}
+		gs.Edges = append(gs.Edges, EdgeStatus{From: index[e.from], To: index[e.to], Input: e.e.Input,
+			Exchange: e.e.Exchange.Kind.String(), Fused: e.fused})
+	}
+	for _, vr := range verts {
+		if dv := vr.dead; dv != nil {
+			gs.Edges = append(gs.Edges, EdgeStatus{From: index[vr], To: len(gs.Vertices), Exchange: "dead-letter"})
+			gs.Vertices = append(gs.Vertices, VertexStatus{Kind: SinkTask, ID: dv.id, Name: dv.table, Parallelism: dv.par})
+		}
+	}
+	return gs
 }
 
 // channelCapacity returns the capacity of each channel into a task of

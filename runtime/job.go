@@ -50,6 +50,8 @@ type Job struct {
 	carried carriedStats
 	// ownRuns holds the ids of this Job's runs (reset.go).
 	ownRuns sync.Map
+	// graphStatus is the latest run's graph for Status (build).
+	graphStatus atomic.Pointer[GraphStatus]
 }
 
 // CommitLostError is returned when a sink reports that pre-committed work

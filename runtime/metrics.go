@@ -71,6 +71,45 @@ type Status struct {
 	// Degraded lists the sinks that cannot deliver now, with what their
 	// connector reports (the job is RUNNING, but its output waits).
 	Degraded []Degradation `json:",omitempty"`
+	// Graph is the dataflow the latest run runs (nil before the first):
+	// its vertices, whose tasks are Tasks (by Kind and Name), and edges.
+	Graph *GraphStatus `json:",omitempty"`
+}
+
+// GraphStatus describes a run's dataflow for the status page: the job's
+// Graph as it runs, a pipeline's lowered transform shown as part of its
+// source (as in Tasks) and each source's own dead-letter sink as a vertex
+// of its own.
+type GraphStatus struct {
+	Vertices []VertexStatus
+	Edges    []EdgeStatus
+}
+
+// VertexStatus is a vertex of a GraphStatus.
+type VertexStatus struct {
+	// Kind and ID are those of the vertex's tasks in Status.Tasks (Kind,
+	// Name); Name is the vertex's description (Vertex.Name).
+	Kind TaskKind
+	ID   string
+	Name string
+	// Parallelism is the number of the vertex's tasks.
+	Parallelism int
+	// Stateful is set for an operator with keyed state.
+	Stateful bool `json:",omitempty"`
+}
+
+// EdgeStatus is an edge of a GraphStatus: every row vertex From emits
+// travels on each of its edges.
+type EdgeStatus struct {
+	// From and To index GraphStatus.Vertices; Input is the input of To
+	// the edge feeds.
+	From, To, Input int
+	// Exchange is the edge's exchange (ExchangeKind.String), or
+	// "dead-letter" for a source's rows set aside for its dead-letter sink.
+	Exchange string
+	// Fused is set when the edge's ends run in the same tasks (chained),
+	// with no channel between them.
+	Fused bool `json:",omitempty"`
 }
 
 // TaskKind says whether a task reads a source, runs an operator or writes
@@ -223,6 +262,7 @@ func (j *Job) Status() Status {
 	st.Degraded = slices.Clone(j.stats.degraded)
 	j.stats.mu.Unlock()
 	st.Recent = j.recent.entries()
+	st.Graph = j.graphStatus.Load()
 	// The carried counters and the current run are read under one lock:
 	// a run that ends moves its counters to the carried ones and stops
 	// being current at once (Job.endRun), so they are counted once.

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -603,4 +604,65 @@ func TestStatefulRestorePath(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkCounts(t, g2, true)
+}
+
+// TestStatusGraph: Status.Graph is the graph the run runs — a stateful
+// operator behind a hash exchange with its sink fused to it; a pipeline's
+// transform shown as part of its source, and the sink fused with the
+// source or not as the parallelisms say.
+func TestStatusGraph(t *testing.T) {
+	t.Run("graph", func(t *testing.T) {
+		g := countRig(t, "", 2)
+		g.backend = "heap"
+		j := g.job(t)
+		if st := j.Status(); st.Graph != nil {
+			t.Fatalf("a job that has not run has a graph: %+v", st.Graph)
+		}
+		if err := runJob(t, j, time.Minute); err != nil {
+			t.Fatal(err)
+		}
+		want := &runtime.GraphStatus{
+			Vertices: []runtime.VertexStatus{
+				{Kind: runtime.SourceTask, ID: "main/seq", Name: "seq", Parallelism: 2},
+				{Kind: runtime.OperatorTask, ID: "main/count", Name: "count", Parallelism: 2, Stateful: true},
+				{Kind: runtime.SinkTask, ID: "main/out", Name: "out", Parallelism: 2},
+			},
+			Edges: []runtime.EdgeStatus{{From: 0, To: 1, Exchange: "hash"}, {From: 1, To: 2, Exchange: "forward", Fused: true}},
+		}
+		if got := j.Status().Graph; !reflect.DeepEqual(got, want) {
+			t.Fatalf("graph %+v, want %+v", got, want)
+		}
+	})
+	for _, c := range []struct {
+		sinkPar int
+		fused   bool
+	}{{2, true}, {1, false}} {
+		t.Run(fmt.Sprintf("pipeline/%d", c.sinkPar), func(t *testing.T) {
+			r := newRig(t)
+			r.sinkPar = c.sinkPar
+			r.tweak = func(s *runtime.JobSpec) {
+				s.Pipelines[0].Transform = func(in types.Row, out []types.Row) ([]types.Row, error) { return append(out, in), nil }
+			}
+			j := r.job(t)
+			if err := runJob(t, j, time.Minute); err != nil {
+				t.Fatal(err)
+			}
+			want := &runtime.GraphStatus{
+				Vertices: []runtime.VertexStatus{
+					{Kind: runtime.SinkTask, ID: "main/out-a", Name: "out-a", Parallelism: c.sinkPar},
+					{Kind: runtime.SourceTask, ID: "main/seq", Name: "seq", Parallelism: 2},
+				},
+				Edges: []runtime.EdgeStatus{{From: 1, To: 0, Exchange: "forward", Fused: c.fused}},
+			}
+			st := j.Status()
+			if !reflect.DeepEqual(st.Graph, want) {
+				t.Fatalf("graph %+v, want %+v", st.Graph, want)
+			}
+			for _, ts := range st.Tasks {
+				if ts.Kind == runtime.OperatorTask {
+					t.Fatalf("the transform is a task of its own in the status: %+v", ts)
+				}
+			}
+		})
+	}
 }

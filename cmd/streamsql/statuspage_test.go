@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -114,6 +116,91 @@ INSERT INTO hole2 SELECT v FROM k;
 		png := filepath.Join(os.Getenv("STREAMSQL_STATUSPAGE_PNG"))
 		cmd := exec.Command(browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--user-data-dir="+t.TempDir(),
 			"--virtual-time-budget=5000", "--window-size=1280,1000", "--screenshot="+png, "http://"+addr+"/")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Logf("screenshot: %v\n%s", err, out)
+		}
+	}
+	if code := bg.stop(t); code != 0 {
+		t.Fatalf("exit %d: %s", code, bg.stderr)
+	}
+}
+
+// TestStatusPageDrawsGraph runs a stateful job (datagen → GROUP BY, and a
+// TUMBLE window over event time, each into a blackhole) and loads its
+// status page in a real headless browser: the page draws the operator
+// graph live — each aggregation a box with its keyed state and entries,
+// the window's watermark, the hash exchanges into them with a rate.
+func TestStatusPageDrawsGraph(t *testing.T) {
+	browser := browsertest.Browser(t)
+	job := writeJob(t, `SET 'execution.checkpointing.interval' = '300ms';
+CREATE TABLE gen (id BIGINT, k INT, ts AS LOCALTIMESTAMP, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)
+  WITH ('connector' = 'datagen', 'rows-per-second' = '500', 'seed' = '3', 'fields.k.min' = '1', 'fields.k.max' = '50');
+CREATE TABLE counts (k INT, n BIGINT, PRIMARY KEY (k) NOT ENFORCED) WITH ('connector' = 'blackhole');
+CREATE TABLE wins (k INT, ws TIMESTAMP(3), n BIGINT) WITH ('connector' = 'blackhole');
+INSERT INTO counts SELECT k, COUNT(*) FROM gen GROUP BY k;
+INSERT INTO wins SELECT k, window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE gen, DESCRIPTOR(ts), INTERVAL '1' SECOND))
+  GROUP BY k, window_start, window_end;
+`)
+	bg := startCLI(t, "run", "--http", "127.0.0.1:0", "--set", "execution.checkpointing.dir="+t.TempDir(), "--job-name", "graphjob", job)
+	var addr string
+	waitFor(t, "the HTTP address", func() bool {
+		if strings.Contains(bg.stderr.String(), "ERROR") || strings.Contains(bg.stderr.String(), "error:") {
+			t.Fatalf("the job failed:\n%s", bg.stderr)
+		}
+		m := addrRE.FindStringSubmatch(bg.stderr.String())
+		if m != nil {
+			addr = m[1]
+		}
+		return m != nil
+	})
+	// Wait until both aggregations hold state and the window's operator
+	// has a watermark, as /status says.
+	waitFor(t, "state in both aggregations and a window watermark", func() bool {
+		resp, err := http.Get("http://" + addr + "/status")
+		if err != nil {
+			return false
+		}
+		defer resp.Body.Close()
+		var st struct {
+			Tasks []struct {
+				Kind      string `json:"kind"`
+				Name      string `json:"name"`
+				Entries   int64  `json:"state_entries"`
+				Watermark *int64 `json:"watermark_ms"`
+			} `json:"tasks"`
+		}
+		if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
+			return false
+		}
+		withState, withWM := 0, 0
+		for _, x := range st.Tasks {
+			if x.Kind == "operator" && x.Entries > 0 {
+				withState++
+				if x.Watermark != nil {
+					withWM++
+				}
+			}
+		}
+		return withState >= 2 && withWM >= 1
+	})
+	dom := dumpDOM(t, browser, "http://"+addr+"/")
+	for _, want := range []*regexp.Regexp{
+		regexp.MustCompile(`<text class="title" x="10" y="19">GroupAggregate\(keys=\[k\][^<]*</text><text class="sub" x="10" y="36">operator · keyed state · 1 task</text>`),
+		regexp.MustCompile(`<text class="title" x="10" y="19">WindowAggregate[^<]*</text><text class="sub" x="10" y="36">operator · keyed state · 1 task</text>`),
+		regexp.MustCompile(`<text class="state" x="10" y="70">state [0-9.]+ (B|KiB|MiB) · [1-9][0-9]* entries</text>`),
+		regexp.MustCompile(`<text class="wm" x="10" y="87">watermark 20[0-9]{2}-[0-9]{2}-[0-9]{2} [0-9:.]+</text>`),
+		regexp.MustCompile(`<text class="sub" x="10" y="36">source · 1 task</text>`),
+		regexp.MustCompile(`<text class="title" x="10" y="19">counts</text><text class="sub" x="10" y="36">sink · 1 task</text>`),
+		regexp.MustCompile(`>hash</text><text class="erate" id="edgerate[0-9]+" [^>]*>[0-9,]+/s</text>`), // a rate: two polls ran
+		regexp.MustCompile(`<polyline points="[0-9.]+,[0-9.]+ `),                                         // the rate chart
+	} {
+		if !want.MatchString(dom) {
+			t.Errorf("the page lacks %s:\n%s", want, dom)
+		}
+	}
+	if os.Getenv("STREAMSQL_STATUSPAGE_PNG") != "" { // a look at the page
+		cmd := exec.Command(browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--user-data-dir="+t.TempDir(),
+			"--virtual-time-budget=5000", "--window-size=1280,1000", "--screenshot="+os.Getenv("STREAMSQL_STATUSPAGE_PNG"), "http://"+addr+"/")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Logf("screenshot: %v\n%s", err, out)
 		}

@@ -1,6 +1,7 @@
 // Package jobhttp serves a job's metrics and status over HTTP, as
 // `streamsql run --http ADDR` does: / (a status page for people that
-// refreshes itself from /status; no external assets), /metrics in the
+// refreshes itself from /status and draws the operator graph; no external
+// assets), /metrics in the
 // Prometheus text format (with streamsql_consumer_lag per source
 // partition), /healthz (200 "ok" unless the job failed, else 503) and
 // /status (the job's runtime.Status as JSON, with the partitions this

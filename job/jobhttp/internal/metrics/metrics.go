@@ -4,10 +4,12 @@
 //   - /metrics in the Prometheus text format (client_golang), read from
 //     runtime.Metrics at scrape time;
 //   - /healthz: 200 "ok" while the job is not failed, 503 otherwise;
-//   - /status: the job's status as JSON (state, pipelines, tasks, the
-//     partitions this instance reads with their lag, checkpoints, pending
-//     commits and the oldest one's age, recent warnings and errors);
-//   - /: a status page for people (page.html, embedded) that polls /status.
+//   - /status: the job's status as JSON (state, pipelines, the operator
+//     graph, tasks, the partitions this instance reads with their lag,
+//     checkpoints, pending commits and the oldest one's age, recent
+//     warnings and errors);
+//   - /: a status page for people (page/index.html and page/page.js,
+//     embedded) that polls /status and draws the operator graph live.
 //
 // Only names (job, source and sink ids, topics), counters, offsets, times
 // and the job's own log lines are exposed: no option value of any table,
@@ -121,10 +123,41 @@ type Status struct {
 	// RUNNING, but their output waits), with what their connector
 	// reports; empty when all deliver.
 	Degraded []Degraded `json:"degraded"`
+	// Graph is the dataflow of the job's latest run (absent before the
+	// first): the status page draws it, with each vertex's tasks in Tasks
+	// (by kind and name = the vertex's id).
+	Graph *Graph `json:"graph,omitempty"`
 	// ScaleOut is set for a job scaled out over several instances
 	// (pipeline.scale-out): the splits the group assigned to this
 	// instance per source, and how many runs ended in a reassignment.
 	ScaleOut *ScaleOut `json:"scale_out,omitempty"`
+}
+
+// Graph is the job's dataflow in /status (runtime.GraphStatus): a
+// pipeline's transform is part of its source.
+type Graph struct {
+	Vertices []Vertex `json:"vertices"`
+	Edges    []Edge   `json:"edges"`
+}
+
+// Vertex is a source, operator or sink of the graph in /status.
+type Vertex struct {
+	Kind        string `json:"kind"`
+	ID          string `json:"id"`
+	Name        string `json:"name"`
+	Parallelism int    `json:"parallelism"`
+	Stateful    bool   `json:"stateful"`
+}
+
+// Edge joins two vertices of the graph in /status (indexes into
+// vertices); every row from emits travels on each of its edges.
+type Edge struct {
+	From     int    `json:"from"`
+	To       int    `json:"to"`
+	Input    int    `json:"input"`
+	Exchange string `json:"exchange"`
+	// Fused is true when both ends run in the same tasks (chained).
+	Fused bool `json:"fused"`
 }
 
 // Degraded is a sink that cannot deliver, in /status.
@@ -223,6 +256,15 @@ func StatusOf(st runtime.Status, now time.Time) Status {
 		Tasks: make([]Task, 0, len(st.Tasks)), TriggeringPaused: st.TriggeringPaused, GroupCommitFailures: st.GroupCommitFailures,
 		PendingCommits: Pending{Count: st.PendingCommits, OldestAgeSeconds: st.OldestPendingCommitAge.Seconds()}}
 	out.Time = now.UTC().Format(time.RFC3339Nano)
+	if g := st.Graph; g != nil {
+		out.Graph = &Graph{Vertices: make([]Vertex, 0, len(g.Vertices)), Edges: make([]Edge, 0, len(g.Edges))}
+		for _, v := range g.Vertices {
+			out.Graph.Vertices = append(out.Graph.Vertices, Vertex{Kind: string(v.Kind), ID: v.ID, Name: v.Name, Parallelism: v.Parallelism, Stateful: v.Stateful})
+		}
+		for _, e := range g.Edges {
+			out.Graph.Edges = append(out.Graph.Edges, Edge{From: e.From, To: e.To, Input: e.Input, Exchange: e.Exchange, Fused: e.Fused})
+		}
+	}
 	if st.Assignment != nil {
 		out.ScaleOut = &ScaleOut{Reassignments: st.Reassignments, Assignment: st.Assignment}
 	}
@@ -249,7 +291,7 @@ func StatusOf(st runtime.Status, now time.Time) Status {
 			if !slices.Contains(p.Sources, table) {
 				p.Sources = append(p.Sources, table)
 			}
-		} else if !slices.Contains(p.Sinks, table) {
+		} else if t.Kind == runtime.SinkTask && !slices.Contains(p.Sinks, table) {
 			p.Sinks = append(p.Sinks, table)
 		}
 		for _, l := range t.Partitions {

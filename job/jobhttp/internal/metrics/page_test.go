@@ -115,3 +115,30 @@ func TestStatusScaleOut(t *testing.T) {
 		t.Errorf("scale_out %+v, want %+v", got.ScaleOut, want)
 	}
 }
+
+func TestStatusGraph(t *testing.T) {
+	m := &moving{start: time.Now(), rate: 1}
+	_, body := get(t, Handler(m), "/status")
+	var got Status
+	if err := json.Unmarshal([]byte(body), &got); err != nil {
+		t.Fatalf("%v %s", err, body)
+	}
+	want := &Graph{
+		Vertices: []Vertex{
+			{Kind: "source", ID: "p/bids", Name: "bids", Parallelism: 2},
+			{Kind: "operator", ID: "p/agg", Name: "GroupAggregate(keys=[bidder])", Parallelism: 1, Stateful: true},
+			{Kind: "sink", ID: "p/out", Name: "out", Parallelism: 1},
+		},
+		Edges: []Edge{{From: 0, To: 1, Exchange: "hash"}, {From: 1, To: 2, Exchange: "forward", Fused: true}},
+	}
+	if !reflect.DeepEqual(got.Graph, want) {
+		t.Errorf("graph %+v, want %+v", got.Graph, want)
+	}
+	if want := []Pipeline{{Name: "p", Sources: []string{"bids"}, Sinks: []string{"out"}}}; !reflect.DeepEqual(got.Pipelines, want) {
+		t.Errorf("pipelines %+v, want %+v", got.Pipelines, want)
+	}
+	st := fixed(sample)
+	if _, body := get(t, Handler(&st), "/status"); strings.Contains(body, `"graph"`) {
+		t.Errorf("/status of a job without a graph (not run yet) has one:\n%s", body)
+	}
+}
