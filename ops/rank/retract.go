@@ -32,6 +32,7 @@ func (t *topN) retractable(kg int, accumulate bool, out *stream.Output) error {
 		}
 	}
 	in := slices.Clone(t.in)
+	t.inEnc = in
 	var err error
 	if accumulate {
 		// The sort key's count includes the new row while the emission

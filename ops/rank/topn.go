@@ -54,6 +54,18 @@ type topN struct {
 	free        []entry
 	slab        []types.Value
 	width       int
+	// input and inEnc are the current input row and its encoding; memo
+	// the last rows of the state decoded for the current input row.
+	input    []types.Value
+	inEnc    []byte
+	memo     [2]memoRow
+	memoNext int
+}
+
+// memoRow is a decoded row of the state.
+type memoRow struct {
+	enc  []byte
+	vals []types.Value
 }
 
 // entry is one sort key of a partition, as loaded from the state.
@@ -96,6 +108,7 @@ func (t *topN) Open(ctx *stream.Context) error {
 func (t *topN) Process(_ int, rows []types.Row, out *stream.Output) error {
 	for i := range rows {
 		r := &rows[i]
+		t.input, t.inEnc, t.memo = r.Fields, nil, [2]memoRow{}
 		t.pkey = state.AppendKey(t.pkey[:0], r.Fields, t.spec.Partition, t.partTypes)
 		kg := state.KeyGroupOf(t.pkey, t.maxP)
 		accumulate := r.Kind == types.Insert || r.Kind == types.UpdateAfter
@@ -150,15 +163,39 @@ func (t *topN) fields() []types.Value {
 }
 
 func (t *topN) emitRow(out *stream.Output, kind types.RowKind, enc []byte, rank int64) error {
-	f, _, err := state.ReadRow(enc, t.spec.Types, t.fields())
+	f, err := t.decode(enc)
 	if err != nil {
-		return fmt.Errorf("top-n: %w", err)
+		return err
 	}
 	if t.spec.OutputRank {
 		f = append(f, types.Int64(rank))
 	}
 	out.Emit(types.Row{Kind: kind, Fields: f})
 	return nil
+}
+
+// decode returns the fields of an encoded row, in fields from t.fields: the
+// current input row's own (t.input, when enc is its encoding t.inEnc), or
+// a row of the state decoded — once for the two emissions in a row that a
+// row moving rank makes (an UPDATE_BEFORE at one rank, then an
+// UPDATE_AFTER at the next).
+func (t *topN) decode(enc []byte) ([]types.Value, error) {
+	if len(enc) > 0 && len(t.inEnc) > 0 && &enc[0] == &t.inEnc[0] {
+		return append(t.fields(), t.input...), nil
+	}
+	for i := range t.memo {
+		if m := &t.memo[i]; len(enc) > 0 && len(m.enc) == len(enc) && &m.enc[0] == &enc[0] {
+			return append(t.fields(), m.vals...), nil
+		}
+	}
+	f, _, err := state.ReadRow(enc, t.spec.Types, t.fields())
+	if err != nil {
+		return nil, fmt.Errorf("top-n: %w", err)
+	}
+	m := &t.memo[t.memoNext]
+	t.memoNext = (t.memoNext + 1) % len(t.memo)
+	m.enc, m.vals = enc, f
+	return f, nil
 }
 
 // emitRanked emits a row at rank when the rank is in [Start, End] (Flink's
@@ -318,6 +355,7 @@ func (t *topN) appendOnly(kg int, r *types.Row, out *stream.Output) error {
 		return nil
 	}
 	in := state.AppendRow(nil, r.Fields, t.spec.Types)
+	t.inEnc = in
 	t.add(t.sk, in, nil)
 	var err error
 	if t.withRowNumber() {
@@ -423,6 +461,7 @@ func (t *topN) fastTop1(kg int, r *types.Row, out *stream.Output) error {
 		return err
 	}
 	t.in = state.AppendRow(t.in[:0], r.Fields, t.spec.Types)
+	t.inEnc = t.in
 	if !ok {
 		if err := t.top1.Put(kg, t.pkey, t.in); err != nil {
 			return err
@@ -478,6 +517,7 @@ func (t *topN) firstN(kg int, r *types.Row, out *stream.Output) error {
 		return err
 	}
 	t.in = state.AppendRow(t.in[:0], r.Fields, t.spec.Types)
+	t.inEnc = t.in
 	if t.withRowNumber() {
 		return t.emitRanked(out, types.Insert, t.in, int64(n))
 	}

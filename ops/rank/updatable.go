@@ -21,6 +21,7 @@ func (t *topN) updatable(kg int, out *stream.Output) error {
 		return err
 	}
 	in, rk := slices.Clone(t.in), slices.Clone(t.rk)
+	t.inEnc = in
 	var err error
 	if t.withRowNumber() {
 		err = t.updatableWithRowNumber(in, rk, out)
