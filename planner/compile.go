@@ -129,13 +129,15 @@ func (fl *Flow) Compile(opts expr.Options) (*CompiledFlow, error) {
 		}
 		ft.filter = f
 	}
-	proj, err := expr.CompileProjection(fl.Projection, opts)
+	// The projection only sees the rows the filter keeps: what the filter
+	// fixes (the views' event_type = 2) is a constant there.
+	proj, err := expr.CompileProjectionUnder(fl.Projection, fl.Filter, opts)
 	if err != nil {
 		return nil, fmt.Errorf("compiling the projection: %w", err)
 	}
 	ft.proj = proj
 	for _, e := range fl.Expand {
-		p, err := expr.CompileProjection(e, opts)
+		p, err := expr.CompileProjectionUnder(e, fl.Filter, opts)
 		if err != nil {
 			return nil, fmt.Errorf("compiling the projection: %w", err)
 		}

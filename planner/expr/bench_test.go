@@ -295,3 +295,98 @@ func nexmarkBids(t testing.TB, n int) [][]types.Value {
 	}
 	return out
 }
+
+// BenchmarkNexmarkQ0 is the flow of Nexmark's q0 over the event table of
+// ddl_kafka.sql (event_type and the person, auction and bid ROWs): the bid
+// view's filter event_type = 2 and q0's projection, bid.auction,
+// bid.bidder, bid.price, the table's dateTime (a CASE over the three
+// ROWs) and bid.extra, on the suite's event mix (1 person, 3 auctions, 46
+// bids in 50). One op is one event. "alone" compiles the projection by
+// itself (CompileProjection), "under" under the filter
+// (CompileProjectionUnder, as the planner does), where the CASE is decided
+// to bid.dateTime.
+func BenchmarkNexmarkQ0(b *testing.B) {
+	ts := types.TimestampType(3)
+	str := types.String()
+	big := types.BigInt()
+	row := func(names ...string) types.Type {
+		var fs []types.Field
+		for _, n := range names {
+			t := str
+			switch n {
+			case "id", "initialBid", "reserve", "seller", "category", "auction", "bidder", "price":
+				t = big
+			case "dateTime", "expires":
+				t = ts
+			}
+			fs = append(fs, types.Field{Name: n, Type: t})
+		}
+		return types.RowType(fs...)
+	}
+	et := Col(0, "event_type", types.Int())
+	person := Col(1, "person", row("id", "name", "emailAddress", "creditCard", "city", "state", "dateTime", "extra"))
+	auction := Col(2, "auction", row("id", "itemName", "description", "initialBid", "reserve", "dateTime", "expires", "seller", "category", "extra"))
+	bid := Col(3, "bid", row("auction", "bidder", "price", "channel", "url", "dateTime", "extra"))
+	field := func(r *ColumnRef, name string) Expr { return Fn("FIELD", r, ls(name)) }
+	filter := Fn("=", et, li(2))
+	proj := []Expr{field(bid, "auction"), field(bid, "bidder"), field(bid, "price"),
+		&Case{Whens: []When{{Cond: Fn("=", et, li(0)), Result: field(person, "dateTime")},
+			{Cond: Fn("=", et, li(1)), Result: field(auction, "dateTime")}}, Else: field(bid, "dateTime")},
+		field(bid, "extra")}
+	r := rand.New(rand.NewPCG(1, 2))
+	tsv := func() types.Value { return types.TimestampValue(types.Timestamp{Millis: 1e12 + r.Int64N(1e6)}) }
+	rows := make([][]types.Value, 5000)
+	for i := range rows {
+		switch k := i % 50; {
+		case k == 0:
+			rows[i] = []types.Value{types.Int64(0), types.List([]types.Value{types.Int64(int64(i)), types.Str("p"), types.Str("e"),
+				types.Str("c"), types.Str("city"), types.Str("st"), tsv(), types.Str("x")}), {}, {}}
+		case k < 4:
+			rows[i] = []types.Value{types.Int64(1), {}, types.List([]types.Value{types.Int64(int64(i)), types.Str("item"), types.Str("d"),
+				types.Int64(1), types.Int64(2), tsv(), tsv(), types.Int64(3), types.Int64(10), types.Str("x")}), {}}
+		default:
+			rows[i] = []types.Value{types.Int64(2), {}, {}, types.List([]types.Value{types.Int64(int64(1000 + r.IntN(100))),
+				types.Int64(int64(2000 + r.IntN(1000))), types.Int64(int64(r.IntN(1e6))), types.Str("Google"),
+				types.Str("https://www.nexmark.com/abc/def/ghi/item.htm?query=1"), tsv(), types.Str("extra")})}
+		}
+	}
+	for _, c := range []struct {
+		name  string
+		under Expr
+	}{{"alone", nil}, {"under", filter}} {
+		b.Run(c.name, func(b *testing.B) {
+			f, err := CompileFilter(filter, benchOpts)
+			if err != nil {
+				b.Fatal(err)
+			}
+			p, err := CompileProjectionUnder(proj, c.under, benchOpts)
+			if err != nil {
+				b.Fatal(err)
+			}
+			out := make([]types.Value, len(proj))
+			b.ReportAllocs()
+			cpu := startCPU()
+			defer cpu.report(b)
+			i, kept := 0, 0
+			for b.Loop() {
+				row := rows[i]
+				if i++; i == len(rows) {
+					i = 0
+				}
+				ok, err := f.Keep(row)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if ok {
+					kept++
+					if err := p.Project(row, out); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			if b.N > len(rows) && kept == 0 {
+				b.Fatal("filter kept nothing")
+			}
+		})
+	}
+}

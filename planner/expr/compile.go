@@ -36,6 +36,10 @@ type builder struct {
 	// visits children first: checking each node costs its arity, not its
 	// subtree (a chain of n operators would cost n²).
 	consts map[Expr]bool
+	// known holds the input columns whose value is fixed in every row
+	// evaluated (KnownColumns of the filter before a projection): such a
+	// column compiles to a constant.
+	known map[int]types.Value
 	// preds holds, for comparisons of a column with a constant, a
 	// predicate that answers without building a BOOLEAN value
 	// (colConstPred); CompileFilter uses the top one's.
@@ -161,16 +165,35 @@ type Projection struct {
 
 // CompileProjection compiles the output expressions of a SELECT list.
 func CompileProjection(exprs []Expr, opts Options) (*Projection, error) {
+	return CompileProjectionUnder(exprs, nil, opts)
+}
+
+// CompileProjectionUnder compiles a projection that is only evaluated
+// over rows filter keeps (nil: every row): the columns the filter fixes
+// (KnownColumns) are compiled as constants, so that what depends only on
+// them is folded once here, and a CASE branch whose condition is then
+// constant is decided here too. The results are those of
+// CompileProjection on every row the filter keeps.
+func CompileProjectionUnder(exprs []Expr, filter Expr, opts Options) (*Projection, error) {
+	known := KnownColumns(filter)
 	p := &Projection{progs: make([]*Program, len(exprs)), cols: make([]int, len(exprs))}
 	for i, e := range exprs {
-		prog, err := Compile(e, opts)
+		r, err := Resolve(e)
 		if err != nil {
 			return nil, fmt.Errorf("projection column %d: %w", i+1, err)
 		}
-		p.progs[i] = prog
+		b := newBuilder(opts)
+		b.known = known
+		fn, err := b.compile(r)
+		if err != nil {
+			return nil, fmt.Errorf("projection column %d: %w", i+1, err)
+		}
+		p.progs[i] = &Program{expr: r, fn: fn}
 		p.cols[i] = -1
-		if c, ok := prog.expr.(*ColumnRef); ok {
-			p.cols[i] = c.Index
+		if c, ok := r.(*ColumnRef); ok {
+			if _, fixed := known[c.Index]; !fixed {
+				p.cols[i] = c.Index
+			}
 		}
 	}
 	return p, nil
@@ -209,6 +232,9 @@ func (b *builder) compile(e Expr) (evalFn, error) {
 		return func([]types.Value) (types.Value, error) { return v, nil }, nil
 	case *ColumnRef:
 		i := n.Index
+		if v, ok := b.known[i]; ok {
+			return constFn(v), nil
+		}
 		return func(row []types.Value) (types.Value, error) {
 			if i >= len(row) {
 				return types.Value{}, fmt.Errorf("%w: row has %d fields, column %s is #%d", ErrInvalidArgument, len(row), n.Name, i)
@@ -299,6 +325,8 @@ func (b *builder) constant(e Expr) bool {
 	switch n := e.(type) {
 	case *Literal:
 		c = true
+	case *ColumnRef:
+		_, c = b.known[n.Index]
 	case *Cast:
 		c = b.constant(n.Expr)
 	case *Case:
@@ -372,6 +400,12 @@ func (b *builder) compileCase(n *Case) (evalFn, error) {
 		}
 	}
 	if operand == nil {
+		conds, results, elseFn = b.decideWhens(n, conds, results, elseFn)
+		if len(conds) == 0 {
+			return elseFn, nil
+		}
+	}
+	if operand == nil {
 		return func(row []types.Value) (types.Value, error) {
 			for i, c := range conds {
 				v, err := c(row)
@@ -403,6 +437,29 @@ func (b *builder) compileCase(n *Case) (evalFn, error) {
 		}
 		return elseFn(row)
 	}, nil
+}
+
+// decideWhens drops the branches of a searched CASE whose condition is
+// constant, as far as that decides them: a condition that is FALSE or
+// NULL drops its branch, the first that is TRUE becomes the ELSE (and the
+// branches after it are dropped). It stops at a constant condition whose
+// evaluation fails, which stays an error of each evaluation.
+func (b *builder) decideWhens(n *Case, conds, results []evalFn, elseFn evalFn) ([]evalFn, []evalFn, evalFn) {
+	var keptC, keptR []evalFn
+	for i, w := range n.Whens {
+		if !b.constant(w.Cond) {
+			keptC, keptR = append(keptC, conds[i]), append(keptR, results[i])
+			continue
+		}
+		v, err := conds[i](nil)
+		if err != nil {
+			return append(keptC, conds[i:]...), append(keptR, results[i:]...), elseFn
+		}
+		if !v.IsNull() && v.Bool() {
+			return keptC, keptR, results[i]
+		}
+	}
+	return keptC, keptR, elseFn
 }
 
 // Helpers that lift value functions to evaluators with SQL's NULL

@@ -170,7 +170,11 @@
 // specialised at compile time for its argument types; constant
 // sub-expressions (including constant LIKE patterns, regular expressions,
 // date formats, JSON paths and IN lists, which become hash sets) are
-// evaluated once. Evaluation reads fields by position and allocates only
+// evaluated once. [CompileProjectionUnder] compiles a projection for the
+// rows a filter keeps: the integer columns the filter fixes
+// ([KnownColumns]: `event_type = 2`) are constants there, and a searched
+// CASE branch whose condition is then constant is decided when compiling.
+// Evaluation reads fields by position and allocates only
 // for values it creates (new strings, wide decimals). Programs are
 // immutable and safe for concurrent use.
 //

@@ -36,9 +36,12 @@ func (b *builder) operandOf(e Expr, fn evalFn) operand {
 		e = c.Expr
 	}
 	if c, ok := e.(*ColumnRef); ok {
+		if v, fixed := b.known[c.Index]; fixed {
+			return operand{fn: fn, col: -1, konst: true, val: v}
+		}
 		return operand{fn: fn, col: c.Index}
 	}
-	if isConstant(e) {
+	if b.constant(e) {
 		if v, err := fn(nil); err == nil {
 			return operand{fn: fn, col: -1, konst: true, val: v}
 		}
