@@ -3,6 +3,7 @@ package factory
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 	"sync"
@@ -89,6 +90,11 @@ type Context struct {
 	Options *option.Config
 	// Job is the job the table belongs to; the zero value when not known.
 	Job JobContext
+	// Logger is the job's logger, for the connector's own messages
+	// outside of a task (a task's logger is connector.TaskInfo.Logger):
+	// the embedder's (see WithLogger), else slog.Default(). Never nil when
+	// the registry creates the source or sink.
+	Logger *slog.Logger
 	// ReadFields, when not nil, says which fields of the source row the
 	// job reads (Flink's projection pushdown): ReadFields[i] is for row
 	// position i, the physical and metadata columns in schema order

@@ -118,7 +118,7 @@ func (r *Registry) NewProjectedSource(ctx context.Context, v *Validated, read []
 	}
 	var src connector.Source
 	if err == nil {
-		c := v.context()
+		c := v.context(ctx)
 		c.ReadFields, c.ReadRows = read, rows
 		src, err = v.Factory.NewSource(c)
 	}
@@ -157,7 +157,7 @@ func (r *Registry) NewSink(ctx context.Context, v *Validated) (connector.Sink, e
 	}
 	var sink connector.Sink
 	if err == nil {
-		sink, err = v.Factory.NewSink(v.context())
+		sink, err = v.Factory.NewSink(v.context(ctx))
 	}
 	if err == nil {
 		err = ctx.Err()
@@ -168,8 +168,9 @@ func (r *Registry) NewSink(ctx context.Context, v *Validated) (connector.Sink, e
 	return sink, nil
 }
 
-func (v *Validated) context() Context {
-	return Context{Table: v.Table.Name, ObjectName: v.Table.Object(), Schema: v.Table.Schema, Options: v.Config, Job: v.Table.Job}
+func (v *Validated) context(ctx context.Context) Context {
+	return Context{Table: v.Table.Name, ObjectName: v.Table.Object(), Schema: v.Table.Schema, Options: v.Config, Job: v.Table.Job,
+		Logger: loggerFrom(ctx)}
 }
 
 // MaskedOptions returns options sorted by key with sensitive values

@@ -37,10 +37,11 @@ func parallelismOf(valid *factory.Validated, role factory.Role) int {
 // BuildOptions configure Build and RuntimeSpec.
 type BuildOptions struct {
 	// QuerySink creates the sink of a bare query (the Sink with Print
-	// set) from the query's fields. The planner knows no connector: a plan
+	// set) from the query's fields; query is its index among the job's
+	// bare queries, in file order. The planner knows no connector: a plan
 	// with a bare query needs it (package job passes the print
 	// connector's).
-	QuerySink func(fields []types.Field) (connector.Sink, error)
+	QuerySink func(query int, fields []types.Field) (connector.Sink, error)
 }
 
 // ErrNoQuerySink is returned by Build when the plan has a bare query and
@@ -115,7 +116,7 @@ func buildPipeline(ctx context.Context, pl *planner.Plan, ins *planner.Insert, n
 			return p, fmt.Errorf("pipeline %s: %w", p.Name, err)
 		}
 		tf, ntf := ft.Shared(), ft.PerTask()
-		spec := runtime.SourceSpec{Source: src, Parallelism: parallelismOf(valid, factory.AsSource)}
+		spec := runtime.SourceSpec{Source: src, Parallelism: parallelismOf(valid, factory.AsSource), Columns: sourceColumns(valid)}
 		// A flow's transform builds every output row anew (Flow.Transform):
 		// the source may reuse its rows' memory. The runtime uses the
 		// per-task form (slab-allocated fields); Transform stays set for
@@ -168,7 +169,16 @@ func buildSink(ctx context.Context, pl *planner.Plan, s *planner.Sink, bo BuildO
 		if bo.QuerySink == nil {
 			return nil, nil, ErrNoQuerySink
 		}
-		snk, err := bo.QuerySink(s.Fields)
+		query := 0
+		for _, ins := range pl.Inserts {
+			if ins.Sink == s {
+				break
+			}
+			if ins.Sink.Print && !ins.Explain {
+				query++
+			}
+		}
+		snk, err := bo.QuerySink(query, s.Fields)
 		return snk, nil, err
 	}
 	snk, err := pl.Registry().NewSink(ctx, s.Validated)
@@ -189,4 +199,21 @@ func RuntimeSpec(ctx context.Context, pl *planner.Plan, bo BuildOptions) (runtim
 		return runtime.JobSpec{}, err
 	}
 	return runtime.JobSpec{Name: pl.JobName, Config: pl.Runtime, Pipelines: pipes, Graph: g}, nil
+}
+
+// sourceColumns returns the columns the rows of a table's source hold: its
+// physical and metadata columns in declaration order, metadata with the
+// type its connector gives it (nil for VALUES). The runtime checks each
+// reader's first batch against them.
+func sourceColumns(v *factory.Validated) []types.Field {
+	if v == nil {
+		return nil
+	}
+	var out []types.Field
+	for _, c := range v.Table.Schema.Columns {
+		if c.Kind != factory.Computed {
+			out = append(out, types.Field{Name: c.Name, Type: c.Type})
+		}
+	}
+	return out
 }

@@ -85,7 +85,7 @@ func (b *graphBuilder) flow(fl *planner.Flow) (int, error) {
 			name = fmt.Sprintf("%s#%d", name, b.srcNames[name])
 		}
 		par = parallelismOf(valid, factory.AsSource)
-		sv := &runtime.SourceVertex{Source: src}
+		sv := &runtime.SourceVertex{Source: src, Columns: sourceColumns(valid)}
 		if w := fl.Source.Watermark; w != nil {
 			gen, err := watermarkOf(w, b.opts)
 			if err != nil {

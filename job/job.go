@@ -81,6 +81,8 @@ import (
 	"maps"
 	"os"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/streamsql/streamsql/connector"
@@ -173,9 +175,13 @@ type Options struct {
 	// Output receives the rows printed by bare SELECTs; nil means
 	// standard output. The job serialises its writes: the tasks of
 	// several SELECTs never call Write at once, and a line is one Write.
+	// `streamsql run` writes Job.QueryHeader before the first row.
 	Output io.Writer
-	// Logger receives the runtime's log (checkpoints, restarts,
-	// warnings); nil means slog.Default().
+	// Logger receives the job's log: the runtime's (checkpoints, restarts,
+	// warnings) and the connectors' own (factory.Context.Logger, then
+	// connector.TaskInfo.Logger), with the job's name; nil means
+	// slog.Default(). Nothing of a job goes to slog.Default() when it is
+	// set.
 	Logger *slog.Logger
 	// RestoreFrom, when set, names the checkpoint the job restores on its
 	// first run instead of the latest one of the job: a checkpoint file or
@@ -461,12 +467,12 @@ func (j *Job) Warnings() []Warning {
 
 // querySink creates the printing sink of a bare SELECT: rows in Flink's
 // "+I[1, foo]" shape on Options.Output.
-func (j *Job) querySink(fields []types.Field) (connector.Sink, error) {
+func (j *Job) querySink(query int, fields []types.Field) (connector.Sink, error) {
 	colTypes := make([]types.Type, len(fields))
 	for i, f := range fields {
 		colTypes[i] = f.Type
 	}
-	return print.NewTo(print.Config{}, colTypes, j.queryOut), nil
+	return print.NewTo(print.Config{Identifier: j.queryLabel(query)}, colTypes, j.queryOut), nil
 }
 
 // syncWriter serialises the writes of several printing sinks to one
@@ -481,6 +487,21 @@ func (s *syncWriter) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.w.Write(p)
+}
+
+// queryLabel is the label of bare query i's rows ("1", "2", ...) when the
+// job has several, so that their rows can be told apart; "" otherwise.
+func (j *Job) queryLabel(i int) string {
+	n := 0
+	for _, p := range j.Describe() {
+		if p.Query {
+			n++
+		}
+	}
+	if n < 2 {
+		return ""
+	}
+	return strconv.Itoa(i + 1)
 }
 
 // Run builds the job's sources and sinks and runs it until its bounded
@@ -499,7 +520,14 @@ func (j *Job) Run(ctx context.Context) error {
 	j.ran = true
 	j.mu.Unlock()
 
-	spec, err := RuntimeSpec(ctx, j.plan, BuildOptions{QuerySink: j.querySink})
+	// The sources and sinks log through the job's log once it exists
+	// (lateHandler): the embedder's Logger, the job's name, Status.Recent.
+	log := j.opts.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	late := newLateHandler(log.Handler())
+	spec, err := RuntimeSpec(factory.WithLogger(ctx, slog.New(late)), j.plan, BuildOptions{QuerySink: j.querySink})
 	if err != nil {
 		return &StartError{Job: j.plan.JobName, Err: err}
 	}
@@ -521,6 +549,7 @@ func (j *Job) Run(ctx context.Context) error {
 	if err != nil {
 		return &StartError{Job: j.plan.JobName, Err: err}
 	}
+	late.set(rj.Logger().Handler())
 	j.mu.Lock()
 	j.run = rj
 	j.mu.Unlock()
@@ -539,4 +568,33 @@ func (j *Job) Status() runtime.Status {
 		return runtime.Status{Job: j.plan.JobName, State: runtime.StateCreated}
 	}
 	return rj.Status()
+}
+
+// QueryHeader returns the header `streamsql run` prints above the rows of
+// the job's bare SELECTs: the column names in the shape of the rows that
+// follow, "op[id, name]\n" (op is the change kind, +I, -U, +U or -D).
+// With several bare SELECTs, one line each, labelled as their rows are by
+// the query's number ("1> op[id, name]" above rows "1> +I[1, a]"). ""
+// when the job has none.
+func (j *Job) QueryHeader() string {
+	var headers []string
+	for _, p := range j.Describe() {
+		if !p.Query {
+			continue
+		}
+		names := make([]string, len(p.Columns))
+		for i, f := range p.Columns {
+			names[i] = f.Name
+		}
+		headers = append(headers, "op["+strings.Join(names, ", ")+"]")
+	}
+	if len(headers) == 0 {
+		return ""
+	}
+	if len(headers) > 1 {
+		for i := range headers {
+			headers[i] = j.queryLabel(i) + "> " + headers[i]
+		}
+	}
+	return strings.Join(headers, "\n") + "\n"
 }

@@ -54,10 +54,10 @@ SELECT o.oid, c.name FROM orders o LEFT JOIN customers FOR SYSTEM_TIME AS OF o.p
 			got := strings.Split(strings.TrimSpace(out.String()), "\n")
 			slices.Sort(got)
 			want := []string{
-				// INNER: orders 12 (no customer 9) and 14 (NULL) drop.
-				"+I[10, ada, 5]", "+I[11, bob, 7]", "+I[13, ada, 2]",
-				// LEFT, with country = 'NL': bob's row fails it.
-				"+I[10, ada]", "+I[11, null]", "+I[12, null]", "+I[13, ada]", "+I[14, null]",
+				// Query 1, INNER: orders 12 (no customer 9) and 14 (NULL) drop.
+				"1> +I[10, ada, 5]", "1> +I[11, bob, 7]", "1> +I[13, ada, 2]",
+				// Query 2, LEFT, with country = 'NL': bob's row fails it.
+				"2> +I[10, ada]", "2> +I[11, null]", "2> +I[12, null]", "2> +I[13, ada]", "2> +I[14, null]",
 			}
 			slices.Sort(want)
 			if !slices.Equal(got, want) {

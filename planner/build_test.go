@@ -24,7 +24,7 @@ import (
 // printTo returns build options whose bare queries print to w, as package
 // job wires them.
 func printTo(w io.Writer) job.BuildOptions {
-	return job.BuildOptions{QuerySink: func(fields []types.Field) (connector.Sink, error) {
+	return job.BuildOptions{QuerySink: func(_ int, fields []types.Field) (connector.Sink, error) {
 		colTypes := make([]types.Type, len(fields))
 		for i, f := range fields {
 			colTypes[i] = f.Type

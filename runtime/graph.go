@@ -58,6 +58,11 @@ type SourceVertex struct {
 	// Forward edges between fused vertices or one edge into the sink.
 	DeadLetter        *SinkSpec
 	DeadLettersInSink bool
+	// Columns, when set, are the columns the source's rows hold (its
+	// table's physical and metadata columns, in declaration order): the
+	// rows of each reader's first batch are checked against them
+	// (connector.CheckRow), and a misfit fails the job (ErrInvalidSpec).
+	Columns []types.Field
 }
 
 // WatermarkSpec says how a source's rows carry event time.
@@ -344,7 +349,7 @@ func (s *JobSpec) graph() Graph {
 		for si := range p.Sources {
 			src := &p.Sources[si]
 			g.Vertices = append(g.Vertices, Vertex{ID: pn + "/" + src.Name, Name: src.Name, Parallelism: src.Parallelism,
-				Source: &SourceVertex{Source: src.Source, DeadLetter: src.DeadLetter, DeadLettersInSink: src.DeadLettersInSink}})
+				Source: &SourceVertex{Source: src.Source, DeadLetter: src.DeadLetter, DeadLettersInSink: src.DeadLettersInSink, Columns: src.Columns}})
 			last := len(g.Vertices) - 1
 			if ts := transformOf(p, pn, src); ts != nil {
 				g.Vertices = append(g.Vertices, Vertex{ID: pn + "/" + src.Name + "#transform", Name: src.Name,

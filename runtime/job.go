@@ -173,6 +173,11 @@ func (j *Job) storageOptions() checkpoint.OpenOptions {
 	return checkpoint.OpenOptions{S3: j.spec.Config.S3, Logger: j.log}
 }
 
+// Logger returns the job's log: JobSpec.Logger (or slog.Default()) with
+// the job's name, whose warnings and errors Status.Recent lists.
+// Connectors created before the job may log through it.
+func (j *Job) Logger() *slog.Logger { return j.log }
+
 // Run runs the job until its bounded sources are done, ctx is cancelled
 // (graceful stop: a final checkpoint is taken and committed), or it fails
 // and the restart strategy gives up. It returns nil after a finish or a

@@ -41,6 +41,8 @@ type readerHead struct {
 	splits []connector.SplitState
 
 	r connector.Reader
+	// checked is set once the first batch was checked (columns.go).
+	checked bool
 	// The reader's optional capabilities, found once when it opens.
 	listener    connector.CheckpointListener
 	positions   connector.GroupPositionReader
@@ -221,6 +223,9 @@ func (h *readerHead) next(ctx context.Context) (message, error) {
 		}
 		if len(rows) == 0 {
 			continue
+		}
+		if err := h.checkFirstBatch(rows); err != nil {
+			return message{}, err
 		}
 		return message{kind: msgData, rows: rows}, nil
 	}

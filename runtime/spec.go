@@ -129,6 +129,9 @@ type SourceSpec struct {
 	// pipeline must have one sink, and its writers must implement
 	// connector.DeadLetterWriter (checked when they open).
 	DeadLettersInSink bool
+	// Columns are SourceVertex.Columns: when set, each reader's first
+	// batch is checked against them.
+	Columns []types.Field
 	// TransformCopies is Pipeline.TransformCopies for Transform and
 	// NewTransform.
 	TransformCopies bool

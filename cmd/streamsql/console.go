@@ -126,33 +126,6 @@ func (h statusLineHandler) WithGroup(name string) slog.Handler {
 	return statusLineHandler{h.Handler.WithGroup(name)}
 }
 
-// queryHeader returns the header of the output of the job's bare
-// queries: the column names, "op[id, name]", in the shape of the
-// "+I[1, foo]" lines that follow. With several bare queries each header
-// line names its query's statement. Without bare queries it is "".
-func queryHeader(pipes []job.Pipeline) string {
-	var headers []string
-	for _, p := range pipes {
-		if !p.Query {
-			continue
-		}
-		names := make([]string, len(p.Columns))
-		for i, f := range p.Columns {
-			names[i] = f.Name
-		}
-		headers = append(headers, "op["+strings.Join(names, ", ")+"]")
-	}
-	if len(headers) == 0 {
-		return ""
-	}
-	if len(headers) > 1 {
-		for i := range headers {
-			headers[i] += fmt.Sprintf("  (query %d)", i+1)
-		}
-	}
-	return strings.Join(headers, "\n") + "\n"
-}
-
 // headerWriter writes header (set before the job runs) before the first
 // write. It serialises the writes of several printing sinks (one per bare
 // query).

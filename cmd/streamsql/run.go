@@ -235,7 +235,7 @@ func (rf *runFlags) runJob(ctx context.Context, e *env, file string, j *job.Job,
 			log.Warn(w.Message, "file", file)
 		}
 	}
-	header.header = queryHeader(j.Describe())
+	header.header = j.QueryHeader()
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

@@ -140,9 +140,10 @@ func TestRunTwoBareQueries(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d, stderr %s", code, stderr)
 	}
-	// Rows of the two queries may interleave; the headers come first.
-	if !strings.HasPrefix(stdout, "op[id, name]  (query 1)\nop[x]  (query 2)\n") ||
-		!strings.Contains(stdout, "\n+I[1, a]\n") || !strings.Contains(stdout, "\n+I[2.5]\n") || strings.Count(stdout, "\n") != 4 {
+	// Rows of the two queries may interleave; the headers come first, and
+	// every line says which query it belongs to.
+	if !strings.HasPrefix(stdout, "1> op[id, name]\n2> op[x]\n") ||
+		!strings.Contains(stdout, "\n1> +I[1, a]\n") || !strings.Contains(stdout, "\n2> +I[2.5]\n") || strings.Count(stdout, "\n") != 4 {
 		t.Errorf("stdout %q", stdout)
 	}
 }

@@ -37,6 +37,7 @@ type sourceFaults struct {
 	rowsWithError   bool // an interrupted Read returns rows with its error
 	snapshotFetched bool // Snapshot describes what was fetched, not returned
 	reuseRows       bool // Read reuses the rows it returned earlier
+	swapColumns     bool // rows hold the table's columns in another order
 }
 
 const (
@@ -156,6 +157,14 @@ func (r *memReader) take() []types.Row {
 	out := r.pending[:n:n]
 	r.pending = r.pending[n:]
 	r.from.next += n
+	if r.src.faults.swapColumns {
+		// Wrong: (name, id) for a table declared (id, name).
+		swapped := make([]types.Row, len(out))
+		for i, row := range out {
+			swapped[i] = types.Row{Kind: row.Kind, Fields: []types.Value{row.Fields[1], row.Fields[0]}}
+		}
+		out = swapped
+	}
 	if r.src.faults.reuseRows {
 		// Wrong: the caller owns returned rows.
 		for i := range r.reused {

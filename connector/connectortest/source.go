@@ -34,11 +34,20 @@ type SourceHarness struct {
 	// Seed seeds the choice of interruption points; 0 picks one, which is
 	// logged so that a failure can be repeated.
 	Seed uint64
+	// Columns are the columns the table declares, which every row the
+	// source returns must hold in order, each as its type's values are
+	// held (connector.CheckRow; the runtime checks a reader's first batch
+	// the same way). nil means Fields() when Rows is the default, else no
+	// check.
+	Columns []types.Field
 }
 
 func (h *SourceHarness) defaults() {
 	if h.Rows == nil {
 		h.Rows = Rows
+		if h.Columns == nil {
+			h.Columns = Fields()
+		}
 	}
 	if h.N <= 0 {
 		h.N = DefaultRows
@@ -59,7 +68,8 @@ func RunSource(t *testing.T, h SourceHarness) {
 //
 //   - ReadAll: one reader of all splits returns every input row once, and
 //     then io.EOF (bounded) or nothing (unbounded); the rows it returned
-//     are not modified afterwards.
+//     are not modified afterwards, and each holds the declared columns
+//     (SourceHarness.Columns).
 //   - InterruptedRead: Reads whose context is cancelled before or during
 //     the call, mixed with Snapshots, lose and repeat no row, and an
 //     interrupted Read returns no rows.
@@ -291,6 +301,14 @@ func (s *sourceSuite) readAll(t testing.TB) {
 	rd := s.open(t, f, s.source(t, f), fresh(f.splits))
 	rd.readRest(t, len(f.want), f.bounded)
 	rd.checkRows(t, "one reader of all splits", f.want)
+	if cols := s.h.Columns; cols != nil {
+		for i, r := range rd.got.rows {
+			if err := connector.CheckRow(r, cols); err != nil {
+				t.Errorf("row %d (%s) does not hold the declared columns: %v", i, rd.got.keys[i], err)
+				break
+			}
+		}
+	}
 	rd.close(t, "after reading everything")
 }
 

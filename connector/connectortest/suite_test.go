@@ -149,6 +149,8 @@ func TestSuiteCatchesBrokenReaders(t *testing.T) {
 		{"interrupted Read returns rows with its error", sourceFaults{rowsWithError: true}, "InterruptedRead", "the runtime discards rows returned with an error"},
 		{"Snapshot describes fetched rows", sourceFaults{snapshotFetched: true}, "SnapshotResume", "plus the rows of a reader restored from it"},
 		{"Read reuses returned rows", sourceFaults{reuseRows: true}, "ReadAll", "was modified after Read returned it"},
+		{"rows hold the columns in another order", sourceFaults{swapColumns: true}, "ReadAll",
+			"does not hold the declared columns: column 1 'id' is declared BIGINT, but the row holds a string there"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := memSourceHarness(tc.faults)

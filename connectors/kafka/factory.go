@@ -314,6 +314,7 @@ func newTableSource(ctx factory.Context, upsert bool) (connector.Source, error) 
 		InstanceID:        ctx.Job.InstanceID,
 		Table:             ctx.Table,
 		ObjectName:        ctx.ObjectName,
+		Logger:            ctx.Logger,
 	}
 	if cfg.BadRecordPolicy, err = parseBadRecordPolicy(optBadRecordPolicy.Get(c)); err != nil {
 		return nil, err
@@ -379,6 +380,7 @@ func newTableSink(ctx factory.Context, upsert bool) (connector.Sink, error) {
 		DeriveTransactionalIDPrefix: true,
 		Table:                       ctx.ObjectName,
 		BadRecordPolicy:             optSinkBadRecordPolicy.Get(c),
+		Logger:                      ctx.Logger,
 		DeadLetterTopic:             optSinkDeadLetterTopic.Get(c),
 	}
 	if cfg.Table == "" {
