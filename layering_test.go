@@ -77,8 +77,7 @@ var forbidden = [][2]string{
 // removed, with the work that removes them. The test fails once one is
 // gone, so that the list only shrinks.
 var pending = map[[2]string]string{
-	{"planner", "runtime"}:            "issue 32 item 1: job builds the runtime graph from the plan",
-	{"planner", "runtime/checkpoint"}: "issue 32 item 1: job builds the runtime graph from the plan",
+	{"planner", "runtime"}: "issue 32 item 1: job builds the runtime graph from the plan",
 }
 
 // pkg is the part of `go list -json` the test reads.

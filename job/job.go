@@ -200,7 +200,7 @@ type Options struct {
 	// a topic created again. Pending commits are still recovered.
 	ResetSources []string
 	// DefaultCheckpointDir, when set, replaces the per-user default folder
-	// (checkpoint.DefaultDir, $XDG_STATE_HOME/streamsql/checkpoints or
+	// (ckptpath.Default, $XDG_STATE_HOME/streamsql/checkpoints or
 	// ~/.local/state/streamsql/checkpoints) of a job that checkpoints and
 	// sets no execution.checkpointing.dir; Job.CheckpointFolder says which
 	// folder the job uses.
@@ -312,7 +312,7 @@ func (j *Job) Config() runtime.Config {
 // to: <execution.checkpointing.dir>/<job name>, or, for a job that
 // checkpoints (execution.checkpointing.interval set, or an exactly-once
 // sink) without that setting, the same under the per-user default folder
-// (checkpoint.DefaultDir: $XDG_STATE_HOME/streamsql/checkpoints, else
+// (ckptpath.Default: $XDG_STATE_HOME/streamsql/checkpoints, else
 // ~/.local/state/streamsql/checkpoints). "" when they are kept in memory;
 // default reports whether the folder is the default one.
 func (j *Job) CheckpointFolder() (folder string, isDefault bool) {

@@ -2,13 +2,13 @@ package planner
 
 import (
 	"github.com/streamsql/streamsql/factory"
+	"github.com/streamsql/streamsql/internal/ckptpath"
 	"github.com/streamsql/streamsql/runtime"
-	"github.com/streamsql/streamsql/runtime/checkpoint"
 )
 
 // defaultCheckpointDir gives a job that checkpoints and sets no
 // execution.checkpointing.dir the per-user default folder
-// (checkpoint.DefaultDir), so that job files written for Flink, which set
+// (ckptpath.Default), so that job files written for Flink, which set
 // no folder, keep their guarantees across a crash: a restarted process
 // finds the job's checkpoints there, finishes their pending commits and
 // resumes its sources where the committed output ends.
@@ -36,7 +36,7 @@ func (p *planner) defaultCheckpointDir() string {
 	}
 	dir, err := p.defaultDir, error(nil)
 	if dir == "" {
-		dir, err = checkpoint.DefaultDir()
+		dir, err = ckptpath.Default()
 	}
 	if err != nil {
 		return err.Error()
@@ -66,7 +66,7 @@ func (pl *Plan) CheckpointFolder() string {
 	if pl.Runtime.Checkpoint.Dir == "" {
 		return ""
 	}
-	f, err := checkpoint.JobFolder(pl.Runtime.Checkpoint.Dir, pl.JobName)
+	f, err := ckptpath.JobFolder(pl.Runtime.Checkpoint.Dir, pl.JobName)
 	if err != nil {
 		return pl.Runtime.Checkpoint.Dir // validation reports the error
 	}

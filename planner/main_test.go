@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// TestMain fixes the default checkpoint folder (checkpoint.DefaultDir) of
+// TestMain fixes the default checkpoint folder (ckptpath.Default) of
 // the jobs planned here, so that EXPLAIN's golden files do not depend on
 // the user running the tests. Nothing here writes to it.
 func TestMain(m *testing.M) {

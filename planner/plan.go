@@ -54,7 +54,7 @@ type Options struct {
 	Hints map[string]map[string]string
 	// DefaultCheckpointDir, when set, is the folder a job that checkpoints
 	// and sets no execution.checkpointing.dir uses, instead of the
-	// per-user default (checkpoint.DefaultDir); see "Checkpoint folder".
+	// per-user default (ckptpath.Default); see "Checkpoint folder".
 	DefaultCheckpointDir string
 	// Unset stands in for ${NAME} references without a default that Vars
 	// and Env do not define (ddl.Config.Unset); nil: they are errors.
@@ -83,7 +83,7 @@ type Plan struct {
 	// Runtime is the runtime configuration parsed from Settings.
 	Runtime runtime.Config
 	// CheckpointDirDefault is set when Runtime.Checkpoint.Dir is the
-	// per-user default folder (checkpoint.DefaultDir), not a setting: the
+	// per-user default folder (ckptpath.Default), not a setting: the
 	// job checkpoints and execution.checkpointing.dir is not set (see
 	// "Checkpoint folder" in the package documentation).
 	CheckpointDirDefault bool

@@ -8,10 +8,10 @@ import (
 
 	"github.com/streamsql/streamsql/ddl"
 	"github.com/streamsql/streamsql/factory"
+	"github.com/streamsql/streamsql/internal/ckptpath"
 	"github.com/streamsql/streamsql/internal/errlist"
 	"github.com/streamsql/streamsql/option"
 	"github.com/streamsql/streamsql/runtime"
-	"github.com/streamsql/streamsql/runtime/checkpoint"
 )
 
 // runtimeSettings reads the runtime configuration (checkpointing and
@@ -86,7 +86,7 @@ func (p *planner) runtimeSettings() []error {
 	} else {
 		p.plan.NotNullDrop = drop
 	}
-	if err := checkpoint.ValidJobName(p.plan.JobName); err != nil {
+	if err := ckptpath.ValidJobName(p.plan.JobName); err != nil {
 		errs = append(errs, p.settingError(SettingPipelineName, fmt.Errorf("invalid job name: %w", err)))
 	}
 	return errs

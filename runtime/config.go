@@ -9,11 +9,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/streamsql/streamsql/internal/ckptpath"
 	"github.com/streamsql/streamsql/internal/duration"
 	"github.com/streamsql/streamsql/internal/s3fs"
 	"github.com/streamsql/streamsql/internal/suggest"
 	"github.com/streamsql/streamsql/option"
-	"github.com/streamsql/streamsql/runtime/checkpoint"
 	"github.com/streamsql/streamsql/state"
 )
 
@@ -117,7 +117,7 @@ type CheckpointConfig struct {
 	// as given: a plain path, a file:// URI or an s3:// URI (object
 	// storage; the client is configured by Config.S3). Empty: checkpoints
 	// are kept in memory and do not survive the process. (The planner
-	// fills in the per-user default folder, checkpoint.DefaultDir, for a
+	// fills in the per-user default folder, ckptpath.Default, for a
 	// job that checkpoints and does not set it.)
 	Dir string
 	// Storage is execution.checkpointing.storage (deprecated:
@@ -714,7 +714,7 @@ func (c Config) Validate() error {
 		bad("execution.checkpointing.max-uncommitted-checkpoints", "must be at least 1, is %d", cp.MaxUncommitted)
 	}
 	if cp.Dir != "" {
-		if err := checkpoint.CheckDir(cp.Dir); err != nil {
+		if err := ckptpath.Check(cp.Dir); err != nil {
 			bad("execution.checkpointing.dir", "%v", err)
 		}
 		if cp.Storage == StorageJobManager {

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/streamsql/streamsql/connector"
-	"github.com/streamsql/streamsql/runtime/checkpoint"
+	"github.com/streamsql/streamsql/internal/ckptpath"
 	"github.com/streamsql/streamsql/state"
 	"github.com/streamsql/streamsql/types"
 )
@@ -162,7 +162,7 @@ func pipelineName(p *Pipeline, i int) string {
 }
 
 func (s *JobSpec) validate() error {
-	if err := checkpoint.ValidJobName(s.Name); err != nil {
+	if err := ckptpath.ValidJobName(s.Name); err != nil {
 		return fmt.Errorf("%w: %w", ErrInvalidSpec, err)
 	}
 	if err := s.Config.Validate(); err != nil {

@@ -105,6 +105,7 @@ type options struct {
 	// across the scenarios; the median p50 and p99 are reported.
 	latencyRuns int
 	jsonOut     string
+	mdOut       string // the tables as Markdown (markdown.go)
 	only        string
 	tuned       string // client settings replacing the tuned set ("key=value,...")
 	tune        bool   // run the tuning sweep instead of the benchmark
@@ -191,6 +192,7 @@ func benchMain(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.IntVar(&o.latencySeconds, "latency-seconds", 10, "duration of the latency run")
 	fs.IntVar(&o.latencyRuns, "latency-runs", 3, "latency runs per scenario, interleaved across scenarios (the median p50 and p99 are reported)")
 	fs.StringVar(&o.jsonOut, "json", "", "write the results as JSON to this file")
+	fs.StringVar(&o.mdOut, "md", "", "write the scenario and targets tables as Markdown to this file")
 	fs.StringVar(&o.only, "only", "", "comma-separated scenario names to run (default all)")
 	fs.StringVar(&o.tuned, "tuned", "", "client settings for the tuned baselines, key=value,... over the built-in tuned set")
 	fs.BoolVar(&o.tune, "tune", false, "search for the best client settings of the at-least-once baseline instead of benchmarking")
@@ -241,6 +243,13 @@ func benchMain(ctx context.Context, args []string, stdout io.Writer) error {
 	if o.jsonOut != "" {
 		b, _ := json.MarshalIndent(results, "", "  ")
 		if err := os.WriteFile(o.jsonOut, append(b, '\n'), 0o644); err != nil {
+			return err
+		}
+	}
+	if o.mdOut != "" {
+		var b bytes.Buffer
+		writeMarkdown(&b, results)
+		if err := os.WriteFile(o.mdOut, b.Bytes(), 0o644); err != nil {
 			return err
 		}
 	}

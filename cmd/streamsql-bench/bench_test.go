@@ -113,6 +113,15 @@ func TestBenchSmoke(t *testing.T) {
 			t.Errorf("target %q has no figure", tg.Name)
 		}
 	}
+	var md strings.Builder
+	writeMarkdown(&md, results)
+	scen, tgts, _ := strings.Cut(md.String(), "\n\n")
+	if n := strings.Count(scen, "\n") + 1; n != 2+len(results) {
+		t.Errorf("the Markdown scenario table has %d lines, want %d:\n%s", n, 2+len(results), md.String())
+	}
+	if n := strings.Count(strings.TrimSpace(tgts), "\n") + 1; n != 2+len(targets(results)) {
+		t.Errorf("the Markdown targets table has %d lines, want %d:\n%s", n, 2+len(targets(results)), md.String())
+	}
 }
 
 // TestTuneSmoke runs a one-step tuning sweep on the real broker: both

@@ -13,9 +13,10 @@ import (
 
 	_ "github.com/streamsql/streamsql/connectors/blackhole"  // the queries' sinks
 	_ "github.com/streamsql/streamsql/connectors/filesystem" // q10's sink
-	_ "github.com/streamsql/streamsql/connectors/nexmark"    // ddl_gen.sql's events
+	"github.com/streamsql/streamsql/connectors/nexmark"      // ddl_gen.sql's events, q14's function
 	_ "github.com/streamsql/streamsql/formats/csv"           // q10's format
 	"github.com/streamsql/streamsql/job"
+	"github.com/streamsql/streamsql/planner/expr"
 	"github.com/streamsql/streamsql/runtime"
 )
 
@@ -54,7 +55,9 @@ func nexmarkChildMain(ctx context.Context, args []string, stdout, stderr io.Writ
 		return 1
 	}
 	opts := job.Options{Vars: map[string]string{}, Set: map[string]string{}, Hints: map[string]map[string]string{},
-		JobName: *name, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+		JobName: *name, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		// q14's CREATE FUNCTION count_char AS 'com.github.nexmark.flink.udf.CountChar'.
+		Functions: []*expr.Function{nexmark.CountChar}}
 	for _, kv := range vars {
 		k, v, _ := strings.Cut(kv, "=")
 		opts.Vars[k] = v

@@ -7,7 +7,6 @@ import (
 	"io"
 	"maps"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/streamsql/streamsql/internal/ckptpath"
 	"github.com/streamsql/streamsql/internal/s3fs"
 	"github.com/streamsql/streamsql/runtime"
 	"github.com/streamsql/streamsql/runtime/checkpoint"
@@ -108,8 +108,8 @@ func (cf *checkpointFlags) open(cmd *cobra.Command, e *env, args []string) (chec
 		s3 = c.S3
 	}
 	// Look, do not create: a wrong name or folder is an error.
-	if root, err := checkpoint.ResolveDir(dir); err == nil && checkpoint.ValidJobName(job) == nil {
-		if _, err := os.Stat(filepath.Join(root, job)); err != nil {
+	if f, err := ckptpath.JobFolder(dir, job); err == nil {
+		if _, err := os.Stat(f); err != nil {
 			fmt.Fprintf(e.stderr, "streamsql: no checkpoints of job %q: %v\n", job, err)
 			return nil, nil, errFailed
 		}

@@ -32,7 +32,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -42,6 +41,7 @@ import (
 	"time"
 
 	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/internal/ckptpath"
 	"github.com/streamsql/streamsql/state"
 )
 
@@ -279,48 +279,6 @@ func (d *Dir) gone(err error) error {
 		"run the job again to start it fresh, as a new job, from its sources' startup modes (%w)", ErrDirGone, d.path, err)
 }
 
-// ResolveDir turns the value of execution.checkpointing.dir (a plain path
-// or a file:// URI) into a local directory path.
-func ResolveDir(dir string) (string, error) {
-	if dir == "" {
-		return "", errors.New("checkpoint directory is empty")
-	}
-	if i := strings.Index(dir, "://"); i > 0 || strings.HasPrefix(dir, "file:") {
-		u, err := url.Parse(dir)
-		if err != nil {
-			return "", fmt.Errorf("checkpoint directory %q: %w", dir, err)
-		}
-		if u.Scheme != "file" {
-			return "", fmt.Errorf("checkpoint directory %q: scheme %q is not supported; use a local path or a file:// URI", dir, u.Scheme)
-		}
-		if u.Host != "" && u.Host != "localhost" {
-			return "", fmt.Errorf("checkpoint directory %q: file URIs must not name a host (use file:///path)", dir)
-		}
-		p := u.Path
-		if p == "" {
-			p = u.Opaque
-		}
-		if p == "" {
-			return "", fmt.Errorf("checkpoint directory %q has no path", dir)
-		}
-		return filepath.Clean(p), nil
-	}
-	return filepath.Clean(dir), nil
-}
-
-// ValidJobName reports an error when job cannot name a checkpoint folder.
-func ValidJobName(job string) error {
-	switch {
-	case job == "":
-		return errors.New("job name is empty")
-	case job == "." || job == "..":
-		return fmt.Errorf("job name %q cannot name a directory", job)
-	case strings.ContainsAny(job, `/\`+"\x00"):
-		return fmt.Errorf("job name %q must not contain / or \\", job)
-	}
-	return nil
-}
-
 // Dir stores checkpoints as files in a directory on a local file system.
 type Dir struct {
 	path string
@@ -335,10 +293,10 @@ type Dir struct {
 // URI), creating the job's folder. A process that runs the job takes the
 // folder's lock (Lock) before it writes.
 func OpenDir(base, job string) (*Dir, error) {
-	if err := ValidJobName(job); err != nil {
+	if err := ckptpath.ValidJobName(job); err != nil {
 		return nil, err
 	}
-	root, err := ResolveDir(base)
+	root, err := ckptpath.Resolve(base)
 	if err != nil {
 		return nil, err
 	}
@@ -714,7 +672,7 @@ func Decode(data []byte, path, job string) (*Metadata, error) {
 // LoadPath loads an explicitly given checkpoint: a checkpoint file, or a
 // job's checkpoint folder (its latest checkpoint is used).
 func LoadPath(path, job string) (*Metadata, error) {
-	p, err := ResolveDir(path)
+	p, err := ckptpath.Resolve(path)
 	if err != nil {
 		return nil, err
 	}
@@ -739,7 +697,7 @@ func LoadPath(path, job string) (*Metadata, error) {
 // from path (a checkpoint file's folder, or the job's folder path names),
 // for copying the files an explicitly restored checkpoint references.
 func PathFiles(path, job string) (Files, error) {
-	p, err := ResolveDir(path)
+	p, err := ckptpath.Resolve(path)
 	if err != nil {
 		return nil, err
 	}

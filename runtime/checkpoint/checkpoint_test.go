@@ -67,24 +67,6 @@ func TestDirWriteLatestPrune(t *testing.T) {
 	}
 }
 
-func TestResolveDir(t *testing.T) {
-	for in, want := range map[string]string{"/a/b": "/a/b", "file:///a/b/": "/a/b", "file:/a": "/a", "rel/x": "rel/x"} {
-		if got, err := ResolveDir(in); err != nil || got != want {
-			t.Errorf("ResolveDir(%q) = %q, %v; want %q", in, got, err, want)
-		}
-	}
-	for _, in := range []string{"", "s3://b/x", "file://host/x", "hdfs:///x"} {
-		if _, err := ResolveDir(in); err == nil {
-			t.Errorf("ResolveDir(%q) succeeded", in)
-		}
-	}
-	for _, job := range []string{"", ".", "..", "a/b"} {
-		if ValidJobName(job) == nil {
-			t.Errorf("job name %q accepted", job)
-		}
-	}
-}
-
 func TestCorruptCheckpoint(t *testing.T) {
 	p := filepath.Join(t.TempDir(), FileName(1))
 	if err := os.WriteFile(p, []byte(`{"version":1,"job":"j","id":1,"bogus":2}`), 0o644); err != nil {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/streamsql/streamsql/internal/ckptpath"
 	"github.com/streamsql/streamsql/internal/s3fs"
 )
 
@@ -49,9 +50,6 @@ type OpenOptions struct {
 // (s3://). A package that implements one registers it with
 // RegisterScheme from its init.
 type Scheme struct {
-	// Check reports an error when uri cannot name a checkpoint location;
-	// it connects nowhere.
-	Check func(uri string) error
 	// Open returns the storage of job under base (a URI of the scheme).
 	Open func(base, job string, opts OpenOptions) (Durable, error)
 	// Load reads an explicitly given checkpoint (run --from-checkpoint):
@@ -100,34 +98,11 @@ func scheme(dir string) (Scheme, bool, error) {
 		dir, name)
 }
 
-// CheckDir reports an error when dir (execution.checkpointing.dir) cannot
-// name a checkpoint location: a local path, a file:// URI, or a URI of a
-// registered scheme such as s3://. It connects nowhere.
-func CheckDir(dir string) error {
-	if s3fs.IsURI(dir) {
-		// Checked by its syntax even where the storage is not linked
-		// in: validate and explain need no client.
-		_, err := s3fs.ParseURI(dir)
-		return err
-	}
-	s, ok, err := scheme(dir)
-	switch {
-	case err != nil:
-		return err
-	case ok && s.Check != nil:
-		return s.Check(dir)
-	case ok:
-		return nil
-	}
-	_, err = ResolveDir(dir)
-	return err
-}
-
 // Open returns the durable storage of job under base
 // (execution.checkpointing.dir): a local folder (OpenDir) for a plain
 // path or a file:// URI, else the storage of base's registered scheme.
 func Open(base, job string, opts OpenOptions) (Durable, error) {
-	if err := ValidJobName(job); err != nil {
+	if err := ckptpath.ValidJobName(job); err != nil {
 		return nil, err
 	}
 	s, ok, err := scheme(base)

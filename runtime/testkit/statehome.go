@@ -12,7 +12,7 @@ const stateHomeEnv = "STREAMSQL_TEST_STATE_HOME"
 // IsolateStateHome points XDG_STATE_HOME at a new temporary folder for the
 // test binary (a TestMain calls it before m.Run), so that jobs that
 // checkpoint without execution.checkpointing.dir write their default
-// folder (checkpoint.DefaultDir) there, never into the user's home. Child
+// folder (ckptpath.Default) there, never into the user's home. Child
 // processes inherit it: a child re-executing the test binary keeps the
 // folder its parent made. The returned function removes the folder (a
 // no-op in a child).

@@ -83,20 +83,16 @@ import (
 	"sync"
 	"time"
 
+	"github.com/streamsql/streamsql/internal/ckptpath"
 	"github.com/streamsql/streamsql/internal/s3fs"
 	"github.com/streamsql/streamsql/internal/s3fs/s3client"
 	"github.com/streamsql/streamsql/runtime/checkpoint"
 )
 
 func init() {
-	s := checkpoint.Scheme{Check: check, Open: open, Load: load}
+	s := checkpoint.Scheme{Open: open, Load: load}
 	checkpoint.RegisterScheme("s3", s)
 	checkpoint.RegisterScheme("s3a", s)
-}
-
-func check(uri string) error {
-	_, err := s3fs.ParseURI(uri)
-	return err
 }
 
 func open(base, job string, opts checkpoint.OpenOptions) (checkpoint.Durable, error) {
@@ -172,7 +168,7 @@ func Open(ctx context.Context, base, job string, opts checkpoint.OpenOptions) (*
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint directory: %w", err)
 	}
-	if err := checkpoint.ValidJobName(job); err != nil {
+	if err := ckptpath.ValidJobName(job); err != nil {
 		return nil, err
 	}
 	return openAt(ctx, Location{Location: loc.Join(job)}, job, opts)
