@@ -18,6 +18,11 @@
 //     (through the upsert materializer) and debezium-json, on both state
 //     backends, at parallelism 1 and 4, killed at random and at fault
 //     points.
+//   - interval_crash_test.go: a LEFT interval join of two append-only
+//     topics with event-time watermarks into two exactly-once Kafka sinks
+//     (json), on both state backends, at parallelism 1 and 4, killed at
+//     random and at fault points; each row of the batch join committed
+//     once.
 //   - retract_test.go: two aggregation levels over a debezium-json source
 //     with updates and deletes, into upsert-kafka, jdbc and debezium-json,
 //     restored at another parallelism; each sink equals the oracle after
