@@ -314,12 +314,9 @@ func (p *planner) sinkChangelog(ins *Insert, fl *Flow, cols []*ddl.Column) error
 		requireUpdateBefore(fl, false)
 	case factory.Upsert:
 		if !cl.Kinds.InsertOnly() {
+			// An upsert sink without PRIMARY KEY is planned as
+			// append-only (planner.sink), so pk is set here.
 			pk := sink.PrimaryKey
-			if len(pk) == 0 {
-				return p.f.errorAt(ins.Pos, ErrInvalidTable, nil, fmt.Sprintf(
-					"table '%s' (connector '%s') needs a PRIMARY KEY to take the updates produced by %s at line %d: it writes them by key",
-					sink.Name(), sink.Connector(), n.Kind, n.Pos.Line))
-			}
 			if fl.Filter != nil || !sameColumns(cl.UpsertKey, pk) {
 				// A filter may drop a key's new row but not its old one,
 				// and rows keyed otherwise change the sink's rows by

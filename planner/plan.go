@@ -920,7 +920,7 @@ func (p *planner) connect(ins *Insert, rel *relation, s *ddl.Insert) error {
 	for _, b := range rel.branches {
 		if b.src.Node == nil && !sink.Changelog.Accepts(b.src.Changelog) {
 			return p.f.errorAt(s.Pos, ErrInvalidTable, nil, fmt.Sprintf(
-				"table '%s' (connector '%s') accepts only %s rows, but source '%s' (connector '%s') produces updates and deletes: %s; write to a sink that accepts them, such as upsert-kafka",
+				"table '%s' (connector '%s') accepts only %s rows, but source '%s' (connector '%s') produces updates and deletes: %s; write to a sink that accepts them: upsert-kafka, or jdbc with a PRIMARY KEY",
 				sink.Name(), sink.Connector(), sink.Changelog, b.src.Name(), b.src.Connector(), b.src.Changelog))
 		}
 		fl := &Flow{Source: b.src, Filter: and(b.filters), Names: rel.names, SinkName: sink.Name(), DropNulls: p.plan.NotNullDrop}
@@ -1294,6 +1294,11 @@ func (p *planner) newSink(t *Table, s *ddl.Insert) (*Sink, error) {
 	}
 	if f, ok := p.factoryOf(t.Connector()); ok {
 		sink.Changelog = f.SinkChangelog
+	}
+	if sink.Changelog == factory.Upsert && len(sink.PrimaryKey) == 0 {
+		// An upsert sink writes rows by key: without a PRIMARY KEY it
+		// appends (jdbc), and takes inserts only, as Flink's does.
+		sink.Changelog = factory.InsertOnly
 	}
 	v, info, err := p.validateTable(t, s.Hints, opts, schema, factory.AsSink)
 	if err != nil {
