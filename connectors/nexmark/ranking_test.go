@@ -2,18 +2,11 @@ package nexmark_test
 
 import (
 	"cmp"
-	"context"
-	"log/slog"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"testing"
-	"time"
 
 	"github.com/streamsql/streamsql/connectors/nexmark"
-	"github.com/streamsql/streamsql/internal/javafmt"
-	"github.com/streamsql/streamsql/job"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -27,14 +20,7 @@ import (
 // events directly: a batch oracle.
 func TestRankingQueriesOverGenerator(t *testing.T) {
 	const events = 20000
-	defs := ""
-	for _, f := range []string{"ddl_gen.sql", "ddl_views.sql"} {
-		b, err := os.ReadFile(filepath.Join(queriesDir, f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defs += string(b) + ";\n"
-	}
+	defs := generatorDefs(t)
 	vars := map[string]string{"TPS": "10000", "EVENTS_NUM": strconv.Itoa(events), "PERSON_PROPORTION": "1",
 		"AUCTION_PROPORTION": "3", "BID_PROPORTION": "46", "NEXMARK_TABLE": "datagen"}
 	hints := map[string]map[string]string{"datagen": {"base-time": "2024-02-29 23:59:59", "seed": "11"}}
@@ -131,51 +117,7 @@ func TestRankingQueriesOverGenerator(t *testing.T) {
 		}},
 	} {
 		t.Run(q.name, func(t *testing.T) {
-			query, err := os.ReadFile(filepath.Join(queriesDir, q.name+".sql"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			sink := &capture{}
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-			defer cancel()
-			j, err := job.Compile(ctx, q.name+".sql", defs+string(query), job.Options{
-				Registry: registryWith(t, sink), Vars: vars, Hints: hints, Logger: slog.New(slog.DiscardHandler)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := j.Run(ctx); err != nil {
-				t.Fatal(err)
-			}
-			// The changelog applied: each retraction takes back a row the
-			// changelog holds.
-			table := map[string]int{}
-			for _, r := range sink.rows {
-				s := javafmt.FormatRow(types.Row{Fields: r.Fields}, q.types)
-				switch r.Kind {
-				case types.Insert, types.UpdateAfter:
-					table[s]++
-				default:
-					if table[s] == 0 {
-						t.Fatalf("%s %s retracts a row the changelog does not hold", r.Kind, s)
-					}
-					table[s]--
-				}
-			}
-			var got, want []string
-			for s, n := range table {
-				for range n {
-					got = append(got, s)
-				}
-			}
-			for _, fs := range q.oracle() {
-				want = append(want, javafmt.FormatRow(types.Row{Fields: fs}, q.types))
-			}
-			slices.Sort(got)
-			slices.Sort(want)
-			if len(want) == 0 || !slices.Equal(got, want) {
-				t.Fatalf("%d rows from %d changes, want %d rows\n got %.2000v\nwant %.2000v", len(got), len(sink.rows), len(want), got, want)
-			}
-			t.Logf("%d rows from %d changes", len(got), len(sink.rows))
+			checkQueryOracle(t, q.name, defs, vars, hints, q.types, q.oracle)
 		})
 	}
 }
