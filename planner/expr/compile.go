@@ -161,7 +161,14 @@ type Projection struct {
 	// cols[i] is the input field copied to output i when that output is a
 	// bare column reference (no call needed), else -1.
 	cols []int
+	// fields[i], when its col is >= 0, is the field of a ROW column that
+	// output i reads (row.field, or a CASE decided to one): read in
+	// Project without a call.
+	fields []fieldPath
 }
+
+// fieldPath is field idx of the ROW in input column col.
+type fieldPath struct{ col, idx int }
 
 // CompileProjection compiles the output expressions of a SELECT list.
 func CompileProjection(exprs []Expr, opts Options) (*Projection, error) {
@@ -176,7 +183,7 @@ func CompileProjection(exprs []Expr, opts Options) (*Projection, error) {
 // CompileProjection on every row the filter keeps.
 func CompileProjectionUnder(exprs []Expr, filter Expr, opts Options) (*Projection, error) {
 	known := KnownColumns(filter)
-	p := &Projection{progs: make([]*Program, len(exprs)), cols: make([]int, len(exprs))}
+	p := &Projection{progs: make([]*Program, len(exprs)), cols: make([]int, len(exprs)), fields: make([]fieldPath, len(exprs))}
 	for i, e := range exprs {
 		r, err := Resolve(e)
 		if err != nil {
@@ -190,13 +197,57 @@ func CompileProjectionUnder(exprs []Expr, filter Expr, opts Options) (*Projectio
 		}
 		p.progs[i] = &Program{expr: r, fn: fn}
 		p.cols[i] = -1
+		p.fields[i] = fieldPath{col: -1}
 		if c, ok := r.(*ColumnRef); ok {
 			if _, fixed := known[c.Index]; !fixed {
 				p.cols[i] = c.Index
 			}
 		}
+		if c, ok := b.decided(r).(*Call); ok && c.Name == "FIELD" {
+			if col, ok := c.Args[0].(*ColumnRef); ok {
+				if _, fixed := known[col.Index]; !fixed {
+					p.fields[i] = fieldPath{col: col.Index, idx: fieldIndex(c)}
+				}
+			}
+		}
 	}
 	return p, nil
+}
+
+// decided returns what e evaluates as once the searched CASEs the builder
+// decides when compiling (decideWhens) are replaced by their branch: e
+// itself when it is not such a CASE.
+func (b *builder) decided(e Expr) Expr {
+	for {
+		c, ok := e.(*Case)
+		if !ok || c.Operand != nil {
+			return e
+		}
+		var next Expr
+		for _, w := range c.Whens {
+			if !b.constant(w.Cond) {
+				return e
+			}
+			fn, err := b.compile(w.Cond)
+			if err != nil {
+				return e
+			}
+			v, err := fn(nil)
+			if err != nil {
+				return e
+			}
+			if !v.IsNull() && v.Bool() {
+				next = w.Result
+				break
+			}
+		}
+		if next == nil {
+			if next = c.Else; next == nil {
+				return e
+			}
+		}
+		e = next
+	}
 }
 
 // Types returns the output column types.
@@ -214,6 +265,16 @@ func (p *Projection) Project(in, out []types.Value) error {
 	for i, prog := range p.progs {
 		if c := p.cols[i]; c >= 0 && c < len(in) {
 			out[i] = in[c]
+			continue
+		}
+		if f := p.fields[i]; f.col >= 0 && f.col < len(in) {
+			// FIELD's evaluation (buildField) without its two calls.
+			out[i] = types.Value{}
+			if r := in[f.col]; !r.IsNull() {
+				if l := r.List(); f.idx < len(l) {
+					out[i] = l[f.idx]
+				}
+			}
 			continue
 		}
 		v, err := prog.fn(in)

@@ -174,6 +174,8 @@
 // rows a filter keeps: the integer columns the filter fixes
 // ([KnownColumns]: `event_type = 2`) are constants there, and a searched
 // CASE branch whose condition is then constant is decided when compiling.
+// A projection copies a bare column, and reads a field of a ROW column
+// (row.field, or a CASE decided to one), without calling its program.
 // Evaluation reads fields by position and allocates only
 // for values it creates (new strings, wide decimals). Programs are
 // immutable and safe for concurrent use.

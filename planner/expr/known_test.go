@@ -74,12 +74,13 @@ func nexmarkEventRows() [][]types.Value {
 		{types.Int64(2), {}, {}, {}},
 		{types.Int64(2), nested(9, ts(9000)), nested(8, ts(8000)), nested(302, ts(3002))},
 		{{}, nested(1, ts(1000)), {}, nested(303, ts(3003))},
+		{types.Int64(2), {}, {}, types.List([]types.Value{types.Int64(304)})}, // a ROW shorter than its type
 	}
 }
 
 // TestCompileProjectionUnder checks that a projection compiled under a
 // filter gives, on every row the filter keeps, what it gives compiled
-// alone, for expressions that read the fixed column in every way the
+// alone and what each expression's program evaluates to, for expressions that read the fixed column in every way the
 // compiler reads a column (a CASE condition, an operator's operand, a
 // bare column, a cast, COALESCE), and one whose CASE condition fails.
 func TestCompileProjectionUnder(t *testing.T) {
@@ -119,10 +120,19 @@ func TestCompileProjectionUnder(t *testing.T) {
 			}
 			kept++
 			for i, e := range exprs {
-				p := &Projection{progs: plain.progs[i : i+1], cols: plain.cols[i : i+1]}
-				q := &Projection{progs: under.progs[i : i+1], cols: under.cols[i : i+1]}
+				p := &Projection{progs: plain.progs[i : i+1], cols: plain.cols[i : i+1], fields: plain.fields[i : i+1]}
+				q := &Projection{progs: under.progs[i : i+1], cols: under.cols[i : i+1], fields: under.fields[i : i+1]}
 				a, b := make([]types.Value, 1), make([]types.Value, 1)
 				errA, errB := p.Project(row, a), q.Project(row, b)
+				// Project reads bare columns and fields without calling
+				// the program: the program's own evaluation agrees.
+				c, errC := plain.progs[i].Eval(row)
+				if (errA == nil) != (errC == nil) || (errA != nil && errA.Error() != errC.Error()) {
+					t.Fatalf("%s on %v: Project's error %v, Eval's %v", e, row, errA, errC)
+				}
+				if errA == nil && formatValue(a[0], plain.progs[i].Type(), time.UTC) != formatValue(c, plain.progs[i].Type(), time.UTC) {
+					t.Fatalf("%s on %v: Project %v, Eval %v", e, row, a[0], c)
+				}
 				if (errA == nil) != (errB == nil) || (errA != nil && errA.Error() != errB.Error()) {
 					t.Fatalf("under %s, %s on %v: error %v alone, %v under the filter", filter, e, row, errA, errB)
 				}

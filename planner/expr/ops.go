@@ -835,7 +835,9 @@ func checkField(c *Call) (types.Type, error) {
 		Expected: fmt.Sprintf("one of the fields %v (no field %q)", names, l.Val.Str())}
 }
 
-func buildField(b *builder, c *Call, a []evalFn) (evalFn, error) {
+// fieldIndex returns the position in its ROW of the field a resolved
+// FIELD call reads.
+func fieldIndex(c *Call) int {
 	name := c.Args[1].(*Literal).Val.Str()
 	idx := 0
 	for i, f := range c.Args[0].Type().Fields {
@@ -843,6 +845,11 @@ func buildField(b *builder, c *Call, a []evalFn) (evalFn, error) {
 			idx = i
 		}
 	}
+	return idx
+}
+
+func buildField(b *builder, c *Call, a []evalFn) (evalFn, error) {
+	idx := fieldIndex(c)
 	return unop(b.operandOf(c.Args[0], a[0]), func(r types.Value) (types.Value, error) {
 		l := r.List()
 		if idx >= len(l) {
