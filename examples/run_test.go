@@ -191,7 +191,11 @@ var runCases = map[string]runCase{
 		kafka: true,
 		setup: func(t *testing.T, b kafkatest.Broker, _ string) (map[string]map[string]string, []string) {
 			in, out := b.Topic(t, 1), b.Topic(t, 1)
-			produce(t, b, in, debeziumInput)
+			// The change events the example ships, as Debezium's MySQL
+			// connector writes them (without the schema envelope): a
+			// snapshot read, a create, an update, a delete and its
+			// tombstone (an empty line), and a create with a NULL name.
+			produce(t, b, in, dataLines(t, "debezium/products.jsonl"))
 			return map[string]map[string]string{
 				"products_cdc":    {"topic": in, "scan.bounded.mode": "latest-offset"},
 				"products_latest": {"topic": out, "scan.bounded.mode": "latest-offset"},
@@ -298,17 +302,16 @@ var runCases = map[string]runCase{
 	},
 }
 
-// debeziumInput are the change events debezium_upsert.sql reads, as
-// Debezium's MySQL connector writes them (without the schema envelope): a
-// snapshot read, a create, an update, a delete and its tombstone (an empty
-// value here), and a create with a NULL name.
-var debeziumInput = []string{
-	`{"before":null,"after":{"id":101,"name":"scooter","price":3.14},"source":{"db":"inventory","table":"products","ts_ms":1700000000000},"op":"r","ts_ms":1700000000100}`,
-	`{"before":null,"after":{"id":102,"name":"drill","price":8.1},"source":{"db":"inventory","table":"products","ts_ms":1700000001000},"op":"c","ts_ms":1700000001100}`,
-	`{"before":{"id":101,"name":"scooter","price":3.14},"after":{"id":101,"name":"scooter","price":2.99},"source":{"db":"inventory","table":"products","ts_ms":1700000002000},"op":"u","ts_ms":1700000002100}`,
-	`{"before":{"id":102,"name":"drill","price":8.1},"after":null,"source":{"db":"inventory","table":"products","ts_ms":1700000003000},"op":"d","ts_ms":1700000003100}`,
-	``,
-	`{"before":null,"after":{"id":103,"name":null,"price":0.5},"source":{"db":"inventory","table":"products","ts_ms":1700000004000},"op":"c","ts_ms":1700000004100}`,
+// dataLines returns the lines of a file of examples/data: the sample
+// input an example ships (debezium_upsert.sql's change events, loaded by
+// 'streamsql run --embedded-kafka --load' or 'streamsql topic load').
+func dataLines(t *testing.T, name string) []string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("data", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
 }
 
 // dbTable creates a table of the given columns with a unique name in the

@@ -150,6 +150,7 @@ Exit codes (every command):
 		jobCommand("explain", e),
 		checkpointCommand(e),
 		nexmarkCommand(e),
+		topicCommand(e),
 		optionsCommand(e),
 	)
 	return root

@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/streamsql/streamsql/cmd/streamsql/internal/embedkafka"
+	"github.com/streamsql/streamsql/cmd/streamsql/internal/topicload"
 	"github.com/streamsql/streamsql/internal/memlimit"
 	"github.com/streamsql/streamsql/job"
 	"github.com/streamsql/streamsql/job/jobhttp"
@@ -34,6 +35,7 @@ type runFlags struct {
 	allowNonRestored bool
 	resetSources     []string
 	embedded         string
+	loads            []string
 	httpAddr         string
 	logFormat        string
 	instanceID       string
@@ -67,7 +69,10 @@ address unless that variable is set in the environment, and prints the
 address on standard error so that other clients can connect. It is never
 used in place of a broker the job configures. Its data lives in memory, so
 the job's checkpoints go to a temporary folder too (unless the job sets
-execution.checkpointing.dir): each such run starts afresh.
+execution.checkpointing.dir): each such run starts afresh. --load TOPIC=FILE
+writes the lines of FILE to that topic of the embedded broker, one record
+each, before the job starts (examples/data holds the examples' input; 'streamsql
+topic load' fills a topic of another broker once).
 
 A job that checkpoints (execution.checkpointing.interval, or an exactly-once
 sink) and sets no execution.checkpointing.dir keeps its checkpoints in
@@ -119,6 +124,7 @@ Exit codes:
 	f.StringArrayVar(&rf.resetSources, "reset-source", nil, "start the source `TABLE` afresh, from its start options, instead of from its positions in the restored checkpoint (repeatable; * for all): for a checkpoint taken against another Kafka cluster or a topic created again; pending commits are still recovered")
 	f.StringVar(&rf.embedded, "embedded-kafka", "", "start an in-process Kafka-protocol broker on `ADDR` (default 127.0.0.1, a free port) and set ${KAFKA_BOOTSTRAP}")
 	f.Lookup("embedded-kafka").NoOptDefVal = "127.0.0.1:0"
+	f.StringArrayVar(&rf.loads, "load", nil, "with --embedded-kafka: write the lines of `TOPIC=FILE` to that topic of the embedded broker before the job starts, one record each (as 'streamsql topic load'; repeatable)")
 	f.StringVar(&rf.httpAddr, "http", "", "serve /metrics, /healthz and /status on `ADDR` (host:port)")
 	f.StringVar(&rf.instanceID, "instance-id", "", "this process's `ID` among the instances of a scaled-out job (pipeline.scale-out; docs/scale-out.md): unique, and the same across restarts")
 	f.StringVar(&rf.logFormat, "log-format", "text", "log format on standard error: `text` or json")
@@ -132,6 +138,10 @@ Exit codes:
 func (rf *runFlags) run(ctx context.Context, e *env, file string) error {
 	if rf.logFormat != "text" && rf.logFormat != "json" {
 		return fmt.Errorf("--log-format %q: want text or json", rf.logFormat)
+	}
+	loads, err := parseLoads(rf.loads, rf.embedded != "")
+	if err != nil {
+		return err
 	}
 	if rf.config != "" {
 		// A wrong config file is a usage error, reported before anything starts.
@@ -215,6 +225,14 @@ func (rf *runFlags) run(ctx context.Context, e *env, file string) error {
 		if err := b.CreateTopics(ctx, embeddedTopics(j, b.Addr())...); err != nil {
 			log.Error("cannot create the job's topics on the embedded Kafka broker", "err", err)
 			return errFailed
+		}
+		for _, l := range loads {
+			n, err := loadFile(ctx, os.Stdin, l.file, topicload.Options{Brokers: []string{b.Addr()}, Topic: l.topic})
+			if err != nil {
+				log.Error("cannot load a file into the embedded Kafka broker", "topic", l.topic, "file", l.file, "err", err)
+				return errFailed
+			}
+			log.Info("loaded a file into the embedded Kafka broker", "topic", l.topic, "file", l.file, "records", n)
 		}
 		return rf.runJob(ctx, e, file, j, header, out, log, term)
 	}
@@ -319,6 +337,27 @@ func (e *env) handleSignals(cancel context.CancelFunc, log *slog.Logger) func() 
 		close(done)
 		wg.Wait()
 	}
+}
+
+// topicFile is one --load: a file whose lines go to a topic.
+type topicFile struct{ topic, file string }
+
+// parseLoads parses the --load flags (TOPIC=FILE), which only the
+// embedded broker takes: loading a file on every run of a job against a
+// real cluster would write its records again each time.
+func parseLoads(flags []string, embedded bool) ([]topicFile, error) {
+	if len(flags) > 0 && !embedded {
+		return nil, errors.New("--load needs --embedded-kafka; to load a file into another broker once, use 'streamsql topic load'")
+	}
+	var out []topicFile
+	for _, fl := range flags {
+		topic, file, ok := strings.Cut(fl, "=")
+		if !ok || topic == "" || file == "" {
+			return nil, fmt.Errorf("--load %q: want TOPIC=FILE", fl)
+		}
+		out = append(out, topicFile{topic, file})
+	}
+	return out, nil
 }
 
 // embeddedTopics returns the topics of the job's tables whose servers

@@ -14,15 +14,22 @@
 -- ({"schema": ..., "payload": ...}) need 'debezium-json.schema-include'
 -- = 'true'.
 --
--- Run, with no Kafka installed (Ctrl-C stops):
---   go run ./cmd/streamsql run --embedded-kafka examples/sql/debezium_upsert.sql
+-- Run, with no Kafka installed, on the sample change events the example
+-- ships (examples/data/debezium/products.jsonl: a snapshot read, a create,
+-- an update, a delete and its tombstone, a create with a NULL name); both
+-- SELECTs print what debezium_upsert.expected holds (Ctrl-C stops):
+--   go run ./cmd/streamsql run --embedded-kafka \
+--     --load dbserver1.inventory.products=examples/data/debezium/products.jsonl \
+--     examples/sql/debezium_upsert.sql
 -- or with KAFKA_BOOTSTRAP=host:port and Debezium writing the topic
--- 'dbserver1.inventory.products'.
+-- 'dbserver1.inventory.products' (or the sample loaded into it once:
+--   go run ./cmd/streamsql topic load --bootstrap-servers host:port \
+--     --topic dbserver1.inventory.products examples/data/debezium/products.jsonl).
 --
--- Tested by examples/examples_test.go: six change events (with a
--- tombstone) are read, the latest state written, then the changelog rows
--- and the upsert topic read back are compared with
--- debezium_upsert.expected.
+-- Tested by examples/run_test.go (the sample events are read, the latest
+-- state written, then the changelog rows and the upsert topic read back
+-- are compared with debezium_upsert.expected) and, as run above, by
+-- TestDebeziumExampleOnEmbeddedBroker in cmd/streamsql.
 SET 'table.local-time-zone' = 'UTC';
 
 CREATE TABLE products_cdc (
