@@ -23,6 +23,9 @@
 //     (json), on both state backends, at parallelism 1 and 4, killed at
 //     random and at fault points; each row of the batch join committed
 //     once.
+//   - topn_crash_test.go: a Top-3 per key with the row number into
+//     debezium-json and upsert-kafka, on both state backends, at
+//     parallelism 1 and 4, killed at random and at fault points.
 //   - retract_test.go: two aggregation levels over a debezium-json source
 //     with updates and deletes, into upsert-kafka, jdbc and debezium-json,
 //     restored at another parallelism; each sink equals the oracle after
