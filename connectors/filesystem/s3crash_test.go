@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -170,14 +171,55 @@ func (r *s3CrashRig) committed(t *testing.T) map[int]int {
 	return seen
 }
 
+// latestCheckpoint returns the highest checkpoint id under checkpoints/
+// (0 when there is none), listed with the AWS SDK's own client.
+func (r *s3CrashRig) latestCheckpoint(t *testing.T) int64 {
+	t.Helper()
+	api := r.srv.API(t)
+	var latest int64
+	p := s3.NewListObjectsV2Paginator(api, &s3.ListObjectsV2Input{Bucket: aws.String(r.base.Bucket), Prefix: aws.String(r.base.Key("checkpoints/"))})
+	for p.HasMorePages() {
+		page, err := p.NextPage(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range page.Contents {
+			if m := checkpointKey.FindStringSubmatch(aws.ToString(o.Key)); m != nil {
+				id, err := strconv.ParseInt(m[1], 10, 64)
+				if err != nil {
+					t.Fatalf("%s: %v", aws.ToString(o.Key), err)
+				}
+				latest = max(latest, id)
+			}
+		}
+	}
+	return latest
+}
+
+// checkpointKey matches a checkpoint's metadata object (chk-<id>.json or
+// its revision chk-<id>.r<n>.json); group 1 is the id.
+var checkpointKey = regexp.MustCompile(`/chk-(\d+)(?:\.r\d+)?\.json$`)
+
 // finish runs the job without kills until every produced record is
-// committed, stops it gracefully, and checks that every record was
-// committed exactly once and that no multipart upload is left.
+// committed and the run has completed a checkpoint of its own, stops it
+// gracefully, and checks that every record was committed exactly once and
+// that no multipart upload is left.
+//
+// The run's own checkpoint is what makes the graceful stop a stop of a
+// running job: when every record is committed already (a previous run
+// stopped gracefully), SIGTERM would otherwise reach the child while it
+// starts, before it handles the signal, and kill it.
 func (r *s3CrashRig) finish(t *testing.T) {
 	t.Helper()
+	before := r.latestCheckpoint(t)
 	c := crashtest.Start(t, r.spec(false))
-	deadline := time.Now().Add(90 * time.Second)
-	for len(r.committed(t)) < r.next && time.Now().Before(deadline) {
+	const within = 90 * time.Second
+	deadline := time.Now().Add(within)
+	for len(r.committed(t)) < r.next || r.latestCheckpoint(t) <= before {
+		if time.Now().After(deadline) {
+			t.Fatalf("the final run, after %v: %d of %d records committed, newest checkpoint %d (%d before the run); job stderr:\n%s",
+				within, len(r.committed(t)), r.next, r.latestCheckpoint(t), before, c.Stderr())
+		}
 		select {
 		case <-c.Done():
 			_, err := c.Wait()
