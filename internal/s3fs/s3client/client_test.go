@@ -4,12 +4,17 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/streamsql/streamsql/internal/s3fs/s3client"
 	"github.com/streamsql/streamsql/internal/testrig/s3test"
@@ -226,5 +231,63 @@ func TestBadCredentials(t *testing.T) {
 	}
 	if !strings.Contains(err.Error(), loc.URI(loc.Key("x"))) {
 		t.Fatalf("the error does not name the object: %v", err)
+	}
+}
+
+// TestCredentialChain connects with neither s3.access-key nor
+// s3.secret-key: the AWS credential chain finds the keys in the
+// environment, then in a shared credentials file. Wrong keys in the
+// environment are refused by the server, so the chain's keys are the ones
+// the requests are signed with (not anonymous access).
+func TestCredentialChain(t *testing.T) {
+	srv := s3test.Require(t)
+	loc := srv.Prefix(t)
+	cfg := srv.Config()
+	cfg.AccessKey, cfg.SecretKey = "", ""
+	// Only what the test sets takes part: no profile, files or instance
+	// role of the machine's own.
+	dir := t.TempDir()
+	for k, v := range map[string]string{"AWS_CONFIG_FILE": filepath.Join(dir, "config"), "AWS_SHARED_CREDENTIALS_FILE": filepath.Join(dir, "credentials"),
+		"AWS_PROFILE": "", "AWS_DEFAULT_PROFILE": "", "AWS_SESSION_TOKEN": "", "AWS_WEB_IDENTITY_TOKEN_FILE": "", "AWS_ROLE_ARN": "",
+		"AWS_CONTAINER_CREDENTIALS_RELATIVE_URI": "", "AWS_CONTAINER_CREDENTIALS_FULL_URI": "", "AWS_EC2_METADATA_DISABLED": "true"} {
+		t.Setenv(k, v)
+	}
+	put := func(name string) error {
+		t.Helper()
+		c, err := s3client.New(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := c.Config().String(); !strings.Contains(got, "the AWS credential chain") {
+			t.Fatalf("the client's description %q does not say it uses the credential chain", got)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		_, err = c.Put(ctx, loc.Bucket, loc.Key(name), []byte(name), s3client.Cond{})
+		return err
+	}
+
+	t.Setenv("AWS_ACCESS_KEY_ID", srv.AccessKey)
+	t.Setenv("AWS_SECRET_ACCESS_KEY", srv.SecretKey)
+	if err := put("from-env"); err != nil {
+		t.Fatalf("a put with the keys in AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY: %v", err)
+	}
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "wrong-secret-do-not-print")
+	if err := put("from-wrong-env"); err == nil {
+		t.Fatal("a put with a wrong AWS_SECRET_ACCESS_KEY succeeded: the requests are not signed with the chain's keys")
+	}
+
+	t.Setenv("AWS_ACCESS_KEY_ID", "")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "")
+	creds := fmt.Sprintf("[default]\naws_access_key_id = %s\naws_secret_access_key = %s\n", srv.AccessKey, srv.SecretKey)
+	if err := os.WriteFile(filepath.Join(dir, "credentials"), []byte(creds), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := put("from-file"); err != nil {
+		t.Fatalf("a put with the keys in the shared credentials file: %v", err)
+	}
+	keys := srv.Keys(t, loc)
+	if !slices.Equal(keys, []string{"from-env", "from-file"}) {
+		t.Fatalf("objects %q, want from-env and from-file", keys)
 	}
 }
