@@ -441,13 +441,18 @@ func (c *coordinator) complete(ctx context.Context, f *inflight) error {
 	dur := time.Since(f.started)
 	c.failedInARow = 0
 	c.lastEnd = time.Now()
+	prev := c.last
+	if prev == nil {
+		prev = a.restored
+	}
+	stateSize, stateWritten := stateSizes(md, prev)
 	c.last = md
 	for _, it := range c.acked[:durable] {
 		a.tracker.durable(it.sink.index, it.c.Checkpoint)
 	}
 	c.acked = append(c.acked[:0], c.acked[durable:]...)
 	c.uncommitted = append(c.uncommitted, newItems...)
-	c.a.j.stats.completed(f.id, dur, size, c.lastEnd)
+	c.a.j.stats.completed(f.id, dur, size, stateSize, stateWritten, c.lastEnd)
 	// Logged when the checkpoint is complete (its file durable), before
 	// its commits start: a line never follows the output it commits.
 	a.j.log.Info("checkpoint completed", "checkpoint", f.id, "duration", dur.Round(time.Microsecond).String(), "size", size,
@@ -889,4 +894,27 @@ func commitRetrying(ctx context.Context, log *slog.Logger, ckpt int64, sink *sin
 		}
 		backoff = min(backoff*2, 10*time.Second)
 	}
+}
+
+// stateSizes returns the bytes of the state files md references, and of
+// those among them that prev (the checkpoint before it, or the one the run
+// restored; nil: none) does not reference: what md wrote.
+func stateSizes(md, prev *checkpoint.Metadata) (total, written int64) {
+	old := map[string]bool{}
+	if prev != nil {
+		for _, n := range prev.StateFiles() {
+			old[n] = true
+		}
+	}
+	for _, op := range md.Operators {
+		for _, t := range op.Tasks {
+			for _, f := range t.Handle.Files {
+				total += f.Size
+				if !old[f.Name] {
+					written += f.Size
+				}
+			}
+		}
+	}
+	return total, written
 }

@@ -187,6 +187,12 @@ type CheckpointStatus struct {
 	LastDuration  time.Duration
 	LastSize      int64
 	LastCompleted time.Time
+	// LastStateSize is the size of the operator state files the latest
+	// completed checkpoint references: its keyed state, kept beside its
+	// file (LastSize). LastStateWritten is the part of them that this
+	// checkpoint wrote; the rest it shares with the checkpoint before it
+	// (the on-disk backend's incremental checkpoints).
+	LastStateSize, LastStateWritten int64
 	// TotalDuration sums the durations of completed checkpoints.
 	TotalDuration time.Duration
 }
@@ -219,11 +225,12 @@ func (s *statsState) groupCommitFailed() {
 	s.mu.Unlock()
 }
 
-func (s *statsState) completed(id int64, d time.Duration, size int64, at time.Time) {
+func (s *statsState) completed(id int64, d time.Duration, size, stateSize, stateWritten int64, at time.Time) {
 	s.mu.Lock()
 	s.ckpt.Completed++
 	s.ckpt.TotalDuration += d
 	s.ckpt.LastID, s.ckpt.LastDuration, s.ckpt.LastSize, s.ckpt.LastCompleted = id, d, size, at
+	s.ckpt.LastStateSize, s.ckpt.LastStateWritten = stateSize, stateWritten
 	s.mu.Unlock()
 }
 

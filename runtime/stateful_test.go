@@ -230,6 +230,17 @@ func TestStatefulBoundedJob(t *testing.T) {
 			if withState == 0 || len(files) != len(referenced) {
 				t.Fatalf("%d state files stored, the checkpoint references %d (%d references)", len(files), len(referenced), withState)
 			}
+			// The status's state size is the latest checkpoint's files'.
+			var size int64
+			for _, ts := range op.Tasks {
+				for _, f := range ts.Handle.Files {
+					size += f.Size
+				}
+			}
+			if cs := st.Checkpoints; cs.LastID != md.ID || cs.LastStateSize != size || size == 0 || cs.LastStateWritten <= 0 || cs.LastStateWritten > size {
+				t.Fatalf("status: checkpoint %d, state %d bytes, %d written; the latest checkpoint %d references %d bytes",
+					cs.LastID, cs.LastStateSize, cs.LastStateWritten, md.ID, size)
+			}
 		})
 	}
 }

@@ -69,6 +69,8 @@ func (m *moving) Status() runtime.Status {
 			},
 			Edges: []runtime.EdgeStatus{{From: 0, To: 1, Exchange: "hash"}, {From: 1, To: 2, Exchange: "forward", Fused: true}},
 		},
+		Checkpoints: runtime.CheckpointStatus{Completed: 3, LastID: 3, LastDuration: 40 * time.Millisecond, LastCompleted: time.Now(),
+			LastStateSize: 3 << 20, LastStateWritten: 512 << 10},
 		Tasks: []runtime.TaskStatus{
 			{Kind: runtime.SourceTask, Name: "p/bids", Index: 0, RecordsIn: n, RecordsOut: n, Watermark: 1700000000000,
 				Partitions: []connector.PartitionLag{{Topic: "bids", Partition: 0, Position: n, HighWatermark: 2 * n, LastStableOffset: 2 * n, Lag: n}}},
@@ -105,6 +107,8 @@ func TestPageDrawsGraph(t *testing.T) {
 		`<tbody id="pipelines"><tr><td>p</td><td>bids</td><td>out</td></tr></tbody>`,
 		// The tasks table: the operator's state, late rows and watermark.
 		`<td class="n">5.0 MiB</td><td class="n">7</td><td>2023-11-14 22:13:20.000</td>`,
+		// The last checkpoint's state: referenced, and written by it.
+		` · took 40 ms · state 3.0 MiB (512 KiB written) · 3 done, 0 failed<`,
 	} {
 		if !strings.Contains(dom, want) {
 			t.Errorf("the page lacks %s:\n%s", want, dom)

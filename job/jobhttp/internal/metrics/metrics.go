@@ -234,14 +234,19 @@ type Task struct {
 
 // Checkpoints summarizes checkpointing in /status.
 type Checkpoints struct {
-	Completed            int64   `json:"completed"`
-	Failed               int64   `json:"failed"`
-	LastID               int64   `json:"last_id,omitempty"`
-	LastDurationSeconds  float64 `json:"last_duration_seconds,omitempty"`
-	LastSizeBytes        int64   `json:"last_size_bytes,omitempty"`
-	LastCompleted        string  `json:"last_completed,omitempty"`
-	LastAgeSeconds       float64 `json:"last_age_seconds,omitempty"`
-	TotalDurationSeconds float64 `json:"total_duration_seconds"`
+	Completed           int64   `json:"completed"`
+	Failed              int64   `json:"failed"`
+	LastID              int64   `json:"last_id,omitempty"`
+	LastDurationSeconds float64 `json:"last_duration_seconds,omitempty"`
+	LastSizeBytes       int64   `json:"last_size_bytes,omitempty"`
+	// LastStateBytes is the size of the operator state files the last
+	// checkpoint references; LastStateWrittenBytes the part it wrote
+	// (the rest is shared with the checkpoint before it).
+	LastStateBytes        int64   `json:"last_state_bytes,omitempty"`
+	LastStateWrittenBytes int64   `json:"last_state_written_bytes,omitempty"`
+	LastCompleted         string  `json:"last_completed,omitempty"`
+	LastAgeSeconds        float64 `json:"last_age_seconds,omitempty"`
+	TotalDurationSeconds  float64 `json:"total_duration_seconds"`
 }
 
 // Pending describes the pending commits in /status.
@@ -316,6 +321,7 @@ func StatusOf(st runtime.Status, now time.Time) Status {
 	c := st.Checkpoints
 	out.Checkpoints = Checkpoints{Completed: c.Completed, Failed: c.Failed, LastID: c.LastID,
 		LastDurationSeconds: c.LastDuration.Seconds(), LastSizeBytes: c.LastSize,
+		LastStateBytes: c.LastStateSize, LastStateWrittenBytes: c.LastStateWritten,
 		TotalDurationSeconds: c.TotalDuration.Seconds(), LastAgeSeconds: c.LastAge(now).Seconds()}
 	if !c.LastCompleted.IsZero() {
 		out.Checkpoints.LastCompleted = c.LastCompleted.UTC().Format(time.RFC3339Nano)
@@ -332,6 +338,7 @@ type Collector struct {
 	dropped, badSkipped, deadLettered                               *prometheus.Desc
 	ckptCompleted, ckptFailed, ckptLastID, ckptLastDuration         *prometheus.Desc
 	ckptLastSize, ckptLastTime, ckptTotalDuration                   *prometheus.Desc
+	ckptLastState, ckptLastStateWritten                             *prometheus.Desc
 	pending, pendingAge, restarts, state, triggeringPaused, running *prometheus.Desc
 	groupCommitFailures, lag, degraded                              *prometheus.Desc
 	stateBytes, stateEntries, lateRecords, watermark                *prometheus.Desc
@@ -354,14 +361,17 @@ func NewCollector(src runtime.Metrics) *Collector {
 			"Records a source task could not decode, or whose rows a NOT NULL sink column rejected, that its table's 'scan.bad-record.policy' = 'skip' skipped.", task),
 		deadLettered: d("task_dead_letters_total",
 			"Records a source task could not decode, or whose rows a NOT NULL sink column rejected, that its table's 'scan.bad-record.policy' = 'dead-letter' set aside for its dead-letter topic.", task),
-		bytesIn:           d("task_bytes_in_total", "Bytes read by a source task (connectors that count them).", task),
-		bytesOut:          d("task_bytes_out_total", "Bytes written by a sink task (connectors that count them).", task),
-		backpressure:      d("task_backpressure_seconds_total", "Time a task was blocked on full channels.", task),
-		ckptCompleted:     d("checkpoints_completed_total", "Checkpoints completed since the job started.", job),
-		ckptFailed:        d("checkpoints_failed_total", "Checkpoints failed since the job started.", job),
-		ckptLastID:        d("checkpoint_last_id", "Id of the latest completed checkpoint.", job),
-		ckptLastDuration:  d("checkpoint_last_duration_seconds", "Duration of the latest completed checkpoint.", job),
-		ckptLastSize:      d("checkpoint_last_size_bytes", "Size of the latest completed checkpoint's file.", job),
+		bytesIn:          d("task_bytes_in_total", "Bytes read by a source task (connectors that count them).", task),
+		bytesOut:         d("task_bytes_out_total", "Bytes written by a sink task (connectors that count them).", task),
+		backpressure:     d("task_backpressure_seconds_total", "Time a task was blocked on full channels.", task),
+		ckptCompleted:    d("checkpoints_completed_total", "Checkpoints completed since the job started.", job),
+		ckptFailed:       d("checkpoints_failed_total", "Checkpoints failed since the job started.", job),
+		ckptLastID:       d("checkpoint_last_id", "Id of the latest completed checkpoint.", job),
+		ckptLastDuration: d("checkpoint_last_duration_seconds", "Duration of the latest completed checkpoint.", job),
+		ckptLastSize:     d("checkpoint_last_size_bytes", "Size of the latest completed checkpoint's file.", job),
+		ckptLastState:    d("checkpoint_last_state_bytes", "Size of the operator state files the latest completed checkpoint references (its keyed state).", job),
+		ckptLastStateWritten: d("checkpoint_last_state_written_bytes",
+			"Bytes of operator state files the latest completed checkpoint wrote; the rest of its state it shares with the checkpoint before it (incremental checkpoints).", job),
 		ckptLastTime:      d("checkpoint_last_completion_timestamp_seconds", "When the latest checkpoint completed (Unix time; 0: none yet).", job),
 		ckptTotalDuration: d("checkpoint_duration_seconds_total", "Sum of the durations of completed checkpoints.", job),
 		pending:           d("pending_commits", "Committables not yet committed.", job),
@@ -387,7 +397,7 @@ func NewCollector(src runtime.Metrics) *Collector {
 // Describe implements prometheus.Collector.
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{c.recordsIn, c.recordsOut, c.dropped, c.badSkipped, c.deadLettered, c.bytesIn, c.bytesOut, c.backpressure,
-		c.ckptCompleted, c.ckptFailed, c.ckptLastID, c.ckptLastDuration, c.ckptLastSize, c.ckptLastTime,
+		c.ckptCompleted, c.ckptFailed, c.ckptLastID, c.ckptLastDuration, c.ckptLastSize, c.ckptLastTime, c.ckptLastState, c.ckptLastStateWritten,
 		c.ckptTotalDuration, c.pending, c.pendingAge, c.restarts, c.state, c.triggeringPaused, c.running, c.groupCommitFailures, c.lag, c.degraded,
 		c.stateBytes, c.stateEntries, c.lateRecords, c.watermark} {
 		ch <- d
@@ -440,6 +450,8 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	gauge(c.ckptLastID, float64(cp.LastID), job)
 	gauge(c.ckptLastDuration, cp.LastDuration.Seconds(), job)
 	gauge(c.ckptLastSize, float64(cp.LastSize), job)
+	gauge(c.ckptLastState, float64(cp.LastStateSize), job)
+	gauge(c.ckptLastStateWritten, float64(cp.LastStateWritten), job)
 	last := 0.0
 	if !cp.LastCompleted.IsZero() {
 		last = float64(cp.LastCompleted.UnixNano()) / 1e9

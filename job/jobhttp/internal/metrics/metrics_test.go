@@ -25,7 +25,8 @@ var sample = runtime.Status{Job: "orders", State: runtime.StateRunning, Run: "r1
 		{Kind: runtime.SinkTask, Name: "p/out", Index: 1, RecordsIn: 7, BytesOut: 70, Chained: true},
 	},
 	Checkpoints: runtime.CheckpointStatus{Completed: 4, Failed: 1, LastID: 5, LastDuration: 20 * time.Millisecond,
-		LastSize: 300, LastCompleted: time.Unix(1700000000, 0), TotalDuration: 80 * time.Millisecond},
+		LastSize: 300, LastCompleted: time.Unix(1700000000, 0), TotalDuration: 80 * time.Millisecond,
+		LastStateSize: 4096, LastStateWritten: 1024},
 	PendingCommits: 3, OldestPendingCommitAge: 2 * time.Second, TriggeringPaused: true, GroupCommitFailures: 6}
 
 func get(t *testing.T, h http.Handler, path string) (int, string) {
@@ -50,6 +51,8 @@ func TestMetrics(t *testing.T) {
 		`streamsql_checkpoints_completed_total{job="orders"} 4`,
 		`streamsql_checkpoints_failed_total{job="orders"} 1`,
 		`streamsql_checkpoint_last_id{job="orders"} 5`,
+		`streamsql_checkpoint_last_state_bytes{job="orders"} 4096`,
+		`streamsql_checkpoint_last_state_written_bytes{job="orders"} 1024`,
 		`streamsql_checkpoint_last_completion_timestamp_seconds{job="orders"} 1.7e+09`,
 		`streamsql_pending_commits{job="orders"} 3`,
 		`streamsql_pending_commit_oldest_age_seconds{job="orders"} 2`,
@@ -74,7 +77,7 @@ func TestStatusAndHealth(t *testing.T) {
 		t.Fatalf("%d %v %s", code, err, body)
 	}
 	if got.Job != "orders" || got.State != "RUNNING" || len(got.Tasks) != 2 || got.Tasks[1].BytesOut != 70 ||
-		got.Checkpoints.LastID != 5 || got.Checkpoints.LastCompleted != "2023-11-14T22:13:20Z" ||
+		got.Checkpoints.LastID != 5 || got.Checkpoints.LastStateBytes != 4096 || got.Checkpoints.LastStateWrittenBytes != 1024 || got.Checkpoints.LastCompleted != "2023-11-14T22:13:20Z" ||
 		got.PendingCommits.Count != 3 || got.PendingCommits.OldestAgeSeconds != 2 || !got.TriggeringPaused ||
 		got.GroupCommitFailures != 6 || got.Tasks[0].Chained || !got.Tasks[1].Chained {
 		t.Errorf("/status: %+v", got)

@@ -227,7 +227,9 @@
     var c = st.checkpoints;
     if (c.last_id) {
       $("ckpt").textContent = "#" + c.last_id;
-      $("ckptnote").textContent = age(c.last_age_seconds) + " · took " + dur(c.last_duration_seconds) + " · " + c.completed + " done, " + c.failed + " failed";
+      $("ckptnote").textContent = age(c.last_age_seconds) + " · took " + dur(c.last_duration_seconds) +
+        (c.last_state_bytes ? " · state " + bytes(c.last_state_bytes) + " (" + bytes(c.last_state_written_bytes || 0) + " written)" : "") +
+        " · " + c.completed + " done, " + c.failed + " failed";
     } else {
       $("ckpt").textContent = "–";
       $("ckptnote").textContent = "none yet · " + c.failed + " failed";
