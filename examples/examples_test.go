@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -84,5 +85,32 @@ func TestExplain(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSampleInputsAreShown: every sample input file under examples/data
+// (NAME/TOPIC.jsonl, one record per line) is named by an example's comment
+// with the command that loads it ('streamsql topic load' or 'run
+// --embedded-kafka --load'), so a reader of the example knows how to give
+// its topic the input its .expected file comes from.
+func TestSampleInputsAreShown(t *testing.T) {
+	samples, err := filepath.Glob(filepath.Join("data", "*", "*.jsonl"))
+	if err != nil || len(samples) < 6 {
+		t.Fatalf("sample inputs under examples/data: %v (err %v), want at least 6", samples, err)
+	}
+	var comments strings.Builder
+	for _, f := range exampleFiles(t) {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		comments.Write(b)
+	}
+	text := comments.String()
+	for _, s := range samples {
+		path := "examples/" + filepath.ToSlash(s)
+		if !strings.Contains(text, path) || !strings.Contains(text, "--load "+strings.TrimSuffix(filepath.Base(s), ".jsonl")+"=") {
+			t.Errorf("no example names %s and how to --load it", path)
+		}
 	}
 }

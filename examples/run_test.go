@@ -167,8 +167,8 @@ var runCases = map[string]runCase{
 		kafka: true,
 		setup: func(t *testing.T, b kafkatest.Broker, dir string) (map[string]map[string]string, []string) {
 			in, out, dlq := b.Topic(t, 1), b.Topic(t, 1), b.Topic(t, 1)
-			produce(t, b, in, []string{`{"id":1,"amount":12.50,"account":"a"}`, `{"id":2,"amount":`, `{"id":null,"amount":3.00,"account":"b"}`,
-				`{"id":4,"amount":99.99,"account":"c"}`, `{"id":5,"amount":1.00,"account":"d"}`})
+			// One record not JSON, one without an id.
+			produce(t, b, in, dataLines(t, "dead_letter/payments.jsonl"))
 			if err := os.WriteFile(filepath.Join(dir, "out-topic"), []byte(out), 0o600); err != nil {
 				t.Fatal(err)
 			}
@@ -195,7 +195,7 @@ var runCases = map[string]runCase{
 			// connector writes them (without the schema envelope): a
 			// snapshot read, a create, an update, a delete and its
 			// tombstone (an empty line), and a create with a NULL name.
-			produce(t, b, in, dataLines(t, "debezium/products.jsonl"))
+			produce(t, b, in, dataLines(t, "debezium_upsert/dbserver1.inventory.products.jsonl"))
 			return map[string]map[string]string{
 				"products_cdc":    {"topic": in, "scan.bounded.mode": "latest-offset"},
 				"products_latest": {"topic": out, "scan.bounded.mode": "latest-offset"},
@@ -209,11 +209,7 @@ var runCases = map[string]runCase{
 		db:    "postgresql",
 		setup: func(t *testing.T, b kafkatest.Broker, _ string) (map[string]map[string]string, []string) {
 			in := b.Topic(t, 1)
-			produce(t, b, in, []string{
-				`{"id":1,"customer":"alice","amount":10.00}`, `{"id":2,"customer":"bob","amount":20.50}`,
-				`{"id":3,"customer":"alice","amount":30.25}`, `{"id":4,"customer":"carol","amount":7.00}`,
-				`{"id":5,"customer":"bob","amount":1.99}`, `{"id":6,"customer":"alice","amount":99.00}`,
-			})
+			produce(t, b, in, dataLines(t, "kafka_to_postgres_upsert/orders.jsonl"))
 			table := dbTable(t, "postgresql", "customer_last_order", "(customer TEXT PRIMARY KEY, id BIGINT, amount NUMERIC(10, 2))")
 			return map[string]map[string]string{
 				"orders":              {"topic": in, "scan.bounded.mode": "latest-offset"},
@@ -228,11 +224,7 @@ var runCases = map[string]runCase{
 		db:    "mariadb",
 		setup: func(t *testing.T, b kafkatest.Broker, _ string) (map[string]map[string]string, []string) {
 			in := b.Topic(t, 1)
-			produce(t, b, in, []string{
-				`{"id":1,"account":"acme","amount":100.00}`, `{"id":2,"account":"acme","amount":-40.00}`,
-				`{"id":3,"account":"globex","amount":0}`, `{"id":4,"account":"initech","amount":12.34}`,
-				`{"id":5,"account":"globex","amount":5.00}`,
-			})
+			produce(t, b, in, dataLines(t, "kafka_to_mariadb_exactly_once/payments.jsonl"))
 			table := dbTable(t, "mariadb", "ledger", "(id BIGINT PRIMARY KEY, account VARCHAR(40), amount DECIMAL(10, 2))")
 			return map[string]map[string]string{
 				"payments": {"topic": in, "scan.bounded.mode": "latest-offset"},
@@ -247,13 +239,7 @@ var runCases = map[string]runCase{
 		s3:    true,
 		setup: func(t *testing.T, b kafkatest.Broker, _ string) (map[string]map[string]string, []string) {
 			in := b.Topic(t, 1)
-			produce(t, b, in, []string{
-				`{"id":1,"amount":250.00,"customer":"alice","ts":"2024-05-20 09:15:00"}`,
-				`{"id":2,"amount":100.00,"customer":"bob","ts":"2024-05-20 23:59:59.999"}`,
-				`{"id":3,"amount":100.01,"customer":"Carol","ts":"2024-05-21 00:00:00"}`,
-				`{"id":4,"amount":12.50,"customer":"dave","ts":"2024-05-21 12:00:00"}`,
-				`{"id":5,"amount":null,"customer":"erin","ts":null}`,
-			})
+			produce(t, b, in, dataLines(t, "kafka_to_s3/orders.jsonl"))
 			return map[string]map[string]string{"orders": {"topic": in, "scan.bounded.mode": "latest-offset"}}, nil
 		},
 		phases:  [][]string{{"orders_archive"}},
@@ -282,7 +268,9 @@ var runCases = map[string]runCase{
 		kafka: true,
 		setup: func(t *testing.T, b kafkatest.Broker, dir string) (map[string]map[string]string, []string) {
 			in, out := b.Topic(t, 1), b.Topic(t, 1)
-			produce(t, b, in, exactlyOnceInput)
+			// Two orders above 100, one at exactly 100 (left out), one
+			// below and one with a NULL amount.
+			produce(t, b, in, dataLines(t, "exactly_once/orders.jsonl"))
 			if err := os.WriteFile(filepath.Join(dir, "out-topic"), []byte(out), 0o600); err != nil {
 				t.Fatal(err)
 			}
@@ -303,8 +291,9 @@ var runCases = map[string]runCase{
 }
 
 // dataLines returns the lines of a file of examples/data: the sample
-// input an example ships (debezium_upsert.sql's change events, loaded by
-// 'streamsql run --embedded-kafka --load' or 'streamsql topic load').
+// input an example ships for a topic it reads (NAME/TOPIC.jsonl, loaded by
+// 'streamsql run --embedded-kafka --load' or 'streamsql topic load', as
+// the example's comment says), so the tests check what users run.
 func dataLines(t *testing.T, name string) []string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("data", name))
@@ -328,16 +317,6 @@ func dbTable(t *testing.T, server, prefix, columns string) string {
 	dbtest.Exec(t, db, "CREATE TABLE "+name+" "+columns)
 	t.Cleanup(func() { _, _ = db.Exec("DROP TABLE " + name) })
 	return name
-}
-
-// exactlyOnceInput are the orders exactly_once.sql reads: two above 100,
-// one at exactly 100 (left out), one below and one with a NULL amount.
-var exactlyOnceInput = []string{
-	`{"id":1,"amount":250.00,"customer":"alice"}`,
-	`{"id":2,"amount":100.00,"customer":"bob"}`,
-	`{"id":3,"amount":100.01,"customer":"Carol"}`,
-	`{"id":4,"amount":12.50,"customer":"dave"}`,
-	`{"id":5,"amount":null,"customer":"erin"}`,
 }
 
 // TestRun runs every example's bounded variant (those using Kafka against

@@ -41,12 +41,12 @@ of the files (- for standard input), in order, to it as one record's value,
 without key: JSON lines for a table with 'format' = 'json' or 'debezium-json',
 say. An empty line is a record without value (a tombstone). The command ends
 when the broker has acknowledged every record; it prints how many it wrote.
-It connects without TLS or SASL. The examples' input files are in
-examples/data/ (see examples/sql/*.sql), and 'streamsql run --embedded-kafka
+It connects without TLS or SASL. The examples' input files are
+examples/data/EXAMPLE/TOPIC.jsonl (each example says how to load its own), and 'streamsql run --embedded-kafka
 --load TOPIC=FILE' does the same on the embedded broker before the job starts.
 
 Exit codes: 0 done, 1 reading or writing failed, 2 the command line is wrong.`,
-		Example: `  streamsql topic load --bootstrap-servers localhost:9092 --topic dbserver1.inventory.products examples/data/debezium/products.jsonl
+		Example: `  streamsql topic load --bootstrap-servers localhost:9092 --topic orders examples/data/exactly_once/orders.jsonl
   printf '{"id":1}\n{"id":2}\n' | streamsql topic load --bootstrap-servers localhost:9092 --topic orders -`,
 		RunE: func(cmd *cobra.Command, files []string) error {
 			if bootstrap == "" || topic == "" || len(files) == 0 {

@@ -26,7 +26,7 @@ func TestDebeziumExampleOnEmbeddedBroker(t *testing.T) {
 	}
 	wantLines := strings.Split(strings.TrimSpace(string(want)), "\n")
 	cmd, stdout, stderr := runChild(t, nil, "run", "--embedded-kafka",
-		"--load", "dbserver1.inventory.products=../../examples/data/debezium/products.jsonl", "../../examples/sql/debezium_upsert.sql")
+		"--load", "dbserver1.inventory.products=../../examples/data/debezium_upsert/dbserver1.inventory.products.jsonl", "../../examples/sql/debezium_upsert.sql")
 	cmd.Env = withoutVar(cmd.Env, bootstrapVar)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

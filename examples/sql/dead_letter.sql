@@ -14,14 +14,17 @@
 -- 'dead-letter' skips, counts and logs them; the default 'fail' stops the
 -- job naming the record's topic, partition and offset.
 --
--- Run against a broker where the three topics exist (Ctrl-C stops):
+-- Run against a broker where the three topics exist, with the sample
+-- payments (examples/data/dead_letter/payments.jsonl: one not JSON, one
+-- without an id) loaded into 'payments' once (Ctrl-C stops):
+--   go run ./cmd/streamsql topic load --bootstrap-servers 127.0.0.1:9092 \
+--     --topic payments examples/data/dead_letter/payments.jsonl
 --   KAFKA_BOOTSTRAP=127.0.0.1:9092 go run ./cmd/streamsql run examples/sql/dead_letter.sql
--- or, with no Kafka installed (write JSON payments to 'payments' with any
--- Kafka client at the address it prints):
---   go run ./cmd/streamsql run --embedded-kafka examples/sql/dead_letter.sql
+-- or, with no Kafka installed, on an in-process broker:
+--   go run ./cmd/streamsql run --embedded-kafka \
+--     --load payments=examples/data/dead_letter/payments.jsonl examples/sql/dead_letter.sql
 --
--- Tested by examples/examples_test.go: five records (one not JSON, one
--- without an id) are read bounded; the valid payments and the dead
+-- Tested by examples/run_test.go: the sample records are read bounded; the valid payments and the dead
 -- letters read back with their headers are compared with
 -- dead_letter.expected.
 SET 'execution.checkpointing.interval' = '5s';

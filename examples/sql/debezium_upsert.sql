@@ -15,16 +15,18 @@
 -- = 'true'.
 --
 -- Run, with no Kafka installed, on the sample change events the example
--- ships (examples/data/debezium/products.jsonl: a snapshot read, a create,
--- an update, a delete and its tombstone, a create with a NULL name); both
+-- ships (a snapshot read, a create, an update, a delete and its
+-- tombstone, a create with a NULL name, in
+-- examples/data/debezium_upsert/dbserver1.inventory.products.jsonl); both
 -- SELECTs print what debezium_upsert.expected holds (Ctrl-C stops):
 --   go run ./cmd/streamsql run --embedded-kafka \
---     --load dbserver1.inventory.products=examples/data/debezium/products.jsonl \
+--     --load dbserver1.inventory.products=examples/data/debezium_upsert/dbserver1.inventory.products.jsonl \
 --     examples/sql/debezium_upsert.sql
 -- or with KAFKA_BOOTSTRAP=host:port and Debezium writing the topic
 -- 'dbserver1.inventory.products' (or the sample loaded into it once:
 --   go run ./cmd/streamsql topic load --bootstrap-servers host:port \
---     --topic dbserver1.inventory.products examples/data/debezium/products.jsonl).
+--     --topic dbserver1.inventory.products \
+--     examples/data/debezium_upsert/dbserver1.inventory.products.jsonl).
 --
 -- Tested by examples/run_test.go (the sample events are read, the latest
 -- state written, then the changelog rows and the upsert topic read back

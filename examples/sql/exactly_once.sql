@@ -5,17 +5,22 @@
 -- (so downstream read_committed readers see them about one checkpoint
 -- interval after they were read).
 --
--- Run against a broker where the topics 'orders' and 'big-orders' exist
--- (Ctrl-C stops; 'sink.semantic' is Flink 1.13's name, EXPLAIN warns):
+-- Run against a broker where the topic 'big-orders' exists, with the
+-- sample orders (examples/data/exactly_once/orders.jsonl) loaded into
+-- 'orders' once (Ctrl-C stops; 'sink.semantic' is Flink 1.13's name,
+-- EXPLAIN warns):
+--   go run ./cmd/streamsql topic load --bootstrap-servers 127.0.0.1:9092 \
+--     --topic orders examples/data/exactly_once/orders.jsonl
 --   KAFKA_BOOTSTRAP=127.0.0.1:9092 go run ./cmd/streamsql run examples/sql/exactly_once.sql
--- or, with no Kafka installed, on an in-process broker (the topics start
--- empty; write JSON orders to 'orders' with any Kafka client, such as kcat,
--- at the address it prints):
---   go run ./cmd/streamsql run --embedded-kafka examples/sql/exactly_once.sql
+-- or, with no Kafka installed, on an in-process broker (it creates both
+-- topics; read 'big-orders' with any Kafka client at the address it
+-- prints):
+--   go run ./cmd/streamsql run --embedded-kafka \
+--     --load orders=examples/data/exactly_once/orders.jsonl examples/sql/exactly_once.sql
 --
--- Tested by examples/examples_test.go: it writes five orders to a topic of
--- its own, runs the job bounded at that topic's latest offset, and reads
--- the output topic back (read_committed) into exactly_once.expected.
+-- Tested by examples/run_test.go: it writes the sample orders to a topic
+-- of its own, runs the job bounded at that topic's latest offset, and
+-- reads the output topic back (read_committed) into exactly_once.expected.
 SET 'execution.checkpointing.interval' = '5s';
 -- Exactly-once output keeps its guarantee across a crash through the
 -- job's checkpoints, which outlive the process: a restarted job commits

@@ -9,15 +9,24 @@
 -- PRIMARY KEY. On restart the job commits what its checkpoint lists and
 -- rolls back its other prepared transactions (XA RECOVER). The checkpoint
 -- directory must outlive the process. The bare SELECT reads the table
--- back.
+-- back once, as the job starts and while the INSERT runs: it prints the
+-- rows an earlier run committed (none on the first run). To see this
+-- run's rows, run the file again (with nothing new in 'payments' the
+-- INSERT writes nothing more), or query the table: mariadb -e 'SELECT *
+-- FROM ledger'.
 --
--- Run (the table must exist in the database):
+-- Run (the table must exist in the database; the sample payments,
+-- examples/data/kafka_to_mariadb_exactly_once/payments.jsonl, go into
+-- 'payments' once, or with --embedded-kafka --load payments=... instead of
+-- KAFKA_BOOTSTRAP):
 --   CREATE TABLE ledger (id BIGINT, account VARCHAR(40), amount DECIMAL(10, 2));
+--   go run ./cmd/streamsql topic load --bootstrap-servers host:port \
+--     --topic payments examples/data/kafka_to_mariadb_exactly_once/payments.jsonl
 --   KAFKA_BOOTSTRAP=host:port MYSQL_URL=jdbc:mariadb://host:3306/db MYSQL_USER=... MYSQL_PASSWORD=... \
 --     go run ./cmd/streamsql run examples/sql/kafka_to_mariadb_exactly_once.sql
 --
--- Tested by examples/examples_test.go against the real broker and
--- MariaDB: five payments, the writing pipeline first, then the table read
+-- Tested by examples/run_test.go against the real broker and
+-- MariaDB: the five sample payments, the writing pipeline first, then the table read
 -- back and compared with kafka_to_mariadb_exactly_once.expected.
 SET 'execution.checkpointing.interval' = '2s';
 -- Checkpoints go to the default folder,

@@ -13,8 +13,11 @@
 -- and old checkpoints (costs and cleanup).
 --
 -- Run against a local S3-compatible server (SeaweedFS, built and started by
--- the test script; it prints the variables below) and a broker where the
--- topic 'orders' exists (Ctrl-C stops):
+-- the test script; it prints the variables below) and a broker whose topic
+-- 'orders' holds the sample orders (examples/data/kafka_to_s3/orders.jsonl;
+-- or --embedded-kafka --load orders=... instead of KAFKA_BOOTSTRAP) (Ctrl-C stops):
+--   go run ./cmd/streamsql topic load --bootstrap-servers 127.0.0.1:9092 \
+--     --topic orders examples/data/kafka_to_s3/orders.jsonl
 --   eval "$(scripts/s3.sh start)"
 --   S3_ENDPOINT=$STREAMSQL_S3_ENDPOINT S3_ACCESS_KEY=$STREAMSQL_S3_ACCESS_KEY \
 --   S3_SECRET_KEY=$STREAMSQL_S3_SECRET_KEY S3_BASE=s3://streamsql-test/example \
@@ -24,7 +27,7 @@
 -- the AWS credential chain (environment, ~/.aws, instance and pod roles)
 -- and region (AWS_REGION) apply.
 --
--- Tested by examples/examples_test.go: it writes five orders to a topic of
+-- Tested by examples/run_test.go: it writes the sample orders to a topic of
 -- its own, runs the job bounded at that topic's latest offset against the
 -- test's S3 server (a prefix of its own), and reads the committed objects
 -- back with the S3 SDK into kafka_to_s3.expected (partition folder, then
