@@ -53,7 +53,7 @@
 // [option.Check].
 //
 // The declarations are package option's, which the job's settings use
-// too (runtime.Options, planner.Settings). Options many connectors take
+// too (jobconfig.Options, planner.Settings). Options many connectors take
 // are declared once there: option.SinkParallelism and
 // option.ScanParallelism, which the planner reads from every validated
 // table.

@@ -88,6 +88,7 @@ import (
 	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/connectors/print"
 	"github.com/streamsql/streamsql/factory"
+	"github.com/streamsql/streamsql/jobconfig"
 	"github.com/streamsql/streamsql/planner"
 	"github.com/streamsql/streamsql/planner/expr"
 	"github.com/streamsql/streamsql/runtime"
@@ -302,7 +303,7 @@ func (j *Job) Name() string { return j.plan.JobName }
 
 // Config returns the runtime configuration of the job (checkpointing,
 // restart strategy, ...), parsed from its settings. It is a copy.
-func (j *Job) Config() runtime.Config {
+func (j *Job) Config() jobconfig.Config {
 	c := j.plan.Runtime
 	c.Ignored = slices.Clone(c.Ignored)
 	return c

@@ -17,6 +17,7 @@ import (
 	"github.com/streamsql/streamsql/ddl"
 	"github.com/streamsql/streamsql/job"
 	"github.com/streamsql/streamsql/job/jobhttp"
+	"github.com/streamsql/streamsql/jobconfig"
 	"github.com/streamsql/streamsql/planner"
 	"github.com/streamsql/streamsql/runtime"
 	"github.com/streamsql/streamsql/runtime/testkit"
@@ -394,7 +395,7 @@ func TestSettingKeysAndCheck(t *testing.T) {
 	}
 	err := job.CheckSettings(map[string]string{"execution.checkpointing.interval": "soon"})
 	var se *job.SettingError
-	var ce *runtime.ConfigError
+	var ce *jobconfig.ConfigError
 	if !errors.As(err, &se) || se.Key != "execution.checkpointing.interval" || se.Value != "soon" || se.Reason == "" ||
 		!errors.As(err, &ce) {
 		t.Fatalf("CheckSettings = %v (%#v), want a *SettingError of the interval wrapping the runtime's error", err, se)

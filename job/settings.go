@@ -5,19 +5,19 @@ import (
 	"slices"
 
 	"github.com/streamsql/streamsql/internal/errlist"
+	"github.com/streamsql/streamsql/jobconfig"
 	"github.com/streamsql/streamsql/planner"
-	"github.com/streamsql/streamsql/runtime"
 )
 
 // SettingKeys returns, sorted, every key a job's settings may name (in SET
 // statements, Options.Set and Options.Defaults), from the settings'
-// declarations: the runtime's (runtime.Options) and the planner's
+// declarations: the runtime's (jobconfig.Options) and the planner's
 // (planner.Settings, pipeline.name and table.local-time-zone) with Flink's
 // older and other names of them (s3.path-style-access, s3.endpoint.region), and the Flink options the runtime accepts and
-// ignores (runtime.IgnoredKeys).
+// ignores (jobconfig.IgnoredKeys).
 func SettingKeys() []string {
-	ks := runtime.IgnoredKeys()
-	for _, o := range slices.Concat(runtime.Options(), planner.Settings()) {
+	ks := jobconfig.IgnoredKeys()
+	for _, o := range slices.Concat(jobconfig.Options(), planner.Settings()) {
 		ks = append(ks, o.Key())
 		ks = append(ks, o.Info().DeprecatedKeys()...)
 		ks = append(ks, o.Info().Fallback...)
@@ -39,7 +39,7 @@ type SettingError struct {
 
 func (e *SettingError) Error() string { return e.err.Error() }
 
-// Unwrap returns the runtime's error (a *runtime.ConfigError).
+// Unwrap returns the runtime's error (a *jobconfig.ConfigError).
 func (e *SettingError) Unwrap() error { return e.err }
 
 // CheckSettings validates job settings given apart from a job file (a
@@ -47,13 +47,13 @@ func (e *SettingError) Unwrap() error { return e.err }
 // the errors joined, each a *SettingError when it concerns a setting.
 // Keys it does not know are not its concern (see SettingKeys).
 func CheckSettings(settings map[string]string) error {
-	_, err := runtime.ParseConfig(settings)
+	_, err := jobconfig.ParseConfig(settings)
 	if err == nil {
 		return nil
 	}
 	var errs []error
 	for _, e := range errlist.Flatten(err) {
-		var ce *runtime.ConfigError
+		var ce *jobconfig.ConfigError
 		if errors.As(e, &ce) {
 			e = &SettingError{Key: ce.Key, Value: ce.Value, Reason: ce.Reason, err: e}
 		}

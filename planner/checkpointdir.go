@@ -3,7 +3,7 @@ package planner
 import (
 	"github.com/streamsql/streamsql/factory"
 	"github.com/streamsql/streamsql/internal/ckptpath"
-	"github.com/streamsql/streamsql/runtime"
+	"github.com/streamsql/streamsql/jobconfig"
 )
 
 // defaultCheckpointDir gives a job that checkpoints and sets no
@@ -30,8 +30,8 @@ import (
 func (p *planner) defaultCheckpointDir() string {
 	pl := p.plan
 	cp := &pl.Runtime.Checkpoint
-	if cp.Dir != "" || pl.ScaleOut || cp.Storage == runtime.StorageJobManager ||
-		!p.checkpoints() && cp.Storage != runtime.StorageFilesystem {
+	if cp.Dir != "" || pl.ScaleOut || cp.Storage == jobconfig.StorageJobManager ||
+		!p.checkpoints() && cp.Storage != jobconfig.StorageFilesystem {
 		return ""
 	}
 	dir, err := p.defaultDir, error(nil)

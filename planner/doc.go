@@ -133,7 +133,7 @@
 //     statement) is not reported as a duplicate.
 //   - When a SET or RESET did not parse (or an unknown statement, or
 //     parsing stopped early), the job's settings are not known: the checks
-//     of the settings together (runtime.Config.Validate, such as a
+//     of the settings together (jobconfig.Config.Validate, such as a
 //     checkpoint timeout below its minimum) and the check of a Kafka
 //     sink's transaction timeout against the checkpoint settings are
 //     skipped. A value that is bad on its own, or an unknown key, is

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/streamsql/streamsql/factory"
-	"github.com/streamsql/streamsql/runtime"
+	"github.com/streamsql/streamsql/jobconfig"
 )
 
 // Explain writes a description of the plan: the job and its checkpoint
@@ -28,7 +28,7 @@ func (pl *Plan) Explain(w io.Writer) error {
 		fmt.Fprintf(&b, "Checkpoint storage: %s (the default folder: execution.checkpointing.dir is not set)\n", f)
 	} else if f != "" {
 		fmt.Fprintf(&b, "Checkpoint storage: %s\n", f)
-	} else if cp.Storage == runtime.StorageJobManager {
+	} else if cp.Storage == jobconfig.StorageJobManager {
 		b.WriteString("Checkpoint storage: in memory (execution.checkpointing.storage is 'jobmanager'; a restarted process starts over)\n")
 	} else if pl.ScaleOut {
 		b.WriteString("Checkpoint storage: in memory (a scaled-out job keeps its positions in the consumer groups, committed with the output)\n")

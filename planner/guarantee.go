@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/streamsql/streamsql/factory"
-	"github.com/streamsql/streamsql/runtime"
+	"github.com/streamsql/streamsql/jobconfig"
 )
 
 // checkDurability decides which guarantee each sink really has after a
@@ -27,8 +27,8 @@ import (
 func (p *planner) checkDurability() {
 	pl := p.plan
 	noDefault := p.defaultCheckpointDir()
-	if pl.Runtime.Checkpoint.Storage == runtime.StorageJobManager {
-		noDefault = runtime.StorageJobManager
+	if pl.Runtime.Checkpoint.Storage == jobconfig.StorageJobManager {
+		noDefault = jobconfig.StorageJobManager
 	}
 	cp := pl.Runtime.Checkpoint
 	stores := map[factory.PositionStore]int{}
@@ -57,7 +57,7 @@ func (p *planner) checkDurability() {
 			stop = "; checkpointing is off, so it commits only when the job stops"
 		}
 		switch {
-		case cp.Mode == runtime.AtLeastOnce:
+		case cp.Mode == jobconfig.AtLeastOnce:
 			s.AfterCrash = "at-least-once: execution.checkpointing.mode is AT_LEAST_ONCE"
 		case pl.ScaleOut:
 			s.AfterCrash = "exactly-once (source offsets committed in the sink transaction under the group's generation" + stop + ")"
@@ -150,7 +150,7 @@ func (p *planner) checkDeadLetters(ins *Insert, noDefault string) {
 			other = fmt.Sprintf(" (its dead-letter topic is on another cluster than sink '%s' writes, so the sink cannot write them in its own transactions)", s.Name())
 		}
 		switch {
-		case cp.Mode == runtime.AtLeastOnce:
+		case cp.Mode == jobconfig.AtLeastOnce:
 			src.DeadLetterGuarantee = "at-least-once: execution.checkpointing.mode is AT_LEAST_ONCE"
 			if inSink {
 				src.DeadLetterGuarantee += "; written in the sink's transactions"
@@ -179,7 +179,7 @@ func (p *planner) checkDeadLetters(ins *Insert, noDefault string) {
 // execution.checkpointing.dir, and noDefault, why there is no default
 // folder either.
 func inMemoryWhy(noDefault string) string {
-	if noDefault == runtime.StorageJobManager {
+	if noDefault == jobconfig.StorageJobManager {
 		return "execution.checkpointing.storage is 'jobmanager'"
 	}
 	if noDefault == "" {

@@ -7,7 +7,7 @@ import (
 )
 
 // The job settings the planner reads itself; the runtime reads the others
-// (runtime.Options).
+// (jobconfig.Options).
 const (
 	// SettingPipelineName is pipeline.name: the job's name (see
 	// Plan.JobName).

@@ -14,9 +14,9 @@ import (
 	"github.com/streamsql/streamsql/ddl"
 	"github.com/streamsql/streamsql/factory"
 	"github.com/streamsql/streamsql/internal/secret"
+	"github.com/streamsql/streamsql/jobconfig"
 	"github.com/streamsql/streamsql/option"
 	"github.com/streamsql/streamsql/planner/expr"
-	"github.com/streamsql/streamsql/runtime"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -81,7 +81,7 @@ type Plan struct {
 	ScaleOut   bool
 	InstanceID string
 	// Runtime is the runtime configuration parsed from Settings.
-	Runtime runtime.Config
+	Runtime jobconfig.Config
 	// CheckpointDirDefault is set when Runtime.Checkpoint.Dir is the
 	// per-user default folder (ckptpath.Default), not a setting: the
 	// job checkpoints and execution.checkpointing.dir is not set (see

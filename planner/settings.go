@@ -10,26 +10,26 @@ import (
 	"github.com/streamsql/streamsql/factory"
 	"github.com/streamsql/streamsql/internal/ckptpath"
 	"github.com/streamsql/streamsql/internal/errlist"
+	"github.com/streamsql/streamsql/jobconfig"
 	"github.com/streamsql/streamsql/option"
-	"github.com/streamsql/streamsql/runtime"
 )
 
 // runtimeSettings reads the runtime configuration (checkpointing and
 // restart strategy) into Plan.Runtime from the job's SET options with
-// runtime.ParseConfig, so that validation, EXPLAIN and the runtime agree
+// jobconfig.ParseConfig, so that validation, EXPLAIN and the runtime agree
 // on every key, and checks the other job-wide settings.
 func (p *planner) runtimeSettings() []error {
 	set := p.plan.Settings
-	cfg, err := runtime.ParseConfig(set)
+	cfg, err := jobconfig.ParseConfig(set)
 	p.plan.Runtime = cfg
 	var errs []error
 	if err != nil {
 		for _, e := range errlist.Flatten(err) {
-			var ce *runtime.ConfigError
+			var ce *jobconfig.ConfigError
 			key := ""
 			if errors.As(e, &ce) {
 				key = ce.Key
-				if p.settingsUnsure && ce.Value == "" && slices.Contains(runtime.Keys(), key) {
+				if p.settingsUnsure && ce.Value == "" && slices.Contains(jobconfig.Keys(), key) {
 					// A check of the settings together (or of a default);
 					// after a SET that did not parse, the settings are not
 					// known, so the finding may be wrong.
@@ -95,7 +95,7 @@ func (p *planner) runtimeSettings() []error {
 // ignoredReason says why the runtime ignores setting k (a current or an
 // older Flink name).
 func ignoredReason(k string) string {
-	for _, s := range runtime.IgnoredSettings() {
+	for _, s := range jobconfig.IgnoredSettings() {
 		if s.Key == k || slices.Contains(s.Deprecated, k) {
 			return s.Reason
 		}
@@ -140,7 +140,7 @@ func (p *planner) warnings() {
 			add(ins.Pos, WarnCommitOnStop, "sink '%s' is exactly-once but checkpointing is off (execution.checkpointing.interval is not set): it commits only when the job stops, so readers see nothing until then; set execution.checkpointing.interval",
 				s.Name())
 		}
-		if cp.Mode == runtime.AtLeastOnce {
+		if cp.Mode == jobconfig.AtLeastOnce {
 			add(ins.Pos, WarnAtLeastOnceCheckpoints, "sink '%s' is exactly-once but execution.checkpointing.mode is AT_LEAST_ONCE: barriers are not aligned, so a checkpoint may hold rows after it, which are written again after a failure (at-least-once); set execution.checkpointing.mode = 'EXACTLY_ONCE' (the default)",
 				s.Name())
 		}

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/streamsql/streamsql/jobconfig"
 	"github.com/streamsql/streamsql/runtime"
 )
 
@@ -23,7 +24,7 @@ func BenchmarkCheckpointCost(b *testing.B) {
 			r.partitions, r.srcPar, r.sinkPar, r.delay, r.batch = 4, 1, 1, 0, 512
 			r.per = max(int64(b.N)/4, 1)
 			r.interval = tc.interval
-			r.tweak = func(s *runtime.JobSpec) { s.Config.Restart.Strategy = runtime.RestartNone }
+			r.tweak = func(s *runtime.JobSpec) { s.Config.Restart.Strategy = jobconfig.RestartNone }
 			j := r.job(b)
 			b.ResetTimer()
 			start := time.Now()

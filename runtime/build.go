@@ -23,7 +23,7 @@ import (
 // nothing else, and runs in that task's goroutine, with no channel in
 // between. Pipelines so fuse each source with its transform always, and
 // with its one sink when the sink has as many tasks as the pipeline has
-// source tasks and rows go forward; Config.DisableChaining keeps sinks in
+// source tasks and rows go forward; jobconfig.Config.DisableChaining keeps sinks in
 // tasks of their own. What a vertex does is the same code either way; only
 // who calls it differs.
 
@@ -218,7 +218,7 @@ func graphStatusOf(verts []*vertexRT, edges []*edgeRT) *GraphStatus {
 }
 
 // channelCapacity returns the capacity of each channel into a task of
-// vertex to: Config.ChannelCapacity when the task has one or two channels,
+// vertex to: jobconfig.Config.ChannelCapacity when the task has one or two channels,
 // less when it has more, so that what a task has queued stays near
 // 2×ChannelCapacity messages whatever the upstream parallelism (a hash
 // exchange has a channel per upstream task), and at least 2 each.

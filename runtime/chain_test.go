@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/jobconfig"
 	"github.com/streamsql/streamsql/runtime"
 	"github.com/streamsql/streamsql/runtime/testkit"
 	"github.com/streamsql/streamsql/types"
@@ -120,7 +121,7 @@ func TestChainedFailurePointsInProcess(t *testing.T) {
 // output is a prefix of each partition exactly once; the next run
 // finishes the input exactly once.
 func TestChainedStop(t *testing.T) {
-	for _, mode := range []runtime.Mode{runtime.ExactlyOnce, runtime.AtLeastOnce} {
+	for _, mode := range []jobconfig.Mode{jobconfig.ExactlyOnce, jobconfig.AtLeastOnce} {
 		t.Run(mode.String(), func(t *testing.T) {
 			r := newRig(t)
 			r.per = 3000
@@ -232,9 +233,9 @@ func TestChainedDeadLettersInSink(t *testing.T) {
 	dead := unopenable{&opened}
 	snk := &txnSink{dlSink: dlSink{atPre: map[int64]int{}, committed: map[int64]bool{}}, wantDL: dead, deadAt: map[int64]int{}}
 	src := &dlSource{n: 600, sink: &dlSink{}, atSnap: map[int64]int{}}
-	cfg := runtime.DefaultConfig()
+	cfg := jobconfig.DefaultConfig()
 	cfg.Checkpoint.Interval = 10 * time.Millisecond
-	cfg.Restart.Strategy = runtime.RestartNone
+	cfg.Restart.Strategy = jobconfig.RestartNone
 	rejectEvery5th := func(in types.Row, out []types.Row) ([]types.Row, error) {
 		if in.Fields[0].Int64()%5 == 0 {
 			return out, fmt.Errorf("column 'x' is NOT NULL: %w", connector.ErrBadRow)
@@ -341,11 +342,11 @@ func TestChainedWriterListener(t *testing.T) {
 	for _, disable := range []bool{false, true} {
 		t.Run(fmt.Sprintf("unchained=%v", disable), func(t *testing.T) {
 			snk := &listenSink{}
-			cfg := runtime.DefaultConfig()
+			cfg := jobconfig.DefaultConfig()
 			// The interval leaves a loaded machine time to deliver the
 			// notification before the next barrier.
 			cfg.Checkpoint.Interval = 200 * time.Millisecond
-			cfg.Restart.Strategy = runtime.RestartNone
+			cfg.Restart.Strategy = jobconfig.RestartNone
 			cfg.DisableChaining = disable
 			j, err := runtime.NewJob(runtime.JobSpec{Name: "listen", Config: cfg, Logger: quietLogger(), Pipelines: []runtime.Pipeline{{Name: "main",
 				Sources: []runtime.SourceSpec{{Name: "src", Source: idleSource{}}},

@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 
+	"github.com/streamsql/streamsql/jobconfig"
 	"github.com/streamsql/streamsql/stream"
 
 	"golang.org/x/sync/errgroup"
@@ -37,7 +38,7 @@ func (h *channelHead) start(g *errgroup.Group, ctx context.Context) {
 	}
 	capacity := h.t.a.j.spec.Config.ChannelCapacity
 	h.merged = make(chan message, capacity)
-	align := h.t.a.mode == ExactlyOnce
+	align := h.t.a.mode == jobconfig.ExactlyOnce
 	if align {
 		h.release = make([]chan struct{}, len(h.inputs))
 		for k := range h.release {

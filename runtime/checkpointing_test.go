@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/jobconfig"
 	"github.com/streamsql/streamsql/runtime"
 	"github.com/streamsql/streamsql/runtime/checkpoint"
 	"github.com/streamsql/streamsql/runtime/testkit"
@@ -22,7 +23,7 @@ import (
 
 func TestAtLeastOnceMode(t *testing.T) {
 	r := newRig(t)
-	r.tweak = func(s *runtime.JobSpec) { s.Config.Checkpoint.Mode = runtime.AtLeastOnce }
+	r.tweak = func(s *runtime.JobSpec) { s.Config.Checkpoint.Mode = jobconfig.AtLeastOnce }
 	j := r.job(t)
 	if err := runJob(t, j, 30*time.Second); err != nil {
 		t.Fatal(err)
@@ -156,7 +157,7 @@ func TestRenamedSourceRefused(t *testing.T) {
 	}
 	r.tweak = func(s *runtime.JobSpec) {
 		s.Pipelines[0].Sources[0].Name = "seq-renamed"
-		s.Config.Restart.Strategy = runtime.RestartNone
+		s.Config.Restart.Strategy = jobconfig.RestartNone
 	}
 	err := runJob(t, r.job(t), 30*time.Second)
 	if !errors.Is(err, runtime.ErrInvalidSpec) || !strings.Contains(err.Error(), `"main/seq"`) || !strings.Contains(err.Error(), `"main/seq-renamed"`) {
@@ -165,7 +166,7 @@ func TestRenamedSourceRefused(t *testing.T) {
 	r.tweak = func(s *runtime.JobSpec) {
 		s.Pipelines[0].Sources[0].Name = "seq-renamed"
 		s.AllowNonRestoredState = true
-		s.Config.Restart.Strategy = runtime.RestartNone
+		s.Config.Restart.Strategy = jobconfig.RestartNone
 	}
 	ctx, cancel = context.WithCancel(context.Background())
 	j = r.job(t)
@@ -215,7 +216,7 @@ func TestTransactionTimeoutGuards(t *testing.T) {
 		s.Logger = slog.New(slog.NewTextHandler(&logs, nil))
 		s.Config.Checkpoint.Timeout = 20 * time.Millisecond
 		s.Config.Checkpoint.TolerableFailed = 1000
-		s.Config.Restart.Strategy = runtime.RestartNone
+		s.Config.Restart.Strategy = jobconfig.RestartNone
 	}
 	j := r.job(t)
 	err := runJob(t, j, 30*time.Second)
@@ -269,7 +270,7 @@ func TestTransformError(t *testing.T) {
 	r := newRig(t)
 	boom := errors.New("division by zero")
 	r.tweak = func(s *runtime.JobSpec) {
-		s.Config.Restart.Strategy = runtime.RestartNone
+		s.Config.Restart.Strategy = jobconfig.RestartNone
 		s.Pipelines[0].Transform = func(in types.Row, out []types.Row) ([]types.Row, error) {
 			if in.Fields[1].Int64() == 100 {
 				return out, boom
@@ -284,15 +285,15 @@ func TestTransformError(t *testing.T) {
 
 func TestRetention(t *testing.T) {
 	for _, tc := range []struct {
-		ret       runtime.Retention
+		ret       jobconfig.Retention
 		bounded   bool
 		wantFiles bool
 	}{
-		{runtime.NoExternalizedCheckpoints, true, false},
-		{runtime.NoExternalizedCheckpoints, false, true},
-		{runtime.DeleteOnCancellation, false, false},
-		{runtime.DeleteOnCancellation, true, false},
-		{runtime.RetainOnCancellation, true, true},
+		{jobconfig.NoExternalizedCheckpoints, true, false},
+		{jobconfig.NoExternalizedCheckpoints, false, true},
+		{jobconfig.DeleteOnCancellation, false, false},
+		{jobconfig.DeleteOnCancellation, true, false},
+		{jobconfig.RetainOnCancellation, true, true},
 	} {
 		t.Run(fmt.Sprintf("%s/bounded=%v", tc.ret, tc.bounded), func(t *testing.T) {
 			r := newRig(t)
@@ -365,7 +366,7 @@ func TestMinPauseAndConcurrency(t *testing.T) {
 func TestTransformPanic(t *testing.T) {
 	r := newRig(t)
 	r.tweak = func(s *runtime.JobSpec) {
-		s.Config.Restart.Strategy = runtime.RestartNone
+		s.Config.Restart.Strategy = jobconfig.RestartNone
 		s.Pipelines[0].Transform = func(in types.Row, out []types.Row) ([]types.Row, error) {
 			_ = in.Fields[7] // out of range
 			return out, nil
@@ -385,7 +386,7 @@ func TestCommitLostDuringRecovery(t *testing.T) {
 	r := newRig(t)
 	r.sinkPar = 1
 	r.faults = (&testkit.Faults{}).On(runtime.AfterCheckpointWritten, 2, testkit.Fail, 0)
-	r.tweak = func(s *runtime.JobSpec) { s.Config.Restart.Strategy = runtime.RestartNone }
+	r.tweak = func(s *runtime.JobSpec) { s.Config.Restart.Strategy = jobconfig.RestartNone }
 	if err := runJob(t, r.job(t), 30*time.Second); !errors.Is(err, testkit.ErrInjected) {
 		t.Fatalf("first run: %v", err)
 	}
@@ -513,7 +514,7 @@ func TestAtLeastOnceWithFailures(t *testing.T) {
 			r := newRig(t)
 			f := (&testkit.Faults{}).On(p, 2, testkit.Fail, 0)
 			r.faults = f
-			r.tweak = func(s *runtime.JobSpec) { s.Config.Checkpoint.Mode = runtime.AtLeastOnce }
+			r.tweak = func(s *runtime.JobSpec) { s.Config.Checkpoint.Mode = jobconfig.AtLeastOnce }
 			if err := runJob(t, r.job(t), 30*time.Second); err != nil {
 				t.Fatal(err)
 			}

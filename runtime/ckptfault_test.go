@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/jobconfig"
 	"github.com/streamsql/streamsql/runtime"
 	"github.com/streamsql/streamsql/runtime/checkpoint"
 	"github.com/streamsql/streamsql/runtime/testkit"
@@ -138,7 +139,7 @@ func TestCorruptLatestCheckpoint(t *testing.T) {
 			var logs lockedBuffer
 			r.tweak = func(s *runtime.JobSpec) {
 				s.Config.Checkpoint.NumRetained = 2
-				s.Config.Restart.Strategy = runtime.RestartNone
+				s.Config.Restart.Strategy = jobconfig.RestartNone
 				s.Logger = slog.New(slog.NewTextHandler(&logs, nil))
 				if !twoPhase {
 					s.Pipelines[0].Sinks = []runtime.SinkSpec{{Name: "plain", Sink: plainSink{}}}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/jobconfig"
 	"github.com/streamsql/streamsql/runtime/checkpoint"
 )
 
@@ -75,7 +76,7 @@ type commitJob struct {
 // run goroutine; other goroutines talk to it through events.
 type coordinator struct {
 	a      *attempt
-	cfg    CheckpointConfig
+	cfg    jobconfig.CheckpointConfig
 	events chan event
 	stop   chan struct{}
 	// allCommitted is closed when the final checkpoint's commits are
@@ -711,7 +712,7 @@ func (c *coordinator) pendingStats() (int, time.Time) {
 func (c *coordinator) finish(stopped bool) error {
 	a := c.a
 	ret := c.cfg.Retention
-	clear := ret == DeleteOnCancellation || (!stopped && ret == NoExternalizedCheckpoints)
+	clear := ret == jobconfig.DeleteOnCancellation || (!stopped && ret == jobconfig.NoExternalizedCheckpoints)
 	if clear {
 		// A bounded job that ran to its end leaves a finished record
 		// before its checkpoints go: a run after a kill in between (or

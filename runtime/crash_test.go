@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/streamsql/streamsql/internal/testrig/crashtest"
+	"github.com/streamsql/streamsql/jobconfig"
 	"github.com/streamsql/streamsql/runtime"
 	"github.com/streamsql/streamsql/runtime/testkit"
 )
@@ -24,7 +25,7 @@ const (
 	childDirEnv = "STREAMSQL_RUNTIME_CHILD_DIR"
 	childPerEnv = "STREAMSQL_RUNTIME_CHILD_PER"
 	// childRetentionEnv, when set, is the child's checkpoint retention
-	// (runtime.Retention as a number); the rig's default otherwise.
+	// (jobconfig.Retention as a number); the rig's default otherwise.
 	childRetentionEnv = "STREAMSQL_RUNTIME_CHILD_RETENTION"
 	// childChainedEnv, when set, gives each of the child's two sinks a
 	// pipeline of its own (rig.split), so that their tasks run chained
@@ -74,14 +75,14 @@ func jobChild() int {
 		r.faults = f
 	}
 	spec := r.spec()
-	spec.Config.Restart.Strategy = runtime.RestartNone
+	spec.Config.Restart.Strategy = jobconfig.RestartNone
 	if v := os.Getenv(childRetentionEnv); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "child: bad", childRetentionEnv, err)
 			return 2
 		}
-		spec.Config.Checkpoint.Retention = runtime.Retention(n)
+		spec.Config.Checkpoint.Retention = jobconfig.Retention(n)
 	}
 	j, err := runtime.NewJob(spec)
 	if err == nil {

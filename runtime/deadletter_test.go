@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/jobconfig"
 	"github.com/streamsql/streamsql/runtime"
 	"github.com/streamsql/streamsql/runtime/testkit"
 	"github.com/streamsql/streamsql/types"
@@ -174,9 +175,9 @@ func (discardWriter) Close() error { return nil }
 func TestDeadLetterSinkFollowsBarriers(t *testing.T) {
 	dl := &dlSink{atPre: map[int64]int{}, committed: map[int64]bool{}}
 	src := &dlSource{n: 600, sink: dl, atSnap: map[int64]int{}}
-	cfg := runtime.DefaultConfig()
+	cfg := jobconfig.DefaultConfig()
 	cfg.Checkpoint.Interval = 10 * time.Millisecond
-	cfg.Restart.Strategy = runtime.RestartNone
+	cfg.Restart.Strategy = jobconfig.RestartNone
 	rejectEvery5th := func(in types.Row, out []types.Row) ([]types.Row, error) {
 		if in.Fields[0].Int64()%5 == 0 {
 			return out, fmt.Errorf("column 'x' is NOT NULL: %w", connector.ErrBadRow)
@@ -237,8 +238,8 @@ func TestDeadLetterSinkFollowsBarriers(t *testing.T) {
 // dead-letter sink fail the job instead of piling up.
 func TestDeadLettersWithoutSink(t *testing.T) {
 	src := &dlSource{n: 10, sink: &dlSink{}, atSnap: map[int64]int{}}
-	cfg := runtime.DefaultConfig()
-	cfg.Restart.Strategy = runtime.RestartNone
+	cfg := jobconfig.DefaultConfig()
+	cfg.Restart.Strategy = jobconfig.RestartNone
 	j, err := runtime.NewJob(runtime.JobSpec{Name: "dljob", Config: cfg, Logger: quietLogger(), Pipelines: []runtime.Pipeline{{Name: "main",
 		Sources: []runtime.SourceSpec{{Name: "src", Source: src}}, Sinks: []runtime.SinkSpec{{Name: "out", Sink: discardSink{}}}}}})
 	if err != nil {
@@ -321,9 +322,9 @@ func TestDeadLettersInSinkFollowBarriers(t *testing.T) {
 	dead := unopenable{&opened}
 	snk := &txnSink{dlSink: dlSink{atPre: map[int64]int{}, committed: map[int64]bool{}}, wantDL: dead, deadAt: map[int64]int{}}
 	src := &dlSource{n: 600, sink: &dlSink{}, atSnap: map[int64]int{}}
-	cfg := runtime.DefaultConfig()
+	cfg := jobconfig.DefaultConfig()
 	cfg.Checkpoint.Interval = 10 * time.Millisecond
-	cfg.Restart.Strategy = runtime.RestartNone
+	cfg.Restart.Strategy = jobconfig.RestartNone
 	rejectEvery5th := func(in types.Row, out []types.Row) ([]types.Row, error) {
 		if in.Fields[0].Int64()%5 == 0 {
 			return out, fmt.Errorf("column 'x' is NOT NULL: %w", connector.ErrBadRow)
@@ -384,8 +385,8 @@ func TestDeadLettersInSinkFollowBarriers(t *testing.T) {
 func TestDeadLettersInSinkNeedsWriter(t *testing.T) {
 	opened := false
 	src := &dlSource{n: 10, sink: &dlSink{}, atSnap: map[int64]int{}}
-	cfg := runtime.DefaultConfig()
-	cfg.Restart.Strategy = runtime.RestartNone
+	cfg := jobconfig.DefaultConfig()
+	cfg.Restart.Strategy = jobconfig.RestartNone
 	j, err := runtime.NewJob(runtime.JobSpec{Name: "dljob", Config: cfg, Logger: quietLogger(), Pipelines: []runtime.Pipeline{{Name: "main",
 		Sources: []runtime.SourceSpec{{Name: "src", Source: src,
 			DeadLetter: &runtime.SinkSpec{Name: "src.dead-letter", Sink: unopenable{&opened}}, DeadLettersInSink: true}},
@@ -409,10 +410,10 @@ func TestDeadLettersInSinkNeedsWriter(t *testing.T) {
 func TestDeadLettersInSinkRecoverOwnCommits(t *testing.T) {
 	dir := t.TempDir()
 	dl := &dlSink{atPre: map[int64]int{}, committed: map[int64]bool{}}
-	cfg := runtime.DefaultConfig()
+	cfg := jobconfig.DefaultConfig()
 	cfg.Checkpoint.Interval = 10 * time.Millisecond
 	cfg.Checkpoint.Dir = dir
-	cfg.Restart.Strategy = runtime.RestartNone
+	cfg.Restart.Strategy = jobconfig.RestartNone
 	spec := func(src *dlSource, inSink bool, out connector.Sink, faults runtime.FaultInjector) runtime.JobSpec {
 		return runtime.JobSpec{Name: "dljob", Config: cfg, Logger: quietLogger(), Faults: faults, Pipelines: []runtime.Pipeline{{Name: "main",
 			Sources: []runtime.SourceSpec{{Name: "src", Source: src,

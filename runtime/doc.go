@@ -2,18 +2,20 @@
 // checkpoints, two-phase-commit sinks with durable commit
 // acknowledgements, recovery, and restarts.
 //
-// The types to learn first: [JobSpec] (what to run: a [Config] and
-// pipelines, [Pipeline], of sources and sinks, [SourceSpec] and
-// [SinkSpec], or a [Graph] of sources, operators and sinks), [Job]
-// ([NewJob], [Job.Run], [Job.Status]) and [Config] (checkpointing and
-// restarts, read from Flink's settings by [ParseConfig]). Sources and
+// The types to learn first: [JobSpec] (what to run: a jobconfig.Config
+// and pipelines, [Pipeline], of sources and sinks, [SourceSpec] and
+// [SinkSpec], or a [Graph] of sources, operators and sinks) and [Job]
+// ([NewJob], [Job.Run], [Job.Status]). The configuration (checkpointing
+// and restarts, read from Flink's settings by jobconfig.ParseConfig) is
+// package jobconfig's, which the planner reads too. Sources and
 // sinks are the connector package's interfaces, operators the stream
 // package's; checkpoints are runtime/checkpoint's.
 //
 // # Jobs
 //
-// A [JobSpec] names the job, carries its [Config] (parsed from SET options
-// by [ParseConfig], with Flink's option names and defaults) and lists its
+// A [JobSpec] names the job, carries its jobconfig.Config (parsed from
+// SET options by jobconfig.ParseConfig, with Flink's option names and
+// defaults) and lists its
 // dataflows: pipelines, and a [Graph]. A [Pipeline] has sources (each with
 // a parallelism), a per-row transform, and sinks (each with a
 // parallelism); it is lowered onto the job's graph: a source vertex per
@@ -42,7 +44,7 @@
 // found once, when a reader or writer opens.
 //
 // Between tasks, batches travel over bounded channels
-// (Config.ChannelCapacity messages each; one channel per pair of upstream
+// (jobconfig.Config.ChannelCapacity messages each; one channel per pair of upstream
 // and downstream task of an edge), which keeps memory bounded whatever the
 // speed of the sinks: a full channel blocks the sender (backpressure,
 // counted in TaskStatus.Backpressure). An edge's [Exchange] chooses the
@@ -64,7 +66,7 @@
 // Writer.Write in one loop, and at a barrier Reader.Snapshot, then
 // Writer.PreCommit. TaskStatus.Chained shows it; such a source task shows
 // no backpressure, a slow writer slows its loop instead.
-// Config.DisableChaining keeps sinks in tasks of their own. Several sinks,
+// jobconfig.Config.DisableChaining keeps sinks in tasks of their own. Several sinks,
 // fan-in (UNION ALL, fewer sink tasks) and routing by key keep the
 // channels.
 //
@@ -214,7 +216,7 @@
 // Cancelling Run's context stops the job gracefully: sources stop after
 // a final checkpoint barrier, the final checkpoint is completed and
 // committed, the acknowledgements are recorded, and Run returns nil — all
-// within Config.StopTimeout, past which the run is cancelled and its
+// within jobconfig.Config.StopTimeout, past which the run is cancelled and its
 // pending commits are left to the next run's recovery. Bounded jobs end
 // the same way when every source is done.
 //

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/streamsql/streamsql/jobconfig"
 	"github.com/streamsql/streamsql/runtime"
 	"github.com/streamsql/streamsql/runtime/testkit"
 	"github.com/streamsql/streamsql/types"
@@ -20,7 +21,7 @@ func Example() {
 		panic(err)
 	}
 	defer os.RemoveAll(dir)
-	cfg, err := runtime.ParseConfig(map[string]string{
+	cfg, err := jobconfig.ParseConfig(map[string]string{
 		"execution.checkpointing.interval": "10 ms",
 		"execution.checkpointing.dir":      "file://" + filepath.Join(dir, "checkpoints"),
 	})

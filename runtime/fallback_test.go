@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/jobconfig"
 	"github.com/streamsql/streamsql/runtime"
 	"github.com/streamsql/streamsql/runtime/checkpoint"
 	"github.com/streamsql/streamsql/runtime/testkit"
@@ -29,7 +30,7 @@ func TestFallbackAfterLostCommit(t *testing.T) {
 	f := (&testkit.Faults{}).On(runtime.CommitDelay, 3, testkit.Block, 0)
 	r.faults = f
 	r.tweak = func(s *runtime.JobSpec) {
-		s.Config.Restart.Strategy = runtime.RestartNone
+		s.Config.Restart.Strategy = jobconfig.RestartNone
 		s.Config.Checkpoint.NumRetained = 1
 	}
 	j := r.job(t)

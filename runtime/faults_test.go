@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/jobconfig"
 	"github.com/streamsql/streamsql/runtime"
 	"github.com/streamsql/streamsql/runtime/testkit"
 )
@@ -176,7 +177,7 @@ func TestTolerableFailedExceeded(t *testing.T) {
 	r.faults = (&testkit.Faults{}).On(runtime.BeforePreCommit, 2, testkit.Delay, 150*time.Millisecond)
 	r.tweak = func(s *runtime.JobSpec) {
 		s.Config.Checkpoint.Timeout = 40 * time.Millisecond
-		s.Config.Restart.Strategy = runtime.RestartNone
+		s.Config.Restart.Strategy = jobconfig.RestartNone
 	}
 	err := runJob(t, r.job(t), 30*time.Second)
 	if err == nil {

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/streamsql/streamsql/runtime"
+	"github.com/streamsql/streamsql/jobconfig"
 	"github.com/streamsql/streamsql/runtime/checkpoint"
 	"github.com/streamsql/streamsql/runtime/testkit"
 )
@@ -21,7 +21,7 @@ import (
 // input again from the start.
 func TestFinishedJobIsNotRunAgain(t *testing.T) {
 	const per = 300
-	t.Setenv(childRetentionEnv, strconv.Itoa(int(runtime.NoExternalizedCheckpoints)))
+	t.Setenv(childRetentionEnv, strconv.Itoa(int(jobconfig.NoExternalizedCheckpoints)))
 	dir := t.TempDir()
 	finishChild(t, dir, per)
 	r := childRig(dir, per)
@@ -29,7 +29,7 @@ func TestFinishedJobIsNotRunAgain(t *testing.T) {
 	r.verify(t, r.full())
 	folder := filepath.Join(dir, "checkpoints", "testjob")
 	if ents, err := checkpointFiles(folder); err != nil || len(ents) > 0 {
-		t.Fatalf("checkpoints left after a finish with %s: %v %v", runtime.NoExternalizedCheckpoints, ents, err)
+		t.Fatalf("checkpoints left after a finish with %s: %v %v", jobconfig.NoExternalizedCheckpoints, ents, err)
 	}
 	if _, err := os.Stat(filepath.Join(folder, checkpoint.FinishedFileName)); err != nil {
 		t.Fatalf("no finished record: %v", err)

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/streamsql/streamsql/jobconfig"
 	"github.com/streamsql/streamsql/runtime"
 	"github.com/streamsql/streamsql/runtime/testkit"
 	"github.com/streamsql/streamsql/stream"
@@ -155,7 +156,7 @@ func TestGraphInvalid(t *testing.T) {
 			Edges: []runtime.Edge{{From: 0, To: 1, Input: 1}}}, "feeds input 1"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := runtime.NewJob(runtime.JobSpec{Name: "g", Config: runtime.DefaultConfig(), Graph: c.g})
+			_, err := runtime.NewJob(runtime.JobSpec{Name: "g", Config: jobconfig.DefaultConfig(), Graph: c.g})
 			if !errors.Is(err, runtime.ErrInvalidSpec) || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("NewJob: %v; want ErrInvalidSpec saying %q", err, c.want)
 			}
@@ -244,7 +245,7 @@ func TestGraphExchanges(t *testing.T) {
 func TestGraphFailurePointsInProcess(t *testing.T) {
 	points := []runtime.FaultPoint{runtime.BeforePreCommit, runtime.AfterPreCommit, runtime.AfterCheckpointWritten,
 		runtime.BetweenSinkCommits, runtime.AfterCommit, runtime.DuringRecovery}
-	for _, mode := range []runtime.Mode{runtime.ExactlyOnce, runtime.AtLeastOnce} {
+	for _, mode := range []jobconfig.Mode{jobconfig.ExactlyOnce, jobconfig.AtLeastOnce} {
 		for _, p := range points {
 			if p == runtime.BetweenSinkCommits {
 				continue // one sink
@@ -267,7 +268,7 @@ func TestGraphFailurePointsInProcess(t *testing.T) {
 				if !f.Fired(p) {
 					t.Fatalf("failure point %s was not reached", p)
 				}
-				if mode == runtime.ExactlyOnce {
+				if mode == jobconfig.ExactlyOnce {
 					g.verify(t, g.full())
 					return
 				}
@@ -287,11 +288,11 @@ func TestGraphFailurePointsInProcess(t *testing.T) {
 // tasks than there are key groups (pipeline.max-parallelism), and the
 // setting is read and checked.
 func TestGraphMaxParallelism(t *testing.T) {
-	cfg, err := runtime.ParseConfig(map[string]string{"pipeline.max-parallelism": "2"})
+	cfg, err := jobconfig.ParseConfig(map[string]string{"pipeline.max-parallelism": "2"})
 	if err != nil || cfg.MaxParallelism != 2 {
 		t.Fatalf("ParseConfig: %v, max parallelism %d", err, cfg.MaxParallelism)
 	}
-	if _, err := runtime.ParseConfig(map[string]string{"pipeline.max-parallelism": "0"}); err == nil ||
+	if _, err := jobconfig.ParseConfig(map[string]string{"pipeline.max-parallelism": "0"}); err == nil ||
 		!strings.Contains(err.Error(), "pipeline.max-parallelism") {
 		t.Fatalf("max parallelism 0: %v", err)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/jobconfig"
 	"github.com/streamsql/streamsql/runtime"
 	"github.com/streamsql/streamsql/types"
 )
@@ -23,7 +24,7 @@ import (
 //	go test -run '^$' -bench HandOff ./runtime/
 //
 // The sink task runs chained with the source task (one goroutine) unless
-// the name says unchained (runtime.Config.DisableChaining: the channel and
+// the name says unchained (jobconfig.Config.DisableChaining: the channel and
 // a goroutine per task).
 func BenchmarkHandOff(b *testing.B) {
 	for _, bc := range []struct {
@@ -41,9 +42,9 @@ func BenchmarkHandOff(b *testing.B) {
 				src.batch[i] = types.Row{Fields: []types.Value{types.Int64(int64(i)), types.Str("value")}}
 			}
 			sink := &countSink{}
-			cfg := runtime.DefaultConfig()
+			cfg := jobconfig.DefaultConfig()
 			cfg.Checkpoint.Dir = b.TempDir()
-			cfg.Restart.Strategy = runtime.RestartNone
+			cfg.Restart.Strategy = jobconfig.RestartNone
 			cfg.DisableChaining = bc.unchained
 			spec := runtime.JobSpec{Name: "handoff", Config: cfg, Logger: quietLogger(), Pipelines: []runtime.Pipeline{{Name: "main",
 				Sources: []runtime.SourceSpec{{Name: "src", Parallelism: 1, Source: src}},

@@ -45,7 +45,7 @@ func (c *coordinator) publishHealth(now time.Time) {
 }
 
 // stopTimeoutError is the cause of a graceful stop cut short: by
-// Config.StopTimeout, or by the delivery timeout of a sink that cannot
+// jobconfig.Config.StopTimeout, or by the delivery timeout of a sink that cannot
 // deliver.
 type stopTimeoutError struct {
 	after time.Duration
@@ -60,7 +60,7 @@ func (e *stopTimeoutError) Unwrap() error { return errStopTimeout }
 
 // boundStop runs from the moment a graceful stop is requested until done:
 // it cancels the run (cause: a *stopTimeoutError) once the stop has taken
-// Config.StopTimeout, or, when a sink cannot deliver (Status.Degraded),
+// jobconfig.Config.StopTimeout, or, when a sink cannot deliver (Status.Degraded),
 // once it has taken that sink's delivery timeout
 // (connector.DeliveryTimeouter) if that is shorter: its records fail by
 // then, and the final checkpoint cannot complete without them. It warns

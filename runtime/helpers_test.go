@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/streamsql/streamsql/jobconfig"
 	"github.com/streamsql/streamsql/runtime"
 	"github.com/streamsql/streamsql/runtime/testkit"
 )
@@ -46,11 +47,11 @@ func quietLogger() *slog.Logger {
 }
 
 func (r *rig) spec() runtime.JobSpec {
-	cfg := runtime.DefaultConfig()
+	cfg := jobconfig.DefaultConfig()
 	cfg.Checkpoint.Interval = r.interval
 	cfg.Checkpoint.Dir = filepath.Join(r.dir, "checkpoints")
-	cfg.Checkpoint.Retention = runtime.RetainOnCancellation
-	cfg.Restart.Strategy = runtime.RestartFixedDelay
+	cfg.Checkpoint.Retention = jobconfig.RetainOnCancellation
+	cfg.Restart.Strategy = jobconfig.RestartFixedDelay
 	cfg.Restart.FixedDelayAttempts = 10
 	cfg.Restart.FixedDelay = time.Millisecond
 	p := runtime.Pipeline{Name: "main", Sources: []runtime.SourceSpec{{Name: "seq", Parallelism: r.srcPar,

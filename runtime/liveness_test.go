@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/jobconfig"
 	"github.com/streamsql/streamsql/runtime"
 	"github.com/streamsql/streamsql/runtime/testkit"
 	"github.com/streamsql/streamsql/types"
@@ -73,11 +74,11 @@ func TestOpenTransactionAgeGuard(t *testing.T) {
 	t.Parallel()
 	var logs lockedBuffer
 	fs := &testkit.FileSink{Dir: filepath.Join(t.TempDir(), "out"), Timeout: 3 * time.Second}
-	cfg := runtime.DefaultConfig()
+	cfg := jobconfig.DefaultConfig()
 	cfg.Checkpoint.Interval = 50 * time.Millisecond
 	cfg.Checkpoint.MinPause = 10 * time.Second
 	cfg.Checkpoint.Dir = filepath.Join(t.TempDir(), "checkpoints")
-	cfg.Restart.Strategy = runtime.RestartNone
+	cfg.Restart.Strategy = jobconfig.RestartNone
 	j, err := runtime.NewJob(runtime.JobSpec{Name: "idle", Config: cfg, Logger: slog.New(slog.NewTextHandler(&logs, nil)),
 		Pipelines: []runtime.Pipeline{{Name: "main",
 			Sources: []runtime.SourceSpec{{Name: "late", Source: &lateSource{After: 500 * time.Millisecond}}},

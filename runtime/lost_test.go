@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/streamsql/streamsql/jobconfig"
 	"github.com/streamsql/streamsql/runtime"
 	"github.com/streamsql/streamsql/runtime/checkpoint"
 	"github.com/streamsql/streamsql/runtime/testkit"
@@ -64,7 +65,7 @@ func TestLostCommitOthersCommitted(t *testing.T) {
 	r.per = 0
 	f := (&testkit.Faults{}).On(runtime.CommitDelay, 1, testkit.Block, 0)
 	r.faults = f
-	r.tweak = func(s *runtime.JobSpec) { s.Config.Restart.Strategy = runtime.RestartNone }
+	r.tweak = func(s *runtime.JobSpec) { s.Config.Restart.Strategy = jobconfig.RestartNone }
 	j := r.job(t)
 	done := make(chan error, 1)
 	go func() { done <- runJob(t, j, time.Minute) }()
@@ -133,7 +134,7 @@ func TestLostCommitsDuringRecovery(t *testing.T) {
 	r := newRig(t)
 	r.sinks = 2
 	r.faults = (&testkit.Faults{}).On(runtime.AfterCheckpointWritten, 2, testkit.Fail, 0)
-	r.tweak = func(s *runtime.JobSpec) { s.Config.Restart.Strategy = runtime.RestartNone }
+	r.tweak = func(s *runtime.JobSpec) { s.Config.Restart.Strategy = jobconfig.RestartNone }
 	if err := runJob(t, r.job(t), 30*time.Second); !errors.Is(err, testkit.ErrInjected) {
 		t.Fatalf("first run: %v", err)
 	}

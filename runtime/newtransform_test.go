@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/streamsql/streamsql/jobconfig"
 	"github.com/streamsql/streamsql/runtime"
 	"github.com/streamsql/streamsql/runtime/testkit"
 	"github.com/streamsql/streamsql/types"
@@ -38,10 +39,10 @@ func TestNewTransformPerTask(t *testing.T) {
 		never := func(types.Row, []types.Row) ([]types.Row, error) {
 			return nil, errors.New("Transform was called although NewTransform is set")
 		}
-		cfg := runtime.DefaultConfig()
+		cfg := jobconfig.DefaultConfig()
 		cfg.Checkpoint.Interval = 10 * time.Millisecond
 		cfg.Checkpoint.Dir = "file://" + t.TempDir()
-		cfg.Restart.Strategy = runtime.RestartNone
+		cfg.Restart.Strategy = jobconfig.RestartNone
 		out := &testkit.FileSink{Dir: t.TempDir()}
 		src := runtime.SourceSpec{Name: "seq", Source: &testkit.SeqSource{Partitions: 2, PerPartition: 100}, Parallelism: 2}
 		want := int64(0) // even seqs from the pipeline's transform

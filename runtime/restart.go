@@ -4,12 +4,14 @@ import (
 	"math"
 	"math/rand/v2"
 	"time"
+
+	"github.com/streamsql/streamsql/jobconfig"
 )
 
 // restarter decides, after a failed run, whether and when to restart.
 type restarter struct {
-	cfg      RestartConfig
-	strategy RestartStrategy
+	cfg      jobconfig.RestartConfig
+	strategy jobconfig.RestartStrategy
 	now      func() time.Time
 
 	attempts int         // fixed-delay: restarts made
@@ -18,7 +20,7 @@ type restarter struct {
 	expTries int // exponential-delay: attempts since the last reset
 }
 
-func newRestarter(c Config, now func() time.Time) *restarter {
+func newRestarter(c jobconfig.Config, now func() time.Time) *restarter {
 	return &restarter{cfg: c.Restart, strategy: c.EffectiveStrategy(), now: now}
 }
 
@@ -27,13 +29,13 @@ func newRestarter(c Config, now func() time.Time) *restarter {
 func (r *restarter) next(started time.Time) (time.Duration, bool) {
 	now := r.now()
 	switch r.strategy {
-	case RestartFixedDelay:
+	case jobconfig.RestartFixedDelay:
 		if r.attempts >= r.cfg.FixedDelayAttempts {
 			return 0, false
 		}
 		r.attempts++
 		return r.cfg.FixedDelay, true
-	case RestartFailureRate:
+	case jobconfig.RestartFailureRate:
 		cut := now.Add(-r.cfg.FailureRateInterval)
 		kept := r.failures[:0]
 		for _, t := range r.failures {
@@ -49,7 +51,7 @@ func (r *restarter) next(started time.Time) (time.Duration, bool) {
 			return 0, false
 		}
 		return r.cfg.FailureRateDelay, true
-	case RestartExponentialDelay:
+	case jobconfig.RestartExponentialDelay:
 		if now.Sub(started) >= r.cfg.ResetBackoffThreshold {
 			r.backoff, r.expTries = 0, 0
 		}

@@ -3,6 +3,8 @@ package runtime
 import (
 	"testing"
 	"time"
+
+	"github.com/streamsql/streamsql/jobconfig"
 )
 
 type fakeClock struct{ t time.Time }
@@ -11,14 +13,14 @@ func (c *fakeClock) now() time.Time { return c.t }
 
 func TestRestartStrategies(t *testing.T) {
 	clock := &fakeClock{t: time.Unix(1000, 0)}
-	cfg := DefaultConfig()
+	cfg := jobconfig.DefaultConfig()
 
-	cfg.Restart.Strategy = RestartNone
+	cfg.Restart.Strategy = jobconfig.RestartNone
 	if _, ok := newRestarter(cfg, clock.now).next(clock.t); ok {
 		t.Fatal("none restarted")
 	}
 
-	cfg.Restart.Strategy = RestartFixedDelay
+	cfg.Restart.Strategy = jobconfig.RestartFixedDelay
 	cfg.Restart.FixedDelayAttempts = 2
 	r := newRestarter(cfg, clock.now)
 	for i := range 2 {
@@ -30,7 +32,7 @@ func TestRestartStrategies(t *testing.T) {
 		t.Fatal("fixed-delay restarted a third time")
 	}
 
-	cfg.Restart.Strategy = RestartFailureRate
+	cfg.Restart.Strategy = jobconfig.RestartFailureRate
 	cfg.Restart.FailureRateMaxFailures = 3
 	r = newRestarter(cfg, clock.now)
 	for i := range 2 {
@@ -47,7 +49,7 @@ func TestRestartStrategies(t *testing.T) {
 		t.Fatal("failure-rate refused after the interval passed")
 	}
 
-	cfg.Restart.Strategy = RestartExponentialDelay
+	cfg.Restart.Strategy = jobconfig.RestartExponentialDelay
 	cfg.Restart.JitterFactor = 0
 	r = newRestarter(cfg, clock.now)
 	want := []time.Duration{time.Second, 1500 * time.Millisecond, 2250 * time.Millisecond}

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/jobconfig"
 	"github.com/streamsql/streamsql/runtime/checkpoint"
 )
 
@@ -32,7 +33,7 @@ type attempt struct {
 	readers  []*readerHead // the heads of the tasks that read sources
 	tracker  *tracker
 	coord    *coordinator
-	mode     Mode
+	mode     jobconfig.Mode
 	// maxParallelism is the job's number of key groups.
 	maxParallelism int
 	// stateful is set when the run has stateful operators, or restored a

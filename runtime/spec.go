@@ -8,6 +8,7 @@ import (
 
 	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/internal/ckptpath"
+	"github.com/streamsql/streamsql/jobconfig"
 	"github.com/streamsql/streamsql/state"
 	"github.com/streamsql/streamsql/types"
 )
@@ -18,8 +19,8 @@ type JobSpec struct {
 	// Name is the job's name (docs/runtime.md, "Job identity"): stable across
 	// restarts, it names the checkpoint folder.
 	Name string
-	// Config is the runtime configuration (see ParseConfig).
-	Config Config
+	// Config is the runtime configuration (see jobconfig.ParseConfig).
+	Config jobconfig.Config
 	// Pipelines are the job's independent dataflows (one per INSERT).
 	// Each is lowered onto the job's graph: its sources and sinks become
 	// vertices ("<pipeline>/<table>"), its transform an operator fused

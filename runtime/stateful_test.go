@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/streamsql/streamsql/internal/testrig/crashtest"
+	"github.com/streamsql/streamsql/jobconfig"
 	"github.com/streamsql/streamsql/runtime"
 	"github.com/streamsql/streamsql/runtime/checkpoint"
 	"github.com/streamsql/streamsql/runtime/testkit"
@@ -185,7 +186,7 @@ func TestStatefulBoundedJob(t *testing.T) {
 			g.backend = c.backend
 			var withState int
 			g.tweak = func(s *runtime.JobSpec) {
-				s.Config.Checkpoint.Retention = runtime.RetainOnCancellation
+				s.Config.Checkpoint.Retention = jobconfig.RetainOnCancellation
 			}
 			j := g.job(t)
 			if err := runJob(t, j, time.Minute); err != nil {
@@ -372,7 +373,7 @@ func TestStatefulRestoreRefusals(t *testing.T) {
 		g := countRig(t, dir, 2)
 		g.per = 4000
 		g.tweak = func(s *runtime.JobSpec) {
-			s.Config.Restart.Strategy = runtime.RestartNone
+			s.Config.Restart.Strategy = jobconfig.RestartNone
 			tweak(s)
 		}
 		return runJob(t, g.job(t), time.Minute)
@@ -431,7 +432,7 @@ func countChild() int {
 	if f != nil {
 		g.faults = f
 	}
-	g.tweak = func(s *runtime.JobSpec) { s.Config.Restart.Strategy = runtime.RestartNone }
+	g.tweak = func(s *runtime.JobSpec) { s.Config.Restart.Strategy = jobconfig.RestartNone }
 	j, err := runtime.NewJob(g.graphSpec())
 	if err == nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -528,7 +529,7 @@ func TestStatefulFallbackKeepsItsState(t *testing.T) {
 	g.per = 3000
 	f := (&testkit.Faults{}).On(runtime.CommitDelay, 2, testkit.Block, 0)
 	g.faults = f
-	g.tweak = func(s *runtime.JobSpec) { s.Config.Checkpoint.Retention = runtime.RetainOnCancellation }
+	g.tweak = func(s *runtime.JobSpec) { s.Config.Checkpoint.Retention = jobconfig.RetainOnCancellation }
 	j := g.job(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -585,7 +586,7 @@ func TestStatefulRestorePath(t *testing.T) {
 	dir := t.TempDir()
 	g := countRig(t, dir, 2)
 	g.per = 4000
-	g.tweak = func(s *runtime.JobSpec) { s.Config.Checkpoint.Retention = runtime.RetainOnCancellation }
+	g.tweak = func(s *runtime.JobSpec) { s.Config.Checkpoint.Retention = jobconfig.RetainOnCancellation }
 	j := g.job(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/jobconfig"
 	"github.com/streamsql/streamsql/runtime"
 	"github.com/streamsql/streamsql/runtime/checkpoint"
 	"github.com/streamsql/streamsql/runtime/testkit"
@@ -230,7 +231,7 @@ func TestBackpressureBoundsMemory(t *testing.T) {
 	// the merged channel, one in the forwarder, one in the source's hand
 	// (a sink task with one input, as here, reads that input directly:
 	// no merged channel and no forwarder, so fewer).
-	limit := int64(runtime.DefaultConfig().ChannelCapacity*2+3) * int64(r.batch)
+	limit := int64(jobconfig.DefaultConfig().ChannelCapacity*2+3) * int64(r.batch)
 	if src.RecordsOut > limit {
 		t.Fatalf("source sent %d rows into a blocked sink; bound %d", src.RecordsOut, limit)
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/streamsql/streamsql/jobconfig"
 	"github.com/streamsql/streamsql/runtime"
 	"github.com/streamsql/streamsql/stream"
 	"github.com/streamsql/streamsql/types"
@@ -67,8 +68,8 @@ func TestWatermarkHolder(t *testing.T) {
 		var seen []int64
 		var maxTime int64
 		src := &eventSource{per: []int64{400}, times: func(_ int, seq int64) int64 { return 10_000 + seq*10 }}
-		cfg := runtime.DefaultConfig()
-		cfg.Restart.Strategy = runtime.RestartNone
+		cfg := jobconfig.DefaultConfig()
+		cfg.Restart.Strategy = jobconfig.RestartNone
 		cfg.DisableChaining = !chained
 		g := runtime.Graph{Vertices: []runtime.Vertex{
 			{ID: "main/src", Source: &runtime.SourceVertex{Source: src, Watermark: &runtime.WatermarkSpec{Generate: eventTime}}},

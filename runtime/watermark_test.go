@@ -15,6 +15,7 @@ import (
 
 	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/internal/testrig/crashtest"
+	"github.com/streamsql/streamsql/jobconfig"
 	"github.com/streamsql/streamsql/runtime"
 	"github.com/streamsql/streamsql/runtime/checkpoint"
 	"github.com/streamsql/streamsql/runtime/testkit"
@@ -192,9 +193,9 @@ func (o *lateOp) Watermark(int64, *stream.Output) error {
 
 // eventJob runs src → lateOp (or op) → a counting sink, one task each.
 func eventJob(t testing.TB, src *eventSource, idle time.Duration, op stream.Factory) *runtime.Job {
-	cfg := runtime.DefaultConfig()
+	cfg := jobconfig.DefaultConfig()
 	cfg.Checkpoint.Interval = 50 * time.Millisecond
-	cfg.Restart.Strategy = runtime.RestartNone
+	cfg.Restart.Strategy = jobconfig.RestartNone
 	g := runtime.Graph{Vertices: []runtime.Vertex{
 		{ID: "main/src", Source: &runtime.SourceVertex{Source: src, Watermark: &runtime.WatermarkSpec{Generate: eventTime, IdleTimeout: idle}}},
 		{ID: "main/op", Operator: &runtime.OperatorVertex{New: op}},
@@ -378,10 +379,10 @@ func windowRig(dir string, per int64) (runtime.JobSpec, *testkit.FileSink) {
 	src := &eventSource{per: []int64{per, per, per, per}, times: func(_ int, seq int64) int64 { return 10 * seq },
 		pace: []time.Duration{200 * time.Microsecond, 200 * time.Microsecond, 200 * time.Microsecond, 200 * time.Microsecond}}
 	fs := &testkit.FileSink{Dir: filepath.Join(dir, "out")}
-	cfg := runtime.DefaultConfig()
+	cfg := jobconfig.DefaultConfig()
 	cfg.Checkpoint.Interval = 20 * time.Millisecond
 	cfg.Checkpoint.Dir = filepath.Join(dir, "checkpoints")
-	cfg.Restart.Strategy = runtime.RestartFixedDelay
+	cfg.Restart.Strategy = jobconfig.RestartFixedDelay
 	cfg.Restart.FixedDelayAttempts = 10
 	cfg.Restart.FixedDelay = time.Millisecond
 	g := runtime.Graph{Vertices: []runtime.Vertex{
@@ -469,7 +470,7 @@ func windowChild() int {
 		return 2
 	}
 	spec, _ := windowRig(dir, per)
-	spec.Config.Restart.Strategy = runtime.RestartNone
+	spec.Config.Restart.Strategy = jobconfig.RestartNone
 	if f != nil {
 		spec.Faults = f
 	}
@@ -576,8 +577,8 @@ func TestWatermarkIdleSource(t *testing.T) {
 	empty := &eventSource{per: []int64{-1}, times: func(int, int64) int64 { return 0 }}
 	var first atomic.Int64
 	ws := &runtime.WatermarkSpec{Generate: eventTime, IdleTimeout: idle}
-	cfg := runtime.DefaultConfig()
-	cfg.Restart.Strategy = runtime.RestartNone
+	cfg := jobconfig.DefaultConfig()
+	cfg.Restart.Strategy = jobconfig.RestartNone
 	g := runtime.Graph{Vertices: []runtime.Vertex{
 		{ID: "main/rows", Source: &runtime.SourceVertex{Source: rows, Watermark: ws}},
 		{ID: "main/empty", Source: &runtime.SourceVertex{Source: empty, Watermark: ws}},

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/jobconfig"
 	"github.com/streamsql/streamsql/runtime/checkpoint"
 	"github.com/streamsql/streamsql/types"
 )
@@ -224,6 +225,6 @@ func sortItems(items []item) {
 // included), and the work carried over failed checkpoints (at most one
 // per failure in a row that the job tolerates, plus the failure that
 // fails the job).
-func maxUncommitted(cp CheckpointConfig) int {
+func maxUncommitted(cp jobconfig.CheckpointConfig) int {
 	return 1 + cp.MaxConcurrent + cp.MaxUncommitted + cp.TolerableFailed + 1
 }

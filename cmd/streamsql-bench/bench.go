@@ -71,7 +71,7 @@ var scenarios = []scenario{
 	streamsqlScenario(scenarioEO, "exactly-once", streamsqlMode{guarantee: "exactly-once", checkpoint: true}),
 	streamsqlScenario("streamsql-upsert-alo", "at-least-once", streamsqlMode{upsert: true, guarantee: "at-least-once"}),
 	// The runtime's channel hand-off between source and sink task instead
-	// of chaining them (runtime.Config.DisableChaining), for A/B runs.
+	// of chaining them (jobconfig.Config.DisableChaining), for A/B runs.
 	optional(streamsqlScenario(scenarioALO+"-unchained", "at-least-once", streamsqlMode{guarantee: "at-least-once", unchained: true})),
 	optional(streamsqlScenario(scenarioEO+"-unchained", "exactly-once", streamsqlMode{guarantee: "exactly-once", checkpoint: true, unchained: true})),
 }

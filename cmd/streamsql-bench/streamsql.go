@@ -41,7 +41,7 @@ type streamsqlMode struct {
 	// its own; 0 means 1.
 	pipelines int
 	// unchained keeps a goroutine and a channel between source and sink
-	// task (runtime.Config.DisableChaining).
+	// task (jobconfig.Config.DisableChaining).
 	unchained bool
 }
 

@@ -16,7 +16,7 @@ import (
 
 	"github.com/streamsql/streamsql/internal/ckptpath"
 	"github.com/streamsql/streamsql/internal/s3fs"
-	"github.com/streamsql/streamsql/runtime"
+	"github.com/streamsql/streamsql/jobconfig"
 	"github.com/streamsql/streamsql/runtime/checkpoint"
 )
 
@@ -100,7 +100,7 @@ func (cf *checkpointFlags) open(cmd *cobra.Command, e *env, args []string) (chec
 		if err != nil {
 			return nil, nil, err
 		}
-		c, err := runtime.ParseConfig(settings)
+		c, err := jobconfig.ParseConfig(settings)
 		if err != nil {
 			fmt.Fprintf(e.stderr, "streamsql: %v\n", err)
 			return nil, nil, errFailed

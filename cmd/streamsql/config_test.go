@@ -7,12 +7,12 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/streamsql/streamsql/jobconfig"
 	"github.com/streamsql/streamsql/planner"
-	"github.com/streamsql/streamsql/runtime"
 )
 
 // TestKnownKeysIncludeDeprecatedNames checks that the deprecated names
-// taken from runtime.Settings are the ones the CLI used to list by hand,
+// taken from jobconfig.Settings are the ones the CLI used to list by hand,
 // so that the set of keys a configuration file may use is unchanged.
 func TestKnownKeysIncludeDeprecatedNames(t *testing.T) {
 	// (state.checkpoint-storage and state.backend.incremental were
@@ -23,7 +23,7 @@ func TestKnownKeysIncludeDeprecatedNames(t *testing.T) {
 		"state.backend.fs.checkpointdir", "restart-strategy", "state.checkpoint-storage",
 		"state.backend.incremental", "state.backend"}
 	var deprecated []string
-	for _, s := range runtime.Settings() {
+	for _, s := range jobconfig.Settings() {
 		deprecated = append(deprecated, s.Deprecated...)
 	}
 	got := slices.Sorted(slices.Values(deprecated))
@@ -33,7 +33,7 @@ func TestKnownKeysIncludeDeprecatedNames(t *testing.T) {
 	plannerKeys := planner.SettingKeys()
 	// The other names of the S3 client's settings (Flink's other S3 file systems).
 	otherNames := []string{"s3.path-style-access", "s3.endpoint.region"}
-	want := slices.Concat(runtime.Keys(), runtime.IgnoredKeys(), wasListed, plannerKeys, otherNames)
+	want := slices.Concat(jobconfig.Keys(), jobconfig.IgnoredKeys(), wasListed, plannerKeys, otherNames)
 	slices.Sort(want)
 	if !slices.Equal(knownKeys(), slices.Compact(want)) {
 		t.Fatalf("knownKeys() = %v, want %v", knownKeys(), want)

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/streamsql/streamsql/internal/errlist"
-	"github.com/streamsql/streamsql/runtime"
+	"github.com/streamsql/streamsql/jobconfig"
 )
 
 // FuzzConfigFile feeds the YAML configuration file loader (--config)
@@ -85,7 +85,7 @@ func FuzzConfigFile(f *testing.F) {
 				t.Fatalf("parseConfig(%q) accepted unknown key %q", text, k)
 			}
 		}
-		if _, err := runtime.ParseConfig(out); err != nil {
+		if _, err := jobconfig.ParseConfig(out); err != nil {
 			t.Fatalf("parseConfig(%q) accepted %q, which the runtime rejects: %v", text, out, err)
 		}
 	})

@@ -19,6 +19,7 @@ import (
 	"github.com/streamsql/streamsql/connectors/filesystem"
 	"github.com/streamsql/streamsql/factory"
 	"github.com/streamsql/streamsql/internal/testrig/crashtest"
+	"github.com/streamsql/streamsql/jobconfig"
 	"github.com/streamsql/streamsql/runtime"
 	"github.com/streamsql/streamsql/runtime/testkit"
 	"github.com/streamsql/streamsql/types"
@@ -125,11 +126,11 @@ func crashChild(dir string) int {
 		}
 		sinks = append(sinks, runtime.SinkSpec{Name: name, Sink: sink, Parallelism: 2})
 	}
-	cfg := runtime.DefaultConfig()
+	cfg := jobconfig.DefaultConfig()
 	cfg.Checkpoint.Interval = 10 * time.Millisecond
 	cfg.Checkpoint.Dir = filepath.Join(dir, "checkpoints")
-	cfg.Checkpoint.Retention = runtime.RetainOnCancellation
-	cfg.Restart.Strategy = runtime.RestartNone
+	cfg.Checkpoint.Retention = jobconfig.RetainOnCancellation
+	cfg.Restart.Strategy = jobconfig.RestartNone
 	spec := runtime.JobSpec{
 		Name:   "fsjob",
 		Config: cfg,

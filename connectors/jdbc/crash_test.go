@@ -20,6 +20,7 @@ import (
 	"github.com/streamsql/streamsql/internal/testrig/crashtest"
 	"github.com/streamsql/streamsql/internal/testrig/dbtest"
 	"github.com/streamsql/streamsql/internal/testrig/kafkatest"
+	"github.com/streamsql/streamsql/jobconfig"
 	"github.com/streamsql/streamsql/runtime"
 	"github.com/streamsql/streamsql/runtime/testkit"
 	"github.com/streamsql/streamsql/types"
@@ -102,11 +103,11 @@ func crashChild(dir string) int {
 	if err != nil {
 		return fail(err)
 	}
-	cfg := runtime.DefaultConfig()
+	cfg := jobconfig.DefaultConfig()
 	cfg.Checkpoint.Interval = 20 * time.Millisecond
 	cfg.Checkpoint.Dir = filepath.Join(dir, "checkpoints")
-	cfg.Checkpoint.Retention = runtime.RetainOnCancellation
-	cfg.Restart.Strategy = runtime.RestartNone
+	cfg.Checkpoint.Retention = jobconfig.RetainOnCancellation
+	cfg.Restart.Strategy = jobconfig.RestartNone
 	var n atomic.Int64
 	spec := runtime.JobSpec{
 		Name:   crashJob,

@@ -14,6 +14,7 @@ import (
 
 	"github.com/streamsql/streamsql/factory"
 	"github.com/streamsql/streamsql/internal/testrig/kafkatest"
+	"github.com/streamsql/streamsql/jobconfig"
 	"github.com/streamsql/streamsql/runtime"
 	"github.com/streamsql/streamsql/types"
 )
@@ -88,10 +89,10 @@ func runBrokerKill(t *testing.T, b *kafkatest.OwnBroker, per int64, kills int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := runtime.DefaultConfig()
+	cfg := jobconfig.DefaultConfig()
 	cfg.Checkpoint.Interval = 200 * time.Millisecond
 	cfg.Checkpoint.Dir = filepath.Join(t.TempDir(), "checkpoints")
-	cfg.Restart.Strategy = runtime.RestartFixedDelay
+	cfg.Restart.Strategy = jobconfig.RestartFixedDelay
 	cfg.Restart.FixedDelayAttempts = 1000
 	cfg.Restart.FixedDelay = 200 * time.Millisecond
 	level := slog.LevelError

@@ -17,6 +17,7 @@ import (
 	"github.com/streamsql/streamsql/factory"
 	"github.com/streamsql/streamsql/internal/testrig/crashtest"
 	"github.com/streamsql/streamsql/internal/testrig/kafkatest"
+	"github.com/streamsql/streamsql/jobconfig"
 	"github.com/streamsql/streamsql/runtime"
 	"github.com/streamsql/streamsql/runtime/checkpoint"
 	"github.com/streamsql/streamsql/runtime/testkit"
@@ -37,7 +38,7 @@ type rtJob struct {
 	broker, job, dir, guarantee string
 	naming                      string // sink.transaction-naming-strategy; "": the default
 	txnTimeout                  string // properties.transaction.timeout.ms; "": the default
-	retention                   string // runtime.Retention as a number; "": RETAIN_ON_CANCELLATION
+	retention                   string // jobconfig.Retention as a number; "": RETAIN_ON_CANCELLATION
 	topics                      [3]string
 	per                         int64
 	// chained gives each sink a pipeline of its own (the same source
@@ -92,18 +93,18 @@ func (j rtJob) table(i int) factory.Table {
 
 // spec is the child's job.
 func (j rtJob) spec(faults runtime.FaultInjector, log *slog.Logger) (runtime.JobSpec, error) {
-	cfg := runtime.DefaultConfig()
+	cfg := jobconfig.DefaultConfig()
 	cfg.Checkpoint.Interval = 30 * time.Millisecond
 	cfg.Checkpoint.Dir = filepath.Join(j.dir, "checkpoints")
-	cfg.Checkpoint.Retention = runtime.RetainOnCancellation
+	cfg.Checkpoint.Retention = jobconfig.RetainOnCancellation
 	if j.retention != "" {
 		n, err := strconv.Atoi(j.retention)
 		if err != nil {
 			return runtime.JobSpec{}, fmt.Errorf("RT_RETENTION: %w", err)
 		}
-		cfg.Checkpoint.Retention = runtime.Retention(n)
+		cfg.Checkpoint.Retention = jobconfig.Retention(n)
 	}
-	cfg.Restart.Strategy = runtime.RestartNone
+	cfg.Restart.Strategy = jobconfig.RestartNone
 	source := func() []runtime.SourceSpec {
 		return []runtime.SourceSpec{{Name: "seq", Parallelism: 2,
 			Source: &testkit.SeqSource{Partitions: rtPartitions, PerPartition: j.per, Batch: 16, Delay: 2 * time.Millisecond}}}
@@ -314,7 +315,7 @@ func TestRuntimeCrash(t *testing.T) {
 func TestRuntimeFinishedRestart(t *testing.T) {
 	b := kafkatest.Require(t)
 	j := rtJob{broker: b.Addr, job: kafkatest.UniqueName(t), dir: t.TempDir(), guarantee: "exactly-once",
-		retention: strconv.Itoa(int(runtime.NoExternalizedCheckpoints)),
+		retention: strconv.Itoa(int(jobconfig.NoExternalizedCheckpoints)),
 		topics:    [3]string{b.Topic(t, 3), b.Topic(t, 3), b.Topic(t, 2)}, per: 200}
 	for run := range 2 {
 		if j.runChild(t, "") {

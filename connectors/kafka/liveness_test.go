@@ -18,6 +18,7 @@ import (
 	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/factory"
 	"github.com/streamsql/streamsql/internal/testrig/kafkatest"
+	"github.com/streamsql/streamsql/jobconfig"
 	"github.com/streamsql/streamsql/runtime"
 	"github.com/streamsql/streamsql/runtime/testkit"
 	"github.com/streamsql/streamsql/types"
@@ -98,11 +99,11 @@ func TestRuntimeIdleTransactionFailsOver(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cfg := runtime.DefaultConfig()
+		cfg := jobconfig.DefaultConfig()
 		cfg.Checkpoint.Interval = 50 * time.Millisecond
 		cfg.Checkpoint.MinPause = 10 * time.Second
 		cfg.Checkpoint.Dir = t.TempDir()
-		cfg.Restart.Strategy = runtime.RestartNone
+		cfg.Restart.Strategy = jobconfig.RestartNone
 		j, err := runtime.NewJob(runtime.JobSpec{Name: kafkatest.UniqueName(t), Config: cfg,
 			Logger: slog.New(slog.NewTextHandler(t.Output(), nil)),
 			Pipelines: []runtime.Pipeline{{Name: "main", Sources: []runtime.SourceSpec{{Name: "late", Source: lateSource{}}},
@@ -158,12 +159,12 @@ func TestSmallPoolUnderConcurrentCheckpoints(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rc := runtime.DefaultConfig()
+		rc := jobconfig.DefaultConfig()
 		rc.Checkpoint.Interval = 10 * time.Millisecond
 		rc.Checkpoint.MaxConcurrent = 2
 		rc.Checkpoint.Timeout = 20 * time.Second
 		rc.Checkpoint.Dir = t.TempDir()
-		rc.Restart.Strategy = runtime.RestartNone
+		rc.Restart.Strategy = jobconfig.RestartNone
 		const parts, per = 2, 300
 		j, err := runtime.NewJob(runtime.JobSpec{Name: kafkatest.UniqueName(t), Config: rc, Faults: slowCommits(50 * time.Millisecond),
 			Logger: slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn})),
@@ -353,13 +354,13 @@ func TestCarriedTransactionsFitThePool(t *testing.T) {
 			t.Fatal(err)
 		}
 		f := &latePreCommits{n: 9, delay: 400 * time.Millisecond}
-		rc := runtime.DefaultConfig()
+		rc := jobconfig.DefaultConfig()
 		rc.Checkpoint.Interval = 50 * time.Millisecond
 		rc.Checkpoint.Timeout = 200 * time.Millisecond
 		rc.Checkpoint.MinPause = 300 * time.Millisecond // one expiry per late pre-commit
 		rc.Checkpoint.TolerableFailed = 20
 		rc.Checkpoint.Dir = t.TempDir()
-		rc.Restart.Strategy = runtime.RestartNone
+		rc.Restart.Strategy = jobconfig.RestartNone
 		const parts, per = 2, 400
 		j, err := runtime.NewJob(runtime.JobSpec{Name: kafkatest.UniqueName(t), Config: rc, Faults: f,
 			Logger: slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelError})),

@@ -20,6 +20,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/jobconfig"
 
 	"github.com/streamsql/streamsql/factory"
 	"github.com/streamsql/streamsql/internal/testrig/crashtest"
@@ -88,13 +89,13 @@ func (j copyJob) sink() factory.Table {
 }
 
 func (j copyJob) spec(faults runtime.FaultInjector, log *slog.Logger) (runtime.JobSpec, error) {
-	cfg := runtime.DefaultConfig()
+	cfg := jobconfig.DefaultConfig()
 	cfg.Checkpoint.Interval = 30 * time.Millisecond
 	if j.dir != "" {
 		cfg.Checkpoint.Dir = filepath.Join(j.dir, "checkpoints")
 	}
-	cfg.Checkpoint.Retention = runtime.RetainOnCancellation
-	cfg.Restart.Strategy = runtime.RestartNone
+	cfg.Checkpoint.Retention = jobconfig.RetainOnCancellation
+	cfg.Restart.Strategy = jobconfig.RestartNone
 	ctx := context.Background()
 	src, _, err := factory.Default.CreateSource(ctx, j.source())
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/streamsql/streamsql/factory"
 	"github.com/streamsql/streamsql/internal/testrig/kafkatest"
+	"github.com/streamsql/streamsql/jobconfig"
 	"github.com/streamsql/streamsql/runtime"
 	"github.com/streamsql/streamsql/runtime/testkit"
 	"github.com/streamsql/streamsql/types"
@@ -67,7 +68,7 @@ func outageJob(t *testing.T, b kafkatest.Broker, logs *logBuffer, extra ...strin
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := runtime.DefaultConfig()
+	cfg := jobconfig.DefaultConfig()
 	cfg.Checkpoint.Interval = 300 * time.Millisecond
 	cfg.Checkpoint.Dir = t.TempDir()
 	cfg.StopTimeout = 2 * time.Second

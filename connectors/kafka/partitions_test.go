@@ -16,6 +16,7 @@ import (
 	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/factory"
 	"github.com/streamsql/streamsql/internal/testrig/kafkatest"
+	"github.com/streamsql/streamsql/jobconfig"
 	"github.com/streamsql/streamsql/runtime"
 	"github.com/streamsql/streamsql/runtime/testkit"
 	"github.com/streamsql/streamsql/types"
@@ -258,10 +259,10 @@ func TestRuntimeReadsPartitionAddedWhileDown(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cfg := runtime.DefaultConfig()
+		cfg := jobconfig.DefaultConfig()
 		cfg.Checkpoint.Interval = 50 * time.Millisecond
 		cfg.Checkpoint.Dir = filepath.Join(dir, "checkpoints")
-		cfg.Checkpoint.Retention = runtime.RetainOnCancellation
+		cfg.Checkpoint.Retention = jobconfig.RetainOnCancellation
 		j, err := runtime.NewJob(runtime.JobSpec{Name: "added-partition", Config: cfg, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 			Pipelines: []runtime.Pipeline{{Name: "main", Sources: []runtime.SourceSpec{{Name: "in", Source: src}},
 				Sinks: []runtime.SinkSpec{{Name: "out", Sink: out}}}}})

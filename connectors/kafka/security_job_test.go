@@ -16,6 +16,7 @@ import (
 
 	"github.com/streamsql/streamsql/factory"
 	"github.com/streamsql/streamsql/internal/testrig/kafkatest"
+	"github.com/streamsql/streamsql/jobconfig"
 	"github.com/streamsql/streamsql/runtime"
 	"github.com/streamsql/streamsql/runtime/testkit"
 	"github.com/streamsql/streamsql/types"
@@ -81,11 +82,11 @@ func TestExactlyOnceJobOverSASLSSL(t *testing.T) {
 
 	const partitions, per = 2, 300
 	var logs bytes.Buffer
-	cfg := runtime.DefaultConfig()
+	cfg := jobconfig.DefaultConfig()
 	cfg.Checkpoint.Interval = 50 * time.Millisecond
 	cfg.Checkpoint.Dir = t.TempDir()
-	cfg.Checkpoint.Retention = runtime.RetainOnCancellation // kept, to be scanned for secrets
-	cfg.Restart.Strategy = runtime.RestartNone
+	cfg.Checkpoint.Retention = jobconfig.RetainOnCancellation // kept, to be scanned for secrets
+	cfg.Restart.Strategy = jobconfig.RestartNone
 	job, err := runtime.NewJob(runtime.JobSpec{Name: "sasl-job", Config: cfg,
 		Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 		Pipelines: []runtime.Pipeline{{Name: "main",

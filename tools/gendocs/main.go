@@ -20,9 +20,9 @@ import (
 
 	_ "github.com/streamsql/streamsql/connectors/all" // every built-in connector and format
 	"github.com/streamsql/streamsql/factory"
+	"github.com/streamsql/streamsql/jobconfig"
 	"github.com/streamsql/streamsql/option"
 	"github.com/streamsql/streamsql/planner"
-	"github.com/streamsql/streamsql/runtime"
 )
 
 // Output is the generated file, relative to the repository root.
@@ -46,13 +46,13 @@ func main() {
 // their declarations.
 var plannerSettings = settingInfos(planner.Settings())
 
-// settingInfos describes declared settings as runtime.Settings describes
+// settingInfos describes declared settings as jobconfig.Settings describes
 // the runtime's.
-func settingInfos(opts []option.Option) []runtime.SettingInfo {
-	out := make([]runtime.SettingInfo, len(opts))
+func settingInfos(opts []option.Option) []jobconfig.SettingInfo {
+	out := make([]jobconfig.SettingInfo, len(opts))
 	for i, o := range opts {
 		info := o.Info()
-		out[i] = runtime.SettingInfo{Key: info.Key, Type: info.Type.String(), Default: runtime.NoDefault,
+		out[i] = jobconfig.SettingInfo{Key: info.Key, Type: info.Type.String(), Default: jobconfig.NoDefault,
 			Values: info.Enum, Description: info.Description}
 		if info.HasDefault {
 			out[i].Default = info.Default
@@ -80,7 +80,7 @@ a table's ` + "`WITH (...)`" + ` clause. Both use Flink's names.
 
 ### Checkpointing and restarts
 
-Read by the runtime (` + "`runtime.ParseConfig`" + `, described by ` + "`runtime.Settings`" + `). Names, types and
+Read by the planner and the runtime (` + "`jobconfig.ParseConfig`" + `, described by ` + "`jobconfig.Settings`" + `). Names, types and
 defaults are Flink's, except where a description says otherwise; how checkpoints work is described
 in the ` + "`runtime`" + ` package documentation (` + "`go doc ./runtime`" + `) and in [runtime.md](runtime.md).
 Durations are an integer and a unit (` + "`d`, `h`, `min`, `s`, `ms`, `us`, `ns`" + `; no unit means
@@ -88,10 +88,10 @@ milliseconds), as in ` + "`'10 s'`" + `. An unknown key under ` + "`execution.ch
 ` + "`restart-strategy.`" + ` is an error.
 
 `)
-	writeSettings(&b, runtime.Settings())
+	writeSettings(&b, jobconfig.Settings())
 	b.WriteString("\nAccepted for compatibility with Flink job files, without effect (EXPLAIN warns about them):\n\n" +
 		"| key | why it has no effect |\n|---|---|\n")
-	for _, s := range runtime.IgnoredSettings() {
+	for _, s := range jobconfig.IgnoredSettings() {
 		fmt.Fprintf(&b, "| `%s`%s | %s |\n", s.Key, deprecatedNote(s.Deprecated), cell(s.Reason))
 	}
 	b.WriteString("\n### Job\n\nRead by the planner.\n\n")
@@ -110,11 +110,11 @@ milliseconds), as in ` + "`'10 s'`" + `. An unknown key under ` + "`execution.ch
 
 // writeSettings writes settings as a table: key (with its deprecated
 // names), type, default and description (with an enum's values).
-func writeSettings(b *strings.Builder, settings []runtime.SettingInfo) {
+func writeSettings(b *strings.Builder, settings []jobconfig.SettingInfo) {
 	b.WriteString("| key | type | default | description |\n|---|---|---|---|\n")
 	for _, s := range settings {
 		def := s.Default
-		if def != runtime.NoDefault {
+		if def != jobconfig.NoDefault {
 			def = "`" + def + "`"
 		}
 		desc := s.Description

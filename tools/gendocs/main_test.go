@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/streamsql/streamsql/runtime"
+	"github.com/streamsql/streamsql/jobconfig"
 )
 
 // TestCommittedReferenceIsFresh fails when docs/configuration.md differs
@@ -38,7 +38,7 @@ func TestReferenceCoversDeclarations(t *testing.T) {
 		t.Fatal(err)
 	}
 	doc := buf.String()
-	want := append(runtime.Keys(), "## Connector `kafka`", "## Connector `upsert-kafka`", "## Connector `datagen`",
+	want := append(jobconfig.Keys(), "## Connector `kafka`", "## Connector `upsert-kafka`", "## Connector `datagen`",
 		"## Format `json`", "`sink.delivery-guarantee`", "`properties.*`", "`pipeline.name`")
 	for _, s := range want {
 		if !strings.Contains(doc, s) {
@@ -64,14 +64,14 @@ func TestReferenceDescribesSettings(t *testing.T) {
 			rows[key] = line
 		}
 	}
-	for _, s := range append(runtime.Settings(), plannerSettings...) {
+	for _, s := range append(jobconfig.Settings(), plannerSettings...) {
 		row, ok := rows[s.Key]
 		if !ok {
 			t.Errorf("no row for %s", s.Key)
 			continue
 		}
 		def := s.Default
-		if def != runtime.NoDefault {
+		if def != jobconfig.NoDefault {
 			def = "`" + def + "`"
 		}
 		want := []string{" | " + s.Type + " | " + def + " | ", cell(s.Description)}
@@ -87,7 +87,7 @@ func TestReferenceDescribesSettings(t *testing.T) {
 			}
 		}
 	}
-	for _, s := range runtime.IgnoredSettings() {
+	for _, s := range jobconfig.IgnoredSettings() {
 		row, ok := rows[s.Key]
 		if !ok || !strings.Contains(row, s.Reason) {
 			t.Errorf("ignored setting %s: row %q lacks its reason", s.Key, row)

@@ -1,4 +1,4 @@
-package runtime_test
+package jobconfig_test
 
 import (
 	"maps"
@@ -7,13 +7,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/streamsql/streamsql/runtime"
+	"github.com/streamsql/streamsql/jobconfig"
 )
 
 // TestSettingsDescribeEveryKey checks that Settings covers Keys in order
 // and that every setting has a type, a default and a description.
 func TestSettingsDescribeEveryKey(t *testing.T) {
-	ss := runtime.Settings()
+	ss := jobconfig.Settings()
 	keys := make([]string, len(ss))
 	for i, s := range ss {
 		keys[i] = s.Key
@@ -32,20 +32,20 @@ func TestSettingsDescribeEveryKey(t *testing.T) {
 			if len(s.Values) == 0 {
 				t.Errorf("%s: enum without values", s.Key)
 			}
-			if s.Default != runtime.NoDefault && !slices.Contains(s.Values, s.Default) {
+			if s.Default != jobconfig.NoDefault && !slices.Contains(s.Values, s.Default) {
 				t.Errorf("%s: default %q is not one of %v", s.Key, s.Default, s.Values)
 			}
 		default:
 			t.Errorf("%s: type %q", s.Key, s.Type)
 		}
 	}
-	if !slices.Equal(keys, runtime.Keys()) {
-		t.Fatalf("Settings keys %v, Keys %v", keys, runtime.Keys())
+	if !slices.Equal(keys, jobconfig.Keys()) {
+		t.Fatalf("Settings keys %v, Keys %v", keys, jobconfig.Keys())
 	}
 	// The result is a copy.
 	ss[0].Deprecated = append(ss[0].Deprecated, "x")
 	ss[0].Description = ""
-	if again := runtime.Settings(); again[0].Description == "" || slices.Contains(again[0].Deprecated, "x") {
+	if again := jobconfig.Settings(); again[0].Description == "" || slices.Contains(again[0].Deprecated, "x") {
 		t.Fatal("Settings returns shared state")
 	}
 }
@@ -54,12 +54,12 @@ func TestSettingsDescribeEveryKey(t *testing.T) {
 // to ParseConfig, yields DefaultConfig, and that the defaults rendered as
 // (none) are the ones the runtime treats as unset.
 func TestSettingsDefaultsRoundTrip(t *testing.T) {
-	def := runtime.DefaultConfig()
-	for _, s := range runtime.Settings() {
-		if s.Default == runtime.NoDefault {
+	def := jobconfig.DefaultConfig()
+	for _, s := range jobconfig.Settings() {
+		if s.Default == jobconfig.NoDefault {
 			continue
 		}
-		c, err := runtime.ParseConfig(map[string]string{s.Key: s.Default})
+		c, err := jobconfig.ParseConfig(map[string]string{s.Key: s.Default})
 		if err != nil {
 			t.Errorf("%s = %q: %v", s.Key, s.Default, err)
 			continue
@@ -69,8 +69,8 @@ func TestSettingsDefaultsRoundTrip(t *testing.T) {
 		}
 	}
 	none := map[string]bool{}
-	for _, s := range runtime.Settings() {
-		if s.Default == runtime.NoDefault {
+	for _, s := range jobconfig.Settings() {
+		if s.Default == jobconfig.NoDefault {
 			none[s.Key] = true
 		}
 	}
@@ -79,11 +79,11 @@ func TestSettingsDefaultsRoundTrip(t *testing.T) {
 	if !reflect.DeepEqual(none, want) {
 		t.Errorf("settings without default: %v, want %v", none, want)
 	}
-	if def.Checkpoint.Interval != 0 || def.Checkpoint.Dir != "" || def.Restart.Strategy != runtime.RestartDefault {
+	if def.Checkpoint.Interval != 0 || def.Checkpoint.Dir != "" || def.Restart.Strategy != jobconfig.RestartDefault {
 		t.Errorf("defaults of the (none) settings: %+v", def)
 	}
-	byKey := map[string]runtime.SettingInfo{}
-	for _, s := range runtime.Settings() {
+	byKey := map[string]jobconfig.SettingInfo{}
+	for _, s := range jobconfig.Settings() {
 		byKey[s.Key] = s
 	}
 	for key, want := range map[string]string{
@@ -110,7 +110,7 @@ func TestSettingsRenderWhatParseConfigSets(t *testing.T) {
 	// they go with.
 	own := map[string]string{"s3.endpoint": "http://127.0.0.1:9000", "s3.path.style.access": "true", "s3.region": "eu-west-1"}
 	with := map[string]map[string]string{"s3.access-key": {"s3.secret-key": "x"}, "s3.secret-key": {"s3.access-key": "x"}}
-	for _, s := range runtime.Settings() {
+	for _, s := range jobconfig.Settings() {
 		vals := []string{sample[s.Type]}
 		if v, ok := own[s.Key]; ok {
 			vals = []string{v}
@@ -121,16 +121,16 @@ func TestSettingsRenderWhatParseConfigSets(t *testing.T) {
 		for _, v := range vals {
 			opts := map[string]string{s.Key: v}
 			maps.Copy(opts, with[s.Key])
-			c, err := runtime.ParseConfig(opts)
+			c, err := jobconfig.ParseConfig(opts)
 			if err != nil {
 				t.Errorf("%s = %q: %v", s.Key, v, err)
 				continue
 			}
-			got := runtime.SettingValue(c, s.Key)
+			got := jobconfig.SettingValue(c, s.Key)
 			if s.Type == "Enum" {
 				// Aliases render as their canonical name, which must be
 				// accepted and give the same configuration.
-				back, err := runtime.ParseConfig(map[string]string{s.Key: got})
+				back, err := jobconfig.ParseConfig(map[string]string{s.Key: got})
 				if err != nil || !reflect.DeepEqual(back, c) {
 					t.Errorf("%s = %q renders as %q, which parses to %+v, %v", s.Key, v, got, back, err)
 				}
@@ -148,21 +148,21 @@ func TestSettingsRenderWhatParseConfigSets(t *testing.T) {
 
 func TestIgnoredSettings(t *testing.T) {
 	var keys []string
-	for _, s := range runtime.IgnoredSettings() {
+	for _, s := range jobconfig.IgnoredSettings() {
 		if strings.TrimSpace(s.Reason) == "" {
 			t.Errorf("%s: no reason", s.Key)
 		}
 		keys = append(keys, s.Key)
 		keys = append(keys, s.Deprecated...)
 	}
-	if !slices.Equal(keys, runtime.IgnoredKeys()) {
-		t.Fatalf("IgnoredSettings keys %v, IgnoredKeys %v", keys, runtime.IgnoredKeys())
+	if !slices.Equal(keys, jobconfig.IgnoredKeys()) {
+		t.Fatalf("IgnoredSettings keys %v, IgnoredKeys %v", keys, jobconfig.IgnoredKeys())
 	}
 	opts := map[string]string{}
 	for _, k := range keys {
 		opts[k] = "whatever"
 	}
-	c, err := runtime.ParseConfig(opts)
+	c, err := jobconfig.ParseConfig(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +171,7 @@ func TestIgnoredSettings(t *testing.T) {
 		t.Fatalf("Ignored %v, want %v", c.Ignored, keys)
 	}
 	c.Ignored = nil
-	if !reflect.DeepEqual(c, runtime.DefaultConfig()) {
+	if !reflect.DeepEqual(c, jobconfig.DefaultConfig()) {
 		t.Fatalf("ignored settings changed the configuration: %+v", c)
 	}
 }

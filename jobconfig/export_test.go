@@ -1,4 +1,4 @@
-package runtime
+package jobconfig
 
 // SettingValue renders the value of the setting key in c, as Settings
 // renders defaults.

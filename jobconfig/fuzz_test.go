@@ -1,4 +1,4 @@
-package runtime_test
+package jobconfig_test
 
 import (
 	"errors"
@@ -7,18 +7,18 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/streamsql/streamsql/runtime"
+	"github.com/streamsql/streamsql/jobconfig"
 )
 
 // fuzzKeys are the keys FuzzParseConfig picks from: every key ParseConfig
 // reads, their deprecated names, the ignored keys, a key of another
 // namespace and unknown keys in the namespaces the runtime owns.
 func fuzzKeys() []string {
-	ks := runtime.Keys()
-	for _, s := range runtime.Settings() {
+	ks := jobconfig.Keys()
+	for _, s := range jobconfig.Settings() {
 		ks = append(ks, s.Deprecated...)
 	}
-	ks = append(ks, runtime.IgnoredKeys()...)
+	ks = append(ks, jobconfig.IgnoredKeys()...)
 	return append(ks, "pipeline.name", "execution.checkpointing.intervall", "restart-strategy.fixed-delay.atempts")
 }
 
@@ -26,7 +26,7 @@ func fuzzKeys() []string {
 // the known keys (one per line of values, the key chosen by the byte of
 // picks at the same index; a line "key=value" gives its key literally)
 // with fuzzed values. No input panics; an error is a join of
-// *runtime.ConfigError values, each naming its key, and is the same on a
+// *jobconfig.ConfigError values, each naming its key, and is the same on a
 // second call; a nil error means Validate passes, the ignored keys are
 // reported, and the configuration written back in Flink's syntax (as
 // Settings writes defaults) parses to the same configuration. Run it with
@@ -56,8 +56,8 @@ func FuzzParseConfig(f *testing.F) {
 				opts[keys[int(picks[i%len(picks)])%len(keys)]] = line
 			}
 		}
-		c, err := runtime.ParseConfig(opts)
-		_, err2 := runtime.ParseConfig(opts)
+		c, err := jobconfig.ParseConfig(opts)
+		_, err2 := jobconfig.ParseConfig(opts)
 		if (err == nil) != (err2 == nil) || (err != nil && err.Error() != err2.Error()) {
 			t.Fatalf("ParseConfig(%q) differs between calls: %v / %v", opts, err, err2)
 		}
@@ -69,7 +69,7 @@ func FuzzParseConfig(f *testing.F) {
 			t.Fatalf("ParseConfig(%q) succeeded but Validate fails: %v", opts, err)
 		}
 		for _, k := range c.Ignored {
-			if !slices.Contains(runtime.IgnoredKeys(), k) {
+			if !slices.Contains(jobconfig.IgnoredKeys(), k) {
 				t.Fatalf("ParseConfig(%q) ignored %q, not an ignored key", opts, k)
 			}
 			if _, ok := opts[k]; !ok {
@@ -79,17 +79,17 @@ func FuzzParseConfig(f *testing.F) {
 		// A string setting whose value is literally "(none)" is written as
 		// NoDefault, like an unset one: the written form cannot hold it.
 		for _, v := range opts {
-			if strings.TrimSpace(v) == runtime.NoDefault {
+			if strings.TrimSpace(v) == jobconfig.NoDefault {
 				return
 			}
 		}
 		written := map[string]string{}
-		for _, k := range runtime.Keys() {
-			if v := runtime.SettingValue(c, k); v != runtime.NoDefault {
+		for _, k := range jobconfig.Keys() {
+			if v := jobconfig.SettingValue(c, k); v != jobconfig.NoDefault {
 				written[k] = v
 			}
 		}
-		back, err := runtime.ParseConfig(written)
+		back, err := jobconfig.ParseConfig(written)
 		if err != nil {
 			t.Fatalf("ParseConfig(%q) succeeded; written back as %q it fails: %v", opts, written, err)
 		}
@@ -100,7 +100,7 @@ func FuzzParseConfig(f *testing.F) {
 	})
 }
 
-// checkConfigErrors checks that err joins *runtime.ConfigError values,
+// checkConfigErrors checks that err joins *jobconfig.ConfigError values,
 // each with a reason and naming a key that was set or (for a rule over
 // several settings, or a value given under a deprecated name) a setting.
 func checkConfigErrors(t *testing.T, opts map[string]string, err error) {
@@ -115,14 +115,14 @@ func checkConfigErrors(t *testing.T, opts map[string]string, err error) {
 		t.Fatalf("ParseConfig(%q): empty error", opts)
 	}
 	for _, e := range list {
-		var ce *runtime.ConfigError
+		var ce *jobconfig.ConfigError
 		if !errors.As(e, &ce) {
-			t.Fatalf("ParseConfig(%q): error %T is not a *runtime.ConfigError: %v", opts, e, e)
+			t.Fatalf("ParseConfig(%q): error %T is not a *jobconfig.ConfigError: %v", opts, e, e)
 		}
 		if ce.Reason == "" || !strings.Contains(ce.Error(), "'"+ce.Key+"'") {
 			t.Fatalf("ParseConfig(%q): error without reason or key: %#v", opts, ce)
 		}
-		if _, ok := opts[ce.Key]; !ok && !slices.Contains(runtime.Keys(), ce.Key) {
+		if _, ok := opts[ce.Key]; !ok && !slices.Contains(jobconfig.Keys(), ce.Key) {
 			t.Fatalf("ParseConfig(%q): error names '%s', neither set nor a setting: %v", opts, ce.Key, ce)
 		}
 	}

@@ -1,4 +1,4 @@
-package runtime
+package jobconfig
 
 // SettingInfo describes one job setting ParseConfig reads, for
 // documentation and tools.

@@ -1,4 +1,4 @@
-package runtime_test
+package jobconfig_test
 
 import (
 	"errors"
@@ -7,17 +7,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/streamsql/streamsql/runtime"
+	"github.com/streamsql/streamsql/jobconfig"
 )
 
 func TestParseConfigDefaults(t *testing.T) {
-	c, err := runtime.ParseConfig(nil)
+	c, err := jobconfig.ParseConfig(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cp := c.Checkpoint
-	if cp.Interval != 0 || cp.Mode != runtime.ExactlyOnce || cp.Timeout != 10*time.Minute || cp.MinPause != 0 ||
-		cp.MaxConcurrent != 1 || cp.TolerableFailed != 0 || cp.NumRetained != 1 || cp.Retention != runtime.NoExternalizedCheckpoints {
+	if cp.Interval != 0 || cp.Mode != jobconfig.ExactlyOnce || cp.Timeout != 10*time.Minute || cp.MinPause != 0 ||
+		cp.MaxConcurrent != 1 || cp.TolerableFailed != 0 || cp.NumRetained != 1 || cp.Retention != jobconfig.NoExternalizedCheckpoints {
 		t.Fatalf("checkpoint defaults: %+v", cp)
 	}
 	r := c.Restart
@@ -27,13 +27,13 @@ func TestParseConfigDefaults(t *testing.T) {
 		r.JitterFactor != 0.1 || r.AttemptsBeforeReset != math.MaxInt32 {
 		t.Fatalf("restart defaults: %+v", r)
 	}
-	if c.EffectiveStrategy() != runtime.RestartNone {
+	if c.EffectiveStrategy() != jobconfig.RestartNone {
 		t.Fatalf("default strategy without checkpointing: %s", c.EffectiveStrategy())
 	}
 }
 
 func TestParseConfig(t *testing.T) {
-	c, err := runtime.ParseConfig(map[string]string{
+	c, err := jobconfig.ParseConfig(map[string]string{
 		"execution.checkpointing.interval":                          "5s",
 		"execution.checkpointing.mode":                              "at_least_once",
 		"execution.checkpointing.timeout":                           "1 min",
@@ -56,16 +56,16 @@ func TestParseConfig(t *testing.T) {
 		t.Fatalf("ignored options: %v", c.Ignored)
 	}
 	cp := c.Checkpoint
-	if cp.Interval != 5*time.Second || cp.Mode != runtime.AtLeastOnce || cp.Timeout != time.Minute ||
+	if cp.Interval != 5*time.Second || cp.Mode != jobconfig.AtLeastOnce || cp.Timeout != time.Minute ||
 		cp.MinPause != 500*time.Millisecond || cp.MaxConcurrent != 2 || cp.TolerableFailed != 3 || cp.NumRetained != 4 ||
-		cp.Retention != runtime.RetainOnCancellation || cp.Dir != "file:///tmp/ck" {
+		cp.Retention != jobconfig.RetainOnCancellation || cp.Dir != "file:///tmp/ck" {
 		t.Fatalf("checkpoint config: %+v", cp)
 	}
-	if c.Restart.Strategy != runtime.RestartFixedDelay || c.Restart.FixedDelayAttempts != 7 || c.Restart.FixedDelay != 2*time.Second {
+	if c.Restart.Strategy != jobconfig.RestartFixedDelay || c.Restart.FixedDelayAttempts != 7 || c.Restart.FixedDelay != 2*time.Second {
 		t.Fatalf("restart config: %+v", c.Restart)
 	}
-	c, err = runtime.ParseConfig(map[string]string{"execution.checkpointing.interval": "1s"})
-	if err != nil || c.EffectiveStrategy() != runtime.RestartExponentialDelay {
+	c, err = jobconfig.ParseConfig(map[string]string{"execution.checkpointing.interval": "1s"})
+	if err != nil || c.EffectiveStrategy() != jobconfig.RestartExponentialDelay {
 		t.Fatalf("default strategy with checkpointing: %v %v", c.EffectiveStrategy(), err)
 	}
 }
@@ -91,8 +91,8 @@ func TestParseConfigErrors(t *testing.T) {
 		{map[string]string{"restart-strategy.type": "exponential-delay", "restart-strategy.exponential-delay.max-backoff": "10ms",
 			"restart-strategy.exponential-delay.initial-backoff": "1s"}, "restart-strategy.exponential-delay.max-backoff", "initial-backoff (1s)"},
 	} {
-		_, err := runtime.ParseConfig(tc.opts)
-		var ce *runtime.ConfigError
+		_, err := jobconfig.ParseConfig(tc.opts)
+		var ce *jobconfig.ConfigError
 		if !errors.As(err, &ce) || ce.Key != tc.key || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: error %v; want a ConfigError for %s mentioning %q", tc.opts, err, tc.key, tc.want)
 		}
@@ -102,12 +102,12 @@ func TestParseConfigErrors(t *testing.T) {
 // TestParseConfigTrimsValues: values are read without surrounding spaces,
 // the directory too, as before the settings were option declarations.
 func TestParseConfigTrimsValues(t *testing.T) {
-	c, err := runtime.ParseConfig(map[string]string{"execution.checkpointing.dir": " /tmp/ck ",
+	c, err := jobconfig.ParseConfig(map[string]string{"execution.checkpointing.dir": " /tmp/ck ",
 		"execution.checkpointing.mode": " at_least_once ", "execution.checkpointing.num-retained": " 2 "})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Checkpoint.Dir != "/tmp/ck" || c.Checkpoint.Mode != runtime.AtLeastOnce || c.Checkpoint.NumRetained != 2 {
+	if c.Checkpoint.Dir != "/tmp/ck" || c.Checkpoint.Mode != jobconfig.AtLeastOnce || c.Checkpoint.NumRetained != 2 {
 		t.Fatalf("checkpoint config %+v", c.Checkpoint)
 	}
 }
