@@ -170,3 +170,13 @@ func BenchmarkDecodeNexmark(b *testing.B) {
 	}
 	formattest.BenchmarkNexmarkDecode(b, f)
 }
+
+// BenchmarkEncodeNexmark encodes the Nexmark benchmark's events, every
+// field, into a reused buffer (formattest.BenchmarkNexmarkEncode).
+func BenchmarkEncodeNexmark(b *testing.B) {
+	f, err := resolve(b)
+	if err != nil {
+		b.Fatal(err)
+	}
+	formattest.BenchmarkNexmarkEncode(b, f)
+}
