@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/streamsql/streamsql/factory"
 )
 
 func writeJob(t *testing.T, text string) string {
@@ -209,4 +211,28 @@ func stateHome(t *testing.T) string {
 	stateHomes.Store(t.Name(), dir)
 	t.Setenv("XDG_STATE_HOME", dir)
 	return dir
+}
+
+// TestHelpListsEveryConnectorAndThePage: the top-level --help lists every
+// registered connector and format (a new user learns what 'connector' =
+// ... takes without the docs), and run --help names the status page at /
+// beside /status and /metrics.
+func TestHelpListsEveryConnectorAndThePage(t *testing.T) {
+	code, stdout, _ := cli("--help")
+	if code != 0 {
+		t.Fatalf("--help: exit %d", code)
+	}
+	names := append(factory.Default.Connectors(), factory.Default.Formats()...)
+	if len(names) < 10 {
+		t.Fatalf("only %d connectors and formats registered: %v", len(names), names)
+	}
+	for _, n := range names {
+		if !strings.Contains(stdout, "\n  "+n+" ") {
+			t.Errorf("streamsql --help does not list %q:\n%s", n, stdout)
+		}
+	}
+	_, stdout, _ = cli("run", "--help")
+	if !strings.Contains(stdout, "status page for people at /") || !strings.Contains(stdout, "/status") || !strings.Contains(stdout, "/metrics") {
+		t.Errorf("run --help does not name the / page, /status and /metrics:\n%s", stdout)
+	}
 }
