@@ -113,3 +113,27 @@ SELECT * FROM (VALUES (1, 'a'), (2, 'b')) AS t(id, name);
 		}
 	}
 }
+
+// TestS3CheckpointsOlderName: Flink's older state.checkpoints.dir takes an
+// s3:// URI too (here s3a://, Hadoop's scheme, which Flink accepts as
+// well): the bounded job's finished record lands in the bucket, in the
+// same folder as with execution.checkpointing.dir.
+func TestS3CheckpointsOlderName(t *testing.T) {
+	srv := s3test.Require(t)
+	base := srv.Prefix(t)
+	t.Setenv("S3_SECRET", srv.SecretKey)
+	job := writeJob(t, `SET 'pipeline.name' = 'older';
+SET 'state.checkpoints.dir' = 's3a://`+base.Bucket+`/`+base.Prefix+`';
+SET 's3.endpoint' = '`+srv.Endpoint+`';
+SET 's3.access-key' = '`+srv.AccessKey+`';
+SET 's3.secret-key' = '${S3_SECRET}';
+SELECT * FROM (VALUES (1, 'a')) AS t(id, name);
+`)
+	code, out, errOut := cli("run", job)
+	if code != 0 || out != "op[id, name]\n+I[1, a]\n" {
+		t.Fatalf("run: exit %d, stdout %q\n%s", code, out, errOut)
+	}
+	if keys := srv.Keys(t, base.Join("older")); strings.Join(keys, " ") != checkpoint.FinishedFileName {
+		t.Fatalf("objects of the job's folder: %q; want the finished record", keys)
+	}
+}
