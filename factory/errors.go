@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/streamsql/streamsql/option"
 )
 
 // ErrSkipRecord is returned (wrapped) by a Decoder when a record is to be
@@ -38,7 +40,7 @@ func (e *UnknownFactoryError) Error() string {
 	}
 	msg := fmt.Sprintf("could not find any %s for '%s'='%s'.\n\nAvailable %s identifiers are:\n\n%s",
 		kind, e.Key, e.Identifier, kind, strings.Join(e.Available, "\n"))
-	if s := nearest(e.Identifier, e.Available); s != "" {
+	if s := option.Nearest(e.Identifier, e.Available); s != "" {
 		msg += fmt.Sprintf("\n\nDid you mean '%s'?", s)
 	}
 	return msg

@@ -23,7 +23,3 @@ func FormatOption(key string) option.Opt[*Format] { return option.Named[*Format]
 func formatPrefix(formatKey, identifier string) string {
 	return strings.TrimSuffix(formatKey, "format") + identifier + "."
 }
-
-// nearest returns the candidate closest to key, if it is close enough to be
-// a plausible typo.
-func nearest(key string, candidates []string) string { return option.Nearest(key, candidates) }

@@ -289,7 +289,7 @@ func (r *Registry) validate(t Table) (*Validated, error) {
 		}
 		sugg := map[string]string{}
 		for _, k := range unsupported {
-			if s := nearest(k, cands); s != "" {
+			if s := option.Nearest(k, cands); s != "" {
 				sugg[k] = s
 			}
 		}
