@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -231,6 +232,19 @@ func TestDeadLetterSinkFollowsBarriers(t *testing.T) {
 	}
 	if !deadTask || dl.name != "main/src" {
 		t.Errorf("no sink task main/src.dead-letter with %d rows in the status (%+v), or the source's name %q", wantDead, j.Status().Tasks, dl.name)
+	}
+	// The status's graph: the transform is part of the source, the
+	// dead-letter sink a vertex after it on a dead-letter edge.
+	want := &runtime.GraphStatus{
+		Vertices: []runtime.VertexStatus{
+			{Kind: runtime.SinkTask, ID: "main/out", Name: "out", Parallelism: 1},
+			{Kind: runtime.SourceTask, ID: "main/src", Name: "src", Parallelism: 1},
+			{Kind: runtime.SinkTask, ID: "main/src.dead-letter", Name: "src.dead-letter", Parallelism: 1},
+		},
+		Edges: []runtime.EdgeStatus{{From: 1, To: 0, Exchange: "forward", Fused: true}, {From: 1, To: 2, Exchange: "dead-letter"}},
+	}
+	if got := j.Status().Graph; !reflect.DeepEqual(got, want) {
+		t.Errorf("graph %+v, want %+v", got, want)
 	}
 }
 
