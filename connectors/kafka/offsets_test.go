@@ -5,13 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -357,8 +357,10 @@ func TestCopyGracefulStopRestart(t *testing.T) {
 			t.Parallel()
 			j := newCopyJob(t, b, tc.guarantee, 500)
 			j.repartition = tc.repartition
+			// The job's log is shown when a round fails.
+			logs := lockedBuffer{mu: new(sync.Mutex), b: new(bytes.Buffer)}
 			for round := range 3 {
-				spec, err := j.spec(nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
+				spec, err := j.spec(nil, slog.New(slog.NewTextHandler(&logs, nil)))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -373,7 +375,7 @@ func TestCopyGracefulStopRestart(t *testing.T) {
 				err = job.Run(ctx)
 				cancel()
 				if err != nil {
-					t.Fatalf("round %d: %v", round, err)
+					t.Fatalf("round %d: %v\nthe job's log:\n%s", round, err, logs.b.String())
 				}
 			}
 			if o := j.outcome(t); o != (copyOutcome{}) {

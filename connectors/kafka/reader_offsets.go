@@ -449,8 +449,11 @@ func (r *reader) resolveEnds(ctx context.Context, topics []string) error {
 }
 
 // groupFetchPatience bounds how long fetchGroupOffsets retries retriable
-// errors.
-const groupFetchPatience = 30 * time.Second
+// errors: Kafka's default.api.timeout.ms, which bounds the Java
+// consumer's fetch of committed offsets the same way. (30 s was too short
+// for a broker on a busy machine still writing the commit markers of the
+// previous run's last transaction.)
+const groupFetchPatience = 60 * time.Second
 
 // fetchGroupOffsets fetches the committed offsets of the reader's group,
 // retrying retriable errors — a fresh cluster answers
