@@ -224,6 +224,11 @@ type Testing struct {
 	// runtime/testkit, whose FaultsFromEnv reads them from the
 	// environment of a child process).
 	Faults runtime.FaultInjector
+	// DisableChaining keeps every sink in a task of its own, fed over a
+	// channel, where it would run in its source task's loop
+	// (jobconfig.Config.DisableChaining): the benchmark program's A/B of
+	// chaining.
+	DisableChaining bool
 }
 
 // Job is a compiled job. Its methods are safe for concurrent use.
@@ -546,6 +551,9 @@ func (j *Job) Run(ctx context.Context) error {
 	spec.AllowNonRestoredState = j.opts.AllowNonRestoredState
 	spec.ResetSources = j.opts.ResetSources
 	spec.Faults = j.opts.Testing.Faults
+	if j.opts.Testing.DisableChaining {
+		spec.Config.DisableChaining = true
+	}
 	rj, err := runtime.NewJob(spec)
 	if err != nil {
 		return &StartError{Job: j.plan.JobName, Err: err}

@@ -20,8 +20,8 @@ var processStart = time.Now()
 // saw the first output record.
 type startPhases struct {
 	Main      int64 `json:"main"`       // main package initialised
-	Built     int64 `json:"built"`      // SQL compiled, job spec built, runtime.NewJob returned (checkpoint storage opened)
-	Running   int64 `json:"running"`    // checkpoint restored, sinks recovered, splits listed (StateRunning)
+	Built     int64 `json:"built"`      // SQL parsed and planned (job.Compile returned)
+	Running   int64 `json:"running"`    // sources, sinks and checkpoint storage built, checkpoint restored, sinks recovered, splits listed (StateRunning)
 	FirstRead int64 `json:"first_read"` // a source task returned its first rows
 	FirstSink int64 `json:"first_sink"` // a sink task was handed its first rows
 }
@@ -29,12 +29,12 @@ type startPhases struct {
 // phaseNames name the steps between the times of startPhases, from the
 // parent's exec to its consumer's first output record.
 var phaseNames = []string{
-	"exec→main",              // process start, runtime and package init
-	"plan+build",             // parse, plan, build the spec, open checkpoint storage
-	"restore+recover+splits", // checkpoint restore/lock, committers, sink recovery, split listing
-	"open+first read",        // readers and writers opened, first fetch and decode
-	"to sink",                // transform and hand-off to the sink task
-	"produce+visible",        // first produce (writer, connection, linger) and the parent's consumer fetch
+	"exec→main",                    // process start, runtime and package init
+	"plan",                         // parse and plan (job.Compile)
+	"build+restore+recover+splits", // sources, sinks, checkpoint storage; restore/lock, committers, sink recovery, split listing
+	"open+first read",              // readers and writers opened, first fetch and decode
+	"to sink",                      // transform and hand-off to the sink task
+	"produce+visible",              // first produce (writer, connection, linger) and the parent's consumer fetch
 }
 
 // durations returns the phases of one run in milliseconds, ending at

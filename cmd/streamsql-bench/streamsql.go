@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"runtime/metrics"
@@ -17,7 +16,6 @@ import (
 	_ "github.com/streamsql/streamsql/formats/json"     // registers json
 	"github.com/streamsql/streamsql/internal/memlimit"
 	"github.com/streamsql/streamsql/job"
-	"github.com/streamsql/streamsql/planner"
 	"github.com/streamsql/streamsql/runtime"
 )
 
@@ -141,8 +139,8 @@ func defaultMemoryPolicy() (stop func()) {
 	return memlimit.Start(memlimit.DefaultFloor).Stop
 }
 
-// runStreamsql runs the benchmark's job through the library: planner.Compile
-// on the SQL text, job.RuntimeSpec, runtime.NewJob(...).Run. With expect 0
+// runStreamsql runs the benchmark's job through the library as the CLI
+// does: job.Compile on the SQL text, then Job.Run. With expect 0
 // the source is bounded (latest offsets at start); otherwise it is unbounded
 // and the job is stopped (context cancelled: final checkpoint and commit)
 // once it has read expect records and handed every passing one to the sink.
@@ -174,26 +172,17 @@ func runStreamsql(ctx context.Context, name, bootstrap, src, dst string, expect 
 		return res, fmt.Errorf("%d sink topics for %d pipelines", n, max(1, m.pipelines))
 	}
 	sql := jobSQL(bootstrap, src, dst, expect == 0, m, ckptDir)
-	plan, err := planner.Compile(ctx, "bench.sql", sql, planner.Options{JobName: "bench-" + name})
+	j, err := job.Compile(ctx, "bench.sql", sql, job.Options{JobName: "bench-" + name,
+		Logger: slog.New(slog.DiscardHandler), Testing: job.Testing{DisableChaining: m.unchained}})
 	if err != nil {
 		return res, fmt.Errorf("planning the job: %w", err)
-	}
-	spec, err := job.RuntimeSpec(ctx, plan, job.BuildOptions{})
-	if err != nil {
-		return res, fmt.Errorf("building the job: %w", err)
-	}
-	spec.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
-	spec.Config.DisableChaining = m.unchained
-	job, err := runtime.NewJob(spec)
-	if err != nil {
-		return res, fmt.Errorf("creating the job: %w", err)
 	}
 	phases := &startPhases{Main: processStart.UnixNano(), Built: time.Now().UnixNano()}
 	res.Phases = phases
 	jctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	done := make(chan error, 1)
-	go func() { done <- job.Run(jctx) }()
+	go func() { done <- j.Run(jctx) }()
 
 	var (
 		start, end  time.Time
@@ -223,7 +212,7 @@ func runStreamsql(ctx context.Context, name, bootstrap, src, dst string, expect 
 				_ = pprof.Lookup("heap").WriteTo(&heapBuf, 0)
 			}
 		}
-		st := job.Status()
+		st := j.Status()
 		if phases.Running == 0 && st.State == runtime.StateRunning {
 			phases.Running = time.Now().UnixNano()
 		}
