@@ -306,6 +306,25 @@ func nexmarkBids(t testing.TB, n int) [][]types.Value {
 // (CompileProjectionUnder, as the planner does), where the CASE is decided
 // to bid.dateTime.
 func BenchmarkNexmarkQ0(b *testing.B) {
+	et, person, auction, bid := nexmarkEventTable()
+	field := func(r *ColumnRef, name string) Expr { return Fn("FIELD", r, ls(name)) }
+	filter := Fn("=", et, li(2))
+	proj := []Expr{field(bid, "auction"), field(bid, "bidder"), field(bid, "price"),
+		&Case{Whens: []When{{Cond: Fn("=", et, li(0)), Result: field(person, "dateTime")},
+			{Cond: Fn("=", et, li(1)), Result: field(auction, "dateTime")}}, Else: field(bid, "dateTime")},
+		field(bid, "extra")}
+	rows := nexmarkEvents(b)
+	for _, c := range []struct {
+		name  string
+		under Expr
+	}{{"alone", nil}, {"under", filter}} {
+		b.Run(c.name, func(b *testing.B) { benchFlow(b, filter, c.under, proj, rows) })
+	}
+}
+
+// nexmarkEventTable returns the columns of ddl_kafka.sql's event table:
+// event_type and the person, auction and bid ROWs.
+func nexmarkEventTable() (et, person, auction, bid *ColumnRef) {
 	ts := types.TimestampType(3)
 	str := types.String()
 	big := types.BigInt()
@@ -323,18 +342,20 @@ func BenchmarkNexmarkQ0(b *testing.B) {
 		}
 		return types.RowType(fs...)
 	}
-	et := Col(0, "event_type", types.Int())
-	person := Col(1, "person", row("id", "name", "emailAddress", "creditCard", "city", "state", "dateTime", "extra"))
-	auction := Col(2, "auction", row("id", "itemName", "description", "initialBid", "reserve", "dateTime", "expires", "seller", "category", "extra"))
-	bid := Col(3, "bid", row("auction", "bidder", "price", "channel", "url", "dateTime", "extra"))
-	field := func(r *ColumnRef, name string) Expr { return Fn("FIELD", r, ls(name)) }
-	filter := Fn("=", et, li(2))
-	proj := []Expr{field(bid, "auction"), field(bid, "bidder"), field(bid, "price"),
-		&Case{Whens: []When{{Cond: Fn("=", et, li(0)), Result: field(person, "dateTime")},
-			{Cond: Fn("=", et, li(1)), Result: field(auction, "dateTime")}}, Else: field(bid, "dateTime")},
-		field(bid, "extra")}
+	et = Col(0, "event_type", types.Int())
+	person = Col(1, "person", row("id", "name", "emailAddress", "creditCard", "city", "state", "dateTime", "extra"))
+	auction = Col(2, "auction", row("id", "itemName", "description", "initialBid", "reserve", "dateTime", "expires", "seller", "category", "extra"))
+	bid = Col(3, "bid", row("auction", "bidder", "price", "channel", "url", "dateTime", "extra"))
+	return
+}
+
+// nexmarkEvents returns 5,000 rows of nexmarkEventTable in the suite's
+// mix (1 person, 3 auctions, 46 bids in 50); the bids' auction, bidder,
+// price, channel and url are nexmarkBids'.
+func nexmarkEvents(b *testing.B) [][]types.Value {
 	r := rand.New(rand.NewPCG(1, 2))
 	tsv := func() types.Value { return types.TimestampValue(types.Timestamp{Millis: 1e12 + r.Int64N(1e6)}) }
+	bids := nexmarkBids(b, 5000)
 	rows := make([][]types.Value, 5000)
 	for i := range rows {
 		switch k := i % 50; {
@@ -345,48 +366,65 @@ func BenchmarkNexmarkQ0(b *testing.B) {
 			rows[i] = []types.Value{types.Int64(1), {}, types.List([]types.Value{types.Int64(int64(i)), types.Str("item"), types.Str("d"),
 				types.Int64(1), types.Int64(2), tsv(), tsv(), types.Int64(3), types.Int64(10), types.Str("x")}), {}}
 		default:
-			rows[i] = []types.Value{types.Int64(2), {}, {}, types.List([]types.Value{types.Int64(int64(1000 + r.IntN(100))),
-				types.Int64(int64(2000 + r.IntN(1000))), types.Int64(int64(r.IntN(1e6))), types.Str("Google"),
-				types.Str("https://www.nexmark.com/abc/def/ghi/item.htm?query=1"), tsv(), types.Str("extra")})}
+			bv := bids[i]
+			rows[i] = []types.Value{types.Int64(2), {}, {}, types.List([]types.Value{bv[0], bv[1], bv[2], bv[3], bv[4], tsv(), types.Str("extra")})}
 		}
 	}
-	for _, c := range []struct {
-		name  string
-		under Expr
-	}{{"alone", nil}, {"under", filter}} {
-		b.Run(c.name, func(b *testing.B) {
-			f, err := CompileFilter(filter, benchOpts)
-			if err != nil {
-				b.Fatal(err)
-			}
-			p, err := CompileProjectionUnder(proj, c.under, benchOpts)
-			if err != nil {
-				b.Fatal(err)
-			}
-			out := make([]types.Value, len(proj))
-			b.ReportAllocs()
-			cpu := startCPU()
-			defer cpu.report(b)
-			i, kept := 0, 0
-			for b.Loop() {
-				row := rows[i]
-				if i++; i == len(rows) {
-					i = 0
-				}
-				ok, err := f.Keep(row)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if ok {
-					kept++
-					if err := p.Project(row, out); err != nil {
-						b.Fatal(err)
-					}
-				}
-			}
-			if b.N > len(rows) && kept == 0 {
-				b.Fatal("filter kept nothing")
-			}
-		})
+	return rows
+}
+
+// benchFlow runs filter and, over the rows it keeps, proj compiled under
+// under (CompileProjectionUnder) over rows, one op per row.
+func benchFlow(b *testing.B, filter, under Expr, proj []Expr, rows [][]types.Value) {
+	f, err := CompileFilter(filter, benchOpts)
+	if err != nil {
+		b.Fatal(err)
 	}
+	p, err := CompileProjectionUnder(proj, under, benchOpts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	out := make([]types.Value, len(proj))
+	b.ReportAllocs()
+	cpu := startCPU()
+	defer cpu.report(b)
+	i, kept := 0, 0
+	for b.Loop() {
+		row := rows[i]
+		if i++; i == len(rows) {
+			i = 0
+		}
+		ok, err := f.Keep(row)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if ok {
+			kept++
+			if err := p.Project(row, out); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	if b.N > len(rows) && kept == 0 {
+		b.Fatal("filter kept nothing")
+	}
+}
+
+// BenchmarkNexmarkQ21Events is q21's filter and projection as the plan
+// runs them over the event table (the bid view inlined): event_type = 2
+// and q21's WHERE, then auction, bidder, price, channel and the channel_id
+// CASE, every bid column a field of the bid ROW. One op is one event.
+func BenchmarkNexmarkQ21Events(b *testing.B) {
+	et, _, _, bid := nexmarkEventTable()
+	field := func(name string) Expr { return Fn("FIELD", bid, ls(name)) }
+	extract := Fn("REGEXP_EXTRACT", field("url"), ls("(&|^)channel_id=([^&]*)"), li(2))
+	lower := Fn("LOWER", field("channel"))
+	filter := Fn("AND", Fn("=", et, li(2)), Fn("OR", Fn("IS NOT NULL", extract),
+		Fn("IN", lower, ls("apple"), ls("google"), ls("facebook"), ls("baidu"))))
+	var whens []When
+	for i, ch := range []string{"apple", "google", "facebook", "baidu"} {
+		whens = append(whens, When{Cond: Fn("=", lower, ls(ch)), Result: ls(strconv.Itoa(i))})
+	}
+	proj := []Expr{field("auction"), field("bidder"), field("price"), field("channel"), &Case{Whens: whens, Else: extract}}
+	benchFlow(b, filter, filter, proj, nexmarkEvents(b))
 }

@@ -51,7 +51,8 @@ func nexmarkEventCols() (et, person, auction, bid *ColumnRef) {
 	et = Col(0, "event_type", types.Int())
 	person = Col(1, "person", types.RowType(types.Field{Name: "id", Type: types.BigInt()}, types.Field{Name: "dateTime", Type: ts}))
 	auction = Col(2, "auction", types.RowType(types.Field{Name: "id", Type: types.BigInt()}, types.Field{Name: "dateTime", Type: ts}))
-	bid = Col(3, "bid", types.RowType(types.Field{Name: "price", Type: types.BigInt()}, types.Field{Name: "dateTime", Type: ts}))
+	bid = Col(3, "bid", types.RowType(types.Field{Name: "price", Type: types.BigInt()}, types.Field{Name: "dateTime", Type: ts},
+		types.Field{Name: "channel", Type: types.String()}))
 	return
 }
 
@@ -69,6 +70,7 @@ func nexmarkEventRows() [][]types.Value {
 	return [][]types.Value{
 		{types.Int64(0), nested(1, ts(1000)), {}, {}},
 		{types.Int64(1), {}, nested(2, ts(2000)), {}},
+		{types.Int64(2), {}, {}, types.List([]types.Value{types.Int64(299), ts(2999), types.Str("Apple")})},
 		{types.Int64(2), {}, {}, nested(300, ts(3000))},
 		{types.Int64(2), {}, {}, nested(301, types.Value{})},
 		{types.Int64(2), {}, {}, {}},
@@ -94,6 +96,16 @@ func TestCompileProjectionUnder(t *testing.T) {
 		&Case{Operand: et, Whens: []When{{Cond: li(2), Result: ls("bid")}}, Else: ls("other")},
 		&Case{Whens: []When{{Cond: Fn("=", Fn("/", li(1), Fn("-", et, li(2))), li(0)), Result: ls("x")}}, Else: ls("y")},
 		Fn("FIELD", bid, ls("price")),
+		// FIELD as an operand (operandOf's field operand).
+		Fn("ABS", Fn("FIELD", bid, ls("price"))),
+		Fn("COALESCE", Fn("FIELD", bid, ls("price")), li(0)),
+		Fn("IS NULL", Fn("FIELD", bid, ls("dateTime"))),
+		FnUnit("EXTRACT", UnitSecond, Fn("FIELD", bid, ls("dateTime"))),
+		Fn("LOWER", Fn("FIELD", bid, ls("channel"))),
+		Fn("=", Fn("LOWER", Fn("FIELD", bid, ls("channel"))), ls("apple")),
+		Fn("COALESCE", Fn("FIELD", bid, ls("dateTime")), Fn("FIELD", auction, ls("dateTime"))),
+		Fn("+", Fn("FIELD", bid, ls("price")), li(1)),
+		Fn("=", Fn("FIELD", person, ls("id")), Fn("FIELD", bid, ls("price"))),
 	}
 	for _, filter := range []Expr{
 		Fn("=", et, li(2)),
@@ -133,6 +145,25 @@ func TestCompileProjectionUnder(t *testing.T) {
 				if errA == nil && formatValue(a[0], plain.progs[i].Type(), time.UTC) != formatValue(c, plain.progs[i].Type(), time.UTC) {
 					t.Fatalf("%s on %v: Project %v, Eval %v", e, row, a[0], c)
 				}
+				// And so does the expression compiled with operands read
+				// only through their evaluators (no bare column, field or
+				// constant read inline).
+				ref := newBuilder(utcOpts)
+				ref.viaArgs = true
+				fn, err := ref.compile(plain.progs[i].expr)
+				if err != nil {
+					t.Fatal(err)
+				}
+				d, errD := fn(row)
+				if errD != nil {
+					errD = wrapEval(plain.progs[i].expr, errD)
+				}
+				if (errA == nil) != (errD == nil) || (errA != nil && errA.Error() != errD.Error()) {
+					t.Fatalf("%s on %v: Project's error %v, through evaluators %v", e, row, errA, errD)
+				}
+				if errA == nil && formatValue(a[0], plain.progs[i].Type(), time.UTC) != formatValue(d, plain.progs[i].Type(), time.UTC) {
+					t.Fatalf("%s on %v: Project %v, through evaluators %v", e, row, a[0], d)
+				}
 				if (errA == nil) != (errB == nil) || (errA != nil && errA.Error() != errB.Error()) {
 					t.Fatalf("under %s, %s on %v: error %v alone, %v under the filter", filter, e, row, errA, errB)
 				}
@@ -158,7 +189,7 @@ func TestCaseDecidedUnderFilter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	row := nexmarkEventRows()[5]
+	row := nexmarkEventRows()[6]
 	row[0] = types.Int64(0) // as if a person event: only a decided CASE reads bid
 	out := make([]types.Value, 1)
 	if err := p.Project(row, out); err != nil {

@@ -16,6 +16,10 @@ type operand struct {
 	col   int // >= 0: a bare column
 	konst bool
 	val   types.Value
+	// field: a field of a ROW column (row.f), field idx of column fcol,
+	// read as FIELD reads it (buildField) without its two calls.
+	field      bool
+	fcol, fidx int
 }
 
 // operandOf classifies argument e whose evaluator is fn. Casts that do not
@@ -41,6 +45,13 @@ func (b *builder) operandOf(e Expr, fn evalFn) operand {
 		}
 		return operand{fn: fn, col: c.Index}
 	}
+	if c, ok := e.(*Call); ok && c.Name == "FIELD" {
+		if r, ok := c.Args[0].(*ColumnRef); ok {
+			if _, fixed := b.known[r.Index]; !fixed {
+				return operand{fn: fn, col: -1, field: true, fcol: r.Index, fidx: fieldIndex(c)}
+			}
+		}
+	}
 	if b.constant(e) {
 		if v, err := fn(nil); err == nil {
 			return operand{fn: fn, col: -1, konst: true, val: v}
@@ -63,8 +74,24 @@ func (o *operand) read(row []types.Value) (types.Value, error) {
 		return row[o.col], nil
 	case o.konst:
 		return o.val, nil
+	case o.field:
+		return readField(row, o.fcol, o.fidx)
 	}
 	return o.fn(row)
+}
+
+// readField is FIELD's evaluation (buildField over a bare column): field
+// idx of the ROW in column col, NULL when the ROW is NULL or shorter.
+func readField(row []types.Value, col, idx int) (types.Value, error) {
+	if col >= len(row) {
+		return types.Value{}, errColumn(col, len(row))
+	}
+	if r := row[col]; !r.IsNull() {
+		if l := r.List(); idx < len(l) {
+			return l[idx], nil
+		}
+	}
+	return types.Value{}, nil
 }
 
 // unop returns a strict evaluator of f(x): NULL when x is NULL.
@@ -78,6 +105,16 @@ func unop(x operand, f func(a types.Value) (types.Value, error)) evalFn {
 			a := row[xc]
 			if a.IsNull() {
 				return types.Value{}, nil
+			}
+			return f(a)
+		}
+	}
+	if x.field {
+		xc, xi := x.fcol, x.fidx
+		return func(row []types.Value) (types.Value, error) {
+			a, err := readField(row, xc, xi)
+			if err != nil || a.IsNull() {
+				return types.Value{}, err
 			}
 			return f(a)
 		}
