@@ -115,7 +115,7 @@ replace() {
 header=$(mktemp)
 trap 'rm -f "$header"' EXIT
 {
-	echo "Run \`$stamp\` ($(sed -n 's/^date: //p' "$out-machine.txt"), commit $(sed -n 's/^commit: //p' "$out-machine.txt" | cut -c1-12);"
+	echo "Run \`$stamp\` ($(sed -n 's/^date: //p' "$out-machine.txt"), commit $(sed -n 's/^commit: //p' "$out-machine.txt" | cut -c1-12)):"
 	echo "$(sed -n 's/^machine: //p' "$out-machine.txt"); load averages per part in \`$out-machine.txt\`;"
 	echo "taken with \`$command\`."
 } >"$header"
