@@ -116,3 +116,74 @@ INSERT INTO snk ` + query + `;
 		t.Fatalf("a job that reads n: error %v, want the bad value at offset 1", err)
 	}
 }
+
+// TestNestedProjectionDeadLetter runs a job that reads one field of a ROW
+// column under 'scan.bad-record.policy' = 'dead-letter' against the real
+// broker: a record whose unread nested field holds a value of the wrong
+// type is read (nested projection skips it, as Flink's does), while a
+// record that is malformed JSON inside an unread nested field (a bad
+// escape, a cut array) and one with a bad value in the read field go to
+// the dead-letter topic unchanged, as without the projection. Sink and
+// dead letters are read with read_committed consumers.
+func TestNestedProjectionDeadLetter(t *testing.T) {
+	b := kafkatest.Require(t)
+	in, out, dlq := b.Topic(t, 1), b.Topic(t, 1), b.Topic(t, 1)
+	cl := b.Client(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	values := []string{
+		`{"user_id":1,"r":{"a":1,"b":"x","c":2}}`,
+		`{"user_id":2,"r":{"a":2,"b":"x","c":"abc"}}`,  // unread c is no INT: read
+		`{"user_id":3,"r":{"a":3,"b":"\q","c":1}}`,     // bad escape in unread b: dead letter
+		`{"user_id":4,"r":{"a":4,"b":"x","c":[1,}}`,    // malformed unread c: dead letter
+		`{"user_id":5,"r":{"a":"abc","b":"x","c":1}}`,  // read a is no INT: dead letter
+		`{"user_id":6,"r":{"b":"y","a":6,"extra":{}}}`, // fields in another order, one the table lacks
+	}
+	var recs []*kgo.Record
+	for _, v := range values {
+		recs = append(recs, &kgo.Record{Topic: in, Value: []byte(v)})
+	}
+	if err := cl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	sql := `CREATE TABLE src (user_id BIGINT, r ROW<a INT, b STRING, c INT>) WITH ('connector' = 'kafka', 'topic' = '` + in + `',
+  'properties.bootstrap.servers' = '` + b.Addr + `', 'scan.startup.mode' = 'earliest-offset',
+  'scan.bounded.mode' = 'latest-offset', 'format' = 'json', 'scan.bad-record.policy' = 'dead-letter',
+  'scan.bad-record.dead-letter.topic' = '` + dlq + `');
+CREATE TABLE snk (user_id BIGINT, a INT) WITH ('connector' = 'kafka', 'topic' = '` + out + `',
+  'properties.bootstrap.servers' = '` + b.Addr + `', 'format' = 'json');
+INSERT INTO snk SELECT user_id, r.a FROM src;
+`
+	j, err := job.Compile(ctx, "nested-dl.sql", sql, job.Options{Registry: job.NewRegistry(), JobName: kafkatest.UniqueName(t),
+		Set: map[string]string{"restart-strategy.type": "none"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var explain strings.Builder
+	if err := j.Explain(&explain); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(explain.String(), "project: [user_id, r.a]") {
+		t.Fatalf("EXPLAIN does not show the nested projection:\n%s", explain.String())
+	}
+	if err := j.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	wantOut := []string{`{"user_id":1,"a":1}`, `{"user_id":2,"a":2}`, `{"user_id":6,"a":6}`}
+	b.AwaitStable(t, out)
+	got := kafkatest.Values(b.Consume(t, out, true, time.Minute, func(r []*kgo.Record) bool { return len(r) >= len(wantOut) }))
+	if strings.Join(got, "\n") != strings.Join(wantOut, "\n") {
+		t.Errorf("sink holds\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(wantOut, "\n"))
+	}
+	wantDead := []string{values[2], values[3], values[4]}
+	b.AwaitStable(t, dlq)
+	dead := b.Consume(t, dlq, true, time.Minute, func(r []*kgo.Record) bool { return len(r) >= len(wantDead) })
+	if got := kafkatest.Values(dead); strings.Join(got, "\n") != strings.Join(wantDead, "\n") {
+		t.Errorf("dead letters\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(wantDead, "\n"))
+	}
+	for i, r := range dead {
+		if e := headerValue(r, HeaderDeadLetterError); i < len(wantDead) && !strings.Contains(e, fmt.Sprintf("topic %s partition 0 offset %d", in, i+2)) {
+			t.Errorf("dead letter %d: error %q does not name offset %d", i, e, i+2)
+		}
+	}
+}
