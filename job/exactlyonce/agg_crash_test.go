@@ -13,13 +13,19 @@ import (
 	"github.com/streamsql/streamsql/internal/testrig/kafkatest"
 )
 
-// The aggregation crash test (risk R1 of docs/stateful.md: a snapshot cut
-// while rows keep flowing, written asynchronously, acknowledged, pruned).
-// One job file reads a Kafka topic of (k, v, ts) rows, produced while the
-// job runs, and writes, in one statement set:
+// The aggregation crash test (a snapshot cut while rows keep flowing,
+// written asynchronously, acknowledged, pruned). One job file reads a Kafka
+// topic of (k, v, ts) rows, produced while the job runs, and writes, in one
+// statement set:
 //
-//	agg_cdc     GROUP BY k: COUNT(*), SUM(v)   exactly-once kafka, debezium-json
-//	agg_upsert  the same                       upsert-kafka, exactly-once
+//	agg_cdc     GROUP BY k: COUNT(*), SUM(v)           exactly-once kafka, debezium-json
+//	agg_upsert  the same                               upsert-kafka, exactly-once
+//	win_json    TUMBLE 1 s by k: COUNT(*), SUM(v)      exactly-once kafka, json
+//	win_upsert  the same                               upsert-kafka keyed by (k, window_start)
+//	win_files   the same                               filesystem (json)
+//	win_hop     HOP 2 s every 500 ms, the same         exactly-once kafka, json
+//	win_cum     CUMULATE to 2 s by 500 ms, the same    exactly-once kafka, json
+//	win_session SESSION (gap 150 ms) by k, the same     exactly-once kafka, json
 //
 // It runs in a child process at 'parallelism.default' 1 and 4 (the
 // sources and sinks too), on the 'hashmap' and the 'rocksdb' backend,
@@ -30,7 +36,10 @@ import (
 // changelog applied to an empty table gives the oracle's table and is
 // well-formed (no retraction of a row the table does not hold, no insert
 // of a key it holds), the upsert topic ends as the oracle's table and
-// deletes nothing it does not hold.
+// deletes nothing it does not hold; each window sink holds every window
+// of its kind exactly once (the event time of each partition only grows,
+// so no row is late; the last windows close only at the end of the input)
+// and no in-progress file is left.
 
 // aggParts is the number of partitions of the input topic.
 const aggParts = 4
@@ -91,6 +100,9 @@ type aggJob struct {
 	dir, name, in string
 	per           int // input rows per partition
 	cdc, upsert   string
+	// The window sinks' topics and folder.
+	winJSON, winUpsert, winFiles string
+	winHop, winCum, winSession   string
 }
 
 var aggCols = []string{"k", "cnt", "total"}
@@ -112,9 +124,23 @@ CREATE TABLE agg_cdc (k BIGINT, cnt BIGINT, total BIGINT) WITH ('connector' = 'k
   'key.format' = 'json', 'key.fields' = 'k', 'value.format' = 'debezium-json', ` + sink("cdc", j.cdc) + `);
 CREATE TABLE agg_upsert (k BIGINT, cnt BIGINT, total BIGINT, PRIMARY KEY (k) NOT ENFORCED) WITH ('connector' = 'upsert-kafka',
   'key.format' = 'json', 'value.format' = 'json', ` + sink("upsert", j.upsert) + `);
+CREATE TABLE win_json (` + windowSinkColumns + `) WITH ('connector' = 'kafka', 'format' = 'json', ` + sink("win-json", j.winJSON) + `);
+CREATE TABLE win_upsert (` + windowSinkColumns + `, PRIMARY KEY (k, window_start) NOT ENFORCED) WITH ('connector' = 'upsert-kafka',
+  'key.format' = 'json', 'value.format' = 'json', ` + sink("win-upsert", j.winUpsert) + `);
+CREATE TABLE win_files (` + windowSinkColumns + `) WITH ('connector' = 'filesystem', 'path' = '` + j.winFiles + `',
+  'format' = 'json', 'sink.rolling-policy.file-size' = '4kb', 'sink.parallelism' = '` + strconv.Itoa(j.par) + `');
+CREATE TABLE win_hop (` + windowSinkColumns + `) WITH ('connector' = 'kafka', 'format' = 'json', ` + sink("win-hop", j.winHop) + `);
+CREATE TABLE win_cum (` + windowSinkColumns + `) WITH ('connector' = 'kafka', 'format' = 'json', ` + sink("win-cum", j.winCum) + `);
+CREATE TABLE win_session (` + windowSinkColumns + `) WITH ('connector' = 'kafka', 'format' = 'json', ` + sink("win-session", j.winSession) + `);
 EXECUTE STATEMENT SET BEGIN
 INSERT INTO agg_cdc SELECT k, COUNT(*), SUM(v) FROM src GROUP BY k;
 INSERT INTO agg_upsert SELECT k, COUNT(*), SUM(v) FROM src GROUP BY k;
+INSERT INTO win_json ` + tumbleWindow.query() + `;
+INSERT INTO win_upsert ` + tumbleWindow.query() + `;
+INSERT INTO win_files ` + tumbleWindow.query() + `;
+INSERT INTO win_hop ` + hopWindow.query() + `;
+INSERT INTO win_cum ` + cumulateWindow.query() + `;
+INSERT INTO win_session ` + sessionWindow.query() + `;
 END;
 `
 	return jobFile{name: j.name, dir: j.dir, text: text, set: map[string]string{
@@ -134,6 +160,26 @@ func (j aggJob) verify(t *testing.T, all []aggIn) {
 	checkTable(t, "agg_cdc (debezium-json changelog)", got, err, want)
 	got, err = applyUpsert(committed(t, j.b, j.upsert), aggCols, 1, false)
 	checkTable(t, "agg_upsert (upsert-kafka)", got, err, want)
+
+	windows, hops, cums, sessions := tumbleWindow.oracle(all), hopWindow.oracle(all), cumulateWindow.oracle(all), sessionWindow.oracle(all)
+	t.Logf("%d keys; oracle: %d TUMBLE, %d HOP, %d CUMULATE, %d SESSION windows", len(want), len(windows), len(hops), len(cums), len(sessions))
+	checkWindows(t, "win_json (TUMBLE, exactly-once kafka, json)", j.b, j.winJSON, windows)
+	checkWindows(t, "win_hop (HOP, exactly-once kafka, json)", j.b, j.winHop, hops)
+	checkWindows(t, "win_cum (CUMULATE, exactly-once kafka, json)", j.b, j.winCum, cums)
+	checkWindows(t, "win_session (SESSION, exactly-once kafka, json)", j.b, j.winSession, sessions)
+	got, err = applyUpsert(committed(t, j.b, j.winUpsert), windowCols, 2, true)
+	checkTable(t, "win_upsert (upsert-kafka)", got, err, windowTable(windows))
+	rows, hidden, err := committedFiles(j.winFiles, windowCols)
+	if err == nil {
+		if d := multisetDiff(rows, windows); d != "" {
+			err = fmt.Errorf("%s", d)
+		} else if len(hidden) > 0 {
+			err = fmt.Errorf("in-progress files left after the job finished: %q", hidden)
+		}
+	}
+	if err != nil {
+		t.Errorf("win_files (filesystem): %v", err)
+	}
 }
 
 // faultPoints are the runtime's fault points a SIGKILL is tried at: those
@@ -207,7 +253,10 @@ func TestAggregationCrash(t *testing.T) {
 		t.Run(fmt.Sprintf("%s/p%d/%s", c.b.Name, c.par, c.backend), func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(seed, 1))
 			j := aggJob{b: c.b, par: c.par, backend: c.backend, dir: t.TempDir(), name: kafkatest.UniqueName(t),
-				in: c.b.Topic(t, aggParts), cdc: c.b.Topic(t, 3), upsert: c.b.Topic(t, 3), per: per}
+				in: c.b.Topic(t, aggParts), cdc: c.b.Topic(t, 3), upsert: c.b.Topic(t, 3), per: per,
+				winJSON: c.b.Topic(t, 3), winUpsert: c.b.Topic(t, 3), winHop: c.b.Topic(t, 3), winCum: c.b.Topic(t, 3),
+				winSession: c.b.Topic(t, 3)}
+			j.winFiles = filepath.Join(j.dir, "win_files")
 			in, all := aggInput(j.in, rng, per, 40)
 			produced := in.produce(t, c.b, batch, 10*time.Millisecond)
 			jf := j.file(in)

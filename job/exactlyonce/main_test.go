@@ -3,16 +3,20 @@
 // processes that are SIGKILLed (internal/testrig/crashtest) at random
 // moments and at the runtime's fault points (runtime/testkit), or in this
 // process, stopped and restored at another parallelism — against the real
-// Kafka brokers (both transaction versions) and PostgreSQL. What the sinks
-// committed is read by readers of this package's own (a read_committed
-// Kafka reader that stops exactly at the last stable offset, plain SQL)
+// Kafka brokers (both transaction versions), PostgreSQL and the
+// filesystem sink. What the sinks committed is read by readers of this
+// package's own (a read_committed Kafka reader that stops exactly at the
+// last stable offset, plain SQL, the visible files)
 // and compared with a batch oracle computed here over the committed input.
 //
 // The tests (docs/exactly-once.md, "How exactly-once is tested"):
 //
 //   - agg_crash_test.go: GROUP BY COUNT/SUM into the exactly-once Kafka
-//     sink (debezium-json) and upsert-kafka, at parallelism 1 and 4, on
-//     both state backends, killed at random and at every fault point.
+//     sink (debezium-json) and upsert-kafka, a TUMBLE window aggregation
+//     into the exactly-once Kafka sink (json), upsert-kafka and the
+//     filesystem sink, and HOP, CUMULATE and SESSION window aggregations
+//     into the exactly-once Kafka sink, at parallelism 1 and 4, on both
+//     state backends, killed at random and at every fault point.
 //   - join_crash_test.go: a LEFT JOIN of an append-only topic with an
 //     upsert-kafka table whose rows change and go, into upsert-kafka
 //     (through the upsert materializer) and debezium-json, on both state
@@ -30,8 +34,15 @@
 //     with updates and deletes, into upsert-kafka, jdbc and debezium-json,
 //     restored at another parallelism; each sink equals the oracle after
 //     every completed checkpoint.
+//   - windowend_test.go: the last TUMBLE window and the SESSION windows of
+//     a bounded job, which only the end of the input closes, are committed
+//     exactly once, also when the job is killed at any fault point of its
+//     final checkpoint (both state backends), and FINISHED.json comes only
+//     with them.
 //
-// STREAMSQL_SOAK=1 runs the SIGKILL test with 104 kills.
+// STREAMSQL_SOAK=1 runs the aggregation SIGKILL test with 104 kills, and
+// the end-of-input test at every fault point against both brokers on both
+// backends.
 package exactlyonce
 
 import (

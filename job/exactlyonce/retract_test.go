@@ -27,10 +27,10 @@ import (
 	"github.com/streamsql/streamsql/runtime/checkpoint"
 )
 
-// The retraction test (risk R2 of docs/stateful.md: retractions through
-// two aggregation levels, into upsert sinks). A debezium-json Kafka topic
-// carries creates, updates (which move a row to another k) and deletes of
-// rows (id, k); the job counts rows per k, then keys per count:
+// The retraction test (retractions through two aggregation levels, into
+// upsert sinks). A debezium-json Kafka topic carries creates, updates
+// (which move a row to another k) and deletes of rows (id, k); the job
+// counts rows per k, then keys per count:
 //
 //	SELECT cnt, COUNT(*) AS n FROM (SELECT k, COUNT(*) AS cnt FROM src GROUP BY k) GROUP BY cnt
 //
