@@ -292,8 +292,11 @@ func (w *writer) Write(ctx context.Context, rows []types.Row) error {
 	var written int64
 	defer func() { w.bytes.Add(written) }()
 	for _, r := range rows {
-		if r.Kind == types.UpdateBefore || r.Kind == types.Delete {
-			return fmt.Errorf("filesystem sink: got a %s row; the filesystem sink is append-only", r.Kind)
+		if (r.Kind == types.UpdateBefore || r.Kind == types.Delete) && w.sink.format.Factory.Changelog == factory.InsertOnly {
+			// The planner sends updates only to a changelog format
+			// (debezium-json, ...), which writes each row's kind, as Flink's
+			// filesystem sink does.
+			return fmt.Errorf("filesystem sink: got a %s row; format '%s' writes inserts only", r.Kind, w.sink.format.Identifier())
 		}
 		dir, data := w.split(r.Fields)
 		pf, err := w.file(ctx, dir)
