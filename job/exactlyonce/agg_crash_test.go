@@ -20,26 +20,30 @@ import (
 //
 //	agg_cdc     GROUP BY k: COUNT(*), SUM(v)           exactly-once kafka, debezium-json
 //	agg_upsert  the same                               upsert-kafka, exactly-once
+//	agg_files   the same                               filesystem, debezium-json
 //	win_json    TUMBLE 1 s by k: COUNT(*), SUM(v)      exactly-once kafka, json
 //	win_upsert  the same                               upsert-kafka keyed by (k, window_start)
 //	win_files   the same                               filesystem (json)
 //	win_hop     HOP 2 s every 500 ms, the same         exactly-once kafka, json
 //	win_cum     CUMULATE to 2 s by 500 ms, the same    exactly-once kafka, json
-//	win_session SESSION (gap 150 ms) by k, the same     exactly-once kafka, json
+//	win_session SESSION (gap 150 ms) by k, the same    exactly-once kafka, json
 //
 // It runs in a child process at 'parallelism.default' 1 and 4 (the
 // sources and sinks too), on the 'hashmap' and the 'rocksdb' backend,
 // against both brokers, and is SIGKILLed at random moments and at the
 // runtime's fault points, the state's among them, then run to its end.
 // Each sink's committed output, read by this package's read_committed
-// reader, must then equal the batch oracle over the input: the debezium
-// changelog applied to an empty table gives the oracle's table and is
-// well-formed (no retraction of a row the table does not hold, no insert
-// of a key it holds), the upsert topic ends as the oracle's table and
-// deletes nothing it does not hold; each window sink holds every window
-// of its kind exactly once (the event time of each partition only grows,
-// so no row is late; the last windows close only at the end of the input)
-// and no in-progress file is left.
+// reader or from the visible files, must then equal the batch oracle over
+// the input: the debezium changelog applied to an empty table gives the
+// oracle's table and is well-formed (no retraction of a row the table does
+// not hold, no insert of a key it holds); the upsert topic ends as the
+// oracle's table and deletes nothing it does not hold; the files'
+// changelog nets to the oracle's table (each row retracted as often as it
+// is inserted, but the table's rows once more: files of two runs have no
+// order); each window sink holds every window of its kind exactly once
+// (the event time of each partition only grows, so no row is late; the
+// last windows close only at the end of the input); no in-progress file
+// is left.
 
 // aggParts is the number of partitions of the input topic.
 const aggParts = 4
@@ -100,6 +104,7 @@ type aggJob struct {
 	dir, name, in string
 	per           int // input rows per partition
 	cdc, upsert   string
+	files         string // agg_files' folder
 	// The window sinks' topics and folder.
 	winJSON, winUpsert, winFiles string
 	winHop, winCum, winSession   string
@@ -124,6 +129,8 @@ CREATE TABLE agg_cdc (k BIGINT, cnt BIGINT, total BIGINT) WITH ('connector' = 'k
   'key.format' = 'json', 'key.fields' = 'k', 'value.format' = 'debezium-json', ` + sink("cdc", j.cdc) + `);
 CREATE TABLE agg_upsert (k BIGINT, cnt BIGINT, total BIGINT, PRIMARY KEY (k) NOT ENFORCED) WITH ('connector' = 'upsert-kafka',
   'key.format' = 'json', 'value.format' = 'json', ` + sink("upsert", j.upsert) + `);
+CREATE TABLE agg_files (k BIGINT, cnt BIGINT, total BIGINT) WITH ('connector' = 'filesystem', 'path' = '` + j.files + `',
+  'format' = 'debezium-json', 'sink.rolling-policy.file-size' = '4kb', 'sink.parallelism' = '` + strconv.Itoa(j.par) + `');
 CREATE TABLE win_json (` + windowSinkColumns + `) WITH ('connector' = 'kafka', 'format' = 'json', ` + sink("win-json", j.winJSON) + `);
 CREATE TABLE win_upsert (` + windowSinkColumns + `, PRIMARY KEY (k, window_start) NOT ENFORCED) WITH ('connector' = 'upsert-kafka',
   'key.format' = 'json', 'value.format' = 'json', ` + sink("win-upsert", j.winUpsert) + `);
@@ -135,6 +142,7 @@ CREATE TABLE win_session (` + windowSinkColumns + `) WITH ('connector' = 'kafka'
 EXECUTE STATEMENT SET BEGIN
 INSERT INTO agg_cdc SELECT k, COUNT(*), SUM(v) FROM src GROUP BY k;
 INSERT INTO agg_upsert SELECT k, COUNT(*), SUM(v) FROM src GROUP BY k;
+INSERT INTO agg_files SELECT k, COUNT(*), SUM(v) FROM src GROUP BY k;
 INSERT INTO win_json ` + tumbleWindow.query() + `;
 INSERT INTO win_upsert ` + tumbleWindow.query() + `;
 INSERT INTO win_files ` + tumbleWindow.query() + `;
@@ -160,6 +168,14 @@ func (j aggJob) verify(t *testing.T, all []aggIn) {
 	checkTable(t, "agg_cdc (debezium-json changelog)", got, err, want)
 	got, err = applyUpsert(committed(t, j.b, j.upsert), aggCols, 1, false)
 	checkTable(t, "agg_upsert (upsert-kafka)", got, err, want)
+	lines, hidden, err := committedLines(j.files)
+	if err == nil {
+		got, err = netDebezium(lines, aggCols, 1)
+		if err == nil && len(hidden) > 0 {
+			err = fmt.Errorf("in-progress files left after the job finished: %q", hidden)
+		}
+	}
+	checkTable(t, "agg_files (filesystem, debezium-json)", got, err, want)
 
 	windows, hops, cums, sessions := tumbleWindow.oracle(all), hopWindow.oracle(all), cumulateWindow.oracle(all), sessionWindow.oracle(all)
 	t.Logf("%d keys; oracle: %d TUMBLE, %d HOP, %d CUMULATE, %d SESSION windows", len(want), len(windows), len(hops), len(cums), len(sessions))
@@ -256,7 +272,7 @@ func TestAggregationCrash(t *testing.T) {
 				in: c.b.Topic(t, aggParts), cdc: c.b.Topic(t, 3), upsert: c.b.Topic(t, 3), per: per,
 				winJSON: c.b.Topic(t, 3), winUpsert: c.b.Topic(t, 3), winHop: c.b.Topic(t, 3), winCum: c.b.Topic(t, 3),
 				winSession: c.b.Topic(t, 3)}
-			j.winFiles = filepath.Join(j.dir, "win_files")
+			j.files, j.winFiles = filepath.Join(j.dir, "agg_files"), filepath.Join(j.dir, "win_files")
 			in, all := aggInput(j.in, rng, per, 40)
 			produced := in.produce(t, c.b, batch, 10*time.Millisecond)
 			jf := j.file(in)

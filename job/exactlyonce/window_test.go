@@ -2,6 +2,8 @@ package exactlyonce
 
 import (
 	"bufio"
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"maps"
@@ -152,6 +154,29 @@ func windowTable(rows []row) table {
 // file whose name does not start with "." (in-progress and pending files
 // are hidden). It also returns the hidden files it saw.
 func committedFiles(dir string, cols []string) (rows []row, hidden []string, err error) {
+	lines, hidden, err := committedLines(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, l := range lines {
+		r, err := rowOf(l.data, cols)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", l.where, err)
+		}
+		rows = append(rows, r)
+	}
+	return rows, hidden, nil
+}
+
+// fileLine is one line of a committed file, with where it is.
+type fileLine struct {
+	where string // path:line
+	data  []byte
+}
+
+// committedLines returns the lines of the visible files under dir, and
+// the hidden files it saw (see committedFiles).
+func committedLines(dir string) (lines []fileLine, hidden []string, err error) {
 	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
@@ -167,15 +192,62 @@ func committedFiles(dir string, cols []string) (rows []row, hidden []string, err
 		defer f.Close()
 		sc := bufio.NewScanner(f)
 		for n := 1; sc.Scan(); n++ {
-			r, err := rowOf(sc.Bytes(), cols)
-			if err != nil {
-				return fmt.Errorf("%s line %d: %w", p, n, err)
-			}
-			rows = append(rows, r)
+			lines = append(lines, fileLine{where: fmt.Sprintf("%s:%d", p, n), data: slices.Clone(sc.Bytes())})
 		}
 		return sc.Err()
 	})
-	return rows, hidden, err
+	return lines, hidden, err
+}
+
+// netDebezium applies debezium-json change events taken in any order (the
+// files of a filesystem sink say nothing of the order of two runs' files)
+// to an empty table keyed by the first keyCols of cols: it counts, per
+// row, its inserts ('c': +I, +U) as +1 and its retractions ('d': -U, -D) as
+// -1. Every row's net count must be 0 or 1, and the rows of count 1, one
+// per key, are the table. A duplicated change breaks the first rule, a
+// lost one the first (a row inserted and never retracted, or retracted and
+// never inserted, since the rows of a key's changes differ) or the table.
+func netDebezium(lines []fileLine, cols []string, keyCols int) (table, error) {
+	net := map[row]int{}
+	for _, l := range lines {
+		dec := json.NewDecoder(bytes.NewReader(l.data))
+		dec.UseNumber()
+		var env struct {
+			Before, After map[string]any
+			Op            string
+		}
+		if err := dec.Decode(&env); err != nil {
+			return nil, fmt.Errorf("%s: %q: %w", l.where, l.data, err)
+		}
+		obj, d := env.After, 1
+		switch env.Op {
+		case "c":
+		case "d":
+			obj, d = env.Before, -1
+		default:
+			return nil, fmt.Errorf("%s: op %q", l.where, env.Op)
+		}
+		r, err := rowOfObject(obj, cols)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", l.where, err)
+		}
+		net[r] += d
+	}
+	t := table{}
+	for _, r := range slices.Sorted(maps.Keys(net)) {
+		switch n := net[r]; {
+		case n == 0:
+		case n == 1:
+			k := keyOf(r, keyCols)
+			if old, ok := t[k]; ok {
+				return nil, fmt.Errorf("two rows of key %s are inserted and never retracted: %s and %s", k, old, r)
+			}
+			t[k] = r
+		default:
+			return nil, fmt.Errorf("row %s is inserted %d times more than it is retracted: a change is duplicated or lost", r, n)
+		}
+	}
+	return t, nil
 }
 
 // multisetDiff describes how the rows got differ from want as multisets;
