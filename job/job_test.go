@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http/httptest"
 	"os"
@@ -372,6 +373,44 @@ SET 'execution.checkpointing.dir' = '/var/lib/streamsql';
 		}
 		if w.Line != line || w.Message == "" {
 			t.Errorf("%s warning at line %d (%q), want line %d", kind, w.Line, w.Message, line)
+		}
+	}
+}
+
+// TestFlinkTuningSettingsSayWhatHappens: Flink's mini-batch and
+// distinct-split switches are accepted, and when on, a warning (EXPLAIN's
+// Warnings) at the SET says what streamsql does instead; off, they say
+// nothing.
+func TestFlinkTuningSettingsSayWhatHappens(t *testing.T) {
+	text := `SET 'table.exec.mini-batch.enabled' = '%s';
+SET 'table.exec.mini-batch.allow-latency' = '2 s';
+SET 'table.exec.mini-batch.size' = '5000';
+SET 'table.optimizer.distinct-agg.split.enabled' = '%s';
+CREATE TABLE src (k BIGINT, v BIGINT) WITH ('connector' = 'datagen', 'number-of-rows' = '10');
+CREATE TABLE out1 (k BIGINT, n BIGINT) WITH ('connector' = 'print');
+INSERT INTO out1 SELECT k, COUNT(DISTINCT v) FROM src GROUP BY k;
+`
+	for _, on := range []string{"true", "false"} {
+		j, err := job.Compile(context.Background(), "tuning.sql", fmt.Sprintf(text, on, on), job.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[int]string{}
+		for _, w := range j.Warnings() {
+			if w.Kind == job.WarnIgnoredSetting {
+				got[w.Line] = w.Message
+			}
+		}
+		if on == "false" {
+			if len(got) > 0 {
+				t.Errorf("settings off: warnings %v, want none", got)
+			}
+			continue
+		}
+		for line, want := range map[int]string{1: "does not buffer a GROUP BY's input", 4: "does not split a DISTINCT aggregate"} {
+			if !strings.Contains(got[line], want) {
+				t.Errorf("line %d: warning %q, want one saying %q", line, got[line], want)
+			}
 		}
 	}
 }

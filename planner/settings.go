@@ -50,6 +50,25 @@ func (p *planner) runtimeSettings() []error {
 		p.plan.Warnings = append(p.plan.Warnings, Warning{Pos: p.setPos[k].KeyPos, Kind: WarnIgnoredSetting,
 			Message: fmt.Sprintf("'%s' has no effect in streamsql. %s", k, ignoredReason(k))})
 	}
+	// Flink's tuning switches that streamsql accepts and does otherwise:
+	// when one is on, EXPLAIN says what streamsql does instead.
+	for _, o := range []struct {
+		opt     option.Opt[bool]
+		instead string
+	}{
+		{settingMiniBatch, "streamsql does not buffer a GROUP BY's input: it already processes rows in batches, " +
+			"and emits an update per input row, as Flink does without mini-batch (table.exec.mini-batch.allow-latency " +
+			"and table.exec.mini-batch.size are accepted with it)."},
+		{settingDistinctSplit, "streamsql does not split a DISTINCT aggregate into two aggregation levels: each " +
+			"key's distinct values are kept by the task that owns the key."},
+	} {
+		if v, ok := set[o.opt.Key()]; ok {
+			if on, err := o.opt.Parse(v); err == nil && on {
+				p.plan.Warnings = append(p.plan.Warnings, Warning{Pos: p.setPos[o.opt.Key()].KeyPos, Kind: WarnIgnoredSetting,
+					Message: fmt.Sprintf("'%s' = 'true' is accepted for Flink job files; %s", o.opt.Key(), o.instead)})
+			}
+		}
+	}
 	if _, err := p.plan.ExprOptions(); err != nil {
 		errs = append(errs, p.settingError(SettingLocalTimeZone, err))
 	}
