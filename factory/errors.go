@@ -109,6 +109,26 @@ func (e *EncodeError) Error() string {
 
 func (e *EncodeError) Unwrap() error { return e.Err }
 
+// legacyConnectorKey is the connector property of Flink before 1.11
+// (FLIP-122), which streamsql does not read.
+const legacyConnectorKey = "connector.type"
+
+// LegacyOptionsError wraps the missing 'connector' error of a table
+// declared with Flink's legacy connector properties ('connector.type',
+// 'connector.path', 'format.type', ...), saying how to write them today.
+type LegacyOptionsError struct {
+	Err error // the *option.MissingOptionsError of 'connector'
+}
+
+func (e *LegacyOptionsError) Error() string {
+	return e.Err.Error() + "\n\n'connector.type' and the other 'connector.*' and 'format.*' properties are Flink's " +
+		"connector properties from before 1.11 (deprecated by FLIP-122), which streamsql does not read: write " +
+		"'connector' = '<name>' with the connector's own options ('path' for 'connector.path', 'format' for " +
+		"'format.type'; `streamsql options <name>` lists them)"
+}
+
+func (e *LegacyOptionsError) Unwrap() error { return e.Err }
+
 // KeyValue is one table option, its value masked when sensitive.
 type KeyValue struct {
 	Key, Value string

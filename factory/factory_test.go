@@ -245,6 +245,25 @@ func TestMissingConnector(t *testing.T) {
 	}
 }
 
+// TestLegacyConnectorProperties: a table declared with Flink's pre-1.11
+// properties (Nexmark's q13 side input) gets the missing 'connector' error
+// with a hint how to write it today.
+func TestLegacyConnectorProperties(t *testing.T) {
+	_, err := validate(t, map[string]string{"connector.type": "filesystem", "connector.path": "file:///tmp/x", "format.type": "csv"})
+	var me *option.MissingOptionsError
+	if !errors.As(err, &me) || !reflect.DeepEqual(me.Keys, []string{"connector"}) {
+		t.Fatalf("got %v", err)
+	}
+	var le *LegacyOptionsError
+	if !errors.As(err, &le) || !strings.Contains(err.Error(), "'path' for 'connector.path'") {
+		t.Fatalf("no legacy hint in %v", err)
+	}
+	_, err = validate(t, with(base(), "connector", "<delete>"))
+	if errors.As(err, &le) {
+		t.Fatalf("legacy hint without legacy properties: %v", err)
+	}
+}
+
 func TestUnknownConnectorAndFormat(t *testing.T) {
 	_, err := validate(t, with(base(), "connector", "testkafak"))
 	var ue *UnknownFactoryError

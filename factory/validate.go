@@ -249,7 +249,11 @@ func declaredSuffix(key string, declared map[string]bool) bool {
 func (r *Registry) validate(t Table) (*Validated, error) {
 	id, ok := t.Options[ConnectorKey]
 	if !ok {
-		return nil, &option.MissingOptionsError{Keys: []string{ConnectorKey}}
+		var err error = &option.MissingOptionsError{Keys: []string{ConnectorKey}}
+		if _, legacy := t.Options[legacyConnectorKey]; legacy {
+			err = &LegacyOptionsError{Err: err}
+		}
+		return nil, err
 	}
 	id = strings.TrimSpace(id)
 	f, ok := r.Connector(id)
