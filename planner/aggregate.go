@@ -2,8 +2,10 @@ package planner
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/streamsql/streamsql/ddl"
 	"github.com/streamsql/streamsql/ops/agg"
@@ -58,6 +60,34 @@ type aggCall struct {
 	text string // the call as written, normalised: calls written alike are computed once
 	call *ddl.Call
 	spec agg.Call
+}
+
+// aggregateTTL returns the state TTL of q's aggregation: that of its
+// STATE_TTL hint when the hint names the table or view q aggregates (by
+// name or alias, as Flink's hint on a group aggregation does), else
+// table.exec.state.ttl. Over a join the hint is the join's (join.go).
+func (p *planner) aggregateTTL(q *ddl.Select, quals [][]string) (time.Duration, error) {
+	if _, ok := q.From.(*ddl.Join); ok {
+		return p.plan.StateTTL, nil
+	}
+	hints, err := p.stateTTLHints(q)
+	if err != nil || hints == nil {
+		return p.plan.StateTTL, err
+	}
+	ttl := p.plan.StateTTL
+	for _, name := range slices.Sorted(maps.Keys(hints.byName)) {
+		h := hints.byName[name]
+		named := false
+		for _, q := range quals {
+			named = named || joinDots(q) == name
+		}
+		if !named {
+			return 0, p.f.errorAt(h.pos, ErrType, nil, fmt.Sprintf(
+				"the STATE_TTL hint's key '%s' names no input of this aggregation; it takes the name or alias of the table or view the query aggregates", name))
+		}
+		ttl = h.ttl
+	}
+	return ttl, nil
 }
 
 // resolveAggregate plans q, an aggregating SELECT over in.
@@ -266,7 +296,11 @@ func (p *planner) resolveAggregate(q *ddl.Select, in *relation, quals [][]string
 	if sets != nil {
 		nk++ // $e
 	}
-	spec := &agg.Spec{TTL: p.plan.StateTTL}
+	ttl, err := p.aggregateTTL(q, quals)
+	if err != nil {
+		return nil, err
+	}
+	spec := &agg.Spec{TTL: ttl}
 	for gi := range nk {
 		spec.Keys = append(spec.Keys, gi)
 		spec.KeyTypes = append(spec.KeyTypes, node.Types[gi])

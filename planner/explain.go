@@ -206,6 +206,10 @@ func (pl *Plan) explainNode(b *strings.Builder, n *Node) {
 		fmt.Fprintf(b, "    state: %s\n", pl.rankState(n, backend))
 	case n.Kind == WindowAggregate:
 		fmt.Fprintf(b, "    state: %s, per window until it fires\n", backend)
+	case n.Agg != nil && n.Agg.TTL != pl.StateTTL && n.Agg.TTL > 0:
+		fmt.Fprintf(b, "    state: %s, ttl %s (STATE_TTL hint)\n", backend, formatDuration(n.Agg.TTL))
+	case n.Agg != nil && n.Agg.TTL != pl.StateTTL:
+		fmt.Fprintf(b, "    state: %s, kept for ever (STATE_TTL hint of 0): it grows with the number of keys\n", backend)
 	case pl.StateTTL > 0:
 		fmt.Fprintf(b, "    state: %s, ttl %s (table.exec.state.ttl)\n", backend, formatDuration(pl.StateTTL))
 	default:

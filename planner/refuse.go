@@ -150,14 +150,15 @@ func (f *file) refuseSelect(q *ddl.Select) error {
 }
 
 // selectHeadRefusal refuses the clauses of q that come before its items:
-// query hints other than STATE_TTL on a join (join.go).
+// query hints other than STATE_TTL on a join (join.go) or a group
+// aggregation (aggregate.go).
 func (f *file) selectHeadRefusal(q *ddl.Select) error {
 	for _, h := range q.Hints {
 		if strings.EqualFold(h.Name, "STATE_TTL") {
-			if _, ok := q.From.(*ddl.Join); ok {
+			if _, ok := q.From.(*ddl.Join); ok || isAggregating(q) {
 				continue
 			}
-			return f.unsupported(h.Pos, "the query hint STATE_TTL on a query without a join")
+			return f.unsupported(h.Pos, "the query hint STATE_TTL on a query without a join or an aggregation")
 		}
 		return f.unsupported(h.Pos, "the query hint "+h.Name)
 	}

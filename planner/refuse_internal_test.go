@@ -15,7 +15,7 @@ import (
 // construct that is not supported, so that the walk in source order
 // (refuseQuery) and the resolver's own checks agree.
 var refusalCases = []struct{ sql, msg, at string }{
-	{"SELECT /*+ STATE_TTL('v' = '1d') */ a FROM (VALUES (1)) v (a)", "the query hint STATE_TTL on a query without a join is not supported yet", "1:12"},
+	{"SELECT /*+ STATE_TTL('v' = '1d') */ a FROM (VALUES (1)) v (a)", "the query hint STATE_TTL on a query without a join or an aggregation is not supported yet", "1:12"},
 	{"SELECT /*+ BROADCAST(v) */ a FROM (VALUES (1)) v (a)", "the query hint BROADCAST is not supported yet", "1:12"},
 	{"SELECT a FROM (VALUES (1)) v (a) ORDER BY a", "ORDER BY is not supported yet", "1:34"},
 	{"SELECT a FROM (VALUES (1)) v (a) LIMIT 1", "LIMIT is not supported yet", "1:34"},
