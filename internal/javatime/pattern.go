@@ -21,6 +21,9 @@ type Pattern struct {
 	// zoned is set when the pattern prints a zone or offset (Z, X, x),
 	// which DATE_FORMAT cannot do: it formats a date-time without a zone.
 	zoned bool
+	// size is about the longest text Format prints (Format grows its
+	// buffer once).
+	size int
 }
 
 type fmtTok struct {
@@ -75,7 +78,27 @@ func Compile(p string) (*Pattern, error) {
 			i++
 		}
 	}
+	for _, tk := range f.toks {
+		f.size += tk.size()
+	}
 	return f, nil
+}
+
+// size is about the longest text the token prints.
+func (tk fmtTok) size() int {
+	switch tk.letter {
+	case 0:
+		return len(tk.lit)
+	case 'y', 'u':
+		return max(tk.count, 4)
+	case 'M', 'L', 'E':
+		if tk.count >= 3 {
+			return 9 // September, Wednesday
+		}
+	case 'Z', 'X', 'x':
+		return 6
+	}
+	return max(tk.count, 2)
 }
 
 // Zoned reports whether the pattern prints a zone or offset (Z, X, x),
@@ -85,6 +108,7 @@ func (f *Pattern) Zoned() bool { return f.zoned }
 // Format prints t (its wall clock and zone) with the pattern.
 func (f *Pattern) Format(t time.Time) string {
 	var sb strings.Builder
+	sb.Grow(f.size)
 	for _, tk := range f.toks {
 		if tk.letter == 0 {
 			sb.WriteString(tk.lit)
@@ -94,9 +118,9 @@ func (f *Pattern) Format(t time.Time) string {
 		switch tk.letter {
 		case 'y', 'u':
 			if n == 2 {
-				sb.WriteString(Pad(t.Year()%100, 2))
+				writePad(&sb, t.Year()%100, 2)
 			} else {
-				sb.WriteString(Pad(t.Year(), n))
+				writePad(&sb, t.Year(), n)
 			}
 		case 'M', 'L':
 			switch {
@@ -105,32 +129,32 @@ func (f *Pattern) Format(t time.Time) string {
 			case n == 3:
 				sb.WriteString(t.Month().String()[:3])
 			default:
-				sb.WriteString(Pad(int(t.Month()), n))
+				writePad(&sb, int(t.Month()), n)
 			}
 		case 'd':
-			sb.WriteString(Pad(t.Day(), n))
+			writePad(&sb, t.Day(), n)
 		case 'D':
-			sb.WriteString(Pad(t.YearDay(), n))
+			writePad(&sb, t.YearDay(), n)
 		case 'H':
-			sb.WriteString(Pad(t.Hour(), n))
+			writePad(&sb, t.Hour(), n)
 		case 'k':
 			h := t.Hour()
 			if h == 0 {
 				h = 24
 			}
-			sb.WriteString(Pad(h, n))
+			writePad(&sb, h, n)
 		case 'h':
 			h := t.Hour() % 12
 			if h == 0 {
 				h = 12
 			}
-			sb.WriteString(Pad(h, n))
+			writePad(&sb, h, n)
 		case 'K':
-			sb.WriteString(Pad(t.Hour()%12, n))
+			writePad(&sb, t.Hour()%12, n)
 		case 'm':
-			sb.WriteString(Pad(t.Minute(), n))
+			writePad(&sb, t.Minute(), n)
 		case 's':
-			sb.WriteString(Pad(t.Second(), n))
+			writePad(&sb, t.Second(), n)
 		case 'S':
 			fr := Pad(t.Nanosecond(), 9)
 			if n <= 9 {
@@ -139,7 +163,7 @@ func (f *Pattern) Format(t time.Time) string {
 				sb.WriteString(fr + strings.Repeat("0", n-9))
 			}
 		case 'n':
-			sb.WriteString(Pad(t.Nanosecond(), n))
+			writePad(&sb, t.Nanosecond(), n)
 		case 'a':
 			if t.Hour() < 12 {
 				sb.WriteString("AM")
@@ -397,4 +421,33 @@ func (p Fields) Instant(loc *time.Location) time.Time {
 	// An ambiguous wall time takes standard time, a time in a gap moves
 	// forward, as Flink's UNIX_TIMESTAMP does (java.util.TimeZone rules).
 	return FromLocalPick(types.TimestampFromTime(lt), loc, true).Time()
+}
+
+// writePad writes Pad(n, width) to sb without allocating.
+func writePad(sb *strings.Builder, n, width int) {
+	var buf [24]byte
+	sb.Write(appendPad(buf[:0], n, width))
+}
+
+// appendPad appends Pad(n, width) to dst: n's decimal digits, zero-padded
+// on the left to width digits, after a '-' when n is negative.
+func appendPad(dst []byte, n, width int) []byte {
+	u := uint64(n)
+	if n < 0 {
+		dst = append(dst, '-')
+		u = -u
+	}
+	var d [20]byte
+	i := len(d)
+	for {
+		i--
+		d[i] = byte('0' + u%10)
+		if u /= 10; u == 0 {
+			break
+		}
+	}
+	for k := len(d) - i; k < width; k++ {
+		dst = append(dst, '0')
+	}
+	return append(dst, d[i:]...)
 }

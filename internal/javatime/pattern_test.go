@@ -37,3 +37,15 @@ func TestPattern(t *testing.T) {
 		t.Errorf("parse with offset: %v %v", p, ok)
 	}
 }
+
+// TestAppendPad checks Format's allocation-free padding against Pad, which
+// the rest of the package uses, over signs, digit counts and widths.
+func TestAppendPad(t *testing.T) {
+	for _, n := range []int{0, 1, 9, 10, 99, 100, 2024, 12345, 999999999, -1, -9, -10, -2024, 1<<62 + 7, -(1<<62 + 7)} {
+		for w := 0; w <= 21; w++ {
+			if got, want := string(appendPad([]byte("x"), n, w)), "x"+Pad(n, w); got != want {
+				t.Errorf("appendPad(%d, %d) = %q, want %q", n, w, got, want)
+			}
+		}
+	}
+}

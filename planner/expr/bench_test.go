@@ -428,3 +428,22 @@ func BenchmarkNexmarkQ21Events(b *testing.B) {
 	proj := []Expr{field("auction"), field("bidder"), field("price"), field("channel"), &Case{Whens: whens, Else: extract}}
 	benchFlow(b, filter, filter, proj, nexmarkEvents(b))
 }
+
+// BenchmarkNexmarkQ17 is the flow in front of Nexmark q17's group
+// aggregate as the plan runs it over the event table: event_type = 2, then
+// bid.auction, DATE_FORMAT(bid.dateTime, 'yyyy-MM-dd'), the three FILTER
+// conditions on bid.price against BIGINT constants and bid.price. One op
+// is one event.
+func BenchmarkNexmarkQ17(b *testing.B) {
+	et, _, _, bid := nexmarkEventTable()
+	field := func(name string) Expr { return Fn("FIELD", bid, ls(name)) }
+	big := func(n int64) Expr { return Lit(types.BigInt().NotNullable(), types.Int64(n)) }
+	price := field("price")
+	filter := Fn("=", et, li(2))
+	proj := []Expr{field("auction"), Fn("DATE_FORMAT", field("dateTime"), ls("yyyy-MM-dd")),
+		Fn("<", price, big(10000)),
+		Fn("AND", Fn(">=", price, big(10000)), Fn("<", price, big(1000000))),
+		Fn(">=", price, big(1000000)),
+		price}
+	benchFlow(b, filter, filter, proj, nexmarkEvents(b))
+}

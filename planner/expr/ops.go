@@ -360,6 +360,9 @@ func buildComparison(b *builder, c *Call, args []evalFn) (evalFn, error) {
 		if ox.col >= 0 && oy.konst && !oy.val.IsNull() {
 			b.setPred(c, intPred(op, ox.col, oy.val.Int64()))
 		}
+		if ox.field && oy.konst && !oy.val.IsNull() {
+			return fieldIntCmp(op, ox.fcol, ox.fidx, oy.val.Int64()), nil
+		}
 		return binop(ox, oy, f), nil
 	}
 	if ct.Kind == types.KindDecimal && !mixedApproxDecimal(c.Args[0].Type(), c.Args[1].Type()) {
@@ -406,6 +409,50 @@ func buildComparison(b *builder, c *Call, args []evalFn) (evalFn, error) {
 		}
 	}
 	return binop(ox, oy, func(a, b types.Value) (types.Value, error) { return types.Bool(op.holds(cmp(a, b))), nil }), nil
+}
+
+// fieldIntCmp is an integer comparison of field idx of the ROW in column
+// col with the constant k (bid.price < 10000): the field is read and
+// compared inline, without the calls of FIELD's and the comparison's
+// closures. NULL when the ROW or its field is NULL.
+func fieldIntCmp(op cmpOp, col, idx int, k int64) evalFn {
+	// One closure per operator: no switch per row.
+	switch op {
+	case opEq:
+		return fieldIntPred(col, idx, func(v int64) bool { return v == k })
+	case opNe:
+		return fieldIntPred(col, idx, func(v int64) bool { return v != k })
+	case opLt:
+		return func(row []types.Value) (types.Value, error) {
+			a, err := readField(row, col, idx)
+			if err != nil || a.IsNull() {
+				return types.Value{}, err
+			}
+			return types.Bool(a.Int64() < k), nil
+		}
+	case opLe:
+		return fieldIntPred(col, idx, func(v int64) bool { return v <= k })
+	case opGt:
+		return fieldIntPred(col, idx, func(v int64) bool { return v > k })
+	}
+	return func(row []types.Value) (types.Value, error) {
+		a, err := readField(row, col, idx)
+		if err != nil || a.IsNull() {
+			return types.Value{}, err
+		}
+		return types.Bool(a.Int64() >= k), nil
+	}
+}
+
+// fieldIntPred is fieldIntCmp's form for the less common operators.
+func fieldIntPred(col, idx int, holds func(v int64) bool) evalFn {
+	return func(row []types.Value) (types.Value, error) {
+		a, err := readField(row, col, idx)
+		if err != nil || a.IsNull() {
+			return types.Value{}, err
+		}
+		return types.Bool(holds(a.Int64())), nil
+	}
 }
 
 // ---- boolean logic ----
