@@ -40,7 +40,8 @@
 // -scaling measures records/s and RSS at 4, 16 and 64 partitions, payloads
 // of ~100 B, 1 KB and 10 KB, and 1, 4 and 16 pipelines in one job
 // (scaling.go). STREAMSQL_BENCH_CPUPROFILE=PREFIX makes each streamsql child
-// write a CPU profile to PREFIX.<scenario>.<pid>.
+// write a CPU profile to PREFIX.<scenario>.<pid> (-nexmark's children too:
+// PREFIX.<job name>.<pid>).
 //
 // The broker address defaults to $STREAMSQL_KAFKA_BOOTSTRAP; scripts/bench.sh
 // starts a broker, runs the benchmark and stops it.

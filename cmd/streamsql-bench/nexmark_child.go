@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"runtime/pprof"
 	"strings"
 
 	_ "github.com/streamsql/streamsql/connectors/blackhole"  // the queries' sinks
@@ -53,6 +54,18 @@ func nexmarkChildMain(ctx context.Context, args []string, stdout, stderr io.Writ
 	fail := func(err error) int {
 		fmt.Fprintln(stderr, err)
 		return 1
+	}
+	if p := os.Getenv(envCPUProfile); p != "" {
+		// The whole child, compile and run: PREFIX.<job name>.<pid>.
+		f, err := os.Create(fmt.Sprintf("%s.%s.%d", p, *name, os.Getpid()))
+		if err != nil {
+			return fail(err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return fail(err)
+		}
+		defer pprof.StopCPUProfile()
 	}
 	opts := job.Options{Vars: map[string]string{}, Set: map[string]string{}, Hints: map[string]map[string]string{},
 		JobName: *name, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
