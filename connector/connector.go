@@ -163,6 +163,20 @@ type InputEnder interface {
 	EndInput(ctx context.Context) error
 }
 
+// WatermarkWriter is implemented by writers that act on event time: the
+// runtime calls Watermark from the task's goroutine, between Writes, each
+// time the event-time watermark of the rows the writer receives advances
+// (milliseconds since the epoch; it never goes back within a run, and is
+// math.MaxInt64 once a bounded input has ended), after every row that came
+// before it. A writer that wants the watermark in a checkpoint records it
+// in its PreCommit: the runtime calls neither between a barrier and the
+// PreCommit of its checkpoint. A job whose sources declare no event time
+// never calls it. The filesystem sink commits partitions by it (Flink's
+// partition-time trigger).
+type WatermarkWriter interface {
+	Watermark(ctx context.Context, watermark int64) error
+}
+
 // CheckpointListener is implemented by readers and writers that want to
 // know when a checkpoint is complete (durably written). Its commits may
 // still be pending then: consumer group positions belong in

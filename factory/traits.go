@@ -288,6 +288,12 @@ type TableInfo struct {
 	// letters inside its own transactions (connector.DeadLetterWriter),
 	// with the output and the source positions of their checkpoint.
 	DeadLettersSystem string
+	// NeedsWatermarks, for a sink, says that it acts on event time (its
+	// writer is a connector.WatermarkWriter, as the filesystem sink with
+	// the partition-time commit trigger): the planner has the sources of
+	// its pipelines that declare a WATERMARK generate watermarks, as it
+	// does for an event-time window.
+	NeedsWatermarks bool
 	// BoundedRows, for a source, is the number of rows it reads when that
 	// is known before it starts (datagen's number-of-rows); 0 otherwise.
 	BoundedRows int64

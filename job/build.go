@@ -64,7 +64,7 @@ func Build(ctx context.Context, pl *planner.Plan, bo BuildOptions) ([]runtime.Pi
 }
 
 // build builds the pipelines of the stateless INSERTs and the graph of
-// the stateful ones.
+// the stateful ones and of those whose sources generate watermarks.
 func build(ctx context.Context, pl *planner.Plan, bo BuildOptions) ([]runtime.Pipeline, runtime.Graph, error) {
 	var g runtime.Graph
 	opts, err := pl.ExprOptions()
@@ -84,7 +84,7 @@ func build(ctx context.Context, pl *planner.Plan, bo BuildOptions) ([]runtime.Pi
 		}
 		name := names[i]
 		i++
-		if ins.Stateful() {
+		if ins.Stateful() || ins.EventTime() {
 			if err := gb.insert(ins, name); err != nil {
 				return nil, g, err
 			}

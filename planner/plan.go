@@ -369,6 +369,18 @@ func (ins *Insert) Stateful() bool {
 	return false
 }
 
+// EventTime reports whether a source of the INSERT generates watermarks
+// (Source.Watermark): its pipeline then runs as a graph of tasks, which
+// carries them, as a stateful one does.
+func (ins *Insert) EventTime() bool {
+	for _, fl := range ins.Flows {
+		if fl.Source.Watermark != nil {
+			return true
+		}
+	}
+	return false
+}
+
 // planner holds the state of planning one file.
 type planner struct {
 	// ctes are the common table expressions in scope while a query is
@@ -561,6 +573,7 @@ func run(ctx context.Context, name, text string, opts Options, catalogOnly bool)
 	p.plan.assignIDs()
 	p.checkExclusive()
 	p.checkScaleOut()
+	p.sinkWatermarks()
 	p.checkDurability()
 	if len(p.errs) == 0 && len(p.plan.Inserts) == 0 {
 		p.errs = append(p.errs, &Error{File: name, Message: ErrNoJob.Error(), Err: ErrNoJob})
@@ -854,6 +867,23 @@ func (p *planner) query(s *ddl.QueryStatement, explain bool) {
 		ins.Flows = append(ins.Flows, fl)
 	}
 	p.plan.Inserts = append(p.plan.Inserts, ins)
+}
+
+// sinkWatermarks has the sources of the pipelines of a sink that acts on
+// event time (factory.TableInfo.NeedsWatermarks) generate their
+// WATERMARK's watermarks, which otherwise only event-time operators ask
+// for.
+func (p *planner) sinkWatermarks() {
+	for _, ins := range p.plan.Inserts {
+		if ins.Sink.Print || !ins.Sink.Info.NeedsWatermarks {
+			continue
+		}
+		for _, fl := range ins.Flows {
+			if src := fl.Source; src.Table != nil && src.watermark != nil {
+				src.Watermark = src.watermark
+			}
+		}
+	}
 }
 
 func and(filters []expr.Expr) expr.Expr {

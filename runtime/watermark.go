@@ -229,6 +229,12 @@ func (t *task) watermark(ctx context.Context, w int64, idle bool) error {
 		return nil
 	}
 	t.wmOut = out
+	if t.w != nil {
+		// The writer has every row before it (the chain wrote them).
+		if err := t.w.watermark(ctx, out); err != nil {
+			return err
+		}
+	}
 	for _, o := range t.outs {
 		if err := o.broadcast(ctx, message{kind: msgWatermark, id: out}); err != nil {
 			return err

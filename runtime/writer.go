@@ -42,6 +42,7 @@ type writerTail struct {
 	listener  connector.CheckpointListener
 	positions connector.GroupPositionWriter
 	ender     connector.InputEnder
+	wmWriter  connector.WatermarkWriter
 	notified  int64
 
 	// openSince is when the task first wrote after its last pre-commit
@@ -80,6 +81,7 @@ func (w *writerTail) open(ctx context.Context) error {
 	w.mu.Unlock()
 	w.listener, _ = wr.(connector.CheckpointListener)
 	w.ender, _ = wr.(connector.InputEnder)
+	w.wmWriter, _ = wr.(connector.WatermarkWriter)
 	w.positions, _ = wr.(connector.GroupPositionWriter)
 	if w.sink.deadLetters {
 		if _, ok := wr.(connector.DeadLetterWriter); !ok {
@@ -125,6 +127,18 @@ func (w *writerTail) endInput(ctx context.Context) error {
 	}
 	if err := w.ender.EndInput(ctx); err != nil {
 		return fmt.Errorf("sink %q task %d: end of input: %w", w.sink.id, w.index, err)
+	}
+	return nil
+}
+
+// watermark tells the writer, when it wants to know, that the watermark
+// of its rows advanced to wm (connector.WatermarkWriter).
+func (w *writerTail) watermark(ctx context.Context, wm int64) error {
+	if w.wmWriter == nil {
+		return nil
+	}
+	if err := w.wmWriter.Watermark(ctx, wm); err != nil {
+		return fmt.Errorf("sink %q task %d: watermark: %w", w.sink.id, w.index, err)
 	}
 	return nil
 }
