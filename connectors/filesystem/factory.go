@@ -37,7 +37,7 @@ var (
 
 	// Partition commit (partcommit.go), as Flink's options.
 	optCommitTrigger = option.Enum("sink.partition-commit.trigger", triggerProcessTime, triggerPartitionTime).Default(triggerProcessTime).
-				Description("When a partition is committed (its success file written), for a partitioned table with a 'sink.partition-commit.policy.kind': process-time, once the clock passes the time the partition was first written plus the delay; partition-time, once the watermark passes the time in the partition's values plus the delay (not supported yet: the sink receives no watermarks yet). A partition is committed only after every file written into it up to then is committed, and every pending partition is committed when the input ends.")
+				Description("When a partition is committed (its success file written), for a partitioned table with a 'sink.partition-commit.policy.kind': process-time, once the clock passes the time the partition was first written plus the delay; partition-time, once the watermark passes the time in the partition's values plus the delay; the watermark is the least over the sink's tasks at a checkpoint, so a partition-time trigger needs a source with a WATERMARK (without one no partition is committed before the end of the input). A partition is committed only after every file written into it up to then is committed, and every pending partition is committed when the input ends.")
 	optCommitDelay = option.Duration("sink.partition-commit.delay").Default(0).
 			Description("How long after its trigger time a partition is committed: '1 h' for hourly partitions, '1 d' for daily ones. 0 commits a partition at the first checkpoint that commits files into it.")
 	optWatermarkZone = option.String("sink.partition-commit.watermark-time-zone").Default("UTC").
@@ -138,13 +138,6 @@ func Factory() factory.ConnectorFactory {
 				}
 				return nil
 			}, optExtractorKind),
-			option.Check("the partition-time trigger is not supported yet", func(c *option.Config) error {
-				if optCommitTrigger.Get(c) == triggerPartitionTime && c.Has(optCommitPolicy) {
-					return fmt.Errorf("%w: 'sink.partition-commit.trigger' = 'partition-time' is not supported yet: it commits by the watermark, "+
-						"and event-time watermarks do not reach sinks yet; 'process-time' (with 'sink.partition-commit.delay') is supported", ErrConfig)
-				}
-				return nil
-			}, optCommitTrigger, optCommitPolicy),
 		),
 		ReadableMetadata: map[string]types.Type{},
 		WritableMetadata: map[string]types.Type{},
@@ -257,6 +250,7 @@ func describe(v *factory.Validated, role factory.Role) (factory.TableInfo, error
 		}
 		summary = append(summary, factory.KeyValue{Key: "partition commit", Value: fmt.Sprintf("a %s file once %s has passed, and at the end of the input", c.SuccessFileName, when)})
 	}
-	return factory.TableInfo{Delivery: factory.ExactlyOnce, Parallelism: optParallelism.Get(v.Config), Summary: summary,
+	needsWM := cfg.Commit.active(cfg.PartitionKeys) && cfg.Commit.Trigger == triggerPartitionTime
+	return factory.TableInfo{Delivery: factory.ExactlyOnce, Parallelism: optParallelism.Get(v.Config), Summary: summary, NeedsWatermarks: needsWM,
 		NoScaleOut: "its exactly-once commits are recovered from checkpoint files, which a scaled-out job does not keep"}, nil
 }

@@ -88,9 +88,6 @@ func TestFilesystemFactoryValidation(t *testing.T) {
 		{"custom policy", map[string]string{"sink.partition-commit.policy.kind": "custom", "sink.partition-commit.policy.class": "a.B"}, func(err error) bool {
 			return ruleKey("sink.partition-commit.policy.class")(err) && strings.Contains(err.Error(), "custom partition commit policies are not supported yet")
 		}},
-		{"partition-time trigger", map[string]string{"sink.partition-commit.policy.kind": "success-file", "sink.partition-commit.trigger": "partition-time"}, func(err error) bool {
-			return ruleKey("sink.partition-commit.trigger")(err) && strings.Contains(err.Error(), "watermarks")
-		}},
 		{"unknown trigger", map[string]string{"sink.partition-commit.trigger": "whenever"}, invalidKey("sink.partition-commit.trigger")},
 		{"negative delay", map[string]string{"sink.partition-commit.delay": "-1 min"}, func(err error) bool {
 			return invalidKey("sink.partition-commit.delay")(err) || ruleKey("sink.partition-commit.delay")(err)

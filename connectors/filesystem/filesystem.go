@@ -35,8 +35,8 @@
 //     the format cannot decode or whose row the job rejects (see Source).
 //   - sink.partition-commit.policy.kind (String): success-file commits the
 //     partitions of a partitioned table (see "Partition commit");
-//     sink.partition-commit.trigger (process-time, the default;
-//     partition-time is refused until watermarks reach sinks),
+//     sink.partition-commit.trigger (process-time, the default, or
+//     partition-time),
 //     sink.partition-commit.delay (default 0), .success-file.name (default
 //     _SUCCESS), .watermark-time-zone (default UTC), and
 //     partition.time-extractor.timestamp-pattern and -formatter, as Flink's.
@@ -154,8 +154,10 @@
 // of the partition plus 'sink.partition-commit.delay'; partition-time when
 // the watermark passed the time in the partition's values plus the delay
 // (read by partition.time-extractor.*, checked against Flink's
-// DefaultPartTimeExtractor; refused for now: no watermark reaches a sink
-// yet). Every pending partition is committed when the input ends
+// DefaultPartTimeExtractor): the runtime hands each writer its watermark
+// (connector.WatermarkWriter), the writer's report carries it, and the
+// committer compares the least of a checkpoint's reports. Every pending
+// partition is committed when the input ends
 // (connector.InputEnder), as Flink does at the end of a bounded input.
 //
 // A partition is committed only after every file written into it up to

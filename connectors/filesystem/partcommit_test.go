@@ -352,6 +352,90 @@ func TestPartitionTimeDue(t *testing.T) {
 	}
 }
 
+// TestPartitionTimeByTasksWatermarks drives the partition-time trigger
+// through the writers (connector.WatermarkWriter): a partition is
+// committed at the checkpoint whose least task watermark is past its
+// time plus the delay, not when only one task's is; the watermark a
+// writer reports is the one it had at its pre-commit, never less; and a
+// restarted committer commits what the first one left pending.
+func TestPartitionTimeByTasksWatermarks(t *testing.T) {
+	dir := t.TempDir()
+	s, _ := partSink(t, dir, time.Hour)
+	s.cfg.Commit.Trigger = triggerPartitionTime
+	s.cfg.Commit.TimestampPattern = "$dt $hm:00"
+	open := func(i int) connector.Writer {
+		t.Helper()
+		w, err := s.Open(ctx, connector.TaskInfo{Job: "job", Sink: "p/t", Index: i, Parallelism: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return w
+	}
+	w0, w1 := open(0), open(1)
+	watermark := func(w connector.Writer, at string) {
+		t.Helper()
+		ts, err := time.Parse("2006-01-02 15:04:05", at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.(connector.WatermarkWriter).Watermark(ctx, ts.UnixMilli()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	commit := func(cm connector.Committer, cs []connector.Committable) {
+		t.Helper()
+		for _, c := range cs {
+			if err := cm.Commit(ctx, c); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	cm, _ := s.ScopedCommitter(ctx, "job", "p/t")
+	const p10, p11 = "dt=2024-01-01/hm=10%3A00", "dt=2024-01-01/hm=11%3A00"
+	// Checkpoint 1: both partitions written; task 0 is past 10:00 + 1 h,
+	// task 1 is not.
+	watermark(w0, "2024-01-01 11:30:00")
+	watermark(w1, "2024-01-01 10:59:59")
+	commit(cm, append(preCommit(t, w0, 1, partRow(1, "2024-01-01", "10:00")), preCommit(t, w1, 1, partRow(2, "2024-01-01", "11:00"))...))
+	if success(dir, p10) || success(dir, p11) {
+		t.Fatal("committed by one task's watermark while the other's is behind")
+	}
+	// Checkpoint 2: task 1 reaches exactly 10:00 + 1 h (not past), and an
+	// older watermark does not take task 0's back.
+	watermark(w1, "2024-01-01 11:00:00")
+	watermark(w0, "2024-01-01 09:00:00")
+	commit(cm, append(preCommit(t, w0, 2), preCommit(t, w1, 2)...))
+	if success(dir, p10) {
+		t.Fatal("committed at exactly partition time + delay (Flink commits once the watermark is past it)")
+	}
+	// Checkpoint 3: both past 10:00 + 1 h, neither past 11:00 + 1 h.
+	watermark(w1, "2024-01-01 11:00:01")
+	commit(cm, append(preCommit(t, w0, 3), preCommit(t, w1, 3)...))
+	if !success(dir, p10) {
+		t.Fatal("10:00 not committed once every task's watermark passed 11:00")
+	}
+	if success(dir, p11) {
+		t.Fatal("11:00 committed before any watermark passed 12:00")
+	}
+	// The job dies: a new run's committer and writers go on from the state
+	// file and commit 11:00 once their watermarks pass 12:00.
+	cm2, _ := s.ScopedCommitter(ctx, "job", "p/t")
+	if err := cm2.Recover(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	w0, w1 = open(0), open(1)
+	commit(cm2, append(preCommit(t, w0, 4), preCommit(t, w1, 4)...))
+	if success(dir, p11) {
+		t.Fatal("11:00 committed by a restarted run before any watermark")
+	}
+	watermark(w0, "2024-01-01 12:00:01")
+	watermark(w1, "2024-01-01 12:30:00")
+	commit(cm2, append(preCommit(t, w0, 5), preCommit(t, w1, 5)...))
+	if !success(dir, p11) {
+		t.Fatal("11:00 not committed by the restarted run once the watermarks passed 12:00")
+	}
+}
+
 // TestFlinkPartitionTimeGolden compares the extractor with what Flink's
 // own DefaultPartTimeExtractor gives for the same partitions
 // (testdata/flink/parttime.txt, written by tools/flink-formats-gen).

@@ -263,10 +263,22 @@ type reporter struct {
 
 // The connector capabilities writer means to have (checked by the compiler).
 var (
-	_ connector.Writer      = (*writer)(nil)
-	_ connector.ByteCounter = (*writer)(nil)
-	_ connector.InputEnder  = (*writer)(nil)
+	_ connector.Writer          = (*writer)(nil)
+	_ connector.ByteCounter     = (*writer)(nil)
+	_ connector.InputEnder      = (*writer)(nil)
+	_ connector.WatermarkWriter = (*writer)(nil)
 )
+
+// Watermark implements connector.WatermarkWriter: the writer's next report
+// carries the watermark, and the committer commits, by the least of the
+// checkpoint's reports, the partitions whose time plus the delay it passed
+// (the partition-time trigger).
+func (w *writer) Watermark(_ context.Context, wm int64) error {
+	if w.reports != nil && wm > w.reports.watermark {
+		w.reports.watermark = wm
+	}
+	return nil
+}
 
 // EndInput implements connector.InputEnder: the writer's next report (the
 // final checkpoint's) says that its input has ended, and the committer

@@ -2,6 +2,8 @@ package nexmark_test
 
 import (
 	"context"
+	"encoding/csv"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -202,5 +204,119 @@ func TestQueriesOverGenerator(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestQ10OverGenerator runs the public q10 file unchanged (every bid into
+// a filesystem table partitioned by day and minute, committed by partition
+// time with a delay of a minute) over the generator, with NEXMARK_DIR a
+// temporary directory. Its 20,000 events span midnight, so the bids fall
+// into two partitions of two days; each bid must be in the partition of
+// its time exactly once, and, the input being bounded, each partition
+// must have its success file (the end of event time is past every
+// partition's time plus the delay).
+func TestQ10OverGenerator(t *testing.T) {
+	const events = 20000
+	defs := ""
+	for _, f := range []string{"ddl_gen.sql", "ddl_views.sql"} {
+		b, err := os.ReadFile(filepath.Join(queriesDir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defs += string(b) + ";\n"
+	}
+	query, err := os.ReadFile(filepath.Join(queriesDir, "q10.sql"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	vars := map[string]string{"TPS": "10000", "EVENTS_NUM": strconv.Itoa(events), "PERSON_PROPORTION": "1",
+		"AUCTION_PROPORTION": "3", "BID_PROPORTION": "46", "NEXMARK_TABLE": "datagen", "NEXMARK_DIR": dir, "SUBMIT_TIME": "1"}
+	hints := map[string]map[string]string{"datagen": {"base-time": "2024-02-29 23:59:59", "seed": "11"}}
+	cfg, err := nexmark.ConfigFromOptions(map[string]string{"events.num": strconv.Itoa(events), "first-event.rate": "10000",
+		"base-time": "2024-02-29 23:59:59", "seed": "11"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := nexmark.NewModel(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// want: "auction,bidder,price" of each bid, by its partition's path.
+	want := map[string][]string{}
+	g := m.NewGenerator(0)
+	var ev nexmark.Event
+	for g.HasNext() {
+		g.Next(&ev)
+		if ev.Type == nexmark.BidEvent {
+			at := time.UnixMilli(ev.Bid.DateTime).UTC()
+			p := "dt=" + at.Format("2006-01-02") + "/hm=" + strings.ReplaceAll(at.Format("15:04"), ":", "%3A")
+			want[p] = append(want[p], fmt.Sprintf("%d,%d,%d", ev.Bid.Auction, ev.Bid.Bidder, ev.Bid.Price))
+		}
+	}
+	if len(want) != 2 {
+		t.Fatalf("the bids fall into %d partitions, want the 2 around midnight", len(want))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	j, err := job.Compile(ctx, "q10.sql", defs+string(query), job.Options{
+		Vars: vars, Hints: hints, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Join(dir, "data", "output", "1", "bid")
+	got := map[string][]string{}
+	success := map[string]bool{}
+	err = filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		p, name := filepath.ToSlash(filepath.Dir(rel)), filepath.Base(rel)
+		switch {
+		case name == "_SUCCESS":
+			success[p] = true
+		case strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_"):
+			// In-progress files and the committer's state: not output.
+		default:
+			f, err := os.Open(path)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			recs, err := csv.NewReader(f).ReadAll()
+			if err != nil {
+				return fmt.Errorf("%s: %w", rel, err)
+			}
+			for _, r := range recs {
+				if len(r) != 5 {
+					return fmt.Errorf("%s: record %q has %d fields, want 5 (the partition columns are in the path)", rel, r, len(r))
+				}
+				got[p] = append(got[p], strings.Join(r[:3], ","))
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p, w := range want {
+		g := got[p]
+		slices.Sort(g)
+		slices.Sort(w)
+		if !slices.Equal(g, w) {
+			t.Errorf("partition %s: %d bids, want %d (or different ones)", p, len(g), len(w))
+		}
+		if !success[p] {
+			t.Errorf("partition %s has no success file at the end of the input", p)
+		}
+	}
+	for p := range got {
+		if want[p] == nil {
+			t.Errorf("unexpected partition %s", p)
+		}
 	}
 }
