@@ -193,3 +193,30 @@ func TestPartitionTimeJobEndOfInput(t *testing.T) {
 		}
 	}
 }
+
+// TestPartitionTimeRefusesDeadLetterSource: a pipeline whose sink takes
+// watermarks runs as a graph of tasks, which does not write a source's
+// dead letters yet, so a source that sets bad records aside is refused
+// there, at the INSERT, saying which option to drop; with the
+// process-time trigger the same job plans.
+func TestPartitionTimeRefusesDeadLetterSource(t *testing.T) {
+	job1 := func(trigger string) string {
+		return fmt.Sprintf(`SET 'execution.checkpointing.dir' = '%s';
+CREATE TABLE src (id BIGINT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) WITH ('connector' = 'kafka', 'topic' = 'in',
+  'properties.bootstrap.servers' = '127.0.0.1:1', 'format' = 'json',
+  'scan.bad-record.policy' = 'dead-letter', 'scan.bad-record.dead-letter.topic' = 'dlq');
+CREATE TABLE out (id BIGINT, dt STRING) PARTITIONED BY (dt) WITH ('connector' = 'filesystem', 'path' = '%s', 'format' = 'csv',
+  'sink.partition-commit.trigger' = '%s', 'sink.partition-commit.policy.kind' = 'success-file');
+INSERT INTO out SELECT id, DATE_FORMAT(ts, 'yyyy-MM-dd') FROM src;
+`, t.TempDir(), t.TempDir(), trigger)
+	}
+	ctx := context.Background()
+	_, err := job.Compile(ctx, "dl.sql", job1("partition-time"), job.Options{Registry: job.NewRegistry(), Logger: slog.New(slog.DiscardHandler)})
+	if err == nil || !strings.Contains(err.Error(), "dl.sql:7:") || !strings.Contains(err.Error(), "'scan.bad-record.policy' = 'dead-letter'") ||
+		!strings.Contains(err.Error(), "event time") {
+		t.Fatalf("partition-time with a dead-letter source: %v; want a refusal at the INSERT naming the dead-letter option", err)
+	}
+	if _, err := job.Compile(ctx, "dl.sql", job1("process-time"), job.Options{Registry: job.NewRegistry(), Logger: slog.New(slog.DiscardHandler)}); err != nil {
+		t.Fatalf("process-time with a dead-letter source: %v", err)
+	}
+}
