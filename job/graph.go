@@ -18,7 +18,8 @@ import (
 // graphBuilder adds the stateful INSERTs of a plan (those with stateful
 // operators: Insert.Stateful) to the runtime's graph: each table read
 // becomes a source vertex, each flow's filter and projection a Calc
-// operator (fused with what feeds it), each stateful operator a vertex fed
+// operator (fused with what feeds it; none for a flow that passes an
+// operator's rows on unchanged), each stateful operator a vertex fed
 // through a keyed exchange, each sink a sink vertex.
 type graphBuilder struct {
 	ctx  context.Context
@@ -67,7 +68,8 @@ func (b *graphBuilder) insert(ins *planner.Insert, name string) error {
 }
 
 // flow adds fl's source (a table or a stateful operator) and its Calc, and
-// returns the Calc's vertex.
+// returns the Calc's vertex; or the operator's, when the flow would pass
+// its rows on unchanged (passThrough).
 func (b *graphBuilder) flow(fl *planner.Flow) (int, error) {
 	var from, par int
 	if n := fl.Source.Node; n != nil {
@@ -95,15 +97,39 @@ func (b *graphBuilder) flow(fl *planner.Flow) (int, error) {
 		}
 		from = b.add(runtime.Vertex{ID: b.pipe + "/" + name, Name: fl.Source.Name(), Parallelism: par, Source: sv})
 	}
+	b.calcs++
+	if n := fl.Source.Node; n != nil && passThrough(fl, n.Types) {
+		// The flow would copy the operator's rows unchanged (Nexmark
+		// q17's projection after its aggregate): they go on as they
+		// are. An operator's emitted rows are never modified or reused
+		// (stream.Output), so nothing needs the copy. The next Calc keeps
+		// its number.
+		return from, nil
+	}
 	ft, err := fl.Compile(b.opts)
 	if err != nil {
 		return 0, fmt.Errorf("pipeline %s: %w", b.pipe, err)
 	}
-	b.calcs++
 	c := b.add(runtime.Vertex{ID: fmt.Sprintf("%s/calc-%d", b.pipe, b.calcs), Name: "Calc", Parallelism: par,
 		Operator: &runtime.OperatorVertex{New: calc.New(calc.Spec{New: ft.PerTask(), Name: "pipeline '" + b.pipe + "'"}), Copies: true}})
 	b.edge(from, c, runtime.Exchange{Kind: runtime.Forward})
 	return c, nil
+}
+
+// passThrough reports whether fl, over the rows of an operator of output
+// types ts, changes nothing: no filter, no expansion, no NOT NULL check,
+// and a projection of the operator's columns in order, of their types.
+func passThrough(fl *planner.Flow, ts []types.Type) bool {
+	if fl.Filter != nil || len(fl.Expand) > 0 || len(fl.NotNull) > 0 || len(fl.Projection) != len(ts) {
+		return false
+	}
+	for i, e := range fl.Projection {
+		c, ok := e.(*expr.ColumnRef)
+		if !ok || c.Index != i || !c.Type().Equal(ts[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // node adds stateful operator n after its inputs and returns its vertex
