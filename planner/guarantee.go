@@ -129,7 +129,11 @@ func (p *planner) checkDeadLetters(ins *Insert, noDefault string) {
 	pl := p.plan
 	cp := pl.Runtime.Checkpoint
 	s := ins.Sink
-	for _, fl := range ins.Flows {
+	// A pipeline that runs as a graph of tasks (stateful operators, or
+	// event time) has its sources' dead letters written by sinks of
+	// their own, never in the sink's transactions.
+	graph := ins.Stateful() || ins.EventTime()
+	for _, fl := range ins.Leaves() {
 		src := fl.Source
 		if src.Info.DeadLetters == "" {
 			continue
@@ -139,7 +143,7 @@ func (p *planner) checkDeadLetters(ins *Insert, noDefault string) {
 			continue
 		}
 		src.DeadLettersExactlyOnce = true
-		inSink := s.Info.CommitsPositionsOf != "" && s.Info.CommitsPositionsOf == src.Info.DeadLettersSystem
+		inSink := !graph && s.Info.CommitsPositionsOf != "" && s.Info.CommitsPositionsOf == src.Info.DeadLettersSystem
 		src.DeadLettersInSink = inSink
 		stop := ""
 		if cp.Interval <= 0 {

@@ -872,9 +872,7 @@ func (p *planner) query(s *ddl.QueryStatement, explain bool) {
 // sinkWatermarks has the sources of the pipelines of a sink that acts on
 // event time (factory.TableInfo.NeedsWatermarks) generate their
 // WATERMARK's watermarks, which otherwise only event-time operators ask
-// for. Such a pipeline runs as a graph of tasks, which does not route a
-// source's dead letters yet: a source that sets bad records aside is
-// refused there rather than failing at its first bad record.
+// for. Such a pipeline runs as a graph of tasks.
 func (p *planner) sinkWatermarks() {
 	for _, ins := range p.plan.Inserts {
 		if ins.Sink.Print || !ins.Sink.Info.NeedsWatermarks {
@@ -883,13 +881,6 @@ func (p *planner) sinkWatermarks() {
 		for _, fl := range ins.Flows {
 			src := fl.Source
 			if src.Table == nil || src.watermark == nil {
-				continue
-			}
-			if src.Info.DeadLetters != "" {
-				p.addErr(p.f.errorAt(ins.Pos, ddl.ErrUnsupported, nil, fmt.Sprintf(
-					"source '%s' sets bad records aside (%s), and sink '%s' acts on event time (it takes the watermarks of its sources): "+
-						"together they are not supported yet (a pipeline with event time does not write dead letters yet); drop %s on '%s'",
-					src.Name(), src.Info.DeadLettersOption, ins.Sink.Name(), src.Info.DeadLettersOption, src.Name())))
 				continue
 			}
 			src.Watermark = src.watermark

@@ -194,12 +194,12 @@ func TestPartitionTimeJobEndOfInput(t *testing.T) {
 	}
 }
 
-// TestPartitionTimeRefusesDeadLetterSource: a pipeline whose sink takes
-// watermarks runs as a graph of tasks, which does not write a source's
-// dead letters yet, so a source that sets bad records aside is refused
-// there, at the INSERT, saying which option to drop; with the
-// process-time trigger the same job plans.
-func TestPartitionTimeRefusesDeadLetterSource(t *testing.T) {
+// TestPartitionTimeWithDeadLetterSource: a pipeline whose sink takes
+// watermarks runs as a graph of tasks; a source there that sets bad
+// records aside writes its dead letters through a dead-letter sink of its
+// own, exactly once as the filesystem sink's output is, which EXPLAIN
+// says; with the process-time trigger the same job plans too.
+func TestPartitionTimeWithDeadLetterSource(t *testing.T) {
 	job1 := func(trigger string) string {
 		return fmt.Sprintf(`SET 'execution.checkpointing.dir' = '%s';
 CREATE TABLE src (id BIGINT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) WITH ('connector' = 'kafka', 'topic' = 'in',
@@ -211,12 +211,17 @@ INSERT INTO out SELECT id, DATE_FORMAT(ts, 'yyyy-MM-dd') FROM src;
 `, t.TempDir(), t.TempDir(), trigger)
 	}
 	ctx := context.Background()
-	_, err := job.Compile(ctx, "dl.sql", job1("partition-time"), job.Options{Registry: job.NewRegistry(), Logger: slog.New(slog.DiscardHandler)})
-	if err == nil || !strings.Contains(err.Error(), "dl.sql:7:") || !strings.Contains(err.Error(), "'scan.bad-record.policy' = 'dead-letter'") ||
-		!strings.Contains(err.Error(), "event time") {
-		t.Fatalf("partition-time with a dead-letter source: %v; want a refusal at the INSERT naming the dead-letter option", err)
-	}
-	if _, err := job.Compile(ctx, "dl.sql", job1("process-time"), job.Options{Registry: job.NewRegistry(), Logger: slog.New(slog.DiscardHandler)}); err != nil {
-		t.Fatalf("process-time with a dead-letter source: %v", err)
+	for _, trigger := range []string{"partition-time", "process-time"} {
+		j, err := job.Compile(ctx, "dl.sql", job1(trigger), job.Options{Registry: job.NewRegistry(), Logger: slog.New(slog.DiscardHandler)})
+		if err != nil {
+			t.Fatalf("%s with a dead-letter source: %v", trigger, err)
+		}
+		var b strings.Builder
+		if err := j.Explain(&b); err != nil {
+			t.Fatal(err)
+		}
+		if want := "dead letters after a crash: exactly-once: written in Kafka transactions of their own"; !strings.Contains(b.String(), want) {
+			t.Errorf("%s: EXPLAIN lacks %q:\n%s", trigger, want, b.String())
+		}
 	}
 }
