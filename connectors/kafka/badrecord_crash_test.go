@@ -419,7 +419,10 @@ func TestDeadLetterCrashUnchained(t *testing.T) {
 		t.Run(rule, func(t *testing.T) {
 			j := newDLJob(t, b, dlOffsetsInTxn)
 			j.scanParallelism = "3"
-			in := produceDeadLetterInput(t, b, j.in, 2000)
+			// 2,000 records were all read before the third checkpoint
+			// (and before a random kill) once the record path got faster;
+			// 100,000 keep the job running past the kills.
+			in := produceDeadLetterInput(t, b, j.in, 100000)
 			finished := false
 			if rule == "random" {
 				rng := crashtest.Rand(t, 9)

@@ -206,9 +206,25 @@ var faultPoints = []string{
 	"during-state-write", "after-state-write", "before-checkpoint-write", "during-prune",
 }
 
+// killAtFaults SIGKILLs the job at each of points in turn, at a random
+// hit from 1 to 4. The first point must be reached (the input is still
+// being produced); a later one may find the job done, and the sequence
+// ends there.
+func killAtFaults(t *testing.T, jf jobFile, points []string, rng *rand.Rand) {
+	t.Helper()
+	for i, p := range points {
+		if !killAtFault(t, jf, p, 1+rng.IntN(4), i == 0) {
+			return
+		}
+	}
+}
+
 // killAtFault runs the job with a rule that SIGKILLs it at the at-th hit
-// of point, and fails the test when the job finishes first.
-func killAtFault(t *testing.T, jf jobFile, point string, at int) {
+// of point and reports whether it did. When the job finishes first it
+// fails the test if must is set; otherwise (a later point of a sequence,
+// after a restart that found little input left on a fast machine) it
+// logs that the point was not reached and returns false.
+func killAtFault(t *testing.T, jf jobFile, point string, at int, must bool) bool {
 	t.Helper()
 	rule := fmt.Sprintf("%s@%d:kill", point, at)
 	switch point {
@@ -216,7 +232,11 @@ func killAtFault(t *testing.T, jf jobFile, point string, at int) {
 		// Die after a checkpoint, then while recovering from it.
 		first := fmt.Sprintf("after-checkpoint-written@%d:kill", at)
 		if !jf.run(t, first, 0) {
-			t.Fatalf("the job finished before %s", first)
+			if must {
+				t.Fatalf("the job finished before %s", first)
+			}
+			t.Logf("the job finished before %s: %s not tried in this configuration", first, point)
+			return false
 		}
 		rule = point + "@1:kill"
 	case "commit-delay":
@@ -224,9 +244,14 @@ func killAtFault(t *testing.T, jf jobFile, point string, at int) {
 		rule += ":300ms"
 	}
 	if !jf.run(t, rule, 0) {
-		t.Fatalf("the job finished before %s", rule)
+		if must {
+			t.Fatalf("the job finished before %s", rule)
+		}
+		t.Logf("the job finished before %s: not tried in this configuration", rule)
+		return false
 	}
 	t.Logf("killed at %s", rule)
+	return true
 }
 
 // TestAggregationCrash runs the aggregation job in every configuration,
@@ -276,9 +301,7 @@ func TestAggregationCrash(t *testing.T) {
 			in, all := aggInput(j.in, rng, per, 40)
 			produced := in.produce(t, c.b, batch, 10*time.Millisecond)
 			jf := j.file(in)
-			for _, p := range points {
-				killAtFault(t, jf, p, 1+rng.IntN(4))
-			}
+			killAtFaults(t, jf, points, rng)
 			kills := 0
 			for range 2 {
 				after := time.Duration(400+rng.IntN(2000)) * time.Millisecond

@@ -198,9 +198,7 @@ func TestIntervalJoinCrash(t *testing.T) {
 			producedO := o.produce(t, c.b, batch, 10*time.Millisecond)
 			producedS := s.produce(t, c.b, batch, 10*time.Millisecond)
 			jf := j.file(o, s)
-			for _, p := range points {
-				killAtFault(t, jf, p, 1+rng.IntN(4))
-			}
+			killAtFaults(t, jf, points, rng)
 			kills := 0
 			for range 2 {
 				after := time.Duration(400+rng.IntN(2000)) * time.Millisecond

@@ -182,9 +182,7 @@ func TestJoinCrash(t *testing.T) {
 			producedO := o.produce(t, c.b, batch, 10*time.Millisecond)
 			producedC := cu.produce(t, c.b, 1, 10*time.Millisecond)
 			jf := j.file(o, cu)
-			for _, p := range points {
-				killAtFault(t, jf, p, 1+rng.IntN(4))
-			}
+			killAtFaults(t, jf, points, rng)
 			kills := 0
 			for range 2 {
 				after := time.Duration(400+rng.IntN(2000)) * time.Millisecond

@@ -147,9 +147,7 @@ func TestTopNCrash(t *testing.T) {
 			in, want := topNInput(j.in, rng, per, 60)
 			produced := in.produce(t, c.b, batch, 10*time.Millisecond)
 			jf := j.file(in)
-			for _, p := range points {
-				killAtFault(t, jf, p, 1+rng.IntN(4))
-			}
+			killAtFaults(t, jf, points, rng)
 			kills := 0
 			for range 2 {
 				after := time.Duration(400+rng.IntN(2000)) * time.Millisecond
