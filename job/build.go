@@ -130,16 +130,10 @@ func buildPipeline(ctx context.Context, pl *planner.Plan, ins *planner.Insert, n
 		if srcNames[spec.Name]++; srcNames[spec.Name] > 1 {
 			spec.Name = fmt.Sprintf("%s#%d", spec.Name, srcNames[spec.Name])
 		}
-		if dls, ok := src.(connector.DeadLetterSource); ok {
-			dl, err := dls.DeadLetterSink(connector.DeadLetterConfig{Name: p.Name + "/" + spec.Name, Job: pl.JobName, ExactlyOnce: fl.Source.DeadLettersExactlyOnce})
-			if err != nil {
-				return p, fmt.Errorf("%w: source '%s': %w", planner.ErrInvalidTable, fl.Source.Name(), err)
-			}
-			if dl != nil {
-				spec.DeadLetter = &runtime.SinkSpec{Name: spec.Name + ".dead-letter", Sink: dl}
-				spec.DeadLettersInSink = fl.Source.DeadLettersInSink
-			}
+		if spec.DeadLetter, err = deadLetterSink(src, fl.Source, p.Name, spec.Name, pl.JobName); err != nil {
+			return p, err
 		}
+		spec.DeadLettersInSink = spec.DeadLetter != nil && fl.Source.DeadLettersInSink
 		p.Sources = append(p.Sources, spec)
 	}
 	snk, valid, err := buildSink(ctx, pl, ins.Sink, bo)
@@ -216,4 +210,22 @@ func sourceColumns(v *factory.Validated) []types.Field {
 		}
 	}
 	return out
+}
+
+// deadLetterSink returns the sink of the dead letters of src, the source
+// of planned source fs named name in pipeline pipe, or nil when src sets
+// no bad records aside.
+func deadLetterSink(src connector.Source, fs *planner.Source, pipe, name, jobName string) (*runtime.SinkSpec, error) {
+	dls, ok := src.(connector.DeadLetterSource)
+	if !ok {
+		return nil, nil
+	}
+	dl, err := dls.DeadLetterSink(connector.DeadLetterConfig{Name: pipe + "/" + name, Job: jobName, ExactlyOnce: fs.DeadLettersExactlyOnce})
+	if err != nil {
+		return nil, fmt.Errorf("%w: source '%s': %w", planner.ErrInvalidTable, fs.Name(), err)
+	}
+	if dl == nil {
+		return nil, nil
+	}
+	return &runtime.SinkSpec{Name: name + ".dead-letter", Sink: dl}, nil
 }

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/factory"
 	"github.com/streamsql/streamsql/ops/calc"
 	"github.com/streamsql/streamsql/planner"
@@ -96,18 +95,12 @@ func (b *graphBuilder) flow(fl *planner.Flow) (int, error) {
 			}
 			sv.Watermark = &runtime.WatermarkSpec{Generate: gen, IdleTimeout: b.pl.IdleTimeout}
 		}
-		if dls, ok := src.(connector.DeadLetterSource); ok {
-			// The source's dead letters go to a sink of their own: an
-			// exchange or an operator separates its rows from the sink,
-			// so they cannot ride in the sink's transactions
-			// (planner: Source.DeadLettersInSink is false in a graph).
-			dl, err := dls.DeadLetterSink(connector.DeadLetterConfig{Name: b.pipe + "/" + name, Job: b.pl.JobName, ExactlyOnce: fl.Source.DeadLettersExactlyOnce})
-			if err != nil {
-				return 0, fmt.Errorf("%w: source '%s': %w", planner.ErrInvalidTable, fl.Source.Name(), err)
-			}
-			if dl != nil {
-				sv.DeadLetter = &runtime.SinkSpec{Name: name + ".dead-letter", Sink: dl}
-			}
+		// The source's dead letters go to a sink of their own: an
+		// exchange or an operator separates its rows from the sink, so
+		// they cannot ride in the sink's transactions (the planner never
+		// sets Source.DeadLettersInSink in a graph).
+		if sv.DeadLetter, err = deadLetterSink(src, fl.Source, b.pipe, name, b.pl.JobName); err != nil {
+			return 0, err
 		}
 		from = b.add(runtime.Vertex{ID: b.pipe + "/" + name, Name: fl.Source.Name(), Parallelism: par, Source: sv})
 	}
