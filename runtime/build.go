@@ -327,6 +327,7 @@ func (a *attempt) newTask(vr *vertexRT, k int) error {
 			part: e.e.Exchange.Partition, key: e.e.Exchange.Key, maxP: a.maxParallelism}
 		if o.kind == Hash || o.kind == Partition {
 			o.bufs = make([][]types.Row, len(o.chans))
+			o.bytes = make([]int, len(o.chans))
 		}
 		t.outs = append(t.outs, o)
 	}

@@ -15,15 +15,25 @@ import (
 // channels merges them (channelHead). Rows go by the edge's exchange:
 // Forward to task u mod n, Single to task 0, Broadcast to every task, and
 // Hash and Partition to the task of each row, in per-target buffers that
-// go out when they hold exchangeBatch rows, when the task has no more
-// input waiting (after each batch of a reader), and before a barrier, a
-// watermark or the end of the input, so that a batch does not shatter into
-// tiny messages. Barriers, watermarks and the ends of the input and of the
-// channel go to every downstream task.
+// go out when they hold exchangeBatch rows or exchangeBytes bytes, when
+// the task has no more input waiting (after each batch of a reader), and
+// before a barrier, a watermark or the end of the input, so that a batch
+// does not shatter into tiny messages. Forward, Single and Broadcast send
+// the batches they get, cut into messages of at most exchangeBytes. So a
+// message holds at most exchangeBytes plus one row (types.Row.MemSize),
+// and a channel ChannelCapacity messages: what is in flight between two
+// tasks is bounded in bytes, whatever the rows' size or an operator's
+// output batch (a window firing for 100,000 keys at once). Barriers,
+// watermarks and the ends of the input and of the channel go to every
+// downstream task.
 
 // exchangeBatch bounds the rows of one message of a Hash or Partition
 // exchange.
 const exchangeBatch = 512
+
+// exchangeBytes bounds the bytes of one message of any exchange (plus the
+// row that crosses it).
+const exchangeBytes = 256 << 10
 
 // outEdge is one task's end of an edge.
 type outEdge struct {
@@ -38,6 +48,7 @@ type outEdge struct {
 	key    func(types.Row, []byte) []byte
 	maxP   int
 	bufs   [][]types.Row // Hash, Partition: rows per target not sent yet
+	bytes  []int         // Hash, Partition: the MemSize of bufs[k]
 	keyBuf []byte
 }
 
@@ -46,16 +57,11 @@ func (o *outEdge) send(ctx context.Context, rows []types.Row) error {
 	n := len(o.chans)
 	switch {
 	case o.kind == Forward:
-		return o.t.send(ctx, o.chans[o.fwd%n], message{kind: msgData, rows: rows})
+		return o.sendCut(ctx, o.chans[o.fwd%n:o.fwd%n+1], rows)
 	case o.kind == Single || n == 1:
-		return o.t.send(ctx, o.chans[0], message{kind: msgData, rows: rows})
+		return o.sendCut(ctx, o.chans[:1], rows)
 	case o.kind == Broadcast:
-		for _, ch := range o.chans {
-			if err := o.t.send(ctx, ch, message{kind: msgData, rows: rows}); err != nil {
-				return err
-			}
-		}
-		return nil
+		return o.sendCut(ctx, o.chans, rows)
 	}
 	for _, row := range rows {
 		var k int
@@ -66,7 +72,8 @@ func (o *outEdge) send(ctx context.Context, rows []types.Row) error {
 			return fmt.Errorf("pipeline partitioner returned %d for %d sink tasks", k, n)
 		}
 		o.bufs[k] = append(o.bufs[k], row)
-		if len(o.bufs[k]) >= exchangeBatch {
+		o.bytes[k] += row.MemSize()
+		if len(o.bufs[k]) >= exchangeBatch || o.bytes[k] >= exchangeBytes {
 			if err := o.flushTo(ctx, k); err != nil {
 				return err
 			}
@@ -80,7 +87,30 @@ func (o *outEdge) flushTo(ctx context.Context, k int) error {
 	b := o.bufs[k]
 	// The downstream keeps the rows: the next ones get a new slice.
 	o.bufs[k] = make([]types.Row, 0, min(cap(b), exchangeBatch))
+	o.bytes[k] = 0
 	return o.t.send(ctx, o.chans[k], message{kind: msgData, rows: b})
+}
+
+// sendCut sends rows to each of chans, in messages of at most
+// exchangeBytes (plus the row that crosses it). A message's rows are
+// capped slices of rows: a downstream that appends to them cannot
+// overwrite the next message's.
+func (o *outEdge) sendCut(ctx context.Context, chans []chan message, rows []types.Row) error {
+	for len(rows) > 0 {
+		n, size := 0, 0
+		for n < len(rows) && size < exchangeBytes {
+			size += rows[n].MemSize()
+			n++
+		}
+		m := message{kind: msgData, rows: rows[:n:n]}
+		for _, ch := range chans {
+			if err := o.t.send(ctx, ch, m); err != nil {
+				return err
+			}
+		}
+		rows = rows[n:]
+	}
+	return nil
 }
 
 // flush sends every buffered row.

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -307,5 +308,96 @@ func TestGraphMaxParallelism(t *testing.T) {
 	cfg.MaxParallelism = 3
 	if _, err := runtime.NewJob(runtime.JobSpec{Name: "g", Config: cfg, Graph: g}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// fatOp emits, for each input row, fatRows rows of fatBytes bytes each.
+type fatOp struct{ stream.Base }
+
+const (
+	fatRows  = 16
+	fatBytes = 32 << 10
+)
+
+func (fatOp) Open(*stream.Context) error { return nil }
+
+func (fatOp) Process(_ int, rows []types.Row, out *stream.Output) error {
+	pad := strings.Repeat("x", fatBytes)
+	for _, r := range rows {
+		for range fatRows {
+			out.Emit(types.Row{Kind: r.Kind, Fields: []types.Value{r.Fields[0], r.Fields[1], types.Str(pad)}})
+		}
+	}
+	return nil
+}
+
+// batchMeter is an operator that records the most bytes
+// (types.Row.MemSize) and rows of one batch it was handed, and emits
+// nothing.
+type batchMeter struct {
+	stream.Base
+	mu             *sync.Mutex
+	maxBytes, rows *int
+}
+
+func (batchMeter) Open(*stream.Context) error { return nil }
+
+func (m batchMeter) Process(_ int, rows []types.Row, _ *stream.Output) error {
+	size := 0
+	for _, r := range rows {
+		size += r.MemSize()
+	}
+	m.mu.Lock()
+	*m.maxBytes = max(*m.maxBytes, size)
+	*m.rows += len(rows)
+	m.mu.Unlock()
+	return nil
+}
+
+// TestExchangeBoundsBytes sends rows of 32 KiB through each exchange kind
+// (an operator's output batches hold 4 MiB of them) and checks that no
+// message the next task gets holds more than 256 KiB plus one row, so that
+// what a channel holds is bounded in bytes, not only in messages — and
+// that every row still arrives.
+func TestExchangeBoundsBytes(t *testing.T) {
+	const bound = 256<<10 + fatBytes + 1024 // the runtime's exchangeBytes, plus one row
+	for _, c := range []struct {
+		name   string
+		ex     runtime.Exchange
+		par    int
+		copies int
+	}{
+		{"forward", runtime.Exchange{Kind: runtime.Forward}, 1, 1},
+		{"single", runtime.Exchange{Kind: runtime.Single}, 3, 1},
+		{"broadcast", runtime.Exchange{Kind: runtime.Broadcast}, 2, 2},
+		{"hash", runtime.Exchange{Kind: runtime.Hash, Key: byPartition}, 3, 1},
+		{"partition", runtime.Exchange{Kind: runtime.Partition, Partition: func(r types.Row, n int) int { return int(r.Fields[0].Int64()) % n }}, 3, 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var mu sync.Mutex
+			var maxBytes, rows int
+			g := &graphRig{rig: newRig(t), sinkPar: c.par}
+			g.per, g.batch, g.delay = 40, 8, 0
+			g.fileSinks = []*testkit.FileSink{{Dir: filepath.Join(g.dir, "out")}}
+			g.ops = []runtime.Vertex{
+				{ID: "main/fat", Parallelism: g.srcPar, Operator: &runtime.OperatorVertex{New: func(stream.TaskInfo) (stream.Operator, error) { return fatOp{}, nil }}},
+				{ID: "main/meter", Parallelism: c.par, Operator: &runtime.OperatorVertex{New: func(stream.TaskInfo) (stream.Operator, error) {
+					return batchMeter{mu: &mu, maxBytes: &maxBytes, rows: &rows}, nil
+				}}},
+			}
+			g.edges = []runtime.Exchange{{Kind: runtime.Forward}, c.ex, {Kind: runtime.Forward}}
+			j := g.job(t)
+			if err := runJob(t, j, time.Minute); err != nil {
+				t.Fatal(err)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if want := c.copies * fatRows * g.partitions * int(g.per); rows != want {
+				t.Fatalf("the operator got %d rows, want %d", rows, want)
+			}
+			if maxBytes > bound {
+				t.Fatalf("one message held %d bytes; want at most %d", maxBytes, bound)
+			}
+		})
 	}
 }

@@ -63,6 +63,39 @@ func (r Row) Clone() Row {
 	return Row{Kind: r.Kind, Fields: append([]Value(nil), r.Fields...)}
 }
 
+// MemSize returns an estimate of the memory r refers to, in bytes: its
+// fields and what they hold (strings, bytes, nested rows, arrays, maps,
+// wide decimals). Memory shared between rows counts in each. The runtime
+// bounds the bytes in flight between tasks with it.
+func (r Row) MemSize() int { return valuesMemSize(r.Fields) }
+
+// valueSize is the size of one Value.
+const valueSize = int(unsafe.Sizeof(Value{}))
+
+func valuesMemSize(vs []Value) int {
+	n := len(vs) * valueSize
+	for i := range vs {
+		n += len(vs[i].s)
+		if vs[i].x != nil {
+			n += xMemSize(vs[i].x)
+		}
+	}
+	return n
+}
+
+// xMemSize returns what a Value's x refers to.
+func xMemSize(x any) int {
+	switch x := x.(type) {
+	case []Value:
+		return valuesMemSize(x)
+	case *MapData:
+		return valuesMemSize(x.Keys) + valuesMemSize(x.Values)
+	case *bigInt:
+		return int(unsafe.Sizeof(*x)) + 8*len(x.Bits())
+	}
+	return 0
+}
+
 // tag says which representation a Value holds.
 type tag uint8
 

@@ -3,8 +3,10 @@ package types
 import (
 	"errors"
 	"math"
+	"strings"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 func TestParseDecimalStrict(t *testing.T) {
@@ -151,6 +153,33 @@ func TestTimestampOutsideUnixNanoRange(t *testing.T) {
 		ts := TimestampFromTime(tm)
 		if ts.NanoOfMilli < 0 || ts.NanoOfMilli > 999999 || !ts.Time().Equal(tm) {
 			t.Errorf("TimestampFromTime(%v) = %+v, back %v", tm, ts, ts.Time())
+		}
+	}
+}
+
+// TestRowMemSize checks that MemSize counts a row's fields and everything
+// they refer to: strings, nested rows, maps and wide decimals.
+func TestRowMemSize(t *testing.T) {
+	v := int(unsafe.Sizeof(Value{}))
+	wide, err := ParseDecimal("123456789012345678901234567890.5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		row  Row
+		min  int // at least
+		max  int // at most
+	}{
+		{"empty", Row{}, 0, 0},
+		{"scalars", Row{Fields: []Value{Int64(1), Float64(2), {}, Bool(true)}}, 4 * v, 4 * v},
+		{"string", Row{Fields: []Value{Str(strings.Repeat("x", 1000))}}, v + 1000, v + 1000},
+		{"nested", Row{Fields: []Value{List([]Value{Str("abc"), List([]Value{Str("de")})})}}, 4*v + 5, 4*v + 5},
+		{"map", Row{Fields: []Value{MapValue(&MapData{Keys: []Value{Str("k")}, Values: []Value{Int64(1)}})}}, 3*v + 1, 3*v + 1},
+		{"wide decimal", Row{Fields: []Value{DecimalValue(wide)}}, v + 8, v + 200},
+	} {
+		if got := c.row.MemSize(); got < c.min || got > c.max {
+			t.Errorf("%s: MemSize %d, want %d..%d", c.name, got, c.min, c.max)
 		}
 	}
 }
