@@ -32,6 +32,9 @@ type builder struct {
 	// evaluators they are given, never straight from the row (the expr-lang
 	// backend passes argument slots, not rows).
 	viaArgs bool
+	// plainCase compiles every searched CASE branch by branch, without
+	// caseOnString's shared operand (tests compare the two).
+	plainCase bool
 	// consts memoizes constant over the nodes compiled, which compile
 	// visits children first: checking each node costs its arity, not its
 	// subtree (a chain of n operators would cost n²).
@@ -410,6 +413,11 @@ func (b *builder) constant(e Expr) bool {
 }
 
 func (b *builder) compileCase(n *Case) (evalFn, error) {
+	if n.Operand == nil && !b.plainCase {
+		if x, keys := b.caseOnString(n); x != nil {
+			return b.compileCaseOnString(n, x, keys)
+		}
+	}
 	conds := make([]evalFn, len(n.Whens))
 	results := make([]evalFn, len(n.Whens))
 	var operand evalFn
