@@ -3,7 +3,10 @@
 // BETWEEN ... PRECEDING AND CURRENT ROW), which appends to every input
 // row the aggregates of the rows of its frame — the rows of its partition
 // up to it, all of them (UNBOUNDED PRECEDING) or the last N rows (ROWS)
-// or those within a time span before it (RANGE). The output inserts only.
+// or those within a time span before it (RANGE). Over an insert-only input
+// the output inserts only; over an updating one (Spec.Updating, which
+// Flink refuses) it is the changelog of the OVER of the input's current
+// table (updating.go).
 //
 // Over event time a row is kept until the watermark reaches its time;
 // then the rows of each partition are aggregated in time order: one at a
@@ -84,6 +87,13 @@ type Spec struct {
 	// Calls are the aggregate calls over the frame (ROW_NUMBER is COUNT(*)
 	// over a ROWS frame).
 	Calls []agg.Call
+	// Updating takes an input that updates and deletes (a GROUP BY's, a
+	// Top-N's, a join's), which Flink refuses: the operator orders each
+	// partition's rows by column Order (any orderable type; Time must be
+	// -1) and emits the changes of the results (see updating.go).
+	Updating bool
+	// Order is the ORDER BY column of an Updating operator.
+	Order int
 	// TTL forgets a partition's state not written for TTL
 	// (table.exec.state.ttl); 0: never. As in Flink, rows that expire
 	// while in a bounded frame are not taken out of its aggregates.
@@ -124,6 +134,12 @@ func New(spec Spec) stream.Factory {
 	return func(task stream.TaskInfo) (stream.Operator, error) {
 		if err := spec.check(); err != nil {
 			return nil, err
+		}
+		if spec.Updating {
+			if err := spec.checkUpdating(); err != nil {
+				return nil, err
+			}
+			return newUpdating(spec, task), nil
 		}
 		o := &overAgg{spec: spec, maxP: task.MaxParallelism, kgs: task.KeyGroups}
 		if o.maxP <= 0 {

@@ -46,6 +46,8 @@ type Options struct {
 	// Now is the wall clock in milliseconds at Open (processing time and
 	// state TTL); it moves with Advance.
 	Now int64
+	// Backend is the keyed state's kind (nil: the heap backend).
+	Backend state.Kind
 }
 
 // Open creates task opts.Index of f's operator on a heap backend and opens
@@ -78,8 +80,14 @@ func Open(t testing.TB, f stream.Factory, opts Options) *Task {
 			restore = append(restore, h)
 		}
 	}
-	b, err := heap.Open(context.Background(), state.Config{Operator: fmt.Sprintf("op task %d", opts.Index), KeyGroups: kgs,
-		MaxParallelism: opts.MaxParallelism, Restore: restore, Files: opts.Files, Now: func() int64 { return tk.now }})
+	kind, dir := opts.Backend, ""
+	if kind == nil {
+		kind = heap.Kind{}
+	} else {
+		dir = t.TempDir() // an on-disk backend's working files
+	}
+	b, err := kind.Open(context.Background(), state.Config{Operator: fmt.Sprintf("op task %d", opts.Index), KeyGroups: kgs,
+		MaxParallelism: opts.MaxParallelism, Restore: restore, Files: opts.Files, Dir: dir, Now: func() int64 { return tk.now }})
 	if err != nil {
 		t.Fatalf("open the state: %v", err)
 	}

@@ -183,10 +183,18 @@ type Pipeline struct {
 	files  *statetest.MemFiles
 	wm     int64
 	now    int64
+	kind   state.Kind
 }
 
+// NewPipeline opens the stages' tasks at parallelism on the heap backend.
 func NewPipeline(t *testing.T, parallelism int, stages ...Stage) *Pipeline {
-	p := &Pipeline{t: t, stages: stages, files: statetest.NewMemFiles(), wm: stream.MinWatermark}
+	return NewPipelineOn(t, nil, parallelism, stages...)
+}
+
+// NewPipelineOn is NewPipeline on the backend kind (nil: heap), which
+// restores use too.
+func NewPipelineOn(t *testing.T, kind state.Kind, parallelism int, stages ...Stage) *Pipeline {
+	p := &Pipeline{t: t, stages: stages, files: statetest.NewMemFiles(), wm: stream.MinWatermark, kind: kind}
 	p.open(parallelism, nil)
 	return p
 }
@@ -205,7 +213,7 @@ func (p *Pipeline) open(parallelism int, handles [][]state.Handle) {
 				restore = handles[si]
 			}
 			p.tasks[si] = append(p.tasks[si], streamtest.Open(p.t, s.F, streamtest.Options{Index: i, Parallelism: n,
-				Restore: restore, Files: p.files, Watermark: p.wm, Now: p.now}))
+				Restore: restore, Files: p.files, Watermark: p.wm, Now: p.now, Backend: p.kind}))
 		}
 	}
 }
