@@ -211,11 +211,11 @@ func (p *planner) nodeChangelog(n *Node) (Changelog, error) {
 		}
 		n.Changelog = c
 	case OverAggregate:
-		if !in.InsertOnly() {
-			return Changelog{}, p.f.errorAt(n.Pos, ddl.ErrUnsupported, nil, fmt.Sprintf(
-				"an OVER aggregate over an input with updates or deletes (%s) is not supported; it takes insert-only input, as in Flink (OverAggregate doesn't support consuming update changes)", in))
+		c, err := p.overChangelog(n, in)
+		if err != nil {
+			return Changelog{}, err
 		}
-		n.Changelog = Changelog{Kinds: KindsInsert}
+		n.Changelog = c
 	}
 	return n.Changelog, nil
 }
@@ -242,7 +242,8 @@ func requireUpdateBefore(fl *Flow, need bool) {
 		// A retracting aggregation takes back the old row of each update,
 		// and so do a join and a retracting Top-N; ChangelogNormalize
 		// keeps old rows itself.
-		requireUpdateBefore(in, n.Kind == GroupAggregate && n.Agg.Retracting || n.Kind == Join || (n.Kind == TemporalJoin || n.Kind == LookupJoin) && in.Input == 0 || retracts)
+		requireUpdateBefore(in, n.Kind == GroupAggregate && n.Agg.Retracting || n.Kind == Join || (n.Kind == TemporalJoin || n.Kind == LookupJoin) && in.Input == 0 || retracts ||
+			n.Kind == OverAggregate && n.Over.Updating)
 	}
 }
 

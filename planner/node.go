@@ -105,6 +105,7 @@ type Node struct {
 	Join        *JoinPlan
 	Rank        *RankPlan
 	Over        *over.Spec
+	overPlan    *overPlan
 	// Describe is the operator's one-line description for EXPLAIN, such
 	// as "GroupAggregate(keys=[bidder], calls=[COUNT(*)])".
 	Describe string

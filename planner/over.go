@@ -243,15 +243,22 @@ func (p *planner) planOver(q *ddl.Select, in *relation, quals [][]string, overs 
 		times = append(times, e)
 	}
 	rowtime, proc := p.timeAttribute(in.branches, times)
+	// Not a time attribute: Flink refuses it (over insert-only input, the
+	// only input its OVER takes). streamsql runs it over an updating input
+	// (ordering by the column's value, see ops/over); whether the input
+	// updates is known once the changelog is inferred, which returns the
+	// refusal for an insert-only one.
+	var notTime error
 	if !rowtime && !proc {
 		if frame.Unbounded {
-			return nil, nil, nil, p.f.errorAt(ob.Pos, ddl.ErrUnsupported, nil, fmt.Sprintf(
+			notTime = p.f.errorAt(ob.Pos, ddl.ErrUnsupported, nil, fmt.Sprintf(
 				"an OVER window ordered by %s, which is not a time attribute, is not supported yet; order it by a rowtime attribute (the WATERMARK FOR column of a table) or a PROCTIME() column",
 				ddl.FormatExpr(ob.Expr)))
+		} else {
+			notTime = p.f.errorAt(ob.Pos, ddl.ErrUnsupported, nil, fmt.Sprintf(
+				"a bounded OVER window ordered by %s, which is not a time attribute, is not supported, as in Flink (Non-time attribute sort is not supported for bounded OVER window); order it by a rowtime attribute (the WATERMARK FOR column of a table) or a PROCTIME() column",
+				ddl.FormatExpr(ob.Expr)))
 		}
-		return nil, nil, nil, p.f.errorAt(ob.Pos, ddl.ErrUnsupported, nil, fmt.Sprintf(
-			"a bounded OVER window ordered by %s, which is not a time attribute, is not supported, as in Flink (Non-time attribute sort is not supported for bounded OVER window); order it by a rowtime attribute (the WATERMARK FOR column of a table) or a PROCTIME() column",
-			ddl.FormatExpr(ob.Expr)))
 	}
 
 	node := &Node{Kind: OverAggregate, Pos: pos, Names: slices.Clone(in.names), Types: slices.Clone(in.types)}
@@ -284,9 +291,14 @@ func (p *planner) planOver(q *ddl.Select, in *relation, quals [][]string, overs 
 		node.Types = append(node.Types, m.Type())
 		return extra[key], nil
 	}
-	spec := &over.Spec{Time: -1, Frame: frame, TTL: p.plan.StateTTL}
-	if rowtime {
+	spec := &over.Spec{Time: -1, Order: -1, Frame: frame, TTL: p.plan.StateTTL}
+	switch {
+	case rowtime:
 		if spec.Time, err = column(ob.Expr); err != nil {
+			return nil, nil, nil, err
+		}
+	case notTime != nil:
+		if spec.Order, err = column(ob.Expr); err != nil {
 			return nil, nil, nil, err
 		}
 	}
@@ -405,9 +417,14 @@ func (p *planner) planOver(q *ddl.Select, in *relation, quals [][]string, overs 
 		callNames = append(callNames, c.text)
 	}
 	order := "PROCTIME"
-	if rowtime {
+	switch {
+	case rowtime:
 		order = "ROWTIME " + node.Names[spec.Time]
+	case notTime != nil:
+		order = ddl.FormatExpr(ob.Expr)
 	}
+	node.overPlan = &overPlan{notTime: notTime, proc: proc, order: ddl.FormatExpr(ob.Expr), orderPos: ob.Pos,
+		partNames: partNames, callNames: callNames}
 	node.Describe = fmt.Sprintf("OverAggregate(partitionBy=[%s], orderBy=[%s ASC], window=[%s], select=[%s])",
 		strings.Join(partNames, ", "), order, frame, strings.Join(callNames, ", "))
 
@@ -438,4 +455,57 @@ func (p *planner) planOver(q *ddl.Select, in *relation, quals [][]string, overs 
 	nq := *q
 	nq.Where = nil
 	return out, &nq, rewrite, nil
+}
+
+// overPlan is what the changelog inference needs of an OVER node: over an
+// updating input the OVER is ordered by its ORDER BY column's value
+// (ops/over's Updating), which an insert-only input refuses as Flink does.
+type overPlan struct {
+	// notTime is the refusal of an ORDER BY that is not a time attribute
+	// over an insert-only input; nil for a time attribute.
+	notTime error
+	// proc: ordered by PROCTIME().
+	proc bool
+	// order is the ORDER BY as written, orderPos its position;
+	// partNames and callNames the PARTITION BY and calls, for EXPLAIN.
+	order                string
+	orderPos             ddl.Pos
+	partNames, callNames []string
+}
+
+// overChangelog infers the changelog of OVER node n over an input that
+// carries in: insert-only as Flink's over an insert-only input, the OVER
+// of the input's current table, updated as it changes, over an updating
+// one (which Flink refuses: FLINK-19059).
+func (p *planner) overChangelog(n *Node, in RowKinds) (Changelog, error) {
+	op, s := n.overPlan, n.Over
+	if in.InsertOnly() {
+		if op != nil && op.notTime != nil {
+			return Changelog{}, op.notTime
+		}
+		return Changelog{Kinds: KindsInsert}, nil
+	}
+	switch {
+	case op == nil || op.proc:
+		return Changelog{}, p.f.errorAt(n.Pos, ddl.ErrUnsupported, nil, fmt.Sprintf(
+			"an OVER aggregate ordered by processing time over an input with updates or deletes (%s) is not supported: a retraction could not find the row it takes back (Flink: OverAggregate doesn't support consuming update changes); order it by a column of the input", in))
+	case !s.Frame.Rows && !s.Frame.Unbounded:
+		return Changelog{}, p.f.errorAt(n.Pos, ddl.ErrUnsupported, nil, fmt.Sprintf(
+			"an OVER aggregate with a bounded RANGE frame over an input with updates or deletes (%s) is not supported yet; use a ROWS frame or RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW", in))
+	}
+	for _, c := range s.Calls {
+		if c.Distinct {
+			return Changelog{}, p.f.errorAt(n.Pos, ddl.ErrUnsupported, nil, fmt.Sprintf(
+				"an OVER aggregate with DISTINCT over an input with updates or deletes (%s) is not supported yet", in))
+		}
+	}
+	if s.Time >= 0 {
+		// A rowtime attribute that survived an updating operator: its
+		// value orders the rows; no row waits for the watermark.
+		s.Order, s.Time = s.Time, -1
+	}
+	s.Updating = true
+	n.Describe = fmt.Sprintf("OverAggregate(partitionBy=[%s], orderBy=[%s ASC, then every column], window=[%s], select=[%s], input=updating: the OVER of its current table, rows whose frame changed are updated)",
+		strings.Join(op.partNames, ", "), op.order, s.Frame, strings.Join(op.callNames, ", "))
+	return Changelog{Kinds: KindsAll}, nil
 }

@@ -840,6 +840,8 @@ func (pl *Plan) rankState(n *Node, backend string) string {
 	case OverAggregate:
 		s := n.Over
 		switch {
+		case s.Updating:
+			return fmt.Sprintf("%s, every row of the input's current table, by partition and order (the input updates), %s: it grows with the input's table", backend, ttl)
 		case s.Time >= 0 && s.Frame.Unbounded:
 			return fmt.Sprintf("%s, the accumulators of each partition (%s) and its rows until the watermark passes them", backend, ttl)
 		case s.Frame.Unbounded:
@@ -904,7 +906,7 @@ func pruneNodeColumns(consumer *Flow, n *Node) error {
 		}
 	} else {
 		used(ov.Partition...)
-		used(ov.Time)
+		used(ov.Time, ov.Order)
 		for _, c := range ov.Calls {
 			used(c.Arg, c.Filter)
 		}
@@ -978,6 +980,7 @@ func pruneNodeColumns(consumer *Flow, n *Node) error {
 		ov.Types = ts
 		ov.Partition = remapAll(ov.Partition)
 		ov.Time = remap(ov.Time)
+		ov.Order = remap(ov.Order)
 		for i := range ov.Calls {
 			ov.Calls[i].Arg = remap(ov.Calls[i].Arg)
 			ov.Calls[i].Filter = remap(ov.Calls[i].Filter)

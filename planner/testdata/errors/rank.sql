@@ -26,8 +26,12 @@ INSERT INTO sink SELECT SUM(price) OVER (ORDER BY ts), MAX(price) OVER (ORDER BY
 INSERT INTO sink SELECT auction, SUM(price) OVER (PARTITION BY auction) FROM bids;
 INSERT INTO sink SELECT auction, SUM(price) OVER (ORDER BY ts ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING) FROM bids;
 INSERT INTO sink SELECT auction, SUM(price) OVER (ORDER BY bidder) FROM bids;
-INSERT INTO sink SELECT auction, SUM(total) OVER (ORDER BY t) FROM (SELECT auction, SUM(price) AS total, MAX(pt) AS t FROM bids GROUP BY auction);
+INSERT INTO sink SELECT auction, SUM(total) OVER (ORDER BY t RANGE BETWEEN INTERVAL '1' MINUTE PRECEDING AND CURRENT ROW) FROM (SELECT auction, SUM(price) AS total, MAX(pt) AS t FROM bids GROUP BY auction);
+INSERT INTO sink SELECT auction, SUM(DISTINCT total) OVER (ORDER BY t) FROM (SELECT auction, SUM(price) AS total, MAX(pt) AS t FROM bids GROUP BY auction);
 INSERT INTO sink SELECT auction, price FROM bids WHERE SUM(price) OVER (ORDER BY ts) > 3;
 INSERT INTO sink SELECT auction, SUM(COUNT(*)) OVER (ORDER BY MAX(ts)) FROM bids GROUP BY auction;
 INSERT INTO sink SELECT auction, FIRST_VALUE(price) OVER (ORDER BY ts ROWS 3 PRECEDING) FROM bids;
 INSERT INTO sink SELECT auction, SUM(price) OVER w FROM bids WINDOW v AS (ORDER BY ts);
+-- An OVER over updating input cannot be ordered by processing time.
+CREATE TABLE changes (auction BIGINT, price BIGINT, pt AS PROCTIME()) WITH ('connector' = 'kafka', 'topic' = 'changes', 'properties.bootstrap.servers' = 'localhost:9092', 'format' = 'debezium-json');
+INSERT INTO sink SELECT auction, SUM(price) OVER (ORDER BY pt) FROM changes;
