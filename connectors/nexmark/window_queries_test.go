@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -37,7 +38,15 @@ func generatorDefs(t *testing.T) string {
 func checkQueryOracle(t *testing.T, name, defs string, vars map[string]string, hints map[string]map[string]string,
 	ts []types.Type, oracle func() [][]types.Value) {
 	t.Helper()
-	query, err := os.ReadFile(filepath.Join(queriesDir, name+".sql"))
+	checkFileOracle(t, filepath.Join(queriesDir, name+".sql"), defs, vars, hints, ts, oracle)
+}
+
+// checkFileOracle is checkQueryOracle of the query file at path.
+func checkFileOracle(t *testing.T, path, defs string, vars map[string]string, hints map[string]map[string]string,
+	ts []types.Type, oracle func() [][]types.Value) {
+	t.Helper()
+	name := strings.TrimSuffix(filepath.Base(path), ".sql")
+	query, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
