@@ -112,11 +112,28 @@ func (p *planner) resolveAggregate(q *ddl.Select, in *relation, quals [][]string
 	// the indexes of groupExprs it groups by; nil for a plain GROUP BY.
 	var sets [][]int
 	hasWindowCol := [3]bool{}
+	// attached is the window of a window aggregation's output grouped by
+	// its window_start and window_end (a cascading window aggregation);
+	// attachedCols says which of in's columns are its window columns, and
+	// attachedEnd is the window_end column.
+	var attached *window.Spec
+	var attachedCols []int
+	attachedEnd := -1
+	idx := &lowerer{f: p.f, sc: indexScope(in, quals)}
 	if q.GroupBy != nil && hasGroupingSets(q.GroupBy.Items) {
 		if win != nil {
 			return nil, p.f.errorAt(q.GroupBy.Pos, ddl.ErrUnsupported, nil, "grouping sets over a window table function are not supported yet")
 		}
 		groupExprs, sets = groupingSets(q.GroupBy.Items)
+		var items []ddl.GroupItem
+		for _, g := range groupExprs {
+			items = append(items, ddl.GroupItem{Kind: ddl.GroupExpr, Expr: g})
+		}
+		if ws, _ := p.attachedWindow(in, items, quals); ws != nil {
+			// Flink: "GROUPING SETS are currently not supported" for a
+			// window aggregation.
+			return nil, p.f.errorAt(q.GroupBy.Pos, ddl.ErrUnsupported, nil, "grouping sets over the window_start and window_end of a window aggregation are not supported (Flink does not support them either)")
+		}
 		for _, g := range groupExprs {
 			if calls := aggregateCalls(g); len(calls) > 0 {
 				return nil, p.f.errorAt(calls[0].Pos, ErrType, nil, fmt.Sprintf("aggregate function %s is not allowed in GROUP BY", calls[0].Name))
@@ -133,11 +150,25 @@ func (p *planner) resolveAggregate(q *ddl.Select, in *relation, quals [][]string
 			}
 			items = append(items, g)
 		}
+		if win == nil {
+			attached, attachedCols = p.attachedWindow(in, items, quals)
+		}
 		for _, g := range items {
 			if calls := aggregateCalls(g.Expr); len(calls) > 0 {
 				return nil, p.f.errorAt(calls[0].Pos, ErrType, nil, fmt.Sprintf("aggregate function %s is not allowed in GROUP BY", calls[0].Name))
 			}
-			if win == nil {
+			if attached != nil {
+				if c, ok := g.Expr.(*ddl.ColumnRef); ok {
+					if e, err := idx.quietly(c); err == nil {
+						if cr, ok := e.(*expr.ColumnRef); ok && attachedCols[cr.Index] >= 0 {
+							if attachedCols[cr.Index] == 1 {
+								attachedEnd = cr.Index
+							}
+							continue
+						}
+					}
+				}
+			} else if win == nil {
 				lw, times, err := p.legacyWindow(g.Expr, in, quals)
 				if err != nil {
 					return nil, err
@@ -197,7 +228,7 @@ func (p *planner) resolveAggregate(q *ddl.Select, in *relation, quals [][]string
 	if q.GroupBy != nil {
 		node.Pos = q.GroupBy.Pos
 	}
-	if win != nil {
+	if win != nil || attached != nil {
 		node.Kind = WindowAggregate
 	}
 	nk := len(groupExprs)
@@ -284,6 +315,15 @@ func (p *planner) resolveAggregate(q *ddl.Select, in *relation, quals [][]string
 				src.Watermark = src.watermark
 			}
 		}
+		if attached != nil {
+			if bi == 0 {
+				ws := *attached
+				ws.Time, ws.Attached = len(fl.Projection), true
+				attached = &ws
+			}
+			fl.Projection = append(fl.Projection, b.cols[attachedEnd])
+			fl.Names = append(fl.Names, "$window_end")
+		}
 		if sets != nil {
 			fl.Projection, fl.Expand = expandSets(fl.Projection, sets, len(groupExprs))
 		}
@@ -315,7 +355,20 @@ func (p *planner) resolveAggregate(q *ddl.Select, in *relation, quals [][]string
 		callNames = append(callNames, c.text)
 	}
 	node.Keys = spec.Keys
-	if win == nil {
+	if attached != nil {
+		ws := *attached
+		ws.Keys, ws.KeyTypes, ws.Calls = spec.Keys, spec.KeyTypes, spec.Calls
+		node.Window = &ws
+		node.Names = append(node.Names, windowColumns...)
+		node.Types = append(node.Types, windowTypes(ws.TimeType)...)
+		var startName string
+		for i, k := range attachedCols {
+			if k == 0 && startName == "" {
+				startName = in.names[i]
+			}
+		}
+		node.Describe = fmt.Sprintf("WindowAggregate(%s, %s, %s)", describeAttached(ws, startName, in.names[attachedEnd]), describeCalls(node.Names[:nk], spec.Calls, callNames), "emit when the window ends")
+	} else if win == nil {
 		node.Agg = spec
 		node.Describe = "GroupAggregate(" + describeCalls(node.Names[:nk], spec.Calls, callNames) + ")"
 	} else {
@@ -334,7 +387,7 @@ func (p *planner) resolveAggregate(q *ddl.Select, in *relation, quals [][]string
 	// The output: the SELECT list and HAVING over the node's row, where a
 	// grouping expression is its key column and a call its result.
 	src := &Source{Pos: q.Pos, Node: node, RowTypes: node.Types}
-	if win != nil && !win.proc {
+	if win != nil && !win.proc || attached != nil {
 		// window_time is a rowtime attribute of the output: a window
 		// aggregation over it cascades.
 		src.rowtime = expr.Col(nk+ncalls+2, "window_time", node.Types[nk+ncalls+2])
@@ -371,6 +424,13 @@ func (p *planner) resolveAggregate(q *ddl.Select, in *relation, quals [][]string
 			if in0, err := first.quietly(c); err == nil {
 				if cr, ok := in0.(*expr.ColumnRef); ok && cr.Index < 0 {
 					return windowCol(colWindowStart - cr.Index), true, nil
+				}
+			}
+		}
+		if c, ok := e.(*ddl.ColumnRef); ok && attached != nil {
+			if e, err := idx.quietly(c); err == nil {
+				if cr, ok := e.(*expr.ColumnRef); ok && attachedCols[cr.Index] >= 0 {
+					return windowCol(attachedCols[cr.Index]), true, nil
 				}
 			}
 		}

@@ -592,21 +592,7 @@ func (jb *joinBuilder) windowColumn(in, i int) (int, *window.Spec, bool) {
 		}
 		return 0, nil, false
 	}
-	var k int
-	var spec *window.Spec
-	for bi, b := range rel.branches {
-		c, ok := b.cols[i].(*expr.ColumnRef)
-		node := b.src.Node
-		if !ok || node == nil || node.Kind != WindowAggregate {
-			return 0, nil, false
-		}
-		kb := c.Index - (len(node.Names) - 3)
-		if kb < 0 || bi > 0 && (kb != k || !sameWindow(spec, node.Window)) {
-			return 0, nil, false
-		}
-		k, spec = kb, node.Window
-	}
-	return k, spec, spec != nil
+	return windowAggColumn(rel, i)
 }
 
 // sameWindow reports whether two windows are the same windows.

@@ -168,6 +168,93 @@ func (p *planner) windowRelation(ref *ddl.TableFunc, depth int) (*relation, [][]
 	return out, quals, nil
 }
 
+// windowAggColumn reports which window column (0: window_start, 1:
+// window_end, 2: window_time) of a window aggregation's output column i of
+// rel is, in every branch, and the window: Flink's window properties,
+// which a renaming projection, a filter and a UNION ALL of the same window
+// keep and any expression over the column loses.
+func windowAggColumn(rel *relation, i int) (int, *window.Spec, bool) {
+	var k int
+	var spec *window.Spec
+	for bi, b := range rel.branches {
+		c, ok := b.cols[i].(*expr.ColumnRef)
+		node := b.src.Node
+		if !ok || node == nil || node.Kind != WindowAggregate {
+			return 0, nil, false
+		}
+		kb := c.Index - (len(node.Names) - 3)
+		if kb < 0 || bi > 0 && (kb != k || !sameWindow(spec, node.Window)) {
+			return 0, nil, false
+		}
+		k, spec = kb, node.Window
+	}
+	return k, spec, spec != nil
+}
+
+// indexScope is a scope of in's columns whose expressions are their
+// indexes in in: lowering a column name there says which column it is.
+func indexScope(in *relation, quals [][]string) *scope {
+	sc := &scope{quals: quals}
+	for i, n := range in.names {
+		sc.cols = append(sc.cols, scopeCol{name: n, e: expr.Col(i, n, in.types[i]), quals: in.colQualsOf(i)})
+	}
+	return sc
+}
+
+// describeAttached describes for EXPLAIN the window of a cascading window
+// aggregation, as Flink does: "HOP(win_start=ws, win_end=we, size=10 s,
+// slide=2 s, event time)".
+func describeAttached(s window.Spec, start, end string) string {
+	d := describeWindow(s, false)
+	open := strings.IndexByte(d, '(')
+	return d[:open+1] + "win_start=" + start + ", win_end=" + end + ", " + d[open+1:]
+}
+
+// attachedWindow finds, among the GROUP BY columns of an aggregation over
+// relation in (not read through a window table function), the
+// window_start and window_end of a window aggregation's output: such an
+// aggregation is a window aggregation of the same windows (Flink's
+// cascading window aggregation), when they are of event-time TUMBLE, HOP
+// or CUMULATE windows (Flink plans a GROUP BY over processing-time
+// windows' columns as a group aggregation, and over SESSION windows'
+// otherwise). It returns the window and, for each of in's columns, which
+// window column it is (-1: none).
+func (p *planner) attachedWindow(in *relation, items []ddl.GroupItem, quals [][]string) (*window.Spec, []int) {
+	if len(in.branches) == 0 {
+		return nil, nil
+	}
+	l := &lowerer{f: p.f, sc: indexScope(in, quals)}
+	var spec *window.Spec
+	var has [3]bool
+	cols := make([]int, len(in.names))
+	for i := range cols {
+		cols[i] = -1
+	}
+	for _, g := range items {
+		c, ok := g.Expr.(*ddl.ColumnRef)
+		if !ok || g.Kind != ddl.GroupExpr {
+			continue
+		}
+		e, err := l.quietly(c)
+		if err != nil {
+			continue
+		}
+		cr, ok := e.(*expr.ColumnRef)
+		if !ok {
+			continue
+		}
+		k, ws, ok := windowAggColumn(in, cr.Index)
+		if !ok || ws.Time < 0 || ws.Kind == window.Session || spec != nil && !sameWindow(spec, ws) {
+			continue
+		}
+		spec, has[k], cols[cr.Index] = ws, true, k
+	}
+	if !has[0] || !has[1] {
+		return nil, nil
+	}
+	return spec, cols
+}
+
 // windowTypes returns the types of window_start, window_end and
 // window_time for a time attribute of type t: TIMESTAMP(3) NOT NULL, and
 // window_time of t's kind.

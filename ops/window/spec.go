@@ -73,4 +73,12 @@ type Spec struct {
 	// Calls are the aggregate calls (insert-only input: the accumulators
 	// never retract).
 	Calls []agg.Call
+	// Attached is set for a window aggregation over rows that already
+	// belong to one window each (TUMBLE, HOP, CUMULATE; event time): the
+	// output of a window aggregation grouped again by its window_start and
+	// window_end (Flink's cascading window aggregation, its
+	// WindowAttachedWindowingStrategy). Time is then the input column of
+	// the row's window_end, a TIMESTAMP(3) in the windows' own time; the
+	// row goes to that window alone, which fires as any window does.
+	Attached bool
 }

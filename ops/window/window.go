@@ -56,6 +56,8 @@ func (s *Spec) check() error {
 		return fmt.Errorf("window aggregate: %s needs a positive size", s.Kind)
 	case (s.Kind == Hop || s.Kind == Cumulate) && (ms(s.Slide) <= 0 || ms(s.Size)%ms(s.Slide) != 0):
 		return fmt.Errorf("window aggregate: the size of %s (%s) must be a positive whole multiple of its slide (%s)", s.Kind, s.Size, s.Slide)
+	case s.Attached && (s.Kind == Session || s.Time < 0):
+		return fmt.Errorf("window aggregate: only event-time TUMBLE, HOP and CUMULATE windows can be attached to their input's window_end")
 	}
 	return nil
 }
@@ -138,6 +140,9 @@ func (w *windowAgg) timeOf(r *types.Row) (int64, bool) {
 	if v.IsNull() {
 		return 0, false
 	}
+	if w.spec.Attached {
+		return v.Timestamp().Millis, true // window_end is in the windows' time already
+	}
 	return w.local(v.Timestamp().Millis), true
 }
 
@@ -191,10 +196,15 @@ func (w *windowAgg) Process(_ int, rows []types.Row, out *stream.Output) error {
 	return nil
 }
 
-// add adds row r (time t) to the windows it falls in.
+// add adds row r (time t) to the windows it falls in; with an attached
+// window, t is the end of the row's one window.
 func (w *windowAgg) add(kg int, r *types.Row, t int64) error {
 	var first int64
-	w.ends, first = w.windowEnds(w.ends[:0], t)
+	if w.spec.Attached {
+		w.ends, first = append(w.ends[:0], t), t
+	} else {
+		w.ends, first = w.windowEnds(w.ends[:0], t)
+	}
 	if w.fired(first) {
 		w.ctx.Metrics.LateRows.Add(1)
 		return nil

@@ -141,3 +141,38 @@ func TestWindowsRestoreAtAnotherParallelism(t *testing.T) {
 	}
 	expect(t, got, want...)
 }
+
+// TestAttachedHop: over rows that carry their window's end (a HOP window
+// aggregation's output, grouped again by its window), each row goes to
+// that one window, whose start is the end less the size; a row whose
+// window fired is late.
+func TestAttachedHop(t *testing.T) {
+	sp := spec(window.Hop, 10*time.Second, 2*time.Second)
+	sp.Attached = true // column 2 is window_end
+	tk := streamtest.Open(t, window.New(sp), streamtest.Options{})
+	tk.Process(row("a", 1, 10*s), row("a", 2, 12*s), row("a", 4, 10*s), row("b", 8, 12*s))
+	tk.Watermark(10*s - 1)
+	expect(t, tk.Take(), "+I[a, 2, 5, "+t0+"00"+end+", "+t0+"10"+end+", "+t0+"09.999]")
+	tk.Process(row("a", 16, 10*s)) // its window fired: late
+	if n := tk.Metrics().LateRows.Load(); n != 1 {
+		t.Fatalf("late rows %d, want 1", n)
+	}
+	tk.Watermark(stream.MaxWatermark)
+	expect(t, tk.Take(),
+		"+I[a, 1, 2, "+t0+"02"+end+", "+t0+"12"+end+", "+t0+"11.999]",
+		"+I[b, 1, 8, "+t0+"02"+end+", "+t0+"12"+end+", "+t0+"11.999]")
+}
+
+// TestAttachedCumulate: a CUMULATE row's window starts at its cycle's
+// start, whatever its end.
+func TestAttachedCumulate(t *testing.T) {
+	sp := spec(window.Cumulate, 10*time.Second, 5*time.Second)
+	sp.Attached = true
+	tk := streamtest.Open(t, window.New(sp), streamtest.Options{})
+	tk.Process(row("a", 1, 5*s), row("a", 2, 10*s), row("a", 4, 15*s))
+	tk.Watermark(stream.MaxWatermark)
+	expect(t, tk.Take(),
+		"+I[a, 1, 1, "+t0+"00"+end+", "+t0+"05"+end+", "+t0+"04.999]",
+		"+I[a, 1, 2, "+t0+"00"+end+", "+t0+"10"+end+", "+t0+"09.999]",
+		"+I[a, 1, 4, "+t0+"10"+end+", "+t0+"15"+end+", "+t0+"14.999]")
+}
