@@ -118,7 +118,7 @@ func (b *graphBuilder) flow(fl *planner.Flow) (int, error) {
 		return 0, fmt.Errorf("pipeline %s: %w", b.pipe, err)
 	}
 	c := b.add(runtime.Vertex{ID: fmt.Sprintf("%s/calc-%d", b.pipe, b.calcs), Name: "Calc", Parallelism: par,
-		Operator: &runtime.OperatorVertex{New: calc.New(calc.Spec{New: ft.PerTask(), Name: "pipeline '" + b.pipe + "'"}), Copies: true}})
+		Operator: &runtime.OperatorVertex{New: calc.New(calc.Spec{New: ft.PerTask(), Name: "pipeline '" + b.pipe + "'", AfterState: fl.Source.Node != nil}), Copies: true}})
 	b.edge(from, c, runtime.Exchange{Kind: runtime.Forward})
 	return c, nil
 }

@@ -97,7 +97,9 @@ var (
 			"the job naming the table, the column and the row's source position (topic, partition and offset " +
 			"for Kafka); `DROP` drops the row and counts it in `streamsql_task_records_dropped_total`. Under either " +
 			"value, the rows of a Kafka source table with `scan.bad-record.policy` = `skip` or `dead-letter` go by " +
-			"that policy instead (skipped and counted, or their record written to the dead-letter topic).")
+			"that policy instead (skipped and counted, or their record written to the dead-letter topic) when the row " +
+			"goes to the sink straight from its record; a row out of an aggregation, join, window or deduplication " +
+			"is no single record's, and this setting decides.")
 )
 
 // Settings returns the declarations of the job settings the planner

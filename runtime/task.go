@@ -321,6 +321,13 @@ func (t *task) openChain(ctx context.Context, closers *[]func() error) error {
 		s.ctx = &stream.Context{Task: info, Logger: a.j.log.With("operator", m.v.id, "task", m.index),
 			Metrics: &stream.Metrics{}, Watermark: func() int64 { return t.wm }, Now: nowMillis}
 		m.metrics.Store(s.ctx.Metrics)
+		if rd := t.rd; rd != nil && t.tf == nil && s == stages[0] {
+			// The operator gets the reader's batches as they are: a row
+			// it rejects goes by the source's bad-record policy, as a
+			// pipeline transform's does (the reader opens after the
+			// operators: its policy is looked up at the call).
+			s.ctx.RejectRow = func(i int, err error) bool { return rd.bad != nil && rd.bad.RejectRow(i, err) }
+		}
 		if m.v.v.Operator.Stateful {
 			closeState, err := a.openState(ctx, s)
 			if err != nil {

@@ -169,6 +169,15 @@ type Context struct {
 	// Now returns the wall clock in milliseconds since the epoch (the
 	// processing time); tests replace it.
 	Now func() int64
+	// RejectRow, when set, hands row index of the batch Process got to
+	// its source's bad-record policy ('scan.bad-record.policy'), for a
+	// row the operator rejects with an error matching connector.ErrBadRow
+	// or connector.ErrDropRow (a NULL for a NOT NULL sink column). It
+	// reports whether the policy took the row (skipped, or its record set
+	// aside as a dead letter): the operator then goes on without it. The
+	// runtime sets it only for an operator whose batches are its source
+	// reader's own, unchanged (the first one fused with a source).
+	RejectRow func(index int, err error) bool
 
 	timer int64 // the processing-time timer (0: none)
 }

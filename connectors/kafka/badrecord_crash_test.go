@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -59,7 +60,16 @@ const (
 	// the source's own dead-letter sink, in transactions of their own,
 	// with checkpoint files.
 	dlSeparate dlMode = "separate"
+	// dlGraph: the rows go through a stateful operator (a deduplication
+	// on (p, seq), over a hash exchange), so the pipeline runs as a graph
+	// of tasks: the dead letters go through the source's own dead-letter
+	// sink, in transactions of their own, with checkpoint files.
+	dlGraph dlMode = "graph"
 )
+
+// ownTransactions reports whether the dead letters go in transactions of
+// their own rather than in the sink's.
+func (m dlMode) ownTransactions() bool { return m == dlSeparate || m == dlGraph }
 
 func (j deadLetterJob) env() []string {
 	return []string{"DL_BROKER=" + j.broker, "DL_JOB=" + j.name, "DL_DIR=" + j.dir,
@@ -91,8 +101,16 @@ func (j deadLetterJob) sql() string {
 	if j.mode == dlSeparate {
 		sinkBroker = otherSpelling(j.broker)
 	}
+	cols, query := "p BIGINT, seq BIGINT", "SELECT p, seq FROM src"
+	if j.mode == dlGraph {
+		cols = "p BIGINT, seq BIGINT, pt AS PROCTIME()"
+		// The NULL p rows are filtered out: past the deduplication a row
+		// is no single record's, and the sink's NOT NULL check would fail
+		// the job rather than set a record aside.
+		query = "SELECT p, seq FROM (SELECT p, seq, ROW_NUMBER() OVER (PARTITION BY p, seq ORDER BY pt) AS rn FROM src WHERE p IS NOT NULL) WHERE rn = 1"
+	}
 	return `SET 'execution.checkpointing.interval' = '30ms';
-CREATE TABLE src (p BIGINT, seq BIGINT) WITH ('connector' = 'kafka', 'topic' = '` + j.in + `',
+CREATE TABLE src (` + cols + `) WITH ('connector' = 'kafka', 'topic' = '` + j.in + `',
   'properties.bootstrap.servers' = '` + j.broker + `', 'properties.isolation.level' = 'read_committed',
   'properties.max.poll.records' = '8', ` + start + `, 'scan.bounded.mode' = 'latest-offset',
   'format' = 'json', 'scan.parallelism' = '` + scanPar + `',
@@ -100,7 +118,7 @@ CREATE TABLE src (p BIGINT, seq BIGINT) WITH ('connector' = 'kafka', 'topic' = '
 CREATE TABLE snk (p BIGINT NOT NULL, seq BIGINT) WITH ('connector' = 'kafka', 'topic' = '` + j.out + `',
   'properties.bootstrap.servers' = '` + sinkBroker + `', 'key.format' = 'json', 'key.fields' = 'p', 'value.format' = 'json',
   'sink.delivery-guarantee' = 'exactly-once', 'sink.transactional-id-prefix' = '` + j.name + `-out', 'sink.parallelism' = '2');
-INSERT INTO snk SELECT p, seq FROM src;
+INSERT INTO snk ` + query + `;
 `
 }
 
@@ -149,9 +167,9 @@ func (j deadLetterJob) exec(t *testing.T, faults string, killAfter time.Duration
 
 func (j deadLetterJob) run(t *testing.T, faults string, killAfter time.Duration) (killed bool) {
 	t.Helper()
-	killed, _, err := j.exec(t, faults, killAfter)
+	killed, stderr, err := j.exec(t, faults, killAfter)
 	if err != nil {
-		t.Fatalf("faults %q: %v", faults, err)
+		t.Fatalf("faults %q: %v\n%s", faults, err, stderr)
 	}
 	return killed
 }
@@ -162,6 +180,9 @@ func (j deadLetterJob) run(t *testing.T, faults string, killAfter time.Duration)
 type dlInput struct {
 	good map[int64][]int64
 	bad  map[string]*kgo.Record
+	// nullP are the positions of bad whose record is JSON with a NULL p
+	// (the rest are not JSON).
+	nullP map[string]bool
 }
 
 // produceDeadLetterInput writes per records to each of the dlPartitions
@@ -172,7 +193,7 @@ func produceDeadLetterInput(t *testing.T, b kafkatest.Broker, topic string, per 
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	in := dlInput{good: map[int64][]int64{}, bad: map[string]*kgo.Record{}}
+	in := dlInput{good: map[int64][]int64{}, bad: map[string]*kgo.Record{}, nullP: map[string]bool{}}
 	var recs []*kgo.Record
 	var bad []*kgo.Record
 	for q := range int32(dlPartitions) {
@@ -199,7 +220,9 @@ func produceDeadLetterInput(t *testing.T, b kafkatest.Broker, topic string, per 
 		t.Fatal(err)
 	}
 	for _, r := range bad {
-		in.bad[strconv.Itoa(int(r.Partition))+"/"+strconv.FormatInt(r.Offset, 10)] = r
+		pos := strconv.Itoa(int(r.Partition)) + "/" + strconv.FormatInt(r.Offset, 10)
+		in.bad[pos] = r
+		in.nullP[pos] = bytes.HasPrefix(r.Value, []byte(`{"p":null`))
 	}
 	return in
 }
@@ -274,6 +297,10 @@ func (j deadLetterJob) verify(t *testing.T, b kafkatest.Broker, in dlInput) {
 	}
 	for q := range int64(dlPartitions) {
 		got, want := seqs[q], in.good[q]
+		if j.mode == dlGraph {
+			// The hash exchange by (p, seq) keeps no order within p.
+			slices.Sort(got)
+		}
 		if fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Errorf("sink, source partition %d: %d rows, want %d exactly once in order (duplicates, loss or reordering)", q, len(got), len(want))
 		}
@@ -286,7 +313,7 @@ func (j deadLetterJob) verify(t *testing.T, b kafkatest.Broker, in dlInput) {
 		seen[pos]++
 		if outTxns[producerTxn{r.ProducerID, r.ProducerEpoch}] {
 			withOutput++
-		} else if j.mode != dlSeparate {
+		} else if !j.mode.ownTransactions() {
 			if alone++; alone == 1 {
 				t.Errorf("dead letter of %s committed in transaction (producer %d, epoch %d), which committed no output row: not atomic with its checkpoint's output",
 					pos, r.ProducerID, r.ProducerEpoch)
@@ -303,6 +330,13 @@ func (j deadLetterJob) verify(t *testing.T, b kafkatest.Broker, in dlInput) {
 		}
 	}
 	for pos := range in.bad {
+		if j.mode == dlGraph && in.nullP[pos] {
+			// The query filters the row out (see sql).
+			if seen[pos] != 0 {
+				t.Errorf("record %s, which the query filters out, has %d dead letters", pos, seen[pos])
+			}
+			continue
+		}
 		if seen[pos] != 1 {
 			t.Errorf("bad record %s: %d dead letters, want exactly 1", pos, seen[pos])
 		}
@@ -310,7 +344,7 @@ func (j deadLetterJob) verify(t *testing.T, b kafkatest.Broker, in dlInput) {
 	if alone > 1 {
 		t.Errorf("%d of %d dead letters committed in transactions without output", alone, len(dead))
 	}
-	if j.mode == dlSeparate && withOutput > 0 {
+	if j.mode.ownTransactions() && withOutput > 0 {
 		t.Errorf("%d dead letters share a transaction with the output, but mode %s writes them in transactions of their own", withOutput, j.mode)
 	}
 }
@@ -328,7 +362,10 @@ func newDLJob(t *testing.T, b kafkatest.Broker, mode dlMode) deadLetterJob {
 // is not durable — and restarts it: the sink holds every good record once
 // and the dead-letter topic every bad one once, in each way the dead
 // letters go. Without checkpoint files (dead letters and offsets in the
-// sink's transactions) it runs on both transaction versions.
+// sink's transactions) it runs on both transaction versions, and so does
+// the stateful pipeline (a deduplication: a graph of tasks, its dead
+// letters in transactions of their own), killed also while its state is
+// written.
 func TestDeadLetterCrash(t *testing.T) {
 	brokers := kafkatest.RequireAll(t)
 	// Each rule fires at the first to fifth checkpoint that reaches its
@@ -342,6 +379,7 @@ func TestDeadLetterCrash(t *testing.T) {
 		rules   []string
 	}{
 		{dlSeparate, brokers[:1], []string{"after-pre-commit@5:kill", "after-checkpoint-written@2:kill", "between-sink-commits@1:kill", "after-commit@3:kill"}},
+		{dlGraph, brokers, []string{"between-sink-commits@1:kill", "during-state-write@2:kill"}},
 		{dlInSink, brokers[:1], []string{"after-pre-commit@3:kill", "after-checkpoint-written@2:kill", "after-commit@1:kill"}},
 		{dlOffsetsInTxn, brokers, []string{"after-pre-commit@3:kill", "after-checkpoint-written@2:kill", "after-commit@1:kill"}},
 	} {
@@ -378,7 +416,7 @@ func TestDeadLetterRandomKillsSoak(t *testing.T) {
 	if os.Getenv("STREAMSQL_SOAK") == "1" {
 		rounds, maxKills, minTotal, records = 6, 20, 10, 60000
 	}
-	modes := []dlMode{dlOffsetsInTxn, dlInSink, dlSeparate}
+	modes := []dlMode{dlOffsetsInTxn, dlInSink, dlSeparate, dlGraph}
 	for bi, b := range kafkatest.RequireAll(t) {
 		t.Run(b.Name, func(t *testing.T) {
 			total := 0

@@ -24,12 +24,20 @@ type Spec struct {
 	New func() Func
 	// Name describes the operator in errors ("pipeline 'sink'").
 	Name string
+	// AfterState says that the operator's input comes out of a stateful
+	// operator: a row it rejects (connector.ErrBadRow) is no single
+	// source record's, so no source's bad-record policy can take it,
+	// and the error says so.
+	AfterState bool
 }
 
-// New returns the factory of Calc operators of spec. Rows the function
-// drops on purpose (connector.ErrDropRow: a NULL for a NOT NULL sink column
-// under table.exec.sink.not-null-enforcer = DROP) are counted in
-// stream.Metrics.Dropped; any other error fails the task.
+// New returns the factory of Calc operators of spec. A row the function
+// rejects (connector.ErrBadRow or connector.ErrDropRow: a NULL for a NOT
+// NULL sink column) goes by its source's bad-record policy when the
+// operator gets its source's batches (stream.Context.RejectRow); else rows
+// dropped on purpose (ErrDropRow, table.exec.sink.not-null-enforcer =
+// DROP) are counted in stream.Metrics.Dropped, and any other error fails
+// the task.
 func New(spec Spec) stream.Factory {
 	return func(stream.TaskInfo) (stream.Operator, error) {
 		return &calc{spec: spec, fn: spec.New()}, nil
@@ -42,21 +50,29 @@ type calc struct {
 	fn      Func
 	out     []types.Row
 	metrics *stream.Metrics
+	reject  func(int, error) bool
 }
 
 func (c *calc) Open(ctx *stream.Context) error {
-	c.metrics = ctx.Metrics
+	c.metrics, c.reject = ctx.Metrics, ctx.RejectRow
 	return nil
 }
 
 func (c *calc) Process(_ int, rows []types.Row, out *stream.Output) error {
 	var err error
-	for _, r := range rows {
+	for i, r := range rows {
 		c.out, err = c.fn(r, c.out[:0])
 		if err != nil {
-			if errors.Is(err, connector.ErrDropRow) {
+			drop := errors.Is(err, connector.ErrDropRow)
+			if c.reject != nil && (drop || errors.Is(err, connector.ErrBadRow)) && c.reject(i, err) {
+				continue // the source's bad-record policy took it
+			}
+			if drop {
 				c.metrics.Dropped.Add(1)
 				continue
+			}
+			if c.spec.AfterState && errors.Is(err, connector.ErrBadRow) {
+				return fmt.Errorf("%s: %w (the row comes out of a stateful operator, not straight from a source record, so no source's 'scan.bad-record.policy' applies to it)", c.spec.Name, err)
 			}
 			return fmt.Errorf("%s: %w", c.spec.Name, err)
 		}
