@@ -1,4 +1,4 @@
--- an OVER aggregate over an updating input; beyond Flink (FLINK-19059): streamsql runs it (docs/stateful.md)
+-- an OVER aggregate over an updating input, beyond Flink (FLINK-19059): streamsql runs it (docs/stateful.md)
 CREATE TABLE events (
   k STRING, v BIGINT, d DOUBLE, m DECIMAL(10, 2), s STRING, ts TIMESTAMP(3),
   WATERMARK FOR ts AS ts - INTERVAL '2' SECOND
