@@ -13,6 +13,7 @@ import (
 	"time"
 
 	_ "github.com/streamsql/streamsql/connectors/all"
+	"github.com/streamsql/streamsql/internal/testrig/flinkcases"
 	"github.com/streamsql/streamsql/job"
 )
 
@@ -44,7 +45,7 @@ func TestFlinkQueries(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%v (run tools/flink-query-gen/generate.sh %s)", err, name)
 			}
-			text, err := os.ReadFile(c)
+			text, err := flinkcases.Read(c)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -69,14 +70,14 @@ func TestFlinkQueries(t *testing.T) {
 			} else if refused {
 				// Flink refuses the case: so must streamsql (the planner's
 				// TestFlinkQueriesPlan checks where and how it says so).
-				if _, err := job.Compile(context.Background(), name+".sql", string(text), job.Options{Vars: map[string]string{"DATA": dir}}); err == nil {
+				if _, err := job.Compile(context.Background(), name+".sql", text, job.Options{Vars: map[string]string{"DATA": dir}}); err == nil {
 					t.Fatalf("Flink refuses it (%s), streamsql compiles it", strings.TrimSpace(msg))
 				}
 				return
 			}
-			got := runCase(t, name, string(text), dir)
+			got := runCase(t, name, text, dir)
 			wantLines := lines(string(want))
-			switch head := firstLine(string(text)); {
+			switch head := firstLine(text); {
 			case strings.Contains(head, "result: final"):
 				// The inputs of a join reach it in an order neither engine
 				// fixes: the changelogs differ on the way, the tables they

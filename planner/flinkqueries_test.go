@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/streamsql/streamsql/ddl"
+	"github.com/streamsql/streamsql/internal/testrig/flinkcases"
 	"github.com/streamsql/streamsql/planner"
 )
 
@@ -38,11 +39,11 @@ func TestFlinkQueriesPlan(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%v (run tools/flink-query-gen/generate.sh %s)", err, name)
 		}
-		text, err := os.ReadFile(c)
+		text, err := flinkcases.Read(c)
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = planner.Compile(context.Background(), name+".sql", string(text), planner.Options{
+		_, err = planner.Compile(context.Background(), name+".sql", text, planner.Options{
 			Registry: testRegistry(), Vars: map[string]string{"DATA": dir}})
 		flinkErr, refusedByFlink := strings.CutPrefix(strings.TrimSpace(string(flink)), "ERROR: ")
 		if !refusedByFlink {

@@ -20,22 +20,32 @@ import org.apache.flink.util.CloseableIterator;
  * parallelism 1 and writes NAME.flink: the changelog of its last statement, a
  * query, one row a line as "+I[v1, v2]" where each value is Flink's own
  * CAST(value AS STRING) (or "null"), or "ERROR: message" when Flink refuses or
- * fails the case. "${DATA}" in a case is replaced by the folder's path.
+ * fails the case. A line "-- include: FILE KEY=VALUE ..." is replaced by the
+ * text of FILE (relative to the folder) with each "${KEY}" in it replaced by
+ * VALUE, as the Go tests read the cases (internal/testrig/flinkcases); then
+ * "${DATA}" is replaced by the folder's path. The arguments after the folder
+ * are name prefixes: only the cases whose name starts with one of them run
+ * (all of them when none is given), one after another in this JVM.
  */
 public final class Main {
     public static void main(String[] args) throws Exception {
         Path dir = Path.of(args[0]).toAbsolutePath();
-        String only = args.length > 1 ? args[1] : "";
+        List<String> only = new ArrayList<>();
+        for (int i = 1; i < args.length; i++) {
+            if (!args[i].isEmpty()) {
+                only.add(args[i]);
+            }
+        }
         List<Path> cases;
         try (Stream<Path> s = Files.list(dir)) {
             cases = s.filter(p -> p.toString().endsWith(".sql")).sorted().toList();
         }
         for (Path c : cases) {
             String name = c.getFileName().toString().replaceFirst("\\.sql$", "");
-            if (!only.isEmpty() && !name.startsWith(only)) {
+            if (!only.isEmpty() && only.stream().noneMatch(name::startsWith)) {
                 continue;
             }
-            String out = run(Files.readString(c).replace("${DATA}", dir.toString()));
+            String out = run(expand(dir, Files.readString(c)).replace("${DATA}", dir.toString()));
             Files.writeString(dir.resolve(name + ".flink"), out, StandardCharsets.UTF_8);
             System.err.println(name + ": " + out.lines().count() + " lines");
         }
@@ -88,6 +98,38 @@ public final class Main {
             String msg = String.valueOf(root.getMessage()).lines().findFirst().orElse("");
             b.setLength(0);
             b.append("ERROR: ").append(msg).append('\n');
+        }
+        return b.toString();
+    }
+
+    static final String INCLUDE = "-- include:";
+
+    /** Expands the include lines of a case's text (see the class comment). */
+    static String expand(Path dir, String text) throws java.io.IOException {
+        StringBuilder b = new StringBuilder();
+        String[] lines = text.split("\n", -1);
+        for (int i = 0; i < lines.length; i++) {
+            String l = lines[i].trim();
+            if (!l.startsWith(INCLUDE)) {
+                b.append(lines[i]);
+            } else {
+                String[] f = l.substring(INCLUDE.length()).trim().split("\\s+");
+                String body = Files.readString(dir.resolve(f[0]));
+                for (int k = 1; k < f.length; k++) {
+                    int eq = f[k].indexOf('=');
+                    if (eq <= 0 || !body.contains("${" + f[k].substring(0, eq) + "}")) {
+                        throw new IllegalArgumentException(l + ": " + f[k] + " is not KEY=VALUE of a ${KEY} in " + f[0]);
+                    }
+                    body = body.replace("${" + f[k].substring(0, eq) + "}", f[k].substring(eq + 1));
+                }
+                if (body.contains(INCLUDE)) {
+                    throw new IllegalArgumentException(f[0] + " includes another file");
+                }
+                b.append(body.replaceAll("\n+$", ""));
+            }
+            if (i < lines.length - 1) {
+                b.append('\n');
+            }
         }
         return b.toString();
     }
