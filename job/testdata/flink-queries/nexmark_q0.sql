@@ -1,0 +1,4 @@
+-- Nexmark q0 over data/nexmark (4,000 events of the nexmark connector, 8 s of event time) through include/nexmark.sql (ddl_kafka.sql and ddl_views.sql), and the query is the public file's (nexmark/nexmark, Apache-2.0) without its INSERT INTO
+-- include: include/nexmark.sql EVENTS=nexmark
+
+SELECT auction, bidder, price, `dateTime`, extra FROM bid;
