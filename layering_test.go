@@ -217,3 +217,49 @@ func isForbidden(from, to string) bool {
 	}
 	return false
 }
+
+// optional lists, for packages an embedder imports, the heavy dependencies
+// they must not link: the on-disk state backend (pebble, with its error,
+// metrics and protobuf packages) and the S3 client come only with the
+// packages that register them (state/lsm, runtime/checkpoint/s3store,
+// connectors/all), so that a program that does not use them does not pay
+// for them in binary size and, since the kernel maps a binary's pages in
+// large folios, in resident memory (BENCHMARKS.md, "Memory").
+var optional = map[string][]string{
+	"job":                  {"github.com/cockroachdb/pebble", "github.com/aws/aws-sdk-go-v2"},
+	"connectors/kafka":     {"github.com/cockroachdb/pebble", "github.com/aws/aws-sdk-go-v2"},
+	"formats":              {"github.com/cockroachdb/pebble", "github.com/aws/aws-sdk-go-v2"},
+	"connectors/nexmark":   {"github.com/cockroachdb/pebble", "github.com/aws/aws-sdk-go-v2"},
+	"connectors/blackhole": {"github.com/cockroachdb/pebble", "github.com/aws/aws-sdk-go-v2"},
+}
+
+// TestOptionalDependencies checks that the packages of optional link none
+// of the module path prefixes listed for them.
+func TestOptionalDependencies(t *testing.T) {
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("the go command is needed to list dependencies: %v", err)
+	}
+	for pkg, banned := range optional {
+		out, err := exec.Command(gobin, "list", "-deps", module+"/"+pkg).Output()
+		if err != nil {
+			var ee *exec.ExitError
+			if errors.As(err, &ee) {
+				t.Fatalf("go list -deps %s: %v\n%s", pkg, err, ee.Stderr)
+			}
+			t.Fatalf("go list -deps %s: %v", pkg, err)
+		}
+		deps := strings.Fields(string(out))
+		if len(deps) < 10 {
+			t.Fatalf("go list -deps %s found %d packages; expected its dependencies", pkg, len(deps))
+		}
+		for _, b := range banned {
+			for _, d := range deps {
+				if under(d, b) || strings.HasPrefix(d, b+"/") {
+					t.Errorf("%s links %s (through %s): import it only from the package that registers it", pkg, b, d)
+					break
+				}
+			}
+		}
+	}
+}

@@ -94,9 +94,11 @@ import (
 	"github.com/streamsql/streamsql/runtime"
 	"github.com/streamsql/streamsql/types"
 
-	// The keyed-state backends state.backend.type names.
+	// The in-memory keyed-state backend, state.backend.type's default
+	// (hashmap). The on-disk one (rocksdb, state/lsm: pebble) is
+	// registered by the program: connectors/all imports it, so that a
+	// program that does not use it does not link pebble.
 	_ "github.com/streamsql/streamsql/state/heap"
-	_ "github.com/streamsql/streamsql/state/lsm"
 )
 
 // ErrAlreadyRun is returned by Run on a Job that was run before.

@@ -222,8 +222,8 @@ func (s *JobSpec) validate() error {
 			continue
 		}
 		if _, ok := state.Lookup(s.Config.StateBackend); !ok {
-			return fmt.Errorf("%w: operator %q keeps keyed state, and state.backend.type '%s' names no backend (registered: %s; a program "+
-				"registers the built-in ones by importing state/heap and state/lsm, as package job does)",
+			return fmt.Errorf("%w: operator %q keeps keyed state, and state.backend.type '%s' names no backend (registered: %s; package job "+
+				"registers hashmap; a program registers rocksdb by importing github.com/streamsql/streamsql/state/lsm, or connectors/all, as the CLI does)",
 				ErrInvalidSpec, v.ID, s.Config.StateBackend, strings.Join(state.Names(), ", "))
 		}
 	}

@@ -307,6 +307,9 @@ func (c *Config) resolvePath() error {
 		if _, err := s3fs.ParseURI(c.Path); err != nil {
 			return fmt.Errorf("%w: path: %v", ErrConfig, err)
 		}
+		if !s3fs.HasClient() {
+			return fmt.Errorf("%w: path: %v", ErrConfig, s3fs.ErrNoClient)
+		}
 		return nil
 	}
 	dir, err := LocalPath(c.Path)

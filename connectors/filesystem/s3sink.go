@@ -11,12 +11,11 @@ import (
 
 	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/internal/s3fs"
-	"github.com/streamsql/streamsql/internal/s3fs/s3client"
 )
 
 // s3PartSize is the size of the parts of a multipart upload but the last:
 // S3's minimum, so that a writer holds at most this much per open file.
-const s3PartSize = s3client.MinPartSize
+const s3PartSize = s3fs.MinPartSize
 
 // s3Part is an in-progress file of object storage: a multipart upload of
 // the file's final key, which is invisible until it is completed (Flink's
@@ -26,11 +25,11 @@ const s3PartSize = s3client.MinPartSize
 // completes it.
 type s3Part struct {
 	st     *store
-	c      *s3client.Client
+	c      s3fs.Client
 	key    string
 	id     string
 	buf    []byte
-	parts  []s3client.Part
+	parts  []s3fs.Part
 	n      int64
 	opened time.Time
 }
@@ -106,7 +105,7 @@ func (s *Sink) complete(ctx context.Context, cm committable) error {
 	}
 	bucket, key := object(cm)
 	err = c.CompleteUpload(ctx, bucket, key, cm.UploadID, cm.Parts)
-	if !errors.Is(err, s3client.ErrNoSuchUpload) {
+	if !errors.Is(err, s3fs.ErrNoSuchUpload) {
 		if err != nil {
 			return fmt.Errorf("filesystem sink: committing %s: %w", cm.Final, err)
 		}

@@ -27,7 +27,6 @@ import (
 	"github.com/streamsql/streamsql/factory"
 	"github.com/streamsql/streamsql/internal/javafmt"
 	"github.com/streamsql/streamsql/internal/s3fs"
-	"github.com/streamsql/streamsql/internal/s3fs/s3client"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -111,8 +110,8 @@ type committable struct {
 	Final string `json:"final"`
 	// UploadID and Parts are the multipart upload of object storage:
 	// every part uploaded, in order.
-	UploadID string          `json:"upload_id,omitempty"`
-	Parts    []s3client.Part `json:"parts,omitempty"`
+	UploadID string      `json:"upload_id,omitempty"`
+	Parts    []s3fs.Part `json:"parts,omitempty"`
 	// Report, when set, makes this a writer's partition report
 	// (partcommit.go) instead of a file.
 	Report *report `json:"report,omitempty"`

@@ -13,7 +13,6 @@ import (
 	"sync"
 
 	"github.com/streamsql/streamsql/internal/s3fs"
-	"github.com/streamsql/streamsql/internal/s3fs/s3client"
 )
 
 // store is where a table's files are: a local directory, or a bucket and
@@ -26,7 +25,7 @@ type store struct {
 	s3  s3fs.Config
 
 	once   sync.Once
-	client *s3client.Client
+	client s3fs.Client
 	err    error
 }
 
@@ -40,8 +39,8 @@ func newStore(cfg Config) *store {
 
 // c returns the S3 client, made at the first use (creating it reads the
 // AWS configuration files, which describe need not).
-func (st *store) c(ctx context.Context) (*s3client.Client, error) {
-	st.once.Do(func() { st.client, st.err = s3client.New(ctx, st.s3) })
+func (st *store) c(ctx context.Context) (s3fs.Client, error) {
+	st.once.Do(func() { st.client, st.err = s3fs.NewClient(ctx, st.s3) })
 	return st.client, st.err
 }
 
@@ -151,7 +150,7 @@ func (st *store) writeAtomic(ctx context.Context, rel string, data []byte) error
 		if err != nil {
 			return err
 		}
-		_, err = c.Put(ctx, st.loc.Bucket, st.loc.Key(rel), data, s3client.Cond{})
+		_, err = c.Put(ctx, st.loc.Bucket, st.loc.Key(rel), data, s3fs.Cond{})
 		return err
 	}
 	full := filepath.Join(st.dir, filepath.FromSlash(rel))
@@ -179,7 +178,7 @@ func (st *store) writeSuccessFile(ctx context.Context, dir, name string) error {
 		if err != nil {
 			return err
 		}
-		_, err = c.Put(ctx, st.loc.Bucket, st.loc.Key(rel), nil, s3client.Cond{})
+		_, err = c.Put(ctx, st.loc.Bucket, st.loc.Key(rel), nil, s3fs.Cond{})
 		return err
 	}
 	full := filepath.Join(st.dir, filepath.FromSlash(rel))

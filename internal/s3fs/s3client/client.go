@@ -34,6 +34,20 @@ import (
 	"github.com/streamsql/streamsql/internal/s3fs"
 )
 
+// The client of s3:// filesystem tables, registered for every program that
+// links this package (connectors/filesystem/s3, runtime/checkpoint/s3store).
+func init() {
+	s3fs.RegisterClient(func(ctx context.Context, cfg s3fs.Config) (s3fs.Client, error) {
+		c, err := New(ctx, cfg)
+		if err != nil {
+			return nil, err // not a nil *Client in a non-nil interface
+		}
+		return c, nil
+	})
+}
+
+var _ s3fs.Client = (*Client)(nil)
+
 // Client is an S3 client. It is safe for concurrent use.
 type Client struct {
 	api *s3.Client
@@ -83,11 +97,11 @@ func (c *Client) Config() s3fs.Config { return c.cfg }
 
 // ErrPrecondition is wrapped by errors of a conditional request whose
 // condition did not hold (HTTP 412).
-var ErrPrecondition = errors.New("precondition failed")
+var ErrPrecondition = s3fs.ErrPrecondition
 
 // ErrNoSuchUpload is wrapped by errors of multipart operations on an
 // upload that is not there (completed or aborted).
-var ErrNoSuchUpload = errors.New("no such multipart upload")
+var ErrNoSuchUpload = s3fs.ErrNoSuchUpload
 
 // wrap turns an SDK error into one that names the operation and the
 // object, wrapping fs.ErrNotExist, ErrPrecondition or ErrNoSuchUpload
@@ -119,12 +133,7 @@ func wrap(op, bucket, key string, err error) error {
 }
 
 // Cond is the condition of a Put.
-type Cond struct {
-	// IfNoneMatch creates the object only when there is none.
-	IfNoneMatch bool
-	// IfMatch replaces the object only when its ETag is this one.
-	IfMatch string
-}
+type Cond = s3fs.Cond
 
 func contentMD5(data []byte) *string {
 	sum := md5.Sum(data)
@@ -150,12 +159,7 @@ func (c *Client) Put(ctx context.Context, bucket, key string, data []byte, cond 
 }
 
 // Object describes a stored object.
-type Object struct {
-	Key          string
-	Size         int64
-	ETag         string
-	LastModified time.Time
-}
+type Object = s3fs.Object
 
 // Head returns an object's description; a missing object is an error
 // wrapping fs.ErrNotExist.
@@ -275,14 +279,7 @@ func (c *Client) DeleteAll(ctx context.Context, bucket string, keys []string) er
 }
 
 // Part is an uploaded part of a multipart upload.
-type Part struct {
-	// N is the part number, from 1.
-	N int32 `json:"n"`
-	// ETag is what the server answered to the part's upload.
-	ETag string `json:"etag"`
-	// Size is the part's size in bytes.
-	Size int64 `json:"size"`
-}
+type Part = s3fs.Part
 
 // CreateUpload starts a multipart upload of key and returns its id. The
 // object appears only when the upload is completed.
@@ -295,7 +292,7 @@ func (c *Client) CreateUpload(ctx context.Context, bucket, key string) (string, 
 }
 
 // MinPartSize is the smallest size of a part other than the last one.
-const MinPartSize = 5 << 20
+const MinPartSize = s3fs.MinPartSize
 
 // UploadPart uploads part n of an upload.
 func (c *Client) UploadPart(ctx context.Context, bucket, key, id string, n int32, data []byte) (Part, error) {
@@ -331,10 +328,7 @@ func (c *Client) AbortUpload(ctx context.Context, bucket, key, id string) error 
 }
 
 // Upload is a multipart upload in progress.
-type Upload struct {
-	Key, ID   string
-	Initiated time.Time
-}
+type Upload = s3fs.Upload
 
 // ListUploads returns the multipart uploads in progress whose key starts
 // with prefix.
