@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
-	"slices"
 
 	"github.com/streamsql/streamsql/ops/agg"
 	"github.com/streamsql/streamsql/state"
@@ -81,21 +80,28 @@ type updatingOver struct {
 	acc       *agg.Accumulators
 	pkey      []byte
 	sub, buf  []byte
+	peerBuf   []byte
 	resBuf    []types.Value
 	slab      []types.Value
 	width     int
 	peerLen   int // the length of the change's ORDER BY key
 	window    []entry
+	oldRows   expanded
+	newRows   expanded
 	oldOut    [][]types.Value
 	newOut    [][]types.Value
 }
 
-// entry is one distinct row of a partition, as scanned.
+// entry is one distinct row of a partition, as scanned: its sub-key, its
+// count and (held) the row's value encoding. Its buffers are reused from
+// one change to the next.
 type entry struct {
-	sub   []byte
-	count int64
-	enc   []byte
-	row   []types.Value // decoded when needed
+	sub, enc []byte
+	count    int64
+	held     bool
+	// row is the decoded row when decoded is set.
+	row     []types.Value
+	decoded bool
 }
 
 func newUpdating(spec Spec, task stream.TaskInfo) *updatingOver {
@@ -160,33 +166,34 @@ func (o *updatingOver) change(kg int, row []types.Value, retract bool, out *stre
 	found := false
 	var ownCount int64
 	err := o.rows.RangeKey(kg, o.pkey, func(sub, val []byte) bool {
+		cnt, used := binary.Varint(val)
+		enc := val[max(used, 0):]
 		c := bytes.Compare(sub, o.sub)
 		if c < 0 {
-			cnt, used := binary.Varint(val)
-			o.window = append(o.window, entry{sub: slices.Clone(sub), count: cnt, enc: slices.Clone(val[max(used, 0):])})
+			o.push(sub, enc, cnt, true)
 			before += int(cnt)
-			if bounded {
-				// Drop leading entries that hold no row of the last n.
-				for len(o.window) > 1 && before-int(o.window[0].count) >= n {
-					before -= int(o.window[0].count)
-					o.window = o.window[1:]
-				}
+			// A bounded frame needs only the last n rows before the
+			// change: the entries before them go (their buffers are
+			// kept for reuse).
+			for bounded && len(o.window) > 1 && before-int(o.window[0].count) >= n {
+				before -= int(o.window[0].count)
+				first := o.window[0]
+				copy(o.window, o.window[1:])
+				o.window[len(o.window)-1] = first
+				o.window = o.window[:len(o.window)-1]
 			}
 			return true
 		}
 		if c == 0 {
-			cnt, used := binary.Varint(val)
-			found, ownCount = true, cnt
-			at = len(o.window)
-			o.window = append(o.window, entry{sub: slices.Clone(sub), count: cnt, enc: slices.Clone(val[max(used, 0):])})
+			found, ownCount, at = true, cnt, len(o.window)
+			o.push(sub, enc, cnt, true)
 			return true
 		}
 		if at < 0 {
 			at = len(o.window)
-			o.window = append(o.window, entry{sub: slices.Clone(o.sub)})
+			o.push(o.sub, nil, 0, false)
 		}
-		cnt, used := binary.Varint(val)
-		o.window = append(o.window, entry{sub: slices.Clone(sub), count: cnt, enc: slices.Clone(val[max(used, 0):])})
+		o.push(sub, enc, cnt, true)
 		afterRows += int(cnt)
 		return !bounded || afterRows <= n
 	})
@@ -195,7 +202,7 @@ func (o *updatingOver) change(kg int, row []types.Value, retract bool, out *stre
 	}
 	if at < 0 {
 		at = len(o.window)
-		o.window = append(o.window, entry{sub: slices.Clone(o.sub)})
+		o.push(o.sub, nil, 0, false)
 	}
 	if retract && !found {
 		return nil // not held (expired by the TTL)
@@ -209,17 +216,17 @@ func (o *updatingOver) change(kg int, row []types.Value, retract bool, out *stre
 	}
 	// The rows whose results may change: from lo (the change, or its
 	// first peer for RANGE) to hi in the old and the new expanded rows.
-	oldRows, err := o.expand(row)
+	oldRows, err := o.expand(&o.oldRows, row)
 	if err != nil {
 		return err
 	}
-	own := o.window[at]
+	own := &o.window[at]
 	if retract {
-		o.window[at].count--
+		own.count--
 	} else {
-		o.window[at].count++
+		own.count++
 	}
-	newRows, err := o.expand(row)
+	newRows, err := o.expand(&o.newRows, row)
 	if err != nil {
 		return err
 	}
@@ -266,18 +273,30 @@ func (o *updatingOver) change(kg int, row []types.Value, retract bool, out *stre
 		}
 	}
 	// The state.
-	switch cnt := o.window[at].count; {
-	case cnt <= 0:
+	if own.count <= 0 {
 		return o.rows.Delete(kg, o.pkey, own.sub)
-	default:
-		o.buf = binary.AppendVarint(o.buf[:0], cnt)
-		if own.enc == nil {
-			o.buf = state.AppendRow(o.buf, row, o.spec.Types)
-		} else {
-			o.buf = append(o.buf, own.enc...)
-		}
-		return o.rows.Put(kg, o.pkey, own.sub, o.buf)
 	}
+	o.buf = binary.AppendVarint(o.buf[:0], own.count)
+	if own.held {
+		o.buf = append(o.buf, own.enc...)
+	} else {
+		o.buf = state.AppendRow(o.buf, row, o.spec.Types)
+	}
+	return o.rows.Put(kg, o.pkey, own.sub, o.buf)
+}
+
+// push appends an entry to the window, reusing the buffers of an entry
+// that was there before; held says whether the state holds it (enc).
+func (o *updatingOver) push(sub, enc []byte, count int64, held bool) {
+	if len(o.window) < cap(o.window) {
+		o.window = o.window[:len(o.window)+1]
+	} else {
+		o.window = append(o.window, entry{})
+	}
+	e := &o.window[len(o.window)-1]
+	e.sub = append(e.sub[:0], sub...)
+	e.enc = append(e.enc[:0], enc...)
+	e.count, e.held, e.decoded = count, held, false
 }
 
 // expanded are a window's rows one by one (identical rows repeated), with
@@ -287,35 +306,36 @@ type expanded struct {
 	subs [][]byte
 }
 
-// expand returns the window's rows one by one, decoding them (the
+// expand sets e to the window's rows one by one, decoding them (the
 // change's own entry, when the state does not hold it yet, is row).
-func (o *updatingOver) expand(row []types.Value) (expanded, error) {
-	var e expanded
+func (o *updatingOver) expand(e *expanded, row []types.Value) (expanded, error) {
+	e.rows, e.subs = e.rows[:0], e.subs[:0]
 	for i := range o.window {
 		w := &o.window[i]
-		if w.count > 0 && w.row == nil {
-			if w.enc == nil {
-				w.row = row
+		if w.count > 0 && !w.decoded {
+			if !w.held {
+				w.row = append(w.row[:0], row...)
 			} else {
-				f, _, err := state.ReadRow(w.enc, o.spec.Types, nil)
+				f, _, err := state.ReadRow(w.enc, o.spec.Types, w.row[:0])
 				if err != nil {
-					return e, fmt.Errorf("over aggregate: %w", err)
+					return *e, fmt.Errorf("over aggregate: %w", err)
 				}
 				w.row = f
 			}
+			w.decoded = true
 		}
 		for range w.count {
 			e.rows = append(e.rows, w.row)
 			e.subs = append(e.subs, w.sub)
 		}
 	}
-	return e, nil
+	return *e, nil
 }
 
 // peer reports whether r has the ORDER BY value of the change.
 func (o *updatingOver) peer(r []types.Value) bool {
-	k := state.AppendKeyValue(nil, r[o.spec.Order], o.spec.Types[o.spec.Order])
-	return bytes.Equal(k, o.sub[:o.peerLen])
+	o.peerBuf = state.AppendKeyValue(o.peerBuf[:0], r[o.spec.Order], o.spec.Types[o.spec.Order])
+	return bytes.Equal(o.peerBuf, o.sub[:o.peerLen])
 }
 
 // results appends the output rows of the window's rows lo..hi to dst.
