@@ -77,11 +77,14 @@ const nexmarkTPS = "10000000"
 
 // nexmarkFlags are the suite's flags.
 type nexmarkFlags struct {
-	queries  string // -nexmark: q0,q1,... or "all"
-	events   int64  // N: the smaller input; the larger is 2N
-	runs     int
-	ddl      string // kafka, gen or kafka,gen
-	flink    string // auto, off, or a class path
+	queries string // -nexmark: q0,q1,... or "all"
+	events  int64  // N: the smaller input; the larger is 2N
+	runs    int
+	ddl     string // kafka, gen or kafka,gen
+	flink   string // auto, off, or a class path
+	// flinkGen is the public nexmark connector's jar for Flink over
+	// ddl_gen.sql: auto (build tools/nexmark-connector), off, or a path.
+	flinkGen string
 	flinkJVM string // extra JVM options for Flink's process
 	cpu      string // the CPU the engines are pinned to; "none" pins nothing
 	mdOut    string // the table as Markdown, for BENCHMARKS.md
@@ -95,8 +98,9 @@ func (f *nexmarkFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.queries, "nexmark", "", "run these Nexmark queries (q0,q1,... or all) through streamsql and Flink instead of the benchmark")
 	fs.Int64Var(&f.events, "nexmark-events", 2_000_000, "Nexmark: events of the smaller run; the larger reads twice as many, and the rate is the difference's")
 	fs.IntVar(&f.runs, "nexmark-runs", 3, "Nexmark: runs of each query, engine and size (the median is reported)")
-	fs.StringVar(&f.ddl, "nexmark-ddl", "kafka", "Nexmark: the event tables to run the queries over: kafka (ddl_kafka.sql), gen (ddl_gen.sql, the nexmark connector; streamsql only), or both, comma-separated")
+	fs.StringVar(&f.ddl, "nexmark-ddl", "kafka", "Nexmark: the event tables to run the queries over: kafka (ddl_kafka.sql), gen (ddl_gen.sql: streamsql's nexmark connector, and Flink's through the public one, see -flink-nexmark-jar), or both, comma-separated")
 	fs.StringVar(&f.flink, "flink", "auto", "Nexmark: Flink beside streamsql: auto (build tools/flink-sql-runner when java and mvn are there), off, or the runner's class path")
+	fs.StringVar(&f.flinkGen, "flink-nexmark-jar", "auto", "Nexmark: the public nexmark connector's jar for Flink over -nexmark-ddl gen: auto (build tools/nexmark-connector: git, java and mvn, GitHub and Maven Central on first use), off (Flink does not run gen), or the jar's path")
 	fs.StringVar(&f.flinkJVM, "flink-jvm-opts", "", "Nexmark: extra options for Flink's JVM (space-separated), e.g. -Xmx1g")
 	fs.StringVar(&f.cpu, "nexmark-cpu", "", "Nexmark: the CPU every engine is pinned to (taskset -c; default the last CPU; the broker, when this run started it, goes on the others); none: no pinning")
 	fs.StringVar(&f.mdOut, "nexmark-md", "", "Nexmark: also write the table as Markdown to this file")
@@ -292,10 +296,26 @@ func runNexmarkSuite(ctx context.Context, o options, log io.Writer) (NexmarkRepo
 		fmt.Fprintf(log, "loaded in %.1f s\n", time.Since(start).Seconds())
 	}
 
-	var engines []nexmarkEngine
-	engines = append(engines, streamsqlNexmarkEngine(o, f.cpu, dir))
-	if flinkCP != "" {
-		engines = append(engines, flinkNexmarkEngine(f, flinkCP))
+	// Flink over ddl_gen.sql needs the public nexmark connector on its
+	// class path (it is not on Maven Central).
+	genJar, genWhy := "", ""
+	if flinkCP != "" && slices.Contains(ddls, "gen") {
+		if genJar, genWhy = nexmarkConnectorJar(ctx, f.flinkGen, log); genJar == "" {
+			fmt.Fprintf(log, "Flink does not run ddl_gen.sql: %s\n", genWhy)
+		}
+	}
+	engines := map[string][]nexmarkEngine{}
+	for _, d := range ddls {
+		engines[d] = append(engines[d], streamsqlNexmarkEngine(o, f.cpu, dir))
+		switch {
+		case flinkCP == "":
+		case d == "kafka":
+			engines[d] = append(engines[d], flinkNexmarkEngine(f, flinkCP))
+		case genJar != "":
+			engines[d] = append(engines[d], flinkNexmarkEngine(f, flinkCP+string(os.PathListSeparator)+genJar))
+		default:
+			engines[d] = append(engines[d], nexmarkEngine{name: "flink"})
+		}
 	}
 	type cell struct {
 		res  *NexmarkResult
@@ -308,10 +328,10 @@ func runNexmarkSuite(ctx context.Context, o options, log io.Writer) (NexmarkRepo
 		for _, q := range queries {
 			nq := makeNexmarkQuery(q, d, files, dir, o.bootstrap, topic)
 			nq.flinkHome = flinkHome
-			for _, e := range engines {
-				if d == "gen" && e.name == "flink" {
+			for _, e := range engines[d] {
+				if e.command == nil {
 					cells = append(cells, &cell{res: &NexmarkResult{Query: q, DDL: d, Engine: e.name, Events: f.events,
-						Status: "not run", Message: "the public nexmark connector is not on Maven Central"}})
+						Status: "not run", Message: "the public nexmark connector is not there: " + genWhy}})
 					continue
 				}
 				cells = append(cells, &cell{res: &NexmarkResult{Query: q, DDL: d, Engine: e.name, Events: f.events, Status: "ok"},
@@ -322,11 +342,11 @@ func runNexmarkSuite(ctx context.Context, o options, log io.Writer) (NexmarkRepo
 	// A warm-up run of each engine: the broker's page cache, the
 	// children's binaries and jars. Not measured.
 	if len(cells) > 0 {
-		for _, e := range engines {
+		for _, e := range []string{"streamsql", "flink"} {
 			for _, c := range cells {
-				if c.eng.name == e.name && c.res.Status == "ok" {
-					fmt.Fprintf(log, "warm-up: %s %s over %s events\n", e.name, c.q.name, fmt.Sprint(f.events))
-					if _, err := runNexmark(ctx, e, c.q, f.events); err != nil {
+				if c.eng.name == e && c.res.Status == "ok" {
+					fmt.Fprintf(log, "warm-up: %s %s over %s events\n", e, c.q.name, fmt.Sprint(f.events))
+					if _, err := runNexmark(ctx, c.eng, c.q, f.events); err != nil {
 						fmt.Fprintf(log, "warm-up: %v\n", err)
 					}
 					break
@@ -675,6 +695,39 @@ func flinkClassPath(ctx context.Context, flag string, log io.Writer) (cp, why st
 	out, err := cmd.Output()
 	if err != nil {
 		return "", fmt.Sprintf("building tools/flink-sql-runner failed: %v: %s", err, lastLines(errb.String(), 10))
+	}
+	return strings.TrimSpace(lastLine(string(out))), ""
+}
+
+// nexmarkConnectorJar returns the public nexmark connector's jar for
+// -flink-nexmark-jar (auto, off or a path), building it in auto mode
+// (tools/nexmark-connector, cached after the first build); "" and the
+// reason when there is none.
+func nexmarkConnectorJar(ctx context.Context, flag string, log io.Writer) (jar, why string) {
+	switch flag {
+	case "off":
+		return "", "-flink-nexmark-jar off"
+	case "auto":
+	default:
+		if _, err := os.Stat(flag); err != nil {
+			return "", fmt.Sprintf("-flink-nexmark-jar: %v", err)
+		}
+		return flag, ""
+	}
+	if _, err := exec.LookPath("git"); err != nil {
+		return "", "no git on PATH to build tools/nexmark-connector"
+	}
+	build, err := findUp(filepath.Join("tools", "nexmark-connector", "build.sh"))
+	if err != nil {
+		return "", err.Error()
+	}
+	fmt.Fprintln(log, "building the public nexmark connector (tools/nexmark-connector; GitHub and Maven Central on first use)")
+	var errb bytes.Buffer
+	cmd := exec.CommandContext(ctx, build)
+	cmd.Stderr = &errb
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Sprintf("building tools/nexmark-connector failed: %v: %s", err, lastLines(errb.String(), 10))
 	}
 	return strings.TrimSpace(lastLine(string(out))), ""
 }
