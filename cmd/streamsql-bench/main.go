@@ -24,7 +24,8 @@
 //	streamsql-bench -scaling [-records N] [-runs R] [-taskset CPUS] [-json FILE]
 //	streamsql-bench -tune
 //	streamsql-bench -nexmark q0,q1,...|all [-nexmark-events N] [-nexmark-runs R]
-//	                [-nexmark-ddl kafka,gen] [-flink auto|off|CLASSPATH] [-nexmark-cpu CPU]
+//	                [-nexmark-ddl kafka,gen] [-flink auto|off|CLASSPATH]
+//	                [-flink-nexmark-jar auto|off|JAR] [-nexmark-cpu CPU]
 //	                [-json FILE] [-nexmark-md FILE]
 //
 // -nexmark runs the public Nexmark query files through streamsql and Flink

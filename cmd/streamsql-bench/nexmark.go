@@ -50,7 +50,13 @@ import (
 // The Kafka table is bounded with option hints, not by editing the file:
 // 'scan.bounded.mode' = 'specific-offsets' at offset N or 2N of the topic's
 // one partition, for streamsql as a job.Options hint and for Flink as an
-// ALTER TABLE ... SET after the file's CREATE TABLE. A query that streamsql
+// ALTER TABLE ... SET after the file's CREATE TABLE. The generator table of
+// ddl_gen.sql is bounded by its own events.num, set to N or 2N, with the
+// same rate and proportions for both engines: streamsql's nexmark connector
+// makes the events in streamsql, the public one (not on Maven Central;
+// tools/nexmark-connector builds it from github.com/nexmark/nexmark at a
+// pinned commit against Flink 2.2.1, and -flink-nexmark-jar finds it) in
+// Flink. A query that streamsql
 // cannot plan is reported as not supported yet, with the planner's message;
 // one that Flink refuses (q6: an OVER window over retractions) likewise.
 

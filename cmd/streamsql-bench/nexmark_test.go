@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -62,5 +64,48 @@ func TestNexmarkSmoke(t *testing.T) {
 	}
 	if !strings.Contains(rep.Flink, "-flink off") {
 		t.Errorf("the report does not say why Flink did not run: %q", rep.Flink)
+	}
+}
+
+// TestNexmarkConnectorJarFlag checks -flink-nexmark-jar's off and path
+// modes (auto builds with git and Maven, which CI does not have): off and a
+// missing file give no jar and say why; an existing file is the jar.
+func TestNexmarkConnectorJarFlag(t *testing.T) {
+	ctx := context.Background()
+	if jar, why := nexmarkConnectorJar(ctx, "off", io.Discard); jar != "" || !strings.Contains(why, "off") {
+		t.Errorf("off: jar %q, why %q", jar, why)
+	}
+	missing := filepath.Join(t.TempDir(), "nexmark-flink.jar")
+	if jar, why := nexmarkConnectorJar(ctx, missing, io.Discard); jar != "" || !strings.Contains(why, missing) {
+		t.Errorf("a missing jar: jar %q, why %q", jar, why)
+	}
+	if err := os.WriteFile(missing, []byte("PK"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if jar, why := nexmarkConnectorJar(ctx, missing, io.Discard); jar != missing || why != "" {
+		t.Errorf("an existing jar: jar %q, why %q", jar, why)
+	}
+}
+
+// TestNexmarkGenWithoutConnector runs q0 over ddl_gen.sql with a Flink
+// class path but -flink-nexmark-jar off: streamsql runs, and Flink's cell
+// is "not run" with the reason, not a failure (Flink needs the public
+// connector for ddl_gen.sql).
+func TestNexmarkGenWithoutConnector(t *testing.T) {
+	b := kafkatest.Require(t)
+	o := options{bootstrap: b.Addr, nexmark: nexmarkFlags{queries: "q0", events: 1000, runs: 1, ddl: "gen",
+		flink: filepath.Join(t.TempDir(), "flink-classes"), flinkGen: "off", cpu: "none"}}
+	rep, err := runNexmarkSuite(context.Background(), o, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Results) != 2 {
+		t.Fatalf("%d results, want 2: %+v", len(rep.Results), rep.Results)
+	}
+	if r := rep.Results[0]; r.Engine != "streamsql" || r.Status != "ok" {
+		t.Errorf("streamsql: %+v", r)
+	}
+	if r := rep.Results[1]; r.Engine != "flink" || r.Status != "not run" || !strings.Contains(r.Message, "-flink-nexmark-jar off") {
+		t.Errorf("flink: %+v", r)
 	}
 }
