@@ -45,6 +45,31 @@ func (s *scope) names() []string {
 	return out
 }
 
+// qualifierNames describes the tables and aliases that qualify s's
+// columns, for an error about an unknown one: "; the FROM here names s,
+// src" or, when there is none (a subquery without AS), that the aliases
+// inside a subquery are not visible outside it.
+func (s *scope) qualifierNames() string {
+	var names []string
+	add := func(q []string) {
+		if n := strings.Join(q, "."); len(q) == 1 && !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	for _, q := range s.quals {
+		add(q)
+	}
+	for _, c := range s.cols {
+		for _, q := range c.quals {
+			add(q)
+		}
+	}
+	if len(names) == 0 {
+		return "; the FROM here names no table or alias (a subquery in FROM is named by AS name only: the aliases inside it are not visible outside it)"
+	}
+	return "; the FROM here names " + strings.Join(names, ", ")
+}
+
 func (s *scope) lookup(name string) (expr.Expr, bool) {
 	for _, c := range s.cols {
 		if c.name == name {
@@ -448,7 +473,8 @@ func (l *lowerer) column(n *ddl.ColumnRef) (expr.Expr, error) {
 	name := n.Parts[len(n.Parts)-1]
 	if len(n.Parts) > 1 && !l.sc.isQualifier(n.Parts[:len(n.Parts)-1]) {
 		if _, ok := l.sc.lookup(n.Parts[0]); !ok {
-			return nil, l.fail(n.Pos, ErrUnknownName, nil, "unknown table or alias '%s' in '%s'", strings.Join(n.Parts[:len(n.Parts)-1], "."), strings.Join(n.Parts, "."))
+			return nil, l.fail(n.Pos, ErrUnknownName, nil, "unknown table or alias '%s' in '%s'%s", strings.Join(n.Parts[:len(n.Parts)-1], "."), strings.Join(n.Parts, "."),
+				l.sc.qualifierNames())
 		}
 	}
 	return nil, l.fail(n.Pos, ErrUnknownName, nil, "column '%s' not found; available columns are %s%s",
