@@ -1008,6 +1008,16 @@ func (jb *joinBuilder) build(hints *ttlHints) (*relation, error) {
 			out.colQuals = append(out.colQuals, in.rel.colQualsOf(i))
 			nc := nodeCol(s*jb.nl + i)
 			b.cols = append(b.cols, expr.Col(nc, node.Names[nc], node.Types[nc]))
+			if kind == WindowJoin && !padded {
+				if k, _, ok := jb.windowColumn(s, i); ok {
+					if node.windowCols == nil {
+						node.windowCols = slices.Repeat([]int{-1}, len(node.Names))
+						ws := *win
+						node.windowSpec = &ws
+					}
+					node.windowCols[nc] = k
+				}
+			}
 		}
 	}
 	// Time attributes: an interval join keeps the left input's rowtime, a

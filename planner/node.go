@@ -106,6 +106,13 @@ type Node struct {
 	Rank        *RankPlan
 	Over        *over.Spec
 	overPlan    *overPlan
+	// windowCols says, for a window join, which window column (0:
+	// window_start, 1: window_end, 2: window_time; -1: none) each output
+	// column is, and windowSpec their window: its inputs' window columns
+	// but those an outer join pads (Flink's window properties of a window
+	// join).
+	windowCols []int
+	windowSpec *window.Spec
 	// Describe is the operator's one-line description for EXPLAIN, such
 	// as "GroupAggregate(keys=[bidder], calls=[COUNT(*)])".
 	Describe string

@@ -169,24 +169,33 @@ func (p *planner) windowRelation(ref *ddl.TableFunc, depth int) (*relation, [][]
 }
 
 // windowAggColumn reports which window column (0: window_start, 1:
-// window_end, 2: window_time) of a window aggregation's output column i of
-// rel is, in every branch, and the window: Flink's window properties,
-// which a renaming projection, a filter and a UNION ALL of the same window
-// keep and any expression over the column loses.
+// window_end, 2: window_time) of a window aggregation's or window join's
+// output column i of rel is, in every branch, and the window: Flink's
+// window properties, which a renaming projection, a filter and a UNION ALL
+// of the same window keep and any expression over the column loses.
 func windowAggColumn(rel *relation, i int) (int, *window.Spec, bool) {
 	var k int
 	var spec *window.Spec
 	for bi, b := range rel.branches {
 		c, ok := b.cols[i].(*expr.ColumnRef)
 		node := b.src.Node
-		if !ok || node == nil || node.Kind != WindowAggregate {
+		if !ok || node == nil {
 			return 0, nil, false
 		}
-		kb := c.Index - (len(node.Names) - 3)
-		if kb < 0 || bi > 0 && (kb != k || !sameWindow(spec, node.Window)) {
+		var kb int
+		var ws *window.Spec
+		switch {
+		case node.Kind == WindowAggregate:
+			kb, ws = c.Index-(len(node.Names)-3), node.Window
+		case node.Kind == WindowJoin && node.windowCols != nil:
+			kb, ws = node.windowCols[c.Index], node.windowSpec
+		default:
 			return 0, nil, false
 		}
-		k, spec = kb, node.Window
+		if kb < 0 || bi > 0 && (kb != k || !sameWindow(spec, ws)) {
+			return 0, nil, false
+		}
+		k, spec = kb, ws
 	}
 	return k, spec, spec != nil
 }
