@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,8 +10,10 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"runtime/metrics"
 	"runtime/pprof"
 	"strings"
+	"time"
 
 	_ "github.com/streamsql/streamsql/connectors/blackhole"  // the queries' sinks
 	_ "github.com/streamsql/streamsql/connectors/filesystem" // q10's sink
@@ -106,6 +109,16 @@ func nexmarkChildMain(ctx context.Context, args []string, stdout, stderr io.Writ
 		fmt.Fprintln(stderr, err)
 		return exitNotSupported
 	}
+	if p := os.Getenv(envHeapProfile); p != "" {
+		// The heap profile taken when the live heap was largest:
+		// PREFIX.<job name>.<pid>.
+		stop := watchHeap()
+		defer func() {
+			if err := os.WriteFile(fmt.Sprintf("%s.%s.%d", p, *name, os.Getpid()), stop(), 0o644); err != nil {
+				fmt.Fprintln(stderr, err)
+			}
+		}()
+	}
 	if err := j.Run(ctx); err != nil {
 		if errors.Is(err, runtime.ErrInvalidSpec) {
 			// The runtime refused the plan before running it (an operator
@@ -139,4 +152,41 @@ func nexmarkChildMain(ctx context.Context, args []string, stdout, stderr io.Writ
 		return fail(err)
 	}
 	return 0
+}
+
+// watchHeap samples the live heap every 100 ms on a goroutine of its own
+// and keeps the heap profile of the sample where it was largest (a heap
+// profile's in-use figures are those of the last collection); stop ends
+// the goroutine and returns that profile.
+func watchHeap() (stop func() []byte) {
+	done := make(chan struct{})
+	var prof []byte
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
+		live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+		var maxLive uint64
+		var buf bytes.Buffer
+		for {
+			select {
+			case <-done:
+				prof = buf.Bytes()
+				return
+			case <-tick.C:
+			}
+			metrics.Read(live)
+			if v := live[0].Value.Uint64(); v > maxLive {
+				maxLive = v
+				buf.Reset()
+				_ = pprof.Lookup("heap").WriteTo(&buf, 0)
+			}
+		}
+	}()
+	return func() []byte {
+		close(done)
+		<-finished
+		return prof
+	}
 }
