@@ -15,6 +15,16 @@
 // pacer's heap goal (live × (1 + GOGC/100)), so that a small job is held at
 // the floor and a large one keeps GOGC's pacing, with only what grows past
 // a quarter above its goal trimmed.
+//
+// A job whose live heap is mostly free of pointers — a stateful job's
+// state in the heap backend, whose arenas live as long as the job — gets
+// less: GOGC's headroom on the scannable part of the live heap only, plus
+// a fixed Headroom for the rest (the live heap + 5/4 × scannable × GOGC/100
+// + Headroom, when that is below the goal above). Marking a pointer-free
+// object costs a collection next to nothing, so GOGC's doubling of it would
+// buy few collections for much memory: a job with 200 MB of state would be
+// let reach 500 MB; it gets 264 MB and a collection every 64 MiB
+// allocated.
 package memlimit
 
 import (
@@ -36,14 +46,23 @@ const DefaultFloor = 30 << 20
 // poll is how often the governor looks for a finished collection.
 const poll = 50 * time.Millisecond
 
-// Target returns the limit for a heap of live bytes found live by the last
-// collection under GOGC gogc: max(floor, 5/4 × live × (1 + gogc/100)). A
-// negative gogc (GOGC=off) leaves only the floor.
-func Target(floor int64, live uint64, gogc int) int64 {
+// Headroom is what the governor lets a job whose live heap is mostly free
+// of pointers allocate between collections, beyond GOGC's share of its
+// scannable heap.
+const Headroom = 64 << 20
+
+// Target returns the limit for a heap whose last collection found live
+// bytes live, scan of them scannable (objects that hold pointers), under
+// GOGC gogc: the larger of floor and the smaller of 5/4 × live × (1 +
+// gogc/100) and live + 5/4 × scan × gogc/100 + Headroom. A negative gogc
+// (GOGC=off) leaves only the floor.
+func Target(floor int64, live, scan uint64, gogc int) int64 {
 	if gogc < 0 {
 		return floor
 	}
+	scan = min(scan, live)
 	goal := float64(live) * (1 + float64(gogc)/100) * 5 / 4
+	goal = min(goal, float64(live)+float64(scan)*float64(gogc)/100*5/4+Headroom)
 	if goal >= math.MaxInt64/2 {
 		return math.MaxInt64
 	}
@@ -67,7 +86,8 @@ type Governor struct {
 // starts a goroutine that keeps it so after every collection, until Stop.
 func Start(floor int64) *Governor {
 	g := &Governor{floor: floor, prev: debug.SetMemoryLimit(-1), stop: make(chan struct{}), done: make(chan struct{}),
-		samples: []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}, {Name: "/gc/heap/live:bytes"}, {Name: "/gc/gogc:percent"}}}
+		samples: []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}, {Name: "/gc/heap/live:bytes"}, {Name: "/gc/gogc:percent"},
+			{Name: "/gc/scan/heap:bytes"}}}
 	g.update(true)
 	go g.run()
 	return g
@@ -103,7 +123,12 @@ func (g *Governor) update(force bool) {
 	if g.samples[2].Value.Kind() == metrics.KindUint64 {
 		gogc = int(int64(g.samples[2].Value.Uint64()))
 	}
-	limit := Target(g.floor, g.samples[1].Value.Uint64(), gogc)
+	live := g.samples[1].Value.Uint64()
+	scan := live // unknown: all of it, GOGC's own goal
+	if g.samples[3].Value.Kind() == metrics.KindUint64 {
+		scan = g.samples[3].Value.Uint64()
+	}
+	limit := Target(g.floor, live, scan, gogc)
 	// Small moves are not worth a call into the runtime.
 	if d := limit - g.limit; force || d > g.limit/32 || -d > g.limit/32 {
 		g.limit = limit

@@ -11,19 +11,24 @@ import (
 func TestTarget(t *testing.T) {
 	const floor = 32 << 20
 	for _, c := range []struct {
-		live uint64
-		gogc int
-		want int64
+		live, scan uint64
+		gogc       int
+		want       int64
 	}{
-		{0, 100, floor},
-		{12 << 20, 100, floor},      // 12 MiB live: the goal 24 MiB, ×5/4 is 30 MiB, under the floor
-		{100 << 20, 100, 250 << 20}, // a large job keeps GOGC's goal, plus a quarter
-		{100 << 20, 50, 375 << 19},  // GOGC=50: 150 MiB goal, ×5/4
-		{100 << 20, -1, floor},      // GOGC=off: the floor only
-		{math.MaxUint64 / 2, 100, math.MaxInt64},
+		{0, 0, 100, floor},
+		{12 << 20, 12 << 20, 100, floor},       // 12 MiB live: the goal 24 MiB, ×5/4 is 30 MiB, under the floor
+		{100 << 20, 100 << 20, 100, 250 << 20}, // a large job of pointers keeps GOGC's goal, plus a quarter
+		{100 << 20, 100 << 20, 50, 375 << 19},  // GOGC=50: 150 MiB goal, ×5/4
+		{100 << 20, 100 << 20, -1, floor},      // GOGC=off: the floor only
+		{12 << 20, 1 << 20, 100, floor},        // a small job free of pointers: still the floor
+		{200 << 20, 8 << 20, 100, 274 << 20},   // 200 MiB of state: live + 5/4 × 8 MiB + Headroom
+		{200 << 20, 8 << 20, 50, 269 << 20},    // GOGC=50 halves the scannable part's share
+		{40 << 20, 0, 100, 100 << 20},          // GOGC's goal (×5/4) when it is the smaller
+		{100 << 20, 200 << 20, 100, 250 << 20}, // scan above live (metrics of two moments): all of it
+		{math.MaxUint64 / 2, math.MaxUint64 / 2, 100, math.MaxInt64},
 	} {
-		if got := Target(floor, c.live, c.gogc); got != c.want {
-			t.Errorf("Target(%d, %d, %d) = %d, want %d", int64(floor), c.live, c.gogc, got, c.want)
+		if got := Target(floor, c.live, c.scan, c.gogc); got != c.want {
+			t.Errorf("Target(%d, %d, %d, %d) = %d MiB, want %d MiB", int64(floor), c.live, c.scan, c.gogc, got>>20, c.want>>20)
 		}
 	}
 }
@@ -40,11 +45,11 @@ func TestGovernor(t *testing.T) {
 	if got := g.Limit(); got < DefaultFloor || got > 2*DefaultFloor {
 		t.Errorf("with a small heap the limit is %d, want the floor %d or near it", got, DefaultFloor)
 	}
-	// Keep 96 MiB live, far above the floor.
-	big := make([][]byte, 96)
+	// Keep 96 MiB of pointers live, far above the floor.
+	big := make([][]*[4]int64, 96)
 	for i := range big {
-		big[i] = make([]byte, 1<<20)
-		big[i][0] = 1
+		big[i] = make([]*[4]int64, 1<<17)
+		big[i][0] = new([4]int64)
 	}
 	runtime.GC()
 	deadline := time.Now().Add(10 * time.Second)
@@ -52,9 +57,26 @@ func TestGovernor(t *testing.T) {
 		time.Sleep(poll)
 	}
 	if got := g.Limit(); got < 2*96<<20 {
-		t.Errorf("with 96 MiB live the limit is %d MiB, want at least twice the live heap (GOGC=100's goal)", got>>20)
+		t.Errorf("with 96 MiB of pointers live the limit is %d MiB, want at least twice the live heap (GOGC=100's goal)", got>>20)
 	}
 	runtime.KeepAlive(big)
+	big = nil
+	// 256 MiB live without pointers (state arenas): the live heap plus
+	// the Headroom, not GOGC's doubling.
+	state := make([][]byte, 256)
+	for i := range state {
+		state[i] = make([]byte, 1<<20)
+		state[i][0] = 1
+	}
+	runtime.GC()
+	deadline = time.Now().Add(10 * time.Second)
+	for g.Limit() < 256<<20+Headroom && time.Now().Before(deadline) {
+		time.Sleep(poll)
+	}
+	if got := g.Limit(); got < 256<<20+Headroom || got > 256<<20+2*Headroom {
+		t.Errorf("with 256 MiB live without pointers the limit is %d MiB, want the live heap and the Headroom (%d MiB), not GOGC's %d MiB", got>>20, (256<<20+Headroom)>>20, 2*256*5/4)
+	}
+	runtime.KeepAlive(state)
 	g.Stop()
 	g.Stop()
 	if got := debug.SetMemoryLimit(-1); got != before {
