@@ -23,9 +23,13 @@ const (
 	// Upsert: INSERT, UPDATE_AFTER and DELETE rows keyed by the primary
 	// key (upsert-kafka).
 	Upsert
-	// AllKinds: every row kind, UPDATE_BEFORE included (print,
-	// blackhole).
+	// AllKinds: every row kind, UPDATE_BEFORE included (print).
 	AllKinds
+	// NoUpdateBefore: every row kind, but the sink has no use for
+	// UPDATE_BEFORE rows, so the operators before it need not produce
+	// them (Flink's blackhole asks for the changelog it is offered
+	// without UPDATE_BEFORE).
+	NoUpdateBefore
 )
 
 // String returns a short description.
@@ -35,6 +39,8 @@ func (m ChangelogMode) String() string {
 		return "upsert (INSERT, UPDATE_AFTER, DELETE)"
 	case AllKinds:
 		return "all row kinds"
+	case NoUpdateBefore:
+		return "all row kinds, UPDATE_BEFORE not needed"
 	}
 	return "append-only (INSERT)"
 }
@@ -46,7 +52,7 @@ func (m ChangelogMode) String() string {
 // ignores UPDATE_BEFORE rows (the UPDATE_AFTER row that follows replaces
 // the key's value), as Flink's upsert sinks do with a changelog source.
 func (m ChangelogMode) Accepts(src ChangelogMode) bool {
-	return src == InsertOnly || m == AllKinds || m == Upsert
+	return src == InsertOnly || m == AllKinds || m == Upsert || m == NoUpdateBefore
 }
 
 // Delivery is the delivery guarantee of a sink as configured (what

@@ -327,6 +327,8 @@ func (p *planner) sinkChangelog(ins *Insert, fl *Flow, cols []*ddl.Column) error
 			}
 		}
 		requireUpdateBefore(fl, false)
+	case factory.NoUpdateBefore:
+		requireUpdateBefore(fl, false)
 	default:
 		requireUpdateBefore(fl, true)
 	}

@@ -21,7 +21,10 @@ func Factory() factory.ConnectorFactory {
 		Description:      "Accepts every row and discards it, for benchmarks and for testing the source side of a job. It has no options.",
 		ReadableMetadata: map[string]types.Type{},
 		WritableMetadata: map[string]types.Type{},
-		SinkChangelog:    factory.AllKinds,
+		// As Flink's blackhole: every row kind, without asking for
+		// UPDATE_BEFORE rows (so a Top-1 in front of it keeps only the
+		// first row's sort key, as with an upsert sink).
+		SinkChangelog: factory.NoUpdateBefore,
 		Describe: func(*factory.Validated, factory.Role) (factory.TableInfo, error) {
 			return factory.TableInfo{ScaleOut: "each instance discards its own rows"}, nil
 		},

@@ -42,8 +42,13 @@ type topN struct {
 
 	rows   state.MapTable   // partition → sort key → list of rows (AppendOnly, Retract, Updatable)
 	meta   state.ValueTable // partition → its row count and worst sort key (AppendOnly)
-	top1   state.ValueTable // partition → its first row (Top1)
+	top1   state.ValueTable // partition → its first row (Top1), or only its sort key (keyOnly)
 	counts state.ValueTable // partition → rows emitted (FirstN)
+
+	// keyOnly says that top1 holds the first row's sort key alone: a
+	// Top1 whose consumer needs no UPDATE_BEFORE never emits the row it
+	// replaces, so it need not keep it.
+	keyOnly bool
 
 	partTypes   []types.Type
 	rowKeyTypes []types.Type
@@ -84,6 +89,11 @@ func (t *topN) Open(ctx *stream.Context) error {
 	switch {
 	case t.spec.FirstN:
 		t.counts = ctx.State.Value("count", opts...)
+	case t.spec.Top1() && !t.spec.UpdateBefore:
+		// Another table than the one of whole rows, so that the two
+		// layouts never read each other's state.
+		t.keyOnly = true
+		t.top1 = ctx.State.Value("top1-key", opts...)
 	case t.spec.Top1():
 		t.top1 = ctx.State.Value("top1", opts...)
 	default:
@@ -459,6 +469,25 @@ func (t *topN) fastTop1(kg int, r *types.Row, out *stream.Output) error {
 	prev, ok, err := t.top1.Get(kg, t.pkey)
 	if err != nil {
 		return err
+	}
+	if t.keyOnly {
+		t.sk = AppendSortKey(t.sk[:0], r.Fields, t.spec.Order, t.spec.Types)
+		kind := types.Insert
+		if ok {
+			if bytes.Compare(t.sk, prev) >= 0 {
+				return nil // not better than the first row: it stays
+			}
+			kind = types.UpdateAfter
+		}
+		if err := t.top1.Put(kg, t.pkey, t.sk); err != nil {
+			return err
+		}
+		f := append(t.fields(), r.Fields...)
+		if t.spec.OutputRank {
+			f = append(f, types.Int64(1))
+		}
+		out.Emit(types.Row{Kind: kind, Fields: f})
+		return nil
 	}
 	t.in = state.AppendRow(t.in[:0], r.Fields, t.spec.Types)
 	t.inEnc = t.in

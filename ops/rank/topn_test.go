@@ -198,3 +198,60 @@ func boolInt(b bool) int {
 	}
 	return 0
 }
+
+// TestTop1WithoutUpdateBefore checks the Top-1 whose consumer needs no
+// UPDATE_BEFORE (it keeps only the first row's sort key) against a batch
+// oracle on random inputs with ties: after each input row, the output
+// applied as upserts by partition holds each partition's first row (the
+// earliest of the best), and a row that does not displace it emits
+// nothing. A restore at another parallelism happens half-way.
+func TestTop1WithoutUpdateBefore(t *testing.T) {
+	ts := []types.Type{types.BigInt(), types.BigInt(), types.BigInt()}
+	r := streamtest.Row
+	for _, outputRank := range []bool{false, true} {
+		spec := rank.Spec{Types: ts, Partition: []int{0}, Order: []rank.SortKey{desc(1)}, Start: 1, End: 1, OutputRank: outputRank}
+		outTypes := ts
+		if outputRank {
+			outTypes = append(slices.Clone(ts), types.BigInt())
+		}
+		for seed := range uint64(20) {
+			rnd := rand.New(rand.NewPCG(seed, 9))
+			p := opstest.NewPipeline(t, 2, opstest.Stage{F: rank.NewTopN(spec), Keys: spec.Partition, Types: ts})
+			best := map[int64][2]int64{} // partition → (v, id) of its first row
+			view := map[int64]string{}   // the output applied, by partition
+			for step := range 80 {
+				if step == 40 {
+					p.Restore(3)
+				}
+				part, v, id := rnd.Int64N(3), rnd.Int64N(6), int64(step)
+				out := opstest.FlinkString(p.Push(0, []types.Row{r(types.Insert, part, v, id)}), outTypes)
+				b, ok := best[part]
+				changed := !ok || v > b[0]
+				if changed {
+					best[part] = [2]int64{v, id}
+				}
+				if !changed && len(out) > 0 {
+					t.Fatalf("seed %d step %d: (%d, %d, %d) does not displace the first row, emitted %v", seed, step, part, v, id, out)
+				}
+				for _, o := range out {
+					if o[:2] == "-U" || o[:2] == "-D" {
+						t.Fatalf("seed %d step %d: %s, want no retraction", seed, step, o)
+					}
+					if kind := o[:2]; (kind == "+I") == ok {
+						t.Fatalf("seed %d step %d: %s, want %s", seed, step, o, map[bool]string{true: "+U", false: "+I"}[ok])
+					}
+					view[part] = o[2:]
+				}
+				for q, b := range best {
+					want := fmt.Sprintf("[%d, %d, %d]", q, b[0], b[1])
+					if outputRank {
+						want = fmt.Sprintf("[%d, %d, %d, 1]", q, b[0], b[1])
+					}
+					if view[q] != want {
+						t.Fatalf("seed %d step %d: partition %d shows %s, want %s", seed, step, q, view[q], want)
+					}
+				}
+			}
+		}
+	}
+}
