@@ -38,12 +38,13 @@ func generatorDefs(t *testing.T) string {
 func checkQueryOracle(t *testing.T, name, defs string, vars map[string]string, hints map[string]map[string]string,
 	ts []types.Type, oracle func() [][]types.Value) {
 	t.Helper()
-	checkFileOracle(t, filepath.Join(queriesDir, name+".sql"), defs, vars, hints, ts, oracle)
+	checkFileOracle(t, filepath.Join(queriesDir, name+".sql"), defs, vars, hints, nil, ts, oracle)
 }
 
-// checkFileOracle is checkQueryOracle of the query file at path.
+// checkFileOracle is checkQueryOracle of the query file at path, with the
+// job settings set.
 func checkFileOracle(t *testing.T, path, defs string, vars map[string]string, hints map[string]map[string]string,
-	ts []types.Type, oracle func() [][]types.Value) {
+	set map[string]string, ts []types.Type, oracle func() [][]types.Value) {
 	t.Helper()
 	name := strings.TrimSuffix(filepath.Base(path), ".sql")
 	query, err := os.ReadFile(path)
@@ -54,7 +55,7 @@ func checkFileOracle(t *testing.T, path, defs string, vars map[string]string, hi
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	j, err := job.Compile(ctx, name+".sql", defs+string(query), job.Options{
-		Registry: registryWith(t, sink), Vars: vars, Hints: hints, Logger: slog.New(slog.DiscardHandler)})
+		Registry: registryWith(t, sink), Vars: vars, Hints: hints, Set: set, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}
