@@ -427,6 +427,20 @@ type RowRecycler interface {
 	Recycle(rows []types.Row)
 }
 
+// NestedRowRecycler is a RowRecycler that can also reuse the memory of
+// the nested values (ROW, ARRAY and MAP values) in the rows a Read
+// returned. The runtime calls RecycleNested instead of Recycle when the
+// chain's first operator promises that its output refers to no nested
+// value of its input either (runtime.Pipeline.TransformCopiesNested: its
+// output columns are all scalars), with Recycle's other conditions: the
+// reader may then overwrite the rows, their Fields and the nested values
+// in them. Scalar values stay valid (a string or a byte slice is never
+// overwritten by either method).
+type NestedRowRecycler interface {
+	RowRecycler
+	RecycleNested(rows []types.Row)
+}
+
 // ByteCounter is implemented by readers and writers that count the bytes
 // they read or wrote, for metrics. It must be safe for concurrent use: the
 // runtime calls it from other goroutines.

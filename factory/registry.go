@@ -192,6 +192,19 @@ type Decoder interface {
 	Decode(data []byte, row *types.Row) error
 }
 
+// ValueRecycler is implemented by decoders that can reuse the memory of the
+// nested values (the fields of ROW values) of the rows they decoded.
+// RecycleValues tells the decoder that nothing refers any more to the rows
+// Decode filled before the call, nor to any ROW, ARRAY or MAP value in
+// them: it may overwrite their memory from now on. From the first call on
+// the decoder keeps that memory for reuse (a caller that cannot promise
+// as much never calls it, and every nested value is then allocated anew).
+// Connectors call it only when the runtime says so
+// (connector.NestedRowRecycler).
+type ValueRecycler interface {
+	RecycleValues()
+}
+
 // MultiRowDecoder is implemented by the decoders of change-event formats,
 // whose records may hold more than one row: a Debezium UPDATE is an
 // UPDATE_BEFORE and an UPDATE_AFTER row, a Canal record a list of rows.

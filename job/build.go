@@ -118,13 +118,16 @@ func buildPipeline(ctx context.Context, pl *planner.Plan, ins *planner.Insert, n
 		tf, ntf := ft.Shared(), ft.PerTask()
 		spec := runtime.SourceSpec{Source: src, Parallelism: parallelismOf(valid, factory.AsSource), Columns: sourceColumns(valid)}
 		// A flow's transform builds every output row anew (Flow.Transform):
-		// the source may reuse its rows' memory. The runtime uses the
-		// per-task form (slab-allocated fields); Transform stays set for
-		// callers that apply the pipeline's transform themselves.
+		// the source may reuse its rows' memory, and that of their nested
+		// values when the flow outputs scalars only (Flow.ScalarOutput).
+		// The runtime uses the per-task form (slab-allocated fields);
+		// Transform stays set for callers that apply the pipeline's
+		// transform themselves.
+		nested := fl.ScalarOutput()
 		if len(ins.Flows) == 1 {
-			p.Transform, p.NewTransform, p.TransformCopies = tf, ntf, true
+			p.Transform, p.NewTransform, p.TransformCopies, p.TransformCopiesNested = tf, ntf, true, nested
 		} else {
-			spec.Transform, spec.NewTransform, spec.TransformCopies = tf, ntf, true
+			spec.Transform, spec.NewTransform, spec.TransformCopies, spec.TransformCopiesNested = tf, ntf, true, nested
 		}
 		spec.Name = fl.Source.Name()
 		if srcNames[spec.Name]++; srcNames[spec.Name] > 1 {

@@ -44,6 +44,31 @@ func (fl *Flow) Transform(opts expr.Options) (TransformFunc, error) {
 	return ft.Shared(), nil
 }
 
+// ScalarOutput reports whether every column the flow outputs (Projection
+// and every Expand) is of a scalar type: no ROW, ARRAY, MAP or MULTISET.
+// Its output rows then refer to no nested value of the source row, whose
+// memory the source may reuse once the transform is done with the row
+// (runtime.Pipeline.TransformCopiesNested).
+func (fl *Flow) ScalarOutput() bool {
+	scalar := func(es []expr.Expr) bool {
+		for _, e := range es {
+			if k := e.Type().Kind; k == types.KindArray || k == types.KindMap || k == types.KindMultiset || k == types.KindRow {
+				return false
+			}
+		}
+		return true
+	}
+	if !scalar(fl.Projection) {
+		return false
+	}
+	for _, p := range fl.Expand {
+		if !scalar(p) {
+			return false
+		}
+	}
+	return true
+}
+
 // Shared returns Transform's function.
 func (ft *CompiledFlow) Shared() TransformFunc {
 	return func(in types.Row, out []types.Row) ([]types.Row, error) {

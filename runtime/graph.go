@@ -91,6 +91,11 @@ type OperatorVertex struct {
 	// with its input rows: a reader right before it may then reuse the
 	// memory of its batches (connector.RowRecycler).
 	Copies bool
+	// CopiesNested promises, with Copies, that the output rows refer to
+	// no nested value (ROW, ARRAY, MAP) of the input rows either: a reader
+	// right before it may then reuse their memory too
+	// (connector.NestedRowRecycler).
+	CopiesNested bool
 }
 
 // SinkVertex is a sink of a Graph.
@@ -353,7 +358,7 @@ func (s *JobSpec) graph() Graph {
 			last := len(g.Vertices) - 1
 			if ts := transformOf(p, pn, src); ts != nil {
 				g.Vertices = append(g.Vertices, Vertex{ID: pn + "/" + src.Name + "#transform", Name: src.Name,
-					Parallelism: src.Parallelism, Operator: &OperatorVertex{Copies: ts.copies}, transform: ts})
+					Parallelism: src.Parallelism, Operator: &OperatorVertex{Copies: ts.copies, CopiesNested: ts.nested}, transform: ts})
 				g.Edges = append(g.Edges, Edge{From: last, To: last + 1})
 				last++
 			}

@@ -44,9 +44,12 @@ type readerHead struct {
 	// checked is set once the first batch was checked (columns.go).
 	checked bool
 	// The reader's optional capabilities, found once when it opens.
-	listener    connector.CheckpointListener
-	positions   connector.GroupPositionReader
-	recycler    connector.RowRecycler // only when the chain's first operator copies
+	listener  connector.CheckpointListener
+	positions connector.GroupPositionReader
+	recycler  connector.RowRecycler // only when the chain's first operator copies
+	// nested is recycler when it reuses nested values too and the first
+	// operator copies those (OperatorVertex.CopiesNested); nil otherwise.
+	nested      connector.NestedRowRecycler
 	bad         connector.BadRowHandler
 	deadLetters connector.DeadLetterReader
 	positioner  connector.RowPositioner
@@ -114,6 +117,9 @@ func (h *readerHead) open(ctx context.Context) error {
 	}
 	if rr, ok := r.(connector.RowRecycler); ok && h.firstCopies() {
 		h.recycler = rr
+		if nr, ok := r.(connector.NestedRowRecycler); ok && h.firstCopiesNested() {
+			h.nested = nr
+		}
 	}
 	return nil
 }
@@ -127,6 +133,17 @@ func (h *readerHead) firstCopies() bool {
 	}
 	op := h.t.members[1].v.v.Operator
 	return op != nil && op.Copies
+}
+
+// firstCopiesNested reports whether the operator right after the reader
+// also promises that its output refers to no nested value of its input
+// (OperatorVertex.CopiesNested).
+func (h *readerHead) firstCopiesNested() bool {
+	if len(h.t.members) < 2 {
+		return false
+	}
+	op := h.t.members[1].v.v.Operator
+	return op != nil && op.Copies && op.CopiesNested
 }
 
 func (h *readerHead) close() error {

@@ -82,6 +82,13 @@ type Pipeline struct {
 	// passing in, or in.Fields, on): the runtime then hands the input rows
 	// back to a reader that reuses them (connector.RowRecycler).
 	TransformCopies bool
+	// TransformCopiesNested promises, with TransformCopies, that
+	// Transform's output rows refer to no nested value (ROW, ARRAY, MAP)
+	// of its input rows either (their columns are all scalars, say): a
+	// reader may then reuse the memory of those nested values too
+	// (connector.NestedRowRecycler). Strings and bytes may still be
+	// shared: readers never overwrite them.
+	TransformCopiesNested bool
 	// NewTransform, when set, is used instead of Transform: each source
 	// task calls it once and applies the function it returns alone, so
 	// that function may keep state between calls (e.g. take output rows'
@@ -133,9 +140,9 @@ type SourceSpec struct {
 	// Columns are SourceVertex.Columns: when set, each reader's first
 	// batch is checked against them.
 	Columns []types.Field
-	// TransformCopies is Pipeline.TransformCopies for Transform and
-	// NewTransform.
-	TransformCopies bool
+	// TransformCopies and TransformCopiesNested are Pipeline's for
+	// Transform and NewTransform.
+	TransformCopies, TransformCopiesNested bool
 	// NewTransform is Pipeline.NewTransform for this source: when set it
 	// is used instead of Transform, and either replaces the pipeline's.
 	NewTransform func() func(in types.Row, out []types.Row) ([]types.Row, error)

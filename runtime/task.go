@@ -410,7 +410,13 @@ func (t *task) data(ctx context.Context, input int, rows []types.Row) error {
 		if err := t.enter(0, rows); err != nil {
 			return err
 		}
-		if rd.recycler != nil {
+		switch {
+		case rd.nested != nil:
+			// The chain's first operator copied what it kept, scalars
+			// only: the reader may reuse the batch's memory, nested values
+			// included, for its next Read.
+			rd.nested.RecycleNested(rows)
+		case rd.recycler != nil:
 			// The chain's first operator copied what it kept: the
 			// reader may reuse the batch's memory for its next Read.
 			rd.recycler.Recycle(rows)

@@ -21,20 +21,21 @@ type transformSpec struct {
 	fn     func(in types.Row, out []types.Row) ([]types.Row, error)
 	newFn  func() func(in types.Row, out []types.Row) ([]types.Row, error)
 	copies bool
+	nested bool // copies nested values too (TransformCopiesNested)
 }
 
 // transformOf returns the transform that applies to the rows of source s
 // of pipeline p (named pn), or nil: the source's own (UNION ALL
 // branches), else the pipeline's; NewTransform before Transform.
 func transformOf(p *Pipeline, pn string, s *SourceSpec) *transformSpec {
-	fn, nt, copies := s.Transform, s.NewTransform, s.TransformCopies
+	fn, nt, copies, nested := s.Transform, s.NewTransform, s.TransformCopies, s.TransformCopiesNested
 	if fn == nil && nt == nil {
-		fn, nt, copies = p.Transform, p.NewTransform, p.TransformCopies
+		fn, nt, copies, nested = p.Transform, p.NewTransform, p.TransformCopies, p.TransformCopiesNested
 	}
 	if fn == nil && nt == nil {
 		return nil
 	}
-	return &transformSpec{pipe: pn, fn: fn, newFn: nt, copies: copies}
+	return &transformSpec{pipe: pn, fn: fn, newFn: nt, copies: copies, nested: copies && nested}
 }
 
 // transformStage runs a transform in one task.

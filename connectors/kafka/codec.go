@@ -201,6 +201,30 @@ func (l *layout) newDecoder() (decodeFunc, error) {
 	return d.decode, nil
 }
 
+// newValueDecoder returns the Decoder of one reader and, when its key or
+// value format can reuse the memory of nested values
+// (factory.ValueRecycler), the function that tells them to.
+func (l *layout) newValueDecoder() (decodeFunc, func(), error) {
+	d, err := l.newRowDecoder()
+	if err != nil {
+		return nil, nil, err
+	}
+	var rs []factory.ValueRecycler
+	for _, dec := range []factory.Decoder{d.key, d.value} {
+		if r, ok := dec.(factory.ValueRecycler); ok {
+			rs = append(rs, r)
+		}
+	}
+	if len(rs) == 0 {
+		return d.decode, nil, nil
+	}
+	return d.decode, func() {
+		for _, r := range rs {
+			r.RecycleValues()
+		}
+	}, nil
+}
+
 // multiRow reports whether the value format's records may hold several
 // rows (a changelog format): the source then reads with a multiRowDecoder.
 func (l *layout) multiRow() bool { return l.valueFormat.Factory.Changelog != factory.InsertOnly }

@@ -324,6 +324,7 @@ func newTableSource(ctx factory.Context, upsert bool) (connector.Source, error) 
 		cfg.NewRowDecoder = func() (multiRowDecoder, error) { return l.newRowDecoder() }
 	} else {
 		cfg.NewDecoder = l.newDecoder
+		cfg.newValueDecoder = l.newValueDecoder
 	}
 	if p, ok := optTopicPattern.Lookup(c); ok {
 		if cfg.TopicPattern, err = regexp.Compile(p); err != nil {

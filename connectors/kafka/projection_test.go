@@ -187,3 +187,63 @@ INSERT INTO snk SELECT user_id, r.a FROM src;
 		}
 	}
 }
+
+// TestRecycledNestedRowsJob runs, against the real broker, jobs that read
+// ROW fields of JSON records in batches of 7 records: one whose output is
+// scalars only (the reader then reuses the memory of each batch's ROW
+// values for the next: connector.NestedRowRecycler), one that outputs a
+// whole ROW (which it must not reuse). Both outputs hold exactly each
+// record's own values, missing and NULL fields included.
+func TestRecycledNestedRowsJob(t *testing.T) {
+	b := kafkatest.Require(t)
+	in := b.Topic(t, 1)
+	cl := b.Client(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var recs []*kgo.Record
+	var wantFlat, wantRow []string
+	for i := range 100 {
+		var v, flat, row string
+		switch i % 3 {
+		case 0:
+			v = fmt.Sprintf(`{"id":%d,"r":{"a":%d,"b":"b%d","c":{"x":%d}}}`, i, i, i, 10*i)
+			flat = fmt.Sprintf(`{"id":%d,"a":%d,"b":"b%d","x":%d}`, i, i, i, 10*i)
+			row = fmt.Sprintf(`{"id":%d,"r":{"a":%d,"b":"b%d","c":{"x":%d}}}`, i, i, i, 10*i)
+		case 1:
+			v = fmt.Sprintf(`{"id":%d,"r":{"b":"only%d"}}`, i, i)
+			flat = fmt.Sprintf(`{"id":%d,"a":null,"b":"only%d","x":null}`, i, i)
+			row = fmt.Sprintf(`{"id":%d,"r":{"a":null,"b":"only%d","c":null}}`, i, i)
+		default:
+			v = fmt.Sprintf(`{"id":%d,"r":null}`, i)
+			flat = fmt.Sprintf(`{"id":%d,"a":null,"b":null,"x":null}`, i)
+			row = fmt.Sprintf(`{"id":%d,"r":null}`, i)
+		}
+		recs = append(recs, &kgo.Record{Topic: in, Value: []byte(v)})
+		wantFlat, wantRow = append(wantFlat, flat), append(wantRow, row)
+	}
+	if err := cl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	run := func(out, cols, query string) {
+		sql := `CREATE TABLE src (id BIGINT, r ROW<a INT, b STRING, c ROW<x INT>>) WITH ('connector' = 'kafka', 'topic' = '` + in + `',
+  'properties.bootstrap.servers' = '` + b.Addr + `', 'properties.max.poll.records' = '7', 'scan.startup.mode' = 'earliest-offset',
+  'scan.bounded.mode' = 'latest-offset', 'format' = 'json');
+CREATE TABLE snk (` + cols + `) WITH ('connector' = 'kafka', 'topic' = '` + out + `',
+  'properties.bootstrap.servers' = '` + b.Addr + `', 'format' = 'json');
+INSERT INTO snk ` + query + `;
+`
+		j, err := job.Compile(ctx, "nested.sql", sql, job.Options{Registry: job.NewRegistry(), Set: map[string]string{"restart-strategy.type": "none"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := j.Run(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	flat := b.Topic(t, 1)
+	run(flat, "id BIGINT, a INT, b STRING, x INT", "SELECT id, r.a, r.b, r.c.x FROM src")
+	expectValues(t, b, flat, false, wantFlat)
+	whole := b.Topic(t, 1)
+	run(whole, "id BIGINT, r ROW<a INT, b STRING, c ROW<x INT>>", "SELECT id, r FROM src")
+	expectValues(t, b, whole, false, wantRow)
+}

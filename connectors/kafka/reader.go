@@ -77,8 +77,11 @@ type reader struct {
 	groupID  string
 	metadata []metadataColumn
 	decode   decodeFunc
-	nextRow  func(row *types.Row) bool // the rest of a record's rows (RowDecoder), or nil
-	skipped  atomic.Int64
+	// recycleValues tells the decoder that the nested values of the rows
+	// it decoded are dead (RecycleNested); nil when it cannot reuse them.
+	recycleValues func()
+	nextRow       func(row *types.Row) bool // the rest of a record's rows (RowDecoder), or nil
+	skipped       atomic.Int64
 	// rowPos[i] is the record row i of the batch take returned last came
 	// from (RowPosition, RejectRow), rowSplit[i] the index of its split
 	// among those of Open (RowSplit); reused from batch to batch.
@@ -133,6 +136,7 @@ var (
 	_ connector.LagReporter         = (*reader)(nil)
 	_ connector.RowPositioner       = (*reader)(nil)
 	_ connector.RowRecycler         = (*reader)(nil)
+	_ connector.NestedRowRecycler   = (*reader)(nil)
 	_ connector.RowSplitter         = (*reader)(nil)
 )
 
@@ -428,6 +432,18 @@ func (r *reader) Recycle(rows []types.Row) {
 	}
 	clear(rows)
 	r.free, r.freeRows = slab, rows[:0]
+}
+
+// RecycleNested implements connector.NestedRowRecycler: Recycle, and the
+// formats' decoders may reuse the memory of the nested values they made
+// (factory.ValueRecycler). Every row decoded so far is dead then, those
+// of the last batch and those of records that became no row (skipped or
+// set aside as dead letters, which keep the record's bytes, not its row).
+func (r *reader) RecycleNested(rows []types.Row) {
+	r.Recycle(rows)
+	if r.recycleValues != nil {
+		r.recycleValues()
+	}
 }
 
 // rowFields returns the fields of row i of a batch: its part of the

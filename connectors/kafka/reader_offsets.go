@@ -39,7 +39,11 @@ func (s *source) open(ctx context.Context, splits []connector.SplitState) (*read
 	}
 	// r.cluster is read with the topic ids below (identities).
 	r.decode = s.cfg.Decoder
-	if s.cfg.NewDecoder != nil {
+	if s.cfg.newValueDecoder != nil {
+		if r.decode, r.recycleValues, err = s.cfg.newValueDecoder(); err != nil {
+			return fail(fmt.Errorf("kafka source: %w", err))
+		}
+	} else if s.cfg.NewDecoder != nil {
 		if r.decode, err = s.cfg.NewDecoder(); err != nil {
 			return fail(fmt.Errorf("kafka source: %w", err))
 		}

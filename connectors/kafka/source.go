@@ -221,6 +221,11 @@ type sourceConfig struct {
 	// counts them); any other fails the read, wrapped with the record's
 	// topic, partition and offset.
 	NewDecoder func() (decodeFunc, error)
+	// newValueDecoder, when set, is NewDecoder's form for the formats of
+	// the factory: it also returns what tells the decoder that the nested
+	// values of the rows it decoded are dead (reader.RecycleNested), nil
+	// when its formats cannot reuse them. It takes NewDecoder's place.
+	newValueDecoder func() (decodeFunc, func(), error)
 	// NewRowDecoder, when set, creates each reader's decoder as a
 	// multiRowDecoder, whose records may hold several rows (change-event value
 	// formats such as debezium-json); it takes the place of NewDecoder.

@@ -103,6 +103,62 @@ type decoder struct {
 	// keep): the free room of the current chunk.
 	arena   []byte
 	scratch []byte
+	// rows, once RecycleValues was called, holds the memory the fields of
+	// ROW values are cut from (see nested).
+	rows *rowSlab
+}
+
+// rowSlab is the memory a decoder cuts the fields of ROW values from once
+// its caller recycles values (factory.ValueRecycler): chunks kept from
+// one batch to the next, each cut from the start again after
+// RecycleValues. Without it every ROW's fields are a make of their own.
+type rowSlab struct {
+	chunks   [][]types.Value
+	cur, off int // the chunk cut from next, and where in it
+}
+
+// rowChunk is the number of values in a chunk of a rowSlab (24 KiB), and
+// rowChunks the most chunks one keeps: past them (a batch of very many
+// nested rows between two recycles) fields are allocated one by one, so a
+// decoder never holds more than 1.5 MiB.
+const (
+	rowChunk  = 512
+	rowChunks = 64
+)
+
+// cut returns n values of the slab, not cleared: the caller sets them all.
+func (s *rowSlab) cut(n int) []types.Value {
+	for s.cur < rowChunks {
+		if s.cur == len(s.chunks) {
+			s.chunks = append(s.chunks, make([]types.Value, rowChunk))
+		}
+		if c := s.chunks[s.cur]; s.off+n <= len(c) {
+			out := c[s.off : s.off+n : s.off+n]
+			s.off += n
+			return out
+		}
+		s.cur, s.off = s.cur+1, 0
+	}
+	return make([]types.Value, n)
+}
+
+// RecycleValues implements factory.ValueRecycler: the ROW values of the
+// rows decoded so far are dead, and the next ones reuse their memory.
+func (d *decoder) RecycleValues() {
+	if d.rows == nil {
+		d.rows = &rowSlab{}
+		return
+	}
+	d.rows.cur, d.rows.off = 0, 0
+}
+
+// nested returns the storage of a ROW value of n fields, which the
+// caller sets every one of: from the slab when values are recycled.
+func (d *decoder) nested(n int) []types.Value {
+	if d.rows == nil || n > rowChunk/4 {
+		return make([]types.Value, n)
+	}
+	return d.rows.cut(n)
 }
 
 // arenaChunk is the size of the chunks keep cuts strings from, and
@@ -532,7 +588,7 @@ func (d *decoder) value(n *node) (types.Value, error) {
 		if c != '{' {
 			break
 		}
-		out := make([]types.Value, len(n.fields))
+		out := d.nested(len(n.fields))
 		if err := d.row(n, out); err != nil {
 			return types.Value{}, err
 		}

@@ -1,0 +1,97 @@
+package json
+
+import (
+	"testing"
+
+	"github.com/streamsql/streamsql/factory"
+	"github.com/streamsql/streamsql/types"
+)
+
+// TestRecycleValues checks factory.ValueRecycler: before the first
+// RecycleValues every ROW value has memory of its own (rows decoded then
+// never change); after it, the ROW values of a batch reuse the memory of
+// the batch before the last RecycleValues, and hold exactly their own
+// record's values (a field the record lacks is NULL, not the earlier
+// row's).
+func TestRecycleValues(t *testing.T) {
+	inner := types.RowType(types.Field{Name: "x", Type: types.Int()}, types.Field{Name: "y", Type: types.String()})
+	fields := []types.Field{{Name: "id", Type: types.BigInt()},
+		{Name: "r", Type: types.RowType(types.Field{Name: "a", Type: types.Int()}, types.Field{Name: "b", Type: types.String()},
+			types.Field{Name: "in", Type: inner})}}
+	dec, enc := codecs(t, fields)
+	rv, ok := dec.(factory.ValueRecycler)
+	if !ok {
+		t.Fatal("the json decoder is no factory.ValueRecycler")
+	}
+	batches := [][]string{
+		{`{"id":1,"r":{"a":1,"b":"one","in":{"x":10,"y":"ten"}}}`, `{"id":2,"r":{"a":2,"b":"two","in":{"x":20,"y":"twenty"}}}`},
+		{`{"id":3,"r":{"a":3,"b":"three","in":{"x":30,"y":"thirty"}}}`, `{"id":4,"r":{"a":4,"b":"four","in":{"x":40,"y":"forty"}}}`},
+		{`{"id":5,"r":{"in":{"x":50}}}`, `{"id":6,"r":{"a":6,"b":"six"}}`},
+		{`{"id":7,"r":null}`, `{"id":8,"r":{"b":"eight","in":{"y":"eighty"}}}`},
+	}
+	want := [][]string{
+		batches[0], batches[1],
+		{`{"id":5,"r":{"a":null,"b":null,"in":{"x":50,"y":null}}}`, `{"id":6,"r":{"a":6,"b":"six","in":null}}`},
+		{`{"id":7,"r":null}`, `{"id":8,"r":{"a":null,"b":"eight","in":{"x":null,"y":"eighty"}}}`},
+	}
+	encode := func(row types.Row) string {
+		b, err := enc.Encode(nil, row)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	decode := func(recs []string) []types.Row {
+		rows := make([]types.Row, len(recs))
+		for i, rec := range recs {
+			if err := dec.Decode([]byte(rec), &rows[i]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return rows
+	}
+	check := func(rows []types.Row, want []string) {
+		t.Helper()
+		for i, row := range rows {
+			if got := encode(row); got != want[i] {
+				t.Fatalf("row %d = %s, want %s", i, got, want[i])
+			}
+		}
+	}
+	first := decode(batches[0]) // before any RecycleValues: memory of their own
+	rv.RecycleValues()
+	second := decode(batches[1])
+	rv.RecycleValues()
+	third := decode(batches[2])
+	check(first, want[0]) // not overwritten by later batches
+	check(third, want[2])
+	if &third[0].Fields[1].List()[0] != &second[0].Fields[1].List()[0] {
+		t.Fatal("the ROW values of a recycled batch were not reused")
+	}
+	for _, row := range third {
+		if &row.Fields[1].List()[0] == &first[0].Fields[1].List()[0] || &row.Fields[1].List()[0] == &first[1].Fields[1].List()[0] {
+			t.Fatal("a ROW value decoded before the first RecycleValues was reused")
+		}
+	}
+	rv.RecycleValues()
+	check(decode(batches[3]), want[3])
+}
+
+// TestNoRecycleWithoutRecycleValues checks that a decoder never told to
+// recycle gives every ROW value memory of its own.
+func TestNoRecycleWithoutRecycleValues(t *testing.T) {
+	fields := []types.Field{{Name: "r", Type: types.RowType(types.Field{Name: "a", Type: types.Int()})}}
+	dec, _ := codecs(t, fields)
+	seen := map[*types.Value]bool{}
+	for range 100 {
+		var row types.Row
+		if err := dec.Decode([]byte(`{"r":{"a":1}}`), &row); err != nil {
+			t.Fatal(err)
+		}
+		p := &row.Fields[0].List()[0]
+		if seen[p] {
+			t.Fatal("two rows share a ROW value's memory")
+		}
+		seen[p] = true
+	}
+}
