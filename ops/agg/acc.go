@@ -1,10 +1,12 @@
 package agg
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/streamsql/streamsql/state"
 	"github.com/streamsql/streamsql/types"
@@ -31,6 +33,11 @@ type Accumulators struct {
 	rows  int64
 	accs  []acc
 	cmp   []func(a, b types.Value) int // of MIN and MAX calls
+	// own makes the accumulators copy the strings and bytes they keep of
+	// an input row: accumulators that outlive the call that applied the
+	// row (the group aggregation's cache) must not alias the row's
+	// memory, which its source may reuse.
+	own bool
 }
 
 // NewAccumulators returns empty accumulators of calls.
@@ -42,6 +49,26 @@ func NewAccumulators(calls []Call) *Accumulators {
 		}
 	}
 	return a
+}
+
+// clone returns empty accumulators of the same calls that own what they
+// keep (see own).
+func (a *Accumulators) clone() *Accumulators {
+	return &Accumulators{calls: a.calls, accs: make([]acc, len(a.calls)), cmp: a.cmp, own: true}
+}
+
+// keep returns v, of type t, as the accumulators keep it: a copy of a
+// string or bytes when they own what they keep.
+func (a *Accumulators) keep(v types.Value, t types.Type) types.Value {
+	switch {
+	case !a.own:
+		return v
+	case t.IsString():
+		return types.Str(strings.Clone(v.Str()))
+	case t.IsBinary():
+		return types.BytesValue(bytes.Clone(v.Bytes()))
+	}
+	return v
 }
 
 // Reset empties the accumulators.
@@ -294,28 +321,28 @@ func (a *Accumulators) applyCall(k int, row []types.Value, retract bool) error {
 			return errors.New("retraction of MIN or MAX without value counts")
 		}
 		if !x.has {
-			x.v, x.has = v, true
+			x.v, x.has = a.keep(v, c.ArgType), true
 		} else if r := a.cmp[k](v, x.v); (c.Func == Min && r < 0) || (c.Func == Max && r > 0) {
-			x.v = v
+			x.v = a.keep(v, c.ArgType)
 		}
 	case FirstValue:
 		if retract {
 			return errors.New("FIRST_VALUE does not retract")
 		}
 		if !x.has {
-			x.v, x.has = v, true
+			x.v, x.has = a.keep(v, c.ArgType), true
 		}
 	case LastValue:
 		if retract {
 			return errors.New("LAST_VALUE does not retract")
 		}
-		x.v, x.has = v, true
+		x.v, x.has = a.keep(v, c.ArgType), true
 	case ListAgg:
 		if retract {
 			return errors.New("LISTAGG does not retract")
 		}
 		if !x.has {
-			x.v, x.has = v, true
+			x.v, x.has = a.keep(v, types.String()), true
 		} else {
 			x.v = types.Str(x.v.Str() + c.Separator + v.Str())
 		}

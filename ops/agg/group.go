@@ -3,6 +3,7 @@ package agg
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 
 	"github.com/streamsql/streamsql/state"
 	"github.com/streamsql/streamsql/stream"
@@ -17,7 +18,9 @@ import (
 // result when the key's last row is retracted. A row that leaves the
 // result as it was emits nothing (unless Spec.TTL is set, as in Flink).
 // The input must be hashed by the key (every row of a key reaches one
-// task).
+// task). The accumulators of recently updated keys stay decoded in a small
+// cache in front of the state (see slot), written back at every
+// checkpoint's barrier.
 func NewGroupAggregate(spec Spec) stream.Factory {
 	return func(task stream.TaskInfo) (stream.Operator, error) {
 		if err := spec.check(); err != nil {
@@ -50,7 +53,12 @@ type groupAgg struct {
 	// input retracts (the new extreme after a retraction of the old).
 	distinct, values []state.MapTable
 
-	cur            *Accumulators
+	// cur are the accumulators of the row's key: base's, or a cache
+	// slot's.
+	cur, base *Accumulators
+	// cache holds the decoded accumulators of recently used keys in
+	// front of accs (nil when off): see slot.
+	cache          []slot
 	skip           []bool
 	key, sub, buf  []byte
 	prev, next     []types.Value
@@ -88,7 +96,10 @@ func (g *groupAgg) Open(ctx *stream.Context) error {
 			g.valueTypes[k] = c.ArgType.Nullable()
 		}
 	}
-	g.cur = NewAccumulators(g.spec.Calls)
+	g.base = NewAccumulators(g.spec.Calls)
+	if g.spec.TTL == 0 && !slices.ContainsFunc(g.spec.Calls, func(c Call) bool { return c.Func == ListAgg }) {
+		g.cache = make([]slot, cacheSlots)
+	}
 	g.skip = make([]bool, n)
 	g.width = len(g.spec.Keys) + n
 	g.keysOnlyColumn = []int{0}
@@ -104,28 +115,82 @@ func (g *groupAgg) Process(_ int, rows []types.Row, out *stream.Output) error {
 	return nil
 }
 
+// cacheBits sets the number of cache slots of a group aggregation's task,
+// 1 << cacheBits: enough for the keys a stream updates over and over (the
+// auctions that get bids) at about a kilobyte each.
+const (
+	cacheBits  = 10
+	cacheSlots = 1 << cacheBits
+)
+
+// A slot of the cache of decoded accumulators. A key's accumulators stay
+// decoded in the slot its key's hash picks, with the results last emitted
+// for them (the old result of the key's next update), until another key
+// takes the slot. A new key is written to state at once (the state's entry
+// count stays exact), an update of a cached key only when it leaves the
+// slot or at the next checkpoint's barrier (PrepareSnapshot writes every
+// changed slot back before the state is cut, so that the snapshot holds
+// every update). The cache is off under a TTL (a write sets an entry's
+// time) and for LISTAGG (an accumulator that grows without bound would
+// escape the state's memory limit).
+type slot struct {
+	key   []byte
+	kg    int
+	acc   *Accumulators
+	res   []types.Value // acc's results
+	used  bool
+	dirty bool // acc differs from the state's entry
+}
+
 func (g *groupAgg) row(r *types.Row, out *stream.Output) error {
 	g.key = state.AppendKey(g.key[:0], r.Fields, g.spec.Keys, g.spec.KeyTypes)
-	kg := state.KeyGroupOf(g.key, g.maxP)
+	h := state.Hash(g.key)
+	kg := int(h % uint64(g.maxP)) // state.KeyGroupOf
 	retract := r.Kind == types.UpdateBefore || r.Kind == types.Delete
-	old, had, err := g.accs.Get(kg, g.key)
-	if err != nil {
-		return err
+	var s *slot
+	had := false
+	g.cur = g.base
+	if g.cache != nil {
+		s = &g.cache[h>>(64-cacheBits)]
+		if s.used && string(s.key) == string(g.key) {
+			had = true
+			g.cur, g.prev = s.acc, s.res
+		} else if err := g.evict(s); err != nil {
+			return err
+		}
 	}
 	if !had {
-		if retract {
+		old, ok, err := g.accs.Get(kg, g.key)
+		if err != nil {
+			return err
+		}
+		if !ok && retract {
 			// A retraction of a row the state does not hold: the key
 			// expired (table.exec.state.ttl) or the input retracts what it
 			// never sent. Flink ignores it too.
 			return nil
 		}
-		g.cur.Reset()
-	} else {
-		if err := g.cur.Read(old); err != nil {
-			return fmt.Errorf("group aggregate: key group %d: %w", kg, err)
+		if s != nil {
+			if s.acc == nil {
+				s.acc = g.base.clone()
+			}
+			s.key, s.kg, s.used = append(s.key[:0], g.key...), kg, true
+			g.cur = s.acc
 		}
-		if g.prev, err = g.cur.Results(g.prev[:0]); err != nil {
-			return err
+		if had = ok; !had {
+			g.cur.Reset()
+		} else {
+			if err := g.cur.Read(old); err != nil {
+				return fmt.Errorf("group aggregate: key group %d: %w", kg, err)
+			}
+			if s != nil {
+				if s.res, err = g.cur.Results(s.res[:0]); err != nil {
+					return err
+				}
+				g.prev = s.res
+			} else if g.prev, err = g.cur.Results(g.prev[:0]); err != nil {
+				return err
+			}
 		}
 	}
 	for k, c := range g.spec.Calls {
@@ -161,6 +226,9 @@ func (g *groupAgg) row(r *types.Row, out *stream.Output) error {
 		return fmt.Errorf("group aggregate: %w", err)
 	}
 	if g.cur.Rows() <= 0 {
+		if s != nil {
+			s.used, s.dirty = false, false
+		}
 		if err := g.clear(kg); err != nil {
 			return err
 		}
@@ -169,10 +237,15 @@ func (g *groupAgg) row(r *types.Row, out *stream.Output) error {
 		}
 		return nil
 	}
-	g.buf = g.cur.Append(g.buf[:0])
-	if err := g.accs.Put(kg, g.key, g.buf); err != nil {
-		return err
+	if s == nil || !had {
+		g.buf = g.cur.Append(g.buf[:0])
+		if err := g.accs.Put(kg, g.key, g.buf); err != nil {
+			return err
+		}
+	} else {
+		s.dirty = true
 	}
+	var err error
 	if g.next, err = g.cur.Results(g.next[:0]); err != nil {
 		return err
 	}
@@ -184,6 +257,41 @@ func (g *groupAgg) row(r *types.Row, out *stream.Output) error {
 			out.Emit(g.output(types.UpdateBefore, r.Fields, g.prev))
 		}
 		out.Emit(g.output(types.UpdateAfter, r.Fields, g.next))
+	}
+	if s != nil {
+		// The slot keeps the new results; its old ones were copied into
+		// the rows emitted.
+		s.res, g.next = g.next, s.res
+	}
+	return nil
+}
+
+// evict writes slot s's accumulators back to state when they changed, and
+// empties it.
+func (g *groupAgg) evict(s *slot) error {
+	if s.used && s.dirty {
+		g.buf = s.acc.Append(g.buf[:0])
+		if err := g.accs.Put(s.kg, s.key, g.buf); err != nil {
+			return err
+		}
+	}
+	s.used, s.dirty = false, false
+	return nil
+}
+
+// PrepareSnapshot writes the cached accumulators that changed since they
+// were last written into state, before the runtime cuts it.
+func (g *groupAgg) PrepareSnapshot(int64, *stream.Output) error {
+	for i := range g.cache {
+		s := &g.cache[i]
+		if !s.dirty {
+			continue
+		}
+		g.buf = s.acc.Append(g.buf[:0])
+		if err := g.accs.Put(s.kg, s.key, g.buf); err != nil {
+			return err
+		}
+		s.dirty = false
 	}
 	return nil
 }

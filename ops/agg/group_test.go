@@ -1,10 +1,13 @@
 package agg_test
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/streamsql/streamsql/ops/agg"
 	"github.com/streamsql/streamsql/state"
@@ -176,5 +179,94 @@ func TestResultTypes(t *testing.T) {
 	}
 	if _, err := agg.ResultType(agg.Sum, types.String(), true); err == nil {
 		t.Error("SUM(STRING) has a result type")
+	}
+}
+
+// TestGroupAggregateCachedKeysReachTheSnapshot runs COUNT(*), SUM, MIN and
+// MAX (of a STRING) GROUP BY key over more keys than the operator caches
+// decoded, some hot and most cold (so that keys are cached, evicted and
+// read back), with and without retractions, and after every batch moves
+// to a fresh task restored from a checkpoint of the last one: each key's
+// result must stay what a model of its rows says. The input's strings
+// alias a buffer that is overwritten after each batch, as a source that
+// decodes in place reuses its memory.
+func TestGroupAggregateCachedKeysReachTheSnapshot(t *testing.T) {
+	for _, retracting := range []bool{false, true} {
+		t.Run(fmt.Sprintf("retracting=%v", retracting), func(t *testing.T) {
+			str := types.String()
+			spec := countSum(retracting, true)
+			spec.Calls = append(spec.Calls,
+				agg.Call{Func: agg.Min, Arg: 2, Filter: -1, ArgType: str, Result: str},
+				agg.Call{Func: agg.Max, Arg: 2, Filter: -1, ArgType: str, Result: str})
+			ts := []types.Type{str, types.BigInt(), types.BigInt(), str, str}
+			f := agg.NewGroupAggregate(spec)
+			tk := streamtest.Open(t, f, streamtest.Options{})
+			rng := rand.New(rand.NewPCG(1, uint64(len(spec.Calls))))
+			type row struct {
+				v int64
+				s string
+			}
+			live := map[string][]row{} // the model: each key's rows
+			emitted := map[string]string{}
+			buf := make([]byte, 0, 1<<16)
+			for batch := range 40 {
+				buf = buf[:0]
+				var in []types.Row
+				for range 500 {
+					k := fmt.Sprintf("k%d", rng.IntN(20)) // hot
+					if rng.IntN(3) == 0 {
+						k = fmt.Sprintf("k%d", rng.IntN(5000))
+					}
+					if rows := live[k]; retracting && len(rows) > 0 && rng.IntN(4) == 0 {
+						i := rng.IntN(len(rows))
+						old := rows[i]
+						live[k] = append(rows[:i], rows[i+1:]...)
+						in = append(in, types.Row{Kind: del, Fields: []types.Value{types.Str(k), types.Int64(old.v), types.Str(old.s)}})
+						continue
+					}
+					v := rng.Int64N(1000)
+					s := fmt.Sprintf("s%04d", rng.IntN(10000))
+					live[k] = append(live[k], row{v, s})
+					at := len(buf)
+					buf = append(buf, s...)
+					aliased := unsafe.String(&buf[at], len(s))
+					in = append(in, types.Row{Kind: ins, Fields: []types.Value{types.Str(k), types.Int64(v), types.Str(aliased)}})
+				}
+				tk.Process(in...)
+				for i := range buf {
+					buf[i] = 'x'
+				}
+				for _, r := range tk.Take() {
+					line := streamtest.Format([]types.Row{r}, ts)[0]
+					k := r.Fields[0].Str()
+					switch r.Kind {
+					case ins, ua:
+						emitted[k] = line[2:]
+					case del:
+						delete(emitted, k)
+					}
+				}
+				for k, rows := range live {
+					if len(rows) == 0 {
+						if got, ok := emitted[k]; ok {
+							t.Fatalf("batch %d: key %s has no rows but its result is %s", batch, k, got)
+						}
+						continue
+					}
+					var sum int64
+					lo, hi := rows[0].s, rows[0].s
+					for _, r := range rows {
+						sum += r.v
+						lo, hi = min(lo, r.s), max(hi, r.s)
+					}
+					want := fmt.Sprintf("[%s, %d, %d, %s, %s]", k, len(rows), sum, lo, hi)
+					if emitted[k] != want {
+						t.Fatalf("batch %d: key %s: result %s, want %s", batch, k, emitted[k], want)
+					}
+				}
+				h := tk.Snapshot()
+				tk = streamtest.Open(t, f, streamtest.Options{Restore: []state.Handle{h}, Files: tk.Files()})
+			}
+		})
 	}
 }
