@@ -69,6 +69,7 @@ import (
 	"time"
 
 	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/bloom"
 	"github.com/cockroachdb/pebble/v2/vfs"
 
 	"github.com/streamsql/streamsql/state"
@@ -212,7 +213,7 @@ func (b *Backend) memory() (cacheSize int64, memtable uint64) {
 }
 
 func (b *Backend) options(c *pebble.Cache, memtable uint64, readOnly bool) *pebble.Options {
-	return &pebble.Options{
+	o := &pebble.Options{
 		Cache:                       c,
 		MemTableSize:                memtable,
 		MemTableStopWritesThreshold: 2,
@@ -223,6 +224,14 @@ func (b *Backend) options(c *pebble.Cache, memtable uint64, readOnly bool) *pebb
 		// crashed task's database: no write-ahead log.
 		DisableWAL: true,
 	}
+	// A point read (every row of an aggregation reads its key's
+	// accumulator) skips the tables whose bloom filter says they do not
+	// hold the key instead of reading a data block of each: pebble has no
+	// filter by default. Tables written without one still read.
+	for i := range o.Levels {
+		o.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
+	}
+	return o
 }
 
 // quietLogger keeps pebble's informational messages out of the job's log.
