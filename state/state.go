@@ -181,6 +181,17 @@ type ValueTable interface {
 	Range(kg int, fn func(key, value []byte) bool) error
 }
 
+// Overwriter is implemented by a ValueTable that sets the value of a key it
+// holds more cheaply than Put does (the on-disk backend reads a key before
+// a Put to count its entries). Overwrite(kg, key, value) is Put for a key
+// the caller knows the table holds: it read or wrote the key and has not
+// deleted it since, and the table has no TTL. On any other key the table's
+// entry count goes wrong. An operator probes for it once, when it opens
+// the table.
+type Overwriter interface {
+	Overwrite(kg int, key, value []byte) error
+}
+
 // MapTable maps a key to a map of sub-keys to values within each key group
 // (Flink's MapState): the distinct values of a COUNT(DISTINCT), the windows
 // of a key, the rows of one side of a join.

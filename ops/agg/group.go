@@ -48,6 +48,9 @@ type groupAgg struct {
 	maxP int
 
 	accs state.ValueTable
+	// over writes back a cached key's accumulators: accs's Overwrite
+	// when it has one (the key is in the table), else Put.
+	over func(kg int, key, value []byte) error
 	// distinct[k] counts the rows of each value of DISTINCT call k;
 	// values[k] counts the rows of each value of MIN or MAX call k whose
 	// input retracts (the new extreme after a retraction of the old).
@@ -59,6 +62,7 @@ type groupAgg struct {
 	// cache holds the decoded accumulators of recently used keys in
 	// front of accs (nil when off): see slot.
 	cache          []slot
+	tick           uint64
 	skip           []bool
 	key, sub, buf  []byte
 	prev, next     []types.Value
@@ -79,6 +83,10 @@ func (g *groupAgg) Open(ctx *stream.Context) error {
 	}
 	opts := []state.TableOption{state.TTL(g.spec.TTL)}
 	g.accs = ctx.State.Value("acc", opts...)
+	g.over = g.accs.Put
+	if o, ok := g.accs.(state.Overwriter); ok && g.spec.TTL == 0 {
+		g.over = o.Overwrite
+	}
 	n := len(g.spec.Calls)
 	g.distinct = make([]state.MapTable, n)
 	g.values = make([]state.MapTable, n)
@@ -124,9 +132,9 @@ const (
 )
 
 // A slot of the cache of decoded accumulators. A key's accumulators stay
-// decoded in the slot its key's hash picks, with the results last emitted
-// for them (the old result of the key's next update), until another key
-// takes the slot. A new key is written to state at once (the state's entry
+// decoded in one of the two slots its key's hash picks, with the results
+// last emitted for them (the old result of the key's next update), until
+// another key takes the slot (the one of the two used less recently). A new key is written to state at once (the state's entry
 // count stays exact), an update of a cached key only when it leaves the
 // slot or at the next checkpoint's barrier (PrepareSnapshot writes every
 // changed slot back before the state is cut, so that the snapshot holds
@@ -138,6 +146,7 @@ type slot struct {
 	kg    int
 	acc   *Accumulators
 	res   []types.Value // acc's results
+	last  uint64        // when the slot was last used (groupAgg.tick)
 	used  bool
 	dirty bool // acc differs from the state's entry
 }
@@ -151,13 +160,29 @@ func (g *groupAgg) row(r *types.Row, out *stream.Output) error {
 	had := false
 	g.cur = g.base
 	if g.cache != nil {
-		s = &g.cache[h>>(64-cacheBits)]
-		if s.used && string(s.key) == string(g.key) {
+		// Two ways: the key's hash picks a pair of slots, and a key that
+		// is in neither takes the one used less recently.
+		g.tick++
+		i := h >> (64 - cacheBits) &^ 1
+		a, b := &g.cache[i], &g.cache[i+1]
+		switch {
+		case a.used && string(a.key) == string(g.key):
+			s = a
+		case b.used && string(b.key) == string(g.key):
+			s = b
+		}
+		if s != nil {
 			had = true
 			g.cur, g.prev = s.acc, s.res
-		} else if err := g.evict(s); err != nil {
-			return err
+		} else {
+			if s = a; a.used && (!b.used || b.last < a.last) {
+				s = b
+			}
+			if err := g.evict(s); err != nil {
+				return err
+			}
 		}
+		s.last = g.tick
 	}
 	if !had {
 		old, ok, err := g.accs.Get(kg, g.key)
@@ -271,7 +296,7 @@ func (g *groupAgg) row(r *types.Row, out *stream.Output) error {
 func (g *groupAgg) evict(s *slot) error {
 	if s.used && s.dirty {
 		g.buf = s.acc.Append(g.buf[:0])
-		if err := g.accs.Put(s.kg, s.key, g.buf); err != nil {
+		if err := g.over(s.kg, s.key, g.buf); err != nil {
 			return err
 		}
 	}
@@ -288,7 +313,7 @@ func (g *groupAgg) PrepareSnapshot(int64, *stream.Output) error {
 			continue
 		}
 		g.buf = s.acc.Append(g.buf[:0])
-		if err := g.accs.Put(s.kg, s.key, g.buf); err != nil {
+		if err := g.over(s.kg, s.key, g.buf); err != nil {
 			return err
 		}
 		s.dirty = false

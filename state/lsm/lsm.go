@@ -666,6 +666,20 @@ func (v valueTable) Put(kg int, key, value []byte) error {
 	return v.t.set(kg, v.t.valueKey(kg, key), value)
 }
 
+// Overwrite is Put of a key the table holds (state.Overwriter): it does
+// not read the key first to count it.
+func (v valueTable) Overwrite(kg int, key, value []byte) error {
+	t := v.t
+	if err := t.slot(kg); err != nil {
+		return err
+	}
+	t.b.lastValid = false
+	if err := t.b.db.Set(t.valueKey(kg, key), t.encodeValue(value), pebble.NoSync); err != nil {
+		return fmt.Errorf("state table %q of %s: %w", t.name, operator(t.b.cfg), err)
+	}
+	return t.afterWrite()
+}
+
 func (v valueTable) Delete(kg int, key []byte) error {
 	if err := v.t.slot(kg); err != nil {
 		return err
@@ -814,6 +828,7 @@ func (b badMap) Keys(int, func(key []byte) bool) error                    { retu
 var (
 	_ state.Backend    = (*Backend)(nil)
 	_ state.ValueTable = valueTable{}
+	_ state.Overwriter = valueTable{}
 	_ state.MapTable   = mapTable{}
 	_ state.ValueTable = badValue{}
 	_ state.MapTable   = badMap{}

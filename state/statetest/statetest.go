@@ -470,6 +470,16 @@ func checkValueTable(t *testing.T, h Harness) {
 			t.Fatalf("after Put(%q): Get = %q, %v, %v", nv, got, ok, err)
 		}
 	}
+	if o, ok := tab.(state.Overwriter); ok {
+		n := b.Stats().Entries
+		must(t, o.Overwrite(kg, k, []byte("overwritten")))
+		if got, ok, err := tab.Get(kg, k); err != nil || !ok || string(got) != "overwritten" {
+			t.Fatalf("after Overwrite: Get = %q, %v, %v", got, ok, err)
+		}
+		if m := b.Stats().Entries; m != n {
+			t.Fatalf("Overwrite of a held key changed the entries from %d to %d", n, m)
+		}
+	}
 	// An empty key is a key.
 	must(t, tab.Put(kg, nil, []byte("empty key")))
 	if got, ok, _ := tab.Get(kg, []byte{}); !ok || string(got) != "empty key" {
