@@ -237,6 +237,13 @@ func requireUpdateBefore(fl *Flow, need bool) {
 		}
 	case Rank, Deduplicate:
 		retracts = rankNeedsUpdateBefore(n, need)
+	case OverAggregate:
+		if n.Over.Updating {
+			n.Over.UpdateBefore = n.Over.UpdateBefore || need
+			if n.Over.UpdateBefore {
+				n.Changelog.Kinds |= KindsUpdateBefore
+			}
+		}
 	}
 	for _, in := range n.Inputs {
 		// A retracting aggregation takes back the old row of each update,

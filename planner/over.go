@@ -507,5 +507,7 @@ func (p *planner) overChangelog(n *Node, in RowKinds) (Changelog, error) {
 	s.Updating = true
 	n.Describe = fmt.Sprintf("OverAggregate(partitionBy=[%s], orderBy=[%s ASC, then every column], window=[%s], select=[%s], input=updating: the OVER of its current table, rows whose frame changed are updated)",
 		strings.Join(op.partNames, ", "), op.order, s.Frame, strings.Join(op.callNames, ", "))
-	return Changelog{Kinds: KindsAll}, nil
+	// UPDATE_BEFORE rows only when a consumer asks for them
+	// (requireUpdateBefore).
+	return Changelog{Kinds: KindsInsert | KindsUpdateAfter | KindsDelete}, nil
 }

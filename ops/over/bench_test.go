@@ -29,7 +29,7 @@ func BenchmarkUpdatingOver(b *testing.B) {
 	const parts = 100
 	for _, size := range []int{100, 1000} {
 		b.Run("rows="+strconv.Itoa(size), func(b *testing.B) {
-			spec := over.Spec{Types: ts, Partition: []int{0}, Time: -1, Updating: true, Order: 2,
+			spec := over.Spec{Types: ts, Partition: []int{0}, Time: -1, Updating: true, Order: 2, UpdateBefore: true,
 				Frame: over.Frame{Rows: true, PrecedingRows: 10}, Calls: calls}
 			tk := streamtest.Open(b, over.New(spec), streamtest.Options{})
 			// Each partition's newest row, which the next update replaces.

@@ -94,6 +94,11 @@ type Spec struct {
 	Updating bool
 	// Order is the ORDER BY column of an Updating operator.
 	Order int
+	// UpdateBefore makes an Updating operator emit UPDATE_BEFORE rows
+	// (the old results of a row whose results changed) before the
+	// UPDATE_AFTER ones; its consumer asks for them (a sink such as
+	// blackhole does not).
+	UpdateBefore bool
 	// TTL forgets a partition's state not written for TTL
 	// (table.exec.state.ttl); 0: never. As in Flink, rows that expire
 	// while in a bounded frame are not taken out of its aggregates.

@@ -31,7 +31,8 @@ import (
 // TTL — is ignored, as Flink's retracting operators do). Then the rows
 // whose frame changed are computed again, before and after the change,
 // and emitted: the new row +I, the row taken out -D, each other row whose
-// results changed -U (its old results) and +U (the new ones). Which rows
+// results changed -U (its old results, when Spec.UpdateBefore asks for
+// them) and +U (the new ones). Which rows
 // those are depends on the frame: for ROWS BETWEEN n PRECEDING the n rows
 // after the change's place; for UNBOUNDED PRECEDING every row after it
 // (and, for RANGE, the rows of equal ORDER BY value before it, which are
@@ -255,7 +256,9 @@ func (o *updatingOver) change(kg int, row []types.Value, retract bool, out *stre
 		if o.equal(a, b) {
 			return
 		}
-		out.Emit(types.Row{Kind: types.UpdateBefore, Fields: a})
+		if o.spec.UpdateBefore {
+			out.Emit(types.Row{Kind: types.UpdateBefore, Fields: a})
+		}
 		out.Emit(types.Row{Kind: types.UpdateAfter, Fields: b})
 	}
 	for i := lo; i < p; i++ {

@@ -76,7 +76,7 @@ func TestUpdatingOracle(t *testing.T) {
 func updatingOracle(t *testing.T, kind state.Kind, seed uint64, fr over.Frame) {
 	t.Helper()
 	rnd := rand.New(rand.NewPCG(seed, 11))
-	spec := over.Spec{Types: pvo, Partition: []int{0}, Time: -1, Updating: true, Order: 2, Frame: fr, Calls: updatingCalls(t)}
+	spec := over.Spec{Types: pvo, Partition: []int{0}, Time: -1, Updating: true, Order: 2, UpdateBefore: true, Frame: fr, Calls: updatingCalls(t)}
 	p := opstest.NewPipelineOn(t, kind, 2, opstest.Stage{F: over.New(spec), Keys: spec.Partition, Types: pvo})
 	outTypes := slices.Clone(pvo)
 	for _, c := range spec.Calls {
@@ -199,7 +199,7 @@ func updatingBatch(rows []uRow, fr over.Frame) []string {
 // TestUpdatingSteps checks the changelog of a few changes: the rows whose
 // frame changed are updated, the others left alone.
 func TestUpdatingSteps(t *testing.T) {
-	spec := over.Spec{Types: pvo, Partition: []int{0}, Time: -1, Updating: true, Order: 2,
+	spec := over.Spec{Types: pvo, Partition: []int{0}, Time: -1, Updating: true, Order: 2, UpdateBefore: true,
 		Frame: over.Frame{Rows: true, PrecedingRows: 1}, Calls: []agg.Call{call(t, agg.Sum, 1, bigint)}}
 	tk := streamtest.Open(t, over.New(spec), streamtest.Options{})
 	ts := append(slices.Clone(pvo), bigint)
@@ -232,7 +232,7 @@ func TestUpdatingSteps(t *testing.T) {
 func TestUpdatingTTL(t *testing.T) {
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
-			spec := over.Spec{Types: pvo, Partition: []int{0}, Time: -1, Updating: true, Order: 2, TTL: 10 * time.Millisecond,
+			spec := over.Spec{Types: pvo, Partition: []int{0}, Time: -1, Updating: true, Order: 2, UpdateBefore: true, TTL: 10 * time.Millisecond,
 				Frame: over.Frame{Rows: true, Unbounded: true}, Calls: []agg.Call{call(t, agg.Sum, 1, bigint)}}
 			tk := streamtest.Open(t, over.New(spec), streamtest.Options{Now: 1000, Backend: b.kind})
 			ts := append(slices.Clone(pvo), bigint)
@@ -247,5 +247,20 @@ func TestUpdatingTTL(t *testing.T) {
 				t.Fatalf("%v, want %v", got, want)
 			}
 		})
+	}
+}
+
+// TestUpdatingWithoutUpdateBefore: for a consumer that asks for no
+// UPDATE_BEFORE rows, a row whose results changed is emitted as +U only.
+func TestUpdatingWithoutUpdateBefore(t *testing.T) {
+	spec := over.Spec{Types: pvo, Partition: []int{0}, Time: -1, Updating: true, Order: 2,
+		Frame: over.Frame{Rows: true, PrecedingRows: 1}, Calls: []agg.Call{call(t, agg.Sum, 1, bigint)}}
+	tk := streamtest.Open(t, over.New(spec), streamtest.Options{})
+	tk.Process(uRow{1, 10, 5}.row(types.Insert), uRow{1, 20, 7}.row(types.Insert), uRow{1, 1, 6}.row(types.Insert),
+		uRow{1, 10, 5}.row(types.Delete))
+	got := opstest.FlinkString(tk.Take(), append(slices.Clone(pvo), bigint))
+	want := []string{"+I[1, 10, 5, 10]", "+I[1, 20, 7, 30]", "+I[1, 1, 6, 11]", "+U[1, 20, 7, 21]", "-D[1, 10, 5, 10]", "+U[1, 1, 6, 1]"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("%v, want %v", got, want)
 	}
 }
