@@ -11,6 +11,9 @@ import (
 
 	"github.com/streamsql/streamsql/ops/internal/opstest"
 	"github.com/streamsql/streamsql/ops/rank"
+	"github.com/streamsql/streamsql/state"
+	"github.com/streamsql/streamsql/state/heap"
+	"github.com/streamsql/streamsql/state/lsm"
 	"github.com/streamsql/streamsql/stream/streamtest"
 	"github.com/streamsql/streamsql/types"
 )
@@ -204,8 +207,18 @@ func boolInt(b bool) int {
 // oracle on random inputs with ties: after each input row, the output
 // applied as upserts by partition holds each partition's first row (the
 // earliest of the best), and a row that does not displace it emits
-// nothing. A restore at another parallelism happens half-way.
+// nothing. A restore at another parallelism happens half-way. Both
+// backends.
 func TestTop1WithoutUpdateBefore(t *testing.T) {
+	for _, b := range []struct {
+		name string
+		kind state.Kind
+	}{{"hashmap", heap.Kind{}}, {"rocksdb", lsm.Kind{}}} {
+		t.Run(b.name, func(t *testing.T) { top1WithoutUpdateBefore(t, b.kind) })
+	}
+}
+
+func top1WithoutUpdateBefore(t *testing.T, kind state.Kind) {
 	ts := []types.Type{types.BigInt(), types.BigInt(), types.BigInt()}
 	r := streamtest.Row
 	for _, outputRank := range []bool{false, true} {
@@ -214,9 +227,9 @@ func TestTop1WithoutUpdateBefore(t *testing.T) {
 		if outputRank {
 			outTypes = append(slices.Clone(ts), types.BigInt())
 		}
-		for seed := range uint64(20) {
+		for seed := range uint64(10) {
 			rnd := rand.New(rand.NewPCG(seed, 9))
-			p := opstest.NewPipeline(t, 2, opstest.Stage{F: rank.NewTopN(spec), Keys: spec.Partition, Types: ts})
+			p := opstest.NewPipelineOn(t, kind, 2, opstest.Stage{F: rank.NewTopN(spec), Keys: spec.Partition, Types: ts})
 			best := map[int64][2]int64{} // partition → (v, id) of its first row
 			view := map[int64]string{}   // the output applied, by partition
 			for step := range 80 {
