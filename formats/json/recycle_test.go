@@ -1,6 +1,7 @@
 package json
 
 import (
+	"bytes"
 	"testing"
 
 	"github.com/streamsql/streamsql/factory"
@@ -94,4 +95,61 @@ func TestNoRecycleWithoutRecycleValues(t *testing.T) {
 		}
 		seen[p] = true
 	}
+}
+
+// FuzzRecycleValues decodes the lines of the input in batches, with a
+// decoder that recycles its ROW values after each batch and with one that
+// never does, and checks that every row of a batch, read once the whole
+// batch is decoded (as the runtime reads it), is the same in both, and
+// that both fail on the same records.
+func FuzzRecycleValues(f *testing.F) {
+	f.Add([]byte("{\"id\":1,\"r\":{\"a\":1,\"b\":\"x\",\"in\":{\"x\":1}},\"rs\":[{\"x\":2}]}\n{\"id\":2,\"r\":{\"b\":\"y\"}}\n{\"r\":null}\n{\"rs\":[{\"x\":3},{\"y\":\"z\"}],\"m\":{\"k\":{\"x\":4}}}"), uint8(2))
+	f.Add([]byte("{\"r\":{\"in\":{\"x\":1,\"y\":\"a\"}}}\n{\"r\":{\"in\":{}}}\n{\"r\":{\"a\":\"bad\"}}\n{\"r\":{\"in\":{\"y\":\"b\"}}}"), uint8(1))
+	inner := types.RowType(types.Field{Name: "x", Type: types.Int()}, types.Field{Name: "y", Type: types.String()})
+	fields := []types.Field{{Name: "id", Type: types.BigInt()},
+		{Name: "r", Type: types.RowType(types.Field{Name: "a", Type: types.Int()}, types.Field{Name: "b", Type: types.String()},
+			types.Field{Name: "in", Type: inner})},
+		{Name: "rs", Type: types.Array(inner)}, {Name: "m", Type: types.Map(types.String(), inner)}}
+	f.Fuzz(func(t *testing.T, data []byte, k uint8) {
+		recycled, enc := codecs(t, fields)
+		plain, _ := codecs(t, fields)
+		recycled.(factory.ValueRecycler).RecycleValues()
+		lines := bytes.Split(data, []byte("\n"))
+		size := 1 + int(k%8)
+		for start := 0; start < len(lines); start += size {
+			batch := lines[start:min(start+size, len(lines))]
+			rows := make([]types.Row, len(batch))
+			var want []string
+			for i, rec := range batch {
+				var p types.Row
+				errR, errP := recycled.Decode(rec, &rows[i]), plain.Decode(rec, &p)
+				if (errR == nil) != (errP == nil) {
+					t.Fatalf("record %q: error %v recycling, %v not", rec, errR, errP)
+				}
+				if errR != nil {
+					rows[i] = types.Row{}
+					want = append(want, "")
+					continue
+				}
+				b, err := enc.Encode(nil, p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want = append(want, string(b))
+			}
+			for i, row := range rows {
+				if want[i] == "" {
+					continue
+				}
+				b, err := enc.Encode(nil, row)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if string(b) != want[i] {
+					t.Fatalf("record %q, read after its batch: %s recycling, %s not", batch[i], b, want[i])
+				}
+			}
+			recycled.(factory.ValueRecycler).RecycleValues()
+		}
+	})
 }
