@@ -127,7 +127,7 @@ func (b *graphBuilder) flow(fl *planner.Flow) (int, error) {
 // types ts, changes nothing: no filter, no expansion, no NOT NULL check,
 // and a projection of the operator's columns in order, of their types.
 func passThrough(fl *planner.Flow, ts []types.Type) bool {
-	if fl.Filter != nil || len(fl.Expand) > 0 || len(fl.NotNull) > 0 || len(fl.Projection) != len(ts) {
+	if fl.Filter != nil || len(fl.Expand) > 0 || len(fl.Unnest) > 0 || len(fl.NotNull) > 0 || len(fl.Projection) != len(ts) {
 		return false
 	}
 	for i, e := range fl.Projection {

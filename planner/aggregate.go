@@ -235,7 +235,7 @@ func (p *planner) resolveAggregate(q *ddl.Select, in *relation, quals [][]string
 	var keys0 []expr.Expr // the grouping expressions over the first branch's input
 	for bi, b := range in.branches {
 		l := &lowerer{f: p.f, sc: branchScope(in, b, quals)}
-		fl := &Flow{Source: b.src}
+		fl := &Flow{Source: b.src, Unnest: b.unnest}
 		filters := slices.Clone(b.filters)
 		if q.Where != nil {
 			c, err := l.lowerCondition(q.Where)
@@ -629,7 +629,7 @@ func (p *planner) distinctRelation(rel *relation, pos ddl.Pos) (*relation, error
 		spec.KeyTypes = append(spec.KeyTypes, t)
 	}
 	for _, b := range rel.branches {
-		fl := &Flow{Source: b.src, Filter: and(b.filters), Names: rel.names}
+		fl := &Flow{Source: b.src, Unnest: b.unnest, Filter: and(b.filters), Names: rel.names}
 		for i, c := range b.cols {
 			e, err := p.assignTo(c, rel.types[i], pos)
 			if err != nil {

@@ -146,6 +146,9 @@ func (p *planner) flowChangelog(fl *Flow) (Changelog, error) {
 	if err != nil {
 		return Changelog{}, err
 	}
+	if len(fl.Unnest) > 0 {
+		in.UpsertKey = nil // a row becomes one per element: the key identifies none
+	}
 	fl.Changelog = projectChangelog(in, fl.Projection)
 	return fl.Changelog, nil
 }

@@ -141,6 +141,10 @@ type CompiledFlow struct {
 	proj   *expr.Projection
 	more   []*expr.Projection // Flow.Expand
 	n      int
+	// unnest are Flow.Unnest compiled, and width the width of the row
+	// the last one builds.
+	unnest []compiledUnnest
+	width  int
 }
 
 // Compile compiles the flow's filter and projection once, for Transform's
@@ -168,6 +172,14 @@ func (fl *Flow) Compile(opts expr.Options) (*CompiledFlow, error) {
 		}
 		ft.more = append(ft.more, p)
 	}
+	for _, u := range fl.Unnest {
+		p, err := expr.Compile(u.Array, opts)
+		if err != nil {
+			return nil, fmt.Errorf("compiling UNNEST's argument %s: %w", u.Array, err)
+		}
+		ft.unnest = append(ft.unnest, compiledUnnest{Unnest: u, array: p})
+		ft.width = u.Width + len(u.Types)
+	}
 	return ft, nil
 }
 
@@ -175,8 +187,17 @@ func (fl *Flow) Compile(opts expr.Options) (*CompiledFlow, error) {
 // fields (len n; nil: a new slice) as its Fields; used reports whether the
 // row went out holding fields (else fields is free for the next row).
 func (ft *CompiledFlow) apply(in types.Row, out []types.Row, fields []types.Value) (_ []types.Row, used bool, _ error) {
+	if ft.unnest != nil {
+		return ft.unnestRows(in, out, fields)
+	}
+	return ft.emit(in.Kind, in.Fields, out, fields)
+}
+
+// emit is apply's filter, projection and expansion of row src (the source
+// row, or the row Flow.Unnest built from it) of kind kind.
+func (ft *CompiledFlow) emit(kind types.RowKind, src []types.Value, out []types.Row, fields []types.Value) (_ []types.Row, used bool, _ error) {
 	if ft.filter != nil {
-		keep, err := ft.filter.Keep(in.Fields)
+		keep, err := ft.filter.Keep(src)
 		if err != nil || !keep {
 			return out, false, err
 		}
@@ -184,7 +205,7 @@ func (ft *CompiledFlow) apply(in types.Row, out []types.Row, fields []types.Valu
 	if fields == nil {
 		fields = make([]types.Value, ft.n)
 	}
-	if err := ft.proj.Project(in.Fields, fields); err != nil {
+	if err := ft.proj.Project(src, fields); err != nil {
 		return out, false, err
 	}
 	fl := ft.fl
@@ -196,13 +217,13 @@ func (ft *CompiledFlow) apply(in types.Row, out []types.Row, fields []types.Valu
 			return out, false, &NotNullError{Table: fl.SinkName, Column: fl.NotNullNames[k]}
 		}
 	}
-	out = append(out, types.Row{Kind: in.Kind, Fields: fields})
+	out = append(out, types.Row{Kind: kind, Fields: fields})
 	for _, p := range ft.more {
 		f := make([]types.Value, ft.n)
-		if err := p.Project(in.Fields, f); err != nil {
+		if err := p.Project(src, f); err != nil {
 			return out, true, err
 		}
-		out = append(out, types.Row{Kind: in.Kind, Fields: f})
+		out = append(out, types.Row{Kind: kind, Fields: f})
 	}
 	return out, true, nil
 }

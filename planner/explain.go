@@ -153,6 +153,9 @@ func (pl *Plan) explainFlow(b *strings.Builder, fl *Flow, names []string) {
 			fmt.Fprintf(b, "    dead letters after a crash: %s\n", g)
 		}
 	}
+	for _, u := range fl.Unnest {
+		fmt.Fprintf(b, "  Unnest: %s\n", u)
+	}
 	if fl.Filter != nil {
 		fmt.Fprintf(b, "  Filter: %s\n", fl.Filter)
 	}

@@ -1092,7 +1092,7 @@ func (jb *joinBuilder) flows(node *Node, s int) (int, error) {
 			}
 			return out, err
 		}
-		fl := &Flow{Source: b.src, Input: s}
+		fl := &Flow{Source: b.src, Unnest: b.unnest, Input: s}
 		filters := slices.Clone(b.filters)
 		for _, f := range in.pushed {
 			e, err := onBranch(f)
@@ -1447,6 +1447,9 @@ func pruneJoins(fl *Flow, opts expr.Options) error {
 
 // pruneJoin prunes join node n, whose output consumer reads.
 func pruneJoin(n *Node, consumer *Flow, opts expr.Options) error {
+	if len(consumer.Unnest) > 0 {
+		return nil // its row's columns after n's are UNNEST's, at fixed places
+	}
 	jp := n.Join
 	offs := [2]int{jp.offset(0), jp.offset(1)}
 	used := make([]bool, len(jp.types))
@@ -1621,6 +1624,9 @@ func uniqueName(names []string, name string) string {
 // FOR SYSTEM_TIME AS OF of a versioned table that an inner or LEFT join
 // reads (a temporal join).
 func (f *file) refuseJoinRight(j *ddl.Join) error {
+	if u, ok := j.Right.(*ddl.Unnest); ok {
+		return f.refuseExprs(u.Exprs) // planned by unnestRelation (unnest.go)
+	}
 	t, ok := j.Right.(*ddl.TableName)
 	if !ok || t.SystemTime == nil || j.Kind != ddl.JoinInner && j.Kind != ddl.JoinLeft && j.Kind != ddl.JoinComma {
 		return f.refuseTableRef(j.Right)

@@ -369,7 +369,7 @@ func (p *planner) planOver(q *ddl.Select, in *relation, quals [][]string, overs 
 	// WHERE applied before the window.
 	for _, b := range in.branches {
 		l := &lowerer{f: p.f, sc: in.scope(b.cols, quals)}
-		fl := &Flow{Source: b.src, Names: node.Names[:ninput:ninput]}
+		fl := &Flow{Source: b.src, Unnest: b.unnest, Names: node.Names[:ninput:ninput]}
 		filters := slices.Clone(b.filters)
 		if q.Where != nil {
 			c, err := l.lowerCondition(q.Where)

@@ -167,6 +167,12 @@ type Flow struct {
 	// first (Flink's Expand: the grouping sets of GROUP BY ROLLUP, CUBE
 	// and GROUPING SETS).
 	Expand [][]expr.Expr
+	// Unnest, when set, expands each source row first (FROM t CROSS JOIN
+	// UNNEST(t.arr), unnest.go): every Unnest appends its columns to the
+	// row the ones before it built, one row per element, and Filter,
+	// Projection and Expand are over the row the last one built. Each
+	// row keeps the source row's kind.
+	Unnest []*Unnest
 	// Names are the query's column names, for EXPLAIN.
 	Names []string
 	// NotNull are the indexes of the sink's NOT NULL columns whose query
@@ -846,7 +852,7 @@ func (p *planner) query(s *ddl.QueryStatement, explain bool) {
 	}
 	ins := &Insert{Pos: s.Pos, Statement: "SELECT (printed)", Sink: sink, Explain: explain}
 	for _, b := range rel.branches {
-		fl := &Flow{Source: b.src, Filter: and(b.filters), Names: rel.names}
+		fl := &Flow{Source: b.src, Unnest: b.unnest, Filter: and(b.filters), Names: rel.names}
 		for i, c := range b.cols {
 			e, err := expr.AssignTo(c, rel.types[i])
 			if err != nil {
@@ -955,7 +961,7 @@ func (p *planner) connect(ins *Insert, rel *relation, s *ddl.Insert) error {
 				"table '%s' (connector '%s') accepts only %s rows, but source '%s' (connector '%s') produces updates and deletes: %s; write to a sink that accepts them: upsert-kafka, or jdbc with a PRIMARY KEY",
 				sink.Name(), sink.Connector(), sink.Changelog, b.src.Name(), b.src.Connector(), b.src.Changelog))
 		}
-		fl := &Flow{Source: b.src, Filter: and(b.filters), Names: rel.names, SinkName: sink.Name(), DropNulls: p.plan.NotNullDrop}
+		fl := &Flow{Source: b.src, Unnest: b.unnest, Filter: and(b.filters), Names: rel.names, SinkName: sink.Name(), DropNulls: p.plan.NotNullDrop}
 		projPos := make([]ddl.Pos, len(cols))
 		for i, col := range cols {
 			if target[i] < 0 {

@@ -30,6 +30,9 @@ func readFields(fl *Flow) (read []bool, rows []*factory.RowRead) {
 		t.mark(e)
 	}
 	t.mark(fl.Filter)
+	for _, u := range fl.Unnest {
+		t.mark(u.Array)
+	}
 	for _, e := range fl.Projection {
 		t.mark(e)
 	}

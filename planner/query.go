@@ -37,6 +37,9 @@ type branch struct {
 	// filters are ANDed; each is over the source row.
 	filters []expr.Expr
 	cols    []expr.Expr
+	// unnest expands each source row before filters and cols, which are
+	// over the row it builds (Flow.Unnest).
+	unnest []*Unnest
 }
 
 // maxUnionInputs bounds the sources of one query (each is a flow of its
@@ -343,7 +346,12 @@ func (p *planner) resolveSelect(q *ddl.Select, depth int) (*relation, error) {
 	}
 	var in *relation
 	var quals [][]string
-	if j, ok := q.From.(*ddl.Join); ok {
+	if j, ok := q.From.(*ddl.Join); ok && isUnnestJoin(j) {
+		var err error
+		if in, err = p.unnestRelation(j, depth); err != nil {
+			return nil, err
+		}
+	} else if j, ok := q.From.(*ddl.Join); ok {
 		// WHERE's conditions on a join's inputs become its keys and the
 		// inputs' filters (join.go); q is the query with what remains.
 		var err error
@@ -417,7 +425,7 @@ func (p *planner) resolveSelect(q *ddl.Select, depth int) (*relation, error) {
 			sc = in.scope(b.cols, quals)
 		}
 		l := &lowerer{f: p.f, sc: sc, rewrite: rewrite}
-		nb := &branch{src: b.src, filters: slices.Clone(b.filters)}
+		nb := &branch{src: b.src, filters: slices.Clone(b.filters), unnest: b.unnest}
 		if q.Where != nil {
 			c, err := l.lowerCondition(q.Where)
 			if err != nil {

@@ -446,7 +446,7 @@ func (p *planner) rankNode(rs *rankedSelect, in *relation, rc int, start, end in
 	}
 	// The input flows.
 	for bi, b := range in.branches {
-		fl := &Flow{Source: b.src, Filter: and(b.filters), Names: node.Names[:ninput:ninput]}
+		fl := &Flow{Source: b.src, Unnest: b.unnest, Filter: and(b.filters), Names: node.Names[:ninput:ninput]}
 		for _, i := range cols {
 			e, err := p.assignTo(b.cols[i], in.types[i], in.pos[i])
 			if err != nil {
@@ -795,6 +795,9 @@ func pruneRanks(fl *Flow) error {
 // dropRankColumn drops the row number, n's last column, when fl does not
 // read it.
 func dropRankColumn(fl *Flow, n *Node) {
+	if len(fl.Unnest) > 0 {
+		return // its row's columns after n's are UNNEST's, at fixed places
+	}
 	rn := len(n.Types) - 1
 	used := false
 	for _, e := range consumerExprs(fl) {
@@ -858,6 +861,9 @@ func (pl *Plan) rankState(n *Node, backend string) string {
 // before the node the same way). Indexes of n's spec and the consumer's
 // expressions are remapped.
 func pruneNodeColumns(consumer *Flow, n *Node) error {
+	if len(consumer.Unnest) > 0 {
+		return nil // its row's columns after n's are UNNEST's, at fixed places
+	}
 	var nin int
 	var mark []bool
 	used := func(cols ...int) {

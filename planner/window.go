@@ -159,7 +159,7 @@ func (p *planner) windowRelation(ref *ddl.TableFunc, depth int) (*relation, [][]
 		pos:   append(append([]ddl.Pos(nil), in.pos...), ref.Pos, ref.Pos, ref.Pos),
 		types: append(append([]types.Type(nil), in.types...), windowTypes(w.spec.TimeType)...), window: w}
 	for _, b := range in.branches {
-		nb := &branch{src: b.src, filters: b.filters, cols: append([]expr.Expr(nil), b.cols...)}
+		nb := &branch{src: b.src, filters: b.filters, unnest: b.unnest, cols: append([]expr.Expr(nil), b.cols...)}
 		for k, n := range windowColumns {
 			nb.cols = append(nb.cols, expr.Col(colWindowStart-k, n, out.types[len(in.names)+k]))
 		}
