@@ -64,3 +64,24 @@ func FromLocalPick(ts types.Timestamp, loc *time.Location, later bool) types.Tim
 	}
 	return types.Timestamp{Millis: wall - off, NanoOfMilli: ts.NanoOfMilli}
 }
+
+// LoadZone returns the zone of a Java time-zone id: a region id
+// ("Europe/Berlin", "UTC") or a fixed offset "GMT+hh:mm", "UTC+h",
+// "+hh:mm". Like java.util.TimeZone it falls back to GMT for an id it
+// does not know.
+func LoadZone(id string) (*time.Location, error) {
+	if loc, err := time.LoadLocation(id); err == nil {
+		return loc, nil
+	}
+	rest := id
+	for _, p := range []string{"GMT", "UTC", "UT"} {
+		if len(rest) > len(p) && rest[:len(p)] == p && (rest[len(p)] == '+' || rest[len(p)] == '-') {
+			rest = rest[len(p):]
+			break
+		}
+	}
+	if n, sec, ok := parseOffset(rest); ok && n == len(rest) {
+		return time.FixedZone(id, sec), nil
+	}
+	return time.UTC, nil
+}

@@ -202,6 +202,8 @@ func goldenCases() []gcase {
 	cs = append(cs, lateCases()...)
 	cs = append(cs, dstCases()...)
 	cs = append(cs, ctorCases()...)
+	cs = append(cs, funcCases()...)
+	cs = append(cs, funcCases3()...)
 	cs = append(cs, symsimCases()...)
 	return cs
 }

@@ -65,7 +65,11 @@ public final class Main {
       // A case may run in its own session time zone (DST cases).
       String caseZone = c.has("timeZone") ? c.get("timeZone").asText() : zone;
       env.getConfig().setLocalTimeZone(ZoneId.of(caseZone));
-      results.set(id, runCase(env, om, c));
+      ObjectNode r = runCase(env, om, c);
+      // Each result names the Flink that computed it: a subset run may
+      // use a newer Flink than the results it keeps.
+      r.put("flinkVersion", org.apache.flink.runtime.util.EnvironmentInformation.getVersion());
+      results.set(id, r);
       n++;
       if (n % 20 == 0) {
         System.err.println(n + " cases done");
