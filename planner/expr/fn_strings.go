@@ -466,17 +466,36 @@ func buildSplitIndex(b *builder, c *Call, a []evalFn) (evalFn, error) {
 		if n < 0 {
 			return types.Value{}, nil
 		}
-		var parts []string
 		if d.Str() == "" {
-			parts = strings.Fields(s.Str())
-		} else {
-			parts = strings.Split(s.Str(), d.Str())
+			parts := strings.Fields(s.Str())
+			if n >= int64(len(parts)) {
+				return types.Value{}, nil
+			}
+			return types.Str(parts[n]), nil
 		}
-		if n >= int64(len(parts)) {
+		part, ok := splitPart(s.Str(), d.Str(), n)
+		if !ok {
 			return types.Value{}, nil
 		}
-		return types.Str(parts[n]), nil
+		return types.Str(part), nil
 	}), nil
+}
+
+// splitPart returns strings.Split(s, sep)[n] and true, or false when that
+// has no element n, without building the slice (Nexmark q22 takes three
+// parts of every URL). sep is not empty and n not negative.
+func splitPart(s, sep string, n int64) (string, bool) {
+	for ; n > 0; n-- {
+		i := strings.Index(s, sep)
+		if i < 0 {
+			return "", false
+		}
+		s = s[i+len(sep):]
+	}
+	if i := strings.Index(s, sep); i >= 0 {
+		s = s[:i]
+	}
+	return s, true
 }
 
 func checkHash(n int) func(c *Call) (types.Type, error) {
