@@ -43,6 +43,7 @@ type topN struct {
 	rows   state.MapTable   // partition → sort key → list of rows (AppendOnly, Retract, Updatable)
 	meta   state.ValueTable // partition → its row count and worst sort key (AppendOnly)
 	top1   state.ValueTable // partition → its first row (Top1), or only its sort key (keyOnly)
+	rows1  state.ValueTable // keyOnly: the whole-row table of a restored checkpoint, read once per partition
 	counts state.ValueTable // partition → rows emitted (FirstN)
 
 	// keyOnly says that top1 holds the first row's sort key alone: a
@@ -94,6 +95,10 @@ func (t *topN) Open(ctx *stream.Context) error {
 		// layouts never read each other's state.
 		t.keyOnly = true
 		t.top1 = ctx.State.Value("top1-key", opts...)
+		// A checkpoint of a Top1 that kept whole rows (its consumer
+		// needed UPDATE_BEFORE, or a version before top1-key): each
+		// partition's row moves to top1-key when first read.
+		t.rows1 = ctx.State.Value("top1", opts...)
 	case t.spec.Top1():
 		t.top1 = ctx.State.Value("top1", opts...)
 	default:
@@ -471,6 +476,11 @@ func (t *topN) fastTop1(kg int, r *types.Row, out *stream.Output) error {
 		return err
 	}
 	if t.keyOnly {
+		if !ok {
+			if prev, ok, err = t.restoredTop1(kg); err != nil {
+				return err
+			}
+		}
 		t.sk = AppendSortKey(t.sk[:0], r.Fields, t.spec.Order, t.spec.Types)
 		kind := types.Insert
 		if ok {
@@ -517,6 +527,27 @@ func (t *topN) fastTop1(kg int, r *types.Row, out *stream.Output) error {
 		out.Emit(types.Row{Kind: types.UpdateBefore, Fields: f})
 	}
 	return t.emitRow(out, types.UpdateAfter, t.in, 1)
+}
+
+// restoredTop1 returns the sort key of the partition's first row from the
+// whole-row table of a restored checkpoint, moving it to top1 (keyOnly).
+func (t *topN) restoredTop1(kg int) ([]byte, bool, error) {
+	row, ok, err := t.rows1.Get(kg, t.pkey)
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	f, _, err := state.ReadRow(row, t.spec.Types, t.fields())
+	if err != nil {
+		return nil, false, fmt.Errorf("top-n: key group %d: %w", kg, err)
+	}
+	t.buf = AppendSortKey(t.buf[:0], f, t.spec.Order, t.spec.Types)
+	if err := t.top1.Put(kg, t.pkey, t.buf); err != nil {
+		return nil, false, err
+	}
+	if err := t.rows1.Delete(kg, t.pkey); err != nil {
+		return nil, false, err
+	}
+	return t.buf, true, nil
 }
 
 // FirstN (Flink's AppendOnlyFirstNFunction): the first End rows of the

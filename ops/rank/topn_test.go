@@ -268,3 +268,43 @@ func top1WithoutUpdateBefore(t *testing.T, kind state.Kind) {
 		}
 	}
 }
+
+// TestTop1RestoresWholeRows: a Top-1 that keeps only sort keys restores a
+// checkpoint of one that kept whole rows (its consumer needed
+// UPDATE_BEFORE, or an earlier version): each partition's first row still
+// holds its place, on both backends.
+func TestTop1RestoresWholeRows(t *testing.T) {
+	ts := []types.Type{types.String(), types.BigInt(), types.BigInt()}
+	r := streamtest.Row
+	for _, b := range []struct {
+		name string
+		kind state.Kind
+	}{{"hashmap", heap.Kind{}}, {"rocksdb", lsm.Kind{}}} {
+		t.Run(b.name, func(t *testing.T) {
+			spec := rank.Spec{Types: ts, Partition: []int{0}, Order: []rank.SortKey{desc(1)}, Start: 1, End: 1, UpdateBefore: true}
+			old := streamtest.Open(t, rank.NewTopN(spec), streamtest.Options{Backend: b.kind})
+			old.Process(r(types.Insert, "a", 5, 1), r(types.Insert, "b", 3, 2), r(types.Insert, "a", 2, 3))
+			old.Take()
+			h := old.Snapshot()
+			spec.UpdateBefore = false
+			tk := streamtest.Open(t, rank.NewTopN(spec), streamtest.Options{Backend: b.kind, Restore: []state.Handle{h}, Files: old.Files()})
+			step := func(in types.Row, want string) {
+				t.Helper()
+				tk.Process(in)
+				if got := strings.Join(opstest.FlinkString(tk.Take(), ts), " "); got != want {
+					t.Fatalf("after %v: %q, want %q", opstest.FlinkString([]types.Row{in}, ts), got, want)
+				}
+			}
+			step(r(types.Insert, "a", 4, 4), "")
+			step(r(types.Insert, "b", 3, 5), "")
+			step(r(types.Insert, "a", 6, 6), "+U[a, 6, 6]")
+			step(r(types.Insert, "c", 1, 7), "+I[c, 1, 7]")
+			// Once more through a checkpoint of the new layout.
+			h = tk.Snapshot()
+			tk = streamtest.Open(t, rank.NewTopN(spec), streamtest.Options{Backend: b.kind, Restore: []state.Handle{h}, Files: tk.Files()})
+			step(r(types.Insert, "a", 5, 8), "")
+			step(r(types.Insert, "b", 2, 9), "")
+			step(r(types.Insert, "b", 4, 10), "+U[b, 4, 10]")
+		})
+	}
+}
