@@ -256,6 +256,9 @@ func (p *planner) resolveAggregate(q *ddl.Select, in *relation, quals [][]string
 				if sets != nil && !inEverySet(sets, gi) {
 					t = t.Nullable() // NULL in the sets that do not group by it
 				}
+				if nullableInLaterBranch(p, in, quals, g) {
+					t = t.Nullable() // NOT NULL in the first input of a UNION ALL only
+				}
 				node.Names = append(node.Names, groupName(g, gi))
 				node.Types = append(node.Types, t)
 			}
@@ -291,6 +294,14 @@ func (p *planner) resolveAggregate(q *ddl.Select, in *relation, quals [][]string
 			spec, arg, filter, err := p.planCall(l, c.call, nk > 0)
 			if err != nil {
 				return nil, err
+			}
+			if bi == 0 && arg != nil && spec.ArgType.NotNull && nullableInLaterBranch(p, in, quals, c.call.Args[0]) {
+				// The argument is NOT NULL in the first input of a UNION
+				// ALL only: the aggregate takes every input's type.
+				spec.ArgType = spec.ArgType.Nullable()
+				if spec.Result, err = agg.ResultType(spec.Func, spec.ArgType, nk > 0); err != nil {
+					return nil, p.f.errorAt(c.call.Pos, ErrType, err, err.Error())
+				}
 			}
 			if bi > 0 && arg != nil {
 				if arg, err = p.assignTo(arg, calls[ci].spec.ArgType, c.call.Pos); err != nil {
@@ -857,4 +868,19 @@ func (p *planner) grouping(c *ddl.Call, first *lowerer, keys0 []expr.Expr, sets 
 		return nil, true, p.f.errorAt(c.Pos, ErrType, err, err.Error())
 	}
 	return r, true, nil
+}
+
+// nullableInLaterBranch reports whether e, lowered over the input of a
+// UNION ALL branch after the first, is nullable there: the operator's
+// input then is, though the first branch's may be NOT NULL (each branch's
+// columns take the union's type, but a NOT NULL column stays NOT NULL
+// where the union's is nullable).
+func nullableInLaterBranch(p *planner, in *relation, quals [][]string, e ddl.Expr) bool {
+	for _, b := range in.branches[min(1, len(in.branches)):] {
+		l := &lowerer{f: p.f, sc: branchScope(in, b, quals)}
+		if x, err := l.quietly(e); err == nil && !x.Type().NotNull {
+			return true
+		}
+	}
+	return false
 }
