@@ -1,6 +1,7 @@
 package javatime
 
 import (
+	"strings"
 	"time"
 
 	"github.com/streamsql/streamsql/types"
@@ -65,23 +66,104 @@ func FromLocalPick(ts types.Timestamp, loc *time.Location, later bool) types.Tim
 	return types.Timestamp{Millis: wall - off, NanoOfMilli: ts.NanoOfMilli}
 }
 
-// LoadZone returns the zone of a Java time-zone id: a region id
-// ("Europe/Berlin", "UTC") or a fixed offset "GMT+hh:mm", "UTC+h",
-// "+hh:mm". Like java.util.TimeZone it falls back to GMT for an id it
-// does not know.
+// LoadZone returns the zone java.util.TimeZone.getTimeZone gives for id
+// (Flink's CONVERT_TZ reads its zones so): a region id ("Europe/Berlin",
+// "UTC"), one of Java's three-letter ids ("PST", "CTT", ...), or a custom
+// "GMT+h", "GMT+hh:mm", "GMT+hhmm"; like Java it falls back to GMT for an
+// id it does not know ("UTC+08" included: Java parses custom offsets only
+// after "GMT").
 func LoadZone(id string) (*time.Location, error) {
+	if region, ok := javaShortIDs[id]; ok {
+		if region[0] == '-' {
+			off, _ := customOffset(region)
+			return time.FixedZone(id, off), nil
+		}
+		id = region
+	}
+	if strings.HasPrefix(id, "GMT") && len(id) > 3 {
+		if off, ok := customOffset(id[3:]); ok {
+			return time.FixedZone(id, off), nil
+		}
+		return time.UTC, nil
+	}
+	if id == "" || id == "Local" {
+		return time.UTC, nil
+	}
 	if loc, err := time.LoadLocation(id); err == nil {
 		return loc, nil
 	}
-	rest := id
-	for _, p := range []string{"GMT", "UTC", "UT"} {
-		if len(rest) > len(p) && rest[:len(p)] == p && (rest[len(p)] == '+' || rest[len(p)] == '-') {
-			rest = rest[len(p):]
-			break
+	return time.UTC, nil
+}
+
+// customOffset parses Java's custom zone offset "+h", "+hh", "+hh:mm",
+// "+hmm" or "+hhmm" (hours up to 23) into seconds east of UTC.
+func customOffset(s string) (int, bool) {
+	if len(s) < 2 || (s[0] != '+' && s[0] != '-') {
+		return 0, false
+	}
+	digits := func(t string) (int, bool) {
+		n := 0
+		for i := 0; i < len(t); i++ {
+			if t[i] < '0' || t[i] > '9' {
+				return 0, false
+			}
+			n = n*10 + int(t[i]-'0')
+		}
+		return n, len(t) > 0
+	}
+	rest := s[1:]
+	var h, m int
+	var ok bool
+	if hs, ms, colon := strings.Cut(rest, ":"); colon {
+		if len(hs) > 2 || len(ms) != 2 {
+			return 0, false
+		}
+		h, ok = digits(hs)
+		if !ok {
+			return 0, false
+		}
+		if m, ok = digits(ms); !ok {
+			return 0, false
+		}
+	} else {
+		switch len(rest) {
+		case 1, 2:
+			if h, ok = digits(rest); !ok {
+				return 0, false
+			}
+		case 3, 4:
+			if h, ok = digits(rest[:len(rest)-2]); !ok {
+				return 0, false
+			}
+			if m, ok = digits(rest[len(rest)-2:]); !ok {
+				return 0, false
+			}
+		default:
+			return 0, false
 		}
 	}
-	if n, sec, ok := parseOffset(rest); ok && n == len(rest) {
-		return time.FixedZone(id, sec), nil
+	if h > 23 || m > 59 {
+		return 0, false
 	}
-	return time.UTC, nil
+	off := h*3600 + m*60
+	if s[0] == '-' {
+		off = -off
+	}
+	return off, true
+}
+
+// javaShortIDs are the JDK's three-letter zone ids (java.time.ZoneId's
+// SHORT_IDS, which java.util.TimeZone resolves the same way): a region,
+// or a fixed offset for EST, MST and HST.
+var javaShortIDs = map[string]string{
+	"EST": "-05:00", "HST": "-10:00", "MST": "-07:00",
+	"ACT": "Australia/Darwin", "AET": "Australia/Sydney", "AGT": "America/Argentina/Buenos_Aires",
+	"ART": "Africa/Cairo", "AST": "America/Anchorage", "BET": "America/Sao_Paulo",
+	"BST": "Asia/Dhaka", "CAT": "Africa/Harare", "CNT": "America/St_Johns",
+	"CST": "America/Chicago", "CTT": "Asia/Shanghai", "EAT": "Africa/Addis_Ababa",
+	"ECT": "Europe/Paris", "IET": "America/Indiana/Indianapolis", "IST": "Asia/Kolkata",
+	"JST": "Asia/Tokyo", "MIT": "Pacific/Apia", "NET": "Asia/Yerevan",
+	"NST": "Pacific/Auckland", "PLT": "Asia/Karachi", "PNT": "America/Phoenix",
+	"PRT": "America/Puerto_Rico", "PST": "America/Los_Angeles", "SST": "Pacific/Guadalcanal",
+	"VST": "Asia/Ho_Chi_Minh",
 }
