@@ -44,7 +44,7 @@ func aggregateCalls(e ddl.Expr) []*ddl.Call {
 		case *ddl.Over:
 			return false
 		case *ddl.Call:
-			if _, ok := agg.Lookup(n.Name); ok {
+			if _, ok := agg.Lookup(n.Name); ok || isVariance(n) {
 				out = append(out, n)
 				return false
 			}
@@ -196,12 +196,38 @@ func (p *planner) resolveAggregate(q *ddl.Select, in *relation, quals [][]string
 	}
 	// The calls of the SELECT list and HAVING, each computed once.
 	var calls []*aggCall
-	addCalls := func(e ddl.Expr) error {
+	// reduced are the variance calls' expressions over SUM and COUNT
+	// calls (variance.go).
+	reduced := map[*ddl.Call]ddl.Expr{}
+	var addCalls func(e ddl.Expr) error
+	addCalls = func(e ddl.Expr) error {
 		for _, c := range aggregateCalls(e) {
 			for _, a := range c.Args {
 				if inner := aggregateCalls(a); len(inner) > 0 {
 					return p.f.errorAt(inner[0].Pos, ErrType, nil, fmt.Sprintf("aggregate function %s cannot be nested in aggregate function %s", inner[0].Name, c.Name))
 				}
+			}
+			if isVariance(c) {
+				if len(c.WithinGroup) > 0 {
+					return p.f.unsupported(c.WithinGroupPos, "WITHIN GROUP")
+				}
+				var at types.Type
+				if !c.Star && len(c.Args) == 1 {
+					a, err := (&lowerer{f: p.f, sc: branchScope(in, in.branches[0], quals)}).lower(c.Args[0])
+					if err != nil {
+						return err
+					}
+					at = a.Type()
+				}
+				r, err := reduceVariance(c, at, q.GroupBy != nil && len(q.GroupBy.Items) > 0)
+				if err != nil {
+					return p.f.errorAt(c.Pos, ErrType, err, err.Error())
+				}
+				reduced[c] = r
+				if err := addCalls(r); err != nil {
+					return err
+				}
+				continue
 			}
 			text := ddl.FormatExpr(c)
 			if !slices.ContainsFunc(calls, func(a *aggCall) bool { return a.text == text }) {
@@ -413,6 +439,10 @@ func (p *planner) resolveAggregate(q *ddl.Select, in *relation, quals [][]string
 	}
 	l.rewrite = func(e ddl.Expr) (expr.Expr, bool, error) {
 		if c, ok := e.(*ddl.Call); ok {
+			if r, ok := reduced[c]; ok {
+				x, err := l.lower(r)
+				return x, true, err
+			}
 			if _, isAgg := agg.Lookup(c.Name); isAgg {
 				text := ddl.FormatExpr(c)
 				i := slices.IndexFunc(calls, func(a *aggCall) bool { return a.text == text })

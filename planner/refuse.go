@@ -426,7 +426,7 @@ func (f *file) callRefusal(c *ddl.Call) error {
 // distinctArgRefusal refuses DISTINCT in the arguments of a function
 // that does not aggregate; an aggregate's is planned (aggregate.go).
 func (f *file) distinctArgRefusal(c *ddl.Call) error {
-	if _, isAgg := agg.Lookup(c.Name); c.Distinct && !isAgg {
+	if _, isAgg := agg.Lookup(c.Name); c.Distinct && !isAgg && !isVariance(c) {
 		return f.errorAt(c.DistinctPos, ErrType, nil, "DISTINCT applies to the arguments of aggregate functions; "+c.Name+" is not one")
 	}
 	return nil
@@ -442,7 +442,7 @@ func (f *file) withinGroupRefusal(c *ddl.Call) error {
 // filterRefusal refuses FILTER on a function that does not aggregate; an
 // aggregate's is planned (aggregate.go).
 func (f *file) filterRefusal(c *ddl.Call) error {
-	if _, isAgg := agg.Lookup(c.Name); c.Filter != nil && !isAgg {
+	if _, isAgg := agg.Lookup(c.Name); c.Filter != nil && !isAgg && !isVariance(c) {
 		return f.errorAt(c.FilterPos, ErrType, nil, "FILTER applies to aggregate functions; "+c.Name+" is not one")
 	}
 	return nil

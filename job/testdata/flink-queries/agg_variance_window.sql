@@ -1,0 +1,7 @@
+-- VAR_SAMP and STDDEV_POP in a TUMBLE window aggregation, with FILTER (order: any)
+CREATE TABLE events (
+  k STRING, v BIGINT, d DOUBLE, m DECIMAL(10, 2), s STRING, ts TIMESTAMP(3),
+  WATERMARK FOR ts AS ts - INTERVAL '2' SECOND
+) WITH ('connector' = 'filesystem', 'path' = '${DATA}/data/events', 'format' = 'json');
+
+SELECT window_start, k, VAR_SAMP(d), STDDEV_POP(v), VAR_POP(v) FILTER (WHERE v > 1) FROM TABLE(TUMBLE(TABLE events, DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY window_start, window_end, k;
