@@ -101,6 +101,9 @@ func (t *topN) Open(ctx *stream.Context) error {
 		t.rows1 = ctx.State.Value("top1", opts...)
 	case t.spec.Top1():
 		t.top1 = ctx.State.Value("top1", opts...)
+		if err := refuseKeyOnlyState(ctx, ctx.State.Value("top1-key", opts...)); err != nil {
+			return err
+		}
 	default:
 		t.rows = ctx.State.Map("rows", opts...)
 		if t.spec.Strategy == AppendOnly {
@@ -582,4 +585,24 @@ func (t *topN) firstN(kg int, r *types.Row, out *stream.Output) error {
 		return t.emitRanked(out, types.Insert, t.in, int64(n))
 	}
 	return t.emitPlain(out, types.Insert, t.in)
+}
+
+// refuseKeyOnlyState fails when the restored state holds a Top-1's sort
+// keys only (its consumer needed no UPDATE_BEFORE): a Top-1 that must
+// retract each partition's row cannot get the rows back, and starting
+// without them would emit each partition's next best row as new, not as
+// an update of the one the sink holds.
+func refuseKeyOnlyState(ctx *stream.Context, keys state.ValueTable) error {
+	found := false
+	for kg := ctx.Task.KeyGroups.Start; kg < ctx.Task.KeyGroups.End && !found; kg++ {
+		if err := keys.Range(kg, func(_, _ []byte) bool { found = true; return false }); err != nil {
+			return fmt.Errorf("top-n: reading the restored state: %w", err)
+		}
+	}
+	if found {
+		return fmt.Errorf("top-n: the checkpoint holds this Top-1's sort keys only (its sink needed no UPDATE_BEFORE rows), " +
+			"and the job now needs whole rows to retract (a sink that takes UPDATE_BEFORE): it cannot be restored from this checkpoint; " +
+			"start it without the checkpoint, or keep a sink that needs no UPDATE_BEFORE")
+	}
+	return nil
 }

@@ -308,3 +308,34 @@ func TestTop1RestoresWholeRows(t *testing.T) {
 		})
 	}
 }
+
+// TestTop1RefusesKeyOnlyState: a Top-1 that retracts (its consumer takes
+// UPDATE_BEFORE) cannot restore a checkpoint of one that kept sort keys
+// only, and says so at Open instead of forgetting every partition's row;
+// an empty key-only table (a job that saw no row) restores.
+func TestTop1RefusesKeyOnlyState(t *testing.T) {
+	ts := []types.Type{types.String(), types.BigInt(), types.BigInt()}
+	r := streamtest.Row
+	for _, b := range []struct {
+		name string
+		kind state.Kind
+	}{{"hashmap", heap.Kind{}}, {"rocksdb", lsm.Kind{}}} {
+		t.Run(b.name, func(t *testing.T) {
+			spec := rank.Spec{Types: ts, Partition: []int{0}, Order: []rank.SortKey{desc(1)}, Start: 1, End: 1}
+			empty := streamtest.Open(t, rank.NewTopN(spec), streamtest.Options{Backend: b.kind})
+			he := empty.Snapshot()
+			old := streamtest.Open(t, rank.NewTopN(spec), streamtest.Options{Backend: b.kind})
+			old.Process(r(types.Insert, "a", 5, 1), r(types.Insert, "b", 3, 2))
+			old.Take()
+			h := old.Snapshot()
+			spec.UpdateBefore = true
+			if _, err := streamtest.OpenErr(t, rank.NewTopN(spec), streamtest.Options{Backend: b.kind, Restore: []state.Handle{he}, Files: empty.Files()}); err != nil {
+				t.Fatalf("restoring a key-only Top-1 that saw no row: %v", err)
+			}
+			_, err := streamtest.OpenErr(t, rank.NewTopN(spec), streamtest.Options{Backend: b.kind, Restore: []state.Handle{h}, Files: old.Files()})
+			if err == nil || !strings.Contains(err.Error(), "sort keys only") {
+				t.Fatalf("restoring a key-only Top-1 into one that retracts: %v; want an error saying the checkpoint holds sort keys only", err)
+			}
+		})
+	}
+}

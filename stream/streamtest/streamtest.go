@@ -54,6 +54,18 @@ type Options struct {
 // it. The task closes when the test ends.
 func Open(t testing.TB, f stream.Factory, opts Options) *Task {
 	t.Helper()
+	tk, err := OpenErr(t, f, opts)
+	if err != nil {
+		t.Fatalf("open the operator: %v", err)
+	}
+	return tk
+}
+
+// OpenErr is Open returning the error of the operator's Open instead of
+// failing the test (the state is closed at the end of the test either
+// way), for tests of what an operator refuses to open.
+func OpenErr(t testing.TB, f stream.Factory, opts Options) (*Task, error) {
+	t.Helper()
 	if opts.Parallelism == 0 {
 		opts.Parallelism = 1
 	}
@@ -95,13 +107,14 @@ func Open(t testing.TB, f stream.Factory, opts Options) *Task {
 	tk.ctx = &stream.Context{Task: info, State: b, Logger: testLogger(t), Metrics: &stream.Metrics{},
 		Watermark: func() int64 { return tk.wm }, Now: func() int64 { return tk.now }}
 	if err := op.Open(tk.ctx); err != nil {
-		t.Fatalf("open the operator: %v", err)
+		t.Cleanup(func() { _ = b.Close() })
+		return nil, err
 	}
 	t.Cleanup(func() {
 		_ = op.Close()
 		_ = b.Close()
 	})
-	return tk
+	return tk, nil
 }
 
 func (tk *Task) output() *stream.Output {
