@@ -155,7 +155,7 @@ var builtins = []*funcDef{
 	// which only forgoes folding of constant arguments.
 	{name: "UNIX_TIMESTAMP", minArgs: 0, maxArgs: 2, expected: "UNIX_TIMESTAMP() or UNIX_TIMESTAMP(STRING [, STRING format])", nonDeterministic: true, check: checkUnixTimestamp, build: buildUnixTimestamp},
 	{name: "TO_DATE", minArgs: 1, maxArgs: 2, expected: "TO_DATE(STRING [, STRING format])", check: checkToDate, build: buildToDate},
-	{name: "CONVERT_TZ", minArgs: 3, maxArgs: 3, expected: "CONVERT_TZ(STRING, STRING zone from, STRING zone to)", check: checkStrings(types.String()), build: buildConvertTZ},
+	{name: "CONVERT_TZ", minArgs: 3, maxArgs: 3, expected: "CONVERT_TZ(STRING, STRING zone from, STRING zone to)", check: checkStringsNullable(types.String()), build: buildConvertTZ},
 	{name: "EXTRACT", minArgs: 1, maxArgs: 1, expected: "EXTRACT(unit FROM DATE|TIME|TIMESTAMP)", check: checkExtract, build: buildExtract},
 	{name: "TIMESTAMPADD", minArgs: 2, maxArgs: 2, expected: "TIMESTAMPADD(unit, INT, DATE|TIMESTAMP)", check: checkTimestampAdd, build: buildTimestampAdd},
 	{name: "TIMESTAMPDIFF", minArgs: 2, maxArgs: 2, expected: "TIMESTAMPDIFF(unit, DATE|TIMESTAMP, DATE|TIMESTAMP)", check: checkTimestampDiff, build: buildTimestampDiff},
