@@ -116,7 +116,7 @@ var builtins = []*funcDef{
 	{name: "SHA256", minArgs: 1, maxArgs: 1, expected: "SHA256(STRING)", check: checkHash(64), build: buildHash(sha256Hex)},
 	{name: "INITCAP", minArgs: 1, maxArgs: 1, expected: "INITCAP(STRING)", check: checkSameString, build: mapString(initcap)},
 	{name: "REPEAT", minArgs: 2, maxArgs: 2, expected: "REPEAT(STRING, INT)", check: checkStringInt(types.String()), build: buildRepeat},
-	{name: "REVERSE", minArgs: 1, maxArgs: 1, expected: "REVERSE(STRING)", check: checkSameString, build: mapString(reverseString)},
+	{name: "REVERSE", minArgs: 1, maxArgs: 1, expected: "REVERSE(STRING)", check: checkReverse, build: mapString(reverseString)},
 	{name: "LEFT", minArgs: 2, maxArgs: 2, expected: "LEFT(STRING, INT)", check: checkLeftRight, build: buildLeftRight(true)},
 	{name: "RIGHT", minArgs: 2, maxArgs: 2, expected: "RIGHT(STRING, INT)", check: checkLeftRight, build: buildLeftRight(false)},
 	{name: "LOCATE", minArgs: 2, maxArgs: 3, expected: "LOCATE(STRING, STRING [, INT])", check: checkLocate, build: buildLocate},

@@ -74,6 +74,15 @@ const maxStringBytes = 1<<31 - 1
 
 var errRepeatTooLong = errors.New("the result exceeds the maximum string length")
 
+// checkReverse types REVERSE: STRING, always nullable, as Flink's SQL
+// operator declares it.
+func checkReverse(c *Call) (types.Type, error) {
+	if !is(c.Args[0].Type(), famString) {
+		return types.Type{}, errArgs
+	}
+	return types.String().Nullable(), nil
+}
+
 func reverseString(s string) string {
 	r := []rune(s)
 	for i, j := 0, len(r)-1; i < j; i, j = i+1, j-1 {
@@ -83,12 +92,14 @@ func reverseString(s string) string {
 }
 
 // checkLeftRight types LEFT and RIGHT: a VARCHAR as long as the string
-// argument.
+// argument, always nullable (Flink's SQL operator forces it, as for CHR,
+// REVERSE and SPLIT_INDEX: more/const/split-index is STRING over NOT NULL
+// literals).
 func checkLeftRight(c *Call) (types.Type, error) {
 	if _, err := checkStringInt(types.String())(c); err != nil {
 		return types.Type{}, err
 	}
-	return withNull(types.VarChar(stringLen(c.Args[0].Type())), allNotNull(c)), nil
+	return types.VarChar(stringLen(c.Args[0].Type())).Nullable(), nil
 }
 
 // buildLeftRight keeps the first (left) or last n characters; none for
@@ -174,7 +185,7 @@ func checkChr(c *Call) (types.Type, error) {
 	if !c.Args[0].Type().IsInteger() && c.Args[0].Type().Kind != types.KindNull {
 		return types.Type{}, errArgs
 	}
-	return withNull(types.String(), allNotNull(c)), nil
+	return types.String().Nullable(), nil
 }
 
 // chrTable holds CHR's 256 one-character results, so that CHR allocates
