@@ -531,6 +531,9 @@ func (p *planner) planCall(l *lowerer, c *ddl.Call, grouped bool) (spec agg.Call
 	if len(c.WithinGroup) > 0 {
 		return spec, nil, nil, p.f.unsupported(c.WithinGroupPos, "WITHIN GROUP")
 	}
+	if fn == agg.ArrayAgg && c.Distinct {
+		return spec, nil, nil, p.f.unsupported(c.DistinctPos, "ARRAY_AGG(DISTINCT ...)")
+	}
 	switch {
 	case c.Star:
 		if fn != agg.Count {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/streamsql/streamsql/state"
@@ -44,7 +45,7 @@ type Accumulators struct {
 func NewAccumulators(calls []Call) *Accumulators {
 	a := &Accumulators{calls: calls, accs: make([]acc, len(calls)), cmp: make([]func(a, b types.Value) int, len(calls))}
 	for k, c := range calls {
-		if c.Func == Min || c.Func == Max {
+		if c.Func == Min || c.Func == Max || c.Func == ArrayAgg {
 			a.cmp[k] = types.Comparator(c.ArgType)
 		}
 	}
@@ -196,8 +197,11 @@ func varint(src []byte) (int64, []byte, error) {
 // valueType is the type of the value a MIN, MAX, FIRST_VALUE, LAST_VALUE
 // or LISTAGG accumulator holds.
 func (c *Call) valueType() types.Type {
-	if c.Func == ListAgg {
+	switch c.Func {
+	case ListAgg:
 		return types.String()
+	case ArrayAgg:
+		return types.Array(c.ArgType.Nullable())
 	}
 	return c.ArgType.Nullable()
 }
@@ -284,7 +288,7 @@ func (a *Accumulators) applyCall(k int, row []types.Value, retract bool) error {
 	var v types.Value
 	if c.Arg >= 0 {
 		v = row[c.Arg]
-		if v.IsNull() {
+		if v.IsNull() && c.Func != ArrayAgg {
 			return nil
 		}
 	}
@@ -346,8 +350,39 @@ func (a *Accumulators) applyCall(k int, row []types.Value, retract bool) error {
 		} else {
 			x.v = types.Str(x.v.Str() + c.Separator + v.Str())
 		}
+	case ArrayAgg:
+		// A new list each time: results already emitted share the old.
+		var l []types.Value
+		if x.has {
+			l = x.v.List()
+		}
+		if retract {
+			i := slices.IndexFunc(l, func(e types.Value) bool { return equalValues(a.cmp[k], e, v) })
+			if i < 0 {
+				return nil // nothing to remove
+			}
+			if len(l) == 1 {
+				x.v, x.has = types.Value{}, false
+				return nil
+			}
+			nl := make([]types.Value, 0, len(l)-1)
+			x.v = types.List(append(append(nl, l[:i]...), l[i+1:]...))
+			return nil
+		}
+		nl := make([]types.Value, len(l)+1)
+		copy(nl, l)
+		nl[len(l)] = a.keep(v, c.ArgType)
+		x.v, x.has = types.List(nl), true
 	}
 	return nil
+}
+
+// equalValues reports whether a and b are equal by cmp, NULL equal to NULL.
+func equalValues(cmp func(a, b types.Value) int, a, b types.Value) bool {
+	if a.IsNull() || b.IsNull() {
+		return a.IsNull() && b.IsNull()
+	}
+	return cmp(a, b) == 0
 }
 
 // SetExtreme sets the value of MIN or MAX call k (after a retraction: the
@@ -475,6 +510,14 @@ func (a *Accumulators) Merge(o *Accumulators) error {
 				x.v, x.has = y.v, true
 			default:
 				x.v = types.Str(x.v.Str() + c.Separator + y.v.Str())
+			}
+		case ArrayAgg:
+			switch {
+			case !y.has:
+			case !x.has:
+				x.v, x.has = y.v, true
+			default:
+				x.v = types.List(append(slices.Clone(x.v.List()), y.v.List()...))
 			}
 		}
 	}

@@ -1,5 +1,5 @@
 // Package agg holds SQL's aggregate functions (COUNT, SUM, AVG, MIN, MAX,
-// FIRST_VALUE, LAST_VALUE, LISTAGG; DISTINCT and FILTER variants) and the
+// FIRST_VALUE, LAST_VALUE, LISTAGG, ARRAY_AGG; DISTINCT and FILTER variants) and the
 // GROUP BY operator that keeps them per key ([NewGroupAggregate], Flink's
 // GroupAggregate). The window operators (package ops/window) use the same
 // accumulators.
@@ -44,9 +44,13 @@ const (
 	// ListAgg is LISTAGG(x [, sep]): the non-NULL x concatenated in arrival
 	// order, separated by sep (',' by default).
 	ListAgg
+	// ArrayAgg is ARRAY_AGG(x): every x, NULLs included, in arrival order
+	// (NULL when there is none); a retraction removes the first element
+	// equal to its x, as Flink's ArrayAggFunction does.
+	ArrayAgg
 )
 
-var funcNames = [...]string{"COUNT", "SUM", "AVG", "MIN", "MAX", "FIRST_VALUE", "LAST_VALUE", "LISTAGG"}
+var funcNames = [...]string{"COUNT", "SUM", "AVG", "MIN", "MAX", "FIRST_VALUE", "LAST_VALUE", "LISTAGG", "ARRAY_AGG"}
 
 // String returns the function's SQL name.
 func (f Func) String() string {
@@ -146,6 +150,11 @@ func ResultType(f Func, arg types.Type, grouped bool) (types.Type, error) {
 			return types.Type{}, fmt.Errorf("LISTAGG does not take an argument of type %s; it needs a string", arg)
 		}
 		return types.String(), nil
+	case ArrayAgg:
+		if arg.Kind == types.KindNull {
+			return types.Type{}, fmt.Errorf("ARRAY_AGG does not take an argument of type %s", arg)
+		}
+		return types.Array(arg), nil
 	}
 	return types.Type{}, fmt.Errorf("unknown aggregate function %v", f)
 }
