@@ -531,8 +531,8 @@ func (p *planner) planCall(l *lowerer, c *ddl.Call, grouped bool) (spec agg.Call
 	if len(c.WithinGroup) > 0 {
 		return spec, nil, nil, p.f.unsupported(c.WithinGroupPos, "WITHIN GROUP")
 	}
-	if fn == agg.ArrayAgg && c.Distinct {
-		return spec, nil, nil, p.f.unsupported(c.DistinctPos, "ARRAY_AGG(DISTINCT ...)")
+	if (fn == agg.ArrayAgg || fn == agg.JSONArrayAgg) && c.Distinct {
+		return spec, nil, nil, p.f.unsupported(c.DistinctPos, c.Name+"(DISTINCT ...)")
 	}
 	switch {
 	case c.Star:

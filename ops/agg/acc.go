@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/streamsql/streamsql/state"
@@ -45,7 +46,7 @@ type Accumulators struct {
 func NewAccumulators(calls []Call) *Accumulators {
 	a := &Accumulators{calls: calls, accs: make([]acc, len(calls)), cmp: make([]func(a, b types.Value) int, len(calls))}
 	for k, c := range calls {
-		if c.Func == Min || c.Func == Max || c.Func == ArrayAgg {
+		if c.Func == Min || c.Func == Max || c.Func == ArrayAgg || c.Func == JSONArrayAgg {
 			a.cmp[k] = types.Comparator(c.ArgType)
 		}
 	}
@@ -200,7 +201,7 @@ func (c *Call) valueType() types.Type {
 	switch c.Func {
 	case ListAgg:
 		return types.String()
-	case ArrayAgg:
+	case ArrayAgg, JSONArrayAgg:
 		return types.Array(c.ArgType.Nullable())
 	}
 	return c.ArgType.Nullable()
@@ -350,7 +351,7 @@ func (a *Accumulators) applyCall(k int, row []types.Value, retract bool) error {
 		} else {
 			x.v = types.Str(x.v.Str() + c.Separator + v.Str())
 		}
-	case ArrayAgg:
+	case ArrayAgg, JSONArrayAgg:
 		// A new list each time: results already emitted share the old.
 		var l []types.Value
 		if x.has {
@@ -438,6 +439,12 @@ func (a *Accumulators) result(k int) (types.Value, error) {
 			return types.Value{}, err
 		}
 		return decimalOf(q, c.Result)
+	case JSONArrayAgg:
+		var l []types.Value
+		if x.has {
+			l = x.v.List()
+		}
+		return types.Str(jsonArray(l, c.ArgType)), nil
 	}
 	if !x.has {
 		return types.Value{}, nil
@@ -511,7 +518,7 @@ func (a *Accumulators) Merge(o *Accumulators) error {
 			default:
 				x.v = types.Str(x.v.Str() + c.Separator + y.v.Str())
 			}
-		case ArrayAgg:
+		case ArrayAgg, JSONArrayAgg:
 			switch {
 			case !y.has:
 			case !x.has:
@@ -522,4 +529,61 @@ func (a *Accumulators) Merge(o *Accumulators) error {
 		}
 	}
 	return nil
+}
+
+// jsonArray writes l, of values of type t (strings, integers or BOOLEAN),
+// as a JSON array as Flink's JSON_ARRAYAGG does: compact, strings escaped
+// as Jackson escapes them.
+func jsonArray(l []types.Value, t types.Type) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i, v := range l {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		switch {
+		case v.IsNull():
+			b.WriteString("null")
+		case t.IsString():
+			jsonString(&b, v.Str())
+		case t.Kind == types.KindBoolean:
+			b.WriteString(strconv.FormatBool(v.Bool()))
+		default:
+			b.WriteString(strconv.FormatInt(v.Int64(), 10))
+		}
+	}
+	b.WriteByte(']')
+	return b.String()
+}
+
+// jsonString writes s as a JSON string: the quote and the backslash
+// escaped, control characters as \n, \t, ... or \u00XX, the rest as is.
+func jsonString(b *strings.Builder, s string) {
+	const hex = "0123456789ABCDEF"
+	b.WriteByte('"')
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '"' || c == '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case c == '\n':
+			b.WriteString(`\n`)
+		case c == '\t':
+			b.WriteString(`\t`)
+		case c == '\r':
+			b.WriteString(`\r`)
+		case c == '\b':
+			b.WriteString(`\b`)
+		case c == '\f':
+			b.WriteString(`\f`)
+		case c < 0x20:
+			b.WriteString(`\u00`)
+			b.WriteByte(hex[c>>4])
+			b.WriteByte(hex[c&15])
+		default:
+			b.WriteByte(c)
+		}
+	}
+	b.WriteByte('"')
 }

@@ -1,5 +1,6 @@
 // Package agg holds SQL's aggregate functions (COUNT, SUM, AVG, MIN, MAX,
-// FIRST_VALUE, LAST_VALUE, LISTAGG, ARRAY_AGG; DISTINCT and FILTER variants) and the
+// FIRST_VALUE, LAST_VALUE, LISTAGG, ARRAY_AGG, JSON_ARRAYAGG; DISTINCT and FILTER
+// variants) and the
 // GROUP BY operator that keeps them per key ([NewGroupAggregate], Flink's
 // GroupAggregate). The window operators (package ops/window) use the same
 // accumulators.
@@ -48,9 +49,12 @@ const (
 	// (NULL when there is none); a retraction removes the first element
 	// equal to its x, as Flink's ArrayAggFunction does.
 	ArrayAgg
+	// JSONArrayAgg is JSON_ARRAYAGG(x): the non-NULL x as a JSON array,
+	// in arrival order ('[]' when there is none); it retracts as ArrayAgg.
+	JSONArrayAgg
 )
 
-var funcNames = [...]string{"COUNT", "SUM", "AVG", "MIN", "MAX", "FIRST_VALUE", "LAST_VALUE", "LISTAGG", "ARRAY_AGG"}
+var funcNames = [...]string{"COUNT", "SUM", "AVG", "MIN", "MAX", "FIRST_VALUE", "LAST_VALUE", "LISTAGG", "ARRAY_AGG", "JSON_ARRAYAGG"}
 
 // String returns the function's SQL name.
 func (f Func) String() string {
@@ -155,6 +159,11 @@ func ResultType(f Func, arg types.Type, grouped bool) (types.Type, error) {
 			return types.Type{}, fmt.Errorf("ARRAY_AGG does not take an argument of type %s", arg)
 		}
 		return types.Array(arg), nil
+	case JSONArrayAgg:
+		if !arg.IsString() && !arg.IsInteger() && arg.Kind != types.KindBoolean {
+			return types.Type{}, fmt.Errorf("JSON_ARRAYAGG of %s is not supported yet; it takes strings, integers and BOOLEAN", arg)
+		}
+		return types.String().NotNullable(), nil
 	}
 	return types.Type{}, fmt.Errorf("unknown aggregate function %v", f)
 }

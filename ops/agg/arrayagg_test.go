@@ -78,3 +78,23 @@ func TestArrayAggAccumulator(t *testing.T) {
 	apply(types.Int64(1), true)
 	want(result(a))
 }
+
+// TestJSONArrayAggResult checks JSON_ARRAYAGG's text: '[]' when empty,
+// integers, BOOLEANs and escaped strings.
+func TestJSONArrayAggResult(t *testing.T) {
+	cases := []struct {
+		t    types.Type
+		vals []types.Value
+		want string
+	}{
+		{types.Int(), nil, "[]"},
+		{types.BigInt(), []types.Value{types.Int64(1), types.Int64(-5)}, "[1,-5]"},
+		{types.Boolean(), []types.Value{types.Bool(true), types.Bool(false)}, "[true,false]"},
+		{types.String(), []types.Value{types.Str("a\"b\\c\n\x01é")}, `["a\"b\\c\n\u0001é"]`},
+	}
+	for _, c := range cases {
+		if got := jsonArray(c.vals, c.t); got != c.want {
+			t.Errorf("jsonArray(%v) = %s, want %s", c.vals, got, c.want)
+		}
+	}
+}

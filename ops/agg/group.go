@@ -105,7 +105,7 @@ func (g *groupAgg) Open(ctx *stream.Context) error {
 		}
 	}
 	g.base = NewAccumulators(g.spec.Calls)
-	if g.spec.TTL == 0 && !slices.ContainsFunc(g.spec.Calls, func(c Call) bool { return c.Func == ListAgg || c.Func == ArrayAgg }) {
+	if g.spec.TTL == 0 && !slices.ContainsFunc(g.spec.Calls, func(c Call) bool { return c.Func == ListAgg || c.Func == ArrayAgg || c.Func == JSONArrayAgg }) {
 		g.cache = make([]slot, cacheSlots)
 	}
 	g.skip = make([]bool, n)
