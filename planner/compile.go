@@ -177,7 +177,13 @@ func (fl *Flow) Compile(opts expr.Options) (*CompiledFlow, error) {
 		if err != nil {
 			return nil, fmt.Errorf("compiling UNNEST's argument %s: %w", u.Array, err)
 		}
-		ft.unnest = append(ft.unnest, compiledUnnest{Unnest: u, array: p})
+		cu := compiledUnnest{Unnest: u, array: p}
+		if u.Cond != nil {
+			if cu.cond, err = expr.CompileFilter(u.Cond, opts); err != nil {
+				return nil, fmt.Errorf("compiling UNNEST's ON condition %s: %w", u.Cond, err)
+			}
+		}
+		ft.unnest = append(ft.unnest, cu)
 		ft.width = u.Width + len(u.Types)
 	}
 	return ft, nil

@@ -32,6 +32,7 @@ func readFields(fl *Flow) (read []bool, rows []*factory.RowRead) {
 	t.mark(fl.Filter)
 	for _, u := range fl.Unnest {
 		t.mark(u.Array)
+		t.mark(u.Cond)
 	}
 	for _, e := range fl.Projection {
 		t.mark(e)

@@ -11,7 +11,7 @@ import (
 )
 
 // This file plans UNNEST: FROM t CROSS JOIN UNNEST(t.arr) AS u (x), its
-// comma form FROM t, UNNEST(t.arr) and LEFT JOIN UNNEST(...) ON TRUE.
+// comma form FROM t, UNNEST(t.arr), and [LEFT] JOIN UNNEST(...) ON cond.
 // Flink plans it as a Correlate with its internal UNNEST_ROWS table
 // function; it is stateless, so here it is a step of the flow (Flow.Unnest)
 // that turns each source row into one row per element before the flow's
@@ -29,9 +29,13 @@ type Unnest struct {
 	// then the ordinality (INT) when Ordinality is set.
 	Types      []types.Type
 	Ordinality bool
-	// Left is set for LEFT JOIN UNNEST(...) ON TRUE: a row whose array is
-	// empty or NULL comes out once, with NULL for the appended columns.
+	// Left is set for LEFT JOIN UNNEST(...) ON ...: a row none of whose
+	// elements passes Cond (an empty or NULL array included) comes out
+	// once, with NULL for the appended columns.
 	Left bool
+	// Cond is the join's ON condition over the row with this Unnest's
+	// columns (nil: TRUE): an element it does not keep gives no row.
+	Cond expr.Expr
 }
 
 // elemCols is how many columns an element appends (the ordinality aside).
@@ -57,7 +61,13 @@ func (u *Unnest) String() string {
 	} else {
 		fmt.Fprintf(&b, " into columns %d..%d", u.Width, u.Width+len(u.Types)-1)
 	}
+	if u.Cond != nil {
+		fmt.Fprintf(&b, " ON %s", u.Cond)
+	}
 	b.WriteString(": one row per element")
+	if u.Cond != nil {
+		b.WriteString(" it keeps")
+	}
 	if u.Left {
 		b.WriteString(" (one of NULLs when none)")
 	}
@@ -86,8 +96,8 @@ func unnestColumnTypes(t types.Type) (cols []types.Type, names []string, ok bool
 }
 
 // unnestJoin returns j's UNNEST when j is FROM x CROSS JOIN UNNEST(...),
-// its comma form, [INNER] JOIN UNNEST(...) ON TRUE or LEFT JOIN
-// UNNEST(...) ON TRUE (then left is set).
+// its comma form, or [INNER | LEFT] JOIN UNNEST(...) ON cond (left is set
+// for LEFT); other join kinds are refused by unnestRelation.
 func unnestJoin(j *ddl.Join) (u *ddl.Unnest, left bool, ok bool) {
 	u, ok = j.Right.(*ddl.Unnest)
 	if !ok {
@@ -112,21 +122,17 @@ func (p *planner) unnestRelation(j *ddl.Join, depth int) (*relation, error) {
 			return nil, p.f.errorAt(j.On.Position(), ErrType, nil, "CROSS JOIN takes no ON condition")
 		}
 	case ddl.JoinInner, ddl.JoinLeft:
-		if j.On == nil || !isTrue(j.On) {
-			pos := j.Pos
-			if j.On != nil {
-				pos = j.On.Position()
-			}
-			return nil, p.f.errorAt(pos, ddl.ErrUnsupported, nil, "a JOIN with UNNEST takes the condition ON TRUE only (as in Flink); filter the unnested columns in WHERE")
+		if j.On == nil {
+			return nil, p.f.errorAt(j.Pos, ErrType, nil, "a JOIN with UNNEST needs an ON condition (ON TRUE for every element)")
 		}
 	default:
-		return nil, p.f.errorAt(j.Pos, ddl.ErrUnsupported, nil, "UNNEST is supported after CROSS JOIN, a comma, JOIN ... ON TRUE or LEFT JOIN ... ON TRUE (as in Flink), not as the right side of a RIGHT or FULL join")
+		return nil, p.f.errorAt(j.Pos, ddl.ErrUnsupported, nil, "UNNEST is supported after CROSS JOIN, a comma, JOIN ... ON or LEFT JOIN ... ON (as in Flink), not as the right side of a RIGHT or FULL join")
 	}
 	if len(j.Using) > 0 {
 		return nil, p.f.unsupported(j.Pos, "JOIN ... USING")
 	}
 	if len(u.Exprs) != 1 {
-		return nil, p.f.errorAt(u.Pos, ddl.ErrUnsupported, nil, "UNNEST of more than one array is not supported (Flink 2.2 unnests only its first argument); write one UNNEST per array")
+		return nil, p.f.errorAt(u.Pos, ddl.ErrUnsupported, nil, "UNNEST of more than one array is not supported (Flink 2.2 fails on it); write one UNNEST per array")
 	}
 	var in *relation
 	var quals [][]string
@@ -213,6 +219,19 @@ func (p *planner) unnestRelation(j *ddl.Join, depth int) (*relation, error) {
 		for i, t := range ct {
 			nb.cols = append(nb.cols, expr.Col(width+i, out.names[n+i], t))
 		}
+		if j.On != nil && !isTrue(j.On) {
+			l := &lowerer{f: p.f, sc: out.scope(nb.cols, nil)}
+			c, err := l.lower(j.On)
+			if err != nil {
+				return nil, err
+			}
+			if k := c.Type().Kind; k != types.KindBoolean && k != types.KindNull {
+				return nil, p.f.errorAt(j.On.Position(), ErrType, nil, fmt.Sprintf("the ON condition must be BOOLEAN, not %s", c.Type()))
+			}
+			if st.Cond, err = l.lowerCondition(j.On); err != nil {
+				return nil, err
+			}
+		}
 		out.branches = append(out.branches, nb)
 	}
 	return out, nil
@@ -222,6 +241,7 @@ func (p *planner) unnestRelation(j *ddl.Join, depth int) (*relation, error) {
 type compiledUnnest struct {
 	*Unnest
 	array *expr.Program
+	cond  *expr.Filter
 }
 
 // unnestRows appends to out, for the flow's source row in, the rows its
@@ -247,10 +267,17 @@ func (ft *CompiledFlow) unnestStage(k int, row []types.Value, kind types.RowKind
 	}
 	cols := row[u.Width : u.Width+len(u.Types)]
 	nelem := u.elemCols()
-	n := 0
+	n, pos := 0, 0
 	next := func() error {
+		pos++
 		if u.Ordinality {
-			cols[nelem] = types.Int64(int64(n + 1))
+			cols[nelem] = types.Int64(int64(pos))
+		}
+		if u.cond != nil {
+			keep, err := u.cond.Keep(row)
+			if err != nil || !keep {
+				return err
+			}
 		}
 		n++
 		var e bool
