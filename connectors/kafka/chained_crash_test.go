@@ -359,7 +359,9 @@ func TestChainedUpsertCrash(t *testing.T) {
 	in := b.Topic(t, chainPartitions)
 	ref := b.Topic(t, 2)
 	var recs []*kgo.Record
-	for i := range 20000 {
+	// 60,000 records: over 20,000 the job could end before its third
+	// checkpoint (30 ms apart) once it got fast enough.
+	for i := range 60000 {
 		id := int64(i % 997)
 		r := &kgo.Record{Topic: in, Key: fmt.Appendf(nil, `{"id":%d}`, id)}
 		switch {
@@ -381,9 +383,14 @@ func TestChainedUpsertCrash(t *testing.T) {
 		t.Helper()
 		return chainJob{}.runSQL(t, dir, name, upsertSQL(b.Addr, name, in, out), faults, killAfter)
 	}
+	start := time.Now()
 	if runUpsert(t, kafkatest.UniqueName(t), t.TempDir(), ref, "", 0) {
 		t.Fatal("the reference run was killed")
 	}
+	// The random rule kills within the first 60 % of the reference run's
+	// time: a fixed window (it was 20-320 ms) outlived the whole job once
+	// it got fast enough, and no SIGKILL was tested.
+	refTime := time.Since(start)
 	want := upsertChangelog(t, b, ref)
 	if len(want) < 500 {
 		t.Fatalf("the reference run wrote only %d keys", len(want))
@@ -396,7 +403,7 @@ func TestChainedUpsertCrash(t *testing.T) {
 				rng := crashtest.Rand(t, 5)
 				kills := 0
 				for kills < 3 && !finished {
-					if runUpsert(t, name, dir, out, "", time.Duration(20+rng.IntN(300))*time.Millisecond) {
+					if runUpsert(t, name, dir, out, "", refTime/20+time.Duration(rng.Int64N(int64(refTime*11/20)))) {
 						kills++
 					} else {
 						finished = true
