@@ -559,7 +559,24 @@ func formatValue(v types.Value, t types.Type, loc *time.Location) string {
 		return javatime.FormatTimestamp(v.Timestamp(), t.Precision)
 	case types.KindTimestampLTZ:
 		return javatime.FormatTimestamp(javatime.ToLocal(v.Timestamp(), loc), t.Precision)
-	case types.KindArray, types.KindMultiset:
+	case types.KindMultiset:
+		// Held as a map of each element to its count; Flink prints it as
+		// one too ({x=2, y=1}).
+		var sb strings.Builder
+		sb.WriteByte('{')
+		if m := v.Map(); m != nil {
+			for i := range m.Keys {
+				if i > 0 {
+					sb.WriteString(", ")
+				}
+				sb.WriteString(formatValue(m.Keys[i], *t.Elem, loc))
+				sb.WriteByte('=')
+				sb.WriteString(strconv.FormatInt(m.Values[i].Int64(), 10))
+			}
+		}
+		sb.WriteByte('}')
+		return sb.String()
+	case types.KindArray:
 		var sb strings.Builder
 		sb.WriteByte('[')
 		for i, e := range v.List() {
