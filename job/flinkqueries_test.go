@@ -32,7 +32,8 @@ import (
 // row, in order.
 // A case Flink refuses ("ERROR: message") must not compile, unless its
 // first line says "beyond Flink": streamsql runs it, and the table its
-// changelog leaves must be NAME.want's rows ("[...]" lines).
+// changelog leaves must be NAME.want's rows ("[...]" lines: Flink's
+// batch-mode result, which the generator writes).
 func TestFlinkQueries(t *testing.T) {
 	dir, err := filepath.Abs(filepath.Join("testdata", "flink-queries"))
 	if err != nil {
