@@ -121,7 +121,10 @@ func (g *wmGen) current(now int64) (wm int64, idle bool) {
 	wm, idle = stream.MaxWatermark, true
 	timeout := g.spec.IdleTimeout.Milliseconds()
 	for s := range g.wm {
-		if g.active[s] && timeout > 0 && now-g.last[s] >= timeout {
+		// Strictly more than the timeout in whole milliseconds: the clock
+		// is read in truncated milliseconds, and ">=" could turn a split
+		// idle up to a millisecond before its timeout.
+		if g.active[s] && timeout > 0 && now-g.last[s] > timeout {
 			g.active[s] = false
 		}
 		if g.active[s] {
@@ -140,8 +143,8 @@ func (g *wmGen) nextIdle() int64 {
 	}
 	var at int64
 	for s := range g.wm {
-		if g.active[s] && (at == 0 || g.last[s]+timeout < at) {
-			at = g.last[s] + timeout
+		if g.active[s] && (at == 0 || g.last[s]+timeout+1 < at) {
+			at = g.last[s] + timeout + 1
 		}
 	}
 	return at

@@ -167,12 +167,11 @@ func eventTime(row types.Row) (int64, bool, error) { return row.Fields[2].Int64(
 type lateOp struct {
 	stream.Base
 	ctx   *stream.Context
-	first *atomic.Int64 // unix ms of the first Watermark call, minus the Open time
-	open  int64
+	first *atomic.Int64 // unix ns of the first Watermark call
 }
 
 func (o *lateOp) Open(ctx *stream.Context) error {
-	o.ctx, o.open = ctx, time.Now().UnixMilli()
+	o.ctx = ctx
 	return nil
 }
 
@@ -187,7 +186,7 @@ func (o *lateOp) Process(_ int, rows []types.Row, out *stream.Output) error {
 }
 
 func (o *lateOp) Watermark(int64, *stream.Output) error {
-	o.first.CompareAndSwap(0, time.Now().UnixMilli()-o.open)
+	o.first.CompareAndSwap(0, time.Now().UnixNano())
 	return nil
 }
 
@@ -257,6 +256,9 @@ func TestWatermarkIdleSplit(t *testing.T) {
 			j := eventJob(t, src, timeout, func(stream.TaskInfo) (stream.Operator, error) { return &lateOp{first: &first}, nil })
 			ctx, cancel := context.WithCancel(context.Background())
 			done := make(chan error, 1)
+			// The sources start their idle clocks after Run is called
+			// (possibly before the operator opens): measure from here.
+			start := time.Now().UnixNano()
 			go func() { done <- j.Run(ctx) }()
 			wait := 3 * idle
 			if timeout > 0 {
@@ -271,14 +273,15 @@ func TestWatermarkIdleSplit(t *testing.T) {
 			if err := <-done; err != nil {
 				t.Fatal(err)
 			}
-			got := first.Load()
+			at := first.Load()
+			got := time.Duration(at - start)
 			switch {
-			case timeout > 0 && got == 0:
+			case timeout > 0 && at == 0:
 				t.Fatal("no watermark though the empty split turned idle")
-			case timeout > 0 && got < timeout.Milliseconds():
-				t.Fatalf("the first watermark came %d ms after the operator opened, before the idle timeout %s", got, timeout)
-			case timeout == 0 && got != 0:
-				t.Fatalf("a watermark came %d ms after the start though a split without rows holds it back and has no idle timeout", got)
+			case timeout > 0 && got < timeout:
+				t.Fatalf("the first watermark came %s after the job started, before the idle timeout %s", got, timeout)
+			case timeout == 0 && at != 0:
+				t.Fatalf("a watermark came %s after the start though a split without rows holds it back and has no idle timeout", got)
 			}
 		})
 	}
@@ -591,6 +594,9 @@ func TestWatermarkIdleSource(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
+	// The empty source starts its idle clock after Run is called (possibly
+	// before the operator opens): measure from here.
+	start := time.Now().UnixNano()
 	go func() { done <- j.Run(ctx) }()
 	deadline := time.Now().Add(time.Minute)
 	for first.Load() == 0 && time.Now().Before(deadline) {
@@ -600,7 +606,8 @@ func TestWatermarkIdleSource(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	if got := first.Load(); got == 0 || got < idle.Milliseconds() {
-		t.Fatalf("the first watermark came %d ms after the operator opened; want one, after the idle timeout %s", got, idle)
+	at := first.Load()
+	if got := time.Duration(at - start); at == 0 || got < idle {
+		t.Fatalf("the first watermark came %s after the job started (0 if none); want one, after the idle timeout %s", got, idle)
 	}
 }
