@@ -404,22 +404,10 @@ func buildToDate(b *builder, c *Call, a []evalFn) (evalFn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return func(row []types.Value) (types.Value, error) {
-		v, err := a[0](row)
-		if err != nil || v.IsNull() {
-			return types.Value{}, err
-		}
-		f, null, err := fmtFn(row)
-		if err != nil || null {
-			return types.Value{}, err
-		}
-		p, ok := f.Parse(v.Str())
-		if !ok {
-			return types.Value{}, nil
-		}
+	return parseWithPattern(a[0], fmtFn, func(p javatime.Fields) types.Value {
 		t := p.LocalTime()
-		return types.DateValue(javatime.EpochDays(t.Year(), int(t.Month()), t.Day())), nil
-	}, nil
+		return types.DateValue(javatime.EpochDays(t.Year(), int(t.Month()), t.Day()))
+	}), nil
 }
 
 // zoneArg returns the zone of argument i: loaded once when it is a

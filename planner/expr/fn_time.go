@@ -204,24 +204,34 @@ func buildToTimestamp(ltz bool) func(*builder, *Call, []evalFn) (evalFn, error) 
 				return types.TimestampValue(ts.Truncate(3)), nil
 			}), nil
 		}
-		return func(row []types.Value) (types.Value, error) {
-			v, err := a[0](row)
-			if err != nil || v.IsNull() {
-				return types.Value{}, err
-			}
-			f, null, err := fmtFn(row)
-			if err != nil || null {
-				return types.Value{}, err
-			}
-			p, ok := f.Parse(v.Str())
-			if !ok {
-				return types.Value{}, nil
-			}
+		return parseWithPattern(a[0], fmtFn, func(p javatime.Fields) types.Value {
 			if ltz {
-				return types.TimestampValue(types.TimestampFromTime(p.Instant(loc)).Truncate(3)), nil
+				return types.TimestampValue(types.TimestampFromTime(p.Instant(loc)).Truncate(3))
 			}
-			return types.TimestampValue(types.TimestampFromTime(p.LocalTime()).Truncate(3)), nil
-		}, nil
+			return types.TimestampValue(types.TimestampFromTime(p.LocalTime()).Truncate(3))
+		}), nil
+	}
+}
+
+// parseWithPattern returns the function that parses the string text gives
+// with the Java pattern pattern gives and converts the parsed fields with
+// conv: NULL when either is NULL or the text does not parse (TO_DATE,
+// TO_TIMESTAMP, TO_TIMESTAMP_LTZ with a pattern).
+func parseWithPattern(text evalFn, pattern func(row []types.Value) (*javatime.Pattern, bool, error), conv func(javatime.Fields) types.Value) evalFn {
+	return func(row []types.Value) (types.Value, error) {
+		v, err := text(row)
+		if err != nil || v.IsNull() {
+			return types.Value{}, err
+		}
+		f, null, err := pattern(row)
+		if err != nil || null {
+			return types.Value{}, err
+		}
+		p, ok := f.Parse(v.Str())
+		if !ok {
+			return types.Value{}, nil
+		}
+		return conv(p), nil
 	}
 }
 
