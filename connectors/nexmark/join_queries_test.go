@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"testing"
 	"time"
 
@@ -33,34 +32,8 @@ func TestJoinQueriesOverGenerator(t *testing.T) {
 		}
 		defs += string(b) + ";\n"
 	}
-	vars := map[string]string{"TPS": "10000", "EVENTS_NUM": strconv.Itoa(events), "PERSON_PROPORTION": "1",
-		"AUCTION_PROPORTION": "3", "BID_PROPORTION": "46", "NEXMARK_TABLE": "datagen"}
-	hints := map[string]map[string]string{"datagen": {"base-time": "2024-02-29 23:59:59", "seed": "11"}}
-	cfg, err := nexmark.ConfigFromOptions(map[string]string{"events.num": strconv.Itoa(events), "first-event.rate": "10000",
-		"base-time": "2024-02-29 23:59:59", "seed": "11"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := nexmark.NewModel(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var persons []nexmark.Person
-	var auctions []nexmark.Auction
-	var bids []nexmark.Bid
-	g := m.NewGenerator(0)
-	var ev nexmark.Event
-	for g.HasNext() {
-		g.Next(&ev)
-		switch ev.Type {
-		case nexmark.PersonEvent:
-			persons = append(persons, ev.Person)
-		case nexmark.AuctionEvent:
-			auctions = append(auctions, ev.Auction)
-		case nexmark.BidEvent:
-			bids = append(bids, ev.Bid)
-		}
-	}
+	run := generate(t, events, 10000, "2024-02-29 23:59:59", "11")
+	vars, hints, persons, auctions, bids := run.vars, run.hints, run.persons, run.auctions, run.bids
 	i64, str := types.Int64, types.Str
 	ts := func(ms int64) types.Value { return types.TimestampValue(types.Timestamp{Millis: ms}) }
 	bigint, varchar, ts3 := types.BigInt(), types.String(), types.TimestampType(3)

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"testing"
 
 	"github.com/streamsql/streamsql/connectors/nexmark"
@@ -28,31 +27,8 @@ import (
 func TestQ6OverGenerator(t *testing.T) {
 	const events = 30000
 	defs := generatorDefs(t)
-	vars := map[string]string{"TPS": "10000", "EVENTS_NUM": strconv.Itoa(events), "PERSON_PROPORTION": "1",
-		"AUCTION_PROPORTION": "3", "BID_PROPORTION": "46", "NEXMARK_TABLE": "datagen"}
-	hints := map[string]map[string]string{"datagen": {"base-time": "2024-02-29 23:59:59", "seed": "17"}}
-	cfg, err := nexmark.ConfigFromOptions(map[string]string{"events.num": strconv.Itoa(events), "first-event.rate": "10000",
-		"base-time": "2024-02-29 23:59:59", "seed": "17"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := nexmark.NewModel(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var bids []nexmark.Bid
-	auctions := map[int64]nexmark.Auction{}
-	g := m.NewGenerator(0)
-	var ev nexmark.Event
-	for g.HasNext() {
-		g.Next(&ev)
-		switch ev.Type {
-		case nexmark.BidEvent:
-			bids = append(bids, ev.Bid)
-		case nexmark.AuctionEvent:
-			auctions[ev.Auction.ID] = ev.Auction
-		}
-	}
+	run := generate(t, events, 10000, "2024-02-29 23:59:59", "17")
+	vars, hints, bids, auctions := run.vars, run.hints, run.bids, run.auctionsByID()
 	oracle := func() [][]types.Value {
 		// The winning bid of each auction (the Top-1 keeps the first of
 		// equal prices).

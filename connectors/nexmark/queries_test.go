@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -89,29 +88,10 @@ func TestQueriesOverGenerator(t *testing.T) {
 		}
 		defs += string(b) + ";\n"
 	}
-	vars := map[string]string{"TPS": "10000", "EVENTS_NUM": strconv.Itoa(events), "PERSON_PROPORTION": "1",
-		"AUCTION_PROPORTION": "3", "BID_PROPORTION": "46", "NEXMARK_TABLE": "datagen"}
 	// The generator table gets a fixed base time and seed through a hint,
 	// so that the expected rows can be computed; the file stays unchanged.
-	hints := map[string]map[string]string{"datagen": {"base-time": "2024-02-29 23:59:59", "seed": "11"}}
-	cfg, err := nexmark.ConfigFromOptions(map[string]string{"events.num": strconv.Itoa(events), "first-event.rate": "10000",
-		"base-time": "2024-02-29 23:59:59", "seed": "11"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := nexmark.NewModel(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var bids []nexmark.Bid
-	g := m.NewGenerator(0)
-	var ev nexmark.Event
-	for g.HasNext() {
-		g.Next(&ev)
-		if ev.Type == nexmark.BidEvent {
-			bids = append(bids, ev.Bid)
-		}
-	}
+	run := generate(t, events, 10000, "2024-02-29 23:59:59", "11")
+	vars, hints, bids := run.vars, run.hints, run.bids
 	channelID := regexp.MustCompile(`(&|^)channel_id=([^&]*)`)
 	i64, str := types.Int64, types.Str
 	ts := func(ms int64) types.Value { return types.TimestampValue(types.Timestamp{Millis: ms}) }
@@ -234,29 +214,15 @@ func TestQ10OverGenerator(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	vars := map[string]string{"TPS": "10000", "EVENTS_NUM": strconv.Itoa(events), "PERSON_PROPORTION": "1",
-		"AUCTION_PROPORTION": "3", "BID_PROPORTION": "46", "NEXMARK_TABLE": "datagen", "NEXMARK_DIR": dir, "SUBMIT_TIME": "1"}
-	hints := map[string]map[string]string{"datagen": {"base-time": "2024-02-29 23:59:59", "seed": "11"}}
-	cfg, err := nexmark.ConfigFromOptions(map[string]string{"events.num": strconv.Itoa(events), "first-event.rate": "10000",
-		"base-time": "2024-02-29 23:59:59", "seed": "11"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := nexmark.NewModel(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	run := generate(t, events, 10000, "2024-02-29 23:59:59", "11")
+	vars, hints := run.vars, run.hints
+	vars["NEXMARK_DIR"], vars["SUBMIT_TIME"] = dir, "1"
 	// want: "auction,bidder,price" of each bid, by its partition's path.
 	want := map[string][]string{}
-	g := m.NewGenerator(0)
-	var ev nexmark.Event
-	for g.HasNext() {
-		g.Next(&ev)
-		if ev.Type == nexmark.BidEvent {
-			at := time.UnixMilli(ev.Bid.DateTime).UTC()
-			p := "dt=" + at.Format("2006-01-02") + "/hm=" + strings.ReplaceAll(at.Format("15:04"), ":", "%3A")
-			want[p] = append(want[p], fmt.Sprintf("%d,%d,%d", ev.Bid.Auction, ev.Bid.Bidder, ev.Bid.Price))
-		}
+	for _, b := range run.bids {
+		at := time.UnixMilli(b.DateTime).UTC()
+		p := "dt=" + at.Format("2006-01-02") + "/hm=" + strings.ReplaceAll(at.Format("15:04"), ":", "%3A")
+		want[p] = append(want[p], fmt.Sprintf("%d,%d,%d", b.Auction, b.Bidder, b.Price))
 	}
 	if len(want) != 2 {
 		t.Fatalf("the bids fall into %d partitions, want the 2 around midnight", len(want))

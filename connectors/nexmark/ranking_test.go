@@ -3,7 +3,6 @@ package nexmark_test
 import (
 	"cmp"
 	"slices"
-	"strconv"
 	"testing"
 
 	"github.com/streamsql/streamsql/connectors/nexmark"
@@ -21,31 +20,8 @@ import (
 func TestRankingQueriesOverGenerator(t *testing.T) {
 	const events = 20000
 	defs := generatorDefs(t)
-	vars := map[string]string{"TPS": "10000", "EVENTS_NUM": strconv.Itoa(events), "PERSON_PROPORTION": "1",
-		"AUCTION_PROPORTION": "3", "BID_PROPORTION": "46", "NEXMARK_TABLE": "datagen"}
-	hints := map[string]map[string]string{"datagen": {"base-time": "2024-02-29 23:59:59", "seed": "11"}}
-	cfg, err := nexmark.ConfigFromOptions(map[string]string{"events.num": strconv.Itoa(events), "first-event.rate": "10000",
-		"base-time": "2024-02-29 23:59:59", "seed": "11"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := nexmark.NewModel(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var bids []nexmark.Bid
-	auctions := map[int64]nexmark.Auction{}
-	g := m.NewGenerator(0)
-	var ev nexmark.Event
-	for g.HasNext() {
-		g.Next(&ev)
-		switch ev.Type {
-		case nexmark.BidEvent:
-			bids = append(bids, ev.Bid)
-		case nexmark.AuctionEvent:
-			auctions[ev.Auction.ID] = ev.Auction
-		}
-	}
+	run := generate(t, events, 10000, "2024-02-29 23:59:59", "11")
+	vars, hints, bids, auctions := run.vars, run.hints, run.bids, run.auctionsByID()
 	i64, str := types.Int64, types.Str
 	ts := func(ms int64) types.Value { return types.TimestampValue(types.Timestamp{Millis: ms}) }
 	bigint, varchar, ts3 := types.BigInt(), types.String(), types.TimestampType(3)

@@ -6,12 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/streamsql/streamsql/connectors/nexmark"
 	"github.com/streamsql/streamsql/internal/javafmt"
 	"github.com/streamsql/streamsql/job"
 	"github.com/streamsql/streamsql/types"
@@ -105,34 +103,8 @@ func checkFileOracle(t *testing.T, path, defs string, vars map[string]string, hi
 func TestWindowJoinQueriesOverGenerator(t *testing.T) {
 	const events, rate = 20000, 500
 	defs := generatorDefs(t)
-	vars := map[string]string{"TPS": strconv.Itoa(rate), "EVENTS_NUM": strconv.Itoa(events), "PERSON_PROPORTION": "1",
-		"AUCTION_PROPORTION": "3", "BID_PROPORTION": "46", "NEXMARK_TABLE": "datagen"}
-	hints := map[string]map[string]string{"datagen": {"base-time": "2024-02-29 23:59:51", "seed": "13"}}
-	cfg, err := nexmark.ConfigFromOptions(map[string]string{"events.num": strconv.Itoa(events), "first-event.rate": strconv.Itoa(rate),
-		"base-time": "2024-02-29 23:59:51", "seed": "13"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := nexmark.NewModel(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var bids []nexmark.Bid
-	var persons []nexmark.Person
-	var auctions []nexmark.Auction
-	g := m.NewGenerator(0)
-	var ev nexmark.Event
-	for g.HasNext() {
-		g.Next(&ev)
-		switch ev.Type {
-		case nexmark.BidEvent:
-			bids = append(bids, ev.Bid)
-		case nexmark.PersonEvent:
-			persons = append(persons, ev.Person)
-		case nexmark.AuctionEvent:
-			auctions = append(auctions, ev.Auction)
-		}
-	}
+	run := generate(t, events, rate, "2024-02-29 23:59:51", "13")
+	vars, hints, persons, auctions, bids := run.vars, run.hints, run.persons, run.auctions, run.bids
 	i64, str := types.Int64, types.Str
 	ts := func(ms int64) types.Value { return types.TimestampValue(types.Timestamp{Millis: ms}) }
 	bigint, varchar, ts3 := types.BigInt(), types.String(), types.TimestampType(3)
