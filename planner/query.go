@@ -3,6 +3,7 @@ package planner
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/streamsql/streamsql/ddl"
 	"github.com/streamsql/streamsql/planner/expr"
@@ -201,6 +202,12 @@ func (p *planner) fromRelation(ref ddl.TableRef, depth int) (*relation, [][]stri
 	case *ddl.Subquery:
 		if err := p.f.tableRefRefusal(ref); err != nil {
 			return nil, nil, err
+		}
+		if tf := windowTVFPassThrough(ref); tf != nil {
+			// (SELECT * FROM TABLE(TUMBLE(...))) AS l, as Flink's window
+			// join and window Top-N pages write their inputs: the window
+			// table function itself, under the subquery's name.
+			return p.fromRelation(tf, depth)
 		}
 		rel, err := p.resolveQuery(ref.Query, depth+1)
 		if err != nil {
@@ -548,4 +555,31 @@ func (p *planner) cte(name ddl.ObjectName) (*ddl.CTE, []cteScope, bool) {
 		}
 	}
 	return nil, nil, false
+}
+
+// windowTVFPassThrough returns the window table function a subquery
+// passes through unchanged, SELECT * FROM TABLE(TUMBLE(...)) with nothing
+// else, renamed to the subquery's alias and column aliases; nil for any
+// other subquery. Reading it is reading the function, so the relation
+// keeps its window columns for a window join, Top-N or aggregation.
+func windowTVFPassThrough(sq *ddl.Subquery) *ddl.TableFunc {
+	sel, ok := sq.Query.(*ddl.Select)
+	if !ok || sq.Lateral || len(sel.Hints) > 0 || sel.Distinct || sel.Where != nil || sel.GroupBy != nil ||
+		sel.Having != nil || len(sel.Windows) > 0 || len(sel.Items) != 1 || !sel.Items[0].Star ||
+		len(sel.Items[0].StarQualifier) > 0 {
+		return nil
+	}
+	tf, ok := sel.From.(*ddl.TableFunc)
+	if !ok || tf.Lateral || !windowTVFs[strings.ToUpper(tf.Name.String())] {
+		return nil
+	}
+	if len(tf.ColumnAliases) > 0 && len(sq.ColumnAliases) > 0 {
+		return nil
+	}
+	out := *tf
+	out.Alias = sq.Alias
+	if len(sq.ColumnAliases) > 0 {
+		out.ColumnAliases = sq.ColumnAliases
+	}
+	return &out
 }
