@@ -377,21 +377,22 @@ SET 'execution.checkpointing.dir' = '/var/lib/streamsql';
 	}
 }
 
-// TestFlinkTuningSettingsSayWhatHappens: Flink's mini-batch and
-// distinct-split switches are accepted, and when on, a warning (EXPLAIN's
-// Warnings) at the SET says what streamsql does instead; off, they say
-// nothing.
+// TestFlinkTuningSettingsSayWhatHappens: Flink's distinct-split switch is
+// accepted, and when on, a warning (EXPLAIN's Warnings) at the SET says
+// what streamsql does instead; mini-batch is honoured: EXPLAIN says how
+// the GROUP BY folds its input. Off, they say nothing. Mini-batch without
+// a positive allow-latency or size is refused, as Flink refuses it.
 func TestFlinkTuningSettingsSayWhatHappens(t *testing.T) {
 	text := `SET 'table.exec.mini-batch.enabled' = '%s';
 SET 'table.exec.mini-batch.allow-latency' = '2 s';
-SET 'table.exec.mini-batch.size' = '5000';
+SET 'table.exec.mini-batch.size' = '%s';
 SET 'table.optimizer.distinct-agg.split.enabled' = '%s';
 CREATE TABLE src (k BIGINT, v BIGINT) WITH ('connector' = 'datagen', 'number-of-rows' = '10');
 CREATE TABLE out1 (k BIGINT, n BIGINT) WITH ('connector' = 'print');
 INSERT INTO out1 SELECT k, COUNT(DISTINCT v) FROM src GROUP BY k;
 `
 	for _, on := range []string{"true", "false"} {
-		j, err := job.Compile(context.Background(), "tuning.sql", fmt.Sprintf(text, on, on), job.Options{})
+		j, err := job.Compile(context.Background(), "tuning.sql", fmt.Sprintf(text, on, "5000", on), job.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -401,16 +402,28 @@ INSERT INTO out1 SELECT k, COUNT(DISTINCT v) FROM src GROUP BY k;
 				got[w.Line] = w.Message
 			}
 		}
+		var explain strings.Builder
+		if err := j.Explain(&explain); err != nil {
+			t.Fatal(err)
+		}
+		folds := strings.Contains(explain.String(), "mini-batch: each key's rows in up to 5000 rows of an input batch make one change")
 		if on == "false" {
-			if len(got) > 0 {
-				t.Errorf("settings off: warnings %v, want none", got)
+			if len(got) > 0 || folds {
+				t.Errorf("settings off: warnings %v, folds %v; want none", got, folds)
 			}
 			continue
 		}
-		for line, want := range map[int]string{1: "does not buffer a GROUP BY's input", 4: "does not split a DISTINCT aggregate"} {
-			if !strings.Contains(got[line], want) {
-				t.Errorf("line %d: warning %q, want one saying %q", line, got[line], want)
-			}
+		if !strings.Contains(got[4], "does not split a DISTINCT aggregate") || len(got) != 1 {
+			t.Errorf("warnings %v, want one at line 4 saying it does not split a DISTINCT aggregate", got)
+		}
+		if !folds {
+			t.Errorf("EXPLAIN does not say the GROUP BY folds mini-batches:\n%s", explain.String())
+		}
+	}
+	for _, size := range []string{"0", "-1"} {
+		_, err := job.Compile(context.Background(), "tuning.sql", fmt.Sprintf(text, "true", size, "false"), job.Options{})
+		if err == nil || !strings.Contains(err.Error(), "3:") || !strings.Contains(err.Error(), "'table.exec.mini-batch.size' must be greater than 0") {
+			t.Errorf("size %s: %v, want an error at line 3 saying the size must be positive", size, err)
 		}
 	}
 }

@@ -377,7 +377,7 @@ func (p *planner) resolveAggregate(q *ddl.Select, in *relation, quals [][]string
 	if err != nil {
 		return nil, err
 	}
-	spec := &agg.Spec{TTL: ttl}
+	spec := &agg.Spec{TTL: ttl, MiniBatch: p.plan.MiniBatch}
 	for gi := range nk {
 		spec.Keys = append(spec.Keys, gi)
 		spec.KeyTypes = append(spec.KeyTypes, node.Types[gi])
@@ -667,7 +667,7 @@ func exprEqual(a, b expr.Expr) bool {
 // by every column, without calls.
 func (p *planner) distinctRelation(rel *relation, pos ddl.Pos) (*relation, error) {
 	node := &Node{Kind: GroupAggregate, Pos: pos, Names: slices.Clone(rel.names), Types: slices.Clone(rel.types)}
-	spec := &agg.Spec{TTL: p.plan.StateTTL}
+	spec := &agg.Spec{TTL: p.plan.StateTTL, MiniBatch: p.plan.MiniBatch}
 	for i, t := range rel.types {
 		spec.Keys = append(spec.Keys, i)
 		spec.KeyTypes = append(spec.KeyTypes, t)

@@ -218,4 +218,12 @@ func (pl *Plan) explainNode(b *strings.Builder, n *Node) {
 	default:
 		fmt.Fprintf(b, "    state: %s, kept for ever (table.exec.state.ttl is 0): it grows with the number of keys\n", backend)
 	}
+	if n.Agg != nil && n.Kind == GroupAggregate && pl.MiniBatch > 0 {
+		if n.Agg.Folds() {
+			fmt.Fprintf(b, "    mini-batch: each key's rows in up to %d rows of an input batch make one change (table.exec.mini-batch.size); "+
+				"no row is held past its batch, so never for %s (allow-latency) nor across a checkpoint\n", pl.MiniBatch, formatDuration(pl.MiniBatchLatency))
+		} else {
+			b.WriteString("    mini-batch: not folded here (a state TTL, LISTAGG, ARRAY_AGG or JSON_ARRAYAGG): one change per input row\n")
+		}
+	}
 }

@@ -40,6 +40,10 @@ const (
 	// table.exec.mini-batch.allow-latency and table.exec.mini-batch.size):
 	// Flink's buffering of a GROUP BY's input (see settingMiniBatch).
 	SettingMiniBatch = "table.exec.mini-batch.enabled"
+	// SettingMiniBatchLatency and SettingMiniBatchSize are
+	// table.exec.mini-batch.allow-latency and table.exec.mini-batch.size.
+	SettingMiniBatchLatency = "table.exec.mini-batch.allow-latency"
+	SettingMiniBatchSize    = "table.exec.mini-batch.size"
 	// SettingDistinctSplit is table.optimizer.distinct-agg.split.enabled.
 	SettingDistinctSplit = "table.optimizer.distinct-agg.split.enabled"
 )
@@ -76,14 +80,20 @@ var (
 			"back the watermark, so windows fire on the other splits' time. `0` never marks a split idle (an empty " +
 			"partition then stops event-time windows from firing, as in Flink).")
 	settingMiniBatch = option.Bool(SettingMiniBatch).Default(false).
-				Description("Flink buffers a GROUP BY's input for `table.exec.mini-batch.allow-latency` and emits one update " +
-			"per key per buffer. streamsql accepts the setting and its companions and does not buffer: it already " +
-			"processes rows in batches, and emits an update per input row, as Flink does without mini-batch (EXPLAIN " +
-			"says so).")
-	settingMiniBatchLatency = option.String("table.exec.mini-batch.allow-latency").
-				Description("Accepted with `table.exec.mini-batch.enabled`; see it.")
-	settingMiniBatchSize = option.String("table.exec.mini-batch.size").
-				Description("Accepted with `table.exec.mini-batch.enabled`; see it.")
+				Description("A GROUP BY (and SELECT DISTINCT) folds the rows of each key in an input batch of at most " +
+			"`table.exec.mini-batch.size` rows and emits one change per key (`+I`, or `-U`/`+U` when the result " +
+			"changed) instead of one per row, as Flink's mini-batch emits one per key per bundle. streamsql holds no " +
+			"row past the batch it arrived in (its batches are what the source read at once), so a change is never " +
+			"held back by `table.exec.mini-batch.allow-latency` nor across a checkpoint's barrier. As in Flink, " +
+			"`allow-latency` and `size` must be set (positive) when it is on. An aggregation with a state TTL, " +
+			"LISTAGG, ARRAY_AGG or JSON_ARRAYAGG still emits per row (EXPLAIN says so); other operators (windows, " +
+			"joins, deduplication) are not changed by it.")
+	settingMiniBatchLatency = option.Duration(SettingMiniBatchLatency).Default(0).
+				Description("How long Flink may buffer a mini-batch; required (positive) with " +
+			"`table.exec.mini-batch.enabled`. streamsql never holds rows longer than the input batch they came in.")
+	settingMiniBatchSize = option.Long(SettingMiniBatchSize).Default(-1).
+				Description("The most rows a mini-batch folds (`table.exec.mini-batch.enabled`); required (positive) " +
+			"with it.")
 	settingDistinctSplit = option.Bool(SettingDistinctSplit).Default(false).
 				Description("Flink splits a COUNT(DISTINCT) into two aggregation levels to spread a hot key over tasks. " +
 			"streamsql accepts the setting and does not split: each key's distinct values are kept by the task of " +

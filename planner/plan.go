@@ -92,6 +92,12 @@ type Plan struct {
 	StateTTL           time.Duration
 	DefaultParallelism int
 	IdleTimeout        time.Duration
+	// MiniBatch is table.exec.mini-batch.size when
+	// table.exec.mini-batch.enabled is true (0: off), MiniBatchLatency
+	// table.exec.mini-batch.allow-latency then: a GROUP BY folds each
+	// key's rows of an input batch (agg.Spec.MiniBatch).
+	MiniBatch        int
+	MiniBatchLatency time.Duration
 	// NotNullDrop is table.exec.sink.not-null-enforcer = DROP: a row with
 	// NULL for a NOT NULL sink column is dropped (and counted) rather than
 	// failing the job.

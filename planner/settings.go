@@ -3,6 +3,7 @@ package planner
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"time"
 
@@ -56,9 +57,6 @@ func (p *planner) runtimeSettings() []error {
 		opt     option.Opt[bool]
 		instead string
 	}{
-		{settingMiniBatch, "streamsql does not buffer a GROUP BY's input: it already processes rows in batches, " +
-			"and emits an update per input row, as Flink does without mini-batch (table.exec.mini-batch.allow-latency " +
-			"and table.exec.mini-batch.size are accepted with it)."},
 		{settingDistinctSplit, "streamsql does not split a DISTINCT aggregate into two aggregation levels: each " +
 			"key's distinct values are kept by the task that owns the key."},
 	} {
@@ -69,6 +67,7 @@ func (p *planner) runtimeSettings() []error {
 			}
 		}
 	}
+	errs = append(errs, p.miniBatch()...)
 	if _, err := p.plan.ExprOptions(); err != nil {
 		errs = append(errs, p.settingError(SettingLocalTimeZone, err))
 	}
@@ -107,6 +106,52 @@ func (p *planner) runtimeSettings() []error {
 	}
 	if err := ckptpath.ValidJobName(p.plan.JobName); err != nil {
 		errs = append(errs, p.settingError(SettingPipelineName, fmt.Errorf("invalid job name: %w", err)))
+	}
+	return errs
+}
+
+// miniBatch reads table.exec.mini-batch.* into Plan.MiniBatch. As Flink,
+// it refuses mini-batch without a positive allow-latency and size.
+func (p *planner) miniBatch() []error {
+	set := p.plan.Settings
+	on := false
+	if v, ok := set[SettingMiniBatch]; ok {
+		b, err := settingMiniBatch.Parse(v)
+		if err != nil {
+			return []error{p.settingError(SettingMiniBatch, fmt.Errorf("%w: '%s' = '%s': %v", ErrInvalidSetting, SettingMiniBatch, v, err))}
+		}
+		on = b
+	}
+	var errs []error
+	latency, size := time.Duration(0), int64(-1)
+	if v, ok := set[SettingMiniBatchLatency]; ok {
+		d, err := settingMiniBatchLatency.Parse(v)
+		if err != nil {
+			errs = append(errs, p.settingError(SettingMiniBatchLatency, fmt.Errorf("%w: '%s' = '%s': %v", ErrInvalidSetting, SettingMiniBatchLatency, v, err)))
+		}
+		latency = d
+	}
+	if v, ok := set[SettingMiniBatchSize]; ok {
+		n, err := settingMiniBatchSize.Parse(v)
+		if err != nil {
+			errs = append(errs, p.settingError(SettingMiniBatchSize, fmt.Errorf("%w: '%s' = '%s': %v", ErrInvalidSetting, SettingMiniBatchSize, v, err)))
+		}
+		size = n
+	}
+	if !on || len(errs) > 0 {
+		return errs
+	}
+	if latency <= 0 {
+		errs = append(errs, p.settingError(SettingMiniBatchLatency, fmt.Errorf("%w: '%s' must be greater than 0 when '%s' is true, as in Flink",
+			ErrInvalidSetting, SettingMiniBatchLatency, SettingMiniBatch)))
+	}
+	if size <= 0 {
+		errs = append(errs, p.settingError(SettingMiniBatchSize, fmt.Errorf("%w: '%s' must be greater than 0 when '%s' is true, as in Flink",
+			ErrInvalidSetting, SettingMiniBatchSize, SettingMiniBatch)))
+	}
+	if len(errs) == 0 {
+		p.plan.MiniBatch = int(min(size, math.MaxInt32))
+		p.plan.MiniBatchLatency = latency
 	}
 	return errs
 }

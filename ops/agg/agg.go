@@ -17,6 +17,7 @@ package agg
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/streamsql/streamsql/types"
@@ -200,4 +201,33 @@ type Spec struct {
 	// (table.exec.state.ttl); 0: never. A key that comes back after
 	// expiring starts afresh, as in Flink.
 	TTL time.Duration
+	// MiniBatch, when positive, folds the rows of each key in up to
+	// MiniBatch consecutive rows of one input batch before emitting: one
+	// change per key (INSERT, or UPDATE_BEFORE and UPDATE_AFTER when the
+	// result changed) instead of one per row, as Flink's mini-batch
+	// (table.exec.mini-batch.enabled, table.exec.mini-batch.size) emits
+	// one per key per bundle. Nothing is held past the input batch, so
+	// nothing is buffered at a checkpoint's barrier. The fold needs the
+	// cache of decoded accumulators: under a TTL and with LISTAGG,
+	// ARRAY_AGG or JSON_ARRAYAGG the operator emits per row (see
+	// [Spec.Folds]). A key whose last row is retracted emits its DELETE
+	// at once; a key taken out of the cache within the batch (more keys
+	// than the cache holds) emits its change then.
+	MiniBatch int
+}
+
+// Folds reports whether the GROUP BY of s folds each key's rows of an
+// input batch into one change (Spec.MiniBatch); false when it emits a
+// change per row.
+func (s *Spec) Folds() bool {
+	return s.MiniBatch > 0 && s.cached()
+}
+
+// cached reports whether the GROUP BY of s keeps recently updated keys'
+// accumulators decoded (see slot): not under a TTL (a write sets an
+// entry's time) nor with an accumulator that grows without bound.
+func (s *Spec) cached() bool {
+	return s.TTL == 0 && !slices.ContainsFunc(s.Calls, func(c Call) bool {
+		return c.Func == ListAgg || c.Func == ArrayAgg || c.Func == JSONArrayAgg
+	})
 }

@@ -3,7 +3,6 @@ package agg
 import (
 	"encoding/binary"
 	"fmt"
-	"slices"
 
 	"github.com/streamsql/streamsql/state"
 	"github.com/streamsql/streamsql/stream"
@@ -20,7 +19,8 @@ import (
 // The input must be hashed by the key (every row of a key reaches one
 // task). The accumulators of recently updated keys stay decoded in a small
 // cache in front of the state (see slot), written back at every
-// checkpoint's barrier.
+// checkpoint's barrier. With Spec.MiniBatch the changes of a key's rows in
+// one input batch fold into one (see Spec.MiniBatch).
 func NewGroupAggregate(spec Spec) stream.Factory {
 	return func(task stream.TaskInfo) (stream.Operator, error) {
 		if err := spec.check(); err != nil {
@@ -61,7 +61,12 @@ type groupAgg struct {
 	cur, base *Accumulators
 	// cache holds the decoded accumulators of recently used keys in
 	// front of accs (nil when off): see slot.
-	cache          []slot
+	cache []slot
+	// folds says that the rows of a key in one input batch (up to
+	// Spec.MiniBatch of them) make one change (Spec.MiniBatch); pending
+	// are the indexes of the slots whose change is not emitted yet.
+	folds          bool
+	pending        []int
 	tick           uint64
 	skip           []bool
 	key, sub, buf  []byte
@@ -105,9 +110,10 @@ func (g *groupAgg) Open(ctx *stream.Context) error {
 		}
 	}
 	g.base = NewAccumulators(g.spec.Calls)
-	if g.spec.TTL == 0 && !slices.ContainsFunc(g.spec.Calls, func(c Call) bool { return c.Func == ListAgg || c.Func == ArrayAgg || c.Func == JSONArrayAgg }) {
+	if g.spec.cached() {
 		g.cache = make([]slot, cacheSlots)
 	}
+	g.folds = g.spec.Folds()
 	g.skip = make([]bool, n)
 	g.width = len(g.spec.Keys) + n
 	g.keysOnlyColumn = []int{0}
@@ -115,10 +121,33 @@ func (g *groupAgg) Open(ctx *stream.Context) error {
 }
 
 func (g *groupAgg) Process(_ int, rows []types.Row, out *stream.Output) error {
-	for i := range rows {
-		if err := g.row(&rows[i], out); err != nil {
-			return err
+	if !g.folds {
+		for i := range rows {
+			if err := g.row(&rows[i], out); err != nil {
+				return err
+			}
 		}
+		return nil
+	}
+	// A mini-batch: each key's rows of up to MiniBatch rows are folded
+	// into its slot, and each changed key emits once at the end. Nothing
+	// outlives the call (its rows are valid only during it).
+	for len(rows) > 0 {
+		n := min(len(rows), g.spec.MiniBatch)
+		for i := range rows[:n] {
+			if err := g.row(&rows[i], out); err != nil {
+				return err
+			}
+		}
+		for _, i := range g.pending {
+			if s := &g.cache[i]; s.pend {
+				if err := g.emit(s, out); err != nil {
+					return err
+				}
+			}
+		}
+		g.pending = g.pending[:0]
+		rows = rows[n:]
 	}
 	return nil
 }
@@ -149,6 +178,12 @@ type slot struct {
 	last  uint64        // when the slot was last used (groupAgg.tick)
 	used  bool
 	dirty bool // acc differs from the state's entry
+	// When the operator folds a mini-batch (groupAgg.folds): pend says
+	// that acc changed since res was emitted (or that the key is new), in
+	// the fields of the key's last row of the batch; out that res was
+	// emitted (the key is in the result).
+	pend, out bool
+	in        []types.Value
 }
 
 func (g *groupAgg) row(r *types.Row, out *stream.Output) error {
@@ -157,6 +192,7 @@ func (g *groupAgg) row(r *types.Row, out *stream.Output) error {
 	kg := int(h % uint64(g.maxP)) // state.KeyGroupOf
 	retract := r.Kind == types.UpdateBefore || r.Kind == types.Delete
 	var s *slot
+	si := 0 // s's index in the cache
 	had := false
 	g.cur = g.base
 	if g.cache != nil {
@@ -167,18 +203,18 @@ func (g *groupAgg) row(r *types.Row, out *stream.Output) error {
 		a, b := &g.cache[i], &g.cache[i+1]
 		switch {
 		case a.used && string(a.key) == string(g.key):
-			s = a
+			s, si = a, int(i)
 		case b.used && string(b.key) == string(g.key):
-			s = b
+			s, si = b, int(i+1)
 		}
 		if s != nil {
 			had = true
 			g.cur, g.prev = s.acc, s.res
 		} else {
-			if s = a; a.used && (!b.used || b.last < a.last) {
-				s = b
+			if s, si = a, int(i); a.used && (!b.used || b.last < a.last) {
+				s, si = b, int(i+1)
 			}
-			if err := g.evict(s); err != nil {
+			if err := g.evict(s, out); err != nil {
 				return err
 			}
 		}
@@ -200,6 +236,7 @@ func (g *groupAgg) row(r *types.Row, out *stream.Output) error {
 				s.acc = g.base.clone()
 			}
 			s.key, s.kg, s.used = append(s.key[:0], g.key...), kg, true
+			s.out, s.pend = ok, false
 			g.cur = s.acc
 		}
 		if had = ok; !had {
@@ -251,13 +288,15 @@ func (g *groupAgg) row(r *types.Row, out *stream.Output) error {
 		return fmt.Errorf("group aggregate: %w", err)
 	}
 	if g.cur.Rows() <= 0 {
+		// A key new in this mini-batch has emitted nothing yet.
+		emitted := had && (s == nil || s.out || !g.folds)
 		if s != nil {
-			s.used, s.dirty = false, false
+			s.used, s.dirty, s.pend, s.in = false, false, false, nil
 		}
 		if err := g.clear(kg); err != nil {
 			return err
 		}
-		if had {
+		if emitted {
 			out.Emit(g.output(types.Delete, r.Fields, g.prev))
 		}
 		return nil
@@ -269,6 +308,14 @@ func (g *groupAgg) row(r *types.Row, out *stream.Output) error {
 		}
 	} else {
 		s.dirty = true
+	}
+	if g.folds {
+		if !s.pend {
+			s.pend = true
+			g.pending = append(g.pending, si)
+		}
+		s.in = r.Fields
+		return nil
 	}
 	var err error
 	if g.next, err = g.cur.Results(g.next[:0]); err != nil {
@@ -291,9 +338,36 @@ func (g *groupAgg) row(r *types.Row, out *stream.Output) error {
 	return nil
 }
 
+// emit emits the change of slot s's key since its result was last
+// emitted (a mini-batch's fold), and keeps the new result.
+func (g *groupAgg) emit(s *slot, out *stream.Output) error {
+	next, err := s.acc.Results(g.next[:0])
+	if err != nil {
+		return err
+	}
+	switch {
+	case !s.out:
+		out.Emit(g.output(types.Insert, s.in, next))
+	case len(g.spec.Calls) > 0 && !g.same(s.res, next):
+		if g.spec.UpdateBefore {
+			out.Emit(g.output(types.UpdateBefore, s.in, s.res))
+		}
+		out.Emit(g.output(types.UpdateAfter, s.in, next))
+	}
+	s.res, g.next = next, s.res
+	s.out, s.pend, s.in = true, false, nil
+	return nil
+}
+
 // evict writes slot s's accumulators back to state when they changed, and
-// empties it.
-func (g *groupAgg) evict(s *slot) error {
+// empties it; a key whose change a mini-batch has not emitted yet emits it
+// first.
+func (g *groupAgg) evict(s *slot, out *stream.Output) error {
+	if s.used && s.pend {
+		if err := g.emit(s, out); err != nil {
+			return err
+		}
+	}
 	if s.used && s.dirty {
 		g.buf = s.acc.Append(g.buf[:0])
 		if err := g.over(s.kg, s.key, g.buf); err != nil {

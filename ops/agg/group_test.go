@@ -55,6 +55,88 @@ func TestGroupAggregateChangelog(t *testing.T) {
 	expect(t, tk.Take(), countSumTypes, "+I[a, 1, 1]", "+U[a, 2, 3]")
 }
 
+// TestGroupAggregateMiniBatch: with Spec.MiniBatch the rows of a key in
+// up to MiniBatch rows of an input batch make one change, in the order
+// the keys first came; a result the fold leaves as it was emits nothing;
+// a key whose rows all cancel within the fold emits nothing; the last row
+// of a key that was emitted retracted emits its DELETE at once; a
+// TTL turns the fold off (one change per row).
+func TestGroupAggregateMiniBatch(t *testing.T) {
+	r := streamtest.Row
+	spec := countSum(false, true)
+	spec.MiniBatch = 3
+	tk := streamtest.Open(t, agg.NewGroupAggregate(spec), streamtest.Options{})
+	tk.Process(r(ins, "a", 1), r(ins, "b", 2), r(ins, "a", 3), r(ins, "a", 4), r(ins, "c", 5))
+	expect(t, tk.Take(), countSumTypes,
+		"+I[a, 2, 4]", "+I[b, 1, 2]", // the first 3 rows
+		"-U[a, 2, 4]", "+U[a, 3, 8]", "+I[c, 1, 5]")
+	tk.Process(r(ins, "b", 7), r(ins, "b", 1))
+	expect(t, tk.Take(), countSumTypes, "-U[b, 1, 2]", "+U[b, 3, 10]")
+
+	spec = countSum(true, false)
+	spec.MiniBatch = 100
+	tk = streamtest.Open(t, agg.NewGroupAggregate(spec), streamtest.Options{})
+	tk.Process(r(ins, "a", 1), r(ins, "a", 2), r(del, "a", 1), r(del, "a", 2), r(ins, "b", 1), r(del, "z", 1))
+	expect(t, tk.Take(), countSumTypes, "+I[b, 1, 1]")
+	// b's SUM goes 1 -> 0 -> 1 with its COUNT back at 1: no change.
+	tk.Process(r(ins, "b", -1), r(del, "b", -1))
+	expect(t, tk.Take(), countSumTypes)
+	tk.Process(r(ins, "b", 5), r(del, "b", 1), r(del, "b", 5), r(ins, "b", 3))
+	expect(t, tk.Take(), countSumTypes, "-D[b, 1, 1]", "+I[b, 1, 3]")
+
+	spec = countSum(false, true)
+	spec.MiniBatch, spec.TTL = 100, time.Hour
+	if spec.Folds() {
+		t.Fatal("a GROUP BY with a TTL folds")
+	}
+	tk = streamtest.Open(t, agg.NewGroupAggregate(spec), streamtest.Options{})
+	tk.Process(r(ins, "a", 1), r(ins, "a", 2))
+	expect(t, tk.Take(), countSumTypes, "+I[a, 1, 1]", "-U[a, 1, 1]", "+U[a, 2, 3]")
+}
+
+// TestGroupAggregateMiniBatchManyKeys: a mini-batch over more keys than
+// the cache holds emits the change of a key taken out of the cache when
+// it leaves, so that every key still ends with its result, and each
+// key's changes stay in order: a key never emits UPDATE_BEFORE of a
+// result it did not emit last.
+func TestGroupAggregateMiniBatchManyKeys(t *testing.T) {
+	spec := countSum(false, true)
+	spec.MiniBatch = 10_000
+	tk := streamtest.Open(t, agg.NewGroupAggregate(spec), streamtest.Options{})
+	last := map[string]string{}
+	sums := map[string]int64{}
+	counts := map[string]int64{}
+	for batch := range 3 {
+		var in []types.Row
+		for i := range 5_000 {
+			k := fmt.Sprintf("k%d", (i*7+batch)%3_000)
+			in = append(in, streamtest.Row(ins, k, int64(i)))
+			sums[k] += int64(i)
+			counts[k]++
+		}
+		tk.Process(in...)
+		for _, line := range streamtest.Format(tk.Take(), countSumTypes) {
+			k := line[3:strings.Index(line, ",")]
+			switch line[:2] {
+			case "+I":
+				if _, ok := last[k]; ok {
+					t.Fatalf("batch %d: %s for a key in the result", batch, line)
+				}
+			case "-U":
+				if last[k] != line[2:] {
+					t.Fatalf("batch %d: %s after %s", batch, line, last[k])
+				}
+			}
+			last[k] = line[2:]
+		}
+	}
+	for k, n := range counts {
+		if want := fmt.Sprintf("[%s, %d, %d]", k, n, sums[k]); last[k] != want {
+			t.Fatalf("key %s: result %s, want %s", k, last[k], want)
+		}
+	}
+}
+
 // TestGroupAggregateRetracts: rows retracted by the input take their
 // values back; the key's last row retracted deletes it; a retraction the
 // state does not hold is ignored.
@@ -191,10 +273,15 @@ func TestResultTypes(t *testing.T) {
 // alias a buffer that is overwritten after each batch, as a source that
 // decodes in place reuses its memory.
 func TestGroupAggregateCachedKeysReachTheSnapshot(t *testing.T) {
-	for _, retracting := range []bool{false, true} {
-		t.Run(fmt.Sprintf("retracting=%v", retracting), func(t *testing.T) {
+	for _, c := range []struct {
+		retracting bool
+		miniBatch  int
+	}{{false, 0}, {true, 0}, {false, 100}, {true, 100}, {false, 10_000}, {true, 10_000}} {
+		retracting := c.retracting
+		t.Run(fmt.Sprintf("retracting=%v/mini-batch=%d", retracting, c.miniBatch), func(t *testing.T) {
 			str := types.String()
 			spec := countSum(retracting, true)
+			spec.MiniBatch = c.miniBatch
 			spec.Calls = append(spec.Calls,
 				agg.Call{Func: agg.Min, Arg: 2, Filter: -1, ArgType: str, Result: str},
 				agg.Call{Func: agg.Max, Arg: 2, Filter: -1, ArgType: str, Result: str})
