@@ -113,6 +113,10 @@ type Call struct {
 	// FILTER); nil when absent.
 	Filter    Expr
 	FilterPos Pos
+	// Returning is the type of JSON_VALUE(... RETURNING type), at
+	// ReturningPos; its Kind is KindInvalid when absent.
+	Returning    types.Type
+	ReturningPos Pos
 }
 
 // Over is Call OVER window: an aggregate or ranking function (ROW_NUMBER,

@@ -89,6 +89,8 @@ func TestExpressions(t *testing.T) {
 		{"OVERLAY(s PLACING 'x' FROM 2 FOR 1)", "OVERLAY(`s` PLACING 'x' FROM 2 FOR 1)"},
 		{"LEFT(s, 2)", "LEFT(`s`, 2)"},
 		{"JSON_VALUE(payload, '$.a')", "JSON_VALUE(`payload`, '$.a')"},
+		{"JSON_VALUE(payload, '$.a' RETURNING INT NULL ON EMPTY NULL ON ERROR)", "JSON_VALUE(`payload`, '$.a' RETURNING INT)"},
+		{"JSON_QUERY(payload, 'lax $.a' WITHOUT ARRAY WRAPPER NULL ON ERROR)", "JSON_QUERY(`payload`, 'lax $.a')"},
 		{"DATE_FORMAT(ts, 'yyyy-MM-dd')", "DATE_FORMAT(`ts`, 'yyyy-MM-dd')"},
 		{"IF(a > 1, 'x', 'y')", "IF((`a` > 1), 'x', 'y')"},
 		// intervals
@@ -302,7 +304,11 @@ func TestExprErrors(t *testing.T) {
 		{"a = SELECT 1", "a query used as a value must be in parentheses: (SELECT ...)", 5, ErrSyntax},
 		{"FROM", "expected an expression, found reserved word FROM", 1, ErrSyntax},
 		{"a b", "expected end of input, found 'b'", 3, ErrSyntax},
-		{"JSON_VALUE(j, '$.a' RETURNING INT)", "RETURNING clauses in JSON_VALUE(...) is not supported yet", 21, ErrUnsupported},
+		{"JSON_VALUE(j, '$.a' RETURNING INT DEFAULT 0 ON EMPTY)", "DEFAULT ON EMPTY in JSON_VALUE is not supported yet (NULL ON EMPTY, Flink's default, is)", 35, ErrUnsupported},
+		{"JSON_VALUE(j, '$.a' NULL ON EMPTY ERROR ON ERROR)", "ERROR ON ERROR in JSON_VALUE is not supported yet (NULL ON ERROR, Flink's default, is)", 35, ErrUnsupported},
+		{"JSON_VALUE(j, '$.a' NULL ON)", "expected ERROR, found ')'", 28, ErrSyntax},
+		{"JSON_QUERY(j, '$.a' WITH ARRAY WRAPPER)", "WITH ... ARRAY WRAPPER in JSON_QUERY is not supported yet (WITHOUT ARRAY WRAPPER, Flink's default, is)", 21, ErrUnsupported},
+		{"JSON_EXISTS(j, '$.a' TRUE ON ERROR)", "TRUE ON ERROR in JSON_EXISTS is not supported yet (FALSE ON ERROR, Flink's default, is)", 22, ErrUnsupported},
 		{"JSON_OBJECT(KEY 'a' VALUE b)", "KEY clauses in JSON_OBJECT(...) is not supported yet", 13, ErrUnsupported},
 		{"f(a b)", "expected ',' or ')' in the arguments of F, found 'b'", 5, ErrSyntax},
 	}

@@ -1,6 +1,10 @@
 package ddl
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/streamsql/streamsql/types"
+)
 
 // FormatExpr returns e as Flink SQL text, fully parenthesised so that the
 // tree's shape is visible: "(`a` + 1)". Special call syntax is printed as
@@ -298,5 +302,8 @@ func formatCallBase(b *strings.Builder, e *Call) {
 		b.WriteString("DISTINCT ")
 	}
 	formatArgs(b, args)
+	if e.Returning.Kind != types.KindInvalid {
+		b.WriteString(" RETURNING " + e.Returning.String())
+	}
 	b.WriteByte(')')
 }

@@ -517,6 +517,8 @@ func (p *parser) call(t token, name string) Expr {
 		p.expectOp(")")
 	case "TRIM":
 		p.trimArgs(c)
+	case "JSON_VALUE", "JSON_QUERY", "JSON_EXISTS":
+		p.jsonPathArgs(c)
 	default:
 		switch {
 		case p.isOp(")"):
@@ -602,6 +604,68 @@ func (p *parser) callArgs(name string) []Expr {
 		p.next()
 		return args
 	}
+}
+
+// jsonPathArgs parses the arguments of JSON_VALUE, JSON_QUERY and
+// JSON_EXISTS after the '(': the document, the path and the clauses Flink
+// takes after them, up to the ')'. RETURNING is kept on the call; a
+// behaviour clause that names what Flink does by default (NULL ON EMPTY,
+// NULL ON ERROR, WITHOUT ARRAY WRAPPER, FALSE ON ERROR) is accepted, and any
+// other is reported as not supported yet at its position.
+func (p *parser) jsonPathArgs(c *Call) {
+	c.Args = []Expr{p.expr()}
+	p.expectOp(",")
+	c.Args = append(c.Args, p.expr())
+	if c.Name != "JSON_EXISTS" && p.isKw("RETURNING") {
+		p.next()
+		c.ReturningPos = p.pos(p.peek())
+		c.Returning = p.typ()
+	}
+	if t := p.peek(); c.Name == "JSON_QUERY" && (isKw(t, "WITHOUT") || isKw(t, "WITH")) {
+		p.next()
+		if isKw(t, "WITH") {
+			p.fail(p.pos(t), ErrUnsupported, "WITH ... ARRAY WRAPPER in JSON_QUERY is not supported yet (WITHOUT ARRAY WRAPPER, Flink's default, is)")
+		}
+		p.acceptKw("ARRAY")
+		p.expectKw("WRAPPER")
+	}
+	def := "NULL"
+	if c.Name == "JSON_EXISTS" {
+		def = "FALSE"
+	}
+	for !p.isOp(")") {
+		t := p.peek()
+		word := strings.ToUpper(t.val)
+		switch {
+		case t.kind != tIdent:
+			p.failExpected("')' or an ON EMPTY / ON ERROR clause in " + c.Name)
+		case word == "DEFAULT":
+			p.next()
+			p.expr()
+		case word == "EMPTY":
+			p.next()
+			if p.acceptKw("ARRAY") {
+				word = "EMPTY ARRAY"
+			} else {
+				p.expectKw("OBJECT")
+				word = "EMPTY OBJECT"
+			}
+		case word == "NULL" || word == "ERROR" || word == "TRUE" || word == "FALSE" || word == "UNKNOWN":
+			p.next()
+		default:
+			p.failExpected("')' or an ON EMPTY / ON ERROR clause in " + c.Name)
+		}
+		p.expectKw("ON")
+		on := "ERROR"
+		if c.Name != "JSON_EXISTS" && p.isKw("EMPTY") {
+			on = "EMPTY"
+		}
+		p.expectKw(on)
+		if word != def {
+			p.fail(p.pos(t), ErrUnsupported, "%s ON %s in %s is not supported yet (%s ON %s, Flink's default, is)", word, on, c.Name, def, on)
+		}
+	}
+	p.expectOp(")")
 }
 
 // callClauseWords start the keyword clauses of JSON and other special

@@ -41,7 +41,8 @@ func (p *parser) typ() types.Type {
 			p.next()
 			p.next()
 			t.NotNull = true
-		case p.isKw("NULL"):
+		case p.isKw("NULL") && !p.isKwAt(1, "ON"):
+			// NULL ON EMPTY after JSON_VALUE's RETURNING type is a clause.
 			p.next()
 			t.NotNull = false
 		case p.isKw("ARRAY"):

@@ -574,6 +574,16 @@ func (l *lowerer) call(n *ddl.Call) (expr.Expr, error) {
 	}
 	c := expr.Fn(name, lowered...)
 	c.Unit = unit
+	if r := n.Returning; r.Kind != types.KindInvalid {
+		switch {
+		case name == "JSON_VALUE":
+			c.Returning = r
+		case r.Kind != types.KindVarChar && r.Kind != types.KindChar:
+			// JSON_QUERY returns its JSON text; Flink 2.x also returns
+			// an ARRAY<STRING> of the array's elements.
+			return nil, l.fail(n.ReturningPos, ddl.ErrUnsupported, nil, "%s(... RETURNING %s) is not supported yet (RETURNING STRING, the default, is)", name, r.Nullable())
+		}
+	}
 	return l.resolved(n.Pos, c)
 }
 
