@@ -93,6 +93,14 @@ public final class Main {
         StringBuilder b = new StringBuilder();
         try {
             for (int i = 0; i < stmts.size() - 1; i++) {
+                // SET 'key' = 'value' (a job file's table setting) goes
+                // into the environment's configuration, as the SQL client
+                // does with it.
+                java.util.regex.Matcher set = SET.matcher(stmts.get(i));
+                if (set.matches()) {
+                    env.getConfig().getConfiguration().setString(set.group(1), set.group(2));
+                    continue;
+                }
                 env.executeSql(stmts.get(i)).await();
             }
             Table q = env.sqlQuery(stmts.get(stmts.size() - 1));
@@ -127,6 +135,9 @@ public final class Main {
     }
 
     static final String INCLUDE = "-- include:";
+
+    static final java.util.regex.Pattern SET =
+            java.util.regex.Pattern.compile("(?is)SET\\s+'([^']*)'\\s*=\\s*'([^']*)'");
 
     /** Expands the include lines of a case's text (see the class comment). */
     static String expand(Path dir, String text) throws java.io.IOException {
