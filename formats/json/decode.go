@@ -192,6 +192,32 @@ func (d *decoder) keep(b []byte) string {
 	return text.UnsafeString(d.arena[start:len(d.arena):len(d.arena)])
 }
 
+// keepUnescaped is keep of the unescaped content of raw, a string's
+// content with escapes (checked by scanner.str): unescaped straight into
+// the arena, which it cannot outgrow (an escape is never shorter than
+// what it stands for). ok is false for an invalid escape.
+func (d *decoder) keepUnescaped(raw []byte) (string, bool) {
+	if len(raw) > arenaMax {
+		b, ok := unescape(d.scratch[:0], raw)
+		d.scratch = b
+		return string(b), ok
+	}
+	if cap(d.arena)-len(d.arena) < len(raw) {
+		d.arena = make([]byte, 0, arenaChunk)
+	}
+	start := len(d.arena)
+	b, ok := unescape(d.arena, raw)
+	if !ok {
+		// The bytes written past len(d.arena) belong to no string.
+		return "", false
+	}
+	d.arena = b
+	if len(b) == start {
+		return "", true
+	}
+	return text.UnsafeString(b[start:len(b):len(b)]), true
+}
+
 // Decode implements factory.Decoder.
 func (d *decoder) Decode(data []byte, row *types.Row) error {
 	n := len(d.root.fields)
@@ -364,20 +390,64 @@ func (d *decoder) field(f *node, out *types.Value) error {
 	return nil
 }
 
-// scalar decodes the usual scalars at the scanner's position straight
-// into out (sparing the copy of a returned Value): a string without
-// escapes into a CHAR or VARCHAR, a plain integer into an integer column,
-// a plain decimal number into a DOUBLE, true or false into a BOOLEAN. It
+// scalar decodes the usual values at the scanner's position straight
+// into out (sparing the copy of a returned Value and field's error
+// handling): null into any field, a string into a CHAR or VARCHAR, an
+// object into a ROW, a timestamp string without escapes into a
+// TIMESTAMP or TIMESTAMP_LTZ, a plain integer into an integer column, a
+// plain decimal number into a DOUBLE, true or false into a BOOLEAN. It
 // reports false, having consumed nothing, for anything else, which field
-// then decodes.
+// then decodes (and makes the conversion errors).
 func (d *decoder) scalar(f *node, out *types.Value) (bool, error) {
 	s := &d.s
 	if s.pos >= len(s.data) {
 		return false, nil
 	}
 	c := s.data[s.pos]
+	if c == 'n' {
+		// NULL of any type (person and auction of a bid event).
+		if err := s.literal("null"); err != nil {
+			return false, err
+		}
+		if *out != (types.Value{}) {
+			*out = types.Value{} // see finishRow: a write costs barriers
+		}
+		return true, nil
+	}
 	switch k := f.typ.Kind; {
 	case k == types.KindVarChar || k == types.KindChar:
+		if c != '"' {
+			return false, nil
+		}
+		start, end, esc, err := s.str()
+		if err != nil {
+			return false, err
+		}
+		if !esc {
+			*out = types.Str(d.keep(s.data[start:end]))
+			return true, nil
+		}
+		// Unescaped straight into the arena, without scanning the
+		// string again.
+		v, ok := d.keepUnescaped(s.data[start:end])
+		if !ok {
+			return false, &syntaxError{off: start, msg: "invalid escape in string"}
+		}
+		*out = types.Str(v)
+		return true, nil
+	case k == types.KindRow:
+		if c != '{' {
+			return false, nil
+		}
+		// As value does, without the copies of a returned Value: row's
+		// errors are syntax errors or DecodeErrors naming the field.
+		fields := d.nested(len(f.fields))
+		if err := d.row(f, fields); err != nil {
+			return false, err
+		}
+		*out = types.List(fields)
+		return true, nil
+	case k == types.KindTimestamp || k == types.KindTimestampLTZ:
 		if c != '"' {
 			return false, nil
 		}
@@ -386,12 +456,19 @@ func (d *decoder) scalar(f *node, out *types.Value) (bool, error) {
 		if err != nil {
 			return false, err
 		}
-		if esc {
-			s.pos = pos
-			return false, nil
+		if !esc {
+			sep := byte(' ')
+			if d.iso {
+				sep = 'T'
+			}
+			if ts, err := text.ParseTimestamp(s.data[start:end], sep, k == types.KindTimestampLTZ); err == nil {
+				*out = types.TimestampValue(ts)
+				return true, nil
+			}
 		}
-		*out = types.Str(d.keep(s.data[start:end]))
-		return true, nil
+		// Escaped, or not a timestamp: fromText makes the error.
+		s.pos = pos
+		return false, nil
 	case k >= types.KindTinyInt && k <= types.KindBigInt:
 		if c != '-' && (c < '0' || c > '9') {
 			return false, nil
@@ -526,12 +603,11 @@ func (d *decoder) value(n *node) (types.Value, error) {
 			if !esc {
 				return types.Str(d.keep(s.data[start:end])), nil
 			}
-			b, ok := unescape(d.scratch[:0], s.data[start:end])
-			d.scratch = b
+			v, ok := d.keepUnescaped(s.data[start:end])
 			if !ok {
 				return types.Value{}, &syntaxError{off: start, msg: "invalid escape in string"}
 			}
-			return types.Str(d.keep(b)), nil
+			return types.Str(v), nil
 		}
 		// Flink keeps the JSON text of a non-string value, as Jackson
 		// re-serializes it (compact, numbers normalized).
@@ -768,12 +844,11 @@ func (d *decoder) mapValue(n *node) (types.Value, error) {
 		var key types.Value
 		if n.elem.typ.IsString() {
 			if esc {
-				b, ok := unescape(d.scratch[:0], s.data[ks:ke])
-				d.scratch = b
+				v, ok := d.keepUnescaped(s.data[ks:ke])
 				if !ok {
 					return types.Value{}, &syntaxError{off: ks, msg: "invalid escape in map key"}
 				}
-				key = types.Str(d.keep(b))
+				key = types.Str(v)
 			} else {
 				key = types.Str(d.keep(s.data[ks:ke]))
 			}

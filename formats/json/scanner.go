@@ -1,6 +1,7 @@
 package json
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"math/bits"
@@ -374,10 +375,14 @@ func (s *scanner) plainFloat() (float64, bool) {
 // unescape appends the unescaped content of a string with escapes.
 func unescape(dst, raw []byte) ([]byte, bool) {
 	for i := 0; i < len(raw); i++ {
-		c := raw[i]
-		if c != '\\' {
-			dst = append(dst, c)
-			continue
+		if raw[i] != '\\' {
+			// The run up to the next backslash, at once.
+			j := bytes.IndexByte(raw[i:], '\\')
+			if j < 0 {
+				return append(dst, raw[i:]...), true
+			}
+			dst = append(dst, raw[i:i+j]...)
+			i += j
 		}
 		i++
 		if i >= len(raw) {
