@@ -301,3 +301,55 @@ func BenchmarkAppendJavaDouble(b *testing.B) {
 		})
 	}
 }
+
+// FuzzParseTimestampFixed checks ParseTimestamp's fast path against its
+// general path: wherever the fast path reads a timestamp, the general
+// path reads the same one.
+func FuzzParseTimestampFixed(f *testing.F) {
+	for _, s := range []string{"2026-12-07 01:02:03", "1970-01-01 00:00:00.001", "2020-02-29T23:59:59.123456789Z",
+		"0000-01-01 00:00:00", "2021-02-29 00:00:00", "2020-01-01 24:00:00", "2020-01-01 00:00:00.", "9999-12-31 23:59:59.9999999999"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		for _, sep := range []byte{' ', 'T'} {
+			for _, zone := range []bool{false, true} {
+				fast, ok := parseTimestampFixed(b, sep, zone)
+				if !ok {
+					continue
+				}
+				slow, err := parseTimestamp(b, sep, zone)
+				if err != nil || slow != fast {
+					t.Fatalf("%q (sep %q, zone %v): fast path %v, general path %v, %v", b, sep, zone, fast, slow, err)
+				}
+			}
+		}
+	})
+}
+
+func TestParseTimestampFixed(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		sep  byte
+		zone bool
+		ok   bool
+	}{
+		{"2026-12-07 01:02:03", ' ', false, true}, {"1970-01-01 00:00:00.001", ' ', false, true},
+		{"2020-02-29T23:59:59.123456789Z", 'T', true, true}, {"2021-02-29 00:00:00", ' ', false, false},
+		{"2020-01-01 24:00:00", ' ', false, false}, {"2020-01-01 00:00:00.", ' ', false, false},
+		{"2020-01-01 00:00:00.1234567890", ' ', false, false}, {"2020-01-01T00:00:00", ' ', false, false},
+		{"2020-01-01 00:00:00", ' ', true, false}, {"+2020-01-01 00:00:00", ' ', false, false},
+		{"2020-01-01 0:00:00", ' ', false, false}, {"2020-01-01 00:00", ' ', false, false},
+	} {
+		fast, ok := parseTimestampFixed([]byte(c.in), c.sep, c.zone)
+		if ok != c.ok {
+			t.Errorf("parseTimestampFixed(%q) ok = %v, want %v", c.in, ok, c.ok)
+			continue
+		}
+		if ok {
+			slow, err := parseTimestamp([]byte(c.in), c.sep, c.zone)
+			if err != nil || slow != fast {
+				t.Errorf("%q: fast %v, general %v, %v", c.in, fast, slow, err)
+			}
+		}
+	}
+}
