@@ -86,8 +86,8 @@ func valuesMemSize(vs []Value) int {
 // xMemSize returns what a Value's x refers to.
 func xMemSize(x any) int {
 	switch x := x.(type) {
-	case []Value:
-		return valuesMemSize(x)
+	case *[]Value:
+		return valuesMemSize(*x)
 	case *MapData:
 		return valuesMemSize(x.Keys) + valuesMemSize(x.Values)
 	case *bigInt:
@@ -170,7 +170,62 @@ func DecimalValue(d Decimal) Value {
 }
 
 // List returns an ARRAY or ROW value. It does not copy elems.
-func List(elems []Value) Value { return Value{tag: tagList, x: elems} }
+func List(elems []Value) Value {
+	h := new([]Value)
+	*h = elems
+	return ListIn(h)
+}
+
+// ListIn returns an ARRAY or ROW value whose elements are *h, the slice
+// header kept where the caller put it: a decoder that reuses the memory of
+// its nested values cuts the headers from memory it reuses too, so that a
+// ROW costs no allocation (List allocates one for its header, as boxing a
+// slice in an interface does). The caller must not change *h while the
+// value is in use; like the elements, it is read, never copied.
+func ListIn(h *[]Value) Value { return Value{tag: tagList, x: h} }
+
+// String formats v's representation as fmt's %v did before lists held
+// their slice header by pointer (ListIn): {tag scale integer string x},
+// a list's x as its elements in brackets, a map's or a wide decimal's as
+// an address. Test keys and failure messages made with %v thus show a
+// list's elements, not the address of its header.
+func (v Value) String() string { return string(v.appendRepr(nil)) }
+
+func (v Value) appendRepr(b []byte) []byte {
+	b = append(b, '{')
+	b = strconv.AppendUint(b, uint64(v.tag), 10)
+	b = append(b, ' ')
+	b = strconv.AppendInt(b, int64(v.n), 10)
+	b = append(b, ' ')
+	b = strconv.AppendInt(b, v.i, 10)
+	b = append(b, ' ')
+	b = append(b, v.s...)
+	b = append(b, ' ')
+	switch x := v.x.(type) {
+	case nil:
+		b = append(b, "<nil>"...)
+	case *[]Value:
+		b = append(b, '[')
+		if x != nil {
+			for i, e := range *x {
+				if i > 0 {
+					b = append(b, ' ')
+				}
+				b = e.appendRepr(b)
+			}
+		}
+		b = append(b, ']')
+	case *MapData:
+		b = appendAddr(b, unsafe.Pointer(x))
+	case *bigInt:
+		b = appendAddr(b, unsafe.Pointer(x))
+	}
+	return append(b, '}')
+}
+
+func appendAddr(b []byte, p unsafe.Pointer) []byte {
+	return strconv.AppendUint(append(b, "0x"...), uint64(uintptr(p)), 16)
+}
 
 // MapValue returns a MAP or MULTISET value.
 func MapValue(m *MapData) Value { return Value{tag: tagMap, x: m} }
@@ -214,8 +269,10 @@ func (v Value) Decimal() Decimal {
 
 // List returns the ARRAY or ROW elements held by v.
 func (v Value) List() []Value {
-	l, _ := v.x.([]Value)
-	return l
+	if h, _ := v.x.(*[]Value); h != nil {
+		return *h
+	}
+	return nil
 }
 
 // Map returns the MAP or MULTISET held by v.

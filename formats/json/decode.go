@@ -115,15 +115,41 @@ type decoder struct {
 type rowSlab struct {
 	chunks   [][]types.Value
 	cur, off int // the chunk cut from next, and where in it
+	// heads holds the slice headers of the ROW values (types.ListIn),
+	// cut in the same way: a ROW then costs no allocation at all.
+	heads            [][][]types.Value
+	headCur, headOff int
+}
+
+// head returns a slice header holding fields, from the slab.
+func (s *rowSlab) head(fields []types.Value) *[]types.Value {
+	for s.headCur < rowChunks {
+		if s.headCur == len(s.heads) {
+			s.heads = append(s.heads, make([][]types.Value, headChunk))
+		}
+		if c := s.heads[s.headCur]; s.headOff < len(c) {
+			h := &c[s.headOff]
+			s.headOff++
+			*h = fields
+			return h
+		}
+		s.headCur, s.headOff = s.headCur+1, 0
+	}
+	h := new([]types.Value)
+	*h = fields
+	return h
 }
 
 // rowChunk is the number of values in a chunk of a rowSlab (24 KiB), and
 // rowChunks the most chunks one keeps: past them (a batch of very many
 // nested rows between two recycles) fields are allocated one by one, so a
-// decoder never holds more than 1.5 MiB.
+// decoder never holds more than 1.9 MiB.
 const (
 	rowChunk  = 512
 	rowChunks = 64
+	// headChunk is the number of slice headers in a chunk of
+	// rowSlab.heads (6 KiB).
+	headChunk = 256
 )
 
 // cut returns n values of the slab, not cleared: the caller sets them all.
@@ -150,6 +176,16 @@ func (d *decoder) RecycleValues() {
 		return
 	}
 	d.rows.cur, d.rows.off = 0, 0
+	d.rows.headCur, d.rows.headOff = 0, 0
+}
+
+// rowValue returns the ROW value of fields (from nested): its slice
+// header too comes from the slab when values are recycled.
+func (d *decoder) rowValue(fields []types.Value) types.Value {
+	if d.rows == nil {
+		return types.List(fields)
+	}
+	return types.ListIn(d.rows.head(fields))
 }
 
 // nested returns the storage of a ROW value of n fields, which the
@@ -445,7 +481,7 @@ func (d *decoder) scalar(f *node, out *types.Value) (bool, error) {
 		if err := d.row(f, fields); err != nil {
 			return false, err
 		}
-		*out = types.List(fields)
+		*out = d.rowValue(fields)
 		return true, nil
 	case k == types.KindTimestamp || k == types.KindTimestampLTZ:
 		if c != '"' {
@@ -668,7 +704,7 @@ func (d *decoder) value(n *node) (types.Value, error) {
 		if err := d.row(n, out); err != nil {
 			return types.Value{}, err
 		}
-		return types.List(out), nil
+		return d.rowValue(out), nil
 	default:
 		if c == '"' {
 			b, err := d.strBytes()
