@@ -21,6 +21,9 @@ type Pattern struct {
 	// zoned is set when the pattern prints a zone or offset (Z, X, x),
 	// which DATE_FORMAT cannot do: it formats a date-time without a zone.
 	zoned bool
+	// dateOnly is set when every field the pattern prints is one of the
+	// date's (y, u, M, L, d, D, E): two times of one day print the same.
+	dateOnly bool
 	// size is about the longest text Format prints (Format grows its
 	// buffer once).
 	size int
@@ -35,7 +38,7 @@ type fmtTok struct {
 // Compile compiles a Java date-time pattern. It fails on an unterminated
 // quote or a pattern letter outside the supported set.
 func Compile(p string) (*Pattern, error) {
-	f := &Pattern{}
+	f := &Pattern{dateOnly: true}
 	for i := 0; i < len(p); {
 		c := p[i]
 		switch {
@@ -72,6 +75,7 @@ func Compile(p string) (*Pattern, error) {
 			}
 			f.toks = append(f.toks, fmtTok{letter: c, count: j - i})
 			f.zoned = f.zoned || c == 'Z' || c == 'X' || c == 'x'
+			f.dateOnly = f.dateOnly && strings.IndexByte("yuMLdDE", c) >= 0
 			i = j
 		default:
 			f.toks = append(f.toks, fmtTok{lit: string(c)})
@@ -104,6 +108,11 @@ func (tk fmtTok) size() int {
 // Zoned reports whether the pattern prints a zone or offset (Z, X, x),
 // which DATE_FORMAT cannot do: it formats a date-time without a zone.
 func (f *Pattern) Zoned() bool { return f.zoned }
+
+// DateOnly reports whether the pattern prints fields of the date only
+// (y, u, M, L, d, D, E, and literals): Format prints the same for any two
+// times of one day.
+func (f *Pattern) DateOnly() bool { return f.dateOnly }
 
 // Format prints t (its wall clock and zone) with the pattern.
 func (f *Pattern) Format(t time.Time) string {

@@ -3,6 +3,7 @@ package expr
 import (
 	"testing"
 
+	"github.com/streamsql/streamsql/internal/javatime"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -51,6 +52,46 @@ func TestForcedNullableStringFunctions(t *testing.T) {
 		}
 		if got := r.Type().String(); got != tc.want {
 			t.Errorf("%s: type %s, want %s", tc.e, got, tc.want)
+		}
+	}
+}
+
+// TestDateFormatDayMemo: DATE_FORMAT with a pattern of date fields only
+// remembers the last day's text; over timestamps that come back to a day,
+// cross midnight and change year, each text is the pattern's own, also
+// for a pattern taken from a column that changes between rows.
+func TestDateFormatDayMemo(t *testing.T) {
+	ts := Col(0, "ts", types.TimestampType(3))
+	pat := Col(1, "p", types.String())
+	for _, e := range []Expr{Fn("DATE_FORMAT", ts, ls("yyyy-MM-dd")), Fn("DATE_FORMAT", ts, ls("EEE d MMM yy D")), Fn("DATE_FORMAT", ts, pat)} {
+		p, err := Compile(e, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, c := range []struct{ at, pattern string }{
+			{"2024-12-31 00:00:00", "yyyy-MM-dd"}, {"2024-12-31 23:59:59.999", "yyyy"}, {"2025-01-01 00:00:00", "yyyy-MM-dd"},
+			{"2024-12-31 12:00:00", "yyyy-MM-dd"}, {"2024-12-31 12:00:00", "MM/dd"}, {"2025-01-01 00:00:00", "yyyy-MM-dd HH:mm"},
+			{"2025-01-01 00:00:01", "yyyy-MM-dd HH:mm:ss"}, {"2025-02-01 00:00:00", "yyyy-MM-dd"}, {"2025-02-02 00:00:00", "yyyy-MM-dd"},
+		} {
+			v, err := p.Eval([]types.Value{vts(c.at), types.Str(c.pattern)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			text := c.pattern
+			if l, ok := e.(*Call).Args[1].(*Literal); ok {
+				text = l.Val.Str()
+			}
+			f, err := javatime.Compile(text)
+			if err != nil {
+				t.Fatal(err)
+			}
+			at, ok := javatime.ParseSQLTimestamp(c.at)
+			if !ok {
+				t.Fatal(c.at)
+			}
+			if want := f.Format(at.Time()); v.Str() != want {
+				t.Errorf("%s, row %d (%s): %q, want %q", e, i, c.at, v.Str(), want)
+			}
 		}
 	}
 }
