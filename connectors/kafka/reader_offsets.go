@@ -462,11 +462,12 @@ const groupFetchPatience = 60 * time.Second
 // fetchGroupOffsets fetches the committed offsets of the reader's group,
 // retrying retriable errors — a fresh cluster answers
 // COORDINATOR_NOT_AVAILABLE while it creates __consumer_offsets — for up
-// to groupFetchPatience. It requires stable offsets: while a transaction
-// that commits offsets of the group is completing (an exactly-once sink
-// commits them in its transactions, and EndTxn returns before the commit
-// markers are written), the group's offsets are not yet the transaction's,
-// and the broker answers UNSTABLE_OFFSET_COMMIT until they are.
+// to groupFetchPatience. It requires stable offsets of the reader's own
+// partitions: while a transaction that commits offsets of the group is
+// completing (an exactly-once sink commits them in its transactions, and
+// EndTxn returns before the commit markers are written), the group's
+// offsets are not yet the transaction's, and the broker answers
+// UNSTABLE_OFFSET_COMMIT until they are.
 //
 // The broker says so only for the partitions its answer lists. A fetch of
 // all the group's offsets lists those with a committed offset: a partition
@@ -477,12 +478,29 @@ const groupFetchPatience = 60 * time.Second
 // own partitions are asked for by name (fetchOwnOffsets), and their
 // answers replace those of the group-wide fetch, which the other callers
 // need for the rest of the group.
+//
+// The group-wide fetch does not require stable offsets: the rest of the
+// group only says whether the group knows the source (resolveStarts), for
+// which the last committed offsets do, and waiting for the other
+// partitions can deadlock a run. Its other source tasks open at their
+// own pace, and once one has opened, its exactly-once sink pre-commits
+// the run's first checkpoint in a transaction that commits that task's
+// partitions' offsets; the checkpoint completes, and the transaction
+// ends, only after every task has opened and passed the barrier. A
+// reader that opened later and waited for that transaction waited
+// groupFetchPatience and failed the run — every restart of an
+// offsets-in-transaction job whose tasks opened slowly enough. The
+// reader's own partitions cannot be held that way: only its own task's
+// sink commits them in this run, after it opened; a transaction an
+// earlier run left holding them is ended before any reader opens (the
+// sinks' recovery commits the restored ones and aborts the others, and a
+// scaled-out job's readers end those of departed instances, below).
 func (r *reader) fetchGroupOffsets(ctx context.Context) (kadm.OffsetResponses, error) {
 	deadline := time.Now().Add(groupFetchPatience)
 	backoff := 50 * time.Millisecond
 	var survived time.Time
 	for {
-		group, err := r.adm.FetchOffsets(kadm.RequireStable(ctx), r.groupID)
+		group, err := r.adm.FetchOffsets(ctx, r.groupID)
 		if err == nil {
 			err = r.fetchOwnOffsets(ctx, group)
 		}
