@@ -117,6 +117,11 @@ type Call struct {
 	// ReturningPos; its Kind is KindInvalid when absent.
 	Returning    types.Type
 	ReturningPos Pos
+	// OnNull is the ON NULL clause of JSON_OBJECT, JSON_ARRAY,
+	// JSON_OBJECTAGG and JSON_ARRAYAGG: "NULL", "ABSENT", or "" when not
+	// written. JSON_OBJECT's and JSON_OBJECTAGG's arguments are then key,
+	// value, key, value, ...
+	OnNull string
 }
 
 // Over is Call OVER window: an aggregate or ranking function (ROW_NUMBER,

@@ -91,6 +91,12 @@ func TestExpressions(t *testing.T) {
 		{"JSON_VALUE(payload, '$.a')", "JSON_VALUE(`payload`, '$.a')"},
 		{"JSON_VALUE(payload, '$.a' RETURNING INT NULL ON EMPTY NULL ON ERROR)", "JSON_VALUE(`payload`, '$.a' RETURNING INT)"},
 		{"JSON_QUERY(payload, 'lax $.a' WITHOUT ARRAY WRAPPER NULL ON ERROR)", "JSON_QUERY(`payload`, 'lax $.a')"},
+		{"JSON_OBJECT(KEY 'a' VALUE b, 'c' VALUE JSON_ARRAY(d, 1 NULL ON NULL), 'e' : f ABSENT ON NULL)", "JSON_OBJECT(KEY 'a' VALUE `b`, KEY 'c' VALUE JSON_ARRAY(`d`, 1 NULL ON NULL), KEY 'e' VALUE `f` ABSENT ON NULL)"},
+		{"JSON_OBJECT(key VALUE 1)", "JSON_OBJECT(KEY `key` VALUE 1)"},
+		{"JSON_OBJECT()", "JSON_OBJECT()"},
+		{"JSON_ARRAY()", "JSON_ARRAY()"},
+		{"JSON_ARRAYAGG(a ABSENT ON NULL)", "JSON_ARRAYAGG(`a` ABSENT ON NULL)"},
+		{"JSON_OBJECTAGG(KEY k VALUE v)", "JSON_OBJECTAGG(KEY `k` VALUE `v`)"},
 		{"DATE_FORMAT(ts, 'yyyy-MM-dd')", "DATE_FORMAT(`ts`, 'yyyy-MM-dd')"},
 		{"IF(a > 1, 'x', 'y')", "IF((`a` > 1), 'x', 'y')"},
 		// intervals
@@ -309,7 +315,10 @@ func TestExprErrors(t *testing.T) {
 		{"JSON_VALUE(j, '$.a' NULL ON)", "expected ERROR, found ')'", 28, ErrSyntax},
 		{"JSON_QUERY(j, '$.a' WITH ARRAY WRAPPER)", "WITH ... ARRAY WRAPPER in JSON_QUERY is not supported yet (WITHOUT ARRAY WRAPPER, Flink's default, is)", 21, ErrUnsupported},
 		{"JSON_EXISTS(j, '$.a' TRUE ON ERROR)", "TRUE ON ERROR in JSON_EXISTS is not supported yet (FALSE ON ERROR, Flink's default, is)", 22, ErrUnsupported},
-		{"JSON_OBJECT(KEY 'a' VALUE b)", "KEY clauses in JSON_OBJECT(...) is not supported yet", 13, ErrUnsupported},
+		{"JSON_OBJECT(KEY 'a' b)", "expected VALUE after the key in JSON_OBJECT, found 'b'", 21, ErrSyntax},
+		{"JSON_OBJECT('a' VALUE b NULL ON NULL, 'c' VALUE d)", "expected ')' after NULL ON NULL in JSON_OBJECT, found ','", 37, ErrSyntax},
+		{"JSON_ARRAY(a FORMAT JSON)", "FORMAT JSON in JSON_ARRAY is not supported yet", 14, ErrUnsupported},
+		{"JSON_ARRAYAGG(a NULL ON NULL)", "NULL ON NULL in JSON_ARRAYAGG is not supported yet (ABSENT ON NULL, Flink's default, is)", 17, ErrUnsupported},
 		{"f(a b)", "expected ',' or ')' in the arguments of F, found 'b'", 5, ErrSyntax},
 	}
 	for _, c := range cases {

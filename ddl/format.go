@@ -278,6 +278,26 @@ func formatCallBase(b *strings.Builder, e *Call) {
 			b.WriteByte(')')
 			return
 		}
+	case "JSON_OBJECT", "JSON_OBJECTAGG":
+		b.WriteByte('(')
+		for i := 0; i+1 < len(args); i += 2 {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString("KEY ")
+			formatExpr(b, args[i])
+			b.WriteString(" VALUE ")
+			formatExpr(b, args[i+1])
+		}
+		formatOnNull(b, e, len(args) > 0)
+		b.WriteByte(')')
+		return
+	case "JSON_ARRAY", "JSON_ARRAYAGG":
+		b.WriteByte('(')
+		formatArgs(b, args)
+		formatOnNull(b, e, len(args) > 0)
+		b.WriteByte(')')
+		return
 	case "OVERLAY":
 		if len(args) == 3 || len(args) == 4 {
 			b.WriteByte('(')
@@ -306,4 +326,16 @@ func formatCallBase(b *strings.Builder, e *Call) {
 		b.WriteString(" RETURNING " + e.Returning.String())
 	}
 	b.WriteByte(')')
+}
+
+// formatOnNull writes the ON NULL clause of a JSON construction call, after
+// its arguments (space when there are some).
+func formatOnNull(b *strings.Builder, e *Call, space bool) {
+	if e.OnNull == "" {
+		return
+	}
+	if space {
+		b.WriteByte(' ')
+	}
+	b.WriteString(e.OnNull + " ON NULL")
 }

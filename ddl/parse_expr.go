@@ -519,6 +519,18 @@ func (p *parser) call(t token, name string) Expr {
 		p.trimArgs(c)
 	case "JSON_VALUE", "JSON_QUERY", "JSON_EXISTS":
 		p.jsonPathArgs(c)
+	case "JSON_OBJECT", "JSON_OBJECTAGG":
+		p.jsonObjectArgs(c)
+	case "JSON_ARRAY":
+		p.jsonArrayArgs(c)
+	case "JSON_ARRAYAGG":
+		if !p.isOp(")") {
+			c.Args = []Expr{p.expr()}
+		}
+		if t := p.peek(); p.jsonOnNull(c) && c.OnNull == "NULL" {
+			p.fail(p.pos(t), ErrUnsupported, "NULL ON NULL in JSON_ARRAYAGG is not supported yet (ABSENT ON NULL, Flink's default, is)")
+		}
+		p.expectOp(")")
 	default:
 		switch {
 		case p.isOp(")"):
@@ -604,6 +616,64 @@ func (p *parser) callArgs(name string) []Expr {
 		p.next()
 		return args
 	}
+}
+
+// jsonObjectArgs parses the members of JSON_OBJECT or JSON_OBJECTAGG
+// after the '(': [KEY] key VALUE value (or key : value), separated by
+// commas, then an optional NULL ON NULL or ABSENT ON NULL, up to the ')'.
+func (p *parser) jsonObjectArgs(c *Call) {
+	for !p.isOp(")") && !p.jsonOnNull(c) {
+		if len(c.Args) > 0 {
+			p.expectOp(",")
+		}
+		if t := p.peek(); isKw(t, "KEY") && !(p.peekAt(1).kind == tOp && p.peekAt(1).val != "(") && !p.isKwAt(1, "VALUE") {
+			p.next()
+		}
+		c.Args = append(c.Args, p.expr())
+		if !p.acceptOp(":") {
+			if !p.isKw("VALUE") {
+				p.failExpected("VALUE after the key in " + c.Name)
+			}
+			p.next()
+		}
+		c.Args = append(c.Args, p.expr())
+		if p.isKw("FORMAT") {
+			p.unsupported(p.peek(), "FORMAT JSON in "+c.Name)
+		}
+	}
+	p.expectOp(")")
+}
+
+// jsonArrayArgs parses the elements of JSON_ARRAY after the '(', then an
+// optional NULL ON NULL or ABSENT ON NULL, up to the ')'.
+func (p *parser) jsonArrayArgs(c *Call) {
+	for !p.isOp(")") && !p.jsonOnNull(c) {
+		if len(c.Args) > 0 {
+			p.expectOp(",")
+		}
+		c.Args = append(c.Args, p.expr())
+		if p.isKw("FORMAT") {
+			p.unsupported(p.peek(), "FORMAT JSON in "+c.Name)
+		}
+	}
+	p.expectOp(")")
+}
+
+// jsonOnNull consumes NULL ON NULL or ABSENT ON NULL, recording it on c,
+// and reports whether it did; the clause must end the arguments.
+func (p *parser) jsonOnNull(c *Call) bool {
+	t := p.peek()
+	if !(isKw(t, "NULL") || isKw(t, "ABSENT")) || !p.isKwAt(1, "ON") {
+		return false
+	}
+	p.next()
+	p.next()
+	p.expectKw("NULL")
+	c.OnNull = strings.ToUpper(t.val)
+	if !p.isOp(")") {
+		p.failExpected("')' after " + c.OnNull + " ON NULL in " + c.Name)
+	}
+	return true
 }
 
 // jsonPathArgs parses the arguments of JSON_VALUE, JSON_QUERY and

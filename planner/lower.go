@@ -572,6 +572,12 @@ func (l *lowerer) call(n *ddl.Call) (expr.Expr, error) {
 	if f := l.f.funcs[name]; f != nil {
 		return l.resolved(n.Pos, expr.UserFn(f, lowered...))
 	}
+	switch {
+	case name == "JSON_OBJECT" && n.OnNull == "ABSENT":
+		name = expr.JSONObjectAbsent
+	case name == "JSON_ARRAY" && n.OnNull == "NULL":
+		name = expr.JSONArrayNull
+	}
 	c := expr.Fn(name, lowered...)
 	c.Unit = unit
 	if r := n.Returning; r.Kind != types.KindInvalid {

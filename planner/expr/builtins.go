@@ -163,6 +163,11 @@ var builtins = []*funcDef{
 	// JSON functions (fn_json.go; paths in internal/jsonpath).
 	{name: "JSON_VALUE", minArgs: 2, maxArgs: 2, expected: "JSON_VALUE(STRING json, STRING path [RETURNING type])", check: checkJSONValue, build: buildJSONValue},
 	{name: "JSON_QUERY", minArgs: 2, maxArgs: 2, expected: "JSON_QUERY(STRING json, STRING path)", check: checkStringsNullable(types.String()), build: buildJSON(jsonQuery)},
+	{name: "JSON_OBJECT", minArgs: 0, maxArgs: -1, expected: "JSON_OBJECT([KEY] STRING literal VALUE value, ... [NULL | ABSENT ON NULL])", check: checkJSONObject, build: buildJSONObject(false)},
+	{name: JSONObjectAbsent, minArgs: 0, maxArgs: -1, expected: "JSON_OBJECT([KEY] STRING literal VALUE value, ... ABSENT ON NULL)", check: checkJSONObject, build: buildJSONObject(true)},
+	{name: "JSON_ARRAY", minArgs: 0, maxArgs: -1, expected: "JSON_ARRAY(value, ... [NULL | ABSENT ON NULL])", check: checkJSONArray, build: buildJSONArray(false)},
+	{name: JSONArrayNull, minArgs: 0, maxArgs: -1, expected: "JSON_ARRAY(value, ... NULL ON NULL)", check: checkJSONArray, build: buildJSONArray(true)},
+	{name: "JSON_STRING", minArgs: 1, maxArgs: 1, expected: "JSON_STRING(value)", check: checkJSONString, build: buildJSONString},
 	{name: "JSON_EXISTS", minArgs: 2, maxArgs: 2, expected: "JSON_EXISTS(STRING json, STRING path)", check: checkStringsNullable(types.Boolean()), build: buildJSON(jsonExists)},
 
 	// Value constructors and collection functions (fn_ctor.go).

@@ -26,6 +26,9 @@ func TestFunctionsDocListsEveryBuiltin(t *testing.T) {
 		return false
 	}
 	for _, f := range builtins {
+		if f.name == JSONObjectAbsent || f.name == JSONArrayNull {
+			continue // ON NULL clauses of JSON_OBJECT and JSON_ARRAY
+		}
 		if !listed(f.name) {
 			t.Errorf("docs/functions.md does not list %s", f.name)
 		}

@@ -204,6 +204,7 @@ func goldenCases() []gcase {
 	cs = append(cs, ctorCases()...)
 	cs = append(cs, funcCases()...)
 	cs = append(cs, funcCases3()...)
+	cs = append(cs, jsonBuildCases()...)
 	cs = append(cs, symsimCases()...)
 	return cs
 }

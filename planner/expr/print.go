@@ -186,6 +186,26 @@ func (c *Call) String() string {
 		return c.Name + "(" + c.Unit.String() + ", " + strings.Join(a, ", ") + ")"
 	case "CURRENT_TIMESTAMP", "LOCALTIMESTAMP", "CURRENT_DATE":
 		return c.Name
+	case "JSON_OBJECT", JSONObjectAbsent:
+		var kv []string
+		for i := 0; i+1 < len(a); i += 2 {
+			kv = append(kv, "KEY "+a[i]+" VALUE "+a[i+1])
+		}
+		onNull := " NULL ON NULL"
+		if len(a) == 0 {
+			onNull = ""
+		} else if c.Name == JSONObjectAbsent {
+			onNull = " ABSENT ON NULL"
+		}
+		return "JSON_OBJECT(" + strings.TrimSpace(strings.Join(kv, ", ")+onNull) + ")"
+	case "JSON_ARRAY", JSONArrayNull:
+		onNull := " ABSENT ON NULL"
+		if len(a) == 0 {
+			onNull = ""
+		} else if c.Name == JSONArrayNull {
+			onNull = " NULL ON NULL"
+		}
+		return "JSON_ARRAY(" + strings.TrimSpace(strings.Join(a, ", ")+onNull) + ")"
 	case "JSON_VALUE":
 		if c.Returning.Kind != types.KindInvalid {
 			return "JSON_VALUE(" + strings.Join(a, ", ") + " RETURNING " + c.Returning.Nullable().String() + ")"
