@@ -147,7 +147,9 @@ type snapReader struct {
 	sections int
 	entries  int64
 	done     bool
-	scratch  []byte
+	// scratch, ents and subs are reused from section to section: a
+	// section, one table's entries in it, one map key's sub-entries.
+	scratch, ents, subs []byte
 }
 
 func (r *snapReader) Read(p []byte) (int, error) {
@@ -216,29 +218,28 @@ func (r *snapReader) section(i int) []byte {
 	for ti := range r.s.tables {
 		t := &r.s.tables[ti]
 		var n int
-		var ents []byte
 		if t.isMap {
-			n, ents = r.mapEntries(t, t.maps[i])
+			n, r.ents = r.mapEntries(r.ents[:0], t, t.maps[i])
 		} else {
-			n, ents = r.valueEntries(t, t.vals[i])
+			n, r.ents = r.valueEntries(r.ents[:0], t, t.vals[i])
 		}
 		if n == 0 {
 			continue
 		}
 		body = binary.AppendUvarint(body, uint64(ti))
 		body = binary.AppendUvarint(body, uint64(n))
-		body = append(body, ents...)
+		body = append(body, r.ents...)
 		r.entries += int64(n)
 	}
 	r.scratch = body
 	return body
 }
 
-func (r *snapReader) valueEntries(t *frozenTable, g *hmap) (int, []byte) {
+// valueEntries appends the entries of g to b.
+func (r *snapReader) valueEntries(b []byte, t *frozenTable, g *hmap) (int, []byte) {
 	if g == nil {
-		return 0, nil
+		return 0, b
 	}
-	var b []byte
 	n := 0
 	g.scan(func(e entry) bool {
 		if t.timed && t.expired(e.time, r.s.cut) {
@@ -257,11 +258,12 @@ func (r *snapReader) valueEntries(t *frozenTable, g *hmap) (int, []byte) {
 	return n, b
 }
 
-func (r *snapReader) mapEntries(t *frozenTable, g *mgroup) (int, []byte) {
+// mapEntries appends the entries of g to b.
+func (r *snapReader) mapEntries(b []byte, t *frozenTable, g *mgroup) (int, []byte) {
 	if g == nil {
-		return 0, nil
+		return 0, b
 	}
-	var b, subs []byte
+	subs := r.subs
 	keys, total := 0, 0
 	g.index.scan(func(e entry) bool {
 		sm := g.subs[binary.LittleEndian.Uint32(e.value)]
@@ -292,6 +294,7 @@ func (r *snapReader) mapEntries(t *frozenTable, g *mgroup) (int, []byte) {
 		total += n
 		return true
 	})
+	r.subs = subs
 	r.entries += int64(total - keys) // section counts keys; entries count sub-entries
 	return keys, b
 }

@@ -297,6 +297,26 @@ func (m *hmap) scan(fn func(e entry) bool) {
 	}
 }
 
+// reserve returns arena with room for n more bytes. A sorted map's arena
+// is small (a few kilobytes: the rows of one join key, one partition's
+// Top-N) and there is one per key, so append's growth (doubling below 256
+// bytes, then by a quarter and more, then up to the size class) left a
+// fifth of a join's state unused: Nexmark q20's join at 10⁶ events kept
+// 158 MB of entries in 191 MB of arenas. reserve grows by an eighth, up to
+// the top of the allocation's size class (177 MB there), at the cost of
+// more and smaller copies as a key's entries arrive.
+func reserve(arena []byte, n int) []byte {
+	if cap(arena)-len(arena) >= n {
+		return arena
+	}
+	want := len(arena) + n
+	want += want / 8
+	// Appending to nil allocates the size class that holds want and
+	// makes all of it the capacity.
+	b := append([]byte(nil), make([]byte, want)...)
+	return b[:copy(b, arena)]
+}
+
 // submap is the sorted map of one key of a MapTable: entries in an arena
 // (as hmap's) and their offsets sorted by sub-key.
 type submap struct {
@@ -341,21 +361,23 @@ func (s *submap) put(sub, value []byte, time int64) (added bool, err error) {
 			return false, nil
 		}
 		off := len(s.arena)
-		if off+entrySize(sub, value, s.timed) > maxArena {
+		size := entrySize(sub, value, s.timed)
+		if off+size > maxArena {
 			return false, errTooLarge
 		}
 		s.arena[s.offs[i]] = flagDead
 		s.dead += e.end - int(s.offs[i])
-		s.arena = appendEntry(s.arena, sub, value, time, s.timed)
+		s.arena = appendEntry(reserve(s.arena, size), sub, value, time, s.timed)
 		s.offs[i] = uint32(off)
 		s.maybeCompact()
 		return false, nil
 	}
 	off := len(s.arena)
-	if off+entrySize(sub, value, s.timed) > maxArena {
+	size := entrySize(sub, value, s.timed)
+	if off+size > maxArena {
 		return false, errTooLarge
 	}
-	s.arena = appendEntry(s.arena, sub, value, time, s.timed)
+	s.arena = appendEntry(reserve(s.arena, size), sub, value, time, s.timed)
 	s.offs = slices.Insert(s.offs, i, uint32(off))
 	return true, nil
 }
