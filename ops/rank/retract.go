@@ -25,7 +25,7 @@ func (t *topN) retractable(kg int, accumulate bool, out *stream.Output) error {
 		}
 		if has {
 			e := t.newEntry(t.sk)
-			if err := readList(v, &e.list, false); err != nil {
+			if err := readList(v, &e.list, false, &t.scratch); err != nil {
 				return err
 			}
 			t.entries = append(t.entries, e)

@@ -72,13 +72,21 @@ func appendList(dst []byte, l *rowList, withKeys bool) []byte {
 
 // readList decodes an encoded list into l (reusing its slices); the rows
 // alias one copy of v, so that the list outlives the table call that
-// returned v.
-func readList(v []byte, l *rowList, withKeys bool) error {
+// returned v. The copy is appended to *scratch when scratch is not nil (a
+// buffer the caller reuses once it no longer needs the lists it read into
+// it: no allocation per list read), else it is a new allocation.
+func readList(v []byte, l *rowList, withKeys bool, scratch *[]byte) error {
 	n, used := binary.Uvarint(v)
 	if used <= 0 {
 		return fmt.Errorf("%w: a rank list's length", state.ErrCorrupt)
 	}
-	v = append([]byte(nil), v[used:]...)
+	if scratch != nil {
+		at := len(*scratch)
+		*scratch = append(*scratch, v[used:]...)
+		v = (*scratch)[at:len(*scratch):len(*scratch)]
+	} else {
+		v = append([]byte(nil), v[used:]...)
+	}
 	l.rows, l.keys = l.rows[:0], l.keys[:0]
 	next := func() ([]byte, error) {
 		m, used := binary.Uvarint(v)

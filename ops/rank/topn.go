@@ -56,6 +56,8 @@ type topN struct {
 	pkey, sk    []byte // the current row's partition and sort keys
 	in, rk      []byte // the current row's encoding and unique key (Updatable)
 	buf         []byte
+	scratch     []byte // the loaded lists' rows (readList)
+	inBuf       []byte // the current row's encoding (AppendOnly)
 	entries     []entry
 	free        []entry
 	slab        []types.Value
@@ -246,11 +248,14 @@ func (t *topN) withRowNumber() bool { return t.spec.OutputRank || t.spec.Start >
 func (t *topN) load(kg int, limit int64, withKeys bool) error {
 	t.free = append(t.free, t.entries...)
 	t.entries = t.entries[:0]
+	// The lists of the previous row are no longer needed (what was
+	// emitted from them was decoded into copies).
+	t.scratch = t.scratch[:0]
 	var total int64
 	var ferr error
 	err := t.rows.RangeKey(kg, t.pkey, func(sub, val []byte) bool {
 		e := t.newEntry(sub)
-		if ferr = readList(val, &e.list, withKeys); ferr != nil {
+		if ferr = readList(val, &e.list, withKeys, &t.scratch); ferr != nil {
 			return false
 		}
 		t.entries = append(t.entries, e)
@@ -372,8 +377,10 @@ func (t *topN) appendOnly(kg int, r *types.Row, out *stream.Output) error {
 	if !t.inBufferRange(t.sk) {
 		return nil
 	}
-	in := state.AppendRow(nil, r.Fields, t.spec.Types)
-	t.inEnc = in
+	// The row's encoding is needed until the loaded entries are
+	// written back (the state copies it); the next row may reuse it.
+	in := state.AppendRow(t.inBuf[:0], r.Fields, t.spec.Types)
+	t.inBuf, t.inEnc = in, in
 	t.add(t.sk, in, nil)
 	var err error
 	if t.withRowNumber() {

@@ -290,7 +290,7 @@ func (w *windowRank) appendRow(kg int, sk []byte, replace bool) error {
 	}
 	w.list.rows = w.list.rows[:0]
 	if ok && !replace {
-		if err := readList(v, &w.list, false); err != nil {
+		if err := readList(v, &w.list, false, nil); err != nil {
 			return fmt.Errorf("window top-n: key group %d: %w", kg, err)
 		}
 	}
@@ -305,7 +305,7 @@ func (w *windowRank) truncate(kg int, sk []byte, n int) error {
 	if err != nil || !ok {
 		return err
 	}
-	if err := readList(v, &w.list, false); err != nil {
+	if err := readList(v, &w.list, false, nil); err != nil {
 		return fmt.Errorf("window top-n: key group %d: %w", kg, err)
 	}
 	w.list.rows = w.list.rows[:n]
@@ -352,7 +352,7 @@ func (w *windowRank) fire(end int64, out *stream.Output) error {
 			}
 			rank := int64(0)
 			for _, v := range lists {
-				if err := readList(v, &w.list, false); err != nil {
+				if err := readList(v, &w.list, false, nil); err != nil {
 					return fmt.Errorf("window top-n: key group %d: %w", kg, err)
 				}
 				for _, enc := range w.list.rows {
