@@ -3,6 +3,7 @@ package planner_test
 import (
 	"context"
 	"io"
+	"slices"
 	"testing"
 
 	"github.com/streamsql/streamsql/factory"
@@ -46,5 +47,49 @@ INSERT INTO flat SELECT id, r.a, r.b FROM src UNION ALL SELECT id, a, b FROM fla
 		if !s.TransformCopies || !s.TransformCopiesNested {
 			t.Errorf("pipeline %s, source %s: TransformCopies %v, TransformCopiesNested %v, want both", union.Name, s.Name, s.TransformCopies, s.TransformCopiesNested)
 		}
+	}
+}
+
+// TestGraphCalcCopiesNestedOnlyScalars: in a stateful job's graph, the Calc
+// that follows a source makes the same promise as a pipeline's transform
+// (OperatorVertex.CopiesNested, so that the reader before it reuses its
+// rows' ROW values): exactly when every column it outputs is a scalar.
+func TestGraphCalcCopiesNestedOnlyScalars(t *testing.T) {
+	reg := testRegistry()
+	reg.MustRegisterConnector(factory.ConnectorFactory{Identifier: "embedded", NewSource: noSource, NewSink: noSink})
+	p, err := planner.Compile(context.Background(), "job.sql", `
+CREATE TABLE src (id INT, r ROW<a INT, b STRING>) WITH ('connector' = 'embedded');
+CREATE TABLE ids (id INT, id2 INT) WITH ('connector' = 'embedded');
+CREATE TABLE pairs (id INT, r ROW<a INT, b STRING>, id2 INT) WITH ('connector' = 'embedded');
+INSERT INTO ids SELECT s.id, u.id FROM src s JOIN src u ON s.id = u.r.a;
+INSERT INTO pairs SELECT s.id, s.r, u.id FROM src s JOIN src u ON s.id = u.id;`, planner.Options{Registry: reg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err := job.RuntimeSpec(context.Background(), p, printTo(io.Discard))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := spec.Graph
+	var got []int // CopiesNested as 0 and 1
+	for _, e := range g.Edges {
+		from, to := g.Vertices[e.From], g.Vertices[e.To]
+		if from.Source == nil || to.Operator == nil || to.Name != "Calc" {
+			continue
+		}
+		if !to.Operator.Copies {
+			t.Errorf("%s: Copies is false", to.ID)
+		}
+		n := 0
+		if to.Operator.CopiesNested {
+			n = 1
+		}
+		got = append(got, n)
+	}
+	// The first join's inputs are scalars (u.r.a is computed by the
+	// Calc); the second's left input keeps r.
+	slices.Sort(got)
+	if want := []int{0, 1, 1, 1}; !slices.Equal(got, want) {
+		t.Errorf("CopiesNested of the Calcs after a source: %v, want %v", got, want)
 	}
 }
