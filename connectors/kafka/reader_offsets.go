@@ -454,9 +454,11 @@ func (r *reader) resolveEnds(ctx context.Context, topics []string) error {
 
 // groupFetchPatience bounds how long fetchGroupOffsets retries retriable
 // errors: Kafka's default.api.timeout.ms, which bounds the Java
-// consumer's fetch of committed offsets the same way. (30 s was too short
-// for a broker on a busy machine still writing the commit markers of the
-// previous run's last transaction.)
+// consumer's fetch of committed offsets the same way. (It was 30 s. A CI
+// run of TestCopyGracefulStopRestart whose restarted source waited all of
+// it on UNSTABLE_OFFSET_COMMIT was put down to slow commit markers; it
+// was most likely the wait on another source task's open transaction
+// that fetchGroupOffsets no longer makes, TestCopyRestartSourceTaskOpensLate.)
 const groupFetchPatience = 60 * time.Second
 
 // fetchGroupOffsets fetches the committed offsets of the reader's group,
