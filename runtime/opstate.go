@@ -308,9 +308,13 @@ func (j *Job) checkRestoredOperators(restored *checkpoint.Metadata) error {
 			"checkpoint", restored.ID, "operators", strings.Join(gone, ", "))
 		return nil
 	}
+	hint := ""
+	if h := j.spec.RestoreHint; h != "" {
+		hint = "; " + h
+	}
 	return fmt.Errorf("%w: checkpoint %d holds the state of operator(s) %s, which this job does not have (a query changed?); "+
-		"restore the job it belongs to, or run with --allow-non-restored-state (JobSpec.AllowNonRestoredState) to drop that state",
-		ErrInvalidSpec, restored.ID, quoteAll(gone))
+		"restore the job it belongs to, or run with --allow-non-restored-state (JobSpec.AllowNonRestoredState) to drop that state%s",
+		ErrInvalidSpec, restored.ID, quoteAll(gone), hint)
 }
 
 // collectState deletes the state files that no retained checkpoint

@@ -98,6 +98,9 @@ func (j *Job) runOnce(ctx context.Context, first bool) (err error) {
 	if err := j.checkRestoredOperators(restored); err != nil {
 		return err
 	}
+	if err := j.checkFreshSourcesIntoState(restored); err != nil {
+		return err
+	}
 	// Sources whose splits are assigned from outside learn when the run
 	// over them has ended, whatever ended it.
 	defer j.releaseSources(false)
@@ -331,7 +334,64 @@ func (j *Job) checkRestoredSources(restored *checkpoint.Metadata) error {
 		msg += fmt.Sprintf("; source(s) %s would start from their startup options and may write again what the old ones wrote", quoteAll(fresh))
 	}
 	msg += "; undo the rename, or run with --allow-non-restored-state (JobSpec.AllowNonRestoredState) to drop those positions"
+	if h := j.spec.RestoreHint; h != "" {
+		msg += "; " + h
+	}
 	return fmt.Errorf("%w: %s", ErrInvalidSpec, msg)
+}
+
+// checkFreshSourcesIntoState refuses a checkpoint whose operator state a
+// source without positions in it would feed (unless
+// JobSpec.AllowNonRestoredState, or the source is reset on purpose:
+// JobSpec.ResetSources): that source starts from its startup options, so
+// the operator would count again what its restored state already holds
+// (or miss what it did not). A job planned otherwise than the one that
+// took the checkpoint (its scans shared, or no longer) is the usual cause.
+func (j *Job) checkFreshSourcesIntoState(restored *checkpoint.Metadata) error {
+	if restored == nil || len(restored.Operators) == 0 || j.spec.AllowNonRestoredState {
+		return nil
+	}
+	g := &j.graph
+	next := make([][]int, len(g.Vertices))
+	for _, e := range g.Edges {
+		next[e.From] = append(next[e.From], e.To)
+	}
+	for i := range g.Vertices {
+		v := &g.Vertices[i]
+		if v.Source == nil {
+			continue
+		}
+		if _, ok := restored.Sources[v.ID]; ok {
+			continue
+		}
+		if rs := j.spec.ResetSources; slices.Contains(rs, "*") || slices.Contains(rs, v.ID) || slices.Contains(rs, v.name()) {
+			continue
+		}
+		seen := map[int]bool{i: true}
+		queue := []int{i}
+		for len(queue) > 0 {
+			k := queue[0]
+			queue = queue[1:]
+			w := &g.Vertices[k]
+			if _, ok := restored.Operators[w.ID]; ok && w.Operator != nil && w.Operator.Stateful {
+				msg := fmt.Sprintf("checkpoint %d restores the state of operator %q, and source %q, which feeds it, has no position in the checkpoint: "+
+					"the source would start from its startup options and the operator count again what its state already holds; "+
+					"restore the job that took the checkpoint, or run with --allow-non-restored-state (JobSpec.AllowNonRestoredState) to accept it",
+					restored.ID, w.ID, v.ID)
+				if h := j.spec.RestoreHint; h != "" {
+					msg += "; " + h
+				}
+				return fmt.Errorf("%w: %s", ErrInvalidSpec, msg)
+			}
+			for _, n := range next[k] {
+				if !seen[n] {
+					seen[n] = true
+					queue = append(queue, n)
+				}
+			}
+		}
+	}
+	return nil
 }
 
 func quoteAll(ids []string) string {

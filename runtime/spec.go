@@ -41,6 +41,11 @@ type JobSpec struct {
 	// table or pipeline, whose source would otherwise start afresh and
 	// write again what its old id already wrote.
 	AllowNonRestoredState bool
+	// RestoreHint, when set, is appended to the error of a restore that
+	// fails because the checkpoint holds the positions or state of sources
+	// or operators the job does not have: what else, besides a renamed
+	// table or a changed query, changes them (a planner's setting, say).
+	RestoreHint string
 	// ResetSources names sources that start afresh, from their start
 	// options, instead of from their positions in the checkpoint restored
 	// at the process's start (by table name, by id "<pipeline>/<table>",

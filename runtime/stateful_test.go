@@ -387,6 +387,23 @@ func TestStatefulRestoreRefusals(t *testing.T) {
 		!strings.Contains(err.Error(), "set pipeline.max-parallelism to 128") {
 		t.Fatalf("max parallelism changed: %v", err)
 	}
+	// A source the checkpoint holds no positions of, feeding the operator
+	// whose state it restores (a job planned otherwise: scans shared, or no
+	// longer): it would count again what the state holds. Refused, naming
+	// both, with the spec's hint.
+	added := func(s *runtime.JobSpec) {
+		src := s.Graph.Vertices[0]
+		src.ID = "main/seq#2"
+		s.Graph.Vertices = append(s.Graph.Vertices, src)
+		e := s.Graph.Edges[0]
+		e.From = len(s.Graph.Vertices) - 1
+		s.Graph.Edges = append(s.Graph.Edges, e)
+		s.RestoreHint = "the hint"
+	}
+	if err := run(added); !errors.Is(err, runtime.ErrInvalidSpec) || !strings.Contains(err.Error(), `operator "main/count", and source "main/seq#2"`) ||
+		!strings.HasSuffix(err.Error(), "; the hint") {
+		t.Fatalf("a new source into restored state: %v", err)
+	}
 	// Allowed: the renamed operator starts empty; its counts start again
 	// (what the user asked for), so the output is not checked here.
 	if err := run(func(s *runtime.JobSpec) { renamed(s); s.AllowNonRestoredState = true }); err != nil {
