@@ -288,6 +288,13 @@ type TableInfo struct {
 	// cannot keep the guarantee of the pipeline's sink, and EXPLAIN says
 	// which they have.
 	DeadLetters, DeadLettersOption string
+	// RejectsRows, for a source, says that a row its reader's first
+	// operator rejects (a filter or projection that fails on it) goes by a
+	// policy of the table — skipped, or set aside as a dead letter —
+	// rather than failing the job (connector.BadRowHandler). That needs
+	// the operator in the reader's task: the planner does not share such a
+	// scan between readers (whose operators then run after an exchange).
+	RejectsRows bool
 	// DeadLettersSystem names the system the dead letters are written to
 	// (as PositionStore.System). When an exactly-once sink's
 	// CommitsPositionsOf is the same system, the sink writes the dead

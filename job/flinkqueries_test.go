@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,6 +17,7 @@ import (
 	"github.com/streamsql/streamsql/connectors/nexmark"
 	"github.com/streamsql/streamsql/internal/testrig/flinkcases"
 	"github.com/streamsql/streamsql/job"
+	"github.com/streamsql/streamsql/planner"
 	"github.com/streamsql/streamsql/planner/expr"
 )
 
@@ -62,7 +64,7 @@ func TestFlinkQueries(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				got, err := final(runCase(t, name, text, dir))
+				got, err := final(runCase(t, name, text, dir, nil))
 				if err != nil {
 					t.Fatalf("streamsql's changelog: %v", err)
 				}
@@ -80,45 +82,73 @@ func TestFlinkQueries(t *testing.T) {
 				}
 				return
 			}
-			got := runCase(t, name, text, dir)
-			wantLines := lines(string(want))
-			switch head := firstLine(text); {
-			case strings.Contains(head, "result: final") && strings.Contains(head, "upsert key: first column"):
-				// As "result: final", but Flink prints the changelog as
-				// upserts on the first column (a +U replaces the key's row
-				// without a -U): both are read so, and streamsql's must also
-				// be a consistent retract changelog of the same table.
-				retracted, err := final(got)
-				if err != nil {
-					t.Fatalf("streamsql's changelog: %v", err)
-				}
-				if got, err = finalByFirstColumn(got); err != nil {
-					t.Fatalf("streamsql's changelog read as upserts: %v", err)
-				}
-				if !slices.Equal(got, retracted) {
-					t.Fatalf("streamsql's changelog leaves another table read as upserts than as retractions")
-				}
-				if wantLines, err = finalByFirstColumn(wantLines); err != nil {
-					t.Fatalf("Flink's changelog: %v", err)
-				}
-			case strings.Contains(head, "result: final"):
-				// The inputs of a join reach it in an order neither engine
-				// fixes: the changelogs differ on the way, the tables they
-				// leave must not.
-				if got, err = final(got); err != nil {
-					t.Fatalf("streamsql's changelog: %v", err)
-				}
-				if wantLines, err = final(wantLines); err != nil {
-					t.Fatalf("Flink's changelog: %v", err)
-				}
-			case strings.Contains(head, "order: any"):
-				slices.Sort(got)
-				slices.Sort(wantLines)
-			}
-			if !slices.Equal(got, wantLines) {
-				t.Errorf("streamsql's changelog differs from Flink's\n--- streamsql\n%s\n--- Flink\n%s", strings.Join(got, "\n"), strings.Join(wantLines, "\n"))
+			compare(t, text, runCase(t, name, text, dir, nil), lines(string(want)))
+			if reused(t, name, text, dir) {
+				// The plan shares a scan or an operator
+				// (table.optimizer.reuse-*): without sharing, the job must
+				// give Flink's result too.
+				off := map[string]string{planner.SettingReuseSubPlan: "false"}
+				compare(t, text, runCase(t, name, text, dir, off), lines(string(want)))
 			}
 		})
+	}
+}
+
+// reused reports whether the case's plan shares a scan or an operator
+// between readers (EXPLAIN says "reused").
+func reused(t *testing.T, name, text, dir string) bool {
+	t.Helper()
+	j, err := job.Compile(context.Background(), name+".sql", text, job.Options{Vars: map[string]string{"DATA": dir}, Functions: caseFunctions})
+	if err != nil {
+		t.Fatalf("plan: %v", err)
+	}
+	var b strings.Builder
+	if err := j.Explain(&b); err != nil {
+		t.Fatal(err)
+	}
+	return strings.Contains(b.String(), ": reused, the ")
+}
+
+// compare compares streamsql's changelog got with Flink's, wantLines, as
+// the case's first line says (see TestFlinkQueries).
+func compare(t *testing.T, text string, got, wantLines []string) {
+	t.Helper()
+	var err error
+	switch head := firstLine(text); {
+	case strings.Contains(head, "result: final") && strings.Contains(head, "upsert key: first column"):
+		// As "result: final", but Flink prints the changelog as
+		// upserts on the first column (a +U replaces the key's row
+		// without a -U): both are read so, and streamsql's must also
+		// be a consistent retract changelog of the same table.
+		retracted, err := final(got)
+		if err != nil {
+			t.Fatalf("streamsql's changelog: %v", err)
+		}
+		if got, err = finalByFirstColumn(got); err != nil {
+			t.Fatalf("streamsql's changelog read as upserts: %v", err)
+		}
+		if !slices.Equal(got, retracted) {
+			t.Fatalf("streamsql's changelog leaves another table read as upserts than as retractions")
+		}
+		if wantLines, err = finalByFirstColumn(wantLines); err != nil {
+			t.Fatalf("Flink's changelog: %v", err)
+		}
+	case strings.Contains(head, "result: final"):
+		// The inputs of a join reach it in an order neither engine
+		// fixes: the changelogs differ on the way, the tables they
+		// leave must not.
+		if got, err = final(got); err != nil {
+			t.Fatalf("streamsql's changelog: %v", err)
+		}
+		if wantLines, err = final(wantLines); err != nil {
+			t.Fatalf("Flink's changelog: %v", err)
+		}
+	case strings.Contains(head, "order: any"):
+		slices.Sort(got)
+		slices.Sort(wantLines)
+	}
+	if !slices.Equal(got, wantLines) {
+		t.Errorf("streamsql's changelog differs from Flink's\n--- streamsql\n%s\n--- Flink\n%s", strings.Join(got, "\n"), strings.Join(wantLines, "\n"))
 	}
 }
 
@@ -128,7 +158,7 @@ var caseFunctions = []*expr.Function{nexmark.CountChar}
 
 // runCase runs the case's query with every column cast to STRING, as the
 // generator does, and returns its printed rows.
-func runCase(t *testing.T, name, text, dir string) []string {
+func runCase(t *testing.T, name, text, dir string, set map[string]string) []string {
 	t.Helper()
 	stmts := strings.Split(strings.TrimSpace(text), ";")
 	for len(stmts) > 0 && strings.TrimSpace(stmts[len(stmts)-1]) == "" {
@@ -152,10 +182,12 @@ func runCase(t *testing.T, name, text, dir string) []string {
 	}
 	b.WriteString(" FROM (" + query + ")")
 	wrapped := strings.Join(stmts[:len(stmts)-1], ";") + ";\n" + b.String() + ";"
+	settings := map[string]string{"table.local-time-zone": "UTC", "execution.checkpointing.dir": t.TempDir()}
+	maps.Copy(settings, set)
 	var out bytes.Buffer
 	j, err := job.Compile(context.Background(), name+".sql", wrapped, job.Options{Vars: map[string]string{"DATA": dir}, Functions: caseFunctions, Output: &out,
 		Logger: slog.New(slog.DiscardHandler),
-		Set:    map[string]string{"table.local-time-zone": "UTC", "execution.checkpointing.dir": t.TempDir()}})
+		Set:    settings})
 	if err != nil {
 		t.Fatalf("plan the cast query: %v", err)
 	}

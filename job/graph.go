@@ -31,6 +31,10 @@ type graphBuilder struct {
 	pipe     string         // the INSERT's pipeline name
 	srcNames map[string]int // tables read so far by the INSERT (#2, #3, ...)
 	calcs    int            // Calc vertices of the INSERT so far
+	// built are the vertices (and parallelism) of the INSERT's scans and
+	// operators so far: a scan or an operator the planner shared
+	// (planner.Flow.Reused) is one vertex with an edge to each reader.
+	built map[any][2]int
 }
 
 func (b *graphBuilder) add(v runtime.Vertex) int {
@@ -44,7 +48,7 @@ func (b *graphBuilder) edge(from, to int, x runtime.Exchange) {
 
 // insert adds ins, planned as pipeline name.
 func (b *graphBuilder) insert(ins *planner.Insert, name string) error {
-	b.pipe, b.srcNames, b.calcs = name, map[string]int{}, 0
+	b.pipe, b.srcNames, b.calcs, b.built = name, map[string]int{}, 0, map[any][2]int{}
 	snk, valid, err := buildSink(b.ctx, b.pl, ins.Sink, b.bo)
 	if err != nil {
 		return err
@@ -77,6 +81,8 @@ func (b *graphBuilder) flow(fl *planner.Flow) (int, error) {
 		if from, par, err = b.node(n); err != nil {
 			return 0, err
 		}
+	} else if v, ok := b.built[fl.Source]; ok {
+		from, par = v[0], v[1]
 	} else {
 		src, valid, err := buildSource(b.ctx, b.pl, fl.Source, fl.ReadFields, fl.ReadRows, b.opts)
 		if err != nil {
@@ -103,6 +109,7 @@ func (b *graphBuilder) flow(fl *planner.Flow) (int, error) {
 			return 0, err
 		}
 		from = b.add(runtime.Vertex{ID: b.pipe + "/" + name, Name: fl.Source.Name(), Parallelism: par, Source: sv})
+		b.built[fl.Source] = [2]int{from, par}
 	}
 	b.calcs++
 	if n := fl.Source.Node; n != nil && passThrough(fl, n.Types) {
@@ -146,6 +153,18 @@ func passThrough(fl *planner.Flow, ts []types.Type) bool {
 // node adds stateful operator n after its inputs and returns its vertex
 // and parallelism.
 func (b *graphBuilder) node(n *planner.Node) (int, int, error) {
+	if v, ok := b.built[n]; ok {
+		return v[0], v[1], nil
+	}
+	v, par, err := b.newNode(n)
+	if err == nil {
+		b.built[n] = [2]int{v, par}
+	}
+	return v, par, err
+}
+
+// newNode adds n's vertex and its inputs.
+func (b *graphBuilder) newNode(n *planner.Node) (int, int, error) {
 	if n.Kind == planner.LookupJoin {
 		return b.lookupNode(n) // lookup.go
 	}

@@ -551,6 +551,7 @@ func (j *Job) Run(ctx context.Context) error {
 	}
 	spec.RestorePath = j.opts.RestoreFrom
 	spec.AllowNonRestoredState = j.opts.AllowNonRestoredState
+	spec.RestoreHint = planner.ReuseRestoreHint
 	spec.ResetSources = j.opts.ResetSources
 	spec.Faults = j.opts.Testing.Faults
 	if j.opts.Testing.DisableChaining {

@@ -142,9 +142,14 @@ func writeOptions(b *strings.Builder, o map[string]string, r *factory.Registry) 
 // with its own inputs first), filter and projection into the columns
 // names.
 func (pl *Plan) explainFlow(b *strings.Builder, fl *Flow, names []string) {
-	if n := fl.Source.Node; n != nil {
+	switch n := fl.Source.Node; {
+	case fl.Reused && n != nil:
+		fmt.Fprintf(b, "  %s (line %d): reused, the operator above (id %s) computes it once and feeds this input too\n", n, n.Pos.Line, n.ID)
+	case fl.Reused:
+		fmt.Fprintf(b, "  Source: %s: reused, the scan above reads the table once and feeds this flow too\n", fl.Source.Name())
+	case n != nil:
 		pl.explainNode(b, n)
-	} else {
+	default:
 		pl.explainSource(b, fl.Source)
 		if fl.ReadFields != nil || fl.ReadRows != nil {
 			fmt.Fprintf(b, "    project: %s\n", fl.Source.projectedNames(fl.ReadFields, fl.ReadRows))
@@ -183,6 +188,15 @@ func (pl *Plan) explainNode(b *strings.Builder, n *Node) {
 	}
 	for _, in := range n.Inputs {
 		pl.explainFlow(b, in, in.Names)
+	}
+	pl.nodeBody(b, n)
+}
+
+// nodeBody writes what explainNode says of n itself, after its inputs.
+func (pl *Plan) nodeBody(b *strings.Builder, n *Node) {
+	if n.Join != nil {
+		pl.joinBody(b, n)
+		return
 	}
 	fmt.Fprintf(b, "  %s (line %d)\n", n, n.Pos.Line)
 	if n.ID != "" {

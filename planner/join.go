@@ -1344,16 +1344,11 @@ func joinUpsertKey(jp *JoinPlan, uks [2][]int) []int {
 // how its rows reach the join's tasks, what the join emits and what state
 // it keeps.
 func (pl *Plan) explainJoin(b *strings.Builder, n *Node) {
-	jp := n.Join
-	if jp.Lookup != nil {
+	if n.Join.Lookup != nil {
 		for _, in := range n.Inputs {
 			pl.explainFlow(b, in, in.Names)
 		}
-		fmt.Fprintf(b, "  %s (line %d)\n", n, n.Pos.Line)
-		if n.ID != "" {
-			fmt.Fprintf(b, "    id: %s\n", n.ID)
-		}
-		pl.explainLookup(b, n)
+		pl.joinBody(b, n)
 		return
 	}
 	for s := range 2 {
@@ -1363,6 +1358,21 @@ func (pl *Plan) explainJoin(b *strings.Builder, n *Node) {
 				pl.explainFlow(b, in, in.Names)
 			}
 		}
+	}
+	pl.joinBody(b, n)
+}
+
+// joinBody writes what explainJoin says of join n itself, after its
+// inputs.
+func (pl *Plan) joinBody(b *strings.Builder, n *Node) {
+	jp := n.Join
+	if jp.Lookup != nil {
+		fmt.Fprintf(b, "  %s (line %d)\n", n, n.Pos.Line)
+		if n.ID != "" {
+			fmt.Fprintf(b, "    id: %s\n", n.ID)
+		}
+		pl.explainLookup(b, n)
+		return
 	}
 	fmt.Fprintf(b, "  %s (line %d)\n", n, n.Pos.Line)
 	if n.ID != "" {

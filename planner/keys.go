@@ -117,7 +117,7 @@ var (
 func Settings() []option.Option {
 	return []option.Option{settingDefaultParallelism, settingInstanceID, settingPipelineName, settingScaleOut,
 		settingMiniBatch, settingMiniBatchLatency, settingMiniBatchSize, settingNotNullEnforcer, settingIdleTimeout,
-		settingStateTTL, settingLocalTimeZone, settingDistinctSplit, settingAsyncLookupCapacity, settingAsyncLookupTimeout}
+		settingStateTTL, settingLocalTimeZone, settingDistinctSplit, settingReuseSource, settingReuseSubPlan, settingAsyncLookupCapacity, settingAsyncLookupTimeout}
 }
 
 // SettingKeys returns the keys of the job settings the planner reads

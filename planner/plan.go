@@ -102,6 +102,11 @@ type Plan struct {
 	// NULL for a NOT NULL sink column is dropped (and counted) rather than
 	// failing the job.
 	NotNullDrop bool
+	// ReuseSubPlan and ReuseSource are table.optimizer.reuse-sub-plan-enabled
+	// and table.optimizer.reuse-source-enabled (reuse.go): identical
+	// operators and scans of an INSERT are shared (flows then share a
+	// Source or a Node).
+	ReuseSubPlan, ReuseSource bool
 	// Inserts are the job's pipelines, in file order. Those planned from
 	// an EXPLAIN statement have Explain set and are not run.
 	Inserts []*Insert
@@ -200,6 +205,11 @@ type Flow struct {
 	// Changelog is what the flow's rows carry (see changelog.go); it is
 	// inferred for the flows of stateful plans only.
 	Changelog Changelog
+	// Reused is set when an earlier flow of the INSERT (in EXPLAIN's
+	// order) reads the same Source (a shared scan) or Source.Node (a
+	// shared operator): the scan or operator runs once and feeds both
+	// (reuse.go).
+	Reused bool
 }
 
 // Source is what a flow reads: a table, the literal rows of VALUES, or the
@@ -593,6 +603,7 @@ func run(ctx context.Context, name, text string, opts Options, catalogOnly bool)
 	if len(p.errs) > 0 {
 		return nil, p.sortedErrors()
 	}
+	p.plan.reuse()
 	p.warnings()
 	return p, nil
 }

@@ -29,6 +29,12 @@ func readFields(fl *Flow) (read []bool, rows []*factory.RowRead) {
 	for _, e := range s.mustRead {
 		t.mark(e)
 	}
+	t.markFlow(fl)
+	return t.flags()
+}
+
+// markFlow marks what fl's filter, unnests, projection and expansion read.
+func (t *readTree) markFlow(fl *Flow) {
 	t.mark(fl.Filter)
 	for _, u := range fl.Unnest {
 		t.mark(u.Array)
@@ -42,7 +48,6 @@ func readFields(fl *Flow) (read []bool, rows []*factory.RowRead) {
 			t.mark(e)
 		}
 	}
-	return t.flags()
 }
 
 // markRefs sets read[i] for every column i that e refers to (whole: a

@@ -99,6 +99,7 @@ func (p *planner) runtimeSettings() []error {
 			p.plan.DefaultParallelism = n
 		}
 	}
+	errs = append(errs, p.reuseSettings()...)
 	if drop, err := notNullDrop(set); err != nil {
 		errs = append(errs, p.settingError(SettingNotNullEnforcer, err))
 	} else {

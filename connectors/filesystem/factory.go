@@ -240,7 +240,7 @@ func describe(v *factory.Validated, role factory.Role) (factory.TableInfo, error
 		if cfg.BadRecordPolicy == badrecord.Skip {
 			summary = append(summary, factory.KeyValue{Key: "bad records", Value: "skipped, counted and logged (scan.bad-record.policy = skip)"})
 		}
-		return factory.TableInfo{Summary: summary, NoScaleOut: "every instance would read every file"}, nil
+		return factory.TableInfo{Summary: summary, NoScaleOut: "every instance would read every file", RejectsRows: cfg.BadRecordPolicy == badrecord.Skip}, nil
 	}
 	var summary []factory.KeyValue
 	if c := cfg.Commit; c.active(cfg.PartitionKeys) {

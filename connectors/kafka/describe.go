@@ -120,6 +120,7 @@ func describeSource(v *factory.Validated, upsert bool, info *factory.TableInfo) 
 	}
 	info.Parallelism = optScanParallelism.Get(c)
 	policy := optBadRecordPolicy.Get(c)
+	info.RejectsRows = policy == "skip" || policy == "dead-letter"
 	switch policy {
 	case "skip":
 		info.Summary = append(info.Summary, factory.KeyValue{Key: "bad records", Value: "skipped, counted and logged (scan.bad-record.policy = skip)"})
