@@ -106,6 +106,11 @@ type decoder struct {
 	// rows, once RecycleValues was called, holds the memory the fields of
 	// ROW values are cut from (see nested).
 	rows *rowSlab
+	// kept and keptHeads, while values are not recycled, are the free
+	// parts of the chunks the fields and slice headers of ROW values are
+	// cut from: chunks never reused (see nested).
+	kept      []types.Value
+	keptHeads [][]types.Value
 }
 
 // rowSlab is the memory a decoder cuts the fields of ROW values from once
@@ -180,22 +185,45 @@ func (d *decoder) RecycleValues() {
 }
 
 // rowValue returns the ROW value of fields (from nested): its slice
-// header too comes from the slab when values are recycled.
+// header is cut as its fields are, from the slab when values are
+// recycled, else from a chunk never reused.
 func (d *decoder) rowValue(fields []types.Value) types.Value {
-	if d.rows == nil {
-		return types.List(fields)
+	if d.rows != nil {
+		return types.ListIn(d.rows.head(fields))
 	}
-	return types.ListIn(d.rows.head(fields))
+	if len(d.keptHeads) == 0 {
+		d.keptHeads = make([][]types.Value, keptChunk)
+	}
+	h := &d.keptHeads[0]
+	d.keptHeads = d.keptHeads[1:]
+	*h = fields
+	return types.ListIn(h)
 }
 
 // nested returns the storage of a ROW value of n fields, which the
-// caller sets every one of: from the slab when values are recycled.
+// caller sets every one of: from the slab when values are recycled, else
+// from a chunk of keptChunk values that is only cut from, never reused
+// (an allocation per several rows instead of one per row; as with the
+// string arena, a ROW kept alive keeps its chunk, at most 3 KiB, alive).
 func (d *decoder) nested(n int) []types.Value {
-	if d.rows == nil || n > rowChunk/4 {
+	if d.rows != nil && n <= rowChunk/4 {
+		return d.rows.cut(n)
+	}
+	if n > keptChunk/4 {
 		return make([]types.Value, n)
 	}
-	return d.rows.cut(n)
+	if len(d.kept) < n {
+		d.kept = make([]types.Value, keptChunk)
+	}
+	out := d.kept[:n:n]
+	d.kept = d.kept[n:]
+	return out
 }
+
+// keptChunk is the number of values in a chunk nested cuts ROW fields
+// from when values are not recycled (3 KiB), and of slice headers in one
+// rowValue cuts their headers from (1.5 KiB).
+const keptChunk = 64
 
 // arenaChunk is the size of the chunks keep cuts strings from, and
 // arenaMax the longest string it puts in one: a longer one is a
