@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"math/bits"
 	"strconv"
 	"strings"
 
@@ -473,7 +474,7 @@ func (d *decoder) scalar(f *node, out *types.Value) (bool, error) {
 		if err := s.literal("null"); err != nil {
 			return false, err
 		}
-		if *out != (types.Value{}) {
+		if !out.IsNull() {
 			*out = types.Value{} // see finishRow: a write costs barriers
 		}
 		return true, nil
@@ -581,10 +582,12 @@ func (d *decoder) finishRow(n *node, out []types.Value, seenSmall uint64, seenBi
 			}
 		}
 	} else if missing := ^seenSmall & (1<<uint(len(n.fields)) - 1); missing != 0 {
-		for i := range n.fields {
+		for ; missing != 0; missing &= missing - 1 {
 			// Written only when not NULL already (a fresh or recycled
 			// row's are): a write costs write barriers while the GC runs.
-			if missing&(1<<uint(i)) != 0 && out[i] != (types.Value{}) {
+			// A NULL is the zero Value (no constructor makes another), so
+			// the tag alone says so, without comparing every word.
+			if i := bits.TrailingZeros64(missing); !out[i].IsNull() {
 				out[i] = types.Value{}
 			}
 		}
