@@ -246,4 +246,27 @@ INSERT INTO snk ` + query + `;
 	whole := b.Topic(t, 1)
 	run(whole, "id BIGINT, r ROW<a INT, b STRING, c ROW<x INT>>", "SELECT id, r FROM src")
 	expectValues(t, b, whole, false, wantRow)
+	// A stateful graph whose Calc after the source outputs scalars only
+	// lets the reader recycle too (job/graph.go): an aggregate per id (one
+	// row each, so an upsert sink writes each once, in order).
+	agg := b.Topic(t, 1)
+	wantAgg := make([]string, len(wantFlat))
+	for i, f := range wantFlat {
+		wantAgg[i] = strings.Replace(f, `"a":`, `"n":1,"a":`, 1)
+	}
+	sql := `CREATE TABLE src (id BIGINT, r ROW<a INT, b STRING, c ROW<x INT>>) WITH ('connector' = 'kafka', 'topic' = '` + in + `',
+  'properties.bootstrap.servers' = '` + b.Addr + `', 'properties.max.poll.records' = '7', 'scan.startup.mode' = 'earliest-offset',
+  'scan.bounded.mode' = 'latest-offset', 'format' = 'json');
+CREATE TABLE snk (id BIGINT, n BIGINT, a INT, b STRING, x INT, PRIMARY KEY (id) NOT ENFORCED) WITH ('connector' = 'upsert-kafka',
+  'topic' = '` + agg + `', 'properties.bootstrap.servers' = '` + b.Addr + `', 'key.format' = 'json', 'value.format' = 'json');
+INSERT INTO snk SELECT id, COUNT(*), MAX(r.a), MAX(r.b), MAX(r.c.x) FROM src GROUP BY id;
+`
+	j, err := job.Compile(ctx, "nested-agg.sql", sql, job.Options{Registry: job.NewRegistry(), Set: map[string]string{"restart-strategy.type": "none"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	expectValues(t, b, agg, false, wantAgg)
 }
