@@ -301,7 +301,7 @@ func TestMiniBatchFoldsTheChangelog(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := runCase(t, name, text, dir)
+		got := runCase(t, name, text, dir, nil)
 		changes[i] = len(got)
 		if tables[i], err = final(got); err != nil {
 			t.Fatalf("%s: %v", name, err)
