@@ -21,9 +21,9 @@ func TestTarget(t *testing.T) {
 		{100 << 20, 100 << 20, 50, 375 << 19},  // GOGC=50: 150 MiB goal, ×5/4
 		{100 << 20, 100 << 20, -1, floor},      // GOGC=off: the floor only
 		{12 << 20, 1 << 20, 100, floor},        // a small job free of pointers: still the floor
-		{200 << 20, 8 << 20, 100, 274 << 20},   // 200 MiB of state: live + 5/4 × 8 MiB + Headroom
-		{200 << 20, 8 << 20, 50, 269 << 20},    // GOGC=50 halves the scannable part's share
-		{40 << 20, 0, 100, 100 << 20},          // GOGC's goal (×5/4) when it is the smaller
+		{200 << 20, 8 << 20, 100, 250 << 20},   // 200 MiB of state: live + 5/4 × 8 MiB + Headroom
+		{200 << 20, 8 << 20, 50, 245 << 20},    // GOGC=50 halves the scannable part's share
+		{20 << 20, 0, 100, 50 << 20},           // GOGC's goal (×5/4) when it is the smaller
 		{100 << 20, 200 << 20, 100, 250 << 20}, // scan above live (metrics of two moments): all of it
 		{math.MaxUint64 / 2, math.MaxUint64 / 2, 100, math.MaxInt64},
 	} {
