@@ -145,14 +145,14 @@ var aggregates = map[string]bool{
 // unsupportedFunctions are Flink functions the planner recognises but
 // cannot run yet, with the reason.
 var unsupportedFunctions = map[string]string{
-	"CURRENT_WATERMARK":     "watermarks are not tracked",
-	"TUMBLE":                "group windows are stateful",
-	"HOP":                   "group windows are stateful",
-	"SESSION":               "group windows are stateful",
-	"CUMULATE":              "group windows are stateful",
-	"TUMBLE_START":          "group windows are stateful",
-	"TUMBLE_END":            "group windows are stateful",
-	"SOURCE_WATERMARK":      "watermarks are not tracked",
+	"CURRENT_WATERMARK":     "expressions do not read the watermark yet; a window aggregation drops late rows itself",
+	"TUMBLE":                "outside GROUP BY: a group window belongs in the GROUP BY clause, and TUMBLE_START and the like in the SELECT list of that query",
+	"HOP":                   "outside GROUP BY: a group window belongs in the GROUP BY clause, and TUMBLE_START and the like in the SELECT list of that query",
+	"SESSION":               "outside GROUP BY: a group window belongs in the GROUP BY clause, and TUMBLE_START and the like in the SELECT list of that query",
+	"CUMULATE":              "outside GROUP BY: a group window belongs in the GROUP BY clause, and TUMBLE_START and the like in the SELECT list of that query",
+	"TUMBLE_START":          "outside GROUP BY: a group window belongs in the GROUP BY clause, and TUMBLE_START and the like in the SELECT list of that query",
+	"TUMBLE_END":            "outside GROUP BY: a group window belongs in the GROUP BY clause, and TUMBLE_START and the like in the SELECT list of that query",
+	"SOURCE_WATERMARK":      "no source emits watermarks of its own; write WATERMARK FOR ts AS ts - INTERVAL '5' SECOND",
 	"CURRENT_ROW_TIMESTAMP": "not in the function library",
 }
 

@@ -199,6 +199,11 @@ func (p *planner) resolveValues(q *ddl.Values) (*relation, error) {
 // its columns may be referenced with.
 func (p *planner) fromRelation(ref ddl.TableRef, depth int) (*relation, [][]string, error) {
 	switch ref := ref.(type) {
+	case *ddl.Unnest:
+		// FROM UNNEST(ARRAY[...]) AS t (x): the elements of an array that
+		// reads no table, UNNEST over one row of no columns.
+		rel, err := p.unnestRelation(&ddl.Join{Pos: ref.Pos, Kind: ddl.JoinCross, Right: ref}, depth)
+		return rel, nil, err
 	case *ddl.Subquery:
 		if err := p.f.tableRefRefusal(ref); err != nil {
 			return nil, nil, err

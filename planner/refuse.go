@@ -247,9 +247,8 @@ func (f *file) refuseTableRef(r ddl.TableRef) error {
 		}
 		return nil
 	case *ddl.Unnest:
-		return first(
-			func() error { return f.tableRefRefusal(r) },
-			func() error { return f.refuseExprs(r.Exprs) })
+		// Planned alone (FROM UNNEST(...)) and after a table (unnest.go).
+		return f.refuseExprs(r.Exprs)
 	}
 	return f.tableRefRefusal(r)
 }

@@ -27,7 +27,7 @@ var refusalCases = []struct{ sql, msg, at string }{
 	{"SELECT * FROM LATERAL (SELECT 1)", "LATERAL (subquery) is not supported yet", "1:15"},
 	{"SELECT * FROM TABLE(my_func(1))", "the table function MY_FUNC is not supported yet", "1:15"},
 	{"SELECT * FROM LATERAL TABLE(split('a'))", "LATERAL TABLE(SPLIT(...)) is not supported yet", "1:15"},
-	{"SELECT * FROM UNNEST(ARRAY[1, 2]) AS u (x)", "UNNEST is not supported yet", "1:15"},
+	{"SELECT * FROM UNNEST(ARRAY[1, 2]) AS u (x) CROSS JOIN UNNEST(ARRAY[3]) AS w (y)", "UNNEST must follow the table whose arrays it reads (FROM t CROSS JOIN UNNEST(t.arr))", "1:15"},
 	{"SELECT * FROM t FOR SYSTEM_TIME AS OF TIMESTAMP '2024-01-01 00:00:00'", "FOR SYSTEM_TIME AS OF outside the right input of an INNER or LEFT JOIN (a temporal join) is not supported yet", "1:17"},
 	{"SELECT * FROM t /*+ LOOKUP('table' = 't') */", "the LOOKUP hint is not supported yet", "1:21"},
 	{"SELECT LISTAGG(a) WITHIN GROUP (ORDER BY a) FROM (VALUES ('a')) v (a)", "WITHIN GROUP is not supported yet", "1:19"},

@@ -145,6 +145,9 @@ func (p *planner) unnestRelation(j *ddl.Join, depth int) (*relation, error) {
 		}
 	} else if _, ok := j.Left.(*ddl.Unnest); ok {
 		return nil, p.f.errorAt(j.Left.Position(), ddl.ErrUnsupported, nil, "UNNEST must follow the table whose arrays it reads (FROM t CROSS JOIN UNNEST(t.arr))")
+	} else if j.Left == nil {
+		// FROM UNNEST(...) alone (fromRelation): one row of no columns.
+		in = &relation{branches: []*branch{{src: &Source{Pos: u.Pos, Values: [][]expr.Expr{{}}}}}}
 	} else {
 		in, quals, err = p.fromRelation(j.Left, depth)
 	}
