@@ -317,6 +317,10 @@ func (p *planner) resolveAggregate(q *ddl.Select, in *relation, quals [][]string
 			return cols[key]
 		}
 		for ci, c := range calls {
+			if node.Kind == WindowAggregate && c.call.Distinct {
+				// ops/window keeps no per-window sets of seen values yet.
+				return nil, p.f.unsupported(c.call.DistinctPos, "DISTINCT inside a window aggregation ("+c.call.Name+"(DISTINCT ...))")
+			}
 			spec, arg, filter, err := p.planCall(l, c.call, nk > 0)
 			if err != nil {
 				return nil, err
