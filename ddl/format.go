@@ -217,6 +217,12 @@ func symbolAt(args []Expr, i int) (*Symbol, bool) {
 // formatCall prints a call, using the special syntax it was parsed from,
 // with its WITHIN GROUP and FILTER clauses.
 func formatCall(b *strings.Builder, e *Call) {
+	if strings.HasPrefix(e.Name, "IS JSON ") && len(e.Args) == 1 {
+		b.WriteByte('(')
+		formatExpr(b, e.Args[0])
+		b.WriteString(" " + e.Name + ")")
+		return
+	}
 	formatCallBase(b, e)
 	if e.WithinGroup != nil {
 		b.WriteString(" WITHIN GROUP (ORDER BY ")

@@ -171,7 +171,17 @@ func (p *parser) isPredicate(e Expr) Expr {
 		p.next()
 		return &Is{Pos: p.pos(t), Expr: e, Not: not, What: strings.ToUpper(u.val)}
 	case isKw(u, "JSON"):
-		p.unsupported(u, "IS JSON")
+		p.next()
+		kind := "VALUE"
+		if w := p.peek(); isKw(w, "VALUE") || isKw(w, "SCALAR") || isKw(w, "ARRAY") || isKw(w, "OBJECT") {
+			p.next()
+			kind = strings.ToUpper(w.val)
+		}
+		var out Expr = &Call{Pos: p.pos(t), Name: "IS JSON " + kind, Args: []Expr{e}}
+		if not {
+			out = &Unary{Pos: p.pos(t), Op: OpNot, Expr: out}
+		}
+		return out
 	}
 	p.failExpected("NULL, TRUE, FALSE, UNKNOWN or DISTINCT FROM after IS")
 	return nil

@@ -163,6 +163,10 @@ var builtins = []*funcDef{
 	// JSON functions (fn_json.go; paths in internal/jsonpath).
 	{name: "JSON_VALUE", minArgs: 2, maxArgs: 2, expected: "JSON_VALUE(STRING json, STRING path [RETURNING type])", check: checkJSONValue, build: buildJSONValue},
 	{name: "JSON_QUERY", minArgs: 2, maxArgs: 2, expected: "JSON_QUERY(STRING json, STRING path)", check: checkStringsNullable(types.String()), build: buildJSON(jsonQuery)},
+	{name: "IS JSON VALUE", minArgs: 1, maxArgs: 1, expected: "STRING IS JSON [VALUE]", check: checkIsJSON, build: buildIsJSON(0)},
+	{name: "IS JSON SCALAR", minArgs: 1, maxArgs: 1, expected: "STRING IS JSON SCALAR", check: checkIsJSON, build: buildIsJSON('s')},
+	{name: "IS JSON ARRAY", minArgs: 1, maxArgs: 1, expected: "STRING IS JSON ARRAY", check: checkIsJSON, build: buildIsJSON('[')},
+	{name: "IS JSON OBJECT", minArgs: 1, maxArgs: 1, expected: "STRING IS JSON OBJECT", check: checkIsJSON, build: buildIsJSON('{')},
 	{name: "JSON_OBJECT", minArgs: 0, maxArgs: -1, expected: "JSON_OBJECT([KEY] STRING literal VALUE value, ... [NULL | ABSENT ON NULL])", check: checkJSONObject, build: buildJSONObject(false)},
 	{name: JSONObjectAbsent, minArgs: 0, maxArgs: -1, expected: "JSON_OBJECT([KEY] STRING literal VALUE value, ... ABSENT ON NULL)", check: checkJSONObject, build: buildJSONObject(true)},
 	{name: "JSON_ARRAY", minArgs: 0, maxArgs: -1, expected: "JSON_ARRAY(value, ... [NULL | ABSENT ON NULL])", check: checkJSONArray, build: buildJSONArray(false)},

@@ -2,6 +2,7 @@ package expr
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -401,4 +402,40 @@ func javaBigDecimalOfDouble(f float64) string {
 		out = "-" + out
 	}
 	return out
+}
+
+// checkIsJSON types x IS JSON [VALUE | SCALAR | ARRAY | OBJECT]: BOOLEAN,
+// NOT NULL (a NULL string is not JSON).
+func checkIsJSON(c *Call) (types.Type, error) {
+	if !is(c.Args[0].Type(), famString) {
+		return types.Type{}, errArgs
+	}
+	return types.Boolean().NotNullable(), nil
+}
+
+// buildIsJSON tests whether a string starts with a JSON value of the kind:
+// 0 any, 's' a scalar, '[' an array, '{' an object.
+func buildIsJSON(kind byte) func(*builder, *Call, []evalFn) (evalFn, error) {
+	return func(b *builder, c *Call, a []evalFn) (evalFn, error) {
+		return func(row []types.Value) (types.Value, error) {
+			v, err := a[0](row)
+			if err != nil || v.IsNull() {
+				return types.Bool(false), err
+			}
+			// The first JSON value of the text decides; what follows it
+			// is not read, as Jackson's readTree (Flink's) does not.
+			var first json.RawMessage
+			if json.NewDecoder(strings.NewReader(v.Str())).Decode(&first) != nil {
+				return types.Bool(false), nil
+			}
+			s := first
+			switch kind {
+			case 's':
+				return types.Bool(s[0] != '[' && s[0] != '{'), nil
+			case '[', '{':
+				return types.Bool(s[0] == kind), nil
+			}
+			return types.Bool(true), nil
+		}, nil
+	}
 }

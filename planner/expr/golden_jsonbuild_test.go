@@ -15,6 +15,7 @@ func jsonBuildCases() []gcase {
 	noCols := func(id string, e Expr) gcase {
 		return gcase{id: id, rows: [][]types.Value{{}}, expr: func([]Expr) Expr { return e }}
 	}
+	isJSONRows := rows1(vs(`{"a": 1}`), vs(" [1, 2] "), vs("1"), vs(`"s"`), vs("true"), vs("null"), vs("{"), vs("abc"), vs(""), vs("{} x"), vs("[1] [2]"), vs("'a'"), vs("NaN"), null)
 	strs := rows1(vs("abc"), vs(`q"b\s/`), vs("tab\tnl\ncr\r\x01\x1f"), vs("é€😀"), vs(""), null)
 	return []gcase{
 		unary("jsonb/JSON_OBJECT/string", tStr, strs, func(x Expr) Expr { return obj(ls("k"), x) }),
@@ -69,6 +70,11 @@ func jsonBuildCases() []gcase {
 		unary("jsonb/JSON_STRING/array", types.Array(tStr), rows1(types.List([]types.Value{vs("a"), null}), null), func(x Expr) Expr { return Fn("JSON_STRING", x) }),
 		unary("jsonb/JSON_STRING/row", tInt, rows1(vi(1), null), func(x Expr) Expr { return Fn("JSON_STRING", Fn("ROW", x, ls("b"))) }),
 		unary("jsonb/JSON_STRING/json-object", tInt, rows1(vi(1)), func(x Expr) Expr { return Fn("JSON_STRING", obj(ls("a"), x)) }),
+		unary("jsonb/IS_JSON/value", tStr, isJSONRows, func(x Expr) Expr { return Fn("IS JSON VALUE", x) }),
+		unary("jsonb/IS_JSON/scalar", tStr, isJSONRows, func(x Expr) Expr { return Fn("IS JSON SCALAR", x) }),
+		unary("jsonb/IS_JSON/array", tStr, isJSONRows, func(x Expr) Expr { return Fn("IS JSON ARRAY", x) }),
+		unary("jsonb/IS_JSON/object", tStr, isJSONRows, func(x Expr) Expr { return Fn("IS JSON OBJECT", x) }),
+		unary("jsonb/IS_JSON/not", tStr, isJSONRows, func(x Expr) Expr { return Fn("NOT", Fn("IS JSON OBJECT", x)) }),
 		unary("jsonb/JSON_STRING/date", tDate, rows1(vdate("2024-03-01")), func(x Expr) Expr { return Fn("JSON_STRING", x) }),
 	}
 }

@@ -147,7 +147,8 @@ func (c *Call) String() string {
 		return "(- " + a[0] + ")"
 	case "NOT":
 		return "(NOT " + a[0] + ")"
-	case "IS NULL", "IS NOT NULL", "IS TRUE", "IS NOT TRUE", "IS FALSE", "IS NOT FALSE":
+	case "IS NULL", "IS NOT NULL", "IS TRUE", "IS NOT TRUE", "IS FALSE", "IS NOT FALSE",
+		"IS JSON VALUE", "IS JSON SCALAR", "IS JSON ARRAY", "IS JSON OBJECT":
 		return "(" + a[0] + " " + c.Name + ")"
 	case "IS DISTINCT FROM", "IS NOT DISTINCT FROM":
 		return "(" + a[0] + " " + c.Name + " " + a[1] + ")"
