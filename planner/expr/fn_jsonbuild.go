@@ -439,3 +439,45 @@ func buildIsJSON(kind byte) func(*builder, *Call, []evalFn) (evalFn, error) {
 		}, nil
 	}
 }
+
+// buildJSONQuote quotes a string as Flink's JSON_QUOTE does: the quote,
+// backslash and slash escaped, \b \f \n \r \t, every UTF-16 code unit
+// above 127 as \uxxxx (lower-case hex), other control characters as is.
+func buildJSONQuote(b *builder, c *Call, a []evalFn) (evalFn, error) {
+	return strict1(a[0], func(v types.Value) (types.Value, error) {
+		const hex = "0123456789abcdef"
+		var sb strings.Builder
+		sb.WriteByte('"')
+		for _, r := range v.Str() {
+			switch r {
+			case '"', '\\', '/':
+				sb.WriteByte('\\')
+				sb.WriteRune(r)
+			case '\b':
+				sb.WriteString(`\b`)
+			case '\f':
+				sb.WriteString(`\f`)
+			case '\n':
+				sb.WriteString(`\n`)
+			case '\r':
+				sb.WriteString(`\r`)
+			case '\t':
+				sb.WriteString(`\t`)
+			default:
+				if r <= 127 {
+					sb.WriteRune(r)
+					continue
+				}
+				for _, u := range utf16.Encode([]rune{r}) {
+					sb.WriteString(`\u`)
+					sb.WriteByte(hex[u>>12&15])
+					sb.WriteByte(hex[u>>8&15])
+					sb.WriteByte(hex[u>>4&15])
+					sb.WriteByte(hex[u&15])
+				}
+			}
+		}
+		sb.WriteByte('"')
+		return types.Str(sb.String()), nil
+	}), nil
+}

@@ -248,6 +248,7 @@ func showRow(c gcase, row []types.Value) string {
 // from Flink, with the reason. They are still evaluated, and the test fails
 // if one stops differing (so that the list stays true).
 var knownDeviations = map[string]string{
+	"jsonb/JSON_QUOTE":                  "Flink 2.2.1 writes a character outside the BMP as \\u1f600\\ude00 (its code point, then the low surrogate), which is not JSON; streamsql writes the surrogate pair \\ud83d\\ude00",
 	"more/late/regex-lookahead":         "Go's RE2 has no look-around; the pattern is invalid there, which gives NULL",
 	"more/symsim/dev/possessive":        "SIMILAR TO passes * + ? to the regex engine; Java's possessive a*+ has no RE2 equivalent, so the pattern is an error",
 	"more/symsim/dev/intersection":      "SIMILAR TO [a-z&&b] is a class intersection in Java; RE2 reads the & as literals",
