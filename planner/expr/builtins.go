@@ -172,6 +172,7 @@ var builtins = []*funcDef{
 	{name: "JSON_ARRAY", minArgs: 0, maxArgs: -1, expected: "JSON_ARRAY(value, ... [NULL | ABSENT ON NULL])", check: checkJSONArray, build: buildJSONArray(false)},
 	{name: JSONArrayNull, minArgs: 0, maxArgs: -1, expected: "JSON_ARRAY(value, ... NULL ON NULL)", check: checkJSONArray, build: buildJSONArray(true)},
 	{name: "JSON_QUOTE", minArgs: 1, maxArgs: 1, expected: "JSON_QUOTE(STRING)", check: checkStringsNullable(types.String()), build: buildJSONQuote},
+	{name: "JSON_UNQUOTE", minArgs: 1, maxArgs: 1, expected: "JSON_UNQUOTE(STRING)", check: checkStringsNullable(types.String()), build: buildJSONUnquote},
 	{name: "JSON_STRING", minArgs: 1, maxArgs: 1, expected: "JSON_STRING(value)", check: checkJSONString, build: buildJSONString},
 	{name: "JSON_EXISTS", minArgs: 2, maxArgs: 2, expected: "JSON_EXISTS(STRING json, STRING path)", check: checkStringsNullable(types.Boolean()), build: buildJSON(jsonExists)},
 

@@ -481,3 +481,55 @@ func buildJSONQuote(b *builder, c *Call, a []evalFn) (evalFn, error) {
 		return types.Str(sb.String()), nil
 	}), nil
 }
+
+// buildJSONUnquote is Flink's JSON_UNQUOTE: a text that starts with a JSON
+// string loses its first and last characters and has its escapes decoded;
+// any other text (other JSON values included) is returned as it is.
+// Positions count UTF-16 code units, as Java's do.
+func buildJSONUnquote(b *builder, c *Call, a []evalFn) (evalFn, error) {
+	return strict1(a[0], func(v types.Value) (types.Value, error) {
+		var first json.RawMessage
+		if json.NewDecoder(strings.NewReader(v.Str())).Decode(&first) != nil || first[0] != '"' {
+			return v, nil
+		}
+		in := utf16.Encode([]rune(v.Str()))
+		out := make([]uint16, 0, len(in))
+		for i := 1; i < len(in)-1; {
+			if in[i] != '\\' {
+				out = append(out, in[i])
+				i++
+				continue
+			}
+			i++
+			ch := in[i]
+			i++
+			switch ch {
+			case '"', '\\', '/':
+				out = append(out, ch)
+			case 'b':
+				out = append(out, '\b')
+			case 'f':
+				out = append(out, '\f')
+			case 'n':
+				out = append(out, '\n')
+			case 'r':
+				out = append(out, '\r')
+			case 't':
+				out = append(out, '\t')
+			case 'u':
+				if i+4 > len(in) {
+					return types.Value{}, fmt.Errorf("%w: JSON_UNQUOTE: a \\u escape is cut short", ErrInvalidArgument)
+				}
+				n, err := strconv.ParseUint(string(utf16.Decode(in[i:i+4])), 16, 16)
+				if err != nil {
+					return types.Value{}, fmt.Errorf("%w: JSON_UNQUOTE: %w", ErrInvalidArgument, err)
+				}
+				out = append(out, uint16(n))
+				i += 4
+			default:
+				return types.Value{}, fmt.Errorf("%w: JSON_UNQUOTE: illegal escape sequence \\%c", ErrInvalidArgument, rune(ch))
+			}
+		}
+		return types.Str(string(utf16.Decode(out))), nil
+	}), nil
+}

@@ -76,6 +76,8 @@ func jsonBuildCases() []gcase {
 		unary("jsonb/IS_JSON/object", tStr, isJSONRows, func(x Expr) Expr { return Fn("IS JSON OBJECT", x) }),
 		unary("jsonb/IS_JSON/not", tStr, isJSONRows, func(x Expr) Expr { return Fn("NOT", Fn("IS JSON OBJECT", x)) }),
 		unary("jsonb/JSON_QUOTE", tStr, rows1(vs(`a"b\\c/d`), vs("t\tn\nr\rb\bf\f\x01"), vs("é€😀"), vs(""), null), func(x Expr) Expr { return Fn("JSON_QUOTE", x) }),
+		unary("jsonb/JSON_UNQUOTE", tStr, rows1(vs(`"abc"`), vs(`"a\"b\\c\/d\n\t\u00e9\u20AC"`), vs(`"\ud83d\ude00"`), vs("123"), vs(`{"a":1}`), vs("[1] [2]"), vs("abc"), vs(`"unterminated`), vs(`""`), vs("1"), vs(""), null),
+			func(x Expr) Expr { return Fn("JSON_UNQUOTE", x) }),
 		unary("jsonb/JSON_STRING/date", tDate, rows1(vdate("2024-03-01")), func(x Expr) Expr { return Fn("JSON_STRING", x) }),
 	}
 }
