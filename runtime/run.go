@@ -43,6 +43,10 @@ type attempt struct {
 	// (connector.Reassigning): the run stopped gracefully to start again
 	// over the new ones.
 	reassigned atomic.Bool
+	// unopened counts the tasks whose reader, operators and writer are
+	// not all open yet: no periodic checkpoint is triggered before every
+	// task is open (see coordinator.maybeTrigger).
+	unopened atomic.Int64
 }
 
 // errReassigned ends a run that stopped because a source's splits were
@@ -170,6 +174,7 @@ func (j *Job) runOnce(ctx context.Context, first bool) (err error) {
 	a.watchReassign(stopCtx.Done())
 
 	g, gctx := errgroup.WithContext(actx)
+	a.unopened.Store(int64(len(a.tasks)))
 	for _, t := range a.tasks {
 		t.start(g, gctx)
 	}

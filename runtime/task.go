@@ -159,6 +159,7 @@ func (t *task) run(ctx context.Context) (err error) {
 	if err != nil {
 		return err
 	}
+	t.a.unopened.Add(-1)
 	defer func() {
 		if t.sw != nil {
 			// What the task handed its state writer is still written
