@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -179,12 +180,15 @@ func openOffsetsTxn(t *testing.T, b kafkatest.Broker, tx *kgo.Client, txnID, gro
 
 // TestCopyRestartSourceTaskOpensLate restarts a copy job that keeps its
 // source's offsets in the sink's transactions (no checkpoint directory),
-// with its source's task 1 opening only after task 0's sink pre-committed
-// the run's first checkpoint — the order in which
+// with its source's task 1 opening late: after task 0's sink pre-committed
+// a checkpoint, or after a second — the order in which
 // TestChainedProjectionCrash's restarted job failed in CI when task 1
-// happened to open last. The run must copy the rows written since the
-// first run, each once; before the fix task 1 waited for task 0's
-// transaction until groupFetchPatience ended and the job failed.
+// happened to open last (task 1's reader waited for task 0's transaction
+// until groupFetchPatience ended and the job failed). The runtime now
+// triggers no checkpoint before every task is open, so no sink may
+// pre-commit before task 1 opens; and the run must copy the rows written
+// since the first run, each once. (The reader's own part of the fix is
+// TestGroupOffsetsOtherTasksTransaction's.)
 func TestCopyRestartSourceTaskOpensLate(t *testing.T) {
 	forEachBroker(t, func(t *testing.T, b kafkatest.Broker) {
 		const per = 150
@@ -225,7 +229,11 @@ func TestCopyRestartSourceTaskOpensLate(t *testing.T) {
 		}
 		j.per = 2 * per
 		pre := &firstPreCommit{done: make(chan struct{})}
-		run(1, pre, func(s connector.Source) connector.Source { return lateTask1{s, pre.done} })
+		late := lateTask1{after: pre.done, lateBy: time.Second, early: new(atomic.Bool)}
+		run(1, pre, func(s connector.Source) connector.Source { late.Source = s; return late })
+		if late.early.Load() {
+			t.Fatal("a sink pre-committed a checkpoint before source task 1 had opened")
+		}
 		if o := j.outcome(t); o != (copyOutcome{}) {
 			t.Fatalf("after the restart: %d lost, %d duplicated, %d out of order; want 0", o.lost, o.duplicated, o.disordered)
 		}
@@ -247,16 +255,22 @@ func (f *firstPreCommit) Hit(_ context.Context, p runtime.FaultPoint, _ runtime.
 	return nil
 }
 
-// lateTask1 opens the readers of task 1 only once after is closed.
+// lateTask1 opens the readers of task 1 only once after is closed or
+// lateBy has passed, whichever comes first; early records that after
+// came first.
 type lateTask1 struct {
 	connector.Source
-	after <-chan struct{}
+	after  <-chan struct{}
+	lateBy time.Duration
+	early  *atomic.Bool
 }
 
 func (s lateTask1) Open(ctx context.Context, task connector.TaskInfo, splits []connector.SplitState) (connector.Reader, error) {
 	if task.Index == 1 {
 		select {
 		case <-s.after:
+			s.early.Store(true)
+		case <-time.After(s.lateBy):
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
