@@ -148,6 +148,10 @@ func (p *parser) predicate() Expr {
 				l.Escape = p.additive()
 			}
 			e = l
+		case isKw(t, "OVERLAPS"):
+			// A reserved word in Flink's SQL: never an alias.
+			p.fail(p.pos(t), ErrUnsupported, "OVERLAPS is not supported yet: compare the two periods' start and end points instead")
+			return e
 		default:
 			return e
 		}
