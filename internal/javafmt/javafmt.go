@@ -4,7 +4,9 @@
 // Flink's default external class of every type for whole values and rows
 // (AppendValue, FormatRow). The print connector, the filesystem sink's
 // partition directories and the expression engine's CAST to STRING share
-// it. Expectations come from a Java 17 program (testdata/gen).
+// it, and JSONString writes a JSON string as Jackson escapes it for the JSON
+// functions and JSON_ARRAYAGG. Expectations come from a Java 17 program
+// (testdata/gen).
 package javafmt
 
 import (

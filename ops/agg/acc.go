@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/streamsql/streamsql/internal/javafmt"
 	"github.com/streamsql/streamsql/state"
 	"github.com/streamsql/streamsql/types"
 )
@@ -545,7 +546,7 @@ func jsonArray(l []types.Value, t types.Type) string {
 		case v.IsNull():
 			b.WriteString("null")
 		case t.IsString():
-			jsonString(&b, v.Str())
+			javafmt.JSONString(&b, v.Str())
 		case t.Kind == types.KindBoolean:
 			b.WriteString(strconv.FormatBool(v.Bool()))
 		default:
@@ -554,36 +555,4 @@ func jsonArray(l []types.Value, t types.Type) string {
 	}
 	b.WriteByte(']')
 	return b.String()
-}
-
-// jsonString writes s as a JSON string: the quote and the backslash
-// escaped, control characters as \n, \t, ... or \u00XX, the rest as is.
-func jsonString(b *strings.Builder, s string) {
-	const hex = "0123456789ABCDEF"
-	b.WriteByte('"')
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '"' || c == '\\':
-			b.WriteByte('\\')
-			b.WriteByte(c)
-		case c == '\n':
-			b.WriteString(`\n`)
-		case c == '\t':
-			b.WriteString(`\t`)
-		case c == '\r':
-			b.WriteString(`\r`)
-		case c == '\b':
-			b.WriteString(`\b`)
-		case c == '\f':
-			b.WriteString(`\f`)
-		case c < 0x20:
-			b.WriteString(`\u00`)
-			b.WriteByte(hex[c>>4])
-			b.WriteByte(hex[c&15])
-		default:
-			b.WriteByte(c)
-		}
-	}
-	b.WriteByte('"')
 }

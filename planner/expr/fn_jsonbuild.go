@@ -174,7 +174,7 @@ func buildJSONObject(absent bool) func(*builder, *Call, []evalFn) (evalFn, error
 					sb.WriteByte(',')
 				}
 				comma = true
-				writeJSONString(&sb, keys[i])
+				javafmt.JSONString(&sb, keys[i])
 				sb.WriteByte(':')
 				if raw[m.arg] && !m.v.IsNull() {
 					sb.WriteString(m.v.Str())
@@ -256,9 +256,9 @@ func writeJSONValue(sb *strings.Builder, v types.Value, t types.Type) {
 	case types.KindDecimal:
 		sb.WriteString(v.Decimal().String())
 	case types.KindChar, types.KindVarChar:
-		writeJSONString(sb, v.Str())
+		javafmt.JSONString(sb, v.Str())
 	case types.KindBinary, types.KindVarBinary:
-		writeJSONString(sb, base64.StdEncoding.EncodeToString(v.Bytes()))
+		javafmt.JSONString(sb, base64.StdEncoding.EncodeToString(v.Bytes()))
 	case types.KindTimestamp, types.KindTimestampLTZ:
 		ts := v.Timestamp()
 		tm := time.UnixMilli(ts.Millis).UTC().Add(time.Duration(ts.NanoOfMilli))
@@ -269,7 +269,7 @@ func writeJSONValue(sb *strings.Builder, v types.Value, t types.Type) {
 		if t.Kind == types.KindTimestampLTZ {
 			s += "Z"
 		}
-		writeJSONString(sb, s)
+		javafmt.JSONString(sb, s)
 	case types.KindArray:
 		sb.WriteByte('[')
 		for i, e := range v.List() {
@@ -291,7 +291,7 @@ func writeJSONValue(sb *strings.Builder, v types.Value, t types.Type) {
 			if k > 0 {
 				sb.WriteByte(',')
 			}
-			writeJSONString(sb, t.Fields[i].Name)
+			javafmt.JSONString(sb, t.Fields[i].Name)
 			sb.WriteByte(':')
 			writeJSONValue(sb, l[i], t.Fields[i].Type)
 		}
@@ -308,7 +308,7 @@ func writeJSONValue(sb *strings.Builder, v types.Value, t types.Type) {
 			if k > 0 {
 				sb.WriteByte(',')
 			}
-			writeJSONString(sb, m.Keys[i].Str())
+			javafmt.JSONString(sb, m.Keys[i].Str())
 			sb.WriteByte(':')
 			writeJSONValue(sb, m.Values[i], *t.Value)
 		}
@@ -316,39 +316,6 @@ func writeJSONValue(sb *strings.Builder, v types.Value, t types.Type) {
 	default:
 		sb.WriteString("null")
 	}
-}
-
-// writeJSONString writes s as a JSON string the way Jackson escapes it:
-// the quote and the backslash, control characters as \n, \t, \r, \b, \f or
-// \u00XX; everything else as is.
-func writeJSONString(sb *strings.Builder, s string) {
-	const hex = "0123456789ABCDEF"
-	sb.WriteByte('"')
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '"' || c == '\\':
-			sb.WriteByte('\\')
-			sb.WriteByte(c)
-		case c == '\n':
-			sb.WriteString(`\n`)
-		case c == '\t':
-			sb.WriteString(`\t`)
-		case c == '\r':
-			sb.WriteString(`\r`)
-		case c == '\b':
-			sb.WriteString(`\b`)
-		case c == '\f':
-			sb.WriteString(`\f`)
-		case c < 0x20:
-			sb.WriteString(`\u00`)
-			sb.WriteByte(hex[c>>4])
-			sb.WriteByte(hex[c&15])
-		default:
-			sb.WriteByte(c)
-		}
-	}
-	sb.WriteByte('"')
 }
 
 // compareUTF16 orders strings as Java's String.compareTo does: by UTF-16
