@@ -210,6 +210,32 @@ var faultPoints = []string{
 // hit from 1 to 4. The first point must be reached (the input is still
 // being produced); a later one may find the job done, and the sequence
 // ends there.
+// faultPointsOf returns the fault points configuration i of a crash test
+// kills at: two, from offset on, so that the configurations together try
+// several; every one with STREAMSQL_SOAK=1.
+func faultPointsOf(offset, i int) []string {
+	if soak() {
+		return faultPoints
+	}
+	return []string{faultPoints[(offset+2*i)%len(faultPoints)], faultPoints[(offset+2*i+1)%len(faultPoints)]}
+}
+
+// killAtRandom runs the job twice more, SIGKILLing each run at a random
+// moment 0.4–2.4 s after its start unless it finished first, and logs the
+// kills beside the fault points killAtFaults used.
+func killAtRandom(t *testing.T, jf jobFile, points []string, rng *rand.Rand) {
+	t.Helper()
+	kills := 0
+	for range 2 {
+		after := time.Duration(400+rng.IntN(2000)) * time.Millisecond
+		if !jf.run(t, "", after) {
+			break // the job finished first
+		}
+		kills++
+	}
+	t.Logf("%d SIGKILLs at fault points %s, %d at random moments", len(points), strings.Join(points, ", "), kills)
+}
+
 func killAtFaults(t *testing.T, jf jobFile, points []string, rng *rand.Rand) {
 	t.Helper()
 	for i, p := range points {
@@ -302,15 +328,7 @@ func TestAggregationCrash(t *testing.T) {
 			produced := in.produce(t, c.b, batch, 10*time.Millisecond)
 			jf := j.file(in)
 			killAtFaults(t, jf, points, rng)
-			kills := 0
-			for range 2 {
-				after := time.Duration(400+rng.IntN(2000)) * time.Millisecond
-				if !jf.run(t, "", after) {
-					break // the job finished first
-				}
-				kills++
-			}
-			t.Logf("%d SIGKILLs at fault points %s, %d at random moments", len(points), strings.Join(points, ", "), kills)
+			killAtRandom(t, jf, points, rng)
 			produced()
 			jf.finish(t)
 			j.verify(t, all)

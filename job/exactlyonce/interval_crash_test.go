@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -185,10 +184,7 @@ func TestIntervalJoinCrash(t *testing.T) {
 	}
 	offset := rng.IntN(len(faultPoints))
 	for i, c := range configs {
-		points := []string{faultPoints[(offset+2*i)%len(faultPoints)], faultPoints[(offset+2*i+1)%len(faultPoints)]}
-		if soak() {
-			points = faultPoints
-		}
+		points := faultPointsOf(offset, i)
 		seed := rng.Uint64()
 		t.Run(fmt.Sprintf("%s/p%d/%s", c.b.Name, c.par, c.backend), func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(seed, 3))
@@ -199,15 +195,7 @@ func TestIntervalJoinCrash(t *testing.T) {
 			producedS := s.produce(t, c.b, batch, 10*time.Millisecond)
 			jf := j.file(o, s)
 			killAtFaults(t, jf, points, rng)
-			kills := 0
-			for range 2 {
-				after := time.Duration(400+rng.IntN(2000)) * time.Millisecond
-				if !jf.run(t, "", after) {
-					break // the job finished first
-				}
-				kills++
-			}
-			t.Logf("%d SIGKILLs at fault points %s, %d at random moments", len(points), strings.Join(points, ", "), kills)
+			killAtRandom(t, jf, points, rng)
 			producedO()
 			producedS()
 			jf.finish(t)

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -135,10 +134,7 @@ func TestTopNCrash(t *testing.T) {
 	}
 	offset := rng.IntN(len(faultPoints))
 	for i, c := range configs {
-		points := []string{faultPoints[(offset+2*i)%len(faultPoints)], faultPoints[(offset+2*i+1)%len(faultPoints)]}
-		if soak() {
-			points = faultPoints
-		}
+		points := faultPointsOf(offset, i)
 		seed := rng.Uint64()
 		t.Run(fmt.Sprintf("%s/p%d/%s", c.b.Name, c.par, c.backend), func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(seed, 4))
@@ -148,15 +144,7 @@ func TestTopNCrash(t *testing.T) {
 			produced := in.produce(t, c.b, batch, 10*time.Millisecond)
 			jf := j.file(in)
 			killAtFaults(t, jf, points, rng)
-			kills := 0
-			for range 2 {
-				after := time.Duration(400+rng.IntN(2000)) * time.Millisecond
-				if !jf.run(t, "", after) {
-					break // the job finished first
-				}
-				kills++
-			}
-			t.Logf("%d SIGKILLs at fault points %s, %d at random moments", len(points), strings.Join(points, ", "), kills)
+			killAtRandom(t, jf, points, rng)
 			produced()
 			jf.finish(t)
 			got, err := applyDebezium(committed(t, c.b, j.cdc), topNCols, 2)
