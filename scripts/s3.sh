@@ -75,7 +75,7 @@ run() {
   # after the port under /tmp; stop removes them).
   setsid "$bin" server -ip=127.0.0.1 -ip.bind=127.0.0.1 -dir="$dir/data" \
     -master.port="${p[0]}" -master.port.grpc="${p[1]}" -master.telemetry=false -master.volumeSizeLimitMB=64 -master.electionTimeout=1s \
-    -volume.port="${p[2]}" -volume.port.grpc="${p[3]}" -volume.max=0 -volume.preStopSeconds=0 \
+    -volume.port="${p[2]}" -volume.port.grpc="${p[3]}" -volume.max=0 -volume.preStopSeconds=0 -volume.minFreeSpace=512MiB \
     -filer -filer.port="${p[4]}" -filer.port.grpc="${p[5]}" -filer.localSocket="$dir/filer.sock" \
     -s3 -s3.port="${p[6]}" -s3.port.grpc="${p[7]}" -s3.localSocket="$dir/s3.sock" \
     -s3.port.iceberg=0 -s3.port.lance=0 -s3.config="$dir/s3.json" \
