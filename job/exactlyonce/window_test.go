@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"maps"
@@ -175,8 +176,13 @@ type fileLine struct {
 }
 
 // committedLines returns the lines of the visible files under dir, and
-// the hidden files it saw (see committedFiles).
+// the hidden files it saw (see committedFiles). A dir that does not exist
+// holds nothing: a sink whose task was killed before it first wrote has
+// not made it yet.
 func committedLines(dir string) (lines []fileLine, hidden []string, err error) {
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, nil
+	}
 	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
