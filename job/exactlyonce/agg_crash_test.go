@@ -210,6 +210,43 @@ var faultPoints = []string{
 // hit from 1 to 4. The first point must be reached (the input is still
 // being produced); a later one may find the job done, and the sequence
 // ends there.
+// crashConfig is one configuration a crash test runs: a broker, a
+// parallelism and a state backend.
+type crashConfig struct {
+	b       kafkatest.Broker
+	par     int
+	backend string
+}
+
+// parBackend is a parallelism and a state backend.
+type parBackend struct {
+	par     int
+	backend string
+}
+
+// crashConfigs returns, for the default broker (every broker with
+// STREAMSQL_SOAK=1), a configuration of each of always, then, with
+// STREAMSQL_SOAK=1, of each of soakOnly.
+func crashConfigs(t *testing.T, always, soakOnly []parBackend) []crashConfig {
+	t.Helper()
+	brokers := kafkatest.RequireAll(t)
+	if !soak() {
+		brokers = brokers[:1]
+	}
+	var configs []crashConfig
+	for _, b := range brokers {
+		for _, pb := range always {
+			configs = append(configs, crashConfig{b, pb.par, pb.backend})
+		}
+		if soak() {
+			for _, pb := range soakOnly {
+				configs = append(configs, crashConfig{b, pb.par, pb.backend})
+			}
+		}
+	}
+	return configs
+}
+
 // faultPointsOf returns the fault points configuration i of a crash test
 // kills at: two, from offset on, so that the configurations together try
 // several; every one with STREAMSQL_SOAK=1.

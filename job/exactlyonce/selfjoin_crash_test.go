@@ -94,22 +94,7 @@ func selfJoinOracle(custOf map[int64]int64) table {
 // kills at every fault point.
 func TestSelfJoinCrash(t *testing.T) {
 	rng := crashtest.Rand(t, 29)
-	brokers := kafkatest.RequireAll(t)
-	if !soak() {
-		brokers = brokers[:1]
-	}
-	type config struct {
-		b       kafkatest.Broker
-		par     int
-		backend string
-	}
-	var configs []config
-	for _, b := range brokers {
-		configs = append(configs, config{b, 2, "hashmap"})
-		if soak() {
-			configs = append(configs, config{b, 1, "rocksdb"}, config{b, 2, "rocksdb"})
-		}
-	}
+	configs := crashConfigs(t, []parBackend{{2, "hashmap"}}, []parBackend{{1, "rocksdb"}, {2, "rocksdb"}})
 	per, batch := 400, 3
 	if soak() {
 		per, batch = 3000, 2

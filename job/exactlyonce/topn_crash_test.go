@@ -112,22 +112,7 @@ END;
 // configuration at every fault point, over three times the input.
 func TestTopNCrash(t *testing.T) {
 	rng := crashtest.Rand(t, 282)
-	brokers := kafkatest.RequireAll(t)
-	if !soak() {
-		brokers = brokers[:1]
-	}
-	type config struct {
-		b       kafkatest.Broker
-		par     int
-		backend string
-	}
-	var configs []config
-	for _, b := range brokers {
-		configs = append(configs, config{b, 1, "hashmap"}, config{b, 4, "rocksdb"})
-		if soak() {
-			configs = append(configs, config{b, 1, "rocksdb"}, config{b, 4, "hashmap"})
-		}
-	}
+	configs := crashConfigs(t, []parBackend{{1, "hashmap"}, {4, "rocksdb"}}, []parBackend{{1, "rocksdb"}, {4, "hashmap"}})
 	per, batch := 1500, 3
 	if soak() {
 		per, batch = 4500, 2
