@@ -150,26 +150,7 @@ func openOffsetsTxn(t *testing.T, b kafkatest.Broker, tx *kgo.Client, txnID, gro
 			t.Fatalf("AddOffsetsToTxn: %v", err)
 		}
 	}
-	req := kmsg.NewPtrTxnOffsetCommitRequest()
-	req.TransactionalID, req.Group, req.ProducerID, req.ProducerEpoch = txnID, group, pid, epoch
-	req.Generation, req.MemberID = -1, ""
-	rt := kmsg.NewTxnOffsetCommitRequestTopic()
-	rt.Topic = topic
-	rp := kmsg.NewTxnOffsetCommitRequestTopicPartition()
-	rp.Partition, rp.Offset, rp.LeaderEpoch = p, at, -1
-	rt.Partitions = append(rt.Partitions, rp)
-	req.Topics = append(req.Topics, rt)
-	resp, err := req.RequestWith(ctx, tx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, rt := range resp.Topics {
-		for _, rp := range rt.Partitions {
-			if err := kerr.ErrorForCode(rp.ErrorCode); err != nil {
-				t.Fatalf("TxnOffsetCommit partition %d: %v", rp.Partition, err)
-			}
-		}
-	}
+	txnOffsetCommit(t, tx, txnID, group, topic, pid, epoch, []int32{p}, at)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()

@@ -108,18 +108,32 @@ func commitFirstOffsetsInTxn(t *testing.T, tx *kgo.Client, txnID, group, topic s
 	if err != nil {
 		t.Fatal(err)
 	}
+	var ps []int32
+	for p := range partitions {
+		ps = append(ps, p)
+	}
+	txnOffsetCommit(t, tx, txnID, group, topic, pid, epoch, ps, at)
+	if err := tx.EndTransaction(ctx, kgo.TryCommit); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// txnOffsetCommit commits offset at of topic's partitions to group in the
+// open transaction of tx (producer pid, epoch), failing t on any error.
+func txnOffsetCommit(t *testing.T, tx *kgo.Client, txnID, group, topic string, pid int64, epoch int16, partitions []int32, at int64) {
+	t.Helper()
 	req := kmsg.NewPtrTxnOffsetCommitRequest()
 	req.TransactionalID, req.Group, req.ProducerID, req.ProducerEpoch = txnID, group, pid, epoch
 	req.Generation, req.MemberID = -1, ""
 	rt := kmsg.NewTxnOffsetCommitRequestTopic()
 	rt.Topic = topic
-	for p := range partitions {
+	for _, p := range partitions {
 		rp := kmsg.NewTxnOffsetCommitRequestTopicPartition()
 		rp.Partition, rp.Offset, rp.LeaderEpoch = p, at, -1
 		rt.Partitions = append(rt.Partitions, rp)
 	}
 	req.Topics = append(req.Topics, rt)
-	resp, err := req.RequestWith(ctx, tx)
+	resp, err := req.RequestWith(context.Background(), tx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,8 +143,5 @@ func commitFirstOffsetsInTxn(t *testing.T, tx *kgo.Client, txnID, group, topic s
 				t.Fatalf("TxnOffsetCommit partition %d: %v", rp.Partition, err)
 			}
 		}
-	}
-	if err := tx.EndTransaction(ctx, kgo.TryCommit); err != nil {
-		t.Fatal(err)
 	}
 }
