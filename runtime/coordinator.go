@@ -28,6 +28,9 @@ const (
 	evSourceFinished
 	evCommitted
 	evCommitLost
+	// evAllOpened says the last task of the run has opened: a final
+	// checkpoint waiting for it can be triggered.
+	evAllOpened
 )
 
 type event struct {
@@ -103,6 +106,9 @@ type coordinator struct {
 	finished     int
 	stopping     bool
 	finalID      int64
+	// finalWhy is the reason for a final checkpoint asked for while a
+	// task was still opening; it is triggered once every task is open.
+	finalWhy     string
 	finalDone    bool
 	pausedWarned bool
 	openWarned   map[*writerTail]int64 // open transactions warned about (by their openSince)
@@ -231,8 +237,23 @@ func (c *coordinator) startFinal(why string) {
 		return
 	}
 	c.stopping = true
+	c.finalWhy = why
+	c.triggerFinal()
+}
+
+// triggerFinal triggers the final checkpoint asked for by startFinal once
+// every task of the run has opened. As the periodic ones (maybeTrigger),
+// a final checkpoint begun while a task is still opening would hold the
+// other tasks' pre-committed transactions open until it can take part,
+// and a sink task that never took part in any checkpoint would end the
+// run without having committed what it wrote.
+func (c *coordinator) triggerFinal() {
+	if c.finalWhy == "" || c.a.unopened.Load() > 0 {
+		return
+	}
 	c.finalID = c.trigger(true)
-	c.log().Info("taking final checkpoint", "checkpoint", c.finalID, "reason", why)
+	c.log().Info("taking final checkpoint", "checkpoint", c.finalID, "reason", c.finalWhy)
+	c.finalWhy = ""
 }
 
 // uncommittedCheckpoints counts the completed checkpoints whose commits
@@ -335,6 +356,9 @@ func (c *coordinator) handle(ctx context.Context, ev event) error {
 		if c.finished++; c.finished == len(c.a.readers) {
 			c.startFinal("all sources finished")
 		}
+		return nil
+	case evAllOpened:
+		c.triggerFinal()
 		return nil
 	case evCommitted:
 		for i := range c.uncommitted {

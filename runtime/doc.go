@@ -79,7 +79,8 @@
 //     execution.checkpointing.interval (never when it is unset), unless
 //     max-concurrent-checkpoints are in flight, min-pause has not passed
 //     since the last one ended, commits lag (below), or a task of the run
-//     has not finished opening (its reader, operators and writer).
+//     has not finished opening (its reader, operators and writer). The
+//     final checkpoint (end of input, a graceful stop) waits for that too.
 //  2. Each source task injects barrier N after its current batch: it
 //     interrupts a blocked Read by cancelling its context, snapshots the
 //     reader's split positions (Reader.Snapshot) and sends the barrier to

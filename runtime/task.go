@@ -159,7 +159,6 @@ func (t *task) run(ctx context.Context) (err error) {
 	if err != nil {
 		return err
 	}
-	t.a.unopened.Add(-1)
 	defer func() {
 		if t.sw != nil {
 			// What the task handed its state writer is still written
@@ -178,6 +177,11 @@ func (t *task) run(ctx context.Context) (err error) {
 		}
 	}()
 	defer t.stopTimer()
+	if t.a.unopened.Add(-1) == 0 {
+		if err := t.a.coord.send(ctx, event{kind: evAllOpened, task: t.global}); err != nil {
+			return err
+		}
+	}
 	if t.rd != nil && t.rd.gen != nil {
 		// A task with no split (or only idle ones) says so at once, and
 		// its splits turn idle after the timeout even without a row.
