@@ -396,10 +396,12 @@ func (k JoinKind) String() string {
 // Join is Left kind Right [ON cond | USING (columns)]. Joins nest to the
 // left, comma joins included, as in Calcite: a, b JOIN c ON ... is
 // (a, b) JOIN c. A parenthesised join in FROM has no node of its own.
-// NATURAL joins are rejected by the parser (Flink does not run them).
+// NATURAL joins set Natural and have neither ON nor USING: the planner
+// joins on the columns both inputs name, as USING would.
 type Join struct {
 	Pos         Pos // of the join's first keyword, or of the comma
 	Kind        JoinKind
+	Natural     bool
 	Left, Right TableRef
 	// On is the ON condition; nil when absent (USING, comma and CROSS
 	// joins).

@@ -67,8 +67,9 @@
 //     (OtherHints), FOR SYSTEM_TIME AS OF (temporal and lookup joins) and
 //     alias; [*Subquery], also LATERAL.
 //   - [*Join]: comma joins, [INNER] JOIN, LEFT/RIGHT/FULL [OUTER] JOIN and
-//     CROSS JOIN with ON or USING, nested to the left as in Calcite; a
-//     join in parentheses has no node of its own.
+//     CROSS JOIN with ON or USING, and NATURAL joins (Natural), nested to
+//     the left as in Calcite; a join in parentheses has no node of its
+//     own.
 //   - [*TableFunc]: TABLE(f(args)) and LATERAL TABLE(f(args)). Window
 //     table functions are table functions: TABLE(TUMBLE(TABLE t,
 //     DESCRIPTOR(ts), INTERVAL '10' MINUTE)) has Name TUMBLE and [FuncArg]s
@@ -97,7 +98,7 @@
 // yet with an error wrapping [ErrUnsupported] at the form's position, so
 // that the planner owns every refusal. The parser itself refuses, with
 // ErrUnsupported, only what Flink does not offer for streaming queries
-// (NATURAL JOIN, WITH RECURSIVE, QUALIFY), MATCH_RECOGNIZE, and statements
+// (WITH RECURSIVE, QUALIFY), MATCH_RECOGNIZE, and statements
 // and clauses outside streamsql's scope (INSERT OVERWRITE, CREATE
 // CATALOG, DROP FUNCTION, ...). CREATE FUNCTION parses into a
 // [*CreateFunction] for the planner to refuse.

@@ -362,6 +362,8 @@ func formatTableRef(b *strings.Builder, r TableRef) {
 		formatTableRef(b, r.Left)
 		if r.Kind == JoinComma {
 			b.WriteString(", ")
+		} else if r.Natural {
+			b.WriteString(" NATURAL " + r.Kind.String() + " ")
 		} else {
 			b.WriteString(" " + r.Kind.String() + " ")
 		}

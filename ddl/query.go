@@ -14,7 +14,7 @@ import (
 // syntax and the rules that need no catalog; which forms streamsql can
 // run is the planner's decision, made at each node's position. What is
 // still rejected here is what Flink's own grammar does not offer as a
-// streaming query (NATURAL joins, WITH RECURSIVE, QUALIFY) and
+// streaming query (WITH RECURSIVE, QUALIFY) and
 // MATCH_RECOGNIZE, which is out of scope.
 
 func (p *parser) query() Query {
@@ -498,12 +498,23 @@ func (p *parser) fromClause() TableRef {
 			left = &Join{Pos: p.pos(t), Kind: JoinComma, Left: left, Right: p.tableRef()}
 			continue
 		}
+		natural := p.acceptKw("NATURAL")
 		kind, ok := p.joinOperator()
 		if !ok {
+			if natural {
+				p.failExpected("JOIN after NATURAL")
+			}
 			return left
 		}
-		j := &Join{Pos: p.pos(t), Kind: kind, Left: left, Right: p.tableRef()}
+		if natural && kind == JoinCross {
+			p.fail(p.pos(t), ErrSyntax, "NATURAL CROSS JOIN is not a join: write NATURAL JOIN or CROSS JOIN")
+		}
+		j := &Join{Pos: p.pos(t), Kind: kind, Natural: natural, Left: left, Right: p.tableRef()}
 		switch u := p.peek(); {
+		case natural:
+			if isKw(u, "ON") || isKw(u, "USING") {
+				p.failTok(u, "a NATURAL join takes no %s clause: it joins on the columns both inputs name", strings.ToUpper(u.val))
+			}
 		case isKw(u, "ON"):
 			if kind == JoinCross {
 				p.failTok(u, "CROSS JOIN takes no ON condition; write JOIN ... ON")
@@ -558,8 +569,6 @@ func (p *parser) joinOperator() (kind JoinKind, ok bool) {
 		if p.isKwAt(1, "OUTER") {
 			n = 2
 		}
-	case isKw(t, "NATURAL"):
-		p.fail(p.pos(t), ErrUnsupported, "NATURAL JOIN is not supported yet: name the join columns with USING (...) or ON")
 	default:
 		return 0, false
 	}

@@ -319,7 +319,8 @@ func TestQueryErrors(t *testing.T) {
 		class   error
 	}{
 		{"SELECT * FROM a JOIN b WHERE x", "expected ON or USING after JOIN b, found 'WHERE'", 24, ErrSyntax},
-		{"SELECT * FROM a NATURAL JOIN b", "NATURAL JOIN is not supported yet: name the join columns with USING (...) or ON", 17, ErrUnsupported},
+		{"SELECT * FROM a NATURAL JOIN b ON a.x = b.x", "a NATURAL join takes no ON clause: it joins on the columns both inputs name", 32, ErrSyntax},
+		{"SELECT * FROM a NATURAL CROSS JOIN b", "NATURAL CROSS JOIN is not a join: write NATURAL JOIN or CROSS JOIN", 17, ErrSyntax},
 		{"SELECT * FROM a JOIN b USING a", "expected '(', found 'a'", 30, ErrSyntax},
 		{"SELECT * FROM t GROUP BY", "expected an expression, found end of input", 25, ErrSyntax},
 		{"SELECT * FROM t GROUP BY GROUPING SETS a", "expected '(', found 'a'", 40, ErrSyntax},

@@ -61,7 +61,7 @@ func TestParseAllFailures(t *testing.T) {
 		{"statement set", "EXECUTE STATEMENT SET BEGIN\nINSERT INTO t SELECT 1;\nINSERT INTO u SELECT;\nEND;\nSELECT 3;",
 			[]int{5}, []string{"3:STATEMENT SET"}},
 		{"explain", "EXPLAIN SELECT FROM t;", nil, []string{"1:EXPLAIN"}},
-		{"query", "SELECT a FROM t NATURAL JOIN u;", nil, []string{"1:query"}},
+		{"query", "SELECT a FROM t QUALIFY a > 1;", nil, []string{"1:query"}},
 		{"missing semicolon only", "SET 'a' = 'b'\nCREATE TABLE t (id INT) WITH ();",
 			[]int{1, 2}, []string{"1:SET key=a kept"}},
 		{"missing semicolon after CREATE TABLE", "CREATE TABLE t (id INT) WITH ()\nINSERT INTO t SELECT 1;",

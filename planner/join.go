@@ -334,9 +334,6 @@ func (rel *relation) scope(cols []expr.Expr, quals [][]string) *scope {
 // joinRelation plans join j, taking from where (WHERE's conjuncts, for an
 // inner join or a join below inner joins) those over its inputs.
 func (p *planner) joinRelation(j *ddl.Join, depth int, where []*conjunct, hints *ttlHints) (*relation, error) {
-	if len(j.Using) > 0 {
-		return nil, p.f.unsupported(j.Pos, "JOIN ... USING")
-	}
 	typ := joinTypeOf(j.Kind)
 	// WHERE's conditions may go down an inner join's inputs, and an outer
 	// join's preserved input, not the input it pads.
@@ -382,6 +379,18 @@ func (p *planner) joinRelation(j *ddl.Join, depth int, where []*conjunct, hints 
 		}
 		conds = append(conds, e)
 	}
+	var using []ddl.Ident
+	var usingL, usingR []int
+	if len(j.Using) > 0 || j.Natural {
+		if using, err = p.usingColumns(j, left.rel, right.rel); err != nil {
+			return nil, err
+		}
+		var eqs []expr.Expr
+		if eqs, usingL, usingR, err = p.usingConds(j, using, left.rel, right.rel); err != nil {
+			return nil, err
+		}
+		conds = append(conds, eqs...)
+	}
 	for _, c := range where {
 		if c.used {
 			continue
@@ -408,7 +417,11 @@ func (p *planner) joinRelation(j *ddl.Join, depth int, where []*conjunct, hints 
 	if err := jb.classify(whereConds, true); err != nil {
 		return nil, err
 	}
-	return jb.build(hints)
+	rel, err := jb.build(hints)
+	if err != nil || len(using) == 0 {
+		return rel, err
+	}
+	return p.usingRelation(rel, nl, using, usingL, usingR)
 }
 
 // refSides reports whether e refers to columns of the left input (below

@@ -110,7 +110,7 @@ func (s *scope) find(qual []string, name string) (e expr.Expr, ok, ambiguous boo
 	var found *scopeCol
 	for i := range s.cols {
 		c := &s.cols[i]
-		if c.name != name {
+		if c.name != name || len(qual) == 0 && c.hidden() {
 			continue
 		}
 		if len(qual) > 0 && !c.qualifiedBy(qual) && (c.quals != nil || !slices.ContainsFunc(s.quals, func(q []string) bool { return slices.Equal(q, qual) })) {

@@ -460,6 +460,9 @@ func (p *planner) resolveSelect(q *ddl.Select, depth int) (*relation, error) {
 					if len(it.StarQualifier) > 0 && c.quals != nil && !c.qualifiedBy(it.StarQualifier) {
 						continue // another input of the join
 					}
+					if len(it.StarQualifier) == 0 && c.hidden() {
+						continue // a USING join's input column (using.go)
+					}
 					names = append(names, c.name)
 					positions = append(positions, it.Pos)
 					nb.cols = append(nb.cols, c.e)

@@ -265,10 +265,7 @@ func (f *file) tableRefRefusal(r ddl.TableRef) error {
 		}
 		return nil
 	case *ddl.Join:
-		if len(r.Using) > 0 {
-			return f.unsupported(r.Pos, "JOIN ... USING")
-		}
-		return nil // planned (join.go)
+		return nil // planned (join.go; USING and NATURAL: using.go)
 	case *ddl.TableFunc:
 		name := r.Name.String()
 		switch {

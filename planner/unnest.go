@@ -128,8 +128,8 @@ func (p *planner) unnestRelation(j *ddl.Join, depth int) (*relation, error) {
 	default:
 		return nil, p.f.errorAt(j.Pos, ddl.ErrUnsupported, nil, "UNNEST is supported after CROSS JOIN, a comma, JOIN ... ON or LEFT JOIN ... ON (as in Flink), not as the right side of a RIGHT or FULL join")
 	}
-	if len(j.Using) > 0 {
-		return nil, p.f.unsupported(j.Pos, "JOIN ... USING")
+	if len(j.Using) > 0 || j.Natural {
+		return nil, p.f.errorAt(j.Pos, ddl.ErrUnsupported, nil, "a join with UNNEST takes ON or no condition; USING and NATURAL have no columns of UNNEST to name")
 	}
 	if len(u.Exprs) != 1 {
 		return nil, p.f.errorAt(u.Pos, ddl.ErrUnsupported, nil, "UNNEST of more than one array is not supported (Flink 2.2 fails on it); write one UNNEST per array")

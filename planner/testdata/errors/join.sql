@@ -18,8 +18,10 @@ INSERT INTO enriched SELECT l.id, r.name FROM TABLE(TUMBLE(TABLE orders, DESCRIP
   JOIN TABLE(TUMBLE(TABLE customers, DESCRIPTOR(ts), INTERVAL '20' SECOND)) r ON l.cid = r.id AND l.window_start = r.window_start AND l.window_end = r.window_end;
 -- A window table function joined without its windows.
 INSERT INTO enriched SELECT l.id, r.name FROM TABLE(TUMBLE(TABLE orders, DESCRIPTOR(ts), INTERVAL '10' SECOND)) l JOIN customers r ON l.cid = r.id;
--- JOIN ... USING.
-INSERT INTO enriched SELECT o.id, c.name FROM orders o JOIN customers c USING (id);
+-- JOIN ... USING a column one input does not have, and an unqualified
+-- column of a USING join that both inputs have besides the USING ones.
+INSERT INTO enriched SELECT o.id, c.name FROM orders o JOIN customers c USING (cid);
+INSERT INTO enriched SELECT id, CAST(ts AS STRING) FROM orders o JOIN customers c USING (id);
 -- A regular join's output has no time attribute.
 INSERT INTO enriched SELECT MAX(id), CAST(window_start AS STRING) FROM TABLE(TUMBLE((SELECT o.id, o.ts FROM orders o JOIN customers c ON o.cid = c.id), DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY window_start, window_end;
 -- A temporal join of a table without a PRIMARY KEY, of one whose key the

@@ -1,1 +1,0 @@
-SELECT * FROM orders NATURAL JOIN customers;

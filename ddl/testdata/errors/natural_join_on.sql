@@ -1,0 +1,1 @@
+SELECT * FROM orders NATURAL JOIN customers ON orders.id = customers.id;
