@@ -447,6 +447,9 @@ type planner struct {
 	// overSelects are the ranking SELECTs to plan as OVER aggregates.
 	allowRanked bool
 	overSelects map[*ddl.Select]bool
+	// limitOvers are the ROW_NUMBER() OVER (ORDER BY PROCTIME()) that
+	// stand for a LIMIT without ORDER BY (orderlimit.go).
+	limitOvers map[*ddl.Over]bool
 }
 
 // CompileFile reads and plans the job file at path.

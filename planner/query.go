@@ -114,6 +114,11 @@ func (p *planner) resolveQuery(q ddl.Query, depth int) (*relation, error) {
 		return out, nil
 	case *ddl.Values:
 		return p.resolveValues(q)
+	case *ddl.OrderBy:
+		if err := p.f.queryNodeRefusal(q); err != nil {
+			return nil, err
+		}
+		return p.resolveOrderLimit(q, depth)
 	}
 	return nil, p.f.queryNodeRefusal(q)
 }

@@ -53,6 +53,8 @@ type rankedSelect struct {
 	// windowTimes its time attribute in each branch.
 	window      *windowTVF
 	windowTimes []expr.Expr
+	// firstRows is set for a LIMIT without ORDER BY (orderlimit.go).
+	firstRows bool
 }
 
 // RankPlan configures a ranking node (Rank, Deduplicate, WindowRank,
@@ -71,6 +73,9 @@ type RankPlan struct {
 	// attribute); dedupLast its direction (DESC keeps the last row).
 	dedupTime int
 	dedupLast bool
+	// firstRows is set for a LIMIT without ORDER BY: the first rows to
+	// arrive, ordered by PROCTIME().
+	firstRows bool
 	// names for EXPLAIN: the PARTITION BY and ORDER BY as written.
 	partNames, orderNames []string
 }
@@ -114,7 +119,7 @@ func (p *planner) planRanked(q *ddl.Select, in *relation, quals [][]string, dept
 	if len(w.orderBy) == 0 {
 		return nil, nil, p.f.errorAt(o.Pos, ErrType, nil, o.Call.Name+" needs an ORDER BY in its window")
 	}
-	rs := &rankedSelect{q: q, depth: depth, pos: o.Pos, fn: o.Call.Name, partitionBy: w.partitionBy, orderBy: w.orderBy, window: in.window}
+	rs := &rankedSelect{q: q, depth: depth, pos: o.Pos, fn: o.Call.Name, partitionBy: w.partitionBy, orderBy: w.orderBy, window: in.window, firstRows: p.limitOvers[o]}
 	for _, b := range in.branches {
 		l := &lowerer{f: p.f, sc: in.scope(b.cols, quals)}
 		var part, ord []expr.Expr
@@ -344,7 +349,7 @@ func (p *planner) rankNode(rs *rankedSelect, in *relation, rc int, start, end in
 		kind = WindowRank
 	}
 	node := &Node{Kind: kind, Pos: rs.pos}
-	rp := &RankPlan{dedupTime: -2}
+	rp := &RankPlan{dedupTime: -2, firstRows: rs.firstRows}
 	node.Rank = rp
 	// The node's input columns: in's (but the rank, and a window TVF's
 	// window columns, which a window Top-N over it computes), then the
@@ -669,6 +674,12 @@ func (p *planner) rankChangelog(n *Node, in RowKinds) (Changelog, error) {
 	case in.InsertOnly():
 		spec.Strategy = rank.AppendOnly
 		spec.FirstN = rp.dedupTime == -1 && !rp.dedupLast
+	case rp.firstRows:
+		// Flink keeps the first rows of an updating input by the order
+		// they came in, which a retraction cannot find again by
+		// PROCTIME().
+		return Changelog{}, p.f.errorAt(n.Pos, ddl.ErrUnsupported, nil, fmt.Sprintf(
+			"LIMIT without ORDER BY over an input with updates or deletes (%s) is not supported yet; ORDER BY the columns that decide which rows to keep", in))
 	default:
 		spec.Strategy = rank.Retract
 		if rk := p.updatableKey(n); rk != nil {

@@ -90,15 +90,14 @@ func (f *file) queryNodeRefusal(q ddl.Query) error {
 	case *ddl.With:
 		return nil // the CTEs are resolved where they are read (query.go)
 	case *ddl.OrderBy:
+		// ORDER BY with LIMIT or FETCH is a Top-N (orderlimit.go).
 		switch {
-		case q.Items != nil:
-			return f.unsupported(q.Pos, "ORDER BY")
-		case q.Fetch != nil && q.Limit:
-			return f.unsupported(q.FetchPos, "LIMIT")
-		case q.Offset != nil:
-			return f.unsupported(q.OffsetPos, "OFFSET")
+		case q.Items != nil && q.Fetch == nil:
+			return f.unsupported(q.Pos, "ORDER BY without LIMIT (sorting a whole stream)")
+		case q.Fetch == nil:
+			return f.unsupported(q.OffsetPos, "OFFSET without LIMIT")
 		}
-		return f.unsupported(q.FetchPos, "FETCH")
+		return nil
 	}
 	return f.unsupported(q.Position(), "this query form")
 }
