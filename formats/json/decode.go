@@ -32,6 +32,10 @@ type node struct {
 	// at the top level, ReadRows in a ROW): its value is skipped as JSON,
 	// not converted, and the field is NULL.
 	unread bool
+	// ts is the minute of the last timestamp this TIMESTAMP or
+	// TIMESTAMP_LTZ field read (the decoder owning the node is its only
+	// user).
+	ts text.TimestampMemo
 }
 
 func compile(name, path string, t types.Type) (*node, error) {
@@ -526,7 +530,7 @@ func (d *decoder) scalar(f *node, out *types.Value) (bool, error) {
 			if d.iso {
 				sep = 'T'
 			}
-			if ts, err := text.ParseTimestamp(s.data[start:end], sep, k == types.KindTimestampLTZ); err == nil {
+			if ts, err := f.ts.Parse(s.data[start:end], sep, k == types.KindTimestampLTZ); err == nil {
 				*out = types.TimestampValue(ts)
 				return true, nil
 			}

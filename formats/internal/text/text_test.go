@@ -1,10 +1,12 @@
 package text
 
 import (
+	"fmt"
 	"math"
 	"math/big"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -351,5 +353,100 @@ func TestParseTimestampFixed(t *testing.T) {
 				t.Errorf("%q: fast %v, general %v, %v", c.in, fast, slow, err)
 			}
 		}
+	}
+}
+
+// checkMemo feeds the timestamps of ins, in order, to one TimestampMemo
+// and checks each result against ParseTimestamp's.
+func checkMemo(t *testing.T, ins []string, sep byte, zone bool) {
+	t.Helper()
+	var m TimestampMemo
+	for _, in := range ins {
+		got, gerr := m.Parse([]byte(in), sep, zone)
+		want, werr := ParseTimestamp([]byte(in), sep, zone)
+		if got != want || (gerr == nil) != (werr == nil) || (gerr != nil && gerr.Error() != werr.Error()) {
+			t.Fatalf("%q (sep %q, zone %v, after %q): memo %v, %v; ParseTimestamp %v, %v", in, sep, zone, ins, got, gerr, want, werr)
+		}
+	}
+}
+
+// TestTimestampMemo runs timestamps of one minute, of the next, invalid
+// ones among them (a bad second or fraction after a remembered minute,
+// another separator) and the general forms through a TimestampMemo.
+func TestTimestampMemo(t *testing.T) {
+	ins := []string{
+		"2026-12-07 01:02:03", "2026-12-07 01:02:04.5", "2026-12-07 01:02:59.999999999", "2026-12-07 01:02:60",
+		"2026-12-07 01:02:5", "2026-12-07 01:02:05.", "2026-12-07 01:02:05.1234567890", "2026-12-07 01:02:05x",
+		"2026-12-07T01:02:03", "2026-12-07 01:03:00", "2026-12-07 01:02:03", "1969-12-31 23:59:59.999",
+		"1969-12-31 23:59:00.5", "2026-12-07 1:02:03", "2026-12-07 01:02", "", "2026-12-07 01:02:03Z",
+		"2020-02-29 23:59:59", "2021-02-29 23:59:59", "0001-01-01 00:00:00.000000001",
+	}
+	for _, sep := range []byte{' ', 'T'} {
+		for _, zone := range []bool{false, true} {
+			var withZone []string
+			for _, in := range ins {
+				if zone {
+					in += "Z"
+				}
+				withZone = append(withZone, in)
+			}
+			checkMemo(t, withZone, sep, zone)
+		}
+	}
+	// Every second and fraction width after one remembered minute.
+	var same []string
+	for s := range 62 {
+		for k := range 11 {
+			in := fmt.Sprintf("2026-12-07 23:59:%02d", s)
+			if k > 0 {
+				in += "." + strings.Repeat("7", k)
+			}
+			same = append(same, in)
+		}
+	}
+	checkMemo(t, same, ' ', false)
+}
+
+// FuzzTimestampMemo checks TimestampMemo.Parse against ParseTimestamp on
+// sequences of timestamps (the input split at '|'), for both separators,
+// with and without a zone.
+func FuzzTimestampMemo(f *testing.F) {
+	f.Add([]byte("2026-12-07 01:02:03|2026-12-07 01:02:04.5|2026-12-07 01:02:61|2026-12-07T01:02:03"))
+	f.Add([]byte("2020-02-29T23:59:59.123456789Z|2020-02-29T23:59:00Z|2020-02-29T23:59:00.Z"))
+	f.Add([]byte("1969-12-31 23:59:59.999|1969-12-31 23:59:00.000000001|1969-12-31 23:59"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		ins := strings.Split(string(b), "|")
+		for _, sep := range []byte{' ', 'T'} {
+			for _, zone := range []bool{false, true} {
+				checkMemo(t, ins, sep, zone)
+			}
+		}
+	})
+}
+
+// benchTimestamps are timestamps of one minute, as a time-ordered
+// stream's (Nexmark's events) arrive.
+var benchTimestamps = [][]byte{[]byte("2015-07-15 00:00:01.123"), []byte("2015-07-15 00:00:01.124"), []byte("2015-07-15 00:00:02")}
+
+// BenchmarkParseTimestamp and BenchmarkTimestampMemo read benchTimestamps
+// in turn, without and with a memory of the minute.
+func BenchmarkParseTimestamp(b *testing.B) {
+	i := 0
+	for b.Loop() {
+		if _, err := ParseTimestamp(benchTimestamps[i%len(benchTimestamps)], ' ', false); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+}
+
+func BenchmarkTimestampMemo(b *testing.B) {
+	var m TimestampMemo
+	i := 0
+	for b.Loop() {
+		if _, err := m.Parse(benchTimestamps[i%len(benchTimestamps)], ' ', false); err != nil {
+			b.Fatal(err)
+		}
+		i++
 	}
 }
