@@ -32,6 +32,11 @@ func (s *scanner) fail(msg string) error {
 }
 
 func (s *scanner) ws() {
+	// Records rarely hold whitespace between tokens: one test when there
+	// is none.
+	if s.pos < len(s.data) && s.data[s.pos] > ' ' {
+		return
+	}
 	for s.pos < len(s.data) {
 		switch s.data[s.pos] {
 		case ' ', '\t', '\n', '\r':
@@ -44,6 +49,11 @@ func (s *scanner) ws() {
 
 // peek returns the next non-space byte, or 0 at the end.
 func (s *scanner) peek() byte {
+	if s.pos < len(s.data) {
+		if c := s.data[s.pos]; c > ' ' {
+			return c
+		}
+	}
 	s.ws()
 	if s.pos >= len(s.data) {
 		return 0
@@ -106,6 +116,13 @@ func (s *scanner) str() (start, end int, escaped bool, err error) {
 			return start, i, escaped, nil
 		case '\\':
 			escaped = true
+			if i+1 < len(d) {
+				switch d[i+1] {
+				case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+					i += 2
+					continue
+				}
+			}
 			if n := escapeLen(d[i+1:]); n > 0 {
 				i += 1 + n
 				continue
@@ -143,15 +160,17 @@ func escapeLen(b []byte) int {
 
 // special8 returns a mask with the high bit of the first byte of x (in
 // little-endian order) that is '"', '\\' or below 0x20 set, and maybe
-// high bits of later bytes; 0 if there is none. (The SWAR tests for a
-// zero byte and a byte below n may flag bytes after the first match, never
-// before it, and never a byte at or above 0x80 for the control test; so
-// the lowest bit set marks the first match.)
+// high bits of later bytes; 0 if there is none. Flipping bit 1 of every
+// byte maps '"' (0x22) to 0x20 and the bytes below 0x20 among themselves,
+// and nothing else below 0x21, so one less-than test finds both quotes
+// and control characters; a zero test finds backslashes. (The SWAR tests
+// may flag bytes after the first match, never before it, and never a byte
+// at or above 0x80; so the lowest bit set marks the first match.)
 func special8(x uint64) uint64 {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	quote := x ^ (ones * '"')
+	q := x ^ (ones * 0x02)
 	bslash := x ^ (ones * '\\')
-	return ((quote-ones)&^quote | (bslash-ones)&^bslash | (x-ones*0x20)&^x) & highs
+	return ((q-ones*0x21)&^q | (bslash-ones)&^bslash) & highs
 }
 
 // number scans a JSON number at pos and returns its bounds.

@@ -2,6 +2,7 @@ package json
 
 import (
 	"encoding/binary"
+	stdjson "encoding/json"
 	"math/bits"
 	"math/rand/v2"
 	"strings"
@@ -77,4 +78,22 @@ func TestStringScanAtEveryPosition(t *testing.T) {
 			t.Fatalf("%q: err %v, want a control character error", bad, err)
 		}
 	}
+}
+
+// FuzzScanString checks the string scanner against encoding/json: the
+// content b between two quotes scans to the closing quote exactly when
+// encoding/json finds the string valid.
+func FuzzScanString(f *testing.F) {
+	for _, s := range []string{`abc`, `a\"b`, `\u00e9\\`, "a\x01b", `\x`, `\u12`, `12345678\"90123456\\`, `a"b`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		data := append(append([]byte{'"'}, b...), '"')
+		s := scanner{data: data}
+		_, end, _, err := s.str()
+		got := err == nil && end == len(data)-1
+		if want := stdjson.Valid(data); got != want {
+			t.Fatalf("%q: scanned to the closing quote %v (err %v, end %d), encoding/json valid %v", data, got, err, end, want)
+		}
+	})
 }
