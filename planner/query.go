@@ -74,6 +74,9 @@ func (p *planner) resolveQuery(q ddl.Query, depth int) (*relation, error) {
 		if err := p.f.queryNodeRefusal(q); err != nil {
 			return nil, err
 		}
+		if q.Kind != ddl.Union && !q.All {
+			return p.resolveIntersectExcept(q, depth)
+		}
 		if q.Kind == ddl.Union && !q.All {
 			all := *q
 			all.All = true

@@ -83,6 +83,8 @@ func (f *file) queryNodeRefusal(q ddl.Query) error {
 		switch {
 		case q.Kind == ddl.Union:
 			return nil // UNION ALL, and UNION as UNION ALL then DISTINCT
+		case !q.All:
+			return nil // a semi or anti join, then DISTINCT (setop.go)
 		case q.All:
 			return f.unsupported(q.Pos, q.Kind.String()+" ALL")
 		}
