@@ -353,23 +353,23 @@ func hidden(name string) bool {
 	return strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")
 }
 
-// escapePartitionValue escapes a partition value for a directory name the
-// way Hive (and Flink's filesystem connector) do: characters that are unsafe
-// in paths become %XX.
-func escapePartitionValue(s string) string {
-	var b strings.Builder
+// appendEscapedPartitionValue appends partition value s escaped for a
+// directory name the way Hive (and Flink's filesystem connector) do:
+// characters that are unsafe in paths become %XX.
+func appendEscapedPartitionValue(b []byte, s string) []byte {
+	const hex = "0123456789ABCDEF"
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c < 0x20 || c == 0x7f || strings.IndexByte("\"#%'*/:=?\\{[]^", c) >= 0 {
-			fmt.Fprintf(&b, "%%%02X", c)
+			b = append(b, '%', hex[c>>4], hex[c&0xf])
 			continue
 		}
-		b.WriteByte(c)
+		b = append(b, c)
 	}
-	return b.String()
+	return b
 }
 
-// unescapePartitionValue reverses escapePartitionValue.
+// unescapePartitionValue reverses appendEscapedPartitionValue.
 func unescapePartitionValue(s string) string {
 	if !strings.Contains(s, "%") {
 		return s

@@ -245,8 +245,12 @@ type writer struct {
 	lastCheck time.Time
 	buf       []byte
 	data      []types.Value
-	failed    error
-	bytes     atomic.Int64 // bytes written, for metrics
+	// dir is split's buffer for a row's partition directory, and lastDir
+	// the last directory split returned.
+	dir     []byte
+	lastDir string
+	failed  error
+	bytes   atomic.Int64 // bytes written, for metrics
 	// reports is set when partitions are committed: what the writer's
 	// next report says.
 	reports *reporter
@@ -353,24 +357,36 @@ func (w *writer) split(fields []types.Value) (string, []types.Value) {
 	if len(keys) == 0 {
 		return "", fields
 	}
-	var dir strings.Builder
+	dir := w.dir[:0]
 	w.data = w.data[:0]
 	for i, k := range keys {
 		if i > 0 {
-			dir.WriteByte('/')
+			dir = append(dir, '/')
 		}
-		dir.WriteString(w.sink.columns[k].Name)
-		dir.WriteByte('=')
-		var v strings.Builder
-		if !fields[k].IsNull() {
-			javafmt.AppendValue(&v, fields[k], w.sink.columns[k].Type)
+		dir = append(dir, w.sink.columns[k].Name...)
+		dir = append(dir, '=')
+		n := len(dir)
+		if v := fields[k]; !v.IsNull() {
+			switch t := w.sink.columns[k].Type; {
+			case t.IsString():
+				dir = appendEscapedPartitionValue(dir, v.Str())
+			case t.IsInteger():
+				dir = strconv.AppendInt(dir, v.Int64(), 10)
+			default:
+				var s strings.Builder
+				javafmt.AppendValue(&s, v, t)
+				dir = appendEscapedPartitionValue(dir, s.String())
+			}
 		}
-		if v.Len() == 0 {
+		if len(dir) == n {
 			// NULL and the empty string, as in Flink.
-			dir.WriteString(w.sink.cfg.DefaultPartitionName)
-		} else {
-			dir.WriteString(escapePartitionValue(v.String()))
+			dir = append(dir, w.sink.cfg.DefaultPartitionName...)
 		}
+	}
+	w.dir = dir
+	// Consecutive rows mostly go to one partition: its name is made once.
+	if string(dir) != w.lastDir {
+		w.lastDir = string(dir)
 	}
 next:
 	for i, v := range fields {
@@ -381,7 +397,7 @@ next:
 		}
 		w.data = append(w.data, v)
 	}
-	return dir.String(), w.data
+	return w.lastDir, w.data
 }
 
 // file returns the open in-progress file of a partition, creating it.
