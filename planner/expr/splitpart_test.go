@@ -4,6 +4,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/streamsql/streamsql/types"
 )
 
 // TestSplitPart checks SPLIT_INDEX's splitPart against strings.Split, on
@@ -31,6 +33,41 @@ func TestSplitPart(t *testing.T) {
 			got, ok := splitPart(c[0], c[1], int64(n))
 			if want := n < len(parts); ok != want || (ok && got != parts[n]) {
 				t.Fatalf("splitPart(%q, %q, %d) = %q, %v; strings.Split gives %q", c[0], c[1], n, got, ok, parts)
+			}
+		}
+	}
+}
+
+// TestSplitIndexConstantArgs checks SPLIT_INDEX with a constant delimiter
+// and index (compiled without evaluating them per row) against the same
+// call with the delimiter and index read from columns, which takes the
+// general path: values, NULLs and negative or missing indexes, over one-
+// and multi-byte delimiters and a string read from a ROW field.
+func TestSplitIndexConstantArgs(t *testing.T) {
+	s := Col(0, "s", types.String())
+	r := Col(3, "r", types.RowType(types.Field{Name: "url", Type: types.String()}))
+	general := Fn("SPLIT_INDEX", s, Col(1, "d", types.String()), Col(2, "i", types.Int()))
+	strs := []types.Value{types.Str("https://www.nexmark.com/abc/def/ghi/item.htm?query=1"), types.Str(""), types.Str("//"),
+		types.Str("a::b::c"), types.Str("日本/語/"), {}}
+	for _, sep := range []string{"/", "::", "本", ""} {
+		for n := int64(-1); n <= 7; n++ {
+			for _, arg := range []Expr{s, Fn("FIELD", r, ls("url"))} {
+				p, err := Compile(Fn("SPLIT_INDEX", arg, ls(sep), li(n)), Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				g, err := Compile(general, Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, v := range strs {
+					row := []types.Value{v, types.Str(sep), types.Int64(n), types.List([]types.Value{v})}
+					got, err1 := p.Eval(row)
+					want, err2 := g.Eval(row)
+					if err1 != nil || err2 != nil || show(got) != show(want) {
+						t.Fatalf("SPLIT_INDEX(%s, %q, %d) over %s = %s (%v), want %s (%v)", arg, sep, n, show(v), show(got), err1, show(want), err2)
+					}
+				}
 			}
 		}
 	}
