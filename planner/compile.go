@@ -112,6 +112,16 @@ func (ft *CompiledFlow) PerTask() func() TransformFunc {
 		rows = slabRows(n)
 	}
 	return func() TransformFunc {
+		ft := ft
+		if ft.repeats {
+			// This task's own compilation, whose filter and projections
+			// compute their common subexpressions once per row in a memo
+			// of the task's. It compiled once in Compile; should it fail
+			// here, the shared compilation gives the same results.
+			if m, err := ft.withMemo(); err == nil {
+				ft = m
+			}
+		}
 		var slab []types.Value
 		return func(in types.Row, out []types.Row) ([]types.Row, error) {
 			if n == 0 {
@@ -134,7 +144,8 @@ func (ft *CompiledFlow) PerTask() func() TransformFunc {
 
 // CompiledFlow is a flow's compiled filter and projection (Flow.Compile):
 // Shared is Transform's function and PerTask NewTransform's factory, of one
-// compilation.
+// compilation (when the flow repeats a subexpression, each of PerTask's
+// functions compiles its own, which computes it once per row).
 type CompiledFlow struct {
 	fl     *Flow
 	filter *expr.Filter
@@ -145,12 +156,38 @@ type CompiledFlow struct {
 	// the last one builds.
 	unnest []compiledUnnest
 	width  int
+	// opts are the options it was compiled with; repeats reports that
+	// the filter and projections have common subexpressions, which
+	// PerTask's functions compute once per row (withMemo), and memo is
+	// set in such a function's own compilation.
+	opts    expr.Options
+	repeats bool
+	memo    *expr.Memo
+}
+
+// SharesSubexpressions reports whether the flow's filter and projections
+// repeat a deterministic call or cast, which each of PerTask's functions
+// then computes once per row.
+func (ft *CompiledFlow) SharesSubexpressions() bool { return ft.repeats }
+
+// withMemo returns a copy of ft whose filter and projections share their
+// common subexpressions through a memo of its own (expr.CompileFlow): for
+// one goroutine.
+func (ft *CompiledFlow) withMemo() (*CompiledFlow, error) {
+	fl := ft.fl
+	f, ps, memo, err := expr.CompileFlow(fl.Filter, append([][]expr.Expr{fl.Projection}, fl.Expand...), ft.opts)
+	if err != nil {
+		return nil, err
+	}
+	m := *ft
+	m.filter, m.proj, m.more, m.memo = f, ps[0], ps[1:], memo
+	return &m, nil
 }
 
 // Compile compiles the flow's filter and projection once, for Transform's
 // and NewTransform's forms (package job uses both).
 func (fl *Flow) Compile(opts expr.Options) (*CompiledFlow, error) {
-	ft := &CompiledFlow{fl: fl, n: len(fl.Projection)}
+	ft := &CompiledFlow{fl: fl, n: len(fl.Projection), opts: opts}
 	if fl.Filter != nil {
 		f, err := expr.CompileFilter(fl.Filter, opts)
 		if err != nil {
@@ -186,6 +223,11 @@ func (fl *Flow) Compile(opts expr.Options) (*CompiledFlow, error) {
 		ft.unnest = append(ft.unnest, cu)
 		ft.width = u.Width + len(u.Types)
 	}
+	m, err := ft.withMemo()
+	if err != nil {
+		return nil, err
+	}
+	ft.repeats = m.memo != nil
 	return ft, nil
 }
 
@@ -202,6 +244,9 @@ func (ft *CompiledFlow) apply(in types.Row, out []types.Row, fields []types.Valu
 // emit is apply's filter, projection and expansion of row src (the source
 // row, or the row Flow.Unnest built from it) of kind kind.
 func (ft *CompiledFlow) emit(kind types.RowKind, src []types.Value, out []types.Row, fields []types.Value) (_ []types.Row, used bool, _ error) {
+	if ft.memo != nil {
+		ft.memo.Next()
+	}
 	if ft.filter != nil {
 		keep, err := ft.filter.Keep(src)
 		if err != nil || !keep {

@@ -263,3 +263,47 @@ func BenchmarkTransformBenchJob(b *testing.B) {
 		})
 	}
 }
+
+// TestNewTransformSharesSubexpressions runs a flow whose filter and
+// projection repeat calls (q21's shape: REGEXP_EXTRACT in the WHERE and in
+// the CASE, LOWER in both) through two NewTransform functions, rows
+// alternating between them, beside Transform's: each function has a memo
+// of its own (the rows of one task never see the other's values), and the
+// outputs are Transform's, which computes every call where it stands.
+func TestNewTransformSharesSubexpressions(t *testing.T) {
+	p := compile(t, `CREATE TABLE src (id BIGINT, name STRING, url STRING) WITH ('connector' = 'datagen');
+CREATE TABLE snk (id BIGINT, c STRING, d STRING, n INT) WITH ('connector' = 'blackhole');
+INSERT INTO snk SELECT id,
+  CASE WHEN LOWER(name) = 'apple' THEN '0' WHEN LOWER(name) = 'google' THEN '1' ELSE REGEXP_EXTRACT(url, '(&|^)channel_id=([^&]*)', 2) END,
+  REGEXP_EXTRACT(url, '(&|^)channel_id=([^&]*)', 2), CHAR_LENGTH(LOWER(name))
+FROM src WHERE REGEXP_EXTRACT(url, '(&|^)channel_id=([^&]*)', 2) IS NOT NULL OR LOWER(name) IN ('apple', 'google');`)
+	fl := p.Inserts[0].Flows[0]
+	ft, err := fl.Compile(expr.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ft.SharesSubexpressions() {
+		t.Fatalf("the flow's repeated calls were not found")
+	}
+	tf := ft.Shared()
+	newTF := ft.PerTask()
+	tasks := []planner.TransformFunc{newTF(), newTF()}
+	names := []types.Value{types.Str("Apple"), types.Str("GOOGLE"), types.Str("baidu"), {}, types.Str("x")}
+	urls := []types.Value{types.Str("a=1&channel_id=7"), types.Str("channel_id=&b"), types.Str("a=1"), {}, types.Str("channel_id=9")}
+	var want, got []types.Row
+	for i := range 300 {
+		r := types.Row{Fields: []types.Value{types.Int64(int64(i)), names[i%len(names)], urls[(i/2)%len(urls)]}}
+		if want, err = tf(r, want); err != nil {
+			t.Fatal(err)
+		}
+		if got, err = tasks[i%2](r, got); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(want) == 0 || len(want) == 300 {
+		t.Fatalf("the filter kept %d of 300 rows: not a test of it", len(want))
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("NewTransform's functions gave\n%v\nTransform\n%v", got, want)
+	}
+}

@@ -376,13 +376,25 @@ func nexmarkEvents(b testing.TB) [][]types.Value {
 // benchFlow runs filter and, over the rows it keeps, proj compiled under
 // under (CompileProjectionUnder) over rows, one op per row.
 func benchFlow(b *testing.B, filter, under Expr, proj []Expr, rows [][]types.Value) {
-	f, err := CompileFilter(filter, benchOpts)
-	if err != nil {
-		b.Fatal(err)
-	}
-	p, err := CompileProjectionUnder(proj, under, benchOpts)
-	if err != nil {
-		b.Fatal(err)
+	var f *Filter
+	var p *Projection
+	var memo *Memo
+	if under == filter {
+		// As the planner compiles a flow for a task (CompileFlow):
+		// common subexpressions once per row.
+		fs, ps, m, err := CompileFlow(filter, [][]Expr{proj}, benchOpts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		f, p, memo = fs, ps[0], m
+	} else {
+		var err error
+		if f, err = CompileFilter(filter, benchOpts); err != nil {
+			b.Fatal(err)
+		}
+		if p, err = CompileProjectionUnder(proj, under, benchOpts); err != nil {
+			b.Fatal(err)
+		}
 	}
 	out := make([]types.Value, len(proj))
 	b.ReportAllocs()
@@ -393,6 +405,9 @@ func benchFlow(b *testing.B, filter, under Expr, proj []Expr, rows [][]types.Val
 		row := rows[i]
 		if i++; i == len(rows) {
 			i = 0
+		}
+		if memo != nil {
+			memo.Next()
 		}
 		ok, err := f.Keep(row)
 		if err != nil {

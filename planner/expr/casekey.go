@@ -149,7 +149,9 @@ func sameExpr(a, b Expr) bool {
 		return ok && x.Try == y.Try && x.Target.Equal(y.Target) && sameExpr(x.Expr, y.Expr)
 	case *Call:
 		y, ok := b.(*Call)
-		if !ok || x.Name != y.Name || x.fn != y.fn || x.user != y.user || x.Unit != y.Unit ||
+		// A Go function's calls each resolve to a definition of their
+		// own (userDef): the function itself tells them apart.
+		if !ok || x.Name != y.Name || (x.fn != y.fn && x.user == nil) || x.user != y.user || x.Unit != y.Unit ||
 			!x.Returning.Equal(y.Returning) || !x.typ.Equal(y.typ) || len(x.Args) != len(y.Args) {
 			return false
 		}

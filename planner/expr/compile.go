@@ -47,6 +47,10 @@ type builder struct {
 	// predicate that answers without building a BOOLEAN value
 	// (colConstPred); CompileFilter uses the top one's.
 	preds map[*Call]predFn
+	// memo, when set, holds the values of the nodes in memoSlots (by
+	// slot) per row: CompileFlow's common subexpressions.
+	memo      *Memo
+	memoSlots map[Expr]int
 }
 
 // predFn is a condition evaluated straight to keep or not (NULL: not).
@@ -122,7 +126,16 @@ func CompileFilter(cond Expr, opts Options) (*Filter, error) {
 	if err != nil {
 		return nil, err
 	}
+	return compileFilter(r, opts, nil)
+}
+
+// compileFilter is CompileFilter of resolved r; with, when set, sets up
+// the builder (CompileFlow's memo).
+func compileFilter(r Expr, opts Options, with func(*builder)) (*Filter, error) {
 	b := newBuilder(opts)
+	if with != nil {
+		with(b)
+	}
 	fn, err := b.compile(r)
 	if err != nil {
 		return nil, err
@@ -185,15 +198,29 @@ func CompileProjection(exprs []Expr, opts Options) (*Projection, error) {
 // constant is decided here too. The results are those of
 // CompileProjection on every row the filter keeps.
 func CompileProjectionUnder(exprs []Expr, filter Expr, opts Options) (*Projection, error) {
-	known := KnownColumns(filter)
-	p := &Projection{progs: make([]*Program, len(exprs)), cols: make([]int, len(exprs)), fields: make([]fieldPath, len(exprs))}
+	rs := make([]Expr, len(exprs))
 	for i, e := range exprs {
 		r, err := Resolve(e)
 		if err != nil {
 			return nil, fmt.Errorf("projection column %d: %w", i+1, err)
 		}
+		rs[i] = r
+	}
+	return compileProjectionUnder(rs, filter, opts, nil)
+}
+
+// compileProjectionUnder is CompileProjectionUnder of the resolved
+// expressions exprs; with, when set, sets up each builder (CompileFlow's
+// memo).
+func compileProjectionUnder(exprs []Expr, filter Expr, opts Options, with func(*builder)) (*Projection, error) {
+	known := KnownColumns(filter)
+	p := &Projection{progs: make([]*Program, len(exprs)), cols: make([]int, len(exprs)), fields: make([]fieldPath, len(exprs))}
+	for i, r := range exprs {
 		b := newBuilder(opts)
 		b.known = known
+		if with != nil {
+			with(b)
+		}
 		fn, err := b.compile(r)
 		if err != nil {
 			return nil, fmt.Errorf("projection column %d: %w", i+1, err)
@@ -316,6 +343,9 @@ func (b *builder) compile(e Expr) (evalFn, error) {
 			return func([]types.Value) (types.Value, error) { return v, nil }, nil
 		}
 		// Keep the evaluator: the error belongs to each evaluation.
+	}
+	if j, ok := b.memoSlots[e]; ok {
+		return b.memo.wrap(j, fn), nil
 	}
 	return fn, nil
 }

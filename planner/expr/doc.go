@@ -180,6 +180,14 @@
 // for values it creates (new strings, wide decimals). Programs are
 // immutable and safe for concurrent use.
 //
+// [CompileFlow] compiles a pipeline's filter and projections together for
+// one goroutine: a deterministic call or cast that occurs more than once
+// among them (structurally equal: q21's REGEXP_EXTRACT(url, ...) in the
+// WHERE and in the CASE, q14's 0.908 * price three times) is computed at
+// most once per row, in a [Memo] the goroutine starts afresh for each row.
+// Which subexpressions are evaluated, and their values and errors, are
+// those of the separate compilations; a failed evaluation is not kept.
+//
 // For comparison, a test-only second backend (exprlang_test.go, not part
 // of the shipped build) compiles the same tree into a program of
 // github.com/expr-lang/expr over a typed environment (the row as a slice,

@@ -1,0 +1,225 @@
+package expr
+
+import (
+	"fmt"
+
+	"github.com/streamsql/streamsql/types"
+)
+
+// Memo holds, for one goroutine, the values of the common subexpressions
+// of a flow compiled by [CompileFlow]: each is computed at most once per
+// row however many times the filter and the projections use it (Nexmark
+// q21's REGEXP_EXTRACT(url, ...) in the WHERE and again in the CASE, q14's
+// 0.908 * price three times, HOUR(dateTime) four times). Call Next before
+// evaluating a new row. A Memo is not safe for concurrent use.
+type Memo struct {
+	gen   uint64
+	cells []memoCell
+}
+
+// memoCell is one subexpression's value, valid while gen is the memo's.
+type memoCell struct {
+	gen uint64
+	v   types.Value
+}
+
+// Next starts a new row: the values computed for the previous one are
+// forgotten.
+func (m *Memo) Next() { m.gen++ }
+
+// Len returns how many subexpressions the memo holds (0 for a nil memo).
+func (m *Memo) Len() int {
+	if m == nil {
+		return 0
+	}
+	return len(m.cells)
+}
+
+// wrap returns fn reading and filling cell j. A failed evaluation is not
+// kept: its error belongs to the evaluation that met it, and a later use
+// in the same row evaluates (and fails) again.
+func (m *Memo) wrap(j int, fn evalFn) evalFn {
+	return func(row []types.Value) (types.Value, error) {
+		c := &m.cells[j]
+		if c.gen == m.gen {
+			return c.v, nil
+		}
+		v, err := fn(row)
+		if err == nil {
+			c.v, c.gen = v, m.gen
+		}
+		return v, err
+	}
+}
+
+// CompileFlow compiles a flow's filter (nil: none) as CompileFilter does
+// and its projections as CompileProjectionUnder does under that filter,
+// such that a deterministic call or cast that occurs more than once among
+// them (compared structurally) is evaluated at most once per row: the
+// filter's evaluation of it is reused by the projections, and one
+// projection's by the next. Which subexpressions are evaluated, in which
+// order, and what each gives are unchanged; only repeats read the first
+// value. With no repeated subexpression the memo is nil and the programs
+// are those of CompileFilter and CompileProjectionUnder. Else the
+// programs share the memo: they belong to one goroutine, which calls
+// memo.Next before each row, and evaluates the filter (when there is one)
+// before the projections of that row.
+func CompileFlow(filter Expr, projections [][]Expr, opts Options) (*Filter, []*Projection, *Memo, error) {
+	var rf Expr
+	if filter != nil {
+		var err error
+		if rf, err = Resolve(filter); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	rps := make([][]Expr, len(projections))
+	for k, es := range projections {
+		rps[k] = make([]Expr, len(es))
+		for i, e := range es {
+			r, err := Resolve(e)
+			if err != nil {
+				return nil, nil, nil, fmt.Errorf("projection column %d: %w", i+1, err)
+			}
+			rps[k][i] = r
+		}
+	}
+	roots := []Expr{}
+	if rf != nil {
+		roots = append(roots, rf)
+	}
+	for _, es := range rps {
+		roots = append(roots, es...)
+	}
+	slots, n := commonSubexprs(roots)
+	var memo *Memo
+	if n > 0 {
+		memo = &Memo{gen: 1, cells: make([]memoCell, n)}
+	}
+	with := func(b *builder) {
+		if memo != nil {
+			b.memo, b.memoSlots = memo, slots
+		}
+	}
+	var f *Filter
+	if rf != nil {
+		var err error
+		if f, err = compileFilter(rf, opts, with); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	ps := make([]*Projection, len(rps))
+	for k, es := range rps {
+		p, err := compileProjectionUnder(es, filter, opts, with)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		ps[k] = p
+	}
+	return f, ps, memo, nil
+}
+
+// commonSubexprs assigns a memo slot to each occurrence, among the trees
+// roots, of a deterministic, non-constant call or cast that occurs at least
+// twice (structurally, sameExpr): occurrences of one subexpression share a
+// slot. An occurrence inside one that has a slot gets none of its own (the
+// outer value is reused whole). FIELD of a column, column references and
+// literals are read directly and get none. It returns the slots and their
+// number.
+func commonSubexprs(roots []Expr) (map[Expr]int, int) {
+	var cands []Expr // one representative per group
+	var count []int
+	group := map[Expr]int{}
+	var walk func(e Expr)
+	walk = func(e Expr) {
+		switch n := e.(type) {
+		case *Cast:
+			walk(n.Expr)
+		case *Case:
+			if n.Operand != nil {
+				walk(n.Operand)
+			}
+			for _, w := range n.Whens {
+				walk(w.Cond)
+				walk(w.Result)
+			}
+			if n.Else != nil {
+				walk(n.Else)
+			}
+		case *Call:
+			for _, a := range n.Args {
+				walk(a)
+			}
+		}
+		if !memoCandidate(e) {
+			return
+		}
+		for g, c := range cands {
+			if sameExpr(c, e) {
+				group[e] = g
+				count[g]++
+				return
+			}
+		}
+		group[e] = len(cands)
+		cands = append(cands, e)
+		count = append(count, 1)
+	}
+	for _, r := range roots {
+		walk(r)
+	}
+	slots := map[Expr]int{}
+	slotOf := map[int]int{} // group -> slot
+	var mark func(e Expr)
+	mark = func(e Expr) {
+		if g, ok := group[e]; ok && count[g] > 1 {
+			s, ok := slotOf[g]
+			if !ok {
+				s = len(slotOf)
+				slotOf[g] = s
+			}
+			slots[e] = s
+			return
+		}
+		switch n := e.(type) {
+		case *Cast:
+			mark(n.Expr)
+		case *Case:
+			if n.Operand != nil {
+				mark(n.Operand)
+			}
+			for _, w := range n.Whens {
+				mark(w.Cond)
+				mark(w.Result)
+			}
+			if n.Else != nil {
+				mark(n.Else)
+			}
+		case *Call:
+			for _, a := range n.Args {
+				mark(a)
+			}
+		}
+	}
+	for _, r := range roots {
+		mark(r)
+	}
+	return slots, len(slotOf)
+}
+
+// memoCandidate reports whether e is worth a memo slot when it repeats: a
+// deterministic, non-constant call (but FIELD of a column, read inline) or
+// cast.
+func memoCandidate(e Expr) bool {
+	switch n := e.(type) {
+	case *Call:
+		if n.Name == "FIELD" {
+			if _, col := n.Args[0].(*ColumnRef); col {
+				return false
+			}
+		}
+	case *Cast:
+	default:
+		return false
+	}
+	return Deterministic(e) && !isConstant(e)
+}
