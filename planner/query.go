@@ -364,6 +364,14 @@ func (p *planner) resolveSelect(q *ddl.Select, depth int) (*relation, error) {
 	if err := p.f.selectTailRefusal(q); err != nil {
 		return nil, err
 	}
+	if overs := selectOvers(q); len(overs) > 0 && isAggregating(q) {
+		// OVER over the aggregation's rows (overagg.go).
+		split, err := p.splitOverAggregate(q, overs)
+		if err != nil {
+			return nil, err
+		}
+		return p.resolveSelect(split, depth)
+	}
 	var in *relation
 	var quals [][]string
 	if j, ok := q.From.(*ddl.Join); ok && isUnnestJoin(j) {

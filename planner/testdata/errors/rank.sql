@@ -29,7 +29,11 @@ INSERT INTO sink SELECT auction, SUM(price) OVER (ORDER BY bidder) FROM bids;
 INSERT INTO sink SELECT auction, SUM(total) OVER (ORDER BY t RANGE BETWEEN INTERVAL '1' MINUTE PRECEDING AND CURRENT ROW) FROM (SELECT auction, SUM(price) AS total, MAX(pt) AS t FROM bids GROUP BY auction);
 INSERT INTO sink SELECT auction, SUM(DISTINCT total) OVER (ORDER BY t) FROM (SELECT auction, SUM(price) AS total, MAX(pt) AS t FROM bids GROUP BY auction);
 INSERT INTO sink SELECT auction, price FROM bids WHERE SUM(price) OVER (ORDER BY ts) > 3;
-INSERT INTO sink SELECT auction, SUM(COUNT(*)) OVER (ORDER BY MAX(ts)) FROM bids GROUP BY auction;
+-- OVER beside GROUP BY runs over the aggregation's rows, but not with
+-- grouping sets, a *, or IN over a grouping key.
+INSERT INTO sink SELECT auction, SUM(COUNT(*)) OVER (ORDER BY auction) FROM bids GROUP BY ROLLUP (auction);
+INSERT INTO sink SELECT *, ROW_NUMBER() OVER (ORDER BY auction) FROM bids GROUP BY auction, price;
+INSERT INTO sink SELECT auction, SUM(CASE WHEN auction IN (1, 2) THEN 1 ELSE 0 END) OVER (ORDER BY auction) FROM bids GROUP BY auction;
 INSERT INTO sink SELECT auction, FIRST_VALUE(price) OVER (ORDER BY ts ROWS 3 PRECEDING) FROM bids;
 INSERT INTO sink SELECT auction, SUM(price) OVER w FROM bids WINDOW v AS (ORDER BY ts);
 -- An OVER over updating input cannot be ordered by processing time.
