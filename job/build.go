@@ -84,7 +84,7 @@ func build(ctx context.Context, pl *planner.Plan, bo BuildOptions) ([]runtime.Pi
 		}
 		name := names[i]
 		i++
-		if ins.Stateful() || ins.EventTime() {
+		if ins.Graph() {
 			if err := gb.insert(ins, name); err != nil {
 				return nil, g, err
 			}

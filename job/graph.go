@@ -31,9 +31,11 @@ type graphBuilder struct {
 	pipe     string         // the INSERT's pipeline name
 	srcNames map[string]int // tables read so far by the INSERT (#2, #3, ...)
 	calcs    int            // Calc vertices of the INSERT so far
-	// built are the vertices (and parallelism) of the INSERT's scans and
+	// built are the vertices (and parallelism) of the job's scans and
 	// operators so far: a scan or an operator the planner shared
-	// (planner.Flow.Reused) is one vertex with an edge to each reader.
+	// (planner.Flow.Reused), within an INSERT or across INSERTs, is one
+	// vertex with an edge to each reader. It keeps the id of the INSERT
+	// that read it first.
 	built map[any][2]int
 }
 
@@ -48,7 +50,10 @@ func (b *graphBuilder) edge(from, to int, x runtime.Exchange) {
 
 // insert adds ins, planned as pipeline name.
 func (b *graphBuilder) insert(ins *planner.Insert, name string) error {
-	b.pipe, b.srcNames, b.calcs, b.built = name, map[string]int{}, 0, map[any][2]int{}
+	b.pipe, b.srcNames, b.calcs = name, map[string]int{}, 0
+	if b.built == nil {
+		b.built = map[any][2]int{}
+	}
 	snk, valid, err := buildSink(b.ctx, b.pl, ins.Sink, b.bo)
 	if err != nil {
 		return err
@@ -240,15 +245,28 @@ func watermarkOf(e expr.Expr, opts expr.Options) (func(row types.Row) (int64, bo
 }
 
 // keepPipelines returns the part of g that belongs to the pipelines
-// names: the vertices whose ids start with "<pipeline>/", and the edges
-// between them.
+// names: the vertices whose ids start with "<pipeline>/", the vertices
+// that feed them (a scan or an operator shared with another pipeline keeps
+// the id of the first pipeline that read it), and the edges between them.
 func keepPipelines(g runtime.Graph, names []string) runtime.Graph {
+	keep := make([]bool, len(g.Vertices))
+	for i, v := range g.Vertices {
+		pipe, _, _ := strings.Cut(v.ID, "/")
+		keep[i] = slices.Contains(names, pipe)
+	}
+	for changed := true; changed; {
+		changed = false
+		for _, e := range g.Edges {
+			if keep[e.To] && !keep[e.From] {
+				keep[e.From], changed = true, true
+			}
+		}
+	}
 	var out runtime.Graph
 	index := make([]int, len(g.Vertices))
 	for i, v := range g.Vertices {
 		index[i] = -1
-		pipe, _, _ := strings.Cut(v.ID, "/")
-		if slices.Contains(names, pipe) {
+		if keep[i] {
 			index[i] = len(out.Vertices)
 			out.Vertices = append(out.Vertices, v)
 		}

@@ -107,7 +107,7 @@ func positionsInTransaction(ins *Insert, stores map[factory.PositionStore]int) s
 		case r.System != s.Info.CommitsPositionsOf:
 			return fmt.Sprintf("source '%s' reads another cluster than the sink writes", src.Name())
 		case stores[*r] > 1:
-			return fmt.Sprintf("source '%s' shares its positions '%s' with another source of the job", src.Name(), r.Group)
+			return fmt.Sprintf("source '%s' shares its positions '%s' with another source of the job (or, in a statement set, its scan feeds another INSERT too)", src.Name(), r.Group)
 		}
 	}
 	return ""

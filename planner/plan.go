@@ -159,8 +159,14 @@ type Insert struct {
 	// Explain is set for the statement of an EXPLAIN: it is explained,
 	// not run.
 	Explain bool
-	// InStatementSet is set for INSERTs of a statement set.
+	// InStatementSet is set for INSERTs of a statement set, and
+	// StatementSet numbers the set in the file (1 for the first).
 	InStatementSet bool
+	StatementSet   int
+	// SharesScan is set when a flow of the INSERT reads a scan shared
+	// with another flow (table.optimizer.reuse-source-enabled): with
+	// another INSERT of its statement set, or within this one.
+	SharesScan bool
 }
 
 // Flow is one source with its filter and projection into the sink's row.
@@ -381,6 +387,14 @@ func (ins *Insert) Nodes() []*Node {
 	return out
 }
 
+// Graph reports whether ins runs on the job's graph of tasks rather than
+// as a pipeline of its own per source (runtime.Pipeline): when it has
+// stateful operators, generates watermarks, or shares a scan, which only
+// the graph can feed to several flows.
+func (ins *Insert) Graph() bool {
+	return ins.Stateful() || ins.EventTime() || ins.SharesScan
+}
+
 // Stateful reports whether ins has stateful operators.
 func (ins *Insert) Stateful() bool {
 	for _, fl := range ins.Flows {
@@ -405,6 +419,8 @@ func (ins *Insert) EventTime() bool {
 
 // planner holds the state of planning one file.
 type planner struct {
+	// sets counts the statement sets planned so far (Insert.StatementSet).
+	sets int
 	// ctes are the common table expressions in scope while a query is
 	// resolved, outermost first (query.go).
 	ctes []cteScope
@@ -637,8 +653,13 @@ func (p *planner) statement(s ddl.Statement, explain bool) {
 	case *ddl.Insert:
 		p.insert(s, explain, false)
 	case *ddl.StatementSet:
+		first := len(p.plan.Inserts)
+		p.sets++
 		for _, ins := range s.Inserts {
 			p.insert(ins, explain, true)
+		}
+		for _, ins := range p.plan.Inserts[first:] {
+			ins.StatementSet = p.sets
 		}
 	case *ddl.QueryStatement:
 		p.query(s, explain)

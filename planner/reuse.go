@@ -57,12 +57,12 @@ const (
 var (
 	settingReuseSubPlan = option.Bool(SettingReuseSubPlan).Default(true).
 				Description("Share identical parts of an INSERT's plan, as Flink does: stateful operators (window " +
-			"aggregations, joins, ...) that compute the same thing over the same input run once and feed every reader. " +
+			"aggregations, joins, ...) that compute the same thing over the same input, in one INSERT or across the INSERTs of a statement set, run once and feed every reader. " +
 			"A shared operator keeps the state id of its first occurrence; a checkpoint taken with another setting " +
 			"holds the state of operators this job does not have and is refused with their names (set this back to " +
 			"restore it). See docs/stateful.md.")
 	settingReuseSource = option.Bool(SettingReuseSource).Default(true).
-				Description("Read each table once per INSERT, as Flink does: scans of the same table with the same " +
+				Description("Read each table once per INSERT and per statement set, as Flink does: scans of the same table with the same " +
 			"options and hints, watermark and changelog become one scan that decodes the union of the columns its " +
 			"readers use, each reader keeping its own filter and projection (Nexmark's joins then read their topic once " +
 			"instead of once per view). Only with `table.optimizer.reuse-sub-plan-enabled` on, as in Flink. A checkpoint " +
@@ -90,23 +90,51 @@ func (p *planner) reuseSettings() []error {
 	return errs
 }
 
-// reuse shares the identical operators and scans of each INSERT that runs
-// as a graph (see the top of the file).
+// reuse shares the identical operators and scans of the job's INSERTs
+// (see the top of the file). As Flink optimizes a statement set as one
+// plan, sharing reaches across the INSERTs of a statement set: two of them
+// that read one table read it once. An INSERT of a statement set without
+// stateful operators or event time that then reads a shared scan runs on
+// the graph (Insert.Graph), which can feed one scan to several flows; one
+// whose scans are its own stays a pipeline. INSERTs outside a statement
+// set are separate jobs in Flink and share nothing with each other here
+// either (checkpoints taken before sharing reached across INSERTs restore
+// unchanged). A scaled-out job shares only within each stateful or
+// event-time INSERT: its sources are members of their consumer group, and
+// its stateless INSERTs run as pipelines whose sinks commit their sources'
+// positions (checkScaleOut, checkDurability). An EXPLAIN's statement is
+// shared within itself only.
 func (pl *Plan) reuse() {
 	if !pl.ReuseSubPlan {
 		return
 	}
+	var all []*reuser
+	sets := map[int]*reuser{}
 	for _, ins := range pl.Inserts {
-		if !ins.Stateful() && !ins.EventTime() {
-			// Runs as a pipeline of its own per source (runtime.Pipeline),
-			// which has no place to share a scan.
+		graph := ins.Stateful() || ins.EventTime()
+		set := ins.StatementSet
+		if ins.Explain || pl.ScaleOut {
+			set = 0
+		}
+		if set == 0 && !graph {
+			// Runs as a pipeline of its own per source
+			// (runtime.Pipeline), which has no place to share a scan.
 			continue
 		}
-		r := &reuser{pl: pl, scans: map[string]*Source{}, nodes: map[string]*Node{}, ids: map[any]string{},
-			readers: map[*Source][]*Flow{}, done: map[any]bool{}, sources: pl.ReuseSource}
+		r := sets[set]
+		if r == nil {
+			r = &reuser{pl: pl, scans: map[string]*Source{}, nodes: map[string]*Node{}, ids: map[any]string{},
+				readers: map[*Source][]*Flow{}, done: map[any]bool{}, sources: pl.ReuseSource}
+			all = append(all, r)
+			if set != 0 {
+				sets[set] = r
+			}
+		}
 		for _, fl := range ins.Flows {
 			r.flow(fl)
 		}
+	}
+	for _, r := range all {
 		for s, fls := range r.readers {
 			if len(fls) < 2 {
 				continue
@@ -117,9 +145,20 @@ func (pl *Plan) reuse() {
 			}
 		}
 	}
+	for _, ins := range pl.Inserts {
+		r := sets[ins.StatementSet]
+		if r == nil || ins.Explain {
+			continue
+		}
+		for _, fl := range ins.Flows {
+			if fl.Source.Table != nil && len(r.readers[fl.Source]) > 1 {
+				ins.SharesScan = true
+			}
+		}
+	}
 }
 
-// reuser shares the scans and operators of one INSERT.
+// reuser shares the scans and operators of the INSERTs it visits.
 type reuser struct {
 	pl      *Plan
 	sources bool

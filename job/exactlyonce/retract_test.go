@@ -142,17 +142,17 @@ type retractJob struct {
 	upsert, cdc, jdbcName string
 }
 
-// The sinks' ids (pipeline/table) and the sources' (pipeline/src).
+// The sinks' ids (pipeline/table).
 const (
 	sinkUpsert = "out_upsert/out_upsert"
 	sinkCDC    = "out_cdc/out_cdc"
 	sinkJDBC   = "out_jdbc/out_jdbc"
 )
 
-func sourceOf(sink string) string {
-	pipe, _, _ := strings.Cut(sink, "/")
-	return pipe + "/src"
-}
+// sourceOf returns the id of the scan that feeds sink: the statement
+// set's INSERTs share one scan of src (and its aggregations), which keeps
+// the id of the set's first INSERT (docs/stateful.md, "Statement sets").
+func sourceOf(string) string { return "out_upsert/src" }
 
 // file returns the job file at parallelism par.
 func (j retractJob) file(in input, par int) string {
