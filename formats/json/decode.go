@@ -3,6 +3,7 @@ package json
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math/bits"
@@ -23,7 +24,14 @@ type node struct {
 	// match is `"name":` when name needs no escaping in JSON (else nil):
 	// the decoder takes a key written exactly so, the usual case, as this
 	// field without scanning and comparing it as a string.
-	match  []byte
+	match []byte
+	// matchLo and matchHi hold match's first 16 bytes as two
+	// little-endian words, and maskLo and maskHi the bits of each that
+	// belong to match (keyAt); matchShort is set when match has at most
+	// 16 bytes.
+	matchLo, matchHi, maskLo, maskHi uint64
+	matchShort                       bool
+
 	elem   *node // ARRAY and MULTISET element, MAP key
 	val    *node // MAP value, MULTISET count
 	fields []*node
@@ -38,12 +46,34 @@ type node struct {
 	ts text.TimestampMemo
 }
 
+// keyAt reports whether data holds n's match at pos: for a match of at
+// most 16 bytes with 16 bytes of data left, by comparing two words.
+func (n *node) keyAt(data []byte, pos int) bool {
+	if n.matchShort && pos+16 <= len(data) {
+		lo := binary.LittleEndian.Uint64(data[pos:])
+		hi := binary.LittleEndian.Uint64(data[pos+8:])
+		return lo&n.maskLo == n.matchLo && hi&n.maskHi == n.matchHi
+	}
+	return len(n.match) > 0 && bytes.HasPrefix(data[pos:], n.match)
+}
+
 func compile(name, path string, t types.Type) (*node, error) {
 	n := &node{name: name, path: path, typ: t}
 	n.key = appendString(nil, name)
 	n.key = append(n.key, ':')
 	if name != "" && !strings.ContainsFunc(name, func(r rune) bool { return r < 0x20 || r == '"' || r == '\\' }) {
 		n.match = append(append(append([]byte{'"'}, name...), '"'), ':')
+		if l := uint(len(n.match)); l <= 16 {
+			var w [16]byte
+			copy(w[:], n.match)
+			n.matchLo, n.matchHi = binary.LittleEndian.Uint64(w[:]), binary.LittleEndian.Uint64(w[8:])
+			// (A shift by 64 makes 0, and 0-1 every bit.)
+			n.maskLo = 1<<(8*min(l, 8)) - 1
+			if l > 8 {
+				n.maskHi = 1<<(8*(l-8)) - 1
+			}
+			n.matchShort = true
+		}
 	}
 	var err error
 	switch t.Kind {
@@ -363,7 +393,7 @@ func (d *decoder) row(n *node, out []types.Value) error {
 				return s.fail("expected a field name")
 			}
 			idx := -1
-			if next < len(n.fields) && len(n.fields[next].match) > 0 && bytes.HasPrefix(s.data[s.pos:], n.fields[next].match) {
+			if next < len(n.fields) && n.fields[next].keyAt(s.data, s.pos) {
 				// The next field in schema order, written plainly.
 				idx = next
 				s.pos += len(n.fields[next].match)

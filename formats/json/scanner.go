@@ -243,6 +243,56 @@ func (s *scanner) plainInt(lo, hi int64) (int64, bool) {
 	if neg {
 		i++
 	}
+	if i+8 <= len(d) {
+		// The usual integer, of one to seven digits, from one word and
+		// without a branch per digit.
+		x := binary.LittleEndian.Uint64(d[i:])
+		if n := digits8(x); n > 0 && n < 8 {
+			if c := d[i+n]; c == '.' || c == 'e' || c == 'E' {
+				return 0, false
+			}
+			u := int64(digitsValue(x, n))
+			if neg {
+				u = -u
+			}
+			if u < lo || u > hi {
+				return 0, false
+			}
+			s.pos = i + n
+			return u, true
+		}
+	}
+	return s.plainIntFrom(i, neg, lo, hi)
+}
+
+// digits8 returns how many of x's bytes, in little-endian order, are
+// ASCII digits before the first that is not (8: all of them).
+func digits8(x uint64) int {
+	const hiNibbles, loNibbles, highs = 0xF0F0F0F0F0F0F0F0, 0x0F0F0F0F0F0F0F0F, 0x8080808080808080
+	// A byte is a digit when its high nibble is 3 and its low nibble
+	// plus 6 does not carry out of the nibble (at most 0x15: never into
+	// the next byte).
+	nd := (x&hiNibbles ^ 0x3030303030303030) | ((x&loNibbles)+0x0606060606060606)&hiNibbles
+	// The bytes of nd that are not 0, exactly (no carry between bytes).
+	m := ((nd &^ highs) + ^uint64(highs) | nd) & highs
+	return bits.TrailingZeros64(m) >> 3
+}
+
+// digitsValue returns the value of the decimal digits in the first n
+// (1 to 7) bytes of x, in little-endian order, the first the most
+// significant.
+func digitsValue(x uint64, n int) uint64 {
+	// The digits' values, moved to the last n bytes behind leading zeros:
+	// eight digits, then combined pairwise (SWAR).
+	v := (x - 0x3030303030303030) & (1<<(8*uint(n)) - 1) << (8 * uint(8-n))
+	v = v*10 + v>>8
+	v = ((v&0x000000FF000000FF)*(100+1000000<<32) + (v>>16&0x000000FF000000FF)*(1+10000<<32)) >> 32
+	return v
+}
+
+// plainIntFrom is plainInt's byte-by-byte loop from i, after the sign.
+func (s *scanner) plainIntFrom(i int, neg bool, lo, hi int64) (int64, bool) {
+	d := s.data
 	start := i
 	var u int64
 	for i < len(d) && i-start < 19 {

@@ -1,10 +1,13 @@
 package json
 
 import (
+	"bytes"
 	"encoding/binary"
 	stdjson "encoding/json"
+	"math"
 	"math/bits"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -96,4 +99,90 @@ func FuzzScanString(f *testing.F) {
 			t.Fatalf("%q: scanned to the closing quote %v (err %v, end %d), encoding/json valid %v", data, got, err, end, want)
 		}
 	})
+}
+
+// TestKeyAt checks the word comparison of field keys against
+// bytes.HasPrefix: names of 1 to 20 bytes, followed by 0 to 20 bytes, with
+// each byte of the key changed in turn.
+func TestKeyAt(t *testing.T) {
+	for l := 1; l <= 20; l++ {
+		n, err := compile(strings.Repeat("k", l-1)+"z", "", types.BigInt())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for tail := 0; tail <= 20; tail++ {
+			data := append(append([]byte(`{`), n.match...), strings.Repeat("7", tail)...)
+			if !n.keyAt(data, 1) {
+				t.Fatalf("key of %d bytes with %d after it: not found", l, tail)
+			}
+			for i := 1; i < len(data); i++ {
+				changed := append([]byte(nil), data...)
+				changed[i] ^= 0x40
+				want := bytes.HasPrefix(changed[1:], n.match)
+				if got := n.keyAt(changed, 1); got != want {
+					t.Fatalf("%q: keyAt %v, want %v", changed, got, want)
+				}
+			}
+		}
+	}
+}
+
+// plainIntRef is plainInt by its byte-by-byte loop alone.
+func plainIntRef(data []byte, lo, hi int64) (int64, bool, int) {
+	s := scanner{data: data}
+	neg := len(data) > 0 && data[0] == '-'
+	i := 0
+	if neg {
+		i = 1
+	}
+	v, ok := s.plainIntFrom(i, neg, lo, hi)
+	return v, ok, s.pos
+}
+
+func checkPlainInt(t *testing.T, data []byte) {
+	t.Helper()
+	for _, r := range [][2]int64{{math.MinInt64, math.MaxInt64}, {-128, 127}, {0, 0}} {
+		s := scanner{data: data}
+		v, ok := s.plainInt(r[0], r[1])
+		wv, wok, wpos := plainIntRef(data, r[0], r[1])
+		if v != wv || ok != wok || (ok && s.pos != wpos) {
+			t.Fatalf("%q in [%d, %d]: plainInt %d %v at %d, byte by byte %d %v at %d", data, r[0], r[1], v, ok, s.pos, wv, wok, wpos)
+		}
+	}
+}
+
+// TestPlainInt checks plainInt's word-at-a-time path against its
+// byte-by-byte loop: every length of digits with every kind of byte after
+// them, signs, and random numbers.
+func TestPlainInt(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for n := 0; n <= 20; n++ {
+		for _, after := range []string{"", ",", "}", ".5", "e3", "E", "x", " ", "0123456789", ",\"k\":1}"} {
+			for _, sign := range []string{"", "-"} {
+				digits := make([]byte, n)
+				for i := range digits {
+					digits[i] = byte('0' + r.IntN(10))
+				}
+				checkPlainInt(t, []byte(sign+string(digits)+after))
+			}
+		}
+	}
+	for range 200_000 {
+		b := []byte(strconv.FormatInt(r.Int64N(1<<uint(r.IntN(62)+1)), 10))
+		if r.IntN(2) == 0 {
+			b = append([]byte{'-'}, b...)
+		}
+		for range r.IntN(10) {
+			b = append(b, byte(r.IntN(256)))
+		}
+		checkPlainInt(t, b)
+	}
+}
+
+// FuzzPlainInt compares plainInt with its byte-by-byte loop.
+func FuzzPlainInt(f *testing.F) {
+	for _, s := range []string{"1234567,", "-12345678}", "0", "99999999999", "12.5", "1e5", "-", "0x12"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) { checkPlainInt(t, b) })
 }
