@@ -980,3 +980,53 @@ func ReadRow(src []byte, typs []types.Type, dst []types.Value) ([]types.Value, [
 	}
 	return dst, src, nil
 }
+
+// ReadRowField decodes field i of a row written by AppendRow (of
+// len(typs) values) from src, without decoding the fields before it: a
+// string or binary field is skipped, not copied. An operator that needs
+// one column of a kept row (a deduplication's time) reads it so.
+func ReadRowField(src []byte, typs []types.Type, i int) (types.Value, error) {
+	if i < 0 || i >= len(typs) {
+		return types.Value{}, fmt.Errorf("state: no field %d in a row of %d", i, len(typs))
+	}
+	nb := (len(typs) + 7) / 8
+	if len(src) < nb {
+		return types.Value{}, errTruncated
+	}
+	nulls := src[:nb]
+	src = src[nb:]
+	if r := len(typs) % 8; r != 0 && nulls[nb-1]>>r != 0 {
+		return types.Value{}, fmt.Errorf("%w: NULL bits past the last field", ErrCorrupt)
+	}
+	for j, t := range typs[:i+1] {
+		if nulls[j/8]&(1<<(j%8)) != 0 {
+			if j == i {
+				return types.Value{}, nil
+			}
+			continue
+		}
+		if j < i {
+			switch t.Kind {
+			case types.KindChar, types.KindVarChar, types.KindBinary, types.KindVarBinary:
+				n, rest, err := readUvarint(src)
+				if err != nil {
+					return types.Value{}, err
+				}
+				if n > uint64(len(rest)) {
+					return types.Value{}, errTruncated
+				}
+				src = rest[n:]
+				continue
+			}
+		}
+		v, rest, err := readValueBody(src, t)
+		if err != nil {
+			return types.Value{}, err
+		}
+		if j == i {
+			return v, nil
+		}
+		src = rest
+	}
+	panic("unreachable")
+}

@@ -484,6 +484,13 @@ func TestRowRoundTrip(t *testing.T) {
 			if !equalValues(row[i], got[i], typs[i], false) {
 				t.Fatalf("field %d (%s): %#v read back as %#v", i, typs[i], row[i], got[i])
 			}
+			f, err := ReadRowField(buf, typs, i)
+			if err != nil || !equalValues(row[i], f, typs[i], false) {
+				t.Fatalf("ReadRowField %d (%s): %#v read back as %#v, %v", i, typs[i], row[i], f, err)
+			}
+		}
+		if _, err := ReadRowField(buf, typs, len(typs)); err == nil {
+			t.Fatalf("ReadRowField past the last field: no error")
 		}
 	}
 }

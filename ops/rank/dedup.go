@@ -65,6 +65,7 @@ type dedup struct {
 
 	partTypes []types.Type
 	pkey, buf []byte
+	slab      []types.Value // output rows' fields (fields)
 }
 
 func (d *dedup) Open(ctx *stream.Context) error {
@@ -205,11 +206,21 @@ func (d *dedup) keepLast(kg int, r *types.Row, out *stream.Output) error {
 		return err
 	}
 	var prevFields []types.Value
-	if had {
-		if prevFields, _, err = state.ReadRow(prev, d.spec.Types, nil); err != nil {
+	switch {
+	case had && d.spec.UpdateBefore:
+		if prevFields, _, err = state.ReadRow(prev, d.spec.Types, d.fields()); err != nil {
 			return fmt.Errorf("deduplicate: key group %d: %w", kg, err)
 		}
 		if d.spec.Time >= 0 && ts < prevFields[d.spec.Time].Timestamp().Millis {
+			return nil // earlier than the kept row
+		}
+	case had && d.spec.Time >= 0:
+		// Only the kept row's time is needed: no UPDATE_BEFORE of it.
+		pt, err := state.ReadRowField(prev, d.spec.Types, d.spec.Time)
+		if err != nil {
+			return fmt.Errorf("deduplicate: key group %d: %w", kg, err)
+		}
+		if ts < pt.Timestamp().Millis {
 			return nil // earlier than the kept row
 		}
 	}
@@ -225,10 +236,27 @@ func (d *dedup) keepLast(kg int, r *types.Row, out *stream.Output) error {
 		return nil
 	}
 	if d.spec.UpdateBefore {
-		out.Emit(types.Row{Kind: types.UpdateBefore, Fields: d.output(prevFields)})
+		// prevFields is a slice of fields' own, with room for the rank.
+		if d.spec.OutputRank {
+			prevFields = append(prevFields, types.Int64(1))
+		}
+		out.Emit(types.Row{Kind: types.UpdateBefore, Fields: prevFields})
 	}
 	out.Emit(types.Row{Kind: types.UpdateAfter, Fields: d.output(r.Fields)})
 	return nil
+}
+
+// fields returns an empty slice with room for a row and its rank, from a
+// slab shared by a few rows that is never reused (an emitted row keeps
+// its slice).
+func (d *dedup) fields() []types.Value {
+	w := len(d.spec.Types) + 1
+	if len(d.slab) < w {
+		d.slab = make([]types.Value, w*max(4096/(w*24), 1))
+	}
+	f := d.slab[:0:w]
+	d.slab = d.slab[w:]
+	return f
 }
 
 // Watermark emits the waiting first rows whose time the watermark
@@ -268,11 +296,7 @@ func (d *dedup) Watermark(wm int64, out *stream.Output) error {
 // output returns an output row's fields: a copy of f, with the row
 // number 1 when the spec outputs it.
 func (d *dedup) output(f []types.Value) []types.Value {
-	n := len(f)
-	if d.spec.OutputRank {
-		n++
-	}
-	out := append(make([]types.Value, 0, n), f...)
+	out := append(d.fields(), f...)
 	if d.spec.OutputRank {
 		out = append(out, types.Int64(1))
 	}
