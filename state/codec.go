@@ -9,6 +9,7 @@ import (
 	"math/big"
 	"math/bits"
 	"slices"
+	"unsafe"
 
 	"github.com/streamsql/streamsql/types"
 )
@@ -1029,4 +1030,78 @@ func ReadRowField(src []byte, typs []types.Type, i int) (types.Value, error) {
 		src = rest
 	}
 	panic("unreachable")
+}
+
+// RowReader decodes rows written by AppendRow as ReadRow does, but cuts
+// the strings of CHAR and VARCHAR fields from 4 KiB chunks of its own
+// instead of allocating each: a chunk is only appended to, never
+// rewritten, so a string stays valid and immutable for as long as it is
+// referred to, and a string kept alive keeps its chunk (at most 4 KiB)
+// alive with it. An operator that emits many rows of its state (a Top-N
+// emitting the rows each new row pushes down a rank) uses one.
+type RowReader struct {
+	arena []byte
+}
+
+// rowReaderChunk is the size of a RowReader's chunks, and
+// rowReaderMax the longest string it cuts from one.
+const (
+	rowReaderChunk = 4 << 10
+	rowReaderMax   = rowReaderChunk / 4
+)
+
+// ReadRow is ReadRow with the reader's string chunks.
+func (rr *RowReader) ReadRow(src []byte, typs []types.Type, dst []types.Value) ([]types.Value, []byte, error) {
+	nb := (len(typs) + 7) / 8
+	if len(src) < nb {
+		return dst, nil, errTruncated
+	}
+	nulls := src[:nb]
+	src = src[nb:]
+	if r := len(typs) % 8; r != 0 && nulls[nb-1]>>r != 0 {
+		return dst, nil, fmt.Errorf("%w: NULL bits past the last field", ErrCorrupt)
+	}
+	for i, t := range typs {
+		if nulls[i/8]&(1<<(i%8)) != 0 {
+			dst = append(dst, types.Value{})
+			continue
+		}
+		if t.Kind == types.KindChar || t.Kind == types.KindVarChar {
+			n, rest, err := readUvarint(src)
+			if err != nil {
+				return dst, nil, err
+			}
+			if n > uint64(len(rest)) {
+				return dst, nil, errTruncated
+			}
+			dst = append(dst, types.Str(rr.keep(rest[:n])))
+			src = rest[n:]
+			continue
+		}
+		v, rest, err := readValueBody(src, t)
+		if err != nil {
+			return dst, nil, err
+		}
+		dst = append(dst, v)
+		src = rest
+	}
+	return dst, src, nil
+}
+
+// keep returns b's content as a string cut from the current chunk (a
+// string of its own when b is long).
+func (rr *RowReader) keep(b []byte) string {
+	n := len(b)
+	if n == 0 {
+		return ""
+	}
+	if n > rowReaderMax {
+		return string(b)
+	}
+	if cap(rr.arena)-len(rr.arena) < n {
+		rr.arena = make([]byte, 0, rowReaderChunk)
+	}
+	start := len(rr.arena)
+	rr.arena = append(rr.arena, b...)
+	return unsafe.String(&rr.arena[start], n)
 }

@@ -462,6 +462,7 @@ func TestAppendKeyColumns(t *testing.T) {
 
 func TestRowRoundTrip(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
+	var rr RowReader
 	data := make([]byte, 512)
 	for range 5000 {
 		for i := range data {
@@ -491,6 +492,19 @@ func TestRowRoundTrip(t *testing.T) {
 		}
 		if _, err := ReadRowField(buf, typs, len(typs)); err == nil {
 			t.Fatalf("ReadRowField past the last field: no error")
+		}
+		// A RowReader's strings are its own: overwriting what they were
+		// read from changes none of them.
+		enc := bytes.Clone(buf)
+		got, rest, err = rr.ReadRow(enc, typs, nil)
+		if err != nil || len(rest) != 0 {
+			t.Fatalf("RowReader.ReadRow: %v, rest % x", err, rest)
+		}
+		clear(enc)
+		for i := range typs {
+			if !equalValues(row[i], got[i], typs[i], false) {
+				t.Fatalf("RowReader: field %d (%s): %#v read back as %#v", i, typs[i], row[i], got[i])
+			}
 		}
 	}
 }

@@ -61,6 +61,7 @@ type topN struct {
 	entries     []entry
 	free        []entry
 	slab        []types.Value
+	rr          state.RowReader // decodes the emitted rows of the state
 	width       int
 	// input and inEnc are the current input row and its encoding; memo
 	// the last rows of the state decoded for the current input row.
@@ -208,7 +209,7 @@ func (t *topN) decode(enc []byte) ([]types.Value, error) {
 			return append(t.fields(), m.vals...), nil
 		}
 	}
-	f, _, err := state.ReadRow(enc, t.spec.Types, t.fields())
+	f, _, err := t.rr.ReadRow(enc, t.spec.Types, t.fields())
 	if err != nil {
 		return nil, fmt.Errorf("top-n: %w", err)
 	}
