@@ -60,6 +60,11 @@ func (a *Accumulators) clone() *Accumulators {
 	return &Accumulators{calls: a.calls, accs: make([]acc, len(a.calls)), cmp: a.cmp, own: true}
 }
 
+// Owned returns empty accumulators of the same calls that own what they
+// keep: strings and bytes of the rows they apply are copied, so that they
+// may outlive the rows (a window aggregation's buffer of combined rows).
+func (a *Accumulators) Owned() *Accumulators { return a.clone() }
+
 // keep returns v, of type t, as the accumulators keep it: a copy of a
 // string or bytes when they own what they keep.
 func (a *Accumulators) keep(v types.Value, t types.Type) types.Value {

@@ -69,6 +69,18 @@ func (s *Spec) Ends(dst []int64, t int64) (ends []int64, first int64) {
 	return dst, 0
 }
 
+// SliceEnd returns the end of the slice time t (in the windows' time)
+// falls in: its window for TUMBLE, the step of Slide it falls in for HOP
+// and CUMULATE. A HOP or CUMULATE window is made of the slices between
+// its start and its end.
+func (s *Spec) SliceEnd(t int64) int64 {
+	step, offset := s.Slide.Milliseconds(), s.Offset.Milliseconds()
+	if s.Kind == Tumble {
+		step = s.Size.Milliseconds()
+	}
+	return floorDiv(t-offset, step)*step + offset + step
+}
+
 // Start returns the start of the window (TUMBLE, HOP, CUMULATE) ending at
 // end.
 func (s *Spec) Start(end int64) int64 {

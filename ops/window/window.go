@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"encoding/binary"
 	"fmt"
+	"math"
 	"slices"
 	"time"
 
@@ -72,12 +73,43 @@ type windowAgg struct {
 	size, slide, gap, offset int64 // milliseconds
 	ltz                      bool  // TIMESTAMP_LTZ time attribute aligned in spec.Location
 
-	// windows maps (window end, key) to the key's accumulators; pending
-	// holds the ends of windows with state, smallest first (rebuilt from
-	// the state at Open).
+	// windows maps (slice end, key) to the key's accumulators of the rows
+	// of that slice; pending holds the ends of the windows that hold a
+	// slice with state, smallest first (rebuilt from the state at Open).
+	// A slice is a window of TUMBLE and of an attached window; HOP and
+	// CUMULATE windows are cut into slices of Slide, as Flink's slicing
+	// windows are, and a row updates its one slice's accumulators: a
+	// window's result merges its slices' when it fires (see slicing.go).
 	windows state.MapTable
 	pending endHeap
 	inHeap  map[int64]bool
+	sliced  bool
+	// live holds the ends of the slices with state (sliced only); last
+	// is the slice the previous row went to.
+	live map[int64]bool
+	last int64
+	// legacy maps (window end, key) to the accumulators of a HOP or
+	// CUMULATE window in a checkpoint of a version before slicing (the
+	// "windows" table then held whole windows); legacyEnds are its
+	// windows. They fire merged with the slices' rows after the restore.
+	legacy     state.MapTable
+	legacyEnds map[int64]bool
+	// marks keeps, per key group, the end of the last window that fired
+	// (sliced only): a slice outlives the first windows it is in, and a
+	// restored one must not fire those again. marked holds the restored
+	// marks (by key group less kgs.Start; nil: none), lastFired the end
+	// of the last window the task fired, savedFired the one last written.
+	marks                 state.ValueTable
+	marked                []int64
+	lastFired, savedFired int64
+	// buf combines rows per (slice, key) before they reach the state (nil
+	// for calls whose accumulators grow with the rows: LISTAGG,
+	// ARRAY_AGG, JSON_ARRAYAGG).
+	buf *buffer
+	// merge holds the entries of a key group's slices while a window of
+	// several slices fires (see fireMerged).
+	merge []mergeEntry
+	arena []byte
 	// sessions maps (key, session start) to the session's end and
 	// accumulators; timers holds (end, key group, key) of sessions,
 	// smallest end first; an entry whose session changed is skipped.
@@ -85,8 +117,7 @@ type windowAgg struct {
 	timers   sessionHeap
 
 	acc, other   *agg.Accumulators
-	key, k8, buf []byte
-	ends         []int64
+	key, k8, enc []byte
 	width        int
 }
 
@@ -103,19 +134,51 @@ func (w *windowAgg) Open(ctx *stream.Context) error {
 		w.sessions = ctx.State.Map("sessions")
 		return w.restoreSessions()
 	}
-	w.windows = ctx.State.Map("windows")
 	w.inHeap = map[int64]bool{}
+	w.last = math.MinInt64
+	w.lastFired, w.savedFired = math.MinInt64, math.MinInt64
+	w.sliced = (w.spec.Kind == Hop || w.spec.Kind == Cumulate) && !w.spec.Attached && w.slide != w.size
+	if w.bufferable() {
+		w.buf = newBuffer(w.acc)
+	}
+	if !w.sliced {
+		w.windows = ctx.State.Map("windows")
+		if err := w.eachStateKey(w.windows, w.schedule); err != nil {
+			return err
+		}
+	} else if err := w.openSlices(ctx); err != nil {
+		return err
+	}
+	if w.spec.Time < 0 && len(w.pending) > 0 {
+		ctx.SetProcessingTimer(w.pending[0])
+	}
+	return nil
+}
+
+// bufferable reports whether rows may be combined in memory: not for
+// calls whose accumulators grow with the rows (they would escape the
+// state's memory limit).
+func (w *windowAgg) bufferable() bool {
+	for _, c := range w.spec.Calls {
+		switch c.Func {
+		case agg.ListAgg, agg.ArrayAgg, agg.JSONArrayAgg:
+			return false
+		}
+	}
+	return true
+}
+
+// eachStateKey calls fn with the end (the 8-byte key) of every window or
+// slice of table m in the task's key groups.
+func (w *windowAgg) eachStateKey(m state.MapTable, fn func(end int64)) error {
 	for kg := w.kgs.Start; kg < w.kgs.End; kg++ {
-		err := w.windows.Keys(kg, func(k []byte) bool {
-			w.schedule(int64(binary.BigEndian.Uint64(k)))
+		err := m.Keys(kg, func(k []byte) bool {
+			fn(int64(binary.BigEndian.Uint64(k)))
 			return true
 		})
 		if err != nil {
 			return err
 		}
-	}
-	if w.spec.Time < 0 && len(w.pending) > 0 {
-		ctx.SetProcessingTimer(w.pending[0])
 	}
 	return nil
 }
@@ -161,10 +224,6 @@ func (w *windowAgg) fired(end int64) bool {
 	return wm != stream.MinWatermark && w.instant(end)-1 <= wm
 }
 
-// windowEnds appends the ends of the windows time t falls in, and reports
-// the end of its first slice (Spec.Ends).
-func (w *windowAgg) windowEnds(dst []int64, t int64) ([]int64, int64) { return w.spec.Ends(dst, t) }
-
 // start returns the start of the window (not SESSION) ending at end.
 func (w *windowAgg) start(end int64) int64 { return w.spec.Start(end) }
 
@@ -179,12 +238,13 @@ func (w *windowAgg) Process(_ int, rows []types.Row, out *stream.Output) error {
 			continue // no time: no window (Flink drops such rows too)
 		}
 		w.key = state.AppendKey(w.key[:0], r.Fields, w.spec.Keys, w.spec.KeyTypes)
-		kg := state.KeyGroupOf(w.key, w.maxP)
+		h := state.Hash(w.key)
+		kg := int(h % uint64(w.maxP)) // state.KeyGroupOf
 		var err error
 		if w.spec.Kind == Session {
 			err = w.session(kg, r, t)
 		} else {
-			err = w.add(kg, r, t)
+			err = w.add(kg, h, r, t)
 		}
 		if err != nil {
 			return err
@@ -196,25 +256,59 @@ func (w *windowAgg) Process(_ int, rows []types.Row, out *stream.Output) error {
 	return nil
 }
 
-// add adds row r (time t) to the windows it falls in; with an attached
-// window, t is the end of the row's one window.
-func (w *windowAgg) add(kg int, r *types.Row, t int64) error {
-	var first int64
-	if w.spec.Attached {
-		w.ends, first = append(w.ends[:0], t), t
-	} else {
-		w.ends, first = w.windowEnds(w.ends[:0], t)
+// add adds row r (time t) to its slice; with an attached window, t is
+// the end of the row's one window.
+func (w *windowAgg) add(kg int, h uint64, r *types.Row, t int64) error {
+	slice := t
+	if !w.spec.Attached {
+		slice = w.sliceEnd(t)
 	}
-	if w.fired(first) {
+	if w.fired(slice) {
 		w.ctx.Metrics.LateRows.Add(1)
 		return nil
 	}
-	for _, end := range w.ends {
-		if w.fired(end) {
-			continue
+	if slice != w.last {
+		w.addSlice(slice)
+	}
+	if w.buf != nil {
+		if w.buf.full() {
+			if err := w.flush(); err != nil {
+				return err
+			}
 		}
+		if err := w.buf.entry(slice, h, kg, w.key).Apply(r.Fields, false, nil); err != nil {
+			return fmt.Errorf("window aggregate: %w", err)
+		}
+		return nil
+	}
+	w.k8 = binary.BigEndian.AppendUint64(w.k8[:0], uint64(slice))
+	old, ok, err := w.windows.Get(kg, w.k8, w.key)
+	if err != nil {
+		return err
+	}
+	if ok {
+		if err := w.acc.Read(old); err != nil {
+			return fmt.Errorf("window aggregate: key group %d: %w", kg, err)
+		}
+	} else {
+		w.acc.Reset()
+	}
+	if err := w.acc.Apply(r.Fields, false, nil); err != nil {
+		return fmt.Errorf("window aggregate: %w", err)
+	}
+	w.enc = w.acc.Append(w.enc[:0])
+	return w.windows.Put(kg, w.k8, w.key, w.enc)
+}
+
+// flush writes the buffer's accumulators into the state: merged after
+// those the state holds, whose rows came first.
+func (w *windowAgg) flush() error {
+	if w.buf == nil {
+		return nil
+	}
+	return w.buf.drain(func(end int64, kg int, key []byte, acc *agg.Accumulators) error {
 		w.k8 = binary.BigEndian.AppendUint64(w.k8[:0], uint64(end))
-		old, ok, err := w.windows.Get(kg, w.k8, w.key)
+		old, ok, err := w.windows.Get(kg, w.k8, key)
 		if err != nil {
 			return err
 		}
@@ -222,19 +316,26 @@ func (w *windowAgg) add(kg int, r *types.Row, t int64) error {
 			if err := w.acc.Read(old); err != nil {
 				return fmt.Errorf("window aggregate: key group %d: %w", kg, err)
 			}
-		} else {
-			w.acc.Reset()
+			if err := w.acc.Merge(acc); err != nil {
+				return fmt.Errorf("window aggregate: %w", err)
+			}
+			acc = w.acc
 		}
-		if err := w.acc.Apply(r.Fields, false, nil); err != nil {
-			return fmt.Errorf("window aggregate: %w", err)
-		}
-		w.buf = w.acc.Append(w.buf[:0])
-		if err := w.windows.Put(kg, w.k8, w.key, w.buf); err != nil {
-			return err
-		}
-		w.schedule(end)
+		w.enc = acc.Append(w.enc[:0])
+		return w.windows.Put(kg, w.k8, key, w.enc)
+	})
+}
+
+// PrepareSnapshot writes the buffered rows into the state, and (sliced)
+// the end of the last window fired.
+func (w *windowAgg) PrepareSnapshot(int64, *stream.Output) error {
+	if w.spec.Kind == Session {
+		return nil
 	}
-	return nil
+	if err := w.flush(); err != nil {
+		return err
+	}
+	return w.saveFired()
 }
 
 func (w *windowAgg) Watermark(wm int64, out *stream.Output) error {
@@ -243,6 +344,12 @@ func (w *windowAgg) Watermark(wm int64, out *stream.Output) error {
 	}
 	if w.spec.Kind == Session {
 		return w.fireSessions(wm, out)
+	}
+	if len(w.pending) == 0 || w.instant(w.pending[0])-1 > wm {
+		return nil
+	}
+	if err := w.flush(); err != nil {
+		return err
 	}
 	for len(w.pending) > 0 && w.instant(w.pending[0])-1 <= wm {
 		if err := w.fire(heap.Pop(&w.pending).(int64), out); err != nil {
@@ -257,6 +364,11 @@ func (w *windowAgg) ProcessingTime(now int64, out *stream.Output) error {
 		return nil
 	}
 	local := w.local(now)
+	if len(w.pending) > 0 && w.pending[0] <= local {
+		if err := w.flush(); err != nil {
+			return err
+		}
+	}
 	for len(w.pending) > 0 && w.pending[0] <= local {
 		if err := w.fire(heap.Pop(&w.pending).(int64), out); err != nil {
 			return err
@@ -273,15 +385,19 @@ func (w *windowAgg) armTimer() {
 	}
 }
 
-// fire emits and drops every key's result of the window ending at end.
+// fire emits every key's result of the window ending at end, and drops
+// the state no later window needs.
 func (w *windowAgg) fire(end int64, out *stream.Output) error {
 	delete(w.inHeap, end)
+	if w.sliced {
+		return w.fireSliced(end, out)
+	}
 	w.k8 = binary.BigEndian.AppendUint64(w.k8[:0], uint64(end))
 	start := w.start(end)
 	for kg := w.kgs.Start; kg < w.kgs.End; kg++ {
 		var ferr error
 		err := w.windows.RangeKey(kg, w.k8, func(key, acc []byte) bool {
-			ferr = w.emit(out, key, acc, start, end)
+			ferr = w.emitEncoded(out, key, acc, start, end)
 			return ferr == nil
 		})
 		if err == nil {
@@ -297,17 +413,23 @@ func (w *windowAgg) fire(end int64, out *stream.Output) error {
 	return nil
 }
 
-// emit emits one key's result of window [start, end).
-func (w *windowAgg) emit(out *stream.Output, key, acc []byte, start, end int64) error {
+// emitEncoded emits one key's result of window [start, end) from its
+// encoded accumulators.
+func (w *windowAgg) emitEncoded(out *stream.Output, key, acc []byte, start, end int64) error {
 	if err := w.acc.Read(acc); err != nil {
 		return fmt.Errorf("window aggregate: %w", err)
 	}
+	return w.emit(out, key, w.acc, start, end)
+}
+
+// emit emits one key's result of window [start, end) from acc.
+func (w *windowAgg) emit(out *stream.Output, key []byte, acc *agg.Accumulators, start, end int64) error {
 	f := make([]types.Value, 0, w.width)
 	var err error
 	if f, _, err = state.ReadKey(key, w.spec.KeyTypes, f); err != nil {
 		return fmt.Errorf("window aggregate: %w", err)
 	}
-	if f, err = w.acc.Results(f); err != nil {
+	if f, err = acc.Results(f); err != nil {
 		return err
 	}
 	wt := types.TimestampValue(types.Timestamp{Millis: w.instant(end) - 1})
@@ -378,10 +500,10 @@ func (w *windowAgg) session(kg int, r *types.Row, t int64) error {
 			return err
 		}
 	}
-	w.buf = binary.BigEndian.AppendUint64(w.buf[:0], uint64(end))
-	w.buf = w.acc.Append(w.buf)
+	w.enc = binary.BigEndian.AppendUint64(w.enc[:0], uint64(end))
+	w.enc = w.acc.Append(w.enc)
 	w.k8 = binary.BigEndian.AppendUint64(w.k8[:0], uint64(start))
-	if err := w.sessions.Put(kg, w.key, w.k8, w.buf); err != nil {
+	if err := w.sessions.Put(kg, w.key, w.k8, w.enc); err != nil {
 		return err
 	}
 	if !scheduled {
@@ -429,7 +551,7 @@ func (w *windowAgg) fireSessions(wm int64, out *stream.Output) error {
 			continue
 		}
 		val = slices.Clone(val)
-		if err := w.emit(out, key, val[8:], tm.start, tm.end); err != nil {
+		if err := w.emitEncoded(out, key, val[8:], tm.start, tm.end); err != nil {
 			return err
 		}
 		if err := w.sessions.Delete(tm.kg, key, w.k8); err != nil {
