@@ -107,6 +107,8 @@ type windowJoin struct {
 	rows    state.MapTable
 	pending endHeap
 	inHeap  map[int64]bool
+	// buf holds rows not written into rows yet (see windowBuffer).
+	buf windowBuffer
 
 	k8, sub, kbuf []byte
 	ends          []int64
@@ -229,28 +231,56 @@ func (wj *windowJoin) Process(input int, rows []types.Row, out *stream.Output) e
 				wj.ctx.Metrics.LateRows.Add(1)
 				continue
 			}
-			wj.k8 = binary.BigEndian.AppendUint64(wj.k8[:0], uint64(end))
-			old, had, err := wj.rows.Get(kg, wj.k8, wj.sub)
-			if err != nil {
-				return err
-			}
-			n := uint64(1)
-			if had {
-				c, used := binary.Uvarint(old)
-				if used <= 0 {
-					return fmt.Errorf("window join: key group %d: %w: a row's count", kg, state.ErrCorrupt)
+			if wj.buf.full() {
+				if err := wj.flush(); err != nil {
+					return err
 				}
-				n = c + 1
 			}
-			wj.kbuf = binary.AppendUvarint(wj.kbuf[:0], n)
-			if err := wj.rows.Put(kg, wj.k8, wj.sub, wj.kbuf); err != nil {
-				return err
-			}
+			wj.buf.add(end, kg, wj.sub)
 			wj.schedule(end)
 		}
 	}
 	return nil
 }
+
+// add adds n rows of sub-key sub to the window ending at end in the
+// state.
+func (wj *windowJoin) add(kg int, end int64, sub []byte, n uint64) error {
+	wj.k8 = binary.BigEndian.AppendUint64(wj.k8[:0], uint64(end))
+	old, had, err := wj.rows.Get(kg, wj.k8, sub)
+	if err != nil {
+		return err
+	}
+	if had {
+		c, used := binary.Uvarint(old)
+		if used <= 0 {
+			return fmt.Errorf("window join: key group %d: %w: a row's count", kg, state.ErrCorrupt)
+		}
+		n += c
+	}
+	wj.kbuf = binary.AppendUvarint(wj.kbuf[:0], n)
+	return wj.rows.Put(kg, wj.k8, sub, wj.kbuf)
+}
+
+// flush writes the buffered rows into the state.
+func (wj *windowJoin) flush() error {
+	for end, w := range wj.buf.wins {
+		w.sort()
+		for i := 0; i < len(w.rows); {
+			r := w.rows[i]
+			j := w.same(i)
+			if err := wj.add(int(r.kg), end, w.sub(r), uint64(j-i)); err != nil {
+				return err
+			}
+			i = j
+		}
+	}
+	wj.buf.clear()
+	return nil
+}
+
+// PrepareSnapshot writes the buffered rows into the state.
+func (wj *windowJoin) PrepareSnapshot(int64, *stream.Output) error { return wj.flush() }
 
 func (wj *windowJoin) Watermark(wm int64, out *stream.Output) error {
 	for len(wj.pending) > 0 && wj.instant(wj.pending[0])-1 <= wm {
@@ -261,19 +291,41 @@ func (wj *windowJoin) Watermark(wm int64, out *stream.Output) error {
 	return nil
 }
 
-// fire joins and drops the rows of the window ending at end.
+// fire joins and drops the rows of the window ending at end: those of
+// the state and of the buffer, merged in the state's order (by sub-key).
 func (wj *windowJoin) fire(end int64, out *stream.Output) error {
 	delete(wj.inHeap, end)
+	w := wj.buf.take(end)
+	if w != nil {
+		w.sort()
+	}
+	next := 0 // w's next row
 	wj.k8 = binary.BigEndian.AppendUint64(wj.k8[:0], uint64(end))
 	for kg := wj.kgs.Start; kg < wj.kgs.End; kg++ {
 		wj.reset()
 		var ferr error
 		err := wj.rows.RangeKey(kg, wj.k8, func(sub, value []byte) bool {
-			ferr = wj.gather(sub, value, end, out)
+			count, used := binary.Uvarint(value)
+			if used <= 0 {
+				ferr = fmt.Errorf("%w: a row's count", state.ErrCorrupt)
+				return false
+			}
+			if ferr = wj.gatherBuffered(w, &next, kg, sub, end, out); ferr != nil {
+				return false
+			}
+			if w != nil && next < len(w.rows) && int(w.rows[next].kg) == kg && bytes.Equal(w.sub(w.rows[next]), sub) {
+				j := w.same(next)
+				count += uint64(j - next)
+				next = j
+			}
+			ferr = wj.gather(sub, count, end, out)
 			return ferr == nil
 		})
 		if err == nil {
 			err = ferr
+		}
+		if err == nil {
+			err = wj.gatherBuffered(w, &next, kg, nil, end, out)
 		}
 		if err == nil && wj.gathering {
 			err = wj.joinGroup(out)
@@ -288,6 +340,26 @@ func (wj *windowJoin) fire(end int64, out *stream.Output) error {
 	return nil
 }
 
+// gatherBuffered gathers the buffered rows of window w (from *next) of key
+// group kg whose sub-keys sort before sub (nil: all of the key group's).
+func (wj *windowJoin) gatherBuffered(w *bufWindow, next *int, kg int, sub []byte, end int64, out *stream.Output) error {
+	if w == nil {
+		return nil
+	}
+	for *next < len(w.rows) && int(w.rows[*next].kg) == kg {
+		b := w.sub(w.rows[*next])
+		if sub != nil && bytes.Compare(b, sub) >= 0 {
+			return nil
+		}
+		j := w.same(*next)
+		if err := wj.gather(b, uint64(j-*next), end, out); err != nil {
+			return err
+		}
+		*next = j
+	}
+	return nil
+}
+
 func (wj *windowJoin) reset() {
 	wj.gathering, wj.nullGroup = false, false
 	wj.vals = wj.vals[:0]
@@ -296,7 +368,7 @@ func (wj *windowJoin) reset() {
 
 // gather adds a row of the firing window to the group of its join key,
 // joining the group before when the key changed.
-func (wj *windowJoin) gather(sub, value []byte, end int64, out *stream.Output) error {
+func (wj *windowJoin) gather(sub []byte, count uint64, end int64, out *stream.Output) error {
 	if len(sub) < 2 {
 		return fmt.Errorf("%w: a window join row", state.ErrCorrupt)
 	}
@@ -322,10 +394,6 @@ func (wj *windowJoin) gather(sub, value []byte, end int64, out *stream.Output) e
 		return fmt.Errorf("%w: a window join row's side", state.ErrCorrupt)
 	}
 	s := int(rest[0])
-	count, used := binary.Uvarint(value)
-	if used <= 0 {
-		return fmt.Errorf("%w: a row's count", state.ErrCorrupt)
-	}
 	start := len(wj.vals)
 	var err error
 	if wj.vals, _, err = state.ReadKey(rest[1:], wj.stored[s], wj.vals); err != nil {
