@@ -240,3 +240,119 @@ func TestSlicedWindowRestoresVersion1(t *testing.T) {
 		})
 	}
 }
+
+// sessionOracle computes SESSION windows the slow way: each key's sessions
+// as intervals, merged when a row's [t, t+gap) overlaps or touches them.
+type sessionOracle struct {
+	gap      int64
+	sessions map[string][][4]int64 // start, end, count, sum
+	wm       int64
+	fired    []string
+}
+
+func (o *sessionOracle) add(k string, v, ms int64) {
+	start, end := ms, ms+o.gap
+	if o.wm != stream.MinWatermark && end-1 <= o.wm {
+		return // late
+	}
+	n, sum := int64(1), v
+	var kept [][4]int64
+	for _, x := range o.sessions[k] {
+		if x[0] <= end && x[1] >= start {
+			start, end, n, sum = min(start, x[0]), max(end, x[1]), n+x[2], sum+x[3]
+		} else {
+			kept = append(kept, x)
+		}
+	}
+	o.sessions[k] = append(kept, [4]int64{start, end, n, sum})
+}
+
+func (o *sessionOracle) watermark(wm int64) {
+	o.wm = wm
+	for k, xs := range o.sessions {
+		var kept [][4]int64
+		for _, x := range xs {
+			if x[1]-1 <= wm {
+				o.fired = append(o.fired, fmt.Sprintf("+I[%s, %d, %d, %s, %s, %s]", k, x[2], x[3], ts(x[0]), ts(x[1]), ts(x[1]-1)))
+			} else {
+				kept = append(kept, x)
+			}
+		}
+		o.sessions[k] = kept
+	}
+}
+
+// TestSessionsMatchOracle: SESSION windows kept in the cache of decoded
+// sessions (written back at checkpoints, with restores between rows,
+// merges and late rows) give the sessions of the rows, on both backends.
+func TestSessionsMatchOracle(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			sp := spec(window.Session, 2*time.Second, 0)
+			rng := rand.New(rand.NewPCG(3, 4))
+			f := window.New(sp)
+			o := &sessionOracle{gap: 2 * s, sessions: map[string][][4]int64{}, wm: stream.MinWatermark}
+			tk := streamtest.Open(t, f, streamtest.Options{Backend: b.kind})
+			var got []types.Row
+			wm, clock := stream.MinWatermark, int64(0)
+			for range 2000 {
+				switch r := rng.IntN(200); {
+				case r < 175:
+					k := fmt.Sprintf("k%d", rng.IntN(9))
+					v := rng.Int64N(100)
+					ms := clock + rng.Int64N(6000) - 2000
+					tk.Process(row(k, v, ms))
+					o.add(k, v, ms)
+					clock += rng.Int64N(300)
+				case r < 197:
+					if next := clock - 3000; next > wm {
+						wm = next
+						tk.Watermark(wm)
+						o.watermark(wm)
+					}
+				default:
+					h := tk.Snapshot()
+					got = append(got, tk.Take()...)
+					tk = streamtest.Open(t, f, streamtest.Options{Backend: b.kind, Restore: []state.Handle{h}, Files: tk.Files(), Watermark: wm})
+				}
+			}
+			tk.Watermark(stream.MaxWatermark)
+			o.watermark(stream.MaxWatermark)
+			got = append(got, tk.Take()...)
+			if len(o.fired) < 100 {
+				t.Fatalf("only %d sessions: the test is too small", len(o.fired))
+			}
+			expect(t, got, o.fired...)
+		})
+	}
+}
+
+// TestSessionCacheFills: more keys than the session cache holds: it writes
+// them back when full, and every key's session is right.
+func TestSessionCacheFills(t *testing.T) {
+	tk := streamtest.Open(t, window.New(spec(window.Session, 10*time.Second, 0)), streamtest.Options{})
+	const keys = 40000
+	var rows []types.Row
+	for i := range keys {
+		rows = append(rows, row(fmt.Sprint(i), int64(i), 1*s))
+	}
+	tk.Process(rows...)
+	for i := range rows {
+		rows[i].Fields[2] = types.TimestampValue(types.Timestamp{Millis: 5 * s})
+	}
+	tk.Process(rows...)
+	tk.Watermark(stream.MaxWatermark)
+	got := tk.Take()
+	if len(got) != keys {
+		t.Fatalf("%d sessions, want %d", len(got), keys)
+	}
+	for _, r := range got {
+		var i int64
+		if _, err := fmt.Sscan(r.Fields[0].Str(), &i); err != nil {
+			t.Fatal(err)
+		}
+		if n, sum, st, e := r.Fields[1].Int64(), r.Fields[2].Int64(), r.Fields[3].Timestamp().Millis, r.Fields[4].Timestamp().Millis; n != 2 || sum != 2*i || st != 1*s || e != 15*s {
+			t.Fatalf("%s, want count 2, sum %d, [1 s, 15 s)", streamtest.Format([]types.Row{r}, outTypes), 2*i)
+		}
+	}
+}

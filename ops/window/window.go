@@ -115,6 +115,10 @@ type windowAgg struct {
 	// smallest end first; an entry whose session changed is skipped.
 	sessions state.MapTable
 	timers   sessionHeap
+	// cache keeps recent keys' sessions decoded in front of sessions (nil
+	// for calls whose accumulators grow with the rows); merged is scratch.
+	cache  *sessionCache
+	merged []cachedSession
 
 	acc, other   *agg.Accumulators
 	key, k8, enc []byte
@@ -132,6 +136,9 @@ func (w *windowAgg) Open(ctx *stream.Context) error {
 	w.width = len(w.spec.Keys) + len(w.spec.Calls) + 3
 	if w.spec.Kind == Session {
 		w.sessions = ctx.State.Map("sessions")
+		if w.bufferable() {
+			w.cache = newSessionCache(w.acc)
+		}
 		return w.restoreSessions()
 	}
 	w.inHeap = map[int64]bool{}
@@ -241,7 +248,9 @@ func (w *windowAgg) Process(_ int, rows []types.Row, out *stream.Output) error {
 		h := state.Hash(w.key)
 		kg := int(h % uint64(w.maxP)) // state.KeyGroupOf
 		var err error
-		if w.spec.Kind == Session {
+		if w.cache != nil {
+			err = w.sessionCached(kg, h, r, t)
+		} else if w.spec.Kind == Session {
 			err = w.session(kg, r, t)
 		} else {
 			err = w.add(kg, h, r, t)
@@ -330,7 +339,7 @@ func (w *windowAgg) flush() error {
 // the end of the last window fired.
 func (w *windowAgg) PrepareSnapshot(int64, *stream.Output) error {
 	if w.spec.Kind == Session {
-		return nil
+		return w.writeSessions()
 	}
 	if err := w.flush(); err != nil {
 		return err
@@ -536,6 +545,15 @@ func (w *windowAgg) restoreSessions() error {
 func (w *windowAgg) fireSessions(wm int64, out *stream.Output) error {
 	for len(w.timers) > 0 && w.instant(w.timers[0].end)-1 <= wm {
 		tm := heap.Pop(&w.timers).(sessionTimer)
+		if w.cache != nil {
+			w.key = append(w.key[:0], tm.key...)
+			if e := w.cache.find(state.Hash(w.key), w.key); e != nil {
+				if err := w.fireCached(e, tm, out); err != nil {
+					return err
+				}
+				continue
+			}
+		}
 		key := []byte(tm.key)
 		w.k8 = binary.BigEndian.AppendUint64(w.k8[:0], uint64(tm.start))
 		val, ok, err := w.sessions.Get(tm.kg, key, w.k8)
