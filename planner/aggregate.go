@@ -339,7 +339,7 @@ func (p *planner) resolveAggregate(q *ddl.Select, in *relation, quals [][]string
 				}
 			}
 			if arg != nil {
-				spec.Arg = column(ddl.FormatExpr(c.call.Args[0]), arg)
+				spec.Arg = column(argText(c.call), arg)
 			}
 			if filter != nil {
 				spec.Filter = column("FILTER "+ddl.FormatExpr(c.call.Filter), filter)
@@ -525,6 +525,20 @@ func (p *planner) resolveAggregate(q *ddl.Select, in *relation, quals [][]string
 	return out, nil
 }
 
+// argText is the text that names the argument column of aggregate call
+// c: its argument as written (JSON_OBJECTAGG's key and value, whose ROW it
+// is).
+func argText(c *ddl.Call) string {
+	if c.Name != "JSON_OBJECTAGG" || len(c.Args) != 2 {
+		return ddl.FormatExpr(c.Args[0])
+	}
+	parts := make([]string, len(c.Args))
+	for i, a := range c.Args {
+		parts[i] = ddl.FormatExpr(a)
+	}
+	return "ROW(" + strings.Join(parts, ", ") + ")"
+}
+
 // planCall plans aggregate call c over the input scope of l: its spec
 // (without the columns of its argument and filter, which the caller
 // places) and the expressions of its argument (nil for COUNT(*)) and
@@ -535,10 +549,30 @@ func (p *planner) planCall(l *lowerer, c *ddl.Call, grouped bool) (spec agg.Call
 	if len(c.WithinGroup) > 0 {
 		return spec, nil, nil, p.f.unsupported(c.WithinGroupPos, "WITHIN GROUP")
 	}
-	if (fn == agg.ArrayAgg || fn == agg.JSONArrayAgg) && c.Distinct {
+	if (fn == agg.ArrayAgg || fn == agg.JSONArrayAgg || fn == agg.JSONObjectAgg) && c.Distinct {
 		return spec, nil, nil, p.f.unsupported(c.DistinctPos, c.Name+"(DISTINCT ...)")
 	}
 	switch {
+	case fn == agg.JSONObjectAgg:
+		// KEY k VALUE v: the argument is ROW(k, v).
+		if len(c.Args) != 2 {
+			return spec, nil, nil, p.f.errorAt(c.Pos, ErrType, nil, "JSON_OBJECTAGG takes one KEY k VALUE v (or k : v)")
+		}
+		k, err := l.lower(c.Args[0])
+		if err != nil {
+			return spec, nil, nil, err
+		}
+		if !k.Type().IsString() {
+			return spec, nil, nil, p.f.errorAt(c.Args[0].Position(), ErrType, nil, fmt.Sprintf("the key of JSON_OBJECTAGG must be a string, not %s", k.Type()))
+		}
+		v, err := l.lower(c.Args[1])
+		if err != nil {
+			return spec, nil, nil, err
+		}
+		if arg, err = l.resolved(c.Pos, expr.Fn("ROW", k, v)); err != nil {
+			return spec, nil, nil, err
+		}
+		spec.ArgType, spec.Absent = arg.Type(), c.OnNull == "ABSENT"
 	case c.Star:
 		if fn != agg.Count {
 			return spec, nil, nil, p.f.errorAt(c.Pos, ErrType, nil, fmt.Sprintf("%s(*) is not a function; only COUNT takes *", c.Name))

@@ -237,7 +237,7 @@ func (pl *Plan) nodeBody(b *strings.Builder, n *Node) {
 			fmt.Fprintf(b, "    mini-batch: each key's rows in up to %d rows of an input batch make one change (table.exec.mini-batch.size); "+
 				"no row is held past its batch, so never for %s (allow-latency) nor across a checkpoint\n", pl.MiniBatch, formatDuration(pl.MiniBatchLatency))
 		} else {
-			b.WriteString("    mini-batch: not folded here (a state TTL, LISTAGG, ARRAY_AGG or JSON_ARRAYAGG): one change per input row\n")
+			b.WriteString("    mini-batch: not folded here (a state TTL, LISTAGG, ARRAY_AGG, JSON_ARRAYAGG or JSON_OBJECTAGG): one change per input row\n")
 		}
 	}
 }

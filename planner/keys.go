@@ -86,7 +86,7 @@ var (
 			"row past the batch it arrived in (its batches are what the source read at once), so a change is never " +
 			"held back by `table.exec.mini-batch.allow-latency` nor across a checkpoint's barrier. As in Flink, " +
 			"`allow-latency` and `size` must be set (positive) when it is on. An aggregation with a state TTL, " +
-			"LISTAGG, ARRAY_AGG or JSON_ARRAYAGG still emits per row (EXPLAIN says so); other operators (windows, " +
+			"LISTAGG, ARRAY_AGG, JSON_ARRAYAGG or JSON_OBJECTAGG still emits per row (EXPLAIN says so); other operators (windows, " +
 			"joins, deduplication) are not changed by it.")
 	settingMiniBatchLatency = option.Duration(SettingMiniBatchLatency).Default(0).
 				Description("How long Flink may buffer a mini-batch; required (positive) with " +

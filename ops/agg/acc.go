@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf16"
 
 	"github.com/streamsql/streamsql/internal/javafmt"
 	"github.com/streamsql/streamsql/state"
@@ -47,7 +48,7 @@ type Accumulators struct {
 func NewAccumulators(calls []Call) *Accumulators {
 	a := &Accumulators{calls: calls, accs: make([]acc, len(calls)), cmp: make([]func(a, b types.Value) int, len(calls))}
 	for k, c := range calls {
-		if c.Func == Min || c.Func == Max || c.Func == ArrayAgg || c.Func == JSONArrayAgg {
+		if c.Func == Min || c.Func == Max || c.Func == ArrayAgg || c.Func == JSONArrayAgg || c.Func == JSONObjectAgg {
 			a.cmp[k] = types.Comparator(c.ArgType)
 		}
 	}
@@ -75,6 +76,13 @@ func (a *Accumulators) keep(v types.Value, t types.Type) types.Value {
 		return types.Str(strings.Clone(v.Str()))
 	case t.IsBinary():
 		return types.BytesValue(bytes.Clone(v.Bytes()))
+	case t.Kind == types.KindRow && !v.IsNull():
+		// JSON_OBJECTAGG's ROW(key, value).
+		f := make([]types.Value, len(v.List()))
+		for i, x := range v.List() {
+			f[i] = a.keep(x, t.Fields[i].Type)
+		}
+		return types.List(f)
 	}
 	return v
 }
@@ -207,7 +215,7 @@ func (c *Call) valueType() types.Type {
 	switch c.Func {
 	case ListAgg:
 		return types.String()
-	case ArrayAgg, JSONArrayAgg:
+	case ArrayAgg, JSONArrayAgg, JSONObjectAgg:
 		return types.Array(c.ArgType.Nullable())
 	}
 	return c.ArgType.Nullable()
@@ -295,7 +303,7 @@ func (a *Accumulators) applyCall(k int, row []types.Value, retract bool) error {
 	var v types.Value
 	if c.Arg >= 0 {
 		v = row[c.Arg]
-		if v.IsNull() && c.Func != ArrayAgg {
+		if v.IsNull() && c.Func != ArrayAgg && c.Func != JSONObjectAgg {
 			return nil
 		}
 	}
@@ -357,7 +365,7 @@ func (a *Accumulators) applyCall(k int, row []types.Value, retract bool) error {
 		} else {
 			x.v = types.Str(x.v.Str() + c.Separator + v.Str())
 		}
-	case ArrayAgg, JSONArrayAgg:
+	case ArrayAgg, JSONArrayAgg, JSONObjectAgg:
 		// A new list each time: results already emitted share the old.
 		var l []types.Value
 		if x.has {
@@ -451,6 +459,16 @@ func (a *Accumulators) result(k int) (types.Value, error) {
 			l = x.v.List()
 		}
 		return types.Str(jsonArray(l, c.ArgType)), nil
+	case JSONObjectAgg:
+		var l []types.Value
+		if x.has {
+			l = x.v.List()
+		}
+		s, err := jsonObject(l, c.ArgType.Fields[1].Type, c.Absent)
+		if err != nil {
+			return types.Value{}, err
+		}
+		return types.Str(s), nil
 	}
 	if !x.has {
 		return types.Value{}, nil
@@ -524,7 +542,7 @@ func (a *Accumulators) Merge(o *Accumulators) error {
 			default:
 				x.v = types.Str(x.v.Str() + c.Separator + y.v.Str())
 			}
-		case ArrayAgg, JSONArrayAgg:
+		case ArrayAgg, JSONArrayAgg, JSONObjectAgg:
 			switch {
 			case !y.has:
 			case !x.has:
@@ -537,6 +555,47 @@ func (a *Accumulators) Merge(o *Accumulators) error {
 	return nil
 }
 
+// jsonObject writes the members l, ROW(key, value) values whose values
+// are of type t, as a JSON object as Flink's JSON_OBJECTAGG does: compact,
+// the keys in order, a NULL value as null or left out (absent). A NULL
+// key, or a key two members have, is an error, as in Flink.
+func jsonObject(l []types.Value, t types.Type, absent bool) (string, error) {
+	members := make([][]types.Value, 0, len(l))
+	for _, m := range l {
+		f := m.List()
+		if f[0].IsNull() {
+			return "", errors.New("JSON_OBJECTAGG: a key is NULL; keys must not be NULL")
+		}
+		if absent && f[1].IsNull() {
+			continue
+		}
+		members = append(members, f)
+	}
+	slices.SortStableFunc(members, func(a, b []types.Value) int { return compareUTF16(a[0].Str(), b[0].Str()) })
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, m := range members {
+		if i > 0 {
+			if m[0].Str() == members[i-1][0].Str() {
+				return "", fmt.Errorf("JSON_OBJECTAGG: key '%s' is already present; duplicate keys are not allowed (as in Flink)", m[0].Str())
+			}
+			b.WriteByte(',')
+		}
+		javafmt.JSONString(&b, m[0].Str())
+		b.WriteByte(':')
+		jsonValue(&b, m[1], t)
+	}
+	b.WriteByte('}')
+	return b.String(), nil
+}
+
+// compareUTF16 compares a and b as Java's String.compareTo does: by
+// UTF-16 code units (which differs from Go's byte order only between
+// characters above U+FFFF and those from U+E000 to U+FFFF).
+func compareUTF16(a, b string) int {
+	return slices.Compare(utf16.Encode([]rune(a)), utf16.Encode([]rune(b)))
+}
+
 // jsonArray writes l, of values of type t (strings, integers or BOOLEAN),
 // as a JSON array as Flink's JSON_ARRAYAGG does: compact, strings escaped
 // as Jackson escapes them.
@@ -547,17 +606,23 @@ func jsonArray(l []types.Value, t types.Type) string {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		switch {
-		case v.IsNull():
-			b.WriteString("null")
-		case t.IsString():
-			javafmt.JSONString(&b, v.Str())
-		case t.Kind == types.KindBoolean:
-			b.WriteString(strconv.FormatBool(v.Bool()))
-		default:
-			b.WriteString(strconv.FormatInt(v.Int64(), 10))
-		}
+		jsonValue(&b, v, t)
 	}
 	b.WriteByte(']')
 	return b.String()
+}
+
+// jsonValue writes v, of type t (a string, an integer or BOOLEAN), as a
+// JSON value.
+func jsonValue(b *strings.Builder, v types.Value, t types.Type) {
+	switch {
+	case v.IsNull():
+		b.WriteString("null")
+	case t.IsString():
+		javafmt.JSONString(b, v.Str())
+	case t.Kind == types.KindBoolean:
+		b.WriteString(strconv.FormatBool(v.Bool()))
+	default:
+		b.WriteString(strconv.FormatInt(v.Int64(), 10))
+	}
 }

@@ -53,9 +53,15 @@ const (
 	// JSONArrayAgg is JSON_ARRAYAGG(x): the non-NULL x as a JSON array,
 	// in arrival order ('[]' when there is none); it retracts as ArrayAgg.
 	JSONArrayAgg
+	// JSONObjectAgg is JSON_OBJECTAGG(KEY k VALUE v): its argument is
+	// ROW(k, v), and its result a JSON object of each row's k and v, the
+	// keys in order (as Flink writes them), a NULL v written as null
+	// (Call.Absent: left out); a NULL key or a key two rows have fails,
+	// as in Flink. It keeps and retracts its rows as ArrayAgg.
+	JSONObjectAgg
 )
 
-var funcNames = [...]string{"COUNT", "SUM", "AVG", "MIN", "MAX", "FIRST_VALUE", "LAST_VALUE", "LISTAGG", "ARRAY_AGG", "JSON_ARRAYAGG"}
+var funcNames = [...]string{"COUNT", "SUM", "AVG", "MIN", "MAX", "FIRST_VALUE", "LAST_VALUE", "LISTAGG", "ARRAY_AGG", "JSON_ARRAYAGG", "JSON_OBJECTAGG"}
 
 // String returns the function's SQL name.
 func (f Func) String() string {
@@ -86,6 +92,9 @@ type Call struct {
 	ArgType types.Type
 	// Separator is LISTAGG's separator.
 	Separator string
+	// Absent is JSON_OBJECTAGG's ABSENT ON NULL: members whose value is
+	// NULL are left out (NULL ON NULL, the default, writes null).
+	Absent bool
 	// Distinct aggregates each distinct argument value once (COUNT(DISTINCT
 	// x)); a value retracted as often as it was added is forgotten.
 	Distinct bool
@@ -161,12 +170,26 @@ func ResultType(f Func, arg types.Type, grouped bool) (types.Type, error) {
 		}
 		return types.Array(arg), nil
 	case JSONArrayAgg:
-		if !arg.IsString() && !arg.IsInteger() && arg.Kind != types.KindBoolean {
+		if !jsonScalar(arg) {
 			return types.Type{}, fmt.Errorf("JSON_ARRAYAGG of %s is not supported yet; it takes strings, integers and BOOLEAN", arg)
+		}
+		return types.String().NotNullable(), nil
+	case JSONObjectAgg:
+		if arg.Kind != types.KindRow || len(arg.Fields) != 2 || !arg.Fields[0].Type.IsString() {
+			return types.Type{}, fmt.Errorf("JSON_OBJECTAGG takes a string key and a value, not %s", arg)
+		}
+		if v := arg.Fields[1].Type; !jsonScalar(v) && v.Kind != types.KindNull {
+			return types.Type{}, fmt.Errorf("JSON_OBJECTAGG of %s values is not supported yet; it takes strings, integers and BOOLEAN", v)
 		}
 		return types.String().NotNullable(), nil
 	}
 	return types.Type{}, fmt.Errorf("unknown aggregate function %v", f)
+}
+
+// jsonScalar reports whether JSON_ARRAYAGG and JSON_OBJECTAGG take values
+// of type t.
+func jsonScalar(t types.Type) bool {
+	return t.IsString() || t.IsInteger() || t.Kind == types.KindBoolean
 }
 
 // comparable reports whether MIN and MAX take values of type t.
@@ -228,6 +251,6 @@ func (s *Spec) Folds() bool {
 // entry's time) nor with an accumulator that grows without bound.
 func (s *Spec) cached() bool {
 	return s.TTL == 0 && !slices.ContainsFunc(s.Calls, func(c Call) bool {
-		return c.Func == ListAgg || c.Func == ArrayAgg || c.Func == JSONArrayAgg
+		return c.Func == ListAgg || c.Func == ArrayAgg || c.Func == JSONArrayAgg || c.Func == JSONObjectAgg
 	})
 }

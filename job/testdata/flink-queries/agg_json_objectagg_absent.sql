@@ -1,0 +1,7 @@
+-- JSON_OBJECTAGG with ABSENT ON NULL and NULL ON NULL per group
+CREATE TABLE events (
+  k STRING, v BIGINT, d DOUBLE, m DECIMAL(10, 2), s STRING, ts TIMESTAMP(3),
+  WATERMARK FOR ts AS ts - INTERVAL '2' SECOND
+) WITH ('connector' = 'filesystem', 'path' = '${DATA}/data/events', 'format' = 'json');
+
+SELECT k, JSON_OBJECTAGG(KEY CAST(SECOND(ts) AS STRING) VALUE v ABSENT ON NULL), JSON_OBJECTAGG(KEY CAST(SECOND(ts) AS STRING) VALUE s NULL ON NULL) FROM events GROUP BY k;
