@@ -24,6 +24,8 @@ type Pattern struct {
 	// dateOnly is set when every field the pattern prints is one of the
 	// date's (y, u, M, L, d, D, E): two times of one day print the same.
 	dateOnly bool
+	// span is Span's answer.
+	span int64
 	// size is about the longest text Format prints (Format grows its
 	// buffer once).
 	size int
@@ -38,7 +40,7 @@ type fmtTok struct {
 // Compile compiles a Java date-time pattern. It fails on an unterminated
 // quote or a pattern letter outside the supported set.
 func Compile(p string) (*Pattern, error) {
-	f := &Pattern{dateOnly: true}
+	f := &Pattern{dateOnly: true, span: 86400}
 	for i := 0; i < len(p); {
 		c := p[i]
 		switch {
@@ -76,6 +78,17 @@ func Compile(p string) (*Pattern, error) {
 			f.toks = append(f.toks, fmtTok{letter: c, count: j - i})
 			f.zoned = f.zoned || c == 'Z' || c == 'X' || c == 'x'
 			f.dateOnly = f.dateOnly && strings.IndexByte("yuMLdDE", c) >= 0
+			switch {
+			case strings.IndexByte("yuMLdDE", c) >= 0:
+			case strings.IndexByte("HhkKa", c) >= 0:
+				f.span = min(f.span, 3600)
+			case c == 'm':
+				f.span = min(f.span, 60)
+			case c == 's':
+				f.span = min(f.span, 1)
+			default: // fractions of a second, zones
+				f.span = 0
+			}
 			i = j
 		default:
 			f.toks = append(f.toks, fmtTok{lit: string(c)})
@@ -113,6 +126,14 @@ func (f *Pattern) Zoned() bool { return f.zoned }
 // (y, u, M, L, d, D, E, and literals): Format prints the same for any two
 // times of one day.
 func (f *Pattern) DateOnly() bool { return f.dateOnly }
+
+// Span returns the length in seconds of the periods of wall-clock time
+// (days, hours, minutes or seconds, counted from the epoch's midnight)
+// within which Format prints the same text for any two times: 86400 for
+// a date-only pattern, 3600 when its finest field is the hour (or AM/PM),
+// 60 for minutes, 1 for seconds, and 0 when it prints fractions of a
+// second or a zone.
+func (f *Pattern) Span() int64 { return f.span }
 
 // Format prints t (its wall clock and zone) with the pattern.
 func (f *Pattern) Format(t time.Time) string {

@@ -2,6 +2,7 @@ package expr
 
 import (
 	"testing"
+	"time"
 
 	"github.com/streamsql/streamsql/internal/javatime"
 	"github.com/streamsql/streamsql/types"
@@ -91,6 +92,101 @@ func TestDateFormatDayMemo(t *testing.T) {
 			}
 			if want := f.Format(at.Time()); v.Str() != want {
 				t.Errorf("%s, row %d (%s): %q, want %q", e, i, c.at, v.Str(), want)
+			}
+		}
+	}
+}
+
+// TestDateFormatSpanMemo: DATE_FORMAT remembers the text of the last
+// period of its pattern's span (an hour, a minute, a second); over a walk
+// of timestamps in small and large steps, across minutes, hours, days,
+// DST changes and before 1970, in zones with half- and quarter-hour
+// offsets, each text is what a fresh compilation (an empty memo) prints.
+func TestDateFormatSpanMemo(t *testing.T) {
+	ts := Col(0, "ts", types.TimestampType(3))
+	ltz := Col(1, "l", types.TimestampLTZ(3))
+	var at []types.Value
+	ms := int64(-600_001) // ten minutes before the epoch
+	for i := range 3000 {
+		at = append(at, types.TimestampValue(types.TimestampFromTime(time.UnixMilli(ms).UTC())))
+		switch {
+		case i%97 == 96:
+			ms += 86400_000*40 + 1234567 // a jump of weeks
+		case i%13 == 0:
+			ms += 3600_000 - 1
+		default:
+			ms += int64(i%7) * 7919
+		}
+		if i == 1500 {
+			ms = 1710054000_000 - 3600_000 // 2024-03-10, America/New_York's spring change
+		}
+	}
+	for _, zone := range []string{"UTC", "America/New_York", "Asia/Kolkata", "Asia/Kathmandu"} {
+		loc, err := time.LoadLocation(zone)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts := Options{Location: loc}
+		for _, pattern := range []string{"HH:mm", "yyyy-MM-dd HH", "mm:ss", "a hh", "HH:mm:ss", "ss.SSS", "EEE HH'h'"} {
+			for _, col := range []Expr{ts, ltz} {
+				e := Fn("DATE_FORMAT", col, ls(pattern))
+				p, err := Compile(e, opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i, v := range at {
+					row := []types.Value{v, v}
+					got, err1 := p.Eval(row)
+					fresh, err := Compile(e, opts)
+					if err != nil {
+						t.Fatal(err)
+					}
+					want, err2 := fresh.Eval(row)
+					if err1 != nil || err2 != nil || got.Str() != want.Str() {
+						t.Fatalf("%s in %s, row %d (%v): %q (%v), a fresh compilation %q (%v)", e, zone, i, v.Timestamp().Time(), got.Str(), err1, want.Str(), err2)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestTimestampAddConstant checks TIMESTAMPADD with a constant amount of
+// hours, minutes, seconds or milliseconds on a TIMESTAMP (added as
+// milliseconds) against the same call with the amount from a column (the
+// general path through time.Time): before and after 1970, with
+// nanoseconds, amounts of either sign and up to the largest a
+// time.Duration holds, NULL timestamps, a ROW field operand.
+func TestTimestampAddConstant(t *testing.T) {
+	ts := Col(0, "ts", types.TimestampType(9))
+	n := Col(1, "n", types.BigInt())
+	r := Col(2, "r", types.RowType(types.Field{Name: "t", Type: types.TimestampType(9)}))
+	var vals []types.Value
+	for _, ms := range []int64{0, -1, 1, 1700000000123, -86400_000*365*300 - 7, 86400_000 * 365 * 250, 1<<62 + 5, -(1 << 62), 1<<63 - 6, -1 << 63} {
+		for _, nano := range []int32{0, 1, 999_999} {
+			vals = append(vals, types.TimestampValue(types.Timestamp{Millis: ms, NanoOfMilli: nano}))
+		}
+	}
+	vals = append(vals, types.Value{})
+	for _, unit := range []TimeUnit{UnitHour, UnitMinute, UnitSecond, UnitMillisecond} {
+		for _, amount := range []int64{-4, 4, 0, -4000, 1 << 40, -(1 << 40), 2562047, -2562048, 1 << 62} {
+			for _, arg := range []Expr{ts, Fn("FIELD", r, ls("t"))} {
+				p, err := Compile(FnUnit("TIMESTAMPADD", unit, Lit(types.BigInt().NotNullable(), types.Int64(amount)), arg), Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				g, err := Compile(FnUnit("TIMESTAMPADD", unit, n, ts), Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, v := range vals {
+					row := []types.Value{v, types.Int64(amount), types.List([]types.Value{v})}
+					got, err1 := p.Eval(row)
+					want, err2 := g.Eval(row)
+					if (err1 == nil) != (err2 == nil) || got.IsNull() != want.IsNull() || got.Timestamp() != want.Timestamp() {
+						t.Fatalf("TIMESTAMPADD(%v, %d, %s) of %s = %s (%v), general path %s (%v)", unit, amount, arg, show(v), show(got), err1, show(want), err2)
+					}
+				}
 			}
 		}
 	}

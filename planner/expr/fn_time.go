@@ -155,12 +155,14 @@ func buildDateFormat(b *builder, c *Call, a []evalFn) (evalFn, error) {
 	}
 	civ := b.civilOf(t)
 	isStr := t.IsString()
-	// The text of the last day a date-only pattern printed: the rows of a
-	// stream mostly share their day (Nexmark q17 groups by
-	// DATE_FORMAT(dateTime, 'yyyy-MM-dd')), and formatting costs more than
-	// comparing. The compiled expression may run in several tasks at
-	// once: the entry is immutable and swapped atomically.
-	var last atomic.Pointer[dayText]
+	// The text of the last period of the pattern's span (a day for a
+	// date-only pattern, a minute for 'HH:mm': javatime.Pattern.Span)
+	// printed: the rows of a stream mostly share it (Nexmark q10 writes
+	// DATE_FORMAT(dateTime, 'yyyy-MM-dd') and 'HH:mm', q17 groups by the
+	// first), and formatting costs more than comparing. The compiled
+	// expression may run in several tasks at once: the entry is immutable
+	// and swapped atomically.
+	var last atomic.Pointer[spanText]
 	return func(row []types.Value) (types.Value, error) {
 		v, err := a[0](row)
 		if err != nil || v.IsNull() {
@@ -184,25 +186,32 @@ func buildDateFormat(b *builder, c *Call, a []evalFn) (evalFn, error) {
 		} else {
 			ct = civ(v)
 		}
-		if !f.DateOnly() {
+		span := f.Span()
+		if span == 0 {
 			return types.Str(f.Format(ct)), nil
 		}
-		y, m, d := ct.Date()
-		if e := last.Load(); e != nil && e.f == f && e.y == y && e.m == m && e.d == d {
+		// The period of the wall clock ct shows: its seconds since the
+		// epoch as if its zone were UTC, floored to the span.
+		_, off := ct.Zone()
+		wall := ct.Unix() + int64(off)
+		k := wall / span
+		if wall%span < 0 {
+			k--
+		}
+		if e := last.Load(); e != nil && e.f == f && e.k == k {
 			return types.Str(e.text), nil
 		}
-		e := &dayText{f: f, y: y, m: m, d: d, text: f.Format(ct)}
+		e := &spanText{f: f, k: k, text: f.Format(ct)}
 		last.Store(e)
 		return types.Str(e.text), nil
 	}, nil
 }
 
-// dayText is what a date-only pattern printed for a day (DATE_FORMAT's
-// memo).
-type dayText struct {
+// spanText is what a pattern printed for period k of its span
+// (DATE_FORMAT's memo).
+type spanText struct {
 	f    *javatime.Pattern
-	y, d int
-	m    time.Month
+	k    int64
 	text string
 }
 
@@ -570,9 +579,47 @@ func buildTimestampAdd(b *builder, c *Call, a []evalFn) (evalFn, error) {
 			return types.TimestampValue(types.TimestampFromTime(addUnit(v.Timestamp().Time(), unit, n.Int64()))), nil
 		}), nil
 	}
-	return strict2(a[0], a[1], func(n, v types.Value) (types.Value, error) {
+	add := func(n, v types.Value) (types.Value, error) {
 		return back(addUnit(civ(v), unit, n.Int64())), nil
-	}), nil
+	}
+	if fn := b.timestampAddConst(c, a); fn != nil {
+		return fn, nil
+	}
+	return strict2(a[0], a[1], add), nil
+}
+
+// unitDurations are the units TIMESTAMPADD adds to a TIMESTAMP as a fixed
+// number of whole milliseconds.
+var unitDurations = map[TimeUnit]time.Duration{UnitHour: time.Hour, UnitMinute: time.Minute, UnitSecond: time.Second, UnitMillisecond: time.Millisecond}
+
+// timestampAddConst returns TIMESTAMPADD(unit, n, ts) for a constant n,
+// a TIMESTAMP ts and a unit of whole milliseconds (a watermark's
+// ts - INTERVAL '4' SECOND): the milliseconds added to ts's without a
+// trip through time.Time, ts read as an operand. It is nil when the call
+// is not of that form. (Where the sum overflows, it wraps as the general
+// path's time.Time.UnixMilli does.)
+func (b *builder) timestampAddConst(c *Call, a []evalFn) evalFn {
+	if b.viaArgs || c.Args[1].Type().Kind != types.KindTimestamp || c.typ.Kind != types.KindTimestamp || !b.constant(c.Args[0]) {
+		return nil
+	}
+	unit, ok := unitDurations[c.Unit]
+	if !ok {
+		return nil
+	}
+	nv, err := a[0](nil)
+	if err != nil || nv.IsNull() {
+		return nil
+	}
+	n := nv.Int64()
+	d := time.Duration(n) * unit // as addUnit computes it
+	if d/unit != time.Duration(n) {
+		return nil
+	}
+	ms := int64(d / time.Millisecond)
+	return unop(b.operandOf(c.Args[1], a[1]), func(v types.Value) (types.Value, error) {
+		ts := v.Timestamp()
+		return types.TimestampValue(types.Timestamp{Millis: ts.Millis + ms, NanoOfMilli: ts.NanoOfMilli}), nil
+	})
 }
 
 func checkTimestampDiff(c *Call) (types.Type, error) {
