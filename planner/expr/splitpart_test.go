@@ -72,3 +72,24 @@ func TestSplitIndexConstantArgs(t *testing.T) {
 		}
 	}
 }
+
+// TestJavaLower checks LOWER's javaLower: an ASCII string as
+// strings.ToLower gives it (the fast path), İ and a final Σ as Java
+// lower-cases them, other non-ASCII text by Go's simple mapping.
+func TestJavaLower(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 2000 {
+		b := make([]byte, rng.IntN(20))
+		for i := range b {
+			b[i] = byte(rng.IntN(0x80))
+		}
+		if s := string(b); javaLower(s) != strings.ToLower(s) {
+			t.Fatalf("javaLower(%q) = %q, want %q", s, javaLower(s), strings.ToLower(s))
+		}
+	}
+	for in, want := range map[string]string{"Google": "google", "apple": "apple", "İx": "i\u0307x", "ΟΔΟΣ": "οδος", "ΣΑ": "σα", "ÄÖ": "äö", "": ""} {
+		if got := javaLower(in); got != want {
+			t.Errorf("javaLower(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
