@@ -61,6 +61,9 @@ func (d Decimal) Mul(e Decimal) Decimal {
 
 // Neg returns -d at d's scale.
 func (d Decimal) Neg() Decimal {
+	if d.big == nil && d.compact != math.MinInt64 {
+		return Decimal{compact: -d.compact, scale: d.scale}
+	}
 	u := d.Unscaled()
 	return NewDecimalBig(u.Neg(u), d.Scale())
 }

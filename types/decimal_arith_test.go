@@ -36,6 +36,8 @@ func TestDecimalArithmetic(t *testing.T) {
 		{"mul overflows int64", maxI.Mul(NewDecimal(2, 0)), "18446744073709551614"},
 		{"mul -1 by MinInt64", minI.Mul(NewDecimal(-1, 0)), "9223372036854775808"},
 		{"neg", dec(t, "-0.50").Neg(), "0.50"},
+		{"neg MinInt64", minI.Neg(), "9223372036854775808"},
+		{"neg wide", dec(t, "-12345678901234567890.1").Neg(), "12345678901234567890.1"},
 	}
 	q := func(a, b string, scale int) Decimal {
 		d, err := dec(t, a).Quo(dec(t, b), scale)

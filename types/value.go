@@ -169,6 +169,13 @@ func DecimalValue(d Decimal) Value {
 	return v
 }
 
+// CompactDecimal returns the DECIMAL unscaled × 10^-scale whose unscaled
+// value fits an int64: DecimalValue(NewDecimal(unscaled, scale)), cheap
+// enough to inline on hot paths.
+func CompactDecimal(unscaled int64, scale int) Value {
+	return Value{tag: tagDecimal, i: unscaled, n: int32(scale)}
+}
+
 // List returns an ARRAY or ROW value. It does not copy elems.
 func List(elems []Value) Value {
 	h := new([]Value)
@@ -265,6 +272,13 @@ func (v Value) Decimal() Decimal {
 		d.big = v.x.(*bigInt)
 	}
 	return d
+}
+
+// CompactDecimal returns the unscaled value and the scale of the DECIMAL
+// held by v, and whether the unscaled value fits an int64 (else use
+// Decimal).
+func (v *Value) CompactDecimal() (unscaled int64, scale int, ok bool) {
+	return v.i, int(v.n), v.x == nil
 }
 
 // List returns the ARRAY or ROW elements held by v.

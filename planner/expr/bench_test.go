@@ -477,3 +477,16 @@ func BenchmarkNexmarkQ17(b *testing.B) {
 		price}
 	benchFlow(b, filter, filter, proj, nexmarkEvents(b))
 }
+
+// BenchmarkNexmarkQ1Events is q1's filter and projection as the plan runs
+// them over the event table (the bid view inlined): event_type = 2, then
+// bid.auction, bid.bidder, 0.908 * bid.price (DECIMAL(3, 3) × BIGINT:
+// DECIMAL(23, 3)), bid.dateTime and bid.extra. One op is one event.
+func BenchmarkNexmarkQ1Events(b *testing.B) {
+	et, _, _, bid := nexmarkEventTable()
+	field := func(name string) Expr { return Fn("FIELD", bid, ls(name)) }
+	rate := Lit(types.DecimalType(3, 3).NotNullable(), types.DecimalValue(types.NewDecimal(908, 3)))
+	filter := Fn("=", et, li(2))
+	proj := []Expr{field("auction"), field("bidder"), Fn("*", rate, field("price")), field("dateTime"), field("extra")}
+	benchFlow(b, filter, filter, proj, nexmarkEvents(b))
+}

@@ -132,13 +132,18 @@ func buildArithmetic(b *builder, c *Call, args []evalFn) (evalFn, error) {
 		case "%":
 			op = func(a, b types.Decimal) (types.Decimal, error) { return a.Rem(b) }
 		}
-		return binop(b.operandOf(c.Args[0], x), b.operandOf(c.Args[1], y), func(a, b types.Value) (types.Value, error) {
+		general := func(a, b types.Value) (types.Value, error) {
 			r, err := op(da(a), db(b))
 			if err != nil {
 				return types.Value{}, err
 			}
 			return decimalResult(r, p, s), nil
-		}), nil
+		}
+		ox, oy := b.operandOf(c.Args[0], x), b.operandOf(c.Args[1], y)
+		if fn := compactDecimalArith(arithOp(c), ox, oy, ta, tb, p, s, general); fn != nil {
+			return fn, nil
+		}
+		return binop(ox, oy, general), nil
 	}
 	return nil, argError(c)
 }
