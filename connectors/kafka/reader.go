@@ -77,6 +77,10 @@ type reader struct {
 	groupID  string
 	metadata []metadataColumn
 	decode   decodeFunc
+	// row is the row take decodes each record into: through the
+	// decodeFunc a local row's address would escape, costing an
+	// allocation per record.
+	row types.Row
 	// recycleValues tells the decoder that the nested values of the rows
 	// it decoded are dead (RecycleNested); nil when it cannot reuse them.
 	recycleValues func()
@@ -346,8 +350,9 @@ func (r *reader) take() ([]types.Row, error) {
 			}
 			if !rec.Attrs.IsControl() {
 				nbytes += int64(len(rec.Key) + len(rec.Value))
-				row := types.Row{Fields: rowFields(slab, len(out), width)}
-				if err := r.decode(rec.Key, rec.Value, &row); err != nil {
+				row := &r.row
+				*row = types.Row{Fields: rowFields(slab, len(out), width)}
+				if err := r.decode(rec.Key, rec.Value, row); err != nil {
 					if errors.Is(err, factory.ErrSkipRecord) {
 						r.skipped.Add(1)
 					} else if err := r.bad.decodeFailed(rec, err); err != nil {
@@ -356,8 +361,8 @@ func (r *reader) take() ([]types.Row, error) {
 					clear(row.Fields)
 					row.Kind = types.Insert
 				} else {
-					r.fillMetadata(rec, &row)
-					out = append(out, row)
+					r.fillMetadata(rec, row)
+					out = append(out, *row)
 					r.rowPos, r.rowSplit = append(r.rowPos, rec), append(r.rowSplit, st.index)
 					for r.nextRow != nil {
 						// More rows of the record (an UPDATE's -U and +U):
@@ -399,6 +404,7 @@ func (r *reader) take() ([]types.Row, error) {
 	if finished != nil {
 		r.cl.PauseFetchPartitions(finished)
 	}
+	r.row = types.Row{} // keeps no slab alive
 	return out, nil
 }
 
