@@ -441,6 +441,20 @@ type NestedRowRecycler interface {
 	RecycleNested(rows []types.Row)
 }
 
+// RowForgetter is implemented by writers that keep no reference to the
+// rows slice of a Write, nor to the Fields slice of any row in it, once
+// the Write returns (they encode, count or print the rows at once, as the
+// blackhole, print and Kafka sinks do; a writer that buffers rows, such as
+// JDBC's batches or an upsert buffer, must not claim it). Values copied
+// out of the rows (strings, bytes, nested values) may still be kept: only
+// the rows and their Fields are reused. When ForgetsRows returns true and
+// the writer is fused right after a pipeline's transform, the runtime lets
+// the transform reuse the memory of the rows it handed to one Write for
+// those of the next (runtime.Pipeline.NewReusingTransform).
+type RowForgetter interface {
+	ForgetsRows() bool
+}
+
 // ByteCounter is implemented by readers and writers that count the bytes
 // they read or wrote, for metrics. It must be safe for concurrent use: the
 // runtime calls it from other goroutines.

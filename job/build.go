@@ -115,7 +115,7 @@ func buildPipeline(ctx context.Context, pl *planner.Plan, ins *planner.Insert, n
 		if err != nil {
 			return p, fmt.Errorf("pipeline %s: %w", p.Name, err)
 		}
-		tf, ntf := ft.Shared(), ft.PerTask()
+		tf, ntf, rtf := ft.Shared(), ft.PerTask(), ft.PerTaskReusing()
 		spec := runtime.SourceSpec{Source: src, Parallelism: parallelismOf(valid, factory.AsSource), Columns: sourceColumns(valid)}
 		// A flow's transform builds every output row anew (Flow.Transform):
 		// the source may reuse its rows' memory, and that of their nested
@@ -123,11 +123,14 @@ func buildPipeline(ctx context.Context, pl *planner.Plan, ins *planner.Insert, n
 		// The runtime uses the per-task form (slab-allocated fields);
 		// Transform stays set for callers that apply the pipeline's
 		// transform themselves.
+		// Where the runtime finds that nobody keeps the output rows (a
+		// fused sink writer that forgets them), the reusing form takes
+		// them from the same slabs batch after batch.
 		nested := fl.ScalarOutput()
 		if len(ins.Flows) == 1 {
-			p.Transform, p.NewTransform, p.TransformCopies, p.TransformCopiesNested = tf, ntf, true, nested
+			p.Transform, p.NewTransform, p.NewReusingTransform, p.TransformCopies, p.TransformCopiesNested = tf, ntf, rtf, true, nested
 		} else {
-			spec.Transform, spec.NewTransform, spec.TransformCopies, spec.TransformCopiesNested = tf, ntf, true, nested
+			spec.Transform, spec.NewTransform, spec.NewReusingTransform, spec.TransformCopies, spec.TransformCopiesNested = tf, ntf, rtf, true, nested
 		}
 		spec.Name = fl.Source.Name()
 		if srcNames[spec.Name]++; srcNames[spec.Name] > 1 {

@@ -102,6 +102,15 @@ type Pipeline struct {
 	// keep output rows, it must never reuse the memory of a row it
 	// returned.
 	NewTransform func() func(in types.Row, out []types.Row) ([]types.Row, error)
+	// NewReusingTransform, when set, is used instead of NewTransform by a
+	// source task whose transform's output nobody keeps: the task's chain
+	// is the transform and a sink writer fused after it (no operator, no
+	// exchange) that promises to keep no row past its Write
+	// (connector.RowForgetter). Each such task calls it once; release,
+	// called after each batch's output was written, lets fn reuse the
+	// memory of the rows (and their Fields) it returned so far. Its
+	// contract is NewTransform's otherwise, TransformCopies included.
+	NewReusingTransform func() (fn func(in types.Row, out []types.Row) ([]types.Row, error), release func())
 	// Partition, when set, chooses the sink task (0 <= i < n) of each row;
 	// nil sends every row of source task i to sink task i mod n, which
 	// keeps each split's order.
@@ -151,6 +160,9 @@ type SourceSpec struct {
 	// NewTransform is Pipeline.NewTransform for this source: when set it
 	// is used instead of Transform, and either replaces the pipeline's.
 	NewTransform func() func(in types.Row, out []types.Row) ([]types.Row, error)
+	// NewReusingTransform is Pipeline.NewReusingTransform for this
+	// source, which it replaces with NewTransform.
+	NewReusingTransform func() (fn func(in types.Row, out []types.Row) ([]types.Row, error), release func())
 }
 
 // SinkSpec is a sink with its parallelism.

@@ -279,7 +279,34 @@ func (t *task) open(ctx context.Context) (func() error, error) {
 			return fail(err)
 		}
 	}
+	t.reuseOutput()
 	return closeAll, nil
+}
+
+// reuseOutput makes the transform's function (transformStage.init) and
+// lets the last stage of the chain (the transform, or the last operator)
+// reuse the memory of the rows it hands on when they go to
+// the task's writer alone and the writer keeps no row past its Write
+// (connector.RowForgetter; Pipeline.NewReusingTransform,
+// stream.OutputReuser).
+func (t *task) reuseOutput() {
+	forget := false
+	if t.w != nil && len(t.outs) == 0 {
+		f, ok := t.w.w.(connector.RowForgetter)
+		forget = ok && f.ForgetsRows()
+	}
+	if t.tf != nil {
+		t.tf.init(forget && len(t.ops) == 0)
+	}
+	if !forget || len(t.ops) == 0 {
+		return
+	}
+	s := t.ops[len(t.ops)-1]
+	if r, ok := s.op.(stream.OutputReuser); ok {
+		if s.release = r.ReuseOutput(); s.release != nil {
+			s.out.ReuseBatches()
+		}
+	}
 }
 
 // openChain creates and opens the task's operators and wires the chain:
@@ -373,6 +400,9 @@ type opStage struct {
 	ctx *stream.Context
 	out *stream.Output
 	be  state.Backend // a stateful operator's keyed state, or nil
+	// release, when set, hands the operator back the memory of the rows
+	// it emitted, once they were handed on (stream.OutputReuser).
+	release func()
 }
 
 // watermark returns the operator's event-time watermark.
@@ -384,7 +414,17 @@ func (s *opStage) process(input int, rows []types.Row) error {
 	if err := s.op.Process(input, rows, s.out); err != nil {
 		return s.fail("process", err)
 	}
-	return s.out.Flush()
+	return s.flush()
+}
+
+// flush hands on what the operator emitted; the rows are then the
+// operator's again when it reuses them.
+func (s *opStage) flush() error {
+	err := s.out.Flush()
+	if s.release != nil && err == nil {
+		s.release()
+	}
+	return err
 }
 
 func (s *opStage) fail(what string, err error) error {
@@ -399,7 +439,7 @@ func (s *opStage) call(what string, fn func() error) error {
 	if err := fn(); err != nil {
 		return s.fail(what, err)
 	}
-	return s.out.Flush()
+	return s.flush()
 }
 
 // data hands a batch of rows that arrived on channel input (0 for a

@@ -41,7 +41,10 @@
 // operator keeps nothing of them but what it encodes into its state (bytes,
 // never types.Row). The rows an operator emits belong to the runtime from
 // the call of Emit on: the operator must not modify them afterwards, and
-// must not reuse their Fields for another row.
+// must not reuse their Fields for another row — unless the runtime asked
+// it to (an [OutputReuser] whose ReuseOutput returned a release function):
+// then, once the runtime calls release, the rows emitted before are
+// nobody's but the operator's again.
 //
 // # Time
 //
@@ -206,6 +209,19 @@ type Metrics struct {
 	Dropped atomic.Int64
 }
 
+// OutputReuser is implemented by operators that can reuse the memory of
+// the rows they emit (their Fields) when nothing after them keeps a row:
+// the runtime calls ReuseOutput once, after Open and before the first call
+// that may emit, when the operator's output goes to a sink writer fused
+// after it alone, which keeps no row past its Write
+// (connector.RowForgetter). The operator returns release, or nil to go on
+// as before; the runtime calls release after each call into the operator
+// whose output it handed on in full, and from then on the operator may
+// overwrite every row it emitted before.
+type OutputReuser interface {
+	ReuseOutput() (release func())
+}
+
 // Output collects the rows an operator emits. The runtime hands them on in
 // batches: to the next operator of the task's chain, to the task's writer,
 // or to the exchange towards the next vertex. A large emission (a window
@@ -213,6 +229,7 @@ type Metrics struct {
 // emitted, so an Output holds little memory.
 type Output struct {
 	rows  []types.Row
+	reuse bool // ReuseBatches
 	limit int
 	flush func(rows []types.Row) error
 	err   error
@@ -247,12 +264,22 @@ func (o *Output) Flush() error {
 		return nil
 	}
 	rows := o.rows
+	if o.reuse {
+		o.err = o.flush(rows)
+		o.rows = rows[:0]
+		return o.err
+	}
 	// The downstream may keep the rows (a sink buffering them): the next
 	// batch gets a new slice.
 	o.rows = make([]types.Row, 0, min(cap(rows), o.limit))
 	o.err = o.flush(rows)
 	return o.err
 }
+
+// ReuseBatches tells the Output that its flush function keeps no batch
+// past its return (the runtime's, when a sink writer that forgets rows
+// takes them): each batch's slice is reused for the next.
+func (o *Output) ReuseBatches() { o.reuse = true }
 
 // Err returns the first error a flush returned, and clears it.
 func (o *Output) Err() error {

@@ -2,6 +2,8 @@ package stream
 
 import (
 	"errors"
+	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/streamsql/streamsql/types"
@@ -28,6 +30,36 @@ func TestOutputHandsOnBoundedBatches(t *testing.T) {
 	}
 	if err := out.Flush(); err != nil || len(batches) != 3 {
 		t.Fatalf("an empty flush handed on a batch (err %v)", err)
+	}
+}
+
+// TestOutputReuseBatches: after ReuseBatches each batch is handed on in
+// the memory of the one before (the flush function keeps none), with the
+// same bounds.
+func TestOutputReuseBatches(t *testing.T) {
+	var firsts []*types.Row
+	var sizes []int
+	out := NewOutput(3, func(rows []types.Row) error {
+		firsts, sizes = append(firsts, &rows[0]), append(sizes, len(rows))
+		for i, r := range rows {
+			if r.Fields[0].Int64()%3 != int64(i) {
+				return fmt.Errorf("row %d of a batch holds %d", i, r.Fields[0].Int64())
+			}
+		}
+		return nil
+	})
+	out.ReuseBatches()
+	for i := range 7 {
+		out.Emit(types.Row{Fields: []types.Value{types.Int64(int64(i))}})
+	}
+	if err := out.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(sizes, []int{3, 3, 1}) {
+		t.Fatalf("batches of %v rows, want 3, 3, 1", sizes)
+	}
+	if firsts[0] != firsts[1] || firsts[1] != firsts[2] {
+		t.Fatal("a batch was handed on in new memory after ReuseBatches")
 	}
 }
 

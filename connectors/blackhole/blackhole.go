@@ -45,6 +45,10 @@ func (w writer) Write(_ context.Context, rows []types.Row) error {
 	return nil
 }
 
+// ForgetsRows reports that the writer keeps no row past Write
+// (connector.RowForgetter): it only counts them.
+func (writer) ForgetsRows() bool { return true }
+
 func (writer) PreCommit(context.Context, int64) ([]connector.Committable, error) { return nil, nil }
 
 func (writer) Close() error { return nil }

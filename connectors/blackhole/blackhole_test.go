@@ -16,6 +16,9 @@ func TestDiscardsAndCounts(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if f, ok := w.(connector.RowForgetter); !ok || !f.ForgetsRows() {
+			t.Fatal("the writer does not say it forgets rows (connector.RowForgetter)")
+		}
 		if err := w.Write(ctx, make([]types.Row, 3)); err != nil {
 			t.Fatal(err)
 		}

@@ -346,6 +346,11 @@ func (w *writer) Write(ctx context.Context, rows []types.Row) error {
 	return nil
 }
 
+// ForgetsRows reports that the writer keeps no row past Write
+// (connector.RowForgetter): each row is encoded into its file at once
+// (partition keys are read into a directory name of its own).
+func (*writer) ForgetsRows() bool { return true }
+
 func (w *writer) fail(err error) error {
 	w.failed = err
 	return err

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/streamsql/streamsql/connector"
+	"github.com/streamsql/streamsql/connectors/kafka/internal/txn"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -125,5 +126,22 @@ func TestUpsertBufferIntervalFlushEndsWithContext(t *testing.T) {
 	case <-rw.flushed:
 		t.Fatalf("an interval flush ran after the writer's context ended: %q", rw.got())
 	case <-time.After(200 * time.Millisecond): // ten intervals
+	}
+}
+
+// TestWritersForgetRows: the plain and the transactional writer encode
+// each row into its record within Write, and say so (connector.RowForgetter,
+// which lets the runtime reuse the rows' memory); the upsert buffer keeps
+// rows and does not.
+func TestWritersForgetRows(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		w    connector.Writer
+		want bool
+	}{{"plain", &plainWriter{}, true}, {"transactional", &txn.Writer{}, true}, {"upsert buffer", &upsertBuffer{}, false}} {
+		f, ok := c.w.(connector.RowForgetter)
+		if got := ok && f.ForgetsRows(); got != c.want {
+			t.Errorf("%s writer forgets rows: %v, want %v", c.name, got, c.want)
+		}
 	}
 }

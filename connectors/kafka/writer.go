@@ -73,6 +73,12 @@ func (w *plainWriter) Write(ctx context.Context, rows []types.Row) error {
 	return err
 }
 
+// ForgetsRows reports that the writer keeps no row past Write
+// (connector.RowForgetter): Produce encodes each row into its record at
+// once. An upsert buffer in front of it (sink.buffer-flush.*) keeps rows,
+// and does not claim it.
+func (*plainWriter) ForgetsRows() bool { return true }
+
 // ProduceClient returns the writer's client (produce.ClientSource).
 func (w *plainWriter) ProduceClient(context.Context) (produce.Client, error) { return w.cl, nil }
 

@@ -121,6 +121,10 @@ func (w *writer) Write(_ context.Context, rows []types.Row) error {
 	return w.sink.out.write([]byte(w.buf.String()))
 }
 
+// ForgetsRows reports that the writer keeps no row past Write
+// (connector.RowForgetter): it prints each batch at once.
+func (*writer) ForgetsRows() bool { return true }
+
 // PreCommit has nothing to flush: every Write reached the stream.
 func (w *writer) PreCommit(context.Context, int64) ([]connector.Committable, error) {
 	return nil, nil

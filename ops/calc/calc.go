@@ -22,6 +22,10 @@ type Spec struct {
 	// New returns the function of one task (it may keep scratch memory
 	// between calls: one task calls it).
 	New func() Func
+	// NewReusing, when set, is New for a task whose output nobody keeps
+	// (stream.OutputReuser): release lets its function reuse the memory
+	// of the rows it returned before.
+	NewReusing func() (fn Func, release func())
 	// Name describes the operator in errors ("pipeline 'sink'").
 	Name string
 	// AfterState says that the operator's input comes out of a stateful
@@ -56,6 +60,17 @@ type calc struct {
 func (c *calc) Open(ctx *stream.Context) error {
 	c.metrics, c.reject = ctx.Metrics, ctx.RejectRow
 	return nil
+}
+
+// ReuseOutput implements stream.OutputReuser: with Spec.NewReusing, the
+// rows this operator emitted are the function's again at each release.
+func (c *calc) ReuseOutput() func() {
+	if c.spec.NewReusing == nil {
+		return nil
+	}
+	fn, release := c.spec.NewReusing()
+	c.fn = fn
+	return release
 }
 
 func (c *calc) Process(_ int, rows []types.Row, out *stream.Output) error {

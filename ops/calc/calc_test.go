@@ -6,6 +6,7 @@ import (
 
 	"github.com/streamsql/streamsql/connector"
 	"github.com/streamsql/streamsql/ops/calc"
+	"github.com/streamsql/streamsql/stream"
 	"github.com/streamsql/streamsql/stream/streamtest"
 	"github.com/streamsql/streamsql/types"
 )
@@ -36,5 +37,55 @@ func TestCalc(t *testing.T) {
 	}
 	if err := tk.ProcessErr(r(types.Insert, 0)); err == nil || err.Error() != "pipeline 'p': zero" {
 		t.Fatalf("error %v, want \"pipeline 'p': zero\"", err)
+	}
+}
+
+// TestCalcReuseOutput: asked to reuse its output (stream.OutputReuser), a
+// Calc with Spec.NewReusing switches to its function and returns its
+// release; one without returns nil and keeps its function.
+func TestCalcReuseOutput(t *testing.T) {
+	tenfold := func(in types.Row, out []types.Row) ([]types.Row, error) {
+		return append(out, types.Row{Kind: in.Kind, Fields: []types.Value{types.Int64(in.Fields[0].Int64() * 10)}}), nil
+	}
+	hundredfold := func(in types.Row, out []types.Row) ([]types.Row, error) {
+		return append(out, types.Row{Kind: in.Kind, Fields: []types.Value{types.Int64(in.Fields[0].Int64() * 100)}}), nil
+	}
+	released := 0
+	for _, reusing := range []bool{false, true} {
+		spec := calc.Spec{New: func() calc.Func { return tenfold }, Name: "pipeline 'p'"}
+		if reusing {
+			spec.NewReusing = func() (calc.Func, func()) { return hundredfold, func() { released++ } }
+		}
+		op, err := calc.New(spec)(stream.TaskInfo{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, ok := op.(stream.OutputReuser)
+		if !ok {
+			t.Fatal("a Calc is not a stream.OutputReuser")
+		}
+		release := r.ReuseOutput()
+		if (release != nil) != reusing {
+			t.Fatalf("NewReusing set %v: ReuseOutput returned a release: %v", reusing, release != nil)
+		}
+		var got []types.Row
+		out := stream.NewOutput(10, func(rows []types.Row) error { got = append(got, rows...); return nil })
+		if err := op.Process(0, []types.Row{streamtest.Row(types.Insert, 2)}, out); err != nil {
+			t.Fatal(err)
+		}
+		if err := out.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		want := int64(20)
+		if reusing {
+			want = 200
+			release()
+		}
+		if len(got) != 1 || got[0].Fields[0].Int64() != want {
+			t.Fatalf("NewReusing set %v: got %v, want one row of %d", reusing, got, want)
+		}
+	}
+	if released != 1 {
+		t.Fatalf("released %d times, want 1", released)
 	}
 }

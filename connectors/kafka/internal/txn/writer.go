@@ -184,6 +184,11 @@ func (w *Writer) Write(ctx context.Context, rows []types.Row) error {
 	return err
 }
 
+// ForgetsRows reports that the writer keeps no row past Write
+// (connector.RowForgetter): Produce encodes each row into its record at
+// once.
+func (*Writer) ForgetsRows() bool { return true }
+
 // WriteDeadLetters implements connector.DeadLetterWriter: it produces
 // rows, dead letters of the source whose dead-letter sink is dl, in the
 // task's open transaction (beginning one when none is open) through the
