@@ -98,9 +98,9 @@ func TestLatencyMedian(t *testing.T) {
 // TestScalingSmoke runs two points of the scaling sweep at a tiny size on
 // the real broker, under -taskset 0: 1 KB payloads (raw copy, fastjson and
 // streamsql)
-// and two pipelines in one job (streamsql reading the source twice into
-// two sinks). The throughput runs check the counts; this checks that every
-// figure was measured.
+// and two pipelines in one job (a statement set: streamsql reading the
+// source once into two sinks). The throughput runs check the counts; this
+// checks that every figure was measured.
 func TestScalingSmoke(t *testing.T) {
 	b := kafkatest.Require(t)
 	o := options{bootstrap: b.Addr, records: 1000, partitions: 2, runs: 1, taskset: "0"}

@@ -45,8 +45,8 @@ type ScaleResult struct {
 // (standard record); payloads of ~100 B (as small as the record gets,
 // ~160 B), 1 KB and 10 KB at 4 partitions, with as many records as keep
 // the bytes of the standard run (at most o.records); 1, 4 and 16 pipelines
-// at 4 partitions, each reading o.records / pipelines records so that the
-// job's work stays the same.
+// (one statement set, which reads the source once) at 4 partitions, over
+// o.records / pipelines records so that the job's output stays the same.
 func scalePoints(o options) []scalePoint {
 	var ps []scalePoint
 	for _, p := range []int{4, 16, 64} {
