@@ -163,14 +163,10 @@ func (p *planner) orderItems(items []ddl.OrderItem, sel []ddl.SelectItem, inline
 			switch {
 			case inline:
 				out[i].Expr = s.Expr
-			case s.Alias != "":
-				out[i].Expr = &ddl.ColumnRef{Pos: x.Pos, Parts: []string{s.Alias}}
 			default:
-				c, ok := s.Expr.(*ddl.ColumnRef)
-				if !ok {
-					return nil, p.f.errorAt(x.Pos, ddl.ErrUnsupported, nil, fmt.Sprintf("ORDER BY %d names a column without a name here; give it an alias and order by that", k))
-				}
-				out[i].Expr = &ddl.ColumnRef{Pos: x.Pos, Parts: c.Parts[len(c.Parts)-1:]}
+				// The name the column has in the query's result: its
+				// alias, its column's name or EXPR$<i> (itemName).
+				out[i].Expr = &ddl.ColumnRef{Pos: x.Pos, Parts: []string{itemName(s, int(k-1))}}
 			}
 		case *ddl.ColumnRef:
 			if !inline || len(x.Parts) != 1 {

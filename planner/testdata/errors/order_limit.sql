@@ -10,7 +10,7 @@ INSERT INTO s SELECT k, v FROM e ORDER BY v LIMIT 0;
 INSERT INTO s SELECT k, v FROM e ORDER BY v LIMIT -1;
 -- An unknown column.
 INSERT INTO s SELECT k, v FROM e ORDER BY nope LIMIT 2;
--- An unnamed column of a set operation by its position.
-INSERT INTO s SELECT k, v + 1 FROM e UNION ALL SELECT k, v FROM e ORDER BY 2 LIMIT 2;
+-- A position of a * item.
+INSERT INTO s SELECT * FROM e UNION ALL SELECT k, v FROM e ORDER BY 2 LIMIT 2;
 -- ORDER BY without LIMIT: Flink sorts a stream by a time attribute; streamsql does not yet.
 INSERT INTO s SELECT k, v FROM e ORDER BY v;
