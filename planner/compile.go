@@ -112,16 +112,7 @@ func (ft *CompiledFlow) PerTask() func() TransformFunc {
 		rows = slabRows(n)
 	}
 	return func() TransformFunc {
-		ft := ft
-		if ft.repeats {
-			// This task's own compilation, whose filter and projections
-			// compute their common subexpressions once per row in a memo
-			// of the task's. It compiled once in Compile; should it fail
-			// here, the shared compilation gives the same results.
-			if m, err := ft.withMemo(); err == nil {
-				ft = m
-			}
-		}
+		ft := ft.forTask()
 		var slab []types.Value
 		return func(in types.Row, out []types.Row) ([]types.Row, error) {
 			if n == 0 {
@@ -161,6 +152,7 @@ func (ft *CompiledFlow) PerTaskReusing() func() (TransformFunc, func()) {
 		rows = slabRows(n)
 	}
 	return func() (TransformFunc, func()) {
+		ft := ft.forTask()
 		var (
 			kept [][]types.Value // slabs kept for reuse, in order
 			next int             // kept[next] is the next one to cut from
@@ -222,6 +214,20 @@ type CompiledFlow struct {
 // repeat a deterministic call or cast, which each of PerTask's functions
 // then computes once per row.
 func (ft *CompiledFlow) SharesSubexpressions() bool { return ft.repeats }
+
+// forTask returns the compilation one task's function uses: when the flow
+// repeats a subexpression, a compilation of the task's own whose filter
+// and projections compute it once per row in a memo of the task's; else
+// ft. (It compiled once in Compile; should it fail here, ft gives the same
+// results.)
+func (ft *CompiledFlow) forTask() *CompiledFlow {
+	if ft.repeats {
+		if m, err := ft.withMemo(); err == nil {
+			return m
+		}
+	}
+	return ft
+}
 
 // withMemo returns a copy of ft whose filter and projections share their
 // common subexpressions through a memo of its own (expr.CompileFlow): for

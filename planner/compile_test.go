@@ -350,8 +350,8 @@ func BenchmarkTransformBenchJob(b *testing.B) {
 
 // TestNewTransformSharesSubexpressions runs a flow whose filter and
 // projection repeat calls (q21's shape: REGEXP_EXTRACT in the WHERE and in
-// the CASE, LOWER in both) through two NewTransform functions, rows
-// alternating between them, beside Transform's: each function has a memo
+// the CASE, LOWER in both) through two PerTask and two PerTaskReusing
+// functions, rows taking turns, beside Transform's: each function has a memo
 // of its own (the rows of one task never see the other's values), and the
 // outputs are Transform's, which computes every call where it stands.
 func TestNewTransformSharesSubexpressions(t *testing.T) {
@@ -371,7 +371,10 @@ FROM src WHERE REGEXP_EXTRACT(url, '(&|^)channel_id=([^&]*)', 2) IS NOT NULL OR 
 	}
 	tf := ft.Shared()
 	newTF := ft.PerTask()
-	tasks := []planner.TransformFunc{newTF(), newTF()}
+	reusing := ft.PerTaskReusing()
+	r1, _ := reusing()
+	r2, _ := reusing()
+	tasks := []planner.TransformFunc{newTF(), newTF(), r1, r2}
 	names := []types.Value{types.Str("Apple"), types.Str("GOOGLE"), types.Str("baidu"), {}, types.Str("x")}
 	urls := []types.Value{types.Str("a=1&channel_id=7"), types.Str("channel_id=&b"), types.Str("a=1"), {}, types.Str("channel_id=9")}
 	var want, got []types.Row
@@ -380,7 +383,7 @@ FROM src WHERE REGEXP_EXTRACT(url, '(&|^)channel_id=([^&]*)', 2) IS NOT NULL OR 
 		if want, err = tf(r, want); err != nil {
 			t.Fatal(err)
 		}
-		if got, err = tasks[i%2](r, got); err != nil {
+		if got, err = tasks[i%len(tasks)](r, got); err != nil {
 			t.Fatal(err)
 		}
 	}
