@@ -15,7 +15,7 @@ import (
 // sessionCacheLimit is the number of keys whose sessions the SESSION
 // window aggregation keeps decoded in memory before it writes them all
 // into the state.
-const sessionCacheLimit = 1 << 12
+const sessionCacheLimit = 1 << 10
 
 // sessionCache keeps the sessions of recently seen keys decoded, in front
 // of the "sessions" table: a row of a cached key merges into its sessions
