@@ -27,6 +27,13 @@ import (
 //	win_hop     HOP 2 s every 500 ms, the same         exactly-once kafka, json
 //	win_cum     CUMULATE to 2 s by 500 ms, the same    exactly-once kafka, json
 //	win_session SESSION (gap 150 ms) by k, the same    exactly-once kafka, json
+//	win_join    win_hop's query joined with itself on  exactly-once kafka, json
+//	            k and the window (a window join)
+//	win_pairs   TUMBLE 1 s of src joined with itself   exactly-once kafka, json
+//	            on k and the window (a window join of
+//	            window table functions, whose rows wait
+//	            for the window's end), then COUNT(*) and
+//	            SUM(a.v) per key and window
 //
 // It runs in a child process at 'parallelism.default' 1 and 4 (the
 // sources and sinks too), on the 'hashmap' and the 'rocksdb' backend,
@@ -108,6 +115,7 @@ type aggJob struct {
 	// The window sinks' topics and folder.
 	winJSON, winUpsert, winFiles string
 	winHop, winCum, winSession   string
+	winJoin, winPairs            string
 }
 
 var aggCols = []string{"k", "cnt", "total"}
@@ -139,6 +147,8 @@ CREATE TABLE win_files (` + windowSinkColumns + `) WITH ('connector' = 'filesyst
 CREATE TABLE win_hop (` + windowSinkColumns + `) WITH ('connector' = 'kafka', 'format' = 'json', ` + sink("win-hop", j.winHop) + `);
 CREATE TABLE win_cum (` + windowSinkColumns + `) WITH ('connector' = 'kafka', 'format' = 'json', ` + sink("win-cum", j.winCum) + `);
 CREATE TABLE win_session (` + windowSinkColumns + `) WITH ('connector' = 'kafka', 'format' = 'json', ` + sink("win-session", j.winSession) + `);
+CREATE TABLE win_join (` + windowSinkColumns + `) WITH ('connector' = 'kafka', 'format' = 'json', ` + sink("win-join", j.winJoin) + `);
+CREATE TABLE win_pairs (` + windowSinkColumns + `) WITH ('connector' = 'kafka', 'format' = 'json', ` + sink("win-pairs", j.winPairs) + `);
 EXECUTE STATEMENT SET BEGIN
 INSERT INTO agg_cdc SELECT k, COUNT(*), SUM(v) FROM src GROUP BY k;
 INSERT INTO agg_upsert SELECT k, COUNT(*), SUM(v) FROM src GROUP BY k;
@@ -149,6 +159,14 @@ INSERT INTO win_files ` + tumbleWindow.query() + `;
 INSERT INTO win_hop ` + hopWindow.query() + `;
 INSERT INTO win_cum ` + cumulateWindow.query() + `;
 INSERT INTO win_session ` + sessionWindow.query() + `;
+INSERT INTO win_join SELECT a.k, a.window_start, a.window_end, a.cnt, b.total
+FROM (` + hopWindow.query() + `) a JOIN (` + hopWindow.query() + `) b
+ON a.k = b.k AND a.window_start = b.window_start AND a.window_end = b.window_end;
+INSERT INTO win_pairs SELECT k, window_start, window_end, COUNT(*), SUM(av) FROM (
+  SELECT a.k, a.v AS av, a.window_start, a.window_end
+  FROM TABLE(` + tumbleWindow.tvf + `) a JOIN TABLE(` + tumbleWindow.tvf + `) b
+  ON a.k = b.k AND a.window_start = b.window_start AND a.window_end = b.window_end)
+GROUP BY k, window_start, window_end;
 END;
 `
 	return jobFile{name: j.name, dir: j.dir, text: text, set: map[string]string{
@@ -183,6 +201,8 @@ func (j aggJob) verify(t *testing.T, all []aggIn) {
 	checkWindows(t, "win_hop (HOP, exactly-once kafka, json)", j.b, j.winHop, hops)
 	checkWindows(t, "win_cum (CUMULATE, exactly-once kafka, json)", j.b, j.winCum, cums)
 	checkWindows(t, "win_session (SESSION, exactly-once kafka, json)", j.b, j.winSession, sessions)
+	checkWindows(t, "win_join (a window join of HOP aggregations, exactly-once kafka, json)", j.b, j.winJoin, hops)
+	checkWindows(t, "win_pairs (a window join of TUMBLE windows, aggregated, exactly-once kafka, json)", j.b, j.winPairs, pairsOracle(windows))
 	got, err = applyUpsert(committed(t, j.b, j.winUpsert), windowCols, 2, true)
 	checkTable(t, "win_upsert (upsert-kafka)", got, err, windowTable(windows))
 	rows, hidden, err := committedFiles(j.winFiles, windowCols)
@@ -359,7 +379,7 @@ func TestAggregationCrash(t *testing.T) {
 			j := aggJob{b: c.b, par: c.par, backend: c.backend, dir: t.TempDir(), name: kafkatest.UniqueName(t),
 				in: c.b.Topic(t, aggParts), cdc: c.b.Topic(t, 3), upsert: c.b.Topic(t, 3), per: per,
 				winJSON: c.b.Topic(t, 3), winUpsert: c.b.Topic(t, 3), winHop: c.b.Topic(t, 3), winCum: c.b.Topic(t, 3),
-				winSession: c.b.Topic(t, 3)}
+				winSession: c.b.Topic(t, 3), winJoin: c.b.Topic(t, 3), winPairs: c.b.Topic(t, 3)}
 			j.files, j.winFiles = filepath.Join(j.dir, "agg_files"), filepath.Join(j.dir, "win_files")
 			in, all := aggInput(j.in, rng, per, 40)
 			produced := in.produce(t, c.b, batch, 10*time.Millisecond)
@@ -371,4 +391,20 @@ func TestAggregationCrash(t *testing.T) {
 			j.verify(t, all)
 		})
 	}
+}
+
+// pairsOracle returns win_pairs' rows from the TUMBLE oracle's: a key's n
+// rows of a window make n*n pairs, and each row's v is in n of them.
+func pairsOracle(windows []row) []row {
+	out := make([]row, 0, len(windows))
+	for _, w := range windows {
+		f := strings.Split(w, "|")
+		n, err1 := strconv.ParseInt(f[3], 10, 64)
+		total, err2 := strconv.ParseInt(f[4], 10, 64)
+		if err1 != nil || err2 != nil {
+			panic(fmt.Sprintf("a TUMBLE oracle row %q", w))
+		}
+		out = append(out, fmt.Sprintf("%s|%s|%s|%d|%d", f[0], f[1], f[2], n*n, n*total))
+	}
+	return out
 }
