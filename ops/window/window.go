@@ -104,7 +104,7 @@ type windowAgg struct {
 	lastFired, savedFired int64
 	// buf combines rows per (slice, key) before they reach the state (nil
 	// for calls whose accumulators grow with the rows: LISTAGG,
-	// ARRAY_AGG, JSON_ARRAYAGG).
+	// ARRAY_AGG, JSON_ARRAYAGG, JSON_OBJECTAGG).
 	buf *buffer
 	// merge holds the entries of a key group's slices while a window of
 	// several slices fires (see fireMerged).
@@ -168,7 +168,7 @@ func (w *windowAgg) Open(ctx *stream.Context) error {
 func (w *windowAgg) bufferable() bool {
 	for _, c := range w.spec.Calls {
 		switch c.Func {
-		case agg.ListAgg, agg.ArrayAgg, agg.JSONArrayAgg:
+		case agg.ListAgg, agg.ArrayAgg, agg.JSONArrayAgg, agg.JSONObjectAgg:
 			return false
 		}
 	}
