@@ -169,13 +169,7 @@ INSERT INTO win_pairs SELECT k, window_start, window_end, COUNT(*), SUM(av) FROM
 GROUP BY k, window_start, window_end;
 END;
 `
-	return jobFile{name: j.name, dir: j.dir, text: text, set: map[string]string{
-		"execution.checkpointing.interval": "150ms",
-		"execution.checkpointing.dir":      filepath.Join(j.dir, "checkpoints"),
-		"parallelism.default":              strconv.Itoa(j.par),
-		"state.backend.type":               j.backend,
-		"restart-strategy.type":            "none",
-	}}
+	return stateJobFile(j.name, j.dir, text, j.par, j.backend)
 }
 
 // verify checks every sink's committed output against the oracle.
@@ -265,6 +259,20 @@ func crashConfigs(t *testing.T, always, soakOnly []parBackend) []crashConfig {
 		}
 	}
 	return configs
+}
+
+// stateJobFile is the job file of a stateful crash test: text with
+// 150 ms checkpoints into a folder under dir, parallelism par, the state
+// backend, and no restarts (a kill ends the process; the test runs it
+// again).
+func stateJobFile(name, dir, text string, par int, backend string) jobFile {
+	return jobFile{name: name, dir: dir, text: text, set: map[string]string{
+		"execution.checkpointing.interval": "150ms",
+		"execution.checkpointing.dir":      filepath.Join(dir, "checkpoints"),
+		"parallelism.default":              strconv.Itoa(par),
+		"state.backend.type":               backend,
+		"restart-strategy.type":            "none",
+	}}
 }
 
 // faultPointsOf returns the fault points configuration i of a crash test

@@ -4,9 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
-	"path/filepath"
 	"slices"
-	"strconv"
 	"testing"
 	"time"
 
@@ -120,17 +118,9 @@ type intervalJob struct {
 
 // file returns the job file.
 func (j intervalJob) file(o, s input) jobFile {
-	source := func(topic string, in input) string {
-		return `'connector' = 'kafka', 'format' = 'json', 'scan.startup.mode' = 'earliest-offset',
-  'topic' = '` + topic + `', 'properties.bootstrap.servers' = '` + j.b.Addr + `',
-  'properties.isolation.level' = 'read_committed', 'properties.max.poll.records' = '64',
-  'scan.bounded.mode' = 'specific-offsets', 'scan.bounded.specific-offsets' = '` + in.specificOffsets() + `',
-  'scan.parallelism' = '` + strconv.Itoa(j.par) + `'`
-	}
+	source := func(topic string, in input) string { return boundedSource(j.b, topic, in, j.par) }
 	sink := func(topic, name string) string {
-		return `'connector' = 'kafka', 'format' = 'json', 'topic' = '` + topic + `',
-  'properties.bootstrap.servers' = '` + j.b.Addr + `', 'sink.delivery-guarantee' = 'exactly-once',
-  'sink.transactional-id-prefix' = '` + j.name + `-` + name + `', 'sink.parallelism' = '` + strconv.Itoa(j.par) + `'`
+		return `'connector' = 'kafka', 'format' = 'json', ` + exactlyOnceSink(j.b, topic, j.name+"-"+name, j.par)
 	}
 	text := `CREATE TABLE orders (id BIGINT, amount BIGINT, ts TIMESTAMP(3),
   WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH (` + source(j.orders, o) + `);
@@ -145,13 +135,7 @@ INSERT INTO shipped2 SELECT o.id, s.id, o.amount FROM orders o LEFT JOIN shipmen
   ON o.id = s.order_id AND s.ts BETWEEN o.ts AND o.ts + INTERVAL '10' SECOND;
 END;
 `
-	return jobFile{name: j.name, dir: j.dir, text: text, set: map[string]string{
-		"execution.checkpointing.interval": "150ms",
-		"execution.checkpointing.dir":      filepath.Join(j.dir, "checkpoints"),
-		"parallelism.default":              strconv.Itoa(j.par),
-		"state.backend.type":               j.backend,
-		"restart-strategy.type":            "none",
-	}}
+	return stateJobFile(j.name, j.dir, text, j.par, j.backend)
 }
 
 // TestIntervalJoinCrash runs the interval join job on both state

@@ -3,7 +3,6 @@ package exactlyonce
 import (
 	"fmt"
 	"math/rand/v2"
-	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
@@ -120,13 +119,7 @@ INSERT INTO enriched_cdc SELECT o.id, o.cust, c.name FROM orders o LEFT JOIN cus
 INSERT INTO enriched SELECT o.id, o.cust, c.name FROM orders o LEFT JOIN customers c ON o.cust = c.id;
 END;
 `
-	return jobFile{name: j.name, dir: j.dir, text: text, set: map[string]string{
-		"execution.checkpointing.interval": "150ms",
-		"execution.checkpointing.dir":      filepath.Join(j.dir, "checkpoints"),
-		"parallelism.default":              strconv.Itoa(j.par),
-		"state.backend.type":               j.backend,
-		"restart-strategy.type":            "none",
-	}}
+	return stateJobFile(j.name, j.dir, text, j.par, j.backend)
 }
 
 // verify checks every sink's committed output against the oracle.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -211,4 +212,24 @@ func fetchCommitted(t *testing.T, ctx context.Context, cl *kgo.Client, topic str
 		stalls, off = 0, next
 	}
 	return out
+}
+
+// boundedSource is the WITH options of a crash test's Kafka source of
+// json records: topic read from the earliest offset up to the end in (its
+// specific offsets), read_committed, 64 records a poll, par tasks.
+func boundedSource(b kafkatest.Broker, topic string, in input, par int) string {
+	return `'connector' = 'kafka', 'format' = 'json', 'scan.startup.mode' = 'earliest-offset',
+  'topic' = '` + topic + `', 'properties.bootstrap.servers' = '` + b.Addr + `',
+  'properties.isolation.level' = 'read_committed', 'properties.max.poll.records' = '64',
+  'scan.bounded.mode' = 'specific-offsets', 'scan.bounded.specific-offsets' = '` + in.specificOffsets() + `',
+  'scan.parallelism' = '` + strconv.Itoa(par) + `'`
+}
+
+// exactlyOnceSink is the WITH options, but the connector and formats, of a
+// crash test's exactly-once Kafka sink into topic, with transactional ids
+// prefixed txnPrefix, par tasks.
+func exactlyOnceSink(b kafkatest.Broker, topic, txnPrefix string, par int) string {
+	return `'topic' = '` + topic + `', 'properties.bootstrap.servers' = '` + b.Addr + `',
+  'sink.delivery-guarantee' = 'exactly-once', 'sink.transactional-id-prefix' = '` + txnPrefix + `',
+  'sink.parallelism' = '` + strconv.Itoa(par) + `'`
 }

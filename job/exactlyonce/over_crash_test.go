@@ -3,7 +3,6 @@ package exactlyonce
 import (
 	"fmt"
 	"math/rand/v2"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"testing"
@@ -102,33 +101,19 @@ type overJob struct {
 
 // file returns the job file.
 func (j overJob) file(in input) jobFile {
-	sink := func(name, topic string) string {
-		return `'topic' = '` + topic + `', 'properties.bootstrap.servers' = '` + j.b.Addr + `',
-  'sink.delivery-guarantee' = 'exactly-once', 'sink.transactional-id-prefix' = '` + j.name + `-` + name + `',
-  'sink.parallelism' = '` + strconv.Itoa(j.par) + `'`
-	}
+	sink := func(name, topic string) string { return exactlyOnceSink(j.b, topic, j.name+"-"+name, j.par) }
 	text := `CREATE TABLE src (k BIGINT, v BIGINT, id BIGINT, ts TIMESTAMP(3),
-  WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector' = 'kafka', 'format' = 'json',
-  'scan.startup.mode' = 'earliest-offset', 'topic' = '` + j.in + `', 'properties.bootstrap.servers' = '` + j.b.Addr + `',
-  'properties.isolation.level' = 'read_committed', 'properties.max.poll.records' = '64',
-  'scan.bounded.mode' = 'specific-offsets', 'scan.bounded.specific-offsets' = '` + in.specificOffsets() + `',
-  'scan.parallelism' = '` + strconv.Itoa(j.par) + `');
+  WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH (` + boundedSource(j.b, j.in, in, j.par) + `);
 CREATE TABLE windowed (id BIGINT, k BIGINT, s BIGINT) WITH ('connector' = 'kafka', 'format' = 'json', ` + sink("windowed", j.windowed) + `);
 CREATE TABLE running (g BIGINT, k BIGINT, n BIGINT, cum BIGINT) WITH ('connector' = 'kafka',
   'key.format' = 'json', 'key.fields' = 'g', 'value.format' = 'debezium-json', ` + sink("running", j.running) + `);
 EXECUTE STATEMENT SET BEGIN
-INSERT INTO windowed SELECT id, k, SUM(v) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM src;
-INSERT INTO running SELECT g, k, n, SUM(n) OVER (PARTITION BY g ORDER BY k ROWS BETWEEN 1 PRECEDING AND CURRENT ROW)
+INSERT INTO windowed SELECT id, k, SUM(v) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) FROM src;
+INSERT INTO running SELECT g, k, n, SUM(n) OVER (PARTITION BY g ORDER BY k ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
   FROM (SELECT MOD(k, 4) AS g, k, COUNT(*) AS n FROM src GROUP BY k);
 END;
 `
-	return jobFile{name: j.name, dir: j.dir, text: text, set: map[string]string{
-		"execution.checkpointing.interval": "150ms",
-		"execution.checkpointing.dir":      filepath.Join(j.dir, "checkpoints"),
-		"parallelism.default":              strconv.Itoa(j.par),
-		"state.backend.type":               j.backend,
-		"restart-strategy.type":            "none",
-	}}
+	return stateJobFile(j.name, j.dir, text, j.par, j.backend)
 }
 
 // TestOverCrash runs the OVER job on both state backends, at parallelism

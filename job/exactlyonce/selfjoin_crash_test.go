@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -43,11 +42,7 @@ type selfJoinJob struct {
 }
 
 func (j selfJoinJob) file(o input) jobFile {
-	sink := func(name, topic string) string {
-		return `'topic' = '` + topic + `', 'properties.bootstrap.servers' = '` + j.b.Addr + `',
-  'sink.delivery-guarantee' = 'exactly-once', 'sink.transactional-id-prefix' = '` + j.name + `-` + name + `',
-  'sink.parallelism' = '` + strconv.Itoa(j.par) + `'`
-	}
+	sink := func(name, topic string) string { return exactlyOnceSink(j.b, topic, j.name+"-"+name, j.par) }
 	query := `SELECT o.id, o.cust, CONCAT(CAST(c.n AS STRING), '-', CAST(d.n AS STRING)) FROM orders o
   JOIN (SELECT cust, COUNT(*) AS n FROM orders GROUP BY cust) c ON o.cust = c.cust
   JOIN (SELECT cust, COUNT(*) AS n FROM orders GROUP BY cust) d ON o.cust = d.cust`
@@ -66,13 +61,7 @@ INSERT INTO counted_cdc ` + query + `;
 INSERT INTO counted ` + query + `;
 END;
 `
-	return jobFile{name: j.name, dir: j.dir, text: text, set: map[string]string{
-		"execution.checkpointing.interval": "150ms",
-		"execution.checkpointing.dir":      filepath.Join(j.dir, "checkpoints"),
-		"parallelism.default":              strconv.Itoa(j.par),
-		"state.backend.type":               j.backend,
-		"restart-strategy.type":            "none",
-	}}
+	return stateJobFile(j.name, j.dir, text, j.par, j.backend)
 }
 
 // selfJoinOracle is every order with its customer's count of orders, twice.

@@ -4,9 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"math/rand/v2"
-	"path/filepath"
 	"slices"
-	"strconv"
 	"testing"
 	"time"
 
@@ -75,16 +73,8 @@ var topNCols = []string{"k", "rn", "v", "id"}
 
 // file returns the job file.
 func (j topNJob) file(in input) jobFile {
-	sink := func(name, topic string) string {
-		return `'topic' = '` + topic + `', 'properties.bootstrap.servers' = '` + j.b.Addr + `',
-  'sink.delivery-guarantee' = 'exactly-once', 'sink.transactional-id-prefix' = '` + j.name + `-` + name + `',
-  'sink.parallelism' = '` + strconv.Itoa(j.par) + `'`
-	}
-	text := `CREATE TABLE src (k BIGINT, v BIGINT, id BIGINT) WITH ('connector' = 'kafka', 'format' = 'json',
-  'scan.startup.mode' = 'earliest-offset', 'topic' = '` + j.in + `', 'properties.bootstrap.servers' = '` + j.b.Addr + `',
-  'properties.isolation.level' = 'read_committed', 'properties.max.poll.records' = '64',
-  'scan.bounded.mode' = 'specific-offsets', 'scan.bounded.specific-offsets' = '` + in.specificOffsets() + `',
-  'scan.parallelism' = '` + strconv.Itoa(j.par) + `');
+	sink := func(name, topic string) string { return exactlyOnceSink(j.b, topic, j.name+"-"+name, j.par) }
+	text := `CREATE TABLE src (k BIGINT, v BIGINT, id BIGINT) WITH (` + boundedSource(j.b, j.in, in, j.par) + `);
 CREATE TABLE top3_cdc (k BIGINT, rn BIGINT, v BIGINT, id BIGINT) WITH ('connector' = 'kafka',
   'key.format' = 'json', 'key.fields' = 'k', 'value.format' = 'debezium-json', ` + sink("cdc", j.cdc) + `);
 CREATE TABLE top3 (k BIGINT, rn BIGINT, v BIGINT, id BIGINT, PRIMARY KEY (k, rn) NOT ENFORCED) WITH ('connector' = 'upsert-kafka',
@@ -96,13 +86,7 @@ INSERT INTO top3 SELECT k, rn, v, id FROM (
   SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v DESC, id) AS rn FROM src) WHERE rn <= 3;
 END;
 `
-	return jobFile{name: j.name, dir: j.dir, text: text, set: map[string]string{
-		"execution.checkpointing.interval": "150ms",
-		"execution.checkpointing.dir":      filepath.Join(j.dir, "checkpoints"),
-		"parallelism.default":              strconv.Itoa(j.par),
-		"state.backend.type":               j.backend,
-		"restart-strategy.type":            "none",
-	}}
+	return stateJobFile(j.name, j.dir, text, j.par, j.backend)
 }
 
 // TestTopNCrash runs the Top-N job on both state backends, at parallelism

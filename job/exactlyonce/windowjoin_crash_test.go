@@ -3,9 +3,7 @@ package exactlyonce
 import (
 	"fmt"
 	"math/rand/v2"
-	"path/filepath"
 	"slices"
-	"strconv"
 	"testing"
 	"time"
 
@@ -81,17 +79,9 @@ func windowJoinInput(orders, shipments string, rng *rand.Rand, per int) (input, 
 // windowJoinFile returns the window join job of j (intervalJob's
 // configuration: topics, parallelism, backend).
 func windowJoinFile(j intervalJob, o, s input) jobFile {
-	source := func(topic string, in input) string {
-		return `'connector' = 'kafka', 'format' = 'json', 'scan.startup.mode' = 'earliest-offset',
-  'topic' = '` + topic + `', 'properties.bootstrap.servers' = '` + j.b.Addr + `',
-  'properties.isolation.level' = 'read_committed', 'properties.max.poll.records' = '64',
-  'scan.bounded.mode' = 'specific-offsets', 'scan.bounded.specific-offsets' = '` + in.specificOffsets() + `',
-  'scan.parallelism' = '` + strconv.Itoa(j.par) + `'`
-	}
+	source := func(topic string, in input) string { return boundedSource(j.b, topic, in, j.par) }
 	sink := func(topic, name string) string {
-		return `'connector' = 'kafka', 'format' = 'json', 'topic' = '` + topic + `',
-  'properties.bootstrap.servers' = '` + j.b.Addr + `', 'sink.delivery-guarantee' = 'exactly-once',
-  'sink.transactional-id-prefix' = '` + j.name + `-` + name + `', 'sink.parallelism' = '` + strconv.Itoa(j.par) + `'`
+		return `'connector' = 'kafka', 'format' = 'json', ` + exactlyOnceSink(j.b, topic, j.name+"-"+name, j.par)
 	}
 	query := `SELECT o.id, s.id, o.amount, o.window_start
   FROM TABLE(TUMBLE(TABLE orders, DESCRIPTOR(ts), INTERVAL '5' SECOND)) o
@@ -108,13 +98,7 @@ INSERT INTO shipped ` + query + `;
 INSERT INTO shipped2 ` + query + `;
 END;
 `
-	return jobFile{name: j.name, dir: j.dir, text: text, set: map[string]string{
-		"execution.checkpointing.interval": "150ms",
-		"execution.checkpointing.dir":      filepath.Join(j.dir, "checkpoints"),
-		"parallelism.default":              strconv.Itoa(j.par),
-		"state.backend.type":               j.backend,
-		"restart-strategy.type":            "none",
-	}}
+	return stateJobFile(j.name, j.dir, text, j.par, j.backend)
 }
 
 // TestWindowJoinCrash runs the window join job on both state backends,
