@@ -118,6 +118,30 @@ func CompileFlow(filter Expr, projections [][]Expr, opts Options) (*Filter, []*P
 	return f, ps, memo, nil
 }
 
+// eachOperand calls f on each operand of a cast, CASE or call, in
+// evaluation order; other expressions have none here.
+func eachOperand(e Expr, f func(Expr)) {
+	switch n := e.(type) {
+	case *Cast:
+		f(n.Expr)
+	case *Case:
+		if n.Operand != nil {
+			f(n.Operand)
+		}
+		for _, w := range n.Whens {
+			f(w.Cond)
+			f(w.Result)
+		}
+		if n.Else != nil {
+			f(n.Else)
+		}
+	case *Call:
+		for _, a := range n.Args {
+			f(a)
+		}
+	}
+}
+
 // commonSubexprs assigns a memo slot to each occurrence, among the trees
 // roots, of a deterministic, non-constant call or cast that occurs at least
 // twice (structurally, sameExpr): occurrences of one subexpression share a
@@ -131,25 +155,7 @@ func commonSubexprs(roots []Expr) (map[Expr]int, int) {
 	group := map[Expr]int{}
 	var walk func(e Expr)
 	walk = func(e Expr) {
-		switch n := e.(type) {
-		case *Cast:
-			walk(n.Expr)
-		case *Case:
-			if n.Operand != nil {
-				walk(n.Operand)
-			}
-			for _, w := range n.Whens {
-				walk(w.Cond)
-				walk(w.Result)
-			}
-			if n.Else != nil {
-				walk(n.Else)
-			}
-		case *Call:
-			for _, a := range n.Args {
-				walk(a)
-			}
-		}
+		eachOperand(e, walk)
 		if !memoCandidate(e) {
 			return
 		}
@@ -180,25 +186,7 @@ func commonSubexprs(roots []Expr) (map[Expr]int, int) {
 			slots[e] = s
 			return
 		}
-		switch n := e.(type) {
-		case *Cast:
-			mark(n.Expr)
-		case *Case:
-			if n.Operand != nil {
-				mark(n.Operand)
-			}
-			for _, w := range n.Whens {
-				mark(w.Cond)
-				mark(w.Result)
-			}
-			if n.Else != nil {
-				mark(n.Else)
-			}
-		case *Call:
-			for _, a := range n.Args {
-				mark(a)
-			}
-		}
+		eachOperand(e, mark)
 	}
 	for _, r := range roots {
 		mark(r)
