@@ -8,8 +8,8 @@ import (
 )
 
 // Statement is one statement of a job file: *Set, *Reset, *CreateTable,
-// *CreateView, *CreateFunction, *Drop, *Insert, *StatementSet, *Explain
-// or *QueryStatement.
+// *CreateView, *CreateFunction, *CreateCatalog, *CreateDatabase, *Use,
+// *Drop, *Insert, *StatementSet, *Explain or *QueryStatement.
 type Statement interface {
 	// Position returns where the statement starts.
 	Position() Pos
@@ -281,6 +281,35 @@ type CreateFunction struct {
 	Jars []string
 }
 
+// CreateCatalog is CREATE CATALOG [IF NOT EXISTS] name [COMMENT '...']
+// WITH (options): a catalog of the 'type' its options give.
+type CreateCatalog struct {
+	Pos         Pos
+	Name        Ident
+	IfNotExists bool
+	Comment     string
+	Options     []Option
+}
+
+// CreateDatabase is CREATE DATABASE [IF NOT EXISTS] [catalog.]name
+// [COMMENT '...'] [WITH (options)].
+type CreateDatabase struct {
+	Pos         Pos
+	Name        ObjectName // one or two parts
+	IfNotExists bool
+	Comment     string
+	Options     []Option
+}
+
+// Use is USE CATALOG name (Catalog set; Name has one part) or USE
+// [catalog.]database: the catalog and database that the names of later
+// statements are qualified with.
+type Use struct {
+	Pos     Pos
+	Catalog bool
+	Name    ObjectName
+}
+
 // DropKind is what a DROP statement drops.
 type DropKind uint8
 
@@ -288,23 +317,36 @@ type DropKind uint8
 const (
 	DropTable DropKind = iota
 	DropView
+	DropDatabase
+	DropCatalog
 )
 
-// String returns "TABLE" or "VIEW".
+// String returns "TABLE", "VIEW", "DATABASE" or "CATALOG".
 func (k DropKind) String() string {
-	if k == DropView {
+	switch k {
+	case DropView:
 		return "VIEW"
+	case DropDatabase:
+		return "DATABASE"
+	case DropCatalog:
+		return "CATALOG"
 	}
 	return "TABLE"
 }
 
-// Drop is DROP [TEMPORARY] TABLE|VIEW [IF EXISTS] name.
+// Drop is DROP [TEMPORARY] TABLE|VIEW [IF EXISTS] name, DROP DATABASE [IF
+// EXISTS] [catalog.]name [RESTRICT|CASCADE] or DROP CATALOG [IF EXISTS]
+// name.
 type Drop struct {
 	Pos       Pos
 	Kind      DropKind
 	Temporary bool
 	IfExists  bool
 	Name      ObjectName
+	// Cascade is set for DROP DATABASE ... CASCADE: the database's tables
+	// and views go with it (RESTRICT, the default, refuses a database
+	// that holds any).
+	Cascade bool
 }
 
 // Insert is INSERT INTO target [/*+ OPTIONS(...) */] [(cols)] query.
@@ -360,6 +402,15 @@ func (s *CreateView) Position() Pos { return s.Pos }
 func (s *CreateFunction) Position() Pos { return s.Pos }
 
 // Position implements Statement.
+func (s *CreateCatalog) Position() Pos { return s.Pos }
+
+// Position implements Statement.
+func (s *CreateDatabase) Position() Pos { return s.Pos }
+
+// Position implements Statement.
+func (s *Use) Position() Pos { return s.Pos }
+
+// Position implements Statement.
 func (s *Drop) Position() Pos { return s.Pos }
 
 // Position implements Statement.
@@ -379,6 +430,9 @@ func (*Reset) stmt()          {}
 func (*CreateTable) stmt()    {}
 func (*CreateView) stmt()     {}
 func (*CreateFunction) stmt() {}
+func (*CreateCatalog) stmt()  {}
+func (*CreateDatabase) stmt() {}
+func (*Use) stmt()            {}
 func (*Drop) stmt()           {}
 func (*Insert) stmt()         {}
 func (*StatementSet) stmt()   {}

@@ -99,8 +99,9 @@
 // that the planner owns every refusal. The parser itself refuses, with
 // ErrUnsupported, only what Flink does not offer for streaming queries
 // (WITH RECURSIVE, QUALIFY), MATCH_RECOGNIZE, and statements
-// and clauses outside streamsql's scope (INSERT OVERWRITE, CREATE
-// CATALOG, DROP FUNCTION, ...). CREATE FUNCTION parses into a
+// and clauses outside streamsql's scope (INSERT OVERWRITE, USE MODULES,
+// DROP FUNCTION, ...). CREATE CATALOG, CREATE DATABASE, USE and their
+// DROPs parse into [*CreateCatalog], [*CreateDatabase], [*Use] and [*Drop]. CREATE FUNCTION parses into a
 // [*CreateFunction] for the planner to refuse.
 //
 // An [Expr] is a tree of plain structs with upper-cased function names, so

@@ -149,6 +149,34 @@ func dumpStmt(b *strings.Builder, s Statement) {
 			}
 			b.WriteString(" JAR " + quoteString(j))
 		}
+	case *CreateCatalog:
+		b.WriteString("CREATE CATALOG ")
+		if s.IfNotExists {
+			b.WriteString("IF NOT EXISTS ")
+		}
+		b.WriteString(s.Name.Name)
+		if s.Comment != "" {
+			b.WriteString(" COMMENT " + quoteString(s.Comment))
+		}
+		b.WriteString(" WITH(" + dumpOpts(s.Options) + ")")
+	case *CreateDatabase:
+		b.WriteString("CREATE DATABASE ")
+		if s.IfNotExists {
+			b.WriteString("IF NOT EXISTS ")
+		}
+		b.WriteString(s.Name.String())
+		if s.Comment != "" {
+			b.WriteString(" COMMENT " + quoteString(s.Comment))
+		}
+		if s.Options != nil {
+			b.WriteString(" WITH(" + dumpOpts(s.Options) + ")")
+		}
+	case *Use:
+		b.WriteString("USE ")
+		if s.Catalog {
+			b.WriteString("CATALOG ")
+		}
+		b.WriteString(s.Name.String())
 	case *Drop:
 		b.WriteString("DROP ")
 		if s.Temporary {
@@ -159,6 +187,9 @@ func dumpStmt(b *strings.Builder, s Statement) {
 			b.WriteString("IF EXISTS ")
 		}
 		b.WriteString(s.Name.String())
+		if s.Cascade {
+			b.WriteString(" CASCADE")
+		}
 	case *Insert:
 		b.WriteString("INSERT INTO " + s.Target.String())
 		formatTableHints(b, s.Hints, s.OtherHints)

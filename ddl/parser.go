@@ -486,14 +486,14 @@ func startsStatement(t token) bool {
 		return t.val == "("
 	}
 	switch strings.ToUpper(t.val) {
-	case "SET", "RESET", "CREATE", "DROP", "INSERT", "EXECUTE", "BEGIN", "EXPLAIN", "SELECT", "VALUES", "WITH":
+	case "SET", "RESET", "CREATE", "DROP", "USE", "INSERT", "EXECUTE", "BEGIN", "EXPLAIN", "SELECT", "VALUES", "WITH":
 		return t.kind == tIdent
 	}
 	return false
 }
 
 // statementKeywords lists, for error messages, what may start a statement.
-const statementKeywords = "CREATE, DROP, SET, RESET, INSERT, EXECUTE STATEMENT SET, BEGIN STATEMENT SET, EXPLAIN, SELECT or VALUES"
+const statementKeywords = "CREATE, DROP, USE, SET, RESET, INSERT, EXECUTE STATEMENT SET, BEGIN STATEMENT SET, EXPLAIN, SELECT or VALUES"
 
 func (p *parser) statement() Statement {
 	t := p.peek()
@@ -543,14 +543,16 @@ func (p *parser) statement() Statement {
 	case "SELECT", "VALUES", "WITH":
 		p.kind = KindQuery
 		return p.queryStatement()
-	case "USE", "SHOW", "DESCRIBE", "DESC", "ALTER", "LOAD", "UNLOAD", "ADD", "REMOVE", "CALL",
+	case "USE":
+		return p.use()
+	case "SHOW", "DESCRIBE", "DESC", "ALTER", "LOAD", "UNLOAD", "ADD", "REMOVE", "CALL",
 		"DELETE", "UPDATE", "TRUNCATE", "ANALYZE", "REPLACE", "SAVEPOINT", "STOP", "COMPILE":
 		p.unsupported(t, "the "+kw+" statement")
 	case "END":
 		p.failTok(t, "END without a statement set (BEGIN STATEMENT SET; or EXECUTE STATEMENT SET BEGIN)")
 	}
 	hint := ""
-	if s := suggest(strings.ToUpper(t.val), []string{"CREATE", "DROP", "SET", "RESET", "INSERT", "EXECUTE", "BEGIN", "EXPLAIN", "SELECT", "VALUES"}); s != "" {
+	if s := suggest(strings.ToUpper(t.val), []string{"CREATE", "DROP", "USE", "SET", "RESET", "INSERT", "EXECUTE", "BEGIN", "EXPLAIN", "SELECT", "VALUES"}); s != "" {
 		hint = " (did you mean " + s + "?)"
 	}
 	p.failTok(t, "unknown statement %s%s; expected %s", describe(t), hint, statementKeywords)
@@ -638,7 +640,13 @@ func (p *parser) create() Statement {
 	case isKw(t, "VIEW"):
 		p.kind = KindCreateView
 		return p.createView(start, temporary)
-	case isKw(t, "CATALOG"), isKw(t, "DATABASE"), isKw(t, "MODEL"), isKw(t, "MATERIALIZED"):
+	case temporary && (isKw(t, "CATALOG") || isKw(t, "DATABASE")):
+		p.failExpected("TABLE, VIEW or FUNCTION after CREATE TEMPORARY")
+	case isKw(t, "CATALOG"):
+		return p.createCatalog(start)
+	case isKw(t, "DATABASE"):
+		return p.createDatabase(start)
+	case isKw(t, "MODEL"), isKw(t, "MATERIALIZED"):
 		p.unsupported(start, "CREATE "+strings.ToUpper(t.val))
 	}
 	p.failExpected("TABLE or VIEW after CREATE")
@@ -1003,19 +1011,100 @@ func (p *parser) drop() Statement {
 		d.Kind = DropTable
 	case isKw(t, "VIEW"):
 		d.Kind = DropView
+	case isKw(t, "DATABASE") && !d.Temporary:
+		d.Kind = DropDatabase
+	case isKw(t, "CATALOG") && !d.Temporary:
+		d.Kind = DropCatalog
 	case isKw(t, "CATALOG"), isKw(t, "DATABASE"), isKw(t, "FUNCTION"), isKw(t, "SYSTEM"), isKw(t, "MODEL"):
 		p.unsupported(start, "DROP "+strings.ToUpper(t.val))
 	default:
-		p.failExpected("TABLE or VIEW after DROP")
+		p.failExpected("TABLE, VIEW, DATABASE or CATALOG after DROP")
 	}
 	p.next()
 	if p.acceptKw("IF") {
 		p.expectKw("EXISTS")
 		d.IfExists = true
 	}
-	d.Name = p.objectName()
-	p.setName(d.Name)
+	switch d.Kind {
+	case DropCatalog:
+		d.Name = p.namePartsUpTo(1, "a catalog's name has one part")
+	case DropDatabase:
+		d.Name = p.namePartsUpTo(2, "a database's name has at most two parts (catalog.database)")
+		if p.acceptKw("CASCADE") {
+			d.Cascade = true
+		} else {
+			p.acceptKw("RESTRICT")
+		}
+	default:
+		d.Name = p.objectName()
+		// Only a table's or view's name is a Failure's Name.
+		p.setName(d.Name)
+	}
 	return d
+}
+
+// namePartsUpTo reads an object name of at most max parts; more is an
+// error saying why.
+func (p *parser) namePartsUpTo(max int, why string) ObjectName {
+	first := p.ident()
+	n := ObjectName{Pos: first.Pos, Parts: []Ident{first}}
+	for p.isOp(".") {
+		dot := p.next()
+		if len(n.Parts) == max {
+			p.failTok(dot, "%s", why)
+		}
+		n.Parts = append(n.Parts, p.ident())
+	}
+	return n
+}
+
+// createCatalog parses the rest of CREATE CATALOG [IF NOT EXISTS] name
+// [COMMENT '...'] WITH (options).
+func (p *parser) createCatalog(start token) Statement {
+	p.next() // CATALOG
+	c := &CreateCatalog{Pos: p.pos(start)}
+	c.IfNotExists = p.ifNotExists()
+	c.Name = p.namePartsUpTo(1, "a catalog's name has one part").Parts[0]
+	if p.acceptKw("COMMENT") {
+		c.Comment, _ = p.stringLit("a comment string")
+	}
+	p.expectKw("WITH")
+	c.Options = p.options("option")
+	return c
+}
+
+// createDatabase parses the rest of CREATE DATABASE [IF NOT EXISTS]
+// [catalog.]name [COMMENT '...'] [WITH (options)].
+func (p *parser) createDatabase(start token) Statement {
+	p.next() // DATABASE
+	d := &CreateDatabase{Pos: p.pos(start)}
+	d.IfNotExists = p.ifNotExists()
+	d.Name = p.namePartsUpTo(2, "a database's name has at most two parts (catalog.database)")
+	if p.acceptKw("COMMENT") {
+		d.Comment, _ = p.stringLit("a comment string")
+	}
+	if p.acceptKw("WITH") {
+		d.Options = p.options("option")
+	}
+	return d
+}
+
+// use parses USE CATALOG name and USE [catalog.]database; USE MODULES is
+// not supported.
+func (p *parser) use() Statement {
+	start := p.next()
+	u := &Use{Pos: p.pos(start)}
+	if t := p.peek(); isKw(t, "MODULES") {
+		p.unsupported(start, "USE MODULES")
+	}
+	if t := p.peek(); isKw(t, "CATALOG") && (p.peekAt(1).kind == tIdent || p.peekAt(1).kind == tQIdent) {
+		p.next()
+		u.Catalog = true
+		u.Name = p.namePartsUpTo(1, "a catalog's name has one part")
+		return u
+	}
+	u.Name = p.namePartsUpTo(2, "a database's name has at most two parts (catalog.database)")
+	return u
 }
 
 func (p *parser) insert() *Insert {

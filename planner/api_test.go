@@ -298,3 +298,60 @@ func TestInsertTargetHintRefused(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+// TestCatalogsAndDatabases: CREATE CATALOG, CREATE DATABASE and USE
+// qualify the names after them; a catalog file's USE carries into the job
+// compiled with its catalog; a view reads the tables of the database it
+// was created in, wherever it is read from; DROP DATABASE CASCADE drops
+// what the database holds.
+func TestCatalogsAndDatabases(t *testing.T) {
+	ctx := context.Background()
+	cat, err := planner.LoadCatalog(ctx, "tables.sql", `
+CREATE CATALOG c1 WITH ('type' = 'generic_in_memory', 'default-database' = 'main');
+USE CATALOG c1;
+CREATE DATABASE sales;
+USE sales;
+CREATE TABLE orders (id BIGINT) WITH ('connector' = 'datagen');
+CREATE VIEW big AS SELECT id FROM orders WHERE id > 1;`, planner.Options{Registry: testRegistry()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cat.Current(); got != (planner.Scope{Catalog: "c1", Database: "sales"}) {
+		t.Fatalf("current %+v, want c1.sales", got)
+	}
+	if _, ok := cat.Table(planner.Identifier{Catalog: "c1", Database: "sales", Name: "orders"}); !ok {
+		t.Fatalf("c1.sales.orders missing: %v", cat.Names())
+	}
+	p, err := planner.Compile(ctx, "job.sql", `
+CREATE TABLE out1 (id BIGINT) WITH ('connector' = 'blackhole');
+USE CATALOG default_catalog;
+CREATE TABLE orders (id BIGINT) WITH ('connector' = 'datagen');
+INSERT INTO c1.sales.out1 SELECT id FROM c1.sales.big;
+INSERT INTO c1.sales.out1 SELECT id FROM orders;`, planner.Options{Registry: testRegistry(), Catalog: cat})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := p.Inserts[0].Flows[0].Source.Table.ID.String(); got != "c1.sales.orders" {
+		t.Errorf("the view read %s, want c1.sales.orders (its own database's table)", got)
+	}
+	if got := p.Inserts[1].Flows[0].Source.Table.ID.String(); got != "default_catalog.default_database.orders" {
+		t.Errorf("after USE CATALOG default_catalog, orders is %s", got)
+	}
+	if got := p.Inserts[0].Sink.Table.ID.String(); got != "c1.sales.out1" {
+		t.Errorf("the file's first table is %s, want c1.sales.out1 (the catalog file's USE holds)", got)
+	}
+	if _, ok := cat.Table(planner.Identifier{Catalog: "c1", Database: "sales", Name: "out1"}); ok {
+		t.Error("the program's catalog got the file's table")
+	}
+	cat2, err := planner.LoadCatalog(ctx, "drop.sql", "USE CATALOG default_catalog;\nDROP DATABASE c1.sales CASCADE;\nCREATE DATABASE c1.sales;",
+		planner.Options{Registry: testRegistry(), Catalog: cat})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if names := cat2.Names(); len(names) != 0 {
+		t.Errorf("after DROP DATABASE ... CASCADE: %v, want none", names)
+	}
+	if _, err := planner.LoadCatalog(ctx, "drop.sql", "USE CATALOG default_catalog;\nDROP DATABASE c1.sales;", planner.Options{Registry: testRegistry(), Catalog: cat}); !errors.Is(err, planner.ErrInvalidCatalog) {
+		t.Errorf("DROP DATABASE of a database that holds tables, without CASCADE: %v, want ErrInvalidCatalog", err)
+	}
+}

@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -63,12 +64,23 @@ func qualify(parts []string) (Identifier, error) {
 	return Identifier{}, fmt.Errorf("name %q has %d parts; at most catalog.database.name", strings.Join(parts, "."), len(parts))
 }
 
-func identOf(n ddl.ObjectName) (Identifier, error) {
+// ident qualifies n with the current catalog and database (USE).
+func (c *Catalog) ident(n ddl.ObjectName) (Identifier, error) {
 	parts := make([]string, len(n.Parts))
 	for i, p := range n.Parts {
 		parts[i] = p.Name
 	}
-	return qualify(parts)
+	id, err := qualify(parts)
+	if err != nil {
+		return id, err
+	}
+	switch len(parts) {
+	case 1:
+		id.Catalog, id.Database = c.current.Catalog, c.current.Database
+	case 2:
+		id.Catalog = c.current.Catalog
+	}
+	return id, nil
 }
 
 // Table is a table of the catalog: its definition (with any LIKE clause
@@ -105,23 +117,45 @@ func (t *Table) Connector() string {
 type View struct {
 	ID  Identifier
 	Def *ddl.CreateView
+	// Scope is the current catalog and database where the view was
+	// created: the names of its query are qualified with them wherever
+	// it is read, as Flink expands a view.
+	Scope Scope
 }
 
-// Catalog holds the tables and views of a job. Names are case-sensitive,
-// as in Flink. The zero Catalog is not usable; call NewCatalog. A Catalog
-// is not safe for concurrent modification.
+// Scope is a catalog and one of its databases: the current ones, which
+// the names of a job file's statements are qualified with (USE).
+type Scope struct {
+	Catalog, Database string
+}
+
+// Catalog holds the catalogs of a job and their databases (the default
+// catalog and database, and those CREATE CATALOG and CREATE DATABASE add:
+// catalogs.go), their tables and views, and the current catalog and
+// database. Names are case-sensitive, as in Flink. The zero Catalog is not
+// usable; call NewCatalog. A Catalog is not safe for concurrent
+// modification.
 type Catalog struct {
 	tables map[Identifier]*Table
 	views  map[Identifier]*View
+	// catalogs are the catalogs by name.
+	catalogs map[string]*catalogInfo
+	// current is the catalog and database that names of one or two parts
+	// are qualified with.
+	current Scope
 }
 
-// NewCatalog returns an empty catalog.
+// NewCatalog returns a catalog with only the default catalog and database
+// (DefaultCatalog, DefaultDatabase), which are current.
 func NewCatalog() *Catalog {
-	return &Catalog{tables: map[Identifier]*Table{}, views: map[Identifier]*View{}}
+	return &Catalog{tables: map[Identifier]*Table{}, views: map[Identifier]*View{},
+		catalogs: map[string]*catalogInfo{DefaultCatalog: {defaultDatabase: DefaultDatabase, databases: map[string]bool{DefaultDatabase: true}}},
+		current:  Scope{DefaultCatalog, DefaultDatabase}}
 }
 
 // Clone returns a copy that can be changed without affecting c (tables and
-// views themselves are shared; they are immutable once added).
+// views themselves are shared; they are immutable once added). The copy
+// has c's current catalog and database.
 func (c *Catalog) Clone() *Catalog {
 	out := NewCatalog()
 	for k, v := range c.tables {
@@ -130,8 +164,15 @@ func (c *Catalog) Clone() *Catalog {
 	for k, v := range c.views {
 		out.views[k] = v
 	}
+	for k, v := range c.catalogs {
+		out.catalogs[k] = &catalogInfo{defaultDatabase: v.defaultDatabase, databases: maps.Clone(v.databases)}
+	}
+	out.current = c.current
 	return out
 }
+
+// Current returns the current catalog and database.
+func (c *Catalog) Current() Scope { return c.current }
 
 // Table returns the table named id.
 func (c *Catalog) Table(id Identifier) (*Table, bool) {
@@ -177,7 +218,8 @@ func (c *Catalog) Drop(name string) bool {
 }
 
 // RegisterTable adds a table built by a program rather than a job file:
-// name may be qualified (db.name, catalog.db.name), schema gives its
+// name may be qualified (db.name, catalog.db.name: a catalog or database
+// that does not exist yet is created with it), schema gives its
 // columns (a computed column's Expr is SQL text, parsed here) and options
 // its WITH options. Errors are *Error values (ErrDuplicateName, ErrType,
 // ...) without a file position.
@@ -217,6 +259,7 @@ func (c *Catalog) RegisterTable(name string, schema factory.Schema, options map[
 	for _, k := range keys {
 		def.Options = append(def.Options, ddl.Option{Key: k, Value: options[k]})
 	}
+	c.ensureDatabase(id)
 	return c.addTable(nil, def)
 }
 
@@ -227,9 +270,12 @@ func objectName(id Identifier) ddl.ObjectName {
 // addTable adds a CREATE TABLE (with LIKE already merged) to the catalog,
 // typing its computed columns.
 func (c *Catalog) addTable(f *file, def *ddl.CreateTable) error {
-	id, err := identOf(def.Name)
+	id, err := c.ident(def.Name)
 	if err != nil {
 		return f.errorAt(def.Name.Pos, ErrUnknownName, nil, err.Error())
+	}
+	if err := c.checkDatabase(f, def.Name.Pos, id); err != nil {
+		return err
 	}
 	if c.exists(id) {
 		if def.IfNotExists {
@@ -256,9 +302,12 @@ func (c *Catalog) addTable(f *file, def *ddl.CreateTable) error {
 }
 
 func (c *Catalog) addView(f *file, def *ddl.CreateView) error {
-	id, err := identOf(def.Name)
+	id, err := c.ident(def.Name)
 	if err != nil {
 		return f.errorAt(def.Name.Pos, ErrUnknownName, nil, err.Error())
+	}
+	if err := c.checkDatabase(f, def.Name.Pos, id); err != nil {
+		return err
 	}
 	if c.exists(id) {
 		if def.IfNotExists {
@@ -269,12 +318,18 @@ func (c *Catalog) addView(f *file, def *ddl.CreateView) error {
 		e.duplicateObject = &id
 		return e
 	}
-	c.views[id] = &View{ID: id, Def: def}
+	c.views[id] = &View{ID: id, Def: def, Scope: c.current}
 	return nil
 }
 
 func (c *Catalog) drop(f *file, d *ddl.Drop) error {
-	id, err := identOf(d.Name)
+	switch d.Kind {
+	case ddl.DropDatabase:
+		return c.dropDatabase(f, d)
+	case ddl.DropCatalog:
+		return c.dropCatalog(f, d)
+	}
+	id, err := c.ident(d.Name)
 	if err != nil {
 		return f.errorAt(d.Name.Pos, ErrUnknownName, nil, err.Error())
 	}
@@ -298,7 +353,7 @@ func (c *Catalog) drop(f *file, d *ddl.Drop) error {
 
 // lookupTable finds a table for a LIKE clause or an INSERT target.
 func (c *Catalog) lookupTable(f *file, n ddl.ObjectName, what string) (*Table, error) {
-	id, err := identOf(n)
+	id, err := c.ident(n)
 	if err != nil {
 		return nil, f.errorAt(n.Pos, ErrUnknownName, nil, err.Error())
 	}

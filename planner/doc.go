@@ -29,8 +29,17 @@
 //
 // # Semantics
 //
-// Names are qualified as Flink does (default_catalog.default_database.t);
-// identifiers are case-sensitive. CREATE TABLE ... LIKE is merged with
+// Names are qualified as Flink does (default_catalog.default_database.t),
+// with the current catalog and database, which USE CATALOG and USE change
+// (catalogs.go): CREATE CATALOG makes a generic_in_memory catalog (with
+// its 'default-database', "default" unless given), CREATE DATABASE a
+// database in one; a table or view in a database that was not created is
+// refused, as in Flink (Catalog.RegisterTable creates it); a view's names
+// are those of the database it was created in; DROP DATABASE refuses a
+// database that holds tables or views unless CASCADE; neither the current
+// catalog nor the current database can be dropped. A catalog file's USE
+// holds for the job compiled with its catalog (as a Flink SQL client's
+// initialization file). Identifiers are case-sensitive. CREATE TABLE ... LIKE is merged with
 // ddl.MergeLike; IF NOT EXISTS keeps the first definition; DROP removes.
 // OPTIONS hints on a FROM table or an INSERT target override its WITH
 // options for that use. Views are inlined. A query is single-source: a
@@ -105,7 +114,8 @@
 // (errors without a position, such as those of --set settings, first),
 // each with file, line, column and a caret. Planning errors are
 // classified by [ErrUnknownName], [ErrDuplicateName], [ErrType],
-// [ErrInvalidTable], [ErrInvalidSetting] or ddl.ErrUnsupported and wrap
+// [ErrInvalidTable], [ErrInvalidCatalog], [ErrInvalidSetting] or
+// ddl.ErrUnsupported and wrap
 // the typed cause (a *factory.TableError, an *expr.AssignmentError, ...);
 // parse errors by ddl.ErrSyntax, ddl.ErrUnsupported or
 // ddl.ErrUndefinedVariable; errors.Is and errors.As see all of them
@@ -122,6 +132,11 @@
 //     statement defines it: not by an INSERT, a FROM, a LIKE, a view over
 //     it (which then fails silently in turn), or a DROP. Other errors that
 //     mention the name, such as an unknown column, are still reported.
+//   - After a CREATE CATALOG, CREATE DATABASE or USE that failed (in
+//     parsing or planning), no table or view is reported unknown by the
+//     statements after it: their names may be qualified with another
+//     database than the file meant, or live in the catalog or database
+//     that was not created.
 //   - After a statement that did not parse and may have defined a table,
 //     view or function whose name is not known — a CREATE that failed
 //     before its name, a CREATE CATALOG, DATABASE or FUNCTION, or a

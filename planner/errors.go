@@ -27,6 +27,11 @@ var (
 	// updating source into an append-only sink). The factory's typed
 	// error, when there is one, is wrapped too.
 	ErrInvalidTable = errors.New("invalid table")
+	// ErrInvalidCatalog is wrapped when a CREATE CATALOG's options do not
+	// validate, or a DROP DATABASE or DROP CATALOG would drop what is in
+	// use (the current database, a database that holds tables, without
+	// CASCADE).
+	ErrInvalidCatalog = errors.New("invalid catalog")
 	// ErrInvalidSetting is wrapped when a SET option has a bad value or two
 	// settings contradict each other.
 	ErrInvalidSetting = errors.New("invalid setting")

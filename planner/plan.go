@@ -646,6 +646,14 @@ func (p *planner) statement(s ddl.Statement, explain bool) {
 		p.createView(s)
 	case *ddl.CreateFunction:
 		p.createFunction(s)
+	case *ddl.CreateCatalog, *ddl.CreateDatabase, *ddl.Use:
+		if err := p.cat.catalogStatement(p.f, s); err != nil {
+			p.addErr(err)
+			// The tables of a catalog or database that was not created,
+			// or the names after a USE that failed, would be reported
+			// unknown only because of this error.
+			p.anyCreateFailed = true
+		}
 	case *ddl.Drop:
 		if err := p.cat.drop(p.f, s); err != nil {
 			p.addErr(err)
@@ -691,7 +699,7 @@ func (p *planner) createTable(s *ddl.CreateTable) {
 // defined notes that a table or view name is defined now, after an
 // earlier definition of it failed.
 func (p *planner) defined(n ddl.ObjectName) {
-	if id, err := identOf(n); err == nil {
+	if id, err := p.cat.ident(n); err == nil {
 		delete(p.failed, id)
 	}
 }
@@ -717,7 +725,7 @@ func (p *planner) createView(s *ddl.CreateView) {
 	}
 	if err != nil {
 		if p.dependsOnFailed(err) || err == errReported {
-			if id, ierr := identOf(s.Name); ierr == nil && !p.cat.exists(id) {
+			if id, ierr := p.cat.ident(s.Name); ierr == nil && !p.cat.exists(id) {
 				p.failed[id] = true
 			}
 			return
@@ -731,7 +739,7 @@ func (p *planner) createView(s *ddl.CreateView) {
 // unknown too.
 func (p *planner) fail(n ddl.ObjectName, err error) {
 	p.addErr(err)
-	if id, ierr := identOf(n); ierr == nil && !p.cat.exists(id) {
+	if id, ierr := p.cat.ident(n); ierr == nil && !p.cat.exists(id) {
 		p.failed[id] = true
 	}
 }
@@ -748,7 +756,7 @@ func (p *planner) applyFailure(f ddl.Failure) {
 	named := false
 	if len(f.Name.Parts) > 0 {
 		var err error
-		id, err = identOf(f.Name)
+		id, err = p.cat.ident(f.Name)
 		named = err == nil
 	}
 	switch f.Kind {

@@ -242,7 +242,7 @@ func (p *planner) fromRelation(ref ddl.TableRef, depth int) (*relation, [][]stri
 		if len(ref.Hints) > 0 {
 			p.refHints = append(p.refHints, ref.Hints)
 		}
-		id, err := identOf(ref.Name)
+		id, err := p.cat.ident(ref.Name)
 		if err != nil {
 			return nil, nil, p.f.errorAt(ref.Name.Pos, ErrUnknownName, nil, err.Error())
 		}
@@ -274,7 +274,12 @@ func (p *planner) fromRelation(ref ddl.TableRef, depth int) (*relation, [][]stri
 			if len(ref.Hints) > 0 {
 				return nil, nil, p.f.errorAt(ref.Hints[0].KeyPos, ErrInvalidTable, nil, fmt.Sprintf("'%s' is a view; OPTIONS hints apply to tables only", id.Short()))
 			}
+			// The view's names are those of the database it was
+			// created in.
+			outer := p.cat.current
+			p.cat.current = v.Scope
 			rel, err = p.resolveQuery(v.Def.Query, depth+1)
+			p.cat.current = outer
 			if err != nil {
 				return nil, nil, err
 			}

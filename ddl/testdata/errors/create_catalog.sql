@@ -1,1 +1,1 @@
-CREATE CATALOG my_catalog WITH ('type' = 'generic_in_memory');
+CREATE CATALOG my_catalog ('type' = 'generic_in_memory');

@@ -197,11 +197,19 @@ WITH (
 )
 AS SELECT id, name, age FROM source_table WHERE mod(id, 10) = 0;
 -- ====
--- expect-unsupported: CREATE CATALOG
 CREATE CATALOG catalog1 WITH ('type' = 'generic_in_memory');
 -- ====
--- expect-unsupported: CREATE DATABASE
+USE CATALOG catalog1;
+-- ====
 CREATE DATABASE IF NOT EXISTS db1 COMMENT 'a database';
+-- ====
+USE db1;
+-- ====
+USE CATALOG default_catalog;
+-- ====
+DROP DATABASE IF EXISTS catalog1.db1 CASCADE;
+-- ====
+DROP CATALOG IF EXISTS catalog1;
 -- ====
 -- expect-planner-unsupported: CREATE FUNCTION
 CREATE TEMPORARY FUNCTION IF NOT EXISTS my_udf AS 'com.example.MyUdf' LANGUAGE JAVA;
