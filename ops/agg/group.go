@@ -1,6 +1,7 @@
 package agg
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 
@@ -51,10 +52,15 @@ type groupAgg struct {
 	// over writes back a cached key's accumulators: accs's Overwrite
 	// when it has one (the key is in the table), else Put.
 	over func(kg int, key, value []byte) error
-	// distinct[k] counts the rows of each value of DISTINCT call k;
-	// values[k] counts the rows of each value of MIN or MAX call k whose
-	// input retracts (the new extreme after a retraction of the old).
-	distinct, values []state.MapTable
+	// views count the rows of each value of the DISTINCT calls, one per
+	// argument column (see distinctView); values[k] counts the rows of
+	// each value of MIN or MAX call k whose input retracts (the new
+	// extreme after a retraction of the old).
+	views  []distinctView
+	values []state.MapTable
+	// passing and counts are scratch for a view's calls.
+	passing []bool
+	counts  []int64
 
 	// cur are the accumulators of the row's key: base's, or a cache
 	// slot's.
@@ -93,14 +99,13 @@ func (g *groupAgg) Open(ctx *stream.Context) error {
 		g.over = o.Overwrite
 	}
 	n := len(g.spec.Calls)
-	g.distinct = make([]state.MapTable, n)
 	g.values = make([]state.MapTable, n)
 	g.eq = make([]func(a, b types.Value) int, n)
 	g.valueTypes = make([]types.Type, n)
+	if err := g.openViews(ctx, opts); err != nil {
+		return err
+	}
 	for k, c := range g.spec.Calls {
-		if c.Distinct {
-			g.distinct[k] = ctx.State.Map(fmt.Sprintf("distinct%d", k), opts...)
-		}
 		if g.spec.Retracting && (c.Func == Min || c.Func == Max) {
 			g.values[k] = ctx.State.Map(fmt.Sprintf("values%d", k), opts...)
 		}
@@ -255,22 +260,20 @@ func (g *groupAgg) row(r *types.Row, out *stream.Output) error {
 			}
 		}
 	}
+	for i := range g.views {
+		// Sets skip for the view's calls.
+		if err := g.countView(&g.views[i], kg, r.Fields, retract); err != nil {
+			return err
+		}
+	}
 	for k, c := range g.spec.Calls {
-		g.skip[k] = false
-		if !g.cur.passes(k, r.Fields) {
+		if !c.Distinct {
+			g.skip[k] = false
+		} else if g.skip[k] {
 			continue
 		}
-		if c.Distinct {
-			first, err := g.count(g.distinct[k], kg, k, r.Fields[c.Arg], retract, false)
-			if err != nil {
-				return err
-			}
-			// A DISTINCT call sees a value when it is first added and when
-			// it is last retracted.
-			g.skip[k] = !first
-			if g.skip[k] {
-				continue
-			}
+		if !g.cur.passes(k, r.Fields) {
+			continue
 		}
 		if g.values[k] != nil {
 			if _, err := g.count(g.values[k], kg, k, r.Fields[c.Arg], retract, true); err != nil {
@@ -468,16 +471,211 @@ func (g *groupAgg) clear(kg int) error {
 	if err := g.accs.Delete(kg, g.key); err != nil {
 		return err
 	}
-	for k := range g.spec.Calls {
-		for _, m := range []state.MapTable{g.distinct[k], g.values[k]} {
-			if m != nil {
-				if err := m.DeleteKey(kg, g.key); err != nil {
-					return err
-				}
+	for i := range g.views {
+		if err := g.views[i].m.DeleteKey(kg, g.key); err != nil {
+			return err
+		}
+	}
+	for _, m := range g.values {
+		if m != nil {
+			if err := m.DeleteKey(kg, g.key); err != nil {
+				return err
 			}
 		}
 	}
 	return nil
+}
+
+// A distinctView counts, per key and value of one argument column, the
+// rows of each DISTINCT call over that column whose filter passed, as
+// Flink's distinct view shared by the calls of one argument does: Nexmark
+// q16's eight COUNT(DISTINCT ...) calls over two columns make two state
+// lookups a row instead of one per call whose filter passes. A value's
+// entry holds one varint count per call, in the calls' order; a view of
+// one call is the table "distinct<call>" with one count, the layout every
+// DISTINCT call had before views, and a view of several calls is the
+// table "distinctview<first call>" (openViews moves a checkpoint's
+// per-call tables into it).
+type distinctView struct {
+	m     state.MapTable
+	arg   int
+	types []types.Type // the argument's type, for state.AppendKey
+	calls []int
+}
+
+// openViews opens one distinct view per argument column of the DISTINCT
+// calls.
+func (g *groupAgg) openViews(ctx *stream.Context, opts []state.TableOption) error {
+	byArg := map[int]int{}
+	for k, c := range g.spec.Calls {
+		if !c.Distinct {
+			continue
+		}
+		i, ok := byArg[c.Arg]
+		if !ok {
+			i = len(g.views)
+			byArg[c.Arg] = i
+			g.views = append(g.views, distinctView{arg: c.Arg, types: []types.Type{c.ArgType.Nullable()}})
+		}
+		g.views[i].calls = append(g.views[i].calls, k)
+	}
+	most := 0
+	for _, v := range g.views {
+		most = max(most, len(v.calls))
+	}
+	g.passing = make([]bool, most)
+	g.counts = make([]int64, most)
+	for i := range g.views {
+		v := &g.views[i]
+		if len(v.calls) == 1 {
+			v.m = ctx.State.Map(fmt.Sprintf("distinct%d", v.calls[0]), opts...)
+			continue
+		}
+		v.m = ctx.State.Map(fmt.Sprintf("distinctview%d", v.calls[0]), opts...)
+		for j, k := range v.calls {
+			old := ctx.State.Map(fmt.Sprintf("distinct%d", k), opts...)
+			if err := g.moveIntoView(ctx.Task.KeyGroups, old, v, j); err != nil {
+				return fmt.Errorf("group aggregate: DISTINCT call %d's state: %w", k, err)
+			}
+		}
+	}
+	return nil
+}
+
+// moveIntoView moves the value counts of a restored checkpoint's table of
+// one DISTINCT call (the layout before views) into the call's counts
+// (index j) of view v, and empties the table. Under a TTL the moved
+// entries start a new lifetime.
+func (g *groupAgg) moveIntoView(kgs state.KeyGroupRange, old state.MapTable, v *distinctView, j int) error {
+	type count struct {
+		sub []byte
+		n   int64
+	}
+	var keys [][]byte
+	var counts []count
+	for kg := kgs.Start; kg < kgs.End; kg++ {
+		keys = keys[:0]
+		if err := old.Keys(kg, func(key []byte) bool {
+			keys = append(keys, bytes.Clone(key))
+			return true
+		}); err != nil {
+			return err
+		}
+		for _, key := range keys {
+			counts = counts[:0]
+			var bad bool
+			if err := old.RangeKey(kg, key, func(sub, val []byte) bool {
+				n, used := binary.Varint(val)
+				if bad = used <= 0; bad {
+					return false
+				}
+				counts = append(counts, count{bytes.Clone(sub), n})
+				return true
+			}); err != nil {
+				return err
+			}
+			if bad {
+				return fmt.Errorf("key group %d: corrupt value count", kg)
+			}
+			for _, c := range counts {
+				val, ok, err := v.m.Get(kg, key, c.sub)
+				if err != nil {
+					return err
+				}
+				n := g.counts[:len(v.calls)]
+				if err := readCounts(n, val, ok); err != nil {
+					return fmt.Errorf("key group %d: %w", kg, err)
+				}
+				n[j] = c.n
+				if err := v.m.Put(kg, key, c.sub, appendCounts(g.buf[:0], n)); err != nil {
+					return err
+				}
+			}
+			if err := old.DeleteKey(kg, key); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// readCounts decodes a view's entry (val, when ok) into n; without an
+// entry every count is 0.
+func readCounts(n []int64, val []byte, ok bool) error {
+	if !ok {
+		clear(n)
+		return nil
+	}
+	for j := range n {
+		c, used := binary.Varint(val)
+		if used <= 0 {
+			return fmt.Errorf("corrupt value count")
+		}
+		n[j], val = c, val[used:]
+	}
+	return nil
+}
+
+func appendCounts(b []byte, n []int64) []byte {
+	for _, c := range n {
+		b = binary.AppendVarint(b, c)
+	}
+	return b
+}
+
+// countView adds (or retracts) the row's argument value to the counts of
+// view v's calls whose filter passes, and sets each call's skip: a
+// DISTINCT call sees a value when it is first added and when it is last
+// retracted.
+func (g *groupAgg) countView(v *distinctView, kg int, fields []types.Value, retract bool) error {
+	passing, some := g.passing[:len(v.calls)], false
+	for j, k := range v.calls {
+		g.skip[k] = false
+		passing[j] = g.cur.passes(k, fields)
+		some = some || passing[j]
+	}
+	if !some {
+		return nil
+	}
+	g.one[0] = fields[v.arg]
+	g.sub = state.AppendKey(g.sub[:0], g.one[:], g.keysOnlyColumn, v.types)
+	old, ok, err := v.m.Get(kg, g.key, g.sub)
+	if err != nil {
+		return err
+	}
+	n := g.counts[:len(v.calls)]
+	if err := readCounts(n, old, ok); err != nil {
+		return fmt.Errorf("group aggregate: key group %d: %w", kg, err)
+	}
+	changed, left := false, false
+	for j, k := range v.calls {
+		switch {
+		case !passing[j]:
+		case retract && n[j] == 0:
+			// A retraction of a value never counted (expired state).
+			g.skip[k] = true
+		case retract:
+			n[j]--
+			g.skip[k], changed = n[j] > 0, true
+		case n[j] > 0 && !g.spec.Retracting && g.spec.TTL == 0:
+			// An input that never retracts needs the value's presence
+			// only, not its count: no write (under a TTL the write keeps
+			// the entry alive).
+			g.skip[k] = true
+		default:
+			n[j]++
+			g.skip[k], changed = n[j] > 1, true
+		}
+		left = left || n[j] > 0
+	}
+	switch {
+	case !changed:
+		return nil
+	case !left:
+		return v.m.Delete(kg, g.key, g.sub)
+	}
+	g.buf = appendCounts(g.buf[:0], n)
+	return v.m.Put(kg, g.key, g.sub, g.buf)
 }
 
 // same reports whether two results are equal (NULL equals NULL).
