@@ -317,9 +317,9 @@ func (p *planner) resolveAggregate(q *ddl.Select, in *relation, quals [][]string
 			return cols[key]
 		}
 		for ci, c := range calls {
-			if node.Kind == WindowAggregate && c.call.Distinct {
-				// ops/window keeps no per-window sets of seen values yet.
-				return nil, p.f.unsupported(c.call.DistinctPos, "DISTINCT inside a window aggregation ("+c.call.Name+"(DISTINCT ...))")
+			if win != nil && win.spec.Kind == window.Session && c.call.Distinct {
+				// Merging sessions would merge their sets of seen values.
+				return nil, p.f.unsupported(c.call.DistinctPos, "DISTINCT inside a SESSION window aggregation ("+c.call.Name+"(DISTINCT ...))")
 			}
 			spec, arg, filter, err := p.planCall(l, c.call, nk > 0)
 			if err != nil {

@@ -29,6 +29,8 @@ import (
 //	win_session SESSION (gap 150 ms) by k, the same    exactly-once kafka, json
 //	win_join    win_hop's query joined with itself on  exactly-once kafka, json
 //	            k and the window (a window join)
+//	win_distinct HOP as win_hop: COUNT(DISTINCT v),    exactly-once kafka, json
+//	            SUM(DISTINCT v)
 //	win_pairs   TUMBLE 1 s of src joined with itself   exactly-once kafka, json
 //	            on k and the window (a window join of
 //	            window table functions, whose rows wait
@@ -116,6 +118,7 @@ type aggJob struct {
 	winJSON, winUpsert, winFiles string
 	winHop, winCum, winSession   string
 	winJoin, winPairs            string
+	winDistinct                  string
 }
 
 var aggCols = []string{"k", "cnt", "total"}
@@ -149,6 +152,7 @@ CREATE TABLE win_cum (` + windowSinkColumns + `) WITH ('connector' = 'kafka', 'f
 CREATE TABLE win_session (` + windowSinkColumns + `) WITH ('connector' = 'kafka', 'format' = 'json', ` + sink("win-session", j.winSession) + `);
 CREATE TABLE win_join (` + windowSinkColumns + `) WITH ('connector' = 'kafka', 'format' = 'json', ` + sink("win-join", j.winJoin) + `);
 CREATE TABLE win_pairs (` + windowSinkColumns + `) WITH ('connector' = 'kafka', 'format' = 'json', ` + sink("win-pairs", j.winPairs) + `);
+CREATE TABLE win_distinct (` + windowSinkColumns + `) WITH ('connector' = 'kafka', 'format' = 'json', ` + sink("win-distinct", j.winDistinct) + `);
 EXECUTE STATEMENT SET BEGIN
 INSERT INTO agg_cdc SELECT k, COUNT(*), SUM(v) FROM src GROUP BY k;
 INSERT INTO agg_upsert SELECT k, COUNT(*), SUM(v) FROM src GROUP BY k;
@@ -159,6 +163,7 @@ INSERT INTO win_files ` + tumbleWindow.query() + `;
 INSERT INTO win_hop ` + hopWindow.query() + `;
 INSERT INTO win_cum ` + cumulateWindow.query() + `;
 INSERT INTO win_session ` + sessionWindow.query() + `;
+INSERT INTO win_distinct ` + hopWindow.distinctQuery() + `;
 INSERT INTO win_join SELECT a.k, a.window_start, a.window_end, a.cnt, b.total
 FROM (` + hopWindow.query() + `) a JOIN (` + hopWindow.query() + `) b
 ON a.k = b.k AND a.window_start = b.window_start AND a.window_end = b.window_end;
@@ -197,6 +202,7 @@ func (j aggJob) verify(t *testing.T, all []aggIn) {
 	checkWindows(t, "win_session (SESSION, exactly-once kafka, json)", j.b, j.winSession, sessions)
 	checkWindows(t, "win_join (a window join of HOP aggregations, exactly-once kafka, json)", j.b, j.winJoin, hops)
 	checkWindows(t, "win_pairs (a window join of TUMBLE windows, aggregated, exactly-once kafka, json)", j.b, j.winPairs, pairsOracle(windows))
+	checkWindows(t, "win_distinct (HOP, DISTINCT aggregates, exactly-once kafka, json)", j.b, j.winDistinct, hopWindow.distinctOracle(all))
 	got, err = applyUpsert(committed(t, j.b, j.winUpsert), windowCols, 2, true)
 	checkTable(t, "win_upsert (upsert-kafka)", got, err, windowTable(windows))
 	rows, hidden, err := committedFiles(j.winFiles, windowCols)
@@ -387,7 +393,8 @@ func TestAggregationCrash(t *testing.T) {
 			j := aggJob{b: c.b, par: c.par, backend: c.backend, dir: t.TempDir(), name: kafkatest.UniqueName(t),
 				in: c.b.Topic(t, aggParts), cdc: c.b.Topic(t, 3), upsert: c.b.Topic(t, 3), per: per,
 				winJSON: c.b.Topic(t, 3), winUpsert: c.b.Topic(t, 3), winHop: c.b.Topic(t, 3), winCum: c.b.Topic(t, 3),
-				winSession: c.b.Topic(t, 3), winJoin: c.b.Topic(t, 3), winPairs: c.b.Topic(t, 3)}
+				winSession: c.b.Topic(t, 3), winJoin: c.b.Topic(t, 3), winPairs: c.b.Topic(t, 3),
+				winDistinct: c.b.Topic(t, 3)}
 			j.files, j.winFiles = filepath.Join(j.dir, "agg_files"), filepath.Join(j.dir, "win_files")
 			in, all := aggInput(j.in, rng, per, 40)
 			produced := in.produce(t, c.b, batch, 10*time.Millisecond)

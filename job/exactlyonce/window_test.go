@@ -81,6 +81,13 @@ func (w windowKind) query() string {
 FROM TABLE(` + w.tvf + `) GROUP BY k, window_start, window_end`
 }
 
+// distinctQuery returns the window aggregation of the kind over distinct
+// values: per key and window, COUNT(DISTINCT v) and SUM(DISTINCT v).
+func (w windowKind) distinctQuery() string {
+	return `SELECT k, window_start, window_end, COUNT(DISTINCT v) AS cnt, SUM(DISTINCT v) AS total
+FROM TABLE(` + w.tvf + `) GROUP BY k, window_start, window_end`
+}
+
 // windowCols are the columns of the window query's rows; the first two
 // are the key of a sink keyed by (k, window_start).
 var windowCols = []string{"k", "window_start", "window_end", "cnt", "total"}
@@ -92,19 +99,32 @@ const windowSinkColumns = `k BIGINT, window_start TIMESTAMP(3), window_end TIMES
 // every window of every row (for SESSION: a key's rows sorted by time,
 // split where two rows are more than the gap apart; a session ends the gap
 // after its last row, as Flink's merging windows [ts, ts+gap) give).
-func (w windowKind) oracle(in []aggIn) []row {
+func (w windowKind) oracle(in []aggIn) []row { return w.oracleOf(in, false) }
+
+// distinctOracle returns the rows of the kind's distinctQuery over in,
+// computed in batch.
+func (w windowKind) distinctOracle(in []aggIn) []row { return w.oracleOf(in, true) }
+
+func (w windowKind) oracleOf(in []aggIn, distinct bool) []row {
 	type key struct {
 		k      int64
 		ws, we time.Time
 	}
-	type acc struct{ n, sum int64 }
+	type acc struct {
+		n, sum int64
+		seen   map[int64]bool
+	}
 	accs := map[key]*acc{}
 	add := func(kk key, r aggIn) {
 		a := accs[kk]
 		if a == nil {
-			a = &acc{}
+			a = &acc{seen: map[int64]bool{}}
 			accs[kk] = a
 		}
+		if distinct && a.seen[r.v] {
+			return
+		}
+		a.seen[r.v] = true
 		a.n++
 		a.sum += r.v
 	}

@@ -30,10 +30,8 @@ func New(spec Spec) stream.Factory {
 		if err := spec.check(); err != nil {
 			return nil, err
 		}
-		for _, c := range spec.Calls {
-			if c.Distinct {
-				return nil, fmt.Errorf("window aggregate: %s: DISTINCT in a window aggregation is not supported yet", c)
-			}
+		if spec.Kind == Session && spec.hasDistinct() {
+			return nil, fmt.Errorf("window aggregate: DISTINCT in a SESSION window aggregation is not supported yet")
 		}
 		w := &windowAgg{spec: spec, maxP: task.MaxParallelism, kgs: task.KeyGroups}
 		if w.maxP <= 0 {
@@ -120,9 +118,29 @@ type windowAgg struct {
 	cache  *sessionCache
 	merged []cachedSession
 
+	// distinct holds, for each DISTINCT call (nil for the others), the
+	// values its windows' keys have seen: (window end, key ‖ value) →
+	// present. With DISTINCT calls HOP and CUMULATE windows are not
+	// sliced (a value seen in two slices of a window counts once): a row
+	// goes to each of its windows (ends), as TUMBLE's to its one.
+	distinct []state.MapTable
+	skip     []bool
+	ends     []int64
+	sub      []byte
+
 	acc, other   *agg.Accumulators
 	key, k8, enc []byte
 	width        int
+}
+
+// hasDistinct reports whether a call aggregates DISTINCT values.
+func (s *Spec) hasDistinct() bool {
+	for _, c := range s.Calls {
+		if c.Distinct {
+			return true
+		}
+	}
+	return false
 }
 
 func (w *windowAgg) Open(ctx *stream.Context) error {
@@ -144,7 +162,16 @@ func (w *windowAgg) Open(ctx *stream.Context) error {
 	w.inHeap = map[int64]bool{}
 	w.last = math.MinInt64
 	w.lastFired, w.savedFired = math.MinInt64, math.MinInt64
-	w.sliced = (w.spec.Kind == Hop || w.spec.Kind == Cumulate) && !w.spec.Attached && w.slide != w.size
+	w.sliced = (w.spec.Kind == Hop || w.spec.Kind == Cumulate) && !w.spec.Attached && w.slide != w.size && !w.spec.hasDistinct()
+	if w.spec.hasDistinct() {
+		w.distinct = make([]state.MapTable, len(w.spec.Calls))
+		w.skip = make([]bool, len(w.spec.Calls))
+		for k, c := range w.spec.Calls {
+			if c.Distinct {
+				w.distinct[k] = ctx.State.Map(fmt.Sprintf("distinct%d", k))
+			}
+		}
+	}
 	if w.bufferable() {
 		w.buf = newBuffer(w.acc)
 	}
@@ -276,6 +303,27 @@ func (w *windowAgg) add(kg int, h uint64, r *types.Row, t int64) error {
 		w.ctx.Metrics.LateRows.Add(1)
 		return nil
 	}
+	if w.distinct != nil && !w.spec.Attached && w.spec.Kind != Tumble {
+		// Unsliced HOP or CUMULATE: the row goes to each of its
+		// windows. The first of them ends with its first slice (not
+		// fired: checked above).
+		w.ends, _ = w.spec.Ends(w.ends[:0], t)
+		for _, end := range w.ends {
+			if err := w.addTo(kg, h, r, end); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return w.addTo(kg, h, r, slice)
+}
+
+// addTo adds row r to the slice (or unsliced window) ending at slice.
+func (w *windowAgg) addTo(kg int, h uint64, r *types.Row, slice int64) error {
+	skip, err := w.seen(kg, slice, r.Fields)
+	if err != nil {
+		return err
+	}
 	if slice != w.last {
 		w.addSlice(slice)
 	}
@@ -285,7 +333,7 @@ func (w *windowAgg) add(kg int, h uint64, r *types.Row, t int64) error {
 				return err
 			}
 		}
-		if err := w.buf.entry(slice, h, kg, w.key).Apply(r.Fields, false, nil); err != nil {
+		if err := w.buf.entry(slice, h, kg, w.key).Apply(r.Fields, false, skip); err != nil {
 			return fmt.Errorf("window aggregate: %w", err)
 		}
 		return nil
@@ -302,11 +350,68 @@ func (w *windowAgg) add(kg int, h uint64, r *types.Row, t int64) error {
 	} else {
 		w.acc.Reset()
 	}
-	if err := w.acc.Apply(r.Fields, false, nil); err != nil {
+	if err := w.acc.Apply(r.Fields, false, skip); err != nil {
 		return fmt.Errorf("window aggregate: %w", err)
 	}
 	w.enc = w.acc.Append(w.enc[:0])
 	return w.windows.Put(kg, w.k8, w.key, w.enc)
+}
+
+// seen records the values of the row's DISTINCT calls in the window (or
+// slice) ending at end, and returns which calls skip the row: those whose
+// value the window's key has seen before (nil: no DISTINCT calls). A
+// value a call's filter or a NULL keeps out is not recorded.
+func (w *windowAgg) seen(kg int, end int64, row []types.Value) ([]bool, error) {
+	if w.distinct == nil {
+		return nil, nil
+	}
+	w.k8 = binary.BigEndian.AppendUint64(w.k8[:0], uint64(end))
+	for k, m := range w.distinct {
+		w.skip[k] = false
+		if m == nil {
+			continue
+		}
+		c := &w.spec.Calls[k]
+		if c.Filter >= 0 && (row[c.Filter].IsNull() || !row[c.Filter].Bool()) {
+			continue
+		}
+		v := row[c.Arg]
+		if v.IsNull() {
+			continue
+		}
+		// The key's encoding delimits itself: key ‖ value is one pair.
+		w.sub = state.AppendKeyValue(append(w.sub[:0], w.key...), v, c.ArgType)
+		_, ok, err := m.Get(kg, w.k8, w.sub)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			w.skip[k] = true
+			continue
+		}
+		if err := m.Put(kg, w.k8, w.sub, present); err != nil {
+			return nil, err
+		}
+	}
+	return w.skip, nil
+}
+
+// present is the value of a DISTINCT call's entry: the value's presence.
+var present = []byte{1}
+
+// dropDistinct drops the DISTINCT calls' values of key group kg's keys in
+// the window ending at end.
+func (w *windowAgg) dropDistinct(kg int, end int64) error {
+	for _, m := range w.distinct {
+		if m == nil {
+			continue
+		}
+		w.k8 = binary.BigEndian.AppendUint64(w.k8[:0], uint64(end))
+		if err := m.DeleteKey(kg, w.k8); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // flush writes the buffer's accumulators into the state: merged after
@@ -414,6 +519,9 @@ func (w *windowAgg) fire(end int64, out *stream.Output) error {
 		}
 		if err == nil {
 			err = w.windows.DeleteKey(kg, w.k8)
+		}
+		if err == nil {
+			err = w.dropDistinct(kg, end)
 		}
 		if err != nil {
 			return err
