@@ -376,16 +376,20 @@ func reserve(arena []byte, n int) []byte {
 type submap struct {
 	epoch uint64
 	offs  []uint32 // offsets of the live entries, by sub-key
-	// idx, when not nil, holds every live entry: open addressing with
-	// linear probing over slots of 32 bits of the sub-key's hash and the
-	// entry's offset+1 (0: empty), at a load of at most 3/4.
-	idx   []uint64
+	// idx, when not nil, holds every live entry (behind a pointer: most
+	// maps have none, and the struct stays in the 80-byte size class).
+	idx   *subIndex
 	arena []byte
 	dead  int
 	timed bool
 	// indexed: the map keeps idx from idxMin entries (state.Lookups).
 	indexed bool
 }
+
+// subIndex is a sorted map's hash index: open addressing with linear
+// probing over slots of 32 bits of the sub-key's hash and the entry's
+// offset+1 (0: empty), at a load of at most 3/4.
+type subIndex struct{ slots []uint64 }
 
 // idxMin is the number of entries from which a sorted map keeps a hash
 // index; it drops the index below idxMin/2. Below it a binary search
@@ -399,14 +403,20 @@ var subSeed = maphash.MakeSeed()
 func subHash(sub []byte) uint32 { return uint32(maphash.Bytes(subSeed, sub)) }
 
 func (s *submap) mem() int64 {
-	return int64(cap(s.arena)) + 4*int64(cap(s.offs)) + 8*int64(cap(s.idx)) + 104
+	n := int64(cap(s.arena)) + 4*int64(cap(s.offs)) + 80
+	if s.idx != nil {
+		n += 8*int64(cap(s.idx.slots)) + 24
+	}
+	return n
 }
 
 func (s *submap) clone(epoch uint64) *submap {
 	c := *s
 	c.epoch = epoch
 	c.offs = slices.Clone(s.offs)
-	c.idx = slices.Clone(s.idx)
+	if s.idx != nil {
+		c.idx = &subIndex{slots: slices.Clone(s.idx.slots)}
+	}
 	c.arena = slices.Clone(s.arena)
 	return &c
 }
@@ -418,7 +428,7 @@ func (s *submap) lookup(sub []byte) (entry, bool) {
 		if !ok {
 			return entry{}, false
 		}
-		return decode(s.arena, int(uint32(s.idx[pos]))-1, s.timed), true
+		return decode(s.arena, int(uint32(s.idx.slots[pos]))-1, s.timed), true
 	}
 	i, ok := s.find(sub)
 	if !ok {
@@ -430,10 +440,10 @@ func (s *submap) lookup(sub []byte) (entry, bool) {
 // idxFind returns the slot of idx that holds sub (hash h), or the empty
 // slot where it would go.
 func (s *submap) idxFind(h uint32, sub []byte) (int, bool) {
-	mask := len(s.idx) - 1
+	mask := len(s.idx.slots) - 1
 	pos := int(h) & mask
 	for {
-		v := s.idx[pos]
+		v := s.idx.slots[pos]
 		if v == 0 {
 			return pos, false
 		}
@@ -458,13 +468,13 @@ func (s *submap) idxAdd(sub []byte, off int) {
 		}
 		return
 	}
-	if len(s.offs)*4 > len(s.idx)*3 {
+	if len(s.offs)*4 > len(s.idx.slots)*3 {
 		s.idxBuild()
 		return
 	}
 	h := subHash(sub)
 	pos, _ := s.idxFind(h, sub)
-	s.idx[pos] = uint64(h)<<32 | uint64(off+1)
+	s.idx.slots[pos] = uint64(h)<<32 | uint64(off+1)
 }
 
 // idxMove records that sub's entry moved to off.
@@ -474,7 +484,7 @@ func (s *submap) idxMove(sub []byte, off int) {
 	}
 	h := subHash(sub)
 	if pos, ok := s.idxFind(h, sub); ok {
-		s.idx[pos] = uint64(h)<<32 | uint64(off+1)
+		s.idx.slots[pos] = uint64(h)<<32 | uint64(off+1)
 	}
 }
 
@@ -492,11 +502,11 @@ func (s *submap) idxDelete(sub []byte) {
 	if !ok {
 		return
 	}
-	mask := len(s.idx) - 1
+	mask := len(s.idx.slots) - 1
 	i, j := pos, pos
 	for {
 		j = (j + 1) & mask
-		v := s.idx[j]
+		v := s.idx.slots[j]
 		if v == 0 {
 			break
 		}
@@ -508,10 +518,10 @@ func (s *submap) idxDelete(sub []byte) {
 		} else if i < k || k <= j {
 			continue
 		}
-		s.idx[i] = v
+		s.idx.slots[i] = v
 		i = j
 	}
-	s.idx[i] = 0
+	s.idx.slots[i] = 0
 }
 
 // idxBuild (re)builds the index from offs, or drops it below idxMin/2
@@ -526,21 +536,21 @@ func (s *submap) idxBuild() {
 	for size*3 < n*4*2 { // room to grow by half before the next rebuild
 		size *= 2
 	}
-	if cap(s.idx) >= size {
-		s.idx = s.idx[:size]
-		clear(s.idx)
+	if s.idx != nil && cap(s.idx.slots) >= size {
+		s.idx.slots = s.idx.slots[:size]
+		clear(s.idx.slots)
 	} else {
-		s.idx = make([]uint64, size)
+		s.idx = &subIndex{slots: make([]uint64, size)}
 	}
 	mask := size - 1
 	for _, off := range s.offs {
 		e := decode(s.arena, int(off), s.timed)
 		h := subHash(e.key)
 		pos := int(h) & mask
-		for s.idx[pos] != 0 {
+		for s.idx.slots[pos] != 0 {
 			pos = (pos + 1) & mask
 		}
-		s.idx[pos] = uint64(h)<<32 | uint64(off+1)
+		s.idx.slots[pos] = uint64(h)<<32 | uint64(off+1)
 	}
 }
 
@@ -560,7 +570,7 @@ func (s *submap) put(sub, value []byte, time int64) (added bool, err error) {
 	if s.idx != nil {
 		// An update of the value's length, in place, without the search.
 		if pos, ok := s.idxFind(subHash(sub), sub); ok {
-			if e := decode(s.arena, int(uint32(s.idx[pos]))-1, s.timed); len(e.value) == len(value) {
+			if e := decode(s.arena, int(uint32(s.idx.slots[pos]))-1, s.timed); len(e.value) == len(value) {
 				copy(e.value, value)
 				if s.timed {
 					binary.LittleEndian.PutUint64(s.arena[e.timeAt:], uint64(time))

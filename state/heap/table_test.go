@@ -126,7 +126,7 @@ func TestSubmapIndex(t *testing.T) {
 				}
 				if s.idx != nil {
 					live := 0
-					for pos, v := range s.idx {
+					for pos, v := range s.idx.slots {
 						if v == 0 {
 							continue
 						}
