@@ -43,18 +43,11 @@ type builder struct {
 	// evaluated (KnownColumns of the filter before a projection): such a
 	// column compiles to a constant.
 	known map[int]types.Value
-	// preds holds, for comparisons of a column with a constant, a
-	// predicate that answers without building a BOOLEAN value
-	// (colConstPred); CompileFilter uses the top one's.
-	preds map[*Call]predFn
 	// memo, when set, holds the values of the nodes in memoSlots (by
 	// slot) per row: CompileFlow's common subexpressions.
 	memo      *Memo
 	memoSlots map[Expr]int
 }
-
-// predFn is a condition evaluated straight to keep or not (NULL: not).
-type predFn func(row []types.Value) (bool, error)
 
 func newBuilder(opts Options) *builder {
 	b := &builder{loc: opts.Location, now: opts.Now}
@@ -115,9 +108,9 @@ func wrapEval(e Expr, err error) error {
 // Filter is a compiled WHERE condition.
 type Filter struct {
 	p *Program
-	// pred, when set, decides Keep directly (a column compared with a
-	// constant): the same answer as p without p's closure layers.
-	pred predFn
+	// cond, when set, decides Keep: p's condition compiled as a condFn
+	// (cond.go), the same answer without a types.Value per node.
+	cond condFn
 }
 
 // CompileFilter compiles a BOOLEAN condition.
@@ -145,8 +138,12 @@ func compileFilter(r Expr, opts Options, with func(*builder)) (*Filter, error) {
 		return nil, &ArgumentError{Function: "WHERE", Given: []types.Type{p.Type()}, Expected: "a BOOLEAN condition"}
 	}
 	f := &Filter{p: p}
-	if c, ok := r.(*Call); ok {
-		f.pred = b.preds[c]
+	cond, special, err := b.cond(r)
+	if err != nil {
+		return nil, err
+	}
+	if special {
+		f.cond = cond
 	}
 	return f, nil
 }
@@ -154,12 +151,12 @@ func compileFilter(r Expr, opts Options, with func(*builder)) (*Filter, error) {
 // Keep reports whether row passes the condition: TRUE passes, FALSE and
 // NULL do not (SQL's WHERE).
 func (f *Filter) Keep(row []types.Value) (bool, error) {
-	if f.pred != nil {
-		keep, err := f.pred(row)
+	if f.cond != nil {
+		t, err := f.cond(row)
 		if err != nil {
 			return false, wrapEval(f.p.expr, err)
 		}
-		return keep, nil
+		return t == isTrue, nil
 	}
 	v, err := f.p.fn(row)
 	if err != nil {
@@ -450,11 +447,11 @@ func (b *builder) compileCase(n *Case) (evalFn, error) {
 	}
 	conds := make([]evalFn, len(n.Whens))
 	results := make([]evalFn, len(n.Whens))
-	var operand evalFn
+	var caseOp evalFn
 	var eq func(a, b types.Value) int
 	if n.Operand != nil {
 		var err error
-		if operand, err = b.compile(n.Operand); err != nil {
+		if caseOp, err = b.compile(n.Operand); err != nil {
 			return nil, err
 		}
 		ts := []types.Type{n.Operand.Type()}
@@ -462,7 +459,7 @@ func (b *builder) compileCase(n *Case) (evalFn, error) {
 			ts = append(ts, w.Cond.Type())
 		}
 		ct, _ := commonType(ts...)
-		if operand, err = b.castEval(operand, n.Operand.Type(), ct, false); err != nil {
+		if caseOp, err = b.castEval(caseOp, n.Operand.Type(), ct, false); err != nil {
 			return nil, err
 		}
 		eq = types.Comparator(ct)
@@ -476,7 +473,12 @@ func (b *builder) compileCase(n *Case) (evalFn, error) {
 			}
 		}
 	} else {
+		// decideWhens evaluates the constant conditions; the others are
+		// compiled as conditions (cond) below.
 		for i, w := range n.Whens {
+			if !b.constant(w.Cond) {
+				continue
+			}
 			c, err := b.compile(w.Cond)
 			if err != nil {
 				return nil, err
@@ -498,28 +500,50 @@ func (b *builder) compileCase(n *Case) (evalFn, error) {
 			return nil, err
 		}
 	}
-	if operand == nil {
-		conds, results, elseFn = b.decideWhens(n, conds, results, elseFn)
-		if len(conds) == 0 {
+	if caseOp == nil {
+		kept, elseAt := b.decideWhens(n, conds)
+		if elseAt >= 0 {
+			elseFn = results[elseAt]
+		}
+		if len(kept) == 0 {
 			return elseFn, nil
 		}
-	}
-	if operand == nil {
+		// The conditions as condFns and the results read as operands:
+		// no types.Value per condition, no call for a column, a ROW's
+		// field or a constant result (the Nexmark tables' dateTime CASE).
+		truths := make([]condFn, len(kept))
+		outs := make([]operand, len(kept))
+		for j, i := range kept {
+			t, _, err := b.cond(n.Whens[i].Cond)
+			if err != nil {
+				return nil, err
+			}
+			truths[j], outs[j] = t, b.operandOf(n.Whens[i].Result, results[i])
+		}
+		var elseOp operand
+		switch {
+		case elseAt >= 0:
+			elseOp = b.operandOf(n.Whens[elseAt].Result, elseFn)
+		case n.Else != nil:
+			elseOp = b.operandOf(n.Else, elseFn)
+		default:
+			elseOp = operand{fn: elseFn, col: -1, konst: true}
+		}
 		return func(row []types.Value) (types.Value, error) {
-			for i, c := range conds {
-				v, err := c(row)
+			for j, c := range truths {
+				t, err := c(row)
 				if err != nil {
-					return v, err
+					return types.Value{}, err
 				}
-				if !v.IsNull() && v.Bool() {
-					return results[i](row)
+				if t == isTrue {
+					return outs[j].read(row)
 				}
 			}
-			return elseFn(row)
+			return elseOp.read(row)
 		}, nil
 	}
 	return func(row []types.Value) (types.Value, error) {
-		op, err := operand(row)
+		op, err := caseOp(row)
 		if err != nil {
 			return op, err
 		}
@@ -538,27 +562,32 @@ func (b *builder) compileCase(n *Case) (evalFn, error) {
 	}, nil
 }
 
-// decideWhens drops the branches of a searched CASE whose condition is
+// decideWhens decides the branches of a searched CASE whose condition is
 // constant, as far as that decides them: a condition that is FALSE or
 // NULL drops its branch, the first that is TRUE becomes the ELSE (and the
 // branches after it are dropped). It stops at a constant condition whose
-// evaluation fails, which stays an error of each evaluation.
-func (b *builder) decideWhens(n *Case, conds, results []evalFn, elseFn evalFn) ([]evalFn, []evalFn, evalFn) {
-	var keptC, keptR []evalFn
+// evaluation fails, which stays an error of each evaluation. conds[i] is
+// the evaluator of every constant condition. It returns the indexes of
+// the branches kept and the index of the branch whose result is the ELSE
+// (-1: the CASE's own ELSE).
+func (b *builder) decideWhens(n *Case, conds []evalFn) (kept []int, elseAt int) {
 	for i, w := range n.Whens {
 		if !b.constant(w.Cond) {
-			keptC, keptR = append(keptC, conds[i]), append(keptR, results[i])
+			kept = append(kept, i)
 			continue
 		}
 		v, err := conds[i](nil)
 		if err != nil {
-			return append(keptC, conds[i:]...), append(keptR, results[i:]...), elseFn
+			for j := i; j < len(n.Whens); j++ {
+				kept = append(kept, j)
+			}
+			return kept, -1
 		}
 		if !v.IsNull() && v.Bool() {
-			return keptC, keptR, results[i]
+			return kept, i
 		}
 	}
-	return keptC, keptR, elseFn
+	return kept, -1
 }
 
 // Helpers that lift value functions to evaluators with SQL's NULL

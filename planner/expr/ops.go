@@ -1,7 +1,6 @@
 package expr
 
 import (
-	"cmp"
 	"fmt"
 	"math"
 	"math/big"
@@ -362,9 +361,6 @@ func buildComparison(b *builder, c *Call, args []evalFn) (evalFn, error) {
 		default:
 			f = func(a, b types.Value) (types.Value, error) { return types.Bool(a.Int64() >= b.Int64()), nil }
 		}
-		if ox.col >= 0 && oy.konst && !oy.val.IsNull() {
-			b.setPred(c, intPred(op, ox.col, oy.val.Int64()))
-		}
 		if ox.field && oy.konst && !oy.val.IsNull() {
 			return fieldIntCmp(op, ox.fcol, ox.fidx, oy.val.Int64()), nil
 		}
@@ -387,12 +383,6 @@ func buildComparison(b *builder, c *Call, args []evalFn) (evalFn, error) {
 			f = func(a, b types.Value) (types.Value, error) { return types.Bool(a.Decimal().Cmp(b.Decimal()) >= 0), nil }
 		}
 		return binop(ox, oy, f), nil
-	}
-	if (ct.Kind == types.KindDouble || ct.Kind == types.KindFloat) && !mixedApproxDecimal(c.Args[0].Type(), c.Args[1].Type()) &&
-		ox.col >= 0 && oy.konst && !oy.val.IsNull() {
-		// A WHERE such as amount > 100 then decides without the
-		// comparator's closures (the expression itself keeps them).
-		b.setPred(c, floatPred(op, ox.col, oy.val.Float64()))
 	}
 	if ct.Kind == types.KindRow && (c.Name == "=" || c.Name == "<>") {
 		eq, ne := rowEquality(ct), c.Name == "<>"
@@ -954,44 +944,6 @@ func buildItem(b *builder, c *Call, args []evalFn) (evalFn, error) {
 
 func bigPow10(n int) *big.Int {
 	return new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(n)), nil)
-}
-
-// setPred records pred as comparison c's keep-or-not predicate
-// (Filter.pred).
-func (b *builder) setPred(c *Call, pred predFn) {
-	if b.preds == nil {
-		b.preds = map[*Call]predFn{}
-	}
-	b.preds[c] = pred
-}
-
-// intPred returns the predicate of column xc op constant k over an
-// integer-like type: NULL does not pass.
-func intPred(op cmpOp, xc int, k int64) predFn {
-	return func(row []types.Value) (bool, error) {
-		if xc >= len(row) {
-			return false, errColumn(xc, len(row))
-		}
-		a := row[xc]
-		if a.IsNull() {
-			return false, nil
-		}
-		return op.holds(cmp.Compare(a.Int64(), k)), nil
-	}
-}
-
-// floatPred is intPred for FLOAT and DOUBLE, in cmpFloat's order.
-func floatPred(op cmpOp, xc int, k float64) predFn {
-	return func(row []types.Value) (bool, error) {
-		if xc >= len(row) {
-			return false, errColumn(xc, len(row))
-		}
-		a := row[xc]
-		if a.IsNull() {
-			return false, nil
-		}
-		return op.holds(types.CompareFloat(a.Float64(), k)), nil
-	}
 }
 
 // cmpOp is a comparison operator.
