@@ -153,7 +153,7 @@ func checkStringsNullable(result types.Type) func(c *Call) (types.Type, error) {
 
 func mapString(f func(string) string) func(*builder, *Call, []evalFn) (evalFn, error) {
 	return func(b *builder, c *Call, a []evalFn) (evalFn, error) {
-		return unop(b.operandOf(c.Args[0], a[0]), func(s types.Value) (types.Value, error) { return types.Str(f(s.Str())), nil }), nil
+		return strUnop(b.operandOf(c.Args[0], a[0]), func(s string) (types.Value, error) { return types.Str(f(s)), nil }), nil
 	}
 }
 
@@ -478,11 +478,11 @@ func buildSplitIndex(b *builder, c *Call, a []evalFn) (evalFn, error) {
 		i, ierr := a[2](nil)
 		if derr == nil && ierr == nil && !d.IsNull() && !i.IsNull() && d.Str() != "" {
 			sep, n := d.Str(), i.Int64()
-			return unop(b.operandOf(c.Args[0], a[0]), func(s types.Value) (types.Value, error) {
+			return strUnop(b.operandOf(c.Args[0], a[0]), func(s string) (types.Value, error) {
 				if n < 0 {
 					return types.Value{}, nil
 				}
-				part, ok := splitPart(s.Str(), sep, n)
+				part, ok := splitPart(s, sep, n)
 				if !ok {
 					return types.Value{}, nil
 				}

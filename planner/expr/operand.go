@@ -167,3 +167,53 @@ func binop(x, y operand, f func(a, b types.Value) (types.Value, error)) evalFn {
 	}
 	return strict2(x.fn, y.fn, f)
 }
+
+// strUnop is unop for a string operand: f gets the operand's string, not
+// its types.Value, whose copy into f's frame stalls on store forwarding
+// (cond.go) and costs more than a short string function's own work
+// (Nexmark q22's three SPLIT_INDEX(bid.url, '/', k) per bid).
+func strUnop(x operand, f func(s string) (types.Value, error)) evalFn {
+	if x.col >= 0 {
+		xc := x.col
+		return func(row []types.Value) (types.Value, error) {
+			if xc >= len(row) {
+				return types.Value{}, errColumn(xc, len(row))
+			}
+			if row[xc].IsNull() {
+				return types.Value{}, nil
+			}
+			return f(row[xc].Str())
+		}
+	}
+	if x.field {
+		xc, xi := x.fcol, x.fidx
+		return func(row []types.Value) (types.Value, error) {
+			if xc >= len(row) {
+				return types.Value{}, errColumn(xc, len(row))
+			}
+			if row[xc].IsNull() {
+				return types.Value{}, nil
+			}
+			l := row[xc].List()
+			if xi >= len(l) || l[xi].IsNull() {
+				return types.Value{}, nil
+			}
+			return f(l[xi].Str())
+		}
+	}
+	if x.konst {
+		if x.val.IsNull() {
+			return constFn(types.Value{})
+		}
+		s := x.val.Str()
+		return func([]types.Value) (types.Value, error) { return f(s) }
+	}
+	xf := x.fn
+	return func(row []types.Value) (types.Value, error) {
+		a, err := xf(row)
+		if err != nil || a.IsNull() {
+			return types.Value{}, err
+		}
+		return f(a.Str())
+	}
+}

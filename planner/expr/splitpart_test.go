@@ -93,3 +93,43 @@ func TestJavaLower(t *testing.T) {
 		}
 	}
 }
+
+// TestStrUnopOperands checks strUnop, which hands a string function its
+// operand's string read in place: LOWER and SPLIT_INDEX over a column, a
+// ROW's field (the ROW or the field NULL), a constant (NULL too) and a
+// nested call give what they give when every argument is read through its
+// evaluator (viaArgs).
+func TestStrUnopOperands(t *testing.T) {
+	s := Col(0, "s", types.String())
+	r := Col(1, "r", types.RowType(types.Field{Name: "n", Type: types.Int()}, types.Field{Name: "url", Type: types.String()}))
+	args := []Expr{s, Fn("FIELD", r, ls("url")), ls("https://x.org/a/b"), Lit(types.String(), types.Value{}), Fn("UPPER", s)}
+	strs := []types.Value{types.Str("https://www.Nexmark.com/abc/DEF/ghi/item.htm?query=1"), types.Str(""), types.Str("A/b"), {}}
+	for _, arg := range args {
+		for _, e := range []Expr{Fn("LOWER", arg), Fn("SPLIT_INDEX", arg, ls("/"), li(3)), Fn("SPLIT_INDEX", arg, ls("::"), li(0))} {
+			rs, err := Resolve(e)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := newBuilder(Options{}).compile(rs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ref := newBuilder(Options{})
+			ref.viaArgs = true
+			want, err := ref.compile(rs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, v := range strs {
+				for _, rv := range []types.Value{{}, types.List([]types.Value{types.Int64(1), v})} {
+					row := []types.Value{v, rv}
+					g, err1 := got(row)
+					w, err2 := want(row)
+					if err1 != nil || err2 != nil || show(g) != show(w) {
+						t.Fatalf("%s over %s, %s = %s (%v), want %s (%v)", e, show(v), show(rv), show(g), err1, show(w), err2)
+					}
+				}
+			}
+		}
+	}
+}
