@@ -170,8 +170,11 @@ func (b *graphBuilder) node(n *planner.Node) (int, int, error) {
 
 // newNode adds n's vertex and its inputs.
 func (b *graphBuilder) newNode(n *planner.Node) (int, int, error) {
-	if n.Kind == planner.LookupJoin {
+	switch n.Kind {
+	case planner.LookupJoin:
 		return b.lookupNode(n) // lookup.go
+	case planner.WindowTableFunction:
+		return b.statelessNode(n)
 	}
 	f, err := n.Operator(b.opts)
 	if err != nil {
@@ -194,6 +197,28 @@ func (b *graphBuilder) newNode(n *planner.Node) (int, int, error) {
 		}
 		b.g.Edges = append(b.g.Edges, runtime.Edge{From: from, To: v, Input: in.Input, Exchange: x})
 	}
+	return v, par, nil
+}
+
+// statelessNode adds operator n, which keeps no state (a window table
+// function), after its one input: its input's rows are forwarded to it
+// where they are, at the input's parallelism.
+func (b *graphBuilder) statelessNode(n *planner.Node) (int, int, error) {
+	f, err := n.Operator(b.opts)
+	if err != nil {
+		return 0, 0, fmt.Errorf("pipeline %s: %w", b.pipe, err)
+	}
+	if len(n.Inputs) != 1 {
+		return 0, 0, fmt.Errorf("pipeline %s: %s has %d inputs, want one", b.pipe, n, len(n.Inputs))
+	}
+	from, err := b.flow(n.Inputs[0])
+	if err != nil {
+		return 0, 0, err
+	}
+	par := b.g.Vertices[from].Parallelism
+	v := b.add(runtime.Vertex{ID: n.ID, Name: n.String(), Parallelism: par,
+		Operator: &runtime.OperatorVertex{New: f}})
+	b.edge(from, v, runtime.Exchange{Kind: runtime.Forward})
 	return v, par, nil
 }
 

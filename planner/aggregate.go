@@ -191,8 +191,18 @@ func (p *planner) resolveAggregate(q *ddl.Select, in *relation, quals [][]string
 		}
 	}
 	if win != nil && !legacy && (!hasWindowCol[0] || !hasWindowCol[1]) {
-		return nil, p.f.errorAt(q.Pos, ddl.ErrUnsupported, nil,
-			"an aggregation over a window table function must GROUP BY window_start and window_end (a window aggregation); other aggregations of its rows are not supported yet")
+		if win.spec.Kind == window.Session {
+			return nil, p.f.errorAt(q.Pos, ddl.ErrUnsupported, nil,
+				"an aggregation over a SESSION window table function must GROUP BY window_start and window_end (a window aggregation); other aggregations of its rows are not supported yet")
+		}
+		// Not a window aggregation: an aggregation of the rows the
+		// window table function gives, read as a table (as Flink plans
+		// it).
+		rows, err := p.windowTableFunction(in)
+		if err != nil {
+			return nil, err
+		}
+		return p.resolveAggregate(q, rows, quals)
 	}
 	// The calls of the SELECT list and HAVING, each computed once.
 	var calls []*aggCall

@@ -199,6 +199,12 @@ func (p *planner) nodeChangelog(n *Node) (Changelog, error) {
 				"a window aggregation over an input with updates or deletes (%s) is not supported yet; window aggregations take insert-only input", in))
 		}
 		n.Changelog = Changelog{Kinds: KindsInsert}
+	case WindowTableFunction:
+		if !in.InsertOnly() {
+			return Changelog{}, p.f.errorAt(n.Pos, ddl.ErrUnsupported, nil, fmt.Sprintf(
+				"a window table function over an input with updates or deletes (%s) is not supported yet", in))
+		}
+		n.Changelog = Changelog{Kinds: KindsInsert}
 	case ChangelogNormalize:
 		n.Changelog = Changelog{Kinds: KindsAll, UpsertKey: n.Normalize.Keys}
 	case Join, IntervalJoin, WindowJoin, TemporalJoin, LookupJoin:

@@ -202,6 +202,12 @@ func (pl *Plan) nodeBody(b *strings.Builder, n *Node) {
 	if n.ID != "" {
 		fmt.Fprintf(b, "    id: %s\n", n.ID)
 	}
+	if n.Kind == WindowTableFunction {
+		b.WriteString("    input: forwarded (no key)\n")
+		fmt.Fprintf(b, "    changelog: %s\n", n.Changelog)
+		b.WriteString("    state: none: each row goes out at once, once per window\n")
+		return
+	}
 	if len(n.Keys) == 0 {
 		b.WriteString("    input: all rows to one task (no key)\n")
 	} else {

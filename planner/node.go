@@ -60,10 +60,15 @@ const (
 	// external table its key looks up (FOR SYSTEM_TIME AS OF a
 	// processing-time attribute): Node.Join.Lookup (lookup.go).
 	LookupJoin
+	// WindowTableFunction assigns each row of its input to the TUMBLE,
+	// HOP or CUMULATE windows its time falls in (a window table function
+	// read as a table): Node.Window. It keeps no state; its rows go out at
+	// once and its input is forwarded to it, not hashed.
+	WindowTableFunction
 )
 
 var nodeKindNames = [...]string{"GroupAggregate", "WindowAggregate", "ChangelogNormalize", "UpsertMaterialize", "Join", "IntervalJoin", "WindowJoin", "TemporalJoin",
-	"Rank", "Deduplicate", "WindowRank", "WindowDeduplicate", "OverAggregate", "LookupJoin"}
+	"Rank", "Deduplicate", "WindowRank", "WindowDeduplicate", "OverAggregate", "LookupJoin", "WindowTableFunction"}
 
 // String returns Flink's name of the operator.
 func (k NodeKind) String() string {
@@ -192,6 +197,8 @@ func (n *Node) Operator(opts expr.Options) (stream.Factory, error) {
 		return agg.NewGroupAggregate(*n.Agg), nil
 	case WindowAggregate:
 		return window.New(*n.Window), nil
+	case WindowTableFunction:
+		return window.NewTableFunction(*n.Window), nil
 	case ChangelogNormalize:
 		return normalize.New(*n.Normalize), nil
 	case UpsertMaterialize:

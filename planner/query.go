@@ -448,8 +448,12 @@ func (p *planner) resolveSelect(q *ddl.Select, depth int) (*relation, error) {
 		}
 	}
 	if in.window != nil && ranked == nil {
-		return nil, p.f.errorAt(in.window.pos, ddl.ErrUnsupported, nil,
-			"reading a window table function other than by a window aggregation (GROUP BY window_start, window_end) is not supported yet")
+		// Read as a table: a WindowTableFunction node computes the
+		// window columns (window.go).
+		var err error
+		if in, err = p.windowTableFunction(in); err != nil {
+			return nil, err
+		}
 	}
 	out := &relation{}
 	for bi, b := range in.branches {

@@ -588,7 +588,7 @@ func (p *planner) rankWindow(rs *rankedSelect, in *relation) (*windowTVF, *windo
 	}
 	b0 := in.branches[0]
 	n := b0.src.Node
-	if n == nil || n.Kind != WindowAggregate || len(in.branches) != 1 {
+	if n == nil || n.Kind != WindowAggregate && (n.Kind != WindowTableFunction || n.Window.Time < 0) || len(in.branches) != 1 {
 		return nil, nil, nil
 	}
 	nw := len(n.Types)

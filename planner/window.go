@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -104,6 +105,11 @@ func (p *planner) windowRelation(ref *ddl.TableFunc, depth int) (*relation, [][]
 	if desc == nil || len(desc.Columns) != 1 {
 		return nil, nil, p.f.errorAt(args["TIMECOL"].Pos, ErrType, nil, fmt.Sprintf("the time argument of %s is DESCRIPTOR(column), naming one time attribute", name))
 	}
+	for _, n := range in.names {
+		if slices.Contains(windowColumns, n) {
+			return nil, nil, p.f.errorAt(data.Pos, ErrDuplicateName, nil, fmt.Sprintf("the input of %s has a column named %s, which %s adds: rename it", name, n, name))
+		}
+	}
 	w := &windowTVF{pos: ref.Pos, spec: window.Spec{Kind: kind, Time: -1}, timeCol: -1}
 	for i, n := range in.names {
 		if n == desc.Columns[0].Name {
@@ -169,8 +175,8 @@ func (p *planner) windowRelation(ref *ddl.TableFunc, depth int) (*relation, [][]
 }
 
 // windowAggColumn reports which window column (0: window_start, 1:
-// window_end, 2: window_time) of a window aggregation's or window join's
-// output column i of rel is, in every branch, and the window: Flink's
+// window_end, 2: window_time) of a window aggregation's, window join's or
+// window table function's output column i of rel is, in every branch, and the window: Flink's
 // window properties, which a renaming projection, a filter and a UNION ALL
 // of the same window keep and any expression over the column loses.
 func windowAggColumn(rel *relation, i int) (int, *window.Spec, bool) {
@@ -185,7 +191,7 @@ func windowAggColumn(rel *relation, i int) (int, *window.Spec, bool) {
 		var kb int
 		var ws *window.Spec
 		switch {
-		case node.Kind == WindowAggregate:
+		case node.Kind == WindowAggregate || node.Kind == WindowTableFunction:
 			kb, ws = c.Index-(len(node.Names)-3), node.Window
 		case node.Kind == WindowJoin && node.windowCols != nil:
 			kb, ws = node.windowCols[c.Index], node.windowSpec
@@ -423,4 +429,53 @@ func legacyWindowColumn(c *ddl.Call, kind window.Kind) (int, error) {
 		return -1, fmt.Errorf("%s does not belong to the query's group window (%s)", c.Name, kind)
 	}
 	return col, nil
+}
+
+// windowTableFunction plans a window table function read as a table (not
+// by a window aggregation, join or ranking): a WindowTableFunction node
+// over in's input columns, whose output is those columns and the window's
+// window_start, window_end and window_time, one row per window of each
+// input row. The rows carry their windows on: a GROUP BY window_start,
+// window_end over them is a window aggregation of those windows (Flink
+// plans a Calc between a window table function and its aggregation so),
+// and window_time is a rowtime attribute of event-time windows.
+func (p *planner) windowTableFunction(in *relation) (*relation, error) {
+	w := in.window
+	if w.spec.Kind == window.Session {
+		return nil, p.f.errorAt(w.pos, ddl.ErrUnsupported, nil,
+			"reading a SESSION window table function other than by a window aggregation (GROUP BY window_start, window_end) is not supported yet")
+	}
+	ninput := len(in.names) - 3
+	node := &Node{Kind: WindowTableFunction, Pos: w.pos, Names: slices.Clone(in.names), Types: slices.Clone(in.types)}
+	spec := w.spec
+	spec.Time = w.timeCol
+	if w.proc {
+		spec.Time = -1
+	}
+	if loc, err := p.plan.ExprOptions(); err == nil && loc.Location != nil {
+		spec.Location = loc.Location
+	}
+	for _, b := range in.branches {
+		fl := &Flow{Source: b.src, Unnest: b.unnest, Filter: and(b.filters), Names: in.names[:ninput]}
+		fl.Projection = append(fl.Projection, b.cols[:ninput]...)
+		if !w.proc && b.src.Table != nil {
+			b.src.Watermark = b.src.watermark
+		}
+		if err := p.checkCompiles(fl, nil, w.pos); err != nil {
+			return nil, err
+		}
+		fl.ReadFields, fl.ReadRows = readFields(fl)
+		node.Inputs = append(node.Inputs, fl)
+	}
+	node.Window = &spec
+	node.Describe = "WindowTableFunction(" + describeWindow(spec, w.proc) + ")"
+	src := &Source{Pos: w.pos, Node: node, RowTypes: node.Types}
+	if !w.proc {
+		src.rowtime = expr.Col(ninput+2, "window_time", node.Types[ninput+2])
+	}
+	nb := &branch{src: src}
+	for i, n := range in.names {
+		nb.cols = append(nb.cols, expr.Col(i, n, in.types[i]))
+	}
+	return &relation{names: in.names, pos: in.pos, types: in.types, branches: []*branch{nb}, colQuals: in.colQuals}, nil
 }

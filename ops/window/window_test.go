@@ -176,3 +176,36 @@ func TestAttachedCumulate(t *testing.T) {
 		"+I[a, 1, 2, "+t0+"00"+end+", "+t0+"10"+end+", "+t0+"09.999]",
 		"+I[a, 1, 4, "+t0+"10"+end+", "+t0+"15"+end+", "+t0+"14.999]")
 }
+
+// TestTableFunction: a window table function read as a table sends each
+// row on at once, once per window (HOP: the latest window first, as
+// Flink's assigner), with window_start, window_end and window_time after
+// its columns; a row without a time goes nowhere; processing time takes
+// the clock.
+func TestTableFunction(t *testing.T) {
+	sp := spec(window.Hop, 10*time.Second, 5*time.Second)
+	tk := streamtest.Open(t, window.NewTableFunction(sp), streamtest.Options{})
+	tk.Process(row("a", 1, 7*s), types.Row{Fields: []types.Value{types.Str("b"), types.Int64(2), {}}})
+	got := streamtest.Format(tk.Take(), []types.Type{types.String(), types.BigInt(), types.TimestampType(3),
+		types.TimestampType(3), types.TimestampType(3), types.TimestampType(3)})
+	want := []string{
+		"+I[a, 1, " + t0 + "07" + end + ", " + t0 + "05" + end + ", " + t0 + "15" + end + ", " + t0 + "14.999]",
+		"+I[a, 1, " + t0 + "07" + end + ", " + t0 + "00" + end + ", " + t0 + "10" + end + ", " + t0 + "09.999]",
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("output:\n  %s\nwant:\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+	}
+
+	proc := spec(window.Tumble, 10*time.Second, 0)
+	proc.Time, proc.TimeType = -1, types.TimestampLTZ(3)
+	tk = streamtest.Open(t, window.NewTableFunction(proc), streamtest.Options{Now: 23 * s})
+	tk.Process(row("c", 3, 0))
+	got = streamtest.Format(tk.Take(), []types.Type{types.String(), types.BigInt(), types.TimestampType(3),
+		types.TimestampType(3), types.TimestampType(3), types.TimestampLTZ(3)})
+	if len(got) != 1 || !strings.Contains(got[0], t0+"20"+end+", "+t0+"30"+end) {
+		t.Fatalf("processing time at 23 s: %v, want the window [20 s, 30 s)", got)
+	}
+	if _, err := window.NewTableFunction(spec(window.Session, time.Second, 0))(stream.TaskInfo{}); err == nil {
+		t.Error("SESSION assigned row by row")
+	}
+}
