@@ -199,7 +199,11 @@ func (m *hmap) put(h uint64, key, value []byte, time int64) (added bool, err err
 		if off+entrySize(key, value, m.timed) > maxArena {
 			return false, errTooLarge
 		}
-		m.kill(at, e)
+		// Room first: a compaction moves the entries, the old one too.
+		m.makeRoom(entrySize(key, value, m.timed))
+		at = int(uint32(m.slots[pos])) - 1
+		m.kill(at, decode(m.arena, at, m.timed))
+		off = len(m.arena)
 		m.arena = appendEntry(m.arena, key, value, time, m.timed)
 		m.slots[pos] = uint64(uint32(h))<<32 | uint64(off+1)
 		m.maybeCompact()
@@ -209,6 +213,8 @@ func (m *hmap) put(h uint64, key, value []byte, time int64) (added bool, err err
 	if off+entrySize(key, value, m.timed) > maxArena {
 		return false, errTooLarge
 	}
+	m.makeRoom(entrySize(key, value, m.timed))
+	off = len(m.arena)
 	m.arena = appendEntry(m.arena, key, value, time, m.timed)
 	m.slots[pos] = uint64(uint32(h))<<32 | uint64(off+1)
 	m.n++
@@ -319,6 +325,15 @@ func (m *hmap) maybeCompact() {
 	if m.dead*4 <= len(m.arena) || len(m.arena) < 256 {
 		return
 	}
+	if cap(m.arena) <= 2*(len(m.arena)-m.dead) {
+		// The arena is not much larger than its live entries need: they
+		// move down in it, rather than to a new arena. A table whose
+		// large values change length (a packed Top-N partition, Nexmark
+		// q19) compacts often; a new arena each time was a copy of the key
+		// group's entries to allocate, zero and return to the OS.
+		m.compactInPlace()
+		return
+	}
 	arena := make([]byte, 0, len(m.arena)-m.dead+len(m.arena)/8)
 	for pos, s := range m.slots {
 		if s == 0 {
@@ -330,6 +345,54 @@ func (m *hmap) maybeCompact() {
 		arena = append(arena, m.arena[off:e.end]...)
 	}
 	m.arena = arena
+	m.dead = 0
+	m.sweepPos = 0
+}
+
+// makeRoom makes room for an entry of size bytes at the end of the
+// arena: when the arena is full and an eighth of it or more is dead, enough
+// to hold the entry, its live entries move down over the dead ones in
+// place; otherwise a large arena grows by an eighth (reserve), a small one
+// as append grows it. Arenas so stay within about a third of their live
+// entries: with append's growth alone (by a quarter and more) and
+// compactions at a quarter dead, a table whose values keep changing
+// length (a packed Top-N partition) held up to two thirds more.
+func (m *hmap) makeRoom(size int) {
+	if cap(m.arena)-len(m.arena) >= size {
+		return
+	}
+	if m.dead >= size && m.dead*8 >= len(m.arena) {
+		m.compactInPlace()
+		if cap(m.arena)-len(m.arena) >= size {
+			return
+		}
+	}
+	if len(m.arena) >= 4096 {
+		m.arena = reserve(m.arena, size)
+	}
+}
+
+// compactInPlace moves the live entries, in arena order, to the front of
+// the arena over the dead ones. The caller owns the arena (a shared hmap
+// is copied before a write).
+func (m *hmap) compactInPlace() {
+	// The live entries' offsets and slots, in arena order.
+	order := make([]uint64, 0, m.n)
+	for pos, s := range m.slots {
+		if s != 0 {
+			order = append(order, uint64(uint32(s)-1)<<32|uint64(pos))
+		}
+	}
+	slices.Sort(order)
+	w := 0
+	for _, o := range order {
+		off, pos := int(o>>32), int(uint32(o))
+		end := decode(m.arena, off, m.timed).end
+		copy(m.arena[w:], m.arena[off:end])
+		m.slots[pos] = m.slots[pos]&^(1<<32-1) | uint64(w+1)
+		w += end - off
+	}
+	m.arena = m.arena[:w]
 	m.dead = 0
 	m.sweepPos = 0
 }
