@@ -339,3 +339,89 @@ func TestTop1RefusesKeyOnlyState(t *testing.T) {
 		})
 	}
 }
+
+// TestTopNRestoresAcrossLayouts: an append-only Top-N keeps a partition in
+// one value (no TTL, End small) or as a sorted map of sort keys (a TTL or a
+// large End). Each restores a checkpoint of the other (a checkpoint of a
+// version before the packed layout is one of the map layout), moving a
+// partition to its own layout when it next writes it, and a checkpoint
+// taken halfway (partitions in both layouts) restores too: after the
+// restore its output equals that of a Top-N that never stopped, on both
+// backends, with and without the row number.
+func TestTopNRestoresAcrossLayouts(t *testing.T) {
+	ts := []types.Type{types.BigInt(), types.BigInt(), types.BigInt()}
+	r := streamtest.Row
+	for _, b := range []struct {
+		name string
+		kind state.Kind
+	}{{"hashmap", heap.Kind{}}, {"rocksdb", lsm.Kind{}}} {
+		for _, dir := range []struct {
+			name     string
+			from, to time.Duration // the TTL before and after: 0 packs
+		}{{"map-to-packed", time.Hour, 0}, {"packed-to-map", 0, time.Hour}} {
+			for _, outputRank := range []bool{true, false} {
+				t.Run(fmt.Sprintf("%s/%s/rank=%v", b.name, dir.name, outputRank), func(t *testing.T) {
+					spec := func(ttl time.Duration) rank.Spec {
+						return rank.Spec{Types: ts, Partition: []int{0}, Order: []rank.SortKey{desc(1)}, Start: 1, End: 3,
+							OutputRank: outputRank, TTL: ttl, UpdateBefore: true}
+					}
+					outTypes := ts
+					if outputRank {
+						outTypes = append(slices.Clone(ts), types.BigInt())
+					}
+					rnd := rand.New(rand.NewPCG(3, 4))
+					row := func(id int) types.Row {
+						return r(types.Insert, rnd.Int64N(6), rnd.Int64N(10), int64(id))
+					}
+					ref := streamtest.Open(t, rank.NewTopN(spec(0)), streamtest.Options{Backend: b.kind})
+					old := streamtest.Open(t, rank.NewTopN(spec(dir.from)), streamtest.Options{Backend: b.kind})
+					for id := range 40 {
+						in := row(id)
+						ref.Process(in)
+						old.Process(in)
+					}
+					ref.Take()
+					old.Take()
+					tk := streamtest.Open(t, rank.NewTopN(spec(dir.to)), streamtest.Options{Backend: b.kind,
+						Restore: []state.Handle{old.Snapshot()}, Files: old.Files()})
+					for id := 40; id < 100; id++ {
+						if id == 60 {
+							// Some partitions moved, some not yet.
+							tk = streamtest.Open(t, rank.NewTopN(spec(dir.to)), streamtest.Options{Backend: b.kind,
+								Restore: []state.Handle{tk.Snapshot()}, Files: tk.Files()})
+						}
+						in := row(id)
+						ref.Process(in)
+						tk.Process(in)
+						want := strings.Join(opstest.FlinkString(ref.Take(), outTypes), " ")
+						if got := strings.Join(opstest.FlinkString(tk.Take(), outTypes), " "); got != want {
+							t.Fatalf("row %d %v: %q, want %q", id, opstest.FlinkString([]types.Row{in}, ts), got, want)
+						}
+					}
+					// A partition that moved is gone from the other layout.
+					opt := state.TTL(dir.to)
+					rows, part := tk.State().Map("rows", opt), tk.State().Value("partition", opt)
+					packed, mapped := 0, 0
+					for kg := range state.DefaultMaxParallelism {
+						err := part.Range(kg, func(k, _ []byte) bool {
+							packed++
+							return rows.RangeKey(kg, k, func(_, _ []byte) bool {
+								t.Fatalf("key group %d: partition %x in both layouts", kg, k)
+								return false
+							}) == nil
+						})
+						if err != nil {
+							t.Fatal(err)
+						}
+						if err := rows.Keys(kg, func([]byte) bool { mapped++; return true }); err != nil {
+							t.Fatal(err)
+						}
+					}
+					if (dir.to == 0 && packed == 0) || (dir.to != 0 && mapped == 0) {
+						t.Fatalf("%d partitions packed, %d in the map layout at the end", packed, mapped)
+					}
+				})
+			}
+		}
+	}
+}
