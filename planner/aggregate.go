@@ -121,15 +121,21 @@ func (p *planner) resolveAggregate(q *ddl.Select, in *relation, quals [][]string
 	attachedEnd := -1
 	idx := &lowerer{f: p.f, sc: indexScope(in, quals)}
 	if q.GroupBy != nil && hasGroupingSets(q.GroupBy.Items) {
-		if win != nil {
-			return nil, p.f.errorAt(q.GroupBy.Pos, ddl.ErrUnsupported, nil, "grouping sets over a window table function are not supported yet")
-		}
 		groupExprs, sets = groupingSets(q.GroupBy.Items)
+		if win != nil {
+			if win.spec.Kind == window.Session {
+				return nil, p.f.errorAt(q.GroupBy.Pos, ddl.ErrUnsupported, nil, "grouping sets over a SESSION window table function are not supported yet")
+			}
+			var err error
+			if groupExprs, sets, err = p.windowGroupingSets(in, quals, groupExprs, sets, &hasWindowCol); err != nil {
+				return nil, err
+			}
+		}
 		var items []ddl.GroupItem
 		for _, g := range groupExprs {
 			items = append(items, ddl.GroupItem{Kind: ddl.GroupExpr, Expr: g})
 		}
-		if ws, _ := p.attachedWindow(in, items, quals); ws != nil {
+		if ws, _ := p.attachedWindow(in, items, quals); ws != nil && win == nil {
 			// Flink: "GROUPING SETS are currently not supported" for a
 			// window aggregation.
 			return nil, p.f.errorAt(q.GroupBy.Pos, ddl.ErrUnsupported, nil, "grouping sets over the window_start and window_end of a window aggregation are not supported (Flink does not support them either)")
@@ -764,6 +770,50 @@ func describeWindow(s window.Spec, proc bool) string {
 		parts = append(parts, "event time")
 	}
 	return fmt.Sprintf("%s(%s)", s.Kind, strings.Join(parts, ", "))
+}
+
+// windowGroupingSets takes the window_start and window_end of a window
+// table function out of the grouping expressions and sets of a GROUP BY
+// with GROUPING SETS, ROLLUP or CUBE over it (GROUP BY window_start,
+// window_end, GROUPING SETS (...): a window aggregation per set, as
+// Flink's), and notes them in hasWindowCol. A window column in some sets
+// only is an error; without both, the query is no window aggregation and
+// the sets are left as they are.
+func (p *planner) windowGroupingSets(in *relation, quals [][]string, exprs []ddl.Expr, sets [][]int, hasWindowCol *[3]bool) ([]ddl.Expr, [][]int, error) {
+	first := &lowerer{f: p.f, sc: branchScope(in, in.branches[0], quals)}
+	var found [3]bool
+	keep := make([]int, len(exprs)) // new index of each expression; -1: a window column
+	var kept []ddl.Expr
+	for gi, g := range exprs {
+		keep[gi] = len(kept)
+		if c, ok := g.(*ddl.ColumnRef); ok {
+			if e, err := first.quietly(c); err == nil {
+				if cr, ok := e.(*expr.ColumnRef); ok && cr.Index < 0 && colWindowStart-cr.Index < 2 {
+					if !inEverySet(sets, gi) {
+						return nil, nil, p.f.errorAt(g.Position(), ddl.ErrUnsupported, nil,
+							fmt.Sprintf("%s of a window table function in some grouping sets only is not supported; group by window_start and window_end outside GROUPING SETS", ddl.FormatExpr(c)))
+					}
+					found[colWindowStart-cr.Index], keep[gi] = true, -1
+					continue
+				}
+			}
+		}
+		kept = append(kept, g)
+	}
+	if !found[0] || !found[1] {
+		return exprs, sets, nil
+	}
+	out := make([][]int, len(sets))
+	for si, set := range sets {
+		out[si] = []int{}
+		for _, gi := range set {
+			if keep[gi] >= 0 {
+				out[si] = append(out[si], keep[gi])
+			}
+		}
+	}
+	hasWindowCol[0], hasWindowCol[1] = true, true
+	return kept, out, nil
 }
 
 // hasGroupingSets reports whether GROUP BY items hold GROUPING SETS,
