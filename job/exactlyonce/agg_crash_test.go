@@ -21,6 +21,10 @@ import (
 //	agg_cdc     GROUP BY k: COUNT(*), SUM(v)           exactly-once kafka, debezium-json
 //	agg_upsert  the same                               upsert-kafka, exactly-once
 //	agg_files   the same                               filesystem, debezium-json
+//	agg_distinct GROUP BY k: COUNT(DISTINCT v),        upsert-kafka, exactly-once
+//	            COUNT(DISTINCT v) FILTER (WHERE v > 0),
+//	            SUM(DISTINCT v) (three calls sharing
+//	            one map of value counts)
 //	win_json    TUMBLE 1 s by k: COUNT(*), SUM(v)      exactly-once kafka, json
 //	win_upsert  the same                               upsert-kafka keyed by (k, window_start)
 //	win_files   the same                               filesystem (json)
@@ -105,6 +109,31 @@ func groupByOracle(in []aggIn) table {
 	return out
 }
 
+// distinctOracle is the table of agg_distinct's query over in, keyed by k.
+func distinctOracle(in []aggIn) table {
+	seen := map[int64]map[int64]bool{}
+	for _, r := range in {
+		if seen[r.k] == nil {
+			seen[r.k] = map[int64]bool{}
+		}
+		seen[r.k][r.v] = true
+	}
+	out := table{}
+	for k, vs := range seen {
+		var pos, sum int64
+		for v := range vs {
+			if v > 0 {
+				pos++
+			}
+			sum += v
+		}
+		out[strconv.FormatInt(k, 10)] = fmt.Sprintf("%d|%d|%d|%d", k, len(vs), pos, sum)
+	}
+	return out
+}
+
+var distinctCols = []string{"k", "dv", "dpos", "dsum"}
+
 // aggJob is one configuration of the aggregation job.
 type aggJob struct {
 	b             kafkatest.Broker
@@ -114,6 +143,7 @@ type aggJob struct {
 	per           int // input rows per partition
 	cdc, upsert   string
 	files         string // agg_files' folder
+	distinct      string // agg_distinct's topic
 	// The window sinks' topics and folder.
 	winJSON, winUpsert, winFiles string
 	winHop, winCum, winSession   string
@@ -142,6 +172,8 @@ CREATE TABLE agg_upsert (k BIGINT, cnt BIGINT, total BIGINT, PRIMARY KEY (k) NOT
   'key.format' = 'json', 'value.format' = 'json', ` + sink("upsert", j.upsert) + `);
 CREATE TABLE agg_files (k BIGINT, cnt BIGINT, total BIGINT) WITH ('connector' = 'filesystem', 'path' = '` + j.files + `',
   'format' = 'debezium-json', 'sink.rolling-policy.file-size' = '4kb', 'sink.parallelism' = '` + strconv.Itoa(j.par) + `');
+CREATE TABLE agg_distinct (k BIGINT, dv BIGINT, dpos BIGINT, dsum BIGINT, PRIMARY KEY (k) NOT ENFORCED) WITH ('connector' = 'upsert-kafka',
+  'key.format' = 'json', 'value.format' = 'json', ` + sink("distinct", j.distinct) + `);
 CREATE TABLE win_json (` + windowSinkColumns + `) WITH ('connector' = 'kafka', 'format' = 'json', ` + sink("win-json", j.winJSON) + `);
 CREATE TABLE win_upsert (` + windowSinkColumns + `, PRIMARY KEY (k, window_start) NOT ENFORCED) WITH ('connector' = 'upsert-kafka',
   'key.format' = 'json', 'value.format' = 'json', ` + sink("win-upsert", j.winUpsert) + `);
@@ -157,6 +189,7 @@ EXECUTE STATEMENT SET BEGIN
 INSERT INTO agg_cdc SELECT k, COUNT(*), SUM(v) FROM src GROUP BY k;
 INSERT INTO agg_upsert SELECT k, COUNT(*), SUM(v) FROM src GROUP BY k;
 INSERT INTO agg_files SELECT k, COUNT(*), SUM(v) FROM src GROUP BY k;
+INSERT INTO agg_distinct SELECT k, COUNT(DISTINCT v), COUNT(DISTINCT v) FILTER (WHERE v > 0), SUM(DISTINCT v) FROM src GROUP BY k;
 INSERT INTO win_json ` + tumbleWindow.query() + `;
 INSERT INTO win_upsert ` + tumbleWindow.query() + `;
 INSERT INTO win_files ` + tumbleWindow.query() + `;
@@ -193,6 +226,8 @@ func (j aggJob) verify(t *testing.T, all []aggIn) {
 		}
 	}
 	checkTable(t, "agg_files (filesystem, debezium-json)", got, err, want)
+	got, err = applyUpsert(committed(t, j.b, j.distinct), distinctCols, 1, false)
+	checkTable(t, "agg_distinct (DISTINCT aggregates, upsert-kafka)", got, err, distinctOracle(all))
 
 	windows, hops, cums, sessions := tumbleWindow.oracle(all), hopWindow.oracle(all), cumulateWindow.oracle(all), sessionWindow.oracle(all)
 	t.Logf("%d keys; oracle: %d TUMBLE, %d HOP, %d CUMULATE, %d SESSION windows", len(want), len(windows), len(hops), len(cums), len(sessions))
@@ -394,7 +429,7 @@ func TestAggregationCrash(t *testing.T) {
 				in: c.b.Topic(t, aggParts), cdc: c.b.Topic(t, 3), upsert: c.b.Topic(t, 3), per: per,
 				winJSON: c.b.Topic(t, 3), winUpsert: c.b.Topic(t, 3), winHop: c.b.Topic(t, 3), winCum: c.b.Topic(t, 3),
 				winSession: c.b.Topic(t, 3), winJoin: c.b.Topic(t, 3), winPairs: c.b.Topic(t, 3),
-				winDistinct: c.b.Topic(t, 3)}
+				winDistinct: c.b.Topic(t, 3), distinct: c.b.Topic(t, 3)}
 			j.files, j.winFiles = filepath.Join(j.dir, "agg_files"), filepath.Join(j.dir, "win_files")
 			in, all := aggInput(j.in, rng, per, 40)
 			produced := in.produce(t, c.b, batch, 10*time.Millisecond)
