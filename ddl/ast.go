@@ -233,6 +233,11 @@ type CreateTable struct {
 	// Options are the WITH options in the order written; keys are unique.
 	Options []Option
 	Like    *LikeClause // nil when absent
+	// AsQuery is the query of CREATE TABLE ... AS query (CTAS), at AsPos:
+	// the table's columns are the query's, and the query's rows are
+	// written into it; nil for a plain CREATE TABLE.
+	AsQuery Query
+	AsPos   Pos
 
 	// src is the file the statement came from, for errors found later
 	// (MergeLike); nil for tables built by hand.

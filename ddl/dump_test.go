@@ -107,6 +107,9 @@ func dumpStmt(b *strings.Builder, s Statement) {
 				b.WriteString("(" + strings.Join(parts, ",") + ")")
 			}
 		}
+		if s.AsQuery != nil {
+			b.WriteString(" AS " + FormatQuery(s.AsQuery))
+		}
 	case *CreateView:
 		b.WriteString("CREATE ")
 		if s.Temporary {

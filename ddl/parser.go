@@ -741,9 +741,17 @@ func (p *parser) createTable(start token, temporary bool) Statement {
 		}
 	}
 	if t := p.peek(); isKw(t, "AS") {
-		p.unsupported(start, "CREATE TABLE ... AS SELECT")
+		switch {
+		case ct.Like != nil:
+			p.failTok(t, "CREATE TABLE takes a LIKE clause or AS query, not both")
+		case len(ct.Columns) > 0 || ct.PrimaryKey != nil || ct.Watermark != nil:
+			p.unsupported(start, "CREATE TABLE ... AS SELECT with a column list")
+		}
+		p.next()
+		ct.AsPos = p.pos(p.peek())
+		ct.AsQuery = p.query()
 	}
-	complete := len(ct.Columns) > 0 || ct.Options != nil || ct.Like != nil
+	complete := len(ct.Columns) > 0 || ct.Options != nil || ct.Like != nil || ct.AsQuery != nil
 	if t := p.peek(); t.kind != tEOF && !(t.kind == tOp && t.val == ";") && !(complete && t.kind == tIdent && startsStatement(t)) {
 		// Before the keyword of another statement, only the ';' is
 		// missing: the caller reports it and goes on with that statement.
@@ -752,8 +760,8 @@ func (p *parser) createTable(start token, temporary bool) Statement {
 		}
 		p.failExpected("';' after the statement")
 	}
-	if len(ct.Columns) == 0 && ct.Like == nil {
-		p.fail(ct.Pos, ErrSyntax, "CREATE TABLE %s needs a column list or a LIKE clause", ct.Name)
+	if len(ct.Columns) == 0 && ct.Like == nil && ct.AsQuery == nil {
+		p.fail(ct.Pos, ErrSyntax, "CREATE TABLE %s needs a column list, a LIKE clause or AS query", ct.Name)
 	}
 	if err := ct.checkColumnRefs(); err != nil {
 		p.err = err

@@ -355,3 +355,52 @@ INSERT INTO c1.sales.out1 SELECT id FROM orders;`, planner.Options{Registry: tes
 		t.Errorf("DROP DATABASE of a database that holds tables, without CASCADE: %v, want ErrInvalidCatalog", err)
 	}
 }
+
+// TestCreateTableAs: CREATE TABLE ... AS query makes a table of the
+// query's columns (names, types and nullability) with the statement's
+// options, and a pipeline that inserts the query's rows into it; with IF
+// NOT EXISTS over an existing table, only the INSERT; two output columns
+// of one name are an error at the query.
+func TestCreateTableAs(t *testing.T) {
+	ctx := context.Background()
+	p, err := planner.Compile(ctx, "job.sql", `
+CREATE TABLE src (id BIGINT NOT NULL, name STRING, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) WITH ('connector' = 'datagen');
+CREATE TABLE copy1 WITH ('connector' = 'blackhole') AS SELECT id, UPPER(name) AS n, 'ab' AS c, id + 1 AS next FROM src WHERE id > 1;
+CREATE TABLE IF NOT EXISTS copy1 WITH ('connector' = 'print') AS SELECT id * 2, name, 'cd', id FROM src;`, planner.Options{Registry: testRegistry()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl, ok := p.Catalog.Table(planner.Identifier{Catalog: "default_catalog", Database: "default_database", Name: "copy1"})
+	if !ok {
+		t.Fatal("copy1 was not created")
+	}
+	var cols []string
+	for _, c := range tbl.Schema.Columns {
+		cols = append(cols, c.Name+" "+c.Type.String())
+	}
+	if got, want := strings.Join(cols, ", "), "id BIGINT NOT NULL, n STRING, c CHAR(2) NOT NULL, next BIGINT NOT NULL"; got != want {
+		t.Errorf("columns %s, want %s", got, want)
+	}
+	if tbl.Connector() != "blackhole" {
+		t.Errorf("connector %q: the second CTAS (IF NOT EXISTS) replaced the table", tbl.Connector())
+	}
+	if len(p.Inserts) != 2 || p.Inserts[0].Sink.Name() != "copy1" || p.Inserts[1].Sink.Name() != "copy1" {
+		t.Fatalf("inserts %v, want two into copy1", p.Inserts)
+	}
+	_, err = planner.Compile(ctx, "job.sql", `
+CREATE TABLE src (id BIGINT) WITH ('connector' = 'datagen');
+CREATE TABLE src WITH ('connector' = 'blackhole') AS SELECT id FROM src;`, planner.Options{Registry: testRegistry()})
+	if errs := planner.Errors(err); len(errs) != 1 || !errors.Is(errs[0], planner.ErrDuplicateName) {
+		t.Errorf("errors %v, want a duplicate table", errs)
+	}
+	p, err = planner.Compile(ctx, "job.sql", `
+CREATE TABLE src (id BIGINT) WITH ('connector' = 'datagen');
+CREATE TABLE twice WITH ('connector' = 'blackhole') AS SELECT id, id, id FROM src;`, planner.Options{Registry: testRegistry()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl, _ = p.Catalog.Table(planner.Identifier{Catalog: "default_catalog", Database: "default_database", Name: "twice"})
+	if got := tbl.Schema.Columns[1].Name + "," + tbl.Schema.Columns[2].Name; got != "id0,id1" {
+		t.Errorf("repeated columns named %s, want id0,id1 (Flink's names)", got)
+	}
+}

@@ -40,7 +40,11 @@
 // catalog nor the current database can be dropped. A catalog file's USE
 // holds for the job compiled with its catalog (as a Flink SQL client's
 // initialization file). Identifiers are case-sensitive. CREATE TABLE ... LIKE is merged with
-// ddl.MergeLike; IF NOT EXISTS keeps the first definition; DROP removes.
+// ddl.MergeLike; CREATE TABLE ... AS query (CTAS) creates a table of the
+// query's columns (a repeated name numbered, id0, as Flink's validator
+// names it) and plans an INSERT of the query into it (only the INSERT
+// when IF NOT EXISTS finds the table; a column list beside AS is not
+// supported yet); IF NOT EXISTS keeps the first definition; DROP removes.
 // OPTIONS hints on a FROM table or an INSERT target override its WITH
 // options for that use. Views are inlined. A query is single-source: a
 // SELECT with WHERE over a table, view, subquery or VALUES, and UNION ALL

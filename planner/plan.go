@@ -677,6 +677,10 @@ func (p *planner) statement(s ddl.Statement, explain bool) {
 }
 
 func (p *planner) createTable(s *ddl.CreateTable) {
+	if s.AsQuery != nil {
+		p.createTableAs(s)
+		return
+	}
 	def := s
 	if s.Like != nil {
 		src, err := p.cat.lookupTable(p.f, s.Like.Source, "LIKE")
@@ -872,6 +876,57 @@ func (p *planner) insert(s *ddl.Insert, explain, inSet bool) {
 		}
 		return
 	}
+	p.insertResolved(s, t, rel, explain, inSet)
+}
+
+// createTableAs plans CREATE TABLE ... AS query (CTAS), as Flink does: a
+// table whose columns are the query's output columns (names and types,
+// nullability included; a repeated name gets a number, id0) and whose
+// options are the statement's, created
+// unless IF NOT EXISTS finds one of that name, and an INSERT of the
+// query's rows into it.
+func (p *planner) createTableAs(s *ddl.CreateTable) {
+	ins := &ddl.Insert{Pos: s.Pos, Target: s.Name, Query: s.AsQuery}
+	if id, err := p.cat.ident(s.Name); err == nil && s.IfNotExists && p.cat.exists(id) {
+		p.insert(ins, false, false)
+		return
+	}
+	if err := p.f.refuseQuery(s.AsQuery); err != nil {
+		p.fail(s.Name, err)
+		return
+	}
+	rel, err := p.resolveQuery(s.AsQuery, 0)
+	if err != nil {
+		p.fail(s.Name, err)
+		return
+	}
+	def := *s
+	def.AsQuery, def.Columns = nil, nil
+	used := map[string]bool{}
+	for i, n := range rel.names {
+		// Two output columns of one name (a.id, b.id) are id and id0, as
+		// Flink's validator names them.
+		for k := 0; used[n]; k++ {
+			n = fmt.Sprintf("%s%d", rel.names[i], k)
+		}
+		used[n] = true
+		def.Columns = append(def.Columns, &ddl.Column{Pos: s.AsPos, Name: n, Kind: ddl.PhysicalColumn, Type: rel.types[i]})
+	}
+	if err := p.cat.addTable(p.f, &def); err != nil {
+		p.fail(s.Name, err)
+		return
+	}
+	p.defined(s.Name)
+	t, err := p.cat.lookupTable(p.f, s.Name, "CREATE TABLE ... AS")
+	if err != nil {
+		p.addErr(err)
+		return
+	}
+	p.insertResolved(ins, t, rel, false, false)
+}
+
+// insertResolved plans INSERT s of the resolved query rel into table t.
+func (p *planner) insertResolved(s *ddl.Insert, t *Table, rel *relation, explain, inSet bool) {
 	sink, err := p.newSink(t, s)
 	if err != nil {
 		p.addErr(err)

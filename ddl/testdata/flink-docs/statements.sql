@@ -163,7 +163,6 @@ LIKE Orders_in_file (
     INCLUDING GENERATED
 );
 -- ====
--- expect-unsupported: CREATE TABLE ... AS SELECT
 -- create.md
 CREATE TABLE my_ctas_table
 WITH (
