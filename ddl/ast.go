@@ -238,6 +238,9 @@ type CreateTable struct {
 	// written into it; nil for a plain CREATE TABLE.
 	AsQuery Query
 	AsPos   Pos
+	// Replace is set for REPLACE TABLE ... AS query (ReplaceExisting) and
+	// CREATE OR REPLACE TABLE ... AS query (CreateOrReplace).
+	Replace ReplaceMode
 
 	// src is the file the statement came from, for errors found later
 	// (MergeLike); nil for tables built by hand.
@@ -252,6 +255,31 @@ func (t *CreateTable) Option(key string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// ReplaceMode says whether a CREATE TABLE ... AS query replaces a table.
+type ReplaceMode uint8
+
+// The replace modes.
+const (
+	// NoReplace: CREATE TABLE.
+	NoReplace ReplaceMode = iota
+	// ReplaceExisting: REPLACE TABLE, of a table that must exist.
+	ReplaceExisting
+	// CreateOrReplace: CREATE OR REPLACE TABLE.
+	CreateOrReplace
+)
+
+// String returns the statement's keywords: "CREATE", "REPLACE" or
+// "CREATE OR REPLACE".
+func (m ReplaceMode) String() string {
+	switch m {
+	case ReplaceExisting:
+		return "REPLACE"
+	case CreateOrReplace:
+		return "CREATE OR REPLACE"
+	}
+	return "CREATE"
 }
 
 // CreateView is CREATE [TEMPORARY] VIEW [IF NOT EXISTS] name [(cols)]

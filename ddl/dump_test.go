@@ -43,7 +43,7 @@ func dumpStmt(b *strings.Builder, s Statement) {
 			b.WriteString(" " + quoteString(s.Key))
 		}
 	case *CreateTable:
-		b.WriteString("CREATE ")
+		b.WriteString(s.Replace.String() + " ")
 		if s.Temporary {
 			b.WriteString("TEMPORARY ")
 		}

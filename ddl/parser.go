@@ -486,7 +486,7 @@ func startsStatement(t token) bool {
 		return t.val == "("
 	}
 	switch strings.ToUpper(t.val) {
-	case "SET", "RESET", "CREATE", "DROP", "USE", "INSERT", "EXECUTE", "BEGIN", "EXPLAIN", "SELECT", "VALUES", "WITH":
+	case "SET", "RESET", "CREATE", "DROP", "USE", "REPLACE", "INSERT", "EXECUTE", "BEGIN", "EXPLAIN", "SELECT", "VALUES", "WITH":
 		return t.kind == tIdent
 	}
 	return false
@@ -545,8 +545,15 @@ func (p *parser) statement() Statement {
 		return p.queryStatement()
 	case "USE":
 		return p.use()
+	case "REPLACE":
+		p.kind = KindCreateTable
+		start := p.next()
+		if !p.isKw("TABLE") {
+			p.failExpected("TABLE after REPLACE")
+		}
+		return p.replaceTable(start, ReplaceExisting)
 	case "SHOW", "DESCRIBE", "DESC", "ALTER", "LOAD", "UNLOAD", "ADD", "REMOVE", "CALL",
-		"DELETE", "UPDATE", "TRUNCATE", "ANALYZE", "REPLACE", "SAVEPOINT", "STOP", "COMPILE":
+		"DELETE", "UPDATE", "TRUNCATE", "ANALYZE", "SAVEPOINT", "STOP", "COMPILE":
 		p.unsupported(t, "the "+kw+" statement")
 	case "END":
 		p.failTok(t, "END without a statement set (BEGIN STATEMENT SET; or EXECUTE STATEMENT SET BEGIN)")
@@ -623,7 +630,13 @@ func (p *parser) reset() Statement {
 func (p *parser) create() Statement {
 	start := p.next()
 	if p.isKw("OR") {
-		p.unsupported(start, "CREATE OR REPLACE")
+		p.next()
+		p.expectKw("REPLACE")
+		if !p.isKw("TABLE") {
+			p.unsupported(start, "CREATE OR REPLACE "+strings.ToUpper(p.peek().val))
+		}
+		p.kind = KindCreateTable
+		return p.replaceTable(start, CreateOrReplace)
 	}
 	temporary := p.acceptKw("TEMPORARY")
 	system := temporary && p.acceptKw("SYSTEM")
@@ -708,6 +721,20 @@ func (p *parser) ifNotExists() bool {
 		return true
 	}
 	return false
+}
+
+// replaceTable parses the rest of [CREATE OR] REPLACE TABLE name ... AS
+// query, from TABLE: a CREATE TABLE ... AS query that replaces the table.
+func (p *parser) replaceTable(start token, mode ReplaceMode) Statement {
+	if p.isKw("TABLE") && p.isKwAt(1, "IF") {
+		p.failTok(p.peekAt(1), "%s TABLE takes no IF NOT EXISTS", mode)
+	}
+	ct := p.createTable(start, false).(*CreateTable)
+	if ct.AsQuery == nil {
+		p.fail(ct.Pos, ErrSyntax, "%s TABLE %s needs AS query (it replaces a table with the rows of a query)", mode, ct.Name)
+	}
+	ct.Replace = mode
+	return ct
 }
 
 func (p *parser) createTable(start token, temporary bool) Statement {

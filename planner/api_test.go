@@ -404,3 +404,34 @@ CREATE TABLE twice WITH ('connector' = 'blackhole') AS SELECT id, id, id FROM sr
 		t.Errorf("repeated columns named %s, want id0,id1 (Flink's names)", got)
 	}
 }
+
+// TestReplaceTableAs: REPLACE TABLE ... AS needs the table, CREATE OR
+// REPLACE TABLE ... AS does not; both give the table the query's columns
+// and options, and the query reads the table as it was.
+func TestReplaceTableAs(t *testing.T) {
+	ctx := context.Background()
+	p, err := planner.Compile(ctx, "job.sql", `
+CREATE TABLE src (id BIGINT, name STRING) WITH ('connector' = 'datagen');
+CREATE TABLE out1 (x INT) WITH ('connector' = 'blackhole');
+REPLACE TABLE out1 WITH ('connector' = 'print') AS SELECT id, name FROM src;
+CREATE OR REPLACE TABLE out2 WITH ('connector' = 'blackhole') AS SELECT name FROM src;
+CREATE OR REPLACE TABLE src WITH ('connector' = 'blackhole') AS SELECT id FROM src;`, planner.Options{Registry: testRegistry()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out1, _ := p.Catalog.Table(planner.Identifier{Catalog: "default_catalog", Database: "default_database", Name: "out1"})
+	if out1.Connector() != "print" || len(out1.Schema.Columns) != 2 {
+		t.Errorf("out1 is %s with %v, want the replacement (print, id and name)", out1.Connector(), out1.Schema.Columns)
+	}
+	if len(p.Inserts) != 3 || p.Inserts[2].Flows[0].Source.Table.Connector() != "datagen" {
+		t.Errorf("the replacing query of src read %v, want the old src (datagen)", p.Inserts[2].Flows[0].Source.Table)
+	}
+	_, err = planner.Compile(ctx, "job.sql", `
+CREATE TABLE src (id BIGINT) WITH ('connector' = 'datagen');
+CREATE VIEW v AS SELECT id FROM src;
+REPLACE TABLE nothing WITH ('connector' = 'blackhole') AS SELECT id FROM src;
+CREATE OR REPLACE TABLE v WITH ('connector' = 'blackhole') AS SELECT id FROM src;`, planner.Options{Registry: testRegistry()})
+	if errs := planner.Errors(err); len(errs) != 2 || !strings.Contains(errs[0].Error(), "to replace does not exist") || !strings.Contains(errs[1].Error(), "is a view") {
+		t.Errorf("errors %v, want a missing table to replace and a view", errs)
+	}
+}

@@ -44,7 +44,9 @@
 // query's columns (a repeated name numbered, id0, as Flink's validator
 // names it) and plans an INSERT of the query into it (only the INSERT
 // when IF NOT EXISTS finds the table; a column list beside AS is not
-// supported yet); IF NOT EXISTS keeps the first definition; DROP removes.
+// supported yet); REPLACE TABLE ... AS (of a table that exists) and
+// CREATE OR REPLACE TABLE ... AS redefine the table so for the statements
+// after them; IF NOT EXISTS keeps the first definition; DROP removes.
 // OPTIONS hints on a FROM table or an INSERT target override its WITH
 // options for that use. Views are inlined. A query is single-source: a
 // SELECT with WHERE over a table, view, subquery or VALUES, and UNION ALL

@@ -879,16 +879,33 @@ func (p *planner) insert(s *ddl.Insert, explain, inSet bool) {
 	p.insertResolved(s, t, rel, explain, inSet)
 }
 
-// createTableAs plans CREATE TABLE ... AS query (CTAS), as Flink does: a
-// table whose columns are the query's output columns (names and types,
+// createTableAs plans CREATE TABLE ... AS query (CTAS), and REPLACE TABLE
+// and CREATE OR REPLACE TABLE ... AS query (RTAS), as Flink does: a table
+// whose columns are the query's output columns (names and types,
 // nullability included; a repeated name gets a number, id0) and whose
-// options are the statement's, created
-// unless IF NOT EXISTS finds one of that name, and an INSERT of the
-// query's rows into it.
+// options are the statement's, and an INSERT of the query's rows into it.
+// IF NOT EXISTS over an existing table plans only the INSERT. A replaced
+// table's new definition holds for the statements after it (an INSERT
+// before it keeps writing the old one, as a Flink job submitted before
+// it does); the query reads the tables as they were before it.
 func (p *planner) createTableAs(s *ddl.CreateTable) {
 	ins := &ddl.Insert{Pos: s.Pos, Target: s.Name, Query: s.AsQuery}
-	if id, err := p.cat.ident(s.Name); err == nil && s.IfNotExists && p.cat.exists(id) {
+	id, err := p.cat.ident(s.Name)
+	if err != nil {
+		p.fail(s.Name, p.f.errorAt(s.Name.Pos, ErrUnknownName, nil, err.Error()))
+		return
+	}
+	_, isTable := p.cat.Table(id)
+	switch {
+	case s.IfNotExists && p.cat.exists(id):
 		p.insert(ins, false, false)
+		return
+	case s.Replace != ddl.NoReplace && !isTable && p.cat.exists(id):
+		p.fail(s.Name, p.f.errorAt(s.Name.Pos, ErrUnknownName, nil, fmt.Sprintf("'%s' is a view; %s TABLE replaces a table", id.Short(), s.Replace)))
+		return
+	case s.Replace == ddl.ReplaceExisting && !isTable:
+		p.fail(s.Name, p.f.errorAt(s.Name.Pos, ErrUnknownName, nil, fmt.Sprintf("table '%s' to replace does not exist%s; CREATE OR REPLACE TABLE creates it",
+			id.Short(), didYouMean(id.Short(), p.cat.Names()))))
 		return
 	}
 	if err := p.f.refuseQuery(s.AsQuery); err != nil {
@@ -911,6 +928,9 @@ func (p *planner) createTableAs(s *ddl.CreateTable) {
 		}
 		used[n] = true
 		def.Columns = append(def.Columns, &ddl.Column{Pos: s.AsPos, Name: n, Kind: ddl.PhysicalColumn, Type: rel.types[i]})
+	}
+	if s.Replace != ddl.NoReplace && isTable {
+		delete(p.cat.tables, id)
 	}
 	if err := p.cat.addTable(p.f, &def); err != nil {
 		p.fail(s.Name, err)

@@ -181,7 +181,6 @@ CREATE TABLE my_ctas_table (
  
 INSERT INTO my_ctas_table SELECT id, name, age FROM source_table WHERE mod(id, 10) = 0;
 -- ====
--- expect-unsupported: REPLACE
 -- create.md
 REPLACE TABLE my_rtas_table
 WITH (
@@ -189,7 +188,6 @@ WITH (
 )
 AS SELECT id, name, age FROM source_table WHERE mod(id, 10) = 0;
 -- ====
--- expect-unsupported: CREATE OR REPLACE
 CREATE OR REPLACE TABLE my_rtas_table
 WITH (
     'connector' = 'kafka'
