@@ -504,3 +504,31 @@ func BenchmarkNexmarkQ2Events(b *testing.B) {
 	proj := []Expr{field("auction"), field("price")}
 	benchFlow(b, filter, filter, proj, nexmarkEvents(b))
 }
+
+// BenchmarkNexmarkQ14Events is q14's filter and projection as the plan
+// runs them over the event table (the bid view inlined), without the
+// count_char UDF: event_type = 2 AND 0.908 * price > 1000000 AND 0.908 *
+// price < 50000000, then auction, bidder, 0.908 * price, the bidTimeType
+// CASE over HOUR(dateTime) (EXTRACT(HOUR FROM dateTime)), dateTime and
+// extra. The prices are scaled so
+// that about half of the bids pass. One op is one event.
+func BenchmarkNexmarkQ14Events(b *testing.B) {
+	et, _, _, bid := nexmarkEventTable()
+	field := func(name string) Expr { return Fn("FIELD", bid, ls(name)) }
+	rate := Lit(types.DecimalType(3, 3).NotNullable(), types.DecimalValue(types.NewDecimal(908, 3)))
+	euro := func() Expr { return Fn("*", rate, field("price")) }
+	hour := func() Expr { return FnUnit("EXTRACT", UnitHour, field("dateTime")) }
+	filter := Fn("AND", Fn("=", et, li(2)), Fn(">", euro(), li(1000000)), Fn("<", euro(), li(50000000)))
+	bidTime := &Case{Whens: []When{
+		{Cond: Fn("AND", Fn(">=", hour(), li(8)), Fn("<=", hour(), li(18))), Result: ls("dayTime")},
+		{Cond: Fn("OR", Fn("<=", hour(), li(6)), Fn(">=", hour(), li(20))), Result: ls("nightTime")}},
+		Else: ls("otherTime")}
+	proj := []Expr{field("auction"), field("bidder"), euro(), bidTime, field("dateTime"), field("extra")}
+	rows := nexmarkEvents(b)
+	for _, row := range rows {
+		if l := row[3].List(); l != nil {
+			l[2] = types.Int64(l[2].Int64() * 100)
+		}
+	}
+	benchFlow(b, filter, filter, proj, rows)
+}

@@ -184,7 +184,8 @@ func (b *builder) condChain(c *Call) (condFn, error) {
 
 // cmpCond is buildComparison's comparison, as a condition, where the
 // common type is integer-like (compared as Int64s, as buildComparison
-// does inline) or FLOAT/DOUBLE of a column or ROW field with a constant.
+// does inline), DECIMAL against a constant, or FLOAT/DOUBLE of a column
+// or ROW field with a constant.
 // ok is false for the other comparisons.
 func (b *builder) cmpCond(c *Call) (fn condFn, ok bool, err error) {
 	ct, _ := commonType(c.Args[0].Type(), c.Args[1].Type())
@@ -200,6 +201,29 @@ func (b *builder) cmpCond(c *Call) (fn condFn, ok bool, err error) {
 			return nil, false, err
 		}
 		return intCmp(op, x, y), true, nil
+	case ct.Kind == types.KindDecimal && !mixedApproxDecimal(c.Args[0].Type(), c.Args[1].Type()):
+		// buildComparison's DECIMAL comparison (Decimal.Cmp), of any
+		// operand with a constant (q14's 0.908 * price > 1000000).
+		xf, err := b.compile(c.Args[0])
+		if err != nil {
+			return nil, false, err
+		}
+		yf, err := b.compile(c.Args[1])
+		if err != nil {
+			return nil, false, err
+		}
+		ox, oy := b.operandOf(c.Args[0], xf), b.operandOf(c.Args[1], yf)
+		if !oy.konst || oy.val.IsNull() {
+			return nil, false, nil
+		}
+		k := oy.val.Decimal()
+		return func(row []types.Value) (truth, error) {
+			a, err := ox.read(row)
+			if err != nil || a.IsNull() {
+				return isNull, err
+			}
+			return truthOfBool(op.holds(a.Decimal().Cmp(k))), nil
+		}, true, nil
 	case (ct.Kind == types.KindDouble || ct.Kind == types.KindFloat) && !mixedApproxDecimal(c.Args[0].Type(), c.Args[1].Type()):
 		xf, err := b.compile(c.Args[0])
 		if err != nil {

@@ -19,10 +19,12 @@ var condSchema = []*ColumnRef{
 	Col(4, "d", types.Double()),
 	Col(5, "day", types.Date()),
 	Col(6, "b", types.Boolean()),
+	Col(7, "m", types.DecimalType(10, 2)),
 }
 
 // condGen makes random integer and BOOLEAN expressions over condSchema
-// and random rows for them, with the values where the specialised forms
+// and random rows for them (and DECIMAL comparisons, q14's
+// 0.908 * price > 1000000), with the values where the specialised forms
 // could differ from the general one: NULLs, zero divisors, the extremes of
 // each width (wrap-around), NaN and signed zeros.
 type condGen struct{ r *rand.Rand }
@@ -94,6 +96,9 @@ func (g condGen) boolExpr(depth int) Expr {
 		}
 		return condSchema[6]
 	case 5:
+		if g.r.IntN(2) == 0 {
+			return Fn(op, g.decimalExpr(depth), g.decimalConst())
+		}
 		return Fn([]string{"IS NULL", "IS NOT NULL"}[g.r.IntN(2)], g.intExpr(depth))
 	case 6, 7:
 		args := []Expr{g.boolExpr(depth - 1), g.boolExpr(depth - 1)}
@@ -105,6 +110,26 @@ func (g condGen) boolExpr(depth int) Expr {
 		return Fn("NOT", g.boolExpr(depth-1))
 	}
 	return Lit(types.Boolean(), []types.Value{{}, types.Bool(true), types.Bool(false)}[g.r.IntN(3)])
+}
+
+func (g condGen) decimalConst() Expr {
+	switch g.r.IntN(4) {
+	case 0:
+		return g.intLit()
+	case 1:
+		return Lit(types.DecimalType(3, 3), types.Value{})
+	}
+	return Lit(types.DecimalType(12, 4).NotNullable(), types.DecimalValue(types.NewDecimal(g.pick(condInts)%1000000000000, 4)))
+}
+
+func (g condGen) decimalExpr(depth int) Expr {
+	switch g.r.IntN(3) {
+	case 0:
+		return condSchema[7]
+	case 1:
+		return Fn("*", Lit(types.DecimalType(3, 3).NotNullable(), types.DecimalValue(types.NewDecimal(908, 3))), g.intExpr(depth))
+	}
+	return Fn("+", condSchema[7], g.intExpr(depth))
 }
 
 func (g condGen) row() []types.Value {
@@ -133,6 +158,9 @@ func (g condGen) row() []types.Value {
 	}
 	if !null() {
 		row[6] = types.Bool(g.r.IntN(2) == 0)
+	}
+	if !null() {
+		row[7] = types.DecimalValue(types.NewDecimal(g.pick(condInts)%10000000000, 2))
 	}
 	return row
 }
