@@ -153,7 +153,7 @@ func checkStringsNullable(result types.Type) func(c *Call) (types.Type, error) {
 
 func mapString(f func(string) string) func(*builder, *Call, []evalFn) (evalFn, error) {
 	return func(b *builder, c *Call, a []evalFn) (evalFn, error) {
-		return strUnop(b.operandOf(c.Args[0], a[0]), func(s string) (types.Value, error) { return types.Str(f(s)), nil }), nil
+		return strUnop(b.operandOf(c.Args[0], a[0]), func(s string) (string, bool) { return f(s), false }), nil
 	}
 }
 
@@ -478,15 +478,12 @@ func buildSplitIndex(b *builder, c *Call, a []evalFn) (evalFn, error) {
 		i, ierr := a[2](nil)
 		if derr == nil && ierr == nil && !d.IsNull() && !i.IsNull() && d.Str() != "" {
 			sep, n := d.Str(), i.Int64()
-			return strUnop(b.operandOf(c.Args[0], a[0]), func(s string) (types.Value, error) {
+			return strUnop(b.operandOf(c.Args[0], a[0]), func(s string) (string, bool) {
 				if n < 0 {
-					return types.Value{}, nil
+					return "", true
 				}
 				part, ok := splitPart(s, sep, n)
-				if !ok {
-					return types.Value{}, nil
-				}
-				return types.Str(part), nil
+				return part, !ok
 			}), nil
 		}
 	}

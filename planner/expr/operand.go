@@ -168,11 +168,13 @@ func binop(x, y operand, f func(a, b types.Value) (types.Value, error)) evalFn {
 	return strict2(x.fn, y.fn, f)
 }
 
-// strUnop is unop for a string operand: f gets the operand's string, not
-// its types.Value, whose copy into f's frame stalls on store forwarding
-// (cond.go) and costs more than a short string function's own work
+// strUnop is unop for a string function of a string: f gets the
+// operand's string, not its types.Value, and gives a string (null: NULL),
+// not a types.Value. A types.Value passed into or back out of a closure is
+// spilled and copied as 16-byte blocks, which stalls on store forwarding
+// (cond.go), and costs more than a short string function's own work
 // (Nexmark q22's three SPLIT_INDEX(bid.url, '/', k) per bid).
-func strUnop(x operand, f func(s string) (types.Value, error)) evalFn {
+func strUnop(x operand, f func(s string) (r string, null bool)) evalFn {
 	if x.col >= 0 {
 		xc := x.col
 		return func(row []types.Value) (types.Value, error) {
@@ -182,7 +184,10 @@ func strUnop(x operand, f func(s string) (types.Value, error)) evalFn {
 			if row[xc].IsNull() {
 				return types.Value{}, nil
 			}
-			return f(row[xc].Str())
+			if r, null := f(row[xc].Str()); !null {
+				return types.Str(r), nil
+			}
+			return types.Value{}, nil
 		}
 	}
 	if x.field {
@@ -198,7 +203,10 @@ func strUnop(x operand, f func(s string) (types.Value, error)) evalFn {
 			if xi >= len(l) || l[xi].IsNull() {
 				return types.Value{}, nil
 			}
-			return f(l[xi].Str())
+			if r, null := f(l[xi].Str()); !null {
+				return types.Str(r), nil
+			}
+			return types.Value{}, nil
 		}
 	}
 	if x.konst {
@@ -206,7 +214,12 @@ func strUnop(x operand, f func(s string) (types.Value, error)) evalFn {
 			return constFn(types.Value{})
 		}
 		s := x.val.Str()
-		return func([]types.Value) (types.Value, error) { return f(s) }
+		return func([]types.Value) (types.Value, error) {
+			if r, null := f(s); !null {
+				return types.Str(r), nil
+			}
+			return types.Value{}, nil
+		}
 	}
 	xf := x.fn
 	return func(row []types.Value) (types.Value, error) {
@@ -214,6 +227,9 @@ func strUnop(x operand, f func(s string) (types.Value, error)) evalFn {
 		if err != nil || a.IsNull() {
 			return types.Value{}, err
 		}
-		return f(a.Str())
+		if r, null := f(a.Str()); !null {
+			return types.Str(r), nil
+		}
+		return types.Value{}, nil
 	}
 }
