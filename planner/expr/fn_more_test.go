@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -185,6 +186,58 @@ func TestTimestampAddConstant(t *testing.T) {
 					want, err2 := g.Eval(row)
 					if (err1 == nil) != (err2 == nil) || got.IsNull() != want.IsNull() || got.Timestamp() != want.Timestamp() {
 						t.Fatalf("TIMESTAMPADD(%v, %d, %s) of %s = %s (%v), general path %s (%v)", unit, amount, arg, show(v), show(got), err1, show(want), err2)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestDateFormatTimestampOperands checks DATE_FORMAT of a TIMESTAMP read
+// in place (dateFormatTimestamp): a column, a ROW's field (the ROW or the
+// field NULL) and a nested call, nanoseconds and instants before 1970,
+// against the evaluator-only path (viaArgs), row after row so that the
+// memo of the last period is exercised across periods and back.
+func TestDateFormatTimestampOperands(t *testing.T) {
+	ts := Col(0, "ts", types.TimestampType(9))
+	r := Col(1, "r", types.RowType(types.Field{Name: "n", Type: types.Int()}, types.Field{Name: "dateTime", Type: types.TimestampType(9)}))
+	rng := rand.New(rand.NewPCG(8, 9))
+	var at []types.Value
+	ms := int64(-90_000_001)
+	for range 2000 {
+		at = append(at, types.TimestampValue(types.Timestamp{Millis: ms, NanoOfMilli: int32(rng.IntN(1_000_000))}))
+		ms += []int64{0, 1, 999, 1000, 59_999, 3_600_000, -61_000, 86_400_000}[rng.IntN(8)]
+	}
+	at = append(at, types.Value{})
+	field := Fn("FIELD", r, ls("dateTime"))
+	for _, pattern := range []string{"HH:mm", "yyyy-MM-dd", "yyyy-MM-dd HH:mm:ss", "ss", "a hh", "ss.SSS"} {
+		for _, arg := range []Expr{ts, field, Fn("TIMESTAMPADD", Lit(types.Int().NotNullable(), types.Int64(0)), ts)} {
+			for _, e := range []Expr{Fn("DATE_FORMAT", arg, ls(pattern))} {
+				if c, ok := arg.(*Call); ok && c.Name == "TIMESTAMPADD" {
+					c.Unit = UnitSecond
+				}
+				rs, err := Resolve(e)
+				if err != nil {
+					t.Fatalf("%s: %v", e, err)
+				}
+				got, err := newBuilder(benchOpts).compile(rs)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ref := newBuilder(benchOpts)
+				ref.viaArgs = true
+				want, err := ref.compile(rs)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i, v := range at {
+					for _, rv := range []types.Value{{}, types.List([]types.Value{types.Int64(1), v})} {
+						row := []types.Value{v, rv}
+						g, err1 := got(row)
+						w, err2 := want(row)
+						if err1 != nil || err2 != nil || show(g) != show(w) {
+							t.Fatalf("%s, row %d (%v, %s): %s (%v), want %s (%v)", rs, i, show(v), show(rv), show(g), err1, show(w), err2)
+						}
 					}
 				}
 			}

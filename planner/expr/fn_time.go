@@ -153,6 +153,9 @@ func buildDateFormat(b *builder, c *Call, a []evalFn) (evalFn, error) {
 	if err != nil {
 		return nil, err
 	}
+	if fn := b.dateFormatTimestamp(c, a, fmtFn); fn != nil {
+		return fn, nil
+	}
 	civ := b.civilOf(t)
 	isStr := t.IsString()
 	// The text of the last period of the pattern's span (a day for a
@@ -205,6 +208,81 @@ func buildDateFormat(b *builder, c *Call, a []evalFn) (evalFn, error) {
 		last.Store(e)
 		return types.Str(e.text), nil
 	}, nil
+}
+
+// dateFormatTimestamp is buildDateFormat's evaluator, specialised for a
+// TIMESTAMP (not LTZ) with a constant pattern that has a span and no
+// offset field (q10's DATE_FORMAT(dateTime, 'HH:mm'), q17's 'yyyy-MM-dd'):
+// the timestamp is read in place when it is a column or a ROW's field,
+// and the period is computed from its milliseconds (its wall clock is
+// UTC: Timestamp.Time), so that a row in the last period printed costs
+// no time.Time and no types.Value passed between closures. The results
+// are buildDateFormat's. Nil when that does not apply.
+func (b *builder) dateFormatTimestamp(c *Call, a []evalFn, fmtFn func([]types.Value) (*javatime.Pattern, bool, error)) evalFn {
+	if b.viaArgs || c.Args[0].Type().Kind != types.KindTimestamp || (len(c.Args) > 1 && !isConstant(c.Args[1])) {
+		return nil
+	}
+	f, null, err := fmtFn(nil)
+	if err != nil || null || f.Zoned() || f.Span() <= 0 {
+		return nil
+	}
+	span := f.Span()
+	var last atomic.Pointer[spanText]
+	format := func(ts types.Timestamp) types.Value {
+		k := floorDiv(floorDiv(ts.Millis, 1000), span)
+		if e := last.Load(); e != nil && e.k == k {
+			return types.Str(e.text)
+		}
+		e := &spanText{f: f, k: k, text: f.Format(ts.Time())}
+		last.Store(e)
+		return types.Str(e.text)
+	}
+	x := b.operandOf(c.Args[0], a[0])
+	switch {
+	case x.field:
+		col, idx := x.fcol, x.fidx
+		return func(row []types.Value) (types.Value, error) {
+			if col >= len(row) {
+				return types.Value{}, errColumn(col, len(row))
+			}
+			if row[col].IsNull() {
+				return types.Value{}, nil
+			}
+			l := row[col].List()
+			if idx >= len(l) || l[idx].IsNull() {
+				return types.Value{}, nil
+			}
+			return format(l[idx].Timestamp()), nil
+		}
+	case x.col >= 0:
+		col := x.col
+		return func(row []types.Value) (types.Value, error) {
+			if col >= len(row) {
+				return types.Value{}, errColumn(col, len(row))
+			}
+			if row[col].IsNull() {
+				return types.Value{}, nil
+			}
+			return format(row[col].Timestamp()), nil
+		}
+	}
+	xf := a[0]
+	return func(row []types.Value) (types.Value, error) {
+		v, err := xf(row)
+		if err != nil || v.IsNull() {
+			return types.Value{}, err
+		}
+		return format(v.Timestamp()), nil
+	}
+}
+
+// floorDiv is a / b rounded toward negative infinity (b > 0).
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b < 0 {
+		q--
+	}
+	return q
 }
 
 // spanText is what a pattern printed for period k of its span
