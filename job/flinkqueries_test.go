@@ -315,3 +315,51 @@ func TestMiniBatchFoldsTheChangelog(t *testing.T) {
 	}
 	t.Logf("changes: %d without mini-batch, %d with", changes[0], changes[1])
 }
+
+// TestFlinkQueriesParallel runs each case that Flink runs at parallelism
+// 3 (sources that can split, operators and the query's sink): the table
+// its changelog leaves must be the one Flink's leaves. The rows of one
+// key are changed in one task, in order, so the table does not depend on
+// how the tasks' outputs interleave.
+func TestFlinkQueriesParallel(t *testing.T) {
+	dir, err := filepath.Abs(filepath.Join("testdata", "flink-queries"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases, err := filepath.Glob(filepath.Join(dir, "*.sql"))
+	if err != nil || len(cases) < 10 {
+		t.Fatalf("cases: %v, %v", cases, err)
+	}
+	for _, c := range cases {
+		name := strings.TrimSuffix(filepath.Base(c), ".sql")
+		want, err := os.ReadFile(strings.TrimSuffix(c, ".sql") + ".flink")
+		if err != nil || strings.HasPrefix(string(want), "ERROR: ") {
+			continue // TestFlinkQueries checks the refusals
+		}
+		t.Run(name, func(t *testing.T) {
+			text, err := flinkcases.Read(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := runCase(t, name, text, dir, map[string]string{"parallelism.default": "3"})
+			wantLines := lines(string(want))
+			if strings.Contains(firstLine(text), "upsert key: first column") {
+				if got, err = finalByFirstColumn(got); err != nil {
+					t.Fatalf("streamsql's changelog read as upserts: %v", err)
+				}
+				wantLines, err = finalByFirstColumn(wantLines)
+			} else {
+				if got, err = final(got); err != nil {
+					t.Fatalf("streamsql's changelog: %v", err)
+				}
+				wantLines, err = final(wantLines)
+			}
+			if err != nil {
+				t.Fatalf("Flink's changelog: %v", err)
+			}
+			if !slices.Equal(got, wantLines) {
+				t.Errorf("at parallelism 3 the table streamsql's changelog leaves differs from Flink's\n--- streamsql\n%s\n--- Flink\n%s", strings.Join(got, "\n"), strings.Join(wantLines, "\n"))
+			}
+		})
+	}
+}
