@@ -158,21 +158,11 @@ type TableConfig struct {
 	// expired entries are never returned, and they are dropped
 	// eventually).
 	TTL time.Duration
-	// Lookups says that the operator reads and writes single sub-keys of
-	// a map table's large maps (a DISTINCT call's values per key), not
-	// ranges: the in-memory backend keeps a hash index of every map of
-	// 128 entries or more (11 to 21 bytes more per entry); the disk
-	// backend does not need one.
-	Lookups bool
 }
 
 // TTL sets a table's time to live (table.exec.state.ttl, or a STATE_TTL
 // hint). 0 keeps entries until they are deleted.
 func TTL(d time.Duration) TableOption { return func(c *TableConfig) { c.TTL = d } }
-
-// Lookups marks a map table whose large maps are read and written by
-// single sub-keys (see TableConfig.Lookups).
-func Lookups() TableOption { return func(c *TableConfig) { c.Lookups = true } }
 
 // ValueTable maps a key to a value within each key group. Keys and values
 // are bytes the caller encoded (package state's codec: AppendKey,

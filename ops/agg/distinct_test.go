@@ -27,9 +27,8 @@ var backends = []struct {
 // COUNT(DISTINCT b) FILTER f2, COUNT(DISTINCT a) FILTER f2,
 // SUM(DISTINCT b) FILTER f1, COUNT(DISTINCT c). The calls over a share the
 // view "distinctview0", those over b "distinctview3"; c's view of one call
-// is "distinct6" (c takes 400 values: its maps grow past the 128 entries
-// from which the heap backend indexes a map of a table opened with
-// state.Lookups).
+// is "distinct6" (c takes 400 values: large maps, hundreds of entries
+// per key).
 func distinctSpec(retracting bool) agg.Spec {
 	big := types.BigInt()
 	count := func(arg, filter int, distinct bool) agg.Call {

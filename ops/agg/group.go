@@ -93,8 +93,6 @@ func (g *groupAgg) Open(ctx *stream.Context) error {
 		g.maxP = state.DefaultMaxParallelism
 	}
 	opts := []state.TableOption{state.TTL(g.spec.TTL)}
-	// The value counts are read and written one value at a time.
-	lookups := []state.TableOption{state.TTL(g.spec.TTL), state.Lookups()}
 	g.accs = ctx.State.Value("acc", opts...)
 	g.over = g.accs.Put
 	if o, ok := g.accs.(state.Overwriter); ok && g.spec.TTL == 0 {
@@ -104,12 +102,12 @@ func (g *groupAgg) Open(ctx *stream.Context) error {
 	g.values = make([]state.MapTable, n)
 	g.eq = make([]func(a, b types.Value) int, n)
 	g.valueTypes = make([]types.Type, n)
-	if err := g.openViews(ctx, lookups); err != nil {
+	if err := g.openViews(ctx, opts); err != nil {
 		return err
 	}
 	for k, c := range g.spec.Calls {
 		if g.spec.Retracting && (c.Func == Min || c.Func == Max) {
-			g.values[k] = ctx.State.Map(fmt.Sprintf("values%d", k), lookups...)
+			g.values[k] = ctx.State.Map(fmt.Sprintf("values%d", k), opts...)
 		}
 		g.eq[k] = types.Comparator(c.Result)
 		if c.Arg >= 0 {

@@ -159,31 +159,7 @@ func (b *Backend) table(name string, isMap bool, opts []state.TableOption) *tabl
 		t.retime(ttl > 0)
 	}
 	t.ttl = ttl
-	if isMap && tc.Lookups != t.indexed {
-		t.setIndexed(tc.Lookups)
-	}
 	return t
-}
-
-// setIndexed says whether the table's sorted maps keep a hash index
-// (state.Lookups). Restored maps take it as the operator opens the table:
-// a map builds its index when it next gets a new entry; turned off, the
-// indexes are dropped.
-func (t *table) setIndexed(on bool) {
-	t.indexed = on
-	for _, g := range t.maps {
-		if g == nil {
-			continue
-		}
-		for _, sm := range g.subs {
-			if sm != nil {
-				sm.indexed = on
-				if !on {
-					sm.idx = nil
-				}
-			}
-		}
-	}
 }
 
 func (b *Backend) newTable(name string, isMap, timed bool) *table {
@@ -250,12 +226,10 @@ type table struct {
 	b     *Backend
 	name  string
 	isMap bool
-	timed bool // entries carry write times
-	// indexed: the sorted maps keep a hash index (state.Lookups).
-	indexed bool
-	ttl     int64 // milliseconds; 0: none
-	vals    []*hmap
-	maps    []*mgroup
+	timed bool  // entries carry write times
+	ttl   int64 // milliseconds; 0: none
+	vals  []*hmap
+	maps  []*mgroup
 
 	sweepKG int // the key group the TTL sweep is in
 }
@@ -353,7 +327,7 @@ func (t *table) subW(g *mgroup, h uint64, key []byte, create bool) (*submap, uin
 	if !create {
 		return nil, 0, nil
 	}
-	sm = &submap{epoch: t.b.epoch, timed: t.timed, indexed: t.indexed}
+	sm = &submap{epoch: t.b.epoch, timed: t.timed}
 	if n := len(g.free); n > 0 {
 		si = g.free[n-1]
 		g.free = g.free[:n-1]
@@ -407,7 +381,7 @@ func (t *table) retime(timed bool) {
 			if sm == nil {
 				continue
 			}
-			n := &submap{epoch: t.b.epoch, timed: timed, indexed: t.indexed}
+			n := &submap{epoch: t.b.epoch, timed: timed}
 			for j := range sm.offs {
 				e := sm.entry(j)
 				_, _ = n.put(e.key, e.value, now)
@@ -606,10 +580,11 @@ func (m mapTable) Get(kg int, key, sub []byte) ([]byte, bool, error) {
 	if sm == nil {
 		return nil, false, nil
 	}
-	e, found := sm.lookup(sub)
+	j, found := sm.find(sub)
 	if !found {
 		return nil, false, nil
 	}
+	e := sm.entry(j)
 	if t.timed && t.expired(e.time, t.b.now()) {
 		return nil, false, nil
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
-	"hash/maphash"
 	"slices"
 )
 
@@ -430,191 +429,23 @@ func reserve(arena []byte, n int) []byte {
 }
 
 // submap is the sorted map of one key of a MapTable: entries in an arena
-// (as hmap's) and their offsets sorted by sub-key. In a table opened with
-// state.Lookups, a map of idxMin entries or more also keeps a hash index
-// of them (idx), for lookups of one sub-key: a binary search over a large map reads an entry of the
-// arena at each step, and most of those miss the CPU's caches (Nexmark
-// q16's COUNT(DISTINCT bidder) of a hot channel: tens of thousands of
-// values, a lookup per bid).
+// (as hmap's) and their offsets sorted by sub-key.
 type submap struct {
 	epoch uint64
 	offs  []uint32 // offsets of the live entries, by sub-key
-	// idx, when not nil, holds every live entry (behind a pointer: most
-	// maps have none, and the struct stays in the 80-byte size class).
-	idx   *subIndex
 	arena []byte
 	dead  int
 	timed bool
-	// indexed: the map keeps idx from idxMin entries (state.Lookups).
-	indexed bool
 }
 
-// subIndex is a sorted map's hash index: open addressing with linear
-// probing over slots of 32 bits of the sub-key's hash and the entry's
-// offset+1 (0: empty), at a load of at most 3/4.
-type subIndex struct{ slots []uint64 }
-
-// idxMin is the number of entries from which a sorted map keeps a hash
-// index; it drops the index below idxMin/2. Below it a binary search
-// takes at most 7 steps, and small maps pay no index memory. Tables
-// that read ranges (a join key's rows, a Top-N partition) have none.
-const idxMin = 128
-
-// subSeed seeds the hash of sub-keys (set once, never changed).
-var subSeed = maphash.MakeSeed()
-
-func subHash(sub []byte) uint32 { return uint32(maphash.Bytes(subSeed, sub)) }
-
-func (s *submap) mem() int64 {
-	n := int64(cap(s.arena)) + 4*int64(cap(s.offs)) + 80
-	if s.idx != nil {
-		n += 8*int64(cap(s.idx.slots)) + 24
-	}
-	return n
-}
+func (s *submap) mem() int64 { return int64(cap(s.arena)) + 4*int64(cap(s.offs)) + 80 }
 
 func (s *submap) clone(epoch uint64) *submap {
 	c := *s
 	c.epoch = epoch
 	c.offs = slices.Clone(s.offs)
-	if s.idx != nil {
-		c.idx = &subIndex{slots: slices.Clone(s.idx.slots)}
-	}
 	c.arena = slices.Clone(s.arena)
 	return &c
-}
-
-// lookup returns sub's entry.
-func (s *submap) lookup(sub []byte) (entry, bool) {
-	if s.idx != nil {
-		pos, ok := s.idxFind(subHash(sub), sub)
-		if !ok {
-			return entry{}, false
-		}
-		return decode(s.arena, int(uint32(s.idx.slots[pos]))-1, s.timed), true
-	}
-	i, ok := s.find(sub)
-	if !ok {
-		return entry{}, false
-	}
-	return s.entry(i), true
-}
-
-// idxFind returns the slot of idx that holds sub (hash h), or the empty
-// slot where it would go.
-func (s *submap) idxFind(h uint32, sub []byte) (int, bool) {
-	mask := len(s.idx.slots) - 1
-	pos := int(h) & mask
-	for {
-		v := s.idx.slots[pos]
-		if v == 0 {
-			return pos, false
-		}
-		if uint32(v>>32) == h {
-			p := int(uint32(v)) // the offset+1: past the flag
-			kl, n := binary.Uvarint(s.arena[p:])
-			p += n
-			if bytes.Equal(s.arena[p:p+int(kl)], sub) {
-				return pos, true
-			}
-		}
-		pos = (pos + 1) & mask
-	}
-}
-
-// idxAdd puts sub's entry at off into the index, building the index when
-// the map has reached idxMin entries (offs already holds the entry).
-func (s *submap) idxAdd(sub []byte, off int) {
-	if s.idx == nil {
-		if s.indexed && len(s.offs) >= idxMin {
-			s.idxBuild()
-		}
-		return
-	}
-	if len(s.offs)*4 > len(s.idx.slots)*3 {
-		s.idxBuild()
-		return
-	}
-	h := subHash(sub)
-	pos, _ := s.idxFind(h, sub)
-	s.idx.slots[pos] = uint64(h)<<32 | uint64(off+1)
-}
-
-// idxMove records that sub's entry moved to off.
-func (s *submap) idxMove(sub []byte, off int) {
-	if s.idx == nil {
-		return
-	}
-	h := subHash(sub)
-	if pos, ok := s.idxFind(h, sub); ok {
-		s.idx.slots[pos] = uint64(h)<<32 | uint64(off+1)
-	}
-}
-
-// idxDelete removes sub from the index (backward-shift deletion, as
-// hmap's), or drops the index when the map has shrunk below idxMin/2.
-func (s *submap) idxDelete(sub []byte) {
-	if s.idx == nil {
-		return
-	}
-	if len(s.offs) < idxMin/2 {
-		s.idx = nil
-		return
-	}
-	pos, ok := s.idxFind(subHash(sub), sub)
-	if !ok {
-		return
-	}
-	mask := len(s.idx.slots) - 1
-	i, j := pos, pos
-	for {
-		j = (j + 1) & mask
-		v := s.idx.slots[j]
-		if v == 0 {
-			break
-		}
-		k := int(uint32(v>>32)) & mask
-		if i <= j {
-			if i < k && k <= j {
-				continue
-			}
-		} else if i < k || k <= j {
-			continue
-		}
-		s.idx.slots[i] = v
-		i = j
-	}
-	s.idx.slots[i] = 0
-}
-
-// idxBuild (re)builds the index from offs, or drops it below idxMin/2
-// entries (a map that has one keeps it down to there).
-func (s *submap) idxBuild() {
-	n := len(s.offs)
-	if n < idxMin/2 || (s.idx == nil && n < idxMin) {
-		s.idx = nil
-		return
-	}
-	size := 16
-	for size*3 < n*4*2 { // room to grow by half before the next rebuild
-		size *= 2
-	}
-	if s.idx != nil && cap(s.idx.slots) >= size {
-		s.idx.slots = s.idx.slots[:size]
-		clear(s.idx.slots)
-	} else {
-		s.idx = &subIndex{slots: make([]uint64, size)}
-	}
-	mask := size - 1
-	for _, off := range s.offs {
-		e := decode(s.arena, int(off), s.timed)
-		h := subHash(e.key)
-		pos := int(h) & mask
-		for s.idx.slots[pos] != 0 {
-			pos = (pos + 1) & mask
-		}
-		s.idx.slots[pos] = uint64(h)<<32 | uint64(off+1)
-	}
 }
 
 // find returns the index of sub in offs, or where it would go.
@@ -630,18 +461,6 @@ func (s *submap) find(sub []byte) (int, bool) {
 func (s *submap) entry(i int) entry { return decode(s.arena, int(s.offs[i]), s.timed) }
 
 func (s *submap) put(sub, value []byte, time int64) (added bool, err error) {
-	if s.idx != nil {
-		// An update of the value's length, in place, without the search.
-		if pos, ok := s.idxFind(subHash(sub), sub); ok {
-			if e := decode(s.arena, int(uint32(s.idx.slots[pos]))-1, s.timed); len(e.value) == len(value) {
-				copy(e.value, value)
-				if s.timed {
-					binary.LittleEndian.PutUint64(s.arena[e.timeAt:], uint64(time))
-				}
-				return false, nil
-			}
-		}
-	}
 	i, found := s.find(sub)
 	if found {
 		e := s.entry(i)
@@ -663,7 +482,6 @@ func (s *submap) put(sub, value []byte, time int64) (added bool, err error) {
 		s.arena[s.offs[i]] = flagDead
 		s.dead += e.end - int(s.offs[i])
 		s.offs[i] = uint32(len(s.arena))
-		s.idxMove(sub, len(s.arena))
 		s.arena = appendEntry(s.arena, sub, value, time, s.timed)
 		s.maybeCompact()
 		return false, nil
@@ -676,7 +494,6 @@ func (s *submap) put(sub, value []byte, time int64) (added bool, err error) {
 	s.makeRoom(size)
 	s.offs = slices.Insert(s.offs, i, uint32(len(s.arena)))
 	s.arena = appendEntry(s.arena, sub, value, time, s.timed)
-	s.idxAdd(sub, len(s.arena)-size)
 	return true, nil
 }
 
@@ -719,9 +536,6 @@ func (s *submap) compactInPlace() {
 	}
 	s.arena = s.arena[:w]
 	s.dead = 0
-	if s.idx != nil {
-		s.idxBuild()
-	}
 }
 
 func (s *submap) deleteAt(i int) {
@@ -729,7 +543,6 @@ func (s *submap) deleteAt(i int) {
 	s.arena[s.offs[i]] = flagDead
 	s.dead += e.end - int(s.offs[i])
 	s.offs = slices.Delete(s.offs, i, i+1)
-	s.idxDelete(e.key)
 	s.maybeCompact()
 }
 
@@ -745,7 +558,4 @@ func (s *submap) maybeCompact() {
 	}
 	s.arena = arena
 	s.dead = 0
-	if s.idx != nil {
-		s.idxBuild()
-	}
 }
