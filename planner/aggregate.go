@@ -333,10 +333,6 @@ func (p *planner) resolveAggregate(q *ddl.Select, in *relation, quals [][]string
 			return cols[key]
 		}
 		for ci, c := range calls {
-			if win != nil && win.spec.Kind == window.Session && c.call.Distinct {
-				// Merging sessions would merge their sets of seen values.
-				return nil, p.f.unsupported(c.call.DistinctPos, "DISTINCT inside a SESSION window aggregation ("+c.call.Name+"(DISTINCT ...))")
-			}
 			spec, arg, filter, err := p.planCall(l, c.call, nk > 0)
 			if err != nil {
 				return nil, err

@@ -626,3 +626,23 @@ func jsonValue(b *strings.Builder, v types.Value, t types.Type) {
 		b.WriteString(strconv.FormatInt(v.Int64(), 10))
 	}
 }
+
+// ResetCall empties call k's accumulator alone.
+func (a *Accumulators) ResetCall(k int) { a.accs[k] = acc{} }
+
+// AddValue adds v to call k's accumulator alone, as a row whose argument
+// is v and whose filter passes would; Rows does not change. It computes a
+// DISTINCT call's accumulator again from its set of values (a window
+// aggregation's merged sessions).
+func (a *Accumulators) AddValue(k int, v types.Value) error {
+	c := &a.calls[k]
+	if c.Arg < 0 {
+		return fmt.Errorf("%s: AddValue of a call without argument", c)
+	}
+	row := make([]types.Value, c.Arg+1)
+	row[c.Arg] = v
+	if err := a.applyCall(k, row, false); err != nil {
+		return fmt.Errorf("%s: %w", c, err)
+	}
+	return nil
+}

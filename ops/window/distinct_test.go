@@ -1,8 +1,10 @@
 package window_test
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -134,7 +136,7 @@ func TestDistinctWindows(t *testing.T) {
 func stateEntries(t *testing.T, b state.Backend) int {
 	t.Helper()
 	n := 0
-	for _, name := range []string{"windows", "distinct0", "distinct1"} {
+	for _, name := range []string{"windows", "sessions", "distinct0", "distinct1"} {
 		m := b.Map(name)
 		for kg := range state.DefaultMaxParallelism {
 			var keys [][]byte
@@ -165,4 +167,74 @@ func TestDistinctWindowFilterAndNulls(t *testing.T) {
 	tk.Watermark(stream.MaxWatermark)
 	// COUNT(DISTINCT v) FILTER: {5}; SUM(DISTINCT v): 5 + 7.
 	expect(t, tk.Take(), "+I[a, 1, 12, "+t0+"00"+end+", "+t0+"10"+end+", "+t0+"09.999]")
+}
+
+// TestDistinctSessions: COUNT(DISTINCT) and SUM(DISTINCT) in SESSION
+// windows whose rows arrive out of order, so that sessions grow backwards
+// and rows bridge two sessions into one (their sets of values merge, and
+// a value seen in both counts once), with checkpoints and restores
+// between rows, give the results of sessions computed from the sorted
+// rows, on both state backends, and leave no state behind.
+func TestDistinctSessions(t *testing.T) {
+	const gap = 1000
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(3, 4))
+			sp := distinctSpec(window.Session, 0, 0)
+			sp.Gap = gap * time.Millisecond
+			f := window.New(sp)
+			tk := streamtest.Open(t, f, streamtest.Options{Backend: b.kind})
+			type in struct {
+				k     string
+				v, ms int64
+			}
+			var rows []in
+			var got []types.Row
+			for i := range 1500 {
+				r := in{fmt.Sprintf("k%d", rng.IntN(4)), rng.Int64N(8), rng.Int64N(400000)}
+				rows = append(rows, r)
+				tk.Process(row(r.k, r.v, r.ms))
+				if i%200 == 199 {
+					h := tk.Snapshot()
+					got = append(got, tk.Take()...)
+					tk = streamtest.Open(t, f, streamtest.Options{Backend: b.kind, Restore: []state.Handle{h}, Files: tk.Files()})
+				}
+			}
+			tk.Watermark(stream.MaxWatermark)
+			got = append(got, tk.Take()...)
+			// The sessions, from each key's rows sorted by time.
+			byKey := map[string][]in{}
+			for _, r := range rows {
+				byKey[r.k] = append(byKey[r.k], r)
+			}
+			var want []string
+			for k, rs := range byKey {
+				slices.SortFunc(rs, func(a, b in) int { return cmp.Compare(a.ms, b.ms) })
+				first := 0
+				for i := range rs {
+					if i < len(rs)-1 && rs[i+1].ms-rs[i].ms <= gap {
+						continue
+					}
+					vals := map[int64]bool{}
+					for _, r := range rs[first : i+1] {
+						vals[r.v] = true
+					}
+					sum := int64(0)
+					for v := range vals {
+						sum += v
+					}
+					start, end := rs[first].ms, rs[i].ms+gap
+					want = append(want, fmt.Sprintf("+I[%s, %d, %d, %s, %s, %s]", k, len(vals), sum, ts(start), ts(end), ts(end-1)))
+					first = i + 1
+				}
+			}
+			if len(want) < 50 {
+				t.Fatalf("only %d sessions: the test is too small", len(want))
+			}
+			expect(t, got, want...)
+			if n := stateEntries(t, tk.State()); n != 0 {
+				t.Errorf("%d state entries left after every session fired", n)
+			}
+		})
+	}
 }

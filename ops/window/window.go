@@ -1,9 +1,11 @@
 package window
 
 import (
+	"bytes"
 	"container/heap"
 	"encoding/binary"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"time"
@@ -29,9 +31,6 @@ func New(spec Spec) stream.Factory {
 	return func(task stream.TaskInfo) (stream.Operator, error) {
 		if err := spec.check(); err != nil {
 			return nil, err
-		}
-		if spec.Kind == Session && spec.hasDistinct() {
-			return nil, fmt.Errorf("window aggregate: DISTINCT in a SESSION window aggregation is not supported yet")
 		}
 		w := &windowAgg{spec: spec, maxP: task.MaxParallelism, kgs: task.KeyGroups}
 		if w.maxP <= 0 {
@@ -133,6 +132,20 @@ type windowAgg struct {
 	width        int
 }
 
+// openDistinct opens the DISTINCT calls' tables of seen values.
+func (w *windowAgg) openDistinct(ctx *stream.Context) {
+	if !w.spec.hasDistinct() {
+		return
+	}
+	w.distinct = make([]state.MapTable, len(w.spec.Calls))
+	w.skip = make([]bool, len(w.spec.Calls))
+	for k, c := range w.spec.Calls {
+		if c.Distinct {
+			w.distinct[k] = ctx.State.Map(fmt.Sprintf("distinct%d", k))
+		}
+	}
+}
+
 // hasDistinct reports whether a call aggregates DISTINCT values.
 func (s *Spec) hasDistinct() bool {
 	for _, c := range s.Calls {
@@ -152,9 +165,10 @@ func (w *windowAgg) Open(ctx *stream.Context) error {
 	w.ltz = w.spec.TimeType.Kind == types.KindTimestampLTZ && w.spec.Location != nil
 	w.acc, w.other = agg.NewAccumulators(w.spec.Calls), agg.NewAccumulators(w.spec.Calls)
 	w.width = len(w.spec.Keys) + len(w.spec.Calls) + 3
+	w.openDistinct(ctx)
 	if w.spec.Kind == Session {
 		w.sessions = ctx.State.Map("sessions")
-		if w.bufferable() {
+		if w.bufferable() && w.distinct == nil {
 			w.cache = newSessionCache(w.acc)
 		}
 		return w.restoreSessions()
@@ -163,15 +177,6 @@ func (w *windowAgg) Open(ctx *stream.Context) error {
 	w.last = math.MinInt64
 	w.lastFired, w.savedFired = math.MinInt64, math.MinInt64
 	w.sliced = (w.spec.Kind == Hop || w.spec.Kind == Cumulate) && !w.spec.Attached && w.slide != w.size && !w.spec.hasDistinct()
-	if w.spec.hasDistinct() {
-		w.distinct = make([]state.MapTable, len(w.spec.Calls))
-		w.skip = make([]bool, len(w.spec.Calls))
-		for k, c := range w.spec.Calls {
-			if c.Distinct {
-				w.distinct[k] = ctx.State.Map(fmt.Sprintf("distinct%d", k))
-			}
-		}
-	}
 	if w.bufferable() {
 		w.buf = newBuffer(w.acc)
 	}
@@ -396,6 +401,96 @@ func (w *windowAgg) seen(kg int, end int64, row []types.Value) ([]bool, error) {
 	return w.skip, nil
 }
 
+// recountSession merges the DISTINCT calls' sets of values of key group
+// kg's key w.key in the sessions starting at starts (merged into the one
+// starting at start) with the values of row, writes the merged set under
+// start, and computes each DISTINCT call's accumulator in w.acc again from
+// it (the sessions' merged accumulators count a value seen in two of
+// them twice).
+func (w *windowAgg) recountSession(kg int, starts []int64, start int64, row []types.Value) error {
+	for k, m := range w.distinct {
+		if m == nil {
+			continue
+		}
+		c := &w.spec.Calls[k]
+		set := map[string]bool{}
+		if err := w.eachSessionValue(m, kg, starts, func(v []byte) { set[string(v)] = true }); err != nil {
+			return err
+		}
+		if !(c.Filter >= 0 && (row[c.Filter].IsNull() || !row[c.Filter].Bool())) && !row[c.Arg].IsNull() {
+			set[string(state.AppendKeyValue(nil, row[c.Arg], c.ArgType))] = true
+		}
+		if err := w.dropSessionDistinct(kg, w.key, starts, m); err != nil {
+			return err
+		}
+		w.k8 = binary.BigEndian.AppendUint64(w.k8[:0], uint64(start))
+		w.acc.ResetCall(k)
+		for _, enc := range slices.Sorted(maps.Keys(set)) {
+			w.sub = append(append(w.sub[:0], w.key...), enc...)
+			if err := m.Put(kg, w.k8, w.sub, present); err != nil {
+				return err
+			}
+			vals, _, err := state.ReadKey([]byte(enc), []types.Type{c.ArgType}, nil)
+			if err != nil {
+				return fmt.Errorf("window aggregate: key group %d: a DISTINCT value: %w", kg, err)
+			}
+			if err := w.acc.AddValue(k, vals[0]); err != nil {
+				return fmt.Errorf("window aggregate: %w", err)
+			}
+		}
+	}
+	return nil
+}
+
+// eachSessionValue calls fn with the encoding of each value of DISTINCT
+// table m of key group kg's key w.key in the sessions starting at starts.
+func (w *windowAgg) eachSessionValue(m state.MapTable, kg int, starts []int64, fn func(v []byte)) error {
+	for _, s := range starts {
+		w.k8 = binary.BigEndian.AppendUint64(w.k8[:0], uint64(s))
+		err := m.RangeKey(kg, w.k8, func(sub, _ []byte) bool {
+			if v, ok := bytes.CutPrefix(sub, w.key); ok {
+				fn(v)
+			}
+			return true
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// dropSessionDistinct drops the values of key group kg's key in the
+// sessions starting at starts from DISTINCT table m (nil: every DISTINCT
+// table).
+func (w *windowAgg) dropSessionDistinct(kg int, key []byte, starts []int64, m state.MapTable) error {
+	tables := w.distinct
+	if m != nil {
+		tables = []state.MapTable{m}
+	}
+	saved := w.key
+	w.key = key
+	defer func() { w.key = saved }()
+	for _, t := range tables {
+		if t == nil {
+			continue
+		}
+		var subs [][]byte
+		if err := w.eachSessionValue(t, kg, starts, func(v []byte) { subs = append(subs, append(slices.Clone(key), v...)) }); err != nil {
+			return err
+		}
+		for _, s := range starts {
+			w.k8 = binary.BigEndian.AppendUint64(w.k8[:0], uint64(s))
+			for _, sub := range subs {
+				if err := t.Delete(kg, w.k8, sub); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
 // present is the value of a DISTINCT call's entry: the value's presence.
 var present = []byte{1}
 
@@ -571,10 +666,6 @@ func (w *windowAgg) session(kg int, r *types.Row, t int64) error {
 		w.ctx.Metrics.LateRows.Add(1)
 		return nil
 	}
-	w.acc.Reset()
-	if err := w.acc.Apply(r.Fields, false, nil); err != nil {
-		return fmt.Errorf("window aggregate: %w", err)
-	}
 	// The sessions it overlaps or touches merge into one.
 	type found struct {
 		start int64
@@ -591,6 +682,34 @@ func (w *windowAgg) session(kg int, r *types.Row, t int64) error {
 	if err != nil {
 		return err
 	}
+	// DISTINCT calls: when the row joins one session without moving its
+	// start, or opens one, its values are looked up in (and added to)
+	// that session's sets; else the sessions' sets are merged and the
+	// calls' accumulators computed again from the merged set (recount).
+	var skip []bool
+	recount := false
+	if w.distinct != nil {
+		newStart := start
+		for _, m := range merge {
+			newStart = min(newStart, m.start)
+		}
+		switch {
+		case len(merge) == 0 || len(merge) == 1 && merge[0].start == newStart:
+			if skip, err = w.seen(kg, newStart, r.Fields); err != nil {
+				return err
+			}
+		default:
+			recount = true
+			skip = w.skip
+			for k, m := range w.distinct {
+				skip[k] = m != nil // applied by recountSessions
+			}
+		}
+	}
+	w.acc.Reset()
+	if err := w.acc.Apply(r.Fields, false, skip); err != nil {
+		return fmt.Errorf("window aggregate: %w", err)
+	}
 	for _, m := range merge {
 		if err := w.other.Read(m.val[8:]); err != nil {
 			return fmt.Errorf("window aggregate: key group %d: %w", kg, err)
@@ -605,6 +724,15 @@ func (w *windowAgg) session(kg int, r *types.Row, t int64) error {
 			return err
 		}
 		start, end = min(start, m.start), max(end, int64(binary.BigEndian.Uint64(m.val)))
+	}
+	if recount {
+		starts := make([]int64, len(merge))
+		for i, m := range merge {
+			starts[i] = m.start
+		}
+		if err := w.recountSession(kg, starts, start, r.Fields); err != nil {
+			return err
+		}
 	}
 	scheduled := false
 	for _, m := range merge {
@@ -681,6 +809,9 @@ func (w *windowAgg) fireSessions(wm int64, out *stream.Output) error {
 			return err
 		}
 		if err := w.sessions.Delete(tm.kg, key, w.k8); err != nil {
+			return err
+		}
+		if err := w.dropSessionDistinct(tm.kg, key, []int64{tm.start}, nil); err != nil {
 			return err
 		}
 	}
