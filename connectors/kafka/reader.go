@@ -102,6 +102,13 @@ type reader struct {
 	pending []kgo.FetchTopicPartition
 	bytes   atomic.Int64 // key and value bytes of the records read
 
+	// recPool holds the client's kgo.Record slices (recpool.go); used
+	// are the records the last take removed from pending, decoded or
+	// not, which the next take recycles into it (recycleUsed): until
+	// then rowPos may point at them.
+	recPool *recordPool
+	used    []*kgo.Record
+
 	// lastSlab is the field slab of the batch take returned last; free
 	// and freeRows, the slab and row slice of a batch handed back by
 	// Recycle, for the next take to reuse (nil: allocate).
@@ -237,7 +244,11 @@ func (r *reader) startConsumer() error {
 	if s.settings.autoOffsetReset == "latest" {
 		reset = kgo.NewOffset().AtEnd()
 	}
-	opts := []kgo.Opt{kgo.ConsumePartitions(assign), kgo.FetchIsolationLevel(iso), kgo.KeepControlRecords(), kgo.ConsumeResetOffset(reset)}
+	if r.recPool == nil {
+		r.recPool = &recordPool{}
+	}
+	opts := []kgo.Opt{kgo.ConsumePartitions(assign), kgo.FetchIsolationLevel(iso), kgo.KeepControlRecords(), kgo.ConsumeResetOffset(reset),
+		kgo.WithPools(r.recPool)}
 	opts = append(opts, s.settings.fetchSizes()...)
 	cl, err := s.newClient(append(opts, s.settings.consumer...)...)
 	if err != nil {
@@ -265,6 +276,7 @@ func (r *reader) poll(ctx context.Context) ([]types.Row, error) {
 	if r.src.Bounded() && r.open == 0 {
 		return nil, io.EOF
 	}
+	r.recycleUsed()
 	if len(r.pending) == 0 {
 		if err := r.fetch(ctx); err != nil || len(r.pending) == 0 {
 			return nil, err
@@ -338,6 +350,8 @@ func (r *reader) take() ([]types.Row, error) {
 		for st != nil && !st.done && len(p.Records) > 0 && examined < n {
 			rec := p.Records[0]
 			if rec.Offset < st.next {
+				r.used = append(r.used, rec)
+				p.Records[0] = nil
 				p.Records = p.Records[1:]
 				continue
 			}
@@ -345,6 +359,7 @@ func (r *reader) take() ([]types.Row, error) {
 				// Records are in offset order: everything before the end
 				// has been seen (hidden ones included).
 				st.next = st.end
+				r.drop(p.Records)
 				p.Records = nil
 				break
 			}
@@ -379,8 +394,10 @@ func (r *reader) take() ([]types.Row, error) {
 			}
 			st.next = rec.Offset + 1
 			// Drop the record as it is consumed: a batch's decompressed
-			// bytes go as soon as its last record is decoded, not
-			// when the whole fetch is (halves what a reader holds).
+			// bytes go as soon as its last record is recycled (at the
+			// next take), not when the whole fetch is (halves what a
+			// reader holds).
+			r.used = append(r.used, rec)
 			p.Records[0] = nil
 			p.Records = p.Records[1:]
 			examined++
@@ -397,6 +414,7 @@ func (r *reader) take() ([]types.Row, error) {
 			r.publishPos(st)
 		}
 		if st == nil || st.done || len(p.Records) == 0 {
+			r.drop(p.Records)
 			r.pending[0] = kgo.FetchTopicPartition{} // let the fetch's memory go
 			r.pending = r.pending[1:]
 		}
@@ -406,6 +424,37 @@ func (r *reader) take() ([]types.Row, error) {
 	}
 	r.row = types.Row{} // keeps no slab alive
 	return out, nil
+}
+
+// drop hands recs, records removed from pending without being examined,
+// to the next recycleUsed.
+func (r *reader) drop(recs []*kgo.Record) {
+	for i, rec := range recs {
+		if rec != nil {
+			r.used = append(r.used, rec)
+			recs[i] = nil
+		}
+	}
+}
+
+// recycleUsed recycles the records the last take removed from pending
+// into the client's pool, when the next Read begins: the runtime is done
+// with the last batch's positions (rowPos, forgotten here too), and
+// nothing else of the reader's refers to a record (dead letters copy what
+// they keep; a row may view a record's bytes, which are not pooled). Each
+// record is recycled once: a second Recycle of a record would hand its
+// batch's slice back to the pool while in use.
+func (r *reader) recycleUsed() {
+	r.rowPos, r.rowSplit = r.rowPos[:0], r.rowSplit[:0]
+	for i, rec := range r.used {
+		rec.Recycle()
+		r.used[i] = nil
+	}
+	r.used = r.used[:0]
+	// The record of the last dead letter is compared by address
+	// (badRecords.rejected): a recycled record's address may be another
+	// record's in a later batch.
+	r.bad.lastDead = nil
 }
 
 // batchMemory returns a zeroed field slab for n rows of width fields (one
