@@ -128,7 +128,7 @@ Exit codes:
 	f.StringVar(&rf.httpAddr, "http", "", "serve /metrics, /healthz and /status on `ADDR` (host:port)")
 	f.StringVar(&rf.instanceID, "instance-id", "", "this process's `ID` among the instances of a scaled-out job (pipeline.scale-out; docs/scale-out.md): unique, and the same across restarts")
 	f.StringVar(&rf.logFormat, "log-format", "text", "log format on standard error: `text` or json")
-	f.StringVar(&rf.memoryLimit, "memory-limit", "", "soft limit of the process's memory, such as 64mb (`SIZE`; Go's GOMEMLIMIT): the GC works harder as the heap nears it; off for none; default adaptive (30 MiB or 5/4 of the GC's heap goal)")
+	f.StringVar(&rf.memoryLimit, "memory-limit", "", "soft limit of the process's memory, such as 64mb (`SIZE`; Go's GOMEMLIMIT): the GC works harder as the heap nears it; off for none; default adaptive (30 MiB or 5/4 of the GC's heap goal, and GOGC raised for a heap goal of at least 10 MiB)")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		return rf.run(cmd.Context(), e, args[0])
 	}

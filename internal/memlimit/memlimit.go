@@ -25,10 +25,22 @@
 // buy few collections for much memory: a job with 200 MB of state would be
 // let reach 500 MB; it gets 240 MB and a collection every 40 MiB
 // allocated.
+//
+// A job whose live heap is a few megabytes (a stateless pipeline: the
+// rows of the batches in flight and the fetched bytes) would, under GOGC
+// alone, collect every few megabytes allocated — over a hundred
+// collections per million Kafka records, each with its write barriers and
+// assists — while the floor's memory went unused. The governor raises
+// GOGC for such a job so that the heap goal is at least MinHeap(floor)
+// (a third of the floor): GOGC's share of a small live heap, not the
+// floor, decided how often a small job collected. A job whose goal under
+// GOGC is already above it keeps GOGC as it is. The governor leaves GOGC
+// alone when the GOGC environment variable is set.
 package memlimit
 
 import (
 	"math"
+	"os"
 	"runtime/debug"
 	"runtime/metrics"
 	"sync"
@@ -54,6 +66,36 @@ const poll = 50 * time.Millisecond
 // (Nexmark q19, q20, q9; BENCHMARKS.md, "Memory").
 const Headroom = 40 << 20
 
+// MinHeap returns the smallest heap goal the governor lets GOGC give a
+// job under floor: a third of it (10 MiB under DefaultFloor). The
+// runtime's memory runs to about twice the heap goal on a small job that
+// allocates its fetches in large blocks (freed spans wait to be reused or
+// returned), and the rest of the floor is for stacks, the runtime's own
+// metadata and the bursts the soft limit trims.
+func MinHeap(floor int64) int64 { return floor / 3 }
+
+// runtimeHeapMinimum is the Go runtime's smallest heap goal at GOGC=100,
+// which it scales with GOGC: 4 MiB × GOGC/100.
+const runtimeHeapMinimum = 4 << 20
+
+// GCPercent returns the GOGC that gives a heap of live bytes the goal
+// minHeap, when base (GOGC's setting) gives it less: live × (1 + p/100)
+// ≈ minHeap, and no more than the p whose scaled runtime minimum
+// (4 MiB × p/100) is minHeap, so that a job starting with next to nothing
+// live gets minHeap too, not more. A negative base (GOGC=off), or a live
+// heap whose goal under base reaches minHeap, keeps base.
+func GCPercent(minHeap int64, live uint64, base int) int {
+	if base < 0 || float64(live)*(1+float64(base)/100) >= float64(minHeap) {
+		return base
+	}
+	most := int(minHeap * 100 / runtimeHeapMinimum)
+	if live == 0 {
+		return max(base, most)
+	}
+	p := int(math.Ceil((float64(minHeap)/float64(live) - 1) * 100))
+	return max(base, min(p, most))
+}
+
 // Target returns the limit for a heap whose last collection found live
 // bytes live, scan of them scannable (objects that hold pointers), under
 // GOGC gogc: the larger of floor and the smaller of 5/4 × live × (1 +
@@ -75,22 +117,35 @@ func Target(floor int64, live, scan uint64, gogc int) int64 {
 // Governor adjusts the soft memory limit after each collection; Start
 // makes one.
 type Governor struct {
-	floor   int64
-	prev    int64 // the limit before Start, restored by Stop
-	stop    chan struct{}
-	done    chan struct{}
-	once    sync.Once
-	samples []metrics.Sample
-	cycles  uint64
-	limit   int64
+	floor int64
+	prev  int64 // the limit before Start, restored by Stop
+	// base is GOGC at Start, restored by Stop; gcPercent is what the
+	// governor set last. adjust is false when GOGC is the user's (the
+	// environment variable is set): then the governor reads GOGC at each
+	// update and never sets it.
+	base      int
+	gcPercent int
+	adjust    bool
+	stop      chan struct{}
+	done      chan struct{}
+	once      sync.Once
+	samples   []metrics.Sample
+	cycles    uint64
+	limit     int64
 }
 
-// Start sets the soft memory limit to Target for the live heap now and
-// starts a goroutine that keeps it so after every collection, until Stop.
+// Start sets the soft memory limit to Target, and GOGC to GCPercent
+// (unless the GOGC environment variable is set), for the live heap now,
+// and starts a goroutine that keeps them so after every collection,
+// until Stop.
 func Start(floor int64) *Governor {
 	g := &Governor{floor: floor, prev: debug.SetMemoryLimit(-1), stop: make(chan struct{}), done: make(chan struct{}),
 		samples: []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}, {Name: "/gc/heap/live:bytes"}, {Name: "/gc/gogc:percent"},
 			{Name: "/gc/scan/heap:bytes"}}}
+	metrics.Read(g.samples)
+	g.base = gogcOf(g.samples[2])
+	g.gcPercent = g.base
+	g.adjust = os.Getenv("GOGC") == "" && g.base >= 0
 	g.update(true)
 	go g.run()
 	return g
@@ -122,9 +177,9 @@ func (g *Governor) update(force bool) {
 		return
 	}
 	g.cycles = cycles
-	gogc := 100
-	if g.samples[2].Value.Kind() == metrics.KindUint64 {
-		gogc = int(int64(g.samples[2].Value.Uint64()))
+	gogc := g.base
+	if !g.adjust {
+		gogc = gogcOf(g.samples[2])
 	}
 	live := g.samples[1].Value.Uint64()
 	scan := live // unknown: all of it, GOGC's own goal
@@ -137,6 +192,29 @@ func (g *Governor) update(force bool) {
 		g.limit = limit
 		debug.SetMemoryLimit(limit)
 	}
+	if g.adjust {
+		// Small moves are not worth it either; back to base always.
+		if p := GCPercent(MinHeap(g.floor), live, g.base); p != g.gcPercent && (p == g.base || force || 16*abs(p-g.gcPercent) > g.gcPercent) {
+			g.gcPercent = p
+			debug.SetGCPercent(p)
+		}
+	}
+}
+
+// gogcOf reads a /gc/gogc:percent sample: GOGC, 100 when unknown, -1 when
+// off.
+func gogcOf(s metrics.Sample) int {
+	if s.Value.Kind() != metrics.KindUint64 {
+		return 100
+	}
+	return int(int64(s.Value.Uint64()))
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
 }
 
 // Stop ends the goroutine and restores the limit that was set before
@@ -146,5 +224,8 @@ func (g *Governor) Stop() {
 		close(g.stop)
 		<-g.done
 		debug.SetMemoryLimit(g.prev)
+		if g.adjust {
+			debug.SetGCPercent(g.base)
+		}
 	})
 }

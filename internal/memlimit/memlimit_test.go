@@ -4,9 +4,50 @@ import (
 	"math"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"testing"
 	"time"
 )
+
+func TestGCPercent(t *testing.T) {
+	const minHeap = 10 << 20
+	for _, c := range []struct {
+		live uint64
+		base int
+		want int
+	}{
+		{2 << 20, 100, 250},  // 2 MiB live: GOGC 250, whose scaled runtime minimum (4 MiB × 2.5) is the goal
+		{4 << 20, 100, 150},  // 4 MiB: 150
+		{5 << 20, 100, 100},  // GOGC=100's goal is 10 MiB already
+		{64 << 20, 100, 100}, // a large job keeps GOGC
+		{1 << 20, 100, 250},  // little live: likewise, no more
+		{0, 100, 250},        // nothing live yet: likewise
+		{2 << 20, 50, 250},   // a base below 100: raised the same way
+		{2 << 20, 300, 300},  // a base above what is needed stays
+		{2 << 20, -1, -1},    // GOGC=off stays off
+		{3 << 20, 100, 234},  // rounded up: 3 MiB × 3.34 ≥ 10 MiB
+		{5 << 20, 50, 100},   // exactly: 5 MiB × 2 = 10 MiB
+	} {
+		if got := GCPercent(minHeap, c.live, c.base); got != c.want {
+			t.Errorf("GCPercent(10 MiB, %d, %d) = %d, want %d", c.live, c.base, got, c.want)
+		}
+		// The heap goal the runtime derives from it: GOGC's share of the
+		// live heap, or its minimum scaled by GOGC.
+		if got := GCPercent(minHeap, c.live, c.base); got > c.base {
+			goal := max(float64(c.live)*(1+float64(got)/100), runtimeHeapMinimum*float64(got)/100)
+			if goal < minHeap || goal > minHeap*1.01 {
+				t.Errorf("GCPercent(10 MiB, %d, %d) = %d: heap goal %.0f, want 10 MiB", c.live, c.base, got, goal)
+			}
+		}
+	}
+}
+
+// gogc reads GOGC as the runtime has it.
+func gogc() int {
+	s := []metrics.Sample{{Name: "/gc/gogc:percent"}}
+	metrics.Read(s)
+	return gogcOf(s[0])
+}
 
 func TestTarget(t *testing.T) {
 	const floor = 32 << 20
@@ -39,11 +80,18 @@ func TestTarget(t *testing.T) {
 // limit found at Start.
 func TestGovernor(t *testing.T) {
 	before := debug.SetMemoryLimit(-1)
+	t.Setenv("GOGC", "") // the governor's own GOGC (this test does not set it)
+	base := gogc()
 	g := Start(DefaultFloor)
 	runtime.GC()
 	time.Sleep(3 * poll)
 	if got := g.Limit(); got < DefaultFloor || got > 2*DefaultFloor {
 		t.Errorf("with a small heap the limit is %d, want the floor %d or near it", got, DefaultFloor)
+	}
+	// The test binary's live heap is a few MiB at most: GOGC is raised so
+	// that the heap goal is MinHeap, never above the floor.
+	if p := gogc(); p <= base || p > int(MinHeap(DefaultFloor)*100/runtimeHeapMinimum) {
+		t.Errorf("with a small heap GOGC is %d, want above %d and at most %d", p, base, MinHeap(DefaultFloor)*100/runtimeHeapMinimum)
 	}
 	// Keep 96 MiB of pointers live, far above the floor.
 	big := make([][]*[4]int64, 96)
@@ -63,6 +111,9 @@ func TestGovernor(t *testing.T) {
 	}
 	if got := g.Limit(); got < within(2*96<<20) {
 		t.Errorf("with 96 MiB of pointers live the limit is %d MiB, want at least twice the live heap (GOGC=100's goal)", got>>20)
+	}
+	if p := gogc(); p != base {
+		t.Errorf("with 96 MiB live GOGC is %d, want %d as at Start", p, base)
 	}
 	runtime.KeepAlive(big)
 	big = nil
@@ -86,5 +137,22 @@ func TestGovernor(t *testing.T) {
 	g.Stop()
 	if got := debug.SetMemoryLimit(-1); got != before {
 		t.Errorf("after Stop the limit is %d, want %d as before Start", got, before)
+	}
+	if p := gogc(); p != base {
+		t.Errorf("after Stop GOGC is %d, want %d as before Start", p, base)
+	}
+}
+
+// TestGovernorLeavesUsersGOGC checks that a GOGC set in the environment is
+// the user's: the governor sets only the limit.
+func TestGovernorLeavesUsersGOGC(t *testing.T) {
+	t.Setenv("GOGC", "100")
+	base := gogc()
+	g := Start(DefaultFloor)
+	defer g.Stop()
+	runtime.GC()
+	time.Sleep(3 * poll)
+	if p := gogc(); p != base {
+		t.Errorf("with GOGC set in the environment the governor changed it from %d to %d", base, p)
 	}
 }
