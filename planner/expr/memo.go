@@ -59,9 +59,11 @@ func (m *Memo) wrap(j int, fn evalFn) evalFn {
 // filter's evaluation of it is reused by the projections, and one
 // projection's by the next. Which subexpressions are evaluated, in which
 // order, and what each gives are unchanged; only repeats read the first
-// value. With no repeated subexpression the memo is nil and the programs
-// are those of CompileFilter and CompileProjectionUnder. Else the
-// programs share the memo: they belong to one goroutine, which calls
+// value. With no repeated subexpression and no call of a Go function the
+// memo is nil and the programs are those of CompileFilter and
+// CompileProjectionUnder. Else (and a Go function's call then reuses one
+// argument slice of its own, not one per call) the programs share the
+// memo: they belong to one goroutine, which calls
 // memo.Next before each row, and evaluates the filter (when there is one)
 // before the projections of that row.
 func CompileFlow(filter Expr, projections [][]Expr, opts Options) (*Filter, []*Projection, *Memo, error) {
@@ -92,7 +94,10 @@ func CompileFlow(filter Expr, projections [][]Expr, opts Options) (*Filter, []*P
 	}
 	slots, n := commonSubexprs(roots)
 	var memo *Memo
-	if n > 0 {
+	if n > 0 || callsGoFunction(roots) {
+		// A Go function's call keeps one argument slice per call site
+		// in a compilation for one goroutine (userDef): that too needs
+		// the per-goroutine programs a memo stands for.
 		memo = &Memo{gen: 1, cells: make([]memoCell, n)}
 	}
 	with := func(b *builder) {
@@ -116,6 +121,23 @@ func CompileFlow(filter Expr, projections [][]Expr, opts Options) (*Filter, []*P
 		ps[k] = p
 	}
 	return f, ps, memo, nil
+}
+
+// callsGoFunction reports whether any of the trees roots calls a Go
+// function ([Function]).
+func callsGoFunction(roots []Expr) bool {
+	found := false
+	var walk func(e Expr)
+	walk = func(e Expr) {
+		if c, ok := e.(*Call); ok && c.user != nil {
+			found = true
+		}
+		eachOperand(e, walk)
+	}
+	for _, r := range roots {
+		walk(r)
+	}
+	return found
 }
 
 // eachOperand calls f on each operand of a cast, CASE or call, in

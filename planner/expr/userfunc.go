@@ -93,6 +93,9 @@ func userDef(f *Function) *funcDef {
 			return t, nil
 		},
 		build: func(b *builder, c *Call, args []evalFn) (evalFn, error) {
+			if b.memo != nil {
+				return reusingArgs(f, args), nil
+			}
 			if f.CallOnNull {
 				return func(row []types.Value) (types.Value, error) {
 					vals := make([]types.Value, len(args))
@@ -108,5 +111,28 @@ func userDef(f *Function) *funcDef {
 			}
 			return strictN(args, f.Eval), nil
 		},
+	}
+}
+
+// reusingArgs is a Go function's call in a compilation for one goroutine
+// (CompileFlow's, whose memo is set): the arguments go to f.Eval in one
+// slice of the call site's, reused from call to call (Eval must not keep
+// it) and cleared after each, not in a slice allocated per call. A NULL
+// argument gives NULL without a call unless f.CallOnNull; an argument's
+// error ends the call, as strictN's.
+func reusingArgs(f *Function, args []evalFn) evalFn {
+	buf := make([]types.Value, len(args))
+	return func(row []types.Value) (types.Value, error) {
+		for i, a := range args {
+			v, err := a(row)
+			if err != nil || (v.IsNull() && !f.CallOnNull) {
+				clear(buf[:i])
+				return types.Value{}, err
+			}
+			buf[i] = v
+		}
+		r, err := f.Eval(buf)
+		clear(buf)
+		return r, err
 	}
 }

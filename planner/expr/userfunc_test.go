@@ -59,3 +59,69 @@ func TestUserFunctionCheck(t *testing.T) {
 		}
 	}
 }
+
+// TestGoFunctionReusesArgs: in CompileFlow's compilation (for one
+// goroutine) a Go function's call hands Eval one argument slice of the
+// call site's, reused and cleared, and allocates nothing per call; its
+// results, NULL rule (NULL argument: NULL without a call, unless
+// CallOnNull) and argument errors are those of a shared compilation,
+// which allocates a slice per call.
+func TestGoFunctionReusesArgs(t *testing.T) {
+	var seen [][]types.Value // the slices Eval was given, while it runs
+	mk := func(name string, onNull bool) *Function {
+		return &Function{Name: name, Args: []types.Type{types.String(), types.BigInt()}, Result: types.BigInt(), CallOnNull: onNull,
+			Eval: func(a []types.Value) (types.Value, error) {
+				seen = append(seen, a)
+				if a[0].IsNull() || a[1].IsNull() {
+					return types.Int64(-1), nil
+				}
+				return types.Int64(int64(len(a[0].Str())) + a[1].Int64()), nil
+			}}
+	}
+	strict, onNull := mk("strictf", false), mk("onnullf", true)
+	s, n := Col(0, "s", types.String()), Col(1, "n", types.BigInt())
+	toBig := &Cast{Expr: s, Target: types.BigInt()} // fails on "abc"
+	proj := []Expr{UserFn(strict, s, n), UserFn(onNull, s, n), UserFn(strict, s, toBig), UserFn(onNull, Fn("UPPER", s), Fn("+", n, n))}
+	_, ps, memo, err := CompileFlow(nil, [][]Expr{proj}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if memo == nil {
+		t.Fatal("no memo: the flow's Go functions would allocate their arguments per call")
+	}
+	shared, err := CompileProjection(proj, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := [][]types.Value{{vs("abc"), types.Int64(1)}, {vs("12"), {}}, {{}, types.Int64(7)}, {vs("-3"), types.Int64(2)}, {{}, {}}}
+	for _, row := range rows {
+		memo.Next()
+		got, want := make([]types.Value, len(proj)), make([]types.Value, len(proj))
+		seen = seen[:0]
+		gerr := ps[0].Project(row, got)
+		for _, a := range seen {
+			for j, v := range a {
+				if !v.IsNull() {
+					t.Fatalf("over %v: argument %d still held after the call: %v", row, j, show(v))
+				}
+			}
+		}
+		werr := shared.Project(row, want)
+		if errText(gerr) != errText(werr) || (gerr == nil && show(types.List(got)) != show(types.List(want))) {
+			t.Fatalf("%v: reusing %s, %v; shared %s, %v", row, show(types.List(got)), gerr, show(types.List(want)), werr)
+		}
+	}
+	one := []Expr{UserFn(strict, s, n)}
+	_, ps1, memo1, err := CompileFlow(nil, [][]Expr{one}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	row, out := []types.Value{vs("abc"), types.Int64(1)}, make([]types.Value, 1)
+	if a := testing.AllocsPerRun(100, func() {
+		seen = seen[:0]
+		memo1.Next()
+		_ = ps1[0].Project(row, out)
+	}); a != 0 {
+		t.Fatalf("%v allocations per call, want 0", a)
+	}
+}
