@@ -9,7 +9,7 @@ import (
 
 // Statement is one statement of a job file: *Set, *Reset, *CreateTable,
 // *CreateView, *CreateFunction, *CreateCatalog, *CreateDatabase, *Use,
-// *Drop, *Insert, *StatementSet, *Explain or *QueryStatement.
+// *Jar, *Drop, *Insert, *StatementSet, *Explain or *QueryStatement.
 type Statement interface {
 	// Position returns where the statement starts.
 	Position() Pos
@@ -343,6 +343,15 @@ type Use struct {
 	Name    ObjectName
 }
 
+// Jar is ADD JAR 'path' (Remove false) or REMOVE JAR 'path': a JAR for
+// Flink's class path, which streamsql, whose connectors and formats are
+// built in, does not load.
+type Jar struct {
+	Pos    Pos
+	Path   string
+	Remove bool
+}
+
 // DropKind is what a DROP statement drops.
 type DropKind uint8
 
@@ -444,6 +453,9 @@ func (s *CreateDatabase) Position() Pos { return s.Pos }
 func (s *Use) Position() Pos { return s.Pos }
 
 // Position implements Statement.
+func (s *Jar) Position() Pos { return s.Pos }
+
+// Position implements Statement.
 func (s *Drop) Position() Pos { return s.Pos }
 
 // Position implements Statement.
@@ -466,6 +478,7 @@ func (*CreateFunction) stmt() {}
 func (*CreateCatalog) stmt()  {}
 func (*CreateDatabase) stmt() {}
 func (*Use) stmt()            {}
+func (*Jar) stmt()            {}
 func (*Drop) stmt()           {}
 func (*Insert) stmt()         {}
 func (*StatementSet) stmt()   {}

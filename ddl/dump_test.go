@@ -174,6 +174,12 @@ func dumpStmt(b *strings.Builder, s Statement) {
 		if s.Options != nil {
 			b.WriteString(" WITH(" + dumpOpts(s.Options) + ")")
 		}
+	case *Jar:
+		if s.Remove {
+			b.WriteString("REMOVE JAR " + quoteString(s.Path))
+		} else {
+			b.WriteString("ADD JAR " + quoteString(s.Path))
+		}
 	case *Use:
 		b.WriteString("USE ")
 		if s.Catalog {

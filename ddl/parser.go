@@ -552,7 +552,12 @@ func (p *parser) statement() Statement {
 			p.failExpected("TABLE after REPLACE")
 		}
 		return p.replaceTable(start, ReplaceExisting)
-	case "SHOW", "DESCRIBE", "DESC", "ALTER", "LOAD", "UNLOAD", "ADD", "REMOVE", "CALL",
+	case "ADD", "REMOVE":
+		if p.isKwAt(1, "JAR") {
+			return p.jar()
+		}
+		p.unsupported(t, "the "+kw+" statement")
+	case "SHOW", "DESCRIBE", "DESC", "ALTER", "LOAD", "UNLOAD", "CALL",
 		"DELETE", "UPDATE", "TRUNCATE", "ANALYZE", "SAVEPOINT", "STOP", "COMPILE":
 		p.unsupported(t, "the "+kw+" statement")
 	case "END":
@@ -1122,6 +1127,15 @@ func (p *parser) createDatabase(start token) Statement {
 		d.Options = p.options("option")
 	}
 	return d
+}
+
+// jar parses ADD JAR 'path' and REMOVE JAR 'path'.
+func (p *parser) jar() Statement {
+	start := p.next()
+	j := &Jar{Pos: p.pos(start), Remove: strings.EqualFold(start.val, "REMOVE")}
+	p.next() // JAR
+	j.Path, _ = p.stringLit("the JAR's path (a string literal)")
+	return j
 }
 
 // use parses USE CATALOG name and USE [catalog.]database; USE MODULES is

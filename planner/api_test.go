@@ -435,3 +435,26 @@ CREATE OR REPLACE TABLE v WITH ('connector' = 'blackhole') AS SELECT id FROM src
 		t.Errorf("errors %v, want a missing table to replace and a view", errs)
 	}
 }
+
+// TestAddJarWarns: ADD JAR and REMOVE JAR, which Flink job files use to
+// put a connector on the class path, plan with a warning at their line
+// instead of failing: streamsql's connectors are built in.
+func TestAddJarWarns(t *testing.T) {
+	p, err := planner.Compile(context.Background(), "job.sql", `
+ADD JAR '/opt/flink/lib/flink-sql-connector-kafka.jar';
+CREATE TABLE src (id BIGINT) WITH ('connector' = 'datagen');
+REMOVE JAR '/opt/flink/lib/flink-sql-connector-kafka.jar';
+SELECT * FROM src;`, planner.Options{Registry: testRegistry()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []int
+	for _, w := range p.Warnings {
+		if w.Kind == planner.WarnIgnoredJar {
+			lines = append(lines, w.Pos.Line)
+		}
+	}
+	if len(lines) != 2 || lines[0] != 2 || lines[1] != 4 {
+		t.Errorf("ignored-jar warnings at lines %v, want 2 and 4", lines)
+	}
+}

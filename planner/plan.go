@@ -145,6 +145,9 @@ const (
 	// WarnAtLeastOnceCheckpoints: execution.checkpointing.mode is
 	// AT_LEAST_ONCE, so an exactly-once sink delivers at least once.
 	WarnAtLeastOnceCheckpoints factory.WarningKind = "at-least-once-checkpoints"
+	// WarnIgnoredJar: ADD JAR or REMOVE JAR, whose JAR streamsql does not
+	// load (its connectors and formats are built in).
+	WarnIgnoredJar factory.WarningKind = "ignored-jar"
 )
 
 // Insert is one INSERT (or bare query) planned into a pipeline: flows
@@ -646,6 +649,13 @@ func (p *planner) statement(s ddl.Statement, explain bool) {
 		p.createView(s)
 	case *ddl.CreateFunction:
 		p.createFunction(s)
+	case *ddl.Jar:
+		verb := "ADD JAR"
+		if s.Remove {
+			verb = "REMOVE JAR"
+		}
+		p.plan.Warnings = append(p.plan.Warnings, Warning{Pos: s.Pos, Kind: WarnIgnoredJar,
+			Message: fmt.Sprintf("%s '%s' is ignored: streamsql's connectors and formats are built in (a JAR of Java functions is not loaded either: register Go functions, job.Options.Functions)", verb, s.Path)})
 	case *ddl.CreateCatalog, *ddl.CreateDatabase, *ddl.Use:
 		if err := p.cat.catalogStatement(p.f, s); err != nil {
 			p.addErr(err)
