@@ -14,8 +14,14 @@ import (
 // walk (scan: live entries only, each once) and the dead byte count
 // against a model after each step.
 func TestHmapRewritesInPlace(t *testing.T) {
-	for _, timed := range []bool{false, true} {
-		t.Run(fmt.Sprint("timed=", timed), func(t *testing.T) {
+	// Values of up to 300 bytes, and of up to 1,500 (a table of large
+	// entries compacts at a sixteenth dead: makeRoom).
+	for _, c := range []struct {
+		timed  bool
+		maxLen int
+	}{{false, 300}, {true, 300}, {false, 1500}} {
+		timed := c.timed
+		t.Run(fmt.Sprintf("timed=%v/max=%d", timed, c.maxLen), func(t *testing.T) {
 			r := rand.New(rand.NewPCG(7, 8))
 			seed := maphash.MakeSeed()
 			m := newHmap(1, timed)
@@ -28,7 +34,7 @@ func TestHmapRewritesInPlace(t *testing.T) {
 					delete(model, string(key))
 				} else {
 					// Lengths around the 1- and 2-byte varint boundary.
-					val := bytes.Repeat([]byte{byte(step)}, r.IntN(300))
+					val := bytes.Repeat([]byte{byte(step)}, r.IntN(c.maxLen))
 					if _, err := m.put(h, key, val, int64(step)); err != nil {
 						t.Fatal(err)
 					}
