@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -69,5 +70,26 @@ func TestHmapRewritesInPlace(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSortByOffset: the compaction's radix sort orders entries by offset
+// as a comparison sort does, for short and long inputs and arenas whose
+// offsets take one to three digits.
+func TestSortByOffset(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{0, 1, 63, 64, 1000, 20000} {
+		for _, arena := range []int{1 << 10, 1 << 20, 1<<32 - 2} {
+			xs := make([]uint64, n)
+			for i := range xs {
+				// Distinct offsets, as entries have.
+				xs[i] = uint64(r.IntN(arena))<<32 | uint64(i)
+			}
+			want := slices.Clone(xs)
+			slices.Sort(want)
+			if got := sortByOffset(xs, arena); !slices.Equal(got, want) {
+				t.Fatalf("n %d, arena %d: not sorted by offset", n, arena)
+			}
+		}
 	}
 }
