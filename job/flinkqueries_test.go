@@ -37,14 +37,7 @@ import (
 // changelog leaves must be NAME.want's rows ("[...]" lines: Flink's
 // batch-mode result, which the generator writes).
 func TestFlinkQueries(t *testing.T) {
-	dir, err := filepath.Abs(filepath.Join("testdata", "flink-queries"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cases, err := filepath.Glob(filepath.Join(dir, "*.sql"))
-	if err != nil || len(cases) < 10 {
-		t.Fatalf("cases: %v, %v", cases, err)
-	}
+	dir, cases := flinkCaseFiles(t)
 	for _, c := range cases {
 		name := strings.TrimSuffix(filepath.Base(c), ".sql")
 		t.Run(name, func(t *testing.T) {
@@ -322,14 +315,7 @@ func TestMiniBatchFoldsTheChangelog(t *testing.T) {
 // key are changed in one task, in order, so the table does not depend on
 // how the tasks' outputs interleave.
 func TestFlinkQueriesParallel(t *testing.T) {
-	dir, err := filepath.Abs(filepath.Join("testdata", "flink-queries"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cases, err := filepath.Glob(filepath.Join(dir, "*.sql"))
-	if err != nil || len(cases) < 10 {
-		t.Fatalf("cases: %v, %v", cases, err)
-	}
+	dir, cases := flinkCaseFiles(t)
 	for _, c := range cases {
 		name := strings.TrimSuffix(filepath.Base(c), ".sql")
 		want, err := os.ReadFile(strings.TrimSuffix(c, ".sql") + ".flink")
@@ -362,4 +348,19 @@ func TestFlinkQueriesParallel(t *testing.T) {
 			}
 		})
 	}
+}
+
+// flinkCaseFiles returns the folder of the Flink-compared cases and their
+// NAME.sql files.
+func flinkCaseFiles(t *testing.T) (dir string, cases []string) {
+	t.Helper()
+	dir, err := filepath.Abs(filepath.Join("testdata", "flink-queries"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases, err = filepath.Glob(filepath.Join(dir, "*.sql"))
+	if err != nil || len(cases) < 10 {
+		t.Fatalf("cases: %v, %v", cases, err)
+	}
+	return dir, cases
 }

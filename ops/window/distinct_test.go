@@ -90,35 +90,10 @@ func TestDistinctWindows(t *testing.T) {
 		for _, c := range cases {
 			t.Run(b.name+"/"+c.name, func(t *testing.T) {
 				rng := rand.New(rand.NewPCG(2, uint64(len(c.name))))
-				f := window.New(c.spec)
 				o := &distinctOracle{spec: c.spec, windows: map[int64]map[string]map[int64]bool{}, wm: stream.MinWatermark}
-				tk := streamtest.Open(t, f, streamtest.Options{Backend: b.kind})
-				var got []types.Row
-				wm, clock := stream.MinWatermark, int64(0)
-				for range 3000 {
-					switch r := rng.IntN(200); {
-					case r < 175:
-						k := fmt.Sprintf("k%d", rng.IntN(5))
-						v := rng.Int64N(12) // repeats within a window
-						ms := clock + rng.Int64N(9000) - 3000
-						tk.Process(row(k, v, ms))
-						o.add(k, v, ms)
-						clock += rng.Int64N(60)
-					case r < 197:
-						if next := clock - 4000; next > wm {
-							wm = next
-							tk.Watermark(wm)
-							o.watermark(wm)
-						}
-					default:
-						h := tk.Snapshot()
-						got = append(got, tk.Take()...)
-						tk = streamtest.Open(t, f, streamtest.Options{Backend: b.kind, Restore: []state.Handle{h}, Files: tk.Files(), Watermark: wm})
-					}
-				}
-				tk.Watermark(stream.MaxWatermark)
-				o.watermark(stream.MaxWatermark)
-				got = append(got, tk.Take()...)
+				// Values below 12: they repeat within a window.
+				got, tk := randomRun{steps: 3000, keys: 5, values: 12, spread: 9000, behind: 3000, tick: 60, lag: 4000}.
+					run(t, window.New(c.spec), b.kind, rng, o)
 				if len(o.fired) < 100 {
 					t.Fatalf("only %d results: the test is too small", len(o.fired))
 				}

@@ -91,35 +91,9 @@ func TestSlicedWindowsMatchWholeWindows(t *testing.T) {
 		for _, c := range cases {
 			t.Run(b.name+"/"+c.name, func(t *testing.T) {
 				rng := rand.New(rand.NewPCG(1, uint64(len(c.name))))
-				f := window.New(c.spec)
 				o := newOracle(c.spec)
-				tk := streamtest.Open(t, f, streamtest.Options{Backend: b.kind})
-				var got []types.Row
-				wm, clock := stream.MinWatermark, int64(0)
-				for range 2000 {
-					switch r := rng.IntN(200); {
-					case r < 175:
-						k := fmt.Sprintf("k%d", rng.IntN(7))
-						v := rng.Int64N(100)
-						ms := clock + rng.Int64N(9000) - 3000 // out of order, some late
-						tk.Process(row(k, v, ms))
-						o.add(k, v, ms)
-						clock += rng.Int64N(60)
-					case r < 197:
-						if next := clock - 4000; next > wm {
-							wm = next
-							tk.Watermark(wm)
-							o.watermark(wm)
-						}
-					default:
-						h := tk.Snapshot()
-						got = append(got, tk.Take()...)
-						tk = streamtest.Open(t, f, streamtest.Options{Backend: b.kind, Restore: []state.Handle{h}, Files: tk.Files(), Watermark: wm})
-					}
-				}
-				tk.Watermark(stream.MaxWatermark)
-				o.watermark(stream.MaxWatermark)
-				got = append(got, tk.Take()...)
+				got, _ := randomRun{steps: 2000, keys: 7, values: 100, spread: 9000, behind: 3000, tick: 60, lag: 4000}.
+					run(t, window.New(c.spec), b.kind, rng, o)
 				if len(o.fired) < 100 {
 					t.Fatalf("only %d results: the test is too small", len(o.fired))
 				}
@@ -290,35 +264,9 @@ func TestSessionsMatchOracle(t *testing.T) {
 		t.Run(b.name, func(t *testing.T) {
 			sp := spec(window.Session, 2*time.Second, 0)
 			rng := rand.New(rand.NewPCG(3, 4))
-			f := window.New(sp)
 			o := &sessionOracle{gap: 2 * s, sessions: map[string][][4]int64{}, wm: stream.MinWatermark}
-			tk := streamtest.Open(t, f, streamtest.Options{Backend: b.kind})
-			var got []types.Row
-			wm, clock := stream.MinWatermark, int64(0)
-			for range 2000 {
-				switch r := rng.IntN(200); {
-				case r < 175:
-					k := fmt.Sprintf("k%d", rng.IntN(9))
-					v := rng.Int64N(100)
-					ms := clock + rng.Int64N(6000) - 2000
-					tk.Process(row(k, v, ms))
-					o.add(k, v, ms)
-					clock += rng.Int64N(300)
-				case r < 197:
-					if next := clock - 3000; next > wm {
-						wm = next
-						tk.Watermark(wm)
-						o.watermark(wm)
-					}
-				default:
-					h := tk.Snapshot()
-					got = append(got, tk.Take()...)
-					tk = streamtest.Open(t, f, streamtest.Options{Backend: b.kind, Restore: []state.Handle{h}, Files: tk.Files(), Watermark: wm})
-				}
-			}
-			tk.Watermark(stream.MaxWatermark)
-			o.watermark(stream.MaxWatermark)
-			got = append(got, tk.Take()...)
+			got, _ := randomRun{steps: 2000, keys: 9, values: 100, spread: 6000, behind: 2000, tick: 300, lag: 3000}.
+				run(t, window.New(sp), b.kind, rng, o)
 			if len(o.fired) < 100 {
 				t.Fatalf("only %d sessions: the test is too small", len(o.fired))
 			}
@@ -355,4 +303,54 @@ func TestSessionCacheFills(t *testing.T) {
 			t.Fatalf("%s, want count 2, sum %d, [1 s, 15 s)", streamtest.Format([]types.Row{r}, outTypes), 2*i)
 		}
 	}
+}
+
+// randomRun is a random run of a window aggregation task: steps steps,
+// each a row (seven in eight; its key among keys, its value below
+// values, its time spread ahead of a clock, up to behind it: out of
+// order, some late; the clock moves by up to tick), a watermark lagging
+// the clock by lag, or a checkpoint and a restore of the task.
+type randomRun struct {
+	steps, keys                       int
+	values, spread, behind, tick, lag int64
+}
+
+// runOracle is what a random run tells its rows and watermarks to.
+type runOracle interface {
+	add(k string, v, ms int64)
+	watermark(wm int64)
+}
+
+// run drives a task of f on backend kind through the run, telling o the
+// same rows and watermarks, ends the input with the maximum watermark, and
+// returns every row the tasks emitted and the last task.
+func (r randomRun) run(t *testing.T, f stream.Factory, kind state.Kind, rng *rand.Rand, o runOracle) ([]types.Row, *streamtest.Task) {
+	t.Helper()
+	tk := streamtest.Open(t, f, streamtest.Options{Backend: kind})
+	var got []types.Row
+	wm, clock := stream.MinWatermark, int64(0)
+	for range r.steps {
+		switch n := rng.IntN(200); {
+		case n < 175:
+			k := fmt.Sprintf("k%d", rng.IntN(r.keys))
+			v := rng.Int64N(r.values)
+			ms := clock + rng.Int64N(r.spread) - r.behind
+			tk.Process(row(k, v, ms))
+			o.add(k, v, ms)
+			clock += rng.Int64N(r.tick)
+		case n < 197:
+			if next := clock - r.lag; next > wm {
+				wm = next
+				tk.Watermark(wm)
+				o.watermark(wm)
+			}
+		default:
+			h := tk.Snapshot()
+			got = append(got, tk.Take()...)
+			tk = streamtest.Open(t, f, streamtest.Options{Backend: kind, Restore: []state.Handle{h}, Files: tk.Files(), Watermark: wm})
+		}
+	}
+	tk.Watermark(stream.MaxWatermark)
+	o.watermark(stream.MaxWatermark)
+	return append(got, tk.Take()...), tk
 }
