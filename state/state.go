@@ -192,6 +192,19 @@ type Overwriter interface {
 	Overwrite(kg int, key, value []byte) error
 }
 
+// MapInserter is implemented by a MapTable that adds an entry in one
+// lookup. Insert(kg, key, sub, value) is Put when the table holds no
+// entry (key, sub) (or only an expired one); otherwise it writes nothing
+// and returns the entry's value, valid until the next call on the table,
+// with inserted false. A regular join's side that keeps a count per
+// distinct row adds each row so, where Get then Put looks it up twice
+// (the heap backend: a hash, an index probe and a binary search of the
+// key's sorted map each). An operator probes for it once, when it opens
+// the table.
+type MapInserter interface {
+	Insert(kg int, key, sub, value []byte) (held []byte, inserted bool, err error)
+}
+
 // MapTable maps a key to a map of sub-keys to values within each key group
 // (Flink's MapState): the distinct values of a COUNT(DISTINCT), the windows
 // of a key, the rows of one side of a join.

@@ -58,7 +58,8 @@ type regular struct {
 type view struct {
 	side   *Side
 	table  state.MapTable
-	counts bool // the view keeps each row's number of matches (an outer side)
+	ins    state.MapInserter // table's, when its backend has one
+	counts bool              // the view keeps each row's number of matches (an outer side)
 	unique bool
 	sub    []int // the columns of the sub-key
 	subTs  []types.Type
@@ -82,6 +83,7 @@ func (r *regular) Open(ctx *stream.Context) error {
 		v := view{side: sd, counts: counts[i], unique: len(sd.UniqueKey) > 0}
 		name := [2]string{"left", "right"}[i]
 		v.table = ctx.State.Map(name, state.TTL(sd.TTL))
+		v.ins, _ = v.table.(state.MapInserter)
 		if v.unique {
 			v.sub = sd.UniqueKey
 		} else {
@@ -350,8 +352,20 @@ func (r *regular) add(v *view, kg int, row []types.Value, assoc int64) (replaced
 		r.buf = val
 		return replaced, v.table.Put(kg, r.key, val[:subLen], val[subLen:])
 	}
-	old, ok, err := v.table.Get(kg, r.key, sub)
-	if err != nil {
+	var old []byte
+	var ok bool
+	if v.ins != nil {
+		// Mostly a row not held yet: one lookup adds it with count 1.
+		val := appendCounts(sub, 1, assoc)
+		r.buf = val
+		var inserted bool
+		old, inserted, err = v.ins.Insert(kg, r.key, val[:subLen], val[subLen:])
+		if err != nil || inserted {
+			return false, err
+		}
+		ok = true
+		sub = val[:subLen]
+	} else if old, ok, err = v.table.Get(kg, r.key, sub); err != nil {
 		return false, err
 	}
 	count := int64(1)

@@ -509,6 +509,11 @@ func (s *submap) entry(i int) entry { return decode(s.arena, int(s.offs[i]), s.t
 
 func (s *submap) put(sub, value []byte, time int64) (added bool, err error) {
 	i, found := s.find(sub)
+	return s.putAt(i, found, sub, value, time)
+}
+
+// putAt is put with the result of find(sub).
+func (s *submap) putAt(i int, found bool, sub, value []byte, time int64) (added bool, err error) {
 	if found {
 		e := s.entry(i)
 		if len(e.value) == len(value) {

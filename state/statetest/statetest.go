@@ -42,6 +42,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -420,9 +421,21 @@ func (w *writer) step() {
 	case op < 16:
 		sub := []byte{byte(w.r.IntN(8)), byte(w.r.IntN(256))}
 		v := randValue(w.r)
-		must(t, w.b.Map("m").Put(kg, k, sub, v))
 		if w.mm["m"][string(k)] == nil {
 			w.mm["m"][string(k)] = map[string]string{}
+		}
+		if ins, ok := w.b.Map("m").(state.MapInserter); ok && op%2 == 0 {
+			held, inserted, err := ins.Insert(kg, k, sub, v)
+			must(t, err)
+			old, had := w.mm["m"][string(k)][string(sub)]
+			if inserted == had || (had && string(held) != old) {
+				t.Fatalf("Insert = %q, %v; the table held %q (%v)", held, inserted, old, had)
+			}
+			if had {
+				break
+			}
+		} else {
+			must(t, w.b.Map("m").Put(kg, k, sub, v))
 		}
 		w.mm["m"][string(k)][string(sub)] = string(v)
 	case op < 19:
@@ -568,6 +581,85 @@ func checkMapTable(t *testing.T, h Harness) {
 	must(t, tab.Delete(kg, k, []byte("missing")))
 	if _, ok, _ := tab.Get(kg, k, subs[1]); ok {
 		t.Fatal("Get after Delete found the entry")
+	}
+	// Insert adds an entry the table does not hold, and returns the one
+	// it holds.
+	if ins, ok := tab.(state.MapInserter); ok {
+		n := b.Stats().Entries
+		held, inserted, err := ins.Insert(kg, k, subs[0], []byte("not written"))
+		if err != nil || inserted || string(held) != "new and longer" {
+			t.Fatalf("Insert of a held entry = %q, %v, %v", held, inserted, err)
+		}
+		if _, inserted, err := ins.Insert(kg, k, []byte("inserted"), []byte("i")); err != nil || !inserted {
+			t.Fatalf("Insert of a new entry = %v, %v", inserted, err)
+		}
+		if v, ok, _ := tab.Get(kg, k, subs[0]); !ok || string(v) != "new and longer" {
+			t.Fatalf("Get after Insert of a held entry = %q, %v", v, ok)
+		}
+		if v, ok, _ := tab.Get(kg, k, []byte("inserted")); !ok || string(v) != "i" {
+			t.Fatalf("Get after Insert = %q, %v", v, ok)
+		}
+		if m := b.Stats().Entries; m != n+1 {
+			t.Fatalf("two Inserts, one new, changed the entries from %d to %d", n, m)
+		}
+		must(t, tab.Delete(kg, k, []byte("inserted")))
+	}
+	// A key with one entry, then two, then one again (a backend may keep
+	// a key's one entry apart from the maps of larger keys).
+	k1, kg1 := e.key(7)
+	must(t, tab.Put(kg1, k1, []byte("m"), []byte("one")))
+	must(t, tab.Put(kg1, k1, []byte("m"), []byte("one, longer")))
+	if ins, ok := tab.(state.MapInserter); ok {
+		if held, inserted, err := ins.Insert(kg1, k1, []byte("m"), []byte("x")); err != nil || inserted || string(held) != "one, longer" {
+			t.Fatalf("Insert of a one-entry key's entry = %q, %v, %v", held, inserted, err)
+		}
+		if _, inserted, err := ins.Insert(kg1, k1, []byte("z"), []byte("two")); err != nil || !inserted {
+			t.Fatalf("Insert of a second entry = %v, %v", inserted, err)
+		}
+	} else {
+		must(t, tab.Put(kg1, k1, []byte("z"), []byte("two")))
+	}
+	must(t, tab.Put(kg1, k1, []byte("a"), []byte("three")))
+	rangeOf := func() string {
+		var b strings.Builder
+		must(t, tab.RangeKey(kg1, k1, func(s, v []byte) bool {
+			fmt.Fprintf(&b, "%s=%s;", s, v)
+			return true
+		}))
+		return b.String()
+	}
+	if got := rangeOf(); got != "a=three;m=one, longer;z=two;" {
+		t.Fatalf("RangeKey of a key grown from one entry = %q", got)
+	}
+	must(t, tab.Delete(kg1, k1, []byte("a")))
+	must(t, tab.Delete(kg1, k1, []byte("m")))
+	if got := rangeOf(); got != "z=two;" {
+		t.Fatalf("RangeKey after two Deletes = %q", got)
+	}
+	must(t, tab.Delete(kg1, k1, []byte("z")))
+	k3, kg3 := e.key(8)
+	must(t, tab.Put(kg3, k3, []byte("only"), []byte("v")))
+	must(t, tab.Delete(kg3, k3, []byte("other")))
+	if v, ok, _ := tab.Get(kg3, k3, []byte("only")); !ok || string(v) != "v" {
+		t.Fatalf("a one-entry key after Delete of another sub: Get = %q, %v", v, ok)
+	}
+	if _, ok, _ := tab.Get(kg3, k3, []byte("other")); ok {
+		t.Fatal("Get of another sub of a one-entry key found it")
+	}
+	must(t, tab.DeleteKey(kg3, k3))
+	for _, k := range [][]byte{k1, k3} {
+		must(t, tab.Keys(kg1, func(key []byte) bool {
+			if bytes.Equal(key, k) {
+				t.Fatalf("Keys lists key %q whose entries were all deleted", k)
+			}
+			return true
+		}))
+		must(t, tab.Keys(kg3, func(key []byte) bool {
+			if bytes.Equal(key, k) {
+				t.Fatalf("Keys lists key %q whose entries were all deleted", k)
+			}
+			return true
+		}))
 	}
 	// Keys lists keys with entries; a key whose last entry goes is gone.
 	k2, kg2 := e.key(6)
@@ -912,6 +1004,33 @@ func checkTTL(t *testing.T, h Harness) {
 	if len(gm[string(k1)]) != 1 || gm[string(k1)]["b"] != "two" {
 		t.Fatalf("RangeKey returned %q, want only sub b", gm)
 	}
+	// Insert takes an expired entry for a missing one.
+	if ins, ok := mt.(state.MapInserter); ok {
+		if held, inserted, err := ins.Insert(kg1, k1, []byte("a"), []byte("one again")); err != nil || !inserted {
+			t.Fatalf("Insert over an expired entry = %q, %v, %v", held, inserted, err)
+		}
+		if v, ok, _ := mt.Get(kg1, k1, []byte("a")); !ok || string(v) != "one again" {
+			t.Fatalf("Get after Insert over an expired entry = %q, %v", v, ok)
+		}
+		must(t, mt.Delete(kg1, k1, []byte("a")))
+	}
+	// A key with one entry expires alike, and Insert writes over it.
+	k3, kg3 := e.key(3)
+	must(t, mt.Put(kg3, k3, []byte("s"), []byte("three")))
+	e.clock.Advance(10 * time.Second)
+	if _, ok, _ := mt.Get(kg3, k3, []byte("s")); ok {
+		t.Fatal("map Get returned the expired entry of a one-entry key")
+	}
+	if ins, ok := mt.(state.MapInserter); ok {
+		if held, inserted, err := ins.Insert(kg3, k3, []byte("s"), []byte("again")); err != nil || !inserted {
+			t.Fatalf("Insert over the expired entry of a one-entry key = %q, %v, %v", held, inserted, err)
+		}
+		if held, inserted, err := ins.Insert(kg3, k3, []byte("s"), []byte("not written")); err != nil || inserted || string(held) != "again" {
+			t.Fatalf("Insert of a one-entry key's live entry = %q, %v, %v", held, inserted, err)
+		}
+	}
+	must(t, mt.DeleteKey(kg3, k3))
+	e.clock.Advance(-10 * time.Second)
 	// A write renews an entry; an expired one can be written again.
 	must(t, vt.Put(kg1, k1, []byte("one again")))
 	e.clock.Advance(6 * time.Second) // k2 written 11s ago, k1 6s ago
@@ -954,12 +1073,14 @@ func checkTTLSweep(t *testing.T, h Harness) {
 	b := e.open(0, 1)
 	ttl := state.TTL(time.Minute)
 	vt, mt := b.Value("v", ttl), b.Map("m", ttl)
+	one := b.Map("one", ttl) // keys with one entry each
 	const n = 2000
 	for i := range n {
 		k, kg := e.key(i)
 		must(t, vt.Put(kg, k, []byte("old")))
 		must(t, mt.Put(kg, k, []byte{1}, []byte("old")))
 		must(t, mt.Put(kg, k, []byte{2}, []byte("old")))
+		must(t, one.Put(kg, k, []byte{1}, []byte("old")))
 	}
 	before := b.Stats()
 	e.clock.Advance(2 * time.Minute)
@@ -972,16 +1093,17 @@ func checkTTLSweep(t *testing.T, h Harness) {
 		k, kg := e.key(n + i%100)
 		must(t, vt.Put(kg, k, []byte("new")))
 		must(t, mt.Put(kg, k, []byte{1}, []byte("new")))
-		if i%1000 == 0 && b.Stats().Expired >= 3*n {
+		must(t, one.Put(kg, k, []byte{1}, []byte("new")))
+		if i%1000 == 0 && b.Stats().Expired >= 4*n {
 			break
 		}
 	}
 	st := b.Stats()
-	if st.Expired < 3*n {
-		t.Fatalf("after %d writes per expired entry, Stats.Expired = %d, want %d", per, st.Expired, 3*n)
+	if st.Expired < 4*n {
+		t.Fatalf("after %d writes per expired entry, Stats.Expired = %d, want %d", per, st.Expired, 4*n)
 	}
-	if !h.ApproximateStats && st.Entries != 100+100 {
-		t.Fatalf("Stats.Entries = %d, want 200 (the entries written after the TTL)", st.Entries)
+	if !h.ApproximateStats && st.Entries != 100+100+100 {
+		t.Fatalf("Stats.Entries = %d, want 300 (the entries written after the TTL)", st.Entries)
 	}
 	if !h.ApproximateStats && st.Entries >= before.Entries {
 		t.Fatalf("Stats.Entries went from %d to %d", before.Entries, st.Entries)
