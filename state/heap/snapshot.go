@@ -266,11 +266,22 @@ func (r *snapReader) mapEntries(b []byte, t *frozenTable, g *mgroup) (int, []byt
 	subs := r.subs
 	keys, total := 0, 0
 	g.index.scan(func(e entry) bool {
-		sm := g.subs[binary.LittleEndian.Uint32(e.value)]
+		var sm *submap
+		var one entry
+		size := 1
+		if e.value[0] == refTag {
+			sm = g.subs[binary.LittleEndian.Uint32(e.value[1:])]
+			size = len(sm.offs)
+		} else {
+			one = decode(e.value, 0, t.timed) // the key's one entry
+		}
 		subs = subs[:0]
 		n := 0
-		for j := range sm.offs {
-			se := sm.entry(j)
+		for j := range size {
+			se := one
+			if sm != nil {
+				se = sm.entry(j)
+			}
 			if t.timed && t.expired(se.time, r.s.cut) {
 				continue
 			}
@@ -570,18 +581,8 @@ func (b *Backend) loadSubs(t *table, ft fileTable, i int, key []byte, n uint64, 
 		} else if !ft.timed {
 			wt = now
 		}
-		sm, _, err := t.subW(g, h, key, true)
-		if err != nil {
+		if _, _, err := t.put(g, h, key, sub, val, wt, false); err != nil {
 			return err
-		}
-		before := sm.mem()
-		added, err := sm.put(sub, val, wt)
-		b.bytes.Add(sm.mem() - before)
-		if err != nil {
-			return err
-		}
-		if added {
-			b.entries.Add(1)
 		}
 	}
 	return nil
