@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/streamsql/streamsql/factory"
 	"github.com/streamsql/streamsql/ops/calc"
@@ -255,8 +256,20 @@ func fieldTypes(fs []types.Field) []types.Type {
 // as the reader delivers it) into the runtime's generator: the
 // expression's TIMESTAMP in milliseconds since the epoch (a TIMESTAMP's
 // local date-time read as UTC, as Flink's rowtime is).
+//
+// The usual bounded-delay form, `ts - INTERVAL 'n' unit` with a unit of
+// whole milliseconds (delayOf), compiles only ts: the candidate is ts's
+// milliseconds plus the constant, added here. That is what the whole
+// expression gives (TIMESTAMPADD of such a unit adds the milliseconds and
+// keeps NULL), without an evaluator and a types.Value per row for the
+// addition: the source evaluates the candidate of every row it reads.
 func watermarkOf(e expr.Expr, opts expr.Options) (func(row types.Row) (int64, bool, error), error) {
-	prog, err := expr.Compile(e, opts)
+	r, err := expr.Resolve(e)
+	if err != nil {
+		return nil, fmt.Errorf("compiling the WATERMARK expression %s: %w", e, err)
+	}
+	ts, delta := delayOf(r)
+	prog, err := expr.Compile(ts, opts)
 	if err != nil {
 		return nil, fmt.Errorf("compiling the WATERMARK expression %s: %w", e, err)
 	}
@@ -265,8 +278,46 @@ func watermarkOf(e expr.Expr, opts expr.Options) (func(row types.Row) (int64, bo
 		if err != nil || v.IsNull() {
 			return 0, false, err
 		}
-		return v.Timestamp().Millis, true, nil
+		return v.Timestamp().Millis + delta, true, nil
 	}, nil
+}
+
+// delayOf splits a resolved watermark expression of the form
+// TIMESTAMPADD(unit, n, ts) (how `ts - INTERVAL 'n' unit` is lowered,
+// expr.AddInterval) into ts and the milliseconds it adds, for a constant
+// n, a TIMESTAMP ts (not TIMESTAMP_LTZ) and an hour, minute, second or
+// millisecond unit: then the expression's milliseconds are ts's plus
+// delta (wrapping as TIMESTAMPADD's do), and it is NULL exactly when ts
+// is. Any other expression is returned whole, with delta 0.
+func delayOf(e expr.Expr) (ts expr.Expr, delta int64) {
+	c, ok := e.(*expr.Call)
+	if !ok || c.Name != "TIMESTAMPADD" || len(c.Args) != 2 || c.Type().Kind != types.KindTimestamp || c.Args[1].Type().Kind != types.KindTimestamp {
+		return e, 0
+	}
+	n, ok := c.Args[0].(*expr.Literal)
+	if !ok || n.Val.IsNull() || n.Typ.Kind != types.KindBigInt && n.Typ.Kind != types.KindInt {
+		return e, 0
+	}
+	var unit int64
+	switch c.Unit {
+	case expr.UnitHour:
+		unit = 3_600_000
+	case expr.UnitMinute:
+		unit = 60_000
+	case expr.UnitSecond:
+		unit = 1000
+	case expr.UnitMillisecond:
+		unit = 1
+	default:
+		return e, 0
+	}
+	// TIMESTAMPADD multiplies in nanoseconds (time.Duration); where that
+	// overflows it takes its general path, and so does this.
+	amount := n.Val.Int64()
+	if d := time.Duration(amount) * time.Duration(unit) * time.Millisecond; d/(time.Duration(unit)*time.Millisecond) != time.Duration(amount) {
+		return e, 0
+	}
+	return c.Args[1], amount * unit
 }
 
 // keepPipelines returns the part of g that belongs to the pipelines
