@@ -35,12 +35,15 @@ var expectedWarnings = map[string][]string{
 	"exactly_once": {"option 'sink.semantic' is deprecated"},
 	// The point of the example.
 	"isolation_levels": {"reads topic 'isolation-events' with isolation level read_uncommitted"},
+	// Shows that a Flink job file's ADD JAR does not stop it.
+	"page_views_uv": {"ADD JAR '/opt/flink/lib/flink-sql-connector-kafka.jar' is ignored"},
 }
 
 // expectedKinds are the kinds of expectedWarnings, in the same order.
 var expectedKinds = map[string][]job.WarningKind{
 	"exactly_once":     {job.WarnDeprecatedOption},
 	"isolation_levels": {job.WarnUncommittedRead},
+	"page_views_uv":    {job.WarnIgnoredJar},
 }
 
 // TestExplain plans every example through the embedding API with a

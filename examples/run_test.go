@@ -137,6 +137,20 @@ var runCases = map[string]runCase{
 		collect: committedFiles,
 		sort:    true,
 	},
+	"page_views_uv": {
+		setup: func(t *testing.T, _ kafkatest.Broker, _ string) (map[string]map[string]string, []string) {
+			in, err := filepath.Abs(filepath.Join("data", "page_views"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The table is analytics.page_views (the file's USE).
+			return map[string]map[string]string{"analytics.page_views": {"path": in}}, nil
+		},
+		phases:  [][]string{nil},
+		stdout:  true,
+		collect: printedLines,
+		sort:    true,
+	},
 	"datagen_print_blackhole": {
 		setup: func(*testing.T, kafkatest.Broker, string) (map[string]map[string]string, []string) {
 			return map[string]map[string]string{"users": {"rows-per-second": "0"}}, nil

@@ -159,8 +159,9 @@ type Options struct {
 	// setting pipeline.instance-id, over Set. It must be unique among the
 	// job's instances and the same across the process's restarts.
 	InstanceID string
-	// Hints are table options by table name (as written in the file,
-	// without catalog and database), applied to every read and write of
+	// Hints are table options by table name (the bare name of a table of
+	// the default catalog and database, else database.name, or
+	// catalog.database.name outside the default catalog), applied to every read and write of
 	// the table over its WITH options and OPTIONS hints, before the
 	// options are validated (at Compile): the planner's checks across
 	// tables (EXPLAIN's warnings, shared transactional-id prefixes) see
@@ -438,6 +439,9 @@ const (
 	// WarnAtLeastOnceCheckpoints: execution.checkpointing.mode is
 	// AT_LEAST_ONCE, so an exactly-once sink delivers at least once.
 	WarnAtLeastOnceCheckpoints = WarningKind(planner.WarnAtLeastOnceCheckpoints)
+	// WarnIgnoredJar: ADD JAR or REMOVE JAR, whose JAR is not loaded (the
+	// connectors and formats are built in).
+	WarnIgnoredJar = WarningKind(planner.WarnIgnoredJar)
 )
 
 // Warning is a finding of the planner that does not stop the job: shown

@@ -122,23 +122,58 @@ func (p *planner) resolveAggregate(q *ddl.Select, in *relation, quals [][]string
 	idx := &lowerer{f: p.f, sc: indexScope(in, quals)}
 	if q.GroupBy != nil && hasGroupingSets(q.GroupBy.Items) {
 		groupExprs, sets = groupingSets(q.GroupBy.Items)
-		if win != nil {
-			if win.spec.Kind == window.Session {
-				return nil, p.f.errorAt(q.GroupBy.Pos, ddl.ErrUnsupported, nil, "grouping sets over a SESSION window table function are not supported yet")
-			}
-			var err error
-			if groupExprs, sets, err = p.windowGroupingSets(in, quals, groupExprs, sets, &hasWindowCol); err != nil {
-				return nil, err
-			}
-		}
 		var items []ddl.GroupItem
 		for _, g := range groupExprs {
 			items = append(items, ddl.GroupItem{Kind: ddl.GroupExpr, Expr: g})
 		}
-		if ws, _ := p.attachedWindow(in, items, quals); ws != nil && win == nil {
-			// Flink: "GROUPING SETS are currently not supported" for a
-			// window aggregation.
-			return nil, p.f.errorAt(q.GroupBy.Pos, ddl.ErrUnsupported, nil, "grouping sets over the window_start and window_end of a window aggregation are not supported (Flink does not support them either)")
+		var err error
+		if win != nil {
+			if win.spec.Kind == window.Session {
+				return nil, p.f.errorAt(q.GroupBy.Pos, ddl.ErrUnsupported, nil, "grouping sets over a SESSION window table function are not supported yet")
+			}
+			// The window table function's window columns are placeholders
+			// (negative columns).
+			first := &lowerer{f: p.f, sc: branchScope(in, in.branches[0], quals)}
+			var found bool
+			groupExprs, sets, found, err = p.windowGroupingSets(groupExprs, sets, func(c *ddl.ColumnRef) int {
+				if e, err := first.quietly(c); err == nil {
+					if cr, ok := e.(*expr.ColumnRef); ok && cr.Index < 0 && colWindowStart-cr.Index < 2 {
+						return colWindowStart - cr.Index
+					}
+				}
+				return -1
+			})
+			if err != nil {
+				return nil, err
+			}
+			hasWindowCol[0], hasWindowCol[1] = found, found
+		} else if ws, cols := p.attachedWindow(in, items, quals); ws != nil {
+			if !readsWindowTableFunction(in) {
+				// Flink: "GROUPING SETS are currently not supported" for a
+				// window aggregation over a window aggregation's output.
+				return nil, p.f.errorAt(q.GroupBy.Pos, ddl.ErrUnsupported, nil, "grouping sets over the window_start and window_end of a window aggregation are not supported (Flink does not support them either)")
+			}
+			// Rows of a window table function read as a table (a WHERE
+			// between it and the aggregation): a window aggregation of
+			// their windows, per grouping set.
+			var found bool
+			groupExprs, sets, found, err = p.windowGroupingSets(groupExprs, sets, func(c *ddl.ColumnRef) int {
+				if e, err := idx.quietly(c); err == nil {
+					if cr, ok := e.(*expr.ColumnRef); ok && cols[cr.Index] >= 0 && cols[cr.Index] < 2 {
+						if cols[cr.Index] == 1 {
+							attachedEnd = cr.Index
+						}
+						return cols[cr.Index]
+					}
+				}
+				return -1
+			})
+			if err != nil {
+				return nil, err
+			}
+			if found {
+				attached, attachedCols = ws, cols
+			}
 		}
 		for _, g := range groupExprs {
 			if calls := aggregateCalls(g); len(calls) > 0 {
@@ -769,35 +804,32 @@ func describeWindow(s window.Spec, proc bool) string {
 }
 
 // windowGroupingSets takes the window_start and window_end of a window
-// table function out of the grouping expressions and sets of a GROUP BY
-// with GROUPING SETS, ROLLUP or CUBE over it (GROUP BY window_start,
-// window_end, GROUPING SETS (...): a window aggregation per set, as
-// Flink's), and notes them in hasWindowCol. A window column in some sets
-// only is an error; without both, the query is no window aggregation and
-// the sets are left as they are.
-func (p *planner) windowGroupingSets(in *relation, quals [][]string, exprs []ddl.Expr, sets [][]int, hasWindowCol *[3]bool) ([]ddl.Expr, [][]int, error) {
-	first := &lowerer{f: p.f, sc: branchScope(in, in.branches[0], quals)}
-	var found [3]bool
+// out of the grouping expressions and sets of a GROUP BY with GROUPING
+// SETS, ROLLUP or CUBE (GROUP BY window_start, window_end, GROUPING SETS
+// (...): a window aggregation per set, as Flink's). windowCol says which
+// window column a column reference is (0: window_start, 1: window_end;
+// -1: none). A window column in some sets only is an error; without both,
+// found is false and the expressions and sets are returned as they are.
+func (p *planner) windowGroupingSets(exprs []ddl.Expr, sets [][]int, windowCol func(*ddl.ColumnRef) int) (_ []ddl.Expr, _ [][]int, found bool, _ error) {
+	var has [2]bool
 	keep := make([]int, len(exprs)) // new index of each expression; -1: a window column
 	var kept []ddl.Expr
 	for gi, g := range exprs {
 		keep[gi] = len(kept)
 		if c, ok := g.(*ddl.ColumnRef); ok {
-			if e, err := first.quietly(c); err == nil {
-				if cr, ok := e.(*expr.ColumnRef); ok && cr.Index < 0 && colWindowStart-cr.Index < 2 {
-					if !inEverySet(sets, gi) {
-						return nil, nil, p.f.errorAt(g.Position(), ddl.ErrUnsupported, nil,
-							fmt.Sprintf("%s of a window table function in some grouping sets only is not supported; group by window_start and window_end outside GROUPING SETS", ddl.FormatExpr(c)))
-					}
-					found[colWindowStart-cr.Index], keep[gi] = true, -1
-					continue
+			if k := windowCol(c); k >= 0 {
+				if !inEverySet(sets, gi) {
+					return nil, nil, false, p.f.errorAt(g.Position(), ddl.ErrUnsupported, nil,
+						fmt.Sprintf("%s of a window table function in some grouping sets only is not supported; group by window_start and window_end outside GROUPING SETS", ddl.FormatExpr(c)))
 				}
+				has[k], keep[gi] = true, -1
+				continue
 			}
 		}
 		kept = append(kept, g)
 	}
-	if !found[0] || !found[1] {
-		return exprs, sets, nil
+	if !has[0] || !has[1] {
+		return exprs, sets, false, nil
 	}
 	out := make([][]int, len(sets))
 	for si, set := range sets {
@@ -808,8 +840,18 @@ func (p *planner) windowGroupingSets(in *relation, quals [][]string, exprs []ddl
 			}
 		}
 	}
-	hasWindowCol[0], hasWindowCol[1] = true, true
-	return kept, out, nil
+	return kept, out, true, nil
+}
+
+// readsWindowTableFunction reports whether every branch of in reads a
+// window table function read as a table (a WindowTableFunction node).
+func readsWindowTableFunction(in *relation) bool {
+	for _, b := range in.branches {
+		if b.src.Node == nil || b.src.Node.Kind != WindowTableFunction {
+			return false
+		}
+	}
+	return len(in.branches) > 0
 }
 
 // hasGroupingSets reports whether GROUP BY items hold GROUPING SETS,
