@@ -62,6 +62,9 @@ func (s *WindowSpec) Describe() string {
 // whose window fired already is late: dropped and counted.
 func NewWindow(spec WindowSpec) stream.Factory {
 	return func(task stream.TaskInfo) (stream.Operator, error) {
+		// Each task's own copy: the tasks of a vertex call the factory
+		// at once.
+		spec := spec
 		if spec.Dedup {
 			spec.Order = []SortKey{{Col: spec.DedupTime, Desc: spec.KeepLast, NullsLast: spec.KeepLast}}
 			spec.Start, spec.End = 1, 1
