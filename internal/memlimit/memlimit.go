@@ -34,8 +34,11 @@
 // GOGC for such a job so that the heap goal is at least MinHeap(floor)
 // (a third of the floor): GOGC's share of a small live heap, not the
 // floor, decided how often a small job collected. A job whose goal under
-// GOGC is already above it keeps GOGC as it is. The governor leaves GOGC
-// alone when the GOGC environment variable is set.
+// GOGC is already above it keeps GOGC as it is. The live heap it goes by
+// is the largest of the last eight collections, so that a job whose live
+// heap swings keeps GOGC rather than getting a multiple of a low sample as
+// its next goal. The governor leaves GOGC alone when the GOGC environment
+// variable is set.
 package memlimit
 
 import (
@@ -126,12 +129,19 @@ type Governor struct {
 	base      int
 	gcPercent int
 	adjust    bool
-	stop      chan struct{}
-	done      chan struct{}
-	once      sync.Once
-	samples   []metrics.Sample
-	cycles    uint64
-	limit     int64
+	// recent holds the live heap of the last len(recent) collections the
+	// governor saw, GOGC is raised for the largest: a job whose live heap
+	// swings (a stateless pipeline with large batches in flight) keeps
+	// GOGC when it was above MinHeap's share lately, so that a low sample
+	// does not let the next goal be a multiple of a high one.
+	recent  [8]uint64
+	nseen   int
+	stop    chan struct{}
+	done    chan struct{}
+	once    sync.Once
+	samples []metrics.Sample
+	cycles  uint64
+	limit   int64
 }
 
 // Start sets the soft memory limit to Target, and GOGC to GCPercent
@@ -193,8 +203,14 @@ func (g *Governor) update(force bool) {
 		debug.SetMemoryLimit(limit)
 	}
 	if g.adjust {
+		g.recent[g.nseen%len(g.recent)] = live
+		g.nseen++
+		peak := live
+		for _, l := range g.recent {
+			peak = max(peak, l)
+		}
 		// Small moves are not worth it either; back to base always.
-		if p := GCPercent(MinHeap(g.floor), live, g.base); p != g.gcPercent && (p == g.base || force || 16*abs(p-g.gcPercent) > g.gcPercent) {
+		if p := GCPercent(MinHeap(g.floor), peak, g.base); p != g.gcPercent && (p == g.base || force || 16*abs(p-g.gcPercent) > g.gcPercent) {
 			g.gcPercent = p
 			debug.SetGCPercent(p)
 		}

@@ -156,3 +156,35 @@ func TestGovernorLeavesUsersGOGC(t *testing.T) {
 		t.Errorf("with GOGC set in the environment the governor changed it from %d to %d", base, p)
 	}
 }
+
+// TestGovernorRecentPeak checks that GOGC is raised for the largest live
+// heap of the last collections: right after a large live heap is dropped
+// GOGC stays where it was, and it is raised once the collections the
+// governor remembers have all found the heap small.
+func TestGovernorRecentPeak(t *testing.T) {
+	t.Setenv("GOGC", "")
+	base := gogc()
+	g := Start(DefaultFloor)
+	defer g.Stop()
+	big := make([][]*[4]int64, 32)
+	for i := range big {
+		big[i] = make([]*[4]int64, 1<<17)
+	}
+	gcSeen := func() { runtime.GC(); time.Sleep(2 * poll) }
+	gcSeen()
+	if p := gogc(); p != base {
+		t.Fatalf("with 32 MiB live GOGC is %d, want %d", p, base)
+	}
+	runtime.KeepAlive(big)
+	big = nil
+	gcSeen()
+	if p := gogc(); p != base {
+		t.Errorf("right after 32 MiB live were dropped GOGC is %d, want %d until the governor's window forgets them", p, base)
+	}
+	for range len(g.recent) {
+		gcSeen()
+	}
+	if p := gogc(); p <= base {
+		t.Errorf("after %d collections of a small heap GOGC is %d, want it raised above %d", len(g.recent), p, base)
+	}
+}
