@@ -8,6 +8,9 @@ import (
 	"testing"
 
 	"github.com/streamsql/streamsql/ops/rank"
+	"github.com/streamsql/streamsql/state"
+	"github.com/streamsql/streamsql/state/heap"
+	"github.com/streamsql/streamsql/state/lsm"
 	"github.com/streamsql/streamsql/stream"
 	"github.com/streamsql/streamsql/stream/streamtest"
 	"github.com/streamsql/streamsql/types"
@@ -67,15 +70,20 @@ func cpuTime() int64 {
 // no UPDATE_BEFORE: a blackhole sink's) and q18's deduplication (the last
 // row per bidder and auction by time), heap state: bids go to the 20
 // newest auctions, about 15 per auction, prices at random, as the
-// generator's do. It reports CPU time per row.
+// generator's do; q19 also on the disk backend. It reports CPU time per
+// row.
 func BenchmarkNexmarkBids(b *testing.B) {
 	ts := []types.Type{types.BigInt(), types.BigInt(), types.BigInt(), types.String(), types.String(), types.TimestampType(3), types.String()}
 	urls := make([]string, 64)
 	for i := range urls {
 		urls[i] = "https://www.nexmark.com/" + strings.Repeat("abcdefgh"[i%8:i%8+1], 20+i%7) + "/item.htm?query=1&channel_id=" + strconv.Itoa(i*7919)
 	}
-	for _, q := range []string{"q19", "q18"} {
-		b.Run(q, func(b *testing.B) {
+	for _, c := range []struct {
+		q    string
+		kind state.Kind
+	}{{"q19", heap.Kind{}}, {"q18", heap.Kind{}}, {"q19-rocksdb", lsm.Kind{}}} {
+		q := strings.TrimSuffix(c.q, "-rocksdb")
+		b.Run(c.q, func(b *testing.B) {
 			var f stream.Factory
 			if q == "q19" {
 				f = rank.NewTopN(rank.Spec{Types: ts, Partition: []int{0}, Order: []rank.SortKey{{Col: 2, Desc: true, NullsLast: true}},
@@ -83,7 +91,7 @@ func BenchmarkNexmarkBids(b *testing.B) {
 			} else {
 				f = rank.NewDeduplicate(rank.DedupSpec{Types: ts, Partition: []int{1, 0}, Time: 5, KeepLast: true})
 			}
-			tk := streamtest.Open(b, f, streamtest.Options{})
+			tk := streamtest.Open(b, f, streamtest.Options{Backend: c.kind})
 			rnd := rand.New(rand.NewPCG(1, 2))
 			rows := make([]types.Row, b.N)
 			for n := range rows {
