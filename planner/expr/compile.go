@@ -47,6 +47,9 @@ type builder struct {
 	// slot) per row: CompileFlow's common subexpressions.
 	memo      *Memo
 	memoSlots map[Expr]int
+	// splitSlots, with memo, holds the SPLIT_INDEX calls that share one
+	// split of their string per row (CompileFlow's splitGroups).
+	splitSlots map[*Call]splitSlot
 }
 
 func newBuilder(opts Options) *builder {

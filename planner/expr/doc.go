@@ -187,6 +187,9 @@
 // most once per row, in a [Memo] the goroutine starts afresh for each row.
 // Which subexpressions are evaluated, and their values and errors, are
 // those of the separate compilations; a failed evaluation is not kept.
+// SPLIT_INDEX calls on one string with one one-byte delimiter (q22's
+// SPLIT_INDEX(url, '/', 3), 4 and 5) share one split of it per row there,
+// and a Go function's call reuses one argument slice.
 //
 // A closure's types.Value result (48 bytes) is spilled and copied by its
 // caller, which stalls on store forwarding: a few such layers cost more

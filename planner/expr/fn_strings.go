@@ -478,6 +478,12 @@ func buildSplitIndex(b *builder, c *Call, a []evalFn) (evalFn, error) {
 		i, ierr := a[2](nil)
 		if derr == nil && ierr == nil && !d.IsNull() && !i.IsNull() && d.Str() != "" {
 			sep, n := d.Str(), i.Int64()
+			if sl, ok := b.splitSlots[c]; ok && b.memo != nil && len(sep) == 1 && n >= 0 {
+				// One split of the string per row for the calls of its
+				// group (CompileFlow's splitGroups).
+				m, j, sepb := b.memo, sl.cell, sep[0]
+				return strUnop(b.operandOf(c.Args[0], a[0]), func(s string) (string, bool) { return m.splitPart(j, s, sepb, n) }), nil
+			}
 			return strUnop(b.operandOf(c.Args[0], a[0]), func(s string) (string, bool) {
 				if n < 0 {
 					return "", true

@@ -2,6 +2,8 @@ package expr
 
 import (
 	"fmt"
+	"strings"
+	"unsafe"
 
 	"github.com/streamsql/streamsql/types"
 )
@@ -13,8 +15,51 @@ import (
 // 0.908 * price three times, HOUR(dateTime) four times). Call Next before
 // evaluating a new row. A Memo is not safe for concurrent use.
 type Memo struct {
-	gen   uint64
-	cells []memoCell
+	gen    uint64
+	cells  []memoCell
+	splits []splitCell
+}
+
+// splitCell is where the tokens of the string the SPLIT_INDEX calls of
+// one group (splitGroups) last split start and end, for row gen: bounds
+// holds start and end of token 0, 1, ..., up to the group's largest
+// index.
+type splitCell struct {
+	gen    uint64
+	s      string
+	bounds []int
+}
+
+// splitSlot is a SPLIT_INDEX call's group: its cell.
+type splitSlot struct {
+	cell int
+}
+
+// splitPart is splitPartByte(s, sep, n) for a call of group j (n <= its
+// largest index): s is split once per row, up to the group's largest
+// index, and every call of the group reads its token from that split. A
+// call whose s is not the string split for this row (another value, or a
+// new row) splits again. null when s has no token n.
+func (m *Memo) splitPart(j int, s string, sep byte, n int64) (part string, null bool) {
+	c := &m.splits[j]
+	if c.gen != m.gen || len(c.s) != len(s) || unsafe.StringData(c.s) != unsafe.StringData(s) {
+		c.gen, c.s, c.bounds = m.gen, s, c.bounds[:0]
+		last := int64(cap(c.bounds)/2 - 1) // the group's largest index
+		from := 0
+		for k := int64(0); k <= last; k++ {
+			i := strings.IndexByte(s[from:], sep)
+			if i < 0 {
+				c.bounds = append(c.bounds, from, len(s))
+				break
+			}
+			c.bounds = append(c.bounds, from, from+i)
+			from += i + 1
+		}
+	}
+	if n >= int64(len(c.bounds)/2) {
+		return "", true
+	}
+	return s[c.bounds[2*n]:c.bounds[2*n+1]], false
 }
 
 // memoCell is one subexpression's value, valid while gen is the memo's.
@@ -93,16 +138,21 @@ func CompileFlow(filter Expr, projections [][]Expr, opts Options) (*Filter, []*P
 		roots = append(roots, es...)
 	}
 	slots, n := commonSubexprs(roots)
+	splits, maxes := splitGroups(roots, opts)
 	var memo *Memo
-	if n > 0 || callsGoFunction(roots) {
+	if n > 0 || len(maxes) > 0 || callsGoFunction(roots) {
 		// A Go function's call keeps one argument slice per call site
-		// in a compilation for one goroutine (userDef): that too needs
-		// the per-goroutine programs a memo stands for.
-		memo = &Memo{gen: 1, cells: make([]memoCell, n)}
+		// in a compilation for one goroutine (userDef), and SPLIT_INDEX
+		// calls on one string share its split: these too need the
+		// per-goroutine programs a memo stands for.
+		memo = &Memo{gen: 1, cells: make([]memoCell, n), splits: make([]splitCell, len(maxes))}
+		for j, m := range maxes {
+			memo.splits[j].bounds = make([]int, 0, 2*(m+1))
+		}
 	}
 	with := func(b *builder) {
 		if memo != nil {
-			b.memo, b.memoSlots = memo, slots
+			b.memo, b.memoSlots, b.splitSlots = memo, slots, splits
 		}
 	}
 	var f *Filter
@@ -121,6 +171,73 @@ func CompileFlow(filter Expr, projections [][]Expr, opts Options) (*Filter, []*P
 		ps[k] = p
 	}
 	return f, ps, memo, nil
+}
+
+// splitGroups finds, among the trees roots, the SPLIT_INDEX calls with a
+// one-byte constant delimiter and a constant non-negative index whose
+// string is a deterministic non-constant expression, and groups those
+// on the same string (structurally, sameExpr) and delimiter (Nexmark
+// q22's SPLIT_INDEX(url, '/', 3), 4 and 5): a group of two or more gets a
+// split cell in the memo. It returns each grouped call's slot and each
+// cell's largest index.
+func splitGroups(roots []Expr, opts Options) (map[*Call]splitSlot, []int64) {
+	type call struct {
+		c   *Call
+		sep string
+		n   int64
+	}
+	var calls []call
+	var walk func(e Expr)
+	walk = func(e Expr) {
+		eachOperand(e, walk)
+		c, ok := e.(*Call)
+		if !ok || c.user != nil || c.Name != "SPLIT_INDEX" || len(c.Args) != 3 || !isConstant(c.Args[1]) || !isConstant(c.Args[2]) ||
+			isConstant(c.Args[0]) || !Deterministic(c.Args[0]) {
+			return
+		}
+		b := newBuilder(opts)
+		d, derr := b.compile(c.Args[1])
+		i, ierr := b.compile(c.Args[2])
+		if derr != nil || ierr != nil {
+			return
+		}
+		dv, derr := d(nil)
+		iv, ierr := i(nil)
+		if derr != nil || ierr != nil || dv.IsNull() || iv.IsNull() || len(dv.Str()) != 1 || iv.Int64() < 0 {
+			return
+		}
+		calls = append(calls, call{c, dv.Str(), iv.Int64()})
+	}
+	for _, r := range roots {
+		walk(r)
+	}
+	slots := map[*Call]splitSlot{}
+	var maxes []int64
+	done := make([]bool, len(calls))
+	for i, a := range calls {
+		if done[i] {
+			continue
+		}
+		group := []int{i}
+		for j := i + 1; j < len(calls); j++ {
+			if b := calls[j]; !done[j] && b.sep == a.sep && sameExpr(a.c.Args[0], b.c.Args[0]) {
+				group = append(group, j)
+			}
+		}
+		if len(group) < 2 {
+			continue
+		}
+		hi := int64(0)
+		for _, k := range group {
+			done[k] = true
+			hi = max(hi, calls[k].n)
+		}
+		for _, k := range group {
+			slots[calls[k].c] = splitSlot{cell: len(maxes)}
+		}
+		maxes = append(maxes, hi)
+	}
+	return slots, maxes
 }
 
 // callsGoFunction reports whether any of the trees roots calls a Go

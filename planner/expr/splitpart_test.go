@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/streamsql/streamsql/types"
 )
@@ -128,6 +129,60 @@ func TestStrUnopOperands(t *testing.T) {
 					if err1 != nil || err2 != nil || show(g) != show(w) {
 						t.Fatalf("%s over %s, %s = %s (%v), want %s (%v)", e, show(v), show(rv), show(g), err1, show(w), err2)
 					}
+				}
+			}
+		}
+	}
+}
+
+// TestSplitIndexShared checks SPLIT_INDEX calls that share one split of
+// their string per row (CompileFlow's splitGroups: q22's three
+// SPLIT_INDEX(url, '/', k)) against their separate compilations, row by
+// row: indexes within and past the string's tokens, empty tokens, a NULL
+// string, two groups on one string with different delimiters, a
+// lone call, a string from a nested call, and a string whose bytes are
+// rewritten in place between rows (a reused buffer: same pointer and
+// length, new content), which must be split again.
+func TestSplitIndexShared(t *testing.T) {
+	s := Col(0, "s", types.String())
+	r := Col(1, "r", types.RowType(types.Field{Name: "url", Type: types.String()}))
+	url := func() Expr { return Fn("FIELD", r, ls("url")) }
+	split := func(x Expr, d string, k int64) Expr { return Fn("SPLIT_INDEX", x, ls(d), li(k)) }
+	proj := []Expr{split(url(), "/", 3), split(url(), "/", 4), split(url(), "/", 5), split(url(), "/", 0),
+		split(s, "/", 1), split(s, "-", 1), split(s, "-", 0), split(s, "/", 7), split(s, "::", 1),
+		split(Fn("UPPER", s), "/", 2), split(Fn("UPPER", s), "/", 1)}
+	_, ps, memo, err := CompileFlow(nil, [][]Expr{proj}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if memo == nil || len(memo.splits) != 4 {
+		t.Fatalf("memo %v: want 4 split groups (url '/', s '/', s '-', UPPER(s) '/')", memo)
+	}
+	ref, err := CompileProjection(proj, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := []byte("https://www.nexmark.com/abc/def/ghi/item.htm?query=1")
+	inPlace := unsafe.String(&buf[0], len(buf))
+	strs := []types.Value{types.Str("https://www.nexmark.com/abc/def/ghi/item.htm?query=1"), types.Str(""), types.Str("a/b"),
+		types.Str("//-/"), types.Str("x-y/z-w/v"), {}, types.Str("a::b/c::d"), types.Str(inPlace), types.Str(inPlace)}
+	for i, v := range strs {
+		if i == len(strs)-1 {
+			copy(buf, "https://w/x/yy/zzz/-1-2-3-4-5/item.htm?query=2/3/4/5/6/7")
+		}
+		for _, rv := range []types.Value{{}, types.List([]types.Value{v})} {
+			row := []types.Value{v, rv}
+			memo.Next()
+			got, want := make([]types.Value, len(proj)), make([]types.Value, len(proj))
+			if err := ps[0].Project(row, got); err != nil {
+				t.Fatal(err)
+			}
+			if err := ref.Project(row, want); err != nil {
+				t.Fatal(err)
+			}
+			for k := range proj {
+				if show(got[k]) != show(want[k]) {
+					t.Fatalf("row %d (%s, %s): %s = %s, want %s", i, show(v), show(rv), proj[k], show(got[k]), show(want[k]))
 				}
 			}
 		}
