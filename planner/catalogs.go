@@ -47,39 +47,14 @@ func (c *Catalog) checkDatabase(f *file, pos ddl.Pos, id Identifier) error {
 			id.Catalog, didYouMean(id.Catalog, slices.Sorted(maps.Keys(c.catalogs))), id.Catalog, catalogTypeInMemory))
 	}
 	if !ci.databases[id.Database] {
-		name := quoteName(id.Catalog, id.Database)
+		name := ddl.ObjectName{Parts: []ddl.Ident{{Name: id.Catalog}, {Name: id.Database}}}
 		if id.Catalog == c.current.Catalog {
-			name = quoteName(id.Database)
+			name.Parts = name.Parts[1:]
 		}
 		return f.errorAt(pos, ErrUnknownName, nil, fmt.Sprintf("database '%s' does not exist in catalog '%s'%s; create it with CREATE DATABASE %s",
 			id.Database, id.Catalog, didYouMean(id.Database, slices.Sorted(maps.Keys(ci.databases))), name))
 	}
 	return nil
-}
-
-// quoteName writes catalog.database as SQL, back-quoting the parts that
-// are not plain identifiers ("default" is a reserved word).
-func quoteName(parts ...string) string {
-	out := make([]string, len(parts))
-	for i, p := range parts {
-		out[i] = p
-		if !plainIdent(p) {
-			out[i] = "`" + strings.ReplaceAll(p, "`", "``") + "`"
-		}
-	}
-	return strings.Join(out, ".")
-}
-
-func plainIdent(s string) bool {
-	if s == "" || strings.EqualFold(s, "default") {
-		return false
-	}
-	for i, r := range s {
-		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9') {
-			return false
-		}
-	}
-	return true
 }
 
 // catalogStatement runs a CREATE CATALOG, CREATE DATABASE or USE.

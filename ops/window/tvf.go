@@ -33,7 +33,13 @@ type tableFunction struct {
 	ctx  *stream.Context
 	ends []int64
 	ltz  bool // window_time is a TIMESTAMP_LTZ instant
+	// slab is what output rows' fields are cut from: emitted rows are
+	// kept downstream, so a slab is never reused, only replaced.
+	slab []types.Value
 }
+
+// slabValues is the number of values a new slab holds.
+const slabValues = 4096
 
 func (f *tableFunction) Open(ctx *stream.Context) error {
 	f.ctx = ctx
@@ -56,10 +62,14 @@ func (f *tableFunction) Process(_ int, rows []types.Row, out *stream.Output) err
 		}
 		f.ends, _ = f.spec.Ends(f.ends[:0], t)
 		n := len(r.Fields)
-		slab := make([]types.Value, (n+3)*len(f.ends))
 		for _, end := range f.ends {
-			fields := slab[: n+3 : n+3]
-			slab = slab[n+3:]
+			if len(f.slab) < n+3 {
+				f.slab = make([]types.Value, max(slabValues, n+3))
+			}
+			// The capacity ends at the row's last field: an append to
+			// one row's fields never writes into the next row's.
+			fields := f.slab[: n+3 : n+3]
+			f.slab = f.slab[n+3:]
 			copy(fields, r.Fields)
 			// window_time is the window's last instant: a TIMESTAMP_LTZ
 			// instant, or a TIMESTAMP in the windows' own time.

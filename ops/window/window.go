@@ -414,7 +414,7 @@ func (w *windowAgg) recountSession(kg int, starts []int64, start int64, row []ty
 		}
 		c := &w.spec.Calls[k]
 		set := map[string]bool{}
-		if err := w.eachSessionValue(m, kg, starts, func(v []byte) { set[string(v)] = true }); err != nil {
+		if err := eachSessionValue(m, kg, w.key, starts, func(v []byte) { set[string(v)] = true }); err != nil {
 			return err
 		}
 		if !(c.Filter >= 0 && (row[c.Filter].IsNull() || !row[c.Filter].Bool())) && !row[c.Arg].IsNull() {
@@ -443,12 +443,13 @@ func (w *windowAgg) recountSession(kg int, starts []int64, start int64, row []ty
 }
 
 // eachSessionValue calls fn with the encoding of each value of DISTINCT
-// table m of key group kg's key w.key in the sessions starting at starts.
-func (w *windowAgg) eachSessionValue(m state.MapTable, kg int, starts []int64, fn func(v []byte)) error {
+// table m of key group kg's key in the sessions starting at starts.
+func eachSessionValue(m state.MapTable, kg int, key []byte, starts []int64, fn func(v []byte)) error {
+	var k8 [8]byte
 	for _, s := range starts {
-		w.k8 = binary.BigEndian.AppendUint64(w.k8[:0], uint64(s))
-		err := m.RangeKey(kg, w.k8, func(sub, _ []byte) bool {
-			if v, ok := bytes.CutPrefix(sub, w.key); ok {
+		binary.BigEndian.PutUint64(k8[:], uint64(s))
+		err := m.RangeKey(kg, k8[:], func(sub, _ []byte) bool {
+			if v, ok := bytes.CutPrefix(sub, key); ok {
 				fn(v)
 			}
 			return true
@@ -468,15 +469,12 @@ func (w *windowAgg) dropSessionDistinct(kg int, key []byte, starts []int64, m st
 	if m != nil {
 		tables = []state.MapTable{m}
 	}
-	saved := w.key
-	w.key = key
-	defer func() { w.key = saved }()
 	for _, t := range tables {
 		if t == nil {
 			continue
 		}
 		var subs [][]byte
-		if err := w.eachSessionValue(t, kg, starts, func(v []byte) { subs = append(subs, append(slices.Clone(key), v...)) }); err != nil {
+		if err := eachSessionValue(t, kg, key, starts, func(v []byte) { subs = append(subs, append(slices.Clone(key), v...)) }); err != nil {
 			return err
 		}
 		for _, s := range starts {
