@@ -77,6 +77,9 @@ func (p *planner) resolveQuery(q ddl.Query, depth int) (*relation, error) {
 		if q.Kind != ddl.Union && !q.All {
 			return p.resolveIntersectExcept(q, depth)
 		}
+		if q.Kind != ddl.Union {
+			return p.resolveSetOpAll(q, depth)
+		}
 		if q.Kind == ddl.Union && !q.All {
 			all := *q
 			all.All = true

@@ -85,10 +85,9 @@ func (f *file) queryNodeRefusal(q ddl.Query) error {
 			return nil // UNION ALL, and UNION as UNION ALL then DISTINCT
 		case !q.All:
 			return nil // a semi or anti join, then DISTINCT (setop.go)
-		case q.All:
-			return f.unsupported(q.Pos, q.Kind.String()+" ALL")
+		default:
+			return nil // counts per row, then the rows replicated (setop.go)
 		}
-		return f.unsupported(q.Pos, q.Kind.String())
 	case *ddl.With:
 		return nil // the CTEs are resolved where they are read (query.go)
 	case *ddl.OrderBy:

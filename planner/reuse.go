@@ -227,7 +227,7 @@ func (r *reuser) flow(fl *Flow) string {
 		det = det && deterministic(e)
 	}
 	for _, u := range fl.Unnest {
-		fmt.Fprintf(&b, "unnest(%d,%v,%v,%s,", u.Width, u.Ordinality, u.Left, typesKey(u.Types))
+		fmt.Fprintf(&b, "unnest(%d,%v,%v,%v,%s,", u.Width, u.Ordinality, u.Left, u.Replicate, typesKey(u.Types))
 		add(u.Array)
 		add(u.Cond)
 		b.WriteString(")")

@@ -36,6 +36,11 @@ type Unnest struct {
 	// Cond is the join's ON condition over the row with this Unnest's
 	// columns (nil: TRUE): an element it does not keep gives no row.
 	Cond expr.Expr
+	// Replicate, when set, makes this step no UNNEST but the row
+	// replication of INTERSECT ALL and EXCEPT ALL (setop.go): Array is
+	// then an integer count, the row comes out that many times (never
+	// when NULL or not positive), and Types is empty.
+	Replicate bool
 }
 
 // elemCols is how many columns an element appends (the ordinality aside).
@@ -48,6 +53,9 @@ func (u *Unnest) elemCols() int {
 
 // String describes u for EXPLAIN.
 func (u *Unnest) String() string {
+	if u.Replicate {
+		return fmt.Sprintf("REPLICATE ROWS(%s): the row that many times, of the input row's kind", u.Array)
+	}
 	var b strings.Builder
 	if u.Left {
 		b.WriteString("LEFT JOIN ")
@@ -289,6 +297,16 @@ func (ft *CompiledFlow) unnestStage(k int, row []types.Value, kind types.RowKind
 			used, fields = true, nil
 		}
 		return err
+	}
+	if u.Replicate {
+		if !v.IsNull() {
+			for range v.Int64() {
+				if err := next(); err != nil {
+					return out, used, err
+				}
+			}
+		}
+		return out, used, nil
 	}
 	if !v.IsNull() {
 		switch t := u.Array.Type(); t.Kind {
