@@ -15,8 +15,10 @@ import (
 // The write time is there only in a table with a TTL. An update whose value
 // has the length of the old one overwrites it in place; in a hash table, a
 // shorter one is rewritten in place too, the bytes it no longer needs
-// becoming a dead entry of their own (key length 0); any other update
-// appends a new entry and marks the old one dead, and a hash table compacts
+// becoming a dead entry of their own (key length 0), and so is a longer one
+// that fits in its entry and the dead entries after it, or whose entry is
+// the last of the arena (hmap.rewrite); any other update appends a new
+// entry and marks the old one dead, and a hash table compacts
 // its arena when more than a quarter of it is dead (a sorted map: half, and
 // before it grows its arena it moves its live entries down over the dead
 // ones when a quarter of it is dead).
@@ -187,10 +189,7 @@ func (m *hmap) put(h uint64, key, value []byte, time int64) (added bool, err err
 			}
 			return false, nil
 		}
-		at := int(uint32(m.slots[pos])) - 1
-		if size := entrySize(key, value, m.timed); size < e.end-at && m.fill(at+size, e.end) {
-			// Shorter: rewritten where it was, the rest a dead filler.
-			appendEntry(m.arena[:at], key, value, time, m.timed)
+		if m.rewrite(pos, e, key, value, time) {
 			m.maybeCompact()
 			return false, nil
 		}
@@ -200,7 +199,7 @@ func (m *hmap) put(h uint64, key, value []byte, time int64) (added bool, err err
 		}
 		// Room first: a compaction moves the entries, the old one too.
 		m.makeRoom(entrySize(key, value, m.timed))
-		at = int(uint32(m.slots[pos])) - 1
+		at := int(uint32(m.slots[pos])) - 1
 		m.kill(at, decode(m.arena, at, m.timed))
 		off = len(m.arena)
 		m.arena = appendEntry(m.arena, key, value, time, m.timed)
@@ -220,26 +219,99 @@ func (m *hmap) put(h uint64, key, value []byte, time int64) (added bool, err err
 	return true, nil
 }
 
-// fill writes a dead entry over arena[from:to], the room a value's
-// shorter update left (a deduplication's last row per key changes length
-// with its strings: rewriting it in place leaves a few dead bytes
-// instead of the whole old entry, and needs no room at the end). It
-// reports false, writing nothing, when no entry has exactly that size.
-func (m *hmap) fill(from, to int) bool {
+// maxDeadAfter bounds the dead entries after an entry that rewrite looks
+// at.
+const maxDeadAfter = 8
+
+// rewrite writes key's new value (and time) over its entry e, at slot
+// pos, when it fits where e is: in e's bytes and the dead entries right
+// after it (up to maxDeadAfter of them), the rest of them becoming one
+// dead filler; or, when nothing but dead entries follows e, at the end of
+// the arena, which it then ends (making room there first, growing the
+// arena or compacting it: the last live entry stays the last). It
+// reports false, writing nothing, when the entry has to move.
+//
+// A deduplication's last row per key changes length with its strings: a
+// shorter value leaves a few dead bytes after it instead of the whole old
+// entry, and a longer one takes them back. A packed Top-N partition
+// (Nexmark q19) grows by a row at each of its first rows, while the
+// partition is the newest of its key group's, the last entry of the
+// arena: moving it to the end each time left a dead copy per row and
+// compacted the arena over and over (a fifth of q19's CPU).
+func (m *hmap) rewrite(pos int, e entry, key, value []byte, time int64) bool {
+	at := int(uint32(m.slots[pos])) - 1
+	size := entrySize(key, value, m.timed)
+	end := e.end
+	for i := 0; i < maxDeadAfter && end < len(m.arena) && m.arena[end] == flagDead; i++ {
+		end = decode(m.arena, end, m.timed).end
+	}
+	last := end == len(m.arena)
+	switch {
+	case at+size == end || (last && at+size < end):
+	case at+size < end && fillable(end-at-size, m.timed):
+	case at+size < e.end && fillable(e.end-at-size, m.timed):
+		end = e.end
+	case last:
+		if at+size > maxArena {
+			return false
+		}
+		if at+size > cap(m.arena) {
+			m.makeRoom(at + size - len(m.arena))
+			// A compaction moved the entry down and dropped the dead
+			// ones after it.
+			at = int(uint32(m.slots[pos])) - 1
+			e = decode(m.arena, at, m.timed)
+			end = len(m.arena)
+		}
+	default:
+		return false
+	}
+	m.dead -= end - e.end
+	if last {
+		m.arena = appendEntry(m.arena[:at], key, value, time, m.timed)
+	} else {
+		appendEntry(m.arena[:at:end], key, value, time, m.timed)
+		if at+size < end {
+			m.fill(at+size, end)
+		}
+	}
+	if m.sweepPos > at && m.sweepPos < max(end, at+size) {
+		m.sweepPos = at + size
+	}
+	return true
+}
+
+// fillable reports whether one dead entry fills exactly n bytes.
+func fillable(n int, timed bool) bool {
+	_, ok := fillerValueLen(n, timed)
+	return ok
+}
+
+// fillerValueLen returns the value length of a dead entry of n bytes,
+// and false when no entry has exactly that size.
+func fillerValueLen(n int, timed bool) (int, bool) {
 	// flag | key length 0 | [time] | uvarint value length | value
 	head := 2
-	if m.timed {
+	if timed {
 		head += 8
 	}
-	n := to - from - head
+	n -= head
 	vl := n - 1
 	if vl >= 0x80 {
 		vl = n - uvarintLen(n-2)
 		if uvarintLen(vl)+vl != n {
-			return false
+			return 0, false
 		}
 	}
-	if vl < 0 {
+	return vl, vl >= 0
+}
+
+// fill writes a dead entry over arena[from:to], the room a value's
+// shorter update left. It reports false, writing nothing, when no entry
+// has exactly that size.
+func (m *hmap) fill(from, to int) bool {
+	vl, ok := fillerValueLen(to-from, m.timed)
+	if !ok {
 		return false
 	}
 	b := m.arena[from:from:to]

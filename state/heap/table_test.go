@@ -10,9 +10,13 @@ import (
 )
 
 // TestHmapRewritesInPlace updates keys with values of random lengths
-// (shorter ones are rewritten where they were, behind a dead filler),
-// with and without write times, and checks every key's value, the arena
-// walk (scan: live entries only, each once) and the dead byte count
+// (shorter ones are rewritten where they were, behind a dead filler;
+// longer ones take the dead bytes after them, or grow at the end of the
+// arena; a third of the updates are of the key written last), with and
+// without write times, while a TTL sweep walks the arena an entry a step,
+// and checks every key's value and time, the arena walk (scan: live
+// entries only, each once; every entry, dead ones too, ending at the
+// arena's end and passing the sweep's position) and the dead byte count
 // against a model after each step.
 func TestHmapRewritesInPlace(t *testing.T) {
 	// Values of up to 300 bytes, and of up to 1,500 (a table of large
@@ -27,8 +31,12 @@ func TestHmapRewritesInPlace(t *testing.T) {
 			seed := maphash.MakeSeed()
 			m := newHmap(1, timed)
 			model := map[string][]byte{}
+			times := map[string]int64{}
+			var key []byte
 			for step := range 20000 {
-				key := []byte(fmt.Sprint("k", r.IntN(50)))
+				if key == nil || r.IntN(3) != 0 {
+					key = []byte(fmt.Sprint("k", r.IntN(50)))
+				}
 				h := maphash.Bytes(seed, key)
 				if r.IntN(10) == 0 {
 					m.delete(h, key)
@@ -40,12 +48,32 @@ func TestHmapRewritesInPlace(t *testing.T) {
 						t.Fatal(err)
 					}
 					model[string(key)] = val
+					times[string(key)] = int64(step)
 				}
 				for k, want := range model {
 					e, ok := m.get(maphash.String(seed, k), []byte(k))
 					if !ok || !bytes.Equal(e.value, want) {
 						t.Fatalf("step %d: key %s: %q, %v; want %q", step, k, e.value, ok, want)
 					}
+					if timed && e.time != times[k] {
+						t.Fatalf("step %d: key %s: time %d, want %d", step, k, e.time, times[k])
+					}
+				}
+				// The sweep's position is where an entry starts (or the
+				// end); it moves on by one entry, as the TTL sweep does.
+				sweepSeen := m.sweepPos >= len(m.arena)
+				off := 0
+				for off < len(m.arena) {
+					sweepSeen = sweepSeen || off == m.sweepPos
+					off = decode(m.arena, off, timed).end
+				}
+				if off != len(m.arena) || !sweepSeen {
+					t.Fatalf("step %d: the entries end at %d, arena %d; sweep position %d on an entry: %v", step, off, len(m.arena), m.sweepPos, sweepSeen)
+				}
+				if m.sweepPos >= len(m.arena) {
+					m.sweepPos = 0
+				} else {
+					m.sweepPos = decode(m.arena, m.sweepPos, timed).end
 				}
 				seen := 0
 				m.scan(func(e entry) bool {
@@ -70,6 +98,46 @@ func TestHmapRewritesInPlace(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestHmapGrowsInPlace: a longer value of the arena's last entry is
+// written where the entry was, as is one that fits in the dead bytes
+// right after its entry; only one that fits in neither moves, leaving its
+// old entry dead.
+func TestHmapGrowsInPlace(t *testing.T) {
+	seed := maphash.MakeSeed()
+	m := newHmap(1, false)
+	put := func(key string, n int) (off int) {
+		t.Helper()
+		h := maphash.String(seed, key)
+		if _, err := m.put(h, []byte(key), bytes.Repeat([]byte{'v'}, n), 0); err != nil {
+			t.Fatal(err)
+		}
+		pos, ok := m.find(h, []byte(key))
+		if !ok || len(m.entryAt(pos).value) != n {
+			t.Fatalf("%s: not found with %d bytes", key, n)
+		}
+		return int(uint32(m.slots[pos])) - 1
+	}
+	a := put("a", 100)
+	b := put("b", 100)
+	for _, n := range []int{200, 1000, 5000, 300} {
+		if off := put("b", n); off != b || m.dead != 0 || len(m.arena) != b+entrySize([]byte("b"), make([]byte, n), false) {
+			t.Fatalf("the last entry with %d bytes: at %d (was %d), %d dead bytes, arena %d", n, off, b, m.dead, len(m.arena))
+		}
+	}
+	if off := put("a", 40); off != a || m.dead != 60 {
+		t.Fatalf("a shorter value: at %d (was %d), %d dead bytes", off, a, m.dead)
+	}
+	if off := put("a", 90); off != a || m.dead != 10 {
+		t.Fatalf("a longer value in the dead bytes after it: at %d (was %d), %d dead bytes", off, a, m.dead)
+	}
+	if off := put("a", 100); off != a || m.dead != 0 {
+		t.Fatalf("a value taking all the dead bytes after it: at %d (was %d), %d dead bytes", off, a, m.dead)
+	}
+	if off := put("a", 101); off == a || m.dead != entrySize([]byte("a"), make([]byte, 100), false) {
+		t.Fatalf("a value with no room where it is: at %d (was %d), %d dead bytes", off, a, m.dead)
 	}
 }
 
