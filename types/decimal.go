@@ -129,18 +129,59 @@ func (d Decimal) Rescale(precision, scale int) (Decimal, error) {
 	return out, nil
 }
 
-// Cmp compares d and e numerically: -1, 0 or +1.
+// Cmp compares d and e numerically: -1, 0 or +1. Two compact values
+// compare without allocating, whatever their scales.
 func (d Decimal) Cmp(e Decimal) int {
-	if d.big == nil && e.big == nil && d.scale == e.scale {
+	if d.big == nil && e.big == nil {
+		a, b := d.compact, e.compact
+		if d.scale != e.scale {
+			// Bring the smaller scale up to the larger: a side that
+			// overflows an int64 doing so is beyond the other (which fits
+			// one), by its sign.
+			var ok bool
+			if d.scale < e.scale {
+				if a, ok = mulPow10(a, int64(e.scale)-int64(d.scale)); !ok {
+					return signOf(d.compact)
+				}
+			} else if b, ok = mulPow10(b, int64(d.scale)-int64(e.scale)); !ok {
+				return -signOf(e.compact)
+			}
+		}
 		switch {
-		case d.compact < e.compact:
+		case a < b:
 			return -1
-		case d.compact > e.compact:
+		case a > b:
 			return 1
 		}
 		return 0
 	}
 	return d.Rat().Cmp(e.Rat())
+}
+
+// mulPow10 returns u × 10^n (n > 0) and whether it fits an int64.
+func mulPow10(u int64, n int64) (int64, bool) {
+	if u == 0 {
+		return 0, true
+	}
+	if n >= int64(len(pow10)) {
+		return 0, false // |u × 10^19| > MaxInt64
+	}
+	p := pow10[n]
+	r := u * p
+	if r/p != u {
+		return 0, false
+	}
+	return r, true
+}
+
+func signOf(u int64) int {
+	switch {
+	case u < 0:
+		return -1
+	case u > 0:
+		return 1
+	}
+	return 0
 }
 
 // Rat returns d as an exact rational number.
