@@ -186,6 +186,12 @@ func signOf(u int64) int {
 
 // Rat returns d as an exact rational number.
 func (d Decimal) Rat() *big.Rat {
+	if d.scale < 0 {
+		// unscaled × 10^-scale is an integer (big.Int.Exp of a negative
+		// exponent gives 1, not a fraction).
+		m := new(big.Int).Exp(big.NewInt(10), big.NewInt(-int64(d.scale)), nil)
+		return new(big.Rat).SetInt(m.Mul(m, d.Unscaled()))
+	}
 	den := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(d.scale)), nil)
 	return new(big.Rat).SetFrac(d.Unscaled(), den)
 }

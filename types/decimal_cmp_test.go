@@ -76,6 +76,33 @@ func TestDecimalCmpCompactScales(t *testing.T) {
 	}
 }
 
+// TestDecimalNegativeScale checks Rat, Float64 and String of a decimal
+// with a negative scale (unscaled × 10^-scale, an integer).
+func TestDecimalNegativeScale(t *testing.T) {
+	for _, c := range []struct {
+		u     int64
+		scale int
+		want  string
+	}{{12, -3, "12000"}, {-7, -1, "-70"}, {0, -2, "0"}, {5, 0, "5"}, {123, 2, "123/100"}} {
+		d := NewDecimal(c.u, c.scale)
+		want, _ := new(big.Rat).SetString(c.want)
+		if got := d.Rat(); got.Cmp(want) != 0 {
+			t.Errorf("NewDecimal(%d, %d).Rat() = %s, want %s", c.u, c.scale, got, want)
+		}
+		if f, _ := want.Float64(); d.Float64() != f {
+			t.Errorf("NewDecimal(%d, %d).Float64() = %v, want %v", c.u, c.scale, d.Float64(), f)
+		}
+	}
+	if s := NewDecimal(12, -3).String(); s != "12000" {
+		t.Errorf("String = %q", s)
+	}
+	wide := NewDecimalBig(new(big.Int).Lsh(big.NewInt(1), 70), -2)
+	want := new(big.Rat).SetInt(new(big.Int).Mul(new(big.Int).Lsh(big.NewInt(1), 70), big.NewInt(100)))
+	if wide.Rat().Cmp(want) != 0 {
+		t.Errorf("wide negative scale: Rat = %s", wide.Rat())
+	}
+}
+
 // BenchmarkDecimalCmpScales compares compact decimals of different scales
 // (a DECIMAL(p, 3) column against an INT or a DECIMAL(p, 0) constant).
 func BenchmarkDecimalCmpScales(b *testing.B) {
