@@ -1088,6 +1088,32 @@ func (rr *RowReader) ReadRow(src []byte, typs []types.Type, dst []types.Value) (
 	return dst, src, nil
 }
 
+// ReadKey is ReadKey with the reader's string chunks: a CHAR or VARCHAR
+// key without an escaped zero byte (the common case) is cut from them;
+// every other value is decoded as ReadKeyValue does, with its checks. A
+// regular join decodes the matched rows of a side that keeps a count per
+// distinct row so (the row is the sub-key), for every row of the other
+// side that probes them.
+func (rr *RowReader) ReadKey(src []byte, typs []types.Type, dst []types.Value) ([]types.Value, []byte, error) {
+	for _, t := range typs {
+		if (t.Kind == types.KindChar || t.Kind == types.KindVarChar) && len(src) > 0 && src[0] == keyPresent {
+			s := src[1:]
+			if i := bytes.IndexByte(s, 0); i >= 0 && i+1 < len(s) && s[i+1] == 0x01 {
+				dst = append(dst, types.Str(rr.keep(s[:i])))
+				src = s[i+2:]
+				continue
+			}
+		}
+		v, rest, err := ReadKeyValue(src, t)
+		if err != nil {
+			return dst, nil, err
+		}
+		dst = append(dst, v)
+		src = rest
+	}
+	return dst, src, nil
+}
+
 // keep returns b's content as a string cut from the current chunk (a
 // string of its own when b is long).
 func (rr *RowReader) keep(b []byte) string {

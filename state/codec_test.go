@@ -310,6 +310,21 @@ func checkCodec(t *testing.T, typ types.Type, v types.Value) {
 	if again := AppendKeyValue(nil, got, typ); !bytes.Equal(again, key) {
 		t.Fatalf("%s: key of the decoded value % x differs from % x", typ, again, key)
 	}
+	// A RowReader reads the same key, twice over (as a key of two
+	// columns), into strings of its own: overwriting the bytes they were
+	// read from changes neither.
+	var rr RowReader
+	two := append(append(bytes.Clone(key), key...), 0xab)
+	got2, rest, err := rr.ReadKey(two, []types.Type{typ, typ}, []types.Value{types.Int64(1)})
+	if err != nil || !bytes.Equal(rest, []byte{0xab}) || len(got2) != 3 {
+		t.Fatalf("%s: RowReader.ReadKey(% x): %v, rest % x, %d values", typ, two, err, rest, len(got2))
+	}
+	clear(two)
+	for _, g := range got2[1:] {
+		if !equalValues(v, g, typ, true) {
+			t.Fatalf("%s: RowReader.ReadKey of %#v gave %#v", typ, v, g)
+		}
+	}
 	buf := AppendValue([]byte{0xee}, v, typ)
 	got, rest, err = ReadValue(buf[1:], typ)
 	if err != nil {

@@ -49,6 +49,9 @@ type regular struct {
 	vals    []types.Value
 	buf     []byte
 	err     error
+	// rr decodes the matched rows: their strings are cut from its
+	// chunks, not allocated one by one (they go out in the joined rows).
+	rr state.RowReader
 }
 
 // view is one side's state: a map table from the join key to the side's
@@ -291,9 +294,9 @@ func (r *regular) gather(in, kg int, row []types.Value) error {
 		}
 		start := len(r.vals)
 		if other.unique {
-			r.vals, _, err = state.ReadRow(rest, other.side.Types, r.vals)
+			r.vals, _, err = r.rr.ReadRow(rest, other.side.Types, r.vals)
 		} else {
-			r.vals, _, err = state.ReadKey(sub, other.side.Types, r.vals)
+			r.vals, _, err = r.rr.ReadKey(sub, other.side.Types, r.vals)
 		}
 		if err != nil {
 			r.err = fmt.Errorf("join: key group %d: %w", kg, err)
