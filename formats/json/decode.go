@@ -9,6 +9,8 @@ import (
 	"math/bits"
 	"strconv"
 	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/streamsql/streamsql/factory"
 	"github.com/streamsql/streamsql/formats/internal/text"
@@ -317,6 +319,122 @@ func (d *decoder) keepUnescaped(raw []byte) (string, bool) {
 	return text.UnsafeString(b[start:len(b):len(b)]), true
 }
 
+// keepMin is the free room of the arena below which keepString starts a
+// new chunk before a string rather than trying the rest of the current
+// one (at most 1/32 of a chunk is left unused so).
+const keepMin = arenaChunk / 32
+
+// keepString scans the string whose opening quote is at the scanner's
+// position and returns its content, unescaped, as keep and keepUnescaped
+// do, in one pass: the bytes are copied into the arena, eight at a time,
+// as they are scanned, and escapes are unescaped where they stand (the
+// two-pass way scans the string to its end, then copies or unescapes it,
+// stopping again at every backslash). Strings the one pass does not take
+// — longer than the arena's free room or arenaMax, with a \u escape of a
+// UTF-16 surrogate, or malformed — take the two-pass way from the start,
+// which also makes the errors.
+func (d *decoder) keepString() (string, error) {
+	if v, ok := d.keepOnePass(); ok {
+		return v, nil
+	}
+	s := &d.s
+	start, end, esc, err := s.str()
+	if err != nil {
+		return "", err
+	}
+	if !esc {
+		return d.keep(s.data[start:end]), nil
+	}
+	v, ok := d.keepUnescaped(s.data[start:end])
+	if !ok {
+		return "", &syntaxError{off: start, msg: "invalid escape in string"}
+	}
+	return v, nil
+}
+
+// keepOnePass is keepString's one pass. It reports false, having moved
+// neither the scanner nor the arena, for a string it does not take.
+func (d *decoder) keepOnePass() (string, bool) {
+	s := &d.s
+	data := s.data
+	if cap(d.arena)-len(d.arena) < keepMin {
+		d.arena = make([]byte, 0, arenaChunk)
+	}
+	a := d.arena[:cap(d.arena)]
+	start := len(d.arena)
+	// The string's bytes may fill a up to limit: a word is written
+	// whole (the bytes past a quote or backslash in it are overwritten
+	// next, or lie past the string's end and belong to no string).
+	limit := min(len(a), start+arenaMax)
+	i, w := s.pos+1, start
+	for {
+		if i+8 <= len(data) && w+8 <= limit {
+			x := binary.LittleEndian.Uint64(data[i:])
+			binary.LittleEndian.PutUint64(a[w:], x)
+			if m := special8(x); m != 0 {
+				k := bits.TrailingZeros64(m) >> 3
+				i, w = i+k, w+k
+			} else {
+				i, w = i+8, w+8
+				continue
+			}
+		} else {
+			if i >= len(data) || w >= limit {
+				return "", false
+			}
+			if c := data[i]; c != '"' && c != '\\' && c >= 0x20 {
+				a[w] = c
+				i, w = i+1, w+1
+				continue
+			}
+		}
+		switch data[i] {
+		case '"':
+			s.pos = i + 1
+			d.arena = a[:w]
+			if w == start {
+				return "", true
+			}
+			return text.UnsafeString(a[start:w:w]), true
+		case '\\':
+			if i+1 >= len(data) {
+				return "", false
+			}
+			c := data[i+1]
+			switch c {
+			case '"', '\\', '/':
+			case 'b':
+				c = '\b'
+			case 'f':
+				c = '\f'
+			case 'n':
+				c = '\n'
+			case 'r':
+				c = '\r'
+			case 't':
+				c = '\t'
+			case 'u':
+				r, ok := hex4(data[i+2:])
+				if !ok || utf16.IsSurrogate(r) || w+utf8.UTFMax > limit {
+					return "", false
+				}
+				w += utf8.EncodeRune(a[w:], r)
+				i += 6
+				continue
+			default:
+				return "", false
+			}
+			if w >= limit {
+				return "", false
+			}
+			a[w] = c
+			i, w = i+2, w+1
+		default:
+			return "", false
+		}
+	}
+}
+
 // Decode implements factory.Decoder.
 func (d *decoder) Decode(data []byte, row *types.Row) error {
 	n := len(d.root.fields)
@@ -518,19 +636,9 @@ func (d *decoder) scalar(f *node, out *types.Value) (bool, error) {
 		if c != '"' {
 			return false, nil
 		}
-		start, end, esc, err := s.str()
+		v, err := d.keepString()
 		if err != nil {
 			return false, err
-		}
-		if !esc {
-			*out = types.Str(d.keep(s.data[start:end]))
-			return true, nil
-		}
-		// Unescaped straight into the arena, without scanning the
-		// string again.
-		v, ok := d.keepUnescaped(s.data[start:end])
-		if !ok {
-			return false, &syntaxError{off: start, msg: "invalid escape in string"}
 		}
 		*out = types.Str(v)
 		return true, nil
@@ -697,16 +805,9 @@ func (d *decoder) value(n *node) (types.Value, error) {
 	switch k {
 	case types.KindChar, types.KindVarChar:
 		if c == '"' {
-			start, end, esc, err := s.str()
+			v, err := d.keepString()
 			if err != nil {
 				return types.Value{}, err
-			}
-			if !esc {
-				return types.Str(d.keep(s.data[start:end])), nil
-			}
-			v, ok := d.keepUnescaped(s.data[start:end])
-			if !ok {
-				return types.Value{}, &syntaxError{off: start, msg: "invalid escape in string"}
 			}
 			return types.Str(v), nil
 		}

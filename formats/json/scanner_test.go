@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/streamsql/streamsql/formats/internal/text"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -185,4 +186,93 @@ func FuzzPlainInt(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) { checkPlainInt(t, b) })
+}
+
+// keepStringRef is keepString's two-pass way alone: str, then keep or
+// keepUnescaped (what the decoder did before the one pass).
+func keepStringRef(d *decoder) (string, error) {
+	s := &d.s
+	start, end, esc, err := s.str()
+	if err != nil {
+		return "", err
+	}
+	if !esc {
+		return d.keep(s.data[start:end]), nil
+	}
+	v, ok := d.keepUnescaped(s.data[start:end])
+	if !ok {
+		return "", &syntaxError{off: start, msg: "invalid escape in string"}
+	}
+	return v, nil
+}
+
+// checkKeepString compares keepString with keepStringRef on data (a
+// string's opening quote at 0), the arena having room bytes free: the
+// same string, scanner position and error (message and offset), and the
+// strings kept before it unchanged.
+func checkKeepString(t *testing.T, data []byte, room int) {
+	t.Helper()
+	room = room % (arenaChunk + 1)
+	setup := func() *decoder {
+		d := &decoder{s: scanner{data: data}}
+		d.arena = make([]byte, arenaChunk-room, arenaChunk)
+		for i := range d.arena {
+			d.arena[i] = 'k'
+		}
+		return d
+	}
+	got, want := setup(), setup()
+	kept := text.UnsafeString(got.arena)
+	gv, gerr := got.keepString()
+	wv, werr := keepStringRef(want)
+	if gv != wv || got.s.pos != want.s.pos || (gerr == nil) != (werr == nil) ||
+		gerr != nil && (gerr.Error() != werr.Error() || gerr.(*syntaxError).off != werr.(*syntaxError).off) {
+		t.Fatalf("%q with %d bytes free: one pass %q at %d (err %v), two passes %q at %d (err %v)",
+			data, room, gv, got.s.pos, gerr, wv, want.s.pos, werr)
+	}
+	if strings.Trim(kept, "k") != "" {
+		t.Fatalf("%q with %d bytes free: the arena's earlier strings changed", data, room)
+	}
+}
+
+// TestKeepString checks keepString's one pass against the two-pass way:
+// escapes, quotes and control characters at every offset of the
+// eight-byte steps, strings near the arena's end and past arenaMax, and
+// random strings.
+func TestKeepString(t *testing.T) {
+	var cases []string
+	for n := range 20 {
+		pre := strings.Repeat("é", n/2) + strings.Repeat("a", n%2)
+		for _, tail := range []string{``, `\"x`, `\\`, `\/`, `\b\f\n\r\t`, `\u00e9z`, `\u0000`, `\ud83d\ude00`, `\udc00`,
+			`\uZZZZ`, `\x`, `\`, `\u12`, "\x01", "\x1f"} {
+			cases = append(cases, `"`+pre+tail+`"`, `"`+pre+tail, `"`+pre+tail+`","next":"x"}`)
+		}
+	}
+	cases = append(cases, `"`+strings.Repeat("a", arenaMax-1)+`"`, `"`+strings.Repeat("a", arenaMax)+`"`,
+		`"`+strings.Repeat("a", arenaMax+1)+`"`, `"`+strings.Repeat(`\\`, arenaMax)+`"`, `""`, `"`)
+	for _, c := range cases {
+		for _, room := range []int{0, 1, 7, 8, 9, keepMin - 1, keepMin, keepMin + 1, keepMin + 5, 100, arenaMax, arenaChunk} {
+			checkKeepString(t, []byte(c), room)
+		}
+	}
+	r := rand.New(rand.NewPCG(7, 8))
+	alphabet := []byte("ab\"\\/bfnrtu0123456789abcdefABCDEF\x00\x1f é")
+	for range 100_000 {
+		b := []byte{'"'}
+		for range r.IntN(60) {
+			b = append(b, alphabet[r.IntN(len(alphabet))])
+		}
+		checkKeepString(t, b, r.IntN(arenaChunk+1))
+	}
+}
+
+// FuzzKeepString compares keepString's one pass with the two-pass way.
+func FuzzKeepString(f *testing.F) {
+	for _, s := range []string{`abc"`, `a\"b"`, `\u00e9\\"`, "a\x01b\"", `\x"`, `\u12"`, `12345678\"90123456\\"`, `\ud83d\ude00"`, `abc`} {
+		f.Add([]byte(s), uint16(100))
+		f.Add([]byte(s), uint16(keepMin))
+	}
+	f.Fuzz(func(t *testing.T, b []byte, room uint16) {
+		checkKeepString(t, append([]byte{'"'}, b...), int(room))
+	})
 }
