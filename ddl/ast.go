@@ -9,7 +9,7 @@ import (
 
 // Statement is one statement of a job file: *Set, *Reset, *CreateTable,
 // *CreateView, *CreateFunction, *CreateCatalog, *CreateDatabase, *Use,
-// *Jar, *Drop, *Insert, *StatementSet, *Explain or *QueryStatement.
+// *Jar, *Drop, *Insert, *StatementSet, *Explain, *QueryStatement or *Describe.
 type Statement interface {
 	// Position returns where the statement starts.
 	Position() Pos
@@ -133,6 +133,10 @@ type Column struct {
 	// Expr is the expression of a computed column.
 	Expr    Expr
 	Comment string
+	// NameOnly marks a column written without a type, which only CREATE
+	// TABLE name (c1, c2, ...) AS query allows: the list orders the
+	// query's columns (Type is then the zero Type).
+	NameOnly bool
 }
 
 // Key returns the metadata key of a metadata column: MetadataKey, or the
@@ -234,8 +238,10 @@ type CreateTable struct {
 	Options []Option
 	Like    *LikeClause // nil when absent
 	// AsQuery is the query of CREATE TABLE ... AS query (CTAS), at AsPos:
-	// the table's columns are the query's, and the query's rows are
-	// written into it; nil for a plain CREATE TABLE.
+	// the table's columns are the query's, after the columns the column
+	// list adds (the planner merges them, and checks the primary key,
+	// watermark and partition columns against the result), and the
+	// query's rows are written into it; nil for a plain CREATE TABLE.
 	AsQuery Query
 	AsPos   Pos
 	// Replace is set for REPLACE TABLE ... AS query (ReplaceExisting) and
@@ -421,6 +427,13 @@ type Explain struct {
 	Statement Statement
 }
 
+// Describe is DESCRIBE [EXTENDED] name (or DESC): the columns of a table
+// or view, a row each, as Flink's DESCRIBE lists them.
+type Describe struct {
+	Pos  Pos
+	Name ObjectName
+}
+
 // QueryStatement is a bare query (SELECT, VALUES, UNION ALL) run for its
 // rows, as in Flink's SQL client.
 type QueryStatement struct {
@@ -470,6 +483,9 @@ func (s *Explain) Position() Pos { return s.Pos }
 // Position implements Statement.
 func (s *QueryStatement) Position() Pos { return s.Pos }
 
+// Position implements Statement.
+func (s *Describe) Position() Pos { return s.Pos }
+
 func (*Set) stmt()            {}
 func (*Reset) stmt()          {}
 func (*CreateTable) stmt()    {}
@@ -484,3 +500,4 @@ func (*Insert) stmt()         {}
 func (*StatementSet) stmt()   {}
 func (*Explain) stmt()        {}
 func (*QueryStatement) stmt() {}
+func (*Describe) stmt()       {}

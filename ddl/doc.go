@@ -20,13 +20,15 @@
 //     does the same for a query.
 //   - [MergeLike] applies a CREATE TABLE's LIKE clause to the source table
 //     the caller looked up, with Flink's merging rules ([LikeStrategies]).
+//   - [MergeAs] gives the table CREATE TABLE ... AS query creates from the
+//     query's columns and the statement's column list.
 //   - [Walk] visits an expression tree.
 //
 // # Statements
 //
 // The statement kinds are [*Set], [*Reset], [*CreateTable], [*CreateView],
-// [*CreateFunction], [*Drop], [*Insert], [*StatementSet], [*Explain] and
-// [*QueryStatement].
+// [*CreateFunction], [*Drop], [*Insert], [*StatementSet], [*Explain],
+// [*QueryStatement] and [*Describe].
 // CREATE TABLE keeps columns in order with their kind ([PhysicalColumn],
 // [MetadataColumn] with its key and VIRTUAL flag, [ComputedColumn] with its
 // expression), the WATERMARK, the PRIMARY KEY (column or table constraint;

@@ -557,7 +557,12 @@ func (p *parser) statement() Statement {
 			return p.jar()
 		}
 		p.unsupported(t, "the "+kw+" statement")
-	case "SHOW", "DESCRIBE", "DESC", "ALTER", "LOAD", "UNLOAD", "CALL",
+	case "DESCRIBE", "DESC":
+		p.kind = KindQuery
+		start := p.next()
+		p.acceptKw("EXTENDED")
+		return &Describe{Pos: p.pos(start), Name: p.objectName()}
+	case "SHOW", "ALTER", "LOAD", "UNLOAD", "CALL",
 		"DELETE", "UPDATE", "TRUNCATE", "ANALYZE", "SAVEPOINT", "STOP", "COMPILE":
 		p.unsupported(t, "the "+kw+" statement")
 	case "END":
@@ -776,8 +781,6 @@ func (p *parser) createTable(start token, temporary bool) Statement {
 		switch {
 		case ct.Like != nil:
 			p.failTok(t, "CREATE TABLE takes a LIKE clause or AS query, not both")
-		case len(ct.Columns) > 0 || ct.PrimaryKey != nil || ct.Watermark != nil:
-			p.unsupported(start, "CREATE TABLE ... AS SELECT with a column list")
 		}
 		p.next()
 		ct.AsPos = p.pos(p.peek())
@@ -794,6 +797,17 @@ func (p *parser) createTable(start token, temporary bool) Statement {
 	}
 	if len(ct.Columns) == 0 && ct.Like == nil && ct.AsQuery == nil {
 		p.fail(ct.Pos, ErrSyntax, "CREATE TABLE %s needs a column list, a LIKE clause or AS query", ct.Name)
+	}
+	for _, c := range ct.Columns {
+		switch {
+		case c.NameOnly && ct.AsQuery == nil:
+			p.fail(c.TypePos, ErrSyntax, "expected the type of column '%s' (only CREATE TABLE ... AS query takes a list of the query's column names)", c.Name)
+		case c.NameOnly != ct.Columns[0].NameOnly:
+			p.fail(c.Pos, ErrSyntax, "the column list of CREATE TABLE ... AS query either names the query's columns (to order them) or defines columns with their types, not both")
+		}
+	}
+	if ct.AsQuery != nil {
+		return ct // the planner checks the columns against the query's
 	}
 	if err := ct.checkColumnRefs(); err != nil {
 		p.err = err
@@ -944,6 +958,12 @@ func (p *parser) notEnforced(pk Pos) {
 func (p *parser) column(ct *CreateTable) *Column {
 	name := p.ident()
 	c := &Column{Pos: name.Pos, Name: name.Name}
+	if p.isOp(",") || p.isOp(")") {
+		// Only a CTAS allows it (createTable checks; TypePos is where
+		// the type is missing).
+		c.NameOnly, c.TypePos = true, p.pos(p.peek())
+		return c
+	}
 	if p.acceptKw("AS") {
 		c.Kind = ComputedColumn
 		c.Expr = p.expr()

@@ -315,7 +315,8 @@ func TestErrorClasses(t *testing.T) {
 	}{
 		{`INSERT OVERWRITE t SELECT 1`, ErrUnsupported, "INSERT OVERWRITE is not supported yet"},
 		{`INSERT INTO t PARTITION (dt='1') SELECT 1`, ErrUnsupported, "INSERT ... PARTITION is not supported yet"},
-		{`CREATE TABLE t (a INT) AS SELECT 1`, ErrUnsupported, "CREATE TABLE ... AS SELECT with a column list is not supported yet"},
+		{`CREATE TABLE t (a, b) WITH ('connector' = 'blackhole')`, ErrSyntax, "expected the type of column 'a' (only CREATE TABLE ... AS query takes a list of the query's column names)"},
+		{`CREATE TABLE t (a, b INT) AS SELECT 1, 2`, ErrSyntax, "the column list of CREATE TABLE ... AS query either names the query's columns (to order them) or defines columns with their types, not both"},
 		{`CREATE TABLE t LIKE s AS SELECT 1`, ErrSyntax, "CREATE TABLE takes a LIKE clause or AS query, not both"},
 		{`REPLACE TABLE t (a INT) WITH ('connector' = 'print')`, ErrSyntax, "REPLACE TABLE t needs AS query"},
 		{`CREATE OR REPLACE TABLE IF NOT EXISTS t AS SELECT 1`, ErrSyntax, "CREATE OR REPLACE TABLE takes no IF NOT EXISTS"},

@@ -42,11 +42,15 @@
 // initialization file). Identifiers are case-sensitive. CREATE TABLE ... LIKE is merged with
 // ddl.MergeLike; CREATE TABLE ... AS query (CTAS) creates a table of the
 // query's columns (a repeated name numbered, id0, as Flink's validator
-// names it) and plans an INSERT of the query into it (only the INSERT
-// when IF NOT EXISTS finds the table; a column list beside AS is not
-// supported yet); REPLACE TABLE ... AS (of a table that exists) and
+// names it), merged with its column list by ddl.MergeAs (Flink's rules:
+// new columns first, a query column at the list's type, or a list of
+// names ordering the query's columns; a PRIMARY KEY over NOT NULL query
+// columns only), and plans an INSERT of the query into it (only the INSERT
+// when IF NOT EXISTS finds the table); REPLACE TABLE ... AS (of a table that exists) and
 // CREATE OR REPLACE TABLE ... AS redefine the table so for the statements
 // after them; IF NOT EXISTS keeps the first definition; DROP removes.
+// DESCRIBE name is a printed query of a row per column of the table or
+// view (describe.go), in the columns of Flink's DESCRIBE.
 // OPTIONS hints on a FROM table or an INSERT target override its WITH
 // options for that use. Views are inlined. A query is single-source: a
 // SELECT with WHERE over a table, view, subquery or VALUES, and UNION ALL

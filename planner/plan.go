@@ -598,7 +598,7 @@ func run(ctx context.Context, name, text string, opts Options, catalogOnly bool)
 		}
 		if catalogOnly {
 			switch s.(type) {
-			case *ddl.Insert, *ddl.StatementSet, *ddl.QueryStatement, *ddl.Explain:
+			case *ddl.Insert, *ddl.StatementSet, *ddl.QueryStatement, *ddl.Describe, *ddl.Explain:
 				p.errs = append(p.errs, p.f.errorAt(s.Position(), ErrInvalidSetting, nil,
 					"a catalog file holds only CREATE and DROP statements"))
 				continue
@@ -681,6 +681,8 @@ func (p *planner) statement(s ddl.Statement, explain bool) {
 		}
 	case *ddl.QueryStatement:
 		p.query(s, explain)
+	case *ddl.Describe:
+		p.describe(s, explain)
 	case *ddl.Explain:
 		p.statement(s.Statement, true)
 	}
@@ -927,8 +929,7 @@ func (p *planner) createTableAs(s *ddl.CreateTable) {
 		p.fail(s.Name, err)
 		return
 	}
-	def := *s
-	def.AsQuery, def.Columns = nil, nil
+	var cols []ddl.QueryColumn
 	used := map[string]bool{}
 	for i, n := range rel.names {
 		// Two output columns of one name (a.id, b.id) are id and id0, as
@@ -937,12 +938,22 @@ func (p *planner) createTableAs(s *ddl.CreateTable) {
 			n = fmt.Sprintf("%s%d", rel.names[i], k)
 		}
 		used[n] = true
-		def.Columns = append(def.Columns, &ddl.Column{Pos: s.AsPos, Name: n, Kind: ddl.PhysicalColumn, Type: rel.types[i]})
+		cols = append(cols, ddl.QueryColumn{Name: n, Type: rel.types[i]})
+		ins.Columns = append(ins.Columns, ddl.Ident{Pos: s.AsPos, Name: n})
+	}
+	def, err := ddl.MergeAs(s, cols)
+	if err != nil {
+		if de := (*ddl.Error)(nil); errors.As(err, &de) {
+			// The column list does not fit the query: no syntax error.
+			err = p.f.errorAt(errorPos(de), ErrType, nil, de.Message)
+		}
+		p.fail(s.Name, err)
+		return
 	}
 	if s.Replace != ddl.NoReplace && isTable {
 		delete(p.cat.tables, id)
 	}
-	if err := p.cat.addTable(p.f, &def); err != nil {
+	if err := p.cat.addTable(p.f, def); err != nil {
 		p.fail(s.Name, err)
 		return
 	}

@@ -1,1 +1,1 @@
-CREATE TABLE copy (id BIGINT) WITH ('connector' = 'blackhole') AS SELECT * FROM src;
+CREATE TABLE copy (id, name BIGINT) WITH ('connector' = 'blackhole') AS SELECT * FROM src;

@@ -23,7 +23,9 @@ import org.apache.flink.util.CloseableIterator;
  * fails the case. A line "-- include: FILE KEY=VALUE ..." is replaced by the
  * text of FILE (relative to the folder) with each "${KEY}" in it replaced by
  * VALUE, as the Go tests read the cases (internal/testrig/flinkcases); then
- * "${DATA}" is replaced by the folder's path. The arguments after the folder
+ * "${DATA}" is replaced by the folder's path. A last statement DESCRIBE t
+ * runs as it is, its rows written as Flink's Row prints them. The arguments
+ * after the folder
  * are name prefixes: only the cases whose name starts with one of them run
  * (all of them when none is given), one after another in this JVM.
  *
@@ -103,7 +105,24 @@ public final class Main {
                 }
                 env.executeSql(stmts.get(i)).await();
             }
-            Table q = env.sqlQuery(stmts.get(stmts.size() - 1));
+            String last = stmts.get(stmts.size() - 1);
+            if (DESCRIBE.matcher(last).lookingAt()) {
+                // DESCRIBE is no query to wrap: its rows as they come.
+                try (CloseableIterator<Row> it = env.executeSql(last).collect()) {
+                    while (it.hasNext()) {
+                        Row row = it.next();
+                        b.append(row.getKind().shortString()).append('[');
+                        for (int i = 0; i < row.getArity(); i++) {
+                            Object v = row.getField(i);
+                            String s = v == null ? "null" : v.toString();
+                            b.append(i > 0 ? ", " : "").append(s);
+                        }
+                        b.append("]\n");
+                    }
+                }
+                return b.toString();
+            }
+            Table q = env.sqlQuery(last);
             List<String> cols = q.getResolvedSchema().getColumnNames();
             StringBuilder w = new StringBuilder("SELECT ");
             for (int i = 0; i < cols.size(); i++) {
@@ -135,6 +154,9 @@ public final class Main {
     }
 
     static final String INCLUDE = "-- include:";
+
+    static final java.util.regex.Pattern DESCRIBE =
+            java.util.regex.Pattern.compile("(?is)(DESCRIBE|DESC)\\s");
 
     static final java.util.regex.Pattern SET =
             java.util.regex.Pattern.compile("(?is)SET\\s+'([^']*)'\\s*=\\s*'([^']*)'");
