@@ -113,19 +113,27 @@ type windowJoin struct {
 	k8, sub, kbuf []byte
 	ends          []int64
 	keyVals       []types.Value
-	// The rows of the join key being gathered at a window's firing.
+	// The rows of the join key being gathered at a window's firing: their
+	// encodings (the state's, without the side byte) in enc, decoded only
+	// when the group is joined (one window's rows without an equi-join key
+	// are one group: kept encoded, they take a fraction of the memory).
 	group     []byte
 	gathering bool
 	nullGroup bool
-	vals      []types.Value
+	enc       []byte
 	members   [2][]member
-	rmatched  []bool
+	// vals holds the decoded right rows of the group (right row i is
+	// vals[rstart[i]:rstart[i+1]]), lrow the left row being joined.
+	vals     []types.Value
+	rstart   []int
+	lrow     []types.Value
+	rmatched []bool
 }
 
-// member is a gathered row: its fields in vals and its count.
+// member is a gathered row: its encoding enc[off:end] and its count.
 type member struct {
-	start, end int
-	count      int64
+	off, end int
+	count    int64
 }
 
 // endHeap holds window ends, the smallest first.
@@ -328,7 +336,7 @@ func (wj *windowJoin) fire(end int64, out *stream.Output) error {
 			err = wj.gatherBuffered(w, &next, kg, nil, end, out)
 		}
 		if err == nil && wj.gathering {
-			err = wj.joinGroup(out)
+			err = wj.joinGroup(out, end)
 		}
 		if err == nil {
 			err = wj.rows.DeleteKey(kg, wj.k8)
@@ -362,7 +370,7 @@ func (wj *windowJoin) gatherBuffered(w *bufWindow, next *int, kg int, sub []byte
 
 func (wj *windowJoin) reset() {
 	wj.gathering, wj.nullGroup = false, false
-	wj.vals = wj.vals[:0]
+	wj.enc = wj.enc[:0]
 	wj.members[0], wj.members[1] = wj.members[0][:0], wj.members[1][:0]
 }
 
@@ -383,7 +391,7 @@ func (wj *windowJoin) gather(sub []byte, count uint64, end int64, out *stream.Ou
 	}
 	null := sub[0] == 0
 	if wj.gathering && (null != wj.nullGroup || !bytes.Equal(key, wj.group)) {
-		if err := wj.joinGroup(out); err != nil {
+		if err := wj.joinGroup(out, end); err != nil {
 			return err
 		}
 		wj.reset()
@@ -394,10 +402,18 @@ func (wj *windowJoin) gather(sub []byte, count uint64, end int64, out *stream.Ou
 		return fmt.Errorf("%w: a window join row's side", state.ErrCorrupt)
 	}
 	s := int(rest[0])
-	start := len(wj.vals)
-	var err error
-	if wj.vals, _, err = state.ReadKey(rest[1:], wj.stored[s], wj.vals); err != nil {
-		return err
+	off := len(wj.enc)
+	wj.enc = append(wj.enc, rest[1:]...)
+	wj.members[s] = append(wj.members[s], member{off: off, end: len(wj.enc), count: int64(count)})
+	return nil
+}
+
+// decode appends the fields of gathered row m of side s to dst: its
+// stored columns, then the window columns of a side that assigns them.
+func (wj *windowJoin) decode(dst []types.Value, s int, m member, end int64) ([]types.Value, error) {
+	dst, _, err := state.ReadKey(wj.enc[m.off:m.end], wj.stored[s], dst)
+	if err != nil {
+		return dst, err
 	}
 	if a := wj.wside(s).Assign; a != nil {
 		ws := types.TimestampValue(types.Timestamp{Millis: a.Start(end)})
@@ -406,27 +422,40 @@ func (wj *windowJoin) gather(sub []byte, count uint64, end int64, out *stream.Ou
 		if a.TimeType.Kind != types.KindTimestampLTZ {
 			wt = types.TimestampValue(types.Timestamp{Millis: end - 1})
 		}
-		wj.vals = append(wj.vals, ws, we, wt)
+		dst = append(dst, ws, we, wt)
 	}
-	wj.members[s] = append(wj.members[s], member{start: start, end: len(wj.vals), count: int64(count)})
-	return nil
+	return dst, nil
 }
 
 // joinGroup emits the join of the gathered rows of one join key.
-func (wj *windowJoin) joinGroup(out *stream.Output) error {
+// The right rows are decoded once each and kept; each left row is decoded
+// in turn and joined with them.
+func (wj *windowJoin) joinGroup(out *stream.Output, end int64) error {
 	t := wj.spec.Type
 	left, right := wj.members[0], wj.members[1]
-	row := func(m member) []types.Value { return wj.vals[m.start:m.end:m.end] }
+	wj.vals, wj.rstart = wj.vals[:0], append(wj.rstart[:0], 0)
+	for _, r := range right {
+		var err error
+		if wj.vals, err = wj.decode(wj.vals, 1, r, end); err != nil {
+			return err
+		}
+		wj.rstart = append(wj.rstart, len(wj.vals))
+	}
+	row := func(j int) []types.Value { return wj.vals[wj.rstart[j]:wj.rstart[j+1]:wj.rstart[j+1]] }
 	wj.rmatched = wj.rmatched[:0]
 	for range right {
 		wj.rmatched = append(wj.rmatched, false)
 	}
 	for _, l := range left {
-		lr := row(l)
+		var err error
+		if wj.lrow, err = wj.decode(wj.lrow[:0], 0, l, end); err != nil {
+			return err
+		}
+		lr := wj.lrow[:len(wj.lrow):len(wj.lrow)]
 		any := false
 		if !wj.nullGroup {
 			for j, r := range right {
-				rr := row(r)
+				rr := row(j)
 				ok, err := wj.matches(lr, rr)
 				if err != nil {
 					return err
@@ -454,7 +483,7 @@ func (wj *windowJoin) joinGroup(out *stream.Output) error {
 		for j, r := range right {
 			if !wj.rmatched[j] {
 				for range r.count {
-					wj.emit(out, types.Insert, nil, row(r))
+					wj.emit(out, types.Insert, nil, row(j))
 				}
 			}
 		}
