@@ -205,9 +205,28 @@ func (t *task) watermark(ctx context.Context, w int64, idle bool) error {
 		return nil
 	}
 	t.idleSent = false
-	if w <= t.wm {
-		return nil
+	for w > t.wm {
+		// An operator that fires at watermarks below w (stream.
+		// WatermarkStepper) gets them one at a time, each handed on
+		// downstream before the next.
+		step := w
+		for _, s := range t.ops {
+			if st, ok := s.op.(stream.WatermarkStepper); ok {
+				if x, ok := st.WatermarkStep(w); ok && x > t.wm && x < step {
+					step = x
+				}
+			}
+		}
+		if err := t.advance(ctx, step); err != nil {
+			return err
+		}
 	}
+	return nil
+}
+
+// advance hands watermark w (above the task's) through the task's
+// operators, then downstream.
+func (t *task) advance(ctx context.Context, w int64) error {
 	t.wm = w
 	t.wmPub.Store(w)
 	// An operator that holds the watermark back (an interval join, whose

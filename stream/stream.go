@@ -115,6 +115,23 @@ type WatermarkHolder interface {
 	OutputWatermark(wm int64) int64
 }
 
+// WatermarkStepper is implemented by an operator that fires at watermarks
+// (windows at their ends). When the watermark jumps over several of its
+// firing points at once — the maximum watermark at the end of a bounded
+// input, a source catching up — the runtime advances it in steps:
+// WatermarkStep(wm) returns the least watermark above the current one and
+// below wm at which the operator fires something (ok false: none), and
+// the runtime hands that watermark through the task's operators, sends
+// their output and the watermark downstream, and asks again, before it
+// hands on wm. The operators after it then see one window's rows at a
+// time, and those that buffer them until the watermark (a window join, a
+// window aggregation over a window aggregation) hold one window's rows
+// rather than all of them. Each step is a true watermark: the operator
+// emits nothing later with an event time at or below it.
+type WatermarkStepper interface {
+	WatermarkStep(wm int64) (step int64, ok bool)
+}
+
 // Base implements every Operator method but Open and Process as doing
 // nothing, for operators to embed.
 type Base struct{}

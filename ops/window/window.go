@@ -566,6 +566,18 @@ func (w *windowAgg) Watermark(wm int64, out *stream.Output) error {
 	return nil
 }
 
+// WatermarkStep returns the watermark at which the next window fires, when
+// it is below wm (stream.WatermarkStepper): a jump of the watermark over
+// several windows fires them one at a time, each handed on before the
+// next. SESSION windows fire per key; they are not stepped.
+func (w *windowAgg) WatermarkStep(wm int64) (int64, bool) {
+	if w.spec.Time < 0 || w.spec.Kind == Session || len(w.pending) == 0 {
+		return 0, false
+	}
+	step := w.instant(w.pending[0]) - 1
+	return step, step < wm
+}
+
 func (w *windowAgg) ProcessingTime(now int64, out *stream.Output) error {
 	if w.spec.Time >= 0 {
 		return nil

@@ -209,3 +209,35 @@ func TestTableFunction(t *testing.T) {
 		t.Error("SESSION assigned row by row")
 	}
 }
+
+// TestWatermarkSteps: a HOP aggregation asks for a watermark that jumps
+// over several of its windows (stream.WatermarkStepper) in steps, one per
+// window end, so that each step fires one window; SESSION windows ask for
+// none.
+func TestWatermarkSteps(t *testing.T) {
+	tk := streamtest.Open(t, window.New(spec(window.Hop, 10*time.Second, 5*time.Second)), streamtest.Options{})
+	tk.Process(row("a", 1, 7*s), row("b", 2, 12*s))
+	var steps []int64
+	for {
+		step, ok := tk.Step(stream.MaxWatermark)
+		if !ok {
+			break
+		}
+		steps = append(steps, step)
+		tk.Watermark(step)
+		if n := len(tk.Take()); n == 0 {
+			t.Fatalf("step %d fired no window", step)
+		}
+	}
+	if want := []int64{10*s - 1, 15*s - 1, 20*s - 1}; !slices.Equal(steps, want) {
+		t.Fatalf("steps %v, want %v", steps, want)
+	}
+	tk.Watermark(stream.MaxWatermark)
+	expect(t, tk.Take())
+
+	ss := streamtest.Open(t, window.New(spec(window.Session, 10*time.Second, 0)), streamtest.Options{})
+	ss.Process(row("a", 1, 0), row("a", 2, 30*s))
+	if step, ok := ss.Step(stream.MaxWatermark); ok {
+		t.Fatalf("a SESSION aggregation asks for step %d", step)
+	}
+}

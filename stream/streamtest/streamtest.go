@@ -157,15 +157,27 @@ func (tk *Task) ProcessErr(rows ...types.Row) error {
 }
 
 // Watermark advances the task's watermark to wm (ignored unless it is
-// greater).
+// greater), in the operator's steps as the runtime does (see Step).
 func (tk *Task) Watermark(wm int64) {
 	tk.t.Helper()
-	if wm <= tk.wm {
-		return
+	for wm > tk.wm {
+		step := wm
+		if x, ok := tk.Step(wm); ok && x > tk.wm && x < wm {
+			step = x
+		}
+		tk.wm = step
+		out := tk.output()
+		tk.flush(out, tk.op.Watermark(step, out))
 	}
-	tk.wm = wm
-	out := tk.output()
-	tk.flush(out, tk.op.Watermark(wm, out))
+}
+
+// Step returns the watermark below wm that the operator asks to be handed
+// first (stream.WatermarkStepper); ok is false when it asks for none.
+func (tk *Task) Step(wm int64) (step int64, ok bool) {
+	if st, is := tk.op.(stream.WatermarkStepper); is {
+		return st.WatermarkStep(wm)
+	}
+	return 0, false
 }
 
 // Advance moves the wall clock to now and fires the operator's
