@@ -148,6 +148,8 @@ type decoder struct {
 	// cut from: chunks never reused (see nested).
 	kept      []types.Value
 	keptHeads [][]types.Value
+	// anyOrder, set by tests only, sends every object through rowFrom.
+	anyOrder bool
 }
 
 // rowSlab is the memory a decoder cuts the fields of ROW values from once
@@ -494,16 +496,73 @@ func (d *decoder) record(out []types.Value) error {
 }
 
 // row decodes an object into out, setting every field of out.
+//
+// The usual object has the schema's fields in the schema's order, each
+// key written plainly: row takes them so, in a loop that knows which
+// field comes next, and hands the rest of an object that departs from
+// that (a key out of order, escaped, unknown or missing; a field
+// repeated) to rowFrom, which takes keys in any order.
 func (d *decoder) row(n *node, out []types.Value) error {
-	var seenSmall uint64
+	s := &d.s
+	s.pos++ // '{'
+	if len(n.fields) > 64 || d.anyOrder {
+		return d.rowFrom(n, out, 0, 0)
+	}
+	var seen uint64
+	for i, f := range n.fields {
+		if s.peek() != '"' || !f.keyAt(s.data, s.pos) {
+			return d.rowFrom(n, out, i, seen)
+		}
+		s.pos += len(f.match)
+		if f.unread {
+			// Not read: skipped like an unknown field, so its value is
+			// only checked to be JSON; the field is NULL (written only
+			// when it is not NULL already: see finishRow).
+			if err := s.skip(); err != nil {
+				return err
+			}
+			if !out[i].IsNull() {
+				out[i] = types.Value{}
+			}
+		} else {
+			s.ws()
+			if ok, err := d.scalar(f, &out[i]); ok || err != nil {
+				if err != nil {
+					return err
+				}
+			} else if err := d.field(f, &out[i]); err != nil {
+				return err
+			}
+		}
+		seen |= 1 << uint(i)
+		switch s.peek() {
+		case ',':
+			s.pos++
+			continue
+		case '}':
+			s.pos++
+			if i == len(n.fields)-1 {
+				return nil // every field set
+			}
+			return d.finishRow(n, out, seen, nil)
+		}
+		return s.fail("expected ',' or '}' in object")
+	}
+	// Every field in order, and more keys after them.
+	return d.rowFrom(n, out, len(n.fields), seen)
+}
+
+// rowFrom decodes the rest of an object into out, keys in any order:
+// from its start when next is 0, else after the comma that follows the
+// fields row took, the first next of the schema's (those seenSmall marks
+// set; unread ones set to NULL already).
+func (d *decoder) rowFrom(n *node, out []types.Value, next int, seenSmall uint64) error {
 	var seenBig []bool
 	if len(n.fields) > 64 {
 		seenBig = make([]bool, len(n.fields))
 	}
 	s := &d.s
-	s.pos++ // '{'
-	next := 0
-	if s.peek() == '}' {
+	if next == 0 && s.peek() == '}' {
 		s.pos++
 	} else {
 		for {

@@ -226,10 +226,37 @@ func (s *scanner) skip() error {
 		_, _, _, err := s.str()
 		return err
 	case c == '-' || (c >= '0' && c <= '9'):
+		if s.skipShortInt() {
+			return nil
+		}
 		_, _, err := s.number()
 		return err
 	}
 	return s.skipDepth(0)
+}
+
+// skipShortInt moves past a number at pos of one to seven digits after
+// an optional '-', followed by neither a fraction nor an exponent, found
+// in one word without a branch per digit (number would end it at the
+// same byte). Otherwise it reports false and leaves pos alone.
+func (s *scanner) skipShortInt() bool {
+	d := s.data
+	i := s.pos
+	if i < len(d) && d[i] == '-' {
+		i++
+	}
+	if i+8 > len(d) {
+		return false
+	}
+	n := digits8(binary.LittleEndian.Uint64(d[i:]))
+	if n == 0 || n == 8 {
+		return false
+	}
+	if c := d[i+n]; c == '.' || c == 'e' || c == 'E' {
+		return false
+	}
+	s.pos = i + n
+	return true
 }
 
 // plainInt reads an integer at pos written as an optional '-' and at most

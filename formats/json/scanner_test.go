@@ -142,6 +142,15 @@ func plainIntRef(data []byte, lo, hi int64) (int64, bool, int) {
 
 func checkPlainInt(t *testing.T, data []byte) {
 	t.Helper()
+	if len(data) > 0 && (data[0] == '-' || data[0]-'0' <= 9) {
+		// skipShortInt ends a number where number does, or leaves it
+		// to number.
+		s, ref := scanner{data: data}, scanner{data: data}
+		_, end, err := ref.number()
+		if s.skipShortInt() && (err != nil || s.pos != end) {
+			t.Fatalf("%q: skipShortInt ends at %d, number at %d (err %v)", data, s.pos, end, err)
+		}
+	}
 	for _, r := range [][2]int64{{math.MinInt64, math.MaxInt64}, {-128, 127}, {0, 0}} {
 		s := scanner{data: data}
 		v, ok := s.plainInt(r[0], r[1])
@@ -180,9 +189,10 @@ func TestPlainInt(t *testing.T) {
 	}
 }
 
-// FuzzPlainInt compares plainInt with its byte-by-byte loop.
+// FuzzPlainInt compares plainInt with its byte-by-byte loop, and
+// skipShortInt with number.
 func FuzzPlainInt(f *testing.F) {
-	for _, s := range []string{"1234567,", "-12345678}", "0", "99999999999", "12.5", "1e5", "-", "0x12"} {
+	for _, s := range []string{"1234567,", "-12345678}", "0", "99999999999", "12.5", "1e5", "-", "0x12", "-1234567,", "12345678", "1234567e", "0.5}"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) { checkPlainInt(t, b) })
