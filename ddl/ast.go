@@ -9,7 +9,7 @@ import (
 
 // Statement is one statement of a job file: *Set, *Reset, *CreateTable,
 // *CreateView, *CreateFunction, *CreateCatalog, *CreateDatabase, *Use,
-// *Jar, *Drop, *Insert, *StatementSet, *Explain, *QueryStatement or *Describe.
+// *Jar, *Drop, *Insert, *StatementSet, *Explain, *QueryStatement, *Describe or *Show.
 type Statement interface {
 	// Position returns where the statement starts.
 	Position() Pos
@@ -434,6 +434,41 @@ type Describe struct {
 	Name ObjectName
 }
 
+// ShowKind is what a SHOW statement lists.
+type ShowKind uint8
+
+// The SHOW statements.
+const (
+	ShowTables          ShowKind = iota // SHOW TABLES: tables and views
+	ShowViews                           // SHOW VIEWS
+	ShowDatabases                       // SHOW DATABASES
+	ShowCatalogs                        // SHOW CATALOGS
+	ShowCurrentCatalog                  // SHOW CURRENT CATALOG
+	ShowCurrentDatabase                 // SHOW CURRENT DATABASE
+	ShowColumns                         // SHOW COLUMNS FROM t: DESCRIBE's rows
+)
+
+// Show is a SHOW statement, listing names as Flink's does:
+//
+//	SHOW TABLES | VIEWS [(FROM | IN) [catalog.]database] [[NOT] LIKE 'pattern']
+//	SHOW DATABASES [(FROM | IN) catalog] [[NOT] LIKE | ILIKE 'pattern']
+//	SHOW CATALOGS [[NOT] LIKE | ILIKE 'pattern']
+//	SHOW CURRENT CATALOG | CURRENT DATABASE
+//	SHOW COLUMNS (FROM | IN) table [[NOT] LIKE 'pattern']
+type Show struct {
+	Pos  Pos
+	What ShowKind
+	// From is the database, catalog or table after FROM or IN; no parts
+	// when absent.
+	From ObjectName
+	// Like is the pattern of [NOT] LIKE or ILIKE (case-insensitive), at
+	// LikePos; "" with a zero LikePos when absent.
+	Like    string
+	LikePos Pos
+	NotLike bool
+	ILike   bool
+}
+
 // QueryStatement is a bare query (SELECT, VALUES, UNION ALL) run for its
 // rows, as in Flink's SQL client.
 type QueryStatement struct {
@@ -486,6 +521,9 @@ func (s *QueryStatement) Position() Pos { return s.Pos }
 // Position implements Statement.
 func (s *Describe) Position() Pos { return s.Pos }
 
+// Position implements Statement.
+func (s *Show) Position() Pos { return s.Pos }
+
 func (*Set) stmt()            {}
 func (*Reset) stmt()          {}
 func (*CreateTable) stmt()    {}
@@ -501,3 +539,4 @@ func (*StatementSet) stmt()   {}
 func (*Explain) stmt()        {}
 func (*QueryStatement) stmt() {}
 func (*Describe) stmt()       {}
+func (*Show) stmt()           {}

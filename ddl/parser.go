@@ -562,7 +562,10 @@ func (p *parser) statement() Statement {
 		start := p.next()
 		p.acceptKw("EXTENDED")
 		return &Describe{Pos: p.pos(start), Name: p.objectName()}
-	case "SHOW", "ALTER", "LOAD", "UNLOAD", "CALL",
+	case "SHOW":
+		p.kind = KindQuery
+		return p.show()
+	case "ALTER", "LOAD", "UNLOAD", "CALL",
 		"DELETE", "UPDATE", "TRUNCATE", "ANALYZE", "SAVEPOINT", "STOP", "COMPILE":
 		p.unsupported(t, "the "+kw+" statement")
 	case "END":
@@ -1404,4 +1407,63 @@ func (p *parser) explain() Statement {
 func (p *parser) queryStatement() Statement {
 	t := p.peek()
 	return &QueryStatement{Pos: p.pos(t), Query: p.query()}
+}
+
+// show parses a SHOW statement (see Show).
+func (p *parser) show() Statement {
+	start := p.next() // SHOW
+	s := &Show{Pos: p.pos(start)}
+	t := p.peek()
+	from := func(required bool) {
+		if p.acceptKw("FROM") || p.acceptKw("IN") {
+			s.From = p.objectName()
+		} else if required {
+			p.failExpected("FROM or IN and a table after SHOW COLUMNS")
+		}
+	}
+	like := true
+	switch {
+	case isKw(t, "TABLES"), isKw(t, "VIEWS"):
+		p.next()
+		s.What = ShowTables
+		if isKw(t, "VIEWS") {
+			s.What = ShowViews
+		}
+		from(false)
+	case isKw(t, "DATABASES"):
+		p.next()
+		s.What = ShowDatabases
+		from(false)
+	case isKw(t, "CATALOGS"):
+		p.next()
+		s.What = ShowCatalogs
+	case isKw(t, "CURRENT") && (p.isKwAt(1, "CATALOG") || p.isKwAt(1, "DATABASE")):
+		p.next()
+		s.What, like = ShowCurrentCatalog, false
+		if isKw(p.next(), "DATABASE") {
+			s.What = ShowCurrentDatabase
+		}
+	case isKw(t, "COLUMNS"):
+		p.next()
+		s.What = ShowColumns
+		from(true)
+	default:
+		p.unsupported(t, "SHOW "+strings.ToUpper(t.val))
+	}
+	if !like {
+		return s
+	}
+	not := p.isKw("NOT") && (p.isKwAt(1, "LIKE") || p.isKwAt(1, "ILIKE"))
+	if not {
+		p.next()
+	}
+	if l := p.peek(); isKw(l, "LIKE") || isKw(l, "ILIKE") {
+		if isKw(l, "ILIKE") && s.What != ShowDatabases && s.What != ShowCatalogs {
+			p.failTok(l, "SHOW TABLES, VIEWS and COLUMNS take [NOT] LIKE; ILIKE is for SHOW DATABASES and CATALOGS (as in Flink)")
+		}
+		p.next()
+		s.NotLike, s.ILike, s.LikePos = not, isKw(l, "ILIKE"), p.pos(l)
+		s.Like, _ = p.stringLit("a pattern (a string literal such as 'orders%')")
+	}
+	return s
 }

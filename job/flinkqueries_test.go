@@ -177,7 +177,7 @@ func runCase(t *testing.T, name, text, dir string, set map[string]string) []stri
 	b.WriteString(" FROM (" + query + ")")
 	wrapped := strings.Join(stmts[:len(stmts)-1], ";") + ";\n" + b.String() + ";"
 	if describe.MatchString(query) {
-		wrapped = text // no query to wrap: the generator prints DESCRIBE's rows as they are
+		wrapped = text // no query to wrap: the generator prints DESCRIBE's and SHOW's rows as they are
 	}
 	settings := map[string]string{"table.local-time-zone": "UTC", "execution.checkpointing.dir": t.TempDir()}
 	maps.Copy(settings, set)
@@ -196,8 +196,8 @@ func runCase(t *testing.T, name, text, dir string, set map[string]string) []stri
 	return lines(out.String())
 }
 
-// describe matches a DESCRIBE statement.
-var describe = regexp.MustCompile(`(?is)^(DESCRIBE|DESC)\s`)
+// describe matches a DESCRIBE or SHOW statement.
+var describe = regexp.MustCompile(`(?is)^(DESCRIBE|DESC|SHOW)\s`)
 
 func lines(s string) []string {
 	var out []string

@@ -28,10 +28,20 @@ func (p *planner) describe(s *ddl.Describe, explain bool) {
 		p.addErr(p.f.errorAt(s.Name.Pos, ErrUnknownName, nil, err.Error()))
 		return
 	}
+	names, colTypes, rows, err := p.describeRows(s.Pos, s.Name, id)
+	if err != nil {
+		p.addErr(err)
+		return
+	}
+	p.printRows(s.Pos, "DESCRIBE "+id.Short(), names, colTypes, rows, nil, explain)
+}
+
+// describeRows returns DESCRIBE's columns and rows for the table or view
+// id, named name at pos.
+func (p *planner) describeRows(pos ddl.Pos, name ddl.ObjectName, id Identifier) (names []string, colTypes []types.Type, rows [][]expr.Expr, err error) {
 	str := types.String().Nullable()
-	names := []string{"name", "type", "null", "key", "extras", "watermark"}
-	colTypes := []types.Type{types.String().NotNullable(), types.String().NotNullable(), types.Boolean().NotNullable(), str, str, str}
-	var rows [][]expr.Expr
+	names = []string{"name", "type", "null", "key", "extras", "watermark"}
+	colTypes = []types.Type{types.String().NotNullable(), types.String().NotNullable(), types.Boolean().NotNullable(), str, str, str}
 	text := func(s string) expr.Expr { return expr.Lit(types.String().NotNullable(), types.Str(s)) }
 	null := expr.Lit(str, types.Value{})
 	if t, ok := p.cat.Table(id); ok {
@@ -89,25 +99,34 @@ func (p *planner) describe(s *ddl.Describe, explain bool) {
 			rows = append(rows, row)
 		}
 	} else if _, ok := p.cat.View(id); ok {
-		rel, err := p.resolveQuery(&ddl.Select{Pos: s.Pos, Items: []ddl.SelectItem{{Pos: s.Pos, Star: true}}, From: &ddl.TableName{Pos: s.Name.Pos, Name: s.Name}}, 0)
+		rel, err := p.resolveQuery(&ddl.Select{Pos: pos, Items: []ddl.SelectItem{{Pos: pos, Star: true}}, From: &ddl.TableName{Pos: name.Pos, Name: name}}, 0)
 		if err != nil {
-			p.addErr(err)
-			return
+			return nil, nil, nil, err
 		}
 		for i, n := range rel.names {
 			rows = append(rows, []expr.Expr{text(n), text(rel.types[i].Nullable().String()), expr.Lit(colTypes[2], types.Bool(!rel.types[i].NotNull)), null, null, null})
 		}
 	} else {
-		p.addErr(p.cat.unknown(p.f, s.Name, id))
-		return
+		return nil, nil, nil, p.cat.unknown(p.f, name, id)
 	}
-	sink := &Sink{Pos: s.Pos, Print: true, Changelog: factory.AllKinds, DeliveryGuarantee: string(factory.AtLeastOnce)}
-	fl := &Flow{Source: &Source{Pos: s.Pos, Values: rows, RowTypes: colTypes}, Names: names}
+	return names, colTypes, rows, nil
+}
+
+// printRows plans a printed query (as a bare SELECT's) of constant rows
+// over columns names of colTypes, keeping those filter (over the rows; nil:
+// all) keeps; what names the statement.
+func (p *planner) printRows(pos ddl.Pos, what string, names []string, colTypes []types.Type, rows [][]expr.Expr, filter expr.Expr, explain bool) {
+	sink := &Sink{Pos: pos, Print: true, Changelog: factory.AllKinds, DeliveryGuarantee: string(factory.AtLeastOnce)}
+	fl := &Flow{Source: &Source{Pos: pos, Values: rows, RowTypes: colTypes}, Names: names, Filter: filter}
 	for i, n := range names {
 		sink.Fields = append(sink.Fields, types.Field{Name: n, Type: colTypes[i]})
 		fl.Projection = append(fl.Projection, expr.Col(i, n, colTypes[i]))
 	}
-	ins := &Insert{Pos: s.Pos, Statement: "DESCRIBE " + id.Short() + " (printed)", Sink: sink, Explain: explain}
+	ins := &Insert{Pos: pos, Statement: what + " (printed)", Sink: sink, Explain: explain}
+	if err := p.checkCompiles(fl, nil, pos); err != nil {
+		p.addErr(err)
+		return
+	}
 	fl.ReadFields, fl.ReadRows = readFields(fl)
 	if err := p.sinkChangelog(ins, fl, nil); err != nil {
 		p.addErr(err)
@@ -142,4 +161,123 @@ func unparen(s string) string {
 		}
 	}
 	return s[1 : len(s)-1]
+}
+
+// show plans a SHOW statement: a printed query of the names it lists,
+// sorted as Flink sorts them, or DESCRIBE's rows for SHOW COLUMNS, kept by
+// its LIKE pattern (SQL LIKE; ILIKE ignores case).
+func (p *planner) show(s *ddl.Show, explain bool) {
+	name := types.String().NotNullable()
+	var list []string
+	var column string
+	what := "SHOW"
+	switch s.What {
+	case ddl.ShowTables, ddl.ShowViews:
+		scope := p.cat.current
+		switch len(s.From.Parts) {
+		case 0:
+		case 1, 2:
+			scope = p.cat.scopeOf(s.From)
+		default:
+			p.addErr(p.f.errorAt(s.From.Pos, ErrUnknownName, nil, fmt.Sprintf("SHOW TABLES FROM takes [catalog.]database, not '%s'", s.From)))
+			return
+		}
+		if err := p.cat.checkDatabase(p.f, s.From.Pos, Identifier{Catalog: scope.Catalog, Database: scope.Database}); err != nil {
+			p.addErr(err)
+			return
+		}
+		column, what = "table name", "SHOW TABLES"
+		if s.What == ddl.ShowViews {
+			column, what = "view name", "SHOW VIEWS"
+		} else {
+			for id := range p.cat.tables {
+				if id.Catalog == scope.Catalog && id.Database == scope.Database {
+					list = append(list, id.Name)
+				}
+			}
+		}
+		for id := range p.cat.views {
+			if id.Catalog == scope.Catalog && id.Database == scope.Database {
+				list = append(list, id.Name)
+			}
+		}
+	case ddl.ShowDatabases:
+		catalog := p.cat.current.Catalog
+		if n := len(s.From.Parts); n > 1 {
+			p.addErr(p.f.errorAt(s.From.Pos, ErrUnknownName, nil, fmt.Sprintf("SHOW DATABASES FROM takes a catalog name, not '%s'", s.From)))
+			return
+		} else if n == 1 {
+			catalog = s.From.Parts[0].Name
+		}
+		ci := p.cat.catalogs[catalog]
+		if ci == nil {
+			p.addErr(p.cat.unknownCatalog(p.f, s.From.Pos, catalog))
+			return
+		}
+		column, what = "database name", "SHOW DATABASES"
+		for db := range ci.databases {
+			list = append(list, db)
+		}
+	case ddl.ShowCatalogs:
+		column, what = "catalog name", "SHOW CATALOGS"
+		for c := range p.cat.catalogs {
+			list = append(list, c)
+		}
+	case ddl.ShowCurrentCatalog:
+		column, what = "current catalog name", "SHOW CURRENT CATALOG"
+		list = []string{p.cat.current.Catalog}
+	case ddl.ShowCurrentDatabase:
+		column, what = "current database name", "SHOW CURRENT DATABASE"
+		list = []string{p.cat.current.Database}
+	case ddl.ShowColumns:
+		id, err := p.cat.ident(s.From)
+		if err != nil {
+			p.addErr(p.f.errorAt(s.From.Pos, ErrUnknownName, nil, err.Error()))
+			return
+		}
+		names, colTypes, rows, err := p.describeRows(s.Pos, s.From, id)
+		if err != nil {
+			p.addErr(err)
+			return
+		}
+		filter, err := p.showFilter(s, expr.Col(0, names[0], colTypes[0]))
+		if err != nil {
+			p.addErr(err)
+			return
+		}
+		p.printRows(s.Pos, "SHOW COLUMNS FROM "+id.Short(), names, colTypes, rows, filter, explain)
+		return
+	}
+	slices.Sort(list)
+	var rows [][]expr.Expr
+	for _, n := range list {
+		rows = append(rows, []expr.Expr{expr.Lit(name, types.Str(n))})
+	}
+	filter, err := p.showFilter(s, expr.Col(0, column, name))
+	if err != nil {
+		p.addErr(err)
+		return
+	}
+	p.printRows(s.Pos, what, []string{column}, []types.Type{name}, rows, filter, explain)
+}
+
+// showFilter returns the condition of s's LIKE pattern over the name col;
+// nil without one.
+func (p *planner) showFilter(s *ddl.Show, col expr.Expr) (expr.Expr, error) {
+	if s.LikePos == (ddl.Pos{}) {
+		return nil, nil
+	}
+	pattern := s.Like
+	if s.ILike {
+		col, pattern = expr.Fn("LOWER", col), strings.ToLower(pattern)
+	}
+	fn := "LIKE"
+	if s.NotLike {
+		fn = "NOT LIKE"
+	}
+	e, err := expr.Resolve(expr.Fn(fn, col, expr.Lit(types.String().NotNullable(), types.Str(pattern))))
+	if err != nil {
+		return nil, p.f.errorAt(s.LikePos, ErrType, err, fmt.Sprintf("the LIKE pattern '%s': %v", s.Like, err))
+	}
+	return e, nil
 }

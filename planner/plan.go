@@ -598,7 +598,7 @@ func run(ctx context.Context, name, text string, opts Options, catalogOnly bool)
 		}
 		if catalogOnly {
 			switch s.(type) {
-			case *ddl.Insert, *ddl.StatementSet, *ddl.QueryStatement, *ddl.Describe, *ddl.Explain:
+			case *ddl.Insert, *ddl.StatementSet, *ddl.QueryStatement, *ddl.Describe, *ddl.Show, *ddl.Explain:
 				p.errs = append(p.errs, p.f.errorAt(s.Position(), ErrInvalidSetting, nil,
 					"a catalog file holds only CREATE and DROP statements"))
 				continue
@@ -683,6 +683,8 @@ func (p *planner) statement(s ddl.Statement, explain bool) {
 		p.query(s, explain)
 	case *ddl.Describe:
 		p.describe(s, explain)
+	case *ddl.Show:
+		p.show(s, explain)
 	case *ddl.Explain:
 		p.statement(s.Statement, true)
 	}

@@ -23,7 +23,7 @@ import org.apache.flink.util.CloseableIterator;
  * fails the case. A line "-- include: FILE KEY=VALUE ..." is replaced by the
  * text of FILE (relative to the folder) with each "${KEY}" in it replaced by
  * VALUE, as the Go tests read the cases (internal/testrig/flinkcases); then
- * "${DATA}" is replaced by the folder's path. A last statement DESCRIBE t
+ * "${DATA}" is replaced by the folder's path. A last statement DESCRIBE or SHOW
  * runs as it is, its rows written as Flink's Row prints them. The arguments
  * after the folder
  * are name prefixes: only the cases whose name starts with one of them run
@@ -156,7 +156,7 @@ public final class Main {
     static final String INCLUDE = "-- include:";
 
     static final java.util.regex.Pattern DESCRIBE =
-            java.util.regex.Pattern.compile("(?is)(DESCRIBE|DESC)\\s");
+            java.util.regex.Pattern.compile("(?is)(DESCRIBE|DESC|SHOW)\\s");
 
     static final java.util.regex.Pattern SET =
             java.util.regex.Pattern.compile("(?is)SET\\s+'([^']*)'\\s*=\\s*'([^']*)'");
