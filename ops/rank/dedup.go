@@ -65,7 +65,7 @@ type dedup struct {
 
 	partTypes []types.Type
 	pkey, buf []byte
-	slab      []types.Value // output rows' fields (fields)
+	slabs     slabs // output rows' fields (fields)
 }
 
 func (d *dedup) Open(ctx *stream.Context) error {
@@ -247,16 +247,20 @@ func (d *dedup) keepLast(kg int, r *types.Row, out *stream.Output) error {
 }
 
 // fields returns an empty slice with room for a row and its rank, from a
-// slab shared by a few rows that is never reused (an emitted row keeps
-// its slice).
+// slab shared by a few rows (slabs: an emitted row keeps its slice unless
+// nothing after the operator keeps a row).
 func (d *dedup) fields() []types.Value {
-	w := len(d.spec.Types) + 1
-	if len(d.slab) < w {
-		d.slab = make([]types.Value, w*max(4096/(w*24), 1))
+	if d.slabs.width == 0 {
+		d.slabs.width = len(d.spec.Types) + 1
 	}
-	f := d.slab[:0:w]
-	d.slab = d.slab[w:]
-	return f
+	return d.slabs.take()
+}
+
+// ReuseOutput implements stream.OutputReuser: the rows emitted are cut
+// from slabs that are the operator's again at each release.
+func (d *dedup) ReuseOutput() (release func()) {
+	d.slabs.reuse = true
+	return d.slabs.release
 }
 
 // Watermark emits the waiting first rows whose time the watermark

@@ -70,7 +70,7 @@ type topN struct {
 	inBuf       []byte // the current row's encoding (AppendOnly)
 	entries     []entry
 	free        []entry
-	slab        []types.Value
+	slabs       slabs           // output rows' fields (fields)
 	rr          state.RowReader // decodes the emitted rows of the state
 	width       int
 	// input and inEnc are the current input row and its encoding; memo
@@ -159,6 +159,7 @@ func (t *topN) Open(ctx *stream.Context) error {
 	if t.spec.OutputRank {
 		t.width++
 	}
+	t.slabs.width = t.width
 	return nil
 }
 
@@ -208,15 +209,17 @@ func (t *topN) Process(_ int, rows []types.Row, out *stream.Output) error {
 
 // Emission. The row of an emission is an encoded row (the input's, or
 // one from the state), decoded into a slab shared by a few output rows
-// that is never reused.
+// (slabs: reused only when nothing after the operator keeps a row).
 
-func (t *topN) fields() []types.Value {
-	if len(t.slab) < t.width {
-		t.slab = make([]types.Value, t.width*max(4096/(t.width*24), 1))
-	}
-	f := t.slab[:0:t.width]
-	t.slab = t.slab[t.width:]
-	return f
+func (t *topN) fields() []types.Value { return t.slabs.take() }
+
+// ReuseOutput implements stream.OutputReuser: the rows emitted are cut
+// from slabs that are the operator's again at each release. The decoded
+// rows of the state (memo) are only read within the call that decoded
+// them.
+func (t *topN) ReuseOutput() (release func()) {
+	t.slabs.reuse = true
+	return t.slabs.release
 }
 
 func (t *topN) emitRow(out *stream.Output, kind types.RowKind, enc []byte, rank int64) error {
