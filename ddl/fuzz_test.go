@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/streamsql/streamsql/types"
 )
 
 // FuzzParse checks that no input makes Parse, ParseAll or ParseExpr panic
@@ -19,6 +21,8 @@ import (
 //	go test -run=^$ -fuzz=FuzzParse -fuzztime=2m -parallel=1 ./ddl
 func FuzzParse(f *testing.F) {
 	f.Add("SET 'a' = 'b'; INSERT INTO t SELECT CAST(a AS INT), m['k'] FROM s /*+ OPTIONS('x'='y') */ WHERE a IS NOT DISTINCT FROM b")
+	f.Add("CREATE TABLE t (n STRING, a DOUBLE, c AS a * 2, WATERMARK FOR ts AS ts, PRIMARY KEY (k) NOT ENFORCED) WITH ('x' = 'y') AS SELECT k, a, ts FROM s; CREATE TABLE u (a, k) AS SELECT k, a FROM s")
+	f.Add("DESCRIBE t; DESC EXTENDED c.d.t; SHOW TABLES IN d NOT LIKE 'a%'; SHOW DATABASES FROM c ILIKE 'x'; SHOW CURRENT CATALOG; SHOW COLUMNS FROM t LIKE '%'")
 	f.Fuzz(func(t *testing.T, src string) {
 		if e, err := ParseExpr("fuzz.sql", src); err == nil {
 			checkRoundTrip(t, e)
@@ -61,6 +65,15 @@ func FuzzParse(f *testing.F) {
 		if len(tables) >= 2 && tables[len(tables)-1].Like != nil {
 			if merged, err := MergeLike(tables[len(tables)-1], tables[0]); err == nil {
 				_ = dump(merged)
+			}
+		}
+		// MergeAs on any parsed CREATE TABLE ... AS must not panic.
+		query := []QueryColumn{{Name: "a", Type: types.Int()}, {Name: "k", Type: types.String().NotNullable()}, {Name: "ts", Type: types.TimestampType(3)}}
+		for _, ct := range tables {
+			if ct.AsQuery != nil {
+				if merged, err := MergeAs(ct, query); err == nil {
+					_ = dump(merged)
+				}
 			}
 		}
 		for _, s := range stmts {
