@@ -58,8 +58,11 @@ type item struct {
 }
 
 type inflight struct {
-	id        int64
-	final     bool
+	id    int64
+	final bool
+	// ended marks the final checkpoint of a run whose input ended
+	// (checkpoint.Metadata.InputEnded): the tasks write no operator state.
+	ended     bool
 	started   time.Time
 	acked     []bool // per task
 	remaining int
@@ -108,7 +111,10 @@ type coordinator struct {
 	finalID      int64
 	// finalWhy is the reason for a final checkpoint asked for while a
 	// task was still opening; it is triggered once every task is open.
-	finalWhy     string
+	finalWhy string
+	// finalEnded says that the final checkpoint ends the input
+	// (inflight.ended).
+	finalEnded   bool
 	finalDone    bool
 	pausedWarned bool
 	openWarned   map[*writerTail]int64 // open transactions warned about (by their openSince)
@@ -194,7 +200,7 @@ func (c *coordinator) run(ctx context.Context) (err error) {
 			}
 		case <-stop:
 			stop = nil
-			c.startFinal("stop requested")
+			c.startFinal("stop requested", false)
 		case <-ctx.Done():
 			return ctx.Err()
 		}
@@ -232,13 +238,31 @@ func (c *coordinator) publishCommitted() {
 	}
 }
 
-func (c *coordinator) startFinal(why string) {
+func (c *coordinator) startFinal(why string, ended bool) {
 	if c.stopping {
 		return
 	}
 	c.stopping = true
-	c.finalWhy = why
+	c.finalWhy, c.finalEnded = why, ended
 	c.triggerFinal()
+}
+
+// endsWithoutState reports whether the final checkpoint taken because
+// every source read all its input may leave out the operators' state
+// (checkpoint.Metadata.InputEnded): the retention deletes the checkpoints
+// once the job finishes (a retained one may be restored to go on over
+// more input, with its state), and no source's splits are assigned from
+// outside the job (a later run could get more of them).
+func (c *coordinator) endsWithoutState() bool {
+	if c.cfg.Retention == jobconfig.RetainOnCancellation {
+		return false
+	}
+	for _, s := range c.a.sources {
+		if _, ok := s.v.Source.(connector.Reassigning); ok {
+			return false
+		}
+	}
+	return true
 }
 
 // triggerFinal triggers the final checkpoint asked for by startFinal once
@@ -252,7 +276,7 @@ func (c *coordinator) triggerFinal() {
 		return
 	}
 	c.finalID = c.trigger(true)
-	c.log().Info("taking final checkpoint", "checkpoint", c.finalID, "reason", c.finalWhy)
+	c.log().Info("taking final checkpoint", "checkpoint", c.finalID, "reason", c.finalWhy, "operator_state", !c.finalEnded)
 	c.finalWhy = ""
 }
 
@@ -329,8 +353,12 @@ func (c *coordinator) trigger(final bool) int64 {
 	id := c.nextID
 	c.nextID++
 	a := c.a
-	f := &inflight{id: id, final: final, started: time.Now(), acked: make([]bool, len(a.tasks)),
+	f := &inflight{id: id, final: final, ended: final && c.finalEnded, started: time.Now(), acked: make([]bool, len(a.tasks)),
 		remaining: len(a.tasks), states: map[string][]connector.SplitState{}}
+	if f.ended {
+		// Before any barrier: the tasks read it at theirs.
+		a.endedCheckpoint.Store(id)
+	}
 	for _, s := range a.sources {
 		f.states[s.id] = []connector.SplitState{}
 	}
@@ -354,7 +382,7 @@ func (c *coordinator) handle(ctx context.Context, ev event) error {
 	switch ev.kind {
 	case evSourceFinished:
 		if c.finished++; c.finished == len(c.a.readers) {
-			c.startFinal("all sources finished")
+			c.startFinal("all sources finished", c.endsWithoutState())
 		}
 		return nil
 	case evAllOpened:
@@ -441,7 +469,8 @@ func (c *coordinator) complete(ctx context.Context, f *inflight) error {
 	c.carried = nil
 	sortItems(newItems)
 	md := &checkpoint.Metadata{Version: checkpoint.FormatVersion, Job: a.j.spec.Name, ID: f.id, Run: a.run,
-		Time: time.Now().UTC(), Sources: f.states, MaxParallelism: a.maxParallelism, Operators: f.ops, Watermarks: f.wms}
+		Time: time.Now().UTC(), Sources: f.states, MaxParallelism: a.maxParallelism, Operators: f.ops, Watermarks: f.wms,
+		InputEnded: f.ended}
 	for _, op := range f.ops {
 		slices.SortFunc(op.Tasks, func(x, y checkpoint.TaskState) int { return x.Task - y.Task })
 	}

@@ -220,7 +220,11 @@
 // committed, the acknowledgements are recorded, and Run returns nil — all
 // within jobconfig.Config.StopTimeout, past which the run is cancelled and its
 // pending commits are left to the next run's recovery. Bounded jobs end
-// the same way when every source is done.
+// the same way when every source is done; when the retention deletes the
+// checkpoints at the finish, that final checkpoint holds no operator state
+// (checkpoint.Metadata.InputEnded: the operators processed all their
+// input), and a run that restores it commits its pending committables and
+// finishes without running the tasks again.
 //
 // # Testing
 //

@@ -138,8 +138,10 @@ func (w *stateWriter) write(ctx context.Context, j stateJob) error {
 		j.ev.ops = append(j.ev.ops, opState{vertex: m.v.id, ts: checkpoint.TaskState{Task: m.index, Parallelism: m.v.par,
 			Handle: h, Watermark: c.watermark}})
 	}
-	if err := a.j.fault(ctx, AfterStateWrite, FaultInfo{Checkpoint: id, Operator: j.cuts[0].s.m.v.id, Task: j.cuts[0].s.m.index, Final: j.final}); err != nil {
-		return err
+	if len(j.cuts) > 0 {
+		if err := a.j.fault(ctx, AfterStateWrite, FaultInfo{Checkpoint: id, Operator: j.cuts[0].s.m.v.id, Task: j.cuts[0].s.m.index, Final: j.final}); err != nil {
+			return err
+		}
 	}
 	return a.coord.send(ctx, j.ev)
 }

@@ -47,6 +47,10 @@ type attempt struct {
 	// not all open yet: no periodic checkpoint is triggered before every
 	// task is open (see coordinator.maybeTrigger).
 	unopened atomic.Int64
+	// endedCheckpoint is the id of the final checkpoint taken because
+	// every source read all its input, when it leaves out the operators'
+	// state (checkpoint.Metadata.InputEnded); 0 when there is none.
+	endedCheckpoint atomic.Int64
 }
 
 // errReassigned ends a run that stopped because a source's splits were
@@ -146,6 +150,15 @@ func (j *Job) runOnce(ctx context.Context, first bool) (err error) {
 	if errors.Is(err, connector.ErrCommitLost) {
 		a.recordRecovered(recovered)
 		return err
+	}
+	if err == nil && restored != nil && restored.InputEnded {
+		// The run that took it had read all its input, and its output is
+		// committed now: the job is finished (the checkpoint holds no
+		// operator state to go on with).
+		j.log.Info("the restored checkpoint is the final one of a run that read all its input; its commits are done, the job is finished",
+			"checkpoint", restored.ID)
+		a.recordRecovered(recovered)
+		return newCoordinator(a, nextID, recovered).finish(false)
 	}
 	if err == nil {
 		err = a.assignSplits(ctx)

@@ -536,6 +536,80 @@ func TestStatefulSIGKILL(t *testing.T) {
 	}
 }
 
+// TestStatefulEndOfInputCheckpoint runs the keyed count to the end of its
+// input with the default retention (checkpoints deleted once the job
+// finishes), failing right after the final checkpoint is durable, with no
+// restart: that checkpoint says the input ended and holds no operator
+// state, but the sink's pending commits. A second run restores it: it
+// commits them and finishes without reading anything (the changelog is
+// exactly once, no row is read, the finished record is written). With
+// RETAIN_ON_CANCELLATION the final checkpoint keeps the state, as a later
+// run may go on from it.
+func TestStatefulEndOfInputCheckpoint(t *testing.T) {
+	for _, backend := range []string{"heap", "pebble"} {
+		t.Run(backend, func(t *testing.T) {
+			g := countRig(t, "", 2)
+			g.backend = backend
+			f := (&testkit.Faults{}).OnFinal(runtime.AfterCheckpointWritten, testkit.Fail, 0)
+			g.faults = f
+			g.tweak = func(s *runtime.JobSpec) {
+				s.Config.Checkpoint.Retention = jobconfig.NoExternalizedCheckpoints
+				s.Config.Restart.Strategy = jobconfig.RestartNone
+			}
+			if err := runJob(t, g.job(t), time.Minute); !errors.Is(err, testkit.ErrInjected) {
+				t.Fatalf("first run: %v, want the injected failure", err)
+			}
+			store, err := openStore(g.dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			md, err := store.Latest()
+			if err != nil || md == nil {
+				t.Fatalf("latest checkpoint: %v %v", md, err)
+			}
+			if !md.InputEnded || len(md.Operators) != 0 {
+				t.Fatalf("final checkpoint %d: input ended %v, %d operators; want true, 0", md.ID, md.InputEnded, len(md.Operators))
+			}
+			// The second run's source has more rows past the positions
+			// restored (as a bounded Kafka source's latest offsets may
+			// have moved on): it must not read them, it has no state.
+			per := g.per
+			g.per += 100
+			g.faults = nil
+			g.tweak = func(s *runtime.JobSpec) { s.Config.Checkpoint.Retention = jobconfig.NoExternalizedCheckpoints }
+			j := g.job(t)
+			if err := runJob(t, j, time.Minute); err != nil {
+				t.Fatal(err)
+			}
+			g.per = per
+			checkCounts(t, g, true)
+			for _, ts := range j.Status().Tasks {
+				if ts.RecordsIn != 0 {
+					t.Fatalf("task %s read %d rows after restoring the final checkpoint", ts.Name, ts.RecordsIn)
+				}
+			}
+			if fin, err := store.Finished(); err != nil || fin == nil {
+				t.Fatalf("no finished record: %v %v", fin, err)
+			}
+
+			// Retained checkpoints keep the state of the final one.
+			g = countRig(t, "", 2)
+			g.backend = backend
+			g.tweak = func(s *runtime.JobSpec) { s.Config.Checkpoint.Retention = jobconfig.RetainOnCancellation }
+			if err := runJob(t, g.job(t), time.Minute); err != nil {
+				t.Fatal(err)
+			}
+			checkCounts(t, g, true)
+			if store, err = openStore(g.dir); err != nil {
+				t.Fatal(err)
+			}
+			if md, err = store.Latest(); err != nil || md == nil || md.InputEnded || len(md.Operators["main/count"].Tasks) != 2 {
+				t.Fatalf("retained final checkpoint: %+v, %v; want the operator's state of 2 tasks", md, err)
+			}
+		})
+	}
+}
+
 // TestStatefulFallbackKeepsItsState holds the commits of a checkpoint back
 // while the keyed count goes on with one retained checkpoint: retention
 // keeps the fallback checkpoint (the newest with its commits done) beside

@@ -559,10 +559,13 @@ func (t *task) checkpoint(ctx context.Context, id int64, final bool, pos []taskP
 		}
 	}
 	// The cut of each backend, in this goroutine: what the operators
-	// hold now, after every row before the barrier.
+	// hold now, after every row before the barrier. None in the final
+	// checkpoint of a run whose input ended (checkpoint.Metadata.InputEnded):
+	// the operators have processed all of it, and no run goes on from it.
 	var cuts []stateCut
+	ended := final && t.a.endedCheckpoint.Load() == id
 	for _, s := range t.ops {
-		if s.be == nil {
+		if s.be == nil || ended {
 			continue
 		}
 		snap, err := s.be.Snapshot(id)
@@ -619,7 +622,11 @@ func (t *task) forward(ctx context.Context, id int64, final bool, pos []taskPosi
 		}
 		ev.items = items
 	}
-	if len(cuts) > 0 {
+	if t.sw != nil {
+		// Through the state writer even without cuts (the final
+		// checkpoint of an ended input): a task acknowledges its
+		// checkpoints in order, so that none completes before an
+		// earlier one whose committables it would leave out.
 		return t.sw.submit(ctx, stateJob{ev: ev, cuts: cuts, final: final})
 	}
 	return t.a.coord.send(ctx, ev)

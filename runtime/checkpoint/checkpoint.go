@@ -94,6 +94,16 @@ type Metadata struct {
 	// its splits (milliseconds since the epoch), for sources with event
 	// time.
 	Watermarks map[string]map[string]int64 `json:"watermarks,omitempty"`
+	// InputEnded marks the final checkpoint of a run whose every source
+	// had read all its input, taken when the job's retention deletes its
+	// checkpoints once it finishes: every operator had processed all its
+	// input and emitted all it would, so the checkpoint holds no operator
+	// state (as Flink's checkpoints of finished tasks hold none), and a
+	// run that restores it commits its pending committables and finishes
+	// without running the job again. Versions that do not know the field
+	// refuse the file (unknown fields are an error), rather than run the
+	// job again without its state.
+	InputEnded bool `json:"input_ended,omitempty"`
 }
 
 // OperatorState is what a checkpoint holds of one stateful operator.
