@@ -179,7 +179,7 @@ func TestRowInOrderAgreesWithAnyOrder(t *testing.T) {
 			_, enc := codecs(t, orderFields)
 			var rows [2]types.Row
 			var b bytes.Buffer
-			for i := range 20_000 {
+			for i := range 4_000 {
 				b.Reset()
 				orderObject(r, &b, top, func(k string) { orderObject(r, &b, nested[k], nil) })
 				checkOrder(t, inOrder, anyOrder, enc, &rows, b.Bytes(), i%3 == 0)
