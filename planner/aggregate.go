@@ -70,7 +70,7 @@ func (p *planner) aggregateTTL(q *ddl.Select, quals [][]string) (time.Duration, 
 	if _, ok := q.From.(*ddl.Join); ok {
 		return p.plan.StateTTL, nil
 	}
-	hints, err := p.stateTTLHints(q)
+	hints, err := p.readQueryHints(q)
 	if err != nil || hints == nil {
 		return p.plan.StateTTL, err
 	}

@@ -190,7 +190,7 @@ func andDDL(list []ddl.Expr) ddl.Expr {
 // fromJoin resolves q's FROM, a join, offering it WHERE's conjuncts: it
 // returns the join's relation and q with the WHERE conjuncts no join took.
 func (p *planner) fromJoin(q *ddl.Select, j *ddl.Join, depth int) (*relation, *ddl.Select, error) {
-	hints, err := p.stateTTLHints(q)
+	hints, err := p.readQueryHints(q)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -209,6 +209,12 @@ func (p *planner) fromJoin(q *ddl.Select, j *ddl.Join, depth int) (*relation, *d
 					"the STATE_TTL hint's key '%s' names no input of a join of this query; it takes the names or aliases of a join's tables and views", name))
 			}
 		}
+		for name, h := range hints.lookup {
+			if !h.used {
+				return nil, nil, p.f.errorAt(h.pos, ErrType, nil, fmt.Sprintf(
+					"the LOOKUP hint's 'table' = '%s' names no lookup join of this query; it takes the name of the table a lookup join reads (FOR SYSTEM_TIME AS OF a processing-time attribute), or its alias when it has one, as in Flink", name))
+			}
+		}
 	}
 	var rest []ddl.Expr
 	for _, c := range where {
@@ -221,9 +227,11 @@ func (p *planner) fromJoin(q *ddl.Select, j *ddl.Join, depth int) (*relation, *d
 	return rel, &out, nil
 }
 
-// ttlHints are the STATE_TTL hints of a query, by input name.
-type ttlHints struct {
+// queryHints are the STATE_TTL and LOOKUP hints of a query, by input
+// name.
+type queryHints struct {
 	byName map[string]*ttlHint
+	lookup map[string]*lookupHint
 }
 
 type ttlHint struct {
@@ -232,10 +240,25 @@ type ttlHint struct {
 	used bool
 }
 
-// stateTTLHints reads q's STATE_TTL hints (nil when it has none).
-func (p *planner) stateTTLHints(q *ddl.Select) (*ttlHints, error) {
-	var out *ttlHints
+// readQueryHints reads q's STATE_TTL and LOOKUP hints (nil when it has
+// none).
+func (p *planner) readQueryHints(q *ddl.Select) (*queryHints, error) {
+	var out *queryHints
 	for _, h := range q.Hints {
+		if strings.EqualFold(h.Name, "LOOKUP") {
+			lh, err := p.readLookupHint(h)
+			if err != nil {
+				return nil, err
+			}
+			if out == nil {
+				out = &queryHints{byName: map[string]*ttlHint{}}
+			}
+			if out.lookup == nil {
+				out.lookup = map[string]*lookupHint{}
+			}
+			out.lookup[lh.table] = lh
+			continue
+		}
 		if !strings.EqualFold(h.Name, "STATE_TTL") {
 			continue
 		}
@@ -243,7 +266,7 @@ func (p *planner) stateTTLHints(q *ddl.Select) (*ttlHints, error) {
 			return nil, p.f.errorAt(h.Pos, ErrType, nil, "the STATE_TTL hint takes 'name' = 'duration' options, such as STATE_TTL('orders' = '1d')")
 		}
 		if out == nil {
-			out = &ttlHints{byName: map[string]*ttlHint{}}
+			out = &queryHints{byName: map[string]*ttlHint{}}
 		}
 		for _, o := range h.Options {
 			d, err := duration.Parse(o.Value)
@@ -277,7 +300,7 @@ type joinInput struct {
 
 // joinInput resolves ref as an input of a join, offering it where's
 // conjuncts when it is a join itself.
-func (p *planner) joinInputOf(ref ddl.TableRef, depth int, where []*conjunct, hints *ttlHints) (*joinInput, error) {
+func (p *planner) joinInputOf(ref ddl.TableRef, depth int, where []*conjunct, hints *queryHints) (*joinInput, error) {
 	if j, ok := ref.(*ddl.Join); ok {
 		rel, err := p.joinRelation(j, depth, where, hints)
 		if err != nil {
@@ -333,7 +356,7 @@ func (rel *relation) scope(cols []expr.Expr, quals [][]string) *scope {
 
 // joinRelation plans join j, taking from where (WHERE's conjuncts, for an
 // inner join or a join below inner joins) those over its inputs.
-func (p *planner) joinRelation(j *ddl.Join, depth int, where []*conjunct, hints *ttlHints) (*relation, error) {
+func (p *planner) joinRelation(j *ddl.Join, depth int, where []*conjunct, hints *queryHints) (*relation, error) {
 	typ := joinTypeOf(j.Kind)
 	// WHERE's conditions may go down an inner join's inputs, and an outer
 	// join's preserved input, not the input it pads.
@@ -778,7 +801,7 @@ func minIf(has bool, cur, d int64) int64 {
 }
 
 // build makes the join's node and the relation that reads it.
-func (jb *joinBuilder) build(hints *ttlHints) (*relation, error) {
+func (jb *joinBuilder) build(hints *queryHints) (*relation, error) {
 	p := jb.p
 	win, err := jb.findWindowJoin()
 	if err != nil {
@@ -791,7 +814,7 @@ func (jb *joinBuilder) build(hints *ttlHints) (*relation, error) {
 	var tlt, trt int
 	switch {
 	case jb.temporal && jb.procAsOf():
-		return jb.buildLookup()
+		return jb.buildLookup(hints)
 	case jb.temporal:
 		kind = TemporalJoin
 		var err error

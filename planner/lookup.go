@@ -77,7 +77,7 @@ func (jb *joinBuilder) procAsOf() bool {
 
 // buildLookup makes the lookup join's node and the relation that reads
 // it.
-func (jb *joinBuilder) buildLookup() (*relation, error) {
+func (jb *joinBuilder) buildLookup(hints *queryHints) (*relation, error) {
 	p, right := jb.p, jb.ins[1]
 	pos := right.asOfPos
 	if jb.typ != join.Inner && jb.typ != join.Left {
@@ -216,6 +216,14 @@ func (jb *joinBuilder) buildLookup() (*relation, error) {
 	}
 	lp.Spec = lookup.Spec{Left: jb.typ == join.Left, Keys: leftKeys, KeyTypes: keyTypes, Width: len(src.RowTypes),
 		MaxRetries: option.LookupMaxRetries.Get(opts), Concurrency: capacity, Timeout: timeout, Table: src.Name()}
+	if hints != nil {
+		for _, n := range right.names {
+			if h := hints.lookup[n]; h != nil {
+				h.apply(&lp.Spec)
+				h.used = true
+			}
+		}
+	}
 	if cache != nil {
 		lp.Spec.Cache = &lookup.Cache{MaxRows: cache.MaxRows, ExpireAfterWrite: cache.ExpireAfterWrite,
 			ExpireAfterAccess: cache.ExpireAfterAccess, CacheMissingKey: cache.CacheMissingKey}
@@ -302,6 +310,9 @@ func (pl *Plan) explainLookup(b *strings.Builder, n *Node) {
 	}
 	fmt.Fprintf(b, "    input: each task looks its rows up (no exchange), up to %d lookups in flight, each within %s, retried %d times\n",
 		s.Concurrency, formatDuration(s.Timeout), s.MaxRetries)
+	if s.MissRetries > 0 {
+		fmt.Fprintf(b, "    a key found missing is looked up again up to %d times, %s apart (LOOKUP hint)\n", s.MissRetries, formatDuration(s.MissDelay))
+	}
 	fmt.Fprintf(b, "    changelog: %s\n", n.Changelog)
 	fmt.Fprintf(b, "    state: none; lookup cache: %s\n", cache)
 }

@@ -151,7 +151,7 @@ func (f *file) refuseSelect(q *ddl.Select) error {
 
 // selectHeadRefusal refuses the clauses of q that come before its items:
 // query hints other than STATE_TTL on a join (join.go) or a group
-// aggregation (aggregate.go).
+// aggregation (aggregate.go), and LOOKUP on a join (lookuphint.go).
 func (f *file) selectHeadRefusal(q *ddl.Select) error {
 	for _, h := range q.Hints {
 		if strings.EqualFold(h.Name, "STATE_TTL") {
@@ -159,6 +159,12 @@ func (f *file) selectHeadRefusal(q *ddl.Select) error {
 				continue
 			}
 			return f.unsupported(h.Pos, "the query hint STATE_TTL on a query without a join or an aggregation")
+		}
+		if strings.EqualFold(h.Name, "LOOKUP") {
+			if _, ok := q.From.(*ddl.Join); ok {
+				continue // checked against the query's lookup joins (join.go)
+			}
+			return f.unsupported(h.Pos, "the query hint LOOKUP on a query without a join")
 		}
 		return f.unsupported(h.Pos, "the query hint "+h.Name)
 	}

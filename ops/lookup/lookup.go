@@ -52,6 +52,13 @@ type Spec struct {
 	// jdbc lookup waits), before the task fails.
 	MaxRetries int
 	Backoff    time.Duration
+	// MissRetries repeats a lookup that finds no row up to MissRetries
+	// times, MissDelay apart, before the join takes the miss (Flink's
+	// LOOKUP hint with 'retry-predicate' = 'lookup_miss', 'retry-strategy'
+	// = 'fixed_delay': a dimension row that lands shortly after the fact
+	// that needs it is still joined). 0: a miss is final at once.
+	MissRetries int
+	MissDelay   time.Duration
 	// Concurrency bounds the lookups in flight per task
 	// (table.exec.async-lookup.buffer-capacity; 0: 1); Timeout bounds each
 	// (table.exec.async-lookup.timeout; 0: none).
@@ -232,8 +239,10 @@ func (l *lookupJoin) lookupAll(todo []*pending) error {
 	return nil
 }
 
-// lookupOne looks p's key up, retrying.
+// lookupOne looks p's key up, retrying a failure (MaxRetries) and a miss
+// (MissRetries).
 func (l *lookupJoin) lookupOne(p *pending) {
+	misses := 0
 	for attempt := 0; ; attempt++ {
 		ctx, cancel := l.ctx, context.CancelFunc(func() {})
 		if l.spec.Timeout > 0 {
@@ -241,6 +250,17 @@ func (l *lookupJoin) lookupOne(p *pending) {
 		}
 		rows, err := l.fn(ctx, p.vals, nil)
 		cancel()
+		if err == nil && len(rows) == 0 && misses < l.spec.MissRetries {
+			misses++
+			attempt = -1 // a failure after a miss starts its retries afresh
+			select {
+			case <-l.ctx.Done():
+				p.err = fmt.Errorf("lookup join of %s: looking up %v: %w", l.spec.Table, p.vals, l.ctx.Err())
+				return
+			case <-time.After(l.spec.MissDelay):
+			}
+			continue
+		}
 		if err == nil {
 			p.rows = rows
 			return

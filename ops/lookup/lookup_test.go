@@ -28,6 +28,7 @@ type table struct {
 	inFlight atomic.Int64
 	maxIn    atomic.Int64
 	failures atomic.Int64 // the next lookups that fail
+	misses   atomic.Int64 // the next lookups that find nothing
 	delay    time.Duration
 }
 
@@ -43,7 +44,7 @@ func (tb *table) lookup(ctx context.Context, key []types.Value, dst []types.Row)
 	if tb.failures.Add(-1) >= 0 {
 		return dst, errors.New("connection reset")
 	}
-	if key[0].IsNull() {
+	if key[0].IsNull() || tb.misses.Add(-1) >= 0 {
 		return dst, nil
 	}
 	for _, v := range tb.rows[key[0].Int64()] {
@@ -145,6 +146,36 @@ func TestLookupJoinRetries(t *testing.T) {
 	err := tk.ProcessErr(r(types.Insert, 1, "b"))
 	if err == nil || !strings.Contains(err.Error(), "rates") || !strings.Contains(err.Error(), "connection reset") {
 		t.Fatalf("after 3 failures with 2 retries: %v", err)
+	}
+}
+
+// TestLookupJoinMissRetries: with the LOOKUP hint's retry on a miss, a
+// lookup that finds nothing is repeated up to MissRetries times; a key
+// still missing after them is a miss (dropped, or padded by a LEFT join).
+func TestLookupJoinMissRetries(t *testing.T) {
+	tb := &table{rows: map[int64][]string{1: {"eu"}}}
+	s := spec(tb, false)
+	s.MissRetries, s.MissDelay = 3, time.Millisecond
+	tk := streamtest.Open(t, lookup.New(s), streamtest.Options{})
+	tb.misses.Store(3)
+	tk.Process(r(types.Insert, 1, "a"))
+	expect(t, tk.Take(), "+I[1, a, 1, eu]")
+	if n := tb.calls.Load(); n != 4 {
+		t.Fatalf("%d lookups for a key found at the fourth; want 4", n)
+	}
+	tb.misses.Store(4)
+	tk.Process(r(types.Insert, 1, "b"))
+	expect(t, tk.Take())
+	if n := tb.calls.Load(); n != 8 {
+		t.Fatalf("%d lookups after a key missing at all four; want 8", n)
+	}
+	tb.misses.Store(0)
+	left := streamtest.Open(t, lookup.New(func() lookup.Spec { s := spec(tb, true); s.MissRetries, s.MissDelay = 1, time.Millisecond; return s }()), streamtest.Options{})
+	before := tb.calls.Load()
+	left.Process(r(types.Insert, 7, "c"))
+	expect(t, left.Take(), "+I[7, c, null, null]")
+	if n := tb.calls.Load() - before; n != 2 {
+		t.Fatalf("%d lookups of a missing key with one retry; want 2", n)
 	}
 }
 
