@@ -38,6 +38,9 @@ type graphBuilder struct {
 	// vertex with an edge to each reader. It keeps the id of the INSERT
 	// that read it first.
 	built map[any][2]int
+	// readers are the flows that read each table scan of the graph's
+	// INSERTs (prefilter), found at the first scan built.
+	readers map[*planner.Source][]*planner.Flow
 }
 
 func (b *graphBuilder) add(v runtime.Vertex) int {
@@ -115,6 +118,16 @@ func (b *graphBuilder) flow(fl *planner.Flow) (int, error) {
 			return 0, err
 		}
 		from = b.add(runtime.Vertex{ID: b.pipe + "/" + name, Name: fl.Source.Name(), Parallelism: par, Source: sv})
+		if pf, err := b.prefilter(fl.Source); err != nil {
+			return 0, fmt.Errorf("pipeline %s: source %s: %w", b.pipe, name, err)
+		} else if pf != nil {
+			// Fused with the source (its one edge out): the rows no reader
+			// keeps go no further than the source's task.
+			f := b.add(runtime.Vertex{ID: b.pipe + "/" + name + "/prefilter", Name: "Prefilter", Parallelism: par,
+				Operator: &runtime.OperatorVertex{New: calc.New(calc.Spec{New: pf, Name: "the shared scan of " + fl.Source.Name()})}})
+			b.edge(from, f, runtime.Exchange{Kind: runtime.Forward})
+			from = f
+		}
 		b.built[fl.Source] = [2]int{from, par}
 	}
 	b.calcs++
@@ -138,6 +151,68 @@ func (b *graphBuilder) flow(fl *planner.Flow) (int, error) {
 			CopiesNested: fl.ScalarOutput()}})
 	b.edge(from, c, runtime.Exchange{Kind: runtime.Forward})
 	return c, nil
+}
+
+// prefilter returns, for a table scan that several flows of the graph
+// read (a shared scan, planner.Flow.Reused), the function of an operator
+// that passes on only the rows some reader's filter keeps; nil when a
+// reader keeps every row, expands rows before its filter (UNNEST), or
+// has a filter that is not deterministic, or when one flow reads the
+// scan. Each reader still applies its own filter (to the rows another
+// one's kept): the scan's rows that no reader keeps — Nexmark's bids, for
+// the person and auction views of q8 — go no further than the source's
+// task, rather than to every reader's task through a channel each. A
+// row a filter fails on is passed on: the error is its reader's to meet.
+// The rows are passed on as they are (no copy; the source does not reuse
+// its batches' memory, as before).
+func (b *graphBuilder) prefilter(src *planner.Source) (func() calc.Func, error) {
+	if b.readers == nil {
+		b.readers = map[*planner.Source][]*planner.Flow{}
+		for _, ins := range b.pl.Inserts {
+			if ins.Explain || !ins.Graph() {
+				continue
+			}
+			for _, fl := range ins.Leaves() {
+				if !slices.Contains(b.readers[fl.Source], fl) {
+					b.readers[fl.Source] = append(b.readers[fl.Source], fl)
+				}
+			}
+		}
+	}
+	fls := b.readers[src]
+	if len(fls) < 2 {
+		return nil, nil
+	}
+	conds := make([]expr.Expr, len(fls))
+	for i, fl := range fls {
+		if fl.Filter == nil || len(fl.Unnest) > 0 || !expr.Deterministic(fl.Filter) {
+			return nil, nil
+		}
+		conds[i] = fl.Filter
+		if _, err := expr.CompileFilter(fl.Filter, b.opts); err != nil {
+			return nil, err
+		}
+	}
+	opts := b.opts
+	return func() calc.Func {
+		// One task's: its own compilations.
+		fs := make([]*expr.Filter, len(conds))
+		for i, c := range conds {
+			f, err := expr.CompileFilter(c, opts)
+			if err != nil {
+				return func(types.Row, []types.Row) ([]types.Row, error) { return nil, err }
+			}
+			fs[i] = f
+		}
+		return func(in types.Row, out []types.Row) ([]types.Row, error) {
+			for _, f := range fs {
+				if ok, err := f.Keep(in.Fields); ok || err != nil {
+					return append(out, in), nil
+				}
+			}
+			return out, nil
+		}
+	}, nil
 }
 
 // passThrough reports whether fl, over the rows of an operator of output
