@@ -717,6 +717,19 @@ func (d *decoder) scalar(f *node, out *types.Value) (bool, error) {
 		if c != '"' {
 			return false, nil
 		}
+		if k == types.KindTimestamp {
+			// The minute of the last one, read from the record without
+			// scanning the string first (its content has no escape then).
+			sep := byte(' ')
+			if d.iso {
+				sep = 'T'
+			}
+			if ts, n, ok := f.ts.Quoted(s.data[s.pos:], sep); ok {
+				s.pos += n
+				*out = types.TimestampValue(ts)
+				return true, nil
+			}
+		}
 		pos := s.pos
 		start, end, esc, err := s.str()
 		if err != nil {

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/streamsql/streamsql/factory"
+	"github.com/streamsql/streamsql/formats/internal/text"
 	"github.com/streamsql/streamsql/types"
 )
 
@@ -212,4 +214,45 @@ func FuzzRowOrder(f *testing.F) {
 		checkOrder(t, d[0], d[1], enc, &rows, data, false)
 		checkOrder(t, d[0], d[1], enc, &rows, bytes.Replace(data, []byte(`"r"`), []byte(`"s"`), 1), true)
 	})
+}
+
+// TestTimestampOfRememberedMinute decodes a TIMESTAMP field through
+// records of one minute (read by the memory's Quoted, without scanning
+// the string first) mixed with escaped, malformed and other minutes'
+// ones, in both standards, each compared with text.ParseTimestamp of the
+// string's content (or its failure).
+func TestTimestampOfRememberedMinute(t *testing.T) {
+	fields := []types.Field{{Name: "ts", Type: types.TimestampType(3)}, {Name: "n", Type: types.Int()}}
+	for _, std := range []struct {
+		name string
+		sep  byte
+	}{{"SQL", ' '}, {"ISO-8601", 'T'}} {
+		dec, _ := codecs(t, fields, "timestamp-format.standard", std.name)
+		m := func(s string) string { return strings.ReplaceAll(s, "_", string(std.sep)) }
+		for _, c := range []struct{ raw, content string }{
+			{m(`2026-12-07_10:11:12`), m(`2026-12-07_10:11:12`)},
+			{m(`2026-12-07_10:11:13.5`), m(`2026-12-07_10:11:13.5`)},
+			{m(`2026-12-07_10:11:14.123456789`), m(`2026-12-07_10:11:14.123456789`)},
+			{m(`2026-12-07_10:11:1\u0035`), m(`2026-12-07_10:11:15`)},
+			{m(`2026-12-07_10:11\u003a16`), m(`2026-12-07_10:11:16`)},
+			{m(`2026-12-07_10:11:60`), m(`2026-12-07_10:11:60`)},
+			{m(`2026-12-07_10:11:17.`), m(`2026-12-07_10:11:17.`)},
+			{m(`2026-12-07_10:11:17.1234567891`), m(`2026-12-07_10:11:17.1234567891`)},
+			{m(`2026-12-07_10:11:18`) + `x`, m(`2026-12-07_10:11:18`) + `x`},
+			{m(`2026-12-07_10:12:00`), m(`2026-12-07_10:12:00`)},
+			{m(`2026-12-07_10:11:19`), m(`2026-12-07_10:11:19`)},
+			{`2026-12-07 10:11:20`, `2026-12-07 10:11:20`},
+		} {
+			rec := []byte(`{"ts":"` + c.raw + `","n":1}`)
+			var row types.Row
+			err := dec.Decode(rec, &row)
+			want, werr := text.ParseTimestamp([]byte(c.content), std.sep, false)
+			if (err == nil) != (werr == nil) || err == nil && row.Fields[0].Timestamp() != want {
+				t.Fatalf("%s %s: decoded %v (err %v), ParseTimestamp %v (err %v)", std.name, rec, row.Fields, err, want, werr)
+			}
+			if err == nil && row.Fields[1].Int64() != 1 {
+				t.Fatalf("%s %s: the field after it is %v", std.name, rec, row.Fields[1])
+			}
+		}
+	}
 }

@@ -274,6 +274,36 @@ func (m *TimestampMemo) Parse(b []byte, sep byte, zone bool) (types.Timestamp, e
 	return ts, nil
 }
 
+// Quoted reads the JSON string at the start of b (its opening quote at
+// b[0]) when it holds, without escapes, a timestamp without zone of the
+// remembered minute: "yyyy-MM-dd?HH:mm:ss[.fraction]" and the closing
+// quote. It returns the timestamp and the string's length with its
+// quotes, and leaves the memory alone; ok is false for anything else
+// (another minute, an escape, a malformed second), for which the caller
+// takes its general path. When ok, Parse of the string's content would
+// return the same timestamp: the remembered 16 bytes came from a valid
+// timestamp and the seconds are digits, so the string has no escape.
+func (m *TimestampMemo) Quoted(b []byte, sep byte) (ts types.Timestamp, n int, ok bool) {
+	if len(b) < 21 || m.sep != sep || sep == 0 ||
+		binary.LittleEndian.Uint64(b[1:]) != m.lo || binary.LittleEndian.Uint64(b[9:]) != m.hi {
+		return types.Timestamp{}, 0, false
+	}
+	// ":ss", at most '.' and nine digits, then the quote.
+	rest := b[17:min(len(b), 17+14)]
+	j := 0
+	for j < len(rest) && rest[j] != '"' {
+		j++
+	}
+	if j == len(rest) {
+		return types.Timestamp{}, 0, false
+	}
+	ns, ok := fixedSeconds(rest[:j])
+	if !ok {
+		return types.Timestamp{}, 0, false
+	}
+	return types.Timestamp{Millis: m.minute + ns/1e6, NanoOfMilli: int32(ns % 1e6)}, 17 + j + 1, true
+}
+
 // fixedSeconds reads ":ss" and at most '.' and one to nine digits, all of
 // b, as parseTimestampFixed does, in nanoseconds.
 func fixedSeconds(b []byte) (int64, bool) {

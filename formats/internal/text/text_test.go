@@ -362,10 +362,42 @@ func checkMemo(t *testing.T, ins []string, sep byte, zone bool) {
 	t.Helper()
 	var m TimestampMemo
 	for _, in := range ins {
+		if !zone {
+			checkQuoted(t, &m, in, sep)
+		}
 		got, gerr := m.Parse([]byte(in), sep, zone)
 		want, werr := ParseTimestamp([]byte(in), sep, zone)
 		if got != want || (gerr == nil) != (werr == nil) || (gerr != nil && gerr.Error() != werr.Error()) {
 			t.Fatalf("%q (sep %q, zone %v, after %q): memo %v, %v; ParseTimestamp %v, %v", in, sep, zone, ins, got, gerr, want, werr)
+		}
+	}
+}
+
+// checkQuoted checks Quoted on in as a JSON string (quoted, followed by
+// more of a record, unterminated, with an escape in its seconds):
+// when it reads one, its length must end at the first quote after the
+// opening one, the content between them must need no unescaping, and
+// ParseTimestamp of that content must give the same timestamp; it must
+// leave the memory alone.
+func checkQuoted(t *testing.T, m *TimestampMemo, in string, sep byte) {
+	t.Helper()
+	before := *m
+	for _, q := range []string{`"` + in + `"`, `"` + in + `","k":1}`, `"` + in, `"` + strings.Replace(in, ":", `:`, 1) + `"`,
+		`"` + strings.Replace(in, "5", `5`, 1) + `"`} {
+		ts, n, ok := m.Quoted([]byte(q), sep)
+		if *m != before {
+			t.Fatalf("Quoted(%q) changed the memory", q)
+		}
+		if !ok {
+			continue
+		}
+		if n < 2 || n > len(q) || q[n-1] != '"' || strings.ContainsFunc(q[1:n-1], func(r rune) bool { return r == '"' || r == '\\' || r < 0x20 }) {
+			t.Fatalf("Quoted(%q) (sep %q) = %v, %d: not a string without escapes", q, sep, ts, n)
+		}
+		content := q[1 : n-1]
+		want, err := ParseTimestamp([]byte(content), sep, false)
+		if err != nil || ts != want {
+			t.Fatalf("Quoted(%q) (sep %q) = %v, %d; ParseTimestamp(%q) = %v, %v", q, sep, ts, n, content, want, err)
 		}
 	}
 }
