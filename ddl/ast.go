@@ -9,7 +9,7 @@ import (
 
 // Statement is one statement of a job file: *Set, *Reset, *CreateTable,
 // *CreateView, *CreateFunction, *CreateCatalog, *CreateDatabase, *Use,
-// *Jar, *Drop, *Insert, *StatementSet, *Explain, *QueryStatement, *Describe or *Show.
+// *Jar, *Drop, *Insert, *StatementSet, *Explain, *QueryStatement, *Describe, *Show or *AlterTable.
 type Statement interface {
 	// Position returns where the statement starts.
 	Position() Pos
@@ -434,6 +434,65 @@ type Describe struct {
 	Name ObjectName
 }
 
+// AlterKind is what an ALTER TABLE does.
+type AlterKind uint8
+
+// The ALTER TABLE actions.
+const (
+	AlterRename       AlterKind = iota // RENAME TO new_name
+	AlterSet                           // SET ('k' = 'v', ...)
+	AlterReset                         // RESET ('k', ...)
+	AlterAdd                           // ADD column, PRIMARY KEY or WATERMARK, or (...)
+	AlterModify                        // MODIFY the same
+	AlterDrop                          // DROP column, (columns), PRIMARY KEY or WATERMARK
+	AlterRenameColumn                  // RENAME column TO new_column
+)
+
+// AlterTable is ALTER TABLE [IF EXISTS] name followed by one action, as
+// Flink's:
+//
+//	RENAME TO new_name
+//	SET ('key' = 'value', ...)
+//	RESET ('key', ...)
+//	ADD | MODIFY component | (component, ...)   -- a column [FIRST | AFTER col], PRIMARY KEY (...) NOT ENFORCED, WATERMARK FOR ...
+//	DROP column | (column, ...) | PRIMARY KEY | WATERMARK
+//	RENAME column TO new_column
+type AlterTable struct {
+	Pos      Pos
+	Name     ObjectName
+	IfExists bool
+	Kind     AlterKind
+	// NewName is RENAME TO's name.
+	NewName ObjectName
+	// Options are SET's options; Reset RESET's keys.
+	Options []Option
+	Reset   []Ident
+	// Columns are ADD's or MODIFY's columns, each with its Positions
+	// entry; PrimaryKey and Watermark their constraint and watermark.
+	Columns    []*Column
+	Positions  []ColumnPosition
+	PrimaryKey *PrimaryKey
+	Watermark  *Watermark
+	// Drop are DROP's columns; DropPrimaryKey and DropWatermark its other
+	// forms.
+	Drop                          []Ident
+	DropPrimaryKey, DropWatermark bool
+	// Column and NewColumn are RENAME column TO new_column's names.
+	Column, NewColumn Ident
+
+	// src is the file the statement came from, for errors found later
+	// (AlterTableDef); nil for statements built by hand.
+	src *source
+}
+
+// ColumnPosition is where ALTER TABLE ADD or MODIFY puts a column: FIRST,
+// AFTER a column, or (neither) last for ADD and where it was for MODIFY.
+type ColumnPosition struct {
+	Pos   Pos
+	First bool
+	After Ident
+}
+
 // ShowKind is what a SHOW statement lists.
 type ShowKind uint8
 
@@ -524,6 +583,9 @@ func (s *Describe) Position() Pos { return s.Pos }
 // Position implements Statement.
 func (s *Show) Position() Pos { return s.Pos }
 
+// Position implements Statement.
+func (s *AlterTable) Position() Pos { return s.Pos }
+
 func (*Set) stmt()            {}
 func (*Reset) stmt()          {}
 func (*CreateTable) stmt()    {}
@@ -540,3 +602,4 @@ func (*Explain) stmt()        {}
 func (*QueryStatement) stmt() {}
 func (*Describe) stmt()       {}
 func (*Show) stmt()           {}
+func (*AlterTable) stmt()     {}

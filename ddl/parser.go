@@ -565,7 +565,13 @@ func (p *parser) statement() Statement {
 	case "SHOW":
 		p.kind = KindQuery
 		return p.show()
-	case "ALTER", "LOAD", "UNLOAD", "CALL",
+	case "ALTER":
+		if p.isKwAt(1, "TABLE") {
+			p.kind = KindCreateTable
+			return p.alterTable()
+		}
+		p.unsupported(t, "ALTER "+strings.ToUpper(p.peekAt(1).val))
+	case "LOAD", "UNLOAD", "CALL",
 		"DELETE", "UPDATE", "TRUNCATE", "ANALYZE", "SAVEPOINT", "STOP", "COMPILE":
 		p.unsupported(t, "the "+kw+" statement")
 	case "END":
@@ -1466,4 +1472,124 @@ func (p *parser) show() Statement {
 		s.Like, _ = p.stringLit("a pattern (a string literal such as 'orders%')")
 	}
 	return s
+}
+
+// alterTable parses ALTER TABLE (see AlterTable).
+func (p *parser) alterTable() Statement {
+	start := p.next() // ALTER
+	p.next()          // TABLE
+	a := &AlterTable{Pos: p.pos(start), src: p.src}
+	if p.acceptKw("IF") {
+		p.expectKw("EXISTS")
+		a.IfExists = true
+	}
+	a.Name = p.objectName()
+	p.setName(a.Name)
+	t := p.peek()
+	switch {
+	case isKw(t, "RENAME") && p.isKwAt(1, "TO"):
+		p.next()
+		p.next()
+		a.Kind, a.NewName = AlterRename, p.objectName()
+	case isKw(t, "RENAME"):
+		p.next()
+		a.Kind, a.Column = AlterRenameColumn, p.ident()
+		p.expectKw("TO")
+		a.NewColumn = p.ident()
+	case isKw(t, "SET"):
+		p.next()
+		a.Kind, a.Options = AlterSet, p.options("option")
+	case isKw(t, "RESET"):
+		p.next()
+		a.Kind = AlterReset
+		p.expectOp("(")
+		for {
+			k, pos := p.stringLit("an option key")
+			a.Reset = append(a.Reset, Ident{Pos: pos, Name: k})
+			if !p.acceptOp(",") {
+				break
+			}
+		}
+		p.expectOp(")")
+	case isKw(t, "ADD"), isKw(t, "MODIFY"):
+		p.next()
+		a.Kind = AlterAdd
+		if isKw(t, "MODIFY") {
+			a.Kind = AlterModify
+		}
+		if p.acceptOp("(") {
+			for {
+				p.alterComponent(a)
+				if !p.acceptOp(",") {
+					break
+				}
+			}
+			p.expectOp(")")
+		} else {
+			p.alterComponent(a)
+		}
+	case isKw(t, "DROP"):
+		p.next()
+		a.Kind = AlterDrop
+		switch {
+		case p.isKw("PRIMARY"):
+			p.next()
+			p.expectKw("KEY")
+			a.DropPrimaryKey = true
+		case p.isKw("WATERMARK"):
+			p.next()
+			a.DropWatermark = true
+		case p.isOp("("):
+			a.Drop = p.identList()
+		default:
+			a.Drop = []Ident{p.ident()}
+		}
+	default:
+		p.failExpected("RENAME, SET, RESET, ADD, MODIFY or DROP after ALTER TABLE " + a.Name.String())
+	}
+	return a
+}
+
+// alterComponent parses one component of ALTER TABLE ADD or MODIFY: a
+// column with its position, a PRIMARY KEY or a WATERMARK.
+func (p *parser) alterComponent(a *AlterTable) {
+	t := p.peek()
+	switch {
+	case isKw(t, "WATERMARK") && p.isKwAt(1, "FOR"):
+		p.next()
+		p.next()
+		if a.Watermark != nil {
+			p.failTok(t, "ALTER TABLE names the WATERMARK once")
+		}
+		w := &Watermark{Pos: p.pos(t), Column: p.ident()}
+		p.expectKw("AS")
+		w.Expr = p.expr()
+		a.Watermark = w
+	case isKw(t, "CONSTRAINT") || isKw(t, "PRIMARY") && p.isKwAt(1, "KEY"):
+		pk := p.tableConstraint()
+		if a.PrimaryKey != nil {
+			p.fail(pk.Pos, ErrSyntax, "ALTER TABLE names the PRIMARY KEY once")
+		}
+		a.PrimaryKey = pk
+	default:
+		ct := &CreateTable{}
+		c := p.column(ct)
+		if c.NameOnly {
+			p.fail(c.TypePos, ErrSyntax, "expected the type of column '%s'", c.Name)
+		}
+		if ct.PrimaryKey != nil {
+			if a.PrimaryKey != nil {
+				p.fail(ct.PrimaryKey.Pos, ErrSyntax, "ALTER TABLE names the PRIMARY KEY once")
+			}
+			a.PrimaryKey = ct.PrimaryKey
+		}
+		pos := ColumnPosition{Pos: p.pos(p.peek())}
+		if p.acceptKw("FIRST") {
+			pos.First = true
+		} else if p.acceptKw("AFTER") {
+			pos.After = p.ident()
+		}
+		a.Columns = append(a.Columns, c)
+		a.Positions = append(a.Positions, pos)
+	}
 }

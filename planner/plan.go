@@ -668,6 +668,8 @@ func (p *planner) statement(s ddl.Statement, explain bool) {
 		if err := p.cat.drop(p.f, s); err != nil {
 			p.addErr(err)
 		}
+	case *ddl.AlterTable:
+		p.alterTable(s)
 	case *ddl.Insert:
 		p.insert(s, explain, false)
 	case *ddl.StatementSet:
