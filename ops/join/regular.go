@@ -52,6 +52,12 @@ type regular struct {
 	// rr decodes the matched rows: their strings are cut from its
 	// chunks, not allocated one by one (they go out in the joined rows).
 	rr state.RowReader
+	// gatherFn is gatherOne bound once (a closure per probe escaped to
+	// the heap: an allocation per input row); gIn, gKg and gRow are the
+	// probe's input, key group and row.
+	gatherFn func(sub, value []byte) bool
+	gIn, gKg int
+	gRow     []types.Value
 }
 
 // view is one side's state: a map table from the join key to the side's
@@ -286,51 +292,62 @@ func kindOf(acc bool) types.RowKind {
 func (r *regular) gather(in, kg int, row []types.Value) error {
 	other := &r.sides[1-in]
 	r.matched, r.arena, r.vals, r.err = r.matched[:0], r.arena[:0], r.vals[:0], nil
-	err := other.table.RangeKey(kg, r.key, func(sub, value []byte) bool {
-		count, assoc, rest, err := readCounts(value)
-		if err != nil {
-			r.err = err
-			return false
-		}
-		start := len(r.vals)
-		if other.unique {
-			r.vals, _, err = r.rr.ReadRow(rest, other.side.Types, r.vals)
-		} else {
-			r.vals, _, err = r.rr.ReadKey(sub, other.side.Types, r.vals)
-		}
-		if err != nil {
-			r.err = fmt.Errorf("join: key group %d: %w", kg, err)
-			return false
-		}
-		o := r.vals[start:]
-		var ok bool
-		if in == 0 {
-			ok, err = r.matches(row, o)
-		} else {
-			ok, err = r.matches(o, row)
-		}
-		if err != nil {
-			r.err = err
-			return false
-		}
-		if !ok {
-			r.vals = r.vals[:start]
-			return true
-		}
-		m := match{count: count, assoc: assoc, row: [2]int{start, len(r.vals)}}
-		m.sub[0] = len(r.arena)
-		r.arena = append(r.arena, sub...)
-		m.sub[1] = len(r.arena)
-		m.val[0] = m.sub[1]
-		r.arena = append(r.arena, value...)
-		m.val[1] = len(r.arena)
-		r.matched = append(r.matched, m)
-		return true
-	})
+	if r.gatherFn == nil {
+		r.gatherFn = r.gatherOne
+	}
+	r.gIn, r.gKg, r.gRow = in, kg, row
+	err := other.table.RangeKey(kg, r.key, r.gatherFn)
+	r.gRow = nil
 	if err != nil {
 		return fmt.Errorf("join: %w", err)
 	}
 	return r.err
+}
+
+// gatherOne is gather's callback for one held row (sub, value) of the
+// other side than r.gIn.
+func (r *regular) gatherOne(sub, value []byte) bool {
+	in, kg, row := r.gIn, r.gKg, r.gRow
+	other := &r.sides[1-in]
+	count, assoc, rest, err := readCounts(value)
+	if err != nil {
+		r.err = err
+		return false
+	}
+	start := len(r.vals)
+	if other.unique {
+		r.vals, _, err = r.rr.ReadRow(rest, other.side.Types, r.vals)
+	} else {
+		r.vals, _, err = r.rr.ReadKey(sub, other.side.Types, r.vals)
+	}
+	if err != nil {
+		r.err = fmt.Errorf("join: key group %d: %w", kg, err)
+		return false
+	}
+	o := r.vals[start:]
+	var ok bool
+	if in == 0 {
+		ok, err = r.matches(row, o)
+	} else {
+		ok, err = r.matches(o, row)
+	}
+	if err != nil {
+		r.err = err
+		return false
+	}
+	if !ok {
+		r.vals = r.vals[:start]
+		return true
+	}
+	m := match{count: count, assoc: assoc, row: [2]int{start, len(r.vals)}}
+	m.sub[0] = len(r.arena)
+	r.arena = append(r.arena, sub...)
+	m.sub[1] = len(r.arena)
+	m.val[0] = m.sub[1]
+	r.arena = append(r.arena, value...)
+	m.val[1] = len(r.arena)
+	r.matched = append(r.matched, m)
+	return true
 }
 
 // row returns the fields of a matched row. They stay valid (the arena is
