@@ -50,6 +50,10 @@ type builder struct {
 	// splitSlots, with memo, holds the SPLIT_INDEX calls that share one
 	// split of their string per row (CompileFlow's splitGroups).
 	splitSlots map[*Call]splitSlot
+	// dsts holds the dstFn a node's build recorded (setDst), refs the
+	// refFn of each memoized node compiled (memoEval): dst.go.
+	dsts map[Expr]dstFn
+	refs map[Expr]refFn
 }
 
 func newBuilder(opts Options) *builder {
@@ -181,6 +185,9 @@ type Projection struct {
 	// output i reads (row.field, or a CASE decided to one): read in
 	// Project without a call.
 	fields []fieldPath
+	// dsts[i], when set, writes output i in place (dst.go) when it is
+	// neither a column nor a field; else progs[i] is called.
+	dsts []dstFn
 }
 
 // fieldPath is field idx of the ROW in input column col.
@@ -214,7 +221,7 @@ func CompileProjectionUnder(exprs []Expr, filter Expr, opts Options) (*Projectio
 // memo).
 func compileProjectionUnder(exprs []Expr, filter Expr, opts Options, with func(*builder)) (*Projection, error) {
 	known := KnownColumns(filter)
-	p := &Projection{progs: make([]*Program, len(exprs)), cols: make([]int, len(exprs)), fields: make([]fieldPath, len(exprs))}
+	p := &Projection{progs: make([]*Program, len(exprs)), cols: make([]int, len(exprs)), fields: make([]fieldPath, len(exprs)), dsts: make([]dstFn, len(exprs))}
 	for i, r := range exprs {
 		b := newBuilder(opts)
 		b.known = known
@@ -226,6 +233,7 @@ func compileProjectionUnder(exprs []Expr, filter Expr, opts Options, with func(*
 			return nil, fmt.Errorf("projection column %d: %w", i+1, err)
 		}
 		p.progs[i] = &Program{expr: r, fn: fn}
+		p.dsts[i] = b.specialDst(r, fn)
 		p.cols[i] = -1
 		p.fields[i] = fieldPath{col: -1}
 		if c, ok := r.(*ColumnRef); ok {
@@ -307,6 +315,12 @@ func (p *Projection) Project(in, out []types.Value) error {
 			}
 			continue
 		}
+		if d := p.dsts[i]; d != nil {
+			if err := d(in, &out[i]); err != nil {
+				return wrapEval(prog.expr, err)
+			}
+			continue
+		}
 		v, err := prog.fn(in)
 		if err != nil {
 			return wrapEval(prog.expr, err)
@@ -345,7 +359,7 @@ func (b *builder) compile(e Expr) (evalFn, error) {
 		// Keep the evaluator: the error belongs to each evaluation.
 	}
 	if j, ok := b.memoSlots[e]; ok {
-		return b.memo.wrap(j, fn), nil
+		return b.memoEval(e, j, fn), nil
 	}
 	return fn, nil
 }
@@ -509,6 +523,12 @@ func (b *builder) compileCase(n *Case) (evalFn, error) {
 			elseFn = results[elseAt]
 		}
 		if len(kept) == 0 {
+			switch {
+			case elseAt >= 0:
+				b.setDst(n, b.dstOf(n.Whens[elseAt].Result, elseFn))
+			case n.Else != nil:
+				b.setDst(n, b.dstOf(n.Else, elseFn))
+			}
 			return elseFn, nil
 		}
 		// The conditions as condFns and the results read as operands:
@@ -532,6 +552,18 @@ func (b *builder) compileCase(n *Case) (evalFn, error) {
 		default:
 			elseOp = operand{fn: elseFn, col: -1, konst: true}
 		}
+		b.setDst(n, func(row []types.Value, dst *types.Value) error {
+			for j, c := range truths {
+				t, err := c(row)
+				if err != nil {
+					return err
+				}
+				if t == isTrue {
+					return outs[j].into(row, dst)
+				}
+			}
+			return elseOp.into(row, dst)
+		})
 		return func(row []types.Value) (types.Value, error) {
 			for j, c := range truths {
 				t, err := c(row)

@@ -217,6 +217,24 @@ func (b *builder) cmpCond(c *Call) (fn condFn, ok bool, err error) {
 			return nil, false, nil
 		}
 		k := oy.val.Decimal()
+		if ku, ks, ok := oy.val.CompactDecimal(); ok && (ox.ref != nil || ox.direct()) {
+			// Read in place (q14's memoized 0.908 * price, a column or a
+			// field), compared as integers when compact at k's scale.
+			rd := ox.ref
+			if rd == nil {
+				rd = ox.ptr
+			}
+			return func(row []types.Value) (truth, error) {
+				a, err := rd(row)
+				if err != nil || a == nil || a.IsNull() {
+					return isNull, err
+				}
+				if u, s, ok := a.CompactDecimal(); ok && s == ks {
+					return truthOfBool(op.holds(cmp.Compare(u, ku))), nil
+				}
+				return truthOfBool(op.holds(a.Decimal().Cmp(k))), nil
+			}, true, nil
+		}
 		return func(row []types.Value) (truth, error) {
 			a, err := ox.read(row)
 			if err != nil || a.IsNull() {
@@ -277,7 +295,25 @@ type intOperand struct {
 // buildArithmetic compiles it; anything else is read through its evalFn.
 func (b *builder) intOf(e Expr) (intOperand, error) {
 	o := intOperand{col: -1}
-	if b.viaArgs || b.memoized(e) {
+	if b.viaArgs {
+		return b.intOfEval(e)
+	}
+	if b.memoized(e) {
+		// The memo's cell read in place (HOUR(dateTime) in q14's four
+		// comparisons), not a types.Value copied out of it.
+		if _, err := b.compile(e); err != nil {
+			return o, err
+		}
+		if r := b.refOf(e); r != nil {
+			o.fn = func(row []types.Value) (int64, bool, error) {
+				p, err := r(row)
+				if err != nil {
+					return 0, false, err
+				}
+				return p.Int64(), p.IsNull(), nil
+			}
+			return o, nil
+		}
 		return b.intOfEval(e)
 	}
 	if c, ok := e.(*Cast); ok && !b.constant(e) {

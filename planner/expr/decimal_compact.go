@@ -16,8 +16,10 @@ import (
 // else goes to general, the exact math/big path, so results are the same
 // to the digit (and NULL where that overflows DECIMAL(p, s)). It returns
 // nil for other operators. An operand of an integer type is read at
-// scale 0 (ta, tb: the operands' types).
-func compactDecimalArith(op string, x, y operand, ta, tb types.Type, p, s int, general func(a, b types.Value) (types.Value, error)) evalFn {
+// scale 0 (ta, tb: the operands' types). When one operand is a constant
+// and the other read in place, *dst is set to the same evaluation as a
+// dstFn (dst.go); otherwise it is left alone.
+func compactDecimalArith(op string, x, y operand, ta, tb types.Type, p, s int, general func(a, b types.Value) (types.Value, error), dst *dstFn) evalFn {
 	var code int
 	switch op {
 	case "+":
@@ -39,6 +41,24 @@ func compactDecimalArith(op string, x, y operand, ta, tb types.Type, p, s int, g
 	if y.konst && x.direct() {
 		if ub, sb, ok := compactOf(&y.val, yInt); ok {
 			yv := y.val
+			if dst != nil {
+				*dst = func(row []types.Value, dst *types.Value) error {
+					a, err := x.ptr(row)
+					if err != nil || a == nil || a.IsNull() {
+						*dst = types.Value{}
+						return err
+					}
+					if ua, sa, ok := compactOf(a, xInt); ok {
+						if r, ok := compactOp(code, ua, sa, ub, sb, p, s); ok {
+							*dst = types.CompactDecimal(r, s)
+							return nil
+						}
+					}
+					v, err := general(*a, yv)
+					*dst = v
+					return err
+				}
+			}
 			return func(row []types.Value) (types.Value, error) {
 				a, err := x.ptr(row)
 				if err != nil || a == nil || a.IsNull() {
@@ -56,6 +76,24 @@ func compactDecimalArith(op string, x, y operand, ta, tb types.Type, p, s int, g
 	if x.konst && y.direct() {
 		if ua, sa, ok := compactOf(&x.val, xInt); ok {
 			xv := x.val
+			if dst != nil {
+				*dst = func(row []types.Value, dst *types.Value) error {
+					b, err := y.ptr(row)
+					if err != nil || b == nil || b.IsNull() {
+						*dst = types.Value{}
+						return err
+					}
+					if ub, sb, ok := compactOf(b, yInt); ok {
+						if r, ok := compactOp(code, ua, sa, ub, sb, p, s); ok {
+							*dst = types.CompactDecimal(r, s)
+							return nil
+						}
+					}
+					v, err := general(xv, *b)
+					*dst = v
+					return err
+				}
+			}
 			return func(row []types.Value) (types.Value, error) {
 				b, err := y.ptr(row)
 				if err != nil || b == nil || b.IsNull() {

@@ -153,7 +153,7 @@ func checkStringsNullable(result types.Type) func(c *Call) (types.Type, error) {
 
 func mapString(f func(string) string) func(*builder, *Call, []evalFn) (evalFn, error) {
 	return func(b *builder, c *Call, a []evalFn) (evalFn, error) {
-		return strUnop(b.operandOf(c.Args[0], a[0]), func(s string) (string, bool) { return f(s), false }), nil
+		return b.strUnop(c, b.operandOf(c.Args[0], a[0]), func(s string) (string, bool) { return f(s), false }), nil
 	}
 }
 
@@ -482,9 +482,9 @@ func buildSplitIndex(b *builder, c *Call, a []evalFn) (evalFn, error) {
 				// One split of the string per row for the calls of its
 				// group (CompileFlow's splitGroups).
 				m, j, sepb := b.memo, sl.cell, sep[0]
-				return strUnop(b.operandOf(c.Args[0], a[0]), func(s string) (string, bool) { return m.splitPart(j, s, sepb, n) }), nil
+				return b.strUnop(c, b.operandOf(c.Args[0], a[0]), func(s string) (string, bool) { return m.splitPart(j, s, sepb, n) }), nil
 			}
-			return strUnop(b.operandOf(c.Args[0], a[0]), func(s string) (string, bool) {
+			return b.strUnop(c, b.operandOf(c.Args[0], a[0]), func(s string) (string, bool) {
 				if n < 0 {
 					return "", true
 				}

@@ -132,8 +132,8 @@ func TestCompileProjectionUnder(t *testing.T) {
 			}
 			kept++
 			for i, e := range exprs {
-				p := &Projection{progs: plain.progs[i : i+1], cols: plain.cols[i : i+1], fields: plain.fields[i : i+1]}
-				q := &Projection{progs: under.progs[i : i+1], cols: under.cols[i : i+1], fields: under.fields[i : i+1]}
+				p := &Projection{progs: plain.progs[i : i+1], cols: plain.cols[i : i+1], fields: plain.fields[i : i+1], dsts: plain.dsts[i : i+1]}
+				q := &Projection{progs: under.progs[i : i+1], cols: under.cols[i : i+1], fields: under.fields[i : i+1], dsts: under.dsts[i : i+1]}
 				a, b := make([]types.Value, 1), make([]types.Value, 1)
 				errA, errB := p.Project(row, a), q.Project(row, b)
 				// Project reads bare columns and fields without calling

@@ -80,9 +80,38 @@ func (m *Memo) Len() int {
 	return len(m.cells)
 }
 
-// wrap returns fn reading and filling cell j. A failed evaluation is not
-// kept: its error belongs to the evaluation that met it, and a later use
-// in the same row evaluates (and fails) again.
+// ref returns the refFn of cell j, which fill (when set, else fn)
+// evaluates into when the cell does not hold this row's value. A failed
+// evaluation is not kept: its error belongs to the evaluation that met
+// it, and a later use in the same row evaluates (and fails) again.
+func (m *Memo) ref(j int, fill dstFn, fn evalFn) refFn {
+	if fill == nil {
+		return func(row []types.Value) (*types.Value, error) {
+			c := &m.cells[j]
+			if c.gen != m.gen {
+				v, err := fn(row)
+				if err != nil {
+					return nil, err
+				}
+				c.v, c.gen = v, m.gen
+			}
+			return &c.v, nil
+		}
+	}
+	return func(row []types.Value) (*types.Value, error) {
+		c := &m.cells[j]
+		if c.gen != m.gen {
+			if err := fill(row, &c.v); err != nil {
+				return nil, err
+			}
+			c.gen = m.gen
+		}
+		return &c.v, nil
+	}
+}
+
+// wrap returns fn reading and filling cell j (the cell ref reads). A
+// failed evaluation is not kept, as with ref.
 func (m *Memo) wrap(j int, fn evalFn) evalFn {
 	return func(row []types.Value) (types.Value, error) {
 		c := &m.cells[j]

@@ -20,6 +20,10 @@ type operand struct {
 	// read as FIELD reads it (buildField) without its two calls.
 	field      bool
 	fcol, fidx int
+	// ref, for a memoized argument, reads its memo cell in place; dst,
+	// for another whose build recorded one, writes it in place (into).
+	ref refFn
+	dst dstFn
 }
 
 // operandOf classifies argument e whose evaluator is fn. Casts that do not
@@ -28,6 +32,10 @@ func (b *builder) operandOf(e Expr, fn evalFn) operand {
 	if b.viaArgs {
 		return operand{fn: fn, col: -1}
 	}
+	if r := b.refOf(e); r != nil {
+		return operand{fn: fn, col: -1, ref: r}
+	}
+	orig := e
 	for {
 		c, ok := e.(*Cast)
 		if !ok {
@@ -56,6 +64,10 @@ func (b *builder) operandOf(e Expr, fn evalFn) operand {
 		if v, err := fn(nil); err == nil {
 			return operand{fn: fn, col: -1, konst: true, val: v}
 		}
+	}
+	if e == orig && !b.constant(e) {
+		// (A constant that fails to evaluate is compiled as fn.)
+		return operand{fn: fn, col: -1, dst: b.dsts[e]}
 	}
 	return operand{fn: fn, col: -1}
 }

@@ -139,7 +139,11 @@ func buildArithmetic(b *builder, c *Call, args []evalFn) (evalFn, error) {
 			return decimalResult(r, p, s), nil
 		}
 		ox, oy := b.operandOf(c.Args[0], x), b.operandOf(c.Args[1], y)
-		if fn := compactDecimalArith(arithOp(c), ox, oy, ta, tb, p, s, general); fn != nil {
+		var dst dstFn
+		if fn := compactDecimalArith(arithOp(c), ox, oy, ta, tb, p, s, general, &dst); fn != nil {
+			if dst != nil {
+				b.setDst(c, dst)
+			}
 			return fn, nil
 		}
 		return binop(ox, oy, general), nil
