@@ -124,7 +124,8 @@ func (b *graphBuilder) flow(fl *planner.Flow) (int, error) {
 			// Fused with the source (its one edge out): the rows no reader
 			// keeps go no further than the source's task.
 			f := b.add(runtime.Vertex{ID: b.pipe + "/" + name + "/prefilter", Name: "Prefilter", Parallelism: par,
-				Operator: &runtime.OperatorVertex{New: calc.New(calc.Spec{New: pf, Name: "the shared scan of " + fl.Source.Name()})}})
+				Operator: &runtime.OperatorVertex{New: calc.New(calc.Spec{New: pf, Name: "the shared scan of " + fl.Source.Name()}),
+					Copies: true, CopiesNested: true}})
 			b.edge(from, f, runtime.Exchange{Kind: runtime.Forward})
 			from = f
 		}
@@ -163,8 +164,10 @@ func (b *graphBuilder) flow(fl *planner.Flow) (int, error) {
 // the person and auction views of q8 — go no further than the source's
 // task, rather than to every reader's task through a channel each. A
 // row a filter fails on is passed on: the error is its reader's to meet.
-// The rows are passed on as they are (no copy; the source does not reuse
-// its batches' memory, as before).
+// The rows passed on are copies, their nested values too (ownNested), so
+// that the source reuses the memory of its batches and of their nested
+// values (connector.RowRecycler, connector.NestedRowRecycler): the rows
+// it drops cost no allocation.
 func (b *graphBuilder) prefilter(src *planner.Source) (func() calc.Func, error) {
 	if b.readers == nil {
 		b.readers = map[*planner.Source][]*planner.Flow{}
@@ -193,9 +196,9 @@ func (b *graphBuilder) prefilter(src *planner.Source) (func() calc.Func, error) 
 			return nil, err
 		}
 	}
-	opts := b.opts
+	opts, ts := b.opts, src.RowTypes
 	return func() calc.Func {
-		// One task's: its own compilations.
+		// One task's: its own compilations and slab.
 		fs := make([]*expr.Filter, len(conds))
 		for i, c := range conds {
 			f, err := expr.CompileFilter(c, opts)
@@ -204,15 +207,76 @@ func (b *graphBuilder) prefilter(src *planner.Source) (func() calc.Func, error) 
 			}
 			fs[i] = f
 		}
+		var slab []types.Value
 		return func(in types.Row, out []types.Row) ([]types.Row, error) {
 			for _, f := range fs {
 				if ok, err := f.Keep(in.Fields); ok || err != nil {
-					return append(out, in), nil
+					n := len(in.Fields)
+					if len(slab) < n {
+						slab = make([]types.Value, max(n*64, 1024))
+					}
+					fields := slab[:n:n]
+					slab = slab[n:]
+					for i, v := range in.Fields {
+						if i < len(ts) {
+							v = ownNested(v, ts[i])
+						}
+						fields[i] = v
+					}
+					return append(out, types.Row{Kind: in.Kind, Fields: fields}), nil
 				}
 			}
 			return out, nil
 		}
 	}, nil
+}
+
+// ownNested returns v, of type t, with the nested values it holds (ROW,
+// ARRAY, MAP, MULTISET) copied, recursively: a value that refers to no
+// memory of a reader that reuses its nested values
+// (connector.NestedRowRecycler). Strings and bytes are shared: readers
+// never overwrite them.
+func ownNested(v types.Value, t types.Type) types.Value {
+	if v.IsNull() {
+		return v
+	}
+	switch t.Kind {
+	case types.KindRow:
+		elems := v.List()
+		c := make([]types.Value, len(elems))
+		for i, e := range elems {
+			if i < len(t.Fields) {
+				e = ownNested(e, t.Fields[i].Type)
+			}
+			c[i] = e
+		}
+		return types.List(c)
+	case types.KindArray:
+		elems := v.List()
+		c := make([]types.Value, len(elems))
+		for i, e := range elems {
+			c[i] = ownNested(e, *t.Elem)
+		}
+		return types.List(c)
+	case types.KindMap, types.KindMultiset:
+		m := v.Map()
+		if m == nil {
+			return v
+		}
+		c := &types.MapData{Keys: make([]types.Value, len(m.Keys)), Values: make([]types.Value, len(m.Values))}
+		for i, k := range m.Keys {
+			c.Keys[i] = ownNested(k, *t.Elem)
+		}
+		vt := types.Int().NotNullable()
+		if t.Value != nil {
+			vt = *t.Value
+		}
+		for i, x := range m.Values {
+			c.Values[i] = ownNested(x, vt)
+		}
+		return types.MapValue(c)
+	}
+	return v
 }
 
 // passThrough reports whether fl, over the rows of an operator of output
