@@ -9,7 +9,7 @@ import (
 
 // Statement is one statement of a job file: *Set, *Reset, *CreateTable,
 // *CreateView, *CreateFunction, *CreateCatalog, *CreateDatabase, *Use,
-// *Jar, *Drop, *Insert, *StatementSet, *Explain, *QueryStatement, *Describe, *Show or *AlterTable.
+// *Jar, *Drop, *Insert, *StatementSet, *Explain, *QueryStatement, *Describe, *Show, *AlterTable or *AlterView.
 type Statement interface {
 	// Position returns where the statement starts.
 	Position() Pos
@@ -485,6 +485,15 @@ type AlterTable struct {
 	src *source
 }
 
+// AlterView is ALTER VIEW name RENAME TO new_name (NewName set) or ALTER
+// VIEW name AS query (Query set).
+type AlterView struct {
+	Pos     Pos
+	Name    ObjectName
+	NewName ObjectName
+	Query   Query
+}
+
 // ColumnPosition is where ALTER TABLE ADD or MODIFY puts a column: FIRST,
 // AFTER a column, or (neither) last for ADD and where it was for MODIFY.
 type ColumnPosition struct {
@@ -586,6 +595,9 @@ func (s *Show) Position() Pos { return s.Pos }
 // Position implements Statement.
 func (s *AlterTable) Position() Pos { return s.Pos }
 
+// Position implements Statement.
+func (s *AlterView) Position() Pos { return s.Pos }
+
 func (*Set) stmt()            {}
 func (*Reset) stmt()          {}
 func (*CreateTable) stmt()    {}
@@ -603,3 +615,4 @@ func (*QueryStatement) stmt() {}
 func (*Describe) stmt()       {}
 func (*Show) stmt()           {}
 func (*AlterTable) stmt()     {}
+func (*AlterView) stmt()      {}

@@ -28,7 +28,7 @@
 //
 // The statement kinds are [*Set], [*Reset], [*CreateTable], [*CreateView],
 // [*CreateFunction], [*Drop], [*Insert], [*StatementSet], [*Explain],
-// [*QueryStatement], [*Describe], [*Show] and [*AlterTable].
+// [*QueryStatement], [*Describe], [*Show], [*AlterTable] and [*AlterView].
 // CREATE TABLE keeps columns in order with their kind ([PhysicalColumn],
 // [MetadataColumn] with its key and VIRTUAL flag, [ComputedColumn] with its
 // expression), the WATERMARK, the PRIMARY KEY (column or table constraint;

@@ -22,7 +22,7 @@ import (
 func FuzzParse(f *testing.F) {
 	f.Add("SET 'a' = 'b'; INSERT INTO t SELECT CAST(a AS INT), m['k'] FROM s /*+ OPTIONS('x'='y') */ WHERE a IS NOT DISTINCT FROM b")
 	f.Add("CREATE TABLE t (n STRING, a DOUBLE, c AS a * 2, WATERMARK FOR ts AS ts, PRIMARY KEY (k) NOT ENFORCED) WITH ('x' = 'y') AS SELECT k, a, ts FROM s; CREATE TABLE u (a, k) AS SELECT k, a FROM s")
-	f.Add("CREATE TABLE t (a INT, b STRING, c AS a + 1) WITH ('x' = 'y'); ALTER TABLE t ADD (d INT FIRST, e INT AFTER a, WATERMARK FOR ts AS ts); ALTER TABLE IF EXISTS t MODIFY b INT; ALTER TABLE t DROP (a, b); ALTER TABLE t RENAME a TO z; ALTER TABLE t SET ('k' = 'v'); ALTER TABLE t RESET ('k'); ALTER TABLE t RENAME TO u")
+	f.Add("CREATE TABLE t (a INT, b STRING, c AS a + 1) WITH ('x' = 'y'); ALTER TABLE t ADD (d INT FIRST, e INT AFTER a, WATERMARK FOR ts AS ts); ALTER TABLE IF EXISTS t MODIFY b INT; ALTER TABLE t DROP (a, b); ALTER TABLE t RENAME a TO z; ALTER TABLE t SET ('k' = 'v'); ALTER TABLE t RESET ('k'); ALTER TABLE t RENAME TO u; ALTER VIEW v RENAME TO w; ALTER VIEW v AS SELECT 1")
 	f.Add("DESCRIBE t; DESC EXTENDED c.d.t; SHOW TABLES IN d NOT LIKE 'a%'; SHOW DATABASES FROM c ILIKE 'x'; SHOW CURRENT CATALOG; SHOW COLUMNS FROM t LIKE '%'")
 	f.Fuzz(func(t *testing.T, src string) {
 		if e, err := ParseExpr("fuzz.sql", src); err == nil {

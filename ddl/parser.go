@@ -570,6 +570,24 @@ func (p *parser) statement() Statement {
 			p.kind = KindCreateTable
 			return p.alterTable()
 		}
+		if p.isKwAt(1, "VIEW") {
+			p.kind = KindCreateView
+			start := p.next()
+			p.next() // VIEW
+			a := &AlterView{Pos: p.pos(start), Name: p.objectName()}
+			p.setName(a.Name)
+			switch {
+			case p.isKw("RENAME"):
+				p.next()
+				p.expectKw("TO")
+				a.NewName = p.objectName()
+			case p.acceptKw("AS"):
+				a.Query = p.query()
+			default:
+				p.failExpected("RENAME TO or AS query after ALTER VIEW " + a.Name.String())
+			}
+			return a
+		}
 		p.unsupported(t, "ALTER "+strings.ToUpper(p.peekAt(1).val))
 	case "LOAD", "UNLOAD", "CALL",
 		"DELETE", "UPDATE", "TRUNCATE", "ANALYZE", "SAVEPOINT", "STOP", "COMPILE":

@@ -66,3 +66,59 @@ func (p *planner) alterTable(s *ddl.AlterTable) {
 		p.addErr(err)
 	}
 }
+
+// alterView runs ALTER VIEW s: RENAME TO moves the view to a name no table
+// or view has (its query keeps the catalog and database it was created
+// in); AS query replaces its query, checked as CREATE VIEW checks one and
+// qualified with the current catalog and database. The statements after
+// it see the change; a failed one leaves the view as it was.
+func (p *planner) alterView(s *ddl.AlterView) {
+	id, err := p.cat.ident(s.Name)
+	if err != nil {
+		p.addErr(p.f.errorAt(s.Name.Pos, ErrUnknownName, nil, err.Error()))
+		return
+	}
+	v, ok := p.cat.View(id)
+	switch {
+	case !ok && p.cat.exists(id):
+		p.addErr(p.f.errorAt(s.Name.Pos, ErrUnknownName, nil, fmt.Sprintf("'%s' is a table; ALTER VIEW changes a view", id.Short())))
+		return
+	case !ok:
+		p.addErr(p.cat.unknown(p.f, s.Name, id))
+		return
+	}
+	def := *v.Def
+	def.IfNotExists = false
+	scope := v.Scope
+	if s.Query == nil {
+		to, err := p.cat.ident(s.NewName)
+		if err != nil {
+			p.addErr(p.f.errorAt(s.NewName.Pos, ErrUnknownName, nil, err.Error()))
+			return
+		}
+		if p.cat.exists(to) {
+			p.addErr(p.f.errorAt(s.NewName.Pos, ErrDuplicateName, nil, fmt.Sprintf("'%s' already exists: ALTER VIEW ... RENAME TO takes a name no table or view has", to.Short())))
+			return
+		}
+		def.Name = s.NewName
+	} else {
+		def.Query, def.Columns, scope = s.Query, nil, p.cat.current
+		err := p.f.refuseQuery(s.Query)
+		if err == nil {
+			p.allowRanked = true // as CREATE VIEW: a ranking view is planned where it is read
+			_, err = p.resolveQuery(s.Query, 1)
+		}
+		if err != nil {
+			p.addErr(err)
+			return
+		}
+	}
+	delete(p.cat.views, id)
+	if err := p.cat.addView(p.f, &def); err != nil {
+		p.cat.views[id] = v // as it was
+		p.addErr(err)
+		return
+	}
+	to, _ := p.cat.ident(def.Name)
+	p.cat.views[to].Scope = scope
+}

@@ -50,7 +50,8 @@
 // CREATE OR REPLACE TABLE ... AS redefine the table so for the statements
 // after them; IF NOT EXISTS keeps the first definition; DROP removes.
 // ALTER TABLE changes a table for the statements after it (alter.go,
-// ddl.AlterTableDef); a failed one leaves it as it was.
+// ddl.AlterTableDef), ALTER VIEW renames a view or replaces its query; a
+// failed one leaves the table or view as it was.
 // DESCRIBE name is a printed query of a row per column of the table or
 // view (describe.go), in the columns of Flink's DESCRIBE; SHOW TABLES,
 // VIEWS, DATABASES, CATALOGS, CURRENT CATALOG / DATABASE and COLUMNS print

@@ -670,6 +670,8 @@ func (p *planner) statement(s ddl.Statement, explain bool) {
 		}
 	case *ddl.AlterTable:
 		p.alterTable(s)
+	case *ddl.AlterView:
+		p.alterView(s)
 	case *ddl.Insert:
 		p.insert(s, explain, false)
 	case *ddl.StatementSet:
@@ -1238,6 +1240,10 @@ func (p *planner) maskSecrets(stmts []ddl.Statement) {
 			tableNames(s.Query, func(t *ddl.TableName) { collect(t.Hints) })
 		case *ddl.CreateView:
 			tableNames(s.Query, func(t *ddl.TableName) { collect(t.Hints) })
+		case *ddl.AlterView:
+			if s.Query != nil {
+				tableNames(s.Query, func(t *ddl.TableName) { collect(t.Hints) })
+			}
 		case *ddl.QueryStatement:
 			tableNames(s.Query, func(t *ddl.TableName) { collect(t.Hints) })
 		case *ddl.StatementSet:

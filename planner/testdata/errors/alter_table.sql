@@ -14,3 +14,7 @@ ALTER TABLE t ADD WATERMARK FOR b AS b;
 ALTER TABLE v SET ('a' = 'b');
 ALTER TABLE nope RENAME TO t3;
 ALTER TABLE t RENAME TO v;
+-- ALTER VIEW: of a table, to a name in use, with a query that does not plan.
+ALTER VIEW t RENAME TO w;
+ALTER VIEW v RENAME TO t;
+ALTER VIEW v AS SELECT nope FROM t;
