@@ -324,7 +324,7 @@ func (t *table) hmapW(i int) *hmap {
 func (t *table) mgroupW(i int) *mgroup {
 	g := t.maps[i]
 	if g == nil {
-		g = &mgroup{epoch: t.b.epoch, index: newHmap(t.b.epoch, false)}
+		g = &mgroup{epoch: t.b.epoch, index: newIndex(t.b.epoch)}
 		t.maps[i] = g
 		t.b.bytes.Add(g.mem())
 	} else if t.b.shared(g.epoch) {
@@ -461,7 +461,7 @@ func (t *table) retime(timed bool) {
 		}
 		// A new group: g may be held by a snapshot. One-entry keys are
 		// written again with or without their time.
-		ng := &mgroup{epoch: t.b.epoch, index: newHmap(t.b.epoch, false), subs: make([]*submap, len(g.subs)), free: slices.Clone(g.free)}
+		ng := &mgroup{epoch: t.b.epoch, index: newIndex(t.b.epoch), subs: make([]*submap, len(g.subs)), free: slices.Clone(g.free)}
 		g.index.scan(func(e entry) bool {
 			v := e.value
 			if v[0] != refTag {

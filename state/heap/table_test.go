@@ -161,3 +161,36 @@ func TestSortByOffset(t *testing.T) {
 		}
 	}
 }
+
+// TestIndexGrowsByAQuarter: a map table's key index (newIndex) grows a
+// large arena by at least a quarter, a value table's hmap by an eighth
+// (and less than a quarter), so that the index's entries — a join's
+// one-entry keys, whole rows — are copied about half as often as the
+// index grows.
+func TestIndexGrowsByAQuarter(t *testing.T) {
+	seed := maphash.MakeSeed()
+	for _, c := range []struct {
+		m        *hmap
+		min, max float64
+	}{{newIndex(1), 1.25, 1.6}, {newHmap(1, false), 1.125, 1.25}} {
+		val := bytes.Repeat([]byte{'v'}, 100)
+		var growths int
+		for i := range 20000 {
+			key := []byte(fmt.Sprint("key-", i))
+			before, was := len(c.m.arena), cap(c.m.arena)
+			if _, err := c.m.put(maphash.Bytes(seed, key), key, val, 0); err != nil {
+				t.Fatal(err)
+			}
+			if now := cap(c.m.arena); now != was && before >= 64<<10 {
+				growths++
+				if r := float64(now) / float64(before); r < c.min || r > c.max {
+					t.Fatalf("quarter=%v: the arena grew from %d bytes to a capacity of %d (%.3f×); want %.3f× to %.3f×",
+						c.m.quarter, before, now, r, c.min, c.max)
+				}
+			}
+		}
+		if growths == 0 {
+			t.Fatalf("quarter=%v: the arena never grew past 64 KiB", c.m.quarter)
+		}
+	}
+}
