@@ -514,6 +514,7 @@ const (
 	ShowCurrentCatalog                  // SHOW CURRENT CATALOG
 	ShowCurrentDatabase                 // SHOW CURRENT DATABASE
 	ShowColumns                         // SHOW COLUMNS FROM t: DESCRIBE's rows
+	ShowCreateTable                     // SHOW CREATE TABLE t
 )
 
 // Show is a SHOW statement, listing names as Flink's does:
@@ -523,6 +524,7 @@ const (
 //	SHOW CATALOGS [[NOT] LIKE | ILIKE 'pattern']
 //	SHOW CURRENT CATALOG | CURRENT DATABASE
 //	SHOW COLUMNS (FROM | IN) table [[NOT] LIKE 'pattern']
+//	SHOW CREATE TABLE table                            -- From is the table
 type Show struct {
 	Pos  Pos
 	What ShowKind

@@ -1471,6 +1471,10 @@ func (p *parser) show() Statement {
 		p.next()
 		s.What = ShowColumns
 		from(true)
+	case isKw(t, "CREATE") && p.isKwAt(1, "TABLE"):
+		p.next()
+		p.next()
+		s.What, s.From, like = ShowCreateTable, p.objectName(), false
 	default:
 		p.unsupported(t, "SHOW "+strings.ToUpper(t.val))
 	}

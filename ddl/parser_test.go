@@ -339,7 +339,7 @@ func TestErrorClasses(t *testing.T) {
 		{`ADD JAR x.jar`, ErrSyntax, "expected the JAR's path (a string literal)"},
 		{`ADD FILE 'x'`, ErrUnsupported, "the ADD statement is not supported yet"},
 		{`USE a.b.c`, ErrSyntax, "a database's name has at most two parts (catalog.database)"},
-		{`SHOW CREATE TABLE t`, ErrUnsupported, "SHOW CREATE is not supported yet"},
+		{`SHOW CREATE VIEW t`, ErrUnsupported, "SHOW CREATE is not supported yet"},
 		{`SHOW FUNCTIONS`, ErrUnsupported, "SHOW FUNCTIONS is not supported yet"},
 		{`SHOW TABLES ILIKE 'a%'`, ErrSyntax, "SHOW TABLES, VIEWS and COLUMNS take [NOT] LIKE; ILIKE is for SHOW DATABASES and CATALOGS (as in Flink)"},
 		{`SHOW COLUMNS events`, ErrSyntax, "expected FROM or IN and a table after SHOW COLUMNS, found 'events'"},

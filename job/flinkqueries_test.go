@@ -334,6 +334,9 @@ func TestFlinkQueriesParallel(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			if stmts := strings.Split(strings.TrimSpace(text), ";"); len(stmts) > 1 && describe.MatchString(strings.TrimSpace(stmts[len(stmts)-2])) {
+				t.Skip("DESCRIBE and SHOW print the catalog: no tasks to run in parallel")
+			}
 			got := runCase(t, name, text, dir, map[string]string{"parallelism.default": "3"})
 			wantLines := lines(string(want))
 			if strings.Contains(firstLine(text), "upsert key: first column") {

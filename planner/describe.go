@@ -229,6 +229,9 @@ func (p *planner) show(s *ddl.Show, explain bool) {
 	case ddl.ShowCurrentDatabase:
 		column, what = "current database name", "SHOW CURRENT DATABASE"
 		list = []string{p.cat.current.Database}
+	case ddl.ShowCreateTable:
+		p.showCreateTable(s, explain)
+		return
 	case ddl.ShowColumns:
 		id, err := p.cat.ident(s.From)
 		if err != nil {
@@ -280,4 +283,128 @@ func (p *planner) showFilter(s *ddl.Show, col expr.Expr) (expr.Expr, error) {
 		return nil, p.f.errorAt(s.LikePos, ErrType, err, fmt.Sprintf("the LIKE pattern '%s': %v", s.Like, err))
 	}
 	return e, nil
+}
+
+// showCreateTable plans SHOW CREATE TABLE name: one printed row, the
+// table's CREATE TABLE statement as Flink writes it (qualified name, every
+// identifier quoted, types in their full form — VARCHAR(2147483647) for
+// STRING —, the primary key named PK_<columns> unless named, options sorted
+// by key) with the values of secret options masked, which Flink prints.
+func (p *planner) showCreateTable(s *ddl.Show, explain bool) {
+	id, err := p.cat.ident(s.From)
+	if err != nil {
+		p.addErr(p.f.errorAt(s.From.Pos, ErrUnknownName, nil, err.Error()))
+		return
+	}
+	t, ok := p.cat.Table(id)
+	if !ok {
+		if _, isView := p.cat.View(id); isView {
+			p.addErr(p.f.unsupported(s.Pos, "SHOW CREATE of a view"))
+			return
+		}
+		p.addErr(p.cat.unknown(p.f, s.From, id))
+		return
+	}
+	def := t.Def
+	q := types.QuoteIdent
+	var b strings.Builder
+	fmt.Fprintf(&b, "CREATE TABLE %s.%s.%s (\n", q(id.Catalog), q(id.Database), q(id.Name))
+	var lines []string
+	comment := func(c string) string {
+		if c == "" {
+			return ""
+		}
+		return " COMMENT '" + strings.ReplaceAll(c, "'", "''") + "'"
+	}
+	for _, c := range def.Columns {
+		switch c.Kind {
+		case ddl.ComputedColumn:
+			lines = append(lines, fmt.Sprintf("  %s AS %s%s", q(c.Name), unparen(ddl.FormatExpr(c.Expr)), comment(c.Comment)))
+		case ddl.MetadataColumn:
+			m := " METADATA"
+			if c.MetadataKey != "" {
+				m += " FROM '" + strings.ReplaceAll(c.MetadataKey, "'", "''") + "'"
+			}
+			if c.Virtual {
+				m += " VIRTUAL"
+			}
+			lines = append(lines, fmt.Sprintf("  %s %s%s%s", q(c.Name), flinkType(c.Type), m, comment(c.Comment)))
+		default:
+			lines = append(lines, fmt.Sprintf("  %s %s%s", q(c.Name), flinkType(c.Type), comment(c.Comment)))
+		}
+	}
+	if w := def.Watermark; w != nil {
+		lines = append(lines, fmt.Sprintf("  WATERMARK FOR %s AS %s", q(w.Column.Name), unparen(ddl.FormatExpr(w.Expr))))
+	}
+	if pk := def.PrimaryKey; pk != nil {
+		var cols, quoted []string
+		for _, c := range pk.Columns {
+			cols, quoted = append(cols, c.Name), append(quoted, q(c.Name))
+		}
+		name := pk.Name
+		if name == "" {
+			name = "PK_" + strings.Join(cols, "_")
+		}
+		lines = append(lines, fmt.Sprintf("  CONSTRAINT %s PRIMARY KEY (%s) NOT ENFORCED", q(name), strings.Join(quoted, ", ")))
+	}
+	b.WriteString(strings.Join(lines, ",\n"))
+	b.WriteString("\n)\n")
+	if def.Comment != "" {
+		fmt.Fprintf(&b, "COMMENT '%s'\n", strings.ReplaceAll(def.Comment, "'", "''"))
+	}
+	if len(def.PartitionKeys) > 0 {
+		var keys []string
+		for _, k := range def.PartitionKeys {
+			keys = append(keys, q(k.Name))
+		}
+		fmt.Fprintf(&b, "PARTITIONED BY (%s)\n", strings.Join(keys, ", "))
+	}
+	opts := map[string]string{}
+	for _, o := range def.Options {
+		opts[o.Key] = o.Value
+	}
+	b.WriteString("WITH (\n")
+	var kv []string
+	for _, o := range factory.MaskedOptions(opts, p.reg) {
+		kv = append(kv, fmt.Sprintf("  '%s' = '%s'", strings.ReplaceAll(o.Key, "'", "''"), strings.ReplaceAll(o.Value, "'", "''")))
+	}
+	b.WriteString(strings.Join(kv, ",\n"))
+	b.WriteString("\n)\n")
+	str := types.String().NotNullable()
+	p.printRows(s.Pos, "SHOW CREATE TABLE "+id.Short(), []string{"result"}, []types.Type{str},
+		[][]expr.Expr{{expr.Lit(str, types.Str(b.String()))}}, nil, explain)
+}
+
+// flinkType writes t as Flink's LogicalType.asSerializableString does:
+// STRING as VARCHAR(2147483647), BYTES as VARBINARY(2147483647),
+// TIMESTAMP_LTZ(p) as TIMESTAMP(p) WITH LOCAL TIME ZONE, ROW fields quoted,
+// NOT NULL after each type that is.
+func flinkType(t types.Type) string {
+	var s string
+	switch t.Kind {
+	case types.KindVarChar:
+		s = fmt.Sprintf("VARCHAR(%d)", t.Length)
+	case types.KindVarBinary:
+		s = fmt.Sprintf("VARBINARY(%d)", t.Length)
+	case types.KindTime:
+		s = fmt.Sprintf("TIME(%d)", t.Precision)
+	case types.KindTimestampLTZ:
+		s = fmt.Sprintf("TIMESTAMP(%d) WITH LOCAL TIME ZONE", t.Precision)
+	case types.KindArray, types.KindMultiset:
+		s = fmt.Sprintf("%s<%s>", t.Kind, flinkType(*t.Elem))
+	case types.KindMap:
+		s = fmt.Sprintf("MAP<%s, %s>", flinkType(*t.Elem), flinkType(*t.Value))
+	case types.KindRow:
+		var fs []string
+		for _, f := range t.Fields {
+			fs = append(fs, types.QuoteIdent(f.Name)+" "+flinkType(f.Type))
+		}
+		s = "ROW<" + strings.Join(fs, ", ") + ">"
+	default:
+		s = t.Nullable().String()
+	}
+	if t.NotNull {
+		s += " NOT NULL"
+	}
+	return s
 }

@@ -55,7 +55,8 @@
 // DESCRIBE name is a printed query of a row per column of the table or
 // view (describe.go), in the columns of Flink's DESCRIBE; SHOW TABLES,
 // VIEWS, DATABASES, CATALOGS, CURRENT CATALOG / DATABASE and COLUMNS print
-// the names as they stand at that statement, sorted, kept by LIKE.
+// the names as they stand at that statement, sorted, kept by LIKE; SHOW
+// CREATE TABLE the table's statement as Flink writes it, secrets masked.
 // OPTIONS hints on a FROM table or an INSERT target override its WITH
 // options for that use. Views are inlined. A query is single-source: a
 // SELECT with WHERE over a table, view, subquery or VALUES, and UNION ALL
