@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -280,6 +281,105 @@ func TestMemoRefKeepsNoFailure(t *testing.T) {
 		m.Next()
 		if p, err := r(nil); err != nil || p.Int64() != 3 {
 			t.Fatalf("viaDst %v: next row: %v, %v; want 3", viaDst, p, err)
+		}
+	}
+}
+
+// TestExtractClockAgrees: EXTRACT(HOUR|MINUTE|SECOND|MILLISECOND FROM
+// ts) of a TIMESTAMP column, ROW field and nested expression (evalFn and
+// dstFn, alone and memoized under CompileFlow) against time.Time's civil
+// fields of the same timestamps: before 1970, on day and second
+// boundaries, the int64 extremes, nanosecond parts, NULLs and a NULL ROW.
+func TestExtractClockAgrees(t *testing.T) {
+	tsT := types.TimestampType(9)
+	col := Col(0, "ts", tsT)
+	rowCol := Col(1, "r", types.RowType(types.Field{Name: "ts", Type: tsT}))
+	r := rand.New(rand.NewPCG(8, 34))
+	millis := []int64{0, -1, 1, 86_399_999, 86_400_000, -86_400_000, -86_400_001, 999, -999, 1_700_000_000_123,
+		-62_135_596_800_001, 253_402_300_799_999, math.MaxInt64, math.MinInt64, math.MaxInt64 / 2, math.MinInt64 / 2}
+	var rows [][]types.Value
+	for i := 0; i < 400; i++ {
+		ms := millis[r.IntN(len(millis))]
+		if i%2 == 1 {
+			ms = r.Int64N(4e12) - 2e12
+		}
+		ts := types.TimestampValue(types.Timestamp{Millis: ms, NanoOfMilli: int32(r.IntN(3)) * 499_999})
+		row := []types.Value{ts, types.List([]types.Value{ts})}
+		switch r.IntN(8) {
+		case 0:
+			row[0] = types.Value{}
+		case 1:
+			row[1] = types.Value{}
+		case 2:
+			row[1] = types.List([]types.Value{{}})
+		case 3:
+			row[0], row[1] = types.Value{}, types.List([]types.Value{{}})
+		}
+		rows = append(rows, row)
+	}
+	want := func(v types.Value, u TimeUnit) types.Value {
+		if v.IsNull() {
+			return types.Value{}
+		}
+		c := v.Timestamp().Time()
+		switch u {
+		case UnitHour:
+			return types.Int64(int64(c.Hour()))
+		case UnitMinute:
+			return types.Int64(int64(c.Minute()))
+		case UnitSecond:
+			return types.Int64(int64(c.Second()))
+		}
+		return types.Int64(int64(c.Nanosecond() / 1e6))
+	}
+	field := Fn("FIELD", rowCol, ls("ts"))
+	nested := &Case{Whens: []When{{Cond: Fn("IS NULL", col), Result: field}}, Else: col}
+	for _, u := range []TimeUnit{UnitHour, UnitMinute, UnitSecond, UnitMillisecond} {
+		for _, arg := range []Expr{col, field, nested} {
+			e := FnUnit("EXTRACT", u, arg)
+			re, err := Resolve(e)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b := newBuilder(benchOpts)
+			fn, err := b.compile(re)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := b.specialDst(re, fn)
+			if d == nil {
+				t.Fatalf("%s: no dstFn", re)
+			}
+			// Memoized: twice in a projection, and in a comparison.
+			_, ps, memo, err := CompileFlow(nil, [][]Expr{{e, Fn("+", e, li(1)), Fn(">=", e, li(8))}}, benchOpts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := make([]types.Value, 3)
+			var one types.Value
+			for _, row := range rows {
+				a := row[0]
+				if arg != col {
+					if l := row[1].List(); len(l) > 0 && (arg == field || a.IsNull()) {
+						a = l[0]
+					} else if arg == field || a.IsNull() {
+						a = types.Value{}
+					}
+				}
+				w := want(a, u)
+				got, err := fn(row)
+				if err != nil || !sameValue(types.BigInt(), got, w) {
+					t.Fatalf("%s over %v: %v, %v; want %v", re, row, got, err, w)
+				}
+				if err := d(row, &one); err != nil || !sameValue(types.BigInt(), one, w) {
+					t.Fatalf("%s over %v: dst %v, %v; want %v", re, row, one, err, w)
+				}
+				memo.Next()
+				if err := ps[0].Project(row, out); err != nil || !sameValue(types.BigInt(), out[0], w) ||
+					(!w.IsNull() && (out[1].Int64() != w.Int64()+1 || out[2].Bool() != (w.Int64() >= 8))) || w.IsNull() != out[2].IsNull() {
+					t.Fatalf("%s over %v in a flow: %v, %v; want %v", re, row, out, err, w)
+				}
+			}
 		}
 	}
 }
