@@ -3,6 +3,8 @@ package planner_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -456,5 +458,28 @@ SELECT * FROM src;`, planner.Options{Registry: testRegistry()})
 	}
 	if len(lines) != 2 || lines[0] != 2 || lines[1] != 4 {
 		t.Errorf("ignored-jar warnings at lines %v, want 2 and 4", lines)
+	}
+}
+
+// TestJoinHintsWarn: Flink's batch join strategy hints plan with one
+// warning each, at the hint, also when a view holding one is read twice.
+func TestJoinHintsWarn(t *testing.T) {
+	p, err := planner.Compile(context.Background(), "job.sql", `
+CREATE TABLE a (id BIGINT) WITH ('connector' = 'datagen');
+CREATE TABLE b (id BIGINT) WITH ('connector' = 'datagen');
+CREATE VIEW v AS SELECT /*+ BROADCAST(y), SHUFFLE_HASH(a) */ x.id FROM a x JOIN b y ON x.id = y.id;
+SELECT * FROM v;
+SELECT * FROM v;`, planner.Options{Registry: testRegistry()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, w := range p.Warnings {
+		if w.Kind == planner.WarnIgnoredHint {
+			got = append(got, fmt.Sprintf("%d:%d", w.Pos.Line, w.Pos.Column))
+		}
+	}
+	if want := []string{"4:29", "4:43"}; !slices.Equal(got, want) {
+		t.Errorf("ignored-hint warnings at %v, want %v", got, want)
 	}
 }

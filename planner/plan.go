@@ -148,6 +148,10 @@ const (
 	// WarnIgnoredJar: ADD JAR or REMOVE JAR, whose JAR streamsql does not
 	// load (its connectors and formats are built in).
 	WarnIgnoredJar factory.WarningKind = "ignored-jar"
+	// WarnIgnoredHint: a batch join strategy hint (BROADCAST,
+	// SHUFFLE_HASH, SHUFFLE_MERGE, NEST_LOOP), which Flink's streaming
+	// planner ignores too.
+	WarnIgnoredHint factory.WarningKind = "ignored-hint"
 )
 
 // Insert is one INSERT (or bare query) planned into a pipeline: flows
@@ -436,6 +440,9 @@ type planner struct {
 	failed   map[Identifier]bool
 	validate map[string]*validated
 	setPos   map[string]ddl.Option
+	// hintWarned are the ignored join hints already warned about (a
+	// view's query is resolved where each reader reads it).
+	hintWarned map[ddl.Pos]bool
 
 	// dropFailed are the names of DROP statements that did not parse;
 	// anyCreateFailed and anyDropFailed are set after a failed statement

@@ -380,6 +380,9 @@ func (p *planner) resolveSelect(q *ddl.Select, depth int) (*relation, error) {
 		}
 		return p.resolveSelect(split, depth)
 	}
+	if err := p.batchJoinHints(q); err != nil {
+		return nil, err
+	}
 	var in *relation
 	var quals [][]string
 	if j, ok := q.From.(*ddl.Join); ok && isUnnestJoin(j) {

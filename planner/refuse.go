@@ -160,6 +160,9 @@ func (f *file) selectHeadRefusal(q *ddl.Select) error {
 			}
 			return f.unsupported(h.Pos, "the query hint STATE_TTL on a query without a join or an aggregation")
 		}
+		if isBatchJoinHint(h.Name) {
+			continue // checked and ignored (joinhints.go)
+		}
 		if strings.EqualFold(h.Name, "LOOKUP") {
 			if _, ok := q.From.(*ddl.Join); ok {
 				continue // checked against the query's lookup joins (join.go)

@@ -16,7 +16,7 @@ import (
 // (refuseQuery) and the resolver's own checks agree.
 var refusalCases = []struct{ sql, msg, at string }{
 	{"SELECT /*+ STATE_TTL('v' = '1d') */ a FROM (VALUES (1)) v (a)", "the query hint STATE_TTL on a query without a join or an aggregation is not supported yet", "1:12"},
-	{"SELECT /*+ BROADCAST(v) */ a FROM (VALUES (1)) v (a)", "the query hint BROADCAST is not supported yet", "1:12"},
+	{"SELECT /*+ LOOKUP('table' = 'v') */ a FROM (VALUES (1)) v (a)", "the query hint LOOKUP on a query without a join is not supported yet", "1:12"},
 	{"SELECT a FROM (VALUES (1)) v (a) ORDER BY a", "ORDER BY without LIMIT (sorting a whole stream) is not supported yet", "1:34"},
 	{"SELECT a FROM (VALUES (1)) v (a) OFFSET 1 ROWS", "OFFSET without LIMIT is not supported yet", "1:34"},
 	{"SELECT * FROM LATERAL (SELECT 1)", "LATERAL (subquery) is not supported yet", "1:15"},

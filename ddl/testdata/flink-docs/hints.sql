@@ -16,8 +16,6 @@ select * from
 -- override table options for INSERT target table
 insert into kafka_table1 /*+ OPTIONS('sink.partitioner'='round-robin') */ select * from kafka_table2;
 -- ====
--- expect-planner-unsupported: the query hint BROADCAST
 SELECT /*+ BROADCAST(t1) */ * FROM t1 JOIN t2 ON t1.id = t2.id;
 -- ====
--- expect-planner-unsupported: the query hint SHUFFLE_HASH
 SELECT /*+ SHUFFLE_HASH(t1, t3) */ * FROM t1 JOIN t2 ON t1.id = t2.id JOIN t3 ON t1.id = t3.id;
