@@ -412,6 +412,17 @@ func watermarkOf(e expr.Expr, opts expr.Options) (func(row types.Row) (int64, bo
 	if err != nil {
 		return nil, fmt.Errorf("compiling the WATERMARK expression %s: %w", e, err)
 	}
+	if prog.Peeks() {
+		// ts is a column, a field or a CASE choosing among them (Nexmark's
+		// dateTime): read where it is, not copied out of an evaluator.
+		return func(row types.Row) (int64, bool, error) {
+			v, err := prog.Peek(row.Fields)
+			if err != nil || v.IsNull() {
+				return 0, false, err
+			}
+			return v.Timestamp().Millis + delta, true, nil
+		}, nil
+	}
 	return func(row types.Row) (int64, bool, error) {
 		v, err := prog.Eval(row.Fields)
 		if err != nil || v.IsNull() {

@@ -54,6 +54,9 @@ type builder struct {
 	// refFn of each memoized node compiled (memoEval): dst.go.
 	dsts map[Expr]dstFn
 	refs map[Expr]refFn
+	// peeks holds the refFn of a searched CASE whose results are all
+	// held in the row or constant (setPeek).
+	peeks map[Expr]refFn
 }
 
 func newBuilder(opts Options) *builder {
@@ -72,6 +75,8 @@ func newBuilder(opts Options) *builder {
 type Program struct {
 	expr Expr
 	fn   evalFn
+	// peek, when set, returns where fn's value already is (Peek).
+	peek refFn
 }
 
 // Compile resolves e (see [Resolve]) and compiles it into a [Program] of Go
@@ -81,11 +86,33 @@ func Compile(e Expr, opts Options) (*Program, error) {
 	if err != nil {
 		return nil, err
 	}
-	fn, err := newBuilder(opts).compile(r)
+	b := newBuilder(opts)
+	fn, err := b.compile(r)
 	if err != nil {
 		return nil, err
 	}
-	return &Program{expr: r, fn: fn}, nil
+	return &Program{expr: r, fn: fn, peek: b.peekOf(r, fn)}, nil
+}
+
+// Peeks reports whether Peek evaluates the program: its value is always
+// one held in the row or in the program (a column, a ROW's field, a
+// constant, or a searched CASE choosing among those).
+func (p *Program) Peeks() bool { return p.peek != nil }
+
+// Peek is Eval for a program that Peeks: it returns where the value is
+// (in row, or in the program) instead of a copy, which saves copying a
+// types.Value out of the evaluator (dst.go). The value must not be
+// modified; it is valid as long as row is. Without Peeks it returns nil
+// and no error.
+func (p *Program) Peek(row []types.Value) (*types.Value, error) {
+	if p.peek == nil {
+		return nil, nil
+	}
+	v, err := p.peek(row)
+	if err != nil {
+		return nil, wrapEval(p.expr, err)
+	}
+	return v, nil
 }
 
 // Expr returns the resolved expression.
@@ -552,6 +579,7 @@ func (b *builder) compileCase(n *Case) (evalFn, error) {
 		default:
 			elseOp = operand{fn: elseFn, col: -1, konst: true}
 		}
+		b.setPeek(n, truths, outs, elseOp)
 		b.setDst(n, func(row []types.Value, dst *types.Value) error {
 			for j, c := range truths {
 				t, err := c(row)

@@ -215,3 +215,70 @@ func (b *builder) strUnop(c *Call, x operand, f func(s string) (r string, null b
 	b.setDst(c, strUnopDst(x, f))
 	return strUnop(x, f)
 }
+
+// held returns where operand o's value is when it is held in the row or
+// is a constant (a NULL field of a NULL or short ROW: null), else nil.
+func (o operand) held(null *types.Value) refFn {
+	switch {
+	case o.col >= 0 || o.field:
+		return func(row []types.Value) (*types.Value, error) {
+			p, err := o.ptr(row)
+			if p == nil && err == nil {
+				p = null
+			}
+			return p, err
+		}
+	case o.konst:
+		k := new(types.Value)
+		*k = o.val
+		return func([]types.Value) (*types.Value, error) { return k, nil }
+	}
+	return nil
+}
+
+// setPeek records, for a searched CASE compiled as truths and outs (else
+// elseOp) whose results are all held in the row or constant, the refFn
+// that returns where the chosen result is (Program.Peek).
+func (b *builder) setPeek(n *Case, truths []condFn, outs []operand, elseOp operand) {
+	null := new(types.Value)
+	refs := make([]refFn, len(outs))
+	for j, o := range outs {
+		if refs[j] = o.held(null); refs[j] == nil {
+			return
+		}
+	}
+	elseRef := elseOp.held(null)
+	if elseRef == nil {
+		return
+	}
+	if b.peeks == nil {
+		b.peeks = map[Expr]refFn{}
+	}
+	b.peeks[n] = func(row []types.Value) (*types.Value, error) {
+		for j, c := range truths {
+			t, err := c(row)
+			if err != nil {
+				return nil, err
+			}
+			if t == isTrue {
+				return refs[j](row)
+			}
+		}
+		return elseRef(row)
+	}
+}
+
+// peekOf returns the refFn of e (resolved, whose evalFn fn this builder
+// compiled) when
+// its value is always held in the row or constant: a column, a ROW
+// column's field, a constant, a searched CASE of those (setPeek); else
+// nil.
+func (b *builder) peekOf(e Expr, fn evalFn) refFn {
+	if b.viaArgs || b.memoized(e) {
+		return nil
+	}
+	if r := b.operandOf(e, fn).held(new(types.Value)); r != nil {
+		return r
+	}
+	return b.peeks[e]
+}

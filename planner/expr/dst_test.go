@@ -108,7 +108,7 @@ func TestDstAgreesWithEval(t *testing.T) {
 	}
 	rows = append(rows, make([]types.Value, len(condSchema)+1)) // all NULL
 	cmpOps := []string{"=", "<>", "<", "<=", ">", ">="}
-	var flows, outputs, kept, special int
+	var flows, outputs, kept, special, peeks int
 	for n := 0; n < 1500; n++ {
 		// A pool of subexpressions the filter and the outputs share.
 		kinds := []int{g.r.IntN(4), g.r.IntN(4), g.r.IntN(3)}
@@ -169,6 +169,7 @@ func TestDstAgreesWithEval(t *testing.T) {
 		// without its filter (the projection compiled under it: only
 		// the rows it keeps are projected).
 		dsts := make([]dstFn, len(rps))
+		progs := make([]*Program, len(rps))
 		for i, r := range rps {
 			b := newBuilder(benchOpts)
 			fn, err := b.compile(r)
@@ -179,6 +180,12 @@ func TestDstAgreesWithEval(t *testing.T) {
 				special++
 			}
 			dsts[i] = b.dstOf(r, fn)
+			if progs[i], err = Compile(r, benchOpts); err != nil {
+				t.Fatalf("%s: %v", r, err)
+			}
+			if progs[i].Peeks() {
+				peeks++
+			}
 		}
 		f, ps, memo, err := CompileFlow(filter, [][]Expr{proj}, benchOpts)
 		if err != nil {
@@ -202,6 +209,12 @@ func TestDstAgreesWithEval(t *testing.T) {
 				gerr := dsts[i](row, &one)
 				if errText(gerr) != errText(werr[i]) || (werr[i] == nil && !sameValue(rps[i].Type(), one, want[i])) {
 					t.Fatalf("%s over %v: dst %s, %v; eval %s, %v", rps[i], row, one, gerr, want[i], werr[i])
+				}
+				if progs[i].Peeks() {
+					p, perr := progs[i].Peek(row)
+					if (perr == nil) != (werr[i] == nil) || (perr == nil && !sameValue(rps[i].Type(), *p, want[i])) {
+						t.Fatalf("%s over %v: Peek %v, %v; eval %s, %v", rps[i], row, p, perr, want[i], werr[i])
+					}
 				}
 			}
 			check := func(what string, p *Projection, m *Memo, out []types.Value) {
@@ -242,8 +255,8 @@ func TestDstAgreesWithEval(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d flows, %d outputs (%d with a dstFn of their own), %d rows kept of %d", flows, outputs, special, kept, flows*len(rows))
-	if flows < 1000 || special < outputs/3 || kept < flows*len(rows)/10 {
+	t.Logf("%d flows, %d outputs (%d with a dstFn of their own, %d Peek), %d rows kept of %d", flows, outputs, special, peeks, kept, flows*len(rows))
+	if flows < 1000 || special < outputs/3 || peeks < outputs/10 || kept < flows*len(rows)/10 {
 		t.Fatalf("too few flows resolved or rows kept: %d flows, %d outputs (%d special), %d rows kept", flows, outputs, special, kept)
 	}
 }
