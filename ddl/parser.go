@@ -572,21 +572,7 @@ func (p *parser) statement() Statement {
 		}
 		if p.isKwAt(1, "VIEW") {
 			p.kind = KindCreateView
-			start := p.next()
-			p.next() // VIEW
-			a := &AlterView{Pos: p.pos(start), Name: p.objectName()}
-			p.setName(a.Name)
-			switch {
-			case p.isKw("RENAME"):
-				p.next()
-				p.expectKw("TO")
-				a.NewName = p.objectName()
-			case p.acceptKw("AS"):
-				a.Query = p.query()
-			default:
-				p.failExpected("RENAME TO or AS query after ALTER VIEW " + a.Name.String())
-			}
-			return a
+			return p.alterView()
 		}
 		p.unsupported(t, "ALTER "+strings.ToUpper(p.peekAt(1).val))
 	case "LOAD", "UNLOAD", "CALL",
@@ -1614,4 +1600,23 @@ func (p *parser) alterComponent(a *AlterTable) {
 		a.Columns = append(a.Columns, c)
 		a.Positions = append(a.Positions, pos)
 	}
+}
+
+// alterView parses ALTER VIEW (see AlterView).
+func (p *parser) alterView() Statement {
+	start := p.next() // ALTER
+	p.next()          // VIEW
+	a := &AlterView{Pos: p.pos(start), Name: p.objectName()}
+	p.setName(a.Name)
+	switch {
+	case p.isKw("RENAME"):
+		p.next()
+		p.expectKw("TO")
+		a.NewName = p.objectName()
+	case p.acceptKw("AS"):
+		a.Query = p.query()
+	default:
+		p.failExpected("RENAME TO or AS query after ALTER VIEW " + a.Name.String())
+	}
+	return a
 }

@@ -116,24 +116,14 @@ func (p *planner) describeRows(pos ddl.Pos, name ddl.ObjectName, id Identifier) 
 // over columns names of colTypes, keeping those filter (over the rows; nil:
 // all) keeps; what names the statement.
 func (p *planner) printRows(pos ddl.Pos, what string, names []string, colTypes []types.Type, rows [][]expr.Expr, filter expr.Expr, explain bool) {
-	sink := &Sink{Pos: pos, Print: true, Changelog: factory.AllKinds, DeliveryGuarantee: string(factory.AtLeastOnce)}
+	ins := printed(pos, what, names, colTypes, explain)
 	fl := &Flow{Source: &Source{Pos: pos, Values: rows, RowTypes: colTypes}, Names: names, Filter: filter}
 	for i, n := range names {
-		sink.Fields = append(sink.Fields, types.Field{Name: n, Type: colTypes[i]})
 		fl.Projection = append(fl.Projection, expr.Col(i, n, colTypes[i]))
 	}
-	ins := &Insert{Pos: pos, Statement: what + " (printed)", Sink: sink, Explain: explain}
-	if err := p.checkCompiles(fl, nil, pos); err != nil {
-		p.addErr(err)
-		return
+	if p.addPrintedFlow(ins, fl, nil, pos) {
+		p.plan.Inserts = append(p.plan.Inserts, ins)
 	}
-	fl.ReadFields, fl.ReadRows = readFields(fl)
-	if err := p.sinkChangelog(ins, fl, nil); err != nil {
-		p.addErr(err)
-		return
-	}
-	ins.Flows = append(ins.Flows, fl)
-	p.plan.Inserts = append(p.plan.Inserts, ins)
 }
 
 // isProctime reports whether e is PROCTIME().

@@ -1004,11 +1004,7 @@ func (p *planner) query(s *ddl.QueryStatement, explain bool) {
 		p.addErr(err)
 		return
 	}
-	sink := &Sink{Pos: s.Pos, Print: true, Changelog: factory.AllKinds, DeliveryGuarantee: string(factory.AtLeastOnce)}
-	for i, n := range rel.names {
-		sink.Fields = append(sink.Fields, types.Field{Name: n, Type: rel.types[i]})
-	}
-	ins := &Insert{Pos: s.Pos, Statement: "SELECT (printed)", Sink: sink, Explain: explain}
+	ins := printed(s.Pos, "SELECT", rel.names, rel.types, explain)
 	for _, b := range rel.branches {
 		fl := &Flow{Source: b.src, Unnest: b.unnest, Filter: and(b.filters), Names: rel.names}
 		for i, c := range b.cols {
@@ -1019,18 +1015,39 @@ func (p *planner) query(s *ddl.QueryStatement, explain bool) {
 			}
 			fl.Projection = append(fl.Projection, e)
 		}
-		if err := p.checkCompiles(fl, rel.pos, s.Pos); err != nil {
-			p.addErr(err)
+		if !p.addPrintedFlow(ins, fl, rel.pos, s.Pos) {
 			return
 		}
-		fl.ReadFields, fl.ReadRows = readFields(fl)
-		if err := p.sinkChangelog(ins, fl, nil); err != nil {
-			p.addErr(err)
-			return
-		}
-		ins.Flows = append(ins.Flows, fl)
 	}
 	p.plan.Inserts = append(p.plan.Inserts, ins)
+}
+
+// printed returns the pipeline of a statement whose rows are printed (a
+// bare query, DESCRIBE, SHOW), without flows, into a print sink of columns
+// names of colTypes; what names the statement.
+func printed(pos ddl.Pos, what string, names []string, colTypes []types.Type, explain bool) *Insert {
+	sink := &Sink{Pos: pos, Print: true, Changelog: factory.AllKinds, DeliveryGuarantee: string(factory.AtLeastOnce)}
+	for i, n := range names {
+		sink.Fields = append(sink.Fields, types.Field{Name: n, Type: colTypes[i]})
+	}
+	return &Insert{Pos: pos, Statement: what + " (printed)", Sink: sink, Explain: explain}
+}
+
+// addPrintedFlow adds flow fl to ins, a printed statement's pipeline, once
+// it compiles (colPos: where its columns come from, for errors) and its
+// changelog is known; it reports false when it recorded an error instead.
+func (p *planner) addPrintedFlow(ins *Insert, fl *Flow, colPos []ddl.Pos, at ddl.Pos) bool {
+	if err := p.checkCompiles(fl, colPos, at); err != nil {
+		p.addErr(err)
+		return false
+	}
+	fl.ReadFields, fl.ReadRows = readFields(fl)
+	if err := p.sinkChangelog(ins, fl, nil); err != nil {
+		p.addErr(err)
+		return false
+	}
+	ins.Flows = append(ins.Flows, fl)
+	return true
 }
 
 // sinkWatermarks has the sources of the pipelines of a sink that acts on
