@@ -31,12 +31,11 @@ type lookupHint struct {
 	table string
 	used  bool
 
-	async                 string // "", "true" or "false"
-	capacity              int
-	timeout               time.Duration
-	missRetries           int
-	missDelay             time.Duration
-	hasCapacity, hasTimer bool
+	async       string        // "", "true" or "false"
+	capacity    int           // 0: not set
+	timeout     time.Duration // 0: not set
+	missRetries int
+	missDelay   time.Duration
 }
 
 // lookupHintKeys are the LOOKUP hint's options.
@@ -77,14 +76,14 @@ func (p *planner) readLookupHint(h *ddl.Hint) (*lookupHint, error) {
 		if err != nil || n < 1 {
 			return nil, bad(o, "a number of lookups in flight, at least 1")
 		}
-		lh.capacity, lh.hasCapacity = n, true
+		lh.capacity = n
 	}
 	if o, ok := opts["timeout"]; ok {
 		d, err := duration.Parse(o.Value)
 		if err != nil || d <= 0 {
 			return nil, bad(o, "a duration such as '180s'")
 		}
-		lh.timeout, lh.hasTimer = d, true
+		lh.timeout = d
 	}
 	retry := []string{"retry-predicate", "retry-strategy", "fixed-delay", "max-attempts"}
 	n := 0
@@ -120,13 +119,13 @@ func (p *planner) readLookupHint(h *ddl.Hint) (*lookupHint, error) {
 
 // apply sets what the hint says in a lookup join's spec.
 func (h *lookupHint) apply(s *lookup.Spec) {
-	if h.hasCapacity {
+	if h.capacity > 0 {
 		s.Concurrency = h.capacity
 	}
 	if h.async == "false" {
 		s.Concurrency = 1
 	}
-	if h.hasTimer {
+	if h.timeout > 0 {
 		s.Timeout = h.timeout
 	}
 	s.MissRetries, s.MissDelay = h.missRetries, h.missDelay
