@@ -1,6 +1,7 @@
 package csv
 
 import (
+	"bytes"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -351,6 +352,10 @@ func (e *encoder) Encode(dst []byte, row types.Row) ([]byte, error) {
 			// Jackson never quotes numeric and boolean columns.
 			dst = e.scalar(dst, f.Type, v)
 			continue
+		case types.KindChar, types.KindVarChar:
+			// The text is the value's own bytes: no copy into scratch.
+			dst = e.field(dst, v.Bytes())
+			continue
 		}
 		e.scratch = e.scratch[:0]
 		var err error
@@ -432,24 +437,42 @@ func (e *encoder) field(dst, s []byte) []byte {
 		return append(dst, s...)
 	}
 	dst = append(dst, byte(q))
-	for _, c := range s {
-		switch {
-		case int(c) == q:
-			dst = append(dst, c, c)
-		case e.cfg.escape >= 0 && int(c) == e.cfg.escape:
-			dst = append(dst, c, c)
-		default:
-			dst = append(dst, c)
+	// The runs between the characters written twice (the quote and the
+	// escape character) are appended whole.
+	for {
+		i := e.doubled(s)
+		if i < 0 {
+			break
+		}
+		dst = append(dst, s[:i+1]...)
+		dst = append(dst, s[i])
+		s = s[i+1:]
+	}
+	dst = append(dst, s...)
+	return append(dst, byte(q))
+}
+
+// doubled returns the index of the first quote or escape character of s,
+// or -1.
+func (e *encoder) doubled(s []byte) int {
+	i := bytes.IndexByte(s, byte(e.cfg.quote))
+	if esc := e.cfg.escape; esc >= 0 && esc != e.cfg.quote {
+		t := s
+		if i >= 0 {
+			t = s[:i]
+		}
+		if j := bytes.IndexByte(t, byte(esc)); j >= 0 {
+			return j
 		}
 	}
-	return append(dst, byte(q))
+	return i
 }
 
 func (e *encoder) needsQuotes(s []byte) bool {
 	if len(s) == 0 {
 		return false
 	}
-	if len(s) > maxQuoteCheck && utf16Len(s) > maxQuoteCheck {
+	if len(s) > maxQuoteCheck && utf16Longer(s, maxQuoteCheck) {
 		return true
 	}
 	for _, c := range s {
@@ -460,17 +483,32 @@ func (e *encoder) needsQuotes(s []byte) bool {
 	return false
 }
 
-// utf16Len counts UTF-16 code units, as Java's String.length.
-func utf16Len(s []byte) int {
-	n := 0
+// utf16Longer reports whether s is longer than n UTF-16 code units (Java's
+// String.length), counting no further than needed: a code unit takes at
+// most three bytes of UTF-8 (a four-byte character is two units; a byte
+// that is not UTF-8 decodes as one), so more than 3n bytes are always
+// longer.
+func utf16Longer(s []byte, n int) bool {
+	if len(s) > 3*n {
+		return true
+	}
+	units := 0
 	for len(s) > 0 {
-		r, size := utf8.DecodeRune(s)
-		s = s[size:]
-		if r > 0xFFFF {
-			n += 2
+		if c := s[0]; c < utf8.RuneSelf {
+			s = s[1:]
+			units++
 		} else {
-			n++
+			r, size := utf8.DecodeRune(s)
+			s = s[size:]
+			if r > 0xFFFF {
+				units += 2
+			} else {
+				units++
+			}
+		}
+		if units > n {
+			return true
 		}
 	}
-	return n
+	return false
 }
