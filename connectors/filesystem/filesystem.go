@@ -358,16 +358,35 @@ func hidden(name string) bool {
 // characters that are unsafe in paths become %XX.
 func appendEscapedPartitionValue(b []byte, s string) []byte {
 	const hex = "0123456789ABCDEF"
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < 0x20 || c == 0x7f || strings.IndexByte("\"#%'*/:=?\\{[]^", c) >= 0 {
-			b = append(b, '%', hex[c>>4], hex[c&0xf])
-			continue
+	for len(s) > 0 {
+		// The run of characters kept as they are, appended whole.
+		i := 0
+		for i < len(s) && !partitionEscaped[s[i]] {
+			i++
 		}
-		b = append(b, c)
+		b = append(b, s[:i]...)
+		if i == len(s) {
+			break
+		}
+		c := s[i]
+		b = append(b, '%', hex[c>>4], hex[c&0xf])
+		s = s[i+1:]
 	}
 	return b
 }
+
+// partitionEscaped marks the bytes appendEscapedPartitionValue escapes:
+// control characters, DEL and "#%'*/:=?\{[]^.
+var partitionEscaped = func() (t [256]bool) {
+	for c := range 0x20 {
+		t[c] = true
+	}
+	t[0x7f] = true
+	for _, c := range []byte("\"#%'*/:=?\\{[]^") {
+		t[c] = true
+	}
+	return t
+}()
 
 // unescapePartitionValue reverses appendEscapedPartitionValue.
 func unescapePartitionValue(s string) string {
