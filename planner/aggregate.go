@@ -596,7 +596,7 @@ func (p *planner) planCall(l *lowerer, c *ddl.Call, grouped bool) (spec agg.Call
 	if len(c.WithinGroup) > 0 {
 		return spec, nil, nil, p.f.unsupported(c.WithinGroupPos, "WITHIN GROUP")
 	}
-	if (fn == agg.ArrayAgg || fn == agg.JSONArrayAgg || fn == agg.JSONObjectAgg) && c.Distinct {
+	if fn.KeepsRows() && c.Distinct {
 		return spec, nil, nil, p.f.unsupported(c.DistinctPos, c.Name+"(DISTINCT ...)")
 	}
 	switch {

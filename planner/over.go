@@ -338,7 +338,7 @@ func (p *planner) planOver(q *ddl.Select, in *relation, quals [][]string, overs 
 				return nil, nil, nil, p.f.errorAt(o.Call.Pos, ddl.ErrUnsupported, nil, fmt.Sprintf(
 					"%s is not an aggregate function streamsql computes OVER a window; COUNT, SUM, AVG, MIN, MAX, FIRST_VALUE, LAST_VALUE, LISTAGG and ROW_NUMBER are", o.Call.Name))
 			}
-			if fn == agg.ArrayAgg || fn == agg.JSONArrayAgg || fn == agg.JSONObjectAgg {
+			if fn.KeepsRows() {
 				return nil, nil, nil, p.f.errorAt(o.Call.Pos, ddl.ErrUnsupported, nil, o.Call.Name+" OVER a window is not supported yet")
 			}
 			if !frame.Unbounded && (fn == agg.FirstValue || fn == agg.LastValue || fn == agg.ListAgg) {

@@ -48,7 +48,7 @@ type Accumulators struct {
 func NewAccumulators(calls []Call) *Accumulators {
 	a := &Accumulators{calls: calls, accs: make([]acc, len(calls)), cmp: make([]func(a, b types.Value) int, len(calls))}
 	for k, c := range calls {
-		if c.Func == Min || c.Func == Max || c.Func == ArrayAgg || c.Func == JSONArrayAgg || c.Func == JSONObjectAgg {
+		if c.Func == Min || c.Func == Max || c.Func.KeepsRows() {
 			a.cmp[k] = types.Comparator(c.ArgType)
 		}
 	}
@@ -215,7 +215,7 @@ func (c *Call) valueType() types.Type {
 	switch c.Func {
 	case ListAgg:
 		return types.String()
-	case ArrayAgg, JSONArrayAgg, JSONObjectAgg:
+	case ArrayAgg, JSONArrayAgg, JSONObjectAgg, SingleValue:
 		return types.Array(c.ArgType.Nullable())
 	}
 	return c.ArgType.Nullable()
@@ -303,7 +303,7 @@ func (a *Accumulators) applyCall(k int, row []types.Value, retract bool) error {
 	var v types.Value
 	if c.Arg >= 0 {
 		v = row[c.Arg]
-		if v.IsNull() && c.Func != ArrayAgg && c.Func != JSONObjectAgg {
+		if v.IsNull() && c.Func != ArrayAgg && c.Func != JSONObjectAgg && c.Func != SingleValue {
 			return nil
 		}
 	}
@@ -365,7 +365,7 @@ func (a *Accumulators) applyCall(k int, row []types.Value, retract bool) error {
 		} else {
 			x.v = types.Str(x.v.Str() + c.Separator + v.Str())
 		}
-	case ArrayAgg, JSONArrayAgg, JSONObjectAgg:
+	case ArrayAgg, JSONArrayAgg, JSONObjectAgg, SingleValue:
 		// A new list each time: results already emitted share the old.
 		var l []types.Value
 		if x.has {
@@ -459,6 +459,15 @@ func (a *Accumulators) result(k int) (types.Value, error) {
 			l = x.v.List()
 		}
 		return types.Str(jsonArray(l, c.ArgType)), nil
+	case SingleValue:
+		if !x.has {
+			return types.Value{}, nil
+		}
+		l := x.v.List()
+		if len(l) > 1 {
+			return types.Value{}, errors.New("SINGLE_VALUE received more than one row (a scalar subquery returned more than one row)")
+		}
+		return l[0], nil
 	case JSONObjectAgg:
 		var l []types.Value
 		if x.has {
@@ -542,7 +551,7 @@ func (a *Accumulators) Merge(o *Accumulators) error {
 			default:
 				x.v = types.Str(x.v.Str() + c.Separator + y.v.Str())
 			}
-		case ArrayAgg, JSONArrayAgg, JSONObjectAgg:
+		case ArrayAgg, JSONArrayAgg, JSONObjectAgg, SingleValue:
 			switch {
 			case !y.has:
 			case !x.has:

@@ -1,6 +1,6 @@
 // Package agg holds SQL's aggregate functions (COUNT, SUM, AVG, MIN, MAX,
-// FIRST_VALUE, LAST_VALUE, LISTAGG, ARRAY_AGG, JSON_ARRAYAGG; DISTINCT and FILTER
-// variants) and the
+// FIRST_VALUE, LAST_VALUE, LISTAGG, ARRAY_AGG, JSON_ARRAYAGG, JSON_OBJECTAGG,
+// SINGLE_VALUE; DISTINCT and FILTER variants) and the
 // GROUP BY operator that keeps them per key ([NewGroupAggregate], Flink's
 // GroupAggregate). The window operators (package ops/window) use the same
 // accumulators.
@@ -59,9 +59,21 @@ const (
 	// (Call.Absent: left out); a NULL key or a key two rows have fails,
 	// as in Flink. It keeps and retracts its rows as ArrayAgg.
 	JSONObjectAgg
+	// SingleValue is SINGLE_VALUE(x), the value of a scalar subquery that
+	// may return more than one row: NULL without a row, x of the only
+	// row, and an error when a second row arrives (as Flink's
+	// SingleValueAggFunction). It keeps and retracts its rows as ArrayAgg.
+	SingleValue
 )
 
-var funcNames = [...]string{"COUNT", "SUM", "AVG", "MIN", "MAX", "FIRST_VALUE", "LAST_VALUE", "LISTAGG", "ARRAY_AGG", "JSON_ARRAYAGG", "JSON_OBJECTAGG"}
+var funcNames = [...]string{"COUNT", "SUM", "AVG", "MIN", "MAX", "FIRST_VALUE", "LAST_VALUE", "LISTAGG", "ARRAY_AGG", "JSON_ARRAYAGG", "JSON_OBJECTAGG", "SINGLE_VALUE"}
+
+// KeepsRows reports whether f's accumulator keeps every row's argument
+// (ARRAY_AGG, JSON_ARRAYAGG, JSON_OBJECTAGG, SINGLE_VALUE), so that it
+// grows with the rows and retracts a row by finding its value.
+func (f Func) KeepsRows() bool {
+	return f == ArrayAgg || f == JSONArrayAgg || f == JSONObjectAgg || f == SingleValue
+}
 
 // String returns the function's SQL name.
 func (f Func) String() string {
@@ -174,6 +186,11 @@ func ResultType(f Func, arg types.Type, grouped bool) (types.Type, error) {
 			return types.Type{}, fmt.Errorf("JSON_ARRAYAGG of %s is not supported yet; it takes strings, integers and BOOLEAN", arg)
 		}
 		return types.String().NotNullable(), nil
+	case SingleValue:
+		if arg.Kind == types.KindNull {
+			return types.Type{}, fmt.Errorf("SINGLE_VALUE does not take an argument of type %s", arg)
+		}
+		return arg.Nullable(), nil
 	case JSONObjectAgg:
 		if arg.Kind != types.KindRow || len(arg.Fields) != 2 || !arg.Fields[0].Type.IsString() {
 			return types.Type{}, fmt.Errorf("JSON_OBJECTAGG takes a string key and a value, not %s", arg)
@@ -251,6 +268,6 @@ func (s *Spec) Folds() bool {
 // entry's time) nor with an accumulator that grows without bound.
 func (s *Spec) cached() bool {
 	return s.TTL == 0 && !slices.ContainsFunc(s.Calls, func(c Call) bool {
-		return c.Func == ListAgg || c.Func == ArrayAgg || c.Func == JSONArrayAgg || c.Func == JSONObjectAgg
+		return c.Func == ListAgg || c.Func.KeepsRows()
 	})
 }

@@ -1,6 +1,7 @@
 package agg
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/streamsql/streamsql/types"
@@ -96,5 +97,58 @@ func TestJSONArrayAggResult(t *testing.T) {
 		if got := jsonArray(c.vals, c.t); got != c.want {
 			t.Errorf("jsonArray(%v) = %s, want %s", c.vals, got, c.want)
 		}
+	}
+}
+
+// TestSingleValueAccumulator checks SINGLE_VALUE: NULL without a row, the
+// only row's value (NULL included), an error at a second row that a
+// retraction clears, and the state round-tripping through its bytes.
+func TestSingleValueAccumulator(t *testing.T) {
+	c := Call{Func: SingleValue, Arg: 0, ArgType: types.String(), Filter: -1}
+	var err error
+	if c.Result, err = ResultType(SingleValue, types.String().NotNullable(), true); err != nil {
+		t.Fatal(err)
+	}
+	if c.Result.NotNull {
+		t.Errorf("SINGLE_VALUE's result is %s, want it nullable (no row is NULL)", c.Result)
+	}
+	a := NewAccumulators([]Call{c})
+	apply := func(v types.Value, retract bool) {
+		t.Helper()
+		if err := a.Apply([]types.Value{v}, retract, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	result := func() (types.Value, error) {
+		r, err := a.Results(nil)
+		if err != nil {
+			return types.Value{}, err
+		}
+		return r[0], nil
+	}
+	if v, err := result(); err != nil || !v.IsNull() {
+		t.Fatalf("no row: %v, %v; want NULL", v, err)
+	}
+	apply(types.Str("a"), false)
+	if v, err := result(); err != nil || v.IsNull() || v.Str() != "a" {
+		t.Fatalf("one row: %v, %v; want a", v, err)
+	}
+	apply(types.Str("b"), false)
+	if _, err := result(); err == nil || !strings.Contains(err.Error(), "more than one row") {
+		t.Fatalf("two rows: error %v, want one saying more than one row", err)
+	}
+	apply(types.Str("a"), true)
+	b := NewAccumulators([]Call{c})
+	if err := b.Read(a.Append(nil)); err != nil {
+		t.Fatal(err)
+	}
+	a = b
+	if v, err := result(); err != nil || v.IsNull() || v.Str() != "b" {
+		t.Fatalf("after the retraction of a: %v, %v; want b", v, err)
+	}
+	apply(types.Str("b"), true)
+	apply(types.Value{}, false)
+	if v, err := result(); err != nil || !v.IsNull() {
+		t.Fatalf("a NULL row: %v, %v; want NULL", v, err)
 	}
 }

@@ -200,7 +200,7 @@ func (w *windowAgg) Open(ctx *stream.Context) error {
 func (w *windowAgg) bufferable() bool {
 	for _, c := range w.spec.Calls {
 		switch c.Func {
-		case agg.ListAgg, agg.ArrayAgg, agg.JSONArrayAgg, agg.JSONObjectAgg:
+		case agg.ListAgg, agg.ArrayAgg, agg.JSONArrayAgg, agg.JSONObjectAgg, agg.SingleValue:
 			return false
 		}
 	}
