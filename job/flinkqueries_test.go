@@ -36,7 +36,8 @@ import (
 // A case Flink refuses ("ERROR: message") must not compile, unless its
 // first line says "beyond Flink": streamsql runs it, and the table its
 // changelog leaves must be NAME.want's rows ("[...]" lines: Flink's
-// batch-mode result, which the generator writes).
+// batch-mode result, which the generator writes); or "fails when run":
+// Flink's job failed, and streamsql's must fail too.
 func TestFlinkQueries(t *testing.T) {
 	dir, cases := flinkCaseFiles(t)
 	for _, c := range cases {
@@ -66,6 +67,15 @@ func TestFlinkQueries(t *testing.T) {
 				slices.Sort(wl)
 				if !slices.Equal(got, wl) {
 					t.Errorf("the table streamsql's changelog leaves differs from the batch result\n--- streamsql\n%s\n--- want\n%s", strings.Join(got, "\n"), strings.Join(wl, "\n"))
+				}
+				return
+			} else if refused && strings.Contains(firstLine(string(text)), "fails when run") {
+				// Flink plans the case and its job fails: so must
+				// streamsql's.
+				if _, err := runCaseErr(t, name, text, dir, nil); err == nil {
+					t.Fatalf("Flink's job fails (%s), streamsql's runs to its end", strings.TrimSpace(msg))
+				} else {
+					t.Logf("Flink: %s; streamsql: %v", strings.TrimSpace(msg), err)
 				}
 				return
 			} else if refused {
@@ -154,6 +164,16 @@ var caseFunctions = []*expr.Function{nexmark.CountChar}
 // generator does, and returns its printed rows.
 func runCase(t *testing.T, name, text, dir string, set map[string]string) []string {
 	t.Helper()
+	got, err := runCaseErr(t, name, text, dir, set)
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	return got
+}
+
+// runCaseErr is runCase returning the run's error.
+func runCaseErr(t *testing.T, name, text, dir string, set map[string]string) ([]string, error) {
+	t.Helper()
 	stmts := statements(text)
 	query := strings.TrimSpace(stmts[len(stmts)-1])
 	// The query's column names come from planning it once.
@@ -188,9 +208,9 @@ func runCase(t *testing.T, name, text, dir string, set map[string]string) []stri
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	if err := j.Run(ctx); err != nil {
-		t.Fatalf("run: %v", err)
+		return nil, err
 	}
-	return lines(out.String())
+	return lines(out.String()), nil
 }
 
 // statements cuts a case into its statements at every ';' (the cases hold

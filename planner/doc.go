@@ -58,15 +58,16 @@
 // the names as they stand at that statement, sorted, kept by LIKE; SHOW
 // CREATE TABLE the table's statement as Flink writes it, secrets masked.
 // OPTIONS hints on a FROM table or an INSERT target override its WITH
-// options for that use. Views are inlined. A query is single-source: a
-// SELECT with WHERE over a table, view, subquery or VALUES, and UNION ALL
-// of such queries (each input becomes its own flow into the sink). ddl
-// parses every Flink query form; the planner refuses those it cannot run
-// yet (refuse.go: GROUP BY, DISTINCT, windows, joins, OVER, ORDER BY,
-// LIMIT, WITH, other set operations, subqueries in expressions, hints
-// other than OPTIONS; aggregate calls in the function library) with an
-// error wrapping ddl.ErrUnsupported at the construct, the first one in the
-// statement's text.
+// options for that use. Views and WITH are inlined. A query's stateless
+// parts (SELECT, WHERE, UNION ALL: each input its own flow) run in the
+// flows of its pipeline; GROUP BY, windows, joins (semi.go: IN and EXISTS;
+// scalar.go: scalar subqueries), ranking, OVER and set operations are
+// operator nodes (node.go; aggregate.go, window.go, join.go, rank.go,
+// over.go, setop.go and the like). ddl parses
+// every Flink query form; the planner refuses those it cannot run yet
+// (refuse.go, and the planning code where the refusal depends on the
+// query's shape) with an error wrapping ddl.ErrUnsupported at the
+// construct, the first one in the statement's text.
 //
 // An INSERT's query columns are matched to the sink's writable columns
 // (physical columns and non-VIRTUAL metadata columns, in order, or the

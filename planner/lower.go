@@ -138,7 +138,7 @@ func (s *scope) find(qual []string, name string) (e expr.Expr, ok, ambiguous boo
 var aggregates = map[string]bool{
 	"COUNT": true, "SUM": true, "AVG": true, "MIN": true, "MAX": true, "LISTAGG": true, "COLLECT": true,
 	"FIRST_VALUE": true, "LAST_VALUE": true, "STDDEV_POP": true, "STDDEV_SAMP": true, "VAR_POP": true,
-	"VAR_SAMP": true, "ARRAY_AGG": true, "JSON_ARRAYAGG": true, "JSON_OBJECTAGG": true,
+	"VAR_SAMP": true, "ARRAY_AGG": true, "JSON_ARRAYAGG": true, "JSON_OBJECTAGG": true, "SINGLE_VALUE": true,
 	"ROW_NUMBER": true, "RANK": true, "DENSE_RANK": true,
 }
 
@@ -388,6 +388,9 @@ func (l *lowerer) lower(e ddl.Expr) (expr.Expr, error) {
 	case *ddl.Over:
 		// The SELECT list's rewrite maps its OVER calls (over.go, rank.go).
 		return nil, l.fail(n.Pos, ErrType, nil, "%s OVER (...) is allowed in the SELECT list of a query without GROUP BY only", n.Call.Name)
+	case *ddl.ScalarSubquery:
+		// WHERE's and the SELECT list's are joins (scalar.go).
+		return nil, l.f.unsupported(n.Pos, "a scalar subquery other than in WHERE or in the SELECT list of a SELECT")
 	}
 	if err := l.f.exprRefusal(e); err != nil {
 		return nil, err

@@ -427,6 +427,12 @@ func (p *planner) resolveSelect(q *ddl.Select, depth int) (*relation, error) {
 			return nil, err
 		}
 	}
+	// Scalar subqueries of WHERE and the SELECT list are LEFT JOINs
+	// (scalar.go).
+	in, q, scalarRewrite, err := p.scalarJoins(q, in, quals, depth)
+	if err != nil {
+		return nil, err
+	}
 	overs := selectOvers(q)
 	if isAggregating(q) {
 		if len(overs) > 0 {
@@ -452,6 +458,9 @@ func (p *planner) resolveSelect(q *ddl.Select, depth int) (*relation, error) {
 		if err != nil {
 			return nil, err
 		}
+	}
+	if scalarRewrite != nil {
+		rewrite = scalarRewrite // (no OVER beside it: scalarJoins)
 	}
 	if in.window != nil && ranked == nil {
 		// Read as a table: a WindowTableFunction node computes the

@@ -456,8 +456,6 @@ func (f *file) filterRefusal(c *ddl.Call) error {
 // exprRefusal refuses the expression nodes the planner cannot lower yet.
 func (f *file) exprRefusal(e ddl.Expr) error {
 	switch e := e.(type) {
-	case *ddl.ScalarSubquery:
-		return f.unsupported(e.Pos, "subqueries in expressions")
 	case *ddl.Exists:
 		return f.unsupported(e.Pos, "EXISTS other than as an AND-ed condition of WHERE (a semi join)")
 	case *ddl.InQuery:
