@@ -58,12 +58,18 @@ type regular struct {
 	gatherFn func(sub, value []byte) bool
 	gIn, gKg int
 	gRow     []types.Value
+	// scratch holds a compact row's stored columns (rows.go); keyVals
+	// the join key's values decoded once per probe (keyRead).
+	scratch []types.Value
+	keyVals []types.Value
+	keyRead bool
 }
 
 // view is one side's state: a map table from the join key to the side's
 // rows. A row's sub-key is its unique key's encoding (Side.UniqueKey), or
-// the whole row's key encoding; its value is its count and number of
-// matches (two uvarints), then, with a unique key, the row (AppendRow).
+// the whole row's (rows.go: the compact format, or the key encoding); its
+// value is its count and number of matches (two uvarints), then, with a
+// unique key, the row (AppendRow).
 type view struct {
 	side   *Side
 	table  state.MapTable
@@ -72,6 +78,12 @@ type view struct {
 	unique bool
 	sub    []int // the columns of the sub-key
 	subTs  []types.Type
+	// compact: the rows are the sub-keys in the compact format (rows.go):
+	// the columns stored (of types storedTs) and those from the key.
+	compact  bool
+	stored   []int
+	storedTs []types.Type
+	fromKey  []keyCol
 }
 
 // match is a row of the other side that matches: offsets of its sub-key,
@@ -91,8 +103,6 @@ func (r *regular) Open(ctx *stream.Context) error {
 	for i, sd := range []*Side{&r.spec.Left, &r.spec.Right} {
 		v := view{side: sd, counts: counts[i], unique: len(sd.UniqueKey) > 0}
 		name := [2]string{"left", "right"}[i]
-		v.table = ctx.State.Map(name, state.TTL(sd.TTL))
-		v.ins, _ = v.table.(state.MapInserter)
 		if v.unique {
 			v.sub = sd.UniqueKey
 		} else {
@@ -101,7 +111,19 @@ func (r *regular) Open(ctx *stream.Context) error {
 		for _, c := range v.sub {
 			v.subTs = append(v.subTs, sd.Types[c])
 		}
+		var old state.MapTable
+		if !v.unique && v.compactLayout(sd, r.spec.KeyTypes) {
+			old = ctx.State.Map(name, state.TTL(sd.TTL))
+			name = compactTable(name)
+		}
+		v.table = ctx.State.Map(name, state.TTL(sd.TTL))
+		v.ins, _ = v.table.(state.MapInserter)
 		r.sides[i] = v
+		if old != nil {
+			if err := r.migrate(&r.sides[i], old, ctx.Task.KeyGroups); err != nil {
+				return fmt.Errorf("join: converting the %s input's rows of an older checkpoint: %w", [2]string{"left", "right"}[i], err)
+			}
+		}
 	}
 	return nil
 }
@@ -292,6 +314,7 @@ func kindOf(acc bool) types.RowKind {
 func (r *regular) gather(in, kg int, row []types.Value) error {
 	other := &r.sides[1-in]
 	r.matched, r.arena, r.vals, r.err = r.matched[:0], r.arena[:0], r.vals[:0], nil
+	r.keyRead = false
 	if r.gatherFn == nil {
 		r.gatherFn = r.gatherOne
 	}
@@ -318,7 +341,7 @@ func (r *regular) gatherOne(sub, value []byte) bool {
 	if other.unique {
 		r.vals, _, err = r.rr.ReadRow(rest, other.side.Types, r.vals)
 	} else {
-		r.vals, _, err = r.rr.ReadKey(sub, other.side.Types, r.vals)
+		err = r.readSub(other, sub)
 	}
 	if err != nil {
 		r.err = fmt.Errorf("join: key group %d: %w", kg, err)
@@ -360,7 +383,7 @@ func (r *regular) add(v *view, kg int, row []types.Value, assoc int64) (replaced
 	if !v.counts {
 		assoc = 0
 	}
-	sub := state.AppendKey(r.buf[:0], row, v.sub, v.subTs)
+	sub := r.appendSub(r.buf[:0], v, row)
 	subLen := len(sub)
 	if v.unique {
 		_, replaced, err = v.table.Get(kg, r.key, sub)
@@ -404,7 +427,7 @@ func (r *regular) add(v *view, kg int, row []types.Value, assoc int64) (replaced
 // retract takes row back from its side's state; a row the state does not
 // hold (expired by its TTL) is ignored, as Flink does.
 func (r *regular) retract(v *view, kg int, row []types.Value) error {
-	sub := state.AppendKey(r.buf[:0], row, v.sub, v.subTs)
+	sub := r.appendSub(r.buf[:0], v, row)
 	r.buf = sub
 	if v.unique {
 		return v.table.Delete(kg, r.key, sub)

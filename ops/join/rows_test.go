@@ -1,0 +1,88 @@
+package join_test
+
+import (
+	"encoding/binary"
+	"math"
+	"testing"
+
+	"github.com/streamsql/streamsql/ops/join"
+	"github.com/streamsql/streamsql/state"
+	"github.com/streamsql/streamsql/state/heap"
+	"github.com/streamsql/streamsql/state/lsm"
+	"github.com/streamsql/streamsql/stream"
+	"github.com/streamsql/streamsql/stream/streamtest"
+	"github.com/streamsql/streamsql/types"
+)
+
+var backends = []struct {
+	name string
+	kind state.Kind
+}{{"hashmap", heap.Kind{}}, {"rocksdb", lsm.Kind{}}}
+
+// oldRows writes, at Open, rows of a (k BIGINT, v STRING) side into table
+// "left" as a regular join of an older version kept them: under the key
+// encoding of k, each distinct row's key encoding as the sub-key, its
+// count and number of matches as the value.
+type oldRows struct {
+	stream.Base
+	rows   [][]types.Value
+	counts []uint64
+}
+
+func (o *oldRows) Open(ctx *stream.Context) error {
+	t := ctx.State.Map("left")
+	for i, row := range o.rows {
+		key := state.AppendKey(nil, row, []int{0}, []types.Type{bigint})
+		sub := state.AppendKey(nil, row, []int{0, 1}, kvTypes)
+		val := binary.AppendUvarint(binary.AppendUvarint(nil, o.counts[i]), 0)
+		if err := t.Put(state.KeyGroupOf(key, ctx.Task.MaxParallelism), key, sub, val); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (o *oldRows) Process(int, []types.Row, *stream.Output) error { return nil }
+
+// TestRowsOfAnOlderCheckpoint: rows an older version kept in the key
+// encoding are converted when the join opens from its checkpoint: they
+// match, keep their counts (a retraction takes one copy back), and are
+// converted once (a later checkpoint restores them as they are then).
+func TestRowsOfAnOlderCheckpoint(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			old := &oldRows{rows: [][]types.Value{
+				{types.Int64(1), types.Str("a")}, {types.Int64(1), types.Str("b")}, {types.Int64(2), {}},
+			}, counts: []uint64{2, 1, 1}}
+			w := streamtest.Open(t, func(stream.TaskInfo) (stream.Operator, error) { return old, nil },
+				streamtest.Options{Backend: b.kind})
+			h := w.Snapshot()
+
+			f := join.New(kv(join.Inner))
+			tk := streamtest.Open(t, f, streamtest.Options{Backend: b.kind, Restore: []state.Handle{h}, Files: w.Files()})
+			tk.ProcessInput(1, r(ins, 1, "x"), r(ins, 2, "y"))
+			expect(t, tk.Take(), kvkv, "+I[1, a, 1, x]", "+I[1, a, 1, x]", "+I[1, b, 1, x]", "+I[2, null, 2, y]")
+			tk.ProcessInput(0, r(del, 1, "a"))
+			expect(t, tk.Take(), kvkv, "-D[1, a, 1, x]")
+
+			h = tk.Snapshot()
+			tk = streamtest.Open(t, f, streamtest.Options{Backend: b.kind, Restore: []state.Handle{h}, Files: tk.Files()})
+			tk.ProcessInput(1, r(ins, 1, "z"))
+			expect(t, tk.Take(), kvkv, "+I[1, a, 1, z]", "+I[1, b, 1, z]")
+		})
+	}
+}
+
+// TestRowsOfEqualFloats: a side with a DOUBLE column keeps its rows in the
+// key encoding, where -0.0 and 0.0 are one value (SQL's equality): the
+// retraction of (1, 0.0) takes back the row (1, -0.0).
+func TestRowsOfEqualFloats(t *testing.T) {
+	double := types.Double()
+	sp := kv(join.Inner)
+	sp.Left.Types = []types.Type{bigint, double}
+	tk := streamtest.Open(t, join.New(sp), streamtest.Options{})
+	tk.ProcessInput(0, r(ins, 1, math.Copysign(0, -1)))
+	tk.ProcessInput(0, r(del, 1, 0.0))
+	tk.ProcessInput(1, r(ins, 1, "x"))
+	expect(t, tk.Take(), []types.Type{bigint, double, bigint, str})
+}
