@@ -205,6 +205,12 @@ func (p *planner) nodeChangelog(n *Node) (Changelog, error) {
 				"a window table function over an input with updates or deletes (%s) is not supported yet", in))
 		}
 		n.Changelog = Changelog{Kinds: KindsInsert}
+	case TemporalSort:
+		if !in.InsertOnly() {
+			return Changelog{}, p.f.errorAt(n.Pos, ddl.ErrUnsupported, nil, fmt.Sprintf(
+				"ORDER BY a time attribute over an input with updates or deletes (%s) is not supported, as in Flink (a temporal sort takes an insert-only input)", in))
+		}
+		n.Changelog = Changelog{Kinds: KindsInsert}
 	case ChangelogNormalize:
 		n.Changelog = Changelog{Kinds: KindsAll, UpsertKey: n.Normalize.Keys}
 	case Join, IntervalJoin, WindowJoin, TemporalJoin, LookupJoin:

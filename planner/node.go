@@ -11,6 +11,7 @@ import (
 	"github.com/streamsql/streamsql/ops/normalize"
 	"github.com/streamsql/streamsql/ops/over"
 	"github.com/streamsql/streamsql/ops/rank"
+	"github.com/streamsql/streamsql/ops/timesort"
 	"github.com/streamsql/streamsql/ops/window"
 	"github.com/streamsql/streamsql/planner/expr"
 	"github.com/streamsql/streamsql/stream"
@@ -65,10 +66,13 @@ const (
 	// read as a table): Node.Window. It keeps no state; its rows go out at
 	// once and its input is forwarded to it, not hashed.
 	WindowTableFunction
+	// TemporalSort is ORDER BY a time attribute without LIMIT: its rows
+	// go out in that order as time passes them: Node.Sort (timesort.go).
+	TemporalSort
 )
 
 var nodeKindNames = [...]string{"GroupAggregate", "WindowAggregate", "ChangelogNormalize", "UpsertMaterialize", "Join", "IntervalJoin", "WindowJoin", "TemporalJoin",
-	"Rank", "Deduplicate", "WindowRank", "WindowDeduplicate", "OverAggregate", "LookupJoin", "WindowTableFunction"}
+	"Rank", "Deduplicate", "WindowRank", "WindowDeduplicate", "OverAggregate", "LookupJoin", "WindowTableFunction", "TemporalSort"}
 
 // String returns Flink's name of the operator.
 func (k NodeKind) String() string {
@@ -101,8 +105,8 @@ type Node struct {
 	Keys []int
 	// Changelog is what the operator emits (inferred; see changelog.go).
 	Changelog Changelog
-	// Agg, Window, Normalize, Materialize and Join configure the operator
-	// of Kind.
+	// Agg, Window, Normalize, Materialize, Join, Rank, Over and Sort
+	// configure the operator of Kind.
 	Agg         *agg.Spec
 	Window      *window.Spec
 	Normalize   *normalize.Spec
@@ -111,6 +115,7 @@ type Node struct {
 	Rank        *RankPlan
 	Over        *over.Spec
 	overPlan    *overPlan
+	Sort        *timesort.Spec
 	// windowCols says, for a window join, which window column (0:
 	// window_start, 1: window_end, 2: window_time; -1: none) each output
 	// column is, and windowSpec their window: its inputs' window columns
@@ -229,6 +234,8 @@ func (n *Node) Operator(opts expr.Options) (stream.Factory, error) {
 		return rank.NewWindow(*n.Rank.Window), nil
 	case OverAggregate:
 		return over.New(*n.Over), nil
+	case TemporalSort:
+		return timesort.New(*n.Sort), nil
 	}
 	return nil, fmt.Errorf("%s: no operator for it", n.Kind)
 }

@@ -124,6 +124,9 @@ func (p *planner) resolveQuery(q ddl.Query, depth int) (*relation, error) {
 		if err := p.f.queryNodeRefusal(q); err != nil {
 			return nil, err
 		}
+		if q.Fetch == nil {
+			return p.resolveTemporalSort(q, depth)
+		}
 		return p.resolveOrderLimit(q, depth)
 	}
 	return nil, p.f.queryNodeRefusal(q)

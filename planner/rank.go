@@ -862,6 +862,8 @@ func (pl *Plan) rankState(n *Node, backend string) string {
 			return fmt.Sprintf("%s, the accumulators of each partition, %s", backend, ttl)
 		}
 		return fmt.Sprintf("%s, the accumulators and the rows of each partition's frame, %s", backend, ttl)
+	case TemporalSort:
+		return fmt.Sprintf("%s, the rows until time passes them (the watermark, or the clock for PROCTIME()); late rows are dropped", backend)
 	}
 	return ""
 }

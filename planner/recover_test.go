@@ -34,7 +34,7 @@ func TestParseAndPlanErrors(t *testing.T) {
 			[]string{"1:syntax error"}},
 		{"failed create view", tables + "CREATE VIEW v AS SELECT * FROM src WHERE;\nINSERT INTO snk SELECT * FROM v;\n",
 			[]string{"3:syntax error"}},
-		{"unsupported create view", tables + "CREATE VIEW v AS SELECT id, name FROM src ORDER BY id;\nINSERT INTO snk SELECT * FROM v;\n",
+		{"unsupported create view", tables + "CREATE VIEW v AS SELECT id, name FROM src ORDER BY id OFFSET 1 ROWS;\nINSERT INTO snk SELECT * FROM v;\n",
 			[]string{"3:not supported yet"}},
 		{"failed create, then defined", "CREATE TABLE t (id BIGINT,);\nCREATE TABLE t (id BIGINT) WITH ('connector' = 'blackhole');\n" +
 			"DROP TABLE t;\nINSERT INTO t SELECT 1;\n",

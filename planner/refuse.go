@@ -91,10 +91,10 @@ func (f *file) queryNodeRefusal(q ddl.Query) error {
 	case *ddl.With:
 		return nil // the CTEs are resolved where they are read (query.go)
 	case *ddl.OrderBy:
-		// ORDER BY with LIMIT or FETCH is a Top-N (orderlimit.go).
+		// ORDER BY with LIMIT or FETCH is a Top-N (orderlimit.go), without
+		// it a temporal sort (timesort.go).
 		switch {
-		case q.Items != nil && q.Fetch == nil:
-			return f.unsupported(q.Pos, "ORDER BY without LIMIT (sorting a whole stream)")
+		case q.Items != nil && q.Fetch == nil && q.Offset == nil:
 		case q.Fetch == nil:
 			return f.unsupported(q.OffsetPos, "OFFSET without LIMIT")
 		}

@@ -17,7 +17,7 @@ import (
 var refusalCases = []struct{ sql, msg, at string }{
 	{"SELECT /*+ STATE_TTL('v' = '1d') */ a FROM (VALUES (1)) v (a)", "the query hint STATE_TTL on a query without a join or an aggregation is not supported yet", "1:12"},
 	{"SELECT /*+ LOOKUP('table' = 'v') */ a FROM (VALUES (1)) v (a)", "the query hint LOOKUP on a query without a join is not supported yet", "1:12"},
-	{"SELECT a FROM (VALUES (1)) v (a) ORDER BY a", "ORDER BY without LIMIT (sorting a whole stream) is not supported yet", "1:34"},
+	{"SELECT a FROM (VALUES (1)) v (a) ORDER BY a", "ORDER BY `a` without LIMIT over a stream is not supported: it must be ordered by a time attribute first, ascending (a rowtime or PROCTIME() column), as in Flink (Sort on a non-time-attribute field is not supported); ORDER BY ... LIMIT n is a Top-N", "1:43"},
 	{"SELECT a FROM (VALUES (1)) v (a) OFFSET 1 ROWS", "OFFSET without LIMIT is not supported yet", "1:34"},
 	{"SELECT * FROM LATERAL (SELECT 1)", "LATERAL (subquery) is not supported yet", "1:15"},
 	{"SELECT * FROM TABLE(my_func(1))", "the table function MY_FUNC is not supported yet", "1:15"},
@@ -85,7 +85,7 @@ func TestRefusalsInSourceOrder(t *testing.T) {
 		// An aggregate's DISTINCT runs; its argument's subquery does not.
 		{"SELECT COUNT(DISTINCT (SELECT 1)) FROM (VALUES (1)) a (x)", "1:23"},
 		// GROUP BY runs; ORDER BY after it does not.
-		{"SELECT x FROM (VALUES (1)) a (x) GROUP BY x ORDER BY x", "1:45"},
+		{"SELECT x FROM (VALUES (1)) a (x) GROUP BY x ORDER BY x", "1:54"},
 		// The left operand of a set operation comes first.
 		{"SELECT 1 = ALL (SELECT 1) EXCEPT ALL SELECT 2 = ALL (SELECT 2) INTERSECT ALL SELECT TRUE", "1:10"},
 		{"CREATE VIEW v AS SELECT 1 EXCEPT ALL SELECT 2 = ALL (SELECT 2); SELECT * FROM v", "1:47"},

@@ -12,5 +12,5 @@ INSERT INTO s SELECT k, v FROM e ORDER BY v LIMIT -1;
 INSERT INTO s SELECT k, v FROM e ORDER BY nope LIMIT 2;
 -- A position of a * item.
 INSERT INTO s SELECT * FROM e UNION ALL SELECT k, v FROM e ORDER BY 2 LIMIT 2;
--- ORDER BY without LIMIT: Flink sorts a stream by a time attribute; streamsql does not yet.
+-- ORDER BY without LIMIT sorts a stream by a time attribute first, as in Flink; v is none.
 INSERT INTO s SELECT k, v FROM e ORDER BY v;

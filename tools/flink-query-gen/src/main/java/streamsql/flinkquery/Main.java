@@ -106,8 +106,10 @@ public final class Main {
                 env.executeSql(stmts.get(i)).await();
             }
             String last = stmts.get(stmts.size() - 1);
-            if (DESCRIBE.matcher(last).lookingAt()) {
-                // DESCRIBE is no query to wrap: its rows as they come.
+            if (DESCRIBE.matcher(last).lookingAt() || SORTED.matcher(last).matches()) {
+                // DESCRIBE is no query to wrap, and a query sorted without
+                // LIMIT loses its sort in a subquery: their rows as they
+                // come.
                 try (CloseableIterator<Row> it = env.executeSql(last).collect()) {
                     while (it.hasNext()) {
                         Row row = it.next();
@@ -157,6 +159,10 @@ public final class Main {
 
     static final java.util.regex.Pattern DESCRIBE =
             java.util.regex.Pattern.compile("(?is)(DESCRIBE|DESC|SHOW)\\s");
+
+    /** A query whose last clause is ORDER BY without LIMIT, FETCH or OFFSET. */
+    static final java.util.regex.Pattern SORTED =
+            java.util.regex.Pattern.compile("(?is)(SELECT|WITH)\\b.*\\bORDER\\s+BY\\b(?:(?!\\b(?:LIMIT|FETCH|OFFSET)\\b)[^()])*");
 
     static final java.util.regex.Pattern SET =
             java.util.regex.Pattern.compile("(?is)SET\\s+'([^']*)'\\s*=\\s*'([^']*)'");
