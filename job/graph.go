@@ -164,7 +164,7 @@ func (b *graphBuilder) flow(fl *planner.Flow) (int, error) {
 // the person and auction views of q8 — go no further than the source's
 // task, rather than to every reader's task through a channel each. A
 // row a filter fails on is passed on: the error is its reader's to meet.
-// The rows passed on are copies, their nested values too (ownNested), so
+// The rows passed on are copies, their nested values too (slabOwner.nested), so
 // that the source reuses the memory of its batches and of their nested
 // values (connector.RowRecycler, connector.NestedRowRecycler): the rows
 // it drops cost no allocation.
@@ -207,21 +207,35 @@ func (b *graphBuilder) prefilter(src *planner.Source) (func() calc.Func, error) 
 			}
 			fs[i] = f
 		}
-		var slab []types.Value
+		// The rows passed on, their nested ROWs and ARRAYs too, take
+		// their values from one slab (an allocation per 1,024 values or
+		// so, rather than one per row and nested value); only the
+		// columns whose type nests values are walked.
+		var own slabOwner
+		nested := nestedColumns(ts)
+		flat := make([]bool, len(nested))
+		for k, i := range nested {
+			flat[k] = flatNested(&ts[i])
+		}
 		return func(in types.Row, out []types.Row) ([]types.Row, error) {
 			for _, f := range fs {
 				if ok, err := f.Keep(in.Fields); ok || err != nil {
-					n := len(in.Fields)
-					if len(slab) < n {
-						slab = make([]types.Value, max(n*64, 1024))
-					}
-					fields := slab[:n:n]
-					slab = slab[n:]
-					for i, v := range in.Fields {
-						if i < len(ts) {
-							v = ownNested(v, ts[i])
+					fields := own.take(len(in.Fields))
+					copy(fields, in.Fields)
+					for k, i := range nested {
+						if i >= len(fields) {
+							break
 						}
-						fields[i] = v
+						switch v := fields[i]; {
+						case v.IsNull():
+						case flat[k]:
+							// Nexmark's person, auction and bid rows.
+							c := own.take(len(v.List()))
+							copy(c, v.List())
+							fields[i] = types.List(c)
+						default:
+							fields[i] = own.nested(v, &ts[i])
+						}
 					}
 					return append(out, types.Row{Kind: in.Kind, Fields: fields}), nil
 				}
@@ -231,31 +245,83 @@ func (b *graphBuilder) prefilter(src *planner.Source) (func() calc.Func, error) 
 	}, nil
 }
 
-// ownNested returns v, of type t, with the nested values it holds (ROW,
+// nestedColumns returns the columns of ts whose values may hold nested
+// values (ROW, ARRAY, MAP, MULTISET).
+func nestedColumns(ts []types.Type) []int {
+	var cols []int
+	for i, t := range ts {
+		switch t.Kind {
+		case types.KindRow, types.KindArray, types.KindMap, types.KindMultiset:
+			cols = append(cols, i)
+		}
+	}
+	return cols
+}
+
+// flatNested says whether t is a ROW or ARRAY of values that nest nothing:
+// its copy is a copy of its elements.
+func flatNested(t *types.Type) bool {
+	var elems []*types.Type
+	switch t.Kind {
+	case types.KindRow:
+		for i := range t.Fields {
+			elems = append(elems, &t.Fields[i].Type)
+		}
+	case types.KindArray:
+		elems = append(elems, t.Elem)
+	default:
+		return false
+	}
+	for _, e := range elems {
+		switch e.Kind {
+		case types.KindRow, types.KindArray, types.KindMap, types.KindMultiset:
+			return false
+		}
+	}
+	return true
+}
+
+// slabOwner copies values into memory of its own: slabs of values that
+// it never reuses (a slab lives as long as a value copied into it).
+type slabOwner struct{ slab []types.Value }
+
+// take returns n values of the slab (full slice expression: appending to
+// them cannot reach the next ones).
+func (o *slabOwner) take(n int) []types.Value {
+	if len(o.slab) < n {
+		o.slab = make([]types.Value, max(n*64, 1024))
+	}
+	vs := o.slab[:n:n]
+	o.slab = o.slab[n:]
+	return vs
+}
+
+// nested returns v, of type t, with the nested values it holds (ROW,
 // ARRAY, MAP, MULTISET) copied, recursively: a value that refers to no
 // memory of a reader that reuses its nested values
 // (connector.NestedRowRecycler). Strings and bytes are shared: readers
-// never overwrite them.
-func ownNested(v types.Value, t types.Type) types.Value {
+// never overwrite them. ROW and ARRAY elements are copied into the slab.
+func (o *slabOwner) nested(v types.Value, t *types.Type) types.Value {
 	if v.IsNull() {
 		return v
 	}
 	switch t.Kind {
 	case types.KindRow:
 		elems := v.List()
-		c := make([]types.Value, len(elems))
-		for i, e := range elems {
+		c := o.take(len(elems))
+		copy(c, elems)
+		for i := range c {
 			if i < len(t.Fields) {
-				e = ownNested(e, t.Fields[i].Type)
+				c[i] = o.nested(c[i], &t.Fields[i].Type)
 			}
-			c[i] = e
 		}
 		return types.List(c)
 	case types.KindArray:
 		elems := v.List()
-		c := make([]types.Value, len(elems))
-		for i, e := range elems {
-			c[i] = ownNested(e, *t.Elem)
+		c := o.take(len(elems))
+		copy(c, elems)
+		for i := range c {
+			c[i] = o.nested(c[i], t.Elem)
 		}
 		return types.List(c)
 	case types.KindMap, types.KindMultiset:
@@ -265,14 +331,14 @@ func ownNested(v types.Value, t types.Type) types.Value {
 		}
 		c := &types.MapData{Keys: make([]types.Value, len(m.Keys)), Values: make([]types.Value, len(m.Values))}
 		for i, k := range m.Keys {
-			c.Keys[i] = ownNested(k, *t.Elem)
+			c.Keys[i] = o.nested(k, t.Elem)
 		}
 		vt := types.Int().NotNullable()
 		if t.Value != nil {
 			vt = *t.Value
 		}
 		for i, x := range m.Values {
-			c.Values[i] = ownNested(x, vt)
+			c.Values[i] = o.nested(x, &vt)
 		}
 		return types.MapValue(c)
 	}

@@ -108,12 +108,12 @@ func TestSharedScanPrefilterNested(t *testing.T) {
 	var want, want2 []string
 	for i := range n {
 		recs = append(recs, &kgo.Record{Topic: in, Value: []byte(fmt.Sprintf(
-			`{"t":%d,"r":{"a":%d,"s":"s%d"},"arr":[%d,%d]}`, i%3, i, i, i, i+1))})
+			`{"t":%d,"r":{"a":%d,"s":"s%d"},"arr":[%d,%d],"d":{"x":[%d],"y":{"z":"z%d"}}}`, i%3, i, i, i, i+1, i, i))})
 		switch i % 3 {
 		case 0:
 			want = append(want, fmt.Sprintf(`{"a":%d,"s":"s%d","e":%d}`, i, i, i+1))
 		case 1:
-			want2 = append(want2, fmt.Sprintf(`{"r":{"a":%d,"s":"s%d"},"arr":[%d,%d]}`, i, i, i, i+1))
+			want2 = append(want2, fmt.Sprintf(`{"r":{"a":%d,"s":"s%d"},"arr":[%d,%d],"d":{"x":[%d],"y":{"z":"z%d"}}}`, i, i, i, i+1, i, i))
 		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -121,14 +121,14 @@ func TestSharedScanPrefilterNested(t *testing.T) {
 	if err := cl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
 		t.Fatal(err)
 	}
-	text := fmt.Sprintf(`CREATE TABLE src (t INT, r ROW<a BIGINT, s STRING>, arr ARRAY<BIGINT>) WITH ('connector' = 'kafka',
+	text := fmt.Sprintf(`CREATE TABLE src (t INT, r ROW<a BIGINT, s STRING>, arr ARRAY<BIGINT>, d ROW<x ARRAY<BIGINT>, y ROW<z STRING>>) WITH ('connector' = 'kafka',
   'topic' = '%s', 'properties.bootstrap.servers' = '%s', 'properties.group.id' = '%s',
   'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset', 'format' = 'json');
 CREATE TABLE snk (a BIGINT, s STRING, e BIGINT) WITH ('connector' = 'filesystem', 'path' = '%s', 'format' = 'json');
-CREATE TABLE snk2 (r ROW<a BIGINT, s STRING>, arr ARRAY<BIGINT>) WITH ('connector' = 'filesystem', 'path' = '%s', 'format' = 'json');
+CREATE TABLE snk2 (r ROW<a BIGINT, s STRING>, arr ARRAY<BIGINT>, d ROW<x ARRAY<BIGINT>, y ROW<z STRING>>) WITH ('connector' = 'filesystem', 'path' = '%s', 'format' = 'json');
 EXECUTE STATEMENT SET BEGIN
 INSERT INTO snk SELECT r.a, r.s, arr[2] FROM src WHERE t = 0;
-INSERT INTO snk2 SELECT r, arr FROM src WHERE t = 1;
+INSERT INTO snk2 SELECT r, arr, d FROM src WHERE t = 1;
 END;`, in, br.Addr, kafkatest.UniqueName(t), out, out2)
 	j, err := job.Compile(ctx, "prefilter_nested.sql", text,
 		job.Options{Set: map[string]string{"execution.checkpointing.dir": t.TempDir()}, Logger: quiet})
