@@ -390,7 +390,7 @@ func (l *lowerer) lower(e ddl.Expr) (expr.Expr, error) {
 		return nil, l.fail(n.Pos, ErrType, nil, "%s OVER (...) is allowed in the SELECT list of a query without GROUP BY only", n.Call.Name)
 	case *ddl.ScalarSubquery:
 		// WHERE's and the SELECT list's are joins (scalar.go).
-		return nil, l.f.unsupported(n.Pos, "a scalar subquery other than in WHERE or in the SELECT list of a SELECT")
+		return nil, l.f.unsupported(n.Pos, "a scalar subquery other than in WHERE, HAVING or the SELECT list of a SELECT")
 	}
 	if err := l.f.exprRefusal(e); err != nil {
 		return nil, err

@@ -25,11 +25,35 @@ import (
 // so that a ranking function there is a Top-N (or window Top-N) of the
 // aggregation, and an OVER aggregate an OVER of its changelog.
 
+//
+// A scalar subquery in the SELECT list or HAVING of an aggregating SELECT
+// is split the same way (scalar.go), HAVING becoming the outer SELECT's
+// WHERE when it holds one:
+//
+//	SELECT k, COUNT(*) * 100 / (SELECT COUNT(*) FROM t) AS pct FROM t GROUP BY k
+//
+// is planned as
+//
+//	SELECT k, a0 * 100 / (SELECT COUNT(*) FROM t) AS pct
+//	FROM (SELECT k, COUNT(*) AS a0 FROM t GROUP BY k)
+
 // splitOverAggregate returns q split so (nil and an error when q's form is
 // not one it can split).
 func (p *planner) splitOverAggregate(q *ddl.Select, overs []*ddl.Over) (*ddl.Select, error) {
+	return p.splitAggregate(q, "an OVER window")
+}
+
+// splitScalarAggregate returns q, whose SELECT list or HAVING holds a
+// scalar subquery, split so.
+func (p *planner) splitScalarAggregate(q *ddl.Select) (*ddl.Select, error) {
+	return p.splitAggregate(q, "a scalar subquery")
+}
+
+// splitAggregate splits q, an aggregating SELECT with what in its SELECT
+// list (or HAVING), into the aggregation and a SELECT over it.
+func (p *planner) splitAggregate(q *ddl.Select, what string) (*ddl.Select, error) {
 	refuse := func(pos ddl.Pos, why string) error {
-		return p.f.errorAt(pos, ddl.ErrUnsupported, nil, "an OVER window in an aggregating SELECT with "+why+" is not supported yet; aggregate in a subquery")
+		return p.f.errorAt(pos, ddl.ErrUnsupported, nil, what+" in an aggregating SELECT with "+why+" is not supported yet; aggregate in a subquery")
 	}
 	var groups []ddl.Expr
 	if q.GroupBy != nil {
@@ -91,6 +115,14 @@ func (p *planner) splitOverAggregate(q *ddl.Select, overs []*ddl.Over) (*ddl.Sel
 		nw := *w
 		nw.Spec = spec
 		outer.Windows = append(outer.Windows, &nw)
+	}
+	if len(scalarSubqueries(q.Having, nil)) > 0 {
+		// HAVING reads a subquery: it filters the aggregation's rows.
+		e, err := s.subst(q.Having, false)
+		if err != nil {
+			return nil, refuse(q.Having.Position(), err.Error())
+		}
+		outer.Where, inner.Having = e, nil
 	}
 	for _, a := range s.aggs {
 		inner.Items = append(inner.Items, ddl.SelectItem{Pos: a.call.Pos, Expr: a.call, Alias: a.alias, AliasPos: a.call.Pos})

@@ -383,6 +383,16 @@ func (p *planner) resolveSelect(q *ddl.Select, depth int) (*relation, error) {
 		}
 		return p.resolveSelect(split, depth)
 	}
+	if found, err := p.aggregateScalarSubqueries(q); err != nil {
+		return nil, err
+	} else if found {
+		// A scalar subquery over the aggregation's rows (overagg.go).
+		split, err := p.splitScalarAggregate(q)
+		if err != nil {
+			return nil, err
+		}
+		return p.resolveSelect(split, depth)
+	}
 	if err := p.batchJoinHints(q); err != nil {
 		return nil, err
 	}

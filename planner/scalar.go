@@ -48,6 +48,42 @@ func scalarSubqueries(e ddl.Expr, out []*ddl.ScalarSubquery) []*ddl.ScalarSubque
 	return out
 }
 
+// aggregateScalarSubqueries reports whether q aggregates and has a scalar
+// subquery in its SELECT list or HAVING, which is evaluated over the
+// aggregation's rows (splitScalarAggregate); one in an aggregate call's
+// argument is refused.
+func (p *planner) aggregateScalarSubqueries(q *ddl.Select) (bool, error) {
+	if !isAggregating(q) {
+		return false, nil
+	}
+	found := false
+	var err error
+	check := func(e ddl.Expr) {
+		ddl.Walk(e, func(x ddl.Expr) bool {
+			switch x := x.(type) {
+			case *ddl.ScalarSubquery:
+				found = true
+				return false
+			case *ddl.Call:
+				if _, isAgg := agg.Lookup(x.Name); (isAgg || isVariance(x)) && err == nil {
+					for _, a := range append(slices.Clone(x.Args), x.Filter) {
+						if subs := scalarSubqueries(a, nil); len(subs) > 0 {
+							err = p.f.unsupported(subs[0].Pos, "a scalar subquery in the argument of an aggregate function")
+						}
+					}
+					return false
+				}
+			}
+			return true
+		})
+	}
+	for _, it := range q.Items {
+		check(it.Expr)
+	}
+	check(q.Having)
+	return found && err == nil, err
+}
+
 // scalarJoins plans the scalar subqueries of q's WHERE and SELECT list
 // over in (the FROM's relation, qualified by quals). It returns the
 // relation with each subquery's value as a hidden column, q with WHERE's
@@ -106,7 +142,7 @@ func (p *planner) scalarJoins(q *ddl.Select, in *relation, quals [][]string, dep
 		}
 		c, ok := cols[sq]
 		if !ok {
-			return nil, true, p.f.unsupported(sq.Pos, "a scalar subquery here (one in WHERE or in the SELECT list is supported)")
+			return nil, true, p.f.unsupported(sq.Pos, "a scalar subquery here (one in WHERE, HAVING or the SELECT list is supported)")
 		}
 		v, err := values[sq](b.cols[c])
 		return v, true, err

@@ -1,0 +1,11 @@
+-- a scalar subquery in HAVING (result: final)
+CREATE TABLE events (
+  k STRING, v BIGINT, d DOUBLE, m DECIMAL(10, 2), s STRING, ts TIMESTAMP(3),
+  WATERMARK FOR ts AS ts - INTERVAL '2' SECOND
+) WITH ('connector' = 'filesystem', 'path' = '${DATA}/data/events', 'format' = 'json');
+CREATE TABLE dims (
+  k STRING, name STRING, lvl INT, ts TIMESTAMP(3),
+  WATERMARK FOR ts AS ts - INTERVAL '2' SECOND
+) WITH ('connector' = 'filesystem', 'path' = '${DATA}/data/dims', 'format' = 'json');
+
+SELECT k, SUM(v) AS total FROM events GROUP BY k HAVING SUM(v) > (SELECT AVG(v) * 5 FROM events) AND COUNT(*) > 2;
