@@ -7,7 +7,8 @@
 //
 // A ValueTable's entries of one key group are in an open-addressing hash
 // table whose slots hold 32 bits of the key's hash and the offset of the
-// entry in an arena ([]byte) that holds the entries one after the other:
+// entry in chunks of 64 KiB ([]byte) that hold the entries one after the
+// other (a growing table adds chunks: nothing is copied as it grows):
 // no Go pointer per entry, so the garbage collector does not look at them,
 // and a COUNT/SUM accumulator over a BIGINT key takes about 40 bytes. A
 // MapTable keeps, per key group, such a table from each key to a sorted
@@ -36,7 +37,7 @@
 //
 // # Memory
 //
-// Stats.Bytes is the memory of the live tables (arenas and slots); the
+// Stats.Bytes is the memory of the live tables (chunks, arenas and slots); the
 // frozen copies a snapshot holds until it is released are not counted.
 // With state.Config.MemoryLimit set, a write that takes the state past it
 // fails with an error that wraps state.ErrMemoryLimit, names the operator
@@ -324,7 +325,7 @@ func (t *table) hmapW(i int) *hmap {
 func (t *table) mgroupW(i int) *mgroup {
 	g := t.maps[i]
 	if g == nil {
-		g = &mgroup{epoch: t.b.epoch, index: newIndex(t.b.epoch)}
+		g = &mgroup{epoch: t.b.epoch, index: newHmap(t.b.epoch, false)}
 		t.maps[i] = g
 		t.b.bytes.Add(g.mem())
 	} else if t.b.shared(g.epoch) {
@@ -461,7 +462,7 @@ func (t *table) retime(timed bool) {
 		}
 		// A new group: g may be held by a snapshot. One-entry keys are
 		// written again with or without their time.
-		ng := &mgroup{epoch: t.b.epoch, index: newIndex(t.b.epoch), subs: make([]*submap, len(g.subs)), free: slices.Clone(g.free)}
+		ng := &mgroup{epoch: t.b.epoch, index: newHmap(t.b.epoch, false), subs: make([]*submap, len(g.subs)), free: slices.Clone(g.free)}
 		g.index.scan(func(e entry) bool {
 			v := e.value
 			if v[0] != refTag {
@@ -513,12 +514,10 @@ func (t *table) sweepValue(g *hmap, now int64) bool {
 	if g == nil || t.b.shared(g.epoch) {
 		return true
 	}
-	if g.sweepPos >= len(g.arena) {
-		g.sweepPos = 0
+	e, ok := g.sweepNext()
+	if !ok {
 		return true
 	}
-	e := decode(g.arena, g.sweepPos, g.timed)
-	g.sweepPos = e.end
 	if e.live && t.expired(e.time, now) {
 		before := g.mem()
 		g.delete(t.b.hash(e.key), e.key)
@@ -535,24 +534,17 @@ func (t *table) sweepMap(g *mgroup, now int64, budget *int) bool {
 	if g == nil || t.b.shared(g.epoch) {
 		return true
 	}
-	idx := g.index
-	if idx.sweepPos >= len(idx.arena) {
-		idx.sweepPos = 0
+	e, ok := g.index.sweepNext()
+	if !ok {
 		return true
 	}
-	e := decode(idx.arena, idx.sweepPos, false)
-	idx.sweepPos = e.end
 	if !e.live {
 		return false
 	}
 	if e.value[0] != refTag {
 		if one := decode(e.value, 0, true); t.expired(one.time, now) {
-			pos := idx.sweepPos
 			t.deleteOne(g, t.b.hash(e.key), e.key)
 			t.b.expired.Add(1)
-			if idx.sweepPos != 0 { // not compacted
-				idx.sweepPos = pos
-			}
 		}
 		return false
 	}
@@ -576,11 +568,7 @@ func (t *table) sweepMap(g *mgroup, now int64, budget *int) bool {
 	t.b.entries.Add(int64(-dropped))
 	t.b.expired.Add(int64(dropped))
 	if len(sm.offs) == 0 {
-		pos := idx.sweepPos
 		t.dropSub(g, t.b.hash(e.key), e.key, si)
-		if idx.sweepPos != 0 { // not compacted
-			idx.sweepPos = pos
-		}
 	}
 	return false
 }

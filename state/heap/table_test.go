@@ -11,31 +11,41 @@ import (
 
 // TestHmapRewritesInPlace updates keys with values of random lengths
 // (shorter ones are rewritten where they were, behind a dead filler;
-// longer ones take the dead bytes after them, or grow at the end of the
-// arena; a third of the updates are of the key written last), with and
-// without write times, while a TTL sweep walks the arena an entry a step,
-// and checks every key's value and time, the arena walk (scan: live
-// entries only, each once; every entry, dead ones too, ending at the
-// arena's end and passing the sweep's position) and the dead byte count
-// against a model after each step.
+// longer ones take the dead bytes after them, or grow at the end of their
+// chunk; a third of the updates are of the key written last), with and
+// without write times, in tables of one chunk and of many, some with
+// entries larger than a chunk, while a TTL sweep walks the entries one a
+// step, and checks every key's value and time, the walk of the chunks
+// (scan: live entries only, each once; every entry, dead ones too, ending
+// at its chunk's end and passing the sweep's position), the dead byte
+// count and the byte counts against a model after each step.
 func TestHmapRewritesInPlace(t *testing.T) {
 	// Values of up to 300 bytes, and of up to 1,500 (a table of large
-	// entries compacts at a sixteenth dead: makeRoom).
+	// entries compacts at a sixteenth dead: makeRoom); 2,000 keys take
+	// many chunks; every eighth value of the last case is larger than a
+	// chunk.
 	for _, c := range []struct {
-		timed  bool
-		maxLen int
-	}{{false, 300}, {true, 300}, {false, 1500}} {
+		timed             bool
+		maxLen, keys      int
+		steps, checkEvery int
+		large             bool
+	}{
+		{false, 300, 50, 20000, 1, false}, {true, 300, 50, 20000, 1, false}, {false, 1500, 50, 20000, 1, false},
+		{false, 300, 2000, 40000, 50, false}, {true, 600, 2000, 40000, 50, false},
+		{false, 300, 100, 3000, 1, true}, {true, 2000, 300, 6000, 10, true},
+	} {
 		timed := c.timed
-		t.Run(fmt.Sprintf("timed=%v/max=%d", timed, c.maxLen), func(t *testing.T) {
+		t.Run(fmt.Sprintf("timed=%v/max=%d/keys=%d/large=%v", timed, c.maxLen, c.keys, c.large), func(t *testing.T) {
 			r := rand.New(rand.NewPCG(7, 8))
 			seed := maphash.MakeSeed()
 			m := newHmap(1, timed)
 			model := map[string][]byte{}
 			times := map[string]int64{}
 			var key []byte
-			for step := range 20000 {
+			chunks := map[int]bool{}
+			for step := range c.steps {
 				if key == nil || r.IntN(3) != 0 {
-					key = []byte(fmt.Sprint("k", r.IntN(50)))
+					key = []byte(fmt.Sprint("k", r.IntN(c.keys)))
 				}
 				h := maphash.Bytes(seed, key)
 				if r.IntN(10) == 0 {
@@ -43,43 +53,77 @@ func TestHmapRewritesInPlace(t *testing.T) {
 					delete(model, string(key))
 				} else {
 					// Lengths around the 1- and 2-byte varint boundary.
-					val := bytes.Repeat([]byte{byte(step)}, r.IntN(c.maxLen))
+					n := r.IntN(c.maxLen)
+					if c.large && r.IntN(8) == 0 {
+						n = chunkSize - 100 + r.IntN(3000)
+					}
+					val := bytes.Repeat([]byte{byte(step)}, n)
 					if _, err := m.put(h, key, val, int64(step)); err != nil {
 						t.Fatal(err)
 					}
 					model[string(key)] = val
 					times[string(key)] = int64(step)
 				}
-				for k, want := range model {
+				if len(m.chunks) > 1 {
+					chunks[len(m.chunks)] = true
+				}
+				check := func(k string, want []byte) {
 					e, ok := m.get(maphash.String(seed, k), []byte(k))
 					if !ok || !bytes.Equal(e.value, want) {
-						t.Fatalf("step %d: key %s: %q, %v; want %q", step, k, e.value, ok, want)
+						t.Fatalf("step %d: key %s: %d bytes, %v; want %d", step, k, len(e.value), ok, len(want))
 					}
 					if timed && e.time != times[k] {
 						t.Fatalf("step %d: key %s: time %d, want %d", step, k, e.time, times[k])
 					}
 				}
-				// The sweep's position is where an entry starts (or the
-				// end); it moves on by one entry, as the TTL sweep does.
-				sweepSeen := m.sweepPos >= len(m.arena)
-				off := 0
-				for off < len(m.arena) {
-					sweepSeen = sweepSeen || off == m.sweepPos
-					off = decode(m.arena, off, timed).end
+				if want, ok := model[string(key)]; ok {
+					check(string(key), want)
+				} else if _, ok := m.get(h, key); ok {
+					t.Fatalf("step %d: deleted key %s found", step, key)
 				}
-				if off != len(m.arena) || !sweepSeen {
-					t.Fatalf("step %d: the entries end at %d, arena %d; sweep position %d on an entry: %v", step, off, len(m.arena), m.sweepPos, sweepSeen)
+				// The sweep's position is where an entry starts (or its
+				// chunk's end, or past the last chunk); it moves on by one
+				// entry, as the TTL sweep does.
+				if step%c.checkEvery != 0 && step%7 != 0 {
+					m.sweepNext()
+					continue
 				}
-				if m.sweepPos >= len(m.arena) {
-					m.sweepPos = 0
-				} else {
-					m.sweepPos = decode(m.arena, m.sweepPos, timed).end
+				sweepSeen := m.sweepC >= len(m.chunks)
+				used, room := 0, 0
+				for ci, ch := range m.chunks {
+					off := 0
+					for off < len(ch) {
+						sweepSeen = sweepSeen || (ci == m.sweepC && off == m.sweepPos)
+						off = decode(ch, off, timed).end
+					}
+					sweepSeen = sweepSeen || (ci == m.sweepC && off == m.sweepPos)
+					if off != len(ch) {
+						t.Fatalf("step %d: chunk %d: the entries end at %d, chunk %d", step, ci, off, len(ch))
+					}
+					if large(ch) && 2*len(ch) <= cap(ch) {
+						t.Fatalf("step %d: large chunk %d holds %d of its %d bytes", step, ci, len(ch), cap(ch))
+					}
+					used += len(ch)
+					room += cap(ch)
+				}
+				if !sweepSeen {
+					t.Fatalf("step %d: sweep position %d:%d not on an entry", step, m.sweepC, m.sweepPos)
+				}
+				m.sweepNext()
+				if used != m.used || room != m.room {
+					t.Fatalf("step %d: chunks hold %d bytes in %d, counted %d in %d", step, used, room, m.used, m.room)
+				}
+				if step%c.checkEvery != 0 {
+					continue
+				}
+				for k, want := range model {
+					check(k, want)
 				}
 				seen := 0
 				m.scan(func(e entry) bool {
 					seen++
 					if want, ok := model[string(e.key)]; !ok || !bytes.Equal(e.value, want) {
-						t.Fatalf("step %d: scan: entry %q = %q not in the model", step, e.key, e.value)
+						t.Fatalf("step %d: scan: entry %q (%d bytes) not in the model", step, e.key, len(e.value))
 					}
 					return true
 				})
@@ -90,12 +134,15 @@ func TestHmapRewritesInPlace(t *testing.T) {
 				for pos, s := range m.slots {
 					if s != 0 {
 						e := m.entryAt(pos)
-						liveBytes += e.end - (int(uint32(s)) - 1)
+						liveBytes += e.end - (int(uint32(s))-1)&chunkMask
 					}
 				}
-				if liveBytes+m.dead != len(m.arena) {
-					t.Fatalf("step %d: %d live + %d dead bytes, arena %d", step, liveBytes, m.dead, len(m.arena))
+				if liveBytes+m.dead != m.used {
+					t.Fatalf("step %d: %d live + %d dead bytes, entries %d", step, liveBytes, m.dead, m.used)
 				}
+			}
+			if c.keys >= 100 && len(chunks) < 2 {
+				t.Fatalf("the table never had more than one chunk: %v", chunks)
 			}
 		})
 	}
@@ -123,8 +170,8 @@ func TestHmapGrowsInPlace(t *testing.T) {
 	a := put("a", 100)
 	b := put("b", 100)
 	for _, n := range []int{200, 1000, 5000, 300} {
-		if off := put("b", n); off != b || m.dead != 0 || len(m.arena) != b+entrySize([]byte("b"), make([]byte, n), false) {
-			t.Fatalf("the last entry with %d bytes: at %d (was %d), %d dead bytes, arena %d", n, off, b, m.dead, len(m.arena))
+		if off := put("b", n); off != b || m.dead != 0 || m.used != b+entrySize([]byte("b"), make([]byte, n), false) {
+			t.Fatalf("the last entry with %d bytes: at %d (was %d), %d dead bytes, entries %d", n, off, b, m.dead, m.used)
 		}
 	}
 	if off := put("a", 40); off != a || m.dead != 60 {
@@ -162,35 +209,41 @@ func TestSortByOffset(t *testing.T) {
 	}
 }
 
-// TestIndexGrowsByAQuarter: a map table's key index (newIndex) grows a
-// large arena by at least a quarter, a value table's hmap by an eighth
-// (and less than a quarter), so that the index's entries — a join's
-// one-entry keys, whole rows — are copied about half as often as the
-// index grows.
-func TestIndexGrowsByAQuarter(t *testing.T) {
+// TestHmapGrowsInChunks: a table that grows past a chunk adds chunks of
+// chunkSize bytes and never moves an entry written in one (the first
+// chunk grows by copying while it is the only one, up to chunkSize); its
+// capacity stays within a chunk plus an entry per chunk of its entries'
+// bytes; a table of a few entries stays small.
+func TestHmapGrowsInChunks(t *testing.T) {
 	seed := maphash.MakeSeed()
-	for _, c := range []struct {
-		m        *hmap
-		min, max float64
-	}{{newIndex(1), 1.25, 1.6}, {newHmap(1, false), 1.125, 1.25}} {
-		val := bytes.Repeat([]byte{'v'}, 100)
-		var growths int
-		for i := range 20000 {
-			key := []byte(fmt.Sprint("key-", i))
-			before, was := len(c.m.arena), cap(c.m.arena)
-			if _, err := c.m.put(maphash.Bytes(seed, key), key, val, 0); err != nil {
-				t.Fatal(err)
+	m := newHmap(1, false)
+	val := bytes.Repeat([]byte{'v'}, 100)
+	first := map[int]*byte{} // each full chunk's first byte
+	for i := range 20000 {
+		key := []byte(fmt.Sprint("key-", i))
+		if _, err := m.put(maphash.Bytes(seed, key), key, val, 0); err != nil {
+			t.Fatal(err)
+		}
+		if i == 10 && m.room > 4096 {
+			t.Fatalf("11 entries of %d bytes: %d bytes of chunks", entrySize(key, val, false), m.room)
+		}
+		for c, ch := range m.chunks {
+			if len(m.chunks) > 1 && cap(ch) != chunkSize {
+				t.Fatalf("%d entries: chunk %d of %d has %d bytes, want %d", i+1, c, len(m.chunks), cap(ch), chunkSize)
 			}
-			if now := cap(c.m.arena); now != was && before >= 64<<10 {
-				growths++
-				if r := float64(now) / float64(before); r < c.min || r > c.max {
-					t.Fatalf("quarter=%v: the arena grew from %d bytes to a capacity of %d (%.3f×); want %.3f× to %.3f×",
-						c.m.quarter, before, now, r, c.min, c.max)
+			if cap(ch) == chunkSize && len(ch) > 0 {
+				if p, ok := first[c]; !ok {
+					first[c] = &ch[0]
+				} else if p != &ch[0] {
+					t.Fatalf("%d entries: chunk %d moved", i+1, c)
 				}
 			}
 		}
-		if growths == 0 {
-			t.Fatalf("quarter=%v: the arena never grew past 64 KiB", c.m.quarter)
+		if slack := m.room - m.used; slack > chunkSize+len(m.chunks)*entrySize(key, val, false) {
+			t.Fatalf("%d entries: %d bytes of entries in %d chunks of %d bytes", i+1, m.used, len(m.chunks), m.room)
 		}
+	}
+	if len(m.chunks) < 20 || m.dead != 0 {
+		t.Fatalf("%d chunks, %d dead bytes: want 20 or more, none dead", len(m.chunks), m.dead)
 	}
 }
