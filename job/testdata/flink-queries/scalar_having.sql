@@ -8,4 +8,4 @@ CREATE TABLE dims (
   WATERMARK FOR ts AS ts - INTERVAL '2' SECOND
 ) WITH ('connector' = 'filesystem', 'path' = '${DATA}/data/dims', 'format' = 'json');
 
-SELECT k, SUM(v) AS total FROM events GROUP BY k HAVING SUM(v) > (SELECT AVG(v) * 5 FROM events) AND COUNT(*) > 2;
+SELECT k, SUM(v) AS total FROM events GROUP BY k HAVING SUM(v) > (SELECT AVG(v) * 7 FROM events) AND COUNT(*) > 2;
