@@ -213,8 +213,10 @@ func buildDateFormat(b *builder, c *Call, a []evalFn) (evalFn, error) {
 // dateFormatTimestamp is buildDateFormat's evaluator, specialised for a
 // TIMESTAMP (not LTZ) with a constant pattern that has a span and no
 // offset field (q10's DATE_FORMAT(dateTime, 'HH:mm'), q17's 'yyyy-MM-dd'):
-// the timestamp is read in place when it is a column or a ROW's field,
-// and the period is computed from its milliseconds (its wall clock is
+// the timestamp is read in place when it is a column or a ROW's field
+// (also as the branch of a CASE the filter decides: q10's dateTime), the
+// text written in place into a projection's output (setDst), and the
+// period is computed from its milliseconds (its wall clock is
 // UTC: Timestamp.Time), so that a row in the last period printed costs
 // no time.Time and no types.Value passed between closures. The results
 // are buildDateFormat's. Nil when that does not apply.
@@ -228,16 +230,34 @@ func (b *builder) dateFormatTimestamp(c *Call, a []evalFn, fmtFn func([]types.Va
 	}
 	span := f.Span()
 	var last atomic.Pointer[spanText]
-	format := func(ts types.Timestamp) types.Value {
+	// text returns the text of ts's period.
+	text := func(ts types.Timestamp) string {
 		k := floorDiv(floorDiv(ts.Millis, 1000), span)
 		if e := last.Load(); e != nil && e.k == k {
-			return types.Str(e.text)
+			return e.text
 		}
 		e := &spanText{f: f, k: k, text: f.Format(ts.Time())}
 		last.Store(e)
-		return types.Str(e.text)
+		return e.text
 	}
+	format := func(ts types.Timestamp) types.Value { return types.Str(text(ts)) }
 	x := b.operandOf(c.Args[0], a[0])
+	if x.direct() {
+		// The timestamp read where it is (a column, a ROW's field), the
+		// text written into the projection's output.
+		b.setDst(c, func(row []types.Value, dst *types.Value) error {
+			p, err := x.ptr(row)
+			if err != nil {
+				return err
+			}
+			if p == nil || p.IsNull() {
+				*dst = types.Value{}
+				return nil
+			}
+			*dst = types.Str(text(p.Timestamp()))
+			return nil
+		})
+	}
 	switch {
 	case x.field:
 		col, idx := x.fcol, x.fidx

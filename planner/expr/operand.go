@@ -35,6 +35,15 @@ func (b *builder) operandOf(e Expr, fn evalFn) operand {
 	if r := b.refOf(e); r != nil {
 		return operand{fn: fn, col: -1, ref: r}
 	}
+	// A CASE the known columns decide is its branch (whose evaluator fn
+	// is): the Nexmark tables' dateTime under a view's event_type filter
+	// is a ROW's field.
+	if d := b.decided(e); d != e {
+		if r := b.refOf(d); r != nil {
+			return operand{fn: fn, col: -1, ref: r}
+		}
+		e = d
+	}
 	orig := e
 	for {
 		c, ok := e.(*Cast)
