@@ -3,6 +3,7 @@ package runtime_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -221,20 +222,25 @@ func (o *reuseOp) Process(_ int, rows []types.Row, out *stream.Output) error {
 // chain is asked to reuse its output (stream.OutputReuser) exactly when
 // a sink writer fused after it forgets rows, and released after each
 // call; an operator followed by another, or by a writer that keeps
-// rows, or by an exchange, is never asked.
+// rows, or by an exchange, is never asked, unless the operator after it
+// forgets its input (stream.InputForgetter), whatever the writer does.
 func TestOutputReuserOnlyIntoForgettingWriter(t *testing.T) {
 	const per = 500
 	for _, c := range []struct {
-		name        string
-		forget      bool
-		opPar       int  // the sink's parallelism is 2
-		copyAfter   bool // a copyOp between the operator and the sink
-		wantReusing bool
+		name      string
+		forget    bool
+		opPar     int  // the sink's parallelism is 2
+		copyAfter bool // a copyOp between the operator and the sink
+		// forgetterAfter: a forgetOp between the operator and the sink.
+		forgetterAfter bool
+		wantReusing    bool
 	}{
 		{name: "forgets, fused", forget: true, opPar: 2, wantReusing: true},
 		{name: "keeps, fused", forget: false, opPar: 2},
 		{name: "forgets, not last", forget: true, opPar: 2, copyAfter: true},
 		{name: "forgets, fan-out", forget: true, opPar: 1},
+		{name: "keeps, an operator that forgets its input after", forget: false, opPar: 2, forgetterAfter: true, wantReusing: true},
+		{name: "forgets, an operator that forgets its input after", forget: true, opPar: 2, forgetterAfter: true, wantReusing: true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var asked, releases atomic.Int32
@@ -248,6 +254,13 @@ func TestOutputReuserOnlyIntoForgettingWriter(t *testing.T) {
 			}
 			if c.copyAfter {
 				vs = append(vs, runtime.Vertex{ID: "main/copy", Parallelism: c.opPar, Operator: &runtime.OperatorVertex{New: newCopyOp, Copies: true}})
+			}
+			var forgetter atomic.Int32 // rows the forgetOps saw in reused memory
+			if c.forgetterAfter {
+				newForgetOp := func(stream.TaskInfo) (stream.Operator, error) {
+					return &forgetOp{reused: &forgetter, seen: map[*types.Value]bool{}}, nil
+				}
+				vs = append(vs, runtime.Vertex{ID: "main/forget", Parallelism: c.opPar, Operator: &runtime.OperatorVertex{New: newForgetOp, Copies: true}})
 			}
 			vs = append(vs, runtime.Vertex{ID: "main/out", Name: "out", Parallelism: 2, Sink: &runtime.SinkVertex{Sink: snk}})
 			var es []runtime.Edge
@@ -263,6 +276,13 @@ func TestOutputReuserOnlyIntoForgettingWriter(t *testing.T) {
 				t.Fatal(err)
 			}
 			exactlyEach(t, snk.seqs, 2, per)
+			if c.forgetterAfter {
+				if asked.Load() != 2 || releases.Load() < 2*per/10 || forgetter.Load() == 0 {
+					t.Fatalf("asked %d times, %d releases, %d rows in reused memory; want 2 (once per task), one release per batch (%d) and reuse",
+						asked.Load(), releases.Load(), forgetter.Load(), 2*per/10)
+				}
+				return
+			}
 			if c.wantReusing {
 				if asked.Load() != 2 || releases.Load() < 2*per/10 || snk.reused == 0 {
 					t.Fatalf("asked %d times, %d releases, %d rows in reused memory; want 2 (once per task), one release per batch (%d) and reuse",
@@ -275,4 +295,32 @@ func TestOutputReuserOnlyIntoForgettingWriter(t *testing.T) {
 			}
 		})
 	}
+}
+
+// forgetOp emits a copy of each row and says that it keeps nothing of its
+// input past the call (stream.InputForgetter). It counts the rows whose
+// Fields sat where an earlier call's row had them.
+type forgetOp struct {
+	stream.Base
+	reused *atomic.Int32
+	seen   map[*types.Value]bool
+}
+
+func (*forgetOp) Open(*stream.Context) error { return nil }
+
+func (*forgetOp) ForgetsInput() bool { return true }
+
+func (o *forgetOp) Process(_ int, rows []types.Row, out *stream.Output) error {
+	var mine []*types.Value
+	for _, r := range rows {
+		if o.seen[&r.Fields[0]] {
+			o.reused.Add(1)
+		}
+		mine = append(mine, &r.Fields[0])
+		out.Emit(types.Row{Kind: r.Kind, Fields: slices.Clone(r.Fields)})
+	}
+	for _, p := range mine {
+		o.seen[p] = true
+	}
+	return nil
 }

@@ -288,8 +288,17 @@ func (t *task) open(ctx context.Context) (func() error, error) {
 // reuse the memory of the rows it hands on when they go to
 // the task's writer alone and the writer keeps no row past its Write
 // (connector.RowForgetter; Pipeline.NewReusingTransform,
-// stream.OutputReuser).
+// stream.OutputReuser), and any operator whose rows go to an operator
+// that forgets its input (stream.InputForgetter).
 func (t *task) reuseOutput() {
+	// An operator whose rows go to one that forgets its input
+	// (stream.InputForgetter: a Calc) may reuse them, wherever that
+	// one's rows go.
+	for k := 0; k+1 < len(t.ops); k++ {
+		if f, ok := t.ops[k+1].op.(stream.InputForgetter); ok && f.ForgetsInput() {
+			t.ops[k].reuse()
+		}
+	}
 	forget := false
 	if t.w != nil && len(t.outs) == 0 {
 		f, ok := t.w.w.(connector.RowForgetter)
@@ -301,7 +310,15 @@ func (t *task) reuseOutput() {
 	if !forget || len(t.ops) == 0 {
 		return
 	}
-	s := t.ops[len(t.ops)-1]
+	t.ops[len(t.ops)-1].reuse()
+}
+
+// reuse asks the operator to reuse the rows it emits once handed on
+// (stream.OutputReuser), and its Output to reuse its batches.
+func (s *opStage) reuse() {
+	if s.release != nil {
+		return
+	}
 	if r, ok := s.op.(stream.OutputReuser); ok {
 		if s.release = r.ReuseOutput(); s.release != nil {
 			s.out.ReuseBatches()

@@ -239,6 +239,16 @@ type OutputReuser interface {
 	ReuseOutput() (release func())
 }
 
+// InputForgetter is implemented by operators that keep nothing of the rows
+// handed to Process past the call: no row, no Fields slice, no batch (the
+// values they copy out may share strings and nested values, which nobody
+// rewrites). When ForgetsInput returns true, the runtime lets the operator
+// right before it in a task's chain reuse the rows it emits
+// (OutputReuser), whatever comes after.
+type InputForgetter interface {
+	ForgetsInput() bool
+}
+
 // Output collects the rows an operator emits. The runtime hands them on in
 // batches: to the next operator of the task's chain, to the task's writer,
 // or to the exchange towards the next vertex. A large emission (a window

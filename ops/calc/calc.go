@@ -73,6 +73,11 @@ func (c *calc) ReuseOutput() func() {
 	return release
 }
 
+// ForgetsInput implements stream.InputForgetter: the function copies the
+// values of each row into rows of its own (the planner's Calc vertex
+// promises OperatorVertex.Copies) and keeps no input row past the call.
+func (c *calc) ForgetsInput() bool { return true }
+
 func (c *calc) Process(_ int, rows []types.Row, out *stream.Output) error {
 	var err error
 	for i, r := range rows {

@@ -19,7 +19,7 @@ type joiner struct {
 
 	key    []byte
 	joined []types.Value // the pair, for the condition
-	slab   []types.Value
+	slabs  outSlabs
 	width  int
 }
 
@@ -63,19 +63,22 @@ func (j *joiner) matches(left, right []types.Value) (bool, error) {
 
 // emit emits the pair (left, right) with kind; a nil side is padded with
 // NULLs. Semi and anti joins emit the left row only. The fields come from
-// a slab shared by a few output rows, never reused.
+// a slab shared by a few output rows (outSlabs: reused only when nothing
+// after the operator keeps a row), and each is written.
 func (j *joiner) emit(out *stream.Output, kind types.RowKind, left, right []types.Value) {
-	if len(j.slab) < j.width {
-		j.slab = make([]types.Value, j.width*max(4096/(max(j.width, 1)*24), 1))
-	}
-	f := j.slab[:j.width:j.width]
-	j.slab = j.slab[j.width:]
+	f := j.slabs.take(j.width)
 	nl := len(j.spec.Left.Types)
 	if left != nil {
 		copy(f, left)
+	} else {
+		clear(f[:nl])
 	}
-	if right != nil && !j.spec.Type.SemiOrAnti() {
-		copy(f[nl:], right)
+	if !j.spec.Type.SemiOrAnti() {
+		if right != nil {
+			copy(f[nl:], right)
+		} else {
+			clear(f[nl:])
+		}
 	}
 	out.Emit(types.Row{Kind: kind, Fields: f})
 }
