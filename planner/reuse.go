@@ -209,6 +209,12 @@ func (r *reuser) flow(fl *Flow) string {
 		case !ok:
 			r.scans[k] = s
 		case r.sources:
+			if first.Watermark == nil {
+				// A reader that needs no event time (a regular join's
+				// input) shares the scan of one that does, as in Flink,
+				// whose scans of a table all carry its watermarks.
+				first.Watermark = s.Watermark
+			}
 			fl.Source = first
 		}
 		fl.Reused = r.done[fl.Source]
@@ -309,8 +315,10 @@ func scanKey(s *Source) string {
 	for _, k := range slices.Sorted(maps.Keys(s.Options)) {
 		fmt.Fprintf(&b, "%q=%q,", k, s.Options[k])
 	}
+	// The table's WATERMARK, whether or not this scan generates it: a
+	// scan that needs no event time shares one that does (reuser.flow).
 	b.WriteString("|wm:")
-	writeExprKey(&b, s.Watermark)
+	writeExprKey(&b, s.watermark)
 	fmt.Fprintf(&b, "|%s|%s|%v|%q|%v", s.Changelog, typesKey(s.RowTypes), s.DeadLettersExactlyOnce, s.DeadLetterGuarantee, s.DeadLettersInSink)
 	return b.String()
 }

@@ -54,7 +54,8 @@ func shape(p *planner.Plan) (scans int, ids []string) {
 // TestReuse: Nexmark q5 computes one HOP window aggregation twice over two
 // scans of one topic, and q8 joins two views of that topic. With reuse (the
 // default) q5 has one scan and one aggregation feeding both of its readers
-// and q8 one scan, each operator keeping the id it had without reuse (so
+// and q8 one scan (q7 too: a scan that needs no event time shares one
+// that does), each operator keeping the id it had without reuse (so
 // that their state restores); with table.optimizer.reuse-source-enabled
 // off the scans stay apart, and with table.optimizer.reuse-sub-plan-enabled
 // off nothing is shared (as in Flink, source reuse needs sub-plan reuse).
@@ -73,6 +74,10 @@ func TestReuse(t *testing.T) {
 		{"q8", nil, 1, []string{"nexmark_q8/windowaggregate-1", "nexmark_q8/windowaggregate-2", "nexmark_q8/windowjoin-3"}},
 		{"q8", map[string]string{planner.SettingReuseSubPlan: "false", planner.SettingReuseSource: "true"}, 2,
 			[]string{"nexmark_q8/windowaggregate-1", "nexmark_q8/windowaggregate-2", "nexmark_q8/windowjoin-3"}},
+		// q7's regular join reads bid without event time, its window
+		// aggregation with: one scan, which generates the watermarks.
+		{"q7", nil, 1, []string{"nexmark_q7/windowaggregate-1", "nexmark_q7/join-2"}},
+		{"q7", map[string]string{planner.SettingReuseSource: "false"}, 2, []string{"nexmark_q7/windowaggregate-1", "nexmark_q7/join-2"}},
 	} {
 		p, err := nexmarkQuery(t, c.q, c.set)
 		if err != nil {
@@ -81,6 +86,11 @@ func TestReuse(t *testing.T) {
 		scans, ids := shape(p)
 		if scans != c.scans || !slices.Equal(ids, c.ids) {
 			t.Errorf("%s %v: %d scans, operators %q; want %d, %q", c.q, c.set, scans, ids, c.scans, c.ids)
+		}
+		if c.q == "q7" && c.scans == 1 {
+			if src := p.Inserts[0].Leaves()[0].Source; src.Watermark == nil {
+				t.Errorf("q7's shared scan generates no watermark:\n%s", p)
+			}
 		}
 		reused := strings.Count(p.String(), ": reused, the ")
 		if want := 4 - len(c.ids); c.q == "q5" && reused != want {
