@@ -388,6 +388,9 @@ func (l *lowerer) lower(e ddl.Expr) (expr.Expr, error) {
 	case *ddl.Over:
 		// The SELECT list's rewrite maps its OVER calls (over.go, rank.go).
 		return nil, l.fail(n.Pos, ErrType, nil, "%s OVER (...) is allowed in the SELECT list of a query without GROUP BY only", n.Call.Name)
+	case *ddl.Quantified:
+		// WHERE's and the SELECT list's are joins (scalar.go, semi.go).
+		return nil, l.f.unsupported(n.Pos, "a quantified comparison ("+string(n.Op)+" "+n.Quantifier+") other than in WHERE or the SELECT list of a SELECT")
 	case *ddl.ScalarSubquery:
 		// WHERE's and the SELECT list's are joins (scalar.go).
 		return nil, l.f.unsupported(n.Pos, "a scalar subquery other than in WHERE, HAVING or the SELECT list of a SELECT")

@@ -460,8 +460,6 @@ func (f *file) exprRefusal(e ddl.Expr) error {
 		return f.unsupported(e.Pos, "EXISTS other than as an AND-ed condition of WHERE (a semi join)")
 	case *ddl.InQuery:
 		return f.unsupported(e.Pos, "IN with a subquery other than as an AND-ed condition of WHERE (a semi join)")
-	case *ddl.Quantified:
-		return f.unsupported(e.Pos, "quantified comparisons ("+e.Quantifier+")")
 	}
 	return nil
 }

@@ -48,6 +48,21 @@ func scalarSubqueries(e ddl.Expr, out []*ddl.ScalarSubquery) []*ddl.ScalarSubque
 	return out
 }
 
+// valueSubqueries returns the scalar subqueries and quantified
+// comparisons (x > ALL (query)) of e, outside nested queries, in source
+// order.
+func valueSubqueries(e ddl.Expr, out []ddl.Expr) []ddl.Expr {
+	ddl.Walk(e, func(x ddl.Expr) bool {
+		switch x.(type) {
+		case *ddl.ScalarSubquery, *ddl.Quantified:
+			out = append(out, x)
+			return false
+		}
+		return true
+	})
+	return out
+}
+
 // aggregateScalarSubqueries reports whether q aggregates and has a scalar
 // subquery in its SELECT list or HAVING, which is evaluated over the
 // aggregation's rows (splitScalarAggregate); one in an aggregate call's
@@ -91,10 +106,10 @@ func (p *planner) aggregateScalarSubqueries(q *ddl.Select) (bool, error) {
 // filters now), and the rewrite that maps the SELECT list's subqueries to
 // their columns (nil when it has none).
 func (p *planner) scalarJoins(q *ddl.Select, in *relation, quals [][]string, depth int) (*relation, *ddl.Select, func(ddl.Expr) (expr.Expr, bool, error), error) {
-	var inWhere, inItems []*ddl.ScalarSubquery
+	var inWhere, inItems []ddl.Expr
 	var rest, withSub []ddl.Expr
 	for _, c := range conjuncts(q.Where, nil) {
-		if subs := scalarSubqueries(c, nil); len(subs) > 0 {
+		if subs := valueSubqueries(c, nil); len(subs) > 0 {
 			inWhere = append(inWhere, subs...)
 			withSub = append(withSub, c)
 		} else {
@@ -102,7 +117,7 @@ func (p *planner) scalarJoins(q *ddl.Select, in *relation, quals [][]string, dep
 		}
 	}
 	for _, it := range q.Items {
-		inItems = scalarSubqueries(it.Expr, inItems)
+		inItems = valueSubqueries(it.Expr, inItems)
 	}
 	if len(inWhere)+len(inItems) == 0 {
 		return in, q, nil, nil
@@ -110,11 +125,11 @@ func (p *planner) scalarJoins(q *ddl.Select, in *relation, quals [][]string, dep
 	all := append(slices.Clone(inWhere), inItems...)
 	switch {
 	case in.window != nil:
-		return nil, nil, nil, p.f.unsupported(all[0].Pos, "a scalar subquery in a query over a window table function")
+		return nil, nil, nil, p.f.unsupported(all[0].Position(), "a scalar subquery in a query over a window table function")
 	case len(inItems) > 0 && isAggregating(q):
-		return nil, nil, nil, p.f.unsupported(inItems[0].Pos, "a scalar subquery in the SELECT list of a query with GROUP BY or aggregate functions (one in its WHERE is supported)")
+		return nil, nil, nil, p.f.unsupported(inItems[0].Position(), "a scalar subquery in the SELECT list of a query with GROUP BY or aggregate functions (one in its WHERE is supported)")
 	case len(inItems) > 0 && len(selectOvers(q)) > 0:
-		return nil, nil, nil, p.f.unsupported(inItems[0].Pos, "a scalar subquery in the SELECT list of a query with OVER")
+		return nil, nil, nil, p.f.unsupported(inItems[0].Position(), "a scalar subquery in the SELECT list of a query with OVER")
 	}
 	if in.colQuals == nil && len(quals) > 0 {
 		r := *in
@@ -124,27 +139,43 @@ func (p *planner) scalarJoins(q *ddl.Select, in *relation, quals [][]string, dep
 		}
 		in = &r
 	}
-	cols := map[*ddl.ScalarSubquery]int{}
-	values := map[*ddl.ScalarSubquery]func(expr.Expr) (expr.Expr, error){}
+	// Each subquery's value: from its hidden columns (and, for a
+	// quantified comparison, its left operand, lowered by l).
+	type valueOf func(l *lowerer, cols []expr.Expr) (expr.Expr, error)
+	cols := map[ddl.Expr][2]int{} // the hidden columns [from, to)
+	values := map[ddl.Expr]valueOf{}
 	for i, sq := range all {
+		from := len(in.names)
 		var err error
-		var value func(expr.Expr) (expr.Expr, error)
-		if in, value, err = p.scalarJoin(in, sq, scalarName(i), depth); err != nil {
-			return nil, nil, nil, err
+		var value valueOf
+		switch sq := sq.(type) {
+		case *ddl.ScalarSubquery:
+			var v func(expr.Expr) (expr.Expr, error)
+			if in, v, err = p.scalarJoin(in, sq, scalarName(i), depth); err != nil {
+				return nil, nil, nil, err
+			}
+			value = func(_ *lowerer, cols []expr.Expr) (expr.Expr, error) { return v(cols[0]) }
+		case *ddl.Quantified:
+			if in, value, err = p.quantifiedJoin(in, sq, scalarName(i), depth); err != nil {
+				return nil, nil, nil, err
+			}
 		}
-		cols[sq], values[sq] = len(in.names)-1, value
+		cols[sq], values[sq] = [2]int{from, len(in.names)}, value
 	}
 	b := in.branches[0]
-	rewrite := func(e ddl.Expr) (expr.Expr, bool, error) {
-		sq, ok := e.(*ddl.ScalarSubquery)
-		if !ok {
+	var rewrite func(e ddl.Expr) (expr.Expr, bool, error)
+	rewrite = func(e ddl.Expr) (expr.Expr, bool, error) {
+		switch e.(type) {
+		case *ddl.ScalarSubquery, *ddl.Quantified:
+		default:
 			return nil, false, nil
 		}
-		c, ok := cols[sq]
+		c, ok := cols[e]
 		if !ok {
-			return nil, true, p.f.unsupported(sq.Pos, "a scalar subquery here (one in WHERE, HAVING or the SELECT list is supported)")
+			return nil, true, p.f.unsupported(e.Position(), "a scalar subquery here (one in WHERE, HAVING or the SELECT list is supported)")
 		}
-		v, err := values[sq](b.cols[c])
+		l := &lowerer{f: p.f, sc: in.scope(b.cols, quals), rewrite: rewrite}
+		v, err := values[e](l, b.cols[c[0]:c[1]])
 		return v, true, err
 	}
 	// WHERE's conjuncts that read a subquery filter the joined rows.
@@ -176,7 +207,6 @@ func (p *planner) scalarJoins(q *ddl.Select, in *relation, quals [][]string, dep
 // the value's (hidden), and the function giving the subquery's value
 // from the column's expression.
 func (p *planner) scalarJoin(in *relation, sq *ddl.ScalarSubquery, name string, depth int) (*relation, func(expr.Expr) (expr.Expr, error), error) {
-	left := &joinInput{rel: in}
 	nl := len(in.names)
 	outer := &scope{}
 	for i, n := range in.names {
@@ -271,35 +301,114 @@ func (p *planner) scalarJoin(in *relation, sq *ddl.ScalarSubquery, name string, 
 	if len(rel.names) != len(innerKeys)+1 {
 		return nil, nil, p.f.errorAt(sq.Pos, ErrType, nil, fmt.Sprintf("a scalar subquery must return one column, not %d", len(rel.names)-len(innerKeys)))
 	}
-	right := &joinInput{rel: rel}
+	out, err := p.valueJoin(in, rel, outerKeys, join.Left, sq.Pos, []string{name})
+	return out, value, err
+}
+
+// valueJoin joins in with rel (typ: LEFT or INNER) ON outerKeys equal to
+// rel's first columns, one task when there is no key: it returns in's
+// columns followed by rel's after its keys, hidden from names and stars
+// and named names.
+func (p *planner) valueJoin(in, rel *relation, outerKeys []expr.Expr, typ join.Type, pos ddl.Pos, names []string) (*relation, error) {
+	nl := len(in.names)
 	var conds []expr.Expr
-	for i, o := range outerKeys {
-		conds = append(conds, expr.Fn("=", o, expr.Col(nl+i, rel.names[i], rel.types[i])))
-	}
 	l := &lowerer{f: p.f}
-	for i, c := range conds {
-		if conds[i], err = l.resolved(sq.Pos, c); err != nil {
-			return nil, nil, err
+	for i, o := range outerKeys {
+		c, err := l.resolved(pos, expr.Fn("=", o, expr.Col(nl+i, rel.names[i], rel.types[i])))
+		if err != nil {
+			return nil, err
 		}
+		conds = append(conds, c)
 	}
-	j := &ddl.Join{Pos: sq.Pos, Kind: ddl.JoinLeft}
-	jb := &joinBuilder{p: p, j: j, typ: join.Left, ins: [2]*joinInput{left, right}, nl: nl}
+	j := &ddl.Join{Pos: pos, Kind: ddl.JoinLeft}
+	if typ == join.Inner {
+		j.Kind = ddl.JoinInner
+	}
+	jb := &joinBuilder{p: p, j: j, typ: typ, ins: [2]*joinInput{{rel: in}, {rel: rel}}, nl: nl}
 	if err := jb.classify(conds, false); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	joined, err := jb.build(nil)
 	if err != nil {
+		return nil, err
+	}
+	out := &relation{names: slices.Clone(joined.names[:nl]), pos: slices.Clone(joined.pos[:nl]),
+		types: slices.Clone(joined.types[:nl]), colQuals: slices.Clone(joined.colQuals[:nl])}
+	jbr := joined.branches[0]
+	nb := &branch{src: jbr.src, filters: jbr.filters, unnest: jbr.unnest, cols: slices.Clone(jbr.cols[:nl])}
+	for i, name := range names {
+		v := nl + len(outerKeys) + i
+		out.names, out.pos, out.types = append(out.names, name), append(out.pos, pos), append(out.types, joined.types[v])
+		out.colQuals = append(out.colQuals, [][]string{hiddenQual})
+		nb.cols = append(nb.cols, jbr.cols[v])
+	}
+	out.branches = []*branch{nb}
+	return out, nil
+}
+
+// quantifiedJoin plans x op ANY|SOME|ALL (query), op one of < <= > >=, as
+// Flink (Calcite's SubQueryRemoveRule) does: x op ALL (q) is NOT (x op'
+// SOME (q)) with op' op's complement, and x op SOME (q) reads the one row
+// of SELECT MAX(y) (MIN(y) for > and >=) AS m, COUNT(*) AS c, COUNT(y) AS
+// d FROM q, joined without a key (an INNER join: in a stream the
+// aggregation has no row while q is empty, so neither has the join, as in
+// Flink), as
+//
+//	CASE WHEN c = 0 THEN FALSE WHEN (x op m) IS TRUE THEN TRUE
+//	     WHEN c > d THEN NULL ELSE x op m END
+//
+// (= ANY and <> ALL in WHERE are IN and NOT IN, semi.go).
+func (p *planner) quantifiedJoin(in *relation, q *ddl.Quantified, name string, depth int) (*relation, func(*lowerer, []expr.Expr) (expr.Expr, error), error) {
+	op, all := q.Op, q.Quantifier == "ALL"
+	complement := map[ddl.BinaryOp]ddl.BinaryOp{ddl.OpLt: ddl.OpGe, ddl.OpLe: ddl.OpGt, ddl.OpGt: ddl.OpLe, ddl.OpGe: ddl.OpLt}
+	if _, ok := complement[op]; !ok {
+		what := string(op) + " " + q.Quantifier
+		if op == ddl.OpEq && !all || op == ddl.OpNe && all {
+			what += " other than as an AND-ed condition of WHERE (a semi or anti join)"
+		}
+		return nil, nil, p.f.unsupported(q.Pos, what)
+	}
+	if all {
+		op = complement[op]
+	}
+	extreme := "MAX"
+	if op == ddl.OpGt || op == ddl.OpGe {
+		extreme = "MIN"
+	}
+	col := &ddl.ColumnRef{Pos: q.Pos, Parts: []string{name + "_y"}}
+	agg := &ddl.Select{Pos: q.Pos,
+		Items: []ddl.SelectItem{
+			{Pos: q.Pos, Expr: &ddl.Call{Pos: q.Pos, Name: extreme, Args: []ddl.Expr{col}}, Alias: name + "_m"},
+			{Pos: q.Pos, Expr: &ddl.Call{Pos: q.Pos, Name: "COUNT", Star: true}, Alias: name + "_c"},
+			{Pos: q.Pos, Expr: &ddl.Call{Pos: q.Pos, Name: "COUNT", Args: []ddl.Expr{col}}, Alias: name + "_d"},
+		},
+		From: &ddl.Subquery{Pos: q.Pos, Query: q.Query, Alias: name + "_q", ColumnAliases: []ddl.Ident{{Pos: q.Pos, Name: col.Parts[0]}}}}
+	rel, err := p.resolveQuery(agg, depth+1)
+	if err != nil {
 		return nil, nil, err
 	}
-	// Keep in's columns and the value; the value is hidden from names
-	// and stars.
-	v := nl + len(innerKeys)
-	out := &relation{names: append(slices.Clone(joined.names[:nl]), name), pos: append(slices.Clone(joined.pos[:nl]), sq.Pos),
-		types: append(slices.Clone(joined.types[:nl]), joined.types[v])}
-	out.colQuals = append(slices.Clone(joined.colQuals[:nl]), [][]string{hiddenQual})
-	jbr := joined.branches[0]
-	nb := &branch{src: jbr.src, filters: jbr.filters, unnest: jbr.unnest, cols: append(slices.Clone(jbr.cols[:nl]), jbr.cols[v])}
-	out.branches = []*branch{nb}
+	out, err := p.valueJoin(in, rel, nil, join.Inner, q.Pos, []string{name + "_m", name + "_c", name + "_d"})
+	if err != nil {
+		return nil, nil, err
+	}
+	value := func(l *lowerer, cols []expr.Expr) (expr.Expr, error) {
+		x, err := l.lower(q.Left)
+		if err != nil {
+			return nil, err
+		}
+		m, c, d := cols[0], cols[1], cols[2]
+		zero := expr.Lit(types.BigInt().NotNullable(), types.Int64(0))
+		cmp := expr.Fn(string(op), x, m)
+		e := expr.Expr(&expr.Case{Whens: []expr.When{
+			{Cond: expr.Fn("=", c, zero), Result: expr.Lit(types.Boolean(), types.Bool(false))},
+			{Cond: expr.Fn("IS TRUE", cmp), Result: expr.Lit(types.Boolean(), types.Bool(true))},
+			{Cond: expr.Fn(">", c, d), Result: expr.Lit(types.Boolean(), types.Value{})},
+		}, Else: cmp})
+		if all {
+			e = expr.Fn("NOT", e)
+		}
+		return l.resolved(q.Pos, e)
+	}
 	return out, value, nil
 }
 

@@ -18,6 +18,7 @@ import (
 //	x NOT IN (SELECT y FROM t WHERE c)  an ANTI join ON (x = y OR x IS NULL
 //	                                    OR y IS NULL) AND c: a NULL on
 //	                                    either side makes NOT IN unknown
+//	x = ANY|SOME (...), x <> ALL (...)  as x IN (...), x NOT IN (...)
 //
 // where c may refer to the columns of the query around the subquery (a
 // correlated subquery). The subquery's FROM is the join's right input and
@@ -45,6 +46,15 @@ func asSubqueryConjunct(e ddl.Expr) (subqueryConjunct, bool) {
 	case *ddl.Unary:
 		if x, ok := n.Expr.(*ddl.Exists); ok && n.Op == ddl.OpNot {
 			return subqueryConjunct{pos: n.Pos, anti: true, query: x.Query}, true
+		}
+	case *ddl.Quantified:
+		// x = ANY|SOME (query) is x IN (query), x <> ALL (query) x NOT IN
+		// (query), as Calcite rewrites them.
+		switch {
+		case n.Op == ddl.OpEq && n.Quantifier != "ALL":
+			return subqueryConjunct{pos: n.Pos, in: n.Left, query: n.Query}, true
+		case n.Op == ddl.OpNe && n.Quantifier == "ALL":
+			return subqueryConjunct{pos: n.Pos, anti: true, in: n.Left, query: n.Query}, true
 		}
 	}
 	return subqueryConjunct{}, false
