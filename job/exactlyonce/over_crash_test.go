@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -32,12 +33,16 @@ import (
 //
 //     into the exactly-once Kafka sink with debezium-json: every count
 //     change moves the sums of the keys after it (-U/+U pairs).
+//   - A temporal sort, SELECT id, k FROM src ORDER BY ts, into the
+//     exactly-once Kafka sink with json: rows wait in state until the
+//     watermark passes them, and the last time sent is state too.
 //
 // Each input partition is in time order, so no row is late. The job runs
 // in a child process, on both state backends, is SIGKILLed at fault points
 // and at random moments, then run to its end; the json sink must hold
-// each row of the batch OVER once, and the debezium changelog must be
-// well-formed and end as the batch result.
+// each row of the batch OVER once, the sorted sink each input row once,
+// and the debezium changelog must be well-formed and end as the batch
+// result.
 
 // overParts is the number of partitions of the input topic.
 const overParts = 4
@@ -97,6 +102,7 @@ type overJob struct {
 	dir, name         string
 	in                string
 	windowed, running string
+	sorted            string
 }
 
 // file returns the job file.
@@ -107,10 +113,12 @@ func (j overJob) file(in input) jobFile {
 CREATE TABLE windowed (id BIGINT, k BIGINT, s BIGINT) WITH ('connector' = 'kafka', 'format' = 'json', ` + sink("windowed", j.windowed) + `);
 CREATE TABLE running (g BIGINT, k BIGINT, n BIGINT, cum BIGINT) WITH ('connector' = 'kafka',
   'key.format' = 'json', 'key.fields' = 'g', 'value.format' = 'debezium-json', ` + sink("running", j.running) + `);
+CREATE TABLE sorted (id BIGINT, k BIGINT) WITH ('connector' = 'kafka', 'format' = 'json', ` + sink("sorted", j.sorted) + `);
 EXECUTE STATEMENT SET BEGIN
 INSERT INTO windowed SELECT id, k, SUM(v) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) FROM src;
 INSERT INTO running SELECT g, k, n, SUM(n) OVER (PARTITION BY g ORDER BY k ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
   FROM (SELECT MOD(k, 4) AS g, k, COUNT(*) AS n FROM src GROUP BY k);
+INSERT INTO sorted SELECT id, k FROM src ORDER BY ts;
 END;
 `
 	return stateJobFile(j.name, j.dir, text, j.par, j.backend)
@@ -135,7 +143,7 @@ func TestOverCrash(t *testing.T) {
 		t.Run(fmt.Sprintf("%s/p%d/%s", c.b.Name, c.par, c.backend), func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(seed, 5))
 			j := overJob{b: c.b, par: c.par, backend: c.backend, dir: t.TempDir(), name: kafkatest.UniqueName(t),
-				in: c.b.Topic(t, overParts), windowed: c.b.Topic(t, 3), running: c.b.Topic(t, 3)}
+				in: c.b.Topic(t, overParts), windowed: c.b.Topic(t, 3), running: c.b.Topic(t, 3), sorted: c.b.Topic(t, 3)}
 			in, windowed, running := overInput(j.in, rng, per, 40)
 			produced := in.produce(t, c.b, batch, 10*time.Millisecond)
 			jf := j.file(in)
@@ -147,6 +155,12 @@ func TestOverCrash(t *testing.T) {
 			checkTable(t, "windowed (event-time OVER, json)", got, err, windowed)
 			got, err = applyDebezium(committed(t, c.b, j.running), []string{"g", "k", "n", "cum"}, 2)
 			checkTable(t, "running (OVER over a GROUP BY, debezium-json changelog)", got, err, running)
+			sorted := table{}
+			for id, row := range windowed {
+				sorted[id] = row[:strings.LastIndexByte(row, '|')] // id|k
+			}
+			got, err = applyInserts(committed(t, c.b, j.sorted), []string{"id", "k"}, 1)
+			checkTable(t, "sorted (ORDER BY ts, json)", got, err, sorted)
 		})
 	}
 }

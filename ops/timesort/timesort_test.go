@@ -162,3 +162,26 @@ func TestTemporalSortProcTime(t *testing.T) {
 		t.Fatalf("at the end of the input: %v", got)
 	}
 }
+
+// TestTemporalSortRestoredRowsGoOut: rows waiting in a checkpoint go out
+// at the restored task's first watermark past them, with no new row (and,
+// over processing time, when the clock has passed them).
+func TestTemporalSortRestoredRowsGoOut(t *testing.T) {
+	r := streamtest.Row
+	tk := streamtest.Open(t, timesort.New(sortByTimeValueDesc), streamtest.Options{})
+	tk.Process(r(types.Insert, 1, "a", at(7)), r(types.Insert, 2, "b", at(3)))
+	tk = streamtest.Open(t, timesort.New(sortByTimeValueDesc), streamtest.Options{Restore: []state.Handle{tk.Snapshot()}, Files: tk.Files()})
+	tk.Watermark(5)
+	if got := opstest.FlinkString(tk.Take(), vst); !slices.Equal(got, []string{"+I[2, b, 1970-01-01 00:00:00.003]"}) {
+		t.Fatalf("restored, at watermark 5: %v", got)
+	}
+
+	spec := timesort.Spec{Types: vst[:2], Time: -1}
+	tk = streamtest.Open(t, timesort.New(spec), streamtest.Options{Now: 1000})
+	tk.Process(r(types.Insert, 1, "b"))
+	tk = streamtest.Open(t, timesort.New(spec), streamtest.Options{Restore: []state.Handle{tk.Snapshot()}, Files: tk.Files(), Now: 1000})
+	tk.Advance(1001)
+	if got := opstest.FlinkString(tk.Take(), vst[:2]); !slices.Equal(got, []string{"+I[1, b]"}) {
+		t.Fatalf("restored, after the clock passed 1000: %v", got)
+	}
+}
