@@ -53,6 +53,9 @@ type Sink struct {
 	// syncDir fsyncs a directory (a field so that tests can see the
 	// calls).
 	syncDir func(dir string) error
+	// trailingKeys: the partition columns are the last columns, so a
+	// row's data columns are its first ones.
+	trailingKeys bool
 }
 
 // Sink is a connector.ScopedTwoPhaseSink (checked by the compiler).
@@ -71,6 +74,9 @@ func NewSink(cfg Config, columns []types.Field, format *factory.Format) (*Sink, 
 		return nil, fmt.Errorf("%w: a format is required", ErrConfig)
 	}
 	s := &Sink{cfg: cfg, st: newStore(cfg), columns: columns, data: dataFields(columns, cfg.PartitionKeys), format: format, now: time.Now, syncDir: syncDir}
+	// The keys are distinct (validate): all among the last len(keys)
+	// columns is all of them.
+	s.trailingKeys = !slices.ContainsFunc(cfg.PartitionKeys, func(k int) bool { return k < len(columns)-len(cfg.PartitionKeys) })
 	if _, err := format.NewEncoder(s.data); err != nil {
 		return nil, err
 	}
@@ -246,11 +252,14 @@ type writer struct {
 	buf       []byte
 	data      []types.Value
 	// dir is split's buffer for a row's partition directory, and lastDir
-	// the last directory split returned.
-	dir     []byte
-	lastDir string
-	failed  error
-	bytes   atomic.Int64 // bytes written, for metrics
+	// the last directory split returned; lastVals are the partition
+	// values that named it when they are all strings (owned copies) or
+	// integers (else nil).
+	dir      []byte
+	lastDir  string
+	lastVals []types.Value
+	failed   error
+	bytes    atomic.Int64 // bytes written, for metrics
 	// reports is set when partitions are committed: what the writer's
 	// next report says.
 	reports *reporter
@@ -362,37 +371,15 @@ func (w *writer) split(fields []types.Value) (string, []types.Value) {
 	if len(keys) == 0 {
 		return "", fields
 	}
-	dir := w.dir[:0]
+	if !w.sameValues(fields) {
+		w.name(fields)
+	}
+	// Partition columns last (PARTITIONED BY the trailing columns, as
+	// q10's dt, hm): the data columns are the row's first ones.
+	if n := len(fields) - len(keys); n >= 0 && len(fields) == len(w.sink.columns) && w.sink.trailingKeys {
+		return w.lastDir, fields[:n]
+	}
 	w.data = w.data[:0]
-	for i, k := range keys {
-		if i > 0 {
-			dir = append(dir, '/')
-		}
-		dir = append(dir, w.sink.columns[k].Name...)
-		dir = append(dir, '=')
-		n := len(dir)
-		if v := fields[k]; !v.IsNull() {
-			switch t := w.sink.columns[k].Type; {
-			case t.IsString():
-				dir = appendEscapedPartitionValue(dir, v.Str())
-			case t.IsInteger():
-				dir = strconv.AppendInt(dir, v.Int64(), 10)
-			default:
-				var s strings.Builder
-				javafmt.AppendValue(&s, v, t)
-				dir = appendEscapedPartitionValue(dir, s.String())
-			}
-		}
-		if len(dir) == n {
-			// NULL and the empty string, as in Flink.
-			dir = append(dir, w.sink.cfg.DefaultPartitionName...)
-		}
-	}
-	w.dir = dir
-	// Consecutive rows mostly go to one partition: its name is made once.
-	if string(dir) != w.lastDir {
-		w.lastDir = string(dir)
-	}
 next:
 	for i, v := range fields {
 		for _, k := range keys {
@@ -403,6 +390,81 @@ next:
 		w.data = append(w.data, v)
 	}
 	return w.lastDir, w.data
+}
+
+// sameValues reports whether the row's partition values are lastVals:
+// its directory is lastDir.
+func (w *writer) sameValues(fields []types.Value) bool {
+	keys := w.sink.cfg.PartitionKeys
+	if len(w.lastVals) != len(keys) {
+		return false
+	}
+	for i, k := range keys {
+		a, b := fields[k], w.lastVals[i]
+		if a.IsNull() || b.IsNull() {
+			if a.IsNull() != b.IsNull() {
+				return false
+			}
+			continue
+		}
+		if w.sink.columns[k].Type.IsString() {
+			if a.Str() != b.Str() {
+				return false
+			}
+		} else if a.Int64() != b.Int64() {
+			return false
+		}
+	}
+	return true
+}
+
+// name makes lastDir the directory of the row's partition values and
+// remembers them in lastVals when they are strings and integers.
+func (w *writer) name(fields []types.Value) {
+	keys := w.sink.cfg.PartitionKeys
+	dir := w.dir[:0]
+	w.lastVals = w.lastVals[:0]
+	memo := true
+	for i, k := range keys {
+		if i > 0 {
+			dir = append(dir, '/')
+		}
+		dir = append(dir, w.sink.columns[k].Name...)
+		dir = append(dir, '=')
+		n := len(dir)
+		v := fields[k]
+		if !v.IsNull() {
+			switch t := w.sink.columns[k].Type; {
+			case t.IsString():
+				dir = appendEscapedPartitionValue(dir, v.Str())
+			case t.IsInteger():
+				dir = strconv.AppendInt(dir, v.Int64(), 10)
+			default:
+				memo = false
+				var s strings.Builder
+				javafmt.AppendValue(&s, v, t)
+				dir = appendEscapedPartitionValue(dir, s.String())
+			}
+		}
+		if len(dir) == n {
+			// NULL and the empty string, as in Flink.
+			dir = append(dir, w.sink.cfg.DefaultPartitionName...)
+		}
+		if w.sink.columns[k].Type.IsString() && !v.IsNull() {
+			// A copy: the row's strings may live in memory its reader
+			// reuses.
+			v = types.Str(strings.Clone(v.Str()))
+		}
+		w.lastVals = append(w.lastVals, v)
+	}
+	if !memo {
+		w.lastVals = nil
+	}
+	w.dir = dir
+	// Consecutive rows mostly go to one partition: its name is made once.
+	if string(dir) != w.lastDir {
+		w.lastDir = string(dir)
+	}
 }
 
 // file returns the open in-progress file of a partition, creating it.
