@@ -63,6 +63,10 @@ type regular struct {
 	scratch []types.Value
 	keyVals []types.Value
 	keyRead bool
+	// recent are the rows of each side a probe decoded last (rows.go);
+	// gFirst says that the probe has decoded no row yet.
+	recent [2][recentRows]recentRow
+	gFirst bool
 }
 
 // view is one side's state: a map table from the join key to the side's
@@ -314,7 +318,7 @@ func kindOf(acc bool) types.RowKind {
 func (r *regular) gather(in, kg int, row []types.Value) error {
 	other := &r.sides[1-in]
 	r.matched, r.arena, r.vals, r.err = r.matched[:0], r.arena[:0], r.vals[:0], nil
-	r.keyRead = false
+	r.keyRead, r.gFirst = false, true
 	if r.gatherFn == nil {
 		r.gatherFn = r.gatherOne
 	}
@@ -331,19 +335,13 @@ func (r *regular) gather(in, kg int, row []types.Value) error {
 // other side than r.gIn.
 func (r *regular) gatherOne(sub, value []byte) bool {
 	in, kg, row := r.gIn, r.gKg, r.gRow
-	other := &r.sides[1-in]
 	count, assoc, rest, err := readCounts(value)
 	if err != nil {
 		r.err = err
 		return false
 	}
 	start := len(r.vals)
-	if other.unique {
-		r.vals, _, err = r.rr.ReadRow(rest, other.side.Types, r.vals)
-	} else {
-		err = r.readSub(other, sub)
-	}
-	if err != nil {
+	if err = r.decodeRow(1-in, sub, rest); err != nil {
 		r.err = fmt.Errorf("join: key group %d: %w", kg, err)
 		return false
 	}

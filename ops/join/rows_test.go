@@ -2,6 +2,7 @@ package join_test
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math"
 	"testing"
 
@@ -85,4 +86,40 @@ func TestRowsOfEqualFloats(t *testing.T) {
 	tk.ProcessInput(0, r(del, 1, 0.0))
 	tk.ProcessInput(1, r(ins, 1, "x"))
 	expect(t, tk.Take(), []types.Type{bigint, double, bigint, str})
+}
+
+// TestRecentRowsAreTheirBytes: a probe reuses the values it decoded for a
+// held row only while the row is the same: another row of the key, the
+// same columns under another key of the same slot, and a side's row
+// replaced under its unique key are decoded anew.
+func TestRecentRowsAreTheirBytes(t *testing.T) {
+	// Two keys whose key groups share a slot of the recent rows (8).
+	kgOf := func(k int64) int {
+		key := state.AppendKey(nil, []types.Value{types.Int64(k)}, []int{0}, []types.Type{bigint})
+		return state.KeyGroupOf(key, state.DefaultMaxParallelism)
+	}
+	other := int64(2)
+	for kgOf(other)%8 != kgOf(1)%8 {
+		other++
+	}
+	tk := streamtest.Open(t, join.New(kv(join.Inner)), streamtest.Options{})
+	tk.ProcessInput(0, r(ins, 1, "a"), r(ins, other, "a"))
+	// (1, a) and (other, a) have the same bytes under their keys.
+	tk.ProcessInput(1, r(ins, 1, "x"), r(ins, other, "z"), r(ins, 1, "w"))
+	expect(t, tk.Take(), kvkv, "+I[1, a, 1, x]", fmt.Sprintf("+I[%d, a, %d, z]", other, other), "+I[1, a, 1, w]")
+	tk.ProcessInput(0, r(del, 1, "a"), r(ins, 1, "b"))
+	tk.Take()
+	tk.ProcessInput(1, r(ins, 1, "y"))
+	expect(t, tk.Take(), kvkv, "+I[1, b, 1, y]")
+
+	sp := kv(join.Inner)
+	sp.Right.UniqueKey = []int{0}
+	tk = streamtest.Open(t, join.New(sp), streamtest.Options{})
+	tk.ProcessInput(1, r(ins, 1, "x"))
+	tk.ProcessInput(0, r(ins, 1, "a"))
+	expect(t, tk.Take(), kvkv, "+I[1, a, 1, x]")
+	tk.ProcessInput(1, r(ua, 1, "y"))
+	expect(t, tk.Take(), kvkv, "+U[1, a, 1, y]")
+	tk.ProcessInput(0, r(ins, 1, "b"))
+	expect(t, tk.Take(), kvkv, "+I[1, b, 1, y]")
 }
