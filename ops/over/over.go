@@ -27,12 +27,12 @@ package over
 
 import (
 	"container/heap"
-	"encoding/binary"
 	"fmt"
 	"slices"
 	"time"
 
 	"github.com/streamsql/streamsql/ops/agg"
+	"github.com/streamsql/streamsql/ops/internal/rowlist"
 	"github.com/streamsql/streamsql/state"
 	"github.com/streamsql/streamsql/stream"
 	"github.com/streamsql/streamsql/types"
@@ -235,7 +235,7 @@ func (o *overAgg) restoreTimers() error {
 				return err
 			}
 			err = o.rows.RangeKey(kg, k, func(sub, _ []byte) bool {
-				ts := timeOf(sub)
+				ts := rowlist.Time(sub)
 				if !ok || ts > last {
 					heap.Push(&o.timers, timer{at: ts, kg: kg, key: string(k)})
 				}
@@ -262,20 +262,8 @@ func (o *overAgg) cleans() bool {
 	return o.eventTime() && !o.spec.Frame.Rows && !o.spec.Frame.Unbounded
 }
 
-// Times are sub-keys of the rows table: the order-preserving key encoding
-// of a BIGINT, so that RangeKey returns them oldest first.
-
-func appendTime(dst []byte, ts int64) []byte {
-	return state.AppendKeyValue(dst, types.Int64(ts), types.BigInt())
-}
-
-func timeOf(sub []byte) int64 {
-	v, _, err := state.ReadKeyValue(sub, types.BigInt())
-	if err != nil {
-		return 0
-	}
-	return v.Int64()
-}
+// Times are sub-keys of the rows table (rowlist.AppendTime), so that
+// RangeKey returns them oldest first.
 
 // lastOf reads a partition's last aggregated time and frame row count.
 func (o *overAgg) lastOf(kg int, key []byte) (last, count int64, ok bool, err error) {
@@ -353,7 +341,7 @@ func (o *overAgg) bufferRowtime(kg int, r *types.Row) error {
 // buffer appends row r to its partition's rows of time ts and schedules
 // the time when it is new.
 func (o *overAgg) buffer(kg int, r *types.Row, ts int64) error {
-	o.sub = appendTime(o.sub[:0], ts)
+	o.sub = rowlist.AppendTime(o.sub[:0], ts)
 	old, ok, err := o.rows.Get(kg, o.pkey, o.sub)
 	if err != nil {
 		return err
@@ -364,31 +352,11 @@ func (o *overAgg) buffer(kg int, r *types.Row, ts int64) error {
 	} else {
 		heap.Push(&o.timers, timer{at: ts, kg: kg, key: string(o.pkey)})
 	}
-	o.buf = appendRowBytes(o.buf, state.AppendRow(nil, r.Fields, o.spec.Types))
+	o.buf = rowlist.Append(o.buf, state.AppendRow(nil, r.Fields, o.spec.Types))
 	return o.rows.Put(kg, o.pkey, o.sub, o.buf)
 }
 
-// A time's rows in the rows table: each row's length, then its value
-// encoding (state.AppendRow), in arrival order.
-
-// appendRowBytes appends one encoded row to a list.
-func appendRowBytes(dst, row []byte) []byte {
-	dst = binary.AppendUvarint(dst, uint64(len(row)))
-	return append(dst, row...)
-}
-
-// readRows appends the rows of an encoded list to dst; they alias v.
-func readRows(v []byte, dst [][]byte) ([][]byte, error) {
-	for len(v) > 0 {
-		n, used := binary.Uvarint(v)
-		if used <= 0 || uint64(len(v)-used) < n {
-			return dst, fmt.Errorf("%w: a row list", state.ErrCorrupt)
-		}
-		dst = append(dst, v[used:used+int(n)])
-		v = v[used+int(n):]
-	}
-	return dst, nil
-}
+// A time's rows in the rows table are a rowlist list, in arrival order.
 
 func (o *overAgg) Watermark(wm int64, out *stream.Output) error {
 	if !o.eventTime() {
@@ -436,7 +404,7 @@ func (o *overAgg) cleanup(tm timer, key []byte) error {
 	}
 	pending := false
 	err = o.rows.RangeKey(tm.kg, key, func(sub, _ []byte) bool {
-		pending = timeOf(sub) > last
+		pending = rowlist.Time(sub) > last
 		return !pending
 	})
 	if err != nil || pending {
@@ -456,13 +424,13 @@ func (o *overAgg) cleanup(tm timer, key []byte) error {
 
 // aggregate aggregates a partition's rows of time ts.
 func (o *overAgg) aggregate(kg int, key []byte, ts int64, out *stream.Output) error {
-	o.sub = appendTime(o.sub[:0], ts)
+	o.sub = rowlist.AppendTime(o.sub[:0], ts)
 	v, ok, err := o.rows.Get(kg, key, o.sub)
 	if err != nil || !ok {
 		return err
 	}
 	// The rows outlive the table's next call.
-	if o.list, err = readRows(slices.Clone(v), o.list[:0]); err != nil {
+	if o.list, err = rowlist.Rows(slices.Clone(v), o.list[:0]); err != nil {
 		return fmt.Errorf("over aggregate: key group %d: %w", kg, err)
 	}
 	rows := o.list
@@ -540,7 +508,7 @@ func (o *overAgg) retractOlder(kg int, key []byte, limit int64) error {
 	var subs [][]byte
 	var lists [][]byte
 	err := o.rows.RangeKey(kg, key, func(sub, val []byte) bool {
-		if timeOf(sub) >= limit {
+		if rowlist.Time(sub) >= limit {
 			return false
 		}
 		subs, lists = append(subs, slices.Clone(sub)), append(lists, slices.Clone(val))
@@ -550,7 +518,7 @@ func (o *overAgg) retractOlder(kg int, key []byte, limit int64) error {
 		return err
 	}
 	for i, sub := range subs {
-		rows, err := readRows(lists[i], nil)
+		rows, err := rowlist.Rows(lists[i], nil)
 		if err != nil {
 			return fmt.Errorf("over aggregate: key group %d: %w", kg, err)
 		}
@@ -580,7 +548,7 @@ func (o *overAgg) retractOldest(kg int, key []byte) error {
 	if err != nil || sub == nil {
 		return err
 	}
-	rows, err := readRows(val, nil)
+	rows, err := rowlist.Rows(val, nil)
 	if err != nil {
 		return fmt.Errorf("over aggregate: key group %d: %w", kg, err)
 	}
@@ -596,7 +564,7 @@ func (o *overAgg) retractOldest(kg int, key []byte) error {
 	}
 	o.buf = o.buf[:0]
 	for _, r := range rows[1:] {
-		o.buf = appendRowBytes(o.buf, r)
+		o.buf = rowlist.Append(o.buf, r)
 	}
 	return o.rows.Put(kg, key, sub, o.buf)
 }
@@ -620,7 +588,7 @@ func (o *overAgg) procTimeRow(kg int, r *types.Row, out *stream.Output) error {
 			count++
 		}
 		now := o.ctx.Now()
-		o.sub = appendTime(o.sub[:0], now)
+		o.sub = rowlist.AppendTime(o.sub[:0], now)
 		old, ok, err := o.rows.Get(kg, o.pkey, o.sub)
 		if err != nil {
 			return err
@@ -629,7 +597,7 @@ func (o *overAgg) procTimeRow(kg int, r *types.Row, out *stream.Output) error {
 		if ok {
 			o.buf = append(o.buf, old...)
 		}
-		o.buf = appendRowBytes(o.buf, state.AppendRow(nil, r.Fields, o.spec.Types))
+		o.buf = rowlist.Append(o.buf, state.AppendRow(nil, r.Fields, o.spec.Types))
 		if err := o.rows.Put(kg, o.pkey, o.sub, o.buf); err != nil {
 			return err
 		}

@@ -20,10 +20,10 @@
 package timesort
 
 import (
-	"encoding/binary"
 	"fmt"
 	"slices"
 
+	"github.com/streamsql/streamsql/ops/internal/rowlist"
 	"github.com/streamsql/streamsql/ops/rank"
 	"github.com/streamsql/streamsql/state"
 	"github.com/streamsql/streamsql/stream"
@@ -75,8 +75,9 @@ type sorter struct {
 	// kg is the key group of the operator's one (empty) key.
 	kg int
 	// rows holds the waiting rows under sub-keys that sort them: the
-	// time, then the other ORDER BY columns (rank.AppendSortKey); each
-	// value is the list of rows of that sub-key in arrival order.
+	// time (rowlist.AppendTime), then the other ORDER BY columns
+	// (rank.AppendSortKey); each value is the rowlist list of the rows of
+	// that sub-key in arrival order.
 	rows state.MapTable
 	// last holds the last time whose rows went out (rows not after it
 	// are late).
@@ -113,7 +114,7 @@ func (s *sorter) Open(ctx *stream.Context) error {
 	}
 	// The first waiting time of the restored state.
 	err = s.rows.RangeKey(s.kg, nil, func(sub, _ []byte) bool {
-		s.earliest, s.waiting = timeOf(sub), true
+		s.earliest, s.waiting = rowlist.Time(sub), true
 		return false
 	})
 	if err != nil {
@@ -123,21 +124,6 @@ func (s *sorter) Open(ctx *stream.Context) error {
 		ctx.SetProcessingTimer(s.earliest + 1)
 	}
 	return nil
-}
-
-// Sub-keys start with the time: the order-preserving key encoding of a
-// BIGINT, so that RangeKey returns the rows oldest first.
-
-func appendTime(dst []byte, ts int64) []byte {
-	return state.AppendKeyValue(dst, types.Int64(ts), types.BigInt())
-}
-
-func timeOf(sub []byte) int64 {
-	v, _, err := state.ReadKeyValue(sub, types.BigInt())
-	if err != nil {
-		return 0
-	}
-	return v.Int64()
 }
 
 func (s *sorter) Process(_ int, rows []types.Row, _ *stream.Output) error {
@@ -175,7 +161,7 @@ func (s *sorter) Process(_ int, rows []types.Row, _ *stream.Output) error {
 
 // buffer appends a row to the rows of its sub-key.
 func (s *sorter) buffer(fields []types.Value, ts int64) error {
-	s.sub = rank.AppendSortKey(appendTime(s.sub[:0], ts), fields, s.spec.Order, s.spec.Types)
+	s.sub = rank.AppendSortKey(rowlist.AppendTime(s.sub[:0], ts), fields, s.spec.Order, s.spec.Types)
 	old, ok, err := s.rows.Get(s.kg, nil, s.sub)
 	if err != nil {
 		return err
@@ -184,9 +170,7 @@ func (s *sorter) buffer(fields []types.Value, ts int64) error {
 	if ok {
 		s.buf = append(s.buf, old...)
 	}
-	row := state.AppendRow(nil, fields, s.spec.Types)
-	s.buf = binary.AppendUvarint(s.buf, uint64(len(row)))
-	s.buf = append(s.buf, row...)
+	s.buf = rowlist.Append(s.buf, state.AppendRow(nil, fields, s.spec.Types))
 	if !s.waiting || ts < s.earliest {
 		s.earliest, s.waiting = ts, true
 	}
@@ -235,7 +219,7 @@ func (s *sorter) fire(upTo int64, out *stream.Output) error {
 	var subs, lists [][]byte
 	s.waiting = false
 	err := s.rows.RangeKey(s.kg, nil, func(sub, val []byte) bool {
-		if ts := timeOf(sub); ts > upTo {
+		if ts := rowlist.Time(sub); ts > upTo {
 			s.earliest, s.waiting = ts, true
 			return false
 		}
@@ -246,7 +230,7 @@ func (s *sorter) fire(upTo int64, out *stream.Output) error {
 		return err
 	}
 	for i, sub := range subs {
-		if s.list, err = readRows(lists[i], s.list[:0]); err != nil {
+		if s.list, err = rowlist.Rows(lists[i], s.list[:0]); err != nil {
 			return fmt.Errorf("temporal sort: %w", err)
 		}
 		for _, enc := range s.list {
@@ -261,27 +245,13 @@ func (s *sorter) fire(upTo int64, out *stream.Output) error {
 		}
 	}
 	if len(subs) > 0 {
-		s.lastTime, s.hasLast = timeOf(subs[len(subs)-1]), true
+		s.lastTime, s.hasLast = rowlist.Time(subs[len(subs)-1]), true
 		s.buf = state.AppendRow(s.buf[:0], []types.Value{types.Int64(s.lastTime)}, lastTypes)
 		if err := s.last.Put(s.kg, nil, s.buf); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-// readRows appends the rows of an encoded list (each row's length, then
-// its encoding) to dst; they alias v.
-func readRows(v []byte, dst [][]byte) ([][]byte, error) {
-	for len(v) > 0 {
-		n, used := binary.Uvarint(v)
-		if used <= 0 || uint64(len(v)-used) < n {
-			return dst, fmt.Errorf("%w: a row list", state.ErrCorrupt)
-		}
-		dst = append(dst, v[used:used+int(n)])
-		v = v[used+int(n):]
-	}
-	return dst, nil
 }
 
 // fields returns an output row's fields from a slab shared by a few
