@@ -135,9 +135,11 @@ func (b *graphBuilder) flow(fl *planner.Flow) (int, error) {
 	if n := fl.Source.Node; n != nil && passThrough(fl, n.Types) {
 		// The flow would copy the operator's rows unchanged (Nexmark
 		// q17's projection after its aggregate): they go on as they
-		// are. An operator's emitted rows are never modified or reused
-		// (stream.Output), so nothing needs the copy. The next Calc keeps
-		// its number.
+		// are. An operator reuses its emitted rows only when what comes
+		// right after it forgets them (stream.OutputReuser: a writer
+		// that forgets rows, an operator that forgets its input), which
+		// then holds for whatever takes them here, so nothing needs the
+		// copy. The next Calc keeps its number.
 		return from, nil
 	}
 	ft, err := fl.Compile(b.opts)
