@@ -406,8 +406,19 @@ type Insert struct {
 	Hints []Option
 	// OtherHints are the target's table hints other than OPTIONS.
 	OtherHints []*Hint
-	Columns    []Ident // optional target column list
-	Query      Query
+	// Partition is the static partition spec, PARTITION (date =
+	// '2019-08-30', ...): columns of the target's PARTITIONED BY given a
+	// constant, which the query does not provide (nil when absent).
+	Partition []PartitionValue
+	Columns   []Ident // optional target column list
+	Query     Query
+}
+
+// PartitionValue is one column = constant of an INSERT's PARTITION spec.
+type PartitionValue struct {
+	Column Ident
+	// Value is a literal (a string, number, boolean or NULL, with its sign).
+	Value Expr
 }
 
 // StatementSet is EXECUTE STATEMENT SET BEGIN ...; END or the older

@@ -1202,14 +1202,42 @@ func (p *parser) insert() *Insert {
 	if p.peek().kind == tHintStart {
 		ins.Hints, ins.OtherHints = p.tableHints()
 	}
-	if t := p.peek(); isKw(t, "PARTITION") {
-		p.unsupported(t, "INSERT ... PARTITION")
+	if p.acceptKw("PARTITION") {
+		ins.Partition = p.partitionSpec()
 	}
 	if p.isOp("(") && !p.startsQueryAt(1) {
 		ins.Columns = p.identList()
 	}
 	ins.Query = p.query()
 	return ins
+}
+
+// partitionSpec parses the (column = literal, ...) of an INSERT's
+// PARTITION.
+func (p *parser) partitionSpec() []PartitionValue {
+	p.expectOp("(")
+	var out []PartitionValue
+	for {
+		pv := PartitionValue{Column: p.ident()}
+		p.expectOp("=")
+		pv.Value = p.expr()
+		switch v := pv.Value.(type) {
+		case *Literal:
+		case *Unary:
+			if l, ok := v.Expr.(*Literal); !ok || l.Kind != IntLit && l.Kind != DecimalLit && l.Kind != DoubleLit || v.Op == OpNot {
+				p.fail(v.Position(), ErrSyntax, "a static partition value is a literal, such as '2019-08-30' or 10")
+			}
+		default:
+			p.fail(pv.Value.Position(), ErrSyntax, "a static partition value is a literal, such as '2019-08-30' or 10")
+		}
+		out = append(out, pv)
+		if !p.isOp(",") {
+			break
+		}
+		p.next()
+	}
+	p.expectOp(")")
+	return out
 }
 
 // startsQueryAt reports whether the token n ahead starts a query.

@@ -314,7 +314,8 @@ func TestErrorClasses(t *testing.T) {
 		msg   string
 	}{
 		{`INSERT OVERWRITE t SELECT 1`, ErrUnsupported, "INSERT OVERWRITE is not supported yet"},
-		{`INSERT INTO t PARTITION (dt='1') SELECT 1`, ErrUnsupported, "INSERT ... PARTITION is not supported yet"},
+		{`INSERT INTO t PARTITION (dt=UPPER('a')) SELECT 1`, ErrSyntax, "a static partition value is a literal, such as '2019-08-30' or 10"},
+		{`INSERT INTO t PARTITION (dt) SELECT 1`, ErrSyntax, "expected '='"},
 		{`CREATE TABLE t (a, b) WITH ('connector' = 'blackhole')`, ErrSyntax, "expected the type of column 'a' (only CREATE TABLE ... AS query takes a list of the query's column names)"},
 		{`CREATE TABLE t (a, b INT) AS SELECT 1, 2`, ErrSyntax, "the column list of CREATE TABLE ... AS query either names the query's columns (to order them) or defines columns with their types, not both"},
 		{`CREATE TABLE t LIKE s AS SELECT 1`, ErrSyntax, "CREATE TABLE takes a LIKE clause or AS query, not both"},
@@ -474,5 +475,21 @@ func TestSeveralErrors(t *testing.T) {
 	_, err = Parse("job.sql", strings.Repeat("FOO;\n", 30), Config{})
 	if !errors.As(err, &list) || len(list) != maxErrors {
 		t.Errorf("got %d errors, want %d", len(list), maxErrors)
+	}
+}
+
+// TestInsertPartition: an INSERT's static partition spec (literals,
+// negative numbers) is parsed before its column list.
+func TestInsertPartition(t *testing.T) {
+	stmts, err := Parse("x.sql", `INSERT INTO t PARTITION (dt = '2019-08-30', n = -2) (a, b) SELECT 1, 2;`, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ins := stmts[0].(*Insert)
+	if len(ins.Partition) != 2 || ins.Partition[0].Column.Name != "dt" || ins.Partition[1].Column.Name != "n" || len(ins.Columns) != 2 {
+		t.Fatalf("partition %+v, columns %+v", ins.Partition, ins.Columns)
+	}
+	if l, ok := ins.Partition[0].Value.(*Literal); !ok || l.Value.Str() != "2019-08-30" {
+		t.Errorf("dt's value: %#v", ins.Partition[0].Value)
 	}
 }

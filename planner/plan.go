@@ -1089,16 +1089,29 @@ func and(filters []expr.Expr) expr.Expr {
 func (p *planner) connect(ins *Insert, rel *relation, s *ddl.Insert) error {
 	sink := ins.Sink
 	cols, _ := p.sinkColumns(sink.Table)
+	static, err := p.staticPartition(sink, cols, s)
+	if err != nil {
+		return err
+	}
+	nStatic := len(s.Partition)
 	// target[i] is the query column written to sink column i, or -1.
 	target := make([]int, len(cols))
 	if len(s.Columns) == 0 {
-		if len(rel.names) != len(cols) {
+		if len(rel.names) != len(cols)-nStatic {
+			given := ""
+			if nStatic > 0 {
+				given = fmt.Sprintf(" besides the %d its PARTITION gives", nStatic)
+			}
 			return p.f.errorAt(s.Pos, ErrType, nil, fmt.Sprintf(
-				"the query has %d columns but table '%s' has %d writable columns\n  query: %s\n  sink:  %s",
-				len(rel.names), sink.Name(), len(cols), describeColumns(rel.names, rel.types), describeSink(cols)))
+				"the query has %d columns but table '%s' has %d writable columns%s\n  query: %s\n  sink:  %s",
+				len(rel.names), sink.Name(), len(cols)-nStatic, given, describeColumns(rel.names, rel.types), describeSink(cols)))
 		}
+		q := 0
 		for i := range target {
-			target[i] = i
+			target[i] = -1
+			if static[i] == nil {
+				target[i], q = q, q+1
+			}
 		}
 	} else {
 		for i := range target {
@@ -1121,10 +1134,13 @@ func (p *planner) connect(ins *Insert, rel *relation, s *ddl.Insert) error {
 			if target[idx] >= 0 {
 				return p.f.errorAt(c.Pos, ErrDuplicateName, nil, fmt.Sprintf("column '%s' is listed twice", c.Name))
 			}
+			if static[idx] != nil {
+				return p.f.errorAt(c.Pos, ErrDuplicateName, nil, fmt.Sprintf("column '%s' is in the INSERT's PARTITION and in its column list", c.Name))
+			}
 			target[idx] = qi
 		}
 		for i, col := range cols {
-			if target[i] < 0 && col.Type.NotNull {
+			if target[i] < 0 && static[i] == nil && col.Type.NotNull {
 				return p.f.errorAt(s.Pos, ErrType, nil, fmt.Sprintf("column '%s' of table '%s' is %s and not in the INSERT's column list, so it would be NULL",
 					col.Name, sink.Name(), col.Type))
 			}
@@ -1139,6 +1155,10 @@ func (p *planner) connect(ins *Insert, rel *relation, s *ddl.Insert) error {
 		fl := &Flow{Source: b.src, Unnest: b.unnest, Filter: and(b.filters), Names: rel.names, SinkName: sink.Name(), DropNulls: p.plan.NotNullDrop}
 		projPos := make([]ddl.Pos, len(cols))
 		for i, col := range cols {
+			if static[i] != nil {
+				fl.Projection = append(fl.Projection, static[i])
+				continue
+			}
 			if target[i] < 0 {
 				fl.Projection = append(fl.Projection, expr.Lit(col.Type, types.Value{}))
 				continue
@@ -1187,6 +1207,46 @@ func (p *planner) connect(ins *Insert, rel *relation, s *ddl.Insert) error {
 		ins.Flows = append(ins.Flows, fl)
 	}
 	return nil
+}
+
+// staticPartition returns the constants of s's static partition spec,
+// PARTITION (date = '2019-08-30', ...), by sink column (nil where none):
+// each a partition column of the sink (PARTITIONED BY) given once, its
+// literal converted to the column's type as an INSERT converts a value
+// (then by CAST, as Flink converts a partition spec's text).
+func (p *planner) staticPartition(sink *Sink, cols []*ddl.Column, s *ddl.Insert) ([]expr.Expr, error) {
+	static := make([]expr.Expr, len(cols))
+	for _, pv := range s.Partition {
+		name := pv.Column.Name
+		if !slices.Contains(sink.Table.Schema.PartitionKeys, name) {
+			keys := "it has none"
+			if pk := sink.Table.Schema.PartitionKeys; len(pk) > 0 {
+				keys = "they are " + strings.Join(pk, ", ")
+			}
+			return nil, p.f.errorAt(pv.Column.Pos, ErrUnknownName, nil, fmt.Sprintf(
+				"'%s' is not a partition column of table '%s' (PARTITIONED BY); %s", name, sink.Name(), keys))
+		}
+		idx := slices.IndexFunc(cols, func(c *ddl.Column) bool { return c.Name == name })
+		if idx < 0 {
+			return nil, p.f.errorAt(pv.Column.Pos, ErrUnknownName, nil, fmt.Sprintf("table '%s' has no writable column '%s'", sink.Name(), name))
+		}
+		if static[idx] != nil {
+			return nil, p.f.errorAt(pv.Column.Pos, ErrDuplicateName, nil, fmt.Sprintf("partition column '%s' is given twice", name))
+		}
+		lit, err := (&lowerer{f: p.f}).lower(pv.Value)
+		if err != nil {
+			return nil, err
+		}
+		t := cols[idx].Type
+		e, err := expr.AssignTo(lit, t)
+		if err != nil {
+			if e, err = expr.Resolve(expr.CastTo(lit, t)); err != nil {
+				return nil, p.f.errorAt(pv.Value.Position(), ErrType, err, fmt.Sprintf("the value of partition column '%s' cannot be converted to its type %s: %v", name, t, err))
+			}
+		}
+		static[idx] = e
+	}
+	return static, nil
 }
 
 // checkCompiles compiles fl's filter and projection as the run does, so

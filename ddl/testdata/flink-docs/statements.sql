@@ -23,13 +23,14 @@ INSERT INTO RubberOrders SELECT product, amount FROM Orders WHERE product LIKE '
 -- insert.md
 CREATE TABLE country_page_view (user STRING, cnt INT, date STRING, country STRING)
 PARTITIONED BY (date, country)
-WITH ('connector' = 'filesystem') -- (elided options filled in)
+WITH ('connector' = 'filesystem', 'path' = '/tmp/country_page_view', 'format' = 'csv'); -- (elided options filled in)
+CREATE TABLE page_view_source (user STRING, cnt INT, country STRING) WITH ('connector' = 'datagen') -- (the docs' source, not shown there)
 -- ====
--- expect-unsupported: INSERT ... PARTITION
+-- insert.md
 INSERT INTO country_page_view PARTITION (date='2019-8-30', country='China')
   SELECT user, cnt FROM page_view_source;
 -- ====
--- expect-unsupported: INSERT ... PARTITION
+-- insert.md
 INSERT INTO country_page_view PARTITION (date='2019-8-30')
   SELECT user, cnt, country FROM page_view_source;
 -- ====
@@ -41,7 +42,7 @@ INSERT OVERWRITE country_page_view PARTITION (date='2019-8-30', country='China')
 INSERT OVERWRITE country_page_view PARTITION (date='2019-8-30')
   SELECT user, cnt, country FROM page_view_source;
 -- ====
--- expect-unsupported: INSERT ... PARTITION
+-- insert.md
 INSERT INTO country_page_view PARTITION (date='2019-8-30', country='China') (user)
   SELECT user FROM page_view_source;
 -- ====
