@@ -91,10 +91,22 @@ func (s *scanner) str() (start, end int, escaped bool, err error) {
 	d := s.data
 	i := s.pos
 	for {
-		// Eight bytes at a time to the first quote, backslash or control
-		// character (most of a string's bytes are none); byte by byte in
-		// the last seven.
-		for i+8 <= len(d) {
+		// Sixteen, then eight bytes at a time to the first quote,
+		// backslash or control character (most of a string's bytes are
+		// none); byte by byte in the last seven.
+		for i+16 <= len(d) {
+			w := d[i : i+16]
+			if m := special8(binary.LittleEndian.Uint64(w)); m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				goto found
+			}
+			if m := special8(binary.LittleEndian.Uint64(w[8:])); m != 0 {
+				i += 8 + bits.TrailingZeros64(m)>>3
+				goto found
+			}
+			i += 16
+		}
+		if i+8 <= len(d) {
 			if m := special8(binary.LittleEndian.Uint64(d[i:])); m != 0 {
 				i += bits.TrailingZeros64(m) >> 3
 				goto found
