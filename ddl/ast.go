@@ -367,9 +367,11 @@ const (
 	DropView
 	DropDatabase
 	DropCatalog
+	// DropFunction is DROP [TEMPORARY [SYSTEM]] FUNCTION [IF EXISTS] name.
+	DropFunction
 )
 
-// String returns "TABLE", "VIEW", "DATABASE" or "CATALOG".
+// String returns "TABLE", "VIEW", "DATABASE", "CATALOG" or "FUNCTION".
 func (k DropKind) String() string {
 	switch k {
 	case DropView:
@@ -378,11 +380,14 @@ func (k DropKind) String() string {
 		return "DATABASE"
 	case DropCatalog:
 		return "CATALOG"
+	case DropFunction:
+		return "FUNCTION"
 	}
 	return "TABLE"
 }
 
-// Drop is DROP [TEMPORARY] TABLE|VIEW [IF EXISTS] name, DROP DATABASE [IF
+// Drop is DROP [TEMPORARY] TABLE|VIEW [IF EXISTS] name, DROP [TEMPORARY
+// [SYSTEM]] FUNCTION [IF EXISTS] name, DROP DATABASE [IF
 // EXISTS] [catalog.]name [RESTRICT|CASCADE] or DROP CATALOG [IF EXISTS]
 // name.
 type Drop struct {

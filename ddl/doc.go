@@ -102,7 +102,7 @@
 // ErrUnsupported, only what Flink does not offer for streaming queries
 // (WITH RECURSIVE, QUALIFY), MATCH_RECOGNIZE, and statements
 // and clauses outside streamsql's scope (INSERT OVERWRITE, USE MODULES,
-// DROP FUNCTION, ...). CREATE CATALOG, CREATE DATABASE, USE and their
+// ...). CREATE CATALOG, CREATE DATABASE, USE and their
 // DROPs parse into [*CreateCatalog], [*CreateDatabase], [*Use] and [*Drop]. CREATE FUNCTION parses into a
 // [*CreateFunction] for the planner to refuse.
 //

@@ -1078,8 +1078,13 @@ func (p *parser) drop() Statement {
 	start := p.next()
 	d := &Drop{Pos: p.pos(start)}
 	d.Temporary = p.acceptKw("TEMPORARY")
+	if d.Temporary && p.isKw("SYSTEM") && p.isKwAt(1, "FUNCTION") {
+		p.next() // a temporary system function: one namespace here
+	}
 	t := p.peek()
 	switch {
+	case isKw(t, "FUNCTION"):
+		d.Kind = DropFunction
 	case isKw(t, "TABLE"):
 		d.Kind = DropTable
 	case isKw(t, "VIEW"):
@@ -1088,10 +1093,10 @@ func (p *parser) drop() Statement {
 		d.Kind = DropDatabase
 	case isKw(t, "CATALOG") && !d.Temporary:
 		d.Kind = DropCatalog
-	case isKw(t, "CATALOG"), isKw(t, "DATABASE"), isKw(t, "FUNCTION"), isKw(t, "SYSTEM"), isKw(t, "MODEL"):
+	case isKw(t, "CATALOG"), isKw(t, "DATABASE"), isKw(t, "SYSTEM"), isKw(t, "MODEL"):
 		p.unsupported(start, "DROP "+strings.ToUpper(t.val))
 	default:
-		p.failExpected("TABLE, VIEW, DATABASE or CATALOG after DROP")
+		p.failExpected("TABLE, VIEW, FUNCTION, DATABASE or CATALOG after DROP")
 	}
 	p.next()
 	if p.acceptKw("IF") {

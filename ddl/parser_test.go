@@ -335,7 +335,7 @@ func TestErrorClasses(t *testing.T) {
 		{`CREATE TEMPORARY SYSTEM TABLE t (a INT)`, ErrSyntax, "expected FUNCTION after CREATE TEMPORARY SYSTEM, found 'TABLE'"},
 		{`DROP CATALOG c.d`, ErrSyntax, "a catalog's name has one part"},
 		{`DROP DATABASE d CASCADE x`, ErrSyntax, "expected ';' after the statement, found 'x'"},
-		{`DROP FUNCTION f`, ErrUnsupported, "DROP FUNCTION is not supported yet"},
+		{`DROP MODEL m`, ErrUnsupported, "DROP MODEL is not supported yet"},
 		{`USE MODULES core`, ErrUnsupported, "USE MODULES is not supported yet"},
 		{`ADD JAR x.jar`, ErrSyntax, "expected the JAR's path (a string literal)"},
 		{`ADD FILE 'x'`, ErrUnsupported, "the ADD statement is not supported yet"},

@@ -48,3 +48,27 @@ func TestGoFunctions(t *testing.T) {
 		t.Fatal("a Go function named like a built-in was registered")
 	}
 }
+
+// TestDropFunction: DROP [TEMPORARY [SYSTEM]] FUNCTION unbinds a name for
+// the statements after it (a call of it is then unknown, where it is
+// called); a name no function has is an error unless IF EXISTS.
+func TestDropFunction(t *testing.T) {
+	ctx := context.Background()
+	opts := planner.Options{Registry: testRegistry(), Functions: []*expr.Function{shout}}
+	for _, drop := range []string{"DROP FUNCTION loud", "DROP TEMPORARY FUNCTION loud", "DROP TEMPORARY SYSTEM FUNCTION IF EXISTS loud"} {
+		sql := "CREATE FUNCTION loud AS 'com.example.Shout';\nSELECT loud('a');\n" + drop + ";\nSELECT loud('b');"
+		_, err := planner.Compile(ctx, "job.sql", sql, opts)
+		var pe *planner.Error
+		if !errors.As(err, &pe) || !errors.Is(err, planner.ErrUnknownName) || pe.Pos.Line != 4 || len(planner.Errors(err)) != 1 {
+			t.Errorf("%s: %v; want one unknown-name error at line 4", drop, err)
+		}
+	}
+	if _, err := planner.Compile(ctx, "job.sql", "DROP FUNCTION IF EXISTS nope;\nSELECT shout('a');", opts); err != nil {
+		t.Errorf("DROP FUNCTION IF EXISTS of no function: %v", err)
+	}
+	_, err := planner.Compile(ctx, "job.sql", "DROP FUNCTION nope;\nSELECT shout('a');", opts)
+	var pe *planner.Error
+	if !errors.As(err, &pe) || !errors.Is(err, planner.ErrUnknownName) || pe.Pos.Line != 1 || !strings.Contains(pe.Message, "'nope' does not exist") {
+		t.Errorf("DROP FUNCTION of no function: %v; want an unknown-name error at line 1", err)
+	}
+}

@@ -672,7 +672,9 @@ func (p *planner) statement(s ddl.Statement, explain bool) {
 			p.anyCreateFailed = true
 		}
 	case *ddl.Drop:
-		if err := p.cat.drop(p.f, s); err != nil {
+		if s.Kind == ddl.DropFunction {
+			p.dropFunction(s)
+		} else if err := p.cat.drop(p.f, s); err != nil {
 			p.addErr(err)
 		}
 	case *ddl.AlterTable:
@@ -1798,6 +1800,24 @@ func (pl *Plan) assignIDs() {
 			n.ID = fmt.Sprintf("%s/%s-%d", name, strings.ToLower(n.Kind.String()), k+1)
 		}
 	}
+}
+
+// dropFunction unbinds the function DROP FUNCTION names, for the
+// statements after it: a call of it is then an unknown function, as in
+// Flink. A name no function has is an error, unless IF EXISTS.
+func (p *planner) dropFunction(s *ddl.Drop) {
+	name := ""
+	if n := len(s.Name.Parts); n > 0 {
+		name = strings.ToUpper(s.Name.Parts[n-1].Name)
+	}
+	if p.f.funcs[name] == nil {
+		if !s.IfExists {
+			p.addErr(p.f.errorAt(s.Name.Pos, ErrUnknownName, nil, fmt.Sprintf(
+				"function '%s' does not exist; DROP FUNCTION IF EXISTS drops it only when it does", strings.ToLower(name))))
+		}
+		return
+	}
+	delete(p.f.funcs, name)
 }
 
 // createFunction binds the name CREATE FUNCTION defines to the Go function

@@ -212,5 +212,5 @@ DROP CATALOG IF EXISTS catalog1;
 -- expect-planner-unsupported: CREATE FUNCTION
 CREATE TEMPORARY FUNCTION IF NOT EXISTS my_udf AS 'com.example.MyUdf' LANGUAGE JAVA;
 -- ====
--- expect-unsupported: DROP FUNCTION
+-- create_function.md
 DROP TEMPORARY FUNCTION my_udf;
