@@ -9,7 +9,7 @@ import (
 
 // Statement is one statement of a job file: *Set, *Reset, *CreateTable,
 // *CreateView, *CreateFunction, *CreateCatalog, *CreateDatabase, *Use,
-// *Jar, *Drop, *Insert, *StatementSet, *Explain, *QueryStatement, *Describe, *Show, *AlterTable or *AlterView.
+// *Jar, *Module, *Drop, *Insert, *StatementSet, *Explain, *QueryStatement, *Describe, *Show, *AlterTable or *AlterView.
 type Statement interface {
 	// Position returns where the statement starts.
 	Position() Pos
@@ -349,6 +349,26 @@ type Use struct {
 	Name    ObjectName
 }
 
+// ModuleKind is what a module statement does.
+type ModuleKind uint8
+
+// The module statements.
+const (
+	LoadModule   ModuleKind = iota // LOAD MODULE name [WITH (options)]
+	UnloadModule                   // UNLOAD MODULE name
+	UseModules                     // USE MODULES name [, name ...]
+)
+
+// Module is LOAD MODULE name [WITH (options)], UNLOAD MODULE name or USE
+// MODULES name, ...: Flink's modules of functions, of which streamsql has
+// one, core (its built-in functions).
+type Module struct {
+	Pos     Pos
+	Kind    ModuleKind
+	Names   []Ident
+	Options []Option
+}
+
 // Jar is ADD JAR 'path' (Remove false) or REMOVE JAR 'path': a JAR for
 // Flink's class path, which streamsql, whose connectors and formats are
 // built in, does not load.
@@ -531,6 +551,9 @@ const (
 	ShowCurrentDatabase                 // SHOW CURRENT DATABASE
 	ShowColumns                         // SHOW COLUMNS FROM t: DESCRIBE's rows
 	ShowCreateTable                     // SHOW CREATE TABLE t
+	ShowModules                         // SHOW MODULES: the used modules
+	ShowFullModules                     // SHOW FULL MODULES: every loaded module and whether it is used
+	ShowUserFunctions                   // SHOW USER FUNCTIONS [[NOT] LIKE 'pattern']
 )
 
 // Show is a SHOW statement, listing names as Flink's does:
@@ -541,6 +564,8 @@ const (
 //	SHOW CURRENT CATALOG | CURRENT DATABASE
 //	SHOW COLUMNS (FROM | IN) table [[NOT] LIKE 'pattern']
 //	SHOW CREATE TABLE table                            -- From is the table
+//	SHOW [FULL] MODULES
+//	SHOW USER FUNCTIONS [[NOT] LIKE 'pattern']
 type Show struct {
 	Pos  Pos
 	What ShowKind
@@ -589,6 +614,9 @@ func (s *Use) Position() Pos { return s.Pos }
 // Position implements Statement.
 func (s *Jar) Position() Pos { return s.Pos }
 
+// Position returns the statement's position.
+func (s *Module) Position() Pos { return s.Pos }
+
 // Position implements Statement.
 func (s *Drop) Position() Pos { return s.Pos }
 
@@ -625,6 +653,7 @@ func (*CreateCatalog) stmt()  {}
 func (*CreateDatabase) stmt() {}
 func (*Use) stmt()            {}
 func (*Jar) stmt()            {}
+func (*Module) stmt()         {}
 func (*Drop) stmt()           {}
 func (*Insert) stmt()         {}
 func (*StatementSet) stmt()   {}

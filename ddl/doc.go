@@ -101,8 +101,7 @@
 // that the planner owns every refusal. The parser itself refuses, with
 // ErrUnsupported, only what Flink does not offer for streaming queries
 // (WITH RECURSIVE, QUALIFY), MATCH_RECOGNIZE, and statements
-// and clauses outside streamsql's scope (INSERT OVERWRITE, USE MODULES,
-// ...). CREATE CATALOG, CREATE DATABASE, USE and their
+// and clauses outside streamsql's scope (INSERT OVERWRITE, CALL, ...). CREATE CATALOG, CREATE DATABASE, USE and their
 // DROPs parse into [*CreateCatalog], [*CreateDatabase], [*Use] and [*Drop]. CREATE FUNCTION parses into a
 // [*CreateFunction] for the planner to refuse.
 //

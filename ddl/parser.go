@@ -575,7 +575,12 @@ func (p *parser) statement() Statement {
 			return p.alterView()
 		}
 		p.unsupported(t, "ALTER "+strings.ToUpper(p.peekAt(1).val))
-	case "LOAD", "UNLOAD", "CALL",
+	case "LOAD", "UNLOAD":
+		if p.isKwAt(1, "MODULE") {
+			return p.module()
+		}
+		p.unsupported(t, "the "+kw+" statement")
+	case "CALL",
 		"DELETE", "UPDATE", "TRUNCATE", "ANALYZE", "SAVEPOINT", "STOP", "COMPILE":
 		p.unsupported(t, "the "+kw+" statement")
 	case "END":
@@ -1167,6 +1172,21 @@ func (p *parser) createDatabase(start token) Statement {
 	return d
 }
 
+// module parses LOAD MODULE name [WITH (options)] and UNLOAD MODULE name.
+func (p *parser) module() Statement {
+	start := p.next()
+	m := &Module{Pos: p.pos(start), Kind: LoadModule}
+	if strings.EqualFold(start.val, "UNLOAD") {
+		m.Kind = UnloadModule
+	}
+	p.next() // MODULE
+	m.Names = []Ident{p.ident()}
+	if m.Kind == LoadModule && p.acceptKw("WITH") {
+		m.Options = p.options("option")
+	}
+	return m
+}
+
 // jar parses ADD JAR 'path' and REMOVE JAR 'path'.
 func (p *parser) jar() Statement {
 	start := p.next()
@@ -1182,7 +1202,13 @@ func (p *parser) use() Statement {
 	start := p.next()
 	u := &Use{Pos: p.pos(start)}
 	if t := p.peek(); isKw(t, "MODULES") {
-		p.unsupported(start, "USE MODULES")
+		p.next()
+		m := &Module{Pos: u.Pos, Kind: UseModules, Names: []Ident{p.ident()}}
+		for p.isOp(",") {
+			p.next()
+			m.Names = append(m.Names, p.ident())
+		}
+		return m
 	}
 	if t := p.peek(); isKw(t, "CATALOG") && (p.peekAt(1).kind == tIdent || p.peekAt(1).kind == tQIdent) {
 		p.next()
@@ -1494,6 +1520,17 @@ func (p *parser) show() Statement {
 		p.next()
 		p.next()
 		s.What, s.From, like = ShowCreateTable, p.objectName(), false
+	case isKw(t, "MODULES"):
+		p.next()
+		s.What, like = ShowModules, false
+	case isKw(t, "FULL") && p.isKwAt(1, "MODULES"):
+		p.next()
+		p.next()
+		s.What, like = ShowFullModules, false
+	case isKw(t, "USER") && p.isKwAt(1, "FUNCTIONS"):
+		p.next()
+		p.next()
+		s.What = ShowUserFunctions
 	default:
 		p.unsupported(t, "SHOW "+strings.ToUpper(t.val))
 	}
@@ -1506,7 +1543,7 @@ func (p *parser) show() Statement {
 	}
 	if l := p.peek(); isKw(l, "LIKE") || isKw(l, "ILIKE") {
 		if isKw(l, "ILIKE") && s.What != ShowDatabases && s.What != ShowCatalogs {
-			p.failTok(l, "SHOW TABLES, VIEWS and COLUMNS take [NOT] LIKE; ILIKE is for SHOW DATABASES and CATALOGS (as in Flink)")
+			p.failTok(l, "SHOW TABLES, VIEWS, COLUMNS and USER FUNCTIONS take [NOT] LIKE; ILIKE is for SHOW DATABASES and CATALOGS (as in Flink)")
 		}
 		p.next()
 		s.NotLike, s.ILike, s.LikePos = not, isKw(l, "ILIKE"), p.pos(l)

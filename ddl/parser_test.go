@@ -336,13 +336,13 @@ func TestErrorClasses(t *testing.T) {
 		{`DROP CATALOG c.d`, ErrSyntax, "a catalog's name has one part"},
 		{`DROP DATABASE d CASCADE x`, ErrSyntax, "expected ';' after the statement, found 'x'"},
 		{`DROP MODEL m`, ErrUnsupported, "DROP MODEL is not supported yet"},
-		{`USE MODULES core`, ErrUnsupported, "USE MODULES is not supported yet"},
+		{`UNLOAD MODEL m`, ErrUnsupported, "the UNLOAD statement is not supported yet"},
 		{`ADD JAR x.jar`, ErrSyntax, "expected the JAR's path (a string literal)"},
 		{`ADD FILE 'x'`, ErrUnsupported, "the ADD statement is not supported yet"},
 		{`USE a.b.c`, ErrSyntax, "a database's name has at most two parts (catalog.database)"},
 		{`SHOW CREATE VIEW t`, ErrUnsupported, "SHOW CREATE is not supported yet"},
 		{`SHOW FUNCTIONS`, ErrUnsupported, "SHOW FUNCTIONS is not supported yet"},
-		{`SHOW TABLES ILIKE 'a%'`, ErrSyntax, "SHOW TABLES, VIEWS and COLUMNS take [NOT] LIKE; ILIKE is for SHOW DATABASES and CATALOGS (as in Flink)"},
+		{`SHOW TABLES ILIKE 'a%'`, ErrSyntax, "SHOW TABLES, VIEWS, COLUMNS and USER FUNCTIONS take [NOT] LIKE; ILIKE is for SHOW DATABASES and CATALOGS (as in Flink)"},
 		{`SHOW COLUMNS events`, ErrSyntax, "expected FROM or IN and a table after SHOW COLUMNS, found 'events'"},
 		{`ALTER DATABASE d SET ('k' = 'v')`, ErrUnsupported, "ALTER DATABASE is not supported yet"},
 		{`ALTER VIEW v COMMENT 'x'`, ErrSyntax, "expected RENAME TO or AS query after ALTER VIEW v, found 'COMMENT'"},
@@ -491,5 +491,26 @@ func TestInsertPartition(t *testing.T) {
 	}
 	if l, ok := ins.Partition[0].Value.(*Literal); !ok || l.Value.Str() != "2019-08-30" {
 		t.Errorf("dt's value: %#v", ins.Partition[0].Value)
+	}
+}
+
+// TestModuleStatements: LOAD MODULE with options, UNLOAD MODULE, USE
+// MODULES with a list, SHOW [FULL] MODULES and SHOW USER FUNCTIONS parse.
+func TestModuleStatements(t *testing.T) {
+	stmts, err := Parse("m.sql", "LOAD MODULE hive WITH ('hive-version' = '3.1.2');\nUNLOAD MODULE hive;\nUSE MODULES core, hive;\nSHOW MODULES;\nSHOW FULL MODULES;\nSHOW USER FUNCTIONS LIKE 'a%';", Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	load, unload, use := stmts[0].(*Module), stmts[1].(*Module), stmts[2].(*Module)
+	if load.Kind != LoadModule || load.Names[0].Name != "hive" || len(load.Options) != 1 || unload.Kind != UnloadModule || use.Kind != UseModules || len(use.Names) != 2 {
+		t.Errorf("modules: %+v %+v %+v", load, unload, use)
+	}
+	for i, want := range []ShowKind{ShowModules, ShowFullModules, ShowUserFunctions} {
+		if s := stmts[3+i].(*Show); s.What != want {
+			t.Errorf("statement %d: SHOW kind %d, want %d", 4+i, s.What, want)
+		}
+	}
+	if s := stmts[5].(*Show); s.Like != "a%" {
+		t.Errorf("SHOW USER FUNCTIONS LIKE: %q", s.Like)
 	}
 }

@@ -44,7 +44,7 @@ func TestParseAllFailures(t *testing.T) {
 			nil, []string{"1:CREATE TABLE name=t"}},
 		{"misspelt create", "CRATE TABLE t (id INT);\nSELECT 1;",
 			[]int{2}, []string{"1:unknown statement"}},
-		{"unsupported statement", "USE MODULES core;",
+		{"unsupported statement", "CALL sys.compact();",
 			nil, []string{"1:unknown statement"}},
 		{"set value", "SET 'pipeline.name' = job;\nSET 'a' = 'b';",
 			[]int{2}, []string{"1:SET key=pipeline.name"}},

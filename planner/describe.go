@@ -222,6 +222,19 @@ func (p *planner) show(s *ddl.Show, explain bool) {
 	case ddl.ShowCreateTable:
 		p.showCreateTable(s, explain)
 		return
+	case ddl.ShowModules:
+		column, what = "module name", "SHOW MODULES"
+		list = []string{coreModule}
+	case ddl.ShowFullModules:
+		used := types.Boolean().NotNullable()
+		rows := [][]expr.Expr{{expr.Lit(name, types.Str(coreModule)), expr.Lit(used, types.Bool(true))}}
+		p.printRows(s.Pos, "SHOW FULL MODULES", []string{"module name", "used"}, []types.Type{name, used}, rows, nil, explain)
+		return
+	case ddl.ShowUserFunctions:
+		column, what = "function name", "SHOW USER FUNCTIONS"
+		for n := range p.f.funcs {
+			list = append(list, strings.ToLower(n))
+		}
 	case ddl.ShowColumns:
 		id, err := p.cat.ident(s.From)
 		if err != nil {

@@ -656,6 +656,8 @@ func (p *planner) statement(s ddl.Statement, explain bool) {
 		p.createView(s)
 	case *ddl.CreateFunction:
 		p.createFunction(s)
+	case *ddl.Module:
+		p.module(s)
 	case *ddl.Jar:
 		verb := "ADD JAR"
 		if s.Remove {

@@ -1,0 +1,4 @@
+-- SHOW FULL MODULES
+-- include: include/events_dims.sql
+
+SHOW FULL MODULES;

@@ -1,0 +1,4 @@
+-- SHOW MODULES
+-- include: include/events_dims.sql
+
+SHOW MODULES;
