@@ -402,10 +402,62 @@ func (b *graphBuilder) newNode(n *planner.Node) (int, int, error) {
 		x := runtime.Exchange{Kind: runtime.Single}
 		if keys, ts := n.InputKeys(in.Input); keys != nil {
 			x = runtime.Exchange{Kind: runtime.Hash, Key: keyOf(keys, ts)}
+			if b.placed(n, in, from, par, keys, ts) {
+				x = runtime.Exchange{Kind: runtime.Forward}
+			}
 		}
 		b.g.Edges = append(b.g.Edges, runtime.Edge{From: from, To: v, Input: in.Input, Exchange: x})
 	}
 	return v, par, nil
+}
+
+// placed reports whether the rows of flow in, the only flow into its
+// input of node n (of par tasks), come out of vertex from already in the
+// tasks a Hash exchange on keys of types ts would send them to: the flow
+// comes from an operator that places its rows by a key
+// (planner.Node.OutputKeys: a regular join by its left key), with par
+// tasks too, and passes those columns on as they are to where n's key
+// columns are (a pass-through flow, or a Calc whose projection reads them
+// as columns and makes at most one row of each: Nexmark q9's Top-1 per
+// auction after its join on the auction's id, a GROUP BY of the join key).
+// Such an edge is Forward: the rows stay in their task, with no channel
+// and no hashing in between.
+func (b *graphBuilder) placed(n *planner.Node, in *planner.Flow, from, par int, keys []int, ts []types.Type) bool {
+	up := in.Source.Node
+	if up == nil || b.g.Vertices[from].Parallelism != par {
+		return false
+	}
+	for _, o := range n.Inputs {
+		if o != in && o.Input == in.Input {
+			return false // UNION ALL: Forward edges into one input number their tasks together
+		}
+	}
+	okeys, ots := up.OutputKeys()
+	if len(okeys) != len(keys) || len(ots) != len(ts) {
+		return false
+	}
+	through := passThrough(in, up.Types)
+	if !through && (len(in.Expand) > 0 || len(in.Unnest) > 0) {
+		return false
+	}
+	for i, k := range keys {
+		if !ots[i].Nullable().Equal(ts[i].Nullable()) {
+			return false
+		}
+		if through {
+			if k != okeys[i] {
+				return false
+			}
+			continue
+		}
+		if k >= len(in.Projection) {
+			return false
+		}
+		if c, ok := in.Projection[k].(*expr.ColumnRef); !ok || c.Index != okeys[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // statelessNode adds operator n, which keeps no state (a window table

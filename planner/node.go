@@ -154,6 +154,26 @@ func (n *Node) InputKeys(in int) ([]int, []types.Type) {
 	return nil, nil
 }
 
+// OutputKeys returns output columns, and the types their key is encoded
+// with, that place each row the operator emits: a task emits only rows
+// whose key of these columns, hashed as an exchange on them hashes it,
+// falls in its own key groups. An operator after it hashed on the same
+// columns and types, with as many tasks, may take its rows forward. Only
+// a regular join whose left rows are never padded (INNER, LEFT, SEMI,
+// ANTI) has them: its left input's key columns, which lead its output
+// row, with the join's key types (its left input was hashed on them);
+// nil otherwise.
+func (n *Node) OutputKeys() ([]int, []types.Type) {
+	if n.Join == nil || n.Join.Regular == nil {
+		return nil, nil
+	}
+	switch n.Join.Regular.Type {
+	case join.Inner, join.Left, join.Semi, join.Anti:
+		return n.Join.inputKeys(0)
+	}
+	return nil, nil
+}
+
 // pick returns ts[cols[0]], ts[cols[1]], ...
 func pick(ts []types.Type, cols []int) []types.Type {
 	out := make([]types.Type, len(cols))
