@@ -330,6 +330,8 @@ type encoder struct {
 	fields  []types.Field
 	minSafe int
 	scratch []byte
+	// ts remembers the text of the last timestamp's second.
+	ts text.TimestampText
 }
 
 // Encode implements factory.Encoder.
@@ -421,7 +423,7 @@ func (e *encoder) scalar(dst []byte, t types.Type, v types.Value) []byte {
 	case types.KindTime:
 		return text.AppendTime(dst, v.Time(), true)
 	case types.KindTimestamp, types.KindTimestampLTZ:
-		return text.AppendTimestamp(dst, v.Timestamp(), ' ', t.Kind == types.KindTimestampLTZ)
+		return e.ts.Append(dst, v.Timestamp(), ' ', t.Kind == types.KindTimestampLTZ)
 	}
 	return dst
 }

@@ -72,15 +72,21 @@ func AppendTime(dst []byte, nanos int64, fraction bool) []byte {
 	dst = append(dst, ':')
 	dst = pad(dst, sec%60, 2)
 	if ns := nanos % 1e9; fraction && ns != 0 {
-		dst = append(dst, '.')
-		digits := 9
-		for ns%10 == 0 {
-			ns /= 10
-			digits--
-		}
-		dst = pad(dst, ns, digits)
+		dst = appendFraction(dst, ns)
 	}
 	return dst
+}
+
+// appendFraction appends '.' and ns (0 < ns < 1e9) as nine digits
+// without their trailing zeros.
+func appendFraction(dst []byte, ns int64) []byte {
+	dst = append(dst, '.')
+	digits := 9
+	for ns%10 == 0 {
+		ns /= 10
+		digits--
+	}
+	return pad(dst, ns, digits)
 }
 
 // AppendTimestamp appends ts as date, sep, time (with minimal fraction) and,
@@ -91,6 +97,39 @@ func AppendTimestamp(dst []byte, ts types.Timestamp, sep byte, zone bool) []byte
 	dst = AppendDate(dst, days)
 	dst = append(dst, sep)
 	dst = AppendTime(dst, msOfDay*1e6+int64(ts.NanoOfMilli), true)
+	if zone {
+		dst = append(dst, 'Z')
+	}
+	return dst
+}
+
+// TimestampText remembers the text of the second AppendTimestamp printed
+// last: a timestamp of the same second (rows in time order: every Nexmark
+// event of a second) costs a copy of it and the fraction, not the
+// calendar arithmetic. An encoder keeps one, used by one goroutine; the
+// zero value is ready.
+type TimestampText struct {
+	sec  int64  // epoch seconds of text
+	sep  byte   // the separator text was written with; 0: no second yet
+	text []byte // "yyyy-MM-dd?HH:mm:ss"
+}
+
+// Append is AppendTimestamp(dst, ts, sep, zone).
+func (m *TimestampText) Append(dst []byte, ts types.Timestamp, sep byte, zone bool) []byte {
+	if ts.Millis < -1<<62 || ts.Millis > 1<<62 || ts.NanoOfMilli < 0 || ts.NanoOfMilli >= 1e6 {
+		// Far from any second remembered, or not a nanosecond of a
+		// millisecond: as it is.
+		return AppendTimestamp(dst, ts, sep, zone)
+	}
+	sec := javatime.FloorDiv(ts.Millis, 1000)
+	if m.sep != sep || m.sec != sec || sep == 0 {
+		m.text = AppendTimestamp(m.text[:0], types.Timestamp{Millis: sec * 1000}, sep, false)
+		m.sec, m.sep = sec, sep
+	}
+	dst = append(dst, m.text...)
+	if ns := (ts.Millis-sec*1000)*1e6 + int64(ts.NanoOfMilli); ns != 0 {
+		dst = appendFraction(dst, ns)
+	}
 	if zone {
 		dst = append(dst, 'Z')
 	}
