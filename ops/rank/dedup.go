@@ -256,6 +256,10 @@ func (d *dedup) fields() []types.Value {
 	return d.slabs.take()
 }
 
+// ForgetsInput implements stream.InputForgetter: a row's values are
+// encoded into the state or copied into the operator's own output rows.
+func (d *dedup) ForgetsInput() bool { return true }
+
 // ReuseOutput implements stream.OutputReuser: the rows emitted are cut
 // from slabs that are the operator's again at each release.
 func (d *dedup) ReuseOutput() (release func()) {

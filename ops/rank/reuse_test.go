@@ -79,3 +79,68 @@ func TestOutputRowsReused(t *testing.T) {
 		})
 	}
 }
+
+// TestForgetsInput: a Top-N (general and first-row paths) and a
+// deduplication say that they keep nothing of their input past a call
+// (stream.InputForgetter), and do not: an operator whose input rows are
+// overwritten after each call emits what one whose input stays does,
+// call after call, and the rows it emitted stay as they were.
+func TestForgetsInput(t *testing.T) {
+	ts := []types.Type{types.BigInt(), types.BigInt(), types.BigInt(), types.String()}
+	for _, c := range []struct {
+		name string
+		f    stream.Factory
+		out  []types.Type
+	}{
+		{"top-n", rank.NewTopN(rank.Spec{Types: ts, Partition: []int{0}, Order: []rank.SortKey{{Col: 2, Desc: true, NullsLast: true}},
+			Start: 1, End: 5, OutputRank: true}), append(slices.Clone(ts), types.BigInt())},
+		{"top-1", rank.NewTopN(rank.Spec{Types: ts, Partition: []int{0}, Order: []rank.SortKey{{Col: 2, Desc: true, NullsLast: true}},
+			Start: 1, End: 1}), ts},
+		{"dedup", rank.NewDeduplicate(rank.DedupSpec{Types: ts, Partition: []int{0, 1}, Time: -1, KeepLast: true, UpdateBefore: true}), ts},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var op stream.Operator
+			capture := func(info stream.TaskInfo) (stream.Operator, error) {
+				o, err := c.f(info)
+				op = o
+				return o, err
+			}
+			plain := streamtest.Open(t, c.f, streamtest.Options{})
+			scribbled := streamtest.Open(t, capture, streamtest.Options{})
+			if f, ok := op.(stream.InputForgetter); !ok || !f.ForgetsInput() {
+				t.Fatal("the operator does not say that it forgets its input")
+			}
+			rnd := rand.New(rand.NewPCG(5, 6))
+			var rows []types.Row
+			var at []string // the scribbled one's rows formatted when emitted
+			for call := range 40 {
+				batch := make([]types.Row, 50)
+				for i := range batch {
+					batch[i] = streamtest.Row(types.Insert, int64(rnd.IntN(20)), int64(rnd.IntN(3)), int64(call*100+rnd.IntN(1000)),
+						strings.Repeat("s", rnd.IntN(30))+strconv.Itoa(call))
+				}
+				input := make([]types.Row, len(batch))
+				for i, r := range batch {
+					input[i] = types.Row{Kind: r.Kind, Fields: slices.Clone(r.Fields)}
+				}
+				plain.Process(batch...)
+				scribbled.Process(input...)
+				for _, r := range input {
+					for i := range r.Fields {
+						r.Fields[i] = types.Int64(-1)
+					}
+				}
+				p, s := plain.Take(), scribbled.Take()
+				pf, sf := streamtest.Format(p, c.out), streamtest.Format(s, c.out)
+				if !slices.Equal(pf, sf) {
+					t.Fatalf("call %d: the operator whose input was overwritten emitted\n%v\nwant\n%v", call, sf, pf)
+				}
+				rows = append(rows, s...)
+				at = append(at, sf...)
+			}
+			if got := streamtest.Format(rows, c.out); !slices.Equal(got, at) {
+				t.Fatal("rows the operator emitted changed when its input was overwritten")
+			}
+		})
+	}
+}

@@ -163,7 +163,13 @@ func (t *topN) Open(ctx *stream.Context) error {
 	return nil
 }
 
+// ForgetsInput implements stream.InputForgetter: a row's values are
+// encoded into the state or copied into the operator's own output rows,
+// and the input row is referred to (t.input) only while it is processed.
+func (t *topN) ForgetsInput() bool { return true }
+
 func (t *topN) Process(_ int, rows []types.Row, out *stream.Output) error {
+	defer func() { t.input = nil }()
 	for i := range rows {
 		r := &rows[i]
 		t.input, t.inEnc, t.memo = r.Fields, nil, [2]memoRow{}
