@@ -3,6 +3,7 @@ package expr
 import (
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -560,4 +561,19 @@ func BenchmarkNexmarkQ10Events(b *testing.B) {
 		}
 	}
 	benchFlow(b, filter, filter, proj, rows)
+}
+
+// BenchmarkNexmarkQ14CountChar is q14's Go function call as the plan runs
+// it over the event table (the bid view inlined): event_type = 2, then
+// count_char(bid.extra, 'c') (a Go function counting a character, as
+// connectors/nexmark's CountChar). One op is one event.
+func BenchmarkNexmarkQ14CountChar(b *testing.B) {
+	et, _, _, bid := nexmarkEventTable()
+	countChar := &Function{Name: "count_char", Args: []types.Type{types.String(), types.String()}, Result: types.BigInt().NotNullable(),
+		Eval: func(args []types.Value) (types.Value, error) {
+			return types.Int64(int64(strings.Count(args[0].Str(), args[1].Str()[:1]))), nil
+		}}
+	filter := Fn("=", et, li(2))
+	proj := []Expr{UserFn(countChar, Fn("FIELD", bid, ls("extra")), ls("c"))}
+	benchFlow(b, filter, filter, proj, nexmarkEvents(b))
 }

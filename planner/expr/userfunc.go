@@ -94,7 +94,11 @@ func userDef(f *Function) *funcDef {
 		},
 		build: func(b *builder, c *Call, args []evalFn) (evalFn, error) {
 			if b.memo != nil {
-				return reusingArgs(f, args), nil
+				ops := make([]operand, len(args))
+				for i, a := range args {
+					ops[i] = b.operandOf(c.Args[i], a)
+				}
+				return reusingArgs(f, ops), nil
 			}
 			if f.CallOnNull {
 				return func(row []types.Value) (types.Value, error) {
@@ -115,21 +119,20 @@ func userDef(f *Function) *funcDef {
 }
 
 // reusingArgs is a Go function's call in a compilation for one goroutine
-// (CompileFlow's, whose memo is set): the arguments go to f.Eval in one
-// slice of the call site's, reused from call to call (Eval must not keep
-// it) and cleared after each, not in a slice allocated per call. A NULL
-// argument gives NULL without a call unless f.CallOnNull; an argument's
-// error ends the call, as strictN's.
-func reusingArgs(f *Function, args []evalFn) evalFn {
-	buf := make([]types.Value, len(args))
+// (CompileFlow's, whose memo is set): the arguments are written in place
+// (operand.into: a column or ROW field copied, a memo cell read, a node's
+// dstFn) into one slice of the call site's, reused from call to call
+// (Eval must not keep it) and cleared after each, not into a slice
+// allocated per call. A NULL argument gives NULL without a call unless
+// f.CallOnNull; an argument's error ends the call, as strictN's.
+func reusingArgs(f *Function, ops []operand) evalFn {
+	buf := make([]types.Value, len(ops))
 	return func(row []types.Value) (types.Value, error) {
-		for i, a := range args {
-			v, err := a(row)
-			if err != nil || (v.IsNull() && !f.CallOnNull) {
-				clear(buf[:i])
+		for i := range ops {
+			if err := ops[i].into(row, &buf[i]); err != nil || (buf[i].IsNull() && !f.CallOnNull) {
+				clear(buf[:i+1])
 				return types.Value{}, err
 			}
-			buf[i] = v
 		}
 		r, err := f.Eval(buf)
 		clear(buf)

@@ -62,7 +62,9 @@ func TestUserFunctionCheck(t *testing.T) {
 
 // TestGoFunctionReusesArgs: in CompileFlow's compilation (for one
 // goroutine) a Go function's call hands Eval one argument slice of the
-// call site's, reused and cleared, and allocates nothing per call; its
+// call site's, reused and cleared, and allocates nothing per call
+// (its arguments written in place: columns, ROW fields, constants, other
+// nodes' values); its
 // results, NULL rule (NULL argument: NULL without a call, unless
 // CallOnNull) and argument errors are those of a shared compilation,
 // which allocates a slice per call.
@@ -81,7 +83,10 @@ func TestGoFunctionReusesArgs(t *testing.T) {
 	strict, onNull := mk("strictf", false), mk("onnullf", true)
 	s, n := Col(0, "s", types.String()), Col(1, "n", types.BigInt())
 	toBig := &Cast{Expr: s, Target: types.BigInt()} // fails on "abc"
-	proj := []Expr{UserFn(strict, s, n), UserFn(onNull, s, n), UserFn(strict, s, toBig), UserFn(onNull, Fn("UPPER", s), Fn("+", n, n))}
+	r := Col(2, "r", types.RowType(types.Field{Name: "s", Type: types.String()}, types.Field{Name: "n", Type: types.BigInt()}))
+	rs, rn := Fn("FIELD", r, ls("s")), Fn("FIELD", r, ls("n"))
+	proj := []Expr{UserFn(strict, s, n), UserFn(onNull, s, n), UserFn(strict, s, toBig), UserFn(onNull, Fn("UPPER", s), Fn("+", n, n)),
+		UserFn(strict, rs, rn), UserFn(onNull, rs, rn), UserFn(strict, rs, li(4)), UserFn(onNull, ls("k"), rn)}
 	_, ps, memo, err := CompileFlow(nil, [][]Expr{proj}, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -93,7 +98,10 @@ func TestGoFunctionReusesArgs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows := [][]types.Value{{vs("abc"), types.Int64(1)}, {vs("12"), {}}, {{}, types.Int64(7)}, {vs("-3"), types.Int64(2)}, {{}, {}}}
+	rows := [][]types.Value{{vs("abc"), types.Int64(1), types.List([]types.Value{vs("xy"), types.Int64(3)})},
+		{vs("12"), {}, {}}, {{}, types.Int64(7), types.List([]types.Value{vs("q")})},
+		{vs("-3"), types.Int64(2), types.List([]types.Value{{}, types.Int64(5)})}, {{}, {}, types.List([]types.Value{vs("w"), {}})},
+		{vs("7"), types.Int64(1), types.List(nil)}}
 	for _, row := range rows {
 		memo.Next()
 		got, want := make([]types.Value, len(proj)), make([]types.Value, len(proj))
@@ -116,7 +124,7 @@ func TestGoFunctionReusesArgs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	row, out := []types.Value{vs("abc"), types.Int64(1)}, make([]types.Value, 1)
+	row, out := []types.Value{vs("abc"), types.Int64(1), {}}, make([]types.Value, 1)
 	if a := testing.AllocsPerRun(100, func() {
 		seen = seen[:0]
 		memo1.Next()
