@@ -534,6 +534,36 @@ func BenchmarkNexmarkQ14Events(b *testing.B) {
 	benchFlow(b, filter, filter, proj, rows)
 }
 
+// BenchmarkNexmarkQ14EventsCase is BenchmarkNexmarkQ14Events with
+// dateTime as the plan has it: the table's computed CASE over the three
+// events' dateTime, decided by the filter (HOUR of it four times).
+func BenchmarkNexmarkQ14EventsCase(b *testing.B) {
+	et, person, auction, bid := nexmarkEventTable()
+	field := func(name string) Expr { return Fn("FIELD", bid, ls(name)) }
+	dateTime := func() Expr {
+		return &Case{Whens: []When{
+			{Cond: Fn("=", et, li(0)), Result: Fn("FIELD", person, ls("dateTime"))},
+			{Cond: Fn("=", et, li(1)), Result: Fn("FIELD", auction, ls("dateTime"))}},
+			Else: field("dateTime")}
+	}
+	rate := Lit(types.DecimalType(3, 3).NotNullable(), types.DecimalValue(types.NewDecimal(908, 3)))
+	euro := func() Expr { return Fn("*", rate, field("price")) }
+	hour := func() Expr { return FnUnit("EXTRACT", UnitHour, dateTime()) }
+	filter := Fn("AND", Fn("=", et, li(2)), Fn(">", euro(), li(1000000)), Fn("<", euro(), li(50000000)))
+	bidTime := &Case{Whens: []When{
+		{Cond: Fn("AND", Fn(">=", hour(), li(8)), Fn("<=", hour(), li(18))), Result: ls("dayTime")},
+		{Cond: Fn("OR", Fn("<=", hour(), li(6)), Fn(">=", hour(), li(20))), Result: ls("nightTime")}},
+		Else: ls("otherTime")}
+	proj := []Expr{field("auction"), field("bidder"), euro(), bidTime, dateTime(), field("extra")}
+	rows := nexmarkEvents(b)
+	for _, row := range rows {
+		if l := row[3].List(); l != nil {
+			l[2] = types.Int64(l[2].Int64() * 100)
+		}
+	}
+	benchFlow(b, filter, filter, proj, rows)
+}
+
 // BenchmarkNexmarkQ10Events is q10's projection as the plan runs it over
 // the event table (the bid view inlined): event_type = 2, then auction,
 // bidder, price, dateTime, extra, DATE_FORMAT(dateTime, 'yyyy-MM-dd') and
