@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 
+	"github.com/streamsql/streamsql/ops/internal/slab"
 	"github.com/streamsql/streamsql/state"
 	"github.com/streamsql/streamsql/stream"
 	"github.com/streamsql/streamsql/types"
@@ -19,7 +20,7 @@ type joiner struct {
 
 	key    []byte
 	joined []types.Value // the pair, for the condition
-	slabs  outSlabs
+	slabs  slab.Slabs
 	width  int
 }
 
@@ -63,10 +64,10 @@ func (j *joiner) matches(left, right []types.Value) (bool, error) {
 
 // emit emits the pair (left, right) with kind; a nil side is padded with
 // NULLs. Semi and anti joins emit the left row only. The fields come from
-// a slab shared by a few output rows (outSlabs: reused only when nothing
+// a slab shared by a few output rows (slab.Slabs: reused only when nothing
 // after the operator keeps a row), and each is written.
 func (j *joiner) emit(out *stream.Output, kind types.RowKind, left, right []types.Value) {
-	f := j.slabs.take(j.width)
+	f := j.slabs.Take(j.width)
 	nl := len(j.spec.Left.Types)
 	if left != nil {
 		copy(f, left)

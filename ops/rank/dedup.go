@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"fmt"
 
+	"github.com/streamsql/streamsql/ops/internal/slab"
 	"github.com/streamsql/streamsql/state"
 	"github.com/streamsql/streamsql/stream"
 	"github.com/streamsql/streamsql/types"
@@ -65,7 +66,7 @@ type dedup struct {
 
 	partTypes []types.Type
 	pkey, buf []byte
-	slabs     slabs // output rows' fields (fields)
+	slabs     slab.Slabs // output rows' fields (fields)
 }
 
 func (d *dedup) Open(ctx *stream.Context) error {
@@ -250,10 +251,7 @@ func (d *dedup) keepLast(kg int, r *types.Row, out *stream.Output) error {
 // slab shared by a few rows (slabs: an emitted row keeps its slice unless
 // nothing after the operator keeps a row).
 func (d *dedup) fields() []types.Value {
-	if d.slabs.width == 0 {
-		d.slabs.width = len(d.spec.Types) + 1
-	}
-	return d.slabs.take()
+	return d.slabs.Take(len(d.spec.Types) + 1)[:0]
 }
 
 // ForgetsInput implements stream.InputForgetter: a row's values are
@@ -263,8 +261,8 @@ func (d *dedup) ForgetsInput() bool { return true }
 // ReuseOutput implements stream.OutputReuser: the rows emitted are cut
 // from slabs that are the operator's again at each release.
 func (d *dedup) ReuseOutput() (release func()) {
-	d.slabs.reuse = true
-	return d.slabs.release
+	d.slabs.Reuse()
+	return d.slabs.Release
 }
 
 // Watermark emits the waiting first rows whose time the watermark

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/streamsql/streamsql/ops/internal/slab"
 	"github.com/streamsql/streamsql/state"
 	"github.com/streamsql/streamsql/stream"
 	"github.com/streamsql/streamsql/types"
@@ -70,7 +71,7 @@ type topN struct {
 	inBuf       []byte // the current row's encoding (AppendOnly)
 	entries     []entry
 	free        []entry
-	slabs       slabs           // output rows' fields (fields)
+	slabs       slab.Slabs      // output rows' fields (fields)
 	rr          state.RowReader // decodes the emitted rows of the state
 	width       int
 	// input and inEnc are the current input row and its encoding; memo
@@ -159,7 +160,6 @@ func (t *topN) Open(ctx *stream.Context) error {
 	if t.spec.OutputRank {
 		t.width++
 	}
-	t.slabs.width = t.width
 	return nil
 }
 
@@ -217,15 +217,15 @@ func (t *topN) Process(_ int, rows []types.Row, out *stream.Output) error {
 // one from the state), decoded into a slab shared by a few output rows
 // (slabs: reused only when nothing after the operator keeps a row).
 
-func (t *topN) fields() []types.Value { return t.slabs.take() }
+func (t *topN) fields() []types.Value { return t.slabs.Take(t.width)[:0] }
 
 // ReuseOutput implements stream.OutputReuser: the rows emitted are cut
 // from slabs that are the operator's again at each release. The decoded
 // rows of the state (memo) are only read within the call that decoded
 // them.
 func (t *topN) ReuseOutput() (release func()) {
-	t.slabs.reuse = true
-	return t.slabs.release
+	t.slabs.Reuse()
+	return t.slabs.Release
 }
 
 func (t *topN) emitRow(out *stream.Output, kind types.RowKind, enc []byte, rank int64) error {
