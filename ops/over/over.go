@@ -33,6 +33,7 @@ import (
 
 	"github.com/streamsql/streamsql/ops/agg"
 	"github.com/streamsql/streamsql/ops/internal/rowlist"
+	"github.com/streamsql/streamsql/ops/internal/slab"
 	"github.com/streamsql/streamsql/state"
 	"github.com/streamsql/streamsql/stream"
 	"github.com/streamsql/streamsql/types"
@@ -184,7 +185,7 @@ type overAgg struct {
 	pkey, buf []byte
 	sub       []byte
 	list      [][]byte
-	slab      []types.Value
+	slabs     slab.Slabs
 	width     int
 	span      int64 // PrecedingTime in milliseconds
 }
@@ -626,17 +627,10 @@ func (o *overAgg) decode(enc []byte) ([]types.Value, error) {
 	return f, nil
 }
 
-// fields returns an output row's fields from a slab shared by a few
-// output rows, never reused: the input's columns go first, the results
-// after them.
-func (o *overAgg) fields() []types.Value {
-	if len(o.slab) < o.width {
-		o.slab = make([]types.Value, o.width*max(4096/(o.width*24), 1))
-	}
-	f := o.slab[:0:o.width]
-	o.slab = o.slab[o.width:]
-	return f
-}
+// fields returns an empty slice with room for an output row (the input's
+// columns, then the results) from a slab shared by a few output rows,
+// never reused: the rows go downstream.
+func (o *overAgg) fields() []types.Value { return o.slabs.Take(o.width)[:0] }
 
 // emit emits row (the input's columns, in fields from o.fields) with the
 // current results.

@@ -24,6 +24,7 @@ import (
 	"slices"
 
 	"github.com/streamsql/streamsql/ops/internal/rowlist"
+	"github.com/streamsql/streamsql/ops/internal/slab"
 	"github.com/streamsql/streamsql/ops/rank"
 	"github.com/streamsql/streamsql/state"
 	"github.com/streamsql/streamsql/stream"
@@ -88,7 +89,7 @@ type sorter struct {
 	hasLast, waiting   bool
 
 	sub, buf []byte
-	slab     []types.Value
+	slabs    slab.Slabs
 	list     [][]byte
 }
 
@@ -254,14 +255,6 @@ func (s *sorter) fire(upTo int64, out *stream.Output) error {
 	return nil
 }
 
-// fields returns an output row's fields from a slab shared by a few
-// output rows, never reused (the rows go downstream).
-func (s *sorter) fields() []types.Value {
-	w := len(s.spec.Types)
-	if len(s.slab) < w {
-		s.slab = make([]types.Value, w*max(4096/(max(w, 1)*24), 1))
-	}
-	f := s.slab[:0:w]
-	s.slab = s.slab[w:]
-	return f
-}
+// fields returns an empty slice with room for an output row from a slab
+// shared by a few output rows, never reused (the rows go downstream).
+func (s *sorter) fields() []types.Value { return s.slabs.Take(len(s.spec.Types))[:0] }
