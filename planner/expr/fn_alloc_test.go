@@ -48,6 +48,9 @@ func TestFunctionAllocations(t *testing.T) {
 				t.Fatal(err)
 			}
 		})
+		if tc.name == "regexp" && raceEnabled {
+			continue // Go's regexp takes its machines from a sync.Pool, which -race empties at random
+		}
 		if got != tc.allocs {
 			t.Errorf("%s: %v allocations per evaluation, want %v", tc.name, got, tc.allocs)
 		}
