@@ -237,26 +237,27 @@ func lastStatement(text string) string {
 // describe matches a DESCRIBE or SHOW statement.
 var describe = regexp.MustCompile(`(?is)^(DESCRIBE|DESC|SHOW)\s`)
 
-// orderBy matches a query's ORDER BY, and limit the clauses that make
-// one a Top-N.
+// orderBy matches a query's ORDER BY, limit the clauses that make one a
+// Top-N, and queryStart the start of a query.
 var (
-	orderBy = regexp.MustCompile(`(?is)\bORDER\s+BY\b`)
-	limit   = regexp.MustCompile(`(?is)\b(LIMIT|FETCH|OFFSET)\b`)
+	orderBy    = regexp.MustCompile(`(?is)\bORDER\s+BY\b`)
+	limit      = regexp.MustCompile(`(?is)\b(LIMIT|FETCH|OFFSET)\b`)
+	queryStart = regexp.MustCompile(`(?is)^(SELECT|WITH)\b`)
 )
 
 // unwrapped reports whether a case's query runs as it is, not wrapped in
 // a SELECT of its columns cast to strings (tools/flink-query-gen does the
 // same): DESCRIBE and SHOW, and a query whose last clause is ORDER BY
 // without LIMIT (a temporal sort, which Flink drops in a subquery).
-func unwrapped(query string) bool {
-	if describe.MatchString(query) {
+func unwrapped(q string) bool {
+	if describe.MatchString(q) {
 		return true
 	}
-	locs := orderBy.FindAllStringIndex(query, -1)
-	if len(locs) == 0 || !regexp.MustCompile(`(?is)^(SELECT|WITH)\b`).MatchString(query) {
+	locs := orderBy.FindAllStringIndex(q, -1)
+	if len(locs) == 0 || !queryStart.MatchString(q) {
 		return false
 	}
-	tail := query[locs[len(locs)-1][1]:]
+	tail := q[locs[len(locs)-1][1]:]
 	return !strings.ContainsAny(tail, "()") && !limit.MatchString(tail)
 }
 

@@ -242,14 +242,14 @@ func (p *planner) scalarJoin(in *relation, sq *ddl.ScalarSubquery, name string, 
 				innerWhere = append(innerWhere, c)
 				continue
 			}
-			ik, ok, err := p.correlation(il, c, nl)
+			in, out, ok, err := p.correlation(il, c, nl)
 			if err != nil {
 				return nil, nil, err
 			}
 			if !ok {
 				return nil, nil, p.f.unsupported(c.Position(), "a condition of a correlated scalar subquery other than inner = outer (an equality of an expression of the subquery's columns and one of the outer query's)")
 			}
-			innerKeys, outerKeys = append(innerKeys, ik[0].(ddl.Expr)), append(outerKeys, ik[1].(expr.Expr))
+			innerKeys, outerKeys = append(innerKeys, in), append(outerKeys, out)
 		}
 	}
 	// The relation of the value: its key columns (the inner sides of the
@@ -414,29 +414,29 @@ func (p *planner) quantifiedJoin(in *relation, q *ddl.Quantified, name string, d
 
 // correlation returns the inner and outer sides of c when it is an
 // equality of an expression of the subquery's columns (index nl on) and
-// one of the outer query's: [ddl.Expr inner, expr.Expr outer].
-func (p *planner) correlation(il *lowerer, c ddl.Expr, nl int) ([2]any, bool, error) {
-	b, ok := c.(*ddl.Binary)
-	if !ok || b.Op != ddl.OpEq {
-		return [2]any{}, false, nil
+// one of the outer query's; ok false when it is not.
+func (p *planner) correlation(il *lowerer, c ddl.Expr, nl int) (inner ddl.Expr, outer expr.Expr, ok bool, err error) {
+	b, isBin := c.(*ddl.Binary)
+	if !isBin || b.Op != ddl.OpEq {
+		return nil, nil, false, nil
 	}
 	x, err := il.lower(b.Left)
 	if err != nil {
-		return [2]any{}, false, err
+		return nil, nil, false, err
 	}
 	y, err := il.lower(b.Right)
 	if err != nil {
-		return [2]any{}, false, err
+		return nil, nil, false, err
 	}
 	xl, xr := refSides(x, nl)
 	yl, yr := refSides(y, nl)
 	switch {
 	case xr && !xl && yl && !yr:
-		return [2]any{b.Left, y}, true, nil
+		return b.Left, y, true, nil
 	case yr && !yl && xl && !xr:
-		return [2]any{b.Right, x}, true, nil
+		return b.Right, x, true, nil
 	}
-	return [2]any{}, false, nil
+	return nil, nil, false, nil
 }
 
 // correlatedItem checks the item of a correlated aggregating subquery:

@@ -9,6 +9,7 @@ import (
 	"github.com/streamsql/streamsql/ops/rank"
 	"github.com/streamsql/streamsql/ops/timesort"
 	"github.com/streamsql/streamsql/planner/expr"
+	"github.com/streamsql/streamsql/types"
 )
 
 // ORDER BY without LIMIT over a stream is Flink's TemporalSort: its first
@@ -78,7 +79,12 @@ func (p *planner) resolveTemporalSort(q *ddl.OrderBy, depth int) (*relation, err
 			ddl.FormatExpr(first.Expr)+map[bool]string{true: " DESC", false: ""}[first.Desc]))
 	}
 	node := &Node{Kind: TemporalSort, Pos: q.Pos, Names: slices.Clone(rel.names), Types: slices.Clone(rel.types)}
-	spec := &timesort.Spec{Types: slices.Clone(rel.types), Time: -1}
+	if proc {
+		// The operator reads its clock: the column carries a NULL, not a
+		// PROCTIME() evaluated for every row.
+		node.Types[n] = node.Types[n].Nullable()
+	}
+	spec := &timesort.Spec{Types: slices.Clone(node.Types), Time: -1}
 	if rowtime {
 		spec.Time = n
 	}
@@ -100,6 +106,10 @@ func (p *planner) resolveTemporalSort(q *ddl.OrderBy, depth int) (*relation, err
 	for _, b := range rel.branches {
 		fl := &Flow{Source: b.src, Unnest: b.unnest, Names: node.Names, Filter: and(b.filters)}
 		for i, e := range b.cols {
+			if proc && i == n {
+				fl.Projection = append(fl.Projection, expr.Lit(node.Types[n], types.Value{}))
+				continue
+			}
 			if e, err = p.assignTo(e, rel.types[i], rel.pos[i]); err != nil {
 				return nil, err
 			}

@@ -183,6 +183,7 @@ type overAgg struct {
 
 	partTypes []types.Type
 	pkey, buf []byte
+	row       []byte // a row's encoding, before it joins its list
 	sub       []byte
 	list      [][]byte
 	slabs     slab.Slabs
@@ -353,7 +354,8 @@ func (o *overAgg) buffer(kg int, r *types.Row, ts int64) error {
 	} else {
 		heap.Push(&o.timers, timer{at: ts, kg: kg, key: string(o.pkey)})
 	}
-	o.buf = rowlist.Append(o.buf, state.AppendRow(nil, r.Fields, o.spec.Types))
+	o.row = state.AppendRow(o.row[:0], r.Fields, o.spec.Types)
+	o.buf = rowlist.Append(o.buf, o.row)
 	return o.rows.Put(kg, o.pkey, o.sub, o.buf)
 }
 
@@ -598,7 +600,8 @@ func (o *overAgg) procTimeRow(kg int, r *types.Row, out *stream.Output) error {
 		if ok {
 			o.buf = append(o.buf, old...)
 		}
-		o.buf = rowlist.Append(o.buf, state.AppendRow(nil, r.Fields, o.spec.Types))
+		o.row = state.AppendRow(o.row[:0], r.Fields, o.spec.Types)
+		o.buf = rowlist.Append(o.buf, o.row)
 		if err := o.rows.Put(kg, o.pkey, o.sub, o.buf); err != nil {
 			return err
 		}

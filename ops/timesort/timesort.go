@@ -89,6 +89,7 @@ type sorter struct {
 	hasLast, waiting   bool
 
 	sub, buf []byte
+	row      []byte // a row's encoding, before it joins its list
 	slabs    slab.Slabs
 	list     [][]byte
 }
@@ -171,7 +172,8 @@ func (s *sorter) buffer(fields []types.Value, ts int64) error {
 	if ok {
 		s.buf = append(s.buf, old...)
 	}
-	s.buf = rowlist.Append(s.buf, state.AppendRow(nil, fields, s.spec.Types))
+	s.row = state.AppendRow(s.row[:0], fields, s.spec.Types)
+	s.buf = rowlist.Append(s.buf, s.row)
 	if !s.waiting || ts < s.earliest {
 		s.earliest, s.waiting = ts, true
 	}
