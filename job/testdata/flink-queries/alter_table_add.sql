@@ -1,12 +1,5 @@
 -- ALTER TABLE ADD columns at positions, a PRIMARY KEY and a WATERMARK
-CREATE TABLE events (
-  k STRING, v BIGINT, d DOUBLE, m DECIMAL(10, 2), s STRING, ts TIMESTAMP(3),
-  WATERMARK FOR ts AS ts - INTERVAL '2' SECOND
-) WITH ('connector' = 'filesystem', 'path' = '${DATA}/data/events', 'format' = 'json');
-CREATE TABLE dims (
-  k STRING, name STRING, lvl INT, ts TIMESTAMP(3),
-  WATERMARK FOR ts AS ts - INTERVAL '2' SECOND
-) WITH ('connector' = 'filesystem', 'path' = '${DATA}/data/dims', 'format' = 'json');
+-- include: include/events_dims.sql
 
 CREATE TABLE t (a INT, b STRING, ts TIMESTAMP(3), c AS a + 1) WITH ('connector' = 'blackhole');
 ALTER TABLE t ADD (d DOUBLE FIRST, e BIGINT AFTER b, PRIMARY KEY (a) NOT ENFORCED, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND);

@@ -1,12 +1,5 @@
 -- ALTER TABLE MODIFY a column's type and position, and the WATERMARK
-CREATE TABLE events (
-  k STRING, v BIGINT, d DOUBLE, m DECIMAL(10, 2), s STRING, ts TIMESTAMP(3),
-  WATERMARK FOR ts AS ts - INTERVAL '2' SECOND
-) WITH ('connector' = 'filesystem', 'path' = '${DATA}/data/events', 'format' = 'json');
-CREATE TABLE dims (
-  k STRING, name STRING, lvl INT, ts TIMESTAMP(3),
-  WATERMARK FOR ts AS ts - INTERVAL '2' SECOND
-) WITH ('connector' = 'filesystem', 'path' = '${DATA}/data/dims', 'format' = 'json');
+-- include: include/events_dims.sql
 
 CREATE TABLE t (a INT, b STRING, ts TIMESTAMP(3), c AS a + 1, WATERMARK FOR ts AS ts) WITH ('connector' = 'blackhole');
 ALTER TABLE t MODIFY (b VARCHAR(10) FIRST, WATERMARK FOR ts AS ts - INTERVAL '5' SECOND);

@@ -1,11 +1,4 @@
 -- an inner join of two insert-only inputs on a key with a residual condition (order: any)
-CREATE TABLE events (
-  k STRING, v BIGINT, d DOUBLE, m DECIMAL(10, 2), s STRING, ts TIMESTAMP(3),
-  WATERMARK FOR ts AS ts - INTERVAL '2' SECOND
-) WITH ('connector' = 'filesystem', 'path' = '${DATA}/data/events', 'format' = 'json');
-CREATE TABLE dims (
-  k STRING, name STRING, lvl INT, ts TIMESTAMP(3),
-  WATERMARK FOR ts AS ts - INTERVAL '2' SECOND
-) WITH ('connector' = 'filesystem', 'path' = '${DATA}/data/dims', 'format' = 'json');
+-- include: include/events_dims.sql
 
 SELECT e.k, e.v, d.name FROM events e JOIN dims d ON e.k = d.k AND e.v > d.lvl;

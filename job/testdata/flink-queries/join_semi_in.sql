@@ -1,11 +1,4 @@
 -- IN with a subquery: a semi join (order: any)
-CREATE TABLE events (
-  k STRING, v BIGINT, d DOUBLE, m DECIMAL(10, 2), s STRING, ts TIMESTAMP(3),
-  WATERMARK FOR ts AS ts - INTERVAL '2' SECOND
-) WITH ('connector' = 'filesystem', 'path' = '${DATA}/data/events', 'format' = 'json');
-CREATE TABLE dims (
-  k STRING, name STRING, lvl INT, ts TIMESTAMP(3),
-  WATERMARK FOR ts AS ts - INTERVAL '2' SECOND
-) WITH ('connector' = 'filesystem', 'path' = '${DATA}/data/dims', 'format' = 'json');
+-- include: include/events_dims.sql
 
 SELECT k, v FROM events WHERE k IN (SELECT k FROM dims WHERE lvl < 5) AND v > 2;

@@ -1,11 +1,4 @@
 -- LIMIT without ORDER BY: the first rows that arrive (insert-only)
-CREATE TABLE events (
-  k STRING, v BIGINT, d DOUBLE, m DECIMAL(10, 2), s STRING, ts TIMESTAMP(3),
-  WATERMARK FOR ts AS ts - INTERVAL '2' SECOND
-) WITH ('connector' = 'filesystem', 'path' = '${DATA}/data/events', 'format' = 'json');
-CREATE TABLE dims (
-  k STRING, name STRING, lvl INT, ts TIMESTAMP(3),
-  WATERMARK FOR ts AS ts - INTERVAL '2' SECOND
-) WITH ('connector' = 'filesystem', 'path' = '${DATA}/data/dims', 'format' = 'json');
+-- include: include/events_dims.sql
 
 SELECT k, v FROM events WHERE v > 2 LIMIT 4;

@@ -1,11 +1,4 @@
 -- EXCEPT of an aggregation: rows leave and come back as the counts pass the right input's (result: final)
-CREATE TABLE events (
-  k STRING, v BIGINT, d DOUBLE, m DECIMAL(10, 2), s STRING, ts TIMESTAMP(3),
-  WATERMARK FOR ts AS ts - INTERVAL '2' SECOND
-) WITH ('connector' = 'filesystem', 'path' = '${DATA}/data/events', 'format' = 'json');
-CREATE TABLE dims (
-  k STRING, name STRING, lvl INT, ts TIMESTAMP(3),
-  WATERMARK FOR ts AS ts - INTERVAL '2' SECOND
-) WITH ('connector' = 'filesystem', 'path' = '${DATA}/data/dims', 'format' = 'json');
+-- include: include/events_dims.sql
 
 SELECT k, COUNT(*) AS n FROM events GROUP BY k EXCEPT SELECT k, CAST(lvl AS BIGINT) FROM dims;

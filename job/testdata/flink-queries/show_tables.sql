@@ -1,12 +1,5 @@
 -- SHOW TABLES lists the tables and views of the current database, sorted
-CREATE TABLE events (
-  k STRING, v BIGINT, d DOUBLE, m DECIMAL(10, 2), s STRING, ts TIMESTAMP(3),
-  WATERMARK FOR ts AS ts - INTERVAL '2' SECOND
-) WITH ('connector' = 'filesystem', 'path' = '${DATA}/data/events', 'format' = 'json');
-CREATE TABLE dims (
-  k STRING, name STRING, lvl INT, ts TIMESTAMP(3),
-  WATERMARK FOR ts AS ts - INTERVAL '2' SECOND
-) WITH ('connector' = 'filesystem', 'path' = '${DATA}/data/dims', 'format' = 'json');
+-- include: include/events_dims.sql
 
 CREATE VIEW w AS SELECT k FROM events;
 SHOW TABLES;
