@@ -276,7 +276,19 @@ func TestS3CrashAtRandomTimes(t *testing.T) {
 		}
 	}
 	stop()
-	// The kills must have hit a job at work, not only at start-up.
+	// The kills must hit a job at work, not only at start-up. On a
+	// loaded machine (CI under the race detector beside other packages'
+	// tests) start-up takes longer and the kills above may all land before
+	// the first commit: more kills follow, later in each run (the input
+	// produced so far is still to read), until a quarter of it is
+	// committed, or kills more rounds.
+	for extra := 0; extra < kills && len(r.committed(t)) < r.next/4; extra++ {
+		after := time.Duration(1000+rnd.IntN(4000)) * time.Millisecond
+		if !crashtest.Run(t, r.spec(false), after) {
+			t.Fatalf("late round %d: the job ended by itself", extra)
+		}
+		killed++
+	}
 	before := len(r.committed(t))
 	t.Logf("%d kills; %d of %d records committed by the killed runs", killed, before, r.next)
 	if before < r.next/4 {
