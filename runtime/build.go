@@ -21,7 +21,8 @@ import (
 // edge out, and those vertices have as many tasks together as V: then
 // every task of V gets the rows of exactly one upstream task and of
 // nothing else, and runs in that task's goroutine, with no channel in
-// between. Pipelines so fuse each source with its transform always, and
+// between. With GOMAXPROCS 1, an edge of any exchange from one task into
+// one task fuses too (attempt.oneToOne). Pipelines so fuse each source with its transform always, and
 // with its one sink when the sink has as many tasks as the pipeline has
 // source tasks and rows go forward; jobconfig.Config.DisableChaining keeps sinks in
 // tasks of their own. What a vertex does is the same code either way; only
@@ -241,12 +242,39 @@ func (a *attempt) fusable(vr *vertexRT) bool {
 	}
 	n := 0
 	for _, e := range vr.in {
-		if e.e.Exchange.Kind != Forward || len(e.from.out) != 1 {
+		if len(e.from.out) != 1 || (e.e.Exchange.Kind != Forward && !a.oneToOne(vr)) {
 			return false
 		}
 		n += e.from.par
 	}
 	return n == vr.par
+}
+
+// oneToOne reports whether vertex vr's one input edge goes from one task
+// into one task (vr's), and the process runs Go code on one processor
+// (GOMAXPROCS 1: a job pinned to one core): then the edge fuses whatever
+// its exchange, for it sends every row to vr's one task as a Forward edge
+// does. A job at parallelism 1 hashes its rows to its keyed operators
+// (Nexmark q18's deduplication, q19's Top-N): with one processor, a task
+// of their own brought no parallelism, only a channel and a goroutine
+// switch per batch, and the Calc before them could not reuse its output
+// rows (a third of q18's and q19's allocation). With more processors the
+// edge keeps its channel, so that the two tasks run at once.
+//
+// The rows must come from a source through stateless operators only: an
+// operator that emits on a watermark (a window) hands its rows to a fused
+// operator after the task's watermark advanced, which would take them for
+// late, where over a channel they arrive before the watermark.
+func (a *attempt) oneToOne(vr *vertexRT) bool {
+	if !a.oneProc || len(vr.in) != 1 || vr.in[0].from.par != 1 || vr.par != 1 {
+		return false
+	}
+	for v := vr.in[0].from; v.src == nil; v = v.in[0].from {
+		if v.v.Operator == nil || v.v.Operator.Stateful || len(v.in) != 1 {
+			return false
+		}
+	}
+	return true
 }
 
 // oneWriter reports whether every row of each task of source vertex vr

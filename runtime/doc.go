@@ -66,7 +66,12 @@
 // Writer.Write in one loop, and at a barrier Reader.Snapshot, then
 // Writer.PreCommit. TaskStatus.Chained shows it; such a source task shows
 // no backpressure, a slow writer slows its loop instead.
-// jobconfig.Config.DisableChaining keeps sinks in tasks of their own. Several sinks,
+// jobconfig.Config.DisableChaining keeps sinks in tasks of their own. When Go runs
+// on one processor (GOMAXPROCS 1, a job pinned to one core), an edge from
+// one task into one task fuses whatever its exchange (the hash edge into
+// the keyed operator of a job at parallelism 1): a task of its own would
+// bring no parallelism there, only a channel, and the rows before it could
+// not be reused (Nexmark q18 and q19 allocate a third less). Several sinks,
 // fan-in (UNION ALL, fewer sink tasks) and routing by key keep the
 // channels.
 //

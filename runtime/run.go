@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	goruntime "runtime"
 	"runtime/debug"
 	"slices"
 	"strconv"
@@ -36,6 +37,10 @@ type attempt struct {
 	mode     jobconfig.Mode
 	// maxParallelism is the job's number of key groups.
 	maxParallelism int
+	// oneProc is set when Go runs on one processor (GOMAXPROCS 1) as
+	// the attempt starts: edges from one task into one task fuse
+	// (attempt.oneToOne).
+	oneProc bool
 	// stateful is set when the run has stateful operators, or restored a
 	// checkpoint with operator state: retention then deletes state files.
 	stateful bool
@@ -113,7 +118,7 @@ func (j *Job) runOnce(ctx context.Context, first bool) (err error) {
 	// over them has ended, whatever ended it.
 	defer j.releaseSources(false)
 	a := &attempt{j: j, run: newRunID(), restored: restored, mode: j.spec.Config.Checkpoint.Mode,
-		maxParallelism: j.maxParallelism()}
+		maxParallelism: j.maxParallelism(), oneProc: goruntime.GOMAXPROCS(0) == 1}
 	j.ownRuns.Store(a.run, true)
 	if restored != nil {
 		a.restoredID = restored.ID

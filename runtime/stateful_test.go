@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	goruntime "runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -768,4 +769,63 @@ func TestStatusGraph(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestOneProcFusesHashEdge: with GOMAXPROCS 1, a hash exchange from one
+// task into a keyed operator of one task fuses (the operator runs in the
+// source's task), with the same exactly-once changelog; a checkpoint of
+// the fused run restores into a run with more processors, where the edge
+// keeps its channel, and the changelog goes on as the oracle's.
+func TestOneProcFusesHashEdge(t *testing.T) {
+	dir := t.TempDir()
+	rig := func() *graphRig {
+		g := countRig(t, dir, 1)
+		g.srcPar, g.per = 1, 3000
+		return g
+	}
+	prev := goruntime.GOMAXPROCS(1)
+	defer goruntime.GOMAXPROCS(prev)
+	g := rig()
+	g.tweak = func(s *runtime.JobSpec) { s.Config.Checkpoint.Retention = jobconfig.RetainOnCancellation }
+	j := g.job(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- j.Run(ctx) }()
+	for j.Status().Checkpoints.Completed < 2 {
+		time.Sleep(time.Millisecond)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	edges := []runtime.EdgeStatus{{From: 0, To: 1, Exchange: "hash", Fused: true}, {From: 1, To: 2, Exchange: "forward", Fused: true}}
+	if got := j.Status().Graph.Edges; !reflect.DeepEqual(got, edges) {
+		t.Fatalf("GOMAXPROCS 1: edges %+v, want %+v", got, edges)
+	}
+	if n := checkCounts(t, g, false); n == 0 || n == int64(g.partitions)*g.per {
+		t.Fatalf("the first run counted %d rows: want a part of the input", n)
+	}
+	store, err := openStore(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	refs, err := store.List()
+	if err != nil || len(refs) == 0 {
+		t.Fatal(refs, err)
+	}
+	goruntime.GOMAXPROCS(max(prev, 2))
+	g2 := rig()
+	g2.tweak = func(s *runtime.JobSpec) {
+		s.Config.Checkpoint.Dir = filepath.Join(dir, "elsewhere")
+		s.RestorePath = refs[len(refs)-1].Path
+	}
+	j2 := g2.job(t)
+	if err := runJob(t, j2, 2*time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	edges[0].Fused = false
+	if got := j2.Status().Graph.Edges; !reflect.DeepEqual(got, edges) {
+		t.Fatalf("GOMAXPROCS %d: edges %+v, want %+v", max(prev, 2), got, edges)
+	}
+	checkCounts(t, g2, true)
 }
