@@ -2,6 +2,7 @@ package rank
 
 import (
 	"container/heap"
+	"encoding/binary"
 	"fmt"
 
 	"github.com/streamsql/streamsql/ops/internal/slab"
@@ -60,6 +61,14 @@ type dedup struct {
 	// waiting for the watermark (keep first on event time); seen marks
 	// the partitions whose first row was emitted (keep first).
 	rows, seen state.ValueTable
+	// timeOnly says that rows holds only the kept row's time (keep last
+	// on event time, no UPDATE_BEFORE: the kept row is never emitted
+	// again, only its time compared); wholeRows is then the table of
+	// whole rows of a restored checkpoint (a version before the time-only
+	// layout, or a job whose consumer needed UPDATE_BEFORE), read once per
+	// partition when legacy says it holds state.
+	timeOnly, legacy bool
+	wholeRows        state.ValueTable
 	// timers holds (time, key group, partition) of the rows waiting in
 	// rows (keep first on event time), earliest first; rebuilt at Open.
 	timers timerHeap
@@ -79,8 +88,26 @@ func (d *dedup) Open(ctx *stream.Context) error {
 	}
 	ttl := state.TTL(d.spec.TTL)
 	switch {
+	case d.spec.KeepLast && d.spec.Time >= 0 && !d.spec.UpdateBefore:
+		// Another table than the one of whole rows, so that the two
+		// layouts never read each other's state.
+		d.timeOnly = true
+		d.rows = ctx.State.Value("row-time", ttl)
+		d.wholeRows = ctx.State.Value("row", ttl)
+		found, err := holdsState(ctx, func(kg int, fn func([]byte) bool) error {
+			return d.wholeRows.Range(kg, func(k, _ []byte) bool { return fn(k) })
+		})
+		if err != nil {
+			return fmt.Errorf("deduplicate: %w", err)
+		}
+		d.legacy = found
 	case d.spec.KeepLast:
 		d.rows = ctx.State.Value("row", ttl)
+		if d.spec.Time >= 0 {
+			if err := refuseTimeOnlyState(ctx, ctx.State.Value("row-time", ttl)); err != nil {
+				return err
+			}
+		}
 	case d.spec.Time < 0:
 		d.seen = ctx.State.Value("seen", ttl)
 	default:
@@ -193,7 +220,92 @@ func (d *dedup) firstOnRowTime(kg int, r *types.Row) error {
 	return nil
 }
 
+// keepLastTime is keepLast when only the kept row's time is kept
+// (timeOnly): a row not earlier than it replaces it, emitted as an insert
+// for the partition's first row and as an UPDATE_AFTER for the others.
+// Nexmark q18 (the last bid per bidder and auction) so keeps 14 bytes of
+// state per partition instead of a bid row of ~155.
+func (d *dedup) keepLastTime(kg int, r *types.Row, out *stream.Output) error {
+	tv := r.Fields[d.spec.Time]
+	if tv.IsNull() {
+		return nil
+	}
+	ts := tv.Timestamp().Millis
+	prev, had, err := d.rows.Get(kg, d.pkey)
+	if err != nil {
+		return err
+	}
+	if !had && d.legacy {
+		if prev, had, err = d.restoredTime(kg); err != nil {
+			return err
+		}
+	}
+	if had {
+		pt, n := binary.Varint(prev)
+		if n <= 0 || n != len(prev) {
+			return fmt.Errorf("deduplicate: key group %d: %w: a kept row's time", kg, state.ErrCorrupt)
+		}
+		if ts < pt {
+			return nil // earlier than the kept row
+		}
+	}
+	d.buf = binary.AppendVarint(d.buf[:0], ts)
+	if err := d.rows.Put(kg, d.pkey, d.buf); err != nil {
+		return err
+	}
+	kind := types.UpdateAfter
+	if !had {
+		kind = types.Insert
+	}
+	out.Emit(types.Row{Kind: kind, Fields: d.output(r.Fields)})
+	return nil
+}
+
+// restoredTime returns the time of the partition's row from the whole-row
+// table of a restored checkpoint (timeOnly), moving it to the time-only
+// table.
+func (d *dedup) restoredTime(kg int) ([]byte, bool, error) {
+	row, ok, err := d.wholeRows.Get(kg, d.pkey)
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	pt, err := state.ReadRowField(row, d.spec.Types, d.spec.Time)
+	if err != nil {
+		return nil, false, fmt.Errorf("deduplicate: key group %d: %w", kg, err)
+	}
+	d.buf = binary.AppendVarint(d.buf[:0], pt.Timestamp().Millis)
+	if err := d.rows.Put(kg, d.pkey, d.buf); err != nil {
+		return nil, false, err
+	}
+	if err := d.wholeRows.Delete(kg, d.pkey); err != nil {
+		return nil, false, err
+	}
+	return d.buf, true, nil
+}
+
+// refuseTimeOnlyState fails when the restored state holds the kept rows'
+// times only (the job's consumer needed no UPDATE_BEFORE): a
+// deduplication that must retract each partition's row cannot get the
+// rows back.
+func refuseTimeOnlyState(ctx *stream.Context, times state.ValueTable) error {
+	found, err := holdsState(ctx, func(kg int, fn func([]byte) bool) error {
+		return times.Range(kg, func(k, _ []byte) bool { return fn(k) })
+	})
+	if err != nil {
+		return fmt.Errorf("deduplicate: %w", err)
+	}
+	if found {
+		return fmt.Errorf("deduplicate: the checkpoint holds the kept rows' times only (its sink needed no UPDATE_BEFORE rows), " +
+			"and the job now needs whole rows to retract (a sink that takes UPDATE_BEFORE): it cannot be restored from this checkpoint; " +
+			"start it without the checkpoint, or keep a sink that needs no UPDATE_BEFORE")
+	}
+	return nil
+}
+
 func (d *dedup) keepLast(kg int, r *types.Row, out *stream.Output) error {
+	if d.timeOnly {
+		return d.keepLastTime(kg, r, out)
+	}
 	var ts int64
 	if d.spec.Time >= 0 {
 		tv := r.Fields[d.spec.Time]

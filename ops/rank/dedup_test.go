@@ -1,7 +1,9 @@
 package rank_test
 
 import (
+	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -9,6 +11,8 @@ import (
 	"github.com/streamsql/streamsql/ops/internal/opstest"
 	"github.com/streamsql/streamsql/ops/rank"
 	"github.com/streamsql/streamsql/state"
+	"github.com/streamsql/streamsql/state/heap"
+	"github.com/streamsql/streamsql/state/lsm"
 	"github.com/streamsql/streamsql/stream/streamtest"
 	"github.com/streamsql/streamsql/types"
 )
@@ -63,5 +67,59 @@ func TestDeduplicateLastProctime(t *testing.T) {
 			want = []string{"+I[a, 1, null]", "-U[a, 1, null]", "+U[a, 1, null]", "-U[a, 1, null]", "+U[a, 2, null]"}
 		}
 		expectRows(t, tk.Take(), kvt, want...)
+	}
+}
+
+// TestDeduplicateLastRowtimeTimeOnly: keeping the last row on event time
+// for a consumer that needs no UPDATE_BEFORE keeps only each partition's
+// time, and emits what the whole-row layout emits less its UPDATE_BEFOREs
+// (random rows, some earlier than the kept one, some NULL times); a
+// checkpoint of the whole-row layout (before the time-only one, or of a
+// consumer that needed UPDATE_BEFORE) restores into it, and the reverse is
+// refused.
+func TestDeduplicateLastRowtimeTimeOnly(t *testing.T) {
+	for _, b := range []struct {
+		name string
+		kind state.Kind
+	}{{"hashmap", heap.Kind{}}, {"rocksdb", lsm.Kind{}}} {
+		t.Run(b.name, func(t *testing.T) { testDedupTimeOnly(t, b.kind) })
+	}
+}
+
+func testDedupTimeOnly(t *testing.T, kind state.Kind) {
+	r := streamtest.Row
+	whole := rank.DedupSpec{Types: kvt, Partition: []int{0}, Time: 2, KeepLast: true, UpdateBefore: true}
+	timeOnly := whole
+	timeOnly.UpdateBefore = false
+	rnd := rand.New(rand.NewPCG(3, 4))
+	var rows []types.Row
+	for i := range 2000 {
+		var ts any = at(rnd.Int64N(1000))
+		if rnd.IntN(50) == 0 {
+			ts = nil
+		}
+		rows = append(rows, r(types.Insert, strconv.Itoa(rnd.IntN(100)), i, ts))
+	}
+	noUB := func(out []types.Row) []types.Row {
+		return slices.DeleteFunc(out, func(row types.Row) bool { return row.Kind == types.UpdateBefore })
+	}
+	ref := streamtest.Open(t, rank.NewDeduplicate(whole), streamtest.Options{Backend: kind})
+	ref.Process(rows[:1000]...)
+	want := noUB(ref.Take())
+	tk := streamtest.Open(t, rank.NewDeduplicate(timeOnly), streamtest.Options{Backend: kind})
+	tk.Process(rows[:1000]...)
+	expectRows(t, tk.Take(), kvt, opstest.FlinkString(want, kvt)...)
+	// A checkpoint of the whole rows, restored into the time-only layout.
+	h := ref.Snapshot()
+	ref.Process(rows[1000:]...)
+	want = noUB(ref.Take())
+	tk = streamtest.Open(t, rank.NewDeduplicate(timeOnly), streamtest.Options{Restore: []state.Handle{h}, Files: ref.Files(), Backend: kind})
+	tk.Process(rows[1000:]...)
+	expectRows(t, tk.Take(), kvt, opstest.FlinkString(want, kvt)...)
+	// A checkpoint of the times, restored where whole rows are needed.
+	h = tk.Snapshot()
+	_, err := streamtest.OpenErr(t, rank.NewDeduplicate(whole), streamtest.Options{Restore: []state.Handle{h}, Files: tk.Files(), Backend: kind})
+	if err == nil || !strings.Contains(err.Error(), "times only") {
+		t.Fatalf("restoring the times where whole rows are needed: %v, want a refusal", err)
 	}
 }

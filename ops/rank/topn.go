@@ -127,7 +127,7 @@ func (t *topN) Open(ctx *stream.Context) error {
 		rows := ctx.State.Map("rows", opts...)
 		found, err := holdsState(ctx, rows.Keys)
 		if err != nil {
-			return err
+			return fmt.Errorf("top-n: %w", err)
 		}
 		if found {
 			t.legacy, t.rows, t.meta = true, rows, ctx.State.Value("meta", opts...)
@@ -143,7 +143,7 @@ func (t *topN) Open(ctx *stream.Context) error {
 				return part.Range(kg, func(k, _ []byte) bool { return fn(k) })
 			})
 			if err != nil {
-				return err
+				return fmt.Errorf("top-n: %w", err)
 			}
 			if found {
 				t.legacy, t.part = true, part
@@ -840,7 +840,7 @@ func holdsState(ctx *stream.Context, keys func(kg int, fn func(key []byte) bool)
 	found := false
 	for kg := ctx.Task.KeyGroups.Start; kg < ctx.Task.KeyGroups.End && !found; kg++ {
 		if err := keys(kg, func([]byte) bool { found = true; return false }); err != nil {
-			return false, fmt.Errorf("top-n: reading the restored state: %w", err)
+			return false, fmt.Errorf("reading the restored state: %w", err)
 		}
 	}
 	return found, nil
