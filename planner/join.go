@@ -786,6 +786,82 @@ func (jb *joinBuilder) intervalBounds() (lower, upper int64, lt, rt int, proc, o
 	return lower, upper, lt, rt, proc, true
 }
 
+// pruneBound looks for what bounds an INNER join's left rows when its
+// right input is a window aggregation (Nexmark q7): a conjunct of the
+// residual condition that bounds a right window column from above by a
+// left timestamp column plus a constant (l.t >= r.window_end - 10 s). A
+// window aggregation emits a window's rows only once its watermark
+// reaches the window's end − 1 ms and drops late rows, so once the join's
+// watermark is W no right row still to come has a window_end at or below
+// W + 1 ms; a left row whose window_end bound t + bound is at or below W
+// matches none of them. It returns the left column and bound (window_end
+// <= t + bound, in milliseconds). Only with every right row from such a
+// window (over event time, a TIMESTAMP rowtime: window_end is in the
+// watermark's milliseconds) and no idle timeout (an idle channel leaves
+// the task's watermark to the others, and a window task that resumes may
+// fire windows below it).
+func (jb *joinBuilder) pruneBound() (lt int, bound int64, ok bool) {
+	if jb.typ != join.Inner || jb.p.plan.IdleTimeout != 0 {
+		return 0, 0, false
+	}
+	rel := jb.ins[1].rel
+	if rel.window != nil || len(rel.branches) == 0 {
+		return 0, 0, false
+	}
+	for _, b := range rel.branches {
+		n := b.src.Node
+		if n == nil || n.Kind != WindowAggregate || n.Window == nil || n.Window.Time < 0 || n.Window.Attached ||
+			n.Window.Kind == window.Session || n.Window.TimeType.Kind != types.KindTimestamp {
+			return 0, 0, false
+		}
+	}
+	for _, e := range jb.residual {
+		c, isCall := e.(*expr.Call)
+		if !isCall {
+			continue
+		}
+		var cmps [][3]expr.Expr // a op b as (op marker, a, b): a >= b or a > b
+		switch {
+		case c.Name == "BETWEEN" && len(c.Args) == 3:
+			cmps = [][3]expr.Expr{{nil, c.Args[0], c.Args[1]}, {nil, c.Args[2], c.Args[0]}}
+		case len(c.Args) == 2 && (c.Name == ">=" || c.Name == ">"):
+			cmps = [][3]expr.Expr{{c, c.Args[0], c.Args[1]}}
+		case len(c.Args) == 2 && (c.Name == "<=" || c.Name == "<"):
+			cmps = [][3]expr.Expr{{c, c.Args[1], c.Args[0]}}
+		}
+		for _, cmp := range cmps {
+			// cmp[1] >= cmp[2] (strictly, for > and <).
+			strict := cmp[0] != nil && (c.Name == ">" || c.Name == "<")
+			a, aoff, aok := timeOffset(cmp[1])
+			b, boff, bok := timeOffset(cmp[2])
+			if !aok || !bok || a.Index >= jb.nl || b.Index < jb.nl ||
+				a.Typ.Kind != types.KindTimestamp || b.Typ.Kind != types.KindTimestamp ||
+				cmp[1].Type().Kind != types.KindTimestamp || cmp[2].Type().Kind != types.KindTimestamp {
+				continue
+			}
+			k, ws, isWin := windowAggColumn(rel, b.Index-jb.nl)
+			if !isWin {
+				continue
+			}
+			// l.t + aoff >= w + boff: w <= l.t + aoff - boff.
+			d := aoff - boff
+			if strict {
+				d--
+			}
+			switch k {
+			case 0: // window_start: window_end <= window_start + Size
+				d += ws.Size.Milliseconds()
+			case 2: // window_time = window_end - 1 ms
+				d++
+			}
+			if !ok || d < bound {
+				lt, bound, ok = a.Index, d, true
+			}
+		}
+	}
+	return lt, bound, ok
+}
+
 func maxIf(has bool, cur, d int64) int64 {
 	if has {
 		return max(cur, d)
@@ -966,6 +1042,9 @@ func (jb *joinBuilder) build(hints *queryHints) (*relation, error) {
 	switch kind {
 	case Join:
 		jp.Regular = &join.Spec{Type: jb.typ, Left: sides[0], Right: sides[1], KeyTypes: keyTypes, NullSafe: ns}
+		if lt, bound, ok := jb.pruneBound(); ok && sides[0].TTL == 0 {
+			jp.Regular.Prune = &join.Prune{Time: lt, Bound: time.Duration(bound) * time.Millisecond}
+		}
 	case IntervalJoin:
 		sides[0].TTL, sides[1].TTL = 0, 0
 		jp.Interval = &join.IntervalSpec{Type: jb.typ, Left: sides[0], Right: sides[1], KeyTypes: keyTypes, NullSafe: ns,
@@ -1463,6 +1542,11 @@ func (pl *Plan) joinBody(b *strings.Builder, n *Node) {
 				fmt.Fprintf(b, "    state: %s, %s input's rows by key (%s), ttl %s (%s)\n", backend, [2]string{"left", "right"}[s], what, formatDuration(sd.TTL), from)
 				continue
 			}
+			if pr := jp.Regular.Prune; pr != nil && s == 0 {
+				fmt.Fprintf(b, "    state: %s, left input's rows by key (%s), kept until the watermark passes %s: the right input is a window aggregation, whose rows come only once the watermark passes their window_end (beyond Flink, which keeps them for ever: the same rows, less state)\n",
+					backend, what, plusMillis(jp.names[pr.Time], pr.Bound.Milliseconds()))
+				continue
+			}
 			fmt.Fprintf(b, "    state: %s, %s input's rows by key (%s), kept for ever (table.exec.state.ttl is 0): it grows with the input\n", backend, [2]string{"left", "right"}[s], what)
 		}
 	}
@@ -1508,6 +1592,9 @@ func pruneJoin(n *Node, consumer *Flow, opts expr.Options) error {
 		off, sd := offs[s], jp.side(s)
 		for _, k := range sd.Keys {
 			used[off+k] = true
+		}
+		if jp.Regular != nil && jp.Regular.Prune != nil && s == 0 {
+			used[off+jp.Regular.Prune.Time] = true
 		}
 		switch {
 		case jp.Interval != nil && !jp.Interval.ProcTime:
@@ -1585,6 +1672,9 @@ func pruneJoin(n *Node, consumer *Flow, opts expr.Options) error {
 		sd.Types, sd.Keys = st, remap(sd.Keys)
 		if sd.UniqueKey != nil {
 			sd.UniqueKey = remap(sd.UniqueKey)
+		}
+		if jp.Regular != nil && jp.Regular.Prune != nil && s == 0 {
+			jp.Regular.Prune.Time = pos[jp.Regular.Prune.Time]
 		}
 		switch {
 		case jp.Interval != nil && !jp.Interval.ProcTime:

@@ -33,7 +33,13 @@ func New(spec Spec) stream.Factory {
 		if err := spec.check("join"); err != nil {
 			return nil, err
 		}
-		return &regular{joiner: newJoiner(&spec, task, "join")}, nil
+		r := &regular{joiner: newJoiner(&spec, task, "join")}
+		r.prune.wm = stream.MinWatermark
+		r.prune.kgs = task.KeyGroups
+		if r.prune.kgs.Len() == 0 {
+			r.prune.kgs = state.KeyGroupRange{Start: 0, End: r.maxP}
+		}
+		return r, nil
 	}
 }
 
@@ -67,6 +73,8 @@ type regular struct {
 	// gFirst says that the probe has decoded no row yet.
 	recent [2][recentRows]recentRow
 	gFirst bool
+	// prune is the state of Spec.Prune (prune.go).
+	prune pruneState
 }
 
 // view is one side's state: a map table from the join key to the side's
@@ -171,9 +179,15 @@ func (r *regular) join(in int, row *types.Row, out *stream.Output) error {
 		for i := range r.matched {
 			total += r.matched[i].count
 		}
-		replaced, err := r.add(me, kg, row.Fields, total)
-		if err != nil {
-			return err
+		var replaced bool
+		if in == 1 || r.keep(row.Fields) {
+			var err error
+			if replaced, err = r.add(me, kg, row.Fields, total); err != nil {
+				return err
+			}
+			if in == 0 {
+				r.prune.added++
+			}
 		}
 		if len(r.matched) == 0 {
 			if me.counts {

@@ -110,6 +110,10 @@ type Spec struct {
 	NullSafe []bool
 	// NewCondition returns the residual condition of one task; nil: none.
 	NewCondition func() Condition
+	// Prune, when set, drops the left input's rows that can match no
+	// right row still to come (an INNER join whose right input is a
+	// window aggregation; see Prune).
+	Prune *Prune
 }
 
 func (s *Spec) check(what string) error {
@@ -125,6 +129,9 @@ func (s *Spec) check(what string) error {
 				return fmt.Errorf("%s: input %d has no column %d", what, i, c)
 			}
 		}
+	}
+	if p := s.Prune; p != nil && (s.Type != Inner || p.Time < 0 || p.Time >= len(s.Left.Types) || !s.Left.Types[p.Time].IsTimestamp()) {
+		return fmt.Errorf("%s: pruning the left input's rows needs an INNER join and a timestamp column of the left input", what)
 	}
 	if s.NullSafe != nil && len(s.NullSafe) != len(s.KeyTypes) {
 		return fmt.Errorf("%s: %d null-safe flags for %d key columns", what, len(s.NullSafe), len(s.KeyTypes))
