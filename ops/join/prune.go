@@ -24,7 +24,12 @@ import (
 //
 // The watermark is the task's (the least over both inputs' channels),
 // which is at most the right input's as long as no channel is idle: the
-// planner sets Prune only when table.exec.source.idle-timeout is 0.
+// planner sets Prune only when table.exec.source.idle-timeout is 0. A
+// channel is idle without it only while the sources behind it have no
+// split (an empty table): nothing is dropped until a right row has
+// arrived since the operator opened, so that a right input that was idle
+// throughout and then starts (a table's first file found later) fires
+// its windows before any row they may match is gone.
 type Prune struct {
 	// Time is the left input's column of the row's time (a TIMESTAMP or
 	// TIMESTAMP_LTZ).
@@ -40,6 +45,7 @@ type Prune struct {
 // many left rows were added since the last sweep and held after it.
 type pruneState struct {
 	wm          int64
+	right       bool // a right row arrived since Open
 	added, held int64
 	kgs         state.KeyGroupRange
 	keyArena    []byte
@@ -66,7 +72,7 @@ func (r *regular) keep(row []types.Value) bool {
 // pruneLimit returns the latest left time that can match no right row still
 // to come, and whether there is one.
 func (r *regular) pruneLimit() (int64, bool) {
-	if r.spec.Prune == nil || r.prune.wm == stream.MinWatermark || r.prune.wm == stream.MaxWatermark {
+	if r.spec.Prune == nil || !r.prune.right || r.prune.wm == stream.MinWatermark || r.prune.wm == stream.MaxWatermark {
 		return 0, false
 	}
 	return r.prune.wm - r.spec.Prune.Bound.Milliseconds(), true

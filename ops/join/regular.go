@@ -144,6 +144,9 @@ func (r *regular) Process(input int, rows []types.Row, out *stream.Output) error
 	if input != 0 && input != 1 {
 		return fmt.Errorf("join: no input %d", input)
 	}
+	if input == 1 && len(rows) > 0 {
+		r.prune.right = true
+	}
 	for i := range rows {
 		var err error
 		if r.spec.Type.SemiOrAnti() {
