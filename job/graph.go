@@ -39,7 +39,7 @@ type graphBuilder struct {
 	// that read it first.
 	built map[any][2]int
 	// readers are the flows that read each table scan of the graph's
-	// INSERTs (prefilter), found at the first scan built.
+	// INSERTs (sharedReaders), found at the first scan built.
 	readers map[*planner.Source][]*planner.Flow
 }
 
@@ -66,7 +66,7 @@ func (b *graphBuilder) insert(ins *planner.Insert, name string) error {
 	sink := b.add(runtime.Vertex{ID: name + "/" + ins.Sink.Name(), Name: ins.Sink.Name(), Parallelism: par,
 		Sink: &runtime.SinkVertex{Sink: snk}})
 	for _, fl := range ins.Flows {
-		from, err := b.flow(fl)
+		from, tf, err := b.flow(fl)
 		if err != nil {
 			return err
 		}
@@ -75,27 +75,29 @@ func (b *graphBuilder) insert(ins *planner.Insert, name string) error {
 			// Every change of a key reaches one sink task, in order.
 			x = hashOn(ins.Sink.PrimaryKey, fieldTypes(ins.Sink.Fields))
 		}
-		b.edge(from, sink, x)
+		b.g.Edges = append(b.g.Edges, runtime.Edge{From: from, To: sink, Exchange: x, Transform: tf})
 	}
 	return nil
 }
 
 // flow adds fl's source (a table or a stateful operator) and its Calc, and
 // returns the Calc's vertex; or the operator's, when the flow would pass
-// its rows on unchanged (passThrough).
-func (b *graphBuilder) flow(fl *planner.Flow) (int, error) {
+// its rows on unchanged (passThrough); or, for a reader of a shared scan,
+// the source's vertex and the flow's Calc as the transform of the edge
+// out of it that the caller adds (runtime.Edge.Transform).
+func (b *graphBuilder) flow(fl *planner.Flow) (int, *runtime.EdgeTransform, error) {
 	var from, par int
 	if n := fl.Source.Node; n != nil {
 		var err error
 		if from, par, err = b.node(n); err != nil {
-			return 0, err
+			return 0, nil, err
 		}
 	} else if v, ok := b.built[fl.Source]; ok {
 		from, par = v[0], v[1]
 	} else {
 		src, valid, err := buildSource(b.ctx, b.pl, fl.Source, fl.ReadFields, fl.ReadRows, b.opts)
 		if err != nil {
-			return 0, err
+			return 0, nil, err
 		}
 		name := fl.Source.Name()
 		if b.srcNames[name]++; b.srcNames[name] > 1 {
@@ -106,7 +108,7 @@ func (b *graphBuilder) flow(fl *planner.Flow) (int, error) {
 		if w := fl.Source.Watermark; w != nil {
 			gen, err := watermarkOf(w, b.opts)
 			if err != nil {
-				return 0, fmt.Errorf("pipeline %s: source %s: %w", b.pipe, name, err)
+				return 0, nil, fmt.Errorf("pipeline %s: source %s: %w", b.pipe, name, err)
 			}
 			sv.Watermark = &runtime.WatermarkSpec{Generate: gen, IdleTimeout: b.pl.IdleTimeout}
 		}
@@ -115,20 +117,9 @@ func (b *graphBuilder) flow(fl *planner.Flow) (int, error) {
 		// they cannot ride in the sink's transactions (the planner never
 		// sets Source.DeadLettersInSink in a graph).
 		if sv.DeadLetter, err = deadLetterSink(src, fl.Source, b.pipe, name, b.pl.JobName); err != nil {
-			return 0, err
+			return 0, nil, err
 		}
 		from = b.add(runtime.Vertex{ID: b.pipe + "/" + name, Name: fl.Source.Name(), Parallelism: par, Source: sv})
-		if pf, err := b.prefilter(fl.Source); err != nil {
-			return 0, fmt.Errorf("pipeline %s: source %s: %w", b.pipe, name, err)
-		} else if pf != nil {
-			// Fused with the source (its one edge out): the rows no reader
-			// keeps go no further than the source's task.
-			f := b.add(runtime.Vertex{ID: b.pipe + "/" + name + "/prefilter", Name: "Prefilter", Parallelism: par,
-				Operator: &runtime.OperatorVertex{New: calc.New(calc.Spec{New: pf, Name: "the shared scan of " + fl.Source.Name()}),
-					Copies: true, CopiesNested: true}})
-			b.edge(from, f, runtime.Exchange{Kind: runtime.Forward})
-			from = f
-		}
 		b.built[fl.Source] = [2]int{from, par}
 	}
 	b.calcs++
@@ -140,11 +131,22 @@ func (b *graphBuilder) flow(fl *planner.Flow) (int, error) {
 		// that forgets rows, an operator that forgets its input), which
 		// then holds for whatever takes them here, so nothing needs the
 		// copy. The next Calc keeps its number.
-		return from, nil
+		return from, nil, nil
 	}
 	ft, err := fl.Compile(b.opts)
 	if err != nil {
-		return 0, fmt.Errorf("pipeline %s: %w", b.pipe, err)
+		return 0, nil, fmt.Errorf("pipeline %s: %w", b.pipe, err)
+	}
+	if fl.Source.Node == nil && len(b.sharedReaders(fl.Source)) > 1 {
+		// A reader of a shared scan: its filter and projection run in
+		// the source's task, on the edge to what reads the flow, over
+		// the source's rows as they are (runtime.Edge.Transform). The
+		// rows it drops go no further than the source's task, the rows
+		// it keeps cross in the projection's copy: no copy of the whole
+		// row first, no second filtering in a task of its own. Its Calc
+		// keeps its number (b.calcs), so the ids of the rest stay.
+		return from, &runtime.EdgeTransform{Name: "pipeline '" + b.pipe + "'", New: ft.PerTask(),
+			Copies: true, CopiesNested: fl.ScalarOutput()}, nil
 	}
 	c := b.add(runtime.Vertex{ID: fmt.Sprintf("%s/calc-%d", b.pipe, b.calcs), Name: "Calc", Parallelism: par,
 		Operator: &runtime.OperatorVertex{New: calc.New(calc.Spec{New: ft.PerTask(), NewReusing: ft.PerTaskReusing(), Name: "pipeline '" + b.pipe + "'", AfterState: fl.Source.Node != nil}), Copies: true,
@@ -153,24 +155,12 @@ func (b *graphBuilder) flow(fl *planner.Flow) (int, error) {
 			// their memory (as a pipeline's transform, Flow.ScalarOutput).
 			CopiesNested: fl.ScalarOutput()}})
 	b.edge(from, c, runtime.Exchange{Kind: runtime.Forward})
-	return c, nil
+	return c, nil, nil
 }
 
-// prefilter returns, for a table scan that several flows of the graph
-// read (a shared scan, planner.Flow.Reused), the function of an operator
-// that passes on only the rows some reader's filter keeps; nil when a
-// reader keeps every row, expands rows before its filter (UNNEST), or
-// has a filter that is not deterministic, or when one flow reads the
-// scan. Each reader still applies its own filter (to the rows another
-// one's kept): the scan's rows that no reader keeps — Nexmark's bids, for
-// the person and auction views of q8 — go no further than the source's
-// task, rather than to every reader's task through a channel each. A
-// row a filter fails on is passed on: the error is its reader's to meet.
-// The rows passed on are copies, their nested values too (slabOwner.nested), so
-// that the source reuses the memory of its batches and of their nested
-// values (connector.RowRecycler, connector.NestedRowRecycler): the rows
-// it drops cost no allocation.
-func (b *graphBuilder) prefilter(src *planner.Source) (func() calc.Func, error) {
+// sharedReaders returns the flows of the graph's INSERTs that read table
+// scan src: more than one for a shared scan (planner.Flow.Reused).
+func (b *graphBuilder) sharedReaders(src *planner.Source) []*planner.Flow {
 	if b.readers == nil {
 		b.readers = map[*planner.Source][]*planner.Flow{}
 		for _, ins := range b.pl.Inserts {
@@ -184,167 +174,7 @@ func (b *graphBuilder) prefilter(src *planner.Source) (func() calc.Func, error) 
 			}
 		}
 	}
-	fls := b.readers[src]
-	if len(fls) < 2 {
-		return nil, nil
-	}
-	conds := make([]expr.Expr, len(fls))
-	for i, fl := range fls {
-		if fl.Filter == nil || len(fl.Unnest) > 0 || !expr.Deterministic(fl.Filter) {
-			return nil, nil
-		}
-		conds[i] = fl.Filter
-		if _, err := expr.CompileFilter(fl.Filter, b.opts); err != nil {
-			return nil, err
-		}
-	}
-	opts, ts := b.opts, src.RowTypes
-	return func() calc.Func {
-		// One task's: its own compilations and slab.
-		fs := make([]*expr.Filter, len(conds))
-		for i, c := range conds {
-			f, err := expr.CompileFilter(c, opts)
-			if err != nil {
-				return func(types.Row, []types.Row) ([]types.Row, error) { return nil, err }
-			}
-			fs[i] = f
-		}
-		// The rows passed on, their nested ROWs and ARRAYs too, take
-		// their values from one slab (an allocation per 1,024 values or
-		// so, rather than one per row and nested value); only the
-		// columns whose type nests values are walked.
-		var own slabOwner
-		nested := nestedColumns(ts)
-		flat := make([]bool, len(nested))
-		for k, i := range nested {
-			flat[k] = flatNested(&ts[i])
-		}
-		return func(in types.Row, out []types.Row) ([]types.Row, error) {
-			for _, f := range fs {
-				if ok, err := f.Keep(in.Fields); ok || err != nil {
-					fields := own.take(len(in.Fields))
-					copy(fields, in.Fields)
-					for k, i := range nested {
-						if i >= len(fields) {
-							break
-						}
-						switch v := fields[i]; {
-						case v.IsNull():
-						case flat[k]:
-							// Nexmark's person, auction and bid rows.
-							c := own.take(len(v.List()))
-							copy(c, v.List())
-							fields[i] = types.List(c)
-						default:
-							fields[i] = own.nested(v, &ts[i])
-						}
-					}
-					return append(out, types.Row{Kind: in.Kind, Fields: fields}), nil
-				}
-			}
-			return out, nil
-		}
-	}, nil
-}
-
-// nestedColumns returns the columns of ts whose values may hold nested
-// values (ROW, ARRAY, MAP, MULTISET).
-func nestedColumns(ts []types.Type) []int {
-	var cols []int
-	for i, t := range ts {
-		switch t.Kind {
-		case types.KindRow, types.KindArray, types.KindMap, types.KindMultiset:
-			cols = append(cols, i)
-		}
-	}
-	return cols
-}
-
-// flatNested says whether t is a ROW or ARRAY of values that nest nothing:
-// its copy is a copy of its elements.
-func flatNested(t *types.Type) bool {
-	var elems []*types.Type
-	switch t.Kind {
-	case types.KindRow:
-		for i := range t.Fields {
-			elems = append(elems, &t.Fields[i].Type)
-		}
-	case types.KindArray:
-		elems = append(elems, t.Elem)
-	default:
-		return false
-	}
-	for _, e := range elems {
-		switch e.Kind {
-		case types.KindRow, types.KindArray, types.KindMap, types.KindMultiset:
-			return false
-		}
-	}
-	return true
-}
-
-// slabOwner copies values into memory of its own: slabs of values that
-// it never reuses (a slab lives as long as a value copied into it).
-type slabOwner struct{ slab []types.Value }
-
-// take returns n values of the slab (full slice expression: appending to
-// them cannot reach the next ones).
-func (o *slabOwner) take(n int) []types.Value {
-	if len(o.slab) < n {
-		o.slab = make([]types.Value, max(n*64, 1024))
-	}
-	vs := o.slab[:n:n]
-	o.slab = o.slab[n:]
-	return vs
-}
-
-// nested returns v, of type t, with the nested values it holds (ROW,
-// ARRAY, MAP, MULTISET) copied, recursively: a value that refers to no
-// memory of a reader that reuses its nested values
-// (connector.NestedRowRecycler). Strings and bytes are shared: readers
-// never overwrite them. ROW and ARRAY elements are copied into the slab.
-func (o *slabOwner) nested(v types.Value, t *types.Type) types.Value {
-	if v.IsNull() {
-		return v
-	}
-	switch t.Kind {
-	case types.KindRow:
-		elems := v.List()
-		c := o.take(len(elems))
-		copy(c, elems)
-		for i := range c {
-			if i < len(t.Fields) {
-				c[i] = o.nested(c[i], &t.Fields[i].Type)
-			}
-		}
-		return types.List(c)
-	case types.KindArray:
-		elems := v.List()
-		c := o.take(len(elems))
-		copy(c, elems)
-		for i := range c {
-			c[i] = o.nested(c[i], t.Elem)
-		}
-		return types.List(c)
-	case types.KindMap, types.KindMultiset:
-		m := v.Map()
-		if m == nil {
-			return v
-		}
-		c := &types.MapData{Keys: make([]types.Value, len(m.Keys)), Values: make([]types.Value, len(m.Values))}
-		for i, k := range m.Keys {
-			c.Keys[i] = o.nested(k, t.Elem)
-		}
-		vt := types.Int().NotNullable()
-		if t.Value != nil {
-			vt = *t.Value
-		}
-		for i, x := range m.Values {
-			c.Values[i] = o.nested(x, &vt)
-		}
-		return types.MapValue(c)
-	}
-	return v
+	return b.readers[src]
 }
 
 // passThrough reports whether fl, over the rows of an operator of output
@@ -395,7 +225,7 @@ func (b *graphBuilder) newNode(n *planner.Node) (int, int, error) {
 	v := b.add(runtime.Vertex{ID: n.ID, Name: n.String(), Parallelism: par,
 		Operator: &runtime.OperatorVertex{New: f, Inputs: n.InputCount(), Stateful: true, Copies: true}})
 	for _, in := range n.Inputs {
-		from, err := b.flow(in)
+		from, tf, err := b.flow(in)
 		if err != nil {
 			return 0, 0, err
 		}
@@ -406,7 +236,7 @@ func (b *graphBuilder) newNode(n *planner.Node) (int, int, error) {
 				x = runtime.Exchange{Kind: runtime.Forward}
 			}
 		}
-		b.g.Edges = append(b.g.Edges, runtime.Edge{From: from, To: v, Input: in.Input, Exchange: x})
+		b.g.Edges = append(b.g.Edges, runtime.Edge{From: from, To: v, Input: in.Input, Exchange: x, Transform: tf})
 	}
 	return v, par, nil
 }
@@ -471,14 +301,14 @@ func (b *graphBuilder) statelessNode(n *planner.Node) (int, int, error) {
 	if len(n.Inputs) != 1 {
 		return 0, 0, fmt.Errorf("pipeline %s: %s has %d inputs, want one", b.pipe, n, len(n.Inputs))
 	}
-	from, err := b.flow(n.Inputs[0])
+	from, tf, err := b.flow(n.Inputs[0])
 	if err != nil {
 		return 0, 0, err
 	}
 	par := b.g.Vertices[from].Parallelism
 	v := b.add(runtime.Vertex{ID: n.ID, Name: n.String(), Parallelism: par,
 		Operator: &runtime.OperatorVertex{New: f}})
-	b.edge(from, v, runtime.Exchange{Kind: runtime.Forward})
+	b.g.Edges = append(b.g.Edges, runtime.Edge{From: from, To: v, Exchange: runtime.Exchange{Kind: runtime.Forward}, Transform: tf})
 	return v, par, nil
 }
 

@@ -33,13 +33,13 @@ func (b *graphBuilder) lookupNode(n *planner.Node) (int, int, error) {
 		}
 		return l.Lookup, l.Close, nil
 	}
-	from, err := b.flow(n.Inputs[0])
+	from, tf, err := b.flow(n.Inputs[0])
 	if err != nil {
 		return 0, 0, err
 	}
 	par := b.g.Vertices[from].Parallelism
 	v := b.add(runtime.Vertex{ID: n.ID, Name: n.String(), Parallelism: par,
 		Operator: &runtime.OperatorVertex{New: lookup.New(spec), Copies: true}})
-	b.edge(from, v, runtime.Exchange{Kind: runtime.Forward})
+	b.g.Edges = append(b.g.Edges, runtime.Edge{From: from, To: v, Exchange: runtime.Exchange{Kind: runtime.Forward}, Transform: tf})
 	return v, par, nil
 }

@@ -63,18 +63,20 @@ END;`,
 			t.Fatalf("sink %d holds %d rows, want %d", k+1, len(got), len(w))
 		}
 	}
-	// Each reader's Calc gets the rows some reader keeps, not every row.
-	calcs := 0
+	// Each reader's filter and projection run in the source's task, on
+	// the edge to its sink (runtime.Edge.Transform): no Calc task of its
+	// own, and each sink gets its reader's rows only.
 	for _, ts := range j.Status().Tasks {
-		if ts.Kind == runtime.OperatorTask && strings.HasSuffix(ts.Name, "/calc-1") {
-			calcs++
-			if ts.RecordsIn != int64(kept) {
-				t.Errorf("%s got %d rows, want the %d a reader keeps", ts.Name, ts.RecordsIn, kept)
-			}
+		switch {
+		case ts.Kind == runtime.OperatorTask:
+			t.Errorf("operator task %s: a shared scan's readers run on its edges", ts.Name)
+		case ts.Kind == runtime.SourceTask && ts.RecordsOut != int64(kept):
+			t.Errorf("%s sent %d rows, want the %d its readers keep", ts.Name, ts.RecordsOut, kept)
+		case ts.Kind == runtime.SinkTask && strings.HasSuffix(ts.Name, "/snk") && ts.RecordsIn != int64(len(want)):
+			t.Errorf("%s got %d rows, want its reader's %d", ts.Name, ts.RecordsIn, len(want))
+		case ts.Kind == runtime.SinkTask && strings.HasSuffix(ts.Name, "/snk2") && ts.RecordsIn != int64(len(want2)):
+			t.Errorf("%s got %d rows, want its reader's %d", ts.Name, ts.RecordsIn, len(want2))
 		}
-	}
-	if calcs != 2 {
-		t.Errorf("%d readers' Calc tasks, want 2", calcs)
 	}
 
 	// A row a reader's filter fails on fails the job with that filter's

@@ -242,7 +242,7 @@ func (a *attempt) fusable(vr *vertexRT) bool {
 	}
 	n := 0
 	for _, e := range vr.in {
-		if len(e.from.out) != 1 || (e.e.Exchange.Kind != Forward && !a.oneToOne(vr)) {
+		if len(e.from.out) != 1 || e.e.Transform != nil || (e.e.Exchange.Kind != Forward && !a.oneToOne(vr)) {
 			return false
 		}
 		n += e.from.par
@@ -356,6 +356,11 @@ func (a *attempt) newTask(vr *vertexRT, k int) error {
 		if o.kind == Hash || o.kind == Partition {
 			o.bufs = make([][]types.Row, len(o.chans))
 			o.bytes = make([]int, len(o.chans))
+		}
+		if tf := e.e.Transform; tf != nil {
+			// Only a source's edges have one (Graph.validate), and they
+			// are never fused: last is the source, its reader the head.
+			o.tf = &edgeStage{spec: tf, m: last}
 		}
 		t.outs = append(t.outs, o)
 	}

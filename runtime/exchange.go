@@ -50,10 +50,22 @@ type outEdge struct {
 	bufs   [][]types.Row // Hash, Partition: rows per target not sent yet
 	bytes  []int         // Hash, Partition: the MemSize of bufs[k]
 	keyBuf []byte
+	// tf is the edge's transform (Edge.Transform), or nil.
+	tf *edgeStage
 }
 
 // send sends rows on.
 func (o *outEdge) send(ctx context.Context, rows []types.Row) error {
+	if o.tf != nil {
+		var err error
+		// Hash and Partition into more than one task copy the rows into
+		// buffers of their own: the transform's output slice is the
+		// edge's again after send. Otherwise the slice goes downstream.
+		reuse := (o.kind == Hash || o.kind == Partition) && len(o.chans) > 1
+		if rows, err = o.tf.apply(o.t.rd, rows, reuse); err != nil || len(rows) == 0 {
+			return err
+		}
+	}
 	n := len(o.chans)
 	switch {
 	case o.kind == Forward:

@@ -114,6 +114,34 @@ type Edge struct {
 	Input int
 	// Exchange says which task of To receives each row.
 	Exchange Exchange
+	// Transform, when set, maps the rows of the source vertex From (only
+	// a source's edges may have one) to what the edge carries, in the
+	// source's task, before the exchange: the filter and projection of
+	// one reader of a scan that several read (a shared scan). Each edge
+	// out of the source gets the source's rows as they are and keeps
+	// only its reader's, projected: no copy of the whole row between,
+	// and no reader filters rows another kept. The edge is never fused.
+	// The source's RecordsOut counts the rows its edges' transforms
+	// return (a row two readers keep counts twice).
+	Transform *EdgeTransform
+}
+
+// EdgeTransform is a row function run in the tasks of an edge's source
+// (Edge.Transform), as a pipeline's transform is: a row it rejects
+// (connector.ErrBadRow, connector.ErrDropRow) goes by the source's
+// bad-record policy, else a dropped row counts in the source's Dropped,
+// and any other error fails the task, its message prefixed by Name.
+type EdgeTransform struct {
+	// Name describes the transform in errors ("pipeline 'sink'").
+	Name string
+	// New returns the function of one task (it may keep scratch memory
+	// between calls: one task calls it). It keeps each row's kind.
+	New func() func(in types.Row, out []types.Row) ([]types.Row, error)
+	// Copies and CopiesNested are OperatorVertex's promises for the
+	// function's output: when every edge out of a source has a
+	// transform that copies, the source's reader may reuse the memory
+	// of its batches (and of their nested values).
+	Copies, CopiesNested bool
 }
 
 // ExchangeKind is how an edge distributes rows among the tasks of its
@@ -265,6 +293,8 @@ func (g *Graph) validate(maxP int) error {
 			return fmt.Errorf("%w: edge %d (%q → %q) is a hash exchange without a Key", ErrInvalidSpec, i, from.ID, to.ID)
 		case e.Exchange.Kind == Partition && e.Exchange.Partition == nil:
 			return fmt.Errorf("%w: edge %d (%q → %q) is a partition exchange without a Partition function", ErrInvalidSpec, i, from.ID, to.ID)
+		case e.Transform != nil && (from.Source == nil || e.Transform.New == nil):
+			return fmt.Errorf("%w: edge %d (%q → %q) has a transform: only an edge out of a source may, with a function (EdgeTransform.New)", ErrInvalidSpec, i, from.ID, to.ID)
 		}
 		if e.Exchange.Kind == Hash && to.parallelism() > maxP {
 			return fmt.Errorf("%w: %s %q has %d tasks behind a hash exchange, more than pipeline.max-parallelism (%d key groups)",

@@ -153,6 +153,9 @@ func TestGraphInvalid(t *testing.T) {
 			Edges: []runtime.Edge{{From: 0, To: 1}, {From: 1, To: 2}, {From: 2, To: 1}, {From: 2, To: 3}}}, "cycle"},
 		{"hash without key", runtime.Graph{Vertices: []runtime.Vertex{src("a"), snk("s")},
 			Edges: []runtime.Edge{{From: 0, To: 1, Exchange: runtime.Exchange{Kind: runtime.Hash}}}}, "hash exchange without a Key"},
+		{"transform after an operator", runtime.Graph{Vertices: []runtime.Vertex{src("a"), op("o"), snk("s")},
+			Edges: []runtime.Edge{{From: 0, To: 1}, {From: 1, To: 2, Transform: &runtime.EdgeTransform{
+				New: func() func(types.Row, []types.Row) ([]types.Row, error) { return nil }}}}}, "only an edge out of a source"},
 		{"input out of range", runtime.Graph{Vertices: []runtime.Vertex{src("a"), snk("s")},
 			Edges: []runtime.Edge{{From: 0, To: 1, Input: 1}}}, "feeds input 1"},
 	} {

@@ -368,8 +368,11 @@ func (a *attempt) writers() []*writerTail {
 }
 
 // transformed reports whether the task's reader is followed by a
-// pipeline's transform.
+// pipeline's transform, or its rows leave through edges' transforms.
 func (t *task) transformed() bool {
+	if len(t.members) == 1 && len(t.outs) > 0 && t.outs[0].tf != nil {
+		return true // the edges' transforms count (Edge.Transform)
+	}
 	return len(t.members) > 1 && t.members[1].v.v != nil && t.members[1].v.v.transform != nil
 }
 

@@ -126,10 +126,11 @@ func (h *readerHead) open(ctx context.Context) error {
 
 // firstCopies reports whether the operator right after the reader
 // promises that its output shares no memory with its input
-// (OperatorVertex.Copies, Pipeline.TransformCopies).
+// (OperatorVertex.Copies, Pipeline.TransformCopies), or, with no
+// operator, the transforms of all the edges out of it (Edge.Transform).
 func (h *readerHead) firstCopies() bool {
 	if len(h.t.members) < 2 {
-		return false
+		return h.t.edgesCopy(false)
 	}
 	op := h.t.members[1].v.v.Operator
 	return op != nil && op.Copies
@@ -140,7 +141,7 @@ func (h *readerHead) firstCopies() bool {
 // (OperatorVertex.CopiesNested).
 func (h *readerHead) firstCopiesNested() bool {
 	if len(h.t.members) < 2 {
-		return false
+		return h.t.edgesCopy(true)
 	}
 	op := h.t.members[1].v.v.Operator
 	return op != nil && op.Copies && op.CopiesNested
