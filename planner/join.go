@@ -1369,8 +1369,10 @@ func (p *planner) joinChangelog(n *Node) (Changelog, error) {
 		if flows[s] != 1 {
 			uks[s] = nil // the inputs of a UNION ALL may hold the same key
 		}
-		// A side with a unique key keeps a row per key value.
+		// A side with a unique key keeps a row per key value; an
+		// insert-only one without appends its rows.
 		jp.side(s).UniqueKey = uks[s]
+		jp.side(s).InsertOnly = kinds[s].InsertOnly()
 	}
 	t := jp.Type
 	var out RowKinds
@@ -1531,8 +1533,12 @@ func (pl *Plan) joinBody(b *strings.Builder, n *Node) {
 		for s := range 2 {
 			sd := jp.side(s)
 			what := "a count per distinct row"
-			if len(sd.UniqueKey) > 0 {
+			counts := (s == 0 && (jp.Type.LeftOuter() || jp.Type.SemiOrAnti())) || (s == 1 && jp.Type.RightOuter())
+			switch {
+			case len(sd.UniqueKey) > 0:
 				what = "a row per unique key"
+			case sd.InsertOnly && sd.TTL == 0 && !counts:
+				what = "rows appended, insert-only input"
 			}
 			if sd.TTL > 0 {
 				from := "table.exec.state.ttl"

@@ -228,6 +228,37 @@ type MapTable interface {
 	Keys(kg int, fn func(key []byte) bool) error
 }
 
+// ListTable keeps, per key within each key group, a list of values in the
+// order they were appended; a value appended twice is held twice. It is for
+// rows that are only ever added (a regular join's side whose input is
+// insert-only and has no unique key): adding is an append, with no search
+// and no count per distinct value. A list table has no TTL.
+type ListTable interface {
+	// Append adds value to key's list.
+	Append(kg int, key, value []byte) error
+	// RangeList calls fn with each value of key's list until fn returns
+	// false (the heap backend: in the order they were appended; others may
+	// give another order). The slice is valid during the call only. fn
+	// must not modify the table.
+	RangeList(kg int, key []byte, fn func(value []byte) bool) error
+	// DeleteIf removes the values of key's list for which drop returns
+	// true (each value is asked once). drop must not modify the table.
+	DeleteIf(kg int, key []byte, drop func(value []byte) bool) error
+	// DeleteKey removes key's list.
+	DeleteKey(kg int, key []byte) error
+	// Keys calls fn with each key of key group kg that has values (in no
+	// particular order) until fn returns false. fn must not modify the
+	// table.
+	Keys(kg int, fn func(key []byte) bool) error
+}
+
+// Lister is implemented by a Backend that has list tables. List returns
+// the list table called name, created empty when the restored state had
+// none. An operator probes for it once, when it opens.
+type Lister interface {
+	List(name string, opts ...TableOption) ListTable
+}
+
 // Snapshot is a backend's cut at one checkpoint.
 type Snapshot interface {
 	// Write writes the cut's files through files under names that start

@@ -62,8 +62,10 @@ type regular struct {
 	// the heap: an allocation per input row); gIn, gKg and gRow are the
 	// probe's input, key group and row.
 	gatherFn func(sub, value []byte) bool
-	gIn, gKg int
-	gRow     []types.Value
+	// gatherListFn is gatherListed bound once.
+	gatherListFn func(row []byte) bool
+	gIn, gKg     int
+	gRow         []types.Value
 	// scratch holds a compact row's stored columns (rows.go); keyVals
 	// the join key's values decoded once per probe (keyRead).
 	scratch []types.Value
@@ -83,10 +85,14 @@ type regular struct {
 // value is its count and number of matches (two uvarints), then, with a
 // unique key, the row (AppendRow).
 type view struct {
-	side   *Side
-	table  state.MapTable
-	ins    state.MapInserter // table's, when its backend has one
-	counts bool              // the view keeps each row's number of matches (an outer side)
+	side  *Side
+	table state.MapTable
+	ins   state.MapInserter // table's, when its backend has one
+	// list, when set, holds the side's rows instead of table (an
+	// insert-only side without a unique key: Side.InsertOnly): each row's
+	// sub-key appended to its join key's list, once per copy.
+	list   state.ListTable
+	counts bool // the view keeps each row's number of matches (an outer side)
 	unique bool
 	sub    []int // the columns of the sub-key
 	subTs  []types.Type
@@ -122,6 +128,13 @@ func (r *regular) Open(ctx *stream.Context) error {
 		}
 		for _, c := range v.sub {
 			v.subTs = append(v.subTs, sd.Types[c])
+		}
+		if lister, ok := ctx.State.(state.Lister); ok && listSide(sd, v.counts) {
+			r.sides[i] = v
+			if err := r.openList(&r.sides[i], lister, ctx.State, name, ctx.Task.KeyGroups); err != nil {
+				return fmt.Errorf("join: converting the %s input's rows of an older checkpoint: %w", name, err)
+			}
+			continue
 		}
 		var old state.MapTable
 		if !v.unique && v.compactLayout(sd, r.spec.KeyTypes) {
@@ -340,7 +353,15 @@ func (r *regular) gather(in, kg int, row []types.Value) error {
 		r.gatherFn = r.gatherOne
 	}
 	r.gIn, r.gKg, r.gRow = in, kg, row
-	err := other.table.RangeKey(kg, r.key, r.gatherFn)
+	var err error
+	if other.list != nil {
+		if r.gatherListFn == nil {
+			r.gatherListFn = r.gatherListed
+		}
+		err = other.list.RangeList(kg, r.key, r.gatherListFn)
+	} else {
+		err = other.table.RangeKey(kg, r.key, r.gatherFn)
+	}
 	r.gRow = nil
 	if err != nil {
 		return fmt.Errorf("join: %w", err)
@@ -351,12 +372,23 @@ func (r *regular) gather(in, kg int, row []types.Value) error {
 // gatherOne is gather's callback for one held row (sub, value) of the
 // other side than r.gIn.
 func (r *regular) gatherOne(sub, value []byte) bool {
-	in, kg, row := r.gIn, r.gKg, r.gRow
 	count, assoc, rest, err := readCounts(value)
 	if err != nil {
 		r.err = err
 		return false
 	}
+	return r.gatherRow(sub, value, rest, count, assoc)
+}
+
+// gatherListed is gather's callback for one row of the other side's list:
+// its sub-key, once.
+func (r *regular) gatherListed(row []byte) bool { return r.gatherRow(row, nil, nil, 1, 0) }
+
+// gatherRow is gather's step for one held row: its sub-key, entry value,
+// the row after the counts (unique key), count and number of matches.
+func (r *regular) gatherRow(sub, value, rest []byte, count, assoc int64) bool {
+	in, kg, row := r.gIn, r.gKg, r.gRow
+	var err error
 	start := len(r.vals)
 	if err = r.decodeRow(1-in, sub, rest); err != nil {
 		r.err = fmt.Errorf("join: key group %d: %w", kg, err)
@@ -399,6 +431,10 @@ func (r *regular) add(v *view, kg int, row []types.Value, assoc int64) (replaced
 		assoc = 0
 	}
 	sub := r.appendSub(r.buf[:0], v, row)
+	r.buf = sub
+	if v.list != nil {
+		return false, v.list.Append(kg, r.key, sub)
+	}
 	subLen := len(sub)
 	if v.unique {
 		_, replaced, err = v.table.Get(kg, r.key, sub)
@@ -442,6 +478,9 @@ func (r *regular) add(v *view, kg int, row []types.Value, assoc int64) (replaced
 // retract takes row back from its side's state; a row the state does not
 // hold (expired by its TTL) is ignored, as Flink does.
 func (r *regular) retract(v *view, kg int, row []types.Value) error {
+	if v.list != nil {
+		return fmt.Errorf("join: the %s input is insert-only, but a row of it was retracted", [2]string{"left", "right"}[r.sideOf(v)])
+	}
 	sub := r.appendSub(r.buf[:0], v, row)
 	r.buf = sub
 	if v.unique {

@@ -225,3 +225,94 @@ func (r *regular) decodeRow(s int, sub, rest []byte) error {
 	slot.vals = append(slot.vals[:0], r.vals[start:]...)
 	return nil
 }
+
+// listTable is the table name of a side's rows kept as lists.
+func listTable(name string) string { return name + "/list" }
+
+// listSide reports whether side sd keeps its rows as lists (view.list):
+// insert-only, without a unique key, a TTL, or numbers of matches (counts).
+func listSide(sd *Side, counts bool) bool {
+	return sd.InsertOnly && len(sd.UniqueKey) == 0 && sd.TTL == 0 && !counts
+}
+
+// sideOf returns the input whose view v is.
+func (r *regular) sideOf(v *view) int {
+	if v == &r.sides[1] {
+		return 1
+	}
+	return 0
+}
+
+// openList opens v's list table (table name's list, listTable) from
+// lister, and moves into it the rows an older version kept of the side as
+// a count per distinct row: in the compact format (compactTable) or the
+// key encoding (name), each appended as many times as it was counted.
+// A checkpoint taken before list tables so restores.
+func (r *regular) openList(v *view, lister state.Lister, be state.Backend, name string, kgs state.KeyGroupRange) error {
+	sd := v.side
+	compact := v.compactLayout(sd, r.spec.KeyTypes)
+	v.list = lister.List(listTable(name))
+	olds := []string{name}
+	if compact {
+		olds = append(olds, compactTable(name))
+	}
+	var keys [][]byte
+	type entry struct {
+		sub   []byte
+		count int64
+	}
+	var entries []entry
+	for _, oldName := range olds {
+		old := be.Map(oldName)
+		keyEncoded := oldName == name
+		for kg := kgs.Start; kg < kgs.End; kg++ {
+			keys = keys[:0]
+			if err := old.Keys(kg, func(key []byte) bool {
+				keys = append(keys, slices.Clone(key))
+				return true
+			}); err != nil {
+				return err
+			}
+			for _, key := range keys {
+				entries = entries[:0]
+				var bad error
+				if err := old.RangeKey(kg, key, func(sub, val []byte) bool {
+					count, _, _, err := readCounts(val)
+					if err != nil {
+						bad = err
+						return false
+					}
+					entries = append(entries, entry{slices.Clone(sub), count})
+					return true
+				}); err != nil {
+					return err
+				}
+				if bad != nil {
+					return fmt.Errorf("key group %d: %w", kg, bad)
+				}
+				for _, e := range entries {
+					sub := e.sub
+					if keyEncoded && compact {
+						row, rest, err := state.ReadKey(e.sub, sd.Types, nil)
+						if err != nil {
+							return fmt.Errorf("key group %d: %w", kg, err)
+						}
+						if len(rest) != 0 {
+							return fmt.Errorf("key group %d: %w: %d bytes after a join row", kg, state.ErrCorrupt, len(rest))
+						}
+						sub = r.appendSub(nil, v, row)
+					}
+					for range e.count {
+						if err := v.list.Append(kg, key, sub); err != nil {
+							return err
+						}
+					}
+				}
+				if err := old.DeleteKey(kg, key); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}

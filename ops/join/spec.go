@@ -86,6 +86,13 @@ type Side struct {
 	// nil when it has none. With one the state keeps a row per unique key
 	// rather than a count per distinct row (regular joins only).
 	UniqueKey []int
+	// InsertOnly says that the input only ever inserts rows (its changelog
+	// is [I]): no retraction will ask to remove a row. A side with it, no
+	// unique key, no TTL and no number of matches to keep (not a side an
+	// outer join preserves) keeps its rows as a list per join key
+	// (state.ListTable: an append per row) where the backend has list
+	// tables, instead of a count per distinct row.
+	InsertOnly bool
 	// TTL forgets a row of this side not written for TTL
 	// (table.exec.state.ttl, or the STATE_TTL hint of this side's table);
 	// 0 keeps rows until they are retracted (regular joins only).

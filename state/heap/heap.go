@@ -178,6 +178,9 @@ func (b *Backend) newTable(name string, isMap, timed bool) *table {
 
 // Value returns the value table called name.
 func (b *Backend) Value(name string, opts ...state.TableOption) state.ValueTable {
+	if t := b.tables[name]; t != nil && t.isList {
+		return badValue{fmt.Errorf("state table %q of %s is a list table, asked for as a value table", name, operator(b.cfg))}
+	}
 	t := b.table(name, false, opts)
 	if t.isMap {
 		return badValue{fmt.Errorf("state table %q of %s is a map table, asked for as a value table", name, operator(b.cfg))}
@@ -187,6 +190,9 @@ func (b *Backend) Value(name string, opts ...state.TableOption) state.ValueTable
 
 // Map returns the map table called name.
 func (b *Backend) Map(name string, opts ...state.TableOption) state.MapTable {
+	if t := b.tables[name]; t != nil && t.isList {
+		return badMap{fmt.Errorf("state table %q of %s is a list table, asked for as a map table", name, operator(b.cfg))}
+	}
 	t := b.table(name, true, opts)
 	if !t.isMap {
 		return badMap{fmt.Errorf("state table %q of %s is a value table, asked for as a map table", name, operator(b.cfg))}
@@ -232,6 +238,10 @@ type table struct {
 	ttl   int64 // milliseconds; 0: none
 	vals  []*hmap
 	maps  []*mgroup
+	// isList: a list table (list.go), whose key groups are lists.
+	isList bool
+	lists  []*lgroup
+	offs   []uint32 // a list's record offsets being read
 
 	sweepKG int    // the key group the TTL sweep is in
 	scratch []byte // an index value being written

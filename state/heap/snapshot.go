@@ -22,21 +22,25 @@ import (
 //
 //	header:  "SSQLHEAP" | uvarint format | uvarint codec version | uvarint max parallelism
 //	         | uvarint key groups start | uvarint end | uvarint tables
-//	         | per table: uvarint len(name) | name | kind (0 value, 1 map) | timed (0, 1) | uvarint TTL ms
+//	         | per table: uvarint len(name) | name | kind (0 value, 1 map, 2 list) | timed (0, 1) | uvarint TTL ms
 //	         | CRC-32C of the header after the magic (4 bytes LE)
 //	per key group with state, in increasing order:
 //	         uvarint kg+1 | uvarint len(body) | body | CRC-32C of body (4 bytes LE)
 //	body:    per table with entries in the key group: uvarint table | uvarint n | n entries
 //	         value table entry: uvarint len(key) | key | [varint write time] | uvarint len(value) | value
 //	         map table entry:   uvarint len(key) | key | uvarint subs | subs × (uvarint len(sub) | sub | [varint time] | uvarint len(value) | value)
+//	         list table entry:  uvarint len(key) | key | uvarint values | values × (uvarint len(value) | value), in append order
 //	trailer: uvarint 0 | uvarint number of sections
 //
 // Write times are there for timed tables only. The format is versioned by
-// its header; the entries' keys and values are the callers' bytes.
+// its header; the entries' keys and values are the callers' bytes. A file
+// with a list table is of format 2 (an older version refuses it: it does
+// not know the kind); one without is of format 1, as before list tables.
 
 const (
-	magic      = "SSQLHEAP"
-	fileFormat = 1
+	magic          = "SSQLHEAP"
+	fileFormat     = 1
+	fileFormatList = 2
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -55,12 +59,14 @@ type snapshot struct {
 }
 
 type frozenTable struct {
-	name  string
-	isMap bool
-	timed bool
-	ttl   int64
-	vals  []*hmap
-	maps  []*mgroup
+	name   string
+	isMap  bool
+	isList bool
+	timed  bool
+	ttl    int64
+	vals   []*hmap
+	maps   []*mgroup
+	lists  []*lgroup
 }
 
 func (t *frozenTable) expired(writeTime, cut int64) bool { return t.ttl > 0 && writeTime+t.ttl <= cut }
@@ -82,8 +88,8 @@ func (b *Backend) Snapshot(id int64) (state.Snapshot, error) {
 	s := &snapshot{b: b, id: id, epoch: b.epoch, cut: b.now(), kgs: b.kgs, maxP: b.cfg.MaxParallelism}
 	for _, t := range b.order {
 		s.tables = append(s.tables, frozenTable{
-			name: t.name, isMap: t.isMap, timed: t.timed, ttl: t.ttl,
-			vals: slices.Clone(t.vals), maps: slices.Clone(t.maps),
+			name: t.name, isMap: t.isMap, isList: t.isList, timed: t.timed, ttl: t.ttl,
+			vals: slices.Clone(t.vals), maps: slices.Clone(t.maps), lists: slices.Clone(t.lists),
 		})
 	}
 	b.mu.Lock()
@@ -150,6 +156,7 @@ type snapReader struct {
 	// scratch, ents and subs are reused from section to section: a
 	// section, one table's entries in it, one map key's sub-entries.
 	scratch, ents, subs []byte
+	offs                []uint32 // a list's record offsets
 }
 
 func (r *snapReader) Read(p []byte) (int, error) {
@@ -168,7 +175,13 @@ func (r *snapReader) Read(p []byte) (int, error) {
 func (r *snapReader) header() {
 	s := r.s
 	b := append(r.buf[:0], magic...)
-	b = binary.AppendUvarint(b, fileFormat)
+	format := uint64(fileFormat)
+	for _, t := range s.tables {
+		if t.isList {
+			format = fileFormatList
+		}
+	}
+	b = binary.AppendUvarint(b, format)
 	b = binary.AppendUvarint(b, state.CodecVersion)
 	b = binary.AppendUvarint(b, uint64(s.maxP))
 	b = binary.AppendUvarint(b, uint64(s.kgs.Start))
@@ -177,7 +190,11 @@ func (r *snapReader) header() {
 	for _, t := range s.tables {
 		b = binary.AppendUvarint(b, uint64(len(t.name)))
 		b = append(b, t.name...)
-		b = append(b, boolByte(t.isMap), boolByte(t.timed))
+		kind := boolByte(t.isMap)
+		if t.isList {
+			kind = 2
+		}
+		b = append(b, kind, boolByte(t.timed))
 		b = binary.AppendUvarint(b, uint64(t.ttl))
 	}
 	r.buf = binary.LittleEndian.AppendUint32(b, crc32.Checksum(b[len(magic):], castagnoli))
@@ -218,7 +235,9 @@ func (r *snapReader) section(i int) []byte {
 	for ti := range r.s.tables {
 		t := &r.s.tables[ti]
 		var n int
-		if t.isMap {
+		if t.isList {
+			n, r.ents = r.listEntries(r.ents[:0], t.lists[i])
+		} else if t.isMap {
 			n, r.ents = r.mapEntries(r.ents[:0], t, t.maps[i])
 		} else {
 			n, r.ents = r.valueEntries(r.ents[:0], t, t.vals[i])
@@ -307,6 +326,28 @@ func (r *snapReader) mapEntries(b []byte, t *frozenTable, g *mgroup) (int, []byt
 	})
 	r.subs = subs
 	r.entries += int64(total - keys) // section counts keys; entries count sub-entries
+	return keys, b
+}
+
+// listEntries appends the lists of g to b.
+func (r *snapReader) listEntries(b []byte, g *lgroup) (int, []byte) {
+	if g == nil {
+		return 0, b
+	}
+	keys, total := 0, 0
+	r.offs = g.scanLists(r.offs, func(key []byte, offs []uint32) {
+		b = binary.AppendUvarint(b, uint64(len(key)))
+		b = append(b, key...)
+		b = binary.AppendUvarint(b, uint64(len(offs)))
+		for _, off := range offs {
+			_, v := g.record(int(off))
+			b = binary.AppendUvarint(b, uint64(len(v)))
+			b = append(b, v...)
+		}
+		keys++
+		total += len(offs)
+	})
+	r.entries += int64(total - keys) // section counts keys; entries count values
 	return keys, b
 }
 
@@ -421,8 +462,8 @@ func (b *Backend) readHeader(r *bufio.Reader) ([]fileTable, error) {
 	if err != nil {
 		return nil, corrupt(err)
 	}
-	if format != fileFormat {
-		return nil, fmt.Errorf("heap state file format %d is not known to this version (it reads %d)", format, fileFormat)
+	if format != fileFormat && format != fileFormatList {
+		return nil, fmt.Errorf("heap state file format %d is not known to this version (it reads %d and %d)", format, fileFormat, fileFormatList)
 	}
 	codec, err := binary.ReadUvarint(tr)
 	if err != nil {
@@ -456,16 +497,22 @@ func (b *Backend) readHeader(r *bufio.Reader) ([]fileTable, error) {
 		if _, err := io.ReadFull(tr, name); err != nil {
 			return nil, corrupt(err)
 		}
-		isMap, timed := name[n] == 1, name[n+1] == 1
+		isMap, isList, timed := name[n] == 1, name[n] == 2, name[n+1] == 1
+		if name[n] > 2 || (isList && (timed || format < fileFormatList)) {
+			return nil, fmt.Errorf("%w: table %q of kind %d", state.ErrCorrupt, name[:n], name[n])
+		}
 		ttl, err := binary.ReadUvarint(tr)
 		if err != nil {
 			return nil, corrupt(err)
 		}
 		t := b.tables[string(name[:n])]
-		if t == nil {
+		if t == nil && isList {
+			b.List(string(name[:n]))
+			t = b.tables[string(name[:n])]
+		} else if t == nil {
 			t = b.newTable(string(name[:n]), isMap, timed)
 			t.ttl = int64(ttl)
-		} else if t.isMap != isMap {
+		} else if t.isMap != isMap || t.isList != isList {
 			return nil, fmt.Errorf("%w: table %q is a map table in one handle and a value table in another", state.ErrCorrupt, name[:n])
 		}
 		tables[i] = fileTable{t: t, timed: timed, ttl: int64(ttl)}
@@ -517,6 +564,12 @@ func (b *Backend) loadSection(i int, body []byte, tables []fileTable, now int64)
 		t := ft.t
 		for range n {
 			key := rd.bytes()
+			if t.isList {
+				if err := b.loadList(t, i, key, rd.uvarint(), rd); err != nil {
+					return err
+				}
+				continue
+			}
 			if t.isMap {
 				subs := rd.uvarint()
 				if err := b.loadSubs(t, ft, i, key, subs, rd, now); err != nil {
@@ -584,6 +637,28 @@ func (b *Backend) loadSubs(t *table, ft fileTable, i int, key []byte, n uint64, 
 		if _, _, err := t.put(g, h, key, sub, val, wt, false); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// loadList appends n values of key's list to t's key group i.
+func (b *Backend) loadList(t *table, i int, key []byte, n uint64, rd *sliceReader) error {
+	if rd.err != nil {
+		return rd.err
+	}
+	g := t.lgroupW(i)
+	h := b.hash(key)
+	before := g.mem()
+	defer func() { b.bytes.Add(g.mem() - before) }()
+	for range n {
+		v := rd.bytes()
+		if rd.err != nil {
+			return rd.err
+		}
+		if err := g.append(h, key, v, &t.scratch); err != nil {
+			return err
+		}
+		b.entries.Add(1)
 	}
 	return nil
 }
