@@ -242,7 +242,8 @@ type ListTable interface {
 	// must not modify the table.
 	RangeList(kg int, key []byte, fn func(value []byte) bool) error
 	// DeleteIf removes the values of key's list for which drop returns
-	// true (each value is asked once). drop must not modify the table.
+	// true. drop must not modify the table, and must answer alike for
+	// equal values (a backend may ask once for all the copies of one).
 	DeleteIf(kg int, key []byte, drop func(value []byte) bool) error
 	// DeleteKey removes key's list.
 	DeleteKey(kg int, key []byte) error

@@ -74,6 +74,58 @@ func TestRowsOfAnOlderCheckpoint(t *testing.T) {
 	}
 }
 
+// TestRowsOfAnOlderCheckpointIntoLists: a side that now keeps its rows as
+// lists (an insert-only input) restores a checkpoint that kept a count per
+// distinct row, in the key encoding (oldRows) or in the compact format (a
+// join of the version before lists: the same spec without InsertOnly):
+// each row is appended as many times as it was counted, and is converted
+// once (a later checkpoint restores the lists as they are).
+func TestRowsOfAnOlderCheckpointIntoLists(t *testing.T) {
+	listed := kv(join.Inner)
+	listed.Left.InsertOnly, listed.Right.InsertOnly = true, true
+	for _, b := range backends {
+		t.Run(b.name+"/key-encoded", func(t *testing.T) {
+			old := &oldRows{rows: [][]types.Value{
+				{types.Int64(1), types.Str("a")}, {types.Int64(1), types.Str("b")}, {types.Int64(2), {}},
+			}, counts: []uint64{2, 1, 1}}
+			w := streamtest.Open(t, func(stream.TaskInfo) (stream.Operator, error) { return old, nil },
+				streamtest.Options{Backend: b.kind})
+			h := w.Snapshot()
+			f := join.New(listed)
+			tk := streamtest.Open(t, f, streamtest.Options{Backend: b.kind, Restore: []state.Handle{h}, Files: w.Files()})
+			tk.ProcessInput(1, r(ins, 1, "x"), r(ins, 2, "y"))
+			expect(t, tk.Take(), kvkv, "+I[1, a, 1, x]", "+I[1, a, 1, x]", "+I[1, b, 1, x]", "+I[2, null, 2, y]")
+			h = tk.Snapshot()
+			tk = streamtest.Open(t, f, streamtest.Options{Backend: b.kind, Restore: []state.Handle{h}, Files: tk.Files()})
+			tk.ProcessInput(0, r(ins, 2, "c"))
+			expect(t, tk.Take(), kvkv, "+I[2, c, 2, y]")
+			tk.ProcessInput(1, r(ins, 1, "z"))
+			expect(t, tk.Take(), kvkv, "+I[1, a, 1, z]", "+I[1, a, 1, z]", "+I[1, b, 1, z]")
+		})
+		t.Run(b.name+"/compact", func(t *testing.T) {
+			w := streamtest.Open(t, join.New(kv(join.Inner)), streamtest.Options{Backend: b.kind})
+			w.ProcessInput(0, r(ins, 1, "a"), r(ins, 1, "a"), r(ins, 1, "b"))
+			w.ProcessInput(1, r(ins, 2, "y"), r(ins, 2, "y"))
+			w.Take()
+			h := w.Snapshot()
+			f := join.New(listed)
+			tk := streamtest.Open(t, f, streamtest.Options{Backend: b.kind, Restore: []state.Handle{h}, Files: w.Files()})
+			tk.ProcessInput(1, r(ins, 1, "x"))
+			expect(t, tk.Take(), kvkv, "+I[1, a, 1, x]", "+I[1, a, 1, x]", "+I[1, b, 1, x]")
+			tk.ProcessInput(0, r(ins, 2, "c"))
+			expect(t, tk.Take(), kvkv, "+I[2, c, 2, y]", "+I[2, c, 2, y]")
+			h = tk.Snapshot()
+			tk = streamtest.Open(t, f, streamtest.Options{Backend: b.kind, Restore: []state.Handle{h}, Files: tk.Files()})
+			tk.ProcessInput(0, r(ins, 2, "d"))
+			expect(t, tk.Take(), kvkv, "+I[2, d, 2, y]", "+I[2, d, 2, y]")
+			// An insert-only side that is sent a retraction fails the job.
+			if err := tk.ProcessErr(r(del, 2, "d")); err == nil {
+				t.Error("a retraction of an insert-only input was taken")
+			}
+		})
+	}
+}
+
 // TestRowsOfEqualFloats: a side with a DOUBLE column keeps its rows in the
 // key encoding, where -0.0 and 0.0 are one value (SQL's equality): the
 // retraction of (1, 0.0) takes back the row (1, -0.0).
