@@ -111,7 +111,13 @@ func (r *regular) sweep() error {
 	ps.added, ps.held = 0, 0
 	for kg := ps.kgs.Start; kg < ps.kgs.End; kg++ {
 		ps.keyArena, ps.keyOffs = ps.keyArena[:0], ps.keyOffs[:0]
-		if err := v.table.Keys(kg, func(key []byte) bool {
+		var keys func(int, func([]byte) bool) error
+		if v.list != nil {
+			keys = v.list.Keys
+		} else {
+			keys = v.table.Keys
+		}
+		if err := keys(kg, func(key []byte) bool {
 			ps.keyArena = append(ps.keyArena, key...)
 			ps.keyOffs = append(ps.keyOffs, len(ps.keyArena))
 			return true
@@ -123,6 +129,12 @@ func (r *regular) sweep() error {
 			r.key = append(r.key[:0], ps.keyArena[start:end]...)
 			start = end
 			r.keyRead = false
+			if v.list != nil {
+				if err := r.sweepList(v, kg, col, limit); err != nil {
+					return err
+				}
+				continue
+			}
 			ps.drop, ps.dropOffs = ps.drop[:0], ps.dropOffs[:0]
 			var ferr error
 			err := v.table.RangeKey(kg, r.key, func(sub, value []byte) bool {
@@ -164,5 +176,35 @@ func (r *regular) sweep() error {
 		}
 	}
 	r.vals = r.vals[:0]
+	return nil
+}
+
+// sweepList is sweep's step for key r.key of a left input kept as lists
+// (view.list): DeleteIf with the rows whose time is at or before limit.
+func (r *regular) sweepList(v *view, kg, col int, limit int64) error {
+	ps := &r.prune
+	var ferr error
+	err := v.list.DeleteIf(kg, r.key, func(row []byte) bool {
+		if ferr != nil {
+			return false
+		}
+		r.vals = r.vals[:0]
+		if err := r.readSub(v, row); err != nil {
+			ferr = fmt.Errorf("join: key group %d: %w", kg, err)
+			return false
+		}
+		if t := r.vals[col]; t.IsNull() || t.Timestamp().Millis <= limit {
+			ps.swept++
+			return true
+		}
+		ps.held++
+		return false
+	})
+	if err == nil {
+		err = ferr
+	}
+	if err != nil {
+		return fmt.Errorf("join: %w", err)
+	}
 	return nil
 }
