@@ -50,10 +50,12 @@ INSERT INTO flat SELECT id, r.a, r.b FROM src UNION ALL SELECT id, a, b FROM fla
 	}
 }
 
-// TestGraphCalcCopiesNestedOnlyScalars: in a stateful job's graph, the Calc
-// that follows a source makes the same promise as a pipeline's transform
-// (OperatorVertex.CopiesNested, so that the reader before it reuses its
-// rows' ROW values): exactly when every column it outputs is a scalar.
+// TestGraphCalcCopiesNestedOnlyScalars: in a stateful job's graph, the
+// reader's Calc that follows a source — here on the edges out of a scan
+// that several flows read (runtime.Edge.Transform) — makes the same promise
+// as a pipeline's transform (CopiesNested, so that the reader before it
+// reuses its rows' ROW values): exactly when every column it outputs is a
+// scalar.
 func TestGraphCalcCopiesNestedOnlyScalars(t *testing.T) {
 	reg := testRegistry()
 	reg.MustRegisterConnector(factory.ConnectorFactory{Identifier: "embedded", NewSource: noSource, NewSink: noSink})
@@ -74,14 +76,18 @@ INSERT INTO pairs SELECT s.id, s.r, u.id FROM src s JOIN src u ON s.id = u.id;`,
 	var got []int // CopiesNested as 0 and 1
 	for _, e := range g.Edges {
 		from, to := g.Vertices[e.From], g.Vertices[e.To]
-		if from.Source == nil || to.Operator == nil || to.Name != "Calc" {
+		if from.Source == nil {
 			continue
 		}
-		if !to.Operator.Copies {
-			t.Errorf("%s: Copies is false", to.ID)
+		if e.Transform == nil {
+			t.Errorf("%s → %s: no transform on an edge out of the shared scan", from.ID, to.ID)
+			continue
+		}
+		if !e.Transform.Copies {
+			t.Errorf("%s → %s: Copies is false", from.ID, to.ID)
 		}
 		n := 0
-		if to.Operator.CopiesNested {
+		if e.Transform.CopiesNested {
 			n = 1
 		}
 		got = append(got, n)
