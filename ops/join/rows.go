@@ -137,6 +137,16 @@ func (r *regular) readSub(v *view, sub []byte) error {
 // key encoding (table name, restored from an older checkpoint) into v's
 // compact table, for the key groups kgs.
 func (r *regular) migrate(v *view, old state.MapTable, kgs state.KeyGroupRange) error {
+	return r.drainOld(v, old, kgs, true, func(kg int, key, sub, val []byte) error {
+		return v.table.Put(kg, key, sub, val)
+	})
+}
+
+// drainOld hands put every entry of old in the key groups kgs — its
+// sub-key converted from the key encoding into v's compact one when
+// convert — and deletes each key once its entries are put: the move of an
+// older checkpoint's rows into v's table or list.
+func (r *regular) drainOld(v *view, old state.MapTable, kgs state.KeyGroupRange, convert bool, put func(kg int, key, sub, val []byte) error) error {
 	var keys [][]byte
 	type entry struct{ sub, val []byte }
 	var entries []entry
@@ -157,15 +167,18 @@ func (r *regular) migrate(v *view, old state.MapTable, kgs state.KeyGroupRange) 
 				return err
 			}
 			for _, e := range entries {
-				row, rest, err := state.ReadKey(e.sub, v.side.Types, nil)
-				if err != nil {
-					return fmt.Errorf("key group %d: %w", kg, err)
+				sub := e.sub
+				if convert {
+					row, rest, err := state.ReadKey(e.sub, v.side.Types, nil)
+					if err != nil {
+						return fmt.Errorf("key group %d: %w", kg, err)
+					}
+					if len(rest) != 0 {
+						return fmt.Errorf("key group %d: %w: %d bytes after a join row", kg, state.ErrCorrupt, len(rest))
+					}
+					sub = r.appendSub(nil, v, row)
 				}
-				if len(rest) != 0 {
-					return fmt.Errorf("key group %d: %w: %d bytes after a join row", kg, state.ErrCorrupt, len(rest))
-				}
-				sub := r.appendSub(nil, v, row)
-				if err := v.table.Put(kg, key, sub, e.val); err != nil {
+				if err := put(kg, key, sub, e.val); err != nil {
 					return err
 				}
 			}
@@ -256,62 +269,21 @@ func (r *regular) openList(v *view, lister state.Lister, be state.Backend, name 
 	if compact {
 		olds = append(olds, compactTable(name))
 	}
-	var keys [][]byte
-	type entry struct {
-		sub   []byte
-		count int64
-	}
-	var entries []entry
 	for _, oldName := range olds {
-		old := be.Map(oldName)
-		keyEncoded := oldName == name
-		for kg := kgs.Start; kg < kgs.End; kg++ {
-			keys = keys[:0]
-			if err := old.Keys(kg, func(key []byte) bool {
-				keys = append(keys, slices.Clone(key))
-				return true
-			}); err != nil {
-				return err
+		err := r.drainOld(v, be.Map(oldName), kgs, oldName == name && compact, func(kg int, key, sub, val []byte) error {
+			count, _, _, err := readCounts(val)
+			if err != nil {
+				return fmt.Errorf("key group %d: %w", kg, err)
 			}
-			for _, key := range keys {
-				entries = entries[:0]
-				var bad error
-				if err := old.RangeKey(kg, key, func(sub, val []byte) bool {
-					count, _, _, err := readCounts(val)
-					if err != nil {
-						bad = err
-						return false
-					}
-					entries = append(entries, entry{slices.Clone(sub), count})
-					return true
-				}); err != nil {
-					return err
-				}
-				if bad != nil {
-					return fmt.Errorf("key group %d: %w", kg, bad)
-				}
-				for _, e := range entries {
-					sub := e.sub
-					if keyEncoded && compact {
-						row, rest, err := state.ReadKey(e.sub, sd.Types, nil)
-						if err != nil {
-							return fmt.Errorf("key group %d: %w", kg, err)
-						}
-						if len(rest) != 0 {
-							return fmt.Errorf("key group %d: %w: %d bytes after a join row", kg, state.ErrCorrupt, len(rest))
-						}
-						sub = r.appendSub(nil, v, row)
-					}
-					for range e.count {
-						if err := v.list.Append(kg, key, sub); err != nil {
-							return err
-						}
-					}
-				}
-				if err := old.DeleteKey(kg, key); err != nil {
+			for range count {
+				if err := v.list.Append(kg, key, sub); err != nil {
 					return err
 				}
 			}
+			return nil
+		})
+		if err != nil {
+			return err
 		}
 	}
 	return nil
