@@ -192,6 +192,36 @@ type Overwriter interface {
 	Overwrite(kg int, key, value []byte) error
 }
 
+// Recoder is implemented by a ValueTable that keeps its values in memory
+// and lets the operator keep them there in a form of its own (a smaller
+// one: rows whose repeated strings refer to a StringDict of the operator),
+// while its snapshots hold the values in the form an operator writes
+// without it, so that a checkpoint is the same with or without the
+// operator's form and restores into either. An operator probes for it
+// once, when it opens the table, before any other call on it.
+type Recoder interface {
+	// Recode makes c the table's codec: the values the table holds (those
+	// of a restored checkpoint) are converted by c.Internal, and those it
+	// writes into snapshots from then on by the function c.Cut returned
+	// at the snapshot. The values the operator writes after the call must
+	// be in its own form.
+	Recode(c ValueCodec) error
+}
+
+// ValueCodec converts a Recoder table's values between the form the
+// operator keeps in memory and the one its snapshots hold.
+type ValueCodec interface {
+	// Internal appends the operator's form of value, a value of a
+	// snapshot, to dst.
+	Internal(dst, value []byte) ([]byte, error)
+	// Cut is called in the task's goroutine when the backend cuts a
+	// snapshot. The function it returns appends the snapshot's form of a
+	// value the table held at the cut to dst; it runs on the goroutine
+	// that writes the snapshot while the task goes on, so it must not
+	// read what the operator changes after the cut.
+	Cut() func(dst, value []byte) ([]byte, error)
+}
+
 // MapInserter is implemented by a MapTable that adds an entry in one
 // lookup. Insert(kg, key, sub, value) is Put when the table holds no
 // entry (key, sub) (or only an expired one); otherwise it writes nothing

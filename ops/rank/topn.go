@@ -59,8 +59,17 @@ type topN struct {
 	// operator's layout when it is next written.
 	packed, legacy bool
 	overwrite      state.Overwriter // part's, when it has one (packed)
-	migrating      bool             // the loaded partition came from the legacy layout
-	partFound      bool             // the loaded partition was in part (packed)
+	// dict, when part keeps its values in the operator's form (a
+	// state.Recoder: the heap backend), holds the strings that recur in
+	// the packed rows: they are in the dictionary's row form
+	// (state.StringDict), and part's snapshots in the plain one.
+	dict      *state.StringDict
+	migBuf    []byte // the legacy rows of the loaded partition, compacted
+	eqA       []byte // rows expanded to compare them (sameRow)
+	eqB       []byte
+	recoded   []byte // a restored partition in the dictionary's form
+	migrating bool   // the loaded partition came from the legacy layout
+	partFound bool   // the loaded partition was in part (packed)
 
 	partTypes   []types.Type
 	rowKeyTypes []types.Type
@@ -122,6 +131,12 @@ func (t *topN) Open(ctx *stream.Context) error {
 		t.packed = true
 		t.part = ctx.State.Value("partition", opts...)
 		t.overwrite, _ = t.part.(state.Overwriter)
+		if rc, ok := t.part.(state.Recoder); ok {
+			t.dict = state.NewStringDict()
+			if err := rc.Recode(packedCodec{t}); err != nil {
+				return fmt.Errorf("top-n: %w", err)
+			}
+		}
 		// A checkpoint of the map layout (a version before the packed
 		// one, or a TTL or an End that has changed since).
 		rows := ctx.State.Map("rows", opts...)
@@ -254,7 +269,13 @@ func (t *topN) decode(enc []byte) ([]types.Value, error) {
 			return append(t.fields(), m.vals...), nil
 		}
 	}
-	f, _, err := t.rr.ReadRow(enc, t.spec.Types, t.fields())
+	var f []types.Value
+	var err error
+	if t.dict != nil {
+		f, _, err = t.dict.ReadRow(&t.rr, enc, t.spec.Types, t.fields())
+	} else {
+		f, _, err = t.rr.ReadRow(enc, t.spec.Types, t.fields())
+	}
 	if err != nil {
 		return nil, fmt.Errorf("top-n: %w", err)
 	}
@@ -413,6 +434,11 @@ func (t *topN) loadPacked(kg int) (skip bool, err error) {
 			return false, err
 		}
 		t.migrating = len(t.entries) > 0
+		if t.migrating && t.dict != nil {
+			if err := t.compactLoaded(); err != nil {
+				return false, fmt.Errorf("top-n: key group %d: %w", kg, err)
+			}
+		}
 		return false, nil
 	}
 	n, worst, body, err := readPackedHead(v)
@@ -493,6 +519,120 @@ func (t *topN) loadLegacyPacked(kg int) error {
 	}
 	t.migrating = true
 	return nil
+}
+
+// compactLoaded puts the loaded entries' rows, read from the map layout
+// (plain rows), in the dictionary's form, into t.migBuf.
+func (t *topN) compactLoaded() error {
+	b := t.migBuf[:0]
+	var ends []int
+	for i := range t.entries {
+		for _, r := range t.entries[i].list.rows {
+			var err error
+			var rest []byte
+			if b, rest, err = t.dict.CompactRow(b, r, t.spec.Types); err != nil {
+				return err
+			} else if len(rest) != 0 {
+				return fmt.Errorf("%w: trailing bytes after a row", state.ErrCorrupt)
+			}
+			ends = append(ends, len(b))
+		}
+	}
+	t.migBuf = b
+	at, k := 0, 0
+	for i := range t.entries {
+		rows := t.entries[i].list.rows
+		for j := range rows {
+			rows[j] = b[at:ends[k]:ends[k]]
+			at = ends[k]
+			k++
+		}
+	}
+	return nil
+}
+
+// sameRow reports whether two encoded rows of the operator's form hold the
+// same values: in the dictionary's form a string may be inline in a row
+// written before it entered the dictionary and a reference in a later one.
+func (t *topN) sameRow(a, b []byte) (bool, error) {
+	if bytes.Equal(a, b) || t.dict == nil {
+		return bytes.Equal(a, b), nil
+	}
+	cut := t.dict.Cut()
+	var err error
+	if t.eqA, _, err = cut.ExpandRow(t.eqA[:0], a, t.spec.Types); err != nil {
+		return false, fmt.Errorf("top-n: %w", err)
+	}
+	if t.eqB, _, err = cut.ExpandRow(t.eqB[:0], b, t.spec.Types); err != nil {
+		return false, fmt.Errorf("top-n: %w", err)
+	}
+	return bytes.Equal(t.eqA, t.eqB), nil
+}
+
+// packedCodec converts the packed partitions between the dictionary's row
+// form (memory) and the plain one (snapshots).
+type packedCodec struct{ t *topN }
+
+// Internal implements state.ValueCodec.
+func (c packedCodec) Internal(dst, v []byte) ([]byte, error) {
+	t := c.t
+	return recodePacked(dst, v, &t.recoded, func(dst, row []byte) ([]byte, []byte, error) {
+		return t.dict.CompactRow(dst, row, t.spec.Types)
+	})
+}
+
+// Cut implements state.ValueCodec.
+func (c packedCodec) Cut() func(dst, v []byte) ([]byte, error) {
+	cut, typs := c.t.dict.Cut(), c.t.spec.Types
+	var scratch []byte
+	return func(dst, v []byte) ([]byte, error) {
+		return recodePacked(dst, v, &scratch, func(dst, row []byte) ([]byte, []byte, error) {
+			return cut.ExpandRow(dst, row, typs)
+		})
+	}
+}
+
+// recodePacked appends packed partition v to dst with each row converted
+// by conv (into *scratch first, for its length).
+func recodePacked(dst, v []byte, scratch *[]byte, conv func(dst, row []byte) ([]byte, []byte, error)) ([]byte, error) {
+	_, _, body, err := readPackedHead(v)
+	if err != nil {
+		return dst, err
+	}
+	dst = append(dst, v[:len(v)-len(body)]...)
+	for len(body) > 0 {
+		kl, used := binary.Uvarint(body)
+		if used <= 0 || uint64(len(body)-used) < kl {
+			return dst, fmt.Errorf("%w: a partition's sort key", state.ErrCorrupt)
+		}
+		dst = append(dst, body[:used+int(kl)]...)
+		body = body[used+int(kl):]
+		n, used := binary.Uvarint(body)
+		if used <= 0 {
+			return dst, fmt.Errorf("%w: a rank list's length", state.ErrCorrupt)
+		}
+		dst = append(dst, body[:used]...)
+		body = body[used:]
+		for range n {
+			rl, used := binary.Uvarint(body)
+			if used <= 0 || uint64(len(body)-used) < rl {
+				return dst, fmt.Errorf("%w: a rank list's row", state.ErrCorrupt)
+			}
+			row := body[used : used+int(rl)]
+			body = body[used+int(rl):]
+			b, rest, err := conv((*scratch)[:0], row)
+			*scratch = b
+			if err != nil {
+				return dst, err
+			}
+			if len(rest) != 0 {
+				return dst, fmt.Errorf("%w: trailing bytes after a row", state.ErrCorrupt)
+			}
+			dst = binary.AppendUvarint(dst, uint64(len(b)))
+			dst = append(dst, b...)
+		}
+	}
+	return dst, nil
 }
 
 func (t *topN) newEntry(key []byte) entry {
@@ -610,7 +750,12 @@ func (t *topN) appendOnly(kg int, r *types.Row, out *stream.Output) error {
 	}
 	// The row's encoding is needed until the loaded entries are
 	// written back (the state copies it); the next row may reuse it.
-	in := state.AppendRow(t.inBuf[:0], r.Fields, t.spec.Types)
+	var in []byte
+	if t.dict != nil {
+		in = t.dict.AppendRow(t.inBuf[:0], r.Fields, t.spec.Types)
+	} else {
+		in = state.AppendRow(t.inBuf[:0], r.Fields, t.spec.Types)
+	}
 	t.inBuf, t.inEnc = in, in
 	t.add(t.sk, in, nil)
 	var err error
@@ -708,7 +853,9 @@ func (t *topN) appendWithoutRowNumber(in []byte, out *stream.Output) error {
 		if n <= 1 {
 			last.deleted = true
 		}
-		if bytes.Equal(in, evicted) {
+		if same, err := t.sameRow(in, evicted); err != nil {
+			return err
+		} else if same {
 			return nil // the new row itself (or one equal to it) fell out
 		}
 		if err := t.emitPlain(out, types.Delete, evicted); err != nil {

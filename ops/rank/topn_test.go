@@ -1,6 +1,8 @@
 package rank_test
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -349,7 +351,7 @@ func TestTop1RefusesKeyOnlyState(t *testing.T) {
 // restore its output equals that of a Top-N that never stopped, on both
 // backends, with and without the row number.
 func TestTopNRestoresAcrossLayouts(t *testing.T) {
-	ts := []types.Type{types.BigInt(), types.BigInt(), types.BigInt()}
+	ts := []types.Type{types.BigInt(), types.BigInt(), types.BigInt(), types.String()}
 	r := streamtest.Row
 	for _, b := range []struct {
 		name string
@@ -371,7 +373,8 @@ func TestTopNRestoresAcrossLayouts(t *testing.T) {
 					}
 					rnd := rand.New(rand.NewPCG(3, 4))
 					row := func(id int) types.Row {
-						return r(types.Insert, rnd.Int64N(6), rnd.Int64N(10), int64(id))
+						// Strings that recur: the heap backend's packed rows refer to them.
+						return r(types.Insert, rnd.Int64N(6), rnd.Int64N(10), int64(id), []string{"Google", "Facebook"}[id%2])
 					}
 					ref := streamtest.Open(t, rank.NewTopN(spec(0)), streamtest.Options{Backend: b.kind})
 					old := streamtest.Open(t, rank.NewTopN(spec(dir.from)), streamtest.Options{Backend: b.kind})
@@ -423,5 +426,76 @@ func TestTopNRestoresAcrossLayouts(t *testing.T) {
 				})
 			}
 		}
+	}
+}
+
+// TestTopNStringDictRestores: on the heap backend a packed Top-N keeps
+// its rows' recurring strings in a dictionary in memory, and its
+// checkpoints hold plain rows: restored (each time into a new dictionary)
+// its output equals that of a Top-N that never stopped, with and without
+// the row number, and the checkpoint's partitions are, byte for byte,
+// those a Top-N on the pebble backend (which keeps plain rows) holds.
+func TestTopNStringDictRestores(t *testing.T) {
+	ts := []types.Type{types.BigInt(), types.BigInt(), types.String(), types.String()}
+	r := streamtest.Row
+	pool := []string{"Google", "Facebook", "https://www.nexmark.com/abc/def/ghi/item.htm?query=1", "x"}
+	for _, outputRank := range []bool{true, false} {
+		t.Run(fmt.Sprintf("rank=%v", outputRank), func(t *testing.T) {
+			spec := rank.Spec{Types: ts, Partition: []int{0}, Order: []rank.SortKey{desc(1)}, Start: 1, End: 3,
+				OutputRank: outputRank, UpdateBefore: true}
+			outTypes := ts
+			if outputRank {
+				outTypes = append(slices.Clone(ts), types.BigInt())
+			}
+			rnd := rand.New(rand.NewPCG(5, 6))
+			row := func(id int) types.Row {
+				return r(types.Insert, rnd.Int64N(8), rnd.Int64N(12), pool[rnd.IntN(len(pool))],
+					fmt.Sprintf("extra-%d-%s", id%50, pool[id%len(pool)]))
+			}
+			ref := streamtest.Open(t, rank.NewTopN(spec), streamtest.Options{Backend: heap.Kind{}})
+			plain := streamtest.Open(t, rank.NewTopN(spec), streamtest.Options{Backend: lsm.Kind{}})
+			tk := streamtest.Open(t, rank.NewTopN(spec), streamtest.Options{Backend: heap.Kind{}})
+			for id := range 400 {
+				if id > 0 && id%100 == 0 {
+					tk = streamtest.Open(t, rank.NewTopN(spec), streamtest.Options{Backend: heap.Kind{},
+						Restore: []state.Handle{tk.Snapshot()}, Files: tk.Files()})
+				}
+				in := row(id)
+				ref.Process(in)
+				tk.Process(in)
+				plain.Process(in)
+				want := strings.Join(opstest.FlinkString(ref.Take(), outTypes), " ")
+				if got := strings.Join(opstest.FlinkString(tk.Take(), outTypes), " "); got != want {
+					t.Fatalf("row %d %v: %q, want %q", id, opstest.FlinkString([]types.Row{in}, ts), got, want)
+				}
+				plain.Take()
+			}
+			// The checkpoint, restored into a bare heap backend (no codec).
+			bare, err := heap.Open(context.Background(), state.Config{
+				KeyGroups:      state.KeyGroupRange{Start: 0, End: state.DefaultMaxParallelism},
+				MaxParallelism: state.DefaultMaxParallelism, Restore: []state.Handle{tk.Snapshot()}, Files: tk.Files()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer bare.Close()
+			got, want := bare.Value("partition"), plain.State().Value("partition")
+			n := 0
+			for kg := range state.DefaultMaxParallelism {
+				err := want.Range(kg, func(k, v []byte) bool {
+					n++
+					g, ok, err := got.Get(kg, k)
+					if err != nil || !ok || !bytes.Equal(g, v) {
+						t.Fatalf("partition %x in the checkpoint: %x (%v, %v), want %x", k, g, ok, err, v)
+					}
+					return true
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			if n == 0 {
+				t.Fatal("no partitions")
+			}
+		})
 	}
 }

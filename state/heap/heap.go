@@ -245,6 +245,9 @@ type table struct {
 
 	sweepKG int    // the key group the TTL sweep is in
 	scratch []byte // an index value being written
+	// codec, when set (a value table's Recode), converts the values
+	// between the operator's form and the snapshots'.
+	codec state.ValueCodec
 }
 
 // mgroup is a map table's state of one key group: an index from each key
@@ -672,6 +675,54 @@ func (v valueTable) Range(kg int, fn func(key, value []byte) bool) error {
 	return nil
 }
 
+// Recode implements state.Recoder: the values held are converted to the
+// operator's form in place, key group by key group.
+func (v valueTable) Recode(c state.ValueCodec) error {
+	t := v.t
+	if t.codec != nil {
+		return fmt.Errorf("state table %q of %s: a second codec", t.name, operator(t.b.cfg))
+	}
+	if t.timed {
+		// Rewriting the restored entries would restamp their write times.
+		return fmt.Errorf("state table %q of %s: a codec on a table with a TTL", t.name, operator(t.b.cfg))
+	}
+	t.codec = c
+	var keys, vals [][]byte
+	for i, g := range t.vals {
+		if g == nil {
+			continue
+		}
+		keys, vals = keys[:0], vals[:0]
+		g.scan(func(e entry) bool {
+			keys = append(keys, e.key)
+			vals = append(vals, e.value)
+			return true
+		})
+		if len(keys) == 0 {
+			continue
+		}
+		conv := make([][]byte, len(vals))
+		for j, val := range vals {
+			b, err := c.Internal(nil, val)
+			if err != nil {
+				return fmt.Errorf("state table %q of %s: %w", t.name, operator(t.b.cfg), err)
+			}
+			conv[j] = b
+		}
+		keys = slices.Clone(keys) // the puts below may move the entries the keys alias
+		for j := range keys {
+			keys[j] = slices.Clone(keys[j])
+		}
+		kg := t.b.kgs.Start + i
+		for j := range keys {
+			if err := v.Put(kg, keys[j], conv[j]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 type mapTable struct{ t *table }
 
 func (m mapTable) Get(kg int, key, sub []byte) ([]byte, bool, error) {
@@ -880,6 +931,7 @@ func (b badMap) Keys(int, func(key []byte) bool) error                    { retu
 var (
 	_ state.Backend     = (*Backend)(nil)
 	_ state.ValueTable  = valueTable{}
+	_ state.Recoder     = valueTable{}
 	_ state.MapTable    = mapTable{}
 	_ state.MapInserter = mapTable{}
 	_ state.ValueTable  = badValue{}

@@ -67,6 +67,9 @@ type frozenTable struct {
 	vals   []*hmap
 	maps   []*mgroup
 	lists  []*lgroup
+	// external converts a value to the snapshot's form (a table with a
+	// codec: state.Recoder).
+	external func(dst, value []byte) ([]byte, error)
 }
 
 func (t *frozenTable) expired(writeTime, cut int64) bool { return t.ttl > 0 && writeTime+t.ttl <= cut }
@@ -87,10 +90,14 @@ func (b *Backend) Snapshot(id int64) (state.Snapshot, error) {
 	}
 	s := &snapshot{b: b, id: id, epoch: b.epoch, cut: b.now(), kgs: b.kgs, maxP: b.cfg.MaxParallelism}
 	for _, t := range b.order {
-		s.tables = append(s.tables, frozenTable{
+		ft := frozenTable{
 			name: t.name, isMap: t.isMap, isList: t.isList, timed: t.timed, ttl: t.ttl,
 			vals: slices.Clone(t.vals), maps: slices.Clone(t.maps), lists: slices.Clone(t.lists),
-		})
+		}
+		if t.codec != nil {
+			ft.external = t.codec.Cut()
+		}
+		s.tables = append(s.tables, ft)
 	}
 	b.mu.Lock()
 	b.snaps = append(b.snaps, b.epoch)
@@ -131,6 +138,9 @@ func (s *snapshot) Write(ctx context.Context, files state.Files, prefix string) 
 	if err != nil {
 		return state.Handle{}, fmt.Errorf("writing heap state of %s to %s: %w", operator(s.b.cfg), name, err)
 	}
+	if r.err != nil {
+		return state.Handle{}, fmt.Errorf("writing heap state of %s to %s: %w", operator(s.b.cfg), name, r.err)
+	}
 	if !r.done {
 		return state.Handle{}, fmt.Errorf("writing heap state of %s to %s: the storage stopped reading before the end", operator(s.b.cfg), name)
 	}
@@ -153,14 +163,19 @@ type snapReader struct {
 	sections int
 	entries  int64
 	done     bool
+	err      error // a value's conversion failed (frozenTable.external)
 	// scratch, ents and subs are reused from section to section: a
 	// section, one table's entries in it, one map key's sub-entries.
 	scratch, ents, subs []byte
+	conv                []byte   // a value converted to the snapshot's form
 	offs                []uint32 // a list's record offsets
 }
 
 func (r *snapReader) Read(p []byte) (int, error) {
 	for r.pos == len(r.buf) {
+		if r.err != nil {
+			return 0, r.err
+		}
 		if r.done {
 			return 0, io.EOF
 		}
@@ -269,8 +284,17 @@ func (r *snapReader) valueEntries(b []byte, t *frozenTable, g *hmap) (int, []byt
 		if t.timed {
 			b = binary.AppendVarint(b, e.time)
 		}
-		b = binary.AppendUvarint(b, uint64(len(e.value)))
-		b = append(b, e.value...)
+		v := e.value
+		if t.external != nil {
+			var err error
+			if r.conv, err = t.external(r.conv[:0], v); err != nil {
+				r.err = fmt.Errorf("state table %q: %w", t.name, err)
+				return false
+			}
+			v = r.conv
+		}
+		b = binary.AppendUvarint(b, uint64(len(v)))
+		b = append(b, v...)
 		n++
 		return true
 	})
