@@ -242,6 +242,7 @@ type table struct {
 	isList bool
 	lists  []*lgroup
 	offs   []uint32 // a list's record offsets being read
+	pk     packer   // a list table's packing of sealed chunks, its cache of unpacked ones
 
 	sweepKG int    // the key group the TTL sweep is in
 	scratch []byte // an index value being written

@@ -25,6 +25,9 @@ import (
 // writes a key's remaining values as new records, and a group a third of
 // whose bytes are dead is compacted into new chunks.
 //
+// A full chunk is packed (pack.go) and read through a cache of unpacked
+// chunks; offsets are those of the unpacked chunk.
+//
 // Nexmark's joins (q4, q7, q9, q20) keep both inputs so: their inputs are
 // insert-only and have no unique key.
 
@@ -32,7 +35,7 @@ import (
 type lgroup struct {
 	epoch  uint64
 	index  *hmap
-	chunks [][]byte
+	chunks []lchunk
 	used   int // bytes of records, live and dead
 	room   int // the chunks' capacities
 	dead   int // bytes of dead records
@@ -40,7 +43,7 @@ type lgroup struct {
 }
 
 func (g *lgroup) mem() int64 {
-	return g.index.mem() + int64(g.room) + 24*int64(cap(g.chunks)) + 64
+	return g.index.mem() + int64(g.room) + lchunkSize*int64(cap(g.chunks)) + 64
 }
 
 // clone returns a copy of g for writing after a snapshot's cut: its own
@@ -50,18 +53,22 @@ func (g *lgroup) clone(epoch uint64) *lgroup {
 	c := *g
 	c.epoch = epoch
 	c.index = g.index.clone(epoch)
-	c.chunks = append(make([][]byte, 0, cap(g.chunks)), g.chunks...)
+	c.chunks = append(make([]lchunk, 0, cap(g.chunks)), g.chunks...)
 	return &c
 }
 
 // cloneMem is what a clone adds to the memory count (its index and chunk
 // list; the chunks are shared).
-func (g *lgroup) cloneMem() int64 { return g.index.mem() + 24*int64(cap(g.chunks)) + 64 }
+func (g *lgroup) cloneMem() int64 { return g.index.mem() + lchunkSize*int64(cap(g.chunks)) + 64 }
 
 // record returns the record at off: its previous record's offset+1 and its
-// value.
-func (g *lgroup) record(off int) (prev uint32, value []byte) {
-	ch := g.chunks[off>>chunkShift]
+// value. A packed chunk is read through c: value is valid until the next
+// read through c.
+func (g *lgroup) record(off int, c *lcache) (prev uint32, value []byte) {
+	ch := g.chunks[off>>chunkShift].b
+	if lc := &g.chunks[off>>chunkShift]; lc.id != 0 {
+		ch = c.get(lc)
+	}
 	p := off & chunkMask
 	prev = binary.LittleEndian.Uint32(ch[p:])
 	p += 4
@@ -70,11 +77,12 @@ func (g *lgroup) record(off int) (prev uint32, value []byte) {
 	return prev, ch[p : p+int(n) : p+int(n)]
 }
 
-// add writes a record of value after prev and returns its offset.
-func (g *lgroup) add(prev uint32, value []byte) (int, error) {
+// add writes a record of value after prev and returns its offset. The
+// chunk it leaves for a new one is packed by p.
+func (g *lgroup) add(prev uint32, value []byte, p *packer) (int, error) {
 	size := 4 + uvarintLen(len(value)) + len(value)
 	c := len(g.chunks) - 1
-	if c < 0 || large(g.chunks[c]) || cap(g.chunks[c])-len(g.chunks[c]) < size {
+	if c < 0 || large(g.chunks[c].b) || cap(g.chunks[c].b)-len(g.chunks[c].b) < size {
 		if len(g.chunks) >= maxChunks {
 			return 0, errTooLarge
 		}
@@ -84,20 +92,26 @@ func (g *lgroup) add(prev uint32, value []byte) (int, error) {
 			want = size
 		} else if c < 0 {
 			want = max(256, size)
-		} else if cap(g.chunks[c]) < chunkSize && len(g.chunks) == 1 {
+		} else if cap(g.chunks[c].b) < chunkSize && len(g.chunks) == 1 {
 			// The only chunk grows by doubling, up to chunkSize, into a new
 			// slice (a cut may hold the old one).
-			want = min(chunkSize, max(2*cap(g.chunks[c]), size+len(g.chunks[c])))
-			if want >= len(g.chunks[c])+size {
-				ch := make([]byte, len(g.chunks[c]), want)
-				copy(ch, g.chunks[c])
-				g.room += want - cap(g.chunks[c])
-				g.chunks[c] = ch
+			want = min(chunkSize, max(2*cap(g.chunks[c].b), size+len(g.chunks[c].b)))
+			if want >= len(g.chunks[c].b)+size {
+				ch := make([]byte, len(g.chunks[c].b), want)
+				copy(ch, g.chunks[c].b)
+				g.room += want - cap(g.chunks[c].b)
+				g.chunks[c].b = ch
 				return g.write(c, prev, value)
 			}
 			want = chunkSize
 		}
-		g.chunks = append(g.chunks, make([]byte, 0, want))
+		if c >= 0 && cap(g.chunks[c].b) == chunkSize {
+			// The chunk is sealed: no record is added to it again.
+			old := cap(g.chunks[c].b)
+			g.chunks[c] = p.seal(g.chunks[c].b)
+			g.room += cap(g.chunks[c].b) - old
+		}
+		g.chunks = append(g.chunks, lchunk{b: make([]byte, 0, want)})
 		g.room += want
 		c++
 	}
@@ -105,24 +119,24 @@ func (g *lgroup) add(prev uint32, value []byte) (int, error) {
 }
 
 func (g *lgroup) write(c int, prev uint32, value []byte) (int, error) {
-	ch := g.chunks[c]
+	ch := g.chunks[c].b
 	off := c<<chunkShift | len(ch)
 	ch = binary.LittleEndian.AppendUint32(ch, prev)
 	ch = binary.AppendUvarint(ch, uint64(len(value)))
 	ch = append(ch, value...)
-	g.used += len(ch) - len(g.chunks[c])
-	g.chunks[c] = ch
+	g.used += len(ch) - len(g.chunks[c].b)
+	g.chunks[c].b = ch
 	g.n++
 	return off, nil
 }
 
 // walk appends to offs the offsets of the records of the list whose last
 // record is at last-1, in append order.
-func (g *lgroup) walk(last uint32, offs []uint32) []uint32 {
+func (g *lgroup) walk(last uint32, offs []uint32, c *lcache) []uint32 {
 	start := len(offs)
 	for p := last; p != 0; {
 		offs = append(offs, p-1)
-		p, _ = g.record(int(p - 1))
+		p, _ = g.record(int(p-1), c)
 	}
 	for i, j := start, len(offs)-1; i < j; i, j = i+1, j-1 {
 		offs[i], offs[j] = offs[j], offs[i]
@@ -180,7 +194,7 @@ func (l listTable) Append(kg int, key, value []byte) error {
 	}
 	g := t.lgroupW(i)
 	before := g.mem()
-	err = g.append(t.b.hash(key), key, value, &t.scratch)
+	err = g.append(t.b.hash(key), key, value, &t.scratch, &t.pk)
 	t.b.bytes.Add(g.mem() - before)
 	if err != nil {
 		return err
@@ -190,14 +204,14 @@ func (l listTable) Append(kg int, key, value []byte) error {
 }
 
 // append adds value to key's (hash h) list.
-func (g *lgroup) append(h uint64, key, value []byte, scratch *[]byte) error {
+func (g *lgroup) append(h uint64, key, value []byte, scratch *[]byte, p *packer) error {
 	if g.used+recordSize(value) > maxArena {
 		return errTooLarge
 	}
 	pos, found := g.index.find(h, key)
 	if found {
 		head := g.index.entryAt(pos).value
-		off, err := g.add(binary.LittleEndian.Uint32(head), value)
+		off, err := g.add(binary.LittleEndian.Uint32(head), value, p)
 		if err != nil {
 			return err
 		}
@@ -205,7 +219,7 @@ func (g *lgroup) append(h uint64, key, value []byte, scratch *[]byte) error {
 		binary.LittleEndian.PutUint32(head[4:], binary.LittleEndian.Uint32(head[4:])+1)
 		return nil
 	}
-	off, err := g.add(0, value)
+	off, err := g.add(0, value, p)
 	if err != nil {
 		return err
 	}
@@ -232,10 +246,10 @@ func (l listTable) RangeList(kg int, key []byte, fn func(value []byte) bool) err
 	}
 	// The offsets are collected first: fn may be long, and records are
 	// given in append order.
-	offs := g.walk(binary.LittleEndian.Uint32(e.value), t.offs[:0])
+	offs := g.walk(binary.LittleEndian.Uint32(e.value), t.offs[:0], &t.pk.cache)
 	t.offs = offs[:0]
 	for _, off := range offs {
-		if _, v := g.record(int(off)); !fn(v) {
+		if _, v := g.record(int(off), &t.pk.cache); !fn(v) {
 			break
 		}
 	}
@@ -258,11 +272,11 @@ func (l listTable) DeleteIf(kg int, key []byte, drop func(value []byte) bool) er
 	h := t.b.hash(key)
 	pos, _ := g.index.find(h, key)
 	head := g.index.entryAt(pos).value
-	offs := g.walk(binary.LittleEndian.Uint32(head), t.offs[:0])
+	offs := g.walk(binary.LittleEndian.Uint32(head), t.offs[:0], &t.pk.cache)
 	t.offs = offs[:0]
 	keep := offs[:0]
 	for _, off := range offs {
-		if _, v := g.record(int(off)); !drop(v) {
+		if _, v := g.record(int(off), &t.pk.cache); !drop(v) {
 			keep = append(keep, off)
 		}
 	}
@@ -273,7 +287,7 @@ func (l listTable) DeleteIf(kg int, key []byte, drop func(value []byte) bool) er
 	// The dropped records' bytes, and those of the kept ones (written
 	// again below), die.
 	for _, off := range offs {
-		_, v := g.record(int(off))
+		_, v := g.record(int(off), &t.pk.cache)
 		g.dead += recordSize(v)
 	}
 	g.n -= len(offs)
@@ -283,8 +297,8 @@ func (l listTable) DeleteIf(kg int, key []byte, drop func(value []byte) bool) er
 	} else {
 		var last uint32
 		for _, off := range keep {
-			_, v := g.record(int(off))
-			no, err := g.add(last, v)
+			_, v := g.record(int(off), &t.pk.cache)
+			no, err := g.add(last, v, &t.pk)
 			if err != nil {
 				return err
 			}
@@ -293,7 +307,7 @@ func (l listTable) DeleteIf(kg int, key []byte, drop func(value []byte) bool) er
 		binary.LittleEndian.PutUint32(head, last)
 		binary.LittleEndian.PutUint32(head[4:], uint32(len(keep)))
 	}
-	g.maybeCompact(&t.offs)
+	g.maybeCompact(&t.offs, &t.pk)
 	t.b.bytes.Add(g.mem() - before)
 	return t.b.checkMemory()
 }
@@ -317,19 +331,20 @@ func (l listTable) Keys(kg int, fn func(key []byte) bool) error {
 // maybeCompact writes the live records into new chunks when a third of
 // the group's bytes are dead (the old chunks may be held by a cut: they
 // are left as they are).
-func (g *lgroup) maybeCompact(offs *[]uint32) {
+func (g *lgroup) maybeCompact(offs *[]uint32, p *packer) {
 	if g.dead*3 <= g.used || g.used < 4096 {
 		return
 	}
-	old := *g
+	var u unpacker // the old chunks, unpacked at once (freed after)
+	old := *u.group(g)
 	g.chunks, g.used, g.room, g.dead, g.n = nil, 0, 0, 0, 0
 	var kept []uint32
 	old.index.scan(func(e entry) bool {
-		kept = old.walk(binary.LittleEndian.Uint32(e.value), kept[:0])
+		kept = old.walk(binary.LittleEndian.Uint32(e.value), kept[:0], nil)
 		var last uint32
 		for _, off := range kept {
-			_, v := old.record(int(off))
-			no, _ := g.add(last, v) // no more than the old chunks held
+			_, v := old.record(int(off), nil)
+			no, _ := g.add(last, v, p) // no more than the old chunks held
 			last = uint32(no + 1)
 		}
 		binary.LittleEndian.PutUint32(e.value, last) // the index is g's own (lgroupW)
@@ -338,10 +353,11 @@ func (g *lgroup) maybeCompact(offs *[]uint32) {
 	*offs = kept[:0]
 }
 
-// scanLists calls fn with each key of g and its values, in append order.
-func (g *lgroup) scanLists(offs []uint32, fn func(key []byte, offs []uint32)) []uint32 {
+// scanLists calls fn with each key of g and its values, in append order
+// (c reads g's packed chunks).
+func (g *lgroup) scanLists(offs []uint32, c *lcache, fn func(key []byte, offs []uint32)) []uint32 {
 	g.index.scan(func(e entry) bool {
-		offs = g.walk(binary.LittleEndian.Uint32(e.value), offs[:0])
+		offs = g.walk(binary.LittleEndian.Uint32(e.value), offs[:0], c)
 		fn(e.key, offs)
 		return true
 	})

@@ -177,3 +177,192 @@ func TestListTableRefusals(t *testing.T) {
 		t.Error("a list table written as a value table")
 	}
 }
+
+// TestListTablePacked checks lists whose chunks are packed once full
+// (pack.go): rows like Nexmark's (random letters of a small alphabet, so
+// that chunks shrink), more sealed chunks in a key group than the cache
+// keeps, DeleteIf, DeleteKey and compaction over packed chunks, a cut in
+// the middle, and a restore. The lists must equal the model's, the table
+// must have packed chunks and take less memory than its records.
+func TestListTablePacked(t *testing.T) {
+	const kgs = 2
+	b := openTest(t, state.Config{KeyGroups: state.KeyGroupRange{Start: 0, End: kgs}, MaxParallelism: kgs})
+	l := b.List("rows")
+	r := rand.New(rand.NewPCG(7, 8))
+	m := listModel{}
+	row := func() []byte {
+		v := make([]byte, 100+r.IntN(300))
+		for i := range v {
+			v[i] = byte('A' + r.IntN(58))
+		}
+		return v
+	}
+	write := func(steps int) {
+		t.Helper()
+		for range steps {
+			kg := r.IntN(kgs)
+			k := fmt.Sprint("key-", r.IntN(2000))
+			if m[kg] == nil {
+				m[kg] = map[string][][]byte{}
+			}
+			switch x := r.IntN(1000); {
+			case x == 0:
+				if err := l.DeleteKey(kg, []byte(k)); err != nil {
+					t.Fatal(err)
+				}
+				delete(m[kg], k)
+			case x < 6:
+				drop := func(v []byte) bool { return v[0]%2 == 1 }
+				if err := l.DeleteIf(kg, []byte(k), drop); err != nil {
+					t.Fatal(err)
+				}
+				m[kg][k] = slices.DeleteFunc(m[kg][k], drop)
+			case x < 10:
+				// A probe of one key, reading back through its chunks.
+				var got [][]byte
+				if err := l.RangeList(kg, []byte(k), func(v []byte) bool { got = append(got, slices.Clone(v)); return true }); err != nil {
+					t.Fatal(err)
+				}
+				if !slices.EqualFunc(got, m[kg][k], bytes.Equal) {
+					t.Fatalf("key group %d key %s: %d values, want %d (or others)", kg, k, len(got), len(m[kg][k]))
+				}
+			default:
+				v := row()
+				if err := l.Append(kg, []byte(k), v); err != nil {
+					t.Fatal(err)
+				}
+				m[kg][k] = append(m[kg][k], v)
+			}
+		}
+	}
+	all := state.KeyGroupRange{Start: 0, End: kgs}
+	write(50000)
+	checkList(t, "live", l, all, m)
+	cut := m.clone()
+	s, err := b.Snapshot(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Sweep half the rows of every key (as a join's prune does): groups
+	// compact, and their packed chunks are read and written again.
+	for kg := range kgs {
+		var keys []string
+		if err := l.Keys(kg, func(key []byte) bool { keys = append(keys, string(key)); return true }); err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range keys {
+			drop := func(v []byte) bool { return v[1]%2 == 0 }
+			if err := l.DeleteIf(kg, []byte(k), drop); err != nil {
+				t.Fatal(err)
+			}
+			m[kg][k] = slices.DeleteFunc(m[kg][k], drop)
+		}
+	}
+	write(20000)
+	files := statetest.NewMemFiles()
+	h, err := s.Write(context.Background(), files, "chk-1/")
+	s.Release()
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkList(t, "live after the cut", l, all, m)
+	packed, most := 0, 0
+	for _, g := range b.tables["rows"].lists {
+		n := 0
+		for _, c := range g.chunks {
+			if c.id != 0 {
+				n++
+			}
+		}
+		packed += n
+		most = max(most, n)
+	}
+	if most <= cacheSlots {
+		t.Errorf("at most %d packed chunks in a key group, want more than the cache's %d", most, cacheSlots)
+	}
+	if packedBytes, rawBytes := packedSize(b.tables["rows"].lists); packedBytes > rawBytes*85/100 {
+		t.Errorf("%d packed chunks take %d bytes for %d bytes of records: not packed", packed, packedBytes, rawBytes)
+	}
+	for _, rg := range []state.KeyGroupRange{all, {Start: 1, End: 2}} {
+		rb, err := Open(context.Background(), state.Config{KeyGroups: rg, MaxParallelism: kgs, Restore: []state.Handle{h}, Files: files})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkList(t, fmt.Sprint("restored ", rg), rb.List("rows"), rg, cut)
+		rb.Close()
+	}
+}
+
+// packedSize returns the bytes of the packed chunks of gs and of their
+// records.
+func packedSize(gs []*lgroup) (packed, raw int) {
+	for _, g := range gs {
+		for _, c := range g.chunks {
+			if c.id != 0 {
+				packed += len(c.b)
+				raw += c.raw
+			}
+		}
+	}
+	return packed, raw
+}
+
+// TestListTablePackingBacksOff: a table whose reads keep unpacking
+// chunks (probes of keys spread over more chunks than the cache keeps)
+// leaves the chunks it seals meanwhile as they are, and packs again once
+// its reads stop missing.
+func TestListTablePackingBacksOff(t *testing.T) {
+	b := openTest(t, state.Config{KeyGroups: state.KeyGroupRange{Start: 0, End: 1}, MaxParallelism: 1})
+	l := b.List("rows")
+	r := rand.New(rand.NewPCG(9, 10))
+	m := listModel{0: {}}
+	appendRow := func(k string) {
+		v := make([]byte, 200)
+		for i := range v {
+			v[i] = byte('A' + r.IntN(58))
+		}
+		if err := l.Append(0, []byte(k), v); err != nil {
+			t.Fatal(err)
+		}
+		m[0][k] = append(m[0][k], v)
+	}
+	g := func() *lgroup { return b.tables["rows"].lists[0] }
+	packedSince := func(from int) (packed, sealed int) {
+		cs := g().chunks
+		for _, c := range cs[from : len(cs)-1] {
+			sealed++
+			if c.id != 0 {
+				packed++
+			}
+		}
+		return packed, sealed
+	}
+	// Every key's rows spread over all the chunks.
+	for i := range 45000 {
+		appendRow(fmt.Sprint("key-", i%100))
+	}
+	if p, s := packedSince(0); p != s || s <= 2*cacheSlots {
+		t.Fatalf("%d of %d sealed chunks packed before any read, want all of more than %d", p, s, 2*cacheSlots)
+	}
+	// A probe of a key reads all the chunks.
+	from := len(g().chunks) - 1
+	for i := range 5000 {
+		appendRow(fmt.Sprint("key-", i%100))
+		if i%100 == 0 {
+			if err := l.RangeList(0, []byte(fmt.Sprint("key-", r.IntN(100))), func([]byte) bool { return true }); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if p, s := packedSince(from); s < 10 || p > s/4 {
+		t.Errorf("%d of %d chunks sealed while probes missed the cache packed, want few", p, s)
+	}
+	from = len(g().chunks) - 1
+	for i := range 5000 {
+		appendRow(fmt.Sprint("key-", i%100))
+	}
+	if p, s := packedSince(from); p < s-1 {
+		t.Errorf("%d of %d chunks sealed after the probes packed, want all but one", p, s)
+	}
+	checkList(t, "live", l, state.KeyGroupRange{Start: 0, End: 1}, m)
+}

@@ -169,6 +169,7 @@ type snapReader struct {
 	scratch, ents, subs []byte
 	conv                []byte   // a value converted to the snapshot's form
 	offs                []uint32 // a list's record offsets
+	unpack              unpacker // a list group's packed chunks, unpacked
 }
 
 func (r *snapReader) Read(p []byte) (int, error) {
@@ -359,12 +360,13 @@ func (r *snapReader) listEntries(b []byte, g *lgroup) (int, []byte) {
 		return 0, b
 	}
 	keys, total := 0, 0
-	r.offs = g.scanLists(r.offs, func(key []byte, offs []uint32) {
+	g = r.unpack.group(g)
+	r.offs = g.scanLists(r.offs, nil, func(key []byte, offs []uint32) {
 		b = binary.AppendUvarint(b, uint64(len(key)))
 		b = append(b, key...)
 		b = binary.AppendUvarint(b, uint64(len(offs)))
 		for _, off := range offs {
-			_, v := g.record(int(off))
+			_, v := g.record(int(off), nil)
 			b = binary.AppendUvarint(b, uint64(len(v)))
 			b = append(b, v...)
 		}
@@ -679,7 +681,7 @@ func (b *Backend) loadList(t *table, i int, key []byte, n uint64, rd *sliceReade
 		if rd.err != nil {
 			return rd.err
 		}
-		if err := g.append(h, key, v, &t.scratch); err != nil {
+		if err := g.append(h, key, v, &t.scratch, &t.pk); err != nil {
 			return err
 		}
 		b.entries.Add(1)
