@@ -558,12 +558,11 @@ func (t *topN) sameRow(a, b []byte) (bool, error) {
 	if bytes.Equal(a, b) || t.dict == nil {
 		return bytes.Equal(a, b), nil
 	}
-	cut := t.dict.Cut()
 	var err error
-	if t.eqA, _, err = cut.ExpandRow(t.eqA[:0], a, t.spec.Types); err != nil {
+	if t.eqA, _, err = t.dict.ExpandRow(t.eqA[:0], a, t.spec.Types); err != nil {
 		return false, fmt.Errorf("top-n: %w", err)
 	}
-	if t.eqB, _, err = cut.ExpandRow(t.eqB[:0], b, t.spec.Types); err != nil {
+	if t.eqB, _, err = t.dict.ExpandRow(t.eqB[:0], b, t.spec.Types); err != nil {
 		return false, fmt.Errorf("top-n: %w", err)
 	}
 	return bytes.Equal(t.eqA, t.eqB), nil
