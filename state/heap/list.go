@@ -109,7 +109,7 @@ func (g *lgroup) add(prev uint32, value []byte, p *packer) (int, error) {
 			// The chunk is sealed: no record is added to it again.
 			old := cap(g.chunks[c].b)
 			g.chunks[c] = p.seal(g.chunks[c].b)
-			g.room += cap(g.chunks[c].b) - old
+			g.room += g.chunks[c].mem() - old
 		}
 		g.chunks = append(g.chunks, lchunk{b: make([]byte, 0, want)})
 		g.room += want

@@ -266,16 +266,22 @@ func TestListTablePacked(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkList(t, "live after the cut", l, all, m)
-	packed, most := 0, 0
+	packed, most, tails := 0, 0, 0
 	for _, g := range b.tables["rows"].lists {
 		n := 0
 		for _, c := range g.chunks {
 			if c.id != 0 {
 				n++
 			}
+			if c.tail != nil {
+				tails++
+			}
 		}
 		packed += n
 		most = max(most, n)
+	}
+	if tails == 0 {
+		t.Errorf("no packed chunk has a tail (split)")
 	}
 	if most <= cacheSlots {
 		t.Errorf("at most %d packed chunks in a key group, want more than the cache's %d", most, cacheSlots)
@@ -299,7 +305,7 @@ func packedSize(gs []*lgroup) (packed, raw int) {
 	for _, g := range gs {
 		for _, c := range g.chunks {
 			if c.id != 0 {
-				packed += len(c.b)
+				packed += len(c.b) + len(c.tail)
 				raw += c.raw
 			}
 		}
