@@ -18,10 +18,13 @@ type joiner struct {
 	cond Condition
 	what string // the operator's name, for errors
 
-	key    []byte
-	joined []types.Value // the pair, for the condition
-	slabs  slab.Slabs
-	width  int
+	key []byte
+	// keyHash is key's hash (state.Hash), whose remainder is its key
+	// group.
+	keyHash uint64
+	joined  []types.Value // the pair, for the condition
+	slabs   slab.Slabs
+	width   int
 }
 
 func newJoiner(spec *Spec, task stream.TaskInfo, what string) joiner {
@@ -45,7 +48,8 @@ func (j *joiner) keyOf(s *Side, row []types.Value) (kg int, ok bool) {
 		}
 	}
 	j.key = state.AppendKey(j.key[:0], row, s.Keys, j.spec.KeyTypes)
-	return state.KeyGroupOf(j.key, j.maxP), true
+	j.keyHash = state.Hash(j.key)
+	return int(j.keyHash % uint64(j.maxP)), true
 }
 
 // matches reports whether the pair (left, right) passes the residual

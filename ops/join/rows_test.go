@@ -145,13 +145,14 @@ func TestRowsOfEqualFloats(t *testing.T) {
 // same columns under another key of the same slot, and a side's row
 // replaced under its unique key are decoded anew.
 func TestRecentRowsAreTheirBytes(t *testing.T) {
-	// Two keys whose key groups share a slot of the recent rows (8).
-	kgOf := func(k int64) int {
+	// Two keys that share a slot of the recent rows (256, by the upper
+	// half of the key's hash).
+	slotOf := func(k int64) uint64 {
 		key := state.AppendKey(nil, []types.Value{types.Int64(k)}, []int{0}, []types.Type{bigint})
-		return state.KeyGroupOf(key, state.DefaultMaxParallelism)
+		return (state.Hash(key) >> 32) % 256
 	}
 	other := int64(2)
-	for kgOf(other)%8 != kgOf(1)%8 {
+	for slotOf(other) != slotOf(1) {
 		other++
 	}
 	tk := streamtest.Open(t, join.New(kv(join.Inner)), streamtest.Options{})
