@@ -1260,6 +1260,14 @@ func (jp *JoinPlan) compile(opts expr.Options) error {
 	switch {
 	case jp.Regular != nil:
 		jp.Regular.NewCondition = nc
+		read := make([]bool, len(jp.Regular.Left.Types)+len(jp.Regular.Right.Types))
+		markRefs(jp.Condition, read)
+		jp.Regular.ConditionColumns = []int{}
+		for c, ok := range read {
+			if ok {
+				jp.Regular.ConditionColumns = append(jp.Regular.ConditionColumns, c)
+			}
+		}
 	case jp.Interval != nil:
 		jp.Interval.NewCondition = nc
 	case jp.Window != nil:

@@ -117,6 +117,10 @@ type Spec struct {
 	NullSafe []bool
 	// NewCondition returns the residual condition of one task; nil: none.
 	NewCondition func() Condition
+	// ConditionColumns, when set, are the only columns of the joined row
+	// the condition reads: a probe hands it those of each pair and leaves
+	// the others as an earlier pair had them. nil: it may read any.
+	ConditionColumns []int
 	// Prune, when set, drops the left input's rows that can match no
 	// right row still to come (an INNER join whose right input is a
 	// window aggregation; see Prune).
