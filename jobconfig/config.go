@@ -206,6 +206,11 @@ type Config struct {
 	// keyed state of one task of a stateful operator may take in an
 	// in-memory backend; 0: no limit.
 	StateMemoryLimit option.MemorySize
+	// StateCompressJoinRows is state.backend.hashmap.compress-join-rows:
+	// the in-memory backend keeps the full chunks of a regular join's
+	// insert-only rows Huffman-coded (state.Config.CompressLists).
+	// Default false.
+	StateCompressJoinRows bool
 	// MaxParallelism is pipeline.max-parallelism: the job's number of key
 	// groups (state.KeyGroupOf), stored in its checkpoints. Default
 	// state.DefaultMaxParallelism.
@@ -377,6 +382,12 @@ var (
 			"that changed since the previous checkpoint, the others shared by reference (and deleted once no retained " +
 			"checkpoint references them). The in-memory backend always writes its state whole. Unlike Flink, the default " +
 			"is true.")
+	settingStateCompressJoinRows = option.Bool("state.backend.hashmap.compress-join-rows").Default(false).
+					Description("streamsql's own setting: whether the in-memory backend (hashmap) keeps the rows a regular join " +
+			"holds for an insert-only input (EXPLAIN: rows appended) Huffman-coded, 64 KiB at a time once a chunk is full, " +
+			"and reads them back through a small cache of decoded chunks. Less memory for more CPU: on Nexmark's bids " +
+			"the chunks take about 0.8 of their bytes and q20's peak RSS falls by about an eighth, for up to half again " +
+			"its CPU per event on one core. Checkpoints are the same either way. The rocksdb backend ignores it.")
 	settingStateMemoryLimit = option.Size("state.backend.memory-limit").Default(0).
 				Description("streamsql's own setting: the most memory the keyed state of one task of a stateful operator " +
 			"may take. In the in-memory backend (hashmap) a write past it fails the job with an error naming the " +
@@ -440,7 +451,7 @@ var (
 var settings = []option.Option{
 	settingInterval, settingMode, settingTimeout, settingMinPause, settingMaxConcurrent, settingTolerableFailed,
 	settingNumRetained, settingRetention, settingDir, settingStorage, settingMaxUncommitted, settingMaxParallelism,
-	settingStateBackend, settingStateIncremental, settingStateMemoryLimit,
+	settingStateBackend, settingStateIncremental, settingStateMemoryLimit, settingStateCompressJoinRows,
 	settingRestartType, settingFixedDelayAttempts, settingFixedDelay, settingFailureRateMax,
 	settingFailureRateInterval, settingFailureRateDelay, settingInitialBackoff, settingMaxBackoff,
 	settingBackoffMultiplier, settingResetBackoff, settingJitter, settingAttemptsBeforeReset, settingMaxFailuresPerRecord,
@@ -497,12 +508,13 @@ func fromOptions(o *option.Config) Config {
 			AttemptsBeforeReset:    settingAttemptsBeforeReset.Get(o),
 			MaxFailuresPerRecord:   settingMaxFailuresPerRecord.Get(o),
 		},
-		MaxParallelism:   settingMaxParallelism.Get(o),
-		StateBackend:     strings.TrimSpace(settingStateBackend.Get(o)),
-		StateIncremental: settingStateIncremental.Get(o),
-		StateMemoryLimit: settingStateMemoryLimit.Get(o),
-		StopTimeout:      time.Minute,
-		ChannelCapacity:  8,
+		MaxParallelism:        settingMaxParallelism.Get(o),
+		StateBackend:          strings.TrimSpace(settingStateBackend.Get(o)),
+		StateIncremental:      settingStateIncremental.Get(o),
+		StateMemoryLimit:      settingStateMemoryLimit.Get(o),
+		StateCompressJoinRows: settingStateCompressJoinRows.Get(o),
+		StopTimeout:           time.Minute,
+		ChannelCapacity:       8,
 	}
 }
 
@@ -550,39 +562,40 @@ func settingValues(c Config) map[string]string {
 		strategy = r.Strategy.String()
 	}
 	return map[string]string{
-		settingS3Endpoint.Key():           orNone(c.S3.Endpoint),
-		settingS3PathStyle.Key():          pathStyle,
-		settingS3AccessKey.Key():          orNone(c.S3.AccessKey),
-		settingS3SecretKey.Key():          orNone(string(c.S3.SecretKey)),
-		settingS3Region.Key():             orNone(c.S3.Region),
-		settingInterval.Key():             interval,
-		settingMode.Key():                 cp.Mode.String(),
-		settingTimeout.Key():              settingTimeout.Format(cp.Timeout),
-		settingMinPause.Key():             settingMinPause.Format(cp.MinPause),
-		settingMaxConcurrent.Key():        settingMaxConcurrent.Format(cp.MaxConcurrent),
-		settingTolerableFailed.Key():      settingTolerableFailed.Format(cp.TolerableFailed),
-		settingNumRetained.Key():          settingNumRetained.Format(cp.NumRetained),
-		settingRetention.Key():            cp.Retention.String(),
-		settingDir.Key():                  dir,
-		settingStorage.Key():              orNone(cp.Storage),
-		settingMaxUncommitted.Key():       settingMaxUncommitted.Format(cp.MaxUncommitted),
-		settingRestartType.Key():          strategy,
-		settingFixedDelayAttempts.Key():   settingFixedDelayAttempts.Format(r.FixedDelayAttempts),
-		settingFixedDelay.Key():           settingFixedDelay.Format(r.FixedDelay),
-		settingFailureRateMax.Key():       settingFailureRateMax.Format(r.FailureRateMaxFailures),
-		settingFailureRateInterval.Key():  settingFailureRateInterval.Format(r.FailureRateInterval),
-		settingFailureRateDelay.Key():     settingFailureRateDelay.Format(r.FailureRateDelay),
-		settingInitialBackoff.Key():       settingInitialBackoff.Format(r.InitialBackoff),
-		settingMaxBackoff.Key():           settingMaxBackoff.Format(r.MaxBackoff),
-		settingBackoffMultiplier.Key():    settingBackoffMultiplier.Format(r.BackoffMultiplier),
-		settingResetBackoff.Key():         settingResetBackoff.Format(r.ResetBackoffThreshold),
-		settingJitter.Key():               settingJitter.Format(r.JitterFactor),
-		settingAttemptsBeforeReset.Key():  settingAttemptsBeforeReset.Format(r.AttemptsBeforeReset),
-		settingMaxFailuresPerRecord.Key(): settingMaxFailuresPerRecord.Format(r.MaxFailuresPerRecord),
-		settingMaxParallelism.Key():       settingMaxParallelism.Format(c.MaxParallelism),
-		settingStateBackend.Key():         c.StateBackend,
-		settingStateIncremental.Key():     settingStateIncremental.Format(c.StateIncremental),
-		settingStateMemoryLimit.Key():     settingStateMemoryLimit.Format(c.StateMemoryLimit),
+		settingS3Endpoint.Key():            orNone(c.S3.Endpoint),
+		settingS3PathStyle.Key():           pathStyle,
+		settingS3AccessKey.Key():           orNone(c.S3.AccessKey),
+		settingS3SecretKey.Key():           orNone(string(c.S3.SecretKey)),
+		settingS3Region.Key():              orNone(c.S3.Region),
+		settingInterval.Key():              interval,
+		settingMode.Key():                  cp.Mode.String(),
+		settingTimeout.Key():               settingTimeout.Format(cp.Timeout),
+		settingMinPause.Key():              settingMinPause.Format(cp.MinPause),
+		settingMaxConcurrent.Key():         settingMaxConcurrent.Format(cp.MaxConcurrent),
+		settingTolerableFailed.Key():       settingTolerableFailed.Format(cp.TolerableFailed),
+		settingNumRetained.Key():           settingNumRetained.Format(cp.NumRetained),
+		settingRetention.Key():             cp.Retention.String(),
+		settingDir.Key():                   dir,
+		settingStorage.Key():               orNone(cp.Storage),
+		settingMaxUncommitted.Key():        settingMaxUncommitted.Format(cp.MaxUncommitted),
+		settingRestartType.Key():           strategy,
+		settingFixedDelayAttempts.Key():    settingFixedDelayAttempts.Format(r.FixedDelayAttempts),
+		settingFixedDelay.Key():            settingFixedDelay.Format(r.FixedDelay),
+		settingFailureRateMax.Key():        settingFailureRateMax.Format(r.FailureRateMaxFailures),
+		settingFailureRateInterval.Key():   settingFailureRateInterval.Format(r.FailureRateInterval),
+		settingFailureRateDelay.Key():      settingFailureRateDelay.Format(r.FailureRateDelay),
+		settingInitialBackoff.Key():        settingInitialBackoff.Format(r.InitialBackoff),
+		settingMaxBackoff.Key():            settingMaxBackoff.Format(r.MaxBackoff),
+		settingBackoffMultiplier.Key():     settingBackoffMultiplier.Format(r.BackoffMultiplier),
+		settingResetBackoff.Key():          settingResetBackoff.Format(r.ResetBackoffThreshold),
+		settingJitter.Key():                settingJitter.Format(r.JitterFactor),
+		settingAttemptsBeforeReset.Key():   settingAttemptsBeforeReset.Format(r.AttemptsBeforeReset),
+		settingMaxFailuresPerRecord.Key():  settingMaxFailuresPerRecord.Format(r.MaxFailuresPerRecord),
+		settingMaxParallelism.Key():        settingMaxParallelism.Format(c.MaxParallelism),
+		settingStateBackend.Key():          c.StateBackend,
+		settingStateIncremental.Key():      settingStateIncremental.Format(c.StateIncremental),
+		settingStateMemoryLimit.Key():      settingStateMemoryLimit.Format(c.StateMemoryLimit),
+		settingStateCompressJoinRows.Key(): settingStateCompressJoinRows.Format(c.StateCompressJoinRows),
 	}
 }
 

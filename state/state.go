@@ -364,6 +364,10 @@ type Config struct {
 	// of earlier snapshots it shares instead of writing them again. A
 	// backend that cannot ignores it.
 	Incremental bool
+	// CompressLists asks an in-memory backend that can to keep the full
+	// chunks of its list tables compressed (state.backend.hashmap.compress-join-rows):
+	// less memory for more CPU. A backend that cannot ignores it.
+	CompressLists bool
 	// Now returns the time in milliseconds since the epoch, for TTL; nil:
 	// the wall clock.
 	Now func() int64

@@ -166,6 +166,7 @@ func (b *Backend) table(name string, isMap bool, opts []state.TableOption) *tabl
 
 func (b *Backend) newTable(name string, isMap, timed bool) *table {
 	t := &table{b: b, name: name, isMap: isMap, timed: timed}
+	t.pk.off = !b.cfg.CompressLists
 	if isMap {
 		t.maps = make([]*mgroup, b.kgs.Len())
 	} else {

@@ -186,7 +186,7 @@ func TestListTableRefusals(t *testing.T) {
 // must have packed chunks and take less memory than its records.
 func TestListTablePacked(t *testing.T) {
 	const kgs = 2
-	b := openTest(t, state.Config{KeyGroups: state.KeyGroupRange{Start: 0, End: kgs}, MaxParallelism: kgs})
+	b := openTest(t, state.Config{KeyGroups: state.KeyGroupRange{Start: 0, End: kgs}, MaxParallelism: kgs, CompressLists: true})
 	l := b.List("rows")
 	r := rand.New(rand.NewPCG(7, 8))
 	m := listModel{}
@@ -289,8 +289,9 @@ func TestListTablePacked(t *testing.T) {
 	if packedBytes, rawBytes := packedSize(b.tables["rows"].lists); packedBytes > rawBytes*85/100 {
 		t.Errorf("%d packed chunks take %d bytes for %d bytes of records: not packed", packed, packedBytes, rawBytes)
 	}
-	for _, rg := range []state.KeyGroupRange{all, {Start: 1, End: 2}} {
-		rb, err := Open(context.Background(), state.Config{KeyGroups: rg, MaxParallelism: kgs, Restore: []state.Handle{h}, Files: files})
+	// Restored with packing on, and into a backend that packs nothing.
+	for i, rg := range []state.KeyGroupRange{all, {Start: 1, End: 2}} {
+		rb, err := Open(context.Background(), state.Config{KeyGroups: rg, MaxParallelism: kgs, Restore: []state.Handle{h}, Files: files, CompressLists: i == 0})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -318,7 +319,7 @@ func packedSize(gs []*lgroup) (packed, raw int) {
 // leaves the chunks it seals meanwhile as they are, and packs again once
 // its reads stop missing.
 func TestListTablePackingBacksOff(t *testing.T) {
-	b := openTest(t, state.Config{KeyGroups: state.KeyGroupRange{Start: 0, End: 1}, MaxParallelism: 1})
+	b := openTest(t, state.Config{KeyGroups: state.KeyGroupRange{Start: 0, End: 1}, MaxParallelism: 1, CompressLists: true})
 	l := b.List("rows")
 	r := rand.New(rand.NewPCG(9, 10))
 	m := listModel{0: {}}
@@ -371,4 +372,32 @@ func TestListTablePackingBacksOff(t *testing.T) {
 		t.Errorf("%d of %d chunks sealed after the probes packed, want all but one", p, s)
 	}
 	checkList(t, "live", l, state.KeyGroupRange{Start: 0, End: 1}, m)
+}
+
+// TestListTableUnpackedByDefault checks that a list table packs no chunk
+// unless state.Config.CompressLists asks for it.
+func TestListTableUnpackedByDefault(t *testing.T) {
+	b := openTest(t, state.Config{KeyGroups: state.KeyGroupRange{Start: 0, End: 1}, MaxParallelism: 1})
+	l := b.List("rows")
+	v := bytes.Repeat([]byte("abcdefgh"), 40)
+	for i := range 2000 {
+		if err := l.Append(0, fmt.Appendf(nil, "k%d", i%7), v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sealed := 0
+	for _, g := range b.tables["rows"].lists {
+		if g == nil {
+			continue
+		}
+		for _, c := range g.chunks {
+			sealed++
+			if c.id != 0 {
+				t.Fatalf("a chunk is packed without CompressLists")
+			}
+		}
+	}
+	if sealed < 3 {
+		t.Fatalf("%d chunks, want several", sealed)
+	}
 }

@@ -61,6 +61,7 @@ func split(packed []byte) (b, tail []byte) {
 // packer packs a list table's sealed chunks, and keeps the cache its
 // reads unpack them through. Only the table's writer uses it.
 type packer struct {
+	off   bool // state.Config.CompressLists is false: chunks stay as they are
 	s     *huff0.Scratch
 	last  uint64 // the last packed chunk's id
 	cache lcache
@@ -74,13 +75,14 @@ type packer struct {
 // its reads miss less.
 const maxMisses = 4
 
-// seal returns the sealed chunk ch packed, or as it is when the table's
+// seal returns the sealed chunk ch packed, or as it is when packing is
+// off (state.Config.CompressLists), when the table's
 // reads missed the cache more than maxMisses times since the last seal or
 // when it does not shrink by a sixteenth.
 func (p *packer) seal(ch []byte) lchunk {
 	misses := p.cache.misses
 	p.cache.misses = 0
-	if misses > maxMisses {
+	if p.off || misses > maxMisses {
 		return lchunk{b: ch}
 	}
 	if p.s == nil {
