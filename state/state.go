@@ -79,7 +79,13 @@ func (r KeyGroupRange) String() string { return fmt.Sprintf("[%d, %d)", r.Start,
 // among maxParallelism groups. The hash is fixed: it never changes between
 // versions, since checkpoints store state by key group.
 func KeyGroupOf(key []byte, maxParallelism int) int {
-	return int(Hash(key) % uint64(maxParallelism))
+	return KeyGroupOfHash(Hash(key), maxParallelism)
+}
+
+// KeyGroupOfHash returns the key group of a key whose Hash is h: what
+// KeyGroupOf returns, for an operator that keeps the hash for more.
+func KeyGroupOfHash(h uint64, maxParallelism int) int {
+	return int(h % uint64(maxParallelism))
 }
 
 // Hash is the stable 64-bit hash of an encoded key behind KeyGroupOf

@@ -194,7 +194,7 @@ type slot struct {
 func (g *groupAgg) row(r *types.Row, out *stream.Output) error {
 	g.key = state.AppendKey(g.key[:0], r.Fields, g.spec.Keys, g.spec.KeyTypes)
 	h := state.Hash(g.key)
-	kg := int(h % uint64(g.maxP)) // state.KeyGroupOf
+	kg := state.KeyGroupOfHash(h, g.maxP)
 	retract := r.Kind == types.UpdateBefore || r.Kind == types.Delete
 	var s *slot
 	si := 0 // s's index in the cache

@@ -63,7 +63,7 @@ func (j *joiner) keyOf(s *Side, row []types.Value) (kg int, ok bool) {
 	}
 	j.key = state.AppendKey(j.key[:0], row, s.Keys, j.spec.KeyTypes)
 	j.keyHash = state.Hash(j.key)
-	return int(j.keyHash % uint64(j.maxP)), true
+	return state.KeyGroupOfHash(j.keyHash, j.maxP), true
 }
 
 // matches reports whether the pair (left, right) passes the residual

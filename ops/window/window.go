@@ -278,7 +278,7 @@ func (w *windowAgg) Process(_ int, rows []types.Row, out *stream.Output) error {
 		}
 		w.key = state.AppendKey(w.key[:0], r.Fields, w.spec.Keys, w.spec.KeyTypes)
 		h := state.Hash(w.key)
-		kg := int(h % uint64(w.maxP)) // state.KeyGroupOf
+		kg := state.KeyGroupOfHash(h, w.maxP)
 		var err error
 		if w.cache != nil {
 			err = w.sessionCached(kg, h, r, t)
