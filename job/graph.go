@@ -146,7 +146,7 @@ func (b *graphBuilder) flow(fl *planner.Flow) (int, *runtime.EdgeTransform, erro
 		// row first, no second filtering in a task of its own. Its Calc
 		// keeps its number (b.calcs), so the ids of the rest stay.
 		return from, &runtime.EdgeTransform{Name: "pipeline '" + b.pipe + "'", New: ft.PerTask(),
-			Copies: true, CopiesNested: fl.ScalarOutput()}, nil
+			NewRecycling: ft.PerTaskSlabs(), Copies: true, CopiesNested: fl.ScalarOutput()}, nil
 	}
 	c := b.add(runtime.Vertex{ID: fmt.Sprintf("%s/calc-%d", b.pipe, b.calcs), Name: "Calc", Parallelism: par,
 		Operator: &runtime.OperatorVertex{New: calc.New(calc.Spec{New: ft.PerTask(), NewReusing: ft.PerTaskReusing(), Name: "pipeline '" + b.pipe + "'", AfterState: fl.Source.Node != nil}), Copies: true,

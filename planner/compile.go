@@ -187,6 +187,42 @@ func (ft *CompiledFlow) PerTaskReusing() func() (TransformFunc, func()) {
 	}
 }
 
+// PerTaskSlabs returns runtime.EdgeTransform.NewRecycling's factory:
+// PerTask's, except that the function takes the slabs it cuts output
+// rows' fields from from take (take(k) returns k Values that nothing else
+// uses until the caller hands them out again), and drop makes it forget
+// the slab it cuts from. The caller calls drop after each batch and may
+// then hand the slabs of the batch out again once nobody reads its rows.
+// Every field of a row it cuts is written (the projection sets each
+// column), so a reused slab holds no value of an earlier batch in a row
+// that goes out.
+func (ft *CompiledFlow) PerTaskSlabs() func(take func(k int) []types.Value) (TransformFunc, func()) {
+	n := ft.n
+	rows := 0
+	if n > 0 {
+		rows = slabRows(n)
+	}
+	return func(take func(k int) []types.Value) (TransformFunc, func()) {
+		ft := ft.forTask()
+		var slab []types.Value
+		fn := func(in types.Row, out []types.Row) ([]types.Row, error) {
+			if n == 0 {
+				out, _, err := ft.apply(in, out, []types.Value{})
+				return out, err
+			}
+			if len(slab) < n {
+				slab = take(n * rows)
+			}
+			out, used, err := ft.apply(in, out, slab[:n:n])
+			if used {
+				slab = slab[n:]
+			}
+			return out, err
+		}
+		return fn, func() { slab = nil }
+	}
+}
+
 // CompiledFlow is a flow's compiled filter and projection (Flow.Compile):
 // Shared is Transform's function and PerTask NewTransform's factory, of one
 // compilation (when the flow repeats a subexpression, each of PerTask's

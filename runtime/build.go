@@ -361,6 +361,14 @@ func (a *attempt) newTask(vr *vertexRT, k int) error {
 			// Only a source's edges have one (Graph.validate), and they
 			// are never fused: last is the source, its reader the head.
 			o.tf = &edgeStage{spec: tf, m: last}
+			if op := e.to.v.Operator; tf.NewRecycling != nil && op != nil && op.Copies && !o.spread() {
+				// The operator that gets the rows copies what it keeps
+				// (and keeps no row, package stream): the memory of a
+				// batch may be reused once it processed it. At most the
+				// channels' messages and one batch on either side are in
+				// flight.
+				o.tf.recycle(len(o.chans)*cap(o.chans[0]) + 2)
+			}
 		}
 		t.outs = append(t.outs, o)
 	}

@@ -56,24 +56,31 @@ type outEdge struct {
 
 // send sends rows on.
 func (o *outEdge) send(ctx context.Context, rows []types.Row) error {
+	var arena *slabArena
 	if o.tf != nil {
 		var err error
 		// Hash and Partition into more than one task copy the rows into
 		// buffers of their own: the transform's output slice is the
-		// edge's again after send. Otherwise the slice goes downstream.
-		reuse := (o.kind == Hash || o.kind == Partition) && len(o.chans) > 1
-		if rows, err = o.tf.apply(o.t.rd, rows, reuse); err != nil || len(rows) == 0 {
+		// edge's again after send. Otherwise the slice goes downstream,
+		// in an arena when the transform recycles its memory (the
+		// messages that carry it hand it back, sendCut).
+		reuse := o.spread()
+		rows, arena, err = o.tf.apply(o.t.rd, rows, reuse)
+		if arena != nil {
+			defer arena.release()
+		}
+		if err != nil || len(rows) == 0 {
 			return err
 		}
 	}
 	n := len(o.chans)
 	switch {
 	case o.kind == Forward:
-		return o.sendCut(ctx, o.chans[o.fwd%n:o.fwd%n+1], rows)
+		return o.sendCut(ctx, o.chans[o.fwd%n:o.fwd%n+1], rows, arena)
 	case o.kind == Single || n == 1:
-		return o.sendCut(ctx, o.chans[:1], rows)
+		return o.sendCut(ctx, o.chans[:1], rows, arena)
 	case o.kind == Broadcast:
-		return o.sendCut(ctx, o.chans, rows)
+		return o.sendCut(ctx, o.chans, rows, arena)
 	}
 	for _, row := range rows {
 		var k int
@@ -94,6 +101,12 @@ func (o *outEdge) send(ctx context.Context, rows []types.Row) error {
 	return nil
 }
 
+// spread reports whether the edge copies each row into the buffer of its
+// target task (Hash and Partition into more than one task).
+func (o *outEdge) spread() bool {
+	return (o.kind == Hash || o.kind == Partition) && len(o.chans) > 1
+}
+
 // flushTo sends the rows buffered for task k.
 func (o *outEdge) flushTo(ctx context.Context, k int) error {
 	b := o.bufs[k]
@@ -106,16 +119,21 @@ func (o *outEdge) flushTo(ctx context.Context, k int) error {
 // sendCut sends rows to each of chans, in messages of at most
 // exchangeBytes (plus the row that crosses it). A message's rows are
 // capped slices of rows: a downstream that appends to them cannot
-// overwrite the next message's.
-func (o *outEdge) sendCut(ctx context.Context, chans []chan message, rows []types.Row) error {
+// overwrite the next message's. When the rows are in an arena (a
+// recycling edge transform's), each message holds it until the task that
+// gets it processed it.
+func (o *outEdge) sendCut(ctx context.Context, chans []chan message, rows []types.Row, arena *slabArena) error {
 	for len(rows) > 0 {
 		n, size := 0, 0
 		for n < len(rows) && size < exchangeBytes {
 			size += rows[n].MemSize()
 			n++
 		}
-		m := message{kind: msgData, rows: rows[:n:n]}
+		m := message{kind: msgData, rows: rows[:n:n], arena: arena}
 		for _, ch := range chans {
+			if arena != nil {
+				arena.hold()
+			}
 			if err := o.t.send(ctx, ch, m); err != nil {
 				return err
 			}

@@ -137,6 +137,15 @@ type EdgeTransform struct {
 	// New returns the function of one task (it may keep scratch memory
 	// between calls: one task calls it). It keeps each row's kind.
 	New func() func(in types.Row, out []types.Row) ([]types.Row, error)
+	// NewRecycling, when set, is New's form whose function cuts its
+	// output rows' fields from slabs of Values it takes from take
+	// (take(k) returns k Values), and whose drop makes it forget the slab
+	// it cuts from. Every field of a row it cuts must be written. With
+	// it, when the operator that reads the edge copies what it keeps
+	// (OperatorVertex.Copies), the runtime calls drop after each batch
+	// and hands a batch's slabs out again once that operator is done with
+	// the batch's rows.
+	NewRecycling func(take func(k int) []types.Value) (fn func(in types.Row, out []types.Row) ([]types.Row, error), drop func())
 	// Copies and CopiesNested are OperatorVertex's promises for the
 	// function's output: when every edge out of a source has a
 	// transform that copies, the source's reader may reuse the memory

@@ -52,6 +52,10 @@ type message struct {
 	// dl is the dead-letter sink of the source whose dead letters a
 	// msgDeadLetters carries.
 	dl *SinkSpec
+	// arena, when set, holds the memory of a msgData's rows (a recycling
+	// edge transform's output): the receiving task releases it once it
+	// processed the rows.
+	arena *slabArena
 }
 
 // taskPositions are the group positions of reader task (global index)
@@ -199,6 +203,12 @@ func (t *task) run(ctx context.Context) (err error) {
 		case msgData:
 			if err := t.data(ctx, int(m.input), m.rows); err != nil {
 				return err
+			}
+			if m.arena != nil {
+				// The task's first operator copied what it kept
+				// (OperatorVertex.Copies): the rows' memory may go to
+				// the sender's next batch.
+				m.arena.release()
 			}
 		case msgDeadLetters:
 			if err := t.w.writeDeadLetters(ctx, m); err != nil {

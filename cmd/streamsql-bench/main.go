@@ -42,7 +42,9 @@
 // of ~100 B, 1 KB and 10 KB, and 1, 4 and 16 pipelines in one job
 // (scaling.go). STREAMSQL_BENCH_CPUPROFILE=PREFIX makes each streamsql child
 // write a CPU profile to PREFIX.<scenario>.<pid> (-nexmark's children too:
-// PREFIX.<job name>.<pid>).
+// PREFIX.<job name>.<pid>); STREAMSQL_BENCH_ALLOCPROFILE=PREFIX makes each
+// Nexmark child write its allocation profile and exact allocation totals
+// (envAllocProfile).
 //
 // The broker address defaults to $STREAMSQL_KAFKA_BOOTSTRAP; scripts/bench.sh
 // starts a broker, runs the benchmark and stops it.

@@ -144,6 +144,11 @@ func nexmarkChildMain(ctx context.Context, args []string, stdout, stderr io.Writ
 			events = n
 		}
 	}
+	if p := os.Getenv(envAllocProfile); p != "" {
+		if err := writeAllocs(fmt.Sprintf("%s.%s.%d", p, *name, os.Getpid()), events); err != nil {
+			return fail(err)
+		}
+	}
 	rss, err := peakRSSKB()
 	if err != nil {
 		return fail(err)
@@ -152,6 +157,23 @@ func nexmarkChildMain(ctx context.Context, args []string, stdout, stderr io.Writ
 		return fail(err)
 	}
 	return 0
+}
+
+// writeAllocs writes the process's allocation profile to path and the
+// exact bytes and objects it allocated so far, with events, to path+".txt"
+// (envAllocProfile).
+func writeAllocs(path string, events int64) error {
+	var buf bytes.Buffer
+	if err := pprof.Lookup("allocs").WriteTo(&buf, 0); err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		return err
+	}
+	s := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}, {Name: "/gc/heap/allocs:objects"}, {Name: "/gc/cycles/total:gc-cycles"}}
+	metrics.Read(s)
+	line := fmt.Sprintf("events %d alloc_bytes %d alloc_objects %d gc_cycles %d\n", events, s[0].Value.Uint64(), s[1].Value.Uint64(), s[2].Value.Uint64())
+	return os.WriteFile(path+".txt", []byte(line), 0o644)
 }
 
 // watchHeap samples the live heap every 100 ms on a goroutine of its own

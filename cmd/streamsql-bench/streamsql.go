@@ -29,6 +29,14 @@ const envHeapProfile = "STREAMSQL_BENCH_HEAPPROFILE"
 // child write a CPU profile to "$STREAMSQL_BENCH_CPUPROFILE.<scenario>.<pid>".
 const envCPUProfile = "STREAMSQL_BENCH_CPUPROFILE"
 
+// envAllocProfile, when set in the parent's environment, makes each
+// Nexmark child write, at its end, its allocation profile (pprof's
+// "allocs": go tool pprof -sample_index=alloc_space) to
+// "$STREAMSQL_BENCH_ALLOCPROFILE.<job name>.<pid>", and the exact bytes and
+// objects it allocated (runtime/metrics) and the events it read to the
+// same name with ".txt" added.
+const envAllocProfile = "STREAMSQL_BENCH_ALLOCPROFILE"
+
 // streamsqlMode is one of streamsql's benchmarked modes.
 type streamsqlMode struct {
 	upsert     bool
