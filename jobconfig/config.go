@@ -211,6 +211,11 @@ type Config struct {
 	// insert-only rows Huffman-coded (state.Config.CompressLists).
 	// Default false.
 	StateCompressJoinRows bool
+	// StateSpillThreshold is state.backend.hashmap.spill-threshold: the
+	// in-memory backend writes the full chunks of a regular join's
+	// insert-only rows to a working file once a task's state takes more
+	// memory than this (state.Config.SpillThreshold); 0: never.
+	StateSpillThreshold option.MemorySize
 	// MaxParallelism is pipeline.max-parallelism: the job's number of key
 	// groups (state.KeyGroupOf), stored in its checkpoints. Default
 	// state.DefaultMaxParallelism.
@@ -388,6 +393,16 @@ var (
 			"and reads them back through a small cache of decoded chunks. Less memory for more CPU: on Nexmark's bids " +
 			"the chunks take about 0.8 of their bytes and q20's peak RSS falls by about an eighth, for up to half again " +
 			"its CPU per event on one core. Checkpoints are the same either way. The rocksdb backend ignores it.")
+	settingStateSpillThreshold = option.Size("state.backend.hashmap.spill-threshold").Default(64 << 20).
+					Description("streamsql's own setting: once the keyed state of one task of a stateful operator takes " +
+			"more memory than this in the in-memory backend (hashmap), the rows a regular join holds for an insert-only " +
+			"input (EXPLAIN: rows appended) move, 64 KiB at a time once a chunk is full, to a working file in a local " +
+			"temporary folder, and are read back from it when they are probed or checkpointed; their index stays in " +
+			"memory. Flink's proposed spillable heap backend does the same, so that a job on the hashmap backend does " +
+			"not die of memory as its join state grows. The file is the task's own, never part of a checkpoint " +
+			"(checkpoints are the same either way), and removed when the task ends; state.backend.memory-limit counts " +
+			"what is in memory. 0 never spills. A table whose reads keep missing its cache of read-back chunks keeps " +
+			"its new chunks in memory. The rocksdb backend ignores it.")
 	settingStateMemoryLimit = option.Size("state.backend.memory-limit").Default(0).
 				Description("streamsql's own setting: the most memory the keyed state of one task of a stateful operator " +
 			"may take. In the in-memory backend (hashmap) a write past it fails the job with an error naming the " +
@@ -452,6 +467,7 @@ var settings = []option.Option{
 	settingInterval, settingMode, settingTimeout, settingMinPause, settingMaxConcurrent, settingTolerableFailed,
 	settingNumRetained, settingRetention, settingDir, settingStorage, settingMaxUncommitted, settingMaxParallelism,
 	settingStateBackend, settingStateIncremental, settingStateMemoryLimit, settingStateCompressJoinRows,
+	settingStateSpillThreshold,
 	settingRestartType, settingFixedDelayAttempts, settingFixedDelay, settingFailureRateMax,
 	settingFailureRateInterval, settingFailureRateDelay, settingInitialBackoff, settingMaxBackoff,
 	settingBackoffMultiplier, settingResetBackoff, settingJitter, settingAttemptsBeforeReset, settingMaxFailuresPerRecord,
@@ -513,6 +529,7 @@ func fromOptions(o *option.Config) Config {
 		StateIncremental:      settingStateIncremental.Get(o),
 		StateMemoryLimit:      settingStateMemoryLimit.Get(o),
 		StateCompressJoinRows: settingStateCompressJoinRows.Get(o),
+		StateSpillThreshold:   settingStateSpillThreshold.Get(o),
 		StopTimeout:           time.Minute,
 		ChannelCapacity:       8,
 	}
@@ -596,6 +613,7 @@ func settingValues(c Config) map[string]string {
 		settingStateIncremental.Key():      settingStateIncremental.Format(c.StateIncremental),
 		settingStateMemoryLimit.Key():      settingStateMemoryLimit.Format(c.StateMemoryLimit),
 		settingStateCompressJoinRows.Key(): settingStateCompressJoinRows.Format(c.StateCompressJoinRows),
+		settingStateSpillThreshold.Key():   settingStateSpillThreshold.Format(c.StateSpillThreshold),
 	}
 }
 
@@ -795,6 +813,9 @@ func (c Config) Validate() error {
 	}
 	if c.StateMemoryLimit < 0 {
 		bad("state.backend.memory-limit", "must not be negative")
+	}
+	if c.StateSpillThreshold < 0 {
+		bad("state.backend.hashmap.spill-threshold", "must not be negative")
 	}
 	if c.ChannelCapacity < 1 {
 		bad("ChannelCapacity", "must be at least 1")

@@ -109,7 +109,7 @@ func TestSettingsRenderWhatParseConfigSets(t *testing.T) {
 	// Settings whose values have a form of their own, and the settings
 	// they go with.
 	own := map[string]string{"s3.endpoint": "http://127.0.0.1:9000", "s3.path.style.access": "true", "s3.region": "eu-west-1",
-		"state.backend.hashmap.compress-join-rows": "true"}
+		"state.backend.hashmap.compress-join-rows": "true", "state.backend.hashmap.spill-threshold": "7mb"}
 	with := map[string]map[string]string{"s3.access-key": {"s3.secret-key": "x"}, "s3.secret-key": {"s3.access-key": "x"}}
 	for _, s := range jobconfig.Settings() {
 		vals := []string{sample[s.Type]}

@@ -246,7 +246,7 @@ func (a *attempt) openState(ctx context.Context, s *opStage) (closeState func() 
 	be, err := kind.Open(ctx, state.Config{Operator: fmt.Sprintf("vertex %q task %d", m.v.id, m.index),
 		KeyGroups: kgs, MaxParallelism: a.maxParallelism, Restore: restore, Files: a.j.store, Dir: dir,
 		MemoryLimit: int64(cfg.StateMemoryLimit), Incremental: cfg.StateIncremental,
-		CompressLists: cfg.StateCompressJoinRows})
+		CompressLists: cfg.StateCompressJoinRows, SpillThreshold: int64(cfg.StateSpillThreshold)})
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("operator %q task %d: open its state (%s) from checkpoint %d: %w", m.v.id, m.index, kind.Name(), a.restoredID, err)

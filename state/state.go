@@ -374,6 +374,14 @@ type Config struct {
 	// chunks of its list tables compressed (state.backend.hashmap.compress-join-rows):
 	// less memory for more CPU. A backend that cannot ignores it.
 	CompressLists bool
+	// SpillThreshold, when positive, asks an in-memory backend that can
+	// to write the full chunks of its list tables to a working file in
+	// Dir once its state takes more than this many bytes of memory
+	// (state.backend.hashmap.spill-threshold), and to read them back from
+	// it when they are probed or snapshotted: the memory count (Stats,
+	// MemoryLimit) is then of what is in memory. Checkpoints are the same
+	// either way. A backend that cannot, or has no Dir, ignores it.
+	SpillThreshold int64
 	// Now returns the time in milliseconds since the epoch, for TTL; nil:
 	// the wall clock.
 	Now func() int64

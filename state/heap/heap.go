@@ -100,6 +100,8 @@ type Backend struct {
 	snaps  []uint64   // epochs of unreleased snapshots
 
 	bytes, entries, expired atomic.Int64
+
+	sp spill // the list tables' spill file (spill.go)
 }
 
 // Open opens a task's heap backend, restoring the key groups of cfg.KeyGroups
@@ -116,6 +118,7 @@ func Open(ctx context.Context, cfg state.Config) (*Backend, error) {
 		tables: map[string]*table{},
 		epoch:  1,
 	}
+	b.sp = spill{b: b, dir: cfg.Dir, threshold: cfg.SpillThreshold}
 	if b.now == nil {
 		b.now = func() int64 { return time.Now().UnixMilli() }
 	}
@@ -167,6 +170,7 @@ func (b *Backend) table(name string, isMap bool, opts []state.TableOption) *tabl
 func (b *Backend) newTable(name string, isMap, timed bool) *table {
 	t := &table{b: b, name: name, isMap: isMap, timed: timed}
 	t.pk.off = !b.cfg.CompressLists
+	t.pk.sp, t.pk.cache.sp = &b.sp, &b.sp
 	if isMap {
 		t.maps = make([]*mgroup, b.kgs.Len())
 	} else {
@@ -212,6 +216,9 @@ func (b *Backend) Close() error {
 	b.tables, b.order = nil, nil
 	b.bytes.Store(0)
 	b.entries.Store(0)
+	if err := b.sp.close(); err != nil {
+		return fmt.Errorf("heap state of %s: %w", operator(b.cfg), err)
+	}
 	return nil
 }
 

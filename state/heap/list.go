@@ -25,8 +25,9 @@ import (
 // writes a key's remaining values as new records, and a group a third of
 // whose bytes are dead is compacted into new chunks.
 //
-// A full chunk is packed (pack.go) and read through a cache of unpacked
-// chunks; offsets are those of the unpacked chunk.
+// A full chunk is packed (pack.go) or spilled to the backend's working
+// file (spill.go) and read through a cache of unpacked chunks; offsets
+// are those of the unpacked chunk.
 //
 // Nexmark's joins (q4, q7, q9, q20) keep both inputs so: their inputs are
 // insert-only and have no unique key.
@@ -108,8 +109,12 @@ func (g *lgroup) add(prev uint32, value []byte, p *packer) (int, error) {
 		if c >= 0 && cap(g.chunks[c].b) == chunkSize {
 			// The chunk is sealed: no record is added to it again.
 			old := cap(g.chunks[c].b)
-			g.chunks[c] = p.seal(g.chunks[c].b)
+			sealed, err := p.seal(g.chunks[c].b)
+			g.chunks[c] = sealed
 			g.room += g.chunks[c].mem() - old
+			if err != nil {
+				return 0, err
+			}
 		}
 		g.chunks = append(g.chunks, lchunk{b: make([]byte, 0, want)})
 		g.room += want
@@ -197,7 +202,7 @@ func (l listTable) Append(kg int, key, value []byte) error {
 	err = g.append(t.b.hash(key), key, value, &t.scratch, &t.pk)
 	t.b.bytes.Add(g.mem() - before)
 	if err != nil {
-		return err
+		return fmt.Errorf("state table %q of %s: %w", t.name, operator(t.b.cfg), err)
 	}
 	t.b.entries.Add(1)
 	return t.b.checkMemory()
@@ -246,12 +251,26 @@ func (l listTable) RangeList(kg int, key []byte, fn func(value []byte) bool) err
 	}
 	// The offsets are collected first: fn may be long, and records are
 	// given in append order.
-	offs := g.walk(binary.LittleEndian.Uint32(e.value), t.offs[:0], &t.pk.cache)
+	c := &t.pk.cache
+	offs := g.walk(binary.LittleEndian.Uint32(e.value), t.offs[:0], c)
 	t.offs = offs[:0]
 	for _, off := range offs {
-		if _, v := g.record(int(off), &t.pk.cache); !fn(v) {
+		_, v := g.record(int(off), c)
+		if c.err != nil {
+			return t.readErr()
+		}
+		if !fn(v) {
 			break
 		}
+	}
+	return t.readErr()
+}
+
+// readErr returns the error of the table's failed read of a spilled chunk,
+// if any.
+func (t *table) readErr() error {
+	if err := t.pk.cache.err; err != nil {
+		return fmt.Errorf("state table %q of %s: %w", t.name, operator(t.b.cfg), err)
 	}
 	return nil
 }
@@ -276,7 +295,11 @@ func (l listTable) DeleteIf(kg int, key []byte, drop func(value []byte) bool) er
 	t.offs = offs[:0]
 	keep := offs[:0]
 	for _, off := range offs {
-		if _, v := g.record(int(off), &t.pk.cache); !drop(v) {
+		_, v := g.record(int(off), &t.pk.cache)
+		if err := t.readErr(); err != nil {
+			return err
+		}
+		if !drop(v) {
 			keep = append(keep, off)
 		}
 	}
@@ -298,17 +321,27 @@ func (l listTable) DeleteIf(kg int, key []byte, drop func(value []byte) bool) er
 		var last uint32
 		for _, off := range keep {
 			_, v := g.record(int(off), &t.pk.cache)
+			if err := t.readErr(); err != nil {
+				return err
+			}
 			no, err := g.add(last, v, &t.pk)
 			if err != nil {
-				return err
+				t.b.bytes.Add(g.mem() - before)
+				return fmt.Errorf("state table %q of %s: %w", t.name, operator(t.b.cfg), err)
 			}
 			last = uint32(no + 1)
 		}
 		binary.LittleEndian.PutUint32(head, last)
 		binary.LittleEndian.PutUint32(head[4:], uint32(len(keep)))
 	}
-	g.maybeCompact(&t.offs, &t.pk)
+	err = g.maybeCompact(&t.offs, &t.pk)
 	t.b.bytes.Add(g.mem() - before)
+	if err != nil {
+		return fmt.Errorf("state table %q of %s: %w", t.name, operator(t.b.cfg), err)
+	}
+	if err := t.readErr(); err != nil {
+		return err
+	}
 	return t.b.checkMemory()
 }
 
@@ -330,13 +363,20 @@ func (l listTable) Keys(kg int, fn func(key []byte) bool) error {
 
 // maybeCompact writes the live records into new chunks when a third of
 // the group's bytes are dead (the old chunks may be held by a cut: they
-// are left as they are).
-func (g *lgroup) maybeCompact(offs *[]uint32, p *packer) {
+// are left as they are; the slots of spilled ones are freed once no cut
+// may read them). The error is the spill file's: the group is then
+// partly written, and the table must not be used again.
+func (g *lgroup) maybeCompact(offs *[]uint32, p *packer) error {
 	if g.dead*3 <= g.used || g.used < 4096 {
-		return
+		return nil
 	}
-	var u unpacker // the old chunks, unpacked at once (freed after)
-	old := *u.group(g)
+	u := unpacker{f: p.sp.f} // the old chunks, unpacked at once (freed after)
+	og, err := u.group(g)
+	if err != nil {
+		return err
+	}
+	old := *og
+	p.sp.release(g.chunks)
 	g.chunks, g.used, g.room, g.dead, g.n = nil, 0, 0, 0, 0
 	var kept []uint32
 	old.index.scan(func(e entry) bool {
@@ -344,13 +384,18 @@ func (g *lgroup) maybeCompact(offs *[]uint32, p *packer) {
 		var last uint32
 		for _, off := range kept {
 			_, v := old.record(int(off), nil)
-			no, _ := g.add(last, v, p) // no more than the old chunks held
+			var no int
+			// No more than the old chunks held: only the spill file fails.
+			if no, err = g.add(last, v, p); err != nil {
+				return false
+			}
 			last = uint32(no + 1)
 		}
 		binary.LittleEndian.PutUint32(e.value, last) // the index is g's own (lgroupW)
 		return true
 	})
 	*offs = kept[:0]
+	return err
 }
 
 // scanLists calls fn with each key of g and its values, in append order

@@ -270,7 +270,7 @@ func TestListTablePacked(t *testing.T) {
 	for _, g := range b.tables["rows"].lists {
 		n := 0
 		for _, c := range g.chunks {
-			if c.id != 0 {
+			if c.packed() {
 				n++
 			}
 			if c.tail != nil {
@@ -305,7 +305,7 @@ func TestListTablePacked(t *testing.T) {
 func packedSize(gs []*lgroup) (packed, raw int) {
 	for _, g := range gs {
 		for _, c := range g.chunks {
-			if c.id != 0 {
+			if c.packed() {
 				packed += len(c.b) + len(c.tail)
 				raw += c.raw
 			}
@@ -338,7 +338,7 @@ func TestListTablePackingBacksOff(t *testing.T) {
 		cs := g().chunks
 		for _, c := range cs[from : len(cs)-1] {
 			sealed++
-			if c.id != 0 {
+			if c.packed() {
 				packed++
 			}
 		}
@@ -392,7 +392,7 @@ func TestListTableUnpackedByDefault(t *testing.T) {
 		}
 		for _, c := range g.chunks {
 			sealed++
-			if c.id != 0 {
+			if c.packed() {
 				t.Fatalf("a chunk is packed without CompressLists")
 			}
 		}

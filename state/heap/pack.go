@@ -3,6 +3,7 @@ package heap
 import (
 	"bytes"
 	"fmt"
+	"os"
 
 	"github.com/klauspost/compress/huff0"
 )
@@ -26,16 +27,21 @@ import (
 // A table whose reads keep missing the cache stops packing (maxMisses).
 
 // lchunk is a chunk of a list group: its records (id 0), or, packed, the
-// huff0 block of its records and their length.
+// huff0 block of its records and their length, or, spilled (spill.go),
+// where its records are in the backend's spill file.
 type lchunk struct {
 	b    []byte
 	tail []byte // a packed chunk's bytes after b (see split)
-	id   uint64 // a packed chunk's number (unique in its table): the cache's key
-	raw  int    // a packed chunk's unpacked length
+	id   uint64 // a packed or spilled chunk's number (unique in its table): the cache's key
+	raw  int    // a packed or spilled chunk's unpacked length
+	at   int64  // a spilled chunk's offset in the spill file + 1; 0: in memory
 }
 
 // lchunkSize is the size of an lchunk, for the memory count.
-const lchunkSize = 64
+const lchunkSize = 72
+
+// packed reports whether c is packed (in memory).
+func (c *lchunk) packed() bool { return c.id != 0 && c.at == 0 }
 
 // mem returns the bytes c's slices hold.
 func (c *lchunk) mem() int { return cap(c.b) + cap(c.tail) }
@@ -62,6 +68,7 @@ func split(packed []byte) (b, tail []byte) {
 // reads unpack them through. Only the table's writer uses it.
 type packer struct {
 	off   bool // state.Config.CompressLists is false: chunks stay as they are
+	sp    *spill
 	s     *huff0.Scratch
 	last  uint64 // the last packed chunk's id
 	cache lcache
@@ -75,15 +82,28 @@ type packer struct {
 // its reads miss less.
 const maxMisses = 4
 
-// seal returns the sealed chunk ch packed, or as it is when packing is
-// off (state.Config.CompressLists), when the table's
-// reads missed the cache more than maxMisses times since the last seal or
-// when it does not shrink by a sixteenth.
-func (p *packer) seal(ch []byte) lchunk {
+// seal returns the sealed chunk ch spilled, when the backend's memory is
+// past its spill threshold (spill.go), else packed, or as it is when
+// packing is off (state.Config.CompressLists), when the table's reads
+// missed the cache more than maxMisses times since the last seal or when
+// it does not shrink by a sixteenth. The error is the spill file's (ch
+// is then kept as it is).
+func (p *packer) seal(ch []byte) (lchunk, error) {
 	misses := p.cache.misses
 	p.cache.misses = 0
-	if p.off || misses > maxMisses {
-		return lchunk{b: ch}
+	if misses > maxMisses {
+		return lchunk{b: ch}, nil
+	}
+	if p.sp != nil && p.sp.wants() {
+		at, err := p.sp.write(ch)
+		if err != nil {
+			return lchunk{b: ch}, err
+		}
+		p.last++
+		return lchunk{id: p.last, at: at + 1, raw: len(ch)}, nil
+	}
+	if p.off {
+		return lchunk{b: ch}, nil
 	}
 	if p.s == nil {
 		p.s = new(huff0.Scratch)
@@ -92,11 +112,11 @@ func (p *packer) seal(ch []byte) lchunk {
 	p.s.WantLogLess = 4
 	out, _, err := huff0.Compress4X(ch, p.s)
 	if err != nil { // huff0.ErrIncompressible, ErrUseRLE (one byte value, not rows)
-		return lchunk{b: ch}
+		return lchunk{b: ch}, nil
 	}
 	p.last++
 	b, tail := split(out)
-	return lchunk{b: b, tail: tail, id: p.last, raw: len(ch)}
+	return lchunk{b: b, tail: tail, id: p.last, raw: len(ch)}, nil
 }
 
 // cacheSlots is the number of unpacked chunks an lcache keeps (64 KiB
@@ -114,12 +134,17 @@ type lcache struct {
 	tick uint64
 	hit  int    // the slot of the last hit
 	in   []byte // a packed chunk whose tail is joined to it
-	// misses counts the chunks unpacked since the owner last reset it.
+	// misses counts the chunks unpacked or read back since the owner
+	// last reset it.
 	misses int
 	s      *huff0.Scratch
+	sp     *spill // where spilled chunks are
+	// err is the first failed read of a spilled chunk: the table's reads
+	// fail from then on (the chunk reads as zeros, an empty first record).
+	err error
 }
 
-// get returns the records of the packed chunk ch.
+// get returns the records of the packed or spilled chunk ch.
 func (c *lcache) get(ch *lchunk) []byte {
 	c.tick++
 	if c.ids[c.hit] == ch.id {
@@ -142,7 +167,18 @@ func (c *lcache) get(ch *lchunk) []byte {
 		c.bufs[lru] = buf
 	}
 	c.misses++
-	c.s = unpack(c.s, ch, buf, &c.in)
+	if ch.at != 0 {
+		if c.err == nil {
+			c.err = readSpilled(c.sp.f, ch, buf)
+		}
+		if c.err != nil {
+			clear(buf[:ch.raw])
+			c.ids[lru] = 0
+			return buf[:ch.raw:ch.raw]
+		}
+	} else {
+		c.s = unpack(c.s, ch, buf, &c.in)
+	}
 	c.ids[lru], c.used[lru], c.lens[lru], c.hit = ch.id, c.tick, ch.raw, lru
 	return buf[:ch.raw:ch.raw]
 }
@@ -168,26 +204,29 @@ func unpack(s *huff0.Scratch, ch *lchunk, dst []byte, in *[]byte) *huff0.Scratch
 	return s
 }
 
-// unpacker gives a list group whose chunks are all unpacked, for reading
-// all of its records at once (a snapshot's scan, a compaction): through
-// the cache, a group of more chunks than it keeps would unpack chunks
-// again and again as the walk of each key goes back through them.
+// unpacker gives a list group whose chunks are all unpacked (or read
+// back), for reading all of its records at once (a snapshot's scan, a
+// compaction): through the cache, a group of more chunks than it keeps
+// would unpack chunks again and again as the walk of each key goes back
+// through them.
 type unpacker struct {
 	buf    []byte
 	chunks []lchunk
 	s      *huff0.Scratch
 	in     []byte
+	f      *os.File // the spill file, for spilled chunks
 }
 
-// group returns g itself when it has no packed chunk, else a copy of g
-// whose chunks are unpacked into u's buffer (valid until the next call).
-func (u *unpacker) group(g *lgroup) *lgroup {
+// group returns g itself when it has no packed or spilled chunk, else a
+// copy of g whose chunks are unpacked into u's buffer (valid until the
+// next call). The error is a spilled chunk's read.
+func (u *unpacker) group(g *lgroup) (*lgroup, error) {
 	total := 0
 	for i := range g.chunks {
 		total += g.chunks[i].raw
 	}
 	if total == 0 {
-		return g
+		return g, nil
 	}
 	if cap(u.buf) < total {
 		u.buf = make([]byte, total)
@@ -200,11 +239,17 @@ func (u *unpacker) group(g *lgroup) *lgroup {
 			continue
 		}
 		dst := u.buf[at : at+ch.raw : at+ch.raw]
-		u.s = unpack(u.s, ch, dst, &u.in)
+		if ch.at != 0 {
+			if err := readSpilled(u.f, ch, dst); err != nil {
+				return nil, err
+			}
+		} else {
+			u.s = unpack(u.s, ch, dst, &u.in)
+		}
 		at += ch.raw
 		*ch = lchunk{b: dst}
 	}
 	c := *g
 	c.chunks = u.chunks
-	return &c
+	return &c, nil
 }

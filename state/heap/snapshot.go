@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"os"
 	"slices"
 	"strconv"
 	"sync"
@@ -54,6 +55,7 @@ type snapshot struct {
 	kgs    state.KeyGroupRange
 	maxP   int
 	tables []frozenTable
+	spill  *os.File // the backend's spill file at the cut (nil: none yet)
 	once   sync.Once
 	freed  atomic.Bool
 }
@@ -88,7 +90,7 @@ func (b *Backend) Snapshot(id int64) (state.Snapshot, error) {
 	if b.closed {
 		return nil, fmt.Errorf("heap state of %s: snapshot of a closed backend", operator(b.cfg))
 	}
-	s := &snapshot{b: b, id: id, epoch: b.epoch, cut: b.now(), kgs: b.kgs, maxP: b.cfg.MaxParallelism}
+	s := &snapshot{b: b, id: id, epoch: b.epoch, cut: b.now(), kgs: b.kgs, maxP: b.cfg.MaxParallelism, spill: b.sp.f}
 	for _, t := range b.order {
 		ft := frozenTable{
 			name: t.name, isMap: t.isMap, isList: t.isList, timed: t.timed, ttl: t.ttl,
@@ -133,6 +135,7 @@ func (s *snapshot) Write(ctx context.Context, files state.Files, prefix string) 
 	}
 	name := prefix + "heap-" + strconv.FormatInt(s.id, 10) + ".state"
 	r := &snapReader{s: s, kg: s.kgs.Start}
+	r.unpack.f = s.spill
 	r.header()
 	size, err := files.PutFile(ctx, name, r)
 	if err != nil {
@@ -360,7 +363,11 @@ func (r *snapReader) listEntries(b []byte, g *lgroup) (int, []byte) {
 		return 0, b
 	}
 	keys, total := 0, 0
-	g = r.unpack.group(g)
+	g, err := r.unpack.group(g)
+	if err != nil {
+		r.err = err
+		return 0, b
+	}
 	r.offs = g.scanLists(r.offs, nil, func(key []byte, offs []uint32) {
 		b = binary.AppendUvarint(b, uint64(len(key)))
 		b = append(b, key...)
