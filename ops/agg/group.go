@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 
+	"github.com/streamsql/streamsql/ops/internal/slab"
 	"github.com/streamsql/streamsql/state"
 	"github.com/streamsql/streamsql/stream"
 	"github.com/streamsql/streamsql/types"
@@ -79,7 +80,7 @@ type groupAgg struct {
 	prev, next     []types.Value
 	eq             []func(a, b types.Value) int
 	one            [1]types.Value
-	slab           []types.Value
+	slabs          slab.Slabs // output rows' fields (output)
 	width          int
 	valueTypes     []types.Type
 	keysOnlyColumn []int
@@ -688,15 +689,25 @@ func (g *groupAgg) same(a, b []types.Value) bool {
 	return true
 }
 
+// ForgetsInput implements stream.InputForgetter: a row's values are
+// folded into accumulators or copied into the operator's own output rows,
+// and a mini-batch's slots refer to their keys' last input rows (slot.in)
+// only until the batch's changes are emitted, within the call.
+func (g *groupAgg) ForgetsInput() bool { return true }
+
+// ReuseOutput implements stream.OutputReuser: the rows emitted are cut
+// from slabs that are the operator's again at each release; the operator
+// reads none of them after emitting it.
+func (g *groupAgg) ReuseOutput() (release func()) {
+	g.slabs.Reuse()
+	return g.slabs.Release
+}
+
 // output builds an output row: the key's values (from the input row) and
-// results. Its fields come from a slab shared by a few output rows, which
-// is never reused.
+// results. Its fields come from a slab shared by a few output rows
+// (reused only when nothing after the operator keeps a row: ReuseOutput).
 func (g *groupAgg) output(kind types.RowKind, in []types.Value, results []types.Value) types.Row {
-	if len(g.slab) < g.width {
-		g.slab = make([]types.Value, g.width*max(4096/(g.width*24), 1))
-	}
-	f := g.slab[:g.width:g.width]
-	g.slab = g.slab[g.width:]
+	f := g.slabs.Take(g.width)
 	for i, c := range g.spec.Keys {
 		f[i] = in[c]
 	}

@@ -1,8 +1,8 @@
 // Package slab cuts the fields of an operator's output rows from 4 KiB
 // slabs, which the operator gets back once the runtime says that nothing
 // after it keeps a row past the call that emitted it
-// (stream.OutputReuser). ops/join and ops/rank emit their rows this way;
-// ops/over and ops/timesort cut theirs without reuse.
+// (stream.OutputReuser). ops/join, ops/rank and ops/agg's GROUP BY emit
+// their rows this way; ops/over and ops/timesort cut theirs without reuse.
 package slab
 
 import "github.com/streamsql/streamsql/types"
