@@ -156,15 +156,6 @@ func TestJoinCrash(t *testing.T) {
 			producedO := o.produce(t, c.b, batch, 10*time.Millisecond)
 			producedC := cu.produce(t, c.b, 1, 10*time.Millisecond)
 			jf := j.file(o, cu)
-			if c.backend == "hashmap" {
-				// The orders' rows spill to the task's working file
-				// (every full chunk; at parallelism 1 one key group
-				// holds them all, and fills chunks) through the kills.
-				jf.set["state.backend.hashmap.spill-threshold"] = "1b"
-				if c.par == 1 {
-					jf.set["pipeline.max-parallelism"] = "1"
-				}
-			}
 			killAtFaults(t, jf, points, rng)
 			killAtRandom(t, jf, points, rng)
 			producedO()
