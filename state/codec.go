@@ -1114,6 +1114,20 @@ func (rr *RowReader) ReadKey(src []byte, typs []types.Type, dst []types.Value) (
 	return dst, src, nil
 }
 
+// reserve returns an empty slice of capacity n cut from the current
+// chunk, for a string to be written into (nil when n is too long).
+func (rr *RowReader) reserve(n int) []byte {
+	if n > rowReaderMax {
+		return nil
+	}
+	if cap(rr.arena)-len(rr.arena) < n {
+		rr.arena = make([]byte, 0, rowReaderChunk)
+	}
+	start := len(rr.arena)
+	rr.arena = rr.arena[:start+n]
+	return rr.arena[start : start : start+n]
+}
+
 // keep returns b's content as a string cut from the current chunk (a
 // string of its own when b is long).
 func (rr *RowReader) keep(b []byte) string {
