@@ -149,7 +149,7 @@ func (b *graphBuilder) flow(fl *planner.Flow) (int, *runtime.EdgeTransform, erro
 			NewRecycling: ft.PerTaskSlabs(), Copies: true, CopiesNested: fl.ScalarOutput()}, nil
 	}
 	c := b.add(runtime.Vertex{ID: fmt.Sprintf("%s/calc-%d", b.pipe, b.calcs), Name: "Calc", Parallelism: par,
-		Operator: &runtime.OperatorVertex{New: calc.New(calc.Spec{New: ft.PerTask(), NewReusing: ft.PerTaskReusing(), Name: "pipeline '" + b.pipe + "'", AfterState: fl.Source.Node != nil}), Copies: true,
+		Operator: &runtime.OperatorVertex{New: calc.New(calc.Spec{New: ft.PerTask(), NewReusing: ft.PerTaskReusing(), NewCutting: ft.PerTaskSlabs(), Name: "pipeline '" + b.pipe + "'", AfterState: fl.Source.Node != nil}), Copies: true,
 			// A flow whose output is scalars only refers to no nested
 			// value of its input: a reader right before it may reuse
 			// their memory (as a pipeline's transform, Flow.ScalarOutput).

@@ -187,9 +187,9 @@ func (ft *CompiledFlow) PerTaskReusing() func() (TransformFunc, func()) {
 	}
 }
 
-// PerTaskSlabs returns runtime.EdgeTransform.NewRecycling's factory:
-// PerTask's, except that the function takes the slabs it cuts output
-// rows' fields from from take (take(k) returns k Values that nothing else
+// PerTaskSlabs returns runtime.EdgeTransform.NewRecycling's and
+// calc.Spec.NewCutting's factory: PerTask's, except that the function
+// takes the slabs it cuts output rows' fields from from take (take(k) returns k Values that nothing else
 // uses until the caller hands them out again), and drop makes it forget
 // the slab it cuts from. The caller calls drop after each batch and may
 // then hand the slabs of the batch out again once nobody reads its rows.

@@ -56,7 +56,7 @@ type outEdge struct {
 
 // send sends rows on.
 func (o *outEdge) send(ctx context.Context, rows []types.Row) error {
-	var arena *slabArena
+	arena := o.t.arena // the last operator's, when it cuts from one (opStage.cut)
 	if o.tf != nil {
 		var err error
 		// Hash and Partition into more than one task copy the rows into

@@ -98,6 +98,10 @@ type task struct {
 	ops  []*opStage      // the chain's operators, in order
 	w    *writerTail     // the tail's writer, or nil
 	outs []*outEdge      // the tail's exchanges
+	// arena holds the memory the last operator cuts the current call's
+	// output from (opStage.cut), or nil: the messages that carry its rows
+	// hold it.
+	arena *slabArena
 	// enter is the chain's entry.
 	enter func(input int, rows []types.Row) error
 	// dead is the input of the task's dead-letter sink task, or nil;
@@ -317,10 +321,74 @@ func (t *task) reuseOutput() {
 	if t.tf != nil {
 		t.tf.init(forget && len(t.ops) == 0)
 	}
-	if !forget || len(t.ops) == 0 {
+	if len(t.ops) == 0 {
 		return
 	}
-	t.ops[len(t.ops)-1].reuse()
+	if forget {
+		t.ops[len(t.ops)-1].reuse()
+		return
+	}
+	if t.w == nil && t.outsForget() {
+		t.ops[len(t.ops)-1].cut()
+	}
+}
+
+// outsForget reports whether the task's rows go out only over exchanges
+// that send each batch as it is (not spread over several tasks' buffers)
+// to operators that copy what they keep (OperatorVertex.Copies, and no
+// operator keeps a row past processing it): a batch's memory may then be
+// reused once each task that got it processed it (slabArena).
+func (t *task) outsForget() bool {
+	if len(t.outs) == 0 {
+		return false
+	}
+	for _, o := range t.outs {
+		if op := o.to.v.Operator; o.tf != nil || o.spread() || op == nil || !op.Copies {
+			return false
+		}
+	}
+	return true
+}
+
+// cut lets the operator, the last of a chain whose rows go out over
+// exchanges only (task.outsForget), cut its output rows' fields from
+// arenas that the downstream tasks hand back (stream.OutputCutter): each
+// call's output is cut from one arena, which the messages carrying its
+// rows hold (task.arena) and the call's flush lets go of.
+func (s *opStage) cut() {
+	if s.release != nil {
+		return
+	}
+	c, ok := s.op.(stream.OutputCutter)
+	if !ok {
+		return
+	}
+	pool := make(chan *slabArena, s.t.arenaCapacity())
+	drop := c.CutOutputFrom(func(k int) []types.Value {
+		t := s.t
+		if t.arena == nil {
+			select {
+			case t.arena = <-pool:
+				t.arena.next = 0
+			default:
+				t.arena = &slabArena{pool: pool}
+			}
+			t.arena.refs.Store(1)
+		}
+		return t.arena.take(k)
+	})
+	s.drop = drop
+}
+
+// arenaCapacity is how many arenas of the task's output a pool keeps: at
+// most the messages of its channels and one call's on either side are in
+// flight.
+func (t *task) arenaCapacity() int {
+	n := 2
+	for _, o := range t.outs {
+		n += len(o.chans) * cap(o.chans[0])
+	}
+	return n
 }
 
 // reuse asks the operator to reuse the rows it emits once handed on
@@ -430,6 +498,9 @@ type opStage struct {
 	// release, when set, hands the operator back the memory of the rows
 	// it emitted, once they were handed on (stream.OutputReuser).
 	release func()
+	// drop, when set, makes the operator forget the arena memory it cuts
+	// its output from (stream.OutputCutter, opStage.cut).
+	drop func()
 }
 
 // watermark returns the operator's event-time watermark.
@@ -450,6 +521,15 @@ func (s *opStage) flush() error {
 	err := s.out.Flush()
 	if s.release != nil && err == nil {
 		s.release()
+	}
+	if s.drop != nil {
+		// The call's rows went out, each message holding their arena:
+		// the next call cuts from another.
+		s.drop()
+		if a := s.t.arena; a != nil {
+			s.t.arena = nil
+			a.release()
+		}
 	}
 	return err
 }

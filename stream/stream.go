@@ -239,6 +239,19 @@ type OutputReuser interface {
 	ReuseOutput() (release func())
 }
 
+// OutputCutter is implemented by operators that can cut the fields of the
+// rows they emit from memory the runtime hands them, when the task that
+// gets their rows over an exchange keeps none of them past processing
+// them: the runtime calls CutOutputFrom once, after Open and before the
+// first call that may emit, and only when it does not ask the operator to
+// reuse its output (OutputReuser). take(k) returns k Values; the
+// operator writes every one it puts in an emitted row. It returns drop,
+// which makes it forget the memory it cuts from (the runtime calls it
+// after each call into the operator), or nil to go on as before.
+type OutputCutter interface {
+	CutOutputFrom(take func(k int) []types.Value) (drop func())
+}
+
 // InputForgetter is implemented by operators that keep nothing of the rows
 // handed to Process past the call: no row, no Fields slice, no batch (the
 // values they copy out may share strings and nested values, which nobody

@@ -26,6 +26,10 @@ type Spec struct {
 	// (stream.OutputReuser): release lets its function reuse the memory
 	// of the rows it returned before.
 	NewReusing func() (fn Func, release func())
+	// NewCutting, when set, is New for a task whose output rows' fields
+	// the runtime provides (stream.OutputCutter): the function cuts them
+	// from take's memory, and drop makes it forget what it cuts from.
+	NewCutting func(take func(k int) []types.Value) (fn Func, drop func())
 	// Name describes the operator in errors ("pipeline 'sink'").
 	Name string
 	// AfterState says that the operator's input comes out of a stateful
@@ -71,6 +75,16 @@ func (c *calc) ReuseOutput() func() {
 	fn, release := c.spec.NewReusing()
 	c.fn = fn
 	return release
+}
+
+// CutOutputFrom implements stream.OutputCutter with Spec.NewCutting.
+func (c *calc) CutOutputFrom(take func(k int) []types.Value) (drop func()) {
+	if c.spec.NewCutting == nil {
+		return nil
+	}
+	fn, drop := c.spec.NewCutting(take)
+	c.fn = fn
+	return drop
 }
 
 // ForgetsInput implements stream.InputForgetter: the function copies the

@@ -89,3 +89,61 @@ func TestCalcReuseOutput(t *testing.T) {
 		t.Fatalf("released %d times, want 1", released)
 	}
 }
+
+// TestCalcCutOutputFrom: given the runtime's memory (stream.OutputCutter),
+// a Calc with Spec.NewCutting makes its function with that memory's take
+// and returns its drop; one without returns nil and keeps its function.
+func TestCalcCutOutputFrom(t *testing.T) {
+	tenfold := func(in types.Row, out []types.Row) ([]types.Row, error) {
+		return append(out, types.Row{Kind: in.Kind, Fields: []types.Value{types.Int64(in.Fields[0].Int64() * 10)}}), nil
+	}
+	var mem [4]types.Value
+	took, dropped := 0, 0
+	take := func(k int) []types.Value { took++; return mem[:k:k] }
+	for _, cutting := range []bool{false, true} {
+		spec := calc.Spec{New: func() calc.Func { return tenfold }, Name: "pipeline 'p'"}
+		if cutting {
+			spec.NewCutting = func(take func(k int) []types.Value) (calc.Func, func()) {
+				return func(in types.Row, out []types.Row) ([]types.Row, error) {
+					f := take(1)
+					f[0] = types.Int64(in.Fields[0].Int64() * 100)
+					return append(out, types.Row{Kind: in.Kind, Fields: f}), nil
+				}, func() { dropped++ }
+			}
+		}
+		op, err := calc.New(spec)(stream.TaskInfo{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, ok := op.(stream.OutputCutter)
+		if !ok {
+			t.Fatal("a Calc is not a stream.OutputCutter")
+		}
+		drop := c.CutOutputFrom(take)
+		if (drop != nil) != cutting {
+			t.Fatalf("NewCutting set %v: CutOutputFrom returned a drop: %v", cutting, drop != nil)
+		}
+		var got []types.Row
+		out := stream.NewOutput(10, func(rows []types.Row) error { got = append(got, rows...); return nil })
+		if err := op.Process(0, []types.Row{streamtest.Row(types.Insert, 2)}, out); err != nil {
+			t.Fatal(err)
+		}
+		if err := out.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		want := int64(20)
+		if cutting {
+			want = 200
+			drop()
+			if &got[0].Fields[0] != &mem[0] {
+				t.Fatal("the row's fields are not the runtime's memory")
+			}
+		}
+		if len(got) != 1 || got[0].Fields[0].Int64() != want {
+			t.Fatalf("NewCutting set %v: got %v, want one row of %d", cutting, got, want)
+		}
+	}
+	if took != 1 || dropped != 1 {
+		t.Fatalf("took %d, dropped %d times, want 1 and 1", took, dropped)
+	}
+}
