@@ -378,7 +378,9 @@ var (
 			"the same value. From 1 to 32768; unlike Flink, the default does not depend on the parallelism.")
 	settingStateBackend = option.String("state.backend.type").Default("hashmap").DeprecatedKey("state.backend", nil).
 				Description("The keyed-state backend of stateful operators (GROUP BY, windows): hashmap (or heap) keeps " +
-			"each task's state in memory as encoded bytes and writes it whole at each checkpoint; rocksdb (or pebble) " +
+			"each task's state in memory as encoded bytes (a regular join's rows past " +
+			"state.backend.hashmap.spill-threshold in a local working file) and writes it whole at each checkpoint; " +
+			"rocksdb (or pebble) " +
 			"keeps it on local disk, for state larger than memory, and writes incremental checkpoints. A checkpoint " +
 			"restores only into the backend that wrote it.")
 	settingStateIncremental = option.Bool("execution.checkpointing.incremental").Default(true).
