@@ -114,17 +114,26 @@ func TestListTableSpill(t *testing.T) {
 			}
 		}
 	}
+	// The snapshot is written on another goroutine while the task
+	// sweeps and appends, as the runtime's state writer does.
+	files := statetest.NewMemFiles()
+	var h state.Handle
+	var werr error
+	written := make(chan struct{})
+	go func() {
+		defer close(written)
+		h, werr = s.Write(context.Background(), files, "chk-1/")
+	}()
 	sweep(1)
 	if b.sp.freed < 50 {
 		t.Fatalf("%d slots freed by the compactions, want many", b.sp.freed)
 	}
 	write(30000)
 	checkList(t, "live after the cut", l, all, m)
-	files := statetest.NewMemFiles()
-	h, err := s.Write(context.Background(), files, "chk-1/")
+	<-written
 	s.Release()
-	if err != nil {
-		t.Fatal(err)
+	if werr != nil {
+		t.Fatal(werr)
 	}
 	// With the snapshot released, freed slots are written again.
 	end := b.sp.end
@@ -231,4 +240,78 @@ func TestListTableSpillErrors(t *testing.T) {
 		t.Fatalf("snapshot write: error %v, want os.ErrClosed", err)
 	}
 	named("DeleteIf", l.DeleteIf(0, []byte("k2"), func([]byte) bool { return false }))
+}
+
+// TestListTableSpillRestoreCycles stands in for a job killed and restored
+// again and again with spilling on: each cycle writes (appends, sweeps
+// that compact), cuts a snapshot while its chunks are spilled, writes
+// on (rows the "crash" loses), writes the snapshot, and restores it into
+// a fresh spilling backend, whose lists must be the cut's; the killed
+// backend is dropped without Close, as a SIGKILL leaves it.
+func TestListTableSpillRestoreCycles(t *testing.T) {
+	const kgs = 2
+	all := state.KeyGroupRange{Start: 0, End: kgs}
+	r := rand.New(rand.NewPCG(21, 22))
+	open := func(restore []state.Handle, files state.Files) *Backend {
+		t.Helper()
+		b, err := Open(context.Background(), state.Config{KeyGroups: all, MaxParallelism: kgs, Dir: t.TempDir(),
+			SpillThreshold: 1, Restore: restore, Files: files})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	b := open(nil, nil)
+	m := listModel{}
+	write := func(steps int) {
+		t.Helper()
+		l := b.List("rows")
+		for range steps {
+			kg := r.IntN(kgs)
+			k := fmt.Sprint("key-", r.IntN(500))
+			if m[kg] == nil {
+				m[kg] = map[string][][]byte{}
+			}
+			if r.IntN(200) == 0 {
+				drop := func(v []byte) bool { return v[0]%3 == 0 }
+				if err := l.DeleteIf(kg, []byte(k), drop); err != nil {
+					t.Fatal(err)
+				}
+				m[kg][k] = slices.DeleteFunc(m[kg][k], drop)
+				continue
+			}
+			v := make([]byte, 80+r.IntN(120))
+			for i := range v {
+				v[i] = byte('a' + r.IntN(26))
+			}
+			if err := l.Append(kg, []byte(k), v); err != nil {
+				t.Fatal(err)
+			}
+			m[kg][k] = append(m[kg][k], v)
+		}
+	}
+	files := statetest.NewMemFiles()
+	for cycle := range 4 {
+		write(15000)
+		if spilledChunks(b, "rows") == 0 {
+			t.Fatalf("cycle %d: nothing spilled", cycle)
+		}
+		cut := m.clone()
+		s, err := b.Snapshot(int64(cycle + 1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		write(5000) // lost with the crash
+		h, err := s.Write(context.Background(), files, fmt.Sprintf("chk-%d/", cycle+1))
+		s.Release()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b = open([]state.Handle{h}, files) // the killed backend is left as it is
+		m = cut
+		checkList(t, fmt.Sprint("restored, cycle ", cycle), b.List("rows"), all, m)
+	}
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
 }
