@@ -315,3 +315,61 @@ func TestListTableSpillRestoreCycles(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestListTableSpillBacksOff: a table whose reads keep reading spilled
+// chunks back (probes of keys spread over more chunks than the cache
+// keeps) keeps the chunks it seals meanwhile in memory, and spills again
+// once its reads stop missing.
+func TestListTableSpillBacksOff(t *testing.T) {
+	b := openTest(t, state.Config{KeyGroups: state.KeyGroupRange{Start: 0, End: 1}, MaxParallelism: 1, Dir: t.TempDir(), SpillThreshold: 1})
+	l := b.List("rows")
+	r := rand.New(rand.NewPCG(31, 32))
+	m := listModel{0: {}}
+	appendRow := func(k string) {
+		v := make([]byte, 200)
+		for i := range v {
+			v[i] = byte('A' + r.IntN(58))
+		}
+		if err := l.Append(0, []byte(k), v); err != nil {
+			t.Fatal(err)
+		}
+		m[0][k] = append(m[0][k], v)
+	}
+	g := func() *lgroup { return b.tables["rows"].lists[0] }
+	spilledSince := func(from int) (spilled, sealed int) {
+		cs := g().chunks
+		for _, c := range cs[from : len(cs)-1] {
+			sealed++
+			if c.at != 0 {
+				spilled++
+			}
+		}
+		return spilled, sealed
+	}
+	for i := range 45000 {
+		appendRow(fmt.Sprint("key-", i%100))
+	}
+	if p, s := spilledSince(0); p != s || s <= 2*cacheSlots {
+		t.Fatalf("%d of %d sealed chunks spilled before any read, want all of more than %d", p, s, 2*cacheSlots)
+	}
+	from := len(g().chunks) - 1
+	for i := range 5000 {
+		appendRow(fmt.Sprint("key-", i%100))
+		if i%100 == 0 {
+			if err := l.RangeList(0, []byte(fmt.Sprint("key-", r.IntN(100))), func([]byte) bool { return true }); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if p, s := spilledSince(from); s < 10 || p > s/4 {
+		t.Errorf("%d of %d chunks sealed while probes missed the cache spilled, want few", p, s)
+	}
+	from = len(g().chunks) - 1
+	for i := range 5000 {
+		appendRow(fmt.Sprint("key-", i%100))
+	}
+	if p, s := spilledSince(from); p < s-1 {
+		t.Errorf("%d of %d chunks sealed after the probes spilled, want all but one", p, s)
+	}
+	checkList(t, "live", l, state.KeyGroupRange{Start: 0, End: 1}, m)
+}
