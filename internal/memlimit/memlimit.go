@@ -23,7 +23,7 @@
 // + Headroom, when that is below the goal above). Marking a pointer-free
 // object costs a collection next to nothing, so GOGC's doubling of it would
 // buy few collections for much memory: a job with 200 MB of state would be
-// let reach 500 MB; it gets 240 MB and a collection every 40 MiB
+// let reach 500 MB; it gets about 220 MB and a collection every 20 MiB
 // allocated.
 //
 // A job whose live heap is a few megabytes (a stateless pipeline: the
@@ -66,8 +66,11 @@ const poll = 50 * time.Millisecond
 // scannable heap. It was 64 MiB; once the join and Top-N operators and the
 // graph's readers allocated a third less per event, 40 MiB gave them
 // about as many collections as before for 23–28 MiB less peak RSS
-// (Nexmark q19, q20, q9; BENCHMARKS.md, "Memory").
-const Headroom = 40 << 20
+// (Nexmark q19, q20, q9; BENCHMARKS.md, "Memory"). Since the edges and
+// operators reuse their rows (a collection of a pointer-free state is a
+// small share of the CPU), 20 MiB: 17–25 MB less peak RSS on q4, q9, q19
+// and q20 at 2·10⁶ events, CPU within the noise (BENCHMARKS.md, "Memory").
+const Headroom = 20 << 20
 
 // MinHeap returns the smallest heap goal the governor lets GOGC give a
 // job under floor: a third of it (10 MiB under DefaultFloor). The

@@ -57,15 +57,15 @@ func TestTarget(t *testing.T) {
 		want       int64
 	}{
 		{0, 0, 100, floor},
-		{12 << 20, 12 << 20, 100, floor},       // 12 MiB live: the goal 24 MiB, ×5/4 is 30 MiB, under the floor
-		{100 << 20, 100 << 20, 100, 250 << 20}, // a large job of pointers keeps GOGC's goal, plus a quarter
-		{100 << 20, 100 << 20, 50, 375 << 19},  // GOGC=50: 150 MiB goal, ×5/4
-		{100 << 20, 100 << 20, -1, floor},      // GOGC=off: the floor only
-		{12 << 20, 1 << 20, 100, floor},        // a small job free of pointers: still the floor
-		{200 << 20, 8 << 20, 100, 250 << 20},   // 200 MiB of state: live + 5/4 × 8 MiB + Headroom
-		{200 << 20, 8 << 20, 50, 245 << 20},    // GOGC=50 halves the scannable part's share
-		{20 << 20, 0, 100, 50 << 20},           // GOGC's goal (×5/4) when it is the smaller
-		{100 << 20, 200 << 20, 100, 250 << 20}, // scan above live (metrics of two moments): all of it
+		{12 << 20, 12 << 20, 100, floor},                // 12 MiB live: the goal 24 MiB, ×5/4 is 30 MiB, under the floor
+		{100 << 20, 100 << 20, 100, 225<<20 + Headroom}, // a large job of pointers: live + 5/4 × GOGC's share + Headroom, under GOGC's goal plus a quarter
+		{100 << 20, 100 << 20, 50, 325<<19 + Headroom},  // GOGC=50: 50 MiB share, ×5/4
+		{100 << 20, 100 << 20, -1, floor},               // GOGC=off: the floor only
+		{12 << 20, 1 << 20, 100, floor},                 // a small job free of pointers: still the floor
+		{200 << 20, 8 << 20, 100, 210<<20 + Headroom},   // 200 MiB of state: live + 5/4 × 8 MiB + Headroom
+		{200 << 20, 8 << 20, 50, 205<<20 + Headroom},    // GOGC=50 halves the scannable part's share
+		{13 << 20, 0, 100, 65 << 19},                    // GOGC's goal (×5/4) when it is the smaller
+		{100 << 20, 200 << 20, 100, 225<<20 + Headroom}, // scan above live (metrics of two moments): all of it
 		{math.MaxUint64 / 2, math.MaxUint64 / 2, 100, math.MaxInt64},
 	} {
 		if got := Target(floor, c.live, c.scan, c.gogc); got != c.want {
