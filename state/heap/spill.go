@@ -18,8 +18,9 @@ import (
 // task), in state.Config.Dir; it is never part of a checkpoint: a
 // snapshot reads the spilled chunks and writes their records in the same
 // format as chunks in memory, and a restore appends them again (spilling
-// or not, as the restoring backend's threshold says). It is closed and
-// removed by Close.
+// or not, as the restoring backend's threshold says). It is removed as
+// soon as it is created (the open file lives on until Close), so that a
+// killed process leaves none of it behind.
 //
 // A chunk is spilled raw (not Huffman-coded, even when
 // state.Config.CompressLists packs chunks below the threshold): spilled
@@ -68,6 +69,10 @@ func (s *spill) write(ch []byte) (int64, error) {
 		if err != nil {
 			return 0, fmt.Errorf("creating the file its full list chunks spill to: %w", err)
 		}
+		// The file is unlinked at once and lives on through f: a
+		// process killed by SIGKILL leaves no spilled chunks on disk
+		// (where a system cannot remove an open file, Close does).
+		_ = os.Remove(f.Name())
 		s.f = f
 	}
 	at := s.slot()
