@@ -52,11 +52,12 @@ func (o *cuttingOp) Process(_ int, rows []types.Row, out *stream.Output) error {
 
 // TestOperatorOutputArenas runs source → cutting operator → copying
 // operator → sink graphs where the first operator's rows cross an
-// exchange: it cuts them from the runtime's arenas exactly when the
-// operator after the exchange copies what it keeps and the exchange does
-// not spread rows over several tasks' buffers, the arenas are reused, and
-// the output is the input exactly once (a slab handed out again while a
-// downstream task could still read its rows would show there).
+// exchange: it cuts them (and the runtime its output batches) from the
+// runtime's arenas exactly when the operator after the exchange copies
+// what it keeps and the exchange does not spread rows over several tasks'
+// buffers, the arenas are reused, and the output is the input exactly
+// once (a slab or batch handed out again while a downstream task could
+// still read its rows would show there).
 func TestOperatorOutputArenas(t *testing.T) {
 	for _, c := range []struct {
 		name         string

@@ -104,8 +104,12 @@ type slabArena struct {
 	slabs [][]types.Value
 	next  int // slabs[next] is the next slab to hand out
 	rows  []types.Row
-	refs  atomic.Int32
-	pool  chan *slabArena
+	// batches are an operator's output batches (opStage.cut), handed out
+	// in order from nextBatch.
+	batches   [][]types.Row
+	nextBatch int
+	refs      atomic.Int32
+	pool      chan *slabArena
 }
 
 // take returns k Values for the transform to cut rows from: a slab of
@@ -127,6 +131,25 @@ func (a *slabArena) take(k int) []types.Value {
 		a.next++
 	}
 	return sl
+}
+
+// batch returns a slice of capacity at least n for an output batch: the
+// arena's next one when it is large enough, else a new one.
+func (a *slabArena) batch(n int) []types.Row {
+	if a.nextBatch < len(a.batches) && cap(a.batches[a.nextBatch]) >= n {
+		a.nextBatch++
+		return a.batches[a.nextBatch-1][:0]
+	}
+	b := make([]types.Row, 0, n)
+	switch {
+	case a.nextBatch < len(a.batches):
+		a.batches[a.nextBatch] = b
+		a.nextBatch++
+	case len(a.batches) < maxArenaSlabs:
+		a.batches = append(a.batches, b)
+		a.nextBatch++
+	}
+	return b
 }
 
 // hold counts one more reader of the arena's rows (a message).

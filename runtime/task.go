@@ -364,20 +364,26 @@ func (s *opStage) cut() {
 		return
 	}
 	pool := make(chan *slabArena, s.t.arenaCapacity())
-	drop := c.CutOutputFrom(func(k int) []types.Value {
+	arena := func() *slabArena {
 		t := s.t
 		if t.arena == nil {
 			select {
 			case t.arena = <-pool:
-				t.arena.next = 0
+				t.arena.next, t.arena.nextBatch = 0, 0
 			default:
 				t.arena = &slabArena{pool: pool}
 			}
 			t.arena.refs.Store(1)
 		}
-		return t.arena.take(k)
-	})
+		return t.arena
+	}
+	drop := c.CutOutputFrom(func(k int) []types.Value { return arena().take(k) })
+	if drop == nil {
+		return
+	}
 	s.drop = drop
+	// The call's output batches are the arena's too.
+	s.out.BatchesFrom(func(n int) []types.Row { return arena().batch(n) })
 }
 
 // arenaCapacity is how many arenas of the task's output a pool keeps: at

@@ -270,6 +270,8 @@ type InputForgetter interface {
 type Output struct {
 	rows  []types.Row
 	reuse bool // ReuseBatches
+	// batch, when set (BatchesFrom), gives each batch's slice.
+	batch func(n int) []types.Row
 	limit int
 	flush func(rows []types.Row) error
 	err   error
@@ -288,6 +290,9 @@ func (o *Output) Emit(row types.Row) {
 	if o.err != nil {
 		return
 	}
+	if o.rows == nil && o.batch != nil {
+		o.rows = o.batch(o.limit)[:0]
+	}
 	o.rows = append(o.rows, row)
 	if len(o.rows) >= o.limit {
 		o.err = o.Flush()
@@ -304,6 +309,12 @@ func (o *Output) Flush() error {
 		return nil
 	}
 	rows := o.rows
+	if o.batch != nil {
+		// The next batch gets its slice at its first row (BatchesFrom).
+		o.rows = nil
+		o.err = o.flush(rows)
+		return o.err
+	}
 	if o.reuse {
 		o.err = o.flush(rows)
 		o.rows = rows[:0]
@@ -315,6 +326,12 @@ func (o *Output) Flush() error {
 	o.err = o.flush(rows)
 	return o.err
 }
+
+// BatchesFrom makes the Output take each batch's slice from batch, at the
+// batch's first row (batch(n) returns a slice of capacity at least n,
+// which the Output does not hand on twice): the runtime's, when the
+// memory of a call's output comes from an arena (stream.OutputCutter).
+func (o *Output) BatchesFrom(batch func(n int) []types.Row) { o.batch = batch }
 
 // ReuseBatches tells the Output that its flush function keeps no batch
 // past its return (the runtime's, when a sink writer that forgets rows
