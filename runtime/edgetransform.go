@@ -50,7 +50,7 @@ func (s *edgeStage) apply(rd *readerHead, rows []types.Row, reuse bool) (_ []typ
 	case s.pool != nil:
 		select {
 		case a = <-s.pool:
-			a.next = 0
+			a.reset()
 		default:
 			a = &slabArena{pool: s.pool}
 		}
@@ -101,55 +101,52 @@ const maxArenaSlabs = 128
 // carries some until the downstream task processed it. The last to let
 // go puts the arena back into its pool, for a later batch.
 type slabArena struct {
-	slabs [][]types.Value
-	next  int // slabs[next] is the next slab to hand out
+	slabs recycled[types.Value]
 	rows  []types.Row
 	// batches are an operator's output batches (opStage.cut), handed out
-	// in order from nextBatch.
-	batches   [][]types.Row
-	nextBatch int
-	refs      atomic.Int32
-	pool      chan *slabArena
+	// in order.
+	batches recycled[types.Row]
+	refs    atomic.Int32
+	pool    chan *slabArena
 }
+
+// reset makes the arena hand out its slabs and batches from the first.
+func (a *slabArena) reset() { a.slabs.next, a.batches.next = 0, 0 }
 
 // take returns k Values for the transform to cut rows from: a slab of
 // the arena's when one is free and large enough, else a new one.
-func (a *slabArena) take(k int) []types.Value {
-	if a.next < len(a.slabs) {
-		if sl := a.slabs[a.next]; len(sl) >= k {
-			a.next++
-			return sl[:k]
-		}
-	}
-	sl := make([]types.Value, k)
-	switch {
-	case a.next < len(a.slabs):
-		a.slabs[a.next] = sl
-		a.next++
-	case len(a.slabs) < maxArenaSlabs:
-		a.slabs = append(a.slabs, sl)
-		a.next++
-	}
-	return sl
-}
+func (a *slabArena) take(k int) []types.Value { return a.slabs.get(k) }
 
 // batch returns a slice of capacity at least n for an output batch: the
 // arena's next one when it is large enough, else a new one.
-func (a *slabArena) batch(n int) []types.Row {
-	if a.nextBatch < len(a.batches) && cap(a.batches[a.nextBatch]) >= n {
-		a.nextBatch++
-		return a.batches[a.nextBatch-1][:0]
+func (a *slabArena) batch(n int) []types.Row { return a.batches.get(n)[:0] }
+
+// recycled is a list of slices handed out in order and again after a
+// reset (next = 0): at most maxArenaSlabs are kept.
+type recycled[E any] struct {
+	list [][]E
+	next int // list[next] is the next slice to hand out
+}
+
+// get returns n elements: the next kept slice when it is large enough,
+// else a new one, kept in its place.
+func (r *recycled[E]) get(n int) []E {
+	if r.next < len(r.list) {
+		if s := r.list[r.next]; cap(s) >= n {
+			r.next++
+			return s[:n]
+		}
 	}
-	b := make([]types.Row, 0, n)
+	s := make([]E, n)
 	switch {
-	case a.nextBatch < len(a.batches):
-		a.batches[a.nextBatch] = b
-		a.nextBatch++
-	case len(a.batches) < maxArenaSlabs:
-		a.batches = append(a.batches, b)
-		a.nextBatch++
+	case r.next < len(r.list):
+		r.list[r.next] = s
+		r.next++
+	case len(r.list) < maxArenaSlabs:
+		r.list = append(r.list, s)
+		r.next++
 	}
-	return b
+	return s
 }
 
 // hold counts one more reader of the arena's rows (a message).

@@ -369,7 +369,7 @@ func (s *opStage) cut() {
 		if t.arena == nil {
 			select {
 			case t.arena = <-pool:
-				t.arena.next, t.arena.nextBatch = 0, 0
+				t.arena.reset()
 			default:
 				t.arena = &slabArena{pool: pool}
 			}
